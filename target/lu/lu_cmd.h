@@ -1,0 +1,63 @@
+/* lu_cmd.h — the one structure that crosses from the iSCSI transport to a
+ * logical unit's backend (the libtcmu-compatible host in target/tcmu/).
+ *
+ * Ownership: the transport fills a struct lu_cmd (CDB, data buffer), calls
+ * backend submit, and must not touch it until cmd->done(cmd) runs.  done() is
+ * called exactly once, on ANY thread (a handler worker thread in general), so
+ * the transport hands the completion back to its own event loop itself. */
+#ifndef LUNLAB_LU_CMD_H
+#define LUNLAB_LU_CMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#define LU_CDB_MAX 32
+#define LU_SENSE_MAX 96
+
+enum lu_dir { LU_DIR_NONE = 0, LU_DIR_READ = 1 /* Data-In */, LU_DIR_WRITE = 2 /* Data-Out */ };
+
+struct lu_cmd {
+	/* in: filled by the transport */
+	uint8_t cdb[LU_CDB_MAX];
+	uint8_t cdb_len;
+	enum lu_dir dir;
+	struct iovec *iov;      /* the command's data buffer: for WRITE it holds the
+	                           Data-Out, for READ the handler fills it */
+	size_t iov_cnt;
+	size_t xfer_len;        /* EDTL: bytes the initiator expects to move */
+	uint64_t lun;
+	uint64_t itt_tag;       /* for TMF ABORT TASK / tracing */
+	const char *initiator;  /* initiator IQN (for PR/ACL; not owned) */
+	uint64_t nexus_id;      /* I_T nexus identity, unique per session */
+
+	/* out: filled by the backend before done() */
+	uint8_t status;         /* SCSI status: 0x00 GOOD, 0x02 CHECK CONDITION, 0x08 BUSY, 0x28 TASK SET FULL */
+	uint8_t sense[LU_SENSE_MAX];
+	uint8_t sense_len;      /* 0 unless CHECK CONDITION */
+	size_t data_len;        /* Data-In bytes actually produced (<= xfer_len); for
+	                           writes, bytes consumed.  Residuals derive from it. */
+
+	void (*done)(struct lu_cmd *cmd);
+	void *priv;             /* transport's own pointer */
+	void *backend_priv;     /* backend's own pointer (e.g. its tcmur_cmd) */
+};
+
+/* A backend device that executes CDBs (one LU). */
+struct lu_backend;
+
+struct lu_backend_ops {
+	void (*submit)(struct lu_backend *be, struct lu_cmd *cmd);
+	/* best effort: ask the backend to finish (or drop) commands of this
+	 * nexus before they complete; commands still complete via done(). */
+	void (*abort_nexus)(struct lu_backend *be, uint64_t nexus_id);
+	void (*destroy)(struct lu_backend *be);
+};
+
+struct lu_backend {
+	const struct lu_backend_ops *ops;
+	uint32_t block_size;
+	uint64_t num_lbas;
+};
+
+#endif
