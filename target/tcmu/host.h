@@ -1,0 +1,37 @@
+/* host.h — the libtcmu-compatible host: what tcmu-runner does, inside
+ * lunlab-target.  It dlopen()s handler_*.so files, lets them register with
+ * tcmur_register_handler(), creates devices from a cfgstring exactly as LIO
+ * would hand them to tcmu-runner, and runs handle_cmd on each device's worker
+ * threads.  Each device is exposed to the transport as a struct lu_backend. */
+#ifndef LUNLAB_TCMU_HOST_H
+#define LUNLAB_TCMU_HOST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "target/lu/lu_cmd.h"
+
+struct tcmu_host_dev_cfg {
+	const char *cfgstring;     /* "<subtype>/<rest>", e.g. "lunlab/model=x2;array=b" */
+	uint64_t size_bytes;       /* LIO: info "Size:" */
+	uint32_t block_size;       /* LIO: attrib/hw_block_size (512 or 4096) */
+	const char *wwn;           /* LIO: wwn/vpd_unit_serial; NULL: none */
+	const char *name;          /* device name for logs, e.g. "lun0" */
+	uint32_t max_xfer_len;     /* blocks (LIO: hw_max_sectors); 0: default */
+};
+
+/* Load every handler_*.so in dir (RTLD_NOW|RTLD_LOCAL, then handler_init()).
+ * Returns the number of handlers registered, or -1 with *err (malloc'd). */
+int tcmu_host_load_handlers(const char *dir, char **err);
+
+/* check_config + open(): NULL with *err (malloc'd, one line naming the bad
+ * field) when the handler refuses the cfgstring or open() fails. */
+struct lu_backend *tcmu_host_create_device(const struct tcmu_host_dev_cfg *cfg, char **err);
+
+/* --trace: print every command decoded for a person on stderr. */
+void tcmu_host_set_trace(bool on);
+
+/* Close every device, call handlers' destroy(), dlclose. */
+void tcmu_host_shutdown(void);
+
+#endif
