@@ -1,0 +1,31 @@
+/* profile.h — an emulated array's parameters, read from a human-readable
+ * profile (models/profiles/<name>.yaml, embedded in the handler at build time;
+ * a path may name another file).  Every parameter carries its unit and source
+ * in the file; see docs/models.md. */
+#ifndef LUNLAB_PROFILE_H
+#define LUNLAB_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct lunlab_profile {
+	char name[32];
+	char description[128];
+	/* data reduction (feeds struct array_params) */
+	uint32_t dedup_block;      /* bytes */
+	int zlib_level;
+	int zlib_window_bits;
+	uint32_t alloc_unit;       /* bytes */
+	bool modeled;              /* false for "unlimited": no cost, no pacing */
+	/* cost-model parameters: owned by models/, opaque to the handler */
+	void *cost_params;
+};
+
+/* name: one of the built-in profiles (x1, x2, fa420, unlimited) or a path to
+ * a profile file.  Returns a profile that lives until exit, or NULL with
+ * *err (malloc'd, one line naming the bad field/line). Thread safe. */
+const struct lunlab_profile *profile_get(const char *name, char **err);
+/* NULL-terminated list of built-in names. */
+const char *const *profile_builtin_names(void);
+
+#endif
