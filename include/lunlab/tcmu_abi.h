@@ -72,7 +72,7 @@ struct tcmur_cmd {
 	struct iovec *iovec;                   /* @8 */
 	size_t iov_cnt;                        /* @16 */
 	void *iov_base_copy;                   /* @24 */
-	uint32_t cmd_state;                    /* @32 */
+	void *cmd_state;                       /* @32 */
 	size_t requested;                      /* @40 */
 	struct { void *next, *prev; } cmds_list_entry; /* @48 */
 	struct timespec start_time;            /* @64 */
@@ -126,6 +126,8 @@ _Static_assert(sizeof(struct tcmulib_cmd) == 136, "tcmulib_cmd size");
 _Static_assert(offsetof(struct tcmulib_cmd, sense_buf) == 32, "sense_buf offset");
 _Static_assert(offsetof(struct tcmulib_cmd, hm_private) == 128, "hm_private offset");
 _Static_assert(sizeof(struct tcmur_cmd) == 96, "tcmur_cmd size");
+_Static_assert(offsetof(struct tcmur_cmd, cmd_state) == 32, "cmd_state offset");
+_Static_assert(offsetof(struct tcmur_cmd, requested) == 40, "requested offset");
 _Static_assert(offsetof(struct tcmur_cmd, start_time) == 64, "start_time offset");
 _Static_assert(offsetof(struct tcmur_cmd, done) == 88, "done offset");
 _Static_assert(sizeof(struct tcmur_handler) == 200, "tcmur_handler size");
@@ -147,8 +149,10 @@ void tcmu_notify_cmd_timed_out(struct tcmu_device *dev);
 
 /* ---- exported by libtcmu.so.2 (and by lunlab-target) ---- */
 char *tcmu_dev_get_cfgstring(struct tcmu_device *dev);
-void tcmu_dev_set_block_size(struct tcmu_device *dev, int block_size);
-int tcmu_dev_get_block_size(struct tcmu_device *dev);
+void tcmu_dev_set_block_size(struct tcmu_device *dev, uint32_t block_size);
+uint32_t tcmu_dev_get_block_size(struct tcmu_device *dev);
+uint64_t tcmu_lba_to_byte(struct tcmu_device *dev, uint64_t lba);
+uint64_t tcmu_byte_to_lba(struct tcmu_device *dev, uint64_t byte);
 void tcmu_dev_set_num_lbas(struct tcmu_device *dev, uint64_t num_lbas);
 uint64_t tcmu_dev_get_num_lbas(struct tcmu_device *dev);
 void tcmu_dev_set_max_xfer_len(struct tcmu_device *dev, uint32_t len);
@@ -167,22 +171,27 @@ void tcmu_dev_set_solid_state_media(struct tcmu_device *dev, bool solid_state);
 bool tcmu_dev_get_solid_state_media(struct tcmu_device *dev);
 void tcmu_dev_set_unmap_enabled(struct tcmu_device *dev, bool enabled);
 bool tcmu_dev_get_unmap_enabled(struct tcmu_device *dev);
-char *tcmu_dev_get_uio_name(struct tcmu_device *dev);
+const char *tcmu_dev_get_uio_name(struct tcmu_device *dev);
 void tcmu_set_thread_name(const char *prefix, struct tcmu_device *dev);
 char *tcmu_cfgfs_dev_get_wwn(struct tcmu_device *dev);
-int tcmu_cfgfs_dev_get_info_u64(struct tcmu_device *dev, const char *name, uint64_t *info);
+/* returns the value; *fn_ret = 0 or -errno (upstream: 0 and -EINVAL when the name is absent) */
+uint64_t tcmu_cfgfs_dev_get_info_u64(struct tcmu_device *dev, const char *name, int *fn_ret);
 
 size_t tcmu_iovec_length(struct iovec *iovec, size_t iov_cnt);
 size_t tcmu_memcpy_into_iovec(struct iovec *iovec, size_t iov_cnt, void *src, size_t len);
 size_t tcmu_memcpy_from_iovec(void *dest, size_t len, struct iovec *iovec, size_t iov_cnt);
 off_t tcmu_iovec_compare(void *mem, struct iovec *iovec, size_t size);
-void tcmu_iovec_seek(struct iovec *iovec, size_t count);
+size_t tcmu_iovec_seek(struct iovec *iovec, size_t count); /* returns iovecs fully consumed */
 void tcmu_iovec_zero(struct iovec *iovec, size_t iov_cnt);
 bool tcmu_iovec_zeroed(struct iovec *iovec, size_t iov_cnt);
 
 int tcmu_cdb_get_length(uint8_t *cdb);
 uint64_t tcmu_cdb_get_lba(uint8_t *cdb);
 uint32_t tcmu_cdb_get_xfer_length(uint8_t *cdb);
+uint64_t tcmu_cdb_to_byte(struct tcmu_device *dev, uint8_t *cdb);
+
+struct tcmulib_cmd;
+void tcmu_cmd_seek(struct tcmulib_cmd *cmd, size_t count); /* seek + iov_cnt update */
 
 int tcmu_sense_set_data(uint8_t *sense_buf, uint8_t key, uint16_t asc_ascq);
 void tcmu_sense_set_info(uint8_t *sense_buf, uint32_t info);
@@ -198,10 +207,14 @@ void tcmu_info_message(struct tcmu_device *dev, const char *funcname, int linenr
 	__attribute__((format(printf, 4, 5)));
 void tcmu_dbg_message(struct tcmu_device *dev, const char *funcname, int linenr, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+void tcmu_dbg_scsi_cmd_message(struct tcmu_device *dev, const char *funcname, int linenr, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
+#define tcmu_dev_crit(dev, ...) tcmu_crit_message(dev, __func__, __LINE__, __VA_ARGS__)
 #define tcmu_dev_err(dev, ...) tcmu_err_message(dev, __func__, __LINE__, __VA_ARGS__)
 #define tcmu_dev_warn(dev, ...) tcmu_warn_message(dev, __func__, __LINE__, __VA_ARGS__)
 #define tcmu_dev_info(dev, ...) tcmu_info_message(dev, __func__, __LINE__, __VA_ARGS__)
 #define tcmu_dev_dbg(dev, ...) tcmu_dbg_message(dev, __func__, __LINE__, __VA_ARGS__)
+#define tcmu_dev_dbg_scsi_cmd(dev, ...) tcmu_dbg_scsi_cmd_message(dev, __func__, __LINE__, __VA_ARGS__)
 
 #endif
