@@ -1,0 +1,46 @@
+#!/bin/bash
+# Install every Debian 12 package lunlab needs to build, test, demo and benchmark.
+# Idempotent (apt-get skips what is there) and noninteractive; run as root on a fresh machine.
+# Packages by purpose:
+#   build:        build-essential gcc clang libclang-rt-14-dev (libFuzzer/sanitizer runtimes)
+#                 meson ninja-build pkg-config binutils (nm for the handler symbol check)
+#   libraries:    libiscsi-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
+#                 libxxhash-dev libssl-dev libcmocka-dev (unit tests)
+#   test tools:   libiscsi-bin (iscsi-test-cu, iscsi-perf, iscsi-inq, iscsi-ls, ...)
+#                 tcmu-runner (its binary and libtcmu.so.2: the handler symbol check)
+#                 sg3-utils fio valgrind iproute2 (ss: free-port search) procps python3
+#   peers/bench:  tgt (Debian's userspace iSCSI target) iperf3 (loopback limit)
+set -euo pipefail
+
+packages=(
+    build-essential gcc clang libclang-rt-14-dev meson ninja-build pkg-config binutils
+    libiscsi-dev libiscsi-bin libcmocka-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
+    libxxhash-dev libssl-dev
+    tgt tcmu-runner iperf3 sg3-utils fio valgrind
+    iproute2 procps python3 git ca-certificates
+)
+
+if [[ $(id -u) -ne 0 ]]; then
+    echo "install-deps.sh: run as root (apt-get install)" >&2
+    exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+missing=()
+for p in "${packages[@]}"; do
+    # dpkg-query prints "install ok installed" only for fully installed packages
+    if [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) != "install ok installed" ]]; then
+        missing+=("$p")
+    fi
+done
+if (( ${#missing[@]} == 0 )); then
+    echo "install-deps: all ${#packages[@]} packages already installed"
+    exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+apt-get update -q
+# iperf3 asks whether to start a daemon; answer no so that nothing listens behind our back
+echo "iperf3 iperf3/start_daemon boolean false" | debconf-set-selections 2>/dev/null || true
+apt-get install -y -q --no-install-recommends -o Dpkg::Options::=--force-confdef \
+    -o Dpkg::Options::=--force-confold "${packages[@]}"
+echo "install-deps: done"

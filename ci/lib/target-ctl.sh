@@ -1,0 +1,145 @@
+# shellcheck shell=bash
+# Start and stop the iSCSI targets that lunlab's scripts test against: lunlab-target
+# and Debian's tgtd (the peer in benchmarks and the parser check of the conformance runner).
+# Sourced by ci/test.sh, ci/demo.sh, tests/integration/run-target.sh and bench/speed.sh.
+# Every function acts only on the process it started itself (by pid), never by name.
+
+# A TCP port on 127.0.0.1 that nothing listens on right now.  Random rather than fixed so that
+# several runs (and several people on one machine) do not collide; the caller still retries
+# when another process wins the race for the port.
+ll_free_port() {
+    local port tries=0
+    while (( tries++ < 200 )); do
+        port=$(( 20000 + RANDOM % 40000 ))
+        if ! ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; then
+            echo "$port"
+            return 0
+        fi
+    done
+    echo "ll_free_port: no free port found" >&2
+    return 1
+}
+
+# Wait until an iSCSI target on 127.0.0.1:$1 answers a discovery login (iscsi-ls), while the
+# process $2 is still alive.  A listening socket alone is not enough: the scripts that follow
+# need the login path to work.
+ll_wait_iscsi() {
+    local port=$1 pid=$2 deadline=$(( SECONDS + ${3:-60} ))
+    while (( SECONDS < deadline )); do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            return 2
+        fi
+        if timeout 10 iscsi-ls "iscsi://127.0.0.1:$port" >/dev/null 2>&1; then
+            return 0
+        fi
+        sleep 0.2
+    done
+    return 1
+}
+
+# ll_start_lunlab BIN LOG [lunlab-target args after --listen ...]
+# Sets LL_PID and LL_PORT.  Retries on a new port when the target dies at start (e.g. the port
+# was taken between ll_free_port and bind).
+ll_start_lunlab() {
+    local bin=$1 log=$2 attempt rc
+    shift 2
+    for attempt in 1 2 3 4 5; do
+        LL_PORT=$(ll_free_port) || return 1
+        "$bin" --listen "127.0.0.1:$LL_PORT" "$@" >>"$log" 2>&1 &
+        LL_PID=$!
+        rc=0
+        ll_wait_iscsi "$LL_PORT" "$LL_PID" "${LL_START_TIMEOUT:-60}" || rc=$?
+        if (( rc == 0 )); then
+            return 0
+        fi
+        if (( rc == 1 )); then
+            echo "lunlab-target (pid $LL_PID) did not answer on 127.0.0.1:$LL_PORT; log $log:" >&2
+            tail -n 30 "$log" >&2
+            kill -TERM "$LL_PID" 2>/dev/null; wait "$LL_PID" 2>/dev/null
+            return 1
+        fi
+        wait "$LL_PID" 2>/dev/null
+        echo "lunlab-target exited at start on port $LL_PORT (attempt $attempt); retrying" >&2
+    done
+    echo "lunlab-target would not start; log $log:" >&2
+    tail -n 30 "$log" >&2
+    return 1
+}
+
+# Stop the lunlab-target we started with SIGTERM and return its exit status (0 = clean shutdown).
+# A target that ignores SIGTERM for 30 s is killed and reported as a failure (status 124).
+ll_stop_lunlab() {
+    local pid=${1:-$LL_PID} i rc
+    [[ -n $pid ]] || return 0
+    kill -TERM "$pid" 2>/dev/null || true
+    for (( i = 0; i < 300; i++ )); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        echo "lunlab-target (pid $pid) ignored SIGTERM for 30 s; killing it" >&2
+        kill -KILL "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+        return 124
+    fi
+    rc=0
+    wait "$pid" 2>/dev/null || rc=$?
+    return "$rc"
+}
+
+# ll_start_tgt BACKING_FILE IQN LOG
+# Starts Debian's tgtd in the foreground on a free port with its own control port (so it never
+# touches another tgtd's management socket), one target, LUN 1 = BACKING_FILE.
+# Sets TGT_PID, TGT_PORT, TGT_CP.  Needs root (tgtd's management socket lives in /var/run).
+ll_start_tgt() {
+    local file=$1 iqn=$2 log=$3 attempt rc
+    for attempt in 1 2 3 4 5; do
+        TGT_PORT=$(ll_free_port) || return 1
+        TGT_CP=$(( 100 + RANDOM % 9000 ))
+        if [[ -e /var/run/tgtd/socket.$TGT_CP ]]; then
+            continue
+        fi
+        tgtd -f -C "$TGT_CP" --iscsi "portal=127.0.0.1:$TGT_PORT" >>"$log" 2>&1 &
+        TGT_PID=$!
+        # the management socket appears a moment after start
+        for (( i = 0; i < 100; i++ )); do
+            tgtadm -C "$TGT_CP" --mode system --op show >/dev/null 2>&1 && break
+            kill -0 "$TGT_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        if ! kill -0 "$TGT_PID" 2>/dev/null; then
+            wait "$TGT_PID" 2>/dev/null
+            echo "tgtd exited at start (attempt $attempt); retrying" >&2
+            continue
+        fi
+        tgtadm -C "$TGT_CP" --lld iscsi --mode target --op new --tid 1 --targetname "$iqn" &&
+        tgtadm -C "$TGT_CP" --lld iscsi --mode logicalunit --op new --tid 1 --lun 1 \
+            --backing-store "$file" &&
+        tgtadm -C "$TGT_CP" --lld iscsi --mode target --op bind --tid 1 -I ALL || {
+            echo "tgtadm setup failed; log $log" >&2; ll_stop_tgt; return 1; }
+        rc=0
+        ll_wait_iscsi "$TGT_PORT" "$TGT_PID" 30 || rc=$?
+        if (( rc == 0 )); then
+            return 0
+        fi
+        ll_stop_tgt
+        echo "tgtd did not answer on port $TGT_PORT (attempt $attempt); retrying" >&2
+    done
+    return 1
+}
+
+# tgtd ignores SIGTERM: it is stopped through its management socket.
+ll_stop_tgt() {
+    local i
+    [[ -n ${TGT_PID:-} ]] || return 0
+    tgtadm -C "$TGT_CP" --mode system --op delete >/dev/null 2>&1 || true
+    for (( i = 0; i < 100; i++ )); do
+        kill -0 "$TGT_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$TGT_PID" 2>/dev/null; then
+        kill -KILL "$TGT_PID" 2>/dev/null
+    fi
+    wait "$TGT_PID" 2>/dev/null || true
+    TGT_PID=
+}

@@ -1,0 +1,171 @@
+#!/bin/bash
+# THE test command (README's second command; .ci/run calls it):
+#   1. install the Debian packages (ci/install-deps.sh),
+#   2. build with -Dwerror=true in build/ and run every meson test (unit + integration suites),
+#   3. run the iscsi-test-cu conformance suites against a fresh lunlab-target,
+#   4. the same build, tests and suites again with AddressSanitizer + UBSan in build-asan/.
+# Ends with one line "N passed, N failed, N skipped" summing all of it; exits non-zero on any
+# failure.  LUNLAB_SKIP_DEPS=1 skips step 1 (developer machines that have the packages);
+# LUNLAB_SKIP_ASAN=1 skips step 4 (quick local runs; CI always runs it).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+# shellcheck source=ci/lib/target-ctl.sh
+source ci/lib/target-ctl.sh
+
+jobs=$(nproc 2>/dev/null || echo 2)
+total_pass=0 total_fail=0 total_skip=0
+failures=()
+started_pids=()
+
+cleanup() {
+    local p
+    for p in "${started_pids[@]}"; do
+        kill -0 "$p" 2>/dev/null && ll_stop_lunlab "$p" >/dev/null 2>&1
+    done
+}
+trap cleanup EXIT
+
+step() { printf '\n===== %s =====\n' "$*"; }
+
+fail_step() {
+    failures+=("$1")
+    total_fail=$((total_fail + 1))
+}
+
+# Add up a meson testlog.json (one JSON object per test).
+count_meson() {
+    local log=$1
+    python3 - "$log" <<'PY'
+import json, sys
+p = f = s = 0
+with open(sys.argv[1]) as fh:
+    for line in fh:
+        line = line.strip()
+        if not line:
+            continue
+        r = json.loads(line).get("result", "")
+        if r in ("OK", "EXPECTEDFAIL"):
+            p += 1
+        elif r == "SKIP":
+            s += 1
+        else:                      # FAIL, TIMEOUT, ERROR, UNEXPECTEDPASS
+            f += 1
+print(p, f, s)
+PY
+}
+
+# build DIR LABEL meson-options...
+build() {
+    local dir=$1 label=$2
+    shift 2
+    step "$label: configure + build ($dir)"
+    if [[ -f $dir/build.ninja ]]; then
+        meson setup --reconfigure "$dir" "$@" || { fail_step "$label: meson setup"; return 1; }
+    else
+        meson setup "$dir" "$@" || { fail_step "$label: meson setup"; return 1; }
+    fi
+    ninja -C "$dir" -j"$jobs" || { fail_step "$label: build"; return 1; }
+}
+
+# run_meson_tests DIR LABEL [meson test args]
+run_meson_tests() {
+    local dir=$1 label=$2 rc=0 counts
+    shift 2
+    step "$label: meson test"
+    rm -f "$dir/meson-logs/testlog.json"
+    meson test -C "$dir" --print-errorlogs --num-processes "$jobs" "$@" || rc=$?
+    if [[ -f $dir/meson-logs/testlog.json ]]; then
+        counts=$(count_meson "$dir/meson-logs/testlog.json")
+        read -r p f s <<<"$counts"
+        echo "$label meson tests: $p passed, $f failed, $s skipped"
+        total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + s))
+        (( f > 0 )) && failures+=("$label: $f meson test(s) failed")
+        (( rc != 0 && f == 0 )) && fail_step "$label: meson test exited $rc"
+    elif (( rc != 0 )); then
+        fail_step "$label: meson test exited $rc without a test log"
+    fi
+    return 0
+}
+
+# run_conformance BUILD_DIR LABEL: start lunlab-target from that build, run issue2.suites
+run_conformance() {
+    local dir=$1 label=$2 bin="$1/target/lunlab-target" log summary rc=0 iqn=iqn.2026-11.org.lunlab:ci
+    step "$label: iscsi-test-cu conformance"
+    if [[ ! -x $bin ]]; then
+        echo "SKIP: $bin was not built, so there is no target to run iscsi-test-cu against"
+        total_skip=$((total_skip + 1))
+        return 0
+    fi
+    log="$dir/conformance-target.log"
+    : >"$log"
+    if ! ll_start_lunlab "$bin" "$log" --iqn "$iqn" --handler-path "$dir/handlers" \
+            --lun size=2G,model=unlimited --lun size=1G,block=4096,model=unlimited; then
+        fail_step "$label: lunlab-target did not start (log $log)"
+        return 0
+    fi
+    started_pids+=("$LL_PID")
+    summary=$(mktemp)
+    CONF_LOG_DIR="$dir/conformance" CONF_SUMMARY="$summary" \
+        tests/conformance/run-suites.sh "iscsi://127.0.0.1:$LL_PORT/$iqn/0" \
+        tests/conformance/issue2.suites || true
+    if [[ -s $summary ]]; then
+        read -r p f s <"$summary"
+        total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + s))
+        (( f > 0 )) && failures+=("$label: $f conformance test(s) failed")
+    else
+        fail_step "$label: conformance runner produced no summary"
+    fi
+    rm -f "$summary"
+    ll_stop_lunlab "$LL_PID" || rc=$?
+    if (( rc != 0 )); then
+        fail_step "$label: lunlab-target exit status $rc after SIGTERM (want 0; log $log)"
+        tail -n 40 "$log"
+    fi
+}
+
+# Whether LeakSanitizer can run here (it cannot under some ptrace-restricted sandboxes).
+lsan_works() {
+    local tmp rc=0
+    tmp=$(mktemp -d)
+    printf '#include <stdlib.h>\nint main(void){void *p=malloc(7);p=0;return 0;}\n' >"$tmp/leak.c"
+    if ! cc -fsanitize=address -g "$tmp/leak.c" -o "$tmp/leak" 2>/dev/null; then
+        rm -rf "$tmp"; return 1
+    fi
+    ASAN_OPTIONS=detect_leaks=1 "$tmp/leak" >"$tmp/out" 2>&1 || rc=$?
+    # a working LSan reports the 7-byte leak; a broken one prints a fatal error instead
+    grep -q 'Direct leak of 7 byte' "$tmp/out"
+    rc=$?
+    rm -rf "$tmp"
+    return $rc
+}
+
+started=$SECONDS
+if [[ ${LUNLAB_SKIP_DEPS:-0} != 1 ]]; then
+    step "install dependencies"
+    bash ci/install-deps.sh || { echo "dependency install failed"; echo "0 passed, 1 failed"; exit 1; }
+fi
+
+if build build normal -Dwerror=true; then
+    run_meson_tests build normal --timeout-multiplier 2
+    run_conformance build normal
+fi
+
+if [[ ${LUNLAB_SKIP_ASAN:-0} != 1 ]]; then
+    if lsan_works; then leaks=1; else leaks=0; echo "note: LeakSanitizer does not work on this machine; detect_leaks=0"; fi
+    export ASAN_OPTIONS="detect_leaks=$leaks:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1"
+    export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+    # werror stays off here: gcc's sanitizer instrumentation triggers false -Wstringop/-Wmaybe-
+    # uninitialized warnings; the normal build above already enforces a clean compile.
+    if build build-asan asan -Dwerror=false -Db_sanitize=address,undefined -Db_lundef=false; then
+        run_meson_tests build-asan asan --timeout-multiplier 5
+        run_conformance build-asan asan
+    fi
+fi
+
+step "summary ($(( SECONDS - started )) s)"
+if (( ${#failures[@]} > 0 )); then
+    printf 'FAILED: %s\n' "${failures[@]}"
+fi
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
+(( total_fail == 0 && total_pass > 0 ))

@@ -1,0 +1,162 @@
+#!/bin/bash
+# run-suites.sh TARGET_URL EXPECT_FILE
+#
+# Runs libiscsi's iscsi-test-cu once per suite (one process per suite, so that a test that
+# leaves state behind - e.g. CompareAndWrite.InvalidDataOutSize's CDB hook - cannot spoil the
+# next suite), decides each test's outcome from the printed text, and prints a per-suite table.
+#
+# Why parse text: iscsi-test-cu's exit status does not say whether tests failed, and libiscsi
+# reports "not supported by the target" as [SKIPPED] while CUnit counts it as passed.  So a test
+# PASSES only when neither FAILED nor [SKIPPED] is printed for it.
+#
+# EXPECT_FILE lines (# starts a comment):
+#   suite NAME                 run ALL.NAME.*          (suite ALL = every suite of the ALL family)
+#   allow-skip SUITE.TEST WHY  a [SKIPPED] of that test is accepted (a feature lunlab does not
+#                              emulate; the reason is printed)
+# Exit status 0 only if no test FAILED, none was skipped without an allow-skip line, and every
+# test that iscsi-test-cu --list names for a suite produced an outcome.
+#
+# Environment: CONF_LOG_DIR (default: a temp dir) keeps one log per suite;
+#   CONF_SUMMARY=FILE writes "passed failed skipped" for ci/test.sh to add up;
+#   CONF_SUITE_TIMEOUT seconds per suite (default 600); CU_EXTRA_ARGS extra iscsi-test-cu options.
+set -uo pipefail
+
+if (( $# != 2 )); then
+    echo "usage: $0 TARGET_URL EXPECT_FILE" >&2
+    exit 2
+fi
+url=$1
+expect=$2
+[[ -r $expect ]] || { echo "run-suites: cannot read expect file '$expect'" >&2; exit 2; }
+command -v iscsi-test-cu >/dev/null || { echo "run-suites: iscsi-test-cu not found (apt-get install libiscsi-bin)" >&2; exit 2; }
+
+logdir=${CONF_LOG_DIR:-$(mktemp -d /tmp/lunlab-conformance.XXXXXX)}
+mkdir -p "$logdir"
+suite_timeout=${CONF_SUITE_TIMEOUT:-600}
+read -r -a extra_args <<<"${CU_EXTRA_ARGS:-}"
+
+listing=$(iscsi-test-cu --list 2>&1)
+
+suites=()
+declare -A allowed=()
+lineno=0
+while IFS= read -r line || [[ -n $line ]]; do
+    lineno=$((lineno + 1))
+    line=${line%%#*}
+    read -r kw name reason <<<"$line"
+    [[ -z ${kw:-} ]] && continue
+    case $kw in
+        suite)
+            if [[ $name == ALL ]]; then
+                while IFS= read -r s; do suites+=("$s"); done < <(
+                    grep -E '^ALL\.[A-Za-z0-9_-]+$' <<<"$listing" | sed 's/^ALL\.//')
+            else
+                suites+=("$name")
+            fi ;;
+        allow-skip)
+            [[ -n ${name:-} ]] || { echo "$expect:$lineno: allow-skip needs SUITE.TEST" >&2; exit 2; }
+            allowed[$name]=${reason:-no reason given} ;;
+        *)
+            echo "$expect:$lineno: unknown keyword '$kw' (expected suite or allow-skip)" >&2
+            exit 2 ;;
+    esac
+done <"$expect"
+(( ${#suites[@]} > 0 )) || { echo "run-suites: $expect names no suite" >&2; exit 2; }
+
+# Parse one suite log into lines "TEST<TAB>OUTCOME<TAB>REASON", OUTCOME in passed|failed|skipped.
+# A test's text runs from its "  Test: NAME ..." line to the next test, the run summary or EOF.
+parse_log() {
+    awk '
+    function flush() {
+        if (name == "") return
+        if (text ~ /FAILED/)         out = "failed"
+        else if (text ~ /\[SKIPPED\]/) out = "skipped"
+        else if (text ~ /passed/)    out = "passed"
+        else                         out = "failed"   # no verdict: crashed or hung mid-test
+        reason = ""
+        n = split(text, ls, "\n")
+        for (i = 1; i <= n; i++) if (ls[i] ~ /\[(FAILED|SKIPPED)\]/) { reason = ls[i]; break }
+        if (reason == "" && out == "failed") {
+            for (i = 1; i <= n; i++) if (ls[i] ~ /CU_ASSERT/) { reason = ls[i]; break }
+            if (reason == "" && text !~ /FAILED/) reason = "no outcome printed (iscsi-test-cu died or timed out)"
+        }
+        gsub(/^[ \t.]+|[ \t]+$/, "", reason); gsub(/\t/, " ", reason)
+        printf "%s\t%s\t%s\n", name, out, reason
+        name = ""; text = ""
+    }
+    /^  Test: / {
+        flush()
+        line = $0; sub(/^  Test: /, "", line)
+        name = line; sub(/ \.\.\..*$/, "", name)
+        text = line; sub(/^[^.]*\.\.\./, "", text)
+        next
+    }
+    /^Run Summary:/ || /^Suite: / { flush(); next }
+    { if (name != "") text = text "\n" $0 }
+    END { flush() }
+    ' "$1"
+}
+
+tot_pass=0 tot_fail=0 tot_skip_ok=0 tot_skip_bad=0
+problems=()
+printf '%-26s %6s %7s %7s %8s %9s\n' suite tests passed failed skipped unexpected
+printf '%-26s %6s %7s %7s %8s %9s\n' -------------------------- ------ ------- ------- -------- ---------
+for suite in "${suites[@]}"; do
+    log="$logdir/$suite.log"
+    timeout --kill-after=10 "$suite_timeout" \
+        iscsi-test-cu --dataloss "${extra_args[@]}" --test="ALL.$suite.*" "$url" >"$log" 2>&1
+    rc=$?
+    (( rc == 124 || rc == 137 )) && echo "  (suite $suite timed out after ${suite_timeout}s)" >>"$log"
+
+    mapfile -t expected_tests < <(grep -E "^ALL\.$suite\.[^.]+$" <<<"$listing" | sed "s/^ALL\.$suite\.//")
+    if (( ${#expected_tests[@]} == 0 )); then
+        problems+=("$suite: no such suite in iscsi-test-cu --list")
+        tot_fail=$((tot_fail + 1))
+        printf '%-26s %6s %7s %7s %8s %9s\n' "$suite" 0 0 1 0 0
+        continue
+    fi
+    declare -A seen=()
+    p=0 f=0 so=0 sb=0
+    while IFS=$'\t' read -r t out reason; do
+        [[ -n $t ]] || continue
+        seen[$t]=1
+        case $out in
+            passed) p=$((p + 1)) ;;
+            skipped)
+                if [[ -n ${allowed[$suite.$t]:-} ]]; then so=$((so + 1))
+                else sb=$((sb + 1)); problems+=("$suite.$t: SKIPPED, not allowed by $expect: $reason"); fi ;;
+            *) f=$((f + 1)); problems+=("$suite.$t: FAILED: $reason") ;;
+        esac
+    done < <(parse_log "$log")
+    for t in "${expected_tests[@]}"; do
+        if [[ -z ${seen[$t]:-} ]]; then
+            f=$((f + 1))
+            problems+=("$suite.$t: did not run (iscsi-test-cu exit $rc; see $log)")
+        fi
+    done
+    unset seen
+    printf '%-26s %6d %7d %7d %8d %9d\n' "$suite" "${#expected_tests[@]}" "$p" "$f" "$((so + sb))" "$sb"
+    tot_pass=$((tot_pass + p)); tot_fail=$((tot_fail + f))
+    tot_skip_ok=$((tot_skip_ok + so)); tot_skip_bad=$((tot_skip_bad + sb))
+done
+printf '%-26s %6d %7d %7d %8d %9d\n' TOTAL $((tot_pass + tot_fail + tot_skip_ok + tot_skip_bad)) \
+    "$tot_pass" "$tot_fail" $((tot_skip_ok + tot_skip_bad)) "$tot_skip_bad"
+
+if (( tot_skip_ok > 0 )); then
+    echo "allowed skips:"
+    for k in "${!allowed[@]}"; do
+        grep -q "^  Test: ${k#*.} \.\.\..*\[SKIPPED\]" "$logdir/${k%%.*}.log" 2>/dev/null &&
+            echo "  $k: ${allowed[$k]}"
+    done
+fi
+if (( ${#problems[@]} > 0 )); then
+    echo "problems:"
+    printf '  %s\n' "${problems[@]}"
+fi
+echo "logs: $logdir"
+# unexpected skips count as failures: the suite did not prove the feature
+if [[ -n ${CONF_SUMMARY:-} ]]; then
+    echo "$tot_pass $((tot_fail + tot_skip_bad)) $tot_skip_ok" >"$CONF_SUMMARY"
+fi
+echo "conformance: $tot_pass passed, $((tot_fail + tot_skip_bad)) failed, $tot_skip_ok skipped"
+(( tot_fail == 0 && tot_skip_bad == 0 ))
