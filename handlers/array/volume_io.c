@@ -1,0 +1,493 @@
+/* volume_io.c — volumes and their data path: read, write (read-modify-write
+ * of partial blocks), WRITE SAME, UNMAP, COMPARE AND WRITE, GET LBA STATUS.
+ * Each operation holds its volume's resize lock for reading and the stripe
+ * locks of the blocks it touches (read or write), never one lock for all. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handlers/array/array_internal.h"
+
+#define MAX_BLOCK 32768u
+
+int is_zero(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	return n == 0 || (c[0] == 0 && memcmp(c, c + 1, n - 1) == 0);
+}
+
+/* ---- a cursor over a caller's iovec (never modified) ---- */
+struct iovcur {
+	const struct iovec *iov;
+	size_t cnt, idx, off;
+};
+
+static void cur_init(struct iovcur *c, const struct iovec *iov, size_t cnt)
+{
+	c->iov = iov;
+	c->cnt = cnt;
+	c->idx = 0;
+	c->off = 0;
+	while (c->idx < c->cnt && c->iov[c->idx].iov_len == 0)
+		c->idx++;
+}
+
+static void cur_skip(struct iovcur *c, size_t n)
+{
+	while (n && c->idx < c->cnt) {
+		size_t k = c->iov[c->idx].iov_len - c->off;
+		if (k > n)
+			k = n;
+		c->off += k;
+		n -= k;
+		if (c->off == c->iov[c->idx].iov_len) {
+			c->idx++;
+			c->off = 0;
+		}
+	}
+}
+
+/* Pointer to n contiguous bytes at the cursor, or NULL if they straddle. */
+static const void *cur_peek(const struct iovcur *c, size_t n)
+{
+	if (c->idx >= c->cnt || c->iov[c->idx].iov_len - c->off < n)
+		return NULL;
+	return (const char *)c->iov[c->idx].iov_base + c->off;
+}
+
+static int cur_gather(struct iovcur *c, void *dst, size_t n)
+{
+	char *d = dst;
+	while (n) {
+		if (c->idx >= c->cnt)
+			return -EINVAL;
+		size_t k = c->iov[c->idx].iov_len - c->off;
+		if (k > n)
+			k = n;
+		memcpy(d, (const char *)c->iov[c->idx].iov_base + c->off, k);
+		d += k;
+		n -= k;
+		cur_skip(c, k);
+	}
+	return 0;
+}
+
+static int cur_scatter(struct iovcur *c, const void *src, size_t n)
+{
+	const char *s = src;
+	while (n) {
+		if (c->idx >= c->cnt)
+			return -EINVAL;
+		size_t k = c->iov[c->idx].iov_len - c->off;
+		if (k > n)
+			k = n;
+		if (s)
+			memcpy((char *)c->iov[c->idx].iov_base + c->off, s, k);
+		else
+			memset((char *)c->iov[c->idx].iov_base + c->off, 0, k);
+		if (s)
+			s += k;
+		n -= k;
+		cur_skip(c, k);
+	}
+	return 0;
+}
+
+static size_t iov_total(const struct iovec *iov, size_t cnt)
+{
+	size_t t = 0;
+	for (size_t i = 0; i < cnt; i++)
+		t += iov[i].iov_len;
+	return t;
+}
+
+/* ---- block helpers (caller holds the block's stripe lock for writing) ---- */
+
+/* Point block b at id (a reference the caller already owns, or 0). */
+int vio_set_block(struct volume *v, uint64_t b, uint32_t id, int64_t *delta)
+{
+	uint32_t old;
+	int r = map_set(v, b, id, &old);
+	if (r) {
+		if (id)
+			bs_unref(v->a, id);
+		return r;
+	}
+	if (old)
+		bs_unref(v->a, old);
+	*delta += (id != 0) - (old != 0);
+	return 0;
+}
+
+static int store_block(struct volume *v, uint64_t b, const void *content, int64_t *delta)
+{
+	uint32_t id = 0;
+	if (!is_zero(content, v->a->p.dedup_block)) {
+		int r = bs_ref_content(v->a, content, &id);
+		if (r)
+			return r;
+	}
+	return vio_set_block(v, b, id, delta);
+}
+
+static void load_block(struct volume *v, uint64_t b, void *buf)
+{
+	uint32_t id = map_get(v, b);
+	if (id)
+		memcpy(buf, bs_data(v->a, id), v->a->p.dedup_block);
+	else
+		memset(buf, 0, v->a->p.dedup_block);
+}
+
+void vio_commit_delta(struct volume *v, int64_t delta)
+{
+	if (delta)
+		atomic_fetch_add(&v->mapped, (uint64_t)delta);
+}
+
+int vio_check_range(const struct volume *v, uint64_t off, uint64_t len)
+{
+	if (off % v->lba_size || len % v->lba_size)
+		return -EINVAL;
+	if (off > v->size || len > v->size - off)
+		return -ERANGE;
+	return 0;
+}
+
+/* ---- locked bodies ---- */
+
+int vio_read_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
+{
+	uint64_t B = v->a->p.dedup_block;
+	struct iovcur c;
+	cur_init(&c, iov, iovcnt);
+	for (uint64_t pos = off; pos < off + len;) {
+		uint64_t b = pos >> v->bshift, bstart = b << v->bshift;
+		uint64_t e = bstart + B < off + len ? bstart + B : off + len;
+		uint32_t id = map_get(v, b);
+		int r = cur_scatter(&c, id ? (const char *)bs_data(v->a, id) + (pos - bstart) : NULL, e - pos);
+		if (r)
+			return r;
+		pos = e;
+	}
+	return 0;
+}
+
+int vio_write_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
+{
+	uint64_t B = v->a->p.dedup_block;
+	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
+	int64_t delta = 0;
+	int r = 0;
+	struct iovcur c;
+	cur_init(&c, iov, iovcnt);
+	for (uint64_t pos = off; pos < off + len && !r;) {
+		uint64_t b = pos >> v->bshift, bstart = b << v->bshift;
+		uint64_t e = bstart + B < off + len ? bstart + B : off + len;
+		const void *content;
+		if (pos == bstart && e - bstart == B) {
+			/* Whole block: hash the caller's buffer in place if it is
+			 * contiguous there. */
+			content = cur_peek(&c, B);
+			if (content)
+				cur_skip(&c, B);
+			else if ((r = cur_gather(&c, buf, B)) == 0)
+				content = buf;
+		} else {
+			/* Partial block: read-modify-write. */
+			load_block(v, b, buf);
+			r = cur_gather(&c, buf + (pos - bstart), e - pos);
+			content = buf;
+		}
+		if (!r)
+			r = store_block(v, b, content, &delta);
+		pos = e;
+	}
+	vio_commit_delta(v, delta);
+	return r;
+}
+
+/* Fill [off, off+len) with pattern (lba_size bytes; NULL = zeros). */
+static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const unsigned char *pattern)
+{
+	uint64_t B = v->a->p.dedup_block, L = v->lba_size;
+	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
+	int64_t delta = 0;
+	int r = 0;
+	uint32_t full_id = 0; /* reference reused for every whole block when B >= L */
+	int have_full = 0;
+	for (uint64_t pos = off; pos < off + len && !r;) {
+		uint64_t b = pos >> v->bshift, bstart = b << v->bshift;
+		uint64_t e = bstart + B < off + len ? bstart + B : off + len;
+		int whole = pos == bstart && e - bstart == B;
+		if (whole && !pattern) {
+			r = vio_set_block(v, b, 0, &delta);
+		} else if (whole && B >= L && have_full) {
+			if (full_id)
+				bs_incref(v->a, full_id, 1);
+			r = vio_set_block(v, b, full_id, &delta);
+		} else {
+			if (!whole)
+				load_block(v, b, buf);
+			/* Offsets are lba-aligned, so byte x holds pattern[x % L]. */
+			for (uint64_t x = pos; x < e;) {
+				uint64_t ph = x % L, k = L - ph < e - x ? L - ph : e - x;
+				if (pattern)
+					memcpy(buf + (x - bstart), pattern + ph, k);
+				else
+					memset(buf + (x - bstart), 0, k);
+				x += k;
+			}
+			uint32_t id = 0;
+			if (!is_zero(buf, B) && (r = bs_ref_content(v->a, buf, &id)) != 0)
+				break;
+			if (whole && B >= L) {
+				full_id = id;
+				have_full = 1;
+				if (id)
+					bs_incref(v->a, id, 1); /* keep one for the next blocks */
+			}
+			r = vio_set_block(v, b, id, &delta);
+		}
+		pos = e;
+	}
+	if (have_full && full_id)
+		bs_unref(v->a, full_id);
+	vio_commit_delta(v, delta);
+	return r;
+}
+
+/* ---- locking wrappers ---- */
+
+static void range_lock(struct volume *v, struct lockset *ls, uint64_t off, uint64_t len, int write)
+{
+	memset(ls, 0, sizeof(*ls));
+	uint64_t b0 = off >> v->bshift;
+	uint64_t nb = len ? ((off + len - 1) >> v->bshift) - b0 + 1 : 0;
+	lockset_add(ls, v, b0, nb);
+	lockset_lock(ls, write);
+}
+
+int volume_read(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
+{
+	struct lockset ls;
+	pthread_rwlock_rdlock(&v->resize_lock);
+	int r = vio_check_range(v, off, len);
+	if (!r && iov_total(iov, iovcnt) < len)
+		r = -EINVAL;
+	if (!r) {
+		range_lock(v, &ls, off, len, 0);
+		r = vio_read_locked(v, off, len, iov, iovcnt);
+		lockset_unlock(&ls);
+	}
+	pthread_rwlock_unlock(&v->resize_lock);
+	return r;
+}
+
+int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
+{
+	struct lockset ls;
+	pthread_rwlock_rdlock(&v->resize_lock);
+	int r = vio_check_range(v, off, len);
+	if (!r && iov_total(iov, iovcnt) < len)
+		r = -EINVAL;
+	if (!r) {
+		range_lock(v, &ls, off, len, 1);
+		r = vio_write_locked(v, off, len, iov, iovcnt);
+		lockset_unlock(&ls);
+	}
+	pthread_rwlock_unlock(&v->resize_lock);
+	return r;
+}
+
+int volume_write_same(struct volume *v, uint64_t off, uint64_t len, const void *pattern)
+{
+	struct lockset ls;
+	if (!pattern)
+		return -EINVAL;
+	pthread_rwlock_rdlock(&v->resize_lock);
+	int r = vio_check_range(v, off, len);
+	if (!r) {
+		range_lock(v, &ls, off, len, 1);
+		r = write_same_locked(v, off, len, is_zero(pattern, v->lba_size) ? NULL : pattern);
+		lockset_unlock(&ls);
+	}
+	pthread_rwlock_unlock(&v->resize_lock);
+	return r;
+}
+
+int volume_unmap(struct volume *v, uint64_t off, uint64_t len)
+{
+	struct lockset ls;
+	pthread_rwlock_rdlock(&v->resize_lock);
+	int r = vio_check_range(v, off, len);
+	if (!r) {
+		range_lock(v, &ls, off, len, 1);
+		r = write_same_locked(v, off, len, NULL);
+		lockset_unlock(&ls);
+	}
+	pthread_rwlock_unlock(&v->resize_lock);
+	return r;
+}
+
+int volume_compare_and_write(struct volume *v, uint64_t off, uint64_t len, const void *cmp, const void *wr,
+			     uint64_t *miscompare_off)
+{
+	struct lockset ls;
+	pthread_rwlock_rdlock(&v->resize_lock);
+	int r = vio_check_range(v, off, len);
+	unsigned char *cur = NULL;
+	if (!r && !(cur = malloc(len ? len : 1)))
+		r = -ENOMEM;
+	if (!r) {
+		/* Write-locking the range makes compare+write one step for every
+		 * other reader and writer of these blocks. */
+		range_lock(v, &ls, off, len, 1);
+		struct iovec io = { cur, len };
+		r = vio_read_locked(v, off, len, &io, 1);
+		if (!r && memcmp(cur, cmp, len)) {
+			const unsigned char *c = cmp;
+			uint64_t i = 0;
+			while (cur[i] == c[i])
+				i++;
+			if (miscompare_off)
+				*miscompare_off = i;
+			r = -EILSEQ;
+		} else if (!r) {
+			struct iovec w = { (void *)wr, len };
+			r = vio_write_locked(v, off, len, &w, 1);
+		}
+		lockset_unlock(&ls);
+	}
+	free(cur);
+	pthread_rwlock_unlock(&v->resize_lock);
+	return r;
+}
+
+int volume_get_status(struct volume *v, uint64_t off, bool *mapped, uint64_t *run_len)
+{
+	pthread_rwlock_rdlock(&v->resize_lock);
+	if (off % v->lba_size || off >= v->size) {
+		pthread_rwlock_unlock(&v->resize_lock);
+		return off % v->lba_size ? -EINVAL : -ERANGE;
+	}
+	uint64_t b = off >> v->bshift;
+	int state = map_get(v, b) != 0;
+	uint64_t nb = b + 1;
+	while (nb < v->nblocks) {
+		uint32_t *leaf = atomic_load(&v->leaves[nb >> MAP_LEAF_SHIFT]);
+		if (!leaf && !state && !(nb & (MAP_LEAF_ENTRIES - 1))) {
+			nb += MAP_LEAF_ENTRIES; /* an unwritten leaf: all unmapped */
+			continue;
+		}
+		if ((map_get(v, nb) != 0) != state)
+			break;
+		nb++;
+	}
+	uint64_t end = nb << v->bshift;
+	if (end > v->size)
+		end = v->size;
+	*mapped = state;
+	*run_len = end - off;
+	pthread_rwlock_unlock(&v->resize_lock);
+	return 0;
+}
+
+uint64_t volume_mapped_bytes(struct volume *v)
+{
+	return atomic_load(&v->mapped) * v->a->p.dedup_block;
+}
+
+/* ---- lifecycle ---- */
+
+struct volume *volume_create(struct array *a, uint64_t size_bytes, uint32_t lba_size)
+{
+	if (!a || (lba_size != 512 && lba_size != 4096) || size_bytes % lba_size)
+		return NULL;
+	struct volume *v = calloc(1, sizeof(*v));
+	if (!v)
+		return NULL;
+	v->a = a;
+	v->lba_size = lba_size;
+	v->bshift = (uint32_t)__builtin_ctz(a->p.dedup_block);
+	pthread_rwlock_init(&v->resize_lock, NULL);
+	for (unsigned i = 0; i < NSTRIPES; i++)
+		pthread_rwlock_init(&v->stripes[i], NULL);
+	atomic_init(&v->meta_bytes, sizeof(*v));
+	if (map_resize(v, (size_bytes + a->p.dedup_block - 1) >> v->bshift)) {
+		free(v);
+		return NULL;
+	}
+	v->size = size_bytes;
+	pthread_mutex_lock(&a->vol_mu);
+	v->next = a->vols;
+	a->vols = v;
+	pthread_mutex_unlock(&a->vol_mu);
+	return v;
+}
+
+/* Drop every map entry from block b on; caller holds resize_lock for writing. */
+static void unmap_from(struct volume *v, uint64_t b)
+{
+	int64_t delta = 0;
+	for (uint64_t i = b; i < v->nblocks; i++) {
+		if ((i & (MAP_LEAF_ENTRIES - 1)) == 0 && !atomic_load(&v->leaves[i >> MAP_LEAF_SHIFT])) {
+			i += MAP_LEAF_ENTRIES - 1;
+			continue;
+		}
+		if (map_get(v, i))
+			(void)vio_set_block(v, i, 0, &delta);
+	}
+	vio_commit_delta(v, delta);
+}
+
+void volume_destroy(struct volume *v)
+{
+	if (!v)
+		return;
+	struct array *a = v->a;
+	pthread_mutex_lock(&a->vol_mu);
+	for (struct volume **pp = &a->vols; *pp; pp = &(*pp)->next)
+		if (*pp == v) {
+			*pp = v->next;
+			break;
+		}
+	pthread_mutex_unlock(&a->vol_mu);
+	pthread_rwlock_wrlock(&v->resize_lock);
+	unmap_from(v, 0);
+	map_free(v);
+	pthread_rwlock_unlock(&v->resize_lock);
+	pthread_rwlock_destroy(&v->resize_lock);
+	for (unsigned i = 0; i < NSTRIPES; i++)
+		pthread_rwlock_destroy(&v->stripes[i]);
+	free(v);
+}
+
+struct array *volume_array(const struct volume *v) { return v->a; }
+uint64_t volume_size(const struct volume *v) { return v->size; }
+
+int volume_resize(struct volume *v, uint64_t new_size)
+{
+	if (new_size % v->lba_size)
+		return -EINVAL;
+	uint64_t B = v->a->p.dedup_block;
+	pthread_rwlock_wrlock(&v->resize_lock);
+	int r = 0;
+	if (new_size < v->size) {
+		/* Bytes past the end must read as zeros if the volume grows
+		 * again: zero the tail of the last partial block. */
+		uint64_t tail_end = (new_size + B - 1) / B * B;
+		if (tail_end > v->size)
+			tail_end = v->size;
+		if (tail_end > new_size)
+			r = write_same_locked(v, new_size, tail_end - new_size, NULL);
+		if (!r)
+			unmap_from(v, (new_size + B - 1) >> v->bshift);
+	}
+	if (!r)
+		r = map_resize(v, (new_size + B - 1) >> v->bshift);
+	if (!r)
+		v->size = new_size;
+	pthread_rwlock_unlock(&v->resize_lock);
+	return r;
+}
