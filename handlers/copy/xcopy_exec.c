@@ -1,0 +1,217 @@
+/* xcopy_exec.c — EXTENDED COPY (LID1): check the list, find the CSCDs, then
+ * copy segment by segment as metadata copies inside the array.
+ *
+ * Every segment is validated (CSCD index, LU found in the same array, block
+ * sizes, ranges) before the first one runs, so a bad list aborts before any
+ * block moved: the destination is never left half-written by a list that
+ * could never have completed.  Only a failure of the store itself (e.g. out
+ * of memory) can stop a copy part way; the sense then names the segment.
+ *
+ * Sense (docs/xcopy.md has the whole table):
+ *  - parameter list errors: xcopy_parse.c, ILLEGAL REQUEST + field pointer
+ *  - CSCD index not in the list, designator naming no LU of this array,
+ *    range past the end of an LU, store failure: COPY ABORTED 0D/02
+ *    (COPY TARGET DEVICE NOT REACHABLE), as LIO; libiscsi expects 0A here
+ *  - CSCD not a block device, or DISK BLOCK LENGTH not the LU's: 0A/0D/03
+ *  - byte count not a whole number of blocks of both LUs: 0A/26/0A
+ *  - segment longer than the advertised maximum: 05/26/00 @NUMBER OF BLOCKS
+ *  - same list id still running on this LU: 05/00/16 OPERATION IN PROGRESS
+ *  - more than XCOPY_TOTAL_CONCURRENT copies running: TASK SET FULL, which
+ *    hosts retry, rather than a CHECK CONDITION that would make ESXi mark
+ *    the primitive unsupported and fall back to host copies for good. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "handlers/copy/copy.h"
+#include "handlers/copy/copy_be.h"
+#include "handlers/copy/copy_iov.h"
+#include "handlers/copy/copy_lists.h"
+#include "handlers/copy/copy_sense.h"
+#include "handlers/copy/xcopy_parse.h"
+#include "handlers/scsi/sense.h"
+
+#define ASC_COPY_TARGET 0x0D
+#define ASCQ_NOT_REACHABLE 0x02
+#define ASCQ_WRONG_DEVICE_TYPE 0x03
+#define ASC_INVALID_PARAM 0x26
+#define ASCQ_INEXACT_SEGMENT 0x0A
+
+/* Offsets inside a 0x02 segment descriptor (segment pointer, SD = 1). */
+#define SEG_SRC_INDEX 4
+#define SEG_DST_INDEX 6
+#define SEG_NBLOCKS 10
+#define SEG_SRC_LBA 12
+#define SEG_DST_LBA 20
+
+/* One segment, resolved to LUs and byte offsets. */
+struct seg_plan {
+	struct lunlab_dev *src, *dst;
+	uint64_t src_off, dst_off, bytes;
+};
+
+struct xcopy_run {
+	struct scsi_cmd *cmd;
+	const struct xcopy_list *list;
+	struct lunlab_dev *cscd[XCOPY_MAX_TGT_DESC];
+	struct seg_plan plan[XCOPY_MAX_SEG_DESC];
+};
+
+static struct lunlab_dev *resolve(struct xcopy_run *r, unsigned idx)
+{
+	if (!r->cscd[idx]) {
+		struct lunlab_dev *self = r->cmd->dev;
+		const uint8_t *naa = r->list->tgt[idx].naa;
+
+		/* the LU that received the command needs no registry lookup */
+		if (memcmp(naa, self->naa, sizeof(self->naa)) == 0)
+			r->cscd[idx] = self;
+		else
+			r->cscd[idx] = lunlab_dev_find_by_naa(self->array, naa);
+	}
+	return r->cscd[idx];
+}
+
+/* Check that CSCD idx can take part in a block -> block segment. */
+static int check_cscd(struct xcopy_run *r, uint16_t segno, unsigned idx, int field, struct lunlab_dev **out)
+{
+	if (idx >= r->list->ntgt)
+		return copy_sense_aborted(r->cmd, ASC_COPY_TARGET, ASCQ_NOT_REACHABLE, segno, field);
+	struct lunlab_dev *d = resolve(r, idx);
+	if (!d)
+		return copy_sense_aborted(r->cmd, ASC_COPY_TARGET, ASCQ_NOT_REACHABLE, segno, field);
+	const struct xcopy_tgt *t = &r->list->tgt[idx];
+	/* a 0x02 segment needs block devices whose block length we agree on:
+	 * NUMBER OF BLOCKS is counted in the descriptor's DISK BLOCK LENGTH */
+	if (t->pdt != 0 || (t->block_len != 0 && t->block_len != d->block_size))
+		return copy_sense_aborted(r->cmd, ASC_COPY_TARGET, ASCQ_WRONG_DEVICE_TYPE, segno, field);
+	*out = d;
+	return TCMU_STS_OK;
+}
+
+static bool range_ok(const struct lunlab_dev *d, uint64_t lba, uint64_t bytes)
+{
+	uint64_t blocks = bytes / d->block_size;
+
+	return lba <= d->num_lbas && blocks <= d->num_lbas - lba;
+}
+
+static int plan_segment(struct xcopy_run *r, uint16_t segno)
+{
+	const struct xcopy_seg *s = &r->list->seg[segno];
+	struct seg_plan *p = &r->plan[segno];
+	int ret;
+
+	ret = check_cscd(r, segno, s->src_index, SEG_SRC_INDEX, &p->src);
+	if (ret != TCMU_STS_OK)
+		return ret;
+	ret = check_cscd(r, segno, s->dst_index, SEG_DST_INDEX, &p->dst);
+	if (ret != TCMU_STS_OK)
+		return ret;
+
+	/* SPC-4 block -> block: NUMBER OF BLOCKS counts source blocks, or
+	 * destination blocks when DC is set */
+	uint64_t unit = s->dc ? p->dst->block_size : p->src->block_size;
+	p->bytes = (uint64_t)s->nblocks * unit;
+	if (p->bytes == 0)
+		return TCMU_STS_OK;   /* zero blocks: nothing to transfer, not an error */
+	if (p->bytes % p->src->block_size || p->bytes % p->dst->block_size)
+		return copy_sense_aborted(r->cmd, ASC_INVALID_PARAM, ASCQ_INEXACT_SEGMENT, segno, SEG_NBLOCKS);
+	if (p->bytes > XCOPY_MAX_SEG_BYTES)
+		return sense_invalid_field(r->cmd, ASC_INVALID_PARAM, 0x00, false, (uint16_t)(s->offset + SEG_NBLOCKS),
+					   -1);
+	if (!range_ok(p->src, s->src_lba, p->bytes))
+		return copy_sense_aborted(r->cmd, ASC_COPY_TARGET, ASCQ_NOT_REACHABLE, segno, SEG_SRC_LBA);
+	if (!range_ok(p->dst, s->dst_lba, p->bytes))
+		return copy_sense_aborted(r->cmd, ASC_COPY_TARGET, ASCQ_NOT_REACHABLE, segno, SEG_DST_LBA);
+	p->src_off = s->src_lba * p->src->block_size;
+	p->dst_off = s->dst_lba * p->dst->block_size;
+	return TCMU_STS_OK;
+}
+
+static int run_segments(struct xcopy_run *r, int slot, struct copy_status *st)
+{
+	for (unsigned i = 0; i < r->list->nseg; i++) {
+		const struct seg_plan *p = &r->plan[i];
+		uint64_t moved = 0;
+
+		if (p->bytes) {
+			int rc = volume_copy(p->dst->vol, p->dst_off, p->src->vol, p->src_off, p->bytes, &moved);
+			if (rc < 0) {
+				tcmu_dev_warn(r->cmd->dev->tdev, "EXTENDED COPY segment %u: volume_copy: %s", i,
+					      strerror(-rc));
+				return copy_sense_aborted(r->cmd, ASC_COPY_TARGET, ASCQ_NOT_REACHABLE, (uint16_t)i, -1);
+			}
+		}
+		st->segments = (uint16_t)(i + 1);
+		st->bytes += p->bytes;
+		r->cmd->xcopy_segments = st->segments;
+		r->cmd->xcopy_bytes = st->bytes;
+		copy_lists_progress(slot, st->segments, st->bytes);
+	}
+	return TCMU_STS_OK;
+}
+
+static int execute(struct scsi_cmd *cmd, const struct xcopy_list *list)
+{
+	static _Thread_local struct xcopy_run run;   /* ~6 KiB: keep it off small stacks */
+	struct xcopy_run *r = &run;
+	struct copy_status st = { .cm_status = COPY_DONE_OK };
+	int ret = TCMU_STS_OK;
+
+	memset(r, 0, sizeof(*r));
+	r->cmd = cmd;
+	r->list = list;
+
+	int slot = copy_lists_begin(cmd->dev, list->usage != XCOPY_LIST_NONE, list->list_id,
+				    list->usage == XCOPY_LIST_HOLD);
+	if (slot == COPY_BEGIN_BUSY)
+		return TCMU_STS_NO_RESOURCE;
+	if (slot == COPY_BEGIN_DUPLICATE)
+		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x00, 0x16);
+
+	for (unsigned i = 0; i < list->nseg && ret == TCMU_STS_OK; i++)
+		ret = plan_segment(r, (uint16_t)i);
+	if (ret == TCMU_STS_OK)
+		ret = run_segments(r, slot, &st);
+
+	if (ret != TCMU_STS_OK) {
+		st.cm_status = COPY_DONE_ERROR;
+		st.scsi_status = 0x02;        /* CHECK CONDITION */
+		st.sense_len = COPY_SENSE_MAX;
+		memcpy(st.sense, cmd->sense, COPY_SENSE_MAX);
+	}
+	copy_lists_end(slot, &st);
+	tcmu_dev_dbg(cmd->dev->tdev, "EXTENDED COPY list id %u usage %u: %u/%u segments, %" PRIu64 " bytes, %s",
+		     list->list_id, (unsigned)list->usage, st.segments, list->nseg, st.bytes,
+		     ret == TCMU_STS_OK ? "GOOD" : "CHECK CONDITION");
+	return ret;
+}
+
+int xcopy_handle(struct scsi_cmd *cmd)
+{
+	/* the parameter list we may need: header + the longest descriptor lists */
+	static _Thread_local uint8_t buf[XCOPY_HDR_LEN + XCOPY_MAX_DESC_LIST_LEN];
+	static _Thread_local struct xcopy_list list;
+	struct xcopy_err err;
+
+	cmd->xcopy_bytes = 0;
+	cmd->xcopy_segments = 0;
+
+	uint32_t pll = cp_be32(cmd->cdb + 10);
+	if (pll == 0)
+		return TCMU_STS_OK;      /* SPC-4: no parameter data is not an error */
+
+	/* what the initiator really sent may be less than the CDB claims */
+	size_t len = pll < cmd->iov_len ? pll : cmd->iov_len;
+	size_t have = copy_from_iov(buf, len < sizeof(buf) ? len : sizeof(buf), cmd->iov, cmd->iov_cnt);
+	if (have < len && have < sizeof(buf))
+		len = have;
+
+	if (!xcopy_parse(buf, len, &list, &err)) {
+		tcmu_dev_dbg(cmd->dev->tdev, "EXTENDED COPY parameter list rejected: %02x/%02x/%02x at byte %u",
+			     err.key, err.asc, err.ascq, err.field_byte);
+		return copy_sense_param(cmd, &err);
+	}
+	return execute(cmd, &list);
+}
