@@ -1,0 +1,89 @@
+#!/bin/bash
+# THE demo command (README's first command): install the packages, build, start lunlab-target
+# on 127.0.0.1 (a free port) with two LUNs, write data and read it back through iSCSI, and show
+# what the LUNs report.  Stops only the lunlab-target it started.
+#   LUNLAB_SKIP_DEPS=1 skips the package install (machines that already have them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=ci/lib/target-ctl.sh
+source ci/lib/target-ctl.sh
+
+show() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
+section() { printf '\n==== %s ====\n' "$*"; }
+
+if [[ ${LUNLAB_SKIP_DEPS:-0} != 1 ]]; then
+    section "installing Debian packages"
+    bash ci/install-deps.sh
+fi
+
+section "building (build/)"
+if [[ -f build/build.ninja ]]; then
+    meson setup --reconfigure build -Dwerror=true >/dev/null
+else
+    meson setup build -Dwerror=true >/dev/null
+fi
+ninja -C build -j"$(nproc)"
+
+bin=build/target/lunlab-target
+tool=build/tests/integration/lun_tool
+if [[ ! -x $bin ]]; then
+    echo "build/target/lunlab-target was not built: nothing to demo yet" >&2
+    exit 1
+fi
+
+iqn=iqn.2026-11.org.lunlab:demo
+work=$(mktemp -d /tmp/lunlab-demo.XXXXXX)
+log=$work/target.log
+stop() {
+    local rc=0
+    if [[ -n ${LL_PID:-} ]]; then
+        ll_stop_lunlab "$LL_PID" || rc=$?
+        echo "lunlab-target stopped (exit status $rc)"
+        LL_PID=
+    fi
+    rm -rf "$work"
+}
+trap stop EXIT
+
+section "starting lunlab-target"
+lun_args=(--lun size=2G,model=x2 --lun size=1G,block=4096,array=b,serial=abc)
+echo "lunlab-target --listen 127.0.0.1:PORT --iqn $iqn ${lun_args[*]}"
+ll_start_lunlab "$bin" "$log" --iqn "$iqn" --handler-path build/handlers "${lun_args[@]}"
+echo "listening on 127.0.0.1:$LL_PORT (pid $LL_PID)"
+portal="iscsi://127.0.0.1:$LL_PORT"
+url0="$portal/$iqn/0"
+url1="$portal/$iqn/1"
+
+section "discovery and LUNs"
+show iscsi-ls -s "$portal"
+
+section "write and read back"
+printf 'hello from the lunlab demo, %s\n' "$(date -u +%FT%TZ)" >"$work/msg"
+head -c $((4 * 1024 * 1024 + 512 * 7)) /dev/urandom >"$work/random"
+show "$tool" put "$url0" 2048 "$work/msg"
+show "$tool" get "$url0" 2048 "$(stat -c %s "$work/msg")" -
+show "$tool" put "$url1" 1000 "$work/random"
+show "$tool" get "$url1" 1000 "$(stat -c %s "$work/random")" "$work/random.back"
+if cmp "$work/random" "$work/random.back"; then
+    echo "4 MiB + 3.5 KiB of random data read back from LUN 1: identical"
+else
+    echo "DATA MISMATCH" >&2
+    exit 1
+fi
+
+for url in "$url0" "$url1"; do
+    section "what ${url##*/$iqn/} reports (LUN ${url##*/})"
+    show iscsi-inq "$url"
+    show "$tool" ident "$url"
+    echo "(iscsi-inq -e 1 -c 176 = VPD 0xB0 block limits)"
+    show iscsi-inq -e 1 -c 176 "$url"
+    show iscsi-readcapacity16 "$url"
+done
+
+if [[ -x build/client/lunlab-bench ]]; then
+    section "lunlab-bench info"
+    show build/client/lunlab-bench info "$url0" || echo "(lunlab-bench info failed)"
+fi
+
+section "target log"
+cat "$log"
