@@ -1,0 +1,228 @@
+/* handler.c — handler_lunlab.so's tcmu-runner 1.5.4 ABI glue, and nothing
+ * else: registration, cfgstring checking, open/close of an LU (array,
+ * volume, cost model), and handle_cmd, which hands the CDB to the SCSI
+ * personality (scsi/) and paces its completion by the array's cost model.
+ *
+ * Passthrough mode: no read/write/flush callbacks, so every CDB reaches
+ * handle_cmd on one of nr_threads worker threads.  Only handler_init is
+ * exported (handler.map); tcmu_* / tcmur_* resolve from the host at dlopen. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handlers/array/volume.h"
+#include "handlers/copy/copy.h"
+#include "handlers/lunlab_dev.h"
+#include "handlers/scsi/lu_config.h"
+#include "handlers/scsi/naa.h"
+#include "handlers/scsi/scsi.h"
+#include "lunlab/tcmu_abi.h"
+#include "models/cost.h"
+#include "models/pacer.h"
+#include "models/profile.h"
+
+#define DEFAULT_MAX_XFER_BYTES (8u << 20)
+
+int handler_init(void) __attribute__((visibility("default")));
+
+static bool lunlab_check_config(const char *cfgstring, char **reason)
+{
+	struct lu_config c;
+
+	return lu_config_parse(cfgstring, &c, reason) == 0;
+}
+
+/* serial: configured, else LIO's unit serial, else the uio name */
+static void pick_serial(struct tcmu_device *tdev, const struct lu_config *c, char *out, size_t len)
+{
+	if (c->serial[0]) {
+		snprintf(out, len, "%s", c->serial);
+		return;
+	}
+	char *wwn = tcmu_cfgfs_dev_get_wwn(tdev);
+	if (wwn && wwn[0]) {
+		snprintf(out, len, "%s", wwn);
+		free(wwn);
+		return;
+	}
+	free(wwn);
+	const char *uio = tcmu_dev_get_uio_name(tdev);
+	snprintf(out, len, "lunlab-%s", uio && uio[0] ? uio : "lu");
+}
+
+static void lu_free(struct scsi_lu *lu)
+{
+	struct lunlab_dev *d = &lu->dev;
+
+	if (d->model)
+		cost_model_put(d->model);
+	if (d->vol)
+		volume_destroy(d->vol);
+	if (d->array)
+		array_put(d->array);
+	free(lu);
+}
+
+static int lunlab_open(struct tcmu_device *tdev, bool reopen)
+{
+	struct lu_config c;
+	char *reason = NULL, *err = NULL;
+
+	if (lu_config_parse(tcmu_dev_get_cfgstring(tdev), &c, &reason) != 0) {
+		tcmu_dev_err(tdev, "lunlab: bad config: %s\n", reason ? reason : "?");
+		free(reason);
+		return -EINVAL;
+	}
+	const struct lunlab_profile *prof = profile_get(c.profile[0] ? c.profile : c.model, &err);
+	if (!prof) {
+		tcmu_dev_err(tdev, "lunlab: profile: %s\n", err ? err : "?");
+		free(err);
+		return -EINVAL;
+	}
+	struct scsi_lu *lu = calloc(1, sizeof(*lu));
+	if (!lu)
+		return -ENOMEM;
+	struct lunlab_dev *d = &lu->dev;
+	d->tdev = tdev;
+	d->profile = prof;
+	snprintf(d->model_name, sizeof(d->model_name), "%s", prof->name);
+	pick_serial(tdev, &c, d->serial, sizeof(d->serial));
+	if (c.array[0]) {
+		snprintf(d->array_name, sizeof(d->array_name), "%s", c.array);
+	} else {
+		/* private array: named after the device, so it is never shared */
+		const char *uio = tcmu_dev_get_uio_name(tdev);
+		snprintf(d->array_name, sizeof(d->array_name), "private:%.55s", uio && uio[0] ? uio : d->serial);
+	}
+	d->block_size = tcmu_dev_get_block_size(tdev);
+	d->num_lbas = tcmu_dev_get_num_lbas(tdev);
+	if (d->block_size != 512 && d->block_size != 4096) {
+		tcmu_dev_err(tdev, "lunlab: block size %u: want 512 or 4096\n", d->block_size);
+		lu_free(lu);
+		return -EINVAL;
+	}
+
+	struct array_params ap = {
+		.dedup_block = prof->dedup_block,
+		.zlib_level = prof->zlib_level,
+		.zlib_window_bits = prof->zlib_window_bits,
+		.alloc_unit = prof->alloc_unit,
+	};
+	d->array = array_get(d->array_name, &ap, &err);
+	if (!d->array) {
+		tcmu_dev_err(tdev, "lunlab: array '%s': %s\n", d->array_name, err ? err : "cannot create");
+		free(err);
+		lu_free(lu);
+		return -EINVAL;
+	}
+	d->vol = volume_create(d->array, d->num_lbas * d->block_size, d->block_size);
+	if (!d->vol) {
+		lu_free(lu);
+		return -ENOMEM;
+	}
+	naa_from_serial(d->serial, d->naa);
+
+	uint32_t max_xfer = tcmu_dev_get_max_xfer_len(tdev);
+	if (max_xfer == 0 || max_xfer > DEFAULT_MAX_XFER_BYTES / d->block_size)
+		max_xfer = DEFAULT_MAX_XFER_BYTES / d->block_size;
+	d->max_xfer_len = max_xfer;
+	tcmu_dev_set_max_xfer_len(tdev, max_xfer);
+	uint32_t gran = scsi_dedup_blocks(d);
+	tcmu_dev_set_max_unmap_len(tdev, SCSI_MAX_UNMAP_LBA_COUNT);
+	tcmu_dev_set_opt_unmap_gran(tdev, gran, false);
+	tcmu_dev_set_unmap_gran_align(tdev, gran); /* >= 1: the runner divides by it */
+	tcmu_dev_set_unmap_enabled(tdev, true);
+	tcmu_dev_set_solid_state_media(tdev, true);
+	tcmu_dev_set_write_cache_enabled(tdev, true);
+	d->write_cache = true;
+
+	d->model = cost_model_get(d->array_name, prof, c.time_scale);
+	scsi_lu_init(lu);
+	lunlab_dev_register(d);
+	tcmur_dev_set_private(tdev, lu);
+	tcmu_dev_info(tdev, "lunlab: LU serial %s, model %s, array %s, %llu x %u bytes\n", d->serial,
+		      d->model_name, d->array_name, (unsigned long long)d->num_lbas, d->block_size);
+	return 0;
+}
+
+static void lunlab_close(struct tcmu_device *tdev)
+{
+	struct scsi_lu *lu = tcmur_dev_get_private(tdev);
+
+	if (!lu)
+		return;
+	lunlab_dev_unregister(&lu->dev);
+	copy_dev_forget(&lu->dev);
+	tcmur_dev_set_private(tdev, NULL);
+	lu_free(lu);
+}
+
+struct paced_completion {
+	struct tcmu_device *tdev;
+	struct tcmur_cmd *cmd;
+	int status;
+};
+
+static void complete_paced(void *arg)
+{
+	struct paced_completion *pc = arg;
+
+	tcmur_cmd_complete(pc->tdev, pc->cmd, pc->status);
+	free(pc);
+}
+
+static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_cmd)
+{
+	struct scsi_lu *lu = tcmur_dev_get_private(tdev);
+	struct tcmulib_cmd *lc = tcmur_cmd->lib_cmd;
+	struct scsi_cmd cmd = {
+		.dev = &lu->dev,
+		.cdb = lc->cdb,
+		.iov = lc->iovec,
+		.iov_cnt = lc->iov_cnt,
+		.sense = lc->sense_buf,
+	};
+	enum cost_kind kind;
+
+	for (size_t i = 0; i < lc->iov_cnt; i++)
+		cmd.iov_len += lc->iovec[i].iov_len;
+	uint64_t arrival = pacer_now_ns();
+	int status = scsi_dispatch(&cmd, &kind);
+	if (!lu->dev.model)
+		return status;
+
+	struct cost_req req = {
+		.kind = kind,
+		.bytes = cmd.bytes_moved,
+		.xcopy_bytes = cmd.xcopy_bytes,
+		.xcopy_segments = cmd.xcopy_segments,
+	};
+	uint64_t deadline = cost_model_charge(lu->dev.model, &req, arrival);
+	if (deadline <= pacer_now_ns())
+		return status;
+	struct paced_completion *pc = malloc(sizeof(*pc));
+	if (!pc)
+		return status; /* cannot pace: complete now rather than fail */
+	pc->tdev = tdev;
+	pc->cmd = tcmur_cmd;
+	pc->status = status;
+	pacer_schedule(deadline, complete_paced, pc);
+	return TCMU_STS_ASYNC_HANDLED;
+}
+
+static struct tcmur_handler lunlab_handler = {
+	.name = "lunlab XtremIO-like array emulator",
+	.subtype = "lunlab",
+	.cfg_desc = lu_config_desc,
+	.check_config = lunlab_check_config,
+	.open = lunlab_open,
+	.close = lunlab_close,
+	.nr_threads = 4,
+	.handle_cmd = lunlab_handle_cmd,
+};
+
+int handler_init(void)
+{
+	return tcmur_register_handler(&lunlab_handler);
+}

@@ -1,0 +1,148 @@
+/* lu_config.c — cfgstring parser (see lu_config.h). */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handlers/scsi/lu_config.h"
+#include "models/profile.h"
+
+const char lu_config_desc[] =
+	"lunlab/key=value;... keys: model=x1|x2|fa420|unlimited (default x2), "
+	"profile=PATH (profile file, overrides model), array=NAME (LUNs with the same array share one "
+	"dedup store; default private), serial=TEXT (unit serial; default LIO's), "
+	"time_scale=FLOAT (>=0; 1 real time, 0 unpaced)";
+
+#define KNOWN_KEYS "model, profile, array, serial, time_scale"
+
+__attribute__((format(printf, 2, 3)))
+static int fail(char **reason, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	if (reason)
+		*reason = s;
+	else
+		free(s);
+	return -1;
+}
+
+static bool name_ok(const char *v)
+{
+	if (!*v)
+		return false;
+	for (const char *p = v; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '.' && *p != '_' && *p != '-')
+			return false;
+	return true;
+}
+
+static bool printable(const char *v)
+{
+	for (const char *p = v; *p; p++)
+		if (*p < 0x21 || *p > 0x7e)
+			return false;
+	return *v != 0;
+}
+
+static int builtin_list(char *buf, size_t len)
+{
+	const char *const *n = profile_builtin_names();
+	size_t p = 0;
+
+	buf[0] = 0;
+	for (; n && *n; n++) {
+		int w = snprintf(buf + p, len - p, "%s%s", p ? ", " : "", *n);
+		if (w < 0 || (size_t)w >= len - p)
+			break;
+		p += (size_t)w;
+	}
+	return 0;
+}
+
+static int set_key(struct lu_config *c, const char *key, const char *val, char **reason)
+{
+	if (strcmp(key, "model") == 0) {
+		char *err = NULL;
+		if (strlen(val) >= sizeof(c->model) || !name_ok(val) || !profile_get(val, &err)) {
+			char names[128];
+			builtin_list(names, sizeof(names));
+			free(err);
+			return fail(reason, "model '%s': unknown profile (%s)", val, names);
+		}
+		strcpy(c->model, val);
+	} else if (strcmp(key, "profile") == 0) {
+		char *err = NULL;
+		if (strlen(val) >= sizeof(c->profile) || !*val)
+			return fail(reason, "profile '%s': path empty or too long", val);
+		if (!profile_get(val, &err)) {
+			int r = fail(reason, "profile '%s': %s", val, err ? err : "cannot be loaded");
+			free(err);
+			return r;
+		}
+		strcpy(c->profile, val);
+	} else if (strcmp(key, "array") == 0) {
+		if (strlen(val) >= sizeof(c->array) || !name_ok(val))
+			return fail(reason, "array '%s': want 1..%zu of [A-Za-z0-9._-]", val, sizeof(c->array) - 1);
+		strcpy(c->array, val);
+	} else if (strcmp(key, "serial") == 0) {
+		if (strlen(val) >= sizeof(c->serial) || !printable(val))
+			return fail(reason, "serial '%s': want 1..%zu printable ASCII characters", val,
+				    sizeof(c->serial) - 1);
+		strcpy(c->serial, val);
+	} else if (strcmp(key, "time_scale") == 0) {
+		char *end = NULL;
+		double v = strtod(val, &end);
+		if (!*val || *end || !isfinite(v) || v < 0)
+			return fail(reason, "time_scale '%s': want a number >= 0", val);
+		c->time_scale = v;
+	} else {
+		return fail(reason, "unknown key '%s' (known: " KNOWN_KEYS ")", key);
+	}
+	return 0;
+}
+
+int lu_config_parse(const char *cfgstring, struct lu_config *c, char **reason)
+{
+	memset(c, 0, sizeof(*c));
+	strcpy(c->model, "x2");
+	c->time_scale = 1.0;
+	if (reason)
+		*reason = NULL;
+	if (!cfgstring)
+		return 0;
+
+	const char *s = cfgstring;
+	const char *slash = strchr(s, '/');
+	if (slash) {
+		if ((size_t)(slash - s) != strlen("lunlab") || strncmp(s, "lunlab", 6) != 0)
+			return fail(reason, "cfgstring '%s': subtype must be 'lunlab'", cfgstring);
+		s = slash + 1;
+	}
+	char *copy = strdup(s);
+	if (!copy)
+		return fail(reason, "out of memory");
+	int rc = 0;
+	char *save = NULL;
+	for (char *item = strtok_r(copy, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
+		if (!*item)
+			continue;
+		char *eq = strchr(item, '=');
+		if (!eq) {
+			rc = fail(reason, "'%s': want key=value (known keys: " KNOWN_KEYS ")", item);
+			break;
+		}
+		*eq = 0;
+		if ((rc = set_key(c, item, eq + 1, reason)) != 0)
+			break;
+	}
+	free(copy);
+	return rc;
+}

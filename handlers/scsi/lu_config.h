@@ -1,0 +1,26 @@
+/* lu_config.h — the handler's cfgstring: "lunlab/key=value;key=value".
+ * Parsed here, apart from handler.c, so that check_config and open() share
+ * one parser and the unit tests can drive it without a tcmu host. */
+#ifndef LUNLAB_LU_CONFIG_H
+#define LUNLAB_LU_CONFIG_H
+
+#include <stdbool.h>
+
+struct lu_config {
+	char model[32];          /* built-in profile name (default x2) */
+	char profile[256];       /* optional profile file path; wins over model */
+	char array[64];          /* "" = a private array named after the device */
+	char serial[128];        /* "" = LIO's unit serial (wwn), else the uio name */
+	double time_scale;       /* >= 0, default 1 */
+};
+
+/* Parse cfgstring (with or without the "lunlab/" prefix) into *c.
+ * Returns 0, or -1 with *reason set to a malloc'd one-line message naming
+ * the key and the value at fault. Validates model names against the
+ * built-in profiles (profile_get). */
+int lu_config_parse(const char *cfgstring, struct lu_config *c, char **reason);
+
+/* the keys, for tcmur_handler.cfg_desc and error messages */
+extern const char lu_config_desc[];
+
+#endif

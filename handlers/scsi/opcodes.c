@@ -1,0 +1,140 @@
+/* opcodes.c — the one table of commands lunlab's LU accepts.  The table
+ * drives dispatch, the reserved-bit check (a bit outside the CDB usage data
+ * is an INVALID FIELD IN CDB) and REPORT SUPPORTED OPERATION CODES, so what
+ * RSOC advertises is by construction what the device server accepts.
+ * REPORT LUNS is absent on purpose: the target answers it (as LIO does). */
+#include "handlers/copy/copy.h"
+#include "handlers/scsi/scsi.h"
+#include "handlers/scsi/sense.h"
+
+#define FF 0xff
+#define GRP 0x1f /* GROUP NUMBER */
+
+static int xcopy_entry(struct scsi_cmd *cmd) { return xcopy_handle(cmd); }
+static int rcr_entry(struct scsi_cmd *cmd) { return rcr_handle(cmd); }
+
+static const struct scsi_op ops[] = {
+	/* opcode, has_sa, sa, len, writes, kind, nominal/recommended timeouts (s), fn, usage */
+	{ 0x00, false, 0, 6, false, COST_OTHER, 1, 5, spc_test_unit_ready, { 0x00, 0, 0, 0, 0, 0 } },
+	{ 0x03, false, 0, 6, false, COST_OTHER, 1, 5, spc_request_sense, { 0x03, 0x01, 0, 0, FF, 0 } },
+	{ 0x08, false, 0, 6, false, COST_READ, 1, 30, sbc_read, { 0x08, 0x1f, FF, FF, FF, 0 } },
+	{ 0x0a, false, 0, 6, true, COST_WRITE, 1, 30, sbc_write, { 0x0a, 0x1f, FF, FF, FF, 0 } },
+	{ 0x12, false, 0, 6, false, COST_OTHER, 1, 5, spc_inquiry, { 0x12, 0x01, FF, FF, FF, 0 } },
+	{ 0x15, false, 0, 6, false, COST_OTHER, 1, 5, spc_mode_select, { 0x15, 0x11, 0, 0, FF, 0 } },
+	{ 0x1a, false, 0, 6, false, COST_OTHER, 1, 5, spc_mode_sense, { 0x1a, 0x08, FF, FF, FF, 0 } },
+	{ 0x25, false, 0, 10, false, COST_OTHER, 1, 5, sbc_read_capacity10,
+	  { 0x25, 0, FF, FF, FF, FF, 0, 0, 0x01, 0 } },
+	{ 0x28, false, 0, 10, false, COST_READ, 1, 30, sbc_read, { 0x28, 0x1e, FF, FF, FF, FF, GRP, FF, FF, 0 } },
+	{ 0x2a, false, 0, 10, true, COST_WRITE, 1, 30, sbc_write, { 0x2a, 0x1a, FF, FF, FF, FF, GRP, FF, FF, 0 } },
+	{ 0x2e, false, 0, 10, true, COST_WRITE, 1, 30, sbc_write_verify,
+	  { 0x2e, 0x16, FF, FF, FF, FF, GRP, FF, FF, 0 } },
+	{ 0x2f, false, 0, 10, false, COST_VERIFY, 1, 30, sbc_verify, { 0x2f, 0x16, FF, FF, FF, FF, GRP, FF, FF, 0 } },
+	{ 0x35, false, 0, 10, false, COST_OTHER, 1, 30, sbc_sync_cache, { 0x35, 0x06, FF, FF, FF, FF, GRP, FF, FF, 0 } },
+	{ 0x41, false, 0, 10, true, COST_WRITE_SAME, 1, 60, sbc_write_same,
+	  { 0x41, 0x08, FF, FF, FF, FF, GRP, FF, FF, 0 } },
+	{ 0x42, false, 0, 10, true, COST_UNMAP, 1, 60, sbc_unmap, { 0x42, 0x00, 0, 0, 0, 0, GRP, FF, FF, 0 } },
+	{ 0x4c, false, 0, 10, false, COST_OTHER, 1, 5, spc_log_select, { 0x4c, 0x02, FF, FF, 0, 0, 0, FF, FF, 0 } },
+	{ 0x4d, false, 0, 10, false, COST_OTHER, 1, 5, spc_log_sense, { 0x4d, 0x00, FF, FF, 0, FF, FF, FF, FF, 0 } },
+	{ 0x55, false, 0, 10, false, COST_OTHER, 1, 5, spc_mode_select, { 0x55, 0x11, 0, 0, 0, 0, 0, FF, FF, 0 } },
+	{ 0x5a, false, 0, 10, false, COST_OTHER, 1, 5, spc_mode_sense, { 0x5a, 0x18, FF, FF, 0, 0, 0, FF, FF, 0 } },
+	{ 0x83, true, 0x00, 16, true, COST_XCOPY, 1, 60, xcopy_entry,
+	  { 0x83, 0, 0, 0, 0, 0, 0, 0, 0, 0, FF, FF, FF, FF, 0, 0 } },
+	{ 0x84, true, 0x00, 16, false, COST_OTHER, 1, 5, rcr_entry,
+	  { 0x84, 0, FF, 0, 0, 0, 0, 0, 0, 0, FF, FF, FF, FF, 0, 0 } },
+	{ 0x84, true, 0x03, 16, false, COST_OTHER, 1, 5, rcr_entry,
+	  { 0x84, 0, FF, 0, 0, 0, 0, 0, 0, 0, FF, FF, FF, FF, 0, 0 } },
+	{ 0x84, true, 0x04, 16, false, COST_OTHER, 1, 5, rcr_entry,
+	  { 0x84, 0, FF, 0, 0, 0, 0, 0, 0, 0, FF, FF, FF, FF, 0, 0 } },
+	{ 0x88, false, 0, 16, false, COST_READ, 1, 30, sbc_read,
+	  { 0x88, 0x1e, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
+	{ 0x89, false, 0, 16, true, COST_CAW, 1, 30, sbc_compare_and_write,
+	  { 0x89, 0x1a, FF, FF, FF, FF, FF, FF, FF, FF, 0, 0, 0, FF, GRP, 0 } },
+	{ 0x8a, false, 0, 16, true, COST_WRITE, 1, 30, sbc_write,
+	  { 0x8a, 0x1a, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
+	{ 0x8e, false, 0, 16, true, COST_WRITE, 1, 30, sbc_write_verify,
+	  { 0x8e, 0x16, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
+	{ 0x8f, false, 0, 16, false, COST_VERIFY, 1, 30, sbc_verify,
+	  { 0x8f, 0x16, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
+	{ 0x91, false, 0, 16, false, COST_OTHER, 1, 30, sbc_sync_cache,
+	  { 0x91, 0x06, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
+	{ 0x93, false, 0, 16, true, COST_WRITE_SAME, 1, 60, sbc_write_same,
+	  { 0x93, 0x09, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
+	{ 0x9e, true, 0x10, 16, false, COST_OTHER, 1, 5, sbc_read_capacity16,
+	  { 0x9e, 0, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, 0x01, 0 } },
+	{ 0x9e, true, 0x12, 16, false, COST_OTHER, 1, 5, sbc_get_lba_status,
+	  { 0x9e, 0, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, 0, 0 } },
+	{ 0xa3, true, 0x0c, 12, false, COST_OTHER, 1, 5, spc_report_supported_opcodes,
+	  { 0xa3, 0, 0x87, FF, FF, FF, FF, FF, FF, FF, 0, 0 } },
+	{ 0xa8, false, 0, 12, false, COST_READ, 1, 30, sbc_read, { 0xa8, 0x1e, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
+	{ 0xaa, false, 0, 12, true, COST_WRITE, 1, 30, sbc_write, { 0xaa, 0x1a, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
+	{ 0xae, false, 0, 12, true, COST_WRITE, 1, 30, sbc_write_verify,
+	  { 0xae, 0x16, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
+	{ 0xaf, false, 0, 12, false, COST_VERIFY, 1, 30, sbc_verify, { 0xaf, 0x16, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
+};
+
+size_t scsi_op_count(void)
+{
+	return sizeof(ops) / sizeof(ops[0]);
+}
+
+const struct scsi_op *scsi_op_at(size_t i)
+{
+	return i < scsi_op_count() ? &ops[i] : NULL;
+}
+
+const struct scsi_op *scsi_op_find(uint8_t opcode, uint16_t sa, bool *opcode_has_sa, bool *opcode_known)
+{
+	bool known = false, has_sa = false;
+	const struct scsi_op *hit = NULL;
+
+	for (size_t i = 0; i < scsi_op_count(); i++) {
+		if (ops[i].opcode != opcode)
+			continue;
+		known = true;
+		has_sa = ops[i].has_sa;
+		if (!ops[i].has_sa || ops[i].sa == sa) {
+			hit = &ops[i];
+			break;
+		}
+	}
+	if (opcode_has_sa)
+		*opcode_has_sa = has_sa;
+	if (opcode_known)
+		*opcode_known = known;
+	return hit;
+}
+
+static int highest_bit(uint8_t v)
+{
+	int b = 7;
+	while (b > 0 && !(v & (1u << b)))
+		b--;
+	return b;
+}
+
+int scsi_dispatch(struct scsi_cmd *cmd, enum cost_kind *kind)
+{
+	const uint8_t *cdb = cmd->cdb;
+	bool has_sa = false;
+	const struct scsi_op *op = scsi_op_find(cdb[0], cdb[1] & 0x1f, &has_sa, NULL);
+
+	*kind = COST_OTHER;
+	if (!op)
+		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x20, 0x00); /* INVALID COMMAND OPERATION CODE */
+
+	/* Every bit outside the usage data is reserved (or a feature lunlab does
+	 * not have, e.g. RDPROTECT): point at the highest offending bit. */
+	for (unsigned i = 1; i < op->cdb_len; i++) {
+		uint8_t allowed = op->usage[i];
+		if (i == 1 && op->has_sa)
+			allowed |= 0x1f;
+		uint8_t bad = cdb[i] & (uint8_t)~allowed;
+		if (bad)
+			return sense_invalid_cdb_field(cmd, (uint16_t)i, highest_bit(bad));
+	}
+	if (op->writes_medium && atomic_load(&scsi_lu(cmd->dev)->swp))
+		return sense_set(cmd, SK_DATA_PROTECT, 0x27, 0x02); /* WRITE PROTECTED: by software */
+
+	*kind = op->kind;
+	return op->fn(cmd);
+}

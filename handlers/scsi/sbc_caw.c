@@ -1,0 +1,41 @@
+/* sbc_caw.c — COMPARE AND WRITE (SBC-4 5.3), VAAI "ATS".  The data-out
+ * buffer holds the verify data followed by the write data; the volume does
+ * the compare and the write atomically against every other writer. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "handlers/array/volume.h"
+#include "handlers/scsi/scsi.h"
+#include "handlers/scsi/sense.h"
+
+int sbc_compare_and_write(struct scsi_cmd *cmd)
+{
+	const uint8_t *cdb = cmd->cdb;
+	struct lunlab_dev *d = cmd->dev;
+	uint64_t lba = cdb_lba(cdb);
+	uint32_t n = cdb[13];
+	uint64_t misoff = 0;
+	int rc;
+
+	if (n > SCSI_MAX_CAW_BLOCKS || (d->max_xfer_len && 2 * n > d->max_xfer_len))
+		return sense_invalid_cdb_field(cmd, 13, -1);
+	if ((rc = cdb_check_range(cmd, lba, n)) != TCMU_STS_OK)
+		return rc;
+	if (n == 0)
+		return TCMU_STS_OK;                 /* SBC: zero blocks compares and writes nothing */
+	uint64_t len = (uint64_t)n * d->block_size;
+	if (cmd->iov_len != 2 * len)             /* must carry exactly verify + write data */
+		return sense_invalid_cdb_field(cmd, 13, -1);
+	uint8_t *buf = malloc(2 * len);
+	if (!buf)
+		return sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);
+	scsi_dataout(cmd, buf, 2 * len);
+	rc = volume_compare_and_write(d->vol, lba * d->block_size, len, buf, buf + len, &misoff);
+	free(buf);
+	if (rc == -EILSEQ)
+		return sense_set_info(cmd, SK_MISCOMPARE, 0x1d, 0x00, misoff); /* MISCOMPARE DURING VERIFY */
+	if (rc)
+		return sbc_volume_error(cmd, rc, true);
+	cmd->bytes_moved = 2 * len;
+	return TCMU_STS_OK;
+}

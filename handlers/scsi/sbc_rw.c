@@ -1,0 +1,94 @@
+/* sbc_rw.c — READ and WRITE (6)/(10)/(12)/(16), SBC-4 5.15-5.19, 5.39-5.43.
+ * DPO and FUA are accepted and need no action: the volume is the medium and
+ * a completed write is already as durable as it will get. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handlers/array/volume.h"
+#include "handlers/scsi/scsi.h"
+#include "handlers/scsi/sense.h"
+
+/* Map a volume error to sense. */
+static int volume_error(struct scsi_cmd *cmd, int err, bool write)
+{
+	if (err == -ERANGE)
+		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+	if (err == -ENOMEM || err == -ENOSPC)
+		return write ? sense_set(cmd, SK_DATA_PROTECT, 0x27, 0x07) /* SPACE ALLOCATION FAILED WRITE PROTECT */
+			     : sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);
+	return write ? sense_set(cmd, SK_MEDIUM_ERROR, 0x0c, 0x00) : sense_set(cmd, SK_MEDIUM_ERROR, 0x11, 0x00);
+}
+
+int sbc_volume_error(struct scsi_cmd *cmd, int err, bool write)
+{
+	return volume_error(cmd, err, write);
+}
+
+/* Common decode: transfer length limit, then LBA range. */
+static int decode(struct scsi_cmd *cmd, uint64_t *off, uint64_t *len)
+{
+	uint64_t lba = cdb_lba(cmd->cdb);
+	uint32_t n = cdb_xfer_blocks(cmd->cdb);
+	int rc;
+
+	if ((rc = cdb_check_xfer(cmd, n)) != TCMU_STS_OK)
+		return rc;
+	if ((rc = cdb_check_range(cmd, lba, n)) != TCMU_STS_OK)
+		return rc;
+	*off = lba * cmd->dev->block_size;
+	*len = (uint64_t)n * cmd->dev->block_size;
+	return TCMU_STS_OK;
+}
+
+int sbc_read(struct scsi_cmd *cmd)
+{
+	uint64_t off, len;
+	int rc = decode(cmd, &off, &len);
+
+	if (rc != TCMU_STS_OK || len == 0)
+		return rc;
+	if (cmd->iov_len >= len) {
+		rc = volume_read(cmd->dev->vol, off, len, cmd->iov, cmd->iov_cnt);
+	} else {
+		/* the initiator expects less than the CDB asks for: read it all,
+		 * send what fits (the transport reports the residual) */
+		uint8_t *bounce = malloc(len);
+		if (!bounce)
+			return sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);
+		struct iovec v = { bounce, len };
+		rc = volume_read(cmd->dev->vol, off, len, &v, 1);
+		if (rc == 0)
+			scsi_datain(cmd, bounce, len);
+		free(bounce);
+	}
+	if (rc)
+		return volume_error(cmd, rc, false);
+	cmd->bytes_moved = len;
+	return TCMU_STS_OK;
+}
+
+int sbc_write(struct scsi_cmd *cmd)
+{
+	uint64_t off, len;
+	int rc = decode(cmd, &off, &len);
+
+	if (rc != TCMU_STS_OK || len == 0)
+		return rc;
+	if (cmd->iov_len >= len) {
+		rc = volume_write(cmd->dev->vol, off, len, cmd->iov, cmd->iov_cnt);
+	} else {
+		/* less data than the CDB describes: the missing tail is zeros */
+		uint8_t *bounce = calloc(1, len);
+		if (!bounce)
+			return sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);
+		scsi_dataout(cmd, bounce, len);
+		struct iovec v = { bounce, len };
+		rc = volume_write(cmd->dev->vol, off, len, &v, 1);
+		free(bounce);
+	}
+	if (rc)
+		return volume_error(cmd, rc, true);
+	cmd->bytes_moved = len;
+	return TCMU_STS_OK;
+}

@@ -1,0 +1,78 @@
+/* sbc_unmap.c — UNMAP (SBC-4 5.32), VAAI "Delete".  The whole parameter list
+ * is validated before any range is deallocated, so a bad descriptor leaves
+ * the LU untouched. */
+#include <stdlib.h>
+
+#include "handlers/array/volume.h"
+#include "handlers/scsi/bytes.h"
+#include "handlers/scsi/scsi.h"
+#include "handlers/scsi/sense.h"
+
+#define HDR 8
+#define DESC 16
+
+int sbc_unmap(struct scsi_cmd *cmd)
+{
+	struct lunlab_dev *d = cmd->dev;
+	uint32_t plen = get_be16(cmd->cdb + 7);
+	int rc = TCMU_STS_OK;
+
+	if (plen == 0)
+		return TCMU_STS_OK;
+	if (plen < HDR)
+		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00); /* PARAMETER LIST LENGTH ERROR */
+	if (cmd->iov_len < plen)
+		plen = (uint32_t)cmd->iov_len;
+	if (plen < HDR)
+		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	uint8_t *p = malloc(plen);
+	if (!p)
+		return sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);
+	scsi_dataout(cmd, p, plen);
+	cmd->bytes_moved = plen;
+
+	uint32_t data_len = get_be16(p);
+	uint32_t bddl = get_be16(p + 2);
+	/* the lengths in the header must fit the list that was sent */
+	if (data_len + 2u > plen) {
+		rc = sense_invalid_field(cmd, 0x26, 0x00, false, 0, -1);
+		goto out;
+	}
+	if (bddl + HDR > plen || bddl % DESC) {
+		rc = sense_invalid_field(cmd, 0x26, 0x00, false, 2, -1);
+		goto out;
+	}
+	uint32_t count = bddl / DESC;
+	if (count > SCSI_MAX_UNMAP_DESCRIPTORS) {
+		rc = sense_invalid_field(cmd, 0x26, 0x00, false, 2, -1);
+		goto out;
+	}
+	uint64_t total = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		const uint8_t *dp = p + HDR + i * DESC;
+		uint64_t lba = get_be64(dp);
+		uint32_t n = get_be32(dp + 8);
+		if ((rc = cdb_check_range(cmd, lba, n)) != TCMU_STS_OK)
+			goto out;
+		total += n;
+		if (n > SCSI_MAX_UNMAP_LBA_COUNT || total > SCSI_MAX_UNMAP_LBA_COUNT) {
+			rc = sense_invalid_field(cmd, 0x26, 0x00, false, (uint16_t)(HDR + i * DESC + 8), -1);
+			goto out;
+		}
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		const uint8_t *dp = p + HDR + i * DESC;
+		uint64_t lba = get_be64(dp);
+		uint32_t n = get_be32(dp + 8);
+		if (n == 0)
+			continue;
+		int err = volume_unmap(d->vol, lba * d->block_size, (uint64_t)n * d->block_size);
+		if (err) {
+			rc = sbc_volume_error(cmd, err, true);
+			goto out;
+		}
+	}
+out:
+	free(p);
+	return rc;
+}

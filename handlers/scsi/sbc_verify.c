@@ -1,0 +1,75 @@
+/* sbc_verify.c — VERIFY (10)/(12)/(16) and WRITE AND VERIFY (10)/(12)/(16),
+ * SBC-4 5.33-5.38.  BYTCHK 00b: medium check only (an in-memory medium has
+ * no latent errors, so range checks are all there is); 01b: compare the
+ * data-out buffer with the medium; 11b (VERIFY only): compare one block of
+ * data-out with every block of the range.  A mismatch is MISCOMPARE with the
+ * offset of the first differing byte in INFORMATION. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "handlers/array/volume.h"
+#include "handlers/scsi/scsi.h"
+#include "handlers/scsi/sense.h"
+
+static int compare(struct scsi_cmd *cmd, uint64_t off, uint64_t len, bool one_block)
+{
+	struct lunlab_dev *d = cmd->dev;
+	uint64_t need = one_block ? d->block_size : len;
+	uint8_t *medium = malloc(len), *ref = malloc(need);
+	int rc = TCMU_STS_OK;
+
+	if (!medium || !ref) {
+		rc = sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);
+		goto out;
+	}
+	memset(ref, 0, need);
+	scsi_dataout(cmd, ref, need);
+	cmd->bytes_moved = need;
+	struct iovec v = { medium, len };
+	int err = volume_read(d->vol, off, len, &v, 1);
+	if (err) {
+		rc = sbc_volume_error(cmd, err, false);
+		goto out;
+	}
+	for (uint64_t i = 0; i < len; i++) {
+		uint8_t want = one_block ? ref[i % d->block_size] : ref[i];
+		if (medium[i] != want) {
+			rc = sense_set_info(cmd, SK_MISCOMPARE, 0x1d, 0x00, i);
+			break;
+		}
+	}
+out:
+	free(medium);
+	free(ref);
+	return rc;
+}
+
+int sbc_verify(struct scsi_cmd *cmd)
+{
+	const uint8_t *cdb = cmd->cdb;
+	uint8_t bytchk = (cdb[1] >> 1) & 0x03;
+	uint64_t lba = cdb_lba(cdb);
+	uint32_t n = cdb_xfer_blocks(cdb);
+	int rc;
+
+	if (bytchk == 2)
+		return sense_invalid_cdb_field(cmd, 1, 2);
+	if (bytchk && (rc = cdb_check_xfer(cmd, n)) != TCMU_STS_OK)
+		return rc;
+	if ((rc = cdb_check_range(cmd, lba, n)) != TCMU_STS_OK)
+		return rc;
+	if (bytchk == 0 || n == 0)
+		return TCMU_STS_OK;
+	return compare(cmd, lba * cmd->dev->block_size, (uint64_t)n * cmd->dev->block_size, bytchk == 3);
+}
+
+int sbc_write_verify(struct scsi_cmd *cmd)
+{
+	uint8_t bytchk = (cmd->cdb[1] >> 1) & 0x03;
+
+	/* 00b and 01b only: the write itself is exact, so the verify that
+	 * follows it cannot fail and is not repeated */
+	if (bytchk >= 2)
+		return sense_invalid_cdb_field(cmd, 1, 2);
+	return sbc_write(cmd);
+}

@@ -1,0 +1,124 @@
+/* scsi.h — what the SCSI personality modules share: the per-LU state the
+ * mode pages keep beside struct lunlab_dev, the command table entry, the
+ * dispatcher, and the limits every page (VPD B0, RSOC, mode pages) reports. */
+#ifndef LUNLAB_SCSI_H
+#define LUNLAB_SCSI_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "handlers/lunlab_dev.h"
+#include "models/cost.h"
+
+/* One LU as the SCSI layer holds it: struct lunlab_dev (the frozen, shared
+ * part) first, then state only the SCSI modules use.  handler.c and the unit
+ * tests allocate this; scsi_lu() recovers it from a lunlab_dev pointer. */
+struct scsi_lu {
+	struct lunlab_dev dev;
+	atomic_bool swp;            /* control mode page SWP: software write protect */
+	atomic_bool wce;            /* caching mode page WCE (mirrors dev.write_cache) */
+};
+
+static inline struct scsi_lu *scsi_lu(struct lunlab_dev *d)
+{
+	return (struct scsi_lu *)d; /* dev is the first member */
+}
+
+/* Initialise the SCSI state of an LU whose struct lunlab_dev is filled. */
+void scsi_lu_init(struct scsi_lu *lu);
+
+/* Limits reported in VPD B0 and enforced by the commands (blocks unless named). */
+#define SCSI_MAX_UNMAP_LBA_COUNT  (1u << 20)  /* per UNMAP command */
+#define SCSI_MAX_UNMAP_DESCRIPTORS 256u       /* not 0xFFFFFFFF: libiscsi treats that as "insane" */
+#define SCSI_MAX_WRITE_SAME_BLOCKS (1u << 20) /* WRITE SAME with UNMAP or a pattern */
+#define SCSI_MAX_CAW_BLOCKS        255u        /* the B0 field is one byte */
+
+/* Blocks per dedup block of the LU's array (optimal granularity for I/O and
+ * UNMAP); at least 1. */
+uint32_t scsi_dedup_blocks(const struct lunlab_dev *d);
+
+/* ---- the command table (opcodes.c) ---- */
+typedef int (*scsi_fn)(struct scsi_cmd *cmd);
+
+struct scsi_op {
+	uint8_t opcode;
+	bool has_sa;                /* service action in CDB byte 1, bits 4..0 */
+	uint16_t sa;
+	uint8_t cdb_len;
+	bool writes_medium;         /* refused with DATA PROTECT while SWP=1 */
+	enum cost_kind kind;
+	uint32_t nominal_timeout_s; /* RSOC command timeouts descriptor */
+	uint32_t recommended_timeout_s;
+	scsi_fn fn;
+	/* CDB usage data (SPC-4 6.35.3): which bits the device server looks at.
+	 * Byte 0 is the opcode; for service action commands byte 1 holds only the
+	 * non-service-action bits (the SA bits are added when reported). */
+	uint8_t usage[16];
+};
+
+/* Table access for REPORT SUPPORTED OPERATION CODES. */
+size_t scsi_op_count(void);
+const struct scsi_op *scsi_op_at(size_t i);
+/* the entry for opcode (and sa if the opcode has service actions), or NULL;
+ * *opcode_known tells whether the opcode exists with other service actions */
+const struct scsi_op *scsi_op_find(uint8_t opcode, uint16_t sa, bool *opcode_has_sa, bool *opcode_known);
+
+/* Decode, validate against the table (reserved bits, SWP) and run one
+ * command.  Returns a TCMU_STS_* with cmd->sense filled on CHECK CONDITION;
+ * *kind tells the cost model what ran (COST_OTHER for rejected commands). */
+int scsi_dispatch(struct scsi_cmd *cmd, enum cost_kind *kind);
+
+/* ---- data buffer helpers (buf.c): no tcmu_* so unit tests need no host ---- */
+/* Copy len bytes of src into the data-in buffer (truncated to its size);
+ * returns bytes copied. */
+size_t scsi_datain(struct scsi_cmd *cmd, const void *src, size_t len);
+/* Copy up to len bytes of the data-out buffer into dst; returns bytes copied. */
+size_t scsi_dataout(struct scsi_cmd *cmd, void *dst, size_t len);
+/* Copy bytes [off, off+len) of the data-out buffer into dst; returns bytes copied. */
+size_t scsi_dataout_at(struct scsi_cmd *cmd, size_t off, void *dst, size_t len);
+
+/* ---- CDB decoding (cdb.c) ---- */
+/* CDB length from the group code of cdb[0] (0 for vendor/reserved groups). */
+unsigned cdb_length(uint8_t opcode);
+/* LBA and transfer length of the READ/WRITE/VERIFY/WRITE SAME/SYNC CACHE
+ * family by CDB size (6: length 0 means 256 blocks). */
+uint64_t cdb_lba(const uint8_t *cdb);
+uint32_t cdb_xfer_blocks(const uint8_t *cdb);
+/* Byte offset of the transfer length field in the CDB (for field pointers). */
+unsigned cdb_xfer_field(const uint8_t *cdb);
+/* LBA OUT OF RANGE check: lba..lba+nblocks must lie within the LU. 0 = fine,
+ * else sense 05/21/00 filled and TCMU_STS_PASSTHROUGH_ERR returned. */
+int cdb_check_range(struct scsi_cmd *cmd, uint64_t lba, uint64_t nblocks);
+/* max transfer length check (05/24/00 pointing at the length field). */
+int cdb_check_xfer(struct scsi_cmd *cmd, uint32_t nblocks);
+
+/* ---- command handlers, one file per area ---- */
+int spc_test_unit_ready(struct scsi_cmd *cmd);
+int spc_request_sense(struct scsi_cmd *cmd);
+int spc_report_supported_opcodes(struct scsi_cmd *cmd);
+int spc_inquiry(struct scsi_cmd *cmd);
+int spc_mode_sense(struct scsi_cmd *cmd);
+int spc_mode_select(struct scsi_cmd *cmd);
+int spc_log_sense(struct scsi_cmd *cmd);
+int spc_log_select(struct scsi_cmd *cmd);
+int sbc_read(struct scsi_cmd *cmd);
+int sbc_write(struct scsi_cmd *cmd);
+int sbc_read_capacity10(struct scsi_cmd *cmd);
+int sbc_read_capacity16(struct scsi_cmd *cmd);
+int sbc_sync_cache(struct scsi_cmd *cmd);
+int sbc_compare_and_write(struct scsi_cmd *cmd);
+int sbc_write_same(struct scsi_cmd *cmd);
+int sbc_unmap(struct scsi_cmd *cmd);
+int sbc_get_lba_status(struct scsi_cmd *cmd);
+int sbc_verify(struct scsi_cmd *cmd);
+int sbc_write_verify(struct scsi_cmd *cmd);
+
+/* Map a negative errno from the volume to sense (sbc_rw.c). */
+int sbc_volume_error(struct scsi_cmd *cmd, int err, bool write);
+
+/* Product identification for standard INQUIRY, from the profile name. */
+const char *spc_product_id(const struct lunlab_dev *d);
+
+#endif

@@ -1,0 +1,182 @@
+/* spc_log.c — LOG SENSE / LOG SELECT (SPC-4 6.7, 6.8) with the pages of
+ * docs/vendor-log-pages.md: 00h (supported pages), 0Ch (logical block
+ * provisioning, SBC-4), 30h (array capacity) and 31h (model telemetry).
+ * Values are taken fresh from the array and the cost model on every call. */
+#include <string.h>
+
+#include "handlers/array/volume.h"
+#include "handlers/scsi/bytes.h"
+#include "handlers/scsi/scsi.h"
+#include "handlers/scsi/sense.h"
+#include "models/cost.h"
+
+#define PAGE_MAX 4096
+
+struct page_buf {
+	uint8_t b[PAGE_MAX];
+	size_t len;             /* includes the 4-byte header */
+	uint16_t first_code;    /* PARAMETER POINTER: omit parameters below it */
+};
+
+static void put_param(struct page_buf *pb, uint16_t code, uint8_t control, const uint8_t *val, uint8_t vlen)
+{
+	if (code < pb->first_code || pb->len + 4u + vlen > sizeof(pb->b))
+		return;
+	uint8_t *p = pb->b + pb->len;
+	put_be16(p, code);
+	p[2] = control;
+	p[3] = vlen;
+	memcpy(p + 4, val, vlen);
+	pb->len += 4u + vlen;
+}
+
+/* 8-byte binary counter parameter (control 03h: binary format list) */
+static void put_u64(struct page_buf *pb, uint16_t code, uint64_t v)
+{
+	uint8_t val[8];
+	put_be64(val, v);
+	put_param(pb, code, 0x03, val, 8);
+}
+
+/* SBC-4 LBP resource count: 4-byte count, then SCOPE (10b: not dedicated to
+ * this LU — the array's resources are shared by all its LUs). */
+static void put_resource(struct page_buf *pb, uint16_t code, uint64_t blocks)
+{
+	uint8_t val[8] = { 0 };
+	put_be32(val, blocks > 0xffffffffu ? 0xffffffffu : (uint32_t)blocks);
+	val[4] = 0x02;
+	put_param(pb, code, 0x03, val, 8);
+}
+
+static uint64_t ratio_x1000(uint64_t num, uint64_t den)
+{
+	if (den == 0)
+		return 0;
+	return (uint64_t)((double)num * 1000.0 / (double)den + 0.5);
+}
+
+static void page_supported(struct page_buf *pb)
+{
+	static const uint8_t codes[] = { 0x00, 0x0c, 0x30, 0x31 };
+	memcpy(pb->b + 4, codes, sizeof(codes));
+	pb->len = 4 + sizeof(codes);
+}
+
+static void page_lbp(struct lunlab_dev *d, struct page_buf *pb)
+{
+	struct array_stats st;
+	uint64_t bs = d->block_size ? d->block_size : 512;
+
+	memset(&st, 0, sizeof(st));
+	if (d->array)
+		array_get_stats(d->array, &st);
+	uint64_t phys_blocks = st.physical_bytes / bs;
+	put_resource(pb, 0x0001, d->num_lbas > phys_blocks ? d->num_lbas - phys_blocks : 0);
+	put_resource(pb, 0x0002, st.logical_bytes / bs);
+	put_resource(pb, 0x0100, st.logical_bytes > st.unique_bytes ? (st.logical_bytes - st.unique_bytes) / bs : 0);
+	put_resource(pb, 0x0101, st.unique_bytes > st.physical_bytes ? (st.unique_bytes - st.physical_bytes) / bs : 0);
+}
+
+static void page_capacity(struct lunlab_dev *d, struct page_buf *pb)
+{
+	struct array_stats st;
+	const struct array_params *ap = d->array ? array_params(d->array) : NULL;
+
+	memset(&st, 0, sizeof(st));
+	if (d->array)
+		array_get_stats(d->array, &st);
+	put_u64(pb, 0x0001, st.logical_bytes);
+	put_u64(pb, 0x0002, st.unique_bytes);
+	put_u64(pb, 0x0003, st.physical_bytes);
+	put_u64(pb, 0x0004, st.compressed_bytes);
+	put_u64(pb, 0x0005, st.unique_blocks);
+	put_u64(pb, 0x0006, st.mapped_blocks);
+	put_u64(pb, 0x0007, st.single_ref_blocks);
+	put_u64(pb, 0x0008, st.pending_blocks);
+	put_u64(pb, 0x0009, st.metadata_bytes);
+	put_u64(pb, 0x000a, ap ? ap->dedup_block : 0);
+	put_u64(pb, 0x000b, ap ? ap->alloc_unit : 0);
+	put_u64(pb, 0x0010, ratio_x1000(st.logical_bytes, st.unique_bytes));
+	put_u64(pb, 0x0011, ratio_x1000(st.unique_bytes, st.physical_bytes));
+	put_u64(pb, 0x0012, ratio_x1000(st.logical_bytes, st.physical_bytes));
+	put_u64(pb, 0x0020, d->vol ? volume_mapped_bytes(d->vol) : 0);
+}
+
+static void page_telemetry(struct lunlab_dev *d, struct page_buf *pb)
+{
+	struct cost_telemetry t;
+
+	memset(&t, 0, sizeof(t));
+	if (d->model)
+		cost_model_telemetry(d->model, &t);
+	put_u64(pb, 0x0001, t.commands);
+	put_u64(pb, 0x0002, t.modeled_elapsed_ns);
+	put_u64(pb, 0x0003, t.modeled_busy_ns);
+	put_u64(pb, 0x0004, t.cores);
+	put_u64(pb, 0x0005, t.peak_latency_ns);
+	put_u64(pb, 0x0006, t.max_latency_ns);
+	put_u64(pb, 0x0007, t.peak_cpu_permille);
+	put_u64(pb, 0x0008, (uint64_t)(t.time_scale * 1000.0 + 0.5));
+	for (uint16_t i = 0; i < 32; i++)
+		put_u64(pb, (uint16_t)(0x0100 + i), t.latency_hist[i]);
+	for (uint16_t b = 0; b < COST_BUCKETS; b++)
+		put_u64(pb, (uint16_t)(0x0200 + b), t.bucket_ops[b]);
+	for (uint16_t b = 0; b < COST_BUCKETS; b++)
+		put_u64(pb, (uint16_t)(0x0300 + b), t.bucket_bytes[b]);
+	for (uint16_t b = 0; b < COST_BUCKETS; b++)
+		put_u64(pb, (uint16_t)(0x0400 + b), t.bucket_latency_ns[b]);
+}
+
+int spc_log_sense(struct scsi_cmd *cmd)
+{
+	const uint8_t *cdb = cmd->cdb;
+	uint8_t code = cdb[2] & 0x3f;
+	uint8_t sub = cdb[3];
+	uint16_t alloc = get_be16(cdb + 7);
+	static __thread struct page_buf pb; /* 4 KiB: keep it off small worker stacks */
+
+	if (sub != 0)
+		return sense_invalid_cdb_field(cmd, 3, -1);
+	memset(&pb, 0, sizeof(pb));
+	pb.len = 4;
+	pb.first_code = get_be16(cdb + 5);
+	switch (code) {
+	case 0x00:
+		if (pb.first_code != 0)
+			return sense_invalid_cdb_field(cmd, 5, -1);
+		page_supported(&pb);
+		break;
+	case 0x0c: page_lbp(cmd->dev, &pb); break;
+	case 0x30: page_capacity(cmd->dev, &pb); break;
+	case 0x31: page_telemetry(cmd->dev, &pb); break;
+	default: return sense_invalid_cdb_field(cmd, 2, 5);
+	}
+	pb.b[0] = code;
+	put_be16(pb.b + 2, (uint16_t)(pb.len - 4));
+	size_t n = pb.len < alloc ? pb.len : alloc;
+	cmd->bytes_moved = scsi_datain(cmd, pb.b, n);
+	return TCMU_STS_OK;
+}
+
+/* Only PCR=1 (reset) with no parameter list is supported: it resets the
+ * model telemetry of page 31h.  Page 0Ch and 30h describe capacity and
+ * cannot be reset. */
+int spc_log_select(struct scsi_cmd *cmd)
+{
+	const uint8_t *cdb = cmd->cdb;
+	bool pcr = cdb[1] & 0x02;
+	uint16_t plen = get_be16(cdb + 7);
+	uint8_t code = cdb[2] & 0x3f;
+
+	if (plen != 0)
+		return sense_invalid_cdb_field(cmd, 7, -1); /* no parameters can be set */
+	if (cdb[3] != 0)
+		return sense_invalid_cdb_field(cmd, 3, -1);
+	if (!pcr)
+		return TCMU_STS_OK;
+	if (code != 0x00 && code != 0x31)
+		return sense_invalid_cdb_field(cmd, 2, 5);
+	if (cmd->dev->model)
+		cost_model_reset_telemetry(cmd->dev->model);
+	return TCMU_STS_OK;
+}

@@ -1,0 +1,214 @@
+/* spc_mode.c — MODE SENSE (6)/(10) and MODE SELECT (6)/(10), SPC-4 6.11-6.14,
+ * with the caching (08h) and control (0Ah) pages.
+ *
+ * Each page is described once by three images: current (built from the LU's
+ * state), default, and a changeable mask.  MODE SENSE returns the image the
+ * PC field asks for; MODE SELECT accepts a page only if every bit outside the
+ * changeable mask equals the current value, and applies the changeable bits.
+ * Changeable: caching WCE, control SWP.  Saved values: none (05/39/00). */
+#include <string.h>
+
+#include "handlers/scsi/bytes.h"
+#include "handlers/scsi/scsi.h"
+#include "handlers/scsi/sense.h"
+
+enum { PC_CURRENT = 0, PC_CHANGEABLE = 1, PC_DEFAULT = 2, PC_SAVED = 3 };
+
+#define CACHING_PAGE 0x08
+#define CACHING_LEN 20
+#define CONTROL_PAGE 0x0a
+#define CONTROL_LEN 12
+#define ALL_PAGES 0x3f
+
+static void caching_page(struct scsi_lu *lu, int pc, uint8_t *p)
+{
+	memset(p, 0, CACHING_LEN);
+	p[0] = CACHING_PAGE;
+	p[1] = CACHING_LEN - 2;
+	switch (pc) {
+	case PC_CHANGEABLE: p[2] = 0x04; break;                   /* WCE */
+	case PC_DEFAULT: p[2] = 0x04; break;                      /* write cache on */
+	default: p[2] = atomic_load(&lu->wce) ? 0x04 : 0; break;
+	}
+}
+
+static void control_page(struct scsi_lu *lu, int pc, uint8_t *p)
+{
+	memset(p, 0, CONTROL_LEN);
+	p[0] = CONTROL_PAGE;
+	p[1] = CONTROL_LEN - 2;
+	if (pc == PC_CHANGEABLE) {
+		p[4] = 0x08;                                      /* SWP */
+		return;
+	}
+	/* TST 0 (one task set), D_SENSE 0 (fixed sense only), GLTSD 1 (no log
+	 * parameters saved), QUEUE ALGORITHM MODIFIER 1 (unrestricted reordering),
+	 * QERR 0, TAS 1 (aborted commands of other nexuses get TASK ABORTED). */
+	p[2] = 0x02;
+	p[3] = 0x10;
+	if (pc == PC_CURRENT && atomic_load(&lu->swp))
+		p[4] = 0x08;
+	p[5] = 0x40;
+	put_be16(p + 8, 0xffff);                                  /* busy timeout: unlimited */
+}
+
+typedef void (*page_fn)(struct scsi_lu *lu, int pc, uint8_t *p);
+static const struct {
+	uint8_t code;
+	uint8_t len;
+	page_fn build;
+} pages[] = {
+	{ CACHING_PAGE, CACHING_LEN, caching_page },
+	{ CONTROL_PAGE, CONTROL_LEN, control_page },
+};
+#define NPAGES (sizeof(pages) / sizeof(pages[0]))
+
+int spc_mode_sense(struct scsi_cmd *cmd)
+{
+	const uint8_t *cdb = cmd->cdb;
+	struct lunlab_dev *d = cmd->dev;
+	struct scsi_lu *lu = scsi_lu(d);
+	bool ten = cdb[0] == 0x5a;
+	bool dbd = cdb[1] & 0x08;
+	bool llbaa = ten && (cdb[1] & 0x10);
+	int pc = cdb[2] >> 6;
+	uint8_t code = cdb[2] & 0x3f, sub = cdb[3];
+	uint32_t alloc = ten ? get_be16(cdb + 7) : cdb[4];
+	uint8_t buf[256];
+	size_t hdr = ten ? 8 : 4, p;
+	bool found = false;
+
+	if (pc == PC_SAVED)
+		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x39, 0x00); /* SAVING PARAMETERS NOT SUPPORTED */
+	/* no subpages: subpage 0, or FFh with "all pages" */
+	if (sub != 0 && !(code == ALL_PAGES && sub == 0xff))
+		return sense_invalid_cdb_field(cmd, 3, -1);
+
+	memset(buf, 0, sizeof(buf));
+	p = hdr;
+	if (!dbd) {
+		uint64_t n = d->num_lbas;
+		if (llbaa) {                                      /* long LBA block descriptor */
+			put_be64(buf + p, n);
+			put_be32(buf + p + 12, d->block_size);
+			p += 16;
+		} else {
+			put_be32(buf + p, n > 0xffffffffu ? 0xffffffffu : (uint32_t)n);
+			put_be24(buf + p + 5, d->block_size);
+			p += 8;
+		}
+	}
+	size_t bdl = p - hdr;
+	for (size_t i = 0; i < NPAGES; i++) {
+		if (code != ALL_PAGES && code != pages[i].code)
+			continue;
+		pages[i].build(lu, pc, buf + p);
+		p += pages[i].len;
+		found = true;
+	}
+	if (!found)
+		return sense_invalid_cdb_field(cmd, 2, 5);
+
+	/* header: device-specific parameter WP (SWP) and DPOFUA */
+	uint8_t dsp = 0x10 | (atomic_load(&lu->swp) ? 0x80 : 0);
+	if (ten) {
+		put_be16(buf, (uint16_t)(p - 2));
+		buf[3] = dsp;
+		buf[4] = llbaa && !dbd ? 0x01 : 0;
+		put_be16(buf + 6, (uint16_t)bdl);
+	} else {
+		buf[0] = (uint8_t)(p - 1);
+		buf[2] = dsp;
+		buf[3] = (uint8_t)bdl;
+	}
+	if (p > alloc)
+		p = alloc;
+	cmd->bytes_moved = scsi_datain(cmd, buf, p);
+	return TCMU_STS_OK;
+}
+
+/* Apply one page of a MODE SELECT parameter list at offset off. */
+static int select_page(struct scsi_cmd *cmd, const uint8_t *pg, size_t off, size_t avail, size_t *used)
+{
+	struct scsi_lu *lu = scsi_lu(cmd->dev);
+	uint8_t cur[64], mask[64];
+
+	if (avail < 2)
+		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00); /* PARAMETER LIST LENGTH ERROR */
+	if (pg[0] & 0x40)                                          /* SPF: no subpages here */
+		return sense_invalid_field(cmd, 0x26, 0x00, false, (uint16_t)off, 6);
+	uint8_t code = pg[0] & 0x3f;
+	size_t i;
+	for (i = 0; i < NPAGES; i++)
+		if (pages[i].code == code)
+			break;
+	if (i == NPAGES)
+		return sense_invalid_field(cmd, 0x26, 0x00, false, (uint16_t)off, 5);
+	size_t len = pages[i].len;
+	if (pg[1] != len - 2)
+		return sense_invalid_field(cmd, 0x26, 0x00, false, (uint16_t)(off + 1), -1);
+	if (avail < len)
+		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	pages[i].build(lu, PC_CURRENT, cur);
+	pages[i].build(lu, PC_CHANGEABLE, mask);
+	/* byte 0 carries PS (reserved in MODE SELECT), compare from byte 2 on */
+	for (size_t b = 2; b < len; b++) {
+		uint8_t diff = (uint8_t)((pg[b] ^ cur[b]) & ~mask[b]);
+		if (diff) {
+			int bit = 7;
+			while (!(diff & (1u << bit)))
+				bit--;
+			return sense_invalid_field(cmd, 0x26, 0x00, false, (uint16_t)(off + b), bit);
+		}
+	}
+	if (code == CACHING_PAGE) {
+		bool wce = pg[2] & 0x04;
+		atomic_store(&lu->wce, wce);
+		lu->dev.write_cache = wce;
+	} else if (code == CONTROL_PAGE) {
+		atomic_store(&lu->swp, (pg[4] & 0x08) != 0);
+	}
+	*used = len;
+	return TCMU_STS_OK;
+}
+
+int spc_mode_select(struct scsi_cmd *cmd)
+{
+	const uint8_t *cdb = cmd->cdb;
+	bool ten = cdb[0] == 0x55;
+	uint32_t plen = ten ? get_be16(cdb + 7) : cdb[4];
+	size_t hdr = ten ? 8 : 4;
+	uint8_t buf[512];
+
+	if (!(cdb[1] & 0x10))                                      /* PF=0: vendor format, none here */
+		return sense_invalid_cdb_field(cmd, 1, 4);
+	if (cdb[1] & 0x01)                                         /* SP: nothing can be saved */
+		return sense_invalid_cdb_field(cmd, 1, 0);
+	if (plen == 0)
+		return TCMU_STS_OK;
+	if (plen < hdr || plen > sizeof(buf))
+		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	if (scsi_dataout(cmd, buf, plen) < plen)
+		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	cmd->bytes_moved = plen;
+
+	size_t bdl = ten ? get_be16(buf + 6) : buf[3];
+	bool longlba = ten && (buf[4] & 0x01);
+	size_t bd_size = longlba ? 16 : 8;
+	if (bdl % bd_size || hdr + bdl > plen)
+		return sense_invalid_field(cmd, 0x26, 0x00, false, ten ? 6 : 3, -1);
+	/* a block descriptor may only restate the block length lunlab has */
+	for (size_t o = hdr; o < hdr + bdl; o += bd_size) {
+		uint32_t bl = longlba ? get_be32(buf + o + 12) : get_be24(buf + o + 5);
+		if (bl != cmd->dev->block_size)
+			return sense_invalid_field(cmd, 0x26, 0x00, false, (uint16_t)(o + (longlba ? 12 : 5)), -1);
+	}
+	for (size_t o = hdr + bdl; o < plen;) {
+		size_t used = 0;
+		int rc = select_page(cmd, buf + o, o, plen - o, &used);
+		if (rc != TCMU_STS_OK)
+			return rc;
+		o += used;
+	}
+	return TCMU_STS_OK;
+}
