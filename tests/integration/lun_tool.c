@@ -5,6 +5,9 @@
  *   lun_tool get URL LBA BYTES FILE  read BYTES from LBA (READ(16)) into FILE ("-" = stdout)
  *   lun_tool ident URL               the LU's identity: VPD 0x80 serial and every VPD 0x83
  *                                    designator in hex (iscsi-inq prints binary NAA raw)
+ *   lun_tool fill URL                write the whole LU with unique non-zero data, 1 MiB per
+ *                                    WRITE(16) (bench/speed.sh prefills before read benchmarks,
+ *                                    so that no target serves unwritten space from a shortcut)
  *
  * libiscsi-bin has no dd-like tool, hence this one.  Exit 0 on success, 1 on a SCSI or
  * transport error (printed with the sense), 2 on usage errors.
@@ -250,6 +253,53 @@ static int cmd_ident(const char *url)
 	return 0;
 }
 
+static int cmd_fill(const char *url)
+{
+	struct scsi_task *t;
+	struct scsi_readcapacity16 *rc;
+	uint64_t nblocks, lba = 0;
+	uint32_t bs, per;
+	unsigned char *buf;
+
+	if (connect_url(url) != 0)
+		return 1;
+	t = iscsi_readcapacity16_sync(iscsi, lun);
+	if (check(t, "READ CAPACITY(16)") != 0)
+		return 1;
+	rc = scsi_datain_unmarshall(t);
+	if (rc == NULL || rc->block_length == 0 || (1024 * 1024) % rc->block_length != 0) {
+		fprintf(stderr, "READ CAPACITY(16): unusable reply\n");
+		scsi_free_scsi_task(t);
+		return 1;
+	}
+	bs = rc->block_length;
+	nblocks = rc->returned_lba + 1;
+	scsi_free_scsi_task(t);
+	per = 1024 * 1024 / bs;
+	buf = malloc(1024 * 1024);
+	if (buf == NULL)
+		return 1;
+	while (lba < nblocks) {
+		uint32_t n = nblocks - lba < per ? (uint32_t)(nblocks - lba) : per;
+		/* every 8 bytes unique: the LBA-derived word never repeats and is never zero */
+		for (uint32_t i = 0; i < n * bs / 8; i++) {
+			uint64_t v = (lba * bs / 8 + i) * 0x9e3779b97f4a7c15ULL | 1;
+			memcpy(buf + (size_t)i * 8, &v, 8);
+		}
+		t = iscsi_write16_sync(iscsi, lun, lba, buf, n * bs, (int)bs, 0, 0, 0, 0, 0);
+		if (check(t, "WRITE(16)") != 0) {
+			free(buf);
+			return 1;
+		}
+		scsi_free_scsi_task(t);
+		lba += n;
+	}
+	free(buf);
+	printf("filled %" PRIu64 " blocks of %u bytes\n", nblocks, bs);
+	iscsi_logout_sync(iscsi);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rc = 2;
@@ -260,8 +310,10 @@ int main(int argc, char **argv)
 		rc = cmd_get(argv[2], argv[3], argv[4], argv[5]);
 	else if (argc == 3 && strcmp(argv[1], "ident") == 0)
 		rc = cmd_ident(argv[2]);
+	else if (argc == 3 && strcmp(argv[1], "fill") == 0)
+		rc = cmd_fill(argv[2]);
 	else
-		fprintf(stderr, "usage: %s put URL LBA FILE | get URL LBA BYTES FILE | ident URL\n",
+		fprintf(stderr, "usage: %s put URL LBA FILE | get URL LBA BYTES FILE | ident URL | fill URL\n",
 			argv[0]);
 	if (iscsi != NULL)
 		iscsi_destroy_context(iscsi);

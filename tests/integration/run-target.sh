@@ -113,8 +113,9 @@ tools_check() {
         out=$(iscsi-inq "$portal/$iqn/$lun" 2>&1)
         expect "LUN $lun INQUIRY: direct-access device" "$out" "^Peripheral Device Type:DIRECT_ACCESS"
         if [[ $mode == lunlab ]]; then
-            expect "LUN $lun INQUIRY vendor ${LUNLAB_EXPECT_VENDOR:-(any)}" "$out" \
-                "^Vendor:${LUNLAB_EXPECT_VENDOR:-[[:graph:]]}"
+            # handlers/scsi/spc_inquiry.c: VENDOR_ID "LUNLAB", space padded to 8 bytes
+            expect "LUN $lun INQUIRY vendor ${LUNLAB_EXPECT_VENDOR:-LUNLAB}" "$out" \
+                "^Vendor:${LUNLAB_EXPECT_VENDOR:-LUNLAB} *\$"
         else
             expect "LUN $lun INQUIRY vendor IET" "$out" "^Vendor:IET"
         fi
