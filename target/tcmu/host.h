@@ -31,6 +31,10 @@ struct lu_backend *tcmu_host_create_device(const struct tcmu_host_dev_cfg *cfg, 
 /* --trace: print every command decoded for a person on stderr. */
 void tcmu_host_set_trace(bool on);
 
+/* Log threshold for tcmu_*_message (syslog numbering: 3 err, 4 warn,
+ * 6 info (default), 7 debug, 8 debug + per-command scsi messages). */
+void tcmu_host_set_log_level(int level);
+
 /* Close every device, call handlers' destroy(), dlclose. */
 void tcmu_host_shutdown(void);
 

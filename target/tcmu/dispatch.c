@@ -1,0 +1,297 @@
+/* dispatch.c — the command path: lu_cmd in, handle_cmd on a device worker,
+ * TCMU_STS_* out as SCSI status + sense, lu_cmd->done().
+ *
+ * Each device has its own queue (mutex + condvar) held only to splice the
+ * list: submitters push one command, workers pop a batch (their fair share
+ * of what is queued), so nothing process-wide sits on the I/O path. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/tcmu/host_priv.h"
+
+enum { OP_INQUIRY = 0x12, OP_REQUEST_SENSE = 0x03, ST_TASK_SET_FULL = 0x28, ST_TASK_ABORTED = 0x40,
+       ST_GOOD = 0x00 };
+
+/* Final step of every command, on whatever thread completed it. */
+static void host_cmd_finish(struct host_cmd *hc, int sts)
+{
+	struct tcmu_device *dev = hc->dev;
+	struct lu_cmd *lu = hc->lu;
+	uint8_t status = host_sts_to_scsi(dev, sts, hc->lib.sense_buf);
+
+	lu->status = status;
+	if (status == 0x02) {
+		lu->sense_len = host_sense_len(hc->lib.sense_buf, LU_SENSE_MAX);
+		memcpy(lu->sense, hc->lib.sense_buf, lu->sense_len);
+	} else {
+		lu->sense_len = 0;
+	}
+	/* Handlers do not report how much Data-In they produced; like LIO with
+	 * tcmu, a GOOD command moved the whole expected length. */
+	lu->data_len = status == ST_GOOD ? lu->xfer_len : 0;
+	if (atomic_load_explicit(&host_trace_on, memory_order_relaxed))
+		host_trace_cmd(dev, lu, &hc->t_start);
+	free(hc);
+	atomic_fetch_sub_explicit(&dev->inflight, 1, memory_order_release);
+	lu->done(lu);
+}
+
+/* tcmur_cmd.done: how an ASYNC_HANDLED command comes back. */
+static void host_cmd_done_cb(struct tcmu_device *dev, struct tcmur_cmd *rcmd, int rc)
+{
+	struct host_cmd *hc = container_of_host(rcmd, struct host_cmd, rcmd);
+
+	(void)dev;
+	host_cmd_finish(hc, rc);
+}
+
+void tcmur_cmd_complete(struct tcmu_device *dev, void *data, int rc)
+{
+	struct tcmur_cmd *rcmd = data;
+
+	rcmd->done(dev, rcmd, rc);
+}
+
+static void host_cmd_run(struct host_cmd *hc)
+{
+	struct tcmu_device *dev = hc->dev;
+	uint8_t op = hc->lib.cdb[0];
+
+	/* the runner reports a pending UNIT ATTENTION before the handler sees
+	 * the CDB (the kernel answers REPORT LUNS itself) */
+	if (op != OP_INQUIRY && op != OP_REQUEST_SENSE &&
+	    atomic_load_explicit(&dev->pending_ua, memory_order_relaxed)) {
+		unsigned ua = atomic_fetch_and(&dev->pending_ua, ~HOST_UA_CAPACITY_CHANGED);
+
+		if (ua & HOST_UA_CAPACITY_CHANGED) {
+			host_cmd_finish(hc, TCMU_STS_CAPACITY_CHANGED);
+			return;
+		}
+	}
+	int rc = dev->handler->handle_cmd(dev, &hc->rcmd);
+
+	if (rc != TCMU_STS_ASYNC_HANDLED)
+		host_cmd_finish(hc, rc);
+}
+
+static struct host_cmd *host_cmd_new(struct tcmu_device *dev, struct lu_cmd *lu)
+{
+	struct host_cmd *hc = malloc(sizeof(*hc) + lu->iov_cnt * sizeof(struct iovec));
+
+	if (!hc)
+		return NULL;
+	memset(hc, 0, sizeof(*hc));
+	if (lu->iov_cnt)
+		memcpy(hc->iov, lu->iov, lu->iov_cnt * sizeof(struct iovec));
+	hc->lu = lu;
+	hc->dev = dev;
+	hc->lib.cmd_id = (uint16_t)lu->itt_tag;
+	hc->lib.cdb = lu->cdb;
+	hc->lib.iovec = hc->iov;
+	hc->lib.iov_cnt = lu->iov_cnt;
+	hc->lib.hm_private = &hc->rcmd;
+	hc->rcmd.lib_cmd = &hc->lib;
+	hc->rcmd.done = host_cmd_done_cb;
+	hc->rcmd.requested = lu->xfer_len;
+	clock_gettime(CLOCK_MONOTONIC, &hc->t_start);
+	hc->rcmd.start_time = hc->t_start;
+	lu->backend_priv = &hc->rcmd;
+	return hc;
+}
+
+static void host_submit(struct lu_backend *be, struct lu_cmd *lu)
+{
+	struct tcmu_device *dev = container_of_host(be, struct tcmu_device, be);
+	struct host_cmd *hc;
+
+	atomic_fetch_add_explicit(&dev->inflight, 1, memory_order_relaxed);
+	hc = host_cmd_new(dev, lu);
+	if (!hc) {
+		/* no memory for the command: ask the initiator to retry later */
+		lu->status = ST_TASK_SET_FULL;
+		lu->sense_len = 0;
+		lu->data_len = 0;
+		atomic_fetch_sub(&dev->inflight, 1);
+		lu->done(lu);
+		return;
+	}
+	if (dev->nr_workers == 0) {
+		host_cmd_run(hc); /* nr_threads == 0: inline, as the runner does */
+		return;
+	}
+	struct host_queue *q = &dev->q;
+
+	pthread_mutex_lock(&q->lock);
+	if (q->tail)
+		q->tail->next = hc;
+	else
+		q->head = hc;
+	q->tail = hc;
+	q->len++;
+	bool wake = q->idle > 0;
+
+	pthread_mutex_unlock(&q->lock);
+	if (wake)
+		pthread_cond_signal(&q->cond);
+}
+
+struct worker_arg {
+	struct tcmu_device *dev;
+	int idx;
+};
+
+static void *host_worker(void *arg)
+{
+	struct worker_arg *wa = arg;
+	struct tcmu_device *dev = wa->dev;
+	struct host_queue *q = &dev->q;
+	char tname[64];
+
+	/* "<device>-w<N>" (Linux keeps 15 characters) so top -H and gdb show
+	 * which LU a busy thread serves */
+	snprintf(tname, sizeof(tname), "%s-w%d", dev->name, wa->idx);
+	tname[15] = 0;
+	pthread_setname_np(pthread_self(), tname);
+	free(wa);
+	for (;;) {
+		pthread_mutex_lock(&q->lock);
+		while (!q->head && !q->stopping) {
+			q->idle++;
+			pthread_cond_wait(&q->cond, &q->lock);
+			q->idle--;
+		}
+		if (!q->head) { /* stopping and drained */
+			pthread_mutex_unlock(&q->lock);
+			break;
+		}
+		/* take a fair share so the other workers get the rest */
+		size_t share = (q->len + (size_t)dev->nr_workers - 1) / (size_t)dev->nr_workers;
+		struct host_cmd *batch = q->head, *last = q->head;
+
+		for (size_t i = 1; i < share; i++)
+			last = last->next;
+		q->head = last->next;
+		if (!q->head)
+			q->tail = NULL;
+		q->len -= share;
+		last->next = NULL;
+		bool more = q->head && q->idle > 0;
+
+		pthread_mutex_unlock(&q->lock);
+		if (more)
+			pthread_cond_signal(&q->cond);
+		while (batch) {
+			struct host_cmd *next = batch->next;
+
+			host_cmd_run(batch);
+			batch = next;
+		}
+	}
+	return NULL;
+}
+
+int host_dev_start_workers(struct tcmu_device *dev, int nr, char **err)
+{
+	pthread_mutex_init(&dev->q.lock, NULL);
+	pthread_cond_init(&dev->q.cond, NULL);
+	dev->nr_workers = 0;
+	if (nr <= 0)
+		return 0;
+	dev->workers = calloc((size_t)nr, sizeof(pthread_t));
+	if (!dev->workers) {
+		if (err && asprintf(err, "%s: out of memory for %d worker threads", dev->name, nr) < 0)
+			*err = NULL;
+		return -ENOMEM;
+	}
+	for (int i = 0; i < nr; i++) {
+		struct worker_arg *wa = malloc(sizeof(*wa));
+		int rc = wa ? 0 : ENOMEM;
+
+		if (wa) {
+			wa->dev = dev;
+			wa->idx = i;
+			rc = pthread_create(&dev->workers[i], NULL, host_worker, wa);
+			if (rc)
+				free(wa);
+		}
+		if (rc) {
+			if (err && asprintf(err, "%s: cannot start worker thread: %s", dev->name, strerror(rc)) < 0)
+				*err = NULL;
+			host_dev_stop_workers(dev);
+			return -rc;
+		}
+		dev->nr_workers = i + 1;
+	}
+	return 0;
+}
+
+/* Runs the queue dry, then joins the workers. */
+void host_dev_stop_workers(struct tcmu_device *dev)
+{
+	pthread_mutex_lock(&dev->q.lock);
+	dev->q.stopping = true;
+	pthread_mutex_unlock(&dev->q.lock);
+	pthread_cond_broadcast(&dev->q.cond);
+	for (int i = 0; i < dev->nr_workers; i++)
+		pthread_join(dev->workers[i], NULL);
+	free(dev->workers);
+	dev->workers = NULL;
+	dev->nr_workers = 0;
+}
+
+/* Commands of the nexus still waiting in the queue never reach the handler:
+ * they complete with TASK ABORTED (the transport decides whether that
+ * status is sent).  Commands already in the handler finish normally. */
+static void host_abort_nexus(struct lu_backend *be, uint64_t nexus_id)
+{
+	struct tcmu_device *dev = container_of_host(be, struct tcmu_device, be);
+	struct host_queue *q = &dev->q;
+	struct host_cmd *aborted = NULL, **pp, *prev = NULL;
+
+	if (dev->nr_workers == 0)
+		return;
+	pthread_mutex_lock(&q->lock);
+	pp = &q->head;
+	while (*pp) {
+		struct host_cmd *hc = *pp;
+
+		if (hc->lu->nexus_id == nexus_id) {
+			*pp = hc->next;
+			q->len--;
+			hc->next = aborted;
+			aborted = hc;
+		} else {
+			prev = hc;
+			pp = &hc->next;
+		}
+	}
+	q->tail = prev;
+	pthread_mutex_unlock(&q->lock);
+	while (aborted) {
+		struct host_cmd *next = aborted->next;
+		struct lu_cmd *lu = aborted->lu;
+
+		lu->status = ST_TASK_ABORTED;
+		lu->sense_len = 0;
+		lu->data_len = 0;
+		if (atomic_load_explicit(&host_trace_on, memory_order_relaxed))
+			host_trace_cmd(dev, lu, &aborted->t_start);
+		free(aborted);
+		atomic_fetch_sub(&dev->inflight, 1);
+		lu->done(lu);
+		aborted = next;
+	}
+}
+
+static void host_backend_destroy(struct lu_backend *be)
+{
+	host_dev_destroy(container_of_host(be, struct tcmu_device, be));
+}
+
+const struct lu_backend_ops host_backend_ops = {
+	.submit = host_submit,
+	.abort_nexus = host_abort_nexus,
+	.destroy = host_backend_destroy,
+};

@@ -1,0 +1,112 @@
+/* host_priv.h — the host's private view of a device and a command.
+ *
+ * struct tcmu_device is opaque to handlers (they only hold pointers and call
+ * the tcmu_dev_* accessors), so its layout is ours to choose.  One device is
+ * one LU: it carries what LIO would have told tcmu-runner through configfs,
+ * the handler's private pointer, and the per-device work queue. */
+#ifndef LUNLAB_TCMU_HOST_PRIV_H
+#define LUNLAB_TCMU_HOST_PRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "lunlab/tcmu_abi.h"
+#include "target/lu/lu_cmd.h"
+#include "target/tcmu/host.h"
+
+#define container_of_host(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/* One command in flight: the two tcmu structures a handler sees, the lu_cmd
+ * it came from and a private copy of the iovec array (handlers consume
+ * iovecs by advancing iov_base/iov_len, the transport's array must survive). */
+struct host_cmd {
+	struct tcmulib_cmd lib;
+	struct tcmur_cmd rcmd;
+	struct lu_cmd *lu;
+	struct tcmu_device *dev;
+	struct host_cmd *next;       /* work queue link */
+	struct timespec t_start;     /* CLOCK_MONOTONIC at submit, for latency */
+	struct iovec iov[];          /* lu->iov_cnt entries */
+};
+
+/* Per-device work queue: many submitters (transport threads), many workers.
+ * The lock covers only the list splice, never handler work. */
+struct host_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct host_cmd *head, *tail;
+	size_t len;
+	unsigned idle;               /* workers waiting on cond */
+	bool stopping;
+};
+
+struct tcmu_device {
+	struct lu_backend be;        /* what the transport holds */
+	struct tcmur_handler *handler;
+	void *hpriv;                 /* tcmur_dev_{set,get}_private */
+	char *cfgstring;
+	char *name;                  /* "lun0": log prefix */
+	char *wwn;                   /* unit serial or NULL */
+	char uio_name[64];
+
+	_Atomic uint64_t num_lbas;
+	uint32_t block_size;
+	uint32_t max_xfer_len;
+	uint32_t opt_xcopy_rw_len;
+	uint32_t max_unmap_len;
+	uint32_t opt_unmap_gran;
+	bool split_unmaps;
+	uint32_t unmap_gran_align;
+	bool write_cache;
+	bool solid_state;
+	bool unmap_enabled;
+	_Atomic uint64_t size_bytes;
+	atomic_uint pending_ua;      /* bit 0: capacity changed (tcmur_dev_update_size) */
+
+	struct host_queue q;
+	pthread_t *workers;
+	int nr_workers;
+	atomic_long inflight;        /* submitted, not yet completed */
+	bool opened;
+
+	struct tcmu_device *next_dev; /* host's device list (shutdown) */
+};
+
+#define HOST_UA_CAPACITY_CHANGED 1u
+
+/* registry.c */
+struct tcmur_handler *host_find_handler(const char *subtype, size_t len);
+void host_handlers_destroy(void);
+
+/* host.c: stop workers, close(), free; unlinks from the device list */
+void host_dev_destroy(struct tcmu_device *dev);
+
+/* dispatch.c */
+int host_dev_start_workers(struct tcmu_device *dev, int nr, char **err);
+void host_dev_stop_workers(struct tcmu_device *dev);
+extern const struct lu_backend_ops host_backend_ops;
+
+/* sts_map.c: TCMU_STS_* -> SCSI status + sense (exactly what tcmu-runner
+ * 1.5.4 sends).  sense_buf is the handler's 96-byte buffer and is updated in
+ * place; returns the SCSI status byte.  dev (may be NULL) names the log line. */
+uint8_t host_sts_to_scsi(struct tcmu_device *dev, int sts, uint8_t *sense_buf);
+/* bytes of valid sense in buf (fixed: 8 + ADDITIONAL SENSE LENGTH, >= 18) */
+uint8_t host_sense_len(const uint8_t *buf, size_t cap);
+
+/* sense.c: set response code, key, ADDITIONAL SENSE LENGTH and ASC/ASCQ,
+ * keeping whatever else the buffer holds (VALID, INFORMATION, SKSV...) */
+void host_sense_fill(uint8_t *sense_buf, uint8_t key, uint16_t asc_ascq);
+
+/* trace.c */
+extern atomic_bool host_trace_on;
+void host_trace_cmd(const struct tcmu_device *dev, const struct lu_cmd *lu,
+		    const struct timespec *t_start);
+
+/* log.c */
+extern atomic_int host_log_level;
+
+#endif

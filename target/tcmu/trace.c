@@ -1,0 +1,162 @@
+/* trace.c — --trace: one line per command for a person reading stderr:
+ *   12:00:01.123456 lun0 READ(10) lba=2048 blocks=8 -> GOOD (41 us)
+ *   12:00:01.124001 lun0 INQUIRY xfer=255 -> CHECK CONDITION ILLEGAL REQUEST:
+ *       INVALID FIELD IN CDB (05/24/00) [CDB byte 1 bit 0] (5 us)
+ * The line is printed at completion (so it carries the status and the
+ * latency) and written with one call so lines of different workers never
+ * interleave. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "target/tcmu/host_priv.h"
+#include "target/tcmu/scsi_names.h"
+
+struct line {
+	char buf[512];
+	size_t n;
+};
+
+__attribute__((format(printf, 2, 3))) static void add(struct line *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (l->n >= sizeof(l->buf))
+		return;
+	va_start(ap, fmt);
+	int r = vsnprintf(l->buf + l->n, sizeof(l->buf) - l->n, fmt, ap);
+
+	va_end(ap);
+	if (r > 0)
+		l->n += (size_t)r < sizeof(l->buf) - l->n ? (size_t)r : sizeof(l->buf) - l->n - 1;
+}
+
+static uint32_t get_be(const uint8_t *p, int n)
+{
+	uint32_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* LBA and TRANSFER LENGTH where the CDB group puts them (SBC-3). */
+static void add_lba_len(struct line *l, const uint8_t *cdb, size_t len)
+{
+	uint64_t lba;
+	uint32_t blocks;
+
+	switch (cdb[0] >> 5) {
+	case 0:
+		if (len < 6)
+			return;
+		lba = (uint64_t)(cdb[1] & 0x1f) << 16 | get_be(cdb + 2, 2);
+		blocks = cdb[4];
+		if (blocks == 0 && (cdb[0] == 0x08 || cdb[0] == 0x0a))
+			blocks = 256; /* READ(6)/WRITE(6): 0 means 256 */
+		break;
+	case 1:
+	case 2:
+		if (len < 10)
+			return;
+		lba = get_be(cdb + 2, 4);
+		blocks = get_be(cdb + 7, 2);
+		break;
+	case 4:
+		if (len < 16)
+			return;
+		lba = (uint64_t)get_be(cdb + 2, 4) << 32 | get_be(cdb + 6, 4);
+		blocks = get_be(cdb + 10, 4);
+		break;
+	case 5:
+		if (len < 12)
+			return;
+		lba = get_be(cdb + 2, 4);
+		blocks = get_be(cdb + 6, 4);
+		break;
+	default:
+		return;
+	}
+	add(l, " lba=%llu blocks=%u", (unsigned long long)lba, blocks);
+}
+
+static void add_sense(struct line *l, const uint8_t *s, size_t len)
+{
+	uint8_t rc = s[0] & 0x7f, key, asc, ascq;
+	bool fixed = rc == 0x70 || rc == 0x71;
+
+	if (fixed && len >= 14) {
+		key = s[2] & 0x0f;
+		asc = s[12];
+		ascq = s[13];
+	} else if ((rc == 0x72 || rc == 0x73) && len >= 4) {
+		key = s[1] & 0x0f;
+		asc = s[2];
+		ascq = s[3];
+	} else {
+		add(l, " (no valid sense)");
+		return;
+	}
+	const char *kn = scsi_sense_key_name(key), *an = scsi_asc_name(asc, ascq);
+
+	if (kn)
+		add(l, " %s", kn);
+	else
+		add(l, " SENSE KEY 0x%x", key);
+	if (an)
+		add(l, ": %s", an);
+	add(l, " (%02X/%02X/%02X)", key, asc, ascq);
+	if (fixed && (s[0] & 0x80))
+		add(l, " information=0x%08x", get_be(s + 3, 4));
+	if (fixed && len >= 18 && (s[15] & 0x80)) {
+		if (key == 0x5) { /* ILLEGAL REQUEST: field pointer */
+			add(l, " [%s byte %u", (s[15] & 0x40) ? "CDB" : "parameter list", get_be(s + 16, 2));
+			if (s[15] & 0x08)
+				add(l, " bit %u", s[15] & 0x07);
+			add(l, "]");
+		} else {
+			add(l, " [sense-key specific 0x%04x]", get_be(s + 16, 2));
+		}
+	}
+}
+
+void host_trace_cmd(const struct tcmu_device *dev, const struct lu_cmd *lu, const struct timespec *t_start)
+{
+	struct line l = { .n = 0 };
+	struct timespec now;
+	struct timeval tv;
+	struct tm tm;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	gettimeofday(&tv, NULL);
+	localtime_r(&tv.tv_sec, &tm);
+	long long us = (long long)(now.tv_sec - t_start->tv_sec) * 1000000LL +
+		       (now.tv_nsec - t_start->tv_nsec) / 1000;
+
+	add(&l, "%02d:%02d:%02d.%06ld %s ", tm.tm_hour, tm.tm_min, tm.tm_sec, (long)tv.tv_usec, dev->name);
+	size_t cdb_len = lu->cdb_len ? lu->cdb_len : LU_CDB_MAX;
+	const char *name = scsi_opcode_name(lu->cdb, cdb_len);
+
+	if (name)
+		add(&l, "%s", name);
+	else
+		add(&l, "OPCODE 0x%02X", lu->cdb[0]);
+	if (scsi_opcode_shape(lu->cdb[0]) == SHAPE_LBA_BLOCKS)
+		add_lba_len(&l, lu->cdb, cdb_len);
+	if (lu->xfer_len)
+		add(&l, " xfer=%zu%s", lu->xfer_len,
+		    lu->dir == LU_DIR_READ ? " in" : lu->dir == LU_DIR_WRITE ? " out" : "");
+	const char *st = scsi_status_name(lu->status);
+
+	if (st)
+		add(&l, " -> %s", st);
+	else
+		add(&l, " -> STATUS 0x%02X", lu->status);
+	if (lu->status == 0x02)
+		add_sense(&l, lu->sense, lu->sense_len);
+	add(&l, " (%lld us)\n", us);
+	if (l.n >= sizeof(l.buf) - 1)
+		l.buf[sizeof(l.buf) - 2] = '\n';
+	fwrite(l.buf, 1, strnlen(l.buf, sizeof(l.buf)), stderr);
+}

@@ -1,0 +1,249 @@
+/* handler_hosttest.c — a tiny tcmu-runner handler used only by the host's
+ * unit tests.  It registers two subtypes: "hosttest" (nr_threads 2) and
+ * "hosttest0" (nr_threads 0, handle_cmd runs inline).  Vendor-specific
+ * opcodes drive it:
+ *   0xC0 sts [preset]    return TCMU_STS_(int8)sts; preset 1: scribble 0xAA over
+ *                        the sense buffer first; preset 2: the handler's own
+ *                        sense (PASSTHROUGH_ERR) / INFORMATION (MISCOMPARE) /
+ *                        progress (FRMT_IN_PROGRESS) as a real handler does
+ *   0xC1 sts ms          complete asynchronously from a new thread after ms
+ *   0xC2                 store the Data-Out (consumed with memcpy_from_iovec)
+ *   0xC3                 return the stored bytes as Data-In
+ *   0xC4                 Data-In: a text line describing the device
+ *   0xC5 <lba:be32@2>    tcmur_dev_update_size(dev, lba * block size)
+ *   0xC6                 Data-In: the calling thread's name
+ * Counters are read by the tests through hosttest_counters(). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lunlab/tcmu_abi.h"
+
+int handler_init(void);
+void hosttest_counters(int *opens, int *closes, int *inits, int *destroys);
+
+static atomic_int n_open, n_close, n_init, n_destroy;
+
+void hosttest_counters(int *opens, int *closes, int *inits, int *destroys)
+{
+	*opens = atomic_load(&n_open);
+	*closes = atomic_load(&n_close);
+	*inits = atomic_load(&n_init);
+	*destroys = atomic_load(&n_destroy);
+}
+
+struct ht_dev {
+	unsigned char store[4096];
+	size_t stored;
+};
+
+/* keys: name=TEXT, fail_open=0|1; anything else is refused by name */
+static bool ht_check_config(const char *cfgstring, char **reason)
+{
+	const char *p = strchr(cfgstring, '/');
+
+	p = p ? p + 1 : cfgstring;
+	while (*p) {
+		size_t klen = strcspn(p, "=;");
+
+		if (!((klen == 4 && !strncmp(p, "name", 4)) || (klen == 9 && !strncmp(p, "fail_open", 9)))) {
+			if (asprintf(reason, "unknown key '%.*s'", (int)klen, p) < 0)
+				*reason = NULL;
+			return false;
+		}
+		p += strcspn(p, ";");
+		if (*p == ';')
+			p++;
+	}
+	return true;
+}
+
+static int ht_open(struct tcmu_device *dev, bool reopen)
+{
+	(void)reopen;
+	atomic_fetch_add(&n_open, 1);
+	if (strstr(tcmu_dev_get_cfgstring(dev), "fail_open=1"))
+		return -EIO;
+	struct ht_dev *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	tcmur_dev_set_private(dev, d);
+	tcmu_dev_set_write_cache_enabled(dev, true);
+	tcmu_dev_set_unmap_gran_align(dev, 1);
+	return 0;
+}
+
+static void ht_close(struct tcmu_device *dev)
+{
+	atomic_fetch_add(&n_close, 1);
+	free(tcmur_dev_get_private(dev));
+}
+
+struct async_job {
+	struct tcmu_device *dev;
+	struct tcmur_cmd *cmd;
+	int sts;
+	int ms;
+};
+
+static void *async_main(void *arg)
+{
+	struct async_job *j = arg;
+	struct timespec ts = { j->ms / 1000, (long)(j->ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+	tcmur_cmd_complete(j->dev, j->cmd, j->sts);
+	free(j);
+	return NULL;
+}
+
+static int preset_sense(uint8_t *sense, int sts)
+{
+	switch (sts) {
+	case TCMU_STS_PASSTHROUGH_ERR:
+		/* ILLEGAL REQUEST, INVALID FIELD IN CDB, field pointer CDB byte 2 bit 3 */
+		tcmu_sense_set_data(sense, 0x5, 0x2400);
+		sense[15] = 0x80 | 0x40 | 0x08 | 3;
+		sense[16] = 0;
+		sense[17] = 2;
+		break;
+	case TCMU_STS_MISCOMPARE:
+		tcmu_sense_set_info(sense, 0x00012345);
+		break;
+	case TCMU_STS_FRMT_IN_PROGRESS:
+		tcmu_sense_set_key_specific_info(sense, 0x4000);
+		break;
+	default:
+		break;
+	}
+	return sts;
+}
+
+static int put_text(struct tcmur_cmd *cmd, const char *text)
+{
+	struct tcmulib_cmd *lc = cmd->lib_cmd;
+
+	tcmu_memcpy_into_iovec(lc->iovec, lc->iov_cnt, (void *)text, strlen(text) + 1);
+	return TCMU_STS_OK;
+}
+
+static int ht_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
+{
+	struct tcmulib_cmd *lc = cmd->lib_cmd;
+	uint8_t *cdb = lc->cdb;
+	struct ht_dev *d = tcmur_dev_get_private(dev);
+	char text[512];
+
+	switch (cdb[0]) {
+	case 0x12: /* INQUIRY: just succeed (unit attention exemption test) */
+	case 0x00: /* TEST UNIT READY */
+		return TCMU_STS_OK;
+	case 0xC0:
+		if (cdb[2] == 1)
+			memset(lc->sense_buf, 0xAA, TCMU_SENSE_BUFFERSIZE);
+		else if (cdb[2] == 2)
+			return preset_sense(lc->sense_buf, (int8_t)cdb[1]);
+		return (int8_t)cdb[1];
+	case 0xC1: {
+		struct async_job *j = malloc(sizeof(*j));
+		pthread_t t;
+
+		if (!j)
+			return TCMU_STS_NO_RESOURCE;
+		*j = (struct async_job){ dev, cmd, (int8_t)cdb[1], cdb[2] };
+		if (pthread_create(&t, NULL, async_main, j) != 0) {
+			free(j);
+			return TCMU_STS_NO_RESOURCE;
+		}
+		pthread_detach(t);
+		return TCMU_STS_ASYNC_HANDLED;
+	}
+	case 0xC2: {
+		size_t want = tcmu_iovec_length(lc->iovec, lc->iov_cnt);
+
+		if (want > sizeof(d->store))
+			return TCMU_STS_INVALID_PARAM_LIST_LEN;
+		d->stored = tcmu_memcpy_from_iovec(d->store, want, lc->iovec, lc->iov_cnt);
+		return TCMU_STS_OK;
+	}
+	case 0xC3:
+		tcmu_memcpy_into_iovec(lc->iovec, lc->iov_cnt, d->store, d->stored);
+		return TCMU_STS_OK;
+	case 0xC4: {
+		int ret = 1;
+		uint64_t size = tcmu_cfgfs_dev_get_info_u64(dev, "Size", &ret);
+		char *wwn = tcmu_cfgfs_dev_get_wwn(dev);
+
+		snprintf(text, sizeof(text),
+			 "uio=%s wwn=%s size=%llu ret=%d bs=%u lbas=%llu mxl=%u wc=%d align=%u cfg=%s",
+			 tcmu_dev_get_uio_name(dev), wwn ? wwn : "(none)", (unsigned long long)size, ret,
+			 tcmu_dev_get_block_size(dev), (unsigned long long)tcmu_dev_get_num_lbas(dev),
+			 tcmu_dev_get_max_xfer_len(dev), tcmu_dev_get_write_cache_enabled(dev),
+			 tcmu_dev_get_unmap_gran_align(dev), tcmu_dev_get_cfgstring(dev));
+		free(wwn);
+		return put_text(cmd, text);
+	}
+	case 0xC5: {
+		uint64_t lbas = (uint64_t)cdb[2] << 24 | cdb[3] << 16 | cdb[4] << 8 | cdb[5];
+
+		return tcmur_dev_update_size(dev, lbas * tcmu_dev_get_block_size(dev)) == 0
+			       ? TCMU_STS_OK : TCMU_STS_HW_ERR;
+	}
+	case 0xC6:
+		if (pthread_getname_np(pthread_self(), text, sizeof(text)) != 0)
+			text[0] = 0;
+		return put_text(cmd, text);
+	default:
+		return TCMU_STS_NOT_HANDLED;
+	}
+}
+
+static int ht_init(void)
+{
+	atomic_fetch_add(&n_init, 1);
+	return 0;
+}
+
+static void ht_destroy(void)
+{
+	atomic_fetch_add(&n_destroy, 1);
+}
+
+static struct tcmur_handler ht_threads = {
+	.name = "host test handler (2 threads)",
+	.subtype = "hosttest",
+	.cfg_desc = "name=TEXT;fail_open=0|1",
+	.check_config = ht_check_config,
+	.open = ht_open,
+	.close = ht_close,
+	.nr_threads = 2,
+	.handle_cmd = ht_handle_cmd,
+	.init = ht_init,
+	.destroy = ht_destroy,
+};
+
+static struct tcmur_handler ht_inline = {
+	.name = "host test handler (inline)",
+	.subtype = "hosttest0",
+	.check_config = ht_check_config,
+	.open = ht_open,
+	.close = ht_close,
+	.nr_threads = 0,
+	.handle_cmd = ht_handle_cmd,
+	.init = ht_init,
+	.destroy = ht_destroy,
+};
+
+int handler_init(void)
+{
+	int rc = tcmur_register_handler(&ht_threads);
+
+	if (rc)
+		return rc;
+	return tcmur_register_handler(&ht_inline);
+}
