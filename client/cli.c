@@ -1,0 +1,317 @@
+/* cli.c - parse lunlab-bench's command line.  Hand-written (not getopt) so the parser has no
+ * global state and unit tests can call it repeatedly; every error names the argument. */
+#include "client/cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_usage(char *buf, size_t len)
+{
+	snprintf(buf, len,
+		"usage: lunlab-bench COMMAND URL [options]\n"
+		"  URL: iscsi://[user%%pass@]host[:port]/iqn/lun\n"
+		"commands:\n"
+		"  info URL                      identity, capacity, VAAI and thin provisioning support\n"
+		"  scale URL   --vms 1,2,4 --bs 4m --qd 1 --duration 10 --warmup 2 [--write]\n"
+		"  clone URL   [--dest URL2] --template-size 1g --template-content zero|pattern|synthetic\n"
+		"              --vms 10 --chunk 4m | --sweep 64k,256k,1m,4m,16m --parallel 8 --outstanding 4\n"
+		"              [--mode auto|xcopy|software] [--explain [N]] [--no-template]\n"
+		"  drr URL     --image FILE | --synthetic win10 [--size 11.9g] [--seed N]\n"
+		"common: --json | --csv, --plot FILE.svg, --quiet, --initiator IQN\n");
+}
+
+int cli_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || v < 0 || !isfinite(v))
+		return -1;
+	double mul = 1;
+	switch (*end) {
+	case 'k': case 'K': mul = 1024.0; end++; break;
+	case 'm': case 'M': mul = 1024.0 * 1024; end++; break;
+	case 'g': case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
+	case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
+	default: break;
+	}
+	if (*end == 'i' && mul > 1)            /* accept "KiB"-style suffixes: 4MiB, 4MB */
+		end++;
+	if ((*end == 'b' || *end == 'B'))
+		end++;
+	if (*end)
+		return -1;
+	double bytes = v * mul;
+	if (bytes > 1.8e19)
+		return -1;
+	*out = (uint64_t)bytes;
+	return 0;
+}
+
+int cli_parse_size_list(const char *s, uint64_t *out, unsigned max, unsigned *n)
+{
+	char buf[512];
+	if (!s || strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	*n = 0;
+	char *save = NULL;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*n >= max || cli_parse_size(tok, &out[*n]) || out[*n] == 0)
+			return -1;
+		(*n)++;
+	}
+	return *n ? 0 : -1;
+}
+
+int cli_parse_uint_list(const char *s, unsigned *out, unsigned max, unsigned *n)
+{
+	char buf[512];
+	if (!s || strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	*n = 0;
+	char *save = NULL;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(tok, &end, 10);
+		if (errno || *end || end == tok || v == 0 || v > 100000 || *n >= max || tok[0] == '-')
+			return -1;
+		out[(*n)++] = (unsigned)v;
+	}
+	return *n ? 0 : -1;
+}
+
+static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
+{
+	char *end;
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0 || v > 86400.0 * 7)
+		return -1;
+	if (*end == 's')
+		end++;
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void defaults(struct bench_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->format = OUT_TABLE;
+	o->initiator = "iqn.2026-11.org.lunlab:bench";
+	static const unsigned vms[] = { 1, 2, 3, 4, 8, 20, 50, 100 };
+	memcpy(o->vms_list, vms, sizeof(vms));
+	o->n_vms = 8;
+	o->bs = 4u << 20;
+	o->qd = 1;
+	o->duration_s = 10;
+	o->warmup_s = 2;
+	o->template_size = 1ull << 30;
+	o->template_content = TEMPLATE_PATTERN;
+	o->chunk = 4u << 20;
+	o->clones = 10;
+	o->parallel = 8;
+	o->outstanding = 4;
+	o->mode = MODE_AUTO;
+	o->explain_count = 3;
+	o->image_size = SYNTH_WIN10_DEFAULT_SIZE;
+	o->seed = 1;
+	o->settle_timeout_s = 600;
+	o->write_size = 1u << 20;
+}
+
+#define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+
+int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t errlen)
+{
+	defaults(o);
+	if (argc < 2)
+		FAIL("missing command (info, scale, clone, drr); try --help");
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		cli_usage(err, errlen);
+		return 1;
+	}
+	if (!strcmp(cmd, "info")) o->cmd = CMD_INFO;
+	else if (!strcmp(cmd, "scale")) o->cmd = CMD_SCALE;
+	else if (!strcmp(cmd, "clone")) o->cmd = CMD_CLONE;
+	else if (!strcmp(cmd, "drr")) o->cmd = CMD_DRR;
+	else FAIL("unknown command '%s' (info, scale, clone, drr)", cmd);
+
+	bool vms_given = false;
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		/* Options taking a value accept "--opt value" and "--opt=value". */
+		const char *val = NULL;
+		char name[64];
+		const char *eq = strchr(a, '=');
+		if (a[0] == '-' && a[1] == '-' && eq && (size_t)(eq - a) < sizeof(name)) {
+			memcpy(name, a, (size_t)(eq - a));
+			name[eq - a] = 0;
+			val = eq + 1;
+			a = name;
+		}
+#define NEEDVAL() do { if (!val) { if (i + 1 >= argc) FAIL("%s needs a value", a); val = argv[++i]; } } while (0)
+		if (a[0] != '-') {
+			if (!o->url) { o->url = a; continue; }
+			FAIL("unexpected argument '%s'", a);
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			cli_usage(err, errlen);
+			return 1;
+		} else if (!strcmp(a, "--json")) {
+			o->format = OUT_JSON;
+		} else if (!strcmp(a, "--csv")) {
+			o->format = OUT_CSV;
+		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+			o->quiet = true;
+		} else if (!strcmp(a, "--plot")) {
+			NEEDVAL(); o->plot_path = val;
+		} else if (!strcmp(a, "--initiator")) {
+			NEEDVAL(); o->initiator = val;
+		} else if (!strcmp(a, "--dest")) {
+			NEEDVAL(); o->dest_url = val;
+		} else if (!strcmp(a, "--vms")) {
+			NEEDVAL();
+			if (cli_parse_uint_list(val, o->vms_list, CLI_MAX_LIST, &o->n_vms))
+				FAIL("--vms: '%s' is not a list of positive integers", val);
+			vms_given = true;
+		} else if (!strcmp(a, "--bs")) {
+			NEEDVAL();
+			if (cli_parse_size(val, &o->bs) || o->bs == 0 || o->bs > (64u << 20))
+				FAIL("--bs: '%s' is not a size between 1 and 64m", val);
+		} else if (!strcmp(a, "--qd")) {
+			NEEDVAL();
+			if (parse_uint(val, 1, 256, &o->qd))
+				FAIL("--qd: '%s' is not an integer 1..256", val);
+		} else if (!strcmp(a, "--duration")) {
+			NEEDVAL();
+			if (parse_seconds(val, &o->duration_s) || o->duration_s <= 0)
+				FAIL("--duration: '%s' is not a positive number of seconds", val);
+		} else if (!strcmp(a, "--warmup")) {
+			NEEDVAL();
+			if (parse_seconds(val, &o->warmup_s))
+				FAIL("--warmup: '%s' is not a number of seconds", val);
+		} else if (!strcmp(a, "--write")) {
+			o->write = true;
+		} else if (!strcmp(a, "--template-size")) {
+			NEEDVAL();
+			if (cli_parse_size(val, &o->template_size) || o->template_size == 0)
+				FAIL("--template-size: '%s' is not a positive size", val);
+		} else if (!strcmp(a, "--template-content")) {
+			NEEDVAL();
+			if (!strcmp(val, "zero")) o->template_content = TEMPLATE_ZERO;
+			else if (!strcmp(val, "pattern")) o->template_content = TEMPLATE_PATTERN;
+			else if (!strcmp(val, "synthetic")) o->template_content = TEMPLATE_SYNTHETIC;
+			else FAIL("--template-content: '%s' is not zero, pattern or synthetic", val);
+		} else if (!strcmp(a, "--chunk")) {
+			NEEDVAL();
+			if (cli_parse_size(val, &o->chunk) || o->chunk == 0 || o->chunk > (256u << 20))
+				FAIL("--chunk: '%s' is not a size between 1 and 256m", val);
+		} else if (!strcmp(a, "--sweep")) {
+			NEEDVAL();
+			if (cli_parse_size_list(val, o->sweep, CLI_MAX_LIST, &o->n_sweep))
+				FAIL("--sweep: '%s' is not a list of sizes like 64k,256k,1m", val);
+		} else if (!strcmp(a, "--parallel")) {
+			NEEDVAL();
+			if (parse_uint(val, 1, 1024, &o->parallel))
+				FAIL("--parallel: '%s' is not an integer 1..1024", val);
+		} else if (!strcmp(a, "--outstanding")) {
+			NEEDVAL();
+			if (parse_uint(val, 1, 256, &o->outstanding))
+				FAIL("--outstanding: '%s' is not an integer 1..256", val);
+		} else if (!strcmp(a, "--mode")) {
+			NEEDVAL();
+			if (!strcmp(val, "auto")) o->mode = MODE_AUTO;
+			else if (!strcmp(val, "xcopy")) o->mode = MODE_XCOPY;
+			else if (!strcmp(val, "software")) o->mode = MODE_SOFTWARE;
+			else FAIL("--mode: '%s' is not auto, xcopy or software", val);
+		} else if (!strcmp(a, "--explain")) {
+			o->explain = true;
+			if (val) {
+				if (parse_uint(val, 1, 100, &o->explain_count))
+					FAIL("--explain: '%s' is not an integer 1..100", val);
+			} else if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9') {
+				if (parse_uint(argv[++i], 1, 100, &o->explain_count))
+					FAIL("--explain: '%s' is not an integer 1..100", argv[i]);
+			}
+		} else if (!strcmp(a, "--no-template")) {
+			o->skip_template = true;
+		} else if (!strcmp(a, "--image")) {
+			NEEDVAL(); o->image_path = val;
+		} else if (!strcmp(a, "--synthetic")) {
+			NEEDVAL();
+			if (strcmp(val, "win10"))
+				FAIL("--synthetic: '%s' is not a known image (win10)", val);
+			o->synthetic = true;
+		} else if (!strcmp(a, "--size")) {
+			NEEDVAL();
+			if (cli_parse_size(val, &o->image_size) || o->image_size < SYNTH_BLOCK_SIZE)
+				FAIL("--size: '%s' is not a size of at least 4k", val);
+		} else if (!strcmp(a, "--seed")) {
+			NEEDVAL();
+			char *end;
+			errno = 0;
+			o->seed = strtoull(val, &end, 0);
+			if (errno || *end || end == val || val[0] == '-')
+				FAIL("--seed: '%s' is not an unsigned integer", val);
+		} else if (!strcmp(a, "--settle-timeout")) {
+			NEEDVAL();
+			if (parse_seconds(val, &o->settle_timeout_s))
+				FAIL("--settle-timeout: '%s' is not a number of seconds", val);
+		} else {
+			FAIL("unknown option '%s'", a);
+		}
+#undef NEEDVAL
+	}
+	if (!o->url)
+		FAIL("missing target URL (iscsi://[user%%pass@]host[:port]/iqn/lun)");
+	if (strncmp(o->url, "iscsi://", 8))
+		FAIL("URL '%s' does not start with iscsi://", o->url);
+	if (o->dest_url && strncmp(o->dest_url, "iscsi://", 8))
+		FAIL("--dest: URL '%s' does not start with iscsi://", o->dest_url);
+	if (o->cmd == CMD_CLONE) {
+		if (vms_given) {
+			if (o->n_vms != 1)
+				FAIL("--vms: clone takes one number of clones, not a list");
+			o->clones = o->vms_list[0];
+		}
+		if (o->n_sweep == 0) {
+			o->sweep[0] = o->chunk;
+			o->n_sweep = 1;
+		}
+	}
+	if (o->cmd == CMD_DRR && !o->image_path && !o->synthetic)
+		FAIL("drr needs --image FILE or --synthetic win10");
+	if (o->cmd == CMD_DRR && o->image_path && o->synthetic)
+		FAIL("drr takes either --image or --synthetic, not both");
+	if (o->explain && o->cmd != CMD_CLONE)
+		FAIL("--explain applies to clone only");
+	if (o->plot_path && o->cmd != CMD_CLONE && o->cmd != CMD_SCALE)
+		FAIL("--plot applies to clone and scale only");
+	return 0;
+}

@@ -1,0 +1,70 @@
+/* cli.h - lunlab-bench command line: subcommand, target URLs and options. */
+#ifndef LUNLAB_CLIENT_CLI_H
+#define LUNLAB_CLIENT_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "client/synthetic_image.h"
+
+#define CLI_MAX_LIST 32
+
+enum bench_cmd { CMD_NONE, CMD_INFO, CMD_SCALE, CMD_CLONE, CMD_DRR };
+enum out_format { OUT_TABLE, OUT_JSON, OUT_CSV };
+enum clone_mode { MODE_AUTO, MODE_XCOPY, MODE_SOFTWARE };
+
+struct bench_opts {
+	enum bench_cmd cmd;
+	const char *url;
+	const char *dest_url;          /* clone --dest */
+	enum out_format format;
+	const char *plot_path;         /* --plot FILE.svg */
+	bool quiet;                    /* --quiet: no progress bar even on a TTY */
+	const char *initiator;         /* --initiator IQN prefix */
+
+	/* scale */
+	unsigned vms_list[CLI_MAX_LIST];
+	unsigned n_vms;
+	uint64_t bs;                   /* --bs bytes */
+	unsigned qd;
+	double duration_s;
+	double warmup_s;
+	bool write;
+
+	/* clone */
+	uint64_t template_size;
+	enum template_content template_content;
+	uint64_t chunk;                /* --chunk bytes (MaxHWTransferSize) */
+	uint64_t sweep[CLI_MAX_LIST];  /* --sweep sizes; n_sweep == 0: just --chunk */
+	unsigned n_sweep;
+	unsigned clones;               /* --vms for clone: number of clones */
+	unsigned parallel;
+	unsigned outstanding;
+	enum clone_mode mode;
+	bool explain;
+	unsigned explain_count;
+	bool skip_template;            /* --no-template: template already written */
+
+	/* drr */
+	const char *image_path;
+	bool synthetic;
+	uint64_t image_size;
+	uint64_t seed;
+	double settle_timeout_s;       /* wait for pending_blocks == 0 */
+	uint64_t write_size;           /* drr write size per command */
+};
+
+/* Parse argv into opts.  Returns 0, or -1 with a one-line message naming the argument in err.
+ * Returns 1 when help was requested (usage printed into err). */
+int cli_parse(int argc, char **argv, struct bench_opts *opts, char *err, size_t errlen);
+
+/* "4m" -> 4194304, "256k", "1g", "512", "1.5g".  Returns 0 or -1. */
+int cli_parse_size(const char *s, uint64_t *out);
+/* "1,2,4" -> list; every entry via cli_parse_size (sizes) or as a positive integer. */
+int cli_parse_size_list(const char *s, uint64_t *out, unsigned max, unsigned *n);
+int cli_parse_uint_list(const char *s, unsigned *out, unsigned max, unsigned *n);
+
+void cli_usage(char *buf, size_t len);
+
+#endif

@@ -1,0 +1,30 @@
+/* report.h - render results as a table (default), JSON (schema: docs/bench.md) or CSV. */
+#ifndef LUNLAB_CLIENT_REPORT_H
+#define LUNLAB_CLIENT_REPORT_H
+
+#include <stdio.h>
+
+#include "client/results.h"
+
+struct json_object;
+
+void table_info(FILE *f, const struct info_result *r);
+void table_scale(FILE *f, const struct scale_result *r);
+void table_clone(FILE *f, const struct clone_result *r);
+void table_drr(FILE *f, const struct drr_result *r);
+
+/* JSON documents (json-c objects; caller owns them: json_object_put). */
+struct json_object *json_info(const struct info_result *r);
+struct json_object *json_scale(const struct scale_result *r);
+struct json_object *json_clone(const struct clone_result *r);
+struct json_object *json_drr(const struct drr_result *r);
+
+void csv_info(FILE *f, const struct info_result *r);
+void csv_scale(FILE *f, const struct scale_result *r);
+void csv_clone(FILE *f, const struct clone_result *r);
+void csv_drr(FILE *f, const struct drr_result *r);
+
+/* "4 MiB", "256 KiB", "512 B" */
+void fmt_size(char *buf, size_t len, uint64_t bytes);
+
+#endif

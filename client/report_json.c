@@ -1,0 +1,159 @@
+/* report_json.c - --json output (json-c).  Keys are the interface scripts depend on:
+ * keep them in step with docs/bench.md "JSON schema". */
+#include "client/report.h"
+
+#include <json-c/json.h>
+
+static void add_d(json_object *o, const char *k, double v) { json_object_object_add(o, k, json_object_new_double(v)); }
+static void add_i(json_object *o, const char *k, int64_t v) { json_object_object_add(o, k, json_object_new_int64(v)); }
+static void add_b(json_object *o, const char *k, bool v) { json_object_object_add(o, k, json_object_new_boolean(v)); }
+static void add_s(json_object *o, const char *k, const char *v) { json_object_object_add(o, k, json_object_new_string(v)); }
+
+static json_object *capacity_obj(const struct array_capacity *c)
+{
+	json_object *o = json_object_new_object();
+	add_i(o, "logical_bytes", (int64_t)c->logical_bytes);
+	add_i(o, "unique_bytes", (int64_t)c->unique_bytes);
+	add_i(o, "physical_bytes", (int64_t)c->physical_bytes);
+	add_i(o, "pending_blocks", (int64_t)c->pending_blocks);
+	add_d(o, "dedup_ratio", c->dedup_ratio);
+	add_d(o, "compression_ratio", c->compression_ratio);
+	add_d(o, "drr", c->drr);
+	return o;
+}
+
+static json_object *tri(int v)
+{
+	return v < 0 ? NULL : json_object_new_boolean(v > 0);
+}
+
+json_object *json_info(const struct info_result *r)
+{
+	json_object *o = json_object_new_object();
+	add_s(o, "command", "info");
+	add_s(o, "vendor", r->vendor);
+	add_s(o, "product", r->product);
+	add_s(o, "revision", r->revision);
+	add_i(o, "capacity_bytes", (int64_t)(r->num_blocks * r->block_size));
+	add_i(o, "block_size", r->block_size);
+	add_s(o, "naa", r->naa_binary ? r->naa_hex : "");
+	json_object *v = json_object_new_object();
+	json_object_object_add(v, "extended_copy", tri(r->xcopy_opcode));
+	add_b(v, "tpc", r->tpc);
+	json_object_object_add(v, "compare_and_write", tri(r->caw));
+	json_object_object_add(v, "write_same", tri(r->write_same16));
+	json_object_object_add(v, "unmap", tri(r->unmap));
+	add_b(v, "vpd_8f", r->vpd_8f);
+	add_b(v, "receive_copy_results", r->rcr_ok);
+	if (r->rcr_ok) {
+		json_object *l = json_object_new_object();
+		add_i(l, "max_target_descriptors", r->rcr_max_tgt);
+		add_i(l, "max_segment_descriptors", r->rcr_max_seg);
+		add_i(l, "max_descriptor_list_length", r->rcr_max_desc_list);
+		add_i(l, "max_segment_length", r->rcr_max_seg_len);
+		json_object_object_add(v, "copy_limits", l);
+	}
+	json_object_object_add(o, "vaai", v);
+	json_object *t = json_object_new_object();
+	add_b(t, "lbpme", r->lbpme);
+	add_b(t, "lbpu", r->lbpu);
+	add_b(t, "lbpws", r->lbpws);
+	add_i(t, "provisioning_type", r->provisioning_type);
+	json_object_object_add(o, "thin", t);
+	json_object_object_add(o, "array", r->have_capacity ? capacity_obj(&r->cap) : NULL);
+	return o;
+}
+
+json_object *json_scale(const struct scale_result *r)
+{
+	json_object *o = json_object_new_object();
+	add_s(o, "command", "scale");
+	add_b(o, "write", r->write);
+	add_i(o, "bs", (int64_t)r->bs);
+	add_i(o, "qd", r->qd);
+	json_object *runs = json_object_new_array();
+	for (unsigned i = 0; i < r->n; i++) {
+		const struct scale_run *s = &r->runs[i];
+		json_object *e = json_object_new_object();
+		add_i(e, "vms", s->vms);
+		add_d(e, "total_mbps", s->total_mbps);
+		add_d(e, "min_mbps", s->min_mbps);
+		add_d(e, "avg_mbps", s->avg_mbps);
+		add_d(e, "max_mbps", s->max_mbps);
+		add_d(e, "fairness", s->fairness);
+		add_i(e, "ios", (int64_t)s->ios);
+		add_d(e, "seconds", s->seconds);
+		json_object_array_add(runs, e);
+	}
+	json_object_object_add(o, "runs", runs);
+	return o;
+}
+
+static json_object *clone_run_obj(const struct clone_result *r, const struct clone_run *c)
+{
+	json_object *e = json_object_new_object();
+	add_i(e, "chunk", (int64_t)c->chunk);
+	add_d(e, "wall_s", c->wall_s);
+	add_b(e, "xcopy", c->xcopy);
+	add_b(e, "fell_back", c->fell_back);
+	add_s(e, "fallback_reason", c->fallback_reason);
+	add_i(e, "commands", (int64_t)c->commands);
+	add_i(e, "bytes_cloned", (int64_t)c->bytes_cloned);
+	add_i(e, "wire_bytes", (int64_t)c->wire_bytes);
+	json_object *l = json_object_new_object();
+	add_d(l, "p50_ms", c->lat_p50_ms);
+	add_d(l, "p90_ms", c->lat_p90_ms);
+	add_d(l, "p99_ms", c->lat_p99_ms);
+	add_d(l, "max_ms", c->lat_max_ms);
+	json_object_object_add(e, "latency", l);
+	if (c->have_modeled) {
+		json_object *m = json_object_new_object();
+		add_d(m, "duration_s", c->modeled_duration_s);
+		add_d(m, "peak_latency_ms", c->modeled_peak_latency_ms);
+		add_d(m, "peak_cpu_pct", c->modeled_peak_cpu_pct);
+		add_d(m, "max_latency_ms", c->modeled_max_latency_ms);
+		add_d(m, "time_scale", c->time_scale);
+		json_object_object_add(e, "modeled", m);
+	} else {
+		json_object_object_add(e, "modeled", NULL);
+	}
+	add_b(e, "machine_limited", c->machine_limited);
+	(void)r;
+	return e;
+}
+
+json_object *json_clone(const struct clone_result *r)
+{
+	/* The first (or only) run's fields sit at top level so "clone --chunk X --json" reads as
+	 * one record; every run, sweep or not, is in runs[]. */
+	json_object *o = r->n ? clone_run_obj(r, &r->runs[0]) : json_object_new_object();
+	add_s(o, "command", "clone");
+	add_i(o, "template_size", (int64_t)r->template_size);
+	add_i(o, "clones", r->clones);
+	add_i(o, "parallel", r->parallel);
+	add_i(o, "outstanding", r->outstanding);
+	add_b(o, "two_lus", r->two_lus);
+	json_object *runs = json_object_new_array();
+	for (unsigned i = 0; i < r->n; i++)
+		json_object_array_add(runs, clone_run_obj(r, &r->runs[i]));
+	json_object_object_add(o, "runs", runs);
+	return o;
+}
+
+json_object *json_drr(const struct drr_result *r)
+{
+	json_object *o = json_object_new_object();
+	add_s(o, "command", "drr");
+	add_s(o, "source", r->source ? r->source : "");
+	add_i(o, "image_bytes", (int64_t)r->image_bytes);
+	add_d(o, "write_s", r->write_s);
+	add_b(o, "settled", r->settled);
+	add_b(o, "reported", r->have_capacity);
+	add_i(o, "logical_bytes", (int64_t)r->cap.logical_bytes);
+	add_i(o, "unique_bytes", (int64_t)r->cap.unique_bytes);
+	add_i(o, "physical_bytes", (int64_t)r->cap.physical_bytes);
+	add_d(o, "dedup_ratio", r->cap.dedup_ratio);
+	add_d(o, "compression_ratio", r->cap.compression_ratio);
+	add_d(o, "drr", r->cap.drr);
+	return o;
+}

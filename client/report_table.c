@@ -1,0 +1,146 @@
+/* report_table.c - the default, human-readable output. */
+#include "client/report.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+void fmt_size(char *buf, size_t len, uint64_t b)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned u = 0;
+	double v = (double)b;
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (v == (double)(uint64_t)v)
+		snprintf(buf, len, "%" PRIu64 " %s", (uint64_t)v, units[u]);
+	else
+		snprintf(buf, len, "%.2f %s", v, units[u]);
+}
+
+static const char *yn(int v)
+{
+	return v > 0 ? "yes" : v == 0 ? "no" : "unknown";
+}
+
+static void capacity_lines(FILE *f, const struct array_capacity *c)
+{
+	char l[32], u[32], p[32];
+	fmt_size(l, sizeof(l), c->logical_bytes);
+	fmt_size(u, sizeof(u), c->unique_bytes);
+	fmt_size(p, sizeof(p), c->physical_bytes);
+	fprintf(f, "  logical           %s (%" PRIu64 " bytes)\n", l, c->logical_bytes);
+	fprintf(f, "  unique            %s (%" PRIu64 " bytes)\n", u, c->unique_bytes);
+	fprintf(f, "  physical          %s (%" PRIu64 " bytes)\n", p, c->physical_bytes);
+	fprintf(f, "  dedup             %.3f:1\n", c->dedup_ratio);
+	fprintf(f, "  compression       %.3f:1\n", c->compression_ratio);
+	fprintf(f, "  data reduction    %.3f:1\n", c->drr);
+	if (c->have_pending && c->pending_blocks)
+		fprintf(f, "  (accounting pending: %" PRIu64 " blocks)\n", c->pending_blocks);
+}
+
+void table_info(FILE *f, const struct info_result *r)
+{
+	char cap[32];
+	fmt_size(cap, sizeof(cap), r->num_blocks * r->block_size);
+	fprintf(f, "LU\n");
+	fprintf(f, "  vendor/product    %s %s (rev %s)\n", r->vendor, r->product, r->revision);
+	fprintf(f, "  capacity          %s (%" PRIu64 " blocks of %u bytes)\n", cap, r->num_blocks, r->block_size);
+	fprintf(f, "  NAA designator    %s\n", r->naa_binary ? r->naa_hex : "none (EXTENDED COPY needs one)");
+	fprintf(f, "VAAI\n");
+	fprintf(f, "  EXTENDED COPY     %s (3PC bit %s, RECEIVE COPY RESULTS %s)\n",
+		yn(r->xcopy_opcode), r->tpc ? "set" : "clear", r->rcr_ok ? "answers" : "refused");
+	if (r->rcr_ok)
+		fprintf(f, "    limits          %u target / %u segment descriptors, list %u bytes, segment %u bytes\n",
+			r->rcr_max_tgt, r->rcr_max_seg, r->rcr_max_desc_list, r->rcr_max_seg_len);
+	fprintf(f, "  VPD 0x8F          %s", r->vpd_8f ? "present" : "absent");
+	if (r->vpd_8f)
+		fprintf(f, " (%u third-party copy descriptors)", r->vpd8f_descriptors);
+	fprintf(f, "\n");
+	fprintf(f, "  COMPARE AND WRITE %s\n", yn(r->caw));
+	fprintf(f, "  WRITE SAME(16)    %s (max %" PRIu64 " blocks)\n", yn(r->write_same16), r->max_write_same_blocks);
+	fprintf(f, "  UNMAP             %s (VPD B2 LBPU %s, max %u LBAs / %u descriptors)\n",
+		yn(r->unmap), r->lbpu ? "set" : "clear", r->max_unmap_lba, r->max_unmap_desc);
+	fprintf(f, "Thin provisioning\n");
+	fprintf(f, "  LBPME             %s\n", r->lbpme ? "yes" : "no");
+	fprintf(f, "  provisioning type %s\n", !r->vpd_b2 ? "unknown (no VPD B2)" :
+		r->provisioning_type == 2 ? "thin" : r->provisioning_type == 1 ? "resource" : "full");
+	fprintf(f, "  max transfer      %u blocks (optimal %u)\n", r->max_xfer_blocks, r->opt_xfer_blocks);
+	if (r->have_capacity) {
+		fprintf(f, "Array capacity (LOG SENSE 0x30)\n");
+		capacity_lines(f, &r->cap);
+	} else {
+		fprintf(f, "Array capacity     not reported (no LOG SENSE page 0x30)\n");
+	}
+	if (r->have_telemetry)
+		fprintf(f, "Array model        %" PRIu64 " commands, %" PRIu64 " cores, time scale %.3f\n",
+			r->tel.commands, r->tel.cores, (double)r->tel.time_scale_x1000 / 1000.0);
+}
+
+void table_scale(FILE *f, const struct scale_result *r)
+{
+	char bs[32];
+	fmt_size(bs, sizeof(bs), r->bs);
+	fprintf(f, "scale: %s sequential %s, QD%u per VM\n", bs, r->write ? "writes" : "reads", r->qd);
+	fprintf(f, "%5s %12s %10s %10s %10s %9s %8s\n", "VMs", "total MB/s", "min MB/s", "avg MB/s",
+		"max MB/s", "fairness", "IOs");
+	for (unsigned i = 0; i < r->n; i++) {
+		const struct scale_run *s = &r->runs[i];
+		fprintf(f, "%5u %12.1f %10.1f %10.1f %10.1f %9.3f %8" PRIu64 "\n", s->vms, s->total_mbps,
+			s->min_mbps, s->avg_mbps, s->max_mbps, s->fairness, s->ios);
+	}
+	fprintf(f, "(MB = 10^6 bytes; fairness = fastest VM / slowest VM)\n");
+}
+
+void table_clone(FILE *f, const struct clone_result *r)
+{
+	char ts[32];
+	fmt_size(ts, sizeof(ts), r->template_size);
+	fprintf(f, "clone: %s template x %u clones, %u in parallel, %u outstanding per clone%s\n", ts,
+		r->clones, r->parallel, r->outstanding, r->two_lus ? ", to a second LU" : "");
+	fprintf(f, "%8s %-9s %8s %9s %9s %9s %9s %9s %11s | %11s %11s %8s\n", "chunk", "datamover",
+		"wall s", "commands", "p50 ms", "p90 ms", "p99 ms", "max ms", "wire MiB",
+		"model dur s", "peak lat ms", "peak CPU");
+	for (unsigned i = 0; i < r->n; i++) {
+		const struct clone_run *c = &r->runs[i];
+		char ch[32];
+		fmt_size(ch, sizeof(ch), c->chunk);
+		fprintf(f, "%8s %-9s %8.2f %9" PRIu64 " %9.3f %9.3f %9.3f %9.3f %11.1f |", ch,
+			c->xcopy ? "XCOPY" : c->fell_back ? "sw (fb)" : "software", c->wall_s, c->commands,
+			c->lat_p50_ms, c->lat_p90_ms, c->lat_p99_ms, c->lat_max_ms,
+			(double)c->wire_bytes / 1048576.0);
+		if (c->have_modeled)
+			fprintf(f, " %11.2f %11.4f %7.1f%%\n", c->modeled_duration_s, c->modeled_peak_latency_ms,
+				c->modeled_peak_cpu_pct);
+		else
+			fprintf(f, " %11s %11s %8s\n", "-", "-", "-");
+	}
+	for (unsigned i = 0; i < r->n; i++) {
+		const struct clone_run *c = &r->runs[i];
+		if (c->fallback_reason[0])
+			fprintf(f, "note: %s\n", c->fallback_reason);
+		if (c->have_modeled && c->time_scale > 1.0)
+			fprintf(f, "note: chunk %" PRIu64 ": the array ran in slow motion x%.2f (its time scale); "
+				"modeled figures are in the array's time\n", c->chunk, c->time_scale);
+		if (c->machine_limited)
+			fprintf(f, "note: chunk %" PRIu64 ": wall time %.2f s exceeds the modeled %.2f s x scale: "
+				"this machine, not the model, limited the run; rerun with a larger time scale\n",
+				c->chunk, c->wall_s, c->modeled_duration_s);
+	}
+	fprintf(f, "(latency = host-observed per command; wire = payload bytes sent/received for the copy)\n");
+}
+
+void table_drr(FILE *f, const struct drr_result *r)
+{
+	char sz[32];
+	fmt_size(sz, sizeof(sz), r->image_bytes);
+	fprintf(f, "drr: wrote %s (%s) in %.2f s\n", sz, r->source, r->write_s);
+	if (!r->have_capacity) {
+		fprintf(f, "the LU does not report array capacity (LOG SENSE page 0x30): no data reduction figures\n");
+		return;
+	}
+	if (!r->settled)
+		fprintf(f, "warning: accounting still pending after %.1f s; figures are provisional\n", r->settle_s);
+	capacity_lines(f, &r->cap);
+}

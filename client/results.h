@@ -1,0 +1,88 @@
+/* results.h - what each scenario measured; the report writers (table, JSON, CSV, SVG)
+ * render these and nothing else, so every output format shows the same numbers. */
+#ifndef LUNLAB_CLIENT_RESULTS_H
+#define LUNLAB_CLIENT_RESULTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "client/logpage.h"
+
+struct info_result {
+	char vendor[9], product[17], revision[5];
+	uint64_t num_blocks;
+	uint32_t block_size;
+	bool tpc;                        /* INQUIRY 3PC bit */
+	int xcopy_opcode;                /* REPORT SUPPORTED OPCODES 0x83/0: 1 yes, 0 no, -1 unknown */
+	int caw, write_same16, unmap;    /* same, for 0x89, 0x93, 0x42 */
+	bool naa_binary;                 /* VPD 0x83 binary NAA (needed for 0xE4 descriptors) */
+	char naa_hex[41];
+	bool vpd_b0, vpd_b2, vpd_8f;
+	uint32_t max_xfer_blocks, opt_xfer_blocks, max_unmap_lba, max_unmap_desc;
+	uint64_t max_write_same_blocks;
+	bool lbpme, lbpu, lbpws, lbpws10;
+	unsigned provisioning_type;     /* VPD B2: 0 full, 1 resource, 2 thin */
+	bool rcr_ok;                     /* RECEIVE COPY RESULTS SA 3 answered */
+	unsigned rcr_max_tgt, rcr_max_seg;
+	uint32_t rcr_max_desc_list, rcr_max_seg_len;
+	unsigned vpd8f_descriptors;
+	bool have_capacity;
+	struct array_capacity cap;
+	bool have_telemetry;
+	struct model_telemetry tel;
+};
+
+#define SCALE_MAX_VMS 1024
+struct scale_run {
+	unsigned vms;
+	double total_mbps;
+	double min_mbps, avg_mbps, max_mbps;
+	double fairness;                 /* max / min per-VM throughput */
+	uint64_t ios;
+	double seconds;
+};
+
+struct scale_result {
+	bool write;
+	uint64_t bs;
+	unsigned qd;
+	unsigned n;
+	struct scale_run runs[32];
+};
+
+struct clone_run {
+	uint64_t chunk;
+	bool xcopy;                      /* true when every clone went through EXTENDED COPY */
+	bool fell_back;                  /* XCOPY refused mid-run: software datamover took over */
+	char fallback_reason[160];
+	double wall_s;
+	uint64_t commands;
+	uint64_t bytes_cloned;
+	uint64_t wire_bytes;             /* payload over the wire: parameter lists or READ+WRITE data */
+	double lat_p50_ms, lat_p90_ms, lat_p99_ms, lat_max_ms;
+	bool have_modeled;
+	double modeled_duration_s, modeled_peak_latency_ms, modeled_peak_cpu_pct, modeled_max_latency_ms;
+	double time_scale;               /* array's slow motion factor (1 = real time) */
+	bool machine_limited;            /* wall time exceeded the modeled time: host, not model, limited */
+};
+
+struct clone_result {
+	uint64_t template_size;
+	unsigned clones, parallel, outstanding;
+	bool two_lus;
+	unsigned n;
+	struct clone_run runs[32];
+};
+
+struct drr_result {
+	uint64_t image_bytes;
+	double write_s;
+	double settle_s;
+	bool settled;
+	struct array_capacity cap;
+	bool have_capacity;
+	const char *source;              /* "synthetic win10 seed N" or the file name */
+	char source_buf[300];
+};
+
+#endif

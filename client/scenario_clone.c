@@ -1,0 +1,562 @@
+/* scenario_clone.c - an ESXi-like datamover.
+ *
+ * A template region is written once, then cloned --vms times into consecutive destination
+ * regions.  --parallel clones run at once (vCenter runs several provisioning operations per
+ * host), each keeping --outstanding commands in flight.  Each EXTENDED COPY covers at most
+ * --chunk bytes (ESXi's /DataMover/MaxHWTransferSize) with one 0x02 segment and one 0xE4
+ * descriptor per LU, LIST ID USAGE 11b, sent to the destination LU.  When the array refuses
+ * the command (CHECK CONDITION) the run falls back to the software datamover - READ into the
+ * host, WRITE back out - and says so, as ESXi does. */
+#include "client/scenarios.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include <iscsi/iscsi.h>
+#include <iscsi/scsi-lowlevel.h>
+
+#include "client/conn.h"
+#include "client/latency.h"
+#include "client/progress.h"
+#include "client/scsi_query.h"
+#include "client/stream_write.h"
+#include "client/xcopy_builder.h"
+
+/* The software datamover moves at most this much per READ/WRITE pair (host buffers stay
+ * bounded at parallel x outstanding x 1 MiB whatever --chunk says). */
+#define SW_IO_MAX (1u << 20)
+
+struct clone_ctx;
+
+struct cslot {
+	struct clone_ctx *ctx;
+	unsigned lane;
+	bool busy;
+	bool xcopy;                 /* this command is an EXTENDED COPY */
+	int phase;                  /* software: 1 reading, 2 writing */
+	unsigned clone;
+	uint64_t off, end;          /* piece of the template still to copy, in blocks */
+	uint64_t blocks;            /* the command in flight covers [off, off + blocks) */
+	uint64_t t0;
+	uint8_t list[XCOPY_HDR_LEN + 2 * XCOPY_TGT_DESC_LEN + XCOPY_SEG_DESC_LEN];
+	struct iscsi_data data;
+	uint8_t *buf;               /* software datamover buffer */
+	struct scsi_iovec iov;
+};
+
+struct lane {
+	int clone;                  /* -1 idle */
+	uint64_t next_off;          /* next template block to issue */
+	unsigned inflight;
+};
+
+struct clone_ctx {
+	const struct bench_opts *o;
+	struct bench_conn conns[2];
+	unsigned nconn;
+	struct bench_conn *src, *dst;
+	struct xcopy_lu lus[2];
+	bool have_naa;
+	uint32_t bsz;
+	uint64_t tmpl_blocks;
+	uint64_t dst_base;          /* LBA of clone 0 on the destination */
+	uint64_t chunk_blocks, sw_blocks;
+	bool use_xcopy;
+	struct clone_run *run;
+	/* run state */
+	unsigned next_clone, clones_done;
+	struct lane *lanes;
+	struct cslot *slots;
+	struct lat_samples lat;
+	uint64_t blocks_done;
+	bool failed;
+	char err[300];
+};
+
+static uint64_t dst_lba(const struct clone_ctx *x, unsigned clone, uint64_t off)
+{
+	return x->dst_base + (uint64_t)clone * x->tmpl_blocks + off;
+}
+
+static int build_list(struct clone_ctx *x, unsigned clone, uint64_t off, uint64_t blocks, uint8_t *buf, size_t cap)
+{
+	struct xcopy_segment seg = {
+		.src_index = 0,
+		.dst_index = x->nconn == 2 ? 1 : 0,
+		.blocks = (uint16_t)blocks,
+		.src_lba = off,
+		.dst_lba = dst_lba(x, clone, off),
+	};
+	return xcopy_build(x->lus, x->nconn, &seg, 1, buf, cap);
+}
+
+static void slot_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv);
+
+static int issue_software_read(struct cslot *s)
+{
+	struct clone_ctx *x = s->ctx;
+	if (!s->buf && posix_memalign((void **)&s->buf, 4096, (size_t)x->sw_blocks * x->bsz)) {
+		snprintf(x->err, sizeof(x->err), "out of memory for the software datamover");
+		return -1;
+	}
+	s->xcopy = false;
+	s->phase = 1;
+	s->blocks = s->end - s->off < x->sw_blocks ? s->end - s->off : x->sw_blocks;
+	s->iov.iov_base = s->buf;
+	s->iov.iov_len = (size_t)(s->blocks * x->bsz);
+	s->t0 = now_ns();
+	if (!iscsi_read16_iov_task(x->src->iscsi, x->src->lun, s->off, (uint32_t)(s->blocks * x->bsz), (int)x->bsz,
+				   0, 0, 0, 0, 0, slot_cb, s, &s->iov, 1)) {
+		snprintf(x->err, sizeof(x->err), "cannot queue READ(16): %s", iscsi_get_error(x->src->iscsi));
+		return -1;
+	}
+	return 0;
+}
+
+static int issue_software_write(struct cslot *s)
+{
+	struct clone_ctx *x = s->ctx;
+	s->phase = 2;
+	s->t0 = now_ns();
+	if (!iscsi_write16_iov_task(x->dst->iscsi, x->dst->lun, dst_lba(x, s->clone, s->off), NULL,
+				    (uint32_t)(s->blocks * x->bsz), (int)x->bsz, 0, 0, 0, 0, 0, slot_cb, s, &s->iov, 1)) {
+		snprintf(x->err, sizeof(x->err), "cannot queue WRITE(16): %s", iscsi_get_error(x->dst->iscsi));
+		return -1;
+	}
+	return 0;
+}
+
+static int issue_xcopy(struct cslot *s)
+{
+	struct clone_ctx *x = s->ctx;
+	int len = build_list(x, s->clone, s->off, s->blocks, s->list, sizeof(s->list));
+	if (len < 0) {
+		snprintf(x->err, sizeof(x->err), "cannot build an EXTENDED COPY parameter list");
+		return -1;
+	}
+	s->xcopy = true;
+	s->data.data = s->list;
+	s->data.size = (size_t)len;
+	s->t0 = now_ns();
+	if (!iscsi_extended_copy_task(x->dst->iscsi, x->dst->lun, &s->data, slot_cb, s)) {
+		snprintf(x->err, sizeof(x->err), "cannot queue EXTENDED COPY: %s", iscsi_get_error(x->dst->iscsi));
+		return -1;
+	}
+	x->run->wire_bytes += (uint64_t)len;
+	return 0;
+}
+
+/* Give lane `l`'s idle slots the next pieces of its clone; move to the next clone when done. */
+static void lane_fill(struct clone_ctx *x, unsigned l)
+{
+	struct lane *ln = &x->lanes[l];
+	unsigned out = x->o->outstanding;
+	for (;;) {
+		if (ln->clone < 0 || (ln->next_off >= x->tmpl_blocks && ln->inflight == 0)) {
+			if (ln->clone >= 0)
+				x->clones_done++;
+			if (x->next_clone >= x->o->clones) {
+				ln->clone = -1;
+				return;
+			}
+			ln->clone = (int)x->next_clone++;
+			ln->next_off = 0;
+		}
+		if (ln->next_off >= x->tmpl_blocks)
+			return;              /* wait for this clone's last commands */
+		struct cslot *s = NULL;
+		for (unsigned q = 0; q < out; q++) {
+			if (!x->slots[l * out + q].busy) {
+				s = &x->slots[l * out + q];
+				break;
+			}
+		}
+		if (!s)
+			return;
+		uint64_t per = x->use_xcopy ? x->chunk_blocks : x->sw_blocks;
+		uint64_t left = x->tmpl_blocks - ln->next_off;
+		s->clone = (unsigned)ln->clone;
+		s->off = ln->next_off;
+		s->end = s->off + (left < per ? left : per);
+		s->blocks = s->end - s->off;
+		s->busy = true;
+		ln->next_off = s->end;
+		ln->inflight++;
+		int rc = x->use_xcopy ? issue_xcopy(s) : issue_software_read(s);
+		if (rc) {
+			x->failed = true;
+			s->busy = false;
+			ln->inflight--;
+			return;
+		}
+	}
+}
+
+static void slot_done(struct clone_ctx *x, struct cslot *s)
+{
+	s->busy = false;
+	x->lanes[s->lane].inflight--;
+	if (!x->failed)
+		lane_fill(x, s->lane);
+}
+
+static void slot_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv)
+{
+	struct cslot *s = priv;
+	struct clone_ctx *x = s->ctx;
+	struct scsi_task *task = command_data;
+	struct cmd_status st;
+	uint64_t t = now_ns();
+	conn_task_status(task, status, &st);
+	if (task)
+		scsi_free_scsi_task(task);
+	lat_add(&x->lat, t - s->t0);
+	x->run->commands++;
+	if (st.status != 0) {
+		if (s->xcopy && st.status == SCSI_STATUS_CHECK_CONDITION && x->o->mode == MODE_AUTO) {
+			/* ESXi: a CHECK CONDITION on a VAAI primitive marks it unsupported and the
+			 * software datamover does the work from then on, this piece included. */
+			if (x->use_xcopy) {
+				x->use_xcopy = false;
+				x->run->fell_back = true;
+				snprintf(x->run->fallback_reason, sizeof(x->run->fallback_reason),
+					 "the array refused EXTENDED COPY (sense %02x/%02x/%02x): fell back to the "
+					 "software datamover (host READ + WRITE), as ESXi does", st.key, st.asc, st.ascq);
+			}
+			/* The refused piece [off, end) is copied in software pieces by this slot. */
+			if (issue_software_read(s)) {
+				x->failed = true;
+				slot_done(x, s);
+			}
+			return;
+		}
+		if (!x->failed) {
+			x->failed = true;
+			if (st.status == SCSI_STATUS_CHECK_CONDITION)
+				snprintf(x->err, sizeof(x->err), "%s failed at clone %u, template block %llu: sense %02x/%02x/%02x",
+					 s->xcopy ? "EXTENDED COPY" : s->phase == 1 ? "READ(16)" : "WRITE(16)", s->clone,
+					 (unsigned long long)s->off, st.key, st.asc, st.ascq);
+			else
+				snprintf(x->err, sizeof(x->err), "%s failed: status %d (%s)",
+					 s->xcopy ? "EXTENDED COPY" : "I/O", st.status, iscsi_get_error(iscsi));
+		}
+		slot_done(x, s);
+		return;
+	}
+	if (!s->xcopy && s->phase == 1) {
+		x->run->wire_bytes += s->blocks * x->bsz;
+		if (issue_software_write(s)) {
+			x->failed = true;
+			slot_done(x, s);
+		}
+		return;
+	}
+	x->blocks_done += s->blocks;
+	if (!s->xcopy) {
+		x->run->wire_bytes += s->blocks * x->bsz;
+		s->off += s->blocks;
+		if (s->off < s->end && !x->failed) {
+			if (issue_software_read(s)) {
+				x->failed = true;
+				slot_done(x, s);
+			}
+			return;
+		}
+	}
+	slot_done(x, s);
+}
+
+static int fill_template(void *arg, uint64_t offset, uint8_t *buf, size_t len)
+{
+	const struct bench_opts *o = arg;
+	template_fill(o->template_content, o->seed, offset, buf, len);
+	return 0;
+}
+
+static bool snapshot_capacity(struct clone_ctx *x, struct array_capacity *cap)
+{
+	char e[200];
+	return q_capacity(x->src, cap, e, sizeof(e)) == 0;
+}
+
+/* --explain: run the first few commands one at a time and show what the array did. */
+static void explain(struct clone_ctx *x, FILE *f)
+{
+	const struct bench_opts *o = x->o;
+	bool cap_ok = q_log_supported(x->src, 0x30);
+	fprintf(f, "== explain: the first %u commands of clone 0 ==\n", o->explain_count);
+	for (unsigned i = 0; i < o->explain_count; i++) {
+		uint64_t off = (uint64_t)i * x->chunk_blocks;
+		if (off >= x->tmpl_blocks)
+			break;
+		uint64_t blocks = x->tmpl_blocks - off < x->chunk_blocks ? x->tmpl_blocks - off : x->chunk_blocks;
+		uint64_t bytes = blocks * x->bsz;
+		fprintf(f, "\n#%u  copy template blocks %llu..%llu (%llu blocks, %llu bytes) to LBA %llu\n", i + 1,
+			(unsigned long long)off, (unsigned long long)(off + blocks - 1), (unsigned long long)blocks,
+			(unsigned long long)bytes, (unsigned long long)dst_lba(x, 0, off));
+		if (!x->use_xcopy) {
+			fprintf(f, "  software datamover: READ(16) LBA %llu, %llu bytes in, then WRITE(16) LBA %llu, "
+				"%llu bytes out: %llu bytes over the wire\n", (unsigned long long)off,
+				(unsigned long long)bytes, (unsigned long long)dst_lba(x, 0, off),
+				(unsigned long long)bytes, (unsigned long long)(2 * bytes));
+			continue;
+		}
+		uint8_t list[sizeof(((struct cslot *)0)->list)];
+		int len = build_list(x, 0, off, blocks, list, sizeof(list));
+		char text[2048];
+		xcopy_describe(list, (size_t)len, text, sizeof(text));
+		fprintf(f, "  EXTENDED COPY (83h, LID1), parameter list %d bytes:\n%s", len, text);
+		struct array_capacity before, after;
+		bool have = cap_ok && snapshot_capacity(x, &before);
+		uint8_t cdb[16];
+		struct cmd_status st;
+		xcopy_cdb(cdb, (uint32_t)len);
+		uint64_t t0 = now_ns();
+		int rc = conn_cmd(x->dst, cdb, 16, 2, list, (size_t)len, NULL, 0, &st);
+		double ms = (double)(now_ns() - t0) / 1e6;
+		if (rc || st.status) {
+			fprintf(f, "  array: refused (status %d, sense %02x/%02x/%02x): ESXi would fall back to "
+				"the software datamover\n", st.status, st.key, st.asc, st.ascq);
+			continue;
+		}
+		fprintf(f, "  array: GOOD in %.3f ms", ms);
+		if (have && snapshot_capacity(x, &after)) {
+			long long mapped = (long long)(after.mapped_blocks - before.mapped_blocks);
+			long long uniq = (long long)(after.unique_bytes - before.unique_bytes);
+			long long phys = (long long)(after.physical_bytes - before.physical_bytes);
+			fprintf(f, "; map entries moved: %+lld blocks (of %llu bytes); data bytes stored: %+lld unique, "
+				"%+lld physical -> data moved: %s\n", mapped, (unsigned long long)after.dedup_block, uniq,
+				phys, uniq == 0 && phys == 0 ? "none (a metadata copy)" : "some");
+		} else {
+			fprintf(f, " (the LU reports no capacity page 0x30: map entries not visible)\n");
+		}
+		fprintf(f, "  over the wire: %d bytes of parameter list; the software datamover would have moved "
+			"%llu bytes (READ %llu in + WRITE %llu out)\n", len, (unsigned long long)(2 * bytes),
+			(unsigned long long)bytes, (unsigned long long)bytes);
+	}
+	fprintf(f, "== end of explain ==\n\n");
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run, bool telemetry,
+		     char *err, size_t errlen)
+{
+	const struct bench_opts *o = x->o;
+	memset(run, 0, sizeof(*run));
+	run->chunk = chunk;
+	x->run = run;
+	if (chunk % x->bsz) {
+		snprintf(err, errlen, "chunk %llu is not a multiple of the %u-byte block", (unsigned long long)chunk, x->bsz);
+		return -1;
+	}
+	x->chunk_blocks = chunk / x->bsz;
+	if (x->chunk_blocks > XCOPY_MAX_SEG_BLOCKS) {
+		snprintf(err, errlen, "chunk %llu is %llu blocks: one 0x02 segment covers at most 65535",
+			 (unsigned long long)chunk, (unsigned long long)x->chunk_blocks);
+		return -1;
+	}
+	uint64_t sw = chunk < SW_IO_MAX ? chunk : SW_IO_MAX;
+	x->sw_blocks = sw / x->bsz ? sw / x->bsz : 1;
+	x->use_xcopy = o->mode != MODE_SOFTWARE && x->have_naa;
+	bool xcopy_wanted = x->use_xcopy;
+	if (x->use_xcopy && o->mode == MODE_AUTO && q_opcode_supported(x->dst, 0x83, 0) == 0) {
+		x->use_xcopy = false;
+		run->fell_back = true;
+		snprintf(run->fallback_reason, sizeof(run->fallback_reason),
+			 "EXTENDED COPY is not in the LU's supported opcodes: using the software datamover "
+			 "(host READ + WRITE), as ESXi does");
+	}
+	if (o->mode != MODE_SOFTWARE && !x->have_naa)
+		snprintf(run->fallback_reason, sizeof(run->fallback_reason),
+			 "the LU has no binary NAA designator in VPD 0x83: no EXTENDED COPY possible, "
+			 "using the software datamover");
+	if (!x->have_naa && o->mode == MODE_XCOPY) {
+		snprintf(err, errlen, "--mode xcopy: the LU has no binary NAA designator in VPD 0x83");
+		return -1;
+	}
+	if (telemetry && q_log_reset(x->src, 0x31))
+		telemetry = false;
+
+	unsigned nslots = o->parallel * o->outstanding;
+	x->lanes = calloc(o->parallel, sizeof(*x->lanes));
+	x->slots = calloc(nslots, sizeof(*x->slots));
+	if (!x->lanes || !x->slots) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (unsigned l = 0; l < o->parallel; l++)
+		x->lanes[l].clone = -1;
+	for (unsigned i = 0; i < nslots; i++) {
+		x->slots[i].ctx = x;
+		x->slots[i].lane = i / o->outstanding;
+	}
+	x->next_clone = x->clones_done = 0;
+	x->blocks_done = 0;
+	x->failed = false;
+	x->err[0] = 0;
+	x->lat.n = 0;
+	char label[40];
+	snprintf(label, sizeof(label), "clone chunk %lluk", (unsigned long long)(chunk >> 10));
+	struct progress pb;
+	progress_start(&pb, label, x->tmpl_blocks * o->clones, o->quiet);
+	double cpu0 = cpu_seconds();
+	uint64_t t0 = now_ns();
+	for (unsigned l = 0; l < o->parallel; l++)
+		lane_fill(x, l);
+	int ret = -1;
+	for (;;) {
+		unsigned inflight = 0;
+		for (unsigned l = 0; l < o->parallel; l++)
+			inflight += x->lanes[l].inflight;
+		if (!inflight)
+			break;
+		if (conn_poll_many(x->conns, x->nconn, 1000, err, errlen) < 0) {
+			progress_end(&pb);
+			/* commands still in flight reference the slots: leak them (the run is over) */
+			x->slots = NULL;
+			x->lanes = NULL;
+			return -1;
+		}
+		progress_update(&pb, x->blocks_done);
+	}
+	run->wall_s = (double)(now_ns() - t0) / 1e9;
+	double cpu = cpu_seconds() - cpu0;
+	progress_end(&pb);
+	if (x->failed) {
+		snprintf(err, errlen, "%s", x->err);
+		goto out;
+	}
+	run->xcopy = xcopy_wanted && !run->fell_back;
+	run->bytes_cloned = x->tmpl_blocks * x->bsz * o->clones;
+	run->lat_max_ms = lat_percentile_ms(&x->lat, 100);
+	run->lat_p50_ms = lat_percentile_ms(&x->lat, 50);
+	run->lat_p90_ms = lat_percentile_ms(&x->lat, 90);
+	run->lat_p99_ms = lat_percentile_ms(&x->lat, 99);
+	if (telemetry) {
+		struct model_telemetry t;
+		char e[200];
+		if (q_telemetry(x->src, &t, e, sizeof(e)) == 0) {
+			run->have_modeled = true;
+			run->modeled_duration_s = (double)t.modeled_elapsed_ns / 1e9;
+			run->modeled_peak_latency_ms = (double)t.peak_latency_ns / 1e6;
+			run->modeled_max_latency_ms = (double)t.max_latency_ns / 1e6;
+			run->modeled_peak_cpu_pct = (double)t.peak_cpu_permille / 10.0;
+			run->time_scale = (double)t.time_scale_x1000 / 1000.0;
+			/* Paced in real time x scale, wall should match the modeled duration x scale.
+			 * Markedly longer, or this process busy nearly all the time, means the host
+			 * (not the modeled array) set the pace and the modeled figures are suspect. */
+			double expect = run->modeled_duration_s * (run->time_scale > 0 ? run->time_scale : 1);
+			if ((expect > 0 && run->wall_s > expect * 1.10 + 0.25) || cpu > run->wall_s * 0.9)
+				run->machine_limited = true;
+		}
+	}
+	ret = 0;
+out:
+	for (unsigned i = 0; i < nslots; i++)
+		free(x->slots[i].buf);
+	free(x->lanes);
+	free(x->slots);
+	x->lanes = NULL;
+	x->slots = NULL;
+	return ret;
+}
+
+int scenario_clone(const struct bench_opts *o, struct clone_result *r, FILE *explain_out,
+		   char *err, size_t errlen)
+{
+	static struct clone_ctx x;
+	memset(&x, 0, sizeof(x));
+	memset(r, 0, sizeof(*r));
+	x.o = o;
+	r->clones = o->clones;
+	r->parallel = o->parallel;
+	r->outstanding = o->outstanding;
+	r->template_size = o->template_size;
+	if (conn_open(o->url, o->initiator, &x.conns[0], err, errlen))
+		return -1;
+	x.nconn = 1;
+	if (o->dest_url) {
+		char iname[300];
+		snprintf(iname, sizeof(iname), "%s", o->initiator);
+		if (conn_open(o->dest_url, iname, &x.conns[1], err, errlen)) {
+			conn_close(&x.conns[0]);
+			return -1;
+		}
+		x.nconn = 2;
+		r->two_lus = true;
+	}
+	x.src = &x.conns[0];
+	x.dst = &x.conns[x.nconn - 1];
+	x.bsz = x.src->block_size;
+	int ret = -1;
+	if (x.dst->block_size != x.bsz) {
+		snprintf(err, errlen, "source and destination block sizes differ (%u, %u)", x.bsz, x.dst->block_size);
+		goto out;
+	}
+	if (o->template_size % x.bsz) {
+		snprintf(err, errlen, "--template-size %llu is not a multiple of the %u-byte block",
+			 (unsigned long long)o->template_size, x.bsz);
+		goto out;
+	}
+	x.tmpl_blocks = o->template_size / x.bsz;
+	x.dst_base = x.nconn == 2 ? 0 : x.tmpl_blocks;
+	if (x.dst_base + x.tmpl_blocks * o->clones > x.dst->num_blocks || x.tmpl_blocks > x.src->num_blocks) {
+		snprintf(err, errlen, "%u clones of %llu bytes need %llu blocks on the destination LU, it has %llu",
+			 o->clones, (unsigned long long)o->template_size,
+			 (unsigned long long)(x.dst_base + x.tmpl_blocks * o->clones),
+			 (unsigned long long)x.dst->num_blocks);
+		goto out;
+	}
+	/* 0xE4 descriptors name LUs by their binary NAA designator (VPD 0x83). */
+	x.have_naa = true;
+	for (unsigned i = 0; i < x.nconn; i++) {
+		uint8_t page[1024];
+		int n = q_inquiry(&x.conns[i], 0x83, page, sizeof(page));
+		x.lus[i].block_size = x.bsz;
+		x.lus[i].peripheral_type = 0;
+		if (n <= 0 || vpd83_find_naa(page, (size_t)n, &x.lus[i]))
+			x.have_naa = false;
+	}
+	if (!o->skip_template) {
+		struct stream_write_args wa = {
+			.start_lba = 0, .total_bytes = o->template_size, .io_bytes = 1u << 20, .qd = 8,
+			.fill = fill_template, .fill_arg = (void *)o, .label = "writing template", .quiet = o->quiet,
+		};
+		if (o->template_size < wa.io_bytes)
+			wa.io_bytes = (uint32_t)o->template_size;
+		if (stream_write(x.src, &wa, err, errlen))
+			goto out;
+	}
+	bool telemetry = q_log_supported(x.src, 0x31);
+	if (o->explain) {
+		x.chunk_blocks = o->sweep[0] / x.bsz;
+		if (x.chunk_blocks == 0 || x.chunk_blocks > XCOPY_MAX_SEG_BLOCKS) {
+			snprintf(err, errlen, "chunk %llu cannot be one 0x02 segment of %u-byte blocks",
+				 (unsigned long long)o->sweep[0], x.bsz);
+			goto out;
+		}
+		x.use_xcopy = o->mode != MODE_SOFTWARE && x.have_naa &&
+			      (o->mode == MODE_XCOPY || q_opcode_supported(x.dst, 0x83, 0) != 0);
+		explain(&x, explain_out);
+	}
+	for (unsigned i = 0; i < o->n_sweep; i++) {
+		if (run_chunk(&x, o->sweep[i], &r->runs[r->n], telemetry, err, errlen))
+			goto out;
+		r->n++;
+	}
+	ret = 0;
+out:
+	lat_free(&x.lat);
+	for (unsigned i = 0; i < x.nconn; i++)
+		conn_close(&x.conns[i]);
+	return ret;
+}

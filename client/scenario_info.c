@@ -1,0 +1,128 @@
+/* scenario_info.c - what the LU is and which VAAI primitives it offers. */
+#include "client/scenarios.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "client/conn.h"
+#include "client/scsi_query.h"
+#include "client/xcopy_builder.h"
+
+static uint32_t be32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+static void copy_trim(char *dst, const uint8_t *src, size_t n)
+{
+	memcpy(dst, src, n);
+	dst[n] = 0;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)dst[i] < 0x20 || (unsigned char)dst[i] > 0x7e)
+			dst[i] = '?';
+	while (n && dst[n - 1] == ' ')
+		dst[--n] = 0;
+}
+
+static bool vpd_listed(const uint8_t *p, int n, uint8_t page)
+{
+	if (n < 4)
+		return false;
+	int end = 4 + ((p[2] << 8) | p[3]);
+	if (end > n)
+		end = n;
+	for (int i = 4; i < end; i++)
+		if (p[i] == page)
+			return true;
+	return false;
+}
+
+int scenario_info(const struct bench_opts *o, struct info_result *r, char *err, size_t errlen)
+{
+	struct bench_conn c;
+	uint8_t buf[1024];
+	memset(r, 0, sizeof(*r));
+	if (conn_open(o->url, o->initiator, &c, err, errlen))
+		return -1;
+	r->num_blocks = c.num_blocks;
+	r->block_size = c.block_size;
+	r->lbpme = c.lbpme;
+
+	int n = q_inquiry(&c, -1, buf, 96);
+	if (n < 36) {
+		snprintf(err, errlen, "standard INQUIRY returned %d bytes (< 36)", n);
+		conn_close(&c);
+		return -1;
+	}
+	copy_trim(r->vendor, buf + 8, 8);
+	copy_trim(r->product, buf + 16, 16);
+	copy_trim(r->revision, buf + 32, 4);
+	r->tpc = (buf[5] & 0x08) != 0;
+
+	uint8_t vpdlist[256];
+	int nl = q_inquiry(&c, 0x00, vpdlist, sizeof(vpdlist));
+	r->vpd_b0 = vpd_listed(vpdlist, nl, 0xb0);
+	r->vpd_b2 = vpd_listed(vpdlist, nl, 0xb2);
+	r->vpd_8f = vpd_listed(vpdlist, nl, 0x8f);
+
+	n = q_inquiry(&c, 0x83, buf, sizeof(buf));
+	struct xcopy_lu lu;
+	if (n > 0 && vpd83_find_naa(buf, (size_t)n, &lu) == 0) {
+		r->naa_binary = true;
+		for (unsigned i = 0; i < lu.naa_len; i++)
+			snprintf(r->naa_hex + 2 * i, 3, "%02x", lu.naa[i]);
+	}
+	if (r->vpd_b0 && (n = q_inquiry(&c, 0xb0, buf, 64)) >= 16) {
+		r->max_xfer_blocks = be32(buf + 8);
+		r->opt_xfer_blocks = be32(buf + 12);
+		if (n >= 44) {
+			r->max_unmap_lba = be32(buf + 20);
+			r->max_unmap_desc = be32(buf + 24);
+			r->max_write_same_blocks = ((uint64_t)be32(buf + 36) << 32) | be32(buf + 40);
+		}
+	}
+	if (r->vpd_b2 && (n = q_inquiry(&c, 0xb2, buf, 64)) >= 8) {
+		r->lbpu = (buf[5] & 0x80) != 0;
+		r->lbpws = (buf[5] & 0x40) != 0;
+		r->lbpws10 = (buf[5] & 0x20) != 0;
+		r->provisioning_type = buf[6] & 0x07;
+	}
+	if (r->vpd_8f && (n = q_inquiry(&c, 0x8f, buf, sizeof(buf))) >= 4) {
+		/* Count third-party copy descriptors (type BE16, length BE16, body). */
+		int end = 4 + ((buf[2] << 8) | buf[3]);
+		if (end > n)
+			end = n;
+		for (int off = 4; off + 4 <= end;) {
+			int dl = (buf[off + 2] << 8) | buf[off + 3];
+			r->vpd8f_descriptors++;
+			off += 4 + dl;
+		}
+	}
+
+	r->xcopy_opcode = q_opcode_supported(&c, 0x83, 0x00);
+	if (r->xcopy_opcode < 0)
+		r->xcopy_opcode = q_opcode_supported(&c, 0x83, -1);
+	r->caw = q_opcode_supported(&c, 0x89, -1);
+	r->write_same16 = q_opcode_supported(&c, 0x93, -1);
+	r->unmap = q_opcode_supported(&c, 0x42, -1);
+
+	/* RECEIVE COPY RESULTS, OPERATING PARAMETERS (SA 3): the copy limits. */
+	uint8_t cdb[16] = { 0x84, 0x03 };
+	struct cmd_status st;
+	cdb[13] = 255;
+	if (conn_cmd(&c, cdb, 16, 1, NULL, 0, buf, 255, &st) == 0 && st.status == 0 && st.got >= 20) {
+		r->rcr_ok = true;
+		r->rcr_max_tgt = (unsigned)((buf[8] << 8) | buf[9]);
+		r->rcr_max_seg = (unsigned)((buf[10] << 8) | buf[11]);
+		r->rcr_max_desc_list = be32(buf + 12);
+		r->rcr_max_seg_len = be32(buf + 16);
+	}
+
+	char lerr[256];
+	if (q_log_supported(&c, 0x30) && q_capacity(&c, &r->cap, lerr, sizeof(lerr)) == 0)
+		r->have_capacity = true;
+	if (q_log_supported(&c, 0x31) && q_telemetry(&c, &r->tel, lerr, sizeof(lerr)) == 0)
+		r->have_telemetry = true;
+	conn_close(&c);
+	return 0;
+}

@@ -1,0 +1,230 @@
+/* scenario_scale.c - N "VMs", each its own iSCSI session reading (or writing) its own region
+ * of the LU sequentially at a fixed queue depth; all sessions in one poll loop.
+ *
+ * Reads land in one shared scratch buffer (the bytes are not looked at) and writes send one
+ * shared pattern buffer, so 100 VMs x QD x 4 MiB costs no memory: the client must not be the
+ * bottleneck it measures. */
+#include "client/scenarios.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <iscsi/iscsi.h>
+#include <iscsi/scsi-lowlevel.h>
+
+#include "client/conn.h"
+#include "client/progress.h"
+
+struct vm;
+
+struct slot {
+	struct vm *vm;
+	struct scsi_iovec iov;
+};
+
+struct vm {
+	struct bench_conn *conn;
+	uint64_t region_lba, region_blocks, next;   /* next: offset in blocks within the region */
+	uint32_t io_blocks;
+	unsigned inflight;
+	uint64_t bytes_in_window, ios_in_window;
+	struct slot *slots;
+	int failed;
+};
+
+struct run_ctx {
+	const struct bench_opts *o;
+	uint8_t *buf;
+	double t_start, t_measure, t_end;
+	int stop;
+	char err[256];
+};
+
+static struct run_ctx *g_run;
+
+static int submit(struct vm *v, struct slot *s);
+
+static void io_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv)
+{
+	struct slot *s = priv;
+	struct vm *v = s->vm;
+	struct scsi_task *task = command_data;
+	v->inflight--;
+	if (status != SCSI_STATUS_GOOD) {
+		if (!v->failed) {
+			v->failed = 1;
+			snprintf(g_run->err, sizeof(g_run->err), "%s failed: %s",
+				 g_run->o->write ? "WRITE(16)" : "READ(16)", iscsi_get_error(iscsi));
+		}
+		if (task)
+			scsi_free_scsi_task(task);
+		return;
+	}
+	scsi_free_scsi_task(task);
+	double t = now_s();
+	/* Count IOs that complete inside the window: warmup before it is excluded. */
+	if (t >= g_run->t_measure && t <= g_run->t_end) {
+		v->bytes_in_window += (uint64_t)v->io_blocks * v->conn->block_size;
+		v->ios_in_window++;
+	}
+	if (!g_run->stop && t < g_run->t_end)
+		submit(v, s);
+}
+
+static int submit(struct vm *v, struct slot *s)
+{
+	uint64_t lba = v->region_lba + v->next;
+	v->next += v->io_blocks;
+	if (v->next + v->io_blocks > v->region_blocks)
+		v->next = 0;                /* sequential, wrapping inside the VM's own region */
+	uint32_t len = v->io_blocks * v->conn->block_size;
+	s->iov.iov_base = g_run->buf;
+	s->iov.iov_len = len;
+	struct scsi_task *t;
+	if (g_run->o->write)
+		t = iscsi_write16_iov_task(v->conn->iscsi, v->conn->lun, lba, NULL, len, (int)v->conn->block_size,
+					   0, 0, 0, 0, 0, io_cb, s, &s->iov, 1);
+	else
+		t = iscsi_read16_iov_task(v->conn->iscsi, v->conn->lun, lba, len, (int)v->conn->block_size,
+					  0, 0, 0, 0, 0, io_cb, s, &s->iov, 1);
+	if (!t) {
+		v->failed = 1;
+		snprintf(g_run->err, sizeof(g_run->err), "cannot queue I/O: %s", iscsi_get_error(v->conn->iscsi));
+		return -1;
+	}
+	v->inflight++;
+	return 0;
+}
+
+static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out, char *err, size_t errlen)
+{
+	struct bench_conn *conns = calloc(n, sizeof(*conns));
+	struct vm *vms = calloc(n, sizeof(*vms));
+	struct slot *slots = calloc((size_t)n * o->qd, sizeof(*slots));
+	int ret = -1;
+	if (!conns || !vms || !slots) {
+		snprintf(err, errlen, "out of memory for %u VMs", n);
+		goto out_free;
+	}
+	if (conn_open_many(o->url, o->initiator, n, conns, err, errlen))
+		goto out_free;
+	uint32_t bsz = conns[0].block_size;
+	if (o->bs % bsz) {
+		snprintf(err, errlen, "--bs %llu is not a multiple of the LU's %u-byte blocks",
+			 (unsigned long long)o->bs, bsz);
+		goto out_close;
+	}
+	uint32_t io_blocks = (uint32_t)(o->bs / bsz);
+	uint64_t region = conns[0].num_blocks / n;
+	region -= region % io_blocks;
+	if (region < io_blocks) {
+		snprintf(err, errlen, "the LU (%llu blocks) is too small for %u VMs of %llu-byte I/Os",
+			 (unsigned long long)conns[0].num_blocks, n, (unsigned long long)o->bs);
+		goto out_close;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		vms[i].conn = &conns[i];
+		vms[i].region_lba = region * i;
+		vms[i].region_blocks = region;
+		vms[i].io_blocks = io_blocks;
+		vms[i].slots = &slots[(size_t)i * o->qd];
+		for (unsigned q = 0; q < o->qd; q++)
+			vms[i].slots[q].vm = &vms[i];
+	}
+	g_run->stop = 0;
+	g_run->err[0] = 0;
+	g_run->t_start = now_s();
+	g_run->t_measure = g_run->t_start + o->warmup_s;
+	g_run->t_end = g_run->t_measure + o->duration_s;
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned q = 0; q < o->qd; q++)
+			if (submit(&vms[i], &vms[i].slots[q]))
+				g_run->stop = 1;
+	char label[32];
+	snprintf(label, sizeof(label), "scale %u VMs", n);
+	struct progress pb;
+	progress_start(&pb, label, (uint64_t)((o->warmup_s + o->duration_s) * 1000), o->quiet);
+	for (;;) {
+		unsigned inflight = 0;
+		for (unsigned i = 0; i < n; i++) {
+			inflight += vms[i].inflight;
+			if (vms[i].failed)
+				g_run->stop = 1;
+		}
+		if (inflight == 0)
+			break;
+		if (now_s() > g_run->t_end + 60) {
+			snprintf(err, errlen, "I/O did not complete 60 s after the run ended");
+			progress_end(&pb);
+			goto out_close;
+		}
+		if (conn_poll_many(conns, n, 100, err, errlen) < 0) {
+			progress_end(&pb);
+			goto out_close;
+		}
+		progress_update(&pb, (uint64_t)((now_s() - g_run->t_start) * 1000));
+	}
+	progress_end(&pb);
+	if (g_run->err[0]) {
+		snprintf(err, errlen, "%s", g_run->err);
+		goto out_close;
+	}
+	double secs = o->duration_s;
+	memset(out, 0, sizeof(*out));
+	out->vms = n;
+	out->seconds = secs;
+	out->min_mbps = 1e300;
+	for (unsigned i = 0; i < n; i++) {
+		double mbps = (double)vms[i].bytes_in_window / secs / 1e6;
+		out->total_mbps += mbps;
+		out->ios += vms[i].ios_in_window;
+		if (mbps < out->min_mbps) out->min_mbps = mbps;
+		if (mbps > out->max_mbps) out->max_mbps = mbps;
+	}
+	out->avg_mbps = out->total_mbps / n;
+	/* A VM that completed nothing in the window makes fairness infinite: report 0 = undefined. */
+	out->fairness = out->min_mbps > 0 ? out->max_mbps / out->min_mbps : 0;
+	ret = 0;
+out_close:
+	for (unsigned i = 0; i < n; i++)
+		conn_close(&conns[i]);
+out_free:
+	free(slots);
+	free(vms);
+	free(conns);
+	return ret;
+}
+
+int scenario_scale(const struct bench_opts *o, struct scale_result *r, char *err, size_t errlen)
+{
+	struct run_ctx ctx = { .o = o };
+	memset(r, 0, sizeof(*r));
+	r->write = o->write;
+	r->bs = o->bs;
+	r->qd = o->qd;
+	if (posix_memalign((void **)&ctx.buf, 4096, o->bs)) {
+		snprintf(err, errlen, "out of memory for a %llu-byte buffer", (unsigned long long)o->bs);
+		return -1;
+	}
+	/* Written data: a non-zero, non-repeating-per-block pattern so arrays cannot skip it. */
+	for (uint64_t i = 0; i < o->bs; i++)
+		ctx.buf[i] = (uint8_t)((i * 2654435761u) >> 13);
+	g_run = &ctx;
+	int ret = 0;
+	for (unsigned i = 0; i < o->n_vms && i < 32; i++) {
+		if (o->vms_list[i] > SCALE_MAX_VMS) {
+			snprintf(err, errlen, "--vms %u: at most %d sessions", o->vms_list[i], SCALE_MAX_VMS);
+			ret = -1;
+			break;
+		}
+		if (run_one(o, o->vms_list[i], &r->runs[r->n], err, errlen)) {
+			ret = -1;
+			break;
+		}
+		r->n++;
+	}
+	g_run = NULL;
+	free(ctx.buf);
+	return ret;
+}

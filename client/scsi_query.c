@@ -1,0 +1,116 @@
+/* scsi_query.c - shared synchronous SCSI queries. */
+#include "client/scsi_query.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int q_inquiry(struct bench_conn *c, int page, uint8_t *buf, size_t len)
+{
+	uint8_t cdb[6] = { 0x12 };
+	struct cmd_status st;
+	if (page >= 0) {
+		cdb[1] = 1;
+		cdb[2] = (uint8_t)page;
+	}
+	cdb[3] = (uint8_t)(len >> 8);
+	cdb[4] = (uint8_t)len;
+	if (conn_cmd(c, cdb, 6, 1, NULL, 0, buf, len, &st) || st.status != 0)
+		return -1;
+	return (int)st.got;
+}
+
+int q_log_sense(struct bench_conn *c, uint8_t page, uint8_t *buf, size_t len)
+{
+	uint8_t cdb[10] = { 0x4d };
+	struct cmd_status st;
+	cdb[2] = (uint8_t)(0x40 | (page & 0x3f));       /* PC 01b: cumulative values */
+	cdb[7] = (uint8_t)(len >> 8);
+	cdb[8] = (uint8_t)len;
+	if (conn_cmd(c, cdb, 10, 1, NULL, 0, buf, len, &st) || st.status != 0)
+		return -1;
+	return (int)st.got;
+}
+
+int q_log_page(struct bench_conn *c, uint8_t page, struct log_page *pg, char *err, size_t errlen)
+{
+	static uint8_t buf[65535];
+	int n = q_log_sense(c, page, buf, sizeof(buf));
+	if (n < 0) {
+		snprintf(err, errlen, "LOG SENSE page 0x%02x not supported by the LU", page);
+		return -1;
+	}
+	if (logpage_parse(buf, (size_t)n, pg, err, errlen))
+		return -1;
+	if (pg->page_code != page) {
+		snprintf(err, errlen, "LOG SENSE page 0x%02x answered with page 0x%02x", page, pg->page_code);
+		return -1;
+	}
+	return 0;
+}
+
+bool q_log_supported(struct bench_conn *c, uint8_t page)
+{
+	uint8_t buf[256];
+	int n = q_log_sense(c, 0x00, buf, sizeof(buf));
+	return n > 0 && logpage_lists(buf, (size_t)n, page);
+}
+
+int q_log_reset(struct bench_conn *c, uint8_t page)
+{
+	/* LOG SELECT: PCR=1, PC=11b (default cumulative) and the page code, no parameter list. */
+	uint8_t cdb[10] = { 0x4c, 0x02, (uint8_t)(0xc0 | (page & 0x3f)) };
+	struct cmd_status st;
+	if (conn_cmd(c, cdb, 10, 0, NULL, 0, NULL, 0, &st) || st.status != 0)
+		return -1;
+	return 0;
+}
+
+static int rso_query(struct bench_conn *c, uint8_t opcode, int sa, struct cmd_status *st)
+{
+	uint8_t cdb[12] = { 0xa3, 0x0c };
+	uint8_t buf[64];
+	/* REPORTING OPTIONS 001b (opcode only) or 010b (opcode + service action). */
+	cdb[2] = sa >= 0 ? 0x02 : 0x01;
+	cdb[3] = opcode;
+	cdb[4] = (uint8_t)((sa >= 0 ? sa : 0) >> 8);
+	cdb[5] = (uint8_t)(sa >= 0 ? sa : 0);
+	cdb[9] = sizeof(buf);
+	if (conn_cmd(c, cdb, 12, 1, NULL, 0, buf, sizeof(buf), st) || st->status != 0 || st->got < 2)
+		return -1;
+	unsigned support = buf[1] & 0x07;
+	if (support == 3 || support == 5)
+		return 1;
+	if (support == 1)
+		return 0;
+	return -1;
+}
+
+int q_opcode_supported(struct bench_conn *c, uint8_t opcode, int sa)
+{
+	struct cmd_status st;
+	int r = rso_query(c, opcode, sa, &st);
+	/* Some targets (tgt) answer an unsupported opcode with ILLEGAL REQUEST / INVALID FIELD IN
+	 * CDB instead of SUPPORT 001b: if the same query succeeds for READ(10), read that as "no". */
+	if (r < 0 && st.status == 2 && st.key == 0x05 && st.asc == 0x24) {
+		struct cmd_status st2;
+		if (rso_query(c, 0x28, -1, &st2) == 1)
+			return 0;
+	}
+	return r;
+}
+
+int q_capacity(struct bench_conn *c, struct array_capacity *cap, char *err, size_t errlen)
+{
+	static struct log_page pg;
+	if (q_log_page(c, 0x30, &pg, err, errlen))
+		return -1;
+	return logpage_capacity(&pg, cap, err, errlen);
+}
+
+int q_telemetry(struct bench_conn *c, struct model_telemetry *t, char *err, size_t errlen)
+{
+	static struct log_page pg;
+	if (q_log_page(c, 0x31, &pg, err, errlen))
+		return -1;
+	return logpage_telemetry(&pg, t, err, errlen);
+}

@@ -1,0 +1,126 @@
+/* stream_write.c - sequential WRITE(16)s at a fixed queue depth over the async API. */
+#include "client/stream_write.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <iscsi/iscsi.h>
+#include <iscsi/scsi-lowlevel.h>
+
+#include "client/progress.h"
+
+struct sw_state;
+
+struct sw_slot {
+	struct sw_state *st;
+	uint8_t *buf;
+	bool busy;
+};
+
+struct sw_state {
+	struct bench_conn *c;
+	const struct stream_write_args *a;
+	uint64_t next, done;
+	unsigned inflight;
+	int failed;
+	char err[256];
+};
+
+static void write_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv)
+{
+	struct sw_slot *s = priv;
+	struct sw_state *st = s->st;
+	struct scsi_task *task = command_data;
+	st->inflight--;
+	s->busy = false;
+	if (status != SCSI_STATUS_GOOD && !st->failed) {
+		st->failed = 1;
+		if (task && task->status == SCSI_STATUS_CHECK_CONDITION)
+			snprintf(st->err, sizeof(st->err), "WRITE(16) failed: sense %02x/%02x/%02x",
+				 task->sense.key, (task->sense.ascq >> 8) & 0xff, task->sense.ascq & 0xff);
+		else
+			snprintf(st->err, sizeof(st->err), "WRITE(16) failed: %s", iscsi_get_error(iscsi));
+	} else if (task) {
+		st->done += task->expxferlen > 0 ? (uint64_t)task->expxferlen : 0;
+	}
+	if (task)
+		scsi_free_scsi_task(task);
+}
+
+int stream_write(struct bench_conn *c, const struct stream_write_args *a, char *err, size_t errlen)
+{
+	if (a->total_bytes % c->block_size || a->io_bytes % c->block_size || !a->io_bytes || !a->qd) {
+		snprintf(err, errlen, "write of %llu bytes in %u-byte I/Os is not a multiple of the %u-byte block",
+			 (unsigned long long)a->total_bytes, a->io_bytes, c->block_size);
+		return -1;
+	}
+	if (a->start_lba + a->total_bytes / c->block_size > c->num_blocks) {
+		snprintf(err, errlen, "write of %llu bytes at LBA %llu runs past the LU's %llu blocks",
+			 (unsigned long long)a->total_bytes, (unsigned long long)a->start_lba,
+			 (unsigned long long)c->num_blocks);
+		return -1;
+	}
+	struct sw_state st = { .c = c, .a = a };
+	struct sw_slot *slots = calloc(a->qd, sizeof(*slots));
+	if (!slots) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	int ret = -1;
+	for (unsigned i = 0; i < a->qd; i++) {
+		slots[i].st = &st;
+		if (posix_memalign((void **)&slots[i].buf, 4096, a->io_bytes)) {
+			snprintf(err, errlen, "out of memory for write buffers");
+			goto out;
+		}
+	}
+	struct progress pb;
+	progress_start(&pb, a->label, a->total_bytes, a->quiet);
+	while (!st.failed && (st.next < a->total_bytes || st.inflight)) {
+		for (unsigned i = 0; i < a->qd && st.next < a->total_bytes && !st.failed; i++) {
+			if (slots[i].busy)
+				continue;
+			uint64_t left = a->total_bytes - st.next;
+			uint32_t len = left < a->io_bytes ? (uint32_t)left : a->io_bytes;
+			if (a->fill(a->fill_arg, st.next, slots[i].buf, len)) {
+				snprintf(st.err, sizeof(st.err), "reading the source data at offset %llu failed",
+					 (unsigned long long)st.next);
+				st.failed = 1;
+				break;
+			}
+			uint64_t lba = a->start_lba + st.next / c->block_size;
+			struct scsi_task *t = iscsi_write16_task(c->iscsi, c->lun, lba, slots[i].buf, len,
+								  (int)c->block_size, 0, 0, 0, 0, 0, write_cb, &slots[i]);
+			if (!t) {
+				snprintf(st.err, sizeof(st.err), "cannot queue WRITE(16): %s", iscsi_get_error(c->iscsi));
+				st.failed = 1;
+				break;
+			}
+			slots[i].busy = true;
+			st.inflight++;
+			st.next += len;
+		}
+		if (st.inflight && conn_poll_many(c, 1, 1000, err, errlen) < 0) {
+			/* The session is dead with commands in flight: their callbacks run when the
+			 * context is destroyed and still point at the slots, so leak them on purpose. */
+			progress_end(&pb);
+			return -1;
+		}
+		progress_update(&pb, st.done);
+	}
+	/* Drain what is in flight after a failure, so no callback outlives the slots. */
+	while (st.inflight && conn_poll_many(c, 1, 1000, err, errlen) == 0)
+		;
+	progress_end(&pb);
+	if (st.failed) {
+		snprintf(err, errlen, "%s", st.err);
+		goto out;
+	}
+	ret = 0;
+out:
+	for (unsigned i = 0; i < a->qd; i++)
+		free(slots[i].buf);
+	free(slots);
+	return ret;
+}
