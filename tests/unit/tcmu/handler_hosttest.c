@@ -12,6 +12,7 @@
  *   0xC4                 Data-In: a text line describing the device
  *   0xC5 <lba:be32@2>    tcmur_dev_update_size(dev, lba * block size)
  *   0xC6                 Data-In: the calling thread's name
+ *   0xC7 ms              block the worker for ms milliseconds, then GOOD
  * Counters are read by the tests through hosttest_counters(). */
 #include <errno.h>
 #include <pthread.h>
@@ -25,8 +26,12 @@
 
 int handler_init(void);
 void hosttest_counters(int *opens, int *closes, int *inits, int *destroys);
+int hosttest_busy(void);
 
-static atomic_int n_open, n_close, n_init, n_destroy;
+static atomic_int n_open, n_close, n_init, n_destroy, n_busy;
+
+/* commands currently blocked in 0xC7 */
+int hosttest_busy(void) { return atomic_load(&n_busy); }
 
 void hosttest_counters(int *opens, int *closes, int *inits, int *destroys)
 {
@@ -198,6 +203,14 @@ static int ht_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 		if (pthread_getname_np(pthread_self(), text, sizeof(text)) != 0)
 			text[0] = 0;
 		return put_text(cmd, text);
+	case 0xC7: {
+		struct timespec ts = { cdb[1] / 1000, (long)(cdb[1] % 1000) * 1000000L };
+
+		atomic_fetch_add(&n_busy, 1);
+		nanosleep(&ts, NULL);
+		atomic_fetch_sub(&n_busy, 1);
+		return TCMU_STS_OK;
+	}
 	default:
 		return TCMU_STS_NOT_HANDLED;
 	}

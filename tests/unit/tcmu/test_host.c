@@ -29,6 +29,20 @@ static void counters(int *o, int *c, int *i, int *d)
 	dlclose(h);
 }
 
+static int busy(void)
+{
+	void *h = dlopen(HOSTTEST_SO, RTLD_NOW | RTLD_NOLOAD);
+	int (*fn)(void);
+
+	assert_non_null(h);
+	*(void **)&fn = dlsym(h, "hosttest_busy");
+	assert_non_null(fn);
+	int n = fn();
+
+	dlclose(h);
+	return n;
+}
+
 static int setup_all(void **state)
 {
 	char *err = NULL;
@@ -358,6 +372,87 @@ static void test_update_size_unit_attention(void **state)
 	be->ops->destroy(be);
 }
 
+static void test_abort_nexus_queued(void **state)
+{
+	char *err = NULL;
+	static const uint8_t block[6] = { 0xC7, 200 }, tur[6] = { 0x00 };
+	struct lu_backend *be = mkdev("hosttest/name=ab", "lun12", &err);
+	struct tcmd *b[2], *q[4];
+
+	(void)state;
+	assert_non_null(be);
+	/* occupy both workers */
+	for (int i = 0; i < 2; i++) {
+		b[i] = tcmd_new(block, 6, LU_DIR_NONE, 0, 1);
+		b[i]->lu.nexus_id = 5;
+		be->ops->submit(be, &b[i]->lu);
+	}
+	for (int i = 0; i < 2000 && busy() < 2; i++)
+		usleep(1000);
+	assert_int_equal(busy(), 2);
+	/* three queued for nexus 5, one for nexus 6 */
+	for (int i = 0; i < 4; i++) {
+		q[i] = tcmd_new(tur, 6, LU_DIR_NONE, 0, 1);
+		q[i]->lu.nexus_id = i == 2 ? 6 : 5;
+		be->ops->submit(be, &q[i]->lu);
+	}
+	be->ops->abort_nexus(be, 5);
+	/* the queued nexus-5 commands completed at once, TASK ABORTED */
+	for (int i = 0; i < 4; i++) {
+		if (i == 2)
+			continue;
+		assert_int_equal(q[i]->done_calls, 1);
+		assert_int_equal(q[i]->lu.status, 0x40);
+		assert_true(pthread_equal(q[i]->done_thread, pthread_self()));
+	}
+	assert_int_equal(q[2]->done_calls, 0);
+	/* commands already in the handler and other nexuses finish normally */
+	tcmd_wait(b[0]);
+	tcmd_wait(b[1]);
+	tcmd_wait(q[2]);
+	assert_int_equal(b[0]->lu.status, 0);
+	assert_int_equal(b[1]->lu.status, 0);
+	assert_int_equal(q[2]->lu.status, 0);
+	for (int i = 0; i < 4; i++)
+		tcmd_free(q[i]);
+	tcmd_free(b[0]);
+	tcmd_free(b[1]);
+	be->ops->destroy(be);
+}
+
+static void test_trace_through_host(void **state)
+{
+	char *err = NULL;
+	char path[] = "/tmp/lunlab-trace-XXXXXX";
+	char line[512];
+	static const uint8_t bad[6] = { 0xC0, TCMU_STS_INVALID_CDB };
+	struct lu_backend *be = mkdev("hosttest0/name=tr", "lun13", &err);
+	int fd = mkstemp(path), saved = dup(2);
+
+	(void)state;
+	assert_non_null(be);
+	assert_true(fd >= 0);
+	fflush(stderr);
+	dup2(fd, 2);
+	tcmu_host_set_trace(true);
+	struct tcmd *t = run(be, bad, 6, LU_DIR_NONE, 0);
+
+	tcmu_host_set_trace(false);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	tcmd_free(t);
+	FILE *f = fdopen(fd, "r");
+
+	rewind(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	unlink(path);
+	assert_non_null(strstr(line, " lun13 OPCODE 0xC0 -> CHECK CONDITION ILLEGAL REQUEST: INVALID FIELD IN CDB "
+				     "(05/24/00) ("));
+	be->ops->destroy(be);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +464,8 @@ int main(void)
 		cmocka_unit_test(test_data_and_private_iovec),
 		cmocka_unit_test(test_many_concurrent),
 		cmocka_unit_test(test_update_size_unit_attention),
+		cmocka_unit_test(test_abort_nexus_queued),
+		cmocka_unit_test(test_trace_through_host),
 	};
 
 	return cmocka_run_group_tests(tests, setup_all, teardown_all);
