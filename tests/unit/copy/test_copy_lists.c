@@ -1,0 +1,188 @@
+/* test_copy_lists.c — the copy manager's table of running and held copies:
+ * hold/discard/no-id lifetimes, duplicate list ids, the concurrency limit,
+ * the per-LU bound on held statuses, and forgetting an LU. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "handlers/copy/copy.h"
+#include "handlers/copy/copy_limits.h"
+#include "handlers/copy/copy_lists.h"
+
+/* distinct addresses stand for distinct LUs */
+static int lu_a, lu_b;
+
+static int teardown(void **state)
+{
+	copy_lists_forget_dev(&lu_a);
+	copy_lists_forget_dev(&lu_b);
+	return 0;
+}
+
+static struct copy_status done(uint8_t cm, uint16_t segs, uint64_t bytes)
+{
+	struct copy_status st;
+
+	memset(&st, 0, sizeof(st));
+	st.cm_status = cm;
+	st.segments = segs;
+	st.bytes = bytes;
+	return st;
+}
+
+static void test_hold_reported_once(void **state)
+{
+	struct copy_status st, out;
+	int slot = copy_lists_begin(&lu_a, true, 1, true);
+
+	assert_true(slot >= 0);
+	/* while running: in progress, with progress */
+	copy_lists_progress(slot, 1, 4096);
+	assert_true(copy_lists_status(&lu_a, 1, true, &out));
+	assert_int_equal(out.cm_status, COPY_IN_PROGRESS);
+	assert_int_equal(out.segments, 1);
+	assert_int_equal(out.bytes, 4096);
+
+	st = done(COPY_DONE_OK, 2, 8192);
+	copy_lists_end(slot, &st);
+	/* a peek (allocation too short) keeps it */
+	assert_true(copy_lists_status(&lu_a, 1, false, &out));
+	assert_true(copy_lists_status(&lu_a, 1, true, &out));
+	assert_int_equal(out.cm_status, COPY_DONE_OK);
+	assert_int_equal(out.segments, 2);
+	assert_int_equal(out.bytes, 8192);
+	assert_false(copy_lists_status(&lu_a, 1, true, &out));
+	/* list ids are per LU */
+	slot = copy_lists_begin(&lu_a, true, 1, true);
+	copy_lists_end(slot, &st);
+	assert_false(copy_lists_status(&lu_b, 1, true, &out));
+}
+
+static void test_discard_and_no_id_not_held(void **state)
+{
+	struct copy_status st = done(COPY_DONE_OK, 1, 512), out;
+
+	int slot = copy_lists_begin(&lu_a, true, 5, false);    /* 10b */
+	assert_true(slot >= 0);
+	assert_true(copy_lists_status(&lu_a, 5, false, &out)); /* visible while running */
+	copy_lists_end(slot, &st);
+	assert_false(copy_lists_status(&lu_a, 5, true, &out));
+
+	slot = copy_lists_begin(&lu_a, false, 0, false);       /* 11b */
+	assert_true(slot >= 0);
+	assert_int_equal(copy_lists_running(&lu_a), 1);
+	assert_false(copy_lists_status(&lu_a, 0, true, &out));
+	copy_lists_end(slot, &st);
+	assert_int_equal(copy_lists_running(&lu_a), 0);
+}
+
+static void test_duplicate_running_id(void **state)
+{
+	struct copy_status st = done(COPY_DONE_OK, 1, 512), out;
+	int s1 = copy_lists_begin(&lu_a, true, 3, true);
+
+	assert_int_equal(copy_lists_begin(&lu_a, true, 3, false), COPY_BEGIN_DUPLICATE);
+	int s2 = copy_lists_begin(&lu_b, true, 3, false);      /* other LU: fine */
+	assert_true(s2 >= 0);
+	int s3 = copy_lists_begin(&lu_a, false, 0, false);     /* no list id: fine */
+	assert_true(s3 >= 0);
+	copy_lists_end(s2, &st);
+	copy_lists_end(s3, &st);
+	copy_lists_end(s1, &st);
+	/* a completed held id is replaced by a new copy with that id */
+	int s4 = copy_lists_begin(&lu_a, true, 3, true);
+	assert_true(s4 >= 0);
+	assert_true(copy_lists_status(&lu_a, 3, false, &out));
+	assert_int_equal(out.cm_status, COPY_IN_PROGRESS);
+	copy_lists_end(s4, &st);
+}
+
+static void test_concurrency_limit(void **state)
+{
+	struct copy_status st = done(COPY_DONE_OK, 1, 512);
+	int slots[XCOPY_TOTAL_CONCURRENT];
+
+	for (unsigned i = 0; i < XCOPY_TOTAL_CONCURRENT; i++) {
+		slots[i] = copy_lists_begin(&lu_a, i % 2 == 0, (uint8_t)i, false);
+		assert_true(slots[i] >= 0);
+	}
+	assert_int_equal(copy_lists_running(&lu_a), XCOPY_TOTAL_CONCURRENT);
+	assert_int_equal(copy_lists_begin(&lu_a, false, 0, false), COPY_BEGIN_BUSY);
+	int other = copy_lists_begin(&lu_b, false, 0, false);
+	assert_true(other >= 0);
+	copy_lists_end(other, &st);
+	copy_lists_end(slots[0], &st);
+	int again = copy_lists_begin(&lu_a, false, 0, false);
+	assert_true(again >= 0);
+	copy_lists_end(again, &st);
+	for (unsigned i = 1; i < XCOPY_TOTAL_CONCURRENT; i++)
+		copy_lists_end(slots[i], &st);
+	assert_int_equal(copy_lists_running(&lu_a), 0);
+}
+
+static void test_held_bounded_oldest_dropped(void **state)
+{
+	struct copy_status out;
+
+	for (unsigned i = 0; i < XCOPY_HELD_PER_DEV + 3; i++) {
+		struct copy_status st = done(COPY_DONE_OK, 1, i);
+		int slot = copy_lists_begin(&lu_a, true, (uint8_t)i, true);
+		assert_true(slot >= 0);
+		copy_lists_end(slot, &st);
+	}
+	for (unsigned i = 0; i < 3; i++)
+		assert_false(copy_lists_status(&lu_a, (uint8_t)i, false, &out));
+	for (unsigned i = 3; i < XCOPY_HELD_PER_DEV + 3; i++) {
+		assert_true(copy_lists_status(&lu_a, (uint8_t)i, false, &out));
+		assert_int_equal(out.bytes, i);
+	}
+}
+
+static void test_failed_details_kept_until_read(void **state)
+{
+	struct copy_status st = done(COPY_DONE_ERROR, 0, 0), out;
+
+	st.scsi_status = 0x02;
+	st.sense_len = 18;
+	st.sense[2] = 0x0A;
+	int slot = copy_lists_begin(&lu_a, true, 9, true);
+	copy_lists_end(slot, &st);
+	assert_true(copy_lists_status(&lu_a, 9, true, &out));
+	assert_int_equal(out.cm_status, COPY_DONE_ERROR);
+	assert_true(copy_lists_failed(&lu_a, 9, false, &out));
+	assert_true(copy_lists_failed(&lu_a, 9, true, &out));
+	assert_int_equal(out.sense[2], 0x0A);
+	assert_false(copy_lists_failed(&lu_a, 9, true, &out));
+	assert_false(copy_lists_status(&lu_a, 9, true, &out));
+}
+
+static void test_forget_dev(void **state)
+{
+	struct copy_status st = done(COPY_DONE_OK, 1, 1), out;
+	int slot = copy_lists_begin(&lu_a, true, 4, true);
+
+	copy_lists_end(slot, &st);
+	slot = copy_lists_begin(&lu_b, true, 4, true);
+	copy_lists_end(slot, &st);
+	copy_dev_forget((const struct lunlab_dev *)(const void *)&lu_a);
+	assert_false(copy_lists_status(&lu_a, 4, false, &out));
+	assert_true(copy_lists_status(&lu_b, 4, false, &out));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_hold_reported_once, teardown),
+		cmocka_unit_test_teardown(test_discard_and_no_id_not_held, teardown),
+		cmocka_unit_test_teardown(test_duplicate_running_id, teardown),
+		cmocka_unit_test_teardown(test_concurrency_limit, teardown),
+		cmocka_unit_test_teardown(test_held_bounded_oldest_dropped, teardown),
+		cmocka_unit_test_teardown(test_failed_details_kept_until_read, teardown),
+		cmocka_unit_test_teardown(test_forget_dev, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,135 @@
+/* test_vpd8f.c — VPD page 0x8F parsed back descriptor by descriptor, the way
+ * an initiator (sg_vpd, libiscsi) walks it, and checked against the limits
+ * lunlab advertises elsewhere (copy_limits.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "handlers/copy/copy.h"
+#include "handlers/copy/copy_limits.h"
+
+static unsigned be16(const uint8_t *p) { return (unsigned)p[0] << 8 | p[1]; }
+static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+
+/* Find descriptor type in page; returns its start (header included). */
+static const uint8_t *find_desc(const uint8_t *page, size_t total, unsigned type, unsigned *len)
+{
+	size_t off = 4;
+
+	while (off + 4 <= total) {
+		unsigned t = be16(page + off), l = be16(page + off + 2);
+		assert_true(off + 4 + l <= total);     /* never runs past the page */
+		assert_int_equal((4 + l) % 4, 0);      /* descriptors are padded to 4 bytes */
+		if (t == type) {
+			*len = l;
+			return page + off;
+		}
+		off += 4 + l;
+	}
+	return NULL;
+}
+
+static void check_page(uint32_t block_size, uint8_t granularity_log2)
+{
+	struct lunlab_dev dev;
+	uint8_t page[512];
+	unsigned len;
+
+	memset(&dev, 0, sizeof(dev));
+	dev.block_size = block_size;
+	memset(page, 0xEE, sizeof(page));
+	size_t total = copy_vpd_8f(&dev, page, sizeof(page));
+
+	assert_true(total > 4 && total < sizeof(page));
+	assert_int_equal(page[0], 0x00);
+	assert_int_equal(page[1], 0x8F);
+	assert_int_equal(be16(page + 2), total - 4);
+	assert_int_equal(page[total], 0xEE);       /* wrote nothing past the page */
+
+	/* Supported Commands: 83h SA 00h; 84h SAs 00h 03h 04h */
+	const uint8_t *d = find_desc(page, total, 0x0001, &len);
+	assert_non_null(d);
+	unsigned list_len = d[4];
+	assert_true(list_len + 1 <= len);
+	bool xcopy = false, rcr0 = false, rcr3 = false, rcr4 = false;
+	for (unsigned j = 0; j < list_len;) {
+		unsigned op = d[5 + j], nsa = d[6 + j];
+		assert_true(j + 2 + nsa <= list_len);
+		for (unsigned k = 0; k < nsa; k++) {
+			unsigned sa = d[7 + j + k];
+			xcopy |= op == 0x83 && sa == 0x00;
+			rcr0 |= op == 0x84 && sa == 0x00;
+			rcr3 |= op == 0x84 && sa == 0x03;
+			rcr4 |= op == 0x84 && sa == 0x04;
+			assert_false(op == 0x83 && sa != 0x00); /* no LID4 / ODX claimed */
+		}
+		j += 2 + nsa;
+	}
+	assert_true(xcopy && rcr0 && rcr3 && rcr4);
+
+	/* Parameter Data */
+	d = find_desc(page, total, 0x0004, &len);
+	assert_non_null(d);
+	assert_int_equal(len, 0x1C);
+	assert_int_equal(be16(d + 8), XCOPY_MAX_TGT_DESC);
+	assert_int_equal(be16(d + 10), XCOPY_MAX_SEG_DESC);
+	assert_int_equal(be32(d + 12), XCOPY_MAX_DESC_LIST_LEN);
+	assert_int_equal(be32(d + 16), 0);
+
+	/* Supported Descriptors: exactly 02h and E4h */
+	d = find_desc(page, total, 0x0008, &len);
+	assert_non_null(d);
+	assert_int_equal(d[4], 2);
+	assert_int_equal(d[5], 0x02);
+	assert_int_equal(d[6], 0xE4);
+
+	/* Supported CSCD IDs: none */
+	d = find_desc(page, total, 0x000C, &len);
+	assert_non_null(d);
+	assert_int_equal(be16(d + 4), 0);
+
+	/* General Copy Operations */
+	d = find_desc(page, total, 0x8001, &len);
+	assert_non_null(d);
+	assert_int_equal(len, 0x20);
+	assert_int_equal(be32(d + 4), XCOPY_TOTAL_CONCURRENT);
+	assert_int_equal(be32(d + 8), XCOPY_MAX_IDENTIFIED);
+	assert_int_equal(be32(d + 12), XCOPY_MAX_SEG_BYTES);
+	assert_int_equal(d[16], granularity_log2);
+	assert_int_equal(d[17], 0);
+
+	/* ROD descriptors must not appear: no POPULATE TOKEN support */
+	assert_null(find_desc(page, total, 0x0000, &len));
+	assert_null(find_desc(page, total, 0x0106, &len));
+}
+
+static void test_page_512(void **state) { check_page(512, 9); }
+static void test_page_4096(void **state) { check_page(4096, 12); }
+
+static void test_truncated_to_allocation(void **state)
+{
+	struct lunlab_dev dev;
+	uint8_t full[512], part[16];
+
+	memset(&dev, 0, sizeof(dev));
+	dev.block_size = 512;
+	size_t total = copy_vpd_8f(&dev, full, sizeof(full));
+	memset(part, 0xEE, sizeof(part));
+	assert_int_equal(copy_vpd_8f(&dev, part, 10), total);
+	assert_memory_equal(part, full, 10);
+	assert_int_equal(part[10], 0xEE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_page_512),
+		cmocka_unit_test(test_page_4096),
+		cmocka_unit_test(test_truncated_to_allocation),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,494 @@
+/* test_xcopy_exec.c — EXTENDED COPY end to end inside the handler: parameter
+ * list in an iovec, CSCDs found by NAA in the device registry, the copy done
+ * by the array store; data read back through volume_read and reference
+ * counts checked through array_get_stats. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "handlers/copy/copy.h"
+#include "handlers/copy/copy_limits.h"
+#include "handlers/copy/copy_lists.h"
+#include "tests/unit/copy/tcmu_log_capture.h"
+#include "tests/unit/copy/xcopy_list_builder.h"
+
+#define DEDUP 8192u
+#define LU_BYTES (8u << 20)
+
+/* lu[0], lu[1]: 512-byte LUs of array A; lu[2]: 4096-byte LU of array A;
+ * lu[3]: 512-byte LU of array B */
+static struct array *arr_a, *arr_b;
+static struct lunlab_dev lu[4];
+
+static uint8_t list[16 + 8192];
+static uint8_t sense[96];
+static uint8_t cdb[16];
+static struct scsi_cmd cmd;
+static struct iovec iov;
+
+static uint64_t rng = 0x5eed;
+
+static void fill(uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+		p[i] = (uint8_t)(rng >> 56);
+	}
+}
+
+static struct array *make_array(void)
+{
+	static unsigned seq;
+	char name[64];
+	struct array_params p = { .dedup_block = DEDUP, .zlib_level = 1, .zlib_window_bits = 14, .alloc_unit = 512 };
+	char *err = NULL;
+
+	snprintf(name, sizeof(name), "copy-test-%d-%u", (int)getpid(), ++seq);
+	struct array *a = array_get(name, &p, &err);
+	if (!a)
+		fail_msg("array_get: %s", err ? err : "?");
+	return a;
+}
+
+static void make_lu(struct lunlab_dev *d, struct array *a, uint32_t bs, uint8_t n)
+{
+	memset(d, 0, sizeof(*d));
+	d->array = a;
+	d->vol = volume_create(a, LU_BYTES, bs);
+	assert_non_null(d->vol);
+	d->block_size = bs;
+	d->num_lbas = LU_BYTES / bs;
+	tb_naa(d->naa, n);
+	lunlab_dev_register(d);
+}
+
+static int setup(void **state)
+{
+	arr_a = make_array();
+	arr_b = make_array();
+	make_lu(&lu[0], arr_a, 512, 1);
+	make_lu(&lu[1], arr_a, 512, 2);
+	make_lu(&lu[2], arr_a, 4096, 3);
+	make_lu(&lu[3], arr_b, 512, 4);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	for (int i = 0; i < 4; i++) {
+		copy_dev_forget(&lu[i]);
+		lunlab_dev_unregister(&lu[i]);
+		volume_destroy(lu[i].vol);
+	}
+	array_put(arr_a);
+	array_put(arr_b);
+	return 0;
+}
+
+static void put_data(struct lunlab_dev *d, uint64_t off, const void *buf, size_t n)
+{
+	struct iovec io = { (void *)buf, n };
+	assert_int_equal(volume_write(d->vol, off, n, &io, 1), 0);
+}
+
+static void get_data(struct lunlab_dev *d, uint64_t off, void *buf, size_t n)
+{
+	struct iovec io = { buf, n };
+	assert_int_equal(volume_read(d->vol, off, n, &io, 1), 0);
+}
+
+static struct array_stats stats(struct array *a)
+{
+	struct array_stats s;
+	array_get_stats(a, &s);
+	return s;
+}
+
+/* Send the first len bytes of list as an EXTENDED COPY to LU d. */
+static int xcopy_to(struct lunlab_dev *d, size_t len)
+{
+	memset(cdb, 0, sizeof(cdb));
+	cdb[0] = 0x83;
+	tb_put32(cdb + 10, (uint32_t)len);
+	memset(sense, 0, sizeof(sense));
+	iov.iov_base = list;
+	iov.iov_len = len;
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.dev = d;
+	cmd.cdb = cdb;
+	cmd.iov = &iov;
+	cmd.iov_cnt = 1;
+	cmd.iov_len = len;
+	cmd.sense = sense;
+	return xcopy_handle(&cmd);
+}
+
+/* COPY ABORTED sense: asc/ascq, segment number in COMMAND-SPECIFIC
+ * INFORMATION, segment pointer (SD=1) to seg_field or none (-1). */
+static void expect_aborted(uint8_t asc, uint8_t ascq, uint32_t segno, int seg_field)
+{
+	assert_int_equal(sense[0], 0x70);
+	assert_int_equal(sense[2], 0x0A);
+	assert_int_equal(sense[7], 10);
+	assert_int_equal(sense[12], asc);
+	assert_int_equal(sense[13], ascq);
+	assert_int_equal((uint32_t)sense[8] << 24 | (uint32_t)sense[9] << 16 | (uint32_t)sense[10] << 8 | sense[11],
+			 segno);
+	if (seg_field < 0) {
+		assert_int_equal(sense[15], 0);
+	} else {
+		assert_int_equal(sense[15], 0x80 | 0x20);
+		assert_int_equal(sense[16] << 8 | sense[17], seg_field);
+	}
+}
+
+/* list: header + the CSCDs named by tgts + nseg segments written by caller */
+static size_t begin_list(uint8_t list_id, uint8_t usage, const struct lunlab_dev *const *tgts, unsigned ntgt,
+			 unsigned nseg)
+{
+	memset(list, 0, sizeof(list));
+	tb_header(list, list_id, usage, (uint16_t)(ntgt * 32), nseg * 28, 0);
+	for (unsigned i = 0; i < ntgt; i++)
+		tb_tgt(list + 16 + i * 32, tgts[i]->naa, tgts[i]->block_size);
+	return 16 + ntgt * 32 + nseg * 28;
+}
+
+static uint8_t *seg_at(unsigned ntgt, unsigned i)
+{
+	return list + 16 + ntgt * 32 + i * 28;
+}
+
+static void test_same_lun_copy(void **state)
+{
+	uint8_t src[65536], back[65536];
+	const struct lunlab_dev *t[] = { &lu[0] };
+
+	fill(src, sizeof(src));
+	put_data(&lu[0], 0, src, sizeof(src));
+	struct array_stats before = stats(arr_a);
+
+	size_t len = begin_list(1, 2, t, 1, 1);
+	tb_seg(seg_at(1, 0), 0, 0, false, 128, 0, 4096);   /* 64 KiB to 2 MiB */
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+	assert_int_equal(cmd.xcopy_bytes, sizeof(src));
+	assert_int_equal(cmd.xcopy_segments, 1);
+
+	get_data(&lu[0], 4096 * 512, back, sizeof(back));
+	assert_memory_equal(back, src, sizeof(src));
+	/* metadata copy: 8 more map entries, no new unique block, the 8
+	 * source blocks now have two references each */
+	struct array_stats after = stats(arr_a);
+	assert_int_equal(after.unique_blocks, before.unique_blocks);
+	assert_int_equal(after.mapped_blocks, before.mapped_blocks + sizeof(src) / DEDUP);
+	assert_int_equal(after.single_ref_blocks, before.single_ref_blocks - sizeof(src) / DEDUP);
+	assert_int_equal(after.logical_bytes, before.logical_bytes + sizeof(src));
+	assert_non_null(strstr(tcmu_log_last, "EXTENDED COPY"));
+}
+
+static void test_two_lun_copy(void **state)
+{
+	uint8_t src[32768], back[32768];
+	const struct lunlab_dev *t[] = { &lu[0], &lu[1] };
+
+	fill(src, sizeof(src));
+	put_data(&lu[0], 1 << 20, src, sizeof(src));
+	struct array_stats before = stats(arr_a);
+
+	/* sg_xcopy / ESXi style: source index 0, destination index 1, sent to
+	 * the source LU */
+	size_t len = begin_list(1, 2, t, 2, 1);
+	tb_seg(seg_at(2, 0), 0, 1, false, 64, 2048, 6144);
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+	get_data(&lu[1], 6144 * 512, back, sizeof(back));
+	assert_memory_equal(back, src, sizeof(src));
+	struct array_stats after = stats(arr_a);
+	assert_int_equal(after.unique_blocks, before.unique_blocks);
+	assert_int_equal(after.mapped_blocks, before.mapped_blocks + sizeof(src) / DEDUP);
+
+	/* the same list sent to the destination LU works as well */
+	tb_seg(seg_at(2, 0), 0, 1, false, 64, 2048, 8192);
+	assert_int_equal(xcopy_to(&lu[1], len), TCMU_STS_OK);
+	get_data(&lu[1], 8192 * 512, back, sizeof(back));
+	assert_memory_equal(back, src, sizeof(src));
+	assert_int_equal(stats(arr_a).unique_blocks, before.unique_blocks);
+}
+
+static void test_unaligned_edges(void **state)
+{
+	uint8_t src[DEDUP * 2], old[DEDUP * 2], back[DEDUP * 2];
+	const struct lunlab_dev *t[] = { &lu[0], &lu[1] };
+
+	fill(src, sizeof(src));
+	fill(old, sizeof(old));
+	put_data(&lu[0], 0, src, sizeof(src));
+	put_data(&lu[1], 64 * 512, old, sizeof(old));
+
+	/* 3 blocks from LBA 1 to LBA 65: partial dedup blocks on both ends */
+	size_t len = begin_list(0, 3, t, 2, 1);
+	tb_seg(seg_at(2, 0), 0, 1, false, 3, 1, 65);
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+	get_data(&lu[1], 64 * 512, back, sizeof(back));
+	assert_memory_equal(back, old, 512);                   /* LBA 64 untouched */
+	assert_memory_equal(back + 512, src + 512, 3 * 512);   /* LBAs 65..67 copied */
+	assert_memory_equal(back + 2048, old + 2048, sizeof(old) - 2048);
+}
+
+static void test_multi_segment_and_dc(void **state)
+{
+	uint8_t src[3 * DEDUP], back[DEDUP];
+	const struct lunlab_dev *t[] = { &lu[0], &lu[2] };
+
+	fill(src, sizeof(src));
+	put_data(&lu[0], 0, src, sizeof(src));
+	size_t len = begin_list(3, 2, t, 2, 3);
+	tb_seg(seg_at(2, 0), 0, 1, false, 16, 0, 10);   /* 16 x 512 B into the 4 KiB LU */
+	tb_seg(seg_at(2, 1), 0, 1, true, 2, 16, 20);    /* DC: 2 x 4096 B */
+	tb_seg(seg_at(2, 2), 0, 0, false, 16, 32, 1024); /* same-LU segment */
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+	assert_int_equal(cmd.xcopy_segments, 3);
+	assert_int_equal(cmd.xcopy_bytes, 3 * DEDUP);
+
+	get_data(&lu[2], 10 * 4096, back, DEDUP);
+	assert_memory_equal(back, src, DEDUP);
+	get_data(&lu[2], 20 * 4096, back, DEDUP);
+	assert_memory_equal(back, src + DEDUP, DEDUP);
+	get_data(&lu[0], 1024 * 512, back, DEDUP);
+	assert_memory_equal(back, src + 2 * DEDUP, DEDUP);
+}
+
+static void test_copy_across_arrays_refused(void **state)
+{
+	uint8_t src[DEDUP], back[DEDUP], zero[DEDUP];
+	const struct lunlab_dev *t[] = { &lu[0], &lu[3] };
+
+	fill(src, sizeof(src));
+	memset(zero, 0, sizeof(zero));
+	put_data(&lu[0], 0, src, sizeof(src));
+	size_t len = begin_list(1, 2, t, 2, 1);
+	tb_seg(seg_at(2, 0), 0, 1, false, 16, 0, 0);
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	expect_aborted(0x0D, 0x02, 0, 6);
+	get_data(&lu[3], 0, back, sizeof(back));
+	assert_memory_equal(back, zero, sizeof(zero));
+	assert_int_equal(cmd.xcopy_bytes, 0);
+}
+
+static void test_unknown_cscd_index(void **state)
+{
+	const struct lunlab_dev *t[] = { &lu[0] };
+
+	/* libiscsi ValidSegDescr: destination index 1 with one descriptor */
+	size_t len = begin_list(1, 0, t, 1, 1);
+	tb_seg(seg_at(1, 0), 0, 1, false, 1, 0, 1);
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	expect_aborted(0x0D, 0x02, 0, 6);
+	/* a designator that names no LU at all */
+	len = begin_list(1, 2, t, 1, 1);
+	list[16 + 8 + 15] = 0x99;
+	tb_seg(seg_at(1, 0), 0, 0, false, 1, 0, 1);
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	expect_aborted(0x0D, 0x02, 0, 4);
+}
+
+static void test_range_past_end(void **state)
+{
+	uint8_t before[DEDUP], after[DEDUP];
+	const struct lunlab_dev *t[] = { &lu[0], &lu[1] };
+	uint64_t last = lu[0].num_lbas;
+
+	get_data(&lu[1], 0, before, sizeof(before));
+	size_t len = begin_list(1, 2, t, 2, 2);
+	tb_seg(seg_at(2, 0), 0, 1, false, 16, 0, 0);          /* fine ... */
+	tb_seg(seg_at(2, 1), 0, 1, false, 16, 0, last - 15);  /* ... destination past the end */
+	uint8_t src[DEDUP];
+	fill(src, sizeof(src));
+	put_data(&lu[0], 0, src, sizeof(src));
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	expect_aborted(0x0D, 0x02, 1, 20);
+	/* validated before anything moved: segment 0 was not copied either */
+	get_data(&lu[1], 0, after, sizeof(after));
+	assert_memory_equal(after, before, sizeof(before));
+	assert_int_equal(cmd.xcopy_segments, 0);
+
+	tb_seg(seg_at(2, 1), 0, 1, false, 16, last - 15, 0);  /* source past the end */
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	expect_aborted(0x0D, 0x02, 1, 12);
+	tb_seg(seg_at(2, 1), 0, 1, false, 16, UINT64_MAX - 3, 0); /* no wrap-around */
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	expect_aborted(0x0D, 0x02, 1, 12);
+	tb_seg(seg_at(2, 1), 0, 1, false, 16, last - 16, last - 16); /* exactly the end: fine */
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+}
+
+static void test_block_size_rules(void **state)
+{
+	const struct lunlab_dev *t[] = { &lu[0], &lu[2] };
+
+	/* DISK BLOCK LENGTH that is not the LU's */
+	size_t len = begin_list(1, 2, t, 2, 1);
+	list[16 + 32 + 30] = 0x02;                             /* says 512, the LU has 4096 */
+	tb_seg(seg_at(2, 0), 0, 1, false, 8, 0, 0);
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	expect_aborted(0x0D, 0x03, 0, 6);
+
+	/* 3 x 512 bytes cannot land on 4096-byte blocks */
+	len = begin_list(1, 2, t, 2, 1);
+	tb_seg(seg_at(2, 0), 0, 1, false, 3, 0, 0);
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	expect_aborted(0x26, 0x0A, 0, 10);
+
+	/* a CSCD that is not a block device */
+	len = begin_list(1, 2, t, 2, 1);
+	list[16 + 1] = 0x01;                                   /* sequential access */
+	tb_seg(seg_at(2, 0), 0, 1, false, 8, 0, 0);
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	expect_aborted(0x0D, 0x03, 0, 4);
+
+	/* longer than the advertised maximum segment length */
+	len = begin_list(1, 2, t, 2, 1);
+	tb_seg(seg_at(2, 0), 1, 1, false, XCOPY_MAX_SEG_BYTES / 4096 + 1, 0, 0);
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(sense[2], 0x05);
+	assert_int_equal(sense[12], 0x26);
+	assert_int_equal(sense[13], 0x00);
+	assert_int_equal(sense[15], 0x80);
+	assert_int_equal(sense[16] << 8 | sense[17], 16 + 64 + 10);
+
+	/* zero blocks: nothing to do, GOOD */
+	len = begin_list(1, 2, t, 2, 1);
+	tb_seg(seg_at(2, 0), 0, 1, false, 0, 0, 0);
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+	assert_int_equal(cmd.xcopy_bytes, 0);
+}
+
+static void test_parameter_list_errors_through_handler(void **state)
+{
+	const struct lunlab_dev *t[] = { &lu[0] };
+
+	assert_int_equal(xcopy_to(&lu[0], 0), TCMU_STS_OK);    /* no parameter data: GOOD */
+	size_t len = begin_list(1, 2, t, 1, 1);
+	tb_seg(seg_at(1, 0), 0, 0, false, 1, 0, 1);
+	tb_put32(list + 12, 8);                                 /* inline data */
+	assert_int_equal(xcopy_to(&lu[0], len + 8), TCMU_STS_PASSTHROUGH_ERR);
+	const uint8_t want[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x26, 0x00, 0, 0x80, 0, 12 };
+	assert_memory_equal(sense, want, sizeof(want));
+	assert_int_equal(xcopy_to(&lu[0], 15), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(sense[12], 0x1A);
+	assert_int_equal(sense[15], 0);
+	/* the CDB claims more than was sent: judged on what arrived */
+	tb_put32(list + 12, 0);
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+	cmd.iov_len = len - 1;
+	iov.iov_len = len - 1;
+	assert_int_equal(xcopy_handle(&cmd), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(sense[12], 0x1A);
+}
+
+/* RECEIVE COPY RESULTS (SA 0 / SA 4) after copies held with usage 00b */
+static int rcr_to(struct lunlab_dev *d, uint8_t sa, uint8_t list_id, uint8_t *out, uint32_t alloc)
+{
+	static uint8_t rcdb[16];
+	static struct iovec rio;
+	static struct scsi_cmd rc;
+
+	memset(rcdb, 0, sizeof(rcdb));
+	rcdb[0] = 0x84;
+	rcdb[1] = sa;
+	rcdb[2] = list_id;
+	tb_put32(rcdb + 10, alloc);
+	rio.iov_base = out;
+	rio.iov_len = alloc;
+	memset(&rc, 0, sizeof(rc));
+	rc.dev = d;
+	rc.cdb = rcdb;
+	rc.iov = &rio;
+	rc.iov_cnt = 1;
+	rc.iov_len = alloc;
+	rc.sense = sense;
+	return rcr_handle(&rc);
+}
+
+static void test_held_list_then_copy_status(void **state)
+{
+	uint8_t out[128];
+	const struct lunlab_dev *t[] = { &lu[0], &lu[1] };
+
+	size_t len = begin_list(1, 0, t, 2, 2);               /* LIST ID 1, hold */
+	tb_seg(seg_at(2, 0), 0, 1, false, 16, 0, 100);
+	tb_seg(seg_at(2, 1), 0, 1, false, 32, 16, 200);
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+	/* status is per LU: the LU that received the command holds it */
+	assert_int_equal(rcr_to(&lu[1], 0, 1, out, sizeof(out)), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(rcr_to(&lu[0], 0, 1, out, sizeof(out)), TCMU_STS_OK);
+	const uint8_t want[12] = { 0, 0, 0, 8, 0x01, 0, 2, 0x00, 0, 0, (48 * 512) >> 8, 0 };
+	assert_memory_equal(out, want, sizeof(want));
+
+	/* same list id again (libiscsi sends list id 1 repeatedly): replaces */
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+	/* a failing held copy: status 02h and its sense in FAILED SEGMENT DETAILS */
+	tb_seg(seg_at(2, 1), 0, 5, false, 32, 16, 200);
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	uint8_t failed_sense[18];
+	memcpy(failed_sense, sense, sizeof(failed_sense));
+	assert_int_equal(rcr_to(&lu[0], 0, 1, out, sizeof(out)), TCMU_STS_OK);
+	assert_int_equal(out[4], 0x02);
+	assert_int_equal(out[6], 0);                           /* nothing was processed */
+	assert_int_equal(rcr_to(&lu[0], 4, 1, out, sizeof(out)), TCMU_STS_OK);
+	assert_int_equal(out[56], 0x02);
+	assert_int_equal(out[59], 18);
+	assert_memory_equal(out + 60, failed_sense, 18);
+}
+
+static void test_duplicate_and_busy(void **state)
+{
+	const struct lunlab_dev *t[] = { &lu[0] };
+	int running[XCOPY_TOTAL_CONCURRENT];
+
+	/* a copy with list id 5 is running on lu[0] (another worker thread) */
+	running[0] = copy_lists_begin(&lu[0], true, 5, true);
+	assert_true(running[0] >= 0);
+	size_t len = begin_list(5, 2, t, 1, 1);
+	tb_seg(seg_at(1, 0), 0, 0, false, 1, 0, 1);
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(sense[2], 0x05);
+	assert_int_equal(sense[12], 0x00);
+	assert_int_equal(sense[13], 0x16);                     /* OPERATION IN PROGRESS */
+
+	for (unsigned i = 1; i < XCOPY_TOTAL_CONCURRENT; i++) {
+		running[i] = copy_lists_begin(&lu[0], false, 0, false);
+		assert_true(running[i] >= 0);
+	}
+	len = begin_list(0, 3, t, 1, 1);
+	tb_seg(seg_at(1, 0), 0, 0, false, 1, 0, 1);
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_NO_RESOURCE);
+	/* the limit is per receiving LU: lu[1] still copies (lu[0] -> lu[0]) */
+	assert_int_equal(xcopy_to(&lu[1], len), TCMU_STS_OK);
+	struct copy_status st = { .cm_status = COPY_DONE_OK };
+	for (unsigned i = 0; i < XCOPY_TOTAL_CONCURRENT; i++)
+		copy_lists_end(running[i], &st);
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_same_lun_copy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_lun_copy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unaligned_edges, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_multi_segment_and_dc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_copy_across_arrays_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_cscd_index, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_range_past_end, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_block_size_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parameter_list_errors_through_handler, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_held_list_then_copy_status, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_duplicate_and_busy, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
