@@ -1,0 +1,422 @@
+/* cost.c — the array cost model: resources, queueing and the real-time deadline.
+ *
+ * A command is served concurrently by up to four FIFO resources, each a single
+ * queue in modeled time (docs/models.md "Cost model"):
+ *   cpu      the array's cores, pooled: a command's work fans out over all cores
+ *            (content-addressed metadata is spread over every controller), so it
+ *            occupies the pool for work / cores;
+ *   journal  the serialized commit of map-entry updates (writes, XCOPY, UNMAP...):
+ *            per command + per entry;
+ *   frontend host data over the target ports (bytes / bandwidth);
+ *   backend  data to and from the SSDs (bytes / bandwidth).
+ * The command completes when its last resource is done, plus a fixed latency.  The
+ * host turnaround (fabric + host stack, not seen by the array) is added to the
+ * deadline only.  One mutex per array guards the few words of queue state. */
+#include "models/cost.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/cost_params.h"
+#include "models/cost_virtual.h"
+
+#define WINDOW_NS 1000000000ull
+#define NWIN 64 /* live 1-s windows: completions land at most this far from the newest */
+#define MIB (1ull << 20)
+
+__extension__ typedef unsigned __int128 u128;
+
+struct window {
+	int64_t idx; /* -1: unused */
+	uint64_t lat_sum, lat_cnt;
+	double busy; /* core-ns */
+};
+
+struct telemetry_state {
+	bool started;
+	uint64_t first_arrival, last_completion;
+	uint64_t commands, busy, max_latency;
+	uint64_t hist[32];
+	uint64_t bucket_ops[COST_BUCKETS], bucket_bytes[COST_BUCKETS], bucket_latency[COST_BUCKETS];
+	struct window win[NWIN];
+	uint64_t peak_latency; /* of windows already closed */
+	double peak_busy;
+};
+
+struct cost_model {
+	char name[64];
+	unsigned refs;
+	bool registered;
+	struct cost_model *next;
+	const struct lunlab_profile *p;
+	const struct cost_params *cp; /* NULL: unmodeled */
+	double scale;
+	pthread_mutex_t mu;
+	bool clock_started;
+	uint64_t t0_real;
+	uint64_t cpu_free, journal_free, frontend_free, backend_free;
+	struct telemetry_state t;
+};
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cost_model *registry;
+
+static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t d)
+{
+	u128 x = (u128)a * b / d;
+	return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
+}
+
+static uint64_t div_up(uint64_t a, uint64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
+unsigned cost_bucket_of(uint64_t bytes)
+{
+	for (unsigned b = 0; b < COST_BUCKETS - 1; b++)
+		if (bytes <= (512ull << b))
+			return b;
+	return COST_BUCKETS - 1;
+}
+
+static bool updates_map(enum cost_kind k)
+{
+	return k == COST_WRITE || k == COST_XCOPY || k == COST_WRITE_SAME || k == COST_UNMAP || k == COST_CAW;
+}
+
+/* Logical bytes whose map entries the command touches. */
+static uint64_t covered_bytes(const struct cost_req *r)
+{
+	switch (r->kind) {
+	case COST_XCOPY:
+	case COST_WRITE_SAME:
+	case COST_UNMAP:
+		return r->xcopy_bytes;
+	case COST_VERIFY:
+		return r->bytes > r->xcopy_bytes ? r->bytes : r->xcopy_bytes;
+	case COST_READ:
+	case COST_WRITE:
+	case COST_CAW:
+		return r->bytes;
+	case COST_OTHER:
+		break;
+	}
+	return 0;
+}
+
+void cost_service_of(const struct lunlab_profile *p, const struct cost_req *r, struct cost_service *s)
+{
+	memset(s, 0, sizeof(*s));
+	const struct cost_params *c = p ? p->cost_params : NULL;
+	if (!p || !p->modeled || !c)
+		return;
+	uint64_t covered = covered_bytes(r);
+	s->entries = p->dedup_block ? div_up(covered, p->dedup_block) : 0;
+	s->cpu_work_ns = c->cpu_cmd_ns + s->entries * c->cpu_entry_ns + muldiv(r->bytes, c->cpu_mib_ns, MIB);
+	if (r->kind == COST_XCOPY && r->xcopy_segments > 1)
+		s->cpu_work_ns += (uint64_t)(r->xcopy_segments - 1) * c->cpu_segment_ns;
+	s->cpu_ns = div_up(s->cpu_work_ns, c->cores);
+	if (updates_map(r->kind))
+		s->journal_ns = c->journal_cmd_ns + s->entries * c->journal_entry_ns;
+	if (c->frontend_mb_s)
+		s->frontend_ns = muldiv(r->bytes, 1000, c->frontend_mb_s);
+	uint64_t be = 0;
+	if (r->kind == COST_READ || r->kind == COST_VERIFY) {
+		be = covered;
+	} else if (r->kind == COST_WRITE || r->kind == COST_CAW) {
+		uint64_t saved = r->dedup_hits * p->dedup_block;
+		be = r->bytes > saved ? r->bytes - saved : 0;
+	}
+	if (c->backend_mb_s)
+		s->backend_ns = muldiv(be, 1000, c->backend_mb_s);
+	s->fixed_ns = c->fixed_latency_ns;
+	s->host_turnaround_ns = c->host_turnaround_ns;
+	if (r->kind == COST_XCOPY)
+		s->host_turnaround_ns += muldiv(covered, c->host_turnaround_ns_per_mib, MIB);
+}
+
+/* ---- telemetry ---- */
+
+static void window_close(struct telemetry_state *t, struct window *w)
+{
+	if (w->idx < 0)
+		return;
+	if (w->lat_cnt && w->lat_sum / w->lat_cnt > t->peak_latency)
+		t->peak_latency = w->lat_sum / w->lat_cnt;
+	if (w->busy > t->peak_busy)
+		t->peak_busy = w->busy;
+}
+
+/* The live window for modeled time ts, or NULL when it has already been closed. */
+static struct window *window_at(struct telemetry_state *t, uint64_t ts)
+{
+	int64_t idx = ts > t->first_arrival ? (int64_t)((ts - t->first_arrival) / WINDOW_NS) : 0;
+	struct window *w = &t->win[idx % NWIN];
+	if (w->idx == idx)
+		return w;
+	if (w->idx > idx)
+		return NULL; /* far in the past: its slot holds a newer window */
+	window_close(t, w);
+	memset(w, 0, sizeof(*w));
+	w->idx = idx;
+	return w;
+}
+
+static void telemetry_reset(struct telemetry_state *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (unsigned i = 0; i < NWIN; i++)
+		t->win[i].idx = -1;
+}
+
+/* CPU busy of the interval [start, end) on the pooled cores, spread over the windows. */
+static void account_busy(struct telemetry_state *t, uint64_t start, uint64_t end, uint64_t work)
+{
+	if (!work)
+		return;
+	if (start < t->first_arrival)
+		start = t->first_arrival;
+	if (end <= start) {
+		struct window *w = window_at(t, start);
+		if (w)
+			w->busy += (double)work;
+		return;
+	}
+	double per_ns = (double)work / (double)(end - start);
+	uint64_t a = start;
+	while (a < end) {
+		uint64_t wend = t->first_arrival + ((a - t->first_arrival) / WINDOW_NS + 1) * WINDOW_NS;
+		uint64_t b = wend < end ? wend : end;
+		struct window *w = window_at(t, a);
+		if (w)
+			w->busy += per_ns * (double)(b - a);
+		a = b;
+	}
+}
+
+static void account(struct cost_model *m, const struct cost_req *r, const struct cost_result *res,
+		    uint64_t cpu_start, uint64_t cpu_end)
+{
+	struct telemetry_state *t = &m->t;
+	if (!t->started) {
+		t->started = true;
+		t->first_arrival = res->arrival_ns;
+	}
+	t->commands++;
+	t->busy += res->cpu_ns;
+	if (res->completion_ns > t->last_completion)
+		t->last_completion = res->completion_ns;
+	if (res->latency_ns > t->max_latency)
+		t->max_latency = res->latency_ns;
+	uint64_t us = res->latency_ns / 1000;
+	unsigned h = 63u - (unsigned)__builtin_clzll(us + 1);
+	t->hist[h > 31 ? 31 : h]++;
+	if (r->kind != COST_OTHER) {
+		uint64_t size = covered_bytes(r);
+		if (r->kind == COST_CAW || size == 0)
+			size = r->bytes;
+		unsigned b = cost_bucket_of(size);
+		if (r->kind == COST_XCOPY && m->cp && m->cp->xcopy_bucket == XCOPY_BUCKET_GT1MB)
+			b = COST_BUCKETS - 1;
+		t->bucket_ops[b]++;
+		t->bucket_bytes[b] += size;
+		t->bucket_latency[b] += res->latency_ns;
+	}
+	struct window *w = window_at(t, res->completion_ns);
+	if (w) {
+		w->lat_sum += res->latency_ns;
+		w->lat_cnt++;
+	}
+	account_busy(t, cpu_start, cpu_end, res->cpu_ns);
+}
+
+/* ---- queueing ---- */
+
+static uint64_t serve(uint64_t *free_at, uint64_t arrival, uint64_t svc, uint64_t *start)
+{
+	uint64_t s = *free_at > arrival ? *free_at : arrival;
+	*free_at = s + svc;
+	if (start)
+		*start = s;
+	return s + svc;
+}
+
+/* Caller holds m->mu. */
+static void charge_locked(struct cost_model *m, const struct cost_req *r, uint64_t arrival,
+			  struct cost_result *res)
+{
+	struct cost_service s;
+	cost_service_of(m->p, r, &s);
+	memset(res, 0, sizeof(*res));
+	res->arrival_ns = arrival;
+	uint64_t done = arrival, cpu_start = arrival, cpu_end = arrival;
+	if (m->cp) {
+		if (s.cpu_ns) {
+			cpu_end = serve(&m->cpu_free, arrival, s.cpu_ns, &cpu_start);
+			done = cpu_end;
+		}
+		uint64_t e;
+		if (s.journal_ns && (e = serve(&m->journal_free, arrival, s.journal_ns, NULL)) > done)
+			done = e;
+		if (s.frontend_ns && (e = serve(&m->frontend_free, arrival, s.frontend_ns, NULL)) > done)
+			done = e;
+		if (s.backend_ns && (e = serve(&m->backend_free, arrival, s.backend_ns, NULL)) > done)
+			done = e;
+		res->latency_ns = done - arrival + s.fixed_ns;
+		res->cpu_ns = s.cpu_work_ns;
+	}
+	res->completion_ns = arrival + res->latency_ns;
+	res->next_arrival_ns = res->completion_ns + s.host_turnaround_ns;
+	account(m, r, res, cpu_start, cpu_end);
+}
+
+void cost_model_charge_at(struct cost_model *m, const struct cost_req *r, uint64_t arrival_ns,
+			  struct cost_result *out)
+{
+	struct cost_result res;
+	pthread_mutex_lock(&m->mu);
+	charge_locked(m, r, arrival_ns, &res);
+	pthread_mutex_unlock(&m->mu);
+	if (out)
+		*out = res;
+}
+
+uint64_t cost_model_charge_ex(struct cost_model *m, const struct cost_req *r, uint64_t now_ns,
+			      struct cost_result *out)
+{
+	struct cost_result res;
+	uint64_t deadline = now_ns;
+	pthread_mutex_lock(&m->mu);
+	if (!m->clock_started) {
+		m->clock_started = true;
+		m->t0_real = now_ns;
+	}
+	/* Modeled time runs 1/scale as fast as real time; unpaced (0) maps 1:1 so the
+	 * telemetry still means something about the offered load. */
+	uint64_t real = now_ns > m->t0_real ? now_ns - m->t0_real : 0;
+	uint64_t arrival = m->scale > 0 ? (uint64_t)((double)real / m->scale) : real;
+	charge_locked(m, r, arrival, &res);
+	pthread_mutex_unlock(&m->mu);
+	if (m->cp && m->scale > 0)
+		deadline = now_ns + (uint64_t)llround((double)(res.next_arrival_ns - res.arrival_ns) * m->scale);
+	if (out)
+		*out = res;
+	return deadline;
+}
+
+uint64_t cost_model_charge(struct cost_model *m, const struct cost_req *r, uint64_t now_ns)
+{
+	return cost_model_charge_ex(m, r, now_ns, NULL);
+}
+
+/* ---- lifetime ---- */
+
+static struct cost_model *model_alloc(const struct lunlab_profile *p, double time_scale)
+{
+	struct cost_model *m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	pthread_mutex_init(&m->mu, NULL);
+	m->p = p;
+	m->cp = p && p->modeled ? p->cost_params : NULL;
+	m->scale = time_scale > 0 && isfinite(time_scale) ? time_scale : 0;
+	m->refs = 1;
+	telemetry_reset(&m->t);
+	return m;
+}
+
+struct cost_model *cost_model_new(const struct lunlab_profile *p, double time_scale)
+{
+	return model_alloc(p, time_scale);
+}
+
+struct cost_model *cost_model_get(const char *array_name, const struct lunlab_profile *p, double time_scale)
+{
+	pthread_mutex_lock(&registry_lock);
+	struct cost_model *m;
+	for (m = registry; m; m = m->next)
+		if (!strcmp(m->name, array_name ? array_name : "")) {
+			/* The first LU of an array fixes its profile and time scale. */
+			m->refs++;
+			pthread_mutex_unlock(&registry_lock);
+			return m;
+		}
+	m = model_alloc(p, time_scale);
+	if (m) {
+		snprintf(m->name, sizeof(m->name), "%s", array_name ? array_name : "");
+		m->registered = true;
+		m->next = registry;
+		registry = m;
+	}
+	pthread_mutex_unlock(&registry_lock);
+	return m;
+}
+
+void cost_model_put(struct cost_model *m)
+{
+	if (!m)
+		return;
+	pthread_mutex_lock(&registry_lock);
+	if (--m->refs) {
+		pthread_mutex_unlock(&registry_lock);
+		return;
+	}
+	if (m->registered)
+		for (struct cost_model **pp = &registry; *pp; pp = &(*pp)->next)
+			if (*pp == m) {
+				*pp = m->next;
+				break;
+			}
+	pthread_mutex_unlock(&registry_lock);
+	pthread_mutex_destroy(&m->mu);
+	free(m);
+}
+
+void cost_model_telemetry(struct cost_model *m, struct cost_telemetry *out)
+{
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&m->mu);
+	const struct telemetry_state *t = &m->t;
+	out->commands = t->commands;
+	out->modeled_elapsed_ns = t->started ? t->last_completion - t->first_arrival : 0;
+	out->modeled_busy_ns = t->busy;
+	out->cores = m->cp ? m->cp->cores : 0;
+	out->max_latency_ns = t->max_latency;
+	uint64_t peak_lat = t->peak_latency;
+	double peak_busy = t->peak_busy;
+	for (unsigned i = 0; i < NWIN; i++) {
+		const struct window *w = &t->win[i];
+		if (w->idx < 0)
+			continue;
+		if (w->lat_cnt && w->lat_sum / w->lat_cnt > peak_lat)
+			peak_lat = w->lat_sum / w->lat_cnt;
+		if (w->busy > peak_busy)
+			peak_busy = w->busy;
+	}
+	out->peak_latency_ns = peak_lat;
+	if (out->cores) {
+		/* A run shorter than one window is judged over its own length. */
+		double span = out->modeled_elapsed_ns && out->modeled_elapsed_ns < WINDOW_NS
+				      ? (double)out->modeled_elapsed_ns : (double)WINDOW_NS;
+		double pm = peak_busy * 1000.0 / ((double)out->cores * span);
+		out->peak_cpu_permille = pm > 1000.0 ? 1000 : (uint32_t)llround(pm);
+	}
+	memcpy(out->latency_hist, t->hist, sizeof(out->latency_hist));
+	memcpy(out->bucket_ops, t->bucket_ops, sizeof(out->bucket_ops));
+	memcpy(out->bucket_bytes, t->bucket_bytes, sizeof(out->bucket_bytes));
+	memcpy(out->bucket_latency_ns, t->bucket_latency, sizeof(out->bucket_latency_ns));
+	out->time_scale = m->scale;
+	pthread_mutex_unlock(&m->mu);
+}
+
+void cost_model_reset_telemetry(struct cost_model *m)
+{
+	pthread_mutex_lock(&m->mu);
+	telemetry_reset(&m->t);
+	pthread_mutex_unlock(&m->mu);
+}

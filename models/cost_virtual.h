@@ -1,0 +1,50 @@
+/* cost_virtual.h — additions to cost.h (which is frozen): the modeled figures of
+ * one charge, charging in virtual time (simulations, calibration tests), the
+ * service demands of a command on an idle array, and private models. */
+#ifndef LUNLAB_COST_VIRTUAL_H
+#define LUNLAB_COST_VIRTUAL_H
+
+#include <stdint.h>
+
+#include "models/cost.h"
+
+/* What the model decided for one command, all in modeled ns. */
+struct cost_result {
+	uint64_t arrival_ns;      /* modeled arrival */
+	uint64_t latency_ns;      /* latency the array reports (telemetry) */
+	uint64_t completion_ns;   /* arrival + latency */
+	uint64_t next_arrival_ns; /* completion + host turnaround: when the same host stream
+	                           * can send its next command (what the pacer waits for) */
+	uint64_t cpu_ns;          /* core-ns charged */
+};
+
+/* Service demands of one command (no queueing), all ns except cpu_work (core-ns). */
+struct cost_service {
+	uint64_t entries;         /* map entries: covered bytes / dedup_block, rounded up */
+	uint64_t cpu_work_ns;     /* core-ns */
+	uint64_t cpu_ns;          /* on the pooled cores: ceil(cpu_work / cores) */
+	uint64_t journal_ns;
+	uint64_t frontend_ns;
+	uint64_t backend_ns;
+	uint64_t fixed_ns;
+	uint64_t host_turnaround_ns;
+};
+void cost_service_of(const struct lunlab_profile *p, const struct cost_req *r, struct cost_service *out);
+
+/* A model not shared by name (tests, simulations); release with cost_model_put. */
+struct cost_model *cost_model_new(const struct lunlab_profile *p, double time_scale);
+
+/* cost_model_charge, also filling *out (may be NULL). */
+uint64_t cost_model_charge_ex(struct cost_model *m, const struct cost_req *r, uint64_t now_ns,
+			      struct cost_result *out);
+
+/* Charge at an explicit modeled arrival time: virtual time, no real clock, no pacing.
+ * Do not mix with cost_model_charge on the same model. */
+void cost_model_charge_at(struct cost_model *m, const struct cost_req *r, uint64_t arrival_ns,
+			  struct cost_result *out);
+
+/* Telemetry bucket (0 = 512b ... 11 = 1mb, 12 = gt1mb) of a size in bytes: bucket "N kb"
+ * holds sizes in (N/2 KiB, N KiB]; 0..512 bytes go to 512b. */
+unsigned cost_bucket_of(uint64_t bytes);
+
+#endif
