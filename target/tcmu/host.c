@@ -9,8 +9,11 @@
 
 #include "target/tcmu/host_priv.h"
 
-/* hw_max_sectors LIO gives a TCMU device unless configured (blocks) */
-#define DEFAULT_MAX_XFER_LEN 128
+/* max_xfer_len when the configuration gives none.  LIO's default
+ * hw_max_sectors (128) would cap commands at 64 KiB; lunlab-target has no
+ * kernel ring to fit, so it allows 8 MiB (large sequential I/O in one
+ * command, as the benchmarks use). */
+#define DEFAULT_MAX_XFER_BYTES (8u << 20)
 
 static pthread_mutex_t devs_lock = PTHREAD_MUTEX_INITIALIZER; /* create/destroy only */
 static struct tcmu_device *devs;
@@ -98,7 +101,7 @@ struct lu_backend *tcmu_host_create_device(const struct tcmu_host_dev_cfg *cfg, 
 	tcmu_dev_set_block_size(dev, cfg->block_size);
 	tcmu_dev_set_num_lbas(dev, cfg->size_bytes / cfg->block_size);
 	atomic_store(&dev->size_bytes, cfg->size_bytes);
-	dev->max_xfer_len = cfg->max_xfer_len ? cfg->max_xfer_len : DEFAULT_MAX_XFER_LEN;
+	dev->max_xfer_len = cfg->max_xfer_len ? cfg->max_xfer_len : DEFAULT_MAX_XFER_BYTES / cfg->block_size;
 	/* LIO's defaults for a new TCMU device: write cache off, rotational,
 	 * unmap off; the handler changes what it supports in open() */
 	dev->unmap_gran_align = 0;
