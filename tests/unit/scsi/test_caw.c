@@ -1,0 +1,73 @@
+/* test_caw.c — COMPARE AND WRITE (sbc_caw.c): success writes, a miscompare
+ * writes nothing and reports the first differing byte in INFORMATION. */
+#include "fixture.h"
+#include "handlers/scsi/bytes.h"
+
+static void write_blocks(struct scsi_lu *lu, uint64_t lba, uint8_t *d, uint32_t n)
+{
+	struct fix_cmd fc;
+	uint8_t cdb[16] = { 0x8a };
+	put_be64(cdb + 2, lba);
+	put_be32(cdb + 10, n);
+	assert_int_equal(fix_run(&fc, lu, cdb, 16, d, n * 512), TCMU_STS_OK);
+}
+
+static void read_blocks(struct scsi_lu *lu, uint64_t lba, uint8_t *d, uint32_t n)
+{
+	struct fix_cmd fc;
+	uint8_t cdb[16] = { 0x88 };
+	put_be64(cdb + 2, lba);
+	put_be32(cdb + 10, n);
+	assert_int_equal(fix_run(&fc, lu, cdb, 16, d, n * 512), TCMU_STS_OK);
+}
+
+static void test_caw(void **state)
+{
+	struct scsi_lu *lu = fix_lu_new("caw", FIX_BS, FIX_LBAS);
+	struct fix_cmd fc;
+	uint8_t buf[4 * 512], back[2 * 512];
+	uint8_t cdb[16] = { 0x89 };
+	put_be64(cdb + 2, 40);
+	cdb[13] = 2;
+
+	memset(buf, 'A', 2 * 512);
+	write_blocks(lu, 40, buf, 2);
+	/* compare 'A' (matches), write 'B' */
+	memset(buf + 1024, 'B', 1024);
+	assert_int_equal(fix_run(&fc, lu, cdb, 16, buf, sizeof(buf)), TCMU_STS_OK);
+	read_blocks(lu, 40, back, 2);
+	assert_memory_equal(back, buf + 1024, 1024);
+
+	/* compare data differs at byte 700: MISCOMPARE, INFORMATION = 700 */
+	memset(buf, 'B', 1024);
+	buf[700] = 'C';
+	memset(buf + 1024, 'D', 1024);
+	fix_run(&fc, lu, cdb, 16, buf, sizeof(buf));
+	fix_assert_sense(&fc, SK_MISCOMPARE, 0x1d, 0x00);
+	assert_int_equal(fc.sense[0], 0xf0);    /* VALID */
+	assert_int_equal(get_be32(fc.sense + 3), 700);
+	read_blocks(lu, 40, back, 2);
+	for (int i = 0; i < 1024; i++)
+		assert_int_equal(back[i], 'B');     /* nothing written */
+
+	/* data-out must be exactly 2 x NUMBER OF LOGICAL BLOCKS */
+	fix_run(&fc, lu, cdb, 16, buf, 3 * 512);
+	fix_assert_field(&fc, 0x24, true, 13, -1);
+	/* more than MAXIMUM COMPARE AND WRITE LENGTH (255, and the byte max) */
+	cdb[13] = 0;
+	assert_int_equal(fix_run(&fc, lu, cdb, 16, NULL, 0), TCMU_STS_OK);
+	/* past the end */
+	put_be64(cdb + 2, FIX_LBAS - 1);
+	cdb[13] = 2;
+	fix_run(&fc, lu, cdb, 16, buf, sizeof(buf));
+	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+	fix_lu_free(lu);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_caw),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,149 @@
+/* test_inquiry.c — standard INQUIRY and VPD pages (spc_inquiry.c), NAA
+ * designator (naa.c): exact bytes and allocation-length truncation. */
+#include "fixture.h"
+#include "handlers/scsi/bytes.h"
+
+static struct scsi_lu *lu;
+
+static int setup(void **state) { lu = fix_lu_new("inq", FIX_BS, FIX_LBAS); return 0; }
+static int teardown(void **state) { fix_lu_free(lu); return 0; }
+
+static int inquiry(struct fix_cmd *fc, bool evpd, uint8_t page, uint16_t alloc, uint8_t *buf, size_t len)
+{
+	uint8_t cdb[6] = { 0x12, evpd ? 1 : 0, page, (uint8_t)(alloc >> 8), (uint8_t)alloc, 0 };
+	memset(buf, 0xcc, len);
+	return fix_run(fc, lu, cdb, 6, buf, len);
+}
+
+static void test_standard(void **state)
+{
+	struct fix_cmd fc;
+	uint8_t b[256];
+	assert_int_equal(inquiry(&fc, false, 0, 255, b, sizeof(b)), TCMU_STS_OK);
+	assert_int_equal(fc.c.bytes_moved, 96);
+	assert_int_equal(b[0], 0x00);
+	assert_int_equal(b[2], 0x06);           /* SPC-4 */
+	assert_int_equal(b[3], 0x12);
+	assert_int_equal(b[4], 91);
+	assert_int_equal(b[5], 0x08);           /* 3PC, TPGS 0 */
+	assert_memory_equal(b + 8, "LUNLAB  ", 8);
+	assert_memory_equal(b + 16, "XtremIO-X2 emu  ", 16);
+	assert_int_equal(get_be16(b + 62), 0x0460); /* SPC-4 */
+	assert_int_equal(get_be16(b + 64), 0x04c0); /* SBC-3 */
+	assert_int_equal(b[96], 0xcc);          /* nothing written past the page */
+}
+
+static void test_alloc_truncates(void **state)
+{
+	struct fix_cmd fc;
+	uint8_t b[64];
+	assert_int_equal(inquiry(&fc, false, 0, 5, b, sizeof(b)), TCMU_STS_OK);
+	assert_int_equal(fc.c.bytes_moved, 5);
+	assert_int_equal(b[4], 91);             /* full length still reported */
+	assert_int_equal(b[5], 0xcc);
+	assert_int_equal(inquiry(&fc, false, 0, 0, b, sizeof(b)), TCMU_STS_OK);
+	assert_int_equal(fc.c.bytes_moved, 0);
+	/* data-in buffer smaller than the allocation length: never overflow */
+	assert_int_equal(inquiry(&fc, false, 0, 255, b, 10), TCMU_STS_OK);
+	assert_int_equal(fc.c.bytes_moved, 10);
+	assert_int_equal(b[10], 0xcc);
+}
+
+static void test_page_without_evpd(void **state)
+{
+	struct fix_cmd fc;
+	uint8_t b[64];
+	inquiry(&fc, false, 0x80, 64, b, sizeof(b));
+	fix_assert_field(&fc, 0x24, true, 2, -1);
+	inquiry(&fc, true, 0x99, 64, b, sizeof(b));
+	fix_assert_field(&fc, 0x24, true, 2, -1);
+}
+
+static void test_vpd_list_and_serial(void **state)
+{
+	struct fix_cmd fc;
+	uint8_t b[64];
+	inquiry(&fc, true, 0x00, 64, b, sizeof(b));
+	const uint8_t want[] = { 0, 0, 0, 7, 0x00, 0x80, 0x83, 0x8f, 0xb0, 0xb1, 0xb2 };
+	assert_memory_equal(b, want, sizeof(want));
+	inquiry(&fc, true, 0x80, 64, b, sizeof(b));
+	assert_int_equal(b[1], 0x80);
+	assert_int_equal(get_be16(b + 2), strlen("unit-serial-1"));
+	assert_memory_equal(b + 4, "unit-serial-1", strlen("unit-serial-1"));
+}
+
+static void test_vpd_devid(void **state)
+{
+	struct fix_cmd fc;
+	uint8_t b[128], naa[16];
+	inquiry(&fc, true, 0x83, 128, b, sizeof(b));
+	naa_from_serial("unit-serial-1", naa);
+	assert_int_equal(b[4], 0x01);           /* binary */
+	assert_int_equal(b[5], 0x03);           /* LU, NAA */
+	assert_int_equal(b[7], 16);
+	assert_memory_equal(b + 8, naa, 16);
+	assert_int_equal(b[8] >> 4, 6);         /* NAA IEEE Registered Extended */
+	assert_int_equal(b[24], 0x02);          /* T10 vendor id, ASCII */
+	assert_int_equal(b[25], 0x01);
+	assert_int_equal(b[27], 8 + strlen("unit-serial-1"));
+	assert_memory_equal(b + 28, "LUNLAB  unit-serial-1", 21);
+	assert_int_equal(get_be16(b + 2), 20 + 4 + 21);
+}
+
+static void test_naa_stable_and_distinct(void **state)
+{
+	uint8_t a[16], b[16], c[16];
+	naa_from_serial("abc", a);
+	naa_from_serial("abc", b);
+	naa_from_serial("abd", c);
+	assert_memory_equal(a, b, 16);
+	assert_memory_not_equal(a, c, 16);
+	assert_int_equal(a[0], 0x60);           /* NAA 6, CID 0A-4C-55 */
+	assert_int_equal(a[1], 0xa4);
+	assert_int_equal(a[2], 0xc5);
+	assert_int_equal(a[3] >> 4, 0x5);
+}
+
+static void test_vpd_block_limits(void **state)
+{
+	struct fix_cmd fc;
+	uint8_t b[64];
+	inquiry(&fc, true, 0xb0, 64, b, sizeof(b));
+	assert_int_equal(get_be16(b + 2), 0x3c);
+	assert_int_equal(b[4] & 1, 1);          /* WSNZ */
+	assert_int_equal(b[5], SCSI_MAX_CAW_BLOCKS);
+	assert_int_equal(get_be16(b + 6), 32);  /* 16 KiB dedup / 512 */
+	assert_int_equal(get_be32(b + 8), 2048);
+	assert_int_equal(get_be32(b + 20), SCSI_MAX_UNMAP_LBA_COUNT);
+	assert_int_equal(get_be32(b + 24), SCSI_MAX_UNMAP_DESCRIPTORS);
+	assert_int_equal(get_be32(b + 28), 32);
+	assert_int_equal(get_be32(b + 32), 0x80000000u);
+	assert_true(get_be64(b + 36) == SCSI_MAX_WRITE_SAME_BLOCKS);
+}
+
+static void test_vpd_b1_b2(void **state)
+{
+	struct fix_cmd fc;
+	uint8_t b[64];
+	inquiry(&fc, true, 0xb1, 64, b, sizeof(b));
+	assert_int_equal(get_be16(b + 4), 1);   /* non-rotating */
+	inquiry(&fc, true, 0xb2, 64, b, sizeof(b));
+	const uint8_t want[8] = { 0, 0xb2, 0, 4, 0, 0xe4, 0x02, 0 };
+	assert_memory_equal(b, want, 8);
+	assert_int_equal(fc.c.bytes_moved, 8);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_standard),
+		cmocka_unit_test(test_alloc_truncates),
+		cmocka_unit_test(test_page_without_evpd),
+		cmocka_unit_test(test_vpd_list_and_serial),
+		cmocka_unit_test(test_vpd_devid),
+		cmocka_unit_test(test_naa_stable_and_distinct),
+		cmocka_unit_test(test_vpd_block_limits),
+		cmocka_unit_test(test_vpd_b1_b2),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,65 @@
+/* test_lu_config.c — the cfgstring parser (lu_config.c): defaults, every
+ * key, and one-line reasons that name the key and value at fault. */
+#include "fixture.h"
+#include "handlers/scsi/lu_config.h"
+
+static void test_defaults(void **state)
+{
+	struct lu_config c;
+	char *why = NULL;
+	assert_int_equal(lu_config_parse("lunlab/", &c, &why), 0);
+	assert_null(why);
+	assert_string_equal(c.model, "x2");
+	assert_string_equal(c.array, "");
+	assert_string_equal(c.serial, "");
+	assert_true(c.time_scale == 1.0);
+	assert_int_equal(lu_config_parse(NULL, &c, &why), 0);
+}
+
+static void test_all_keys(void **state)
+{
+	struct lu_config c;
+	char *why = NULL;
+	assert_int_equal(lu_config_parse("lunlab/model=x2;array=b;serial=abc;time_scale=2.5;", &c, &why), 0);
+	assert_string_equal(c.model, "x2");
+	assert_string_equal(c.array, "b");
+	assert_string_equal(c.serial, "abc");
+	assert_true(c.time_scale == 2.5);
+	/* without the subtype prefix too */
+	assert_int_equal(lu_config_parse("time_scale=0", &c, &why), 0);
+	assert_true(c.time_scale == 0.0);
+}
+
+static void expect_reason(const char *cfg, const char *want)
+{
+	struct lu_config c;
+	char *why = NULL;
+	assert_int_equal(lu_config_parse(cfg, &c, &why), -1);
+	assert_non_null(why);
+	if (strstr(why, want) == NULL)
+		fail_msg("reason '%s' lacks '%s'", why, want);
+	assert_null(strchr(why, '\n'));
+	free(why);
+}
+
+static void test_rejects(void **state)
+{
+	expect_reason("lunlab/modle=x2", "unknown key 'modle' (known: model, profile, array, serial, time_scale)");
+	expect_reason("lunlab/model=x9", "model 'x9': unknown profile (");
+	expect_reason("lunlab/time_scale=-1", "time_scale '-1'");
+	expect_reason("lunlab/time_scale=fast", "time_scale 'fast'");
+	expect_reason("lunlab/array=a b", "array 'a b'");
+	expect_reason("lunlab/serial=", "serial ''");
+	expect_reason("lunlab/model", "'model': want key=value");
+	expect_reason("other/model=x2", "subtype must be 'lunlab'");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_all_keys),
+		cmocka_unit_test(test_rejects),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,145 @@
+/* test_mode.c — MODE SENSE/SELECT (spc_mode.c): page images per PC, block
+ * descriptors, MODE SELECT round trip and its field pointers, SWP. */
+#include "fixture.h"
+#include "handlers/scsi/bytes.h"
+
+static void sense6(struct fix_cmd *fc, struct scsi_lu *lu, uint8_t dbd, uint8_t pc, uint8_t page, uint8_t *b,
+		   size_t len)
+{
+	uint8_t cdb[6] = { 0x1a, dbd ? 0x08 : 0, (uint8_t)(pc << 6 | page), 0, (uint8_t)len, 0 };
+	memset(b, 0xcc, len);
+	fix_run(fc, lu, cdb, 6, b, len);
+}
+
+static void test_all_pages(void **state)
+{
+	struct scsi_lu *lu = fix_lu_new("mode-a", FIX_BS, FIX_LBAS);
+	struct fix_cmd fc;
+	uint8_t b[255];
+	sense6(&fc, lu, 0, 0, 0x3f, b, sizeof(b));
+	assert_int_equal(fc.status, TCMU_STS_OK);
+	assert_int_equal(b[0], 4 + 8 + 20 + 12 - 1);
+	assert_int_equal(b[2], 0x10);           /* DPOFUA, not write protected */
+	assert_int_equal(b[3], 8);
+	assert_int_equal(get_be32(b + 4), FIX_LBAS);
+	assert_int_equal(get_be24(b + 9), FIX_BS);
+	assert_int_equal(b[12], 0x08);          /* caching */
+	assert_int_equal(b[13], 18);
+	assert_int_equal(b[14], 0x04);          /* WCE */
+	assert_int_equal(b[32], 0x0a);          /* control */
+	assert_int_equal(b[33], 10);
+	assert_int_equal(b[34] & 0x04, 0);      /* D_SENSE 0: fixed sense */
+	assert_int_equal(b[36] & 0x08, 0);      /* SWP 0 */
+	assert_int_equal(fc.c.bytes_moved, 44);
+	/* truncation to the allocation length */
+	sense6(&fc, lu, 0, 0, 0x3f, b, 4);
+	assert_int_equal(fc.c.bytes_moved, 4);
+	assert_int_equal(b[0], 43);
+	fix_lu_free(lu);
+}
+
+static void test_changeable_saved_unknown(void **state)
+{
+	struct scsi_lu *lu = fix_lu_new("mode-b", FIX_BS, FIX_LBAS);
+	struct fix_cmd fc;
+	uint8_t b[64];
+	sense6(&fc, lu, 1, 1, 0x0a, b, sizeof(b));
+	assert_int_equal(b[3], 0);              /* DBD: no block descriptor */
+	assert_int_equal(b[4], 0x0a);
+	const uint8_t mask[12] = { 0x0a, 10, 0, 0, 0x08, 0, 0, 0, 0, 0, 0, 0 };
+	assert_memory_equal(b + 4, mask, 12);
+	sense6(&fc, lu, 1, 3, 0x08, b, sizeof(b));
+	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x39, 0x00);
+	sense6(&fc, lu, 1, 0, 0x19, b, sizeof(b));
+	fix_assert_field(&fc, 0x24, true, 2, 5);
+	fix_lu_free(lu);
+}
+
+static void test_sense10_long_lba(void **state)
+{
+	struct scsi_lu *lu = fix_lu_new("mode-c", FIX_BS, FIX_LBAS);
+	struct fix_cmd fc;
+	uint8_t b[128];
+	uint8_t cdb[10] = { 0x5a, 0x10, 0x08, 0, 0, 0, 0, 0, 128, 0 };
+	fix_run(&fc, lu, cdb, 10, b, sizeof(b));
+	assert_int_equal(fc.status, TCMU_STS_OK);
+	assert_int_equal(get_be16(b), 8 + 16 + 20 - 2);
+	assert_int_equal(b[4], 0x01);           /* LONGLBA */
+	assert_int_equal(get_be16(b + 6), 16);
+	assert_true(get_be64(b + 8) == FIX_LBAS);
+	assert_int_equal(get_be32(b + 20), FIX_BS);
+	assert_int_equal(b[24], 0x08);
+	fix_lu_free(lu);
+}
+
+static void test_select_round_trip(void **state)
+{
+	struct scsi_lu *lu = fix_lu_new("mode-d", FIX_BS, FIX_LBAS);
+	struct fix_cmd fc;
+	uint8_t b[64], p[64];
+	/* read the current caching page, clear WCE, write it back */
+	sense6(&fc, lu, 1, 0, 0x08, b, sizeof(b));
+	memset(p, 0, sizeof(p));
+	memcpy(p + 4, b + 4, 20);
+	p[4 + 2] &= (uint8_t)~0x04;
+	uint8_t sel[6] = { 0x15, 0x10, 0, 0, 24, 0 };
+	assert_int_equal(fix_run(&fc, lu, sel, 6, p, 24), TCMU_STS_OK);
+	sense6(&fc, lu, 1, 0, 0x08, b, sizeof(b));
+	assert_int_equal(b[6] & 0x04, 0);
+	assert_false(lu->dev.write_cache);
+
+	/* change a bit that is not changeable (RCD, caching byte 2 bit 0) */
+	p[4 + 2] |= 0x01;
+	fix_run(&fc, lu, sel, 6, p, 24);
+	fix_assert_field(&fc, 0x26, false, 6, 0);
+	/* wrong page length */
+	p[4 + 2] &= (uint8_t)~0x01;
+	p[5] = 17;
+	fix_run(&fc, lu, sel, 6, p, 24);
+	fix_assert_field(&fc, 0x26, false, 5, -1);
+	/* page cut short by the parameter list length */
+	p[5] = 18;
+	sel[4] = 12;
+	fix_run(&fc, lu, sel, 6, p, 12);
+	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	/* SP=1: nothing can be saved */
+	sel[1] = 0x11;
+	sel[4] = 24;
+	fix_run(&fc, lu, sel, 6, p, 24);
+	fix_assert_field(&fc, 0x24, true, 1, 0);
+	fix_lu_free(lu);
+}
+
+static void test_swp_blocks_writes(void **state)
+{
+	struct scsi_lu *lu = fix_lu_new("mode-e", FIX_BS, FIX_LBAS);
+	struct fix_cmd fc;
+	uint8_t b[64], p[16], data[512];
+	sense6(&fc, lu, 1, 0, 0x0a, b, sizeof(b));
+	memset(p, 0, sizeof(p));
+	memcpy(p + 4, b + 4, 12);
+	p[4 + 4] |= 0x08;
+	uint8_t sel[6] = { 0x15, 0x10, 0, 0, 16, 0 };
+	assert_int_equal(fix_run(&fc, lu, sel, 6, p, 16), TCMU_STS_OK);
+	sense6(&fc, lu, 1, 0, 0x3f, b, sizeof(b));
+	assert_int_equal(b[2], 0x90);           /* WP | DPOFUA */
+	memset(data, 0x5a, sizeof(data));
+	uint8_t w10[10] = { 0x2a, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
+	fix_run(&fc, lu, w10, 10, data, sizeof(data));
+	fix_assert_sense(&fc, SK_DATA_PROTECT, 0x27, 0x02);
+	uint8_t r10[10] = { 0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
+	assert_int_equal(fix_run(&fc, lu, r10, 10, data, sizeof(data)), TCMU_STS_OK);
+	fix_lu_free(lu);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_pages),
+		cmocka_unit_test(test_changeable_saved_unknown),
+		cmocka_unit_test(test_sense10_long_lba),
+		cmocka_unit_test(test_select_round_trip),
+		cmocka_unit_test(test_swp_blocks_writes),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
