@@ -72,7 +72,7 @@ else
 fi
 
 for url in "$url0" "$url1"; do
-    section "what ${url##*/$iqn/} reports (LUN ${url##*/})"
+    section "what LUN ${url##*/} reports"
     show iscsi-inq "$url"
     show "$tool" ident "$url"
     echo "(iscsi-inq -e 1 -c 176 = VPD 0xB0 block limits)"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # run-target.sh TARGET_BIN HANDLER_DIR IO_CHECK CHECK
+# (IO_CHECK: the io_check binary; digest_check is expected beside it)
 #
 # One integration check against a lunlab-target that this script starts itself on 127.0.0.1 on
 # a free port (retrying if the port is taken), with two LUNs:
@@ -10,7 +11,13 @@
 #   patterns     io_check patterns on LUN 0 (READ/WRITE 10+16, 512 B .. 8 MiB, odd sizes)
 #   patterns-4k  the same on LUN 1 (4096-byte blocks)
 #   sessions     io_check sessions: 64 sessions logged in at once, each verifying its region
-#   digests      io_check digests: HeaderDigest CRC32C / None / both preference orders
+#   digests      io_check digests (libiscsi): HeaderDigest CRC32C / None / both preference
+#                orders, data written and read back
+#   digests-raw  digest_check good: a raw initiator offers each HeaderDigest x DataDigest
+#                combination, requires the target to accept it, verifies every digest received
+#                and the data (libiscsi cannot do DataDigest=CRC32C)
+#   digest-errors digest_check errors: corrupted data digest -> Reject 0x02 or dropped
+#                connection and no write; corrupted header digest -> PDU not acted on
 #   tools        libiscsi-bin tools (iscsi-ls, iscsi-inq, iscsi-readcapacity16): their output
 #                must show the LUNs, vendor, capacity, block size, serial and NAA designator
 #
@@ -71,6 +78,10 @@ if [[ $bin == tgt ]]; then
     shm_img=$(mktemp /dev/shm/lunlab-itest.XXXXXX)
     truncate -s 2G "$shm_img"
     ll_start_tgt "$shm_img" "$iqn" "$log" || { status=1; exit; }
+    # tgt answers None to CRC32C unless the target allows digests
+    for key in HeaderDigest DataDigest; do
+        tgtadm -C "$TGT_CP" --lld iscsi --mode target --op update --tid 1 --name "$key" --value CRC32C,None
+    done
     port=$TGT_PORT
     lun512=1 lun4k=
 else
@@ -141,6 +152,8 @@ case $check in
         else "$io_check" patterns "$portal/$iqn/$lun4k" || status=1; fi ;;
     sessions) "$io_check" sessions "$url512" 64 || status=1 ;;
     digests) "$io_check" digests "$url512" || status=1 ;;
+    digests-raw) "$(dirname "$io_check")/digest_check" "$url512" good || status=1 ;;
+    digest-errors) "$(dirname "$io_check")/digest_check" "$url512" errors || status=1 ;;
     tools) tools_check ;;
     *) echo "unknown check '$check'"; status=2 ;;
 esac
