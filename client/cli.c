@@ -17,7 +17,7 @@ void cli_usage(char *buf, size_t len)
 		"  info URL                      identity, capacity, VAAI and thin provisioning support\n"
 		"  scale URL   --vms 1,2,4 --bs 4m --qd 1 --duration 10 --warmup 2 [--write]\n"
 		"  clone URL   [--dest URL2] --template-size 1g --template-content zero|pattern|synthetic\n"
-		"              --vms 10 --chunk 4m | --sweep 64k,256k,1m,4m,16m --parallel 8 --outstanding 4\n"
+		"              --vms 10 --chunk 4m | --sweep 64k,256k,1m,4m,16m --parallel 2 --outstanding 2\n"
 		"              [--mode auto|xcopy|software] [--explain [N]] [--no-template]\n"
 		"  drr URL     --image FILE | --synthetic win10 [--size 11.9g] [--seed N]\n"
 		"common: --json | --csv, --plot FILE.svg, --quiet, --initiator IQN\n");
@@ -134,8 +134,8 @@ static void defaults(struct bench_opts *o)
 	o->template_content = TEMPLATE_PATTERN;
 	o->chunk = 4u << 20;
 	o->clones = 10;
-	o->parallel = 8;
-	o->outstanding = 4;
+	o->parallel = 2;
+	o->outstanding = 2;
 	o->mode = MODE_AUTO;
 	o->explain_count = 3;
 	o->image_size = SYNTH_WIN10_DEFAULT_SIZE;

@@ -154,7 +154,10 @@ static void lane_fill(struct clone_ctx *x, unsigned l)
 	struct lane *ln = &x->lanes[l];
 	unsigned out = x->o->outstanding;
 	for (;;) {
-		if (ln->clone < 0 || (ln->next_off >= x->tmpl_blocks && ln->inflight == 0)) {
+		/* A lane starts its next clone as soon as the last piece of the current one is
+		 * issued (not completed): the host keeps `outstanding` commands in flight per lane,
+		 * the closed loop the models are calibrated with (tests/unit/models). */
+		if (ln->clone < 0 || ln->next_off >= x->tmpl_blocks) {
 			if (ln->clone >= 0)
 				x->clones_done++;
 			if (x->next_clone >= x->o->clones) {
@@ -164,8 +167,6 @@ static void lane_fill(struct clone_ctx *x, unsigned l)
 			ln->clone = (int)x->next_clone++;
 			ln->next_off = 0;
 		}
-		if (ln->next_off >= x->tmpl_blocks)
-			return;              /* wait for this clone's last commands */
 		struct cslot *s = NULL;
 		for (unsigned q = 0; q < out; q++) {
 			if (!x->slots[l * out + q].busy) {
