@@ -1,0 +1,42 @@
+#!/bin/bash
+# Self-test of run-suites.sh's verdicts, with a stand-in iscsi-test-cu printing recorded output:
+# a FAILED test (with and without a [FAILED] message), an allowed and a not-allowed [SKIPPED]
+# (which CUnit itself counts as passed), a process that dies mid-test, and an unknown suite.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/bin"
+ln -s "$here/selftest/fake-iscsi-test-cu" "$tmp/bin/iscsi-test-cu"
+export PATH="$tmp/bin:$PATH"
+status=0
+
+check() { # LABEL CONDITION-RESULT
+    if [[ $2 == 0 ]]; then echo "ok: $1"; else echo "FAIL: $1"; status=1; fi
+}
+
+out=$(CONF_LOG_DIR="$tmp/logs1" CONF_SUMMARY="$tmp/sum1" \
+      "$here/run-suites.sh" iscsi://127.0.0.1:1/iqn.x:y/0 "$here/selftest/strict.expect" 2>&1)
+rc=$?
+echo "$out" | sed 's/^/    /'
+check "failing run exits non-zero" "$(( rc == 0 ))"
+# Alpha: 1 pass 2 fail; Beta: 1 allowed skip, 1 unexpected skip; Gamma: 1 pass, 1 no outcome;
+# Delta: not a suite (1 failure)
+check "summary counts" "$([[ $(cat "$tmp/sum1") == "2 5 1" ]]; echo $?)"
+check "closing line" "$(tail -n 1 <<<"$out" | grep -qx 'conformance: 2 passed, 5 failed, 1 skipped'; echo $?)"
+check "FAILED with message" "$(grep -q 'Alpha.Two: FAILED: \[FAILED\] READ10 successful' <<<"$out"; echo $?)"
+check "FAILED with assertion only" "$(grep -q 'Alpha.Three: FAILED: 1. test_alpha_three.c:98' <<<"$out"; echo $?)"
+check "unexpected skip reported" "$(grep -q 'Beta.Skippy: SKIPPED, not allowed' <<<"$out"; echo $?)"
+check "allowed skip listed" "$(grep -q 'Beta.Simple: thick LU' <<<"$out"; echo $?)"
+check "crash mid-test is a failure" "$(grep -q 'Gamma.Second: FAILED: no outcome printed' <<<"$out"; echo $?)"
+check "unknown suite is a failure" "$(grep -q 'Delta: no such suite' <<<"$out"; echo $?)"
+check "per-suite row" "$(grep -Eq '^Alpha +3 +1 +2 +0 +0$' <<<"$out"; echo $?)"
+
+out=$(CONF_LOG_DIR="$tmp/logs2" "$here/run-suites.sh" iscsi://127.0.0.1:1/iqn.x:y/0 \
+      "$here/selftest/clean.expect" 2>&1)
+rc=$?
+check "all-allowed run exits 0" "$rc"
+check "all-allowed closing line" "$(tail -n 1 <<<"$out" | grep -qx 'conformance: 0 passed, 0 failed, 2 skipped'; echo $?)"
+
+if (( status == 0 )); then echo "run-suites.sh self-test: PASS"; else echo "run-suites.sh self-test: FAIL"; fi
+exit $status
