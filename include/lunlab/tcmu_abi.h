@@ -174,6 +174,8 @@ bool tcmu_dev_get_unmap_enabled(struct tcmu_device *dev);
 const char *tcmu_dev_get_uio_name(struct tcmu_device *dev);
 void tcmu_set_thread_name(const char *prefix, struct tcmu_device *dev);
 char *tcmu_cfgfs_dev_get_wwn(struct tcmu_device *dev);
+/* configfs attrib/<name> as an int, -errno if unknown */
+int tcmu_cfgfs_dev_get_attr_int(struct tcmu_device *dev, const char *name);
 /* returns the value; *fn_ret = 0 or -errno (upstream: 0 and -EINVAL when the name is absent) */
 uint64_t tcmu_cfgfs_dev_get_info_u64(struct tcmu_device *dev, const char *name, int *fn_ret);
 
@@ -196,6 +198,11 @@ void tcmu_cmd_seek(struct tcmulib_cmd *cmd, size_t count); /* seek + iov_cnt upd
 int tcmu_sense_set_data(uint8_t *sense_buf, uint8_t key, uint16_t asc_ascq);
 void tcmu_sense_set_info(uint8_t *sense_buf, uint32_t info);
 void tcmu_sense_set_key_specific_info(uint8_t *sense_buf, uint16_t info);
+/* key + ASC/ASCQ without clearing the buffer (keeps INFORMATION / SKS set
+ * before with the two functions above, which clear the first 18 bytes) */
+void __tcmu_sense_set_data(uint8_t *sense_buf, uint8_t key, uint16_t asc_ascq);
+/* the CDB in hex (+ info) as a debug log line */
+void tcmu_cdb_print_info(struct tcmu_device *dev, const struct tcmulib_cmd *cmd, const char *info);
 
 void tcmu_crit_message(struct tcmu_device *dev, const char *funcname, int linenr, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

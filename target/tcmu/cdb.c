@@ -3,6 +3,7 @@
  * Like upstream, 6-byte TRANSFER LENGTH 0 is returned as 0 (its meaning,
  * 256 blocks for READ(6), is the command's business). */
 #include <errno.h>
+#include <stdio.h>
 
 #include "target/tcmu/host_priv.h"
 
@@ -67,4 +68,24 @@ uint32_t tcmu_cdb_get_xfer_length(uint8_t *cdb)
 	default:
 		return 0;
 	}
+}
+
+void tcmu_cdb_print_info(struct tcmu_device *dev, const struct tcmulib_cmd *cmd, const char *info)
+{
+	char buf[32 * 3 + 256];
+	size_t n = 0;
+	int len = tcmu_cdb_get_length(cmd->cdb);
+
+	if (len < 0)
+		return;
+	if (len > LU_CDB_MAX) /* the host never holds a longer CDB */
+		len = LU_CDB_MAX;
+	for (int i = 0; i < len; i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%x ", cmd->cdb[i]);
+	snprintf(buf + n, sizeof(buf) - n, "%s", info ? info : "");
+	/* upstream: with info at debug level, without at the per-CDB level */
+	if (info)
+		tcmu_dbg_message(dev, __func__, __LINE__, "%s", buf);
+	else
+		tcmu_dbg_scsi_cmd_message(dev, __func__, __LINE__, "%s", buf);
 }

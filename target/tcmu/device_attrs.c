@@ -103,6 +103,21 @@ uint64_t tcmu_cfgfs_dev_get_info_u64(struct tcmu_device *dev, const char *name, 
 	return 0;
 }
 
+int tcmu_cfgfs_dev_get_attr_int(struct tcmu_device *dev, const char *name)
+{
+	/* the attributes LIO shows a TCMU device that have a meaning here */
+	if (!name)
+		return -EINVAL;
+	if (!strcmp(name, "hw_block_size") || !strcmp(name, "block_size"))
+		return (int)dev->block_size;
+	if (!strcmp(name, "hw_max_sectors") || !strcmp(name, "max_sectors"))
+		return (int)dev->max_xfer_len;
+	if (!strcmp(name, "emulate_write_cache"))
+		return dev->write_cache ? 1 : 0;
+	tcmu_err_message(dev, __func__, __LINE__, "no device attribute \"%s\"", name);
+	return -ENOENT;
+}
+
 void tcmur_dev_set_private(struct tcmu_device *dev, void *priv) { dev->hpriv = priv; }
 void *tcmur_dev_get_private(struct tcmu_device *dev) { return dev->hpriv; }
 

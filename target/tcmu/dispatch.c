@@ -76,6 +76,11 @@ static void host_cmd_run(struct host_cmd *hc)
 		host_cmd_finish(hc, rc);
 }
 
+static bool is_media_read(uint8_t op)
+{
+	return op == 0x08 || op == 0x28 || op == 0xa8 || op == 0x88;
+}
+
 static struct host_cmd *host_cmd_new(struct tcmu_device *dev, struct lu_cmd *lu)
 {
 	struct host_cmd *hc = malloc(sizeof(*hc) + lu->iov_cnt * sizeof(struct iovec));
@@ -85,6 +90,13 @@ static struct host_cmd *host_cmd_new(struct tcmu_device *dev, struct lu_cmd *lu)
 	memset(hc, 0, sizeof(*hc));
 	if (lu->iov_cnt)
 		memcpy(hc->iov, lu->iov, lu->iov_cnt * sizeof(struct iovec));
+	/* Handlers do not say how much Data-In they produced and the whole
+	 * expected length goes back to the initiator: clear the buffer of
+	 * small replies (INQUIRY, MODE SENSE, ...) so no stale transport memory
+	 * is ever sent.  READs fill every byte they return, and are the ones
+	 * where a memset would cost. */
+	if (lu->dir == LU_DIR_READ && !is_media_read(lu->cdb[0]) && lu->iov_cnt)
+		tcmu_iovec_zero(hc->iov, lu->iov_cnt);
 	hc->lu = lu;
 	hc->dev = dev;
 	hc->lib.cmd_id = (uint16_t)lu->itt_tag;

@@ -35,7 +35,8 @@ void tcmu_host_set_trace(bool on);
  * 6 info (default), 7 debug, 8 debug + per-command scsi messages). */
 void tcmu_host_set_log_level(int level);
 
-/* Close every device, call handlers' destroy(), dlclose. */
+/* Close every device and call handlers' destroy(); handler modules stay
+ * loaded (as in tcmu-runner: their background threads may outlive destroy). */
 void tcmu_host_shutdown(void);
 
 #endif

@@ -18,8 +18,6 @@
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tcmur_handler *handlers[MAX_HANDLERS];
 static size_t nr_handlers;
-static void *dl_handles[MAX_HANDLERS];
-static size_t nr_dl_handles;
 /* why the last tcmur_register_handler() on this thread failed, so the
  * loader's one error line can say it instead of just "-1" */
 static _Thread_local char reg_why[128];
@@ -121,14 +119,13 @@ static int load_one(const char *path, char **err)
 
 		snprintf(why, sizeof(why), "%d%s%s", rc, reg_why[0] ? ": " : "", reg_why);
 		set_err(err, "%s: handler_init() failed: %s", path, why);
-		dlclose(h);
+		/* not dlclose()d: init may have left threads or atexit hooks
+		 * pointing into the module (tcmu-runner never unloads either) */
 		return -1;
 	}
 	pthread_mutex_lock(&reg_lock);
 	int registered = (int)(nr_handlers - before);
 
-	if (nr_dl_handles < MAX_HANDLERS)
-		dl_handles[nr_dl_handles++] = h;
 	pthread_mutex_unlock(&reg_lock);
 	return registered;
 }
@@ -178,6 +175,10 @@ int tcmu_host_load_handlers(const char *dir, char **err)
 	return count;
 }
 
+/* destroy() every handler and forget them.  The modules stay mapped, as in
+ * tcmu-runner: a handler may keep a background thread (a pacer, a timer)
+ * running until the process exits, and unmapping its code under it would
+ * crash. */
 void host_handlers_destroy(void)
 {
 	pthread_mutex_lock(&reg_lock);
@@ -187,8 +188,5 @@ void host_handlers_destroy(void)
 		handlers[i] = NULL;
 	}
 	nr_handlers = 0;
-	for (size_t i = nr_dl_handles; i-- > 0;)
-		dlclose(dl_handles[i]);
-	nr_dl_handles = 0;
 	pthread_mutex_unlock(&reg_lock);
 }

@@ -44,3 +44,8 @@ void tcmu_sense_set_key_specific_info(uint8_t *sense_buf, uint16_t info)
 	sense_buf[16] = (uint8_t)(info >> 8);
 	sense_buf[17] = (uint8_t)info;
 }
+
+void __tcmu_sense_set_data(uint8_t *sense_buf, uint8_t key, uint16_t asc_ascq)
+{
+	host_sense_fill(sense_buf, key, asc_ascq);
+}

@@ -182,14 +182,22 @@ static int ht_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 	case 0xC4: {
 		int ret = 1;
 		uint64_t size = tcmu_cfgfs_dev_get_info_u64(dev, "Size", &ret);
+		int ret2 = 0;
+		uint64_t bad = tcmu_cfgfs_dev_get_info_u64(dev, "Colour", &ret2);
+
+		if (bad != 0 || ret2 != -EINVAL)
+			return TCMU_STS_HW_ERR;
 		char *wwn = tcmu_cfgfs_dev_get_wwn(dev);
 
 		snprintf(text, sizeof(text),
-			 "uio=%s wwn=%s size=%llu ret=%d bs=%u lbas=%llu mxl=%u wc=%d align=%u cfg=%s",
+			 "uio=%s wwn=%s size=%llu ret=%d bs=%u lbas=%llu mxl=%u wc=%d align=%u hwbs=%d hwms=%d "
+			 "nosuch=%d cfg=%s",
 			 tcmu_dev_get_uio_name(dev), wwn ? wwn : "(none)", (unsigned long long)size, ret,
 			 tcmu_dev_get_block_size(dev), (unsigned long long)tcmu_dev_get_num_lbas(dev),
 			 tcmu_dev_get_max_xfer_len(dev), tcmu_dev_get_write_cache_enabled(dev),
-			 tcmu_dev_get_unmap_gran_align(dev), tcmu_dev_get_cfgstring(dev));
+			 tcmu_dev_get_unmap_gran_align(dev), tcmu_cfgfs_dev_get_attr_int(dev, "hw_block_size"),
+			 tcmu_cfgfs_dev_get_attr_int(dev, "hw_max_sectors"),
+			 tcmu_cfgfs_dev_get_attr_int(dev, "nosuch"), tcmu_dev_get_cfgstring(dev));
 		free(wwn);
 		return put_text(cmd, text);
 	}

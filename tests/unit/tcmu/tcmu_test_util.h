@@ -102,4 +102,35 @@ static inline void rm_dir(const char *dir)
 		fprintf(stderr, "could not remove %s\n", dir);
 }
 
+/* Send stderr to a temporary file between capture_begin() and
+ * capture_end(), which returns what was written (static buffer). */
+struct capture {
+	int fd, saved;
+	char path[64];
+};
+
+static inline void capture_begin(struct capture *c)
+{
+	snprintf(c->path, sizeof(c->path), "/tmp/lunlab-capture-XXXXXX");
+	c->fd = mkstemp(c->path);
+	fflush(stderr);
+	c->saved = dup(2);
+	dup2(c->fd, 2);
+}
+
+static inline const char *capture_end(struct capture *c)
+{
+	static char out[4096];
+	ssize_t n;
+
+	fflush(stderr);
+	dup2(c->saved, 2);
+	close(c->saved);
+	n = pread(c->fd, out, sizeof(out) - 1, 0);
+	out[n > 0 ? n : 0] = 0;
+	close(c->fd);
+	unlink(c->path);
+	return out;
+}
+
 #endif

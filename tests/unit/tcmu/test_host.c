@@ -137,7 +137,7 @@ static void test_open_close_and_attrs(void **state)
 	assert_int_equal(t->lu.data_len, 512);
 	assert_string_equal((char *)t->buf,
 			    "uio=uio-lunlab-lun0 wwn=abc123 size=1048576 ret=0 bs=512 lbas=2048 mxl=16384 wc=1 "
-			    "align=1 cfg=hosttest/name=a");
+			    "align=1 hwbs=512 hwms=16384 nosuch=-2 cfg=hosttest/name=a");
 	tcmd_free(t);
 	counters(&o1, &c1, &i1, &d1);
 	assert_int_equal(o1, o0 + 1);

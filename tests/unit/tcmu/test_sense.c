@@ -51,6 +51,21 @@ static void test_set_key_specific(void **state)
 	assert_memory_equal(s, expect, 18);
 }
 
+static void test_fill_keeps_fields(void **state)
+{
+	uint8_t s[TCMU_SENSE_BUFFERSIZE];
+
+	(void)state;
+	memset(s, 0xAA, sizeof(s));
+	/* the MISCOMPARE pattern: INFORMATION first, then key/ASC kept */
+	tcmu_sense_set_info(s, 0x10);
+	__tcmu_sense_set_data(s, 0xE, 0x1D00);
+	static const uint8_t expect[18] = { 0xF0, 0, 0xE, 0, 0, 0, 0x10, 0x0a, 0, 0, 0, 0, 0x1D, 0, 0, 0, 0, 0 };
+
+	assert_memory_equal(s, expect, 18);
+	assert_int_equal(s[18], 0xAA);
+}
+
 static void test_sts_to_scsi_direct(void **state)
 {
 	uint8_t s[TCMU_SENSE_BUFFERSIZE] = { 0 };
@@ -93,6 +108,7 @@ int main(void)
 		cmocka_unit_test(test_set_data),
 		cmocka_unit_test(test_set_info),
 		cmocka_unit_test(test_set_key_specific),
+		cmocka_unit_test(test_fill_keeps_fields),
 		cmocka_unit_test(test_sts_to_scsi_direct),
 		cmocka_unit_test(test_sense_len),
 	};
