@@ -1,0 +1,179 @@
+/* conn.c — connection and task lifetimes.
+ * A connection is freed when its socket is closed AND no task of it is still
+ * inside a backend (a backend may call done() long after the initiator left).
+ * A task is freed when its owner let go and every queued PDU pointing into its
+ * buffer has been sent. */
+#include "target/iscsi/conn.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "target/iscsi/io_thread.h"
+#include "target/iscsi/target.h"
+
+static struct bufcache *cache_of(struct conn *c)
+{
+	return c->thr ? &c->thr->cache : NULL;
+}
+
+struct conn *conn_new(int fd, struct io_thread *thr)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->fd = fd;
+	c->thr = thr;
+	c->refs = 1;
+	c->rx_cap = 256 * 1024;
+	c->rxbuf = malloc(c->rx_cap);
+	c->pdu_data = malloc(TGT_MAX_RECV_DSL + 8);
+	if (!c->rxbuf || !c->pdu_data) {
+		free(c->rxbuf);
+		free(c->pdu_data);
+		free(c);
+		return NULL;
+	}
+	c->stage = RX_BHS;
+	c->rx_need = ISCSI_BHS_LEN;
+	c->rx_dst = c->bhs;
+	params_defaults(&c->params);
+	c->params.max_recv_dsl = 8192; /* during login: the RFC default */
+	c->next_ttt = 1;
+	return c;
+}
+
+void conn_put(struct conn *c)
+{
+	if (--c->refs > 0)
+		return;
+	free(c->login.acc);
+	free(c->rxbuf);
+	free(c->pdu_data);
+	free(c);
+}
+
+struct icmd *icmd_new(struct conn *c, const uint8_t *bhs, enum icmd_kind kind)
+{
+	struct icmd *ic = calloc(1, sizeof(*ic));
+
+	if (!ic)
+		return NULL;
+	ic->conn = c;
+	c->refs++;
+	ic->kind = kind;
+	memcpy(ic->hdr, bhs, ISCSI_BHS_LEN);
+	ic->itt = bhs_itt(bhs);
+	ic->cmdsn = get_be32(bhs + 24);
+	ic->immediate = bhs_immediate(bhs);
+	ic->refs = 1;
+	ic->scsi_tl = UINT64_MAX;
+	/* link into the task list */
+	ic->next = c->tasks;
+	if (c->tasks)
+		c->tasks->prev = ic;
+	c->tasks = ic;
+	c->ntasks++;
+	return ic;
+}
+
+void icmd_unlink(struct icmd *ic)
+{
+	struct conn *c = ic->conn;
+
+	if (!ic->prev && c->tasks != ic)
+		return; /* not linked */
+	if (ic->prev)
+		ic->prev->next = ic->next;
+	else
+		c->tasks = ic->next;
+	if (ic->next)
+		ic->next->prev = ic->prev;
+	ic->next = ic->prev = NULL;
+	c->ntasks--;
+}
+
+void icmd_put(struct icmd *ic)
+{
+	struct conn *c;
+
+	if (--ic->refs > 0)
+		return;
+	c = ic->conn;
+	icmd_unlink(ic);
+	if (ic->buf)
+		bufcache_put(cache_of(c), ic->buf, ic->buf_cap);
+	free(ic);
+	conn_put(c);
+}
+
+struct icmd *conn_find_task(struct conn *c, uint32_t itt)
+{
+	for (struct icmd *ic = c->tasks; ic; ic = ic->next)
+		if (ic->itt == itt && !ic->finished)
+			return ic;
+	return NULL;
+}
+
+static void log_logout(struct conn *c, const char *why)
+{
+	char isid[13];
+
+	for (int i = 0; i < 6; i++)
+		snprintf(isid + 2 * i, 3, "%02x", c->isid[i]);
+	target_log("logout: initiator=%s isid=%s tsih=%u type=%s peer=%s (%s)",
+		   c->initiator[0] ? c->initiator : "?", isid, c->tsih,
+		   c->discovery ? "Discovery" : "Normal", c->peer, why);
+}
+
+void conn_close(struct conn *c, const char *why)
+{
+	struct icmd *ic, *nx;
+
+	if (c->closed)
+		return;
+	c->closed = true;
+	c->state = CS_CLOSING;
+	if (c->counted) {
+		log_logout(c, why);
+		atomic_fetch_sub(&g_session_count, 1);
+		c->counted = false;
+	} else if (why && !g_target.quiet && c->login.started) {
+		target_log("connection from %s closed during login (%s)", c->peer, why);
+	}
+	if (c->fd >= 0) {
+		close(c->fd); /* also removes it from the epoll set */
+		c->fd = -1;
+	}
+	conn_free_txq(c);
+	c->pending = NULL;
+	while (c->tmfs) {
+		struct tmf_wait *t = c->tmfs;
+		c->tmfs = t->next;
+		free(t);
+	}
+	for (ic = c->tasks; ic; ic = nx) {
+		nx = ic->next;
+		ic->tmf = NULL;
+		if (ic->in_backend) {
+			ic->aborted = true; /* its done() will drop it */
+		} else {
+			icmd_unlink(ic);
+			ic->finished = true;
+			icmd_put(ic);
+		}
+	}
+	/* off the thread's connection list */
+	if (c->thr) {
+		if (c->list_prev)
+			c->list_prev->list_next = c->list_next;
+		else if (c->thr->conns == c)
+			c->thr->conns = c->list_next;
+		if (c->list_next)
+			c->list_next->list_prev = c->list_prev;
+	}
+	c->list_next = c->list_prev = NULL;
+	conn_put(c);
+}

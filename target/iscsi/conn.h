@@ -1,0 +1,213 @@
+/* conn.h — one iSCSI connection and its session state.  MaxConnections=1,
+ * so a session has exactly one connection and lives inside it.  A connection
+ * belongs to one I/O thread for its whole life: nothing in here is locked. */
+#ifndef LUNLAB_ISCSI_CONN_H
+#define LUNLAB_ISCSI_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "target/iscsi/params.h"
+#include "target/iscsi/pdu.h"
+#include "target/lu/lu_cmd.h"
+
+struct io_thread;
+struct conn;
+
+#define CONN_CMDSN_WINDOW 128u
+#define CONN_MAX_AHS 1020u
+
+enum icmd_kind { IC_SCSI, IC_NOP, IC_TEXT, IC_TMF, IC_LOGOUT };
+
+struct r2t_slot {
+	bool used;
+	uint32_t ttt, offset, len, got, next_datasn;
+};
+
+struct tmf_wait;
+
+/* A task: any non-login PDU that takes a CmdSN, and for SCSI commands their
+ * data buffer and transfer state. */
+struct icmd {
+	struct lu_cmd lc;         /* handed to the backend */
+	struct iovec iov;
+	struct conn *conn;
+	struct icmd *next, *prev; /* conn->tasks: every live task */
+	struct icmd *pend_next;   /* conn->pending: waiting for its CmdSN turn */
+	struct icmd *done_next;   /* I/O thread completion stack */
+	enum icmd_kind kind;
+	uint8_t hdr[ISCSI_BHS_LEN];
+	uint32_t itt, cmdsn, edtl;
+	uint64_t lun;
+	bool immediate;
+	bool delivered;           /* its CmdSN turn came */
+	bool in_backend;          /* submitted, done() not yet seen */
+	bool aborted;             /* TMF: drop silently */
+	bool finished;            /* response queued */
+	bool wants_data;          /* WRITE: buffer is filled from the wire */
+	uint8_t *buf;             /* data: SCSI buffer, or a non-SCSI PDU's data */
+	size_t buf_cap;           /* allocation size (buffer cache class) */
+	size_t buf_len;           /* bytes of buf in use */
+	uint32_t imm_len;         /* immediate data bytes */
+	uint32_t unsol_expect;    /* immediate + unsolicited Data-Out bytes */
+	uint32_t unsol_got;       /* unsolicited Data-Out bytes received */
+	uint32_t unsol_datasn;
+	uint32_t got_total;       /* every data byte received */
+	uint32_t r2t_next_off;
+	uint32_t r2t_sn;
+	uint32_t r2t_outstanding;
+	struct r2t_slot r2t[TGT_MAX_OUTSTANDING_R2T];
+	uint64_t scsi_tl;         /* transfer length the CDB implies, UINT64_MAX unknown */
+	int refs;                 /* owner + tx items pointing into buf */
+	struct tmf_wait *tmf;     /* a TMF waiting for this task to finish */
+	bool submitted;           /* handed to the backend (or answered locally) */
+	uint8_t reject_reason;    /* answer with a Reject at delivery */
+	bool local_check;         /* answer CHECK CONDITION, sense below, at delivery */
+	uint8_t local_sense[3];   /* key, ASC, ASCQ */
+	bool rw;                  /* READ/WRITE family: scsi_tl is exact */
+	bool skip_exec;           /* EDTL below one block: answer GOOD + residual */
+	uint32_t exp_datasn;      /* Data-In and R2T PDUs sent */
+	struct lu_backend *be;
+};
+
+/* A PDU waiting to go out: header, optional data slice, pad + digest. */
+struct txpdu {
+	struct txpdu *next;
+	uint8_t hdr[ISCSI_BHS_LEN + ISCSI_DIGEST_LEN];
+	uint32_t hlen;
+	const uint8_t *data;
+	uint32_t dlen;
+	uint8_t tail[3 + ISCSI_DIGEST_LEN];
+	uint32_t tlen;
+	struct icmd *ref;         /* released once sent */
+	void *owned;              /* freed once sent */
+	bool close_after;         /* logout response / failed login */
+};
+
+enum conn_state { CS_LOGIN, CS_FFP, CS_CLOSING };
+enum rx_stage { RX_BHS, RX_AHS, RX_DATA, RX_TAIL };
+
+struct login_state {
+	uint8_t csg;
+	bool started;             /* first Login Request seen */
+	bool tpgt_sent, mrdsl_sent;
+	bool auth_done;
+	uint8_t isid[6];
+	uint32_t itt;
+	char *acc;                /* text accumulated across C-bit PDUs */
+	size_t acc_len;
+};
+
+struct tmf_wait {
+	struct tmf_wait *next;
+	uint32_t itt;
+	uint8_t response;
+	int waiting;              /* tasks still in the backend */
+};
+
+struct conn {
+	int fd;
+	struct io_thread *thr;
+	int refs;                 /* 1 + tasks inside a backend */
+	enum conn_state state;
+	bool closed;              /* fd gone; only waiting for backend completions */
+	bool epollout;
+	bool dirty;               /* on the thread's flush list */
+	struct conn *dirty_next;
+	struct conn *list_next, *list_prev; /* thread's connection list */
+
+	/* receive */
+	uint8_t *rxbuf;
+	size_t rx_start, rx_end, rx_cap;
+	enum rx_stage stage;
+	uint8_t bhs[ISCSI_BHS_LEN + CONN_MAX_AHS + ISCSI_DIGEST_LEN];
+	uint8_t *rx_dst;          /* NULL: discard */
+	uint32_t rx_need, rx_got;
+	uint8_t rx_tail[3 + ISCSI_DIGEST_LEN];
+	uint32_t rx_dlen;
+	uint8_t *pdu_data;        /* data of Login/Text/NOP PDUs */
+	struct icmd *rx_cmd;      /* SCSI command the current data belongs to */
+	uint32_t rx_off;          /* its buffer offset */
+	uint8_t *rx_data;         /* where the data segment landed (NULL: discarded) */
+	struct r2t_slot *rx_r2t;  /* Data-Out: the R2T it answers, NULL unsolicited */
+
+	/* transmit */
+	struct txpdu *tx_head, *tx_tail;
+	size_t tx_off;            /* bytes of tx_head already sent */
+
+	/* session */
+	struct iscsi_params params;
+	struct login_state login;
+	bool discovery;
+	bool counted;             /* counted in g_session_count */
+	char initiator[224];
+	char initiator_alias[64];
+	uint8_t isid[6];
+	uint16_t tsih;
+	uint16_t cid;
+	uint32_t stat_sn;
+	uint32_t exp_cmd_sn;
+	uint64_t nexus_id;
+	struct icmd *tasks;
+	uint32_t ntasks;
+	struct icmd *pending;     /* sorted by CmdSN */
+	uint32_t next_ttt;
+	struct tmf_wait *tmfs;
+	char peer[64];
+	char local[64];           /* address:port the initiator reached us on */
+};
+
+/* conn.c */
+struct conn *conn_new(int fd, struct io_thread *thr);
+void conn_close(struct conn *c, const char *why);
+void conn_put(struct conn *c);
+struct icmd *icmd_new(struct conn *c, const uint8_t *bhs, enum icmd_kind kind);
+void icmd_put(struct icmd *ic);
+void icmd_unlink(struct icmd *ic);     /* off conn->tasks (no more lookups) */
+struct icmd *conn_find_task(struct conn *c, uint32_t itt);
+static inline uint32_t conn_max_cmd_sn(const struct conn *c)
+{
+	return c->exp_cmd_sn + CONN_CMDSN_WINDOW - 1;
+}
+
+/* conn_rx.c */
+void conn_on_readable(struct conn *c);
+/* conn_tx.c */
+struct txpdu *tx_new(void);
+/* Fills StatSN (and advances it when advance_statsn), ExpCmdSN, MaxCmdSN,
+ * header digest, pad and data digest, then queues. */
+void conn_queue(struct conn *c, struct txpdu *t, bool advance_statsn);
+void conn_queue_reject(struct conn *c, const uint8_t *bhs, uint8_t reason);
+void conn_flush(struct conn *c);
+void conn_mark_dirty(struct conn *c);
+void conn_free_txq(struct conn *c);
+
+/* login.c: a Login Request with its data (data has one spare byte). */
+void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dlen);
+/* discovery.c: Text Request, delivered in CmdSN order */
+void text_handle(struct conn *c, struct icmd *ic);
+/* cmdsn.c */
+enum cmdsn_verdict { CMDSN_DELIVER, CMDSN_QUEUE, CMDSN_DROP };
+enum cmdsn_verdict cmdsn_check(uint32_t exp, uint32_t cmdsn, bool immediate);
+void cmdsn_submit(struct conn *c, struct icmd *ic);
+void cmdsn_insert_sorted(struct icmd **head, struct icmd *ic);
+/* ffp.c: full feature phase dispatch */
+void ffp_deliver(struct conn *c, struct icmd *ic);
+void nop_out_deliver(struct conn *c, struct icmd *ic);
+void logout_deliver(struct conn *c, struct icmd *ic);
+/* scsi_cmd_flow.c */
+int scsi_cmd_header(struct conn *c, const uint8_t *bhs);
+void scsi_cmd_deliver(struct conn *c, struct icmd *ic);
+void scsi_cmd_data_complete(struct conn *c, struct icmd *ic);
+void scsi_cmd_completed(struct icmd *ic); /* on the I/O thread */
+/* dataout.c */
+int dataout_header(struct conn *c, const uint8_t *bhs);
+void dataout_received(struct conn *c);
+void r2t_send_more(struct conn *c, struct icmd *ic);
+/* tmf.c */
+void tmf_deliver(struct conn *c, struct icmd *ic);
+void tmf_task_gone(struct conn *c, struct icmd *ic);
+
+#endif

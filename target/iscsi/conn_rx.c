@@ -1,0 +1,283 @@
+/* conn_rx.c — the receive state machine: BHS, AHS + header digest, data
+ * segment, pad + data digest.  Bytes come through a 256 KiB staging buffer,
+ * except large data segments whose destination is known (immediate data and
+ * Data-Out go to their command's buffer): those are received in place. */
+#include "target/iscsi/conn.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "target/iscsi/crc32c.h"
+#include "target/iscsi/target.h"
+
+#define RX_DIRECT_MIN 16384  /* receive in place from this many bytes on */
+#define RX_RECV_BUDGET 16    /* recv() calls per wake-up, for fairness */
+
+static bool digests_on(const struct conn *c) { return c->state == CS_FFP; }
+
+static void expect(struct conn *c, enum rx_stage st, uint8_t *dst, uint32_t need)
+{
+	c->stage = st;
+	c->rx_dst = dst;
+	c->rx_need = need;
+	c->rx_got = 0;
+}
+
+static void reset_for_next_pdu(struct conn *c)
+{
+	c->rx_cmd = NULL;
+	c->rx_r2t = NULL;
+	expect(c, RX_BHS, c->bhs, ISCSI_BHS_LEN);
+}
+
+/* Where the data segment of the PDU in c->bhs goes. */
+static int header_complete(struct conn *c)
+{
+	uint8_t *h = c->bhs;
+	uint8_t op = bhs_opcode(h);
+	const char *why = "";
+	int reason;
+
+	c->rx_dlen = bhs_data_len(h);
+	c->rx_cmd = NULL;
+	c->rx_r2t = NULL;
+	if (c->state == CS_LOGIN && op != ISCSI_OP_LOGIN_REQ) {
+		conn_close(c, "non-login PDU before login completed");
+		return -1;
+	}
+	reason = pdu_validate_header(h, c->params.max_recv_dsl, &why);
+	if (reason) {
+		if (c->state == CS_LOGIN || c->rx_dlen > c->params.max_recv_dsl) {
+			/* cannot trust the framing any more */
+			conn_close(c, why);
+			return -1;
+		}
+		conn_queue_reject(c, h, (uint8_t)reason);
+		expect(c, RX_DATA, NULL, c->rx_dlen);
+		c->bhs[0] = 0x3f; /* mark: discard, nothing to dispatch */
+		return 0;
+	}
+	if (c->state == CS_FFP && op == ISCSI_OP_SCSI_CMD) {
+		if (scsi_cmd_header(c, h) < 0)
+			return -1;
+	} else if (c->state == CS_FFP && op == ISCSI_OP_DATA_OUT) {
+		if (dataout_header(c, h) < 0)
+			return -1;
+	} else {
+		c->rx_dst = c->pdu_data;
+	}
+	expect(c, RX_DATA, c->rx_dst, c->rx_dlen);
+	return 0;
+}
+
+static void dispatch(struct conn *c)
+{
+	uint8_t *h = c->bhs;
+	uint8_t op = bhs_opcode(h);
+	struct icmd *ic;
+	enum icmd_kind kind;
+
+	if (h[0] == 0x3f) /* rejected in header_complete */
+		return;
+	if (c->state == CS_LOGIN) {
+		login_handle(c, h, c->pdu_data, c->rx_dlen);
+		return;
+	}
+	switch (op) {
+	case ISCSI_OP_SCSI_CMD:
+		if (c->rx_cmd)
+			cmdsn_submit(c, c->rx_cmd);
+		return;
+	case ISCSI_OP_DATA_OUT:
+		dataout_received(c);
+		return;
+	case ISCSI_OP_LOGIN_REQ:
+		conn_queue_reject(c, h, ISCSI_REJECT_PROTOCOL_ERROR);
+		return;
+	case ISCSI_OP_SNACK_REQ:
+		/* ErrorRecoveryLevel=0: no SNACK support */
+		conn_queue_reject(c, h, ISCSI_REJECT_CMD_NOT_SUPPORTED);
+		return;
+	case ISCSI_OP_NOP_OUT:
+		if (bhs_itt(h) == ISCSI_RSVD_TAG && !bhs_immediate(h)) {
+			conn_queue_reject(c, h, ISCSI_REJECT_PROTOCOL_ERROR);
+			return;
+		}
+		kind = IC_NOP;
+		break;
+	case ISCSI_OP_TEXT_REQ:
+		kind = IC_TEXT;
+		break;
+	case ISCSI_OP_TMF_REQ:
+		kind = IC_TMF;
+		break;
+	case ISCSI_OP_LOGOUT_REQ:
+		kind = IC_LOGOUT;
+		break;
+	default:
+		conn_queue_reject(c, h, ISCSI_REJECT_CMD_NOT_SUPPORTED);
+		return;
+	}
+	ic = icmd_new(c, h, kind);
+	if (!ic) {
+		conn_close(c, "out of memory");
+		return;
+	}
+	if (c->rx_dlen) {
+		ic->buf = malloc(c->rx_dlen + 1);
+		if (!ic->buf) {
+			conn_close(c, "out of memory");
+			return;
+		}
+		ic->buf_cap = 0; /* plain malloc: bufcache_put frees it */
+		memcpy(ic->buf, c->pdu_data, c->rx_dlen);
+		ic->buf_len = c->rx_dlen;
+	}
+	cmdsn_submit(c, ic);
+}
+
+static bool data_digest_ok(struct conn *c)
+{
+	uint32_t pad = pdu_pad4(c->rx_dlen);
+	uint32_t crc;
+
+	if (!c->rx_data)
+		return true; /* discarded anyway */
+	crc = crc32c_update(~0u, c->rx_data, c->rx_dlen);
+	crc = crc32c_update(crc, c->rx_tail, pad);
+	return ~crc == crc32c_get_wire(c->rx_tail + pad);
+}
+
+/* Returns -1 when c was closed. */
+static int data_digest_failed(struct conn *c)
+{
+	uint8_t op = bhs_opcode(c->bhs);
+
+	if (c->state == CS_LOGIN) {
+		conn_close(c, "data digest error during login");
+		return -1;
+	}
+	conn_queue_reject(c, c->bhs, ISCSI_REJECT_DATA_DIGEST);
+	if (op == ISCSI_OP_SCSI_CMD && c->rx_cmd) {
+		/* the command is discarded as if never sent (RFC 7143 7.8) */
+		struct icmd *ic = c->rx_cmd;
+		ic->finished = true;
+		icmd_unlink(ic);
+		icmd_put(ic);
+		c->rx_cmd = NULL;
+	} else if (op == ISCSI_OP_DATA_OUT) {
+		/* ERL 0 cannot recover a lost Data-Out burst */
+		conn_close(c, "data digest error on Data-Out");
+		return -1;
+	}
+	return 0;
+}
+
+/* One stage finished; move to the next.  Returns -1 when c was closed,
+ * 1 when a whole PDU is in. */
+static int stage_done(struct conn *c)
+{
+	bool hd = c->params.header_digest && digests_on(c);
+	bool dd = c->params.data_digest && digests_on(c);
+	uint32_t ahs = bhs_ahs_len(c->bhs);
+	uint32_t tail;
+
+	switch (c->stage) {
+	case RX_BHS:
+		if (ahs || hd) {
+			if (ahs > CONN_MAX_AHS) {
+				conn_close(c, "AHS too long");
+				return -1;
+			}
+			expect(c, RX_AHS, c->bhs + ISCSI_BHS_LEN, ahs + (hd ? ISCSI_DIGEST_LEN : 0));
+			return 0;
+		}
+		if (header_complete(c) < 0)
+			return -1;
+		break;
+	case RX_AHS:
+		if (hd) {
+			uint32_t want = crc32c(c->bhs, ISCSI_BHS_LEN + ahs);
+			if (want != crc32c_get_wire(c->bhs + ISCSI_BHS_LEN + ahs)) {
+				conn_close(c, "header digest error");
+				return -1;
+			}
+		}
+		if (header_complete(c) < 0)
+			return -1;
+		break;
+	case RX_DATA:
+		break;
+	case RX_TAIL:
+		if (dd && c->rx_dlen && !data_digest_ok(c))
+			return data_digest_failed(c) < 0 ? -1 : 1;
+		return 1;
+	}
+	/* header complete (stage RX_DATA set up) or data complete */
+	if (c->stage == RX_DATA && c->rx_got < c->rx_need)
+		return 0; /* data still to come */
+	c->rx_data = c->rx_dlen ? c->rx_dst : NULL;
+	tail = pdu_pad4(c->rx_dlen) + (dd && c->rx_dlen ? ISCSI_DIGEST_LEN : 0);
+	if (tail) {
+		expect(c, RX_TAIL, c->rx_tail, tail);
+		return 0;
+	}
+	return 1;
+}
+
+void conn_on_readable(struct conn *c)
+{
+	int budget = RX_RECV_BUDGET;
+
+	c->refs++; /* dispatch may close c */
+	while (!c->closed) {
+		while (c->rx_got < c->rx_need) {
+			size_t avail = c->rx_end - c->rx_start;
+			size_t want = c->rx_need - c->rx_got;
+			ssize_t r;
+
+			if (avail) {
+				size_t n = avail < want ? avail : want;
+				if (c->rx_dst)
+					memcpy(c->rx_dst + c->rx_got, c->rxbuf + c->rx_start, n);
+				c->rx_start += n;
+				c->rx_got += (uint32_t)n;
+				continue;
+			}
+			c->rx_start = c->rx_end = 0;
+			if (budget-- <= 0)
+				goto out;
+			if (c->rx_dst && want >= RX_DIRECT_MIN)
+				r = recv(c->fd, c->rx_dst + c->rx_got, want, 0);
+			else
+				r = recv(c->fd, c->rxbuf, c->rx_cap, 0);
+			if (r == 0) {
+				conn_close(c, "connection closed by initiator");
+				goto out;
+			}
+			if (r < 0) {
+				if (errno == EINTR)
+					continue;
+				if (errno != EAGAIN && errno != EWOULDBLOCK)
+					conn_close(c, "receive failed");
+				goto out;
+			}
+			if (c->rx_dst && want >= RX_DIRECT_MIN)
+				c->rx_got += (uint32_t)r;
+			else
+				c->rx_end = (size_t)r;
+		}
+		int rc = stage_done(c);
+		if (rc < 0 || c->closed)
+			break;
+		if (rc == 1) {
+			dispatch(c);
+			if (!c->closed)
+				reset_for_next_pdu(c);
+		}
+	}
+out:
+	conn_put(c);
+}

@@ -1,0 +1,271 @@
+/* io_thread.c — the event loops.  Each thread owns an epoll set, the
+ * connections on it, a completion stack fed by backend threads, and a buffer
+ * cache.  One wake-up handles all ready sockets and all completions, then
+ * flushes every connection that got output once (batching). */
+#include "target/iscsi/io_thread.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include "target/iscsi/conn.h"
+#include "target/iscsi/target.h"
+
+#define EVENTS_PER_WAIT 128
+
+static struct io_thread *threads;
+static int nthreads;
+static atomic_uint rr_next;
+
+int io_threads_count(void) { return nthreads; }
+
+void io_thread_watch(struct conn *c, bool want_out)
+{
+	struct epoll_event ev = { .events = EPOLLIN | (want_out ? EPOLLOUT : 0), .data.ptr = c };
+
+	if (c->fd < 0 || !c->thr)
+		return;
+	epoll_ctl(c->thr->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+	c->epollout = want_out;
+}
+
+void io_thread_cmd_done(struct lu_cmd *lc)
+{
+	struct icmd *ic = lc->priv;
+	struct io_thread *t = ic->conn->thr;
+	struct icmd *old = atomic_load_explicit(&t->done_head, memory_order_relaxed);
+
+	do {
+		ic->done_next = old;
+	} while (!atomic_compare_exchange_weak_explicit(&t->done_head, &old, ic,
+							memory_order_release, memory_order_relaxed));
+	if (!old) { /* the first one since the loop last looked: wake it */
+		uint64_t one = 1;
+		ssize_t w = write(t->evfd, &one, sizeof(one));
+		(void)w;
+	}
+}
+
+static void addr_string(const struct sockaddr_storage *ss, char *out, size_t len)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned port = 0;
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const void *)ss;
+		inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
+		port = ntohs(a->sin_port);
+		snprintf(out, len, "%s:%u", host, port);
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const void *)ss;
+		inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
+		port = ntohs(a->sin6_port);
+		snprintf(out, len, "[%s]:%u", host, port);
+	} else {
+		snprintf(out, len, "?");
+	}
+}
+
+static void adopt(struct io_thread *t, int fd)
+{
+	struct conn *c = conn_new(fd, t);
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (!c) {
+		close(fd);
+		return;
+	}
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0)
+		addr_string(&ss, c->peer, sizeof(c->peer));
+	sl = sizeof(ss);
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
+		addr_string(&ss, c->local, sizeof(c->local));
+	ev.data.ptr = c;
+	if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		conn_close(c, "epoll_ctl failed");
+		return;
+	}
+	c->list_next = t->conns;
+	if (t->conns)
+		t->conns->list_prev = c;
+	t->conns = c;
+}
+
+static void take_new_conns(struct io_thread *t)
+{
+	int fds[64], n;
+
+	do {
+		pthread_mutex_lock(&t->new_lock);
+		n = t->new_n < 64 ? t->new_n : 64;
+		memcpy(fds, t->new_fds, (size_t)n * sizeof(int));
+		memmove(t->new_fds, t->new_fds + n, (size_t)(t->new_n - n) * sizeof(int));
+		t->new_n -= n;
+		pthread_mutex_unlock(&t->new_lock);
+		for (int i = 0; i < n; i++)
+			adopt(t, fds[i]);
+	} while (n == 64);
+}
+
+static void run_completions(struct io_thread *t)
+{
+	struct icmd *list = atomic_exchange_explicit(&t->done_head, NULL, memory_order_acquire);
+	struct icmd *rev = NULL;
+
+	while (list) { /* the stack is newest first: restore completion order */
+		struct icmd *n = list->done_next;
+		list->done_next = rev;
+		rev = list;
+		list = n;
+	}
+	while (rev) {
+		struct icmd *n = rev->done_next;
+		scsi_cmd_completed(rev);
+		rev = n;
+	}
+}
+
+static void flush_dirty(struct io_thread *t)
+{
+	while (t->dirty) {
+		struct conn *c = t->dirty;
+		t->dirty = c->dirty_next;
+		c->dirty = false;
+		if (!c->closed)
+			conn_flush(c);
+		conn_put(c);
+	}
+}
+
+static void *thread_main(void *arg)
+{
+	struct io_thread *t = arg;
+	struct epoll_event ev[EVENTS_PER_WAIT];
+
+	while (!atomic_load(&t->stop)) {
+		int n = epoll_wait(t->epfd, ev, EVENTS_PER_WAIT, 1000);
+		if (n < 0 && errno != EINTR)
+			break;
+		/* hold every connection of this batch: one may close another's
+		 * last reference while we still hold its event */
+		for (int i = 0; i < n; i++)
+			if (ev[i].data.ptr)
+				((struct conn *)ev[i].data.ptr)->refs++;
+		for (int i = 0; i < n; i++) {
+			struct conn *c = ev[i].data.ptr;
+			if (!c) {
+				uint64_t v;
+				ssize_t r = read(t->evfd, &v, sizeof(v));
+				(void)r;
+				take_new_conns(t);
+				run_completions(t);
+				continue;
+			}
+			if (c->closed)
+				continue;
+			if (ev[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+				conn_on_readable(c);
+			if (!c->closed && (ev[i].events & EPOLLOUT))
+				conn_flush(c);
+		}
+		flush_dirty(t);
+		for (int i = 0; i < n; i++)
+			if (ev[i].data.ptr)
+				conn_put(ev[i].data.ptr);
+	}
+	/* shutdown: close every connection, then collect what backends return */
+	while (t->conns)
+		conn_close(t->conns, "target shutting down");
+	run_completions(t);
+	flush_dirty(t);
+	return NULL;
+}
+
+int io_threads_start(int n)
+{
+	threads = calloc((size_t)n, sizeof(*threads));
+	if (!threads)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		struct io_thread *t = &threads[i];
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+
+		t->idx = i;
+		t->epfd = epoll_create1(EPOLL_CLOEXEC);
+		t->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (t->epfd < 0 || t->evfd < 0)
+			return -1;
+		pthread_mutex_init(&t->new_lock, NULL);
+		atomic_init(&t->done_head, NULL);
+		epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->evfd, &ev);
+		if (pthread_create(&t->tid, NULL, thread_main, t) != 0)
+			return -1;
+		nthreads = i + 1;
+	}
+	return 0;
+}
+
+void io_threads_assign(int fd)
+{
+	struct io_thread *t = &threads[atomic_fetch_add(&rr_next, 1) % (unsigned)nthreads];
+	uint64_t one = 1;
+	ssize_t w;
+
+	pthread_mutex_lock(&t->new_lock);
+	if (t->new_n == t->new_cap) {
+		int cap = t->new_cap ? t->new_cap * 2 : 64;
+		int *nf = realloc(t->new_fds, (size_t)cap * sizeof(int));
+		if (!nf) {
+			pthread_mutex_unlock(&t->new_lock);
+			close(fd);
+			return;
+		}
+		t->new_fds = nf;
+		t->new_cap = cap;
+	}
+	t->new_fds[t->new_n++] = fd;
+	pthread_mutex_unlock(&t->new_lock);
+	w = write(t->evfd, &one, sizeof(one));
+	(void)w;
+}
+
+void io_threads_stop(void)
+{
+	for (int i = 0; i < nthreads; i++) {
+		uint64_t one = 1;
+		ssize_t w;
+		atomic_store(&threads[i].stop, true);
+		w = write(threads[i].evfd, &one, sizeof(one));
+		(void)w;
+	}
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(threads[i].tid, NULL);
+}
+
+/* After tcmu_host_shutdown(): nothing can complete any more. */
+void io_threads_free(void)
+{
+	for (int i = 0; i < nthreads; i++) {
+		struct io_thread *t = &threads[i];
+		run_completions(t);
+		flush_dirty(t);
+		for (int k = 0; k < t->new_n; k++)
+			close(t->new_fds[k]);
+		free(t->new_fds);
+		bufcache_drain(&t->cache);
+		close(t->epfd);
+		close(t->evfd);
+	}
+	free(threads);
+	threads = NULL;
+	nthreads = 0;
+}

@@ -1,0 +1,45 @@
+/* io_thread.h — N event loops (one epoll each).  A connection lives on one
+ * thread; backends complete commands from their own threads into that
+ * thread's lock-free completion stack, then poke its eventfd. */
+#ifndef LUNLAB_ISCSI_IO_THREAD_H
+#define LUNLAB_ISCSI_IO_THREAD_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "target/iscsi/bufcache.h"
+#include "target/lu/lu_cmd.h"
+
+struct conn;
+struct icmd;
+
+struct io_thread {
+	int idx;
+	int epfd;
+	int evfd;
+	pthread_t tid;
+	atomic_bool stop;
+	_Atomic(struct icmd *) done_head; /* MPSC: backends push, loop pops all */
+	pthread_mutex_t new_lock;         /* accept hand-off only, never hot */
+	int *new_fds;
+	int new_n, new_cap;
+	struct conn *conns;               /* every connection of this thread */
+	struct conn *dirty;               /* connections with output to flush */
+	struct bufcache cache;
+};
+
+int io_threads_start(int n);
+/* Round-robin hand-off of an accepted socket. */
+void io_threads_assign(int fd);
+void io_threads_stop(void);
+void io_threads_free(void);
+int io_threads_count(void);
+
+/* lu_cmd.done for every command: any thread. */
+void io_thread_cmd_done(struct lu_cmd *lc);
+
+/* epoll interest: readable always, writable when output is queued */
+void io_thread_watch(struct conn *c, bool want_out);
+
+#endif

@@ -1,0 +1,11 @@
+/* listener.h — the listening socket and the accept hand-off to I/O threads. */
+#ifndef LUNLAB_ISCSI_LISTENER_H
+#define LUNLAB_ISCSI_LISTENER_H
+
+/* "host:port", "[v6]:port" or "host" (port 3260).  Returns the fd or -1 with
+ * a message on stderr. */
+int listener_open(const char *spec);
+/* Accepts everything pending and hands it to the I/O threads. */
+void listener_accept_all(int lfd);
+
+#endif

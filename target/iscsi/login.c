@@ -1,0 +1,319 @@
+/* login.c — the login phase (RFC 7143 section 6.3 and 11.12/11.13):
+ * security -> operational -> full feature stage transitions, session type,
+ * target name, and the operational keys (params.c).  A refused login gets the
+ * status class/detail the RFC names, then the connection closes. */
+#include "target/iscsi/conn.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/iscsi/target.h"
+#include "target/iscsi/text.h"
+
+#define LOGIN_RSP_MAX 8192 /* the initiator's default MaxRecvDataSegmentLength */
+#define LOGIN_ACC_MAX 65536 /* C-bit continuation: most text we accumulate */
+
+/* status class << 8 | detail */
+#define LS_INITIATOR_ERROR 0x0200
+#define LS_AUTH_FAILED 0x0201
+#define LS_NOT_FOUND 0x0203
+#define LS_UNSUPPORTED_VERSION 0x0205
+#define LS_MISSING_PARAM 0x0207
+#define LS_SESSION_NOT_FOUND 0x020a
+#define LS_INVALID_REQUEST 0x020b
+#define LS_TARGET_ERROR 0x0300
+#define LS_OUT_OF_RESOURCES 0x0302
+
+static void fill_rsp_header(struct conn *c, struct txpdu *t, const uint8_t *req)
+{
+	uint8_t *h = t->hdr;
+
+	pdu_init_rsp(h, ISCSI_OP_LOGIN_RSP, 0);
+	h[2] = 0; /* Version-max */
+	h[3] = 0; /* Version-active */
+	memcpy(h + 8, req + 8, 6); /* ISID */
+	put_be16(h + 14, c->tsih);
+	memcpy(h + 16, req + 16, 4); /* ITT */
+	put_be32(h + 24, c->stat_sn);
+	put_be32(h + 28, c->exp_cmd_sn);
+	put_be32(h + 32, conn_max_cmd_sn(c));
+}
+
+static void login_fail(struct conn *c, const uint8_t *req, unsigned status, const char *why)
+{
+	struct txpdu *t = tx_new();
+
+	target_log("login refused from %s (initiator %s): status %02x/%02x: %s", c->peer,
+		   c->initiator[0] ? c->initiator : "?", status >> 8, status & 0xff, why);
+	if (!t) {
+		conn_close(c, "out of memory");
+		return;
+	}
+	fill_rsp_header(c, t, req);
+	t->hdr[1] = req[1] & 0x0c; /* CSG echoed, T=0 */
+	t->hdr[36] = (uint8_t)(status >> 8);
+	t->hdr[37] = (uint8_t)status;
+	t->close_after = true;
+	conn_queue(c, t, true);
+}
+
+static bool list_has(const char *list, const char *word)
+{
+	size_t wl = strlen(word);
+
+	while (*list) {
+		size_t n = strcspn(list, ",");
+		if (n == wl && strncmp(list, word, n) == 0)
+			return true;
+		list += n;
+		if (*list == ',')
+			list++;
+	}
+	return false;
+}
+
+static void log_login(struct conn *c, const char *target)
+{
+	char isid[13];
+
+	for (int i = 0; i < 6; i++)
+		snprintf(isid + 2 * i, 3, "%02x", c->isid[i]);
+	target_log("login: initiator=%s isid=%s tsih=%u type=%s target=%s peer=%s "
+		   "digests=%s/%s mrdsl=%u/%u burst=%u/%u immediate=%s initialr2t=%s",
+		   c->initiator, isid, c->tsih, c->discovery ? "Discovery" : "Normal",
+		   target ? target : "-", c->peer, c->params.header_digest ? "CRC32C" : "None",
+		   c->params.data_digest ? "CRC32C" : "None", c->params.max_recv_dsl,
+		   c->params.max_xmit_dsl, c->params.first_burst, c->params.max_burst,
+		   c->params.immediate_data ? "Yes" : "No", c->params.initial_r2t ? "Yes" : "No");
+}
+
+/* Declarative keys of the first Login Request.  Returns 0 or a status. */
+static unsigned first_pdu_keys(struct conn *c, const struct text_list *kv, const char **why)
+{
+	const char *name = text_get(kv, "InitiatorName");
+	const char *type = text_get(kv, "SessionType");
+	const char *target = text_get(kv, "TargetName");
+	const char *alias = text_get(kv, "InitiatorAlias");
+
+	if (!name || !*name) {
+		*why = "InitiatorName missing";
+		return LS_MISSING_PARAM;
+	}
+	if (strlen(name) >= sizeof(c->initiator)) {
+		*why = "InitiatorName longer than 223 bytes";
+		return LS_INITIATOR_ERROR;
+	}
+	strcpy(c->initiator, name);
+	if (alias)
+		snprintf(c->initiator_alias, sizeof(c->initiator_alias), "%s", alias);
+	if (!type || strcmp(type, "Normal") == 0) {
+		c->discovery = false;
+	} else if (strcmp(type, "Discovery") == 0) {
+		c->discovery = true;
+	} else {
+		*why = "SessionType neither Discovery nor Normal";
+		return LS_INITIATOR_ERROR;
+	}
+	if (!c->discovery) {
+		if (!target || !*target) {
+			*why = "TargetName missing in a normal session";
+			return LS_MISSING_PARAM;
+		}
+		if (strcmp(target, g_target.iqn) != 0) {
+			*why = "TargetName is not this target";
+			return LS_NOT_FOUND;
+		}
+	}
+	if (atomic_load(&g_session_count) >= g_target.max_sessions) {
+		*why = "too many sessions (--max-sessions)";
+		return LS_OUT_OF_RESOURCES;
+	}
+	return 0;
+}
+
+/* Answers every key of one Login Request.  Returns 0 or a status. */
+static unsigned negotiate_keys(struct conn *c, uint8_t csg, const struct text_list *kv,
+			       struct text_buf *out, const char **why)
+{
+	for (int i = 0; i < kv->n; i++) {
+		const char *k = kv->kv[i].key, *v = kv->kv[i].val;
+		enum params_rc rc;
+
+		if (strcmp(k, "InitiatorName") == 0 || strcmp(k, "InitiatorAlias") == 0 ||
+		    strcmp(k, "SessionType") == 0 || strcmp(k, "TargetName") == 0) {
+			continue; /* declarative, handled on the first PDU */
+		}
+		if (strcmp(k, "AuthMethod") == 0) {
+			if (csg != 0) {
+				*why = "AuthMethod outside the security stage";
+				return LS_INITIATOR_ERROR;
+			}
+			if (!list_has(v, "None")) {
+				*why = "AuthMethod offers no method this target supports (None)";
+				return LS_AUTH_FAILED;
+			}
+			text_add(out, k, "None");
+			c->login.auth_done = true;
+			continue;
+		}
+		rc = params_negotiate(&c->params, k, v, c->discovery, out, why);
+		if (rc == PARAMS_FAIL)
+			return LS_INITIATOR_ERROR;
+		if (rc == PARAMS_NOT_OPERATIONAL)
+			text_add(out, k, "NotUnderstood");
+	}
+	return 0;
+}
+
+void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dlen)
+{
+	uint8_t flags = bhs[1];
+	bool transit = flags & ISCSI_LOGIN_TRANSIT, cont = flags & ISCSI_LOGIN_CONTINUE;
+	uint8_t csg = (flags >> 2) & 3, nsg = flags & 3;
+	char *text = (char *)data;
+	size_t tlen = dlen;
+	struct text_list kv;
+	char rspbuf[LOGIN_RSP_MAX];
+	struct text_buf out;
+	const char *why = "";
+	unsigned st;
+	struct txpdu *t;
+
+	if (bhs[3] > 0) { /* Version-min above the only version there is */
+		login_fail(c, bhs, LS_UNSUPPORTED_VERSION, "Version-min > 0");
+		return;
+	}
+	if (transit && cont) {
+		login_fail(c, bhs, LS_INITIATOR_ERROR, "T and C bits both set");
+		return;
+	}
+	if (!c->login.started) {
+		c->login.started = true;
+		memcpy(c->isid, bhs + 8, 6);
+		c->cid = get_be16(bhs + 20);
+		c->stat_sn = get_be32(bhs + 28);
+		c->login.csg = csg;
+		if (get_be16(bhs + 14) != 0) {
+			login_fail(c, bhs, LS_SESSION_NOT_FOUND,
+				   "TSIH != 0: adding connections to a session is not supported");
+			return;
+		}
+		if (csg == 2 || csg == 3) {
+			login_fail(c, bhs, LS_INITIATOR_ERROR, "login must start in stage 0 or 1");
+			return;
+		}
+	} else {
+		if (memcmp(c->isid, bhs + 8, 6) != 0) {
+			login_fail(c, bhs, LS_INITIATOR_ERROR, "ISID changed during login");
+			return;
+		}
+		if (csg != c->login.csg) {
+			login_fail(c, bhs, LS_INITIATOR_ERROR, "CSG does not match the current stage");
+			return;
+		}
+	}
+	c->exp_cmd_sn = get_be32(bhs + 24);
+
+	/* C bit: keep the text, acknowledge with an empty response */
+	if (cont || c->login.acc) {
+		if (c->login.acc_len + dlen > LOGIN_ACC_MAX) {
+			login_fail(c, bhs, LS_INITIATOR_ERROR, "login text too long");
+			return;
+		}
+		char *n = realloc(c->login.acc, c->login.acc_len + dlen + 1);
+		if (!n) {
+			conn_close(c, "out of memory");
+			return;
+		}
+		memcpy(n + c->login.acc_len, data, dlen);
+		c->login.acc = n;
+		c->login.acc_len += dlen;
+		if (cont) {
+			t = tx_new();
+			if (!t) {
+				conn_close(c, "out of memory");
+				return;
+			}
+			fill_rsp_header(c, t, bhs);
+			t->hdr[1] = (uint8_t)(csg << 2);
+			conn_queue(c, t, true);
+			return;
+		}
+		text = c->login.acc;
+		tlen = c->login.acc_len;
+	}
+	if (text_parse(text, tlen, &kv, &why) < 0) {
+		login_fail(c, bhs, LS_INITIATOR_ERROR, why);
+		return;
+	}
+	text_buf_init(&out, rspbuf, sizeof(rspbuf));
+	if (!c->initiator[0]) {
+		st = first_pdu_keys(c, &kv, &why);
+		if (st) {
+			login_fail(c, bhs, st, why);
+			return;
+		}
+	}
+	st = negotiate_keys(c, csg, &kv, &out, &why);
+	free(c->login.acc);
+	c->login.acc = NULL;
+	c->login.acc_len = 0;
+	if (st) {
+		login_fail(c, bhs, st, why);
+		return;
+	}
+	if (!c->discovery && !c->login.tpgt_sent) {
+		text_add_u32(&out, "TargetPortalGroupTag", g_target.tpgt);
+		if (g_target.alias)
+			text_add(&out, "TargetAlias", g_target.alias);
+		c->login.tpgt_sent = true;
+	}
+	if (csg == 1 && !c->login.mrdsl_sent) {
+		text_add_u32(&out, "MaxRecvDataSegmentLength", TGT_MAX_RECV_DSL);
+		c->login.mrdsl_sent = true;
+	}
+	if (out.overflow) {
+		login_fail(c, bhs, LS_TARGET_ERROR, "login response too long");
+		return;
+	}
+	if (transit && (nsg == 2 || nsg <= csg)) {
+		login_fail(c, bhs, LS_INITIATOR_ERROR, "invalid NSG");
+		return;
+	}
+
+	t = tx_new();
+	char *copy = out.len ? malloc(out.len) : NULL;
+	if (!t || (out.len && !copy)) {
+		free(t);
+		free(copy);
+		conn_close(c, "out of memory");
+		return;
+	}
+	if (copy)
+		memcpy(copy, out.data, out.len);
+	if (transit && nsg == 3)
+		c->tsih = target_alloc_tsih();
+	fill_rsp_header(c, t, bhs);
+	t->hdr[1] = (uint8_t)(csg << 2);
+	if (transit)
+		t->hdr[1] |= (uint8_t)(ISCSI_LOGIN_TRANSIT | nsg);
+	t->data = (uint8_t *)copy;
+	t->owned = copy;
+	t->dlen = (uint32_t)out.len;
+	conn_queue(c, t, true);
+	if (!transit)
+		return;
+	c->login.csg = nsg;
+	if (nsg != 3)
+		return;
+	/* full feature phase from the next PDU on */
+	c->params.max_recv_dsl = c->login.mrdsl_sent ? TGT_MAX_RECV_DSL : 8192;
+	if (c->params.first_burst > c->params.max_burst)
+		c->params.first_burst = c->params.max_burst;
+	c->state = CS_FFP;
+	c->nexus_id = target_next_nexus();
+	c->counted = true;
+	atomic_fetch_add(&g_session_count, 1);
+	log_login(c, c->discovery ? NULL : g_target.iqn);
+}

@@ -1,0 +1,276 @@
+/* scsi_cmd_flow.c — a SCSI Command PDU from header to response:
+ * header (buffer for immediate data), CmdSN-ordered delivery, R2Ts for the
+ * rest of a write, submission to the LU, completion back on the I/O thread,
+ * Data-In + status.  Residual rules: see datain.c. */
+#include "target/iscsi/conn.h"
+
+#include <string.h>
+
+#include "target/iscsi/datain.h"
+#include "target/iscsi/io_thread.h"
+#include "target/iscsi/target.h"
+#include "target/iscsi/xfer_len.h"
+#include "target/lu/lu_table.h"
+
+#define MAX_EDTL (64u << 20)        /* refuse bigger single commands */
+#define MAX_READ_SLACK (1u << 20)   /* non-READ commands: room for the full answer */
+
+static struct bufcache *cache_of(struct conn *c) { return c->thr ? &c->thr->cache : NULL; }
+
+static void finish(struct icmd *ic)
+{
+	ic->finished = true;
+	icmd_unlink(ic);
+	icmd_put(ic);
+}
+
+static int alloc_buf(struct conn *c, struct icmd *ic, size_t len)
+{
+	ic->buf = bufcache_get(cache_of(c), len, &ic->buf_cap);
+	if (!ic->buf)
+		return -1;
+	ic->buf_len = len;
+	return 0;
+}
+
+/* CDB from the BHS plus an extended-CDB AHS (type 1) if present. */
+static int read_cdb(struct conn *c, struct icmd *ic, const uint8_t *bhs)
+{
+	uint32_t ahs = bhs_ahs_len(bhs);
+	const uint8_t *a = bhs + ISCSI_BHS_LEN;
+
+	memcpy(ic->lc.cdb, bhs + 32, 16);
+	ic->lc.cdb_len = 16;
+	while (ahs >= 4) {
+		uint16_t alen = get_be16(a);
+		uint8_t type = a[2];
+		uint32_t whole = (3u + alen + 3u) & ~3u;
+		if (whole > ahs)
+			return -1;
+		if (type == 1) { /* extended CDB: alen counts the reserved byte */
+			if (alen < 1 || 16u + alen - 1 > LU_CDB_MAX)
+				return -1;
+			memcpy(ic->lc.cdb + 16, a + 4, alen - 1u);
+			ic->lc.cdb_len = (uint8_t)(16 + alen - 1);
+		} else if (type == 2) {
+			ic->local_check = true; /* bidirectional: not supported */
+			memcpy(ic->local_sense, "\x05\x24\x00", 3);
+		}
+		a += whole;
+		ahs -= whole;
+	}
+	(void)c;
+	return 0;
+}
+
+int scsi_cmd_header(struct conn *c, const uint8_t *bhs)
+{
+	uint8_t flags = bhs[1];
+	bool rd = flags & ISCSI_CMD_READ, wr = flags & ISCSI_CMD_WRITE;
+	uint32_t edtl = get_be32(bhs + 20), dlen = bhs_data_len(bhs);
+	struct icmd *ic;
+	bool lun_ok;
+
+	c->rx_dst = NULL; /* discard unless a command takes it */
+	c->rx_cmd = NULL;
+	if (cmdsn_check(c->exp_cmd_sn, get_be32(bhs + 24), bhs_immediate(bhs)) == CMDSN_DROP)
+		return 0; /* outside the window: silently ignored (RFC 7143 4.2.2.1) */
+	ic = icmd_new(c, bhs, IC_SCSI);
+	if (!ic) {
+		conn_close(c, "out of memory");
+		return -1;
+	}
+	ic->edtl = edtl;
+	ic->lun = pdu_lun_decode(bhs + 8, &lun_ok);
+	if (!lun_ok)
+		ic->lun = UINT64_MAX;
+	if (read_cdb(c, ic, bhs) < 0) {
+		ic->reject_reason = ISCSI_REJECT_INVALID_PDU_FIELD;
+		return 0;
+	}
+	if (rd && wr) {
+		ic->local_check = true;
+		memcpy(ic->local_sense, "\x05\x24\x00", 3);
+	}
+	if (dlen && (!wr || !c->params.immediate_data || dlen > edtl ||
+		     dlen > c->params.first_burst)) {
+		ic->reject_reason = ISCSI_REJECT_PROTOCOL_ERROR;
+		return 0;
+	}
+	if (edtl > MAX_EDTL) {
+		ic->local_check = true;
+		memcpy(ic->local_sense, "\x05\x24\x00", 3);
+		return 0;
+	}
+	ic->lc.dir = rd ? LU_DIR_READ : wr ? LU_DIR_WRITE : LU_DIR_NONE;
+	if (wr && edtl && !ic->local_check) {
+		if (alloc_buf(c, ic, edtl) < 0) {
+			conn_close(c, "out of memory");
+			return -1;
+		}
+		ic->wants_data = true;
+		ic->unsol_expect = dlen;
+		if (!c->params.initial_r2t && !(flags & ISCSI_FLAG_FINAL))
+			ic->unsol_expect = edtl < c->params.first_burst ? edtl : c->params.first_burst;
+		if (ic->unsol_expect < dlen)
+			ic->unsol_expect = dlen;
+		ic->r2t_next_off = ic->unsol_expect;
+		c->rx_dst = ic->buf;
+		c->rx_cmd = ic;
+		ic->imm_len = dlen;
+		ic->got_total = dlen; /* counted now; a digest failure discards the task */
+	}
+	return 0;
+}
+
+static void complete_locally(struct conn *c, struct icmd *ic, uint8_t status,
+			     const uint8_t *sense, uint8_t sense_len, size_t produced)
+{
+	ic->lc.status = status;
+	ic->lc.sense_len = sense_len;
+	if (sense_len)
+		memcpy(ic->lc.sense, sense, sense_len);
+	ic->lc.data_len = produced;
+	ic->submitted = true;
+	scsi_cmd_completed(ic);
+	(void)c;
+}
+
+static void submit(struct conn *c, struct icmd *ic)
+{
+	ic->submitted = true;
+	ic->in_backend = true;
+	ic->iov.iov_base = ic->buf;
+	ic->iov.iov_len = ic->buf_len;
+	ic->lc.iov = ic->buf ? &ic->iov : NULL;
+	ic->lc.iov_cnt = ic->buf ? 1 : 0;
+	ic->lc.xfer_len = ic->buf_len;
+	ic->lc.lun = ic->lun;
+	ic->lc.itt_tag = ic->itt;
+	ic->lc.initiator = c->initiator;
+	ic->lc.nexus_id = c->nexus_id;
+	ic->lc.done = io_thread_cmd_done;
+	ic->lc.priv = ic;
+	ic->lc.status = 0;
+	ic->lc.sense_len = 0;
+	ic->lc.data_len = 0;
+	ic->be->ops->submit(ic->be, &ic->lc);
+}
+
+void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
+{
+	uint8_t sense[LU_SENSE_MAX], sense_len, status;
+	bool lun_ok = ic->lun != UINT64_MAX;
+	size_t produced;
+	uint64_t tl;
+
+	if (ic->reject_reason) {
+		conn_queue_reject(c, ic->hdr, ic->reject_reason);
+		finish(ic);
+		return;
+	}
+	if (ic->local_check) {
+		sense_len = lu_sense_fixed(sense, ic->local_sense[0], ic->local_sense[1],
+					   ic->local_sense[2], -1);
+		complete_locally(c, ic, 0x02, sense, sense_len, 0);
+		return;
+	}
+	ic->be = lun_ok ? lu_table_get(ic->lun) : NULL;
+	tl = cdb_xfer_len(ic->lc.cdb, ic->be ? ic->be->block_size : 512, &ic->rw);
+	ic->scsi_tl = tl;
+
+	if (ic->lc.cdb[0] == 0xa0 || !ic->be) {
+		/* the target answers: REPORT LUNS, or no such LUN */
+		size_t want = ic->edtl;
+		if (tl != XFER_LEN_UNKNOWN && tl > want && tl <= MAX_READ_SLACK)
+			want = (size_t)tl;
+		if (!ic->buf && want && alloc_buf(c, ic, want) < 0) {
+			conn_close(c, "out of memory");
+			return;
+		}
+		lu_local_answer(ic->lc.cdb, ic->lun, lun_ok, ic->buf, ic->buf ? ic->buf_len : 0,
+				&produced, &status, sense, &sense_len);
+		if (produced > ic->buf_len)
+			produced = ic->buf_len;
+		complete_locally(c, ic, status, sense, sense_len, produced);
+		return;
+	}
+
+	if (ic->rw && tl != XFER_LEN_UNKNOWN && tl > ic->edtl) {
+		/* EDTL shorter than the CDB: move only what EDTL allows (a write
+		 * stores whole blocks of it, a read returns the first EDTL bytes) */
+		uint32_t bs = ic->be->block_size;
+		uint32_t blocks = ic->lc.dir == LU_DIR_WRITE ? ic->edtl / bs : (ic->edtl + bs - 1) / bs;
+		if (blocks == 0 || !cdb_set_blocks(ic->lc.cdb, blocks))
+			ic->skip_exec = true; /* nothing whole to move: GOOD + residual */
+	}
+	if (ic->skip_exec && !(ic->wants_data && ic->got_total < ic->edtl)) {
+		complete_locally(c, ic, 0x00, NULL, 0, 0);
+		return;
+	}
+	if (ic->lc.dir != LU_DIR_WRITE) {
+		size_t want = ic->edtl;
+		if (ic->rw && ic->lc.dir == LU_DIR_READ) {
+			uint64_t t2 = cdb_xfer_len(ic->lc.cdb, ic->be->block_size, &ic->rw);
+			if (t2 > want && t2 <= MAX_EDTL)
+				want = (size_t)t2;
+		} else if (tl != XFER_LEN_UNKNOWN && tl > want && tl <= MAX_READ_SLACK) {
+			want = (size_t)tl;
+		}
+		if (want && alloc_buf(c, ic, want) < 0) {
+			conn_close(c, "out of memory");
+			return;
+		}
+		submit(c, ic);
+		return;
+	}
+	if (!ic->wants_data || ic->got_total >= ic->edtl) {
+		scsi_cmd_data_complete(c, ic);
+		return;
+	}
+	r2t_send_more(c, ic);
+}
+
+void scsi_cmd_data_complete(struct conn *c, struct icmd *ic)
+{
+	if (!ic->delivered || ic->submitted || ic->aborted)
+		return;
+	if (ic->skip_exec) { /* the data only had to be drained */
+		complete_locally(c, ic, 0x00, NULL, 0, 0);
+		return;
+	}
+	submit(c, ic);
+}
+
+/* The LU is done (or the target answered): Data-In, status, residuals. */
+void scsi_cmd_completed(struct icmd *ic)
+{
+	struct conn *c = ic->conn;
+	struct residual r;
+	size_t produced = ic->lc.data_len;
+	uint32_t send = 0;
+	bool is_write = ic->lc.dir == LU_DIR_WRITE;
+
+	ic->in_backend = false;
+	if (c->closed || ic->aborted) {
+		if (ic->tmf)
+			tmf_task_gone(c, ic);
+		finish(ic);
+		return;
+	}
+	if (produced > ic->buf_len)
+		produced = ic->buf_len;
+	if (!is_write && ic->buf) {
+		send = produced < ic->edtl ? (uint32_t)produced : ic->edtl;
+	}
+	residual_compute(ic->scsi_tl, ic->rw, is_write, ic->edtl, produced, &r);
+	if (ic->lc.status == 0x00 && send) {
+		datain_queue(c, ic, send, true, 0x00, &r);
+	} else {
+		if (send)
+			datain_queue(c, ic, send, false, 0, &r);
+		scsi_rsp_queue(c, ic, ic->lc.status, ic->lc.sense,
+			       ic->lc.status == 0x02 ? ic->lc.sense_len : 0, &r);
+	}
+	finish(ic);
+}

@@ -1,0 +1,51 @@
+/* target.c — target-wide state: configuration, session count, TSIH. */
+#include "target/iscsi/target.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+struct target_cfg g_target = {
+	.iqn = "iqn.2026-11.org.lunlab:target",
+	.tpgt = 1,
+	.max_sessions = 1024,
+};
+atomic_uint g_session_count;
+static atomic_uint tsih_next;
+
+uint16_t target_alloc_tsih(void)
+{
+	uint16_t v;
+
+	do {
+		v = (uint16_t)(atomic_fetch_add(&tsih_next, 1) + 1);
+	} while (v == 0);
+	return v;
+}
+
+void target_log(const char *fmt, ...)
+{
+	va_list ap;
+	char ts[32];
+	struct timespec now;
+	struct tm tm;
+
+	if (g_target.quiet)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+	flockfile(stderr);
+	fprintf(stderr, "lunlab-target %s.%03ld ", ts, now.tv_nsec / 1000000);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	funlockfile(stderr);
+}
+
+uint64_t target_next_nexus(void)
+{
+	static atomic_ullong next;
+	return atomic_fetch_add(&next, 1) + 1;
+}

@@ -1,0 +1,31 @@
+/* target.h — the target-wide configuration every connection reads (set once
+ * at start, read-only afterwards, so no lock). */
+#ifndef LUNLAB_ISCSI_TARGET_H
+#define LUNLAB_ISCSI_TARGET_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct target_cfg {
+	const char *iqn;
+	const char *alias;      /* TargetAlias; NULL: none */
+	uint16_t tpgt;          /* TargetPortalGroupTag */
+	uint32_t max_sessions;
+	bool quiet;
+	bool trace_pdus;
+};
+
+extern struct target_cfg g_target;
+
+/* live sessions (normal + discovery), for --max-sessions */
+extern atomic_uint g_session_count;
+/* TSIH allocator: never 0 */
+uint16_t target_alloc_tsih(void);
+/* I_T nexus identity for lu_cmd.nexus_id: unique per session */
+uint64_t target_next_nexus(void);
+
+/* one log line (stderr, unless --quiet) */
+void target_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,164 @@
+/* tmf.c — Task Management Function requests (RFC 7143 11.5/11.6, SAM-5).
+ * An aborted task never gets a response.  A task still inside the LU cannot
+ * be taken back, so the TMF response waits until the LU returns it (its
+ * status is then dropped): "respond after the affected tasks complete". */
+#include "target/iscsi/conn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/lu/lu_table.h"
+
+#define TMF_ABORT_TASK 1
+#define TMF_ABORT_TASK_SET 2
+#define TMF_CLEAR_ACA 3
+#define TMF_CLEAR_TASK_SET 4
+#define TMF_LUN_RESET 5
+#define TMF_TARGET_WARM_RESET 6
+#define TMF_TARGET_COLD_RESET 7
+#define TMF_TASK_REASSIGN 8
+
+#define TMF_RSP_COMPLETE 0
+#define TMF_RSP_NO_TASK 1
+#define TMF_RSP_NO_LUN 2
+#define TMF_RSP_REASSIGN_UNSUPPORTED 4
+#define TMF_RSP_UNSUPPORTED 5
+#define TMF_RSP_REJECTED 255
+
+static void send_rsp(struct conn *c, uint32_t itt, uint8_t response)
+{
+	struct txpdu *t = tx_new();
+
+	if (!t) {
+		conn_close(c, "out of memory");
+		return;
+	}
+	pdu_init_rsp(t->hdr, ISCSI_OP_TMF_RSP, ISCSI_FLAG_FINAL);
+	t->hdr[2] = response;
+	put_be32(t->hdr + 16, itt);
+	conn_queue(c, t, true);
+}
+
+/* Aborts one task; returns true when the TMF must wait for it. */
+static bool abort_one(struct icmd *t, struct tmf_wait *w)
+{
+	if (t->aborted)
+		return t->in_backend && t->tmf == w;
+	t->aborted = true;
+	if (t->in_backend) {
+		t->tmf = w;
+		w->waiting++;
+		return true;
+	}
+	if (t->delivered) {
+		/* waiting for Data-Out: later Data-Out finds no task and is dropped */
+		t->finished = true;
+		icmd_unlink(t);
+		icmd_put(t);
+	}
+	/* not delivered yet: it stays in the CmdSN queue to keep the order and
+	 * is dropped when its turn comes (ffp_deliver) */
+	return false;
+}
+
+static void abort_matching(struct conn *c, struct icmd *self, bool all_luns, uint64_t lun,
+			   struct tmf_wait *w)
+{
+	struct icmd *t = c->tasks, *nx;
+
+	for (; t; t = nx) {
+		nx = t->next;
+		if (t == self || t->kind != IC_SCSI || t->finished)
+			continue;
+		if (!all_luns && t->lun != lun)
+			continue;
+		abort_one(t, w);
+	}
+}
+
+void tmf_deliver(struct conn *c, struct icmd *ic)
+{
+	uint8_t fn = ic->hdr[1] & 0x7f;
+	uint32_t ref_itt = get_be32(ic->hdr + 20), ref_cmdsn = get_be32(ic->hdr + 32);
+	bool lun_ok;
+	uint64_t lun = pdu_lun_decode(ic->hdr + 8, &lun_ok);
+	struct tmf_wait *w = calloc(1, sizeof(*w));
+	uint8_t rsp = TMF_RSP_COMPLETE;
+	uint32_t itt = ic->itt;
+
+	/* the TMF itself is not a task anyone can abort */
+	ic->finished = true;
+	icmd_unlink(ic);
+	icmd_put(ic);
+	if (!w) {
+		conn_close(c, "out of memory");
+		return;
+	}
+	w->itt = itt;
+	switch (fn) {
+	case TMF_ABORT_TASK: {
+		struct icmd *t = conn_find_task(c, ref_itt);
+		if (t && t->kind == IC_SCSI) {
+			abort_one(t, w);
+		} else if (sn_le(c->exp_cmd_sn, ref_cmdsn) && sn_le(ref_cmdsn, conn_max_cmd_sn(c))) {
+			rsp = TMF_RSP_COMPLETE; /* not received yet: nothing to abort */
+		} else {
+			rsp = TMF_RSP_NO_TASK;
+		}
+		break;
+	}
+	case TMF_ABORT_TASK_SET:
+	case TMF_CLEAR_TASK_SET:
+	case TMF_LUN_RESET:
+		if (!lun_ok || !lu_table_get(lun)) {
+			rsp = TMF_RSP_NO_LUN;
+			break;
+		}
+		abort_matching(c, NULL, false, lun, w);
+		if (fn == TMF_LUN_RESET) {
+			struct lu_backend *be = lu_table_get(lun);
+			if (w->waiting && be->ops->abort_nexus)
+				be->ops->abort_nexus(be, c->nexus_id);
+		}
+		break;
+	case TMF_TARGET_WARM_RESET:
+		abort_matching(c, NULL, true, 0, w);
+		break;
+	case TMF_CLEAR_ACA:
+	case TMF_TARGET_COLD_RESET:
+		rsp = TMF_RSP_UNSUPPORTED;
+		break;
+	case TMF_TASK_REASSIGN:
+		rsp = TMF_RSP_REASSIGN_UNSUPPORTED; /* ErrorRecoveryLevel 0 */
+		break;
+	default:
+		rsp = TMF_RSP_REJECTED;
+		break;
+	}
+	w->response = rsp;
+	if (w->waiting == 0) {
+		send_rsp(c, itt, rsp);
+		free(w);
+		return;
+	}
+	w->next = c->tmfs;
+	c->tmfs = w;
+}
+
+void tmf_task_gone(struct conn *c, struct icmd *ic)
+{
+	struct tmf_wait *w = ic->tmf, **pp;
+
+	ic->tmf = NULL;
+	if (!w || --w->waiting > 0)
+		return;
+	for (pp = &c->tmfs; *pp; pp = &(*pp)->next) {
+		if (*pp == w) {
+			*pp = w->next;
+			break;
+		}
+	}
+	if (!c->closed)
+		send_rsp(c, w->itt, w->response);
+	free(w);
+}

@@ -1,0 +1,82 @@
+/* xfer_len.c — transfer length by opcode (SBC-3/SPC-4 field positions). */
+#include "target/iscsi/xfer_len.h"
+
+#include "target/iscsi/pdu.h"
+
+uint64_t cdb_xfer_len(const uint8_t *cdb, uint32_t bs, bool *rw)
+{
+	*rw = false;
+	switch (cdb[0]) {
+	case 0x08: /* READ(6) */
+	case 0x0a: /* WRITE(6) */
+		*rw = true;
+		return (uint64_t)(cdb[4] ? cdb[4] : 256) * bs;
+	case 0x28: /* READ(10) */
+	case 0x2a: /* WRITE(10) */
+	case 0x2e: /* WRITE AND VERIFY(10) */
+		*rw = true;
+		return (uint64_t)get_be16(cdb + 7) * bs;
+	case 0xa8: /* READ(12) */
+	case 0xaa: /* WRITE(12) */
+	case 0xae: /* WRITE AND VERIFY(12) */
+		*rw = true;
+		return (uint64_t)get_be32(cdb + 6) * bs;
+	case 0x88: /* READ(16) */
+	case 0x8a: /* WRITE(16) */
+	case 0x8e: /* WRITE AND VERIFY(16) */
+		*rw = true;
+		return (uint64_t)get_be32(cdb + 10) * bs;
+	case 0x00: /* TEST UNIT READY */
+	case 0x35: /* SYNCHRONIZE CACHE(10) */
+	case 0x91: /* SYNCHRONIZE CACHE(16) */
+		return 0;
+	case 0x25: /* READ CAPACITY(10) */
+		return 8;
+	case 0x03: /* REQUEST SENSE */
+	case 0x1a: /* MODE SENSE(6) */
+		return cdb[4];
+	case 0x12: /* INQUIRY */
+		return get_be16(cdb + 3);
+	case 0x5a: /* MODE SENSE(10) */
+	case 0x4d: /* LOG SENSE */
+		return get_be16(cdb + 7);
+	case 0xa0: /* REPORT LUNS */
+	case 0xa3: /* MAINTENANCE IN (REPORT SUPPORTED OPCODES ...) */
+		return get_be32(cdb + 6);
+	case 0x9e: /* SERVICE ACTION IN(16): READ CAPACITY(16), GET LBA STATUS */
+		return get_be32(cdb + 10);
+	default:
+		return XFER_LEN_UNKNOWN;
+	}
+}
+
+bool cdb_set_blocks(uint8_t *cdb, uint32_t blocks)
+{
+	switch (cdb[0]) {
+	case 0x08:
+	case 0x0a:
+		if (blocks < 1 || blocks > 256)
+			return false;
+		cdb[4] = (uint8_t)(blocks == 256 ? 0 : blocks);
+		return true;
+	case 0x28:
+	case 0x2a:
+	case 0x2e:
+		if (blocks > 0xffff)
+			return false;
+		put_be16(cdb + 7, (uint16_t)blocks);
+		return true;
+	case 0xa8:
+	case 0xaa:
+	case 0xae:
+		put_be32(cdb + 6, blocks);
+		return true;
+	case 0x88:
+	case 0x8a:
+	case 0x8e:
+		put_be32(cdb + 10, blocks);
+		return true;
+	default:
+		return false;
+	}
+}

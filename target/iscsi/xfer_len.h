@@ -1,0 +1,20 @@
+/* xfer_len.h — how many bytes a CDB says it moves.  The transport needs this
+ * for iSCSI residuals (EDTL vs the SCSI transfer length) and to trim a
+ * READ/WRITE whose EDTL is shorter than its CDB. */
+#ifndef LUNLAB_ISCSI_XFER_LEN_H
+#define LUNLAB_ISCSI_XFER_LEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define XFER_LEN_UNKNOWN UINT64_MAX
+
+/* Bytes the CDB transfers, XFER_LEN_UNKNOWN if we do not know the opcode.
+ * *rw: READ/WRITE/WRITE AND VERIFY 6/10/12/16 (length in blocks). */
+uint64_t cdb_xfer_len(const uint8_t *cdb, uint32_t block_size, bool *rw);
+
+/* Rewrites the block count of a READ/WRITE family CDB; false if it does not
+ * fit the field (READ/WRITE(6): 1..256). */
+bool cdb_set_blocks(uint8_t *cdb, uint32_t blocks);
+
+#endif

@@ -1,0 +1,44 @@
+/* report_luns.c — REPORT LUNS as LIO answers it: select report 0 (all),
+ * 1 (well-known LUs only: none here) and 2 (all); single-level LUN format
+ * (peripheral addressing below 256, flat space above); the list is cut to the
+ * allocation length but LUN LIST LENGTH always tells the full size. */
+#include "target/lu/lu_table.h"
+
+#include <string.h>
+
+#include "target/iscsi/pdu.h"
+
+uint8_t report_luns(const uint8_t *cdb, uint8_t *buf, size_t buflen, size_t *data_len,
+		    uint8_t *sense, uint8_t *sense_len)
+{
+	uint8_t sel = cdb[2];
+	uint32_t alloc = get_be32(cdb + 6);
+	size_t n = lu_table_count(), total, out;
+	uint8_t ent[8];
+
+	*data_len = 0;
+	if (sel != 0x00 && sel != 0x01 && sel != 0x02) {
+		*sense_len = lu_sense_fixed(sense, 0x05, 0x24, 0x00, 2);
+		return 0x02;
+	}
+	if (alloc < 16) { /* SPC-4: an allocation length below 16 is an error */
+		*sense_len = lu_sense_fixed(sense, 0x05, 0x24, 0x00, 6);
+		return 0x02;
+	}
+	if (sel == 0x01)
+		n = 0;
+	total = 8 + n * 8;
+	out = total < alloc ? total : alloc;
+	memset(ent, 0, sizeof(ent));
+	put_be32(ent, (uint32_t)(n * 8));
+	memcpy(buf, ent, buflen < 8 ? buflen : 8);
+	for (size_t i = 0; i < n; i++) {
+		size_t at = 8 + i * 8;
+		pdu_lun_encode(ent, i);
+		if (at >= out || at >= buflen)
+			break;
+		memcpy(buf + at, ent, (buflen - at) < 8 ? buflen - at : 8);
+	}
+	*data_len = out;
+	return 0x00;
+}

@@ -1,0 +1,160 @@
+/* main.c — lunlab-target: load handlers, create the LUNs, start the I/O
+ * threads and the listener, run until SIGINT/SIGTERM, shut down cleanly. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "target/cli.h"
+#include "target/iscsi/io_thread.h"
+#include "target/iscsi/listener.h"
+#include "target/iscsi/target.h"
+#include "target/lu/lu_table.h"
+#include "target/tcmu/host.h"
+
+/* FNV-1a of the IQN: gives generated unit serials that differ per target */
+static uint32_t iqn_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	while (*s) {
+		h ^= (uint8_t)*s++;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static int create_luns(const struct cli *cli)
+{
+	for (int i = 0; i < cli->nluns; i++) {
+		const struct cli_lun *l = &cli->luns[i];
+		char name[32], wwn[300];
+		struct tcmu_host_dev_cfg cfg;
+		struct lu_backend *be;
+		char *err = NULL;
+
+		snprintf(name, sizeof(name), "lun%d", i);
+		if (l->serial[0])
+			snprintf(wwn, sizeof(wwn), "%s", l->serial);
+		else
+			snprintf(wwn, sizeof(wwn), "lunlab-%08x-lun%d", iqn_hash(cli->iqn), i);
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.cfgstring = l->cfgstring;
+		cfg.size_bytes = l->size;
+		cfg.block_size = l->block;
+		cfg.wwn = wwn;
+		cfg.name = name;
+		be = tcmu_host_create_device(&cfg, &err);
+		if (!be) {
+			fprintf(stderr, "lunlab-target: --lun %d (%s): %s\n", i, l->cfgstring,
+				err ? err : "refused by the handler");
+			free(err);
+			return -1;
+		}
+		if (lu_table_add(be) != i) {
+			fprintf(stderr, "lunlab-target: --lun %d: LU table full\n", i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct cli cli;
+	sigset_t mask;
+	int sfd, lfd, ep, n, rc;
+	char *err = NULL;
+	struct epoll_event ev, evs[8];
+	bool running = true;
+
+	rc = cli_parse(argc, argv, &cli);
+	if (rc != 0) {
+		cli_free(&cli);
+		return rc > 0 ? 0 : 2;
+	}
+	g_target.iqn = cli.iqn;
+	g_target.alias = cli.alias;
+	g_target.tpgt = (uint16_t)cli.portal_group;
+	g_target.max_sessions = cli.max_sessions;
+	g_target.quiet = cli.quiet;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	/* blocked before any thread starts, so only the signalfd sees them */
+	pthread_sigmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	raise_fd_limit();
+
+	tcmu_host_set_trace(cli.trace);
+	if (tcmu_host_load_handlers(cli.handler_path, &err) < 0) {
+		fprintf(stderr, "lunlab-target: loading handlers from %s: %s\n", cli.handler_path,
+			err ? err : "failed");
+		free(err);
+		return 1;
+	}
+	if (create_luns(&cli) < 0) {
+		tcmu_host_shutdown();
+		return 2;
+	}
+	lfd = listener_open(cli.listen);
+	if (lfd < 0) {
+		tcmu_host_shutdown();
+		return 1;
+	}
+	if (io_threads_start(cli.io_threads) < 0) {
+		fprintf(stderr, "lunlab-target: cannot start I/O threads: %s\n", strerror(errno));
+		return 1;
+	}
+	target_log("listening on %s, target %s, %d LUN(s), %d I/O thread(s)", cli.listen, cli.iqn,
+		   cli.nluns, cli.io_threads);
+
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ev.events = EPOLLIN;
+	ev.data.fd = lfd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
+	ev.data.fd = sfd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
+	while (running) {
+		n = epoll_wait(ep, evs, 8, -1);
+		if (n < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < n; i++) {
+			if (evs[i].data.fd == lfd) {
+				listener_accept_all(lfd);
+			} else {
+				struct signalfd_siginfo si;
+				if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+					target_log("signal %u: shutting down", si.ssi_signo);
+					running = false;
+				}
+			}
+		}
+	}
+	close(lfd);
+	io_threads_stop();
+	tcmu_host_shutdown();
+	io_threads_free();
+	lu_table_reset();
+	close(ep);
+	close(sfd);
+	cli_free(&cli);
+	return 0;
+}
