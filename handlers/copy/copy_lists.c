@@ -63,16 +63,11 @@ int copy_lists_begin(const void *dev, bool has_id, uint8_t list_id, bool hold)
 	pthread_mutex_lock(&lock);
 	if (count(dev, true) >= XCOPY_TOTAL_CONCURRENT)
 		goto out;
+	/* a new copy with the list id of a held status replaces it */
 	for (unsigned i = 0; has_id && i < COPY_SLOTS; i++) {
 		struct slot *s = &slots[i];
-		if (s->dev != dev || !s->has_id || s->list_id != list_id)
-			continue;
-		if (s->running) {
-			ret = COPY_BEGIN_DUPLICATE;
-			goto out;
-		}
-		/* a new copy with a held list id replaces the old status */
-		release(s);
+		if (s->dev == dev && s->has_id && s->list_id == list_id && !s->running)
+			release(s);
 	}
 
 	struct slot *free_slot = NULL;
@@ -118,6 +113,12 @@ void copy_lists_end(int slot, const struct copy_status *st)
 		release(s);
 	} else {
 		const void *dev = s->dev;
+		/* one held status per list id: the copy that ended last */
+		for (unsigned i = 0; i < COPY_SLOTS; i++) {
+			struct slot *o = &slots[i];
+			if (o != s && o->dev == dev && o->has_id && o->list_id == s->list_id && !o->running)
+				release(o);
+		}
 		s->running = false;
 		s->st = *st;
 		s->seq = ++next_seq;

@@ -1,12 +1,18 @@
 /* copy_lists.h — the copy manager's memory of copies, per LU:
- *  - copies in progress (to enforce the concurrent-copy limit and to refuse
- *    a second copy with the LIST IDENTIFIER of one still running), and
+ *  - copies in progress (to enforce the concurrent-copy limit and to report
+ *    progress for a list id), and
  *  - completed copies sent with LIST ID USAGE 00b (hold), whose status
  *    RECEIVE COPY RESULTS SA 0 (and SA 4 for failures) returns once.
  * Bounded: XCOPY_TOTAL_CONCURRENT running and XCOPY_HELD_PER_DEV held per
  * LU; when a new held status does not fit, the oldest held one of that LU is
  * dropped (SPC-4 lets a copy manager discard held results when it needs
- * the resources).  Thread safe (one small mutex: entries are touched twice
+ * the resources).
+ * List ids are per LU, not per I_T nexus: a TCMU handler is not told which
+ * initiator sent a command, so two hosts sharing an LU (an ESXi cluster on
+ * one datastore) may use the same list id at once.  A running duplicate is
+ * therefore not refused (SPC-4's OPERATION IN PROGRESS is per I_T nexus;
+ * refusing here would fail a legitimate copy of another host, and ESXi
+ * stops offloading after a CHECK CONDITION); the latest status wins.  Thread safe (one small mutex: entries are touched twice
  * per EXTENDED COPY, never on the data path). */
 #ifndef LUNLAB_COPY_LISTS_H
 #define LUNLAB_COPY_LISTS_H
@@ -31,13 +37,12 @@ struct copy_status {
 	uint8_t sense[COPY_SENSE_MAX];
 };
 
-enum { COPY_BEGIN_BUSY = -1, COPY_BEGIN_DUPLICATE = -2 };
+enum { COPY_BEGIN_BUSY = -1 };
 
 /* Register a copy starting on dev.  has_id: the list id identifies it
  * (usage 00b or 10b); hold: keep the final status (00b).  Returns a slot
- * number >= 0, COPY_BEGIN_BUSY (too many copies running on dev) or
- * COPY_BEGIN_DUPLICATE (list_id already running on dev).  A completed held
- * status with the same list id is replaced. */
+ * number >= 0 or COPY_BEGIN_BUSY (too many copies running on dev).  A
+ * completed held status with the same list id is replaced. */
 int copy_lists_begin(const void *dev, bool has_id, uint8_t list_id, bool hold);
 /* Progress for RCR SA 0 while the copy runs. */
 void copy_lists_progress(int slot, uint16_t segments, uint64_t bytes);

@@ -15,7 +15,6 @@
  *  - CSCD not a block device, or DISK BLOCK LENGTH not the LU's: 0A/0D/03
  *  - byte count not a whole number of blocks of both LUs: 0A/26/0A
  *  - segment longer than the advertised maximum: 05/26/00 @NUMBER OF BLOCKS
- *  - same list id still running on this LU: 05/00/16 OPERATION IN PROGRESS
  *  - more than XCOPY_TOTAL_CONCURRENT copies running: TASK SET FULL, which
  *    hosts retry, rather than a CHECK CONDITION that would make ESXi mark
  *    the primitive unsupported and fall back to host copies for good. */
@@ -167,8 +166,6 @@ static int execute(struct scsi_cmd *cmd, const struct xcopy_list *list)
 				    list->usage == XCOPY_LIST_HOLD);
 	if (slot == COPY_BEGIN_BUSY)
 		return TCMU_STS_NO_RESOURCE;
-	if (slot == COPY_BEGIN_DUPLICATE)
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x00, 0x16);
 
 	for (unsigned i = 0; i < list->nseg && ret == TCMU_STS_OK; i++)
 		ret = plan_segment(r, (uint16_t)i);

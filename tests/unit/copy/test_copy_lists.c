@@ -80,20 +80,27 @@ static void test_discard_and_no_id_not_held(void **state)
 	assert_int_equal(copy_lists_running(&lu_a), 0);
 }
 
-static void test_duplicate_running_id(void **state)
+static void test_same_list_id_twice(void **state)
 {
 	struct copy_status st = done(COPY_DONE_OK, 1, 512), out;
 	int s1 = copy_lists_begin(&lu_a, true, 3, true);
 
-	assert_int_equal(copy_lists_begin(&lu_a, true, 3, false), COPY_BEGIN_DUPLICATE);
-	int s2 = copy_lists_begin(&lu_b, true, 3, false);      /* other LU: fine */
-	assert_true(s2 >= 0);
-	int s3 = copy_lists_begin(&lu_a, false, 0, false);     /* no list id: fine */
-	assert_true(s3 >= 0);
-	copy_lists_end(s2, &st);
-	copy_lists_end(s3, &st);
+	/* list ids are per LU, not per initiator: a second host's copy with the
+	 * same id is not refused while the first still runs */
+	int s2 = copy_lists_begin(&lu_a, true, 3, true);
+	assert_true(s1 >= 0 && s2 >= 0 && s1 != s2);
+	assert_int_equal(copy_lists_running(&lu_a), 2);
+	struct copy_status st2 = done(COPY_DONE_OK, 7, 7);
+	copy_lists_end(s2, &st2);
 	copy_lists_end(s1, &st);
+	/* one held status per list id: the copy that ended last */
+	assert_true(copy_lists_status(&lu_a, 3, true, &out));
+	assert_int_equal(out.segments, 1);
+	assert_false(copy_lists_status(&lu_a, 3, true, &out));
+
 	/* a completed held id is replaced by a new copy with that id */
+	s1 = copy_lists_begin(&lu_a, true, 3, true);
+	copy_lists_end(s1, &st2);
 	int s4 = copy_lists_begin(&lu_a, true, 3, true);
 	assert_true(s4 >= 0);
 	assert_true(copy_lists_status(&lu_a, 3, false, &out));
@@ -178,7 +185,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_hold_reported_once, teardown),
 		cmocka_unit_test_teardown(test_discard_and_no_id_not_held, teardown),
-		cmocka_unit_test_teardown(test_duplicate_running_id, teardown),
+		cmocka_unit_test_teardown(test_same_list_id_twice, teardown),
 		cmocka_unit_test_teardown(test_concurrency_limit, teardown),
 		cmocka_unit_test_teardown(test_held_bounded_oldest_dropped, teardown),
 		cmocka_unit_test_teardown(test_failed_details_kept_until_read, teardown),
