@@ -1,1 +1,230 @@
-int main(void){return 0;}
+/* test_profile.c — the profile parser: every built-in loads with its documented values,
+ * a file path loads, and every kind of mistake is refused with a one-line error that
+ * names the file, the line and the field. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "models/cost_params.h"
+#include "models/profile.h"
+#include "models/profile_parse.h"
+
+/* A complete, valid profile; the error tests edit one line of it. */
+static const char base[] =
+	"name: t\n"                      /* line 1 */
+	"description: \"test\"\n"        /* 2 */
+	"modeled: true\n"                /* 3 */
+	"data_reduction:\n"              /* 4 */
+	"  dedup_block: 16384\n"         /* 5 */
+	"  zlib_level: 1\n"              /* 6 */
+	"  zlib_window_bits: 14\n"       /* 7 */
+	"  alloc_unit: 1024\n"           /* 8 */
+	"cost:\n"                        /* 9 */
+	"  cores: 4\n"                   /* 10 */
+	"  cpu_cmd_ns: 1000\n"           /* 11 */
+	"  cpu_entry_ns: 100\n"          /* 12 */
+	"  cpu_segment_ns: 50\n"         /* 13 */
+	"  cpu_mib_ns: 1048576\n"        /* 14 */
+	"  journal_cmd_ns: 300\n"        /* 15 */
+	"  journal_entry_ns: 30\n"       /* 16 */
+	"  frontend_mb_s: 1000\n"        /* 17 */
+	"  backend_mb_s: 500\n"          /* 18 */
+	"  fixed_latency_ns: 700\n"      /* 19 */
+	"  host_turnaround_ns: 5000\n"   /* 20 */
+	"  host_turnaround_ns_per_mib: 1048576\n" /* 21 */
+	"  xcopy_bucket: covered\n";     /* 22 */
+
+/* base with line `line` (1-based) replaced by `repl` ("" deletes it). */
+static char *edit(unsigned line, const char *repl)
+{
+	static char buf[4096];
+	const char *s = base;
+	size_t n = 0;
+	for (unsigned l = 1; *s; l++) {
+		const char *eol = strchr(s, '\n');
+		size_t len = (size_t)(eol - s) + 1;
+		if (l == line) {
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s", repl);
+		} else {
+			memcpy(buf + n, s, len);
+			n += len;
+		}
+		s += len;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Parse `text`; it must fail with an error containing every one of the given parts. */
+static void expect_error(const char *text, const char *part1, const char *part2)
+{
+	char *err = NULL;
+	struct lunlab_profile *p = profile_parse(text, strlen(text), "t.yaml", &err);
+	if (p)
+		fail_msg("accepted: %s", text);
+	assert_non_null(err);
+	if (!strstr(err, part1) || (part2 && !strstr(err, part2)))
+		fail_msg("error '%s' lacks '%s' / '%s'", err, part1, part2 ? part2 : "");
+	assert_null(strchr(err, '\n')); /* one line */
+	free(err);
+}
+
+static void builtins_load(void **state)
+{
+	(void)state;
+	const char *const *names = profile_builtin_names();
+	unsigned n = 0;
+	for (; names[n]; n++) {
+		char *err = NULL;
+		const struct lunlab_profile *p = profile_get(names[n], &err);
+		if (!p)
+			fail_msg("%s: %s", names[n], err);
+		assert_string_equal(p->name, names[n]);
+		assert_ptr_equal(profile_get(names[n], NULL), p); /* loaded once, kept */
+	}
+	assert_int_equal(n, 4);
+
+	const struct lunlab_profile *x1 = profile_get("x1", NULL), *x2 = profile_get("x2", NULL);
+	assert_int_equal(x1->dedup_block, 8192);
+	assert_int_equal(x2->dedup_block, 16384);
+	assert_true(x1->modeled && x2->modeled);
+	assert_non_null(x1->cost_params);
+	assert_int_equal(((const struct cost_params *)x2->cost_params)->xcopy_bucket, XCOPY_BUCKET_GT1MB);
+	const struct lunlab_profile *fa = profile_get("fa420", NULL);
+	assert_int_equal(((const struct cost_params *)fa->cost_params)->frontend_mb_s, 820);
+	const struct lunlab_profile *u = profile_get("unlimited", NULL);
+	assert_false(u->modeled);
+	assert_null(u->cost_params);
+}
+
+static void base_parses(void **state)
+{
+	(void)state;
+	char *err = NULL;
+	struct lunlab_profile *p = profile_parse(base, strlen(base), "t.yaml", &err);
+	assert_non_null(p);
+	assert_null(err);
+	const struct cost_params *c = p->cost_params;
+	assert_string_equal(p->name, "t");
+	assert_string_equal(p->description, "test");
+	assert_int_equal(p->zlib_level, 1);
+	assert_int_equal(p->zlib_window_bits, 14);
+	assert_int_equal(p->alloc_unit, 1024);
+	assert_int_equal(c->cores, 4);
+	assert_int_equal(c->cpu_mib_ns, 1048576);
+	assert_int_equal(c->journal_entry_ns, 30);
+	assert_int_equal(c->host_turnaround_ns_per_mib, 1048576);
+	assert_int_equal(c->xcopy_bucket, XCOPY_BUCKET_COVERED);
+	profile_free(p);
+}
+
+static void file_path_loads(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/lunlab-profile-XXXXXX.yaml";
+	int fd = mkstemps(path, 5);
+	assert_true(fd >= 0);
+	const char *text = edit(1, "name: from-file\n");
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	char *err = NULL;
+	const struct lunlab_profile *p = profile_get(path, &err);
+	unlink(path);
+	assert_non_null(p);
+	assert_string_equal(p->name, "from-file");
+
+	p = profile_get("/nonexistent/lunlab/x9.yaml", &err);
+	assert_null(p);
+	assert_non_null(strstr(err, "/nonexistent/lunlab/x9.yaml"));
+	free(err);
+	p = profile_get("x9", &err);
+	assert_null(p);
+	assert_non_null(strstr(err, "x9"));
+	free(err);
+}
+
+static void unknown_key(void **state)
+{
+	(void)state;
+	expect_error(edit(13, "  cpu_segmnt_ns: 50\n"), "t.yaml:13: cost.cpu_segmnt_ns", "unknown key");
+	expect_error(edit(2, "colour: blue\n"), "t.yaml:2: colour", "unknown key");
+}
+
+static void wrong_type(void **state)
+{
+	(void)state;
+	expect_error(edit(10, "  cores: four\n"), "t.yaml:10: cost.cores", "not an unsigned integer");
+	expect_error(edit(10, "  cores: \"4\"\n"), "t.yaml:10: cost.cores", "not an unsigned integer");
+	expect_error(edit(10, "  cores: -4\n"), "t.yaml:10: cost.cores", "not an unsigned integer");
+	expect_error(edit(11, "  cpu_cmd_ns: 1.5\n"), "t.yaml:11: cost.cpu_cmd_ns", "not an unsigned integer");
+	expect_error(edit(3, "modeled: yes\n"), "t.yaml:3: modeled", "not a boolean");
+	expect_error(edit(22, "  xcopy_bucket: 1mb\n"), "t.yaml:22: cost.xcopy_bucket", "covered, gt1mb");
+	expect_error(edit(10, "  cores: [4]\n"), "t.yaml:10: cost.cores", "expected a scalar");
+	expect_error("name: t\ndata_reduction: 5\n", "t.yaml:2: data_reduction", "expected a mapping");
+	expect_error(edit(1, "name: \"a b\"\n"), "t.yaml:1: name", "not a name");
+}
+
+static void out_of_range(void **state)
+{
+	(void)state;
+	expect_error(edit(6, "  zlib_level: 10\n"), "t.yaml:6: data_reduction.zlib_level", "out of range 0..9");
+	expect_error(edit(7, "  zlib_window_bits: 8\n"), "t.yaml:7: data_reduction.zlib_window_bits", "out of range");
+	expect_error(edit(10, "  cores: 0\n"), "t.yaml:10: cost.cores", "out of range");
+	expect_error(edit(17, "  frontend_mb_s: 99999999999999999999999\n"), "t.yaml:17: cost.frontend_mb_s",
+		     "not an unsigned integer");
+	expect_error(edit(19, "  fixed_latency_ns: 10000000001\n"), "t.yaml:19: cost.fixed_latency_ns",
+		     "out of range");
+	expect_error(edit(5, "  dedup_block: 12288\n"), "t.yaml:5: data_reduction.dedup_block", "power of two");
+	expect_error(edit(8, "  alloc_unit: 32768\n"), "t.yaml:8: data_reduction.alloc_unit", "larger than dedup_block");
+	expect_error(edit(1, "name: abcdefghijabcdefghijabcdefghijab\n"), "t.yaml:1: name", "length 32 out of range 1..31");
+}
+
+static void missing_key(void **state)
+{
+	(void)state;
+	expect_error(edit(16, ""), "t.yaml:9: cost.journal_entry_ns", "missing");
+	expect_error(edit(6, ""), "t.yaml:4: data_reduction.zlib_level", "missing");
+	expect_error(edit(3, ""), "modeled", "missing");
+	expect_error(edit(1, ""), "t.yaml:1: name", "missing");
+}
+
+static void structure_errors(void **state)
+{
+	(void)state;
+	expect_error(edit(12, "  cpu_entry_ns: 100\n  cpu_entry_ns: 100\n"), "t.yaml:13: cost.cpu_entry_ns",
+		     "duplicate key (first at line 12)");
+	expect_error(edit(3, "modeled: false\n"), "t.yaml:9: cost", "not allowed when modeled is false");
+	expect_error(edit(10, "  cores: [4\n"), "t.yaml:", "(syntax)");
+	expect_error("- a\n- b\n", "t.yaml:1: (document)", "expected a mapping");
+	expect_error("", "t.yaml:1: (document)", "empty");
+	/* modeled false without a cost section is complete */
+	char text[4096];
+	snprintf(text, sizeof(text), "%s", edit(3, "modeled: false\n"));
+	*strstr(text, "cost:\n") = '\0';
+	char *err = NULL;
+	struct lunlab_profile *p = profile_parse(text, strlen(text), "t.yaml", &err);
+	assert_non_null(p);
+	assert_null(p->cost_params);
+	profile_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(builtins_load),
+		cmocka_unit_test(base_parses),
+		cmocka_unit_test(file_path_loads),
+		cmocka_unit_test(unknown_key),
+		cmocka_unit_test(wrong_type),
+		cmocka_unit_test(out_of_range),
+		cmocka_unit_test(missing_key),
+		cmocka_unit_test(structure_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
