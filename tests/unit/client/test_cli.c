@@ -1,0 +1,178 @@
+/* test_cli.c - command line parsing: values, defaults, and one precise error per bad input. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "client/cli.h"
+
+static int parse(struct bench_opts *o, char *err, const char *a0, ...)
+{
+	char *argv[32];
+	int argc = 0;
+	va_list ap;
+	argv[argc++] = (char *)"lunlab-bench";
+	va_start(ap, a0);
+	for (const char *a = a0; a && argc < 31; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	argv[argc] = NULL;
+	return cli_parse(argc, argv, o, err, 256);
+}
+
+#define URL "iscsi://127.0.0.1:3261/iqn.2026-11.org.lunlab:t/0"
+
+static void sizes(void **state)
+{
+	uint64_t v;
+	assert_int_equal(cli_parse_size("4m", &v), 0);
+	assert_int_equal(v, 4u << 20);
+	assert_int_equal(cli_parse_size("256k", &v), 0);
+	assert_int_equal(v, 256u << 10);
+	assert_int_equal(cli_parse_size("4MiB", &v), 0);
+	assert_int_equal(v, 4u << 20);
+	assert_int_equal(cli_parse_size("512", &v), 0);
+	assert_int_equal(v, 512);
+	assert_int_equal(cli_parse_size("11.9g", &v), 0);
+	assert_int_equal(v, 12777527705ull);
+	assert_int_equal(cli_parse_size("", &v), -1);
+	assert_int_equal(cli_parse_size("4x", &v), -1);
+	assert_int_equal(cli_parse_size("-4k", &v), -1);
+	assert_int_equal(cli_parse_size("k", &v), -1);
+	assert_int_equal(cli_parse_size("1e30", &v), -1);
+}
+
+static void lists(void **state)
+{
+	unsigned u[32], n;
+	uint64_t s[32];
+	assert_int_equal(cli_parse_uint_list("1,2,3,4,8,20,50,100", u, 32, &n), 0);
+	assert_int_equal(n, 8);
+	assert_int_equal(u[7], 100);
+	assert_int_equal(cli_parse_uint_list("1,,2", u, 32, &n), 0);   /* empty items skipped */
+	assert_int_equal(n, 2);
+	assert_int_equal(cli_parse_uint_list("1,0", u, 32, &n), -1);
+	assert_int_equal(cli_parse_uint_list("1,x", u, 32, &n), -1);
+	assert_int_equal(cli_parse_uint_list("1,-2", u, 32, &n), -1);
+	assert_int_equal(cli_parse_uint_list("", u, 32, &n), -1);
+	assert_int_equal(cli_parse_uint_list("1,2,3", u, 2, &n), -1);  /* too many */
+	assert_int_equal(cli_parse_size_list("64k,256k,1m,4m,16m", s, 32, &n), 0);
+	assert_int_equal(n, 5);
+	assert_int_equal(s[0], 65536);
+	assert_int_equal(s[4], 16u << 20);
+	assert_int_equal(cli_parse_size_list("64k,0", s, 32, &n), -1);
+}
+
+static void defaults_scale(void **state)
+{
+	struct bench_opts o;
+	char err[256];
+	assert_int_equal(parse(&o, err, "scale", URL, NULL), 0);
+	assert_int_equal(o.cmd, CMD_SCALE);
+	assert_string_equal(o.url, URL);
+	assert_int_equal(o.n_vms, 8);
+	assert_int_equal(o.vms_list[0], 1);
+	assert_int_equal(o.vms_list[7], 100);
+	assert_int_equal(o.bs, 4u << 20);
+	assert_int_equal(o.qd, 1);
+	assert_false(o.write);
+	assert_int_equal(o.format, OUT_TABLE);
+	assert_int_equal(parse(&o, err, "scale", URL, "--vms", "1,4", "--bs=1m", "--qd", "8", "--write",
+			       "--duration", "2.5", "--json", NULL), 0);
+	assert_int_equal(o.n_vms, 2);
+	assert_int_equal(o.vms_list[1], 4);
+	assert_int_equal(o.bs, 1u << 20);
+	assert_int_equal(o.qd, 8);
+	assert_true(o.write);
+	assert_true(o.duration_s == 2.5);
+	assert_int_equal(o.format, OUT_JSON);
+}
+
+static void clone_opts(void **state)
+{
+	struct bench_opts o;
+	char err[256];
+	assert_int_equal(parse(&o, err, "clone", URL, "--dest", URL, "--vms", "100", "--sweep", "64k,4m",
+			       "--template-content", "synthetic", "--mode", "software", "--explain", "5",
+			       "--parallel", "4", "--outstanding", "3", NULL), 0);
+	assert_int_equal(o.cmd, CMD_CLONE);
+	assert_int_equal(o.clones, 100);
+	assert_int_equal(o.n_sweep, 2);
+	assert_int_equal(o.sweep[1], 4u << 20);
+	assert_int_equal(o.template_content, TEMPLATE_SYNTHETIC);
+	assert_int_equal(o.mode, MODE_SOFTWARE);
+	assert_true(o.explain);
+	assert_int_equal(o.explain_count, 5);
+	assert_int_equal(o.parallel, 4);
+	assert_int_equal(o.outstanding, 3);
+	assert_non_null(o.dest_url);
+	/* without --sweep the single --chunk is the sweep */
+	assert_int_equal(parse(&o, err, "clone", URL, "--chunk", "256k", NULL), 0);
+	assert_int_equal(o.n_sweep, 1);
+	assert_int_equal(o.sweep[0], 256u << 10);
+	assert_int_equal(o.parallel, 2);
+	assert_int_equal(o.outstanding, 2);
+	assert_int_equal(o.chunk, 256u << 10);
+}
+
+struct bad { const char *args[6]; const char *needle; };
+
+static void errors_name_the_field(void **state)
+{
+	static const struct bad cases[] = {
+		{ { NULL }, "missing command" },
+		{ { "frobnicate", URL }, "unknown command 'frobnicate'" },
+		{ { "info" }, "missing target URL" },
+		{ { "info", "http://x/y/0" }, "does not start with iscsi://" },
+		{ { "scale", URL, "--qd", "0" }, "--qd" },
+		{ { "scale", URL, "--qd" }, "--qd needs a value" },
+		{ { "scale", URL, "--vms", "1,zero" }, "--vms" },
+		{ { "scale", URL, "--bs", "128m" }, "--bs" },
+		{ { "scale", URL, "--duration", "-1" }, "--duration" },
+		{ { "scale", URL, "--bogus" }, "unknown option '--bogus'" },
+		{ { "scale", URL, URL }, "unexpected argument" },
+		{ { "clone", URL, "--vms", "1,2" }, "clone takes one number" },
+		{ { "clone", URL, "--template-content", "random" }, "--template-content" },
+		{ { "clone", URL, "--mode", "fast" }, "--mode" },
+		{ { "clone", URL, "--sweep", "64k,abc" }, "--sweep" },
+		{ { "clone", URL, "--dest", "nfs://x" }, "--dest" },
+		{ { "drr", URL }, "drr needs --image FILE or --synthetic win10" },
+		{ { "drr", URL, "--synthetic", "win7" }, "--synthetic" },
+		{ { "drr", URL, "--synthetic", "win10", "--image", "f" }, "not both" },
+		{ { "drr", URL, "--synthetic", "win10", "--seed", "-1" }, "--seed" },
+		{ { "scale", URL, "--explain" }, "--explain applies to clone only" },
+		{ { "info", URL, "--plot", "x.svg" }, "--plot applies to clone and scale only" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct bench_opts o;
+		char err[256] = "";
+		const char *const *a = cases[i].args;
+		int rc = parse(&o, err, a[0], a[1], a[2], a[3], a[4], a[5]);
+		if (rc != -1 || !strstr(err, cases[i].needle))
+			fail_msg("case %zu: rc %d, err '%s', expected '%s'", i, rc, err, cases[i].needle);
+	}
+}
+
+static void help(void **state)
+{
+	struct bench_opts o;
+	char err[2048];
+	char *argv[] = { (char *)"lunlab-bench", (char *)"--help", NULL };
+	assert_int_equal(cli_parse(2, argv, &o, err, sizeof(err)), 1);
+	assert_non_null(strstr(err, "usage: lunlab-bench"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(sizes),
+		cmocka_unit_test(lists),
+		cmocka_unit_test(defaults_scale),
+		cmocka_unit_test(clone_opts),
+		cmocka_unit_test(errors_name_the_field),
+		cmocka_unit_test(help),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

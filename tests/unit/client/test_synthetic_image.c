@@ -1,0 +1,192 @@
+/* test_synthetic_image.c - the synthetic Windows 10 image is deterministic, has the documented
+ * composition, and its kinds compress the way docs/bench.md says. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <zlib.h>
+
+#include "client/synthetic_image.h"
+
+static uint64_t fnv(const uint8_t *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
+
+static void deterministic(void **state)
+{
+	uint8_t a[SYNTH_BLOCK_SIZE], b[SYNTH_BLOCK_SIZE];
+	static uint8_t run[SYNTH_BLOCK_SIZE * 64];
+	/* block i alone == block i inside a multi-block fill, in any order */
+	synth_win10_fill(7, 1000 * (uint64_t)SYNTH_BLOCK_SIZE, run, sizeof(run));
+	for (int i = 63; i >= 0; i--) {
+		synth_win10_block(7, 1000 + (uint64_t)i, a);
+		assert_memory_equal(a, run + (size_t)i * SYNTH_BLOCK_SIZE, SYNTH_BLOCK_SIZE);
+	}
+	/* same seed, same bytes twice; another seed, other bytes (for non-zero blocks) */
+	unsigned differ = 0;
+	for (uint64_t i = 0; i < 400; i++) {
+		synth_win10_block(1, i, a);
+		synth_win10_block(1, i, b);
+		assert_memory_equal(a, b, SYNTH_BLOCK_SIZE);
+		synth_win10_block(2, i, b);
+		differ += memcmp(a, b, SYNTH_BLOCK_SIZE) != 0;
+	}
+	assert_true(differ > 300);
+	/* A pinned fingerprint of seed 1 (every third block of the first 16 MiB): the model
+	 * profiles are calibrated against exactly these bytes (docs/bench.md), so any change to
+	 * the generator must be deliberate and come with a recalibration. */
+	uint64_t h = 0;
+	for (uint64_t i = 0; i < 4096; i += 3) {
+		synth_win10_block(1, i, a);
+		h ^= fnv(a, sizeof(a)) + i;
+	}
+	assert_int_equal(h, 0xb7fb74a9a313f3d2ull);
+}
+
+static void composition(void **state)
+{
+	const uint64_t extents = 40000;
+	unsigned count[SYNTH_KINDS] = { 0 };
+	for (uint64_t e = 0; e < extents; e++)
+		count[synth_win10_kind(1, e * SYNTH_EXTENT_BLOCKS)]++;
+	unsigned sum = 0;
+	for (int k = 0; k < SYNTH_KINDS; k++) {
+		double want = synth_win10_permille[k] / 1000.0, got = (double)count[k] / (double)extents;
+		sum += synth_win10_permille[k];
+		if (got < want - 0.01 || got > want + 0.01)
+			fail_msg("kind %s: %.4f of extents, documented %.3f", synth_kind_name(k), got, want);
+	}
+	assert_int_equal(sum, 1000);
+	/* every block of an extent has the extent's kind */
+	for (uint64_t b = 0; b < 4096; b++)
+		assert_int_equal(synth_win10_kind(3, b), synth_win10_kind(3, b - b % SYNTH_EXTENT_BLOCKS));
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static unsigned distinct(uint64_t *v, unsigned n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp64);
+	unsigned d = 1;
+	for (unsigned i = 1; i < n; i++)
+		d += v[i] != v[i - 1];
+	return d;
+}
+
+static void duplicates_and_patterns(void **state)
+{
+	/* Duplicate extents come from a library of 512, page-file extents from 16 patterns, so
+	 * they deduplicate at 8 and 16 KiB (64 KiB-aligned extents); zero extents are zero. */
+	static uint8_t ext[SYNTH_EXTENT_SIZE];
+	static uint64_t dup[20000], pf[20000];
+	unsigned nd = 0, np = 0, nz = 0;
+	for (uint64_t e = 0; e < 12000; e++) {
+		enum synth_kind k = synth_win10_kind(5, e * SYNTH_EXTENT_BLOCKS);
+		if (k != SYNTH_DUPLICATE && k != SYNTH_PAGEFILE && k != SYNTH_ZERO)
+			continue;
+		synth_win10_fill(5, e * SYNTH_EXTENT_SIZE, ext, sizeof(ext));
+		if (k == SYNTH_ZERO) {
+			for (size_t i = 0; i < sizeof(ext); i++)
+				assert_int_equal(ext[i], 0);
+			nz++;
+		} else if (k == SYNTH_DUPLICATE) {
+			dup[nd++] = fnv(ext, sizeof(ext));
+		} else {
+			pf[np++] = fnv(ext, sizeof(ext));
+		}
+	}
+	assert_true(nz > 800);
+	assert_true(nd > 1400);
+	unsigned dd = distinct(dup, nd);
+	assert_true(dd <= SYNTH_LIBRARY_EXTENTS);
+	assert_true(dd > SYNTH_LIBRARY_EXTENTS / 2);   /* the library is actually used */
+	assert_true(distinct(pf, np) <= SYNTH_PAGEFILE_PATTERNS);
+	/* text/binary/media blocks are unique */
+	static uint64_t uniq[8000];
+	unsigned nu = 0;
+	uint8_t blk[SYNTH_BLOCK_SIZE];
+	for (uint64_t b = 0; b < 16000 && nu < 8000; b++) {
+		enum synth_kind k = synth_win10_kind(5, b);
+		if (k == SYNTH_TEXT || k == SYNTH_BINARY || k == SYNTH_MEDIA) {
+			synth_win10_block(5, b, blk);
+			uniq[nu++] = fnv(blk, sizeof(blk));
+		}
+	}
+	assert_int_equal(distinct(uniq, nu), nu);
+}
+
+static double ratio_of(enum synth_kind want, size_t bs)
+{
+	static uint8_t buf[16384], z[40000];
+	double in = 0, out = 0;
+	for (uint64_t e = 0; e < 6000 && in < 4e6; e++) {
+		if (synth_win10_kind(1, e * SYNTH_EXTENT_BLOCKS) != want)
+			continue;
+		for (size_t off = 0; off < SYNTH_EXTENT_SIZE; off += bs) {
+			synth_win10_fill(1, e * SYNTH_EXTENT_SIZE + off, buf, bs);
+			uLongf zl = sizeof(z);
+			assert_int_equal(compress2(z, &zl, buf, bs, 1), Z_OK);
+			in += (double)bs;
+			out += (double)zl;
+		}
+	}
+	return in / out;
+}
+
+static void compressibility(void **state)
+{
+	double text = ratio_of(SYNTH_TEXT, 8192), bin = ratio_of(SYNTH_BINARY, 8192);
+	double media = ratio_of(SYNTH_MEDIA, 8192), pagefile = ratio_of(SYNTH_PAGEFILE, 8192);
+	/* docs/bench.md table: text ~3.7, binary ~1.41, media 1.0, page file > 50 */
+	assert_true(text > 3.2 && text < 4.2);
+	assert_true(bin > 1.30 && bin < 1.55);
+	assert_true(media > 0.97 && media < 1.01);
+	assert_true(pagefile > 50);
+	/* larger compression blocks help text (the X2 direction) */
+	assert_true(ratio_of(SYNTH_TEXT, 16384) > text);
+}
+
+static void template_contents(void **state)
+{
+	static uint8_t buf[SYNTH_BLOCK_SIZE * 64];
+	static uint64_t h[64];
+	template_fill(TEMPLATE_PATTERN, 1, 0, buf, sizeof(buf));
+	for (int i = 0; i < 64; i++)
+		h[i] = fnv(buf + (size_t)i * SYNTH_BLOCK_SIZE, SYNTH_BLOCK_SIZE);
+	assert_int_equal(distinct(h, 64), 8);
+	/* the pattern depends on the offset only through the block number */
+	static uint8_t again[SYNTH_BLOCK_SIZE];
+	template_fill(TEMPLATE_PATTERN, 1, 8 * SYNTH_BLOCK_SIZE, again, sizeof(again));
+	assert_memory_equal(again, buf, SYNTH_BLOCK_SIZE);
+	template_fill(TEMPLATE_ZERO, 1, 0, buf, sizeof(buf));
+	for (size_t i = 0; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 0);
+	template_fill(TEMPLATE_SYNTHETIC, 9, SYNTH_BLOCK_SIZE * 3, buf, SYNTH_BLOCK_SIZE);
+	synth_win10_block(9, 3, again);
+	assert_memory_equal(buf, again, SYNTH_BLOCK_SIZE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(deterministic),
+		cmocka_unit_test(composition),
+		cmocka_unit_test(duplicates_and_patterns),
+		cmocka_unit_test(compressibility),
+		cmocka_unit_test(template_contents),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
