@@ -6,12 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#define PW 440.0        /* panel width */
 #define PH 330.0        /* panel height */
 #define ML 70.0         /* margins inside a panel */
 #define MR 70.0
 #define MT 46.0
 #define MB 62.0
+/* Panel width: one wide panel alone, narrower ones side by side (set per figure). */
+static double PW = 440.0;
 #define TOP 70.0        /* figure title band */
 #define LEGEND 34.0     /* legend band under the panels */
 
@@ -51,7 +52,7 @@ double svg_nice_step(double max, int ticks)
 	return nice * mag;
 }
 
-static void fmt_tick(char *buf, size_t len, double v, bool bytes)
+static void fmt_tick(char *buf, size_t len, double v, bool bytes, double step)
 {
 	if (bytes) {
 		if (v >= 1048576 && fmod(v, 1048576) == 0)
@@ -62,12 +63,11 @@ static void fmt_tick(char *buf, size_t len, double v, bool bytes)
 			snprintf(buf, len, "%g", v);
 		return;
 	}
-	if (fabs(v) >= 1000 || v == floor(v))
-		snprintf(buf, len, "%.0f", v);
-	else if (fabs(v) >= 1)
-		snprintf(buf, len, "%.1f", v);
-	else
-		snprintf(buf, len, "%.3g", v);
+	/* As many decimals as the step needs, the same on every tick of an axis. */
+	int dec = step > 0 && step < 1 ? (int)ceil(-log10(step) - 1e-9) : 0;
+	if (dec > 6)
+		dec = 6;
+	snprintf(buf, len, "%.*f", dec, v);
 }
 
 struct axis { double lo, hi, step; };
@@ -130,7 +130,7 @@ static void panel(FILE *f, const struct svg_panel *p, double ox, double oy)
 	struct axis ya = y_axis(p, false);
 	for (double v = ya.lo; v <= ya.hi + ya.step * 1e-6; v += ya.step) {
 		double y = y0 - (v - ya.lo) / (ya.hi - ya.lo) * h;
-		fmt_tick(t, sizeof(t), v, false);
+		fmt_tick(t, sizeof(t), v, false, ya.step);
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n", x0, y, x0 + w, y);
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%s</text>\n", x0 - 6, y + 4, t);
 	}
@@ -139,7 +139,7 @@ static void panel(FILE *f, const struct svg_panel *p, double ox, double oy)
 		ya2 = y_axis(p, true);
 		for (double v = ya2.lo; v <= ya2.hi + ya2.step * 1e-6; v += ya2.step) {
 			double y = y0 - (v - ya2.lo) / (ya2.hi - ya2.lo) * h;
-			fmt_tick(t, sizeof(t), v, false);
+			fmt_tick(t, sizeof(t), v, false, ya2.step);
 			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\">%s</text>\n", x0 + w + 6, y + 4, t);
 		}
 	}
@@ -147,7 +147,7 @@ static void panel(FILE *f, const struct svg_panel *p, double ox, double oy)
 	const struct svg_series *sx = p->n_series ? &p->s[0] : NULL;
 	for (unsigned k = 0; sx && k < sx->n; k++) {
 		double x = xmap(p, sx->x[k], xmin, xmax, x0, w);
-		fmt_tick(t, sizeof(t), sx->x[k], p->x_bytes);
+		fmt_tick(t, sizeof(t), sx->x[k], p->x_bytes, 1);
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"axis\"/>\n", x, y0, x, y0 + 5);
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"middle\">%s</text>\n", x, y0 + 19, t);
 	}
@@ -181,6 +181,7 @@ int svg_write_figure(FILE *f, const struct svg_figure *fig)
 {
 	if (!fig->n_panels || fig->n_panels > SVG_MAX_PANELS)
 		return -1;
+	PW = fig->n_panels == 1 ? 760.0 : 440.0;
 	double W = PW * fig->n_panels + 20, H = TOP + PH + LEGEND + 16;
 	char t[512];
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -230,8 +231,13 @@ int plot_scale_svg(FILE *f, const struct scale_result *r)
 	memset(&fig, 0, sizeof(fig));
 	if (!r->n)
 		return -1;
-	snprintf(sub, sizeof(sub), "each VM: %llu KiB sequential %s, QD%u, own iSCSI session",
-		 (unsigned long long)(r->bs >> 10), r->write ? "writes" : "reads", r->qd);
+	char bs[32];
+	if (r->bs >= (1u << 20) && r->bs % (1u << 20) == 0)
+		snprintf(bs, sizeof(bs), "%llu MiB", (unsigned long long)(r->bs >> 20));
+	else
+		snprintf(bs, sizeof(bs), "%llu KiB", (unsigned long long)(r->bs >> 10));
+	snprintf(sub, sizeof(sub), "each VM: %s sequential %s at QD%u over its own iSCSI session",
+		 bs, r->write ? "writes" : "reads", r->qd);
 	fig.title = "LUN scalability: throughput and fairness vs. VMs";
 	fig.subtitle = sub;
 	fig.n_panels = 1;
@@ -263,10 +269,14 @@ int plot_clone_svg(FILE *f, const struct clone_result *r)
 	bool modeled = true;
 	for (unsigned i = 0; i < r->n; i++)
 		modeled &= r->runs[i].have_modeled;
+	bool xcopy = true;
+	for (unsigned i = 0; i < r->n; i++)
+		xcopy &= r->runs[i].xcopy;
 	snprintf(sub, sizeof(sub), "%u clones of a %llu MiB template, %u in parallel, %u outstanding each; %s",
 		 r->clones, (unsigned long long)(r->template_size >> 20), r->parallel, r->outstanding,
-		 modeled ? "array's modeled figures" : "host-measured figures (the LU reports no model)");
-	fig.title = "XCOPY chunk size sweep (ESXi MaxHWTransferSize)";
+		 modeled ? "the array's modeled figures" : "host-measured figures (the LU reports no model)");
+	fig.title = xcopy ? "XCOPY chunk size sweep (ESXi MaxHWTransferSize)"
+			  : "Clone chunk size sweep (software datamover: no XCOPY)";
 	fig.subtitle = sub;
 	fig.n_panels = modeled ? 3 : 2;
 	static const char *const colors[3] = { "#1f6fb4", "#d9541e", "#2a9d4b" };

@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 void fmt_size(char *buf, size_t len, uint64_t b)
 {
@@ -118,7 +119,8 @@ void table_clone(FILE *f, const struct clone_result *r)
 	}
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct clone_run *c = &r->runs[i];
-		if (c->fallback_reason[0])
+		/* The same reason for every chunk of a sweep is said once. */
+		if (c->fallback_reason[0] && (i == 0 || strcmp(c->fallback_reason, r->runs[i - 1].fallback_reason)))
 			fprintf(f, "note: %s\n", c->fallback_reason);
 		if (c->have_modeled && c->time_scale > 1.0)
 			fprintf(f, "note: chunk %" PRIu64 ": the array ran in slow motion x%.2f (its time scale); "
