@@ -6,10 +6,12 @@
  * Passthrough mode: no read/write/flush callbacks, so every CDB reaches
  * handle_cmd on one of nr_threads worker threads.  Only handler_init is
  * exported (handler.map); tcmu_* / tcmur_* resolve from the host at dlopen. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "handlers/array/volume.h"
 #include "handlers/copy/copy.h"
@@ -23,6 +25,25 @@
 #include "models/profile.h"
 
 #define DEFAULT_MAX_XFER_BYTES (8u << 20)
+
+/* How a paced completion is delivered.  lunlab-target's host treats
+ * TCMU_STS_ASYNC_HANDLED from a worker as "completion comes later through
+ * tcmur_cmd_complete", so the worker is freed and the pacer completes the
+ * command at its deadline.  tcmu-runner 1.5.4 does not: with nr_threads > 0
+ * its work queue passes handle_cmd's return value to tcmur_cmd_complete
+ * unconditionally (tcmur_aio.c, io_work_queue), so an ASYNC_HANDLED there
+ * would complete the command twice.  Under the real runner the worker thread
+ * therefore sleeps until the deadline instead.  The embedded host is
+ * recognised by a symbol only it exports (lunlab-target is linked with
+ * export_dynamic). */
+static bool host_completes_async(void)
+{
+	static int known = -1;
+
+	if (known < 0)
+		known = dlsym(RTLD_DEFAULT, "tcmu_host_load_handlers") != NULL;
+	return known;
+}
 
 int handler_init(void) __attribute__((visibility("default")));
 
@@ -201,6 +222,12 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 	uint64_t deadline = cost_model_charge(lu->dev.model, &req, arrival);
 	if (deadline <= pacer_now_ns())
 		return status;
+	if (!host_completes_async()) {
+		struct timespec ts = { (time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u) };
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		return status;
+	}
 	struct paced_completion *pc = malloc(sizeof(*pc));
 	if (!pc)
 		return status; /* cannot pace: complete now rather than fail */
