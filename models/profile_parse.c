@@ -71,6 +71,7 @@ struct ctx {
 	char **err;
 };
 
+__attribute__((format(printf, 5, 6)))
 static int fail(struct ctx *c, size_t line, const char *section, const char *key, const char *fmt, ...)
 {
 	char why[160];
