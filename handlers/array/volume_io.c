@@ -22,28 +22,30 @@ struct iovcur {
 	size_t cnt, idx, off;
 };
 
+static void cur_skip(struct iovcur *c, size_t n);
+
 static void cur_init(struct iovcur *c, const struct iovec *iov, size_t cnt)
 {
 	c->iov = iov;
 	c->cnt = cnt;
 	c->idx = 0;
 	c->off = 0;
-	while (c->idx < c->cnt && c->iov[c->idx].iov_len == 0)
-		c->idx++;
+	cur_skip(c, 0);
 }
 
+/* Advance n bytes; the cursor never rests on an exhausted or empty segment. */
 static void cur_skip(struct iovcur *c, size_t n)
 {
-	while (n && c->idx < c->cnt) {
+	while (c->idx < c->cnt) {
 		size_t k = c->iov[c->idx].iov_len - c->off;
 		if (k > n)
 			k = n;
 		c->off += k;
 		n -= k;
-		if (c->off == c->iov[c->idx].iov_len) {
-			c->idx++;
-			c->off = 0;
-		}
+		if (c->off < c->iov[c->idx].iov_len)
+			break;
+		c->idx++;
+		c->off = 0;
 	}
 }
 
