@@ -60,6 +60,7 @@ struct icmd {
 	uint32_t r2t_outstanding;
 	struct r2t_slot r2t[TGT_MAX_OUTSTANDING_R2T];
 	uint64_t scsi_tl;         /* transfer length the CDB implies, UINT64_MAX unknown */
+	uint64_t exec_tl;         /* same, of the CDB actually executed (trimmed to EDTL) */
 	int refs;                 /* owner + tx items pointing into buf */
 	struct tmf_wait *tmf;     /* a TMF waiting for this task to finish */
 	bool submitted;           /* handed to the backend (or answered locally) */

@@ -10,6 +10,23 @@
 
 #include "target/iscsi/target.h"
 
+/* A Data-Out that breaks the sequence rules: Reject it (protocol error) and
+ * drop its task, which the initiator now considers failed; the session
+ * survives.  The PDU's data is discarded. */
+static int bad_dataout(struct conn *c, struct icmd *ic, const uint8_t *h, const char *why)
+{
+	if (!g_target.quiet)
+		target_log("%s: rejecting Data-Out for ITT 0x%08x: %s", c->peer, ic->itt, why);
+	conn_queue_reject(c, h, ISCSI_REJECT_PROTOCOL_ERROR);
+	ic->aborted = true;
+	if (!ic->in_backend) {
+		ic->finished = true;
+		icmd_unlink(ic);
+		icmd_put(ic);
+	}
+	return 0;
+}
+
 static struct r2t_slot *find_r2t(struct icmd *ic, uint32_t ttt)
 {
 	for (unsigned i = 0; i < TGT_MAX_OUTSTANDING_R2T; i++)
@@ -33,35 +50,28 @@ int dataout_header(struct conn *c, const uint8_t *h)
 		return 0; /* e.g. the task was aborted: drop its data */
 	if (ttt == ISCSI_RSVD_TAG) {
 		if (c->params.initial_r2t) {
-			conn_close(c, "unsolicited Data-Out while InitialR2T=Yes");
-			return -1;
+			return bad_dataout(c, ic, h, "unsolicited Data-Out while InitialR2T=Yes");
 		}
 		if (off != ic->imm_len + ic->unsol_got || (uint64_t)off + dlen > ic->unsol_expect) {
-			conn_close(c, "unsolicited Data-Out outside the first burst");
-			return -1;
+			return bad_dataout(c, ic, h, "unsolicited Data-Out outside the first burst");
 		}
 		if (datasn != ic->unsol_datasn) {
-			conn_close(c, "Data-Out DataSN out of order");
-			return -1;
+			return bad_dataout(c, ic, h, "Data-Out DataSN out of order");
 		}
 	} else {
 		s = find_r2t(ic, ttt);
 		if (!s) {
-			conn_close(c, "Data-Out for an unknown Target Transfer Tag");
-			return -1;
+			return bad_dataout(c, ic, h, "Data-Out for an unknown Target Transfer Tag");
 		}
 		if (datasn != s->next_datasn) {
-			conn_close(c, "Data-Out DataSN out of order");
-			return -1;
+			return bad_dataout(c, ic, h, "Data-Out DataSN out of order");
 		}
 		if (off != s->offset + s->got || (uint64_t)off + dlen > (uint64_t)s->offset + s->len) {
-			conn_close(c, "Data-Out BufferOffset outside its R2T");
-			return -1;
+			return bad_dataout(c, ic, h, "Data-Out BufferOffset outside its R2T");
 		}
 	}
 	if ((uint64_t)off + dlen > ic->edtl) {
-		conn_close(c, "Data-Out beyond the expected data transfer length");
-		return -1;
+		return bad_dataout(c, ic, h, "Data-Out beyond the expected data transfer length");
 	}
 	c->rx_dst = ic->buf + off;
 	c->rx_cmd = ic;
@@ -84,7 +94,7 @@ void dataout_received(struct conn *c)
 		s->next_datasn++;
 		if (final || s->got == s->len) {
 			if (s->got != s->len) {
-				conn_close(c, "Data-Out sequence ended before its R2T was satisfied");
+				bad_dataout(c, ic, c->bhs, "Data-Out sequence ended before its R2T was satisfied");
 				return;
 			}
 			s->used = false;

@@ -80,6 +80,7 @@ int scsi_cmd_header(struct conn *c, const uint8_t *bhs)
 		conn_close(c, "out of memory");
 		return -1;
 	}
+	c->rx_cmd = ic; /* dispatched (CmdSN order) once the PDU is complete */
 	ic->edtl = edtl;
 	ic->lun = pdu_lun_decode(bhs + 8, &lun_ok);
 	if (!lun_ok)
@@ -116,7 +117,6 @@ int scsi_cmd_header(struct conn *c, const uint8_t *bhs)
 			ic->unsol_expect = dlen;
 		ic->r2t_next_off = ic->unsol_expect;
 		c->rx_dst = ic->buf;
-		c->rx_cmd = ic;
 		ic->imm_len = dlen;
 		ic->got_total = dlen; /* counted now; a digest failure discards the task */
 	}
@@ -208,12 +208,13 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 		complete_locally(c, ic, 0x00, NULL, 0, 0);
 		return;
 	}
+	if (ic->rw)
+		ic->exec_tl = cdb_xfer_len(ic->lc.cdb, ic->be->block_size, &ic->rw);
 	if (ic->lc.dir != LU_DIR_WRITE) {
 		size_t want = ic->edtl;
 		if (ic->rw && ic->lc.dir == LU_DIR_READ) {
-			uint64_t t2 = cdb_xfer_len(ic->lc.cdb, ic->be->block_size, &ic->rw);
-			if (t2 > want && t2 <= MAX_EDTL)
-				want = (size_t)t2;
+			if (ic->exec_tl > want && ic->exec_tl <= MAX_EDTL)
+				want = (size_t)ic->exec_tl;
 		} else if (tl != XFER_LEN_UNKNOWN && tl > want && tl <= MAX_READ_SLACK) {
 			want = (size_t)tl;
 		}
@@ -260,6 +261,10 @@ void scsi_cmd_completed(struct icmd *ic)
 	}
 	if (produced > ic->buf_len)
 		produced = ic->buf_len;
+	/* the LU reports its whole buffer as produced (TCMU has no residual
+	 * channel): a READ/WRITE moves exactly what its CDB says */
+	if (ic->rw && produced > ic->exec_tl)
+		produced = (size_t)ic->exec_tl;
 	if (!is_write && ic->buf) {
 		send = produced < ic->edtl ? (uint32_t)produced : ic->edtl;
 	}
