@@ -265,6 +265,8 @@ void scsi_cmd_completed(struct icmd *ic)
 	 * channel): a READ/WRITE moves exactly what its CDB says */
 	if (ic->rw && produced > ic->exec_tl)
 		produced = (size_t)ic->exec_tl;
+	if (ic->lc.status == 0x00 && !is_write)
+		produced = cdb_response_len(ic->lc.cdb, ic->buf, produced);
 	if (!is_write && ic->buf) {
 		send = produced < ic->edtl ? (uint32_t)produced : ic->edtl;
 	}

@@ -80,3 +80,21 @@ bool cdb_set_blocks(uint8_t *cdb, uint32_t blocks)
 		return false;
 	}
 }
+
+size_t cdb_response_len(const uint8_t *cdb, const uint8_t *buf, size_t produced)
+{
+	size_t real;
+
+	if (cdb[0] != 0x12 || !buf)
+		return produced;
+	if (cdb[1] & 0x01) { /* VPD page: 4-byte header + PAGE LENGTH */
+		if (produced < 4)
+			return produced;
+		real = 4 + (size_t)get_be16(buf + 2);
+	} else { /* standard data: 5 bytes + ADDITIONAL LENGTH */
+		if (produced < 5)
+			return produced;
+		real = 5 + (size_t)buf[4];
+	}
+	return real < produced ? real : produced;
+}

@@ -5,6 +5,7 @@
 #define LUNLAB_ISCSI_XFER_LEN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define XFER_LEN_UNKNOWN UINT64_MAX
@@ -16,5 +17,11 @@ uint64_t cdb_xfer_len(const uint8_t *cdb, uint32_t block_size, bool *rw);
 /* Rewrites the block count of a READ/WRITE family CDB; false if it does not
  * fit the field (READ/WRITE(6): 1..256). */
 bool cdb_set_blocks(uint8_t *cdb, uint32_t blocks);
+
+/* Self-describing responses (INQUIRY: standard and VPD pages) say how long
+ * they are; a TCMU-style LU reports its whole buffer as produced, so the
+ * transport trims to the real length to get the residual right.  Returns
+ * produced when the answer does not describe itself. */
+size_t cdb_response_len(const uint8_t *cdb, const uint8_t *buf, size_t produced);
 
 #endif
