@@ -22,12 +22,23 @@ atomic_bool host_trace_on;
 
 void tcmu_host_set_trace(bool on) { atomic_store(&host_trace_on, on); }
 
+/* "<name>: <what>[: <detail>]" as ONE line: a handler's reason may carry a
+ * newline, and the error ends up in a single log line. */
 static void set_errf(char **err, const char *name, const char *what, const char *detail)
 {
 	if (!err)
 		return;
-	if (asprintf(err, "%s: %s%s%s", name, what, detail ? ": " : "", detail ? detail : "") < 0)
+	if (asprintf(err, "%s: %s%s%s", name, what, detail ? ": " : "", detail ? detail : "") < 0) {
 		*err = NULL;
+		return;
+	}
+	size_t n = strlen(*err);
+
+	while (n && ((*err)[n - 1] == '\n' || (*err)[n - 1] == '\r'))
+		(*err)[--n] = 0;
+	for (char *p = *err; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
 }
 
 static void dev_free(struct tcmu_device *dev)

@@ -55,6 +55,11 @@ static bool ht_check_config(const char *cfgstring, char **reason)
 	while (*p) {
 		size_t klen = strcspn(p, "=;");
 
+		if (klen == 9 && !strncmp(p, "multiline", 9)) {
+			/* a reason spread over lines: the host must make it one */
+			*reason = strdup("multiline\nis refused\n");
+			return false;
+		}
 		if (!((klen == 4 && !strncmp(p, "name", 4)) || (klen == 9 && !strncmp(p, "fail_open", 9)))) {
 			if (asprintf(reason, "unknown key '%.*s'", (int)klen, p) < 0)
 				*reason = NULL;

@@ -100,6 +100,10 @@ static void test_check_config_reason(void **state)
 	assert_string_equal(err, "lun3: unknown key 'colour'");
 	free(err);
 	err = NULL;
+	assert_null(mkdev("hosttest/multiline=1", "lun3", &err));
+	assert_string_equal(err, "lun3: multiline is refused");
+	free(err);
+	err = NULL;
 	assert_null(mkdev("nosuch/x=1", "lun4", &err));
 	assert_string_equal(err, "lun4: no handler registered for subtype: nosuch");
 	free(err);
