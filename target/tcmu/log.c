@@ -15,6 +15,7 @@ atomic_int host_log_level = LVL_INFO;
 
 void tcmu_host_set_log_level(int level) { atomic_store(&host_log_level, level); }
 
+__attribute__((format(printf, 6, 0)))
 static void vlog(int lvl, const char *tag, struct tcmu_device *dev, const char *func, int line,
 		 const char *fmt, va_list ap)
 {
