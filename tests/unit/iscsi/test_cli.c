@@ -1,0 +1,97 @@
+/* test_cli.c — lunlab-target's command line: sizes, --lun specs and the
+ * cfgstring they become, defaults, refusals. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "target/cli.h"
+
+static void sizes(void **state)
+{
+	uint64_t v;
+
+	assert_true(cli_parse_size("2G", &v));
+	assert_true(v == 2ull << 30);
+	assert_true(cli_parse_size("2T", &v));
+	assert_true(v == 2ull << 40);
+	assert_true(cli_parse_size("512k", &v));
+	assert_true(v == 512ull << 10);
+	assert_true(cli_parse_size("4096", &v));
+	assert_true(v == 4096);
+	assert_false(cli_parse_size("2X", &v));
+	assert_false(cli_parse_size("-1G", &v));
+	assert_false(cli_parse_size("", &v));
+	assert_false(cli_parse_size("99999999999T", &v));
+}
+
+static void lun_specs(void **state)
+{
+	struct cli_lun l;
+	char err[256];
+
+	assert_true(cli_parse_lun("size=1G,block=4096,array=b,serial=abc", &l, err, sizeof(err)));
+	assert_true(l.size == 1ull << 30);
+	assert_int_equal(l.block, 4096);
+	assert_string_equal(l.cfgstring, "lunlab/array=b;serial=abc");
+	assert_string_equal(l.serial, "abc");
+	assert_true(cli_parse_lun("size=2G,model=x2", &l, err, sizeof(err)));
+	assert_int_equal(l.block, 512);
+	assert_string_equal(l.cfgstring, "lunlab/model=x2");
+	assert_string_equal(l.serial, "");
+	assert_true(cli_parse_lun("handler=other,size=1M,foo=bar", &l, err, sizeof(err)));
+	assert_string_equal(l.cfgstring, "other/foo=bar");
+	assert_true(cli_parse_lun("size=1M", &l, err, sizeof(err)));
+	assert_string_equal(l.cfgstring, "lunlab/");
+
+	assert_false(cli_parse_lun("model=x2", &l, err, sizeof(err)));
+	assert_non_null(strstr(err, "size"));
+	assert_false(cli_parse_lun("size=1G,block=1024", &l, err, sizeof(err)));
+	assert_non_null(strstr(err, "block=1024"));
+	assert_false(cli_parse_lun("size=1G,oops", &l, err, sizeof(err)));
+	assert_non_null(strstr(err, "oops"));
+	assert_false(cli_parse_lun("size=1000,block=512", &l, err, sizeof(err)));
+	assert_false(cli_parse_lun("size=1G,model=a;b", &l, err, sizeof(err)));
+}
+
+static void command_line(void **state)
+{
+	char *argv[] = { "lunlab-target", "--listen", "127.0.0.1:3999", "--iqn", "iqn.x:y",
+			 "--lun", "size=2G,model=x2", "--lun", "size=1G,block=4096", "--io-threads", "3",
+			 "--quiet", NULL };
+	struct cli c;
+
+	assert_int_equal(cli_parse(12, argv, &c), 0);
+	assert_string_equal(c.listen, "127.0.0.1:3999");
+	assert_string_equal(c.iqn, "iqn.x:y");
+	assert_int_equal(c.nluns, 2);
+	assert_int_equal(c.luns[1].block, 4096);
+	assert_int_equal(c.io_threads, 3);
+	assert_true(c.quiet);
+	assert_false(c.trace);
+	cli_free(&c);
+
+	char *argv2[] = { "lunlab-target", NULL };
+	assert_int_equal(cli_parse(1, argv2, &c), 0);
+	assert_string_equal(c.listen, "127.0.0.1:3260");
+	assert_string_equal(c.iqn, "iqn.2026-11.org.lunlab:target");
+	assert_int_equal(c.nluns, 0);
+	cli_free(&c);
+
+	char *argv3[] = { "lunlab-target", "--io-threads", "0", NULL };
+	assert_int_equal(cli_parse(3, argv3, &c), -1);
+	cli_free(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(sizes),
+		cmocka_unit_test(lun_specs),
+		cmocka_unit_test(command_line),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

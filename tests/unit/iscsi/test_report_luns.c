@@ -1,0 +1,150 @@
+/* test_report_luns.c — the LU table and what the target answers itself:
+ * REPORT LUNS (select report, allocation length, LUN format, truncation),
+ * commands to a LUN that does not exist. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "target/iscsi/pdu.h"
+#include "target/lu/lu_table.h"
+
+static struct lu_backend bes[300];
+
+static int setup(void **state)
+{
+	lu_table_reset();
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(lu_table_add(&bes[i]), i);
+	return 0;
+}
+
+static void rl_cdb(uint8_t *cdb, uint8_t sel, uint32_t alloc)
+{
+	memset(cdb, 0, 12);
+	cdb[0] = 0xa0;
+	cdb[2] = sel;
+	put_be32(cdb + 6, alloc);
+}
+
+static void table_order(void **state)
+{
+	assert_int_equal(lu_table_count(), 3);
+	assert_ptr_equal(lu_table_get(0), &bes[0]);
+	assert_ptr_equal(lu_table_get(2), &bes[2]);
+	assert_null(lu_table_get(3));
+	assert_int_equal(lu_table_add(NULL), -1);
+}
+
+static void lists_all_luns(void **state)
+{
+	uint8_t cdb[12], buf[64], sense[96], sl = 0;
+	size_t n = 0;
+
+	memset(buf, 0xee, sizeof(buf));
+	rl_cdb(cdb, 0, 64);
+	assert_int_equal(report_luns(cdb, buf, sizeof(buf), &n, sense, &sl), 0);
+	assert_int_equal(n, 8 + 3 * 8);
+	assert_int_equal(get_be32(buf), 24);
+	assert_int_equal(get_be32(buf + 4), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(buf[8 + i * 8], 0);
+		assert_int_equal(buf[8 + i * 8 + 1], i);
+	}
+	rl_cdb(cdb, 2, 64);
+	assert_int_equal(report_luns(cdb, buf, sizeof(buf), &n, sense, &sl), 0);
+	assert_int_equal(n, 32);
+	/* well-known LUs only: there are none */
+	rl_cdb(cdb, 1, 64);
+	assert_int_equal(report_luns(cdb, buf, sizeof(buf), &n, sense, &sl), 0);
+	assert_int_equal(n, 8);
+	assert_int_equal(get_be32(buf), 0);
+}
+
+static void truncates_but_reports_full_length(void **state)
+{
+	uint8_t cdb[12], buf[64], sense[96], sl = 0;
+	size_t n = 0;
+
+	rl_cdb(cdb, 0, 16);
+	assert_int_equal(report_luns(cdb, buf, sizeof(buf), &n, sense, &sl), 0);
+	assert_int_equal(n, 16);
+	assert_int_equal(get_be32(buf), 24); /* the full list length */
+}
+
+static void bad_requests(void **state)
+{
+	uint8_t cdb[12], buf[64], sense[96], sl = 0;
+	size_t n = 0;
+
+	rl_cdb(cdb, 0, 15);
+	assert_int_equal(report_luns(cdb, buf, sizeof(buf), &n, sense, &sl), 0x02);
+	assert_int_equal(sl, 18);
+	assert_int_equal(sense[2], 0x05);
+	assert_int_equal(sense[12], 0x24);
+	assert_int_equal(sense[15], 0xc0); /* SKSV, in the CDB */
+	assert_int_equal(get_be16(sense + 16), 6); /* ALLOCATION LENGTH */
+	rl_cdb(cdb, 3, 64);
+	assert_int_equal(report_luns(cdb, buf, sizeof(buf), &n, sense, &sl), 0x02);
+	assert_int_equal(get_be16(sense + 16), 2); /* SELECT REPORT */
+}
+
+static void flat_space_above_255(void **state)
+{
+	uint8_t cdb[12], buf[8 + 300 * 8], sense[96], sl = 0;
+	size_t n = 0;
+
+	lu_table_reset();
+	for (int i = 0; i < 300; i++)
+		lu_table_add(&bes[i]);
+	rl_cdb(cdb, 0, sizeof(buf));
+	assert_int_equal(report_luns(cdb, buf, sizeof(buf), &n, sense, &sl), 0);
+	assert_int_equal(n, sizeof(buf));
+	assert_int_equal(buf[8 + 299 * 8], 0x40 | (299 >> 8));
+	assert_int_equal(buf[8 + 299 * 8 + 1], 299 & 0xff);
+}
+
+static void missing_lun(void **state)
+{
+	uint8_t inq[6] = { 0x12, 0, 0, 0, 96, 0 }, rs[6] = { 0x03, 0, 0, 0, 18, 0 };
+	uint8_t tur[6] = { 0 }, buf[96], sense[96], sl, st;
+	size_t n;
+
+	/* an existing LUN goes to its backend */
+	assert_false(lu_local_answer(tur, 1, true, buf, sizeof(buf), &n, &st, sense, &sl));
+	/* INQUIRY: peripheral qualifier 011b, type 1Fh */
+	assert_true(lu_local_answer(inq, 7, true, buf, sizeof(buf), &n, &st, sense, &sl));
+	assert_int_equal(st, 0);
+	assert_int_equal(buf[0], 0x7f);
+	assert_int_equal(n, 36);
+	/* REQUEST SENSE: LOGICAL UNIT NOT SUPPORTED as data, GOOD */
+	assert_true(lu_local_answer(rs, 7, true, buf, sizeof(buf), &n, &st, sense, &sl));
+	assert_int_equal(st, 0);
+	assert_int_equal(n, 18);
+	assert_int_equal(buf[2], 0x05);
+	assert_int_equal(buf[12], 0x25);
+	/* anything else: CHECK CONDITION 05/25/00 */
+	assert_true(lu_local_answer(tur, 7, true, buf, sizeof(buf), &n, &st, sense, &sl));
+	assert_int_equal(st, 0x02);
+	assert_int_equal(sense[2], 0x05);
+	assert_int_equal(sense[12], 0x25);
+	assert_int_equal(sense[13], 0x00);
+	/* an undecodable LUN field counts as missing */
+	assert_true(lu_local_answer(tur, 0, false, buf, sizeof(buf), &n, &st, sense, &sl));
+	assert_int_equal(st, 0x02);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(table_order, setup),
+		cmocka_unit_test_setup(lists_all_luns, setup),
+		cmocka_unit_test_setup(truncates_but_reports_full_length, setup),
+		cmocka_unit_test_setup(bad_requests, setup),
+		cmocka_unit_test_setup(flat_space_above_255, setup),
+		cmocka_unit_test_setup(missing_lun, setup),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
