@@ -29,8 +29,10 @@ static void host_cmd_finish(struct host_cmd *hc, int sts)
 		lu->sense_len = 0;
 	}
 	/* Handlers do not report how much Data-In they produced; like LIO with
-	 * tcmu, a GOOD command moved the whole expected length. */
-	lu->data_len = status == ST_GOOD ? lu->xfer_len : 0;
+	 * tcmu, a GOOD command moved the whole expected length (never more
+	 * than the buffer the transport gave). */
+	lu->data_len = status == ST_GOOD ? (lu->xfer_len < hc->buf_len ? lu->xfer_len : hc->buf_len) : 0;
+	lu->backend_priv = NULL;
 	if (atomic_load_explicit(&host_trace_on, memory_order_relaxed))
 		host_trace_cmd(dev, lu, &hc->t_start);
 	free(hc);
@@ -97,6 +99,7 @@ static struct host_cmd *host_cmd_new(struct tcmu_device *dev, struct lu_cmd *lu)
 	 * where a memset would cost. */
 	if (lu->dir == LU_DIR_READ && !is_media_read(lu->cdb[0]) && lu->iov_cnt)
 		tcmu_iovec_zero(hc->iov, lu->iov_cnt);
+	hc->buf_len = tcmu_iovec_length(hc->iov, lu->iov_cnt);
 	hc->lu = lu;
 	hc->dev = dev;
 	hc->lib.cmd_id = (uint16_t)lu->itt_tag;
@@ -288,6 +291,7 @@ static void host_abort_nexus(struct lu_backend *be, uint64_t nexus_id)
 		lu->status = ST_TASK_ABORTED;
 		lu->sense_len = 0;
 		lu->data_len = 0;
+		lu->backend_priv = NULL;
 		if (atomic_load_explicit(&host_trace_on, memory_order_relaxed))
 			host_trace_cmd(dev, lu, &aborted->t_start);
 		free(aborted);

@@ -30,6 +30,7 @@ struct host_cmd {
 	struct tcmu_device *dev;
 	struct host_cmd *next;       /* work queue link */
 	struct timespec t_start;     /* CLOCK_MONOTONIC at submit, for latency */
+	size_t buf_len;              /* bytes the transport's iovec holds */
 	struct iovec iov[];          /* lu->iov_cnt entries */
 };
 
