@@ -1,6 +1,6 @@
 /* trace.c — --trace: one line per command for a person reading stderr:
  *   12:00:01.123456 lun0 READ(10) lba=2048 blocks=8 -> GOOD (41 us)
- *   12:00:01.124001 lun0 INQUIRY xfer=255 -> CHECK CONDITION ILLEGAL REQUEST:
+ *   12:00:01.124001 lun0 INQUIRY vpd=0x83 xfer=255 in -> CHECK CONDITION ILLEGAL REQUEST:
  *       INVALID FIELD IN CDB (05/24/00) [CDB byte 1 bit 0] (5 us)
  * The line is printed at completion (so it carries the status and the
  * latency) and written with one call so lines of different workers never
@@ -81,6 +81,34 @@ static void add_lba_len(struct line *l, const uint8_t *cdb, size_t len)
 	add(l, " lba=%llu blocks=%u", (unsigned long long)lba, blocks);
 }
 
+/* The fields that say what a control command asks for. */
+static void add_details(struct line *l, const uint8_t *cdb, size_t len)
+{
+	switch (cdb[0]) {
+	case 0x12: /* INQUIRY */
+		if (len >= 3 && (cdb[1] & 0x01))
+			add(l, " vpd=0x%02x", cdb[2]);
+		break;
+	case 0x1a: /* MODE SENSE(6) */
+	case 0x5a: /* MODE SENSE(10) */
+		if (len >= 4) {
+			static const char *const pc[4] = { "current", "changeable", "default", "saved" };
+
+			add(l, " page=0x%02x", cdb[2] & 0x3f);
+			if (cdb[3])
+				add(l, "/0x%02x", cdb[3]);
+			add(l, " %s", pc[cdb[2] >> 6]);
+		}
+		break;
+	case 0x4d: /* LOG SENSE */
+		if (len >= 4)
+			add(l, " page=0x%02x", cdb[2] & 0x3f);
+		break;
+	default:
+		break;
+	}
+}
+
 static void add_sense(struct line *l, const uint8_t *s, size_t len)
 {
 	uint8_t rc = s[0] & 0x7f, key, asc, ascq;
@@ -144,6 +172,8 @@ void host_trace_cmd(const struct tcmu_device *dev, const struct lu_cmd *lu, cons
 		add(&l, "OPCODE 0x%02X", lu->cdb[0]);
 	if (scsi_opcode_shape(lu->cdb[0]) == SHAPE_LBA_BLOCKS)
 		add_lba_len(&l, lu->cdb, cdb_len);
+	else
+		add_details(&l, lu->cdb, cdb_len);
 	if (lu->xfer_len)
 		add(&l, " xfer=%zu%s", lu->xfer_len,
 		    lu->dir == LU_DIR_READ ? " in" : lu->dir == LU_DIR_WRITE ? " out" : "");

@@ -144,8 +144,23 @@ static void test_trace_lines(void **state)
 	lu.sense[17] = 2;
 	lu.sense_len = 18;
 	assert_string_equal(trace_line(&lu),
-			    "lun3 INQUIRY xfer=255 in -> CHECK CONDITION ILLEGAL REQUEST: INVALID FIELD IN CDB "
+			    "lun3 INQUIRY vpd=0x99 xfer=255 in -> CHECK CONDITION ILLEGAL REQUEST: INVALID FIELD IN CDB "
 			    "(05/24/00) [CDB byte 2 bit 0]");
+
+	uint8_t ms[6] = { 0x1a, 0x08, 0x08, 0, 0xff, 0 };
+
+	memset(&lu, 0, sizeof(lu));
+	memcpy(lu.cdb, ms, 6);
+	lu.cdb_len = 6;
+	lu.dir = LU_DIR_READ;
+	lu.xfer_len = 255;
+	assert_string_equal(trace_line(&lu), "lun3 MODE SENSE(6) page=0x08 current xfer=255 in -> GOOD");
+	uint8_t ms10[10] = { 0x5a, 0, 0x7f, 0xff, 0, 0, 0, 0x10, 0, 0 };
+
+	memcpy(lu.cdb, ms10, 10);
+	lu.cdb_len = 10;
+	lu.xfer_len = 4096;
+	assert_string_equal(trace_line(&lu), "lun3 MODE SENSE(10) page=0x3f/0xff changeable xfer=4096 in -> GOOD");
 
 	uint8_t cw[16] = { 0x89 };
 
