@@ -1,0 +1,186 @@
+/* mem_backend.c — see mem_backend.h (test code only). */
+#include "mem_backend.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+struct mem_be {
+	struct lu_backend be;
+	uint8_t *data;
+	size_t size;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct lu_cmd *head, *tail;
+	bool stop;
+	unsigned long count;
+	pthread_t th;
+};
+
+static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]; }
+
+static void check(struct lu_cmd *c, uint8_t key, uint8_t asc)
+{
+	c->status = 0x02;
+	memset(c->sense, 0, 18);
+	c->sense[0] = 0x70;
+	c->sense[2] = key;
+	c->sense[7] = 10;
+	c->sense[12] = asc;
+	c->sense_len = 18;
+	c->data_len = 0;
+}
+
+/* copies between the LU and the command's iovec */
+static void xfer(struct lu_cmd *c, uint8_t *lu, size_t len, bool to_lu)
+{
+	size_t done = 0;
+
+	for (size_t i = 0; i < c->iov_cnt && done < len; i++) {
+		size_t n = c->iov[i].iov_len < len - done ? c->iov[i].iov_len : len - done;
+		if (to_lu)
+			memcpy(lu + done, c->iov[i].iov_base, n);
+		else
+			memcpy(c->iov[i].iov_base, lu + done, n);
+		done += n;
+	}
+}
+
+static void put(struct lu_cmd *c, const uint8_t *src, size_t n)
+{
+	if (n > c->xfer_len)
+		n = c->xfer_len;
+	xfer(c, (uint8_t *)src, n, false);
+	c->status = 0;
+	c->data_len = c->xfer_len;
+}
+
+static void execute(struct mem_be *m, struct lu_cmd *c)
+{
+	uint8_t *cdb = c->cdb, out[36];
+	uint64_t lba, blocks, nl = m->size / m->be.block_size;
+
+	c->status = 0;
+	c->sense_len = 0;
+	c->data_len = 0;
+	switch (cdb[0]) {
+	case 0x00:
+		return;
+	case 0x12:
+		memset(out, 0, sizeof(out));
+		out[2] = 6;
+		out[3] = 2;
+		out[4] = 31;
+		memcpy(out + 8, "TESTMEM MEMORY-LU       0001", 28);
+		put(c, out, 36);
+		return;
+	case 0x25:
+		memset(out, 0, 8);
+		out[0] = (uint8_t)((nl - 1) >> 24);
+		out[1] = (uint8_t)((nl - 1) >> 16);
+		out[2] = (uint8_t)((nl - 1) >> 8);
+		out[3] = (uint8_t)(nl - 1);
+		out[6] = (uint8_t)(m->be.block_size >> 8);
+		put(c, out, 8);
+		return;
+	case 0x28: case 0x2a:
+		lba = be32(cdb + 2);
+		blocks = (uint64_t)(cdb[7] << 8 | cdb[8]);
+		break;
+	case 0x88: case 0x8a:
+		lba = (uint64_t)be32(cdb + 2) << 32 | be32(cdb + 6);
+		blocks = be32(cdb + 10);
+		break;
+	default:
+		check(c, 0x05, 0x20);
+		return;
+	}
+	if (lba + blocks > nl) {
+		check(c, 0x05, 0x21);
+		return;
+	}
+	xfer(c, m->data + lba * m->be.block_size, blocks * m->be.block_size, cdb[0] == 0x2a || cdb[0] == 0x8a);
+	c->data_len = c->xfer_len;
+}
+
+static void *worker(void *arg)
+{
+	struct mem_be *m = arg;
+
+	pthread_mutex_lock(&m->mu);
+	for (;;) {
+		while (!m->head && !m->stop)
+			pthread_cond_wait(&m->cv, &m->mu);
+		if (!m->head)
+			break;
+		struct lu_cmd *c = m->head;
+		m->head = c->backend_priv;
+		if (!m->head)
+			m->tail = NULL;
+		m->count++;
+		pthread_mutex_unlock(&m->mu);
+		execute(m, c);
+		c->done(c);
+		pthread_mutex_lock(&m->mu);
+	}
+	pthread_mutex_unlock(&m->mu);
+	return NULL;
+}
+
+static void submit(struct lu_backend *be, struct lu_cmd *c)
+{
+	struct mem_be *m = (struct mem_be *)be;
+
+	c->backend_priv = NULL;
+	pthread_mutex_lock(&m->mu);
+	if (m->tail)
+		m->tail->backend_priv = c;
+	else
+		m->head = c;
+	m->tail = c;
+	pthread_cond_signal(&m->cv);
+	pthread_mutex_unlock(&m->mu);
+}
+
+static const struct lu_backend_ops ops = { .submit = submit };
+
+struct lu_backend *mem_backend_new(size_t size, unsigned bs)
+{
+	struct mem_be *m = calloc(1, sizeof(*m));
+
+	m->be.ops = &ops;
+	m->be.block_size = bs;
+	m->be.num_lbas = size / bs;
+	m->size = size;
+	m->data = calloc(1, size);
+	pthread_mutex_init(&m->mu, NULL);
+	pthread_cond_init(&m->cv, NULL);
+	pthread_create(&m->th, NULL, worker, m);
+	return &m->be;
+}
+
+unsigned long mem_backend_count(struct lu_backend *be)
+{
+	struct mem_be *m = (struct mem_be *)be;
+	unsigned long n;
+
+	pthread_mutex_lock(&m->mu);
+	n = m->count;
+	pthread_mutex_unlock(&m->mu);
+	return n;
+}
+
+void mem_backend_free(struct lu_backend *be)
+{
+	struct mem_be *m = (struct mem_be *)be;
+
+	pthread_mutex_lock(&m->mu);
+	m->stop = true;
+	pthread_cond_signal(&m->cv);
+	pthread_mutex_unlock(&m->mu);
+	pthread_join(m->th, NULL);
+	free(m->data);
+	free(m);
+}

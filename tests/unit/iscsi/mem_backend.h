@@ -1,0 +1,17 @@
+/* mem_backend.h — TEST ONLY: a tiny in-memory LU (TUR, INQUIRY, READ
+ * CAPACITY, READ/WRITE 10/16) that completes on its own worker thread, like
+ * the real tcmu host does, so the transport's cross-thread completion path is
+ * exercised without the handler. */
+#ifndef LUNLAB_TEST_MEM_BACKEND_H
+#define LUNLAB_TEST_MEM_BACKEND_H
+
+#include <stddef.h>
+
+#include "target/lu/lu_cmd.h"
+
+struct lu_backend *mem_backend_new(size_t size, unsigned block_size);
+void mem_backend_free(struct lu_backend *be);
+/* commands executed so far */
+unsigned long mem_backend_count(struct lu_backend *be);
+
+#endif
