@@ -222,6 +222,13 @@ static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const
 		uint64_t b = pos >> v->bshift, bstart = b << v->bshift;
 		uint64_t e = bstart + B < off + len ? bstart + B : off + len;
 		int whole = pos == bstart && e - bstart == B;
+		if (!pattern && !atomic_load(&v->leaves[b >> MAP_LEAF_SHIFT])) {
+			/* Zeroing a never-written leaf: nothing to do for any of its
+			 * blocks (keeps UNMAP of a whole thin 2 TiB LU cheap). */
+			uint64_t leaf_end = ((b >> MAP_LEAF_SHIFT) + 1) << (MAP_LEAF_SHIFT + v->bshift);
+			pos = leaf_end < off + len ? leaf_end : off + len;
+			continue;
+		}
 		if (whole && !pattern) {
 			r = vio_set_block(v, b, 0, &delta);
 		} else if (whole && B >= L && have_full) {

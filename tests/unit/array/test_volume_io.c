@@ -141,6 +141,39 @@ static void write_same_and_unmap(void **state)
 	array_put(a);
 }
 
+/* A 2 TiB thin volume: sparse writes, then UNMAP and WRITE SAME(zero) of
+ * the whole LU and GET LBA STATUS across it. */
+static void thin_2tib(void **state)
+{
+	const uint32_t B = 16384;
+	const uint64_t size = 2ull << 40;
+	struct array *a = new_array(B, 1, 512);
+	struct volume *v = volume_create(a, size, 4096);
+	unsigned char d[8192];
+	memset(d, 0xee, sizeof(d));
+	assert_int_equal(wr(v, 0, d, 4096), 0);
+	assert_int_equal(wr(v, size / 2 + 4096, d, 8192), 0);
+	assert_int_equal(wr(v, size - 4096, d, 4096), 0);
+	assert_int_equal(stats_of(a).mapped_blocks, 3);
+	bool m;
+	uint64_t run;
+	assert_int_equal(volume_get_status(v, B, &m, &run), 0);
+	assert_false(m);
+	assert_int_equal(run, size / 2 - B);
+	assert_int_equal(volume_unmap(v, 0, size / 2), 0);
+	assert_int_equal(stats_of(a).mapped_blocks, 2);
+	unsigned char z[4096] = { 0 };
+	assert_int_equal(volume_write_same(v, 0, size, z), 0);
+	struct array_stats s = stats_of(a);
+	assert_int_equal(s.mapped_blocks, 0);
+	assert_int_equal(s.unique_blocks, 0);
+	assert_int_equal(volume_get_status(v, 0, &m, &run), 0);
+	assert_false(m);
+	assert_int_equal(run, size);
+	volume_destroy(v);
+	array_put(a);
+}
+
 static void get_status_runs(void **state)
 {
 	const uint32_t B = 16384;
@@ -284,7 +317,7 @@ int main(void)
 		cmocka_unit_test(rmw_every_misalignment), cmocka_unit_test(zero_blocks_unmapped),
 		cmocka_unit_test(write_same_and_unmap),   cmocka_unit_test(get_status_runs),
 		cmocka_unit_test(range_and_iov_checks),   cmocka_unit_test(resize_keeps_and_zeroes),
-		cmocka_unit_test(concurrent_writers),
+		cmocka_unit_test(concurrent_writers),     cmocka_unit_test(thin_2tib),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
