@@ -37,6 +37,16 @@ double lat_percentile_ms(struct lat_samples *s, double p)
 	return (double)s->v[rank - 1] / 10000.0;
 }
 
+double lat_mean_ms(const struct lat_samples *s)
+{
+	if (!s->n)
+		return 0;
+	double sum = 0;
+	for (size_t i = 0; i < s->n; i++)
+		sum += s->v[i];
+	return sum / (double)s->n / 10000.0;
+}
+
 void lat_free(struct lat_samples *s)
 {
 	free(s->v);

@@ -105,6 +105,7 @@ static json_object *clone_run_obj(const struct clone_result *r, const struct clo
 	add_d(l, "p90_ms", c->lat_p90_ms);
 	add_d(l, "p99_ms", c->lat_p99_ms);
 	add_d(l, "max_ms", c->lat_max_ms);
+	add_d(l, "mean_ms", c->lat_mean_ms);
 	json_object_object_add(e, "latency", l);
 	if (c->have_modeled) {
 		json_object *m = json_object_new_object();
@@ -113,6 +114,10 @@ static json_object *clone_run_obj(const struct clone_result *r, const struct clo
 		add_d(m, "peak_cpu_pct", c->modeled_peak_cpu_pct);
 		add_d(m, "max_latency_ms", c->modeled_max_latency_ms);
 		add_d(m, "time_scale", c->time_scale);
+		add_d(m, "mean_latency_ms", c->modeled_mean_latency_ms);
+		add_d(m, "machine_share", c->machine_share);
+		add_b(m, "machine_share_exact", c->machine_share_exact);
+		add_d(m, "suggested_time_scale", c->suggested_time_scale);
 		json_object_object_add(e, "modeled", m);
 	} else {
 		json_object_object_add(e, "modeled", NULL);

@@ -125,10 +125,18 @@ void table_clone(FILE *f, const struct clone_result *r)
 		if (c->have_modeled && c->time_scale > 1.0)
 			fprintf(f, "note: chunk %" PRIu64 ": the array ran in slow motion x%.2f (its time scale); "
 				"modeled figures are in the array's time\n", c->chunk, c->time_scale);
+		if (c->have_modeled && !c->machine_share_exact && c->machine_share > 0.05)
+			fprintf(f, "note: chunk %" PRIu64 ": this machine added at most %.0f%% to the modeled duration (upper "
+				"bound: the LU does not report the modeled host turnaround, LOG SENSE 0x31 parameter 0x0009); "
+				"if the figures look low, rerun with a larger time_scale on the LUN\n",
+				c->chunk, c->machine_share * 100);
 		if (c->machine_limited)
-			fprintf(f, "note: chunk %" PRIu64 ": wall time %.2f s exceeds the modeled %.2f s x scale: "
-				"this machine, not the model, limited the run; rerun with a larger time scale\n",
-				c->chunk, c->wall_s, c->modeled_duration_s);
+			fprintf(f, "note: chunk %" PRIu64 ": MACHINE-LIMITED: this machine added %.0f%% to the modeled "
+				"duration (host mean %.3f ms/command vs modeled %.4f ms x scale %.2f); the modeled figures "
+				"are not the array's. Rerun in slow motion: time_scale=%.0f on the LUN "
+				"(lunlab-target --lun ...,time_scale=%.0f)\n",
+				c->chunk, c->machine_share * 100, c->lat_mean_ms, c->modeled_mean_latency_ms,
+				c->time_scale, c->suggested_time_scale + 0.5, c->suggested_time_scale + 0.5);
 	}
 	fprintf(f, "(latency = host-observed per command; wire = payload bytes sent/received for the copy)\n");
 }

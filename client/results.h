@@ -63,7 +63,12 @@ struct clone_run {
 	bool have_modeled;
 	double modeled_duration_s, modeled_peak_latency_ms, modeled_peak_cpu_pct, modeled_max_latency_ms;
 	double time_scale;               /* array's slow motion factor (1 = real time) */
-	bool machine_limited;            /* wall time exceeded the modeled time: host, not model, limited */
+	bool machine_limited;            /* this machine, not the modeled array, set the pace */
+	double lat_mean_ms;              /* host-observed mean per command */
+	double modeled_mean_latency_ms;  /* the model's mean per command (bucket latency / ops) */
+	double machine_share;            /* share of the modeled duration added by this machine */
+	double suggested_time_scale;     /* slow motion that would bring machine_share under 2% */
+	bool machine_share_exact;        /* false: upper bound (the LU does not report modeled turnaround) */
 };
 
 struct clone_result {
