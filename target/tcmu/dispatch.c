@@ -145,6 +145,10 @@ static void host_submit(struct lu_backend *be, struct lu_cmd *lu)
 		q->head = hc;
 	q->tail = hc;
 	q->len++;
+	/* Wake an idle worker for every new command: measured with iscsi-perf
+	 * (4 KiB random, QD32), waking only when the queue outgrows the
+	 * running workers halved the IOPS — handler parallelism matters more
+	 * than the context switches saved. */
 	bool wake = q->idle > 0;
 
 	pthread_mutex_unlock(&q->lock);
