@@ -18,7 +18,7 @@ void cli_usage(char *buf, size_t len)
 		"  scale URL   --vms 1,2,4 --bs 4m --qd 1 --duration 10 --warmup 2 [--write]\n"
 		"  clone URL   [--dest URL2] --template-size 1g --template-content zero|pattern|synthetic\n"
 		"              --vms 10 --chunk 4m | --sweep 64k,256k,1m,4m,16m --parallel 2 --outstanding 2\n"
-		"              [--mode auto|xcopy|software] [--explain [N]] [--no-template]\n"
+		"              [--mode auto|xcopy|software] [--explain [N]] [--no-template] [--verify]\n"
 		"  drr URL     --image FILE | --synthetic win10 [--size 11.9g] [--seed N]\n"
 		"common: --json | --csv, --plot FILE.svg, --quiet, --initiator IQN\n");
 }
@@ -259,6 +259,8 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 				if (parse_uint(argv[++i], 1, 100, &o->explain_count))
 					FAIL("--explain: '%s' is not an integer 1..100", argv[i]);
 			}
+		} else if (!strcmp(a, "--verify")) {
+			o->verify = true;
 		} else if (!strcmp(a, "--no-template")) {
 			o->skip_template = true;
 		} else if (!strcmp(a, "--image")) {

@@ -45,6 +45,7 @@ struct bench_opts {
 	bool explain;
 	unsigned explain_count;
 	bool skip_template;            /* --no-template: template already written */
+	bool verify;                   /* --verify: read clones back and compare with the template */
 
 	/* drr */
 	const char *image_path;

@@ -138,6 +138,7 @@ json_object *json_clone(const struct clone_result *r)
 	add_i(o, "parallel", r->parallel);
 	add_i(o, "outstanding", r->outstanding);
 	add_b(o, "two_lus", r->two_lus);
+	add_b(o, "verified", r->verified);
 	json_object *runs = json_object_new_array();
 	for (unsigned i = 0; i < r->n; i++)
 		json_object_array_add(runs, clone_run_obj(r, &r->runs[i]));

@@ -138,6 +138,9 @@ void table_clone(FILE *f, const struct clone_result *r)
 				c->chunk, c->machine_share * 100, c->lat_mean_ms, c->modeled_mean_latency_ms,
 				c->time_scale, c->suggested_time_scale + 0.5, c->suggested_time_scale + 0.5);
 	}
+	if (r->verified)
+		fprintf(f, "verify: every clone read back equal to the template (%" PRIu64 " bytes compared)\n",
+			r->verified_bytes);
 	fprintf(f, "(latency = host-observed per command; wire = payload bytes sent/received for the copy)\n");
 }
 

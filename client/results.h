@@ -75,6 +75,8 @@ struct clone_result {
 	uint64_t template_size;
 	unsigned clones, parallel, outstanding;
 	bool two_lus;
+	bool verified;                   /* --verify: every clone read back equal to the template */
+	uint64_t verified_bytes;
 	unsigned n;
 	struct clone_run runs[32];
 };
