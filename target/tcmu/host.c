@@ -14,6 +14,8 @@
  * kernel ring to fit, so it allows 8 MiB (large sequential I/O in one
  * command, as the benchmarks use). */
 #define DEFAULT_MAX_XFER_BYTES (8u << 20)
+/* per device; a handler asking for more is almost certainly confused */
+#define MAX_WORKERS 64
 
 static pthread_mutex_t devs_lock = PTHREAD_MUTEX_INITIALIZER; /* create/destroy only */
 static struct tcmu_device *devs;
@@ -128,7 +130,13 @@ struct lu_backend *tcmu_host_create_device(const struct tcmu_host_dev_cfg *cfg, 
 	/* the handler may have changed block size / num_lbas in open() */
 	dev->be.block_size = dev->block_size;
 	dev->be.num_lbas = atomic_load(&dev->num_lbas);
-	if (host_dev_start_workers(dev, h->nr_threads, err) != 0) {
+	int nr = h->nr_threads;
+
+	if (nr > MAX_WORKERS) {
+		tcmu_warn_message(dev, __func__, __LINE__, "handler asks for %d threads, using %d", nr, MAX_WORKERS);
+		nr = MAX_WORKERS;
+	}
+	if (host_dev_start_workers(dev, nr, err) != 0) {
 		if (h->close)
 			h->close(dev);
 		dev_free(dev);
