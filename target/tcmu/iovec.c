@@ -52,9 +52,9 @@ size_t tcmu_memcpy_from_iovec(void *dest, size_t len, struct iovec *iovec, size_
 }
 
 /* Offset of the first byte where mem and the iovec differ, -1 if the first
- * size bytes are equal.  The iovec is not consumed.  Like upstream, the
- * caller guarantees the iovec holds at least size bytes; we also stop at an
- * empty entry rather than loop forever. */
+ * size bytes are equal.  The iovec is not consumed; empty entries (e.g.
+ * already consumed ones) are skipped.  As upstream, the caller guarantees
+ * the iovec holds at least size bytes (there is no count to check). */
 off_t tcmu_iovec_compare(void *mem, struct iovec *iovec, size_t size)
 {
 	const unsigned char *m = mem;
@@ -64,9 +64,7 @@ off_t tcmu_iovec_compare(void *mem, struct iovec *iovec, size_t size)
 		size_t n = iovec[i].iov_len < size - off ? iovec[i].iov_len : size - off;
 		const unsigned char *v = iovec[i].iov_base;
 
-		if (!n)
-			break;
-		if (memcmp(m + off, v, n) != 0) {
+		if (n && memcmp(m + off, v, n) != 0) {
 			size_t k = 0;
 
 			while (m[off + k] == v[k])

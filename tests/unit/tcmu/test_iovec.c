@@ -127,6 +127,10 @@ static void test_compare_offsets(void **state)
 	mem[10] = 10;
 	mem[15] = 99; /* in c[] */
 	assert_int_equal(tcmu_iovec_compare(mem, iov, 18), 15);
+	/* an empty entry in the middle is skipped, not the end */
+	struct iovec gap[4] = { { a, 10 }, { b, 0 }, { b, 1 }, { c, 7 } };
+
+	assert_int_equal(tcmu_iovec_compare(mem, gap, 18), 15);
 	/* only the first size bytes count, and compare does not consume */
 	assert_int_equal(tcmu_iovec_compare(mem, iov, 15), -1);
 	assert_int_equal(iov[0].iov_len, 10);
