@@ -18,7 +18,9 @@
 #
 # Environment: CONF_LOG_DIR (default: a temp dir) keeps one log per suite;
 #   CONF_SUMMARY=FILE writes "passed failed skipped" for ci/test.sh to add up;
-#   CONF_SUITE_TIMEOUT seconds per suite (default 600); CU_EXTRA_ARGS extra iscsi-test-cu options.
+#   CONF_SUITE_TIMEOUT seconds per suite (default 300); CONF_TOTAL_TIMEOUT seconds for all suites
+#   (default 3600: once spent, the remaining suites count as failed, not run - a hung target must
+#   not eat a CI budget 300 s per suite); CU_EXTRA_ARGS extra iscsi-test-cu options.
 set -uo pipefail
 
 if (( $# != 2 )); then
@@ -32,7 +34,9 @@ command -v iscsi-test-cu >/dev/null || { echo "run-suites: iscsi-test-cu not fou
 
 logdir=${CONF_LOG_DIR:-$(mktemp -d /tmp/lunlab-conformance.XXXXXX)}
 mkdir -p "$logdir"
-suite_timeout=${CONF_SUITE_TIMEOUT:-600}
+suite_timeout=${CONF_SUITE_TIMEOUT:-300}
+total_timeout=${CONF_TOTAL_TIMEOUT:-3600}
+run_started=$SECONDS
 read -r -a extra_args <<<"${CU_EXTRA_ARGS:-}"
 
 listing=$(iscsi-test-cu --list 2>&1)
@@ -103,6 +107,12 @@ printf '%-26s %6s %7s %7s %8s %9s\n' suite tests passed failed skipped unexpecte
 printf '%-26s %6s %7s %7s %8s %9s\n' -------------------------- ------ ------- ------- -------- ---------
 for suite in "${suites[@]}"; do
     log="$logdir/$suite.log"
+    if (( SECONDS - run_started >= total_timeout )); then
+        problems+=("$suite: not run: the ${total_timeout}s budget for all suites was spent")
+        tot_fail=$((tot_fail + 1))
+        printf '%-26s %6s %7s %7s %8s %9s\n' "$suite" 0 0 1 0 0
+        continue
+    fi
     timeout --kill-after=10 "$suite_timeout" \
         iscsi-test-cu --dataloss "${extra_args[@]}" --test="ALL.$suite.*" "$url" >"$log" 2>&1
     rc=$?

@@ -98,6 +98,8 @@ static bool connect_session(struct session *s, const char *url, const char *init
 	iscsi_set_targetname(s->iscsi, u->target);
 	iscsi_set_session_type(s->iscsi, ISCSI_SESSION_NORMAL);
 	iscsi_set_header_digest(s->iscsi, hd);
+	/* a target that stops answering fails the check instead of hanging it */
+	iscsi_set_timeout(s->iscsi, 60);
 	if (iscsi_full_connect_sync(s->iscsi, u->portal, u->lun) != 0) {
 		fail("%s: login to %s failed: %s", s->what, url, iscsi_get_error(s->iscsi));
 		iscsi_destroy_url(u);

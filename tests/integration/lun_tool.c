@@ -39,6 +39,7 @@ static int connect_url(const char *url)
 	}
 	iscsi_set_targetname(iscsi, u->target);
 	iscsi_set_session_type(iscsi, ISCSI_SESSION_NORMAL);
+	iscsi_set_timeout(iscsi, 60);
 	if (iscsi_full_connect_sync(iscsi, u->portal, u->lun) != 0) {
 		fprintf(stderr, "login to %s failed: %s\n", url, iscsi_get_error(iscsi));
 		iscsi_destroy_url(u);

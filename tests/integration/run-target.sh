@@ -109,19 +109,19 @@ expect() {
 
 tools_check() {
     local out lun size bs
-    out=$(iscsi-ls -s "$portal" 2>&1)
+    out=$(timeout 30 iscsi-ls -s "$portal" 2>&1)
     expect "iscsi-ls lists the target" "$out" "^Target:$iqn Portal:127\.0\.0\.1:$port"
     expect "iscsi-ls shows LUN $lun512 as a disk" "$out" "^Lun:$lun512 +Type:DIRECT_ACCESS"
     [[ -n $lun4k ]] && expect "iscsi-ls shows LUN $lun4k as a disk" "$out" "^Lun:$lun4k +Type:DIRECT_ACCESS"
 
     for lun in $lun512 $lun4k; do
         if [[ $lun == "$lun4k" ]]; then size=1073741824 bs=4096; else size=2147483648 bs=512; fi
-        out=$(iscsi-readcapacity16 "$portal/$iqn/$lun" 2>&1)
+        out=$(timeout 30 iscsi-readcapacity16 "$portal/$iqn/$lun" 2>&1)
         expect "LUN $lun block size $bs" "$out" "^LOGICAL BLOCK LENGTH IN BYTES:$bs\$"
         expect "LUN $lun capacity $size bytes" "$out" "^Total size:$size\$"
         expect "LUN $lun last LBA" "$out" "^RETURNED LOGICAL BLOCK ADDRESS:$(( size / bs - 1 ))\$"
 
-        out=$(iscsi-inq "$portal/$iqn/$lun" 2>&1)
+        out=$(timeout 30 iscsi-inq "$portal/$iqn/$lun" 2>&1)
         expect "LUN $lun INQUIRY: direct-access device" "$out" "^Peripheral Device Type:DIRECT_ACCESS"
         if [[ $mode == lunlab ]]; then
             # handlers/scsi/spc_inquiry.c: VENDOR_ID "LUNLAB", space padded to 8 bytes
@@ -130,30 +130,32 @@ tools_check() {
         else
             expect "LUN $lun INQUIRY vendor IET" "$out" "^Vendor:IET"
         fi
-        out=$(iscsi-inq -e 1 -c 0 "$portal/$iqn/$lun" 2>&1)
+        out=$(timeout 30 iscsi-inq -e 1 -c 0 "$portal/$iqn/$lun" 2>&1)
         for page in 0x80 0x83 0xb0 0xb1 0xb2; do
             expect "LUN $lun supports VPD $page" "$out" "^Page:$page "
         done
         # iscsi-inq takes the page code in decimal: 131 = 0x83
-        out=$(iscsi-inq -e 1 -c 131 "$portal/$iqn/$lun" 2>&1)
+        out=$(timeout 30 iscsi-inq -e 1 -c 131 "$portal/$iqn/$lun" 2>&1)
         expect "LUN $lun VPD 0x83 has a binary NAA designator" "$out" "^Designator Type:\(3\) NAA"
         expect "LUN $lun VPD 0x83 binary code set" "$out" "^Code Set:\(1\) BINARY"
     done
     if [[ -n $lun4k ]]; then
-        out=$(iscsi-inq -e 1 -c 128 "$portal/$iqn/$lun4k" 2>&1)
+        out=$(timeout 30 iscsi-inq -e 1 -c 128 "$portal/$iqn/$lun4k" 2>&1)
         expect "LUN $lun4k unit serial number is 'abc'" "$out" "^Unit Serial Number:\[ *abc\]"
     fi
 }
 
+# every client below is bounded in time: a target that stops answering fails the check
+# instead of hanging it until meson's timeout
 case $check in
-    patterns) "$io_check" patterns "$url512" || status=1 ;;
+    patterns) timeout 240 "$io_check" patterns "$url512" || status=1 ;;
     patterns-4k)
         if [[ -z $lun4k ]]; then echo "SKIP: no 4096-byte LUN on tgt"; status=77
-        else "$io_check" patterns "$portal/$iqn/$lun4k" || status=1; fi ;;
-    sessions) "$io_check" sessions "$url512" 64 || status=1 ;;
-    digests) "$io_check" digests "$url512" || status=1 ;;
-    digests-raw) "$(dirname "$io_check")/digest_check" "$url512" good || status=1 ;;
-    digest-errors) "$(dirname "$io_check")/digest_check" "$url512" errors || status=1 ;;
+        else timeout 240 "$io_check" patterns "$portal/$iqn/$lun4k" || status=1; fi ;;
+    sessions) timeout 240 "$io_check" sessions "$url512" 64 || status=1 ;;
+    digests) timeout 240 "$io_check" digests "$url512" || status=1 ;;
+    digests-raw) timeout 240 "$(dirname "$io_check")/digest_check" "$url512" good || status=1 ;;
+    digest-errors) timeout 240 "$(dirname "$io_check")/digest_check" "$url512" errors || status=1 ;;
     tools) tools_check ;;
     *) echo "unknown check '$check'"; status=2 ;;
 esac
