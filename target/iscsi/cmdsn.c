@@ -3,13 +3,13 @@
  * anything outside [ExpCmdSN, MaxCmdSN] is silently ignored. */
 #include "target/iscsi/conn.h"
 
-enum cmdsn_verdict cmdsn_check(uint32_t exp, uint32_t cmdsn, bool immediate)
+enum cmdsn_verdict cmdsn_check(uint32_t exp, uint32_t max, uint32_t cmdsn, bool immediate)
 {
 	if (immediate)
 		return CMDSN_DELIVER;
 	if (cmdsn == exp)
 		return CMDSN_DELIVER;
-	if (sn_lt(exp, cmdsn) && sn_le(cmdsn, exp + CONN_CMDSN_WINDOW - 1))
+	if (sn_lt(exp, cmdsn) && sn_le(cmdsn, max))
 		return CMDSN_QUEUE;
 	return CMDSN_DROP;
 }
@@ -31,7 +31,7 @@ static void drop(struct icmd *ic)
 
 void cmdsn_submit(struct conn *c, struct icmd *ic)
 {
-	switch (cmdsn_check(c->exp_cmd_sn, ic->cmdsn, ic->immediate)) {
+	switch (cmdsn_check(c->exp_cmd_sn, conn_accept_max(c), ic->cmdsn, ic->immediate)) {
 	case CMDSN_DROP:
 		drop(ic);
 		return;

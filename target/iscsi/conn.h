@@ -150,6 +150,8 @@ struct conn {
 	uint16_t cid;
 	uint32_t stat_sn;
 	uint32_t exp_cmd_sn;
+	uint32_t max_cmd_sn;      /* last advertised */
+	bool max_cmd_sn_set;
 	uint64_t nexus_id;
 	struct icmd *tasks;
 	uint32_t ntasks;
@@ -168,9 +170,20 @@ struct icmd *icmd_new(struct conn *c, const uint8_t *bhs, enum icmd_kind kind);
 void icmd_put(struct icmd *ic);
 void icmd_unlink(struct icmd *ic);     /* off conn->tasks (no more lookups) */
 struct icmd *conn_find_task(struct conn *c, uint32_t itt);
-static inline uint32_t conn_max_cmd_sn(const struct conn *c)
+/* The MaxCmdSN we advertise: ExpCmdSN plus room for as many tasks as are
+ * not busy, so a flood of commands cannot pile up without bound.  It never
+ * moves back (an initiator ignores a smaller MaxCmdSN anyway), and exactly
+ * this value bounds what we accept. */
+static inline uint32_t conn_max_cmd_sn(struct conn *c)
 {
-	return c->exp_cmd_sn + CONN_CMDSN_WINDOW - 1;
+	uint32_t busy = c->ntasks < CONN_CMDSN_WINDOW - 1 ? c->ntasks : CONN_CMDSN_WINDOW - 1;
+	uint32_t m = c->exp_cmd_sn + CONN_CMDSN_WINDOW - 1 - busy;
+
+	if (!c->max_cmd_sn_set || sn_lt(c->max_cmd_sn, m)) {
+		c->max_cmd_sn = m;
+		c->max_cmd_sn_set = true;
+	}
+	return c->max_cmd_sn;
 }
 
 /* conn_rx.c */
@@ -191,7 +204,7 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 void text_handle(struct conn *c, struct icmd *ic);
 /* cmdsn.c */
 enum cmdsn_verdict { CMDSN_DELIVER, CMDSN_QUEUE, CMDSN_DROP };
-enum cmdsn_verdict cmdsn_check(uint32_t exp, uint32_t cmdsn, bool immediate);
+enum cmdsn_verdict cmdsn_check(uint32_t exp, uint32_t max, uint32_t cmdsn, bool immediate);
 void cmdsn_submit(struct conn *c, struct icmd *ic);
 void cmdsn_insert_sorted(struct icmd **head, struct icmd *ic);
 /* ffp.c: full feature phase dispatch */
@@ -210,5 +223,11 @@ void r2t_send_more(struct conn *c, struct icmd *ic);
 /* tmf.c */
 void tmf_deliver(struct conn *c, struct icmd *ic);
 void tmf_task_gone(struct conn *c, struct icmd *ic);
+
+/* The bound for incoming CmdSNs: exactly what the initiator was last told. */
+static inline uint32_t conn_accept_max(struct conn *c)
+{
+	return c->max_cmd_sn_set ? c->max_cmd_sn : conn_max_cmd_sn(c);
+}
 
 #endif

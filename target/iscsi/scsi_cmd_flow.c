@@ -73,7 +73,7 @@ int scsi_cmd_header(struct conn *c, const uint8_t *bhs)
 
 	c->rx_dst = NULL; /* discard unless a command takes it */
 	c->rx_cmd = NULL;
-	if (cmdsn_check(c->exp_cmd_sn, get_be32(bhs + 24), bhs_immediate(bhs)) == CMDSN_DROP)
+	if (cmdsn_check(c->exp_cmd_sn, conn_accept_max(c), get_be32(bhs + 24), bhs_immediate(bhs)) == CMDSN_DROP)
 		return 0; /* outside the window: silently ignored (RFC 7143 4.2.2.1) */
 	ic = icmd_new(c, bhs, IC_SCSI);
 	if (!ic) {

@@ -100,7 +100,7 @@ void tmf_deliver(struct conn *c, struct icmd *ic)
 		struct icmd *t = conn_find_task(c, ref_itt);
 		if (t && t->kind == IC_SCSI) {
 			abort_one(t, w);
-		} else if (sn_le(c->exp_cmd_sn, ref_cmdsn) && sn_le(ref_cmdsn, conn_max_cmd_sn(c))) {
+		} else if (sn_le(c->exp_cmd_sn, ref_cmdsn) && sn_le(ref_cmdsn, conn_accept_max(c))) {
 			rsp = TMF_RSP_COMPLETE; /* not received yet: nothing to abort */
 		} else {
 			rsp = TMF_RSP_NO_TASK;
