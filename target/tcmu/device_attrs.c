@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "target/tcmu/host_priv.h"
 
@@ -91,12 +90,22 @@ char *tcmu_cfgfs_dev_get_wwn(struct tcmu_device *dev)
 
 uint64_t tcmu_cfgfs_dev_get_info_u64(struct tcmu_device *dev, const char *name, int *fn_ret)
 {
-	/* LIO's info file only gives "Size" to tcmu handlers (bytes) */
-	if (name && strcasecmp(name, "Size") == 0) {
-		if (fn_ret)
-			*fn_ret = 0;
-		return atomic_load(&dev->size_bytes);
-	}
+	/* the numeric fields of LIO's info file for a TCMU device, matched
+	 * case-sensitively as upstream's strstr(" Name: ") does */
+	uint64_t v;
+
+	if (name && strcmp(name, "Size") == 0)
+		v = atomic_load(&dev->size_bytes);
+	else if (name && strcmp(name, "SectorSize") == 0)
+		v = dev->block_size;
+	else if (name && strcmp(name, "HwMaxSectors") == 0)
+		v = dev->max_xfer_len;
+	else
+		goto unknown;
+	if (fn_ret)
+		*fn_ret = 0;
+	return v;
+unknown:
 	tcmu_err_message(dev, __func__, __LINE__, "no device info field \"%s\"", name ? name : "(null)");
 	if (fn_ret)
 		*fn_ret = -EINVAL;

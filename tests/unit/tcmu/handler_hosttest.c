@@ -192,6 +192,12 @@ static int ht_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 
 		if (bad != 0 || ret2 != -EINVAL)
 			return TCMU_STS_HW_ERR;
+		/* upstream matches the field name case-sensitively */
+		bad = tcmu_cfgfs_dev_get_info_u64(dev, "size", &ret2);
+		if (bad != 0 || ret2 != -EINVAL)
+			return TCMU_STS_HW_ERR;
+		if (tcmu_cfgfs_dev_get_info_u64(dev, "SectorSize", &ret2) != tcmu_dev_get_block_size(dev) || ret2)
+			return TCMU_STS_HW_ERR;
 		char *wwn = tcmu_cfgfs_dev_get_wwn(dev);
 
 		snprintf(text, sizeof(text),
