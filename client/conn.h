@@ -48,6 +48,9 @@ void conn_task_status(struct scsi_task *task, int cb_status, struct cmd_status *
  * Returns -1 if a session failed (err filled), else 0. */
 int conn_poll_many(struct bench_conn *conns, unsigned n, int timeout_ms, char *err, size_t errlen);
 
+/* CPU seconds (user + system) this process has used. */
+double cpu_seconds(void);
+
 /* Wall clock in seconds (CLOCK_MONOTONIC). */
 double now_s(void);
 uint64_t now_ns(void);

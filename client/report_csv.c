@@ -14,11 +14,11 @@ void csv_info(FILE *f, const struct info_result *r)
 
 void csv_scale(FILE *f, const struct scale_result *r)
 {
-	fprintf(f, "vms,total_mbps,min_mbps,avg_mbps,max_mbps,fairness,ios,seconds\n");
+	fprintf(f, "vms,total_mbps,min_mbps,avg_mbps,max_mbps,fairness,ios,seconds,client_cpu_pct\n");
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct scale_run *s = &r->runs[i];
-		fprintf(f, "%u,%.3f,%.3f,%.3f,%.3f,%.4f,%" PRIu64 ",%.3f\n", s->vms, s->total_mbps, s->min_mbps,
-			s->avg_mbps, s->max_mbps, s->fairness, s->ios, s->seconds);
+		fprintf(f, "%u,%.3f,%.3f,%.3f,%.3f,%.4f,%" PRIu64 ",%.3f,%.1f\n", s->vms, s->total_mbps, s->min_mbps,
+			s->avg_mbps, s->max_mbps, s->fairness, s->ios, s->seconds, s->client_cpu_pct);
 	}
 }
 

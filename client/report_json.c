@@ -83,6 +83,7 @@ json_object *json_scale(const struct scale_result *r)
 		add_d(e, "fairness", s->fairness);
 		add_i(e, "ios", (int64_t)s->ios);
 		add_d(e, "seconds", s->seconds);
+		add_d(e, "client_cpu_pct", s->client_cpu_pct);
 		json_object_array_add(runs, e);
 	}
 	json_object_object_add(o, "runs", runs);

@@ -84,14 +84,14 @@ void table_scale(FILE *f, const struct scale_result *r)
 	char bs[32];
 	fmt_size(bs, sizeof(bs), r->bs);
 	fprintf(f, "scale: %s sequential %s, QD%u per VM\n", bs, r->write ? "writes" : "reads", r->qd);
-	fprintf(f, "%5s %12s %10s %10s %10s %9s %8s\n", "VMs", "total MB/s", "min MB/s", "avg MB/s",
-		"max MB/s", "fairness", "IOs");
+	fprintf(f, "%5s %12s %10s %10s %10s %9s %8s %11s\n", "VMs", "total MB/s", "min MB/s", "avg MB/s",
+		"max MB/s", "fairness", "IOs", "client CPU");
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct scale_run *s = &r->runs[i];
-		fprintf(f, "%5u %12.1f %10.1f %10.1f %10.1f %9.3f %8" PRIu64 "\n", s->vms, s->total_mbps,
-			s->min_mbps, s->avg_mbps, s->max_mbps, s->fairness, s->ios);
+		fprintf(f, "%5u %12.1f %10.1f %10.1f %10.1f %9.3f %8" PRIu64 " %10.0f%%\n", s->vms, s->total_mbps,
+			s->min_mbps, s->avg_mbps, s->max_mbps, s->fairness, s->ios, s->client_cpu_pct);
 	}
-	fprintf(f, "(MB = 10^6 bytes; fairness = fastest VM / slowest VM)\n");
+	fprintf(f, "(MB = 10^6 bytes; fairness = fastest VM / slowest VM; client CPU = lunlab-bench itself, %% of a core)\n");
 }
 
 void table_clone(FILE *f, const struct clone_result *r)

@@ -40,6 +40,7 @@ struct scale_run {
 	double fairness;                 /* max / min per-VM throughput */
 	uint64_t ios;
 	double seconds;
+	double client_cpu_pct;           /* lunlab-bench's own CPU over the run, % of one core */
 };
 
 struct scale_result {

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
@@ -378,13 +377,6 @@ static void machine_check(const struct bench_opts *o, struct clone_run *run, con
 		run->suggested_time_scale = scale * 50;   /* the figures say nothing: at least 50x more */
 }
 
-static double cpu_seconds(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
 
 static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run, bool telemetry,
 		     char *err, size_t errlen)

@@ -15,6 +15,7 @@
 
 #include "client/conn.h"
 #include "client/progress.h"
+#include "client/window.h"
 
 struct vm;
 
@@ -69,13 +70,10 @@ static void io_cb(struct iscsi_context *iscsi, int status, void *command_data, v
 	 * pro rata to the overlap of [submit, completion] with it: with 100 VMs a VM completes
 	 * only a few 4 MiB reads a second, and counting whole completions would quantise the
 	 * per-VM figures (and the fairness) to +-1 I/O. */
-	double a = s->t_submit > g_run->t_measure ? s->t_submit : g_run->t_measure;
-	double b = t < g_run->t_end ? t : g_run->t_end;
-	if (b > a && t > s->t_submit) {
-		v->bytes_in_window += (double)v->io_blocks * v->conn->block_size * (b - a) / (t - s->t_submit);
-		if (t >= g_run->t_measure && t <= g_run->t_end)
-			v->ios_in_window++;
-	}
+	v->bytes_in_window += window_credit((double)v->io_blocks * v->conn->block_size, s->t_submit, t,
+					    g_run->t_measure, g_run->t_end);
+	if (t >= g_run->t_measure && t <= g_run->t_end)
+		v->ios_in_window++;
 	if (!g_run->stop && t < g_run->t_end)
 		submit(v, s);
 }
@@ -143,6 +141,7 @@ static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out
 	}
 	g_run->stop = 0;
 	g_run->err[0] = 0;
+	double cpu0 = cpu_seconds();
 	g_run->t_start = now_s();
 	g_run->t_measure = g_run->t_start + o->warmup_s;
 	g_run->t_end = g_run->t_measure + o->duration_s;
@@ -175,6 +174,8 @@ static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out
 		progress_update(&pb, (uint64_t)((now_s() - g_run->t_start) * 1000));
 	}
 	progress_end(&pb);
+	double run_wall = now_s() - g_run->t_start;
+	double run_cpu = cpu_seconds() - cpu0;
 	if (g_run->err[0]) {
 		snprintf(err, errlen, "%s", g_run->err);
 		goto out_close;
@@ -192,6 +193,7 @@ static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out
 		if (mbps > out->max_mbps) out->max_mbps = mbps;
 	}
 	out->avg_mbps = out->total_mbps / n;
+	out->client_cpu_pct = run_wall > 0 ? 100.0 * run_cpu / run_wall : 0;
 	/* A VM that completed nothing in the window makes fairness infinite: report 0 = undefined. */
 	out->fairness = out->min_mbps > 0 ? out->max_mbps / out->min_mbps : 0;
 	ret = 0;
