@@ -80,7 +80,7 @@ struct volume {
 	struct array *a;
 	uint32_t lba_size;
 	uint32_t bshift;                 /* log2(dedup_block) */
-	pthread_rwlock_t resize_lock;    /* data path: read; resize/destroy: write */
+	pthread_rwlock_t resize_lock;    /* data path: read; resize/destroy/huge ranges: write */
 	uint64_t size;
 	uint64_t nblocks;                /* ceil(size / dedup_block) */
 	_Atomic(uint32_t *) *leaves;     /* nleaves pointers, each NULL until written */
@@ -116,10 +116,13 @@ int map_set(struct volume *v, uint64_t b, uint32_t id, uint32_t *old);
 int map_resize(struct volume *v, uint64_t new_nblocks);
 void map_free(struct volume *v);
 
-/* range_lock.c: stripe sets over block ranges, taken in a global order. */
+/* range_lock.c: the locks an operation needs in one or two volumes (resize
+ * locks, then stripes), taken in one global order.  lockset_lock includes the
+ * volumes' resize locks: callers must not hold them. */
 struct lockset {
 	struct volume *v[2];
 	uint64_t bits[2][NSTRIPES / 64];
+	int excl[2];              /* volume taken exclusively instead of by stripes */
 	int nv;
 	int write;
 };

@@ -1,12 +1,18 @@
-/* range_lock.c — striped range locks over a volume's blocks.  Blocks are
- * grouped in regions of 2^LOCK_REGION_SHIFT; region r is guarded by stripe
- * r % NSTRIPES.  A lockset names the stripes an operation needs in one or two
- * volumes; they are taken in one global order (volume address, then stripe
- * number), so no two operations can deadlock, and writers of disjoint
- * regions run in parallel. */
+/* range_lock.c — range locks over a volume's blocks.  Blocks are grouped in
+ * regions of 2^LOCK_REGION_SHIFT; region r is guarded by stripe r % NSTRIPES.
+ * An operation first takes each volume's resize lock (shared), then the
+ * stripes of its ranges; an operation that would need more than
+ * MAX_STRIPES_HELD stripes of a volume (a multi-MiB range) takes that
+ * volume's resize lock exclusively instead, which is cheaper than hundreds of
+ * stripe locks and keeps the number of locks one thread holds small.
+ * Order: every resize lock (by volume address), then every stripe (by volume
+ * address, then stripe number); so no two operations can deadlock, and
+ * writers of disjoint regions run in parallel. */
 #include <string.h>
 
 #include "handlers/array/array_internal.h"
+
+#define MAX_STRIPES_HELD 16
 
 void lockset_add(struct lockset *ls, struct volume *v, uint64_t b0, uint64_t nb)
 {
@@ -38,10 +44,27 @@ void lockset_add(struct lockset *ls, struct volume *v, uint64_t b0, uint64_t nb)
 	}
 }
 
+static int nstripes(const uint64_t *bits)
+{
+	int n = 0;
+	for (unsigned i = 0; i < NSTRIPES / 64; i++)
+		n += __builtin_popcountll(bits[i]);
+	return n;
+}
+
 void lockset_lock(struct lockset *ls, int write)
 {
 	ls->write = write;
-	for (int k = 0; k < ls->nv; k++)
+	for (int k = 0; k < ls->nv; k++) {
+		ls->excl[k] = nstripes(ls->bits[k]) > MAX_STRIPES_HELD;
+		if (ls->excl[k])
+			pthread_rwlock_wrlock(&ls->v[k]->resize_lock);
+		else
+			pthread_rwlock_rdlock(&ls->v[k]->resize_lock);
+	}
+	for (int k = 0; k < ls->nv; k++) {
+		if (ls->excl[k])
+			continue;
 		for (unsigned s = 0; s < NSTRIPES; s++)
 			if (ls->bits[k][s / 64] & (1ull << (s % 64))) {
 				if (write)
@@ -49,12 +72,18 @@ void lockset_lock(struct lockset *ls, int write)
 				else
 					pthread_rwlock_rdlock(&ls->v[k]->stripes[s]);
 			}
+	}
 }
 
 void lockset_unlock(struct lockset *ls)
 {
-	for (int k = ls->nv - 1; k >= 0; k--)
+	for (int k = ls->nv - 1; k >= 0; k--) {
+		if (ls->excl[k])
+			continue;
 		for (unsigned s = NSTRIPES; s-- > 0;)
 			if (ls->bits[k][s / 64] & (1ull << (s % 64)))
 				pthread_rwlock_unlock(&ls->v[k]->stripes[s]);
+	}
+	for (int k = ls->nv - 1; k >= 0; k--)
+		pthread_rwlock_unlock(&ls->v[k]->resize_lock);
 }

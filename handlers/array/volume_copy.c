@@ -59,23 +59,26 @@ int volume_copy(struct volume *dst, uint64_t dst_off, struct volume *src, uint64
 		*blocks_moved = 0;
 	if (dst->a != src->a)
 		return -EXDEV;
-	struct volume *first = (uintptr_t)dst < (uintptr_t)src ? dst : src;
-	struct volume *second = first == dst ? src : dst;
-	pthread_rwlock_rdlock(&first->resize_lock);
-	if (second != first)
-		pthread_rwlock_rdlock(&second->resize_lock);
+	/* Refuse wrapping ranges before computing locks from them. */
+	if (src_off + len < src_off || dst_off + len < dst_off)
+		return -ERANGE;
+	uint64_t B = src->a->p.dedup_block;
+	unsigned sh = src->bshift;
+	struct lockset ls;
+	memset(&ls, 0, sizeof(ls));
+	if (len) {
+		lockset_add(&ls, src, src_off >> sh, ((src_off + len - 1) >> sh) - (src_off >> sh) + 1);
+		lockset_add(&ls, dst, dst_off >> sh, ((dst_off + len - 1) >> sh) - (dst_off >> sh) + 1);
+	} else {
+		lockset_add(&ls, src, 0, 0);
+		lockset_add(&ls, dst, 0, 0);
+	}
+	lockset_lock(&ls, 1);
 
 	int r = vio_check_range(src, src_off, len);
 	if (!r)
 		r = vio_check_range(dst, dst_off, len);
 	if (!r && len) {
-		uint64_t B = src->a->p.dedup_block;
-		unsigned sh = src->bshift;
-		struct lockset ls;
-		memset(&ls, 0, sizeof(ls));
-		lockset_add(&ls, src, src_off >> sh, ((src_off + len - 1) >> sh) - (src_off >> sh) + 1);
-		lockset_add(&ls, dst, dst_off >> sh, ((dst_off + len - 1) >> sh) - (dst_off >> sh) + 1);
-		lockset_lock(&ls, 1);
 
 		if ((src_off ^ dst_off) & (B - 1)) {
 			r = copy_data(dst, dst_off, src, src_off, len);
@@ -108,10 +111,7 @@ int volume_copy(struct volume *dst, uint64_t dst_off, struct volume *src, uint64
 			free(hb);
 			free(tb);
 		}
-		lockset_unlock(&ls);
 	}
-	if (second != first)
-		pthread_rwlock_unlock(&second->resize_lock);
-	pthread_rwlock_unlock(&first->resize_lock);
+	lockset_unlock(&ls);
 	return r;
 }

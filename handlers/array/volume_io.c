@@ -272,7 +272,8 @@ static void range_lock(struct volume *v, struct lockset *ls, uint64_t off, uint6
 {
 	memset(ls, 0, sizeof(*ls));
 	uint64_t b0 = off >> v->bshift;
-	uint64_t nb = len ? ((off + len - 1) >> v->bshift) - b0 + 1 : 0;
+	/* (a wrapping range is refused by vio_check_range after locking) */
+	uint64_t nb = len && off + len > off ? ((off + len - 1) >> v->bshift) - b0 + 1 : 0;
 	lockset_add(ls, v, b0, nb);
 	lockset_lock(ls, write);
 }
@@ -280,32 +281,26 @@ static void range_lock(struct volume *v, struct lockset *ls, uint64_t off, uint6
 int volume_read(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
 {
 	struct lockset ls;
-	pthread_rwlock_rdlock(&v->resize_lock);
+	range_lock(v, &ls, off, len, 0);
 	int r = vio_check_range(v, off, len);
 	if (!r && iov_total(iov, iovcnt) < len)
 		r = -EINVAL;
-	if (!r) {
-		range_lock(v, &ls, off, len, 0);
+	if (!r)
 		r = vio_read_locked(v, off, len, iov, iovcnt);
-		lockset_unlock(&ls);
-	}
-	pthread_rwlock_unlock(&v->resize_lock);
+	lockset_unlock(&ls);
 	return r;
 }
 
 int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
 {
 	struct lockset ls;
-	pthread_rwlock_rdlock(&v->resize_lock);
+	range_lock(v, &ls, off, len, 1);
 	int r = vio_check_range(v, off, len);
 	if (!r && iov_total(iov, iovcnt) < len)
 		r = -EINVAL;
-	if (!r) {
-		range_lock(v, &ls, off, len, 1);
+	if (!r)
 		r = vio_write_locked(v, off, len, iov, iovcnt);
-		lockset_unlock(&ls);
-	}
-	pthread_rwlock_unlock(&v->resize_lock);
+	lockset_unlock(&ls);
 	return r;
 }
 
@@ -314,28 +309,22 @@ int volume_write_same(struct volume *v, uint64_t off, uint64_t len, const void *
 	struct lockset ls;
 	if (!pattern)
 		return -EINVAL;
-	pthread_rwlock_rdlock(&v->resize_lock);
+	range_lock(v, &ls, off, len, 1);
 	int r = vio_check_range(v, off, len);
-	if (!r) {
-		range_lock(v, &ls, off, len, 1);
+	if (!r)
 		r = write_same_locked(v, off, len, is_zero(pattern, v->lba_size) ? NULL : pattern);
-		lockset_unlock(&ls);
-	}
-	pthread_rwlock_unlock(&v->resize_lock);
+	lockset_unlock(&ls);
 	return r;
 }
 
 int volume_unmap(struct volume *v, uint64_t off, uint64_t len)
 {
 	struct lockset ls;
-	pthread_rwlock_rdlock(&v->resize_lock);
+	range_lock(v, &ls, off, len, 1);
 	int r = vio_check_range(v, off, len);
-	if (!r) {
-		range_lock(v, &ls, off, len, 1);
+	if (!r)
 		r = write_same_locked(v, off, len, NULL);
-		lockset_unlock(&ls);
-	}
-	pthread_rwlock_unlock(&v->resize_lock);
+	lockset_unlock(&ls);
 	return r;
 }
 
@@ -343,15 +332,14 @@ int volume_compare_and_write(struct volume *v, uint64_t off, uint64_t len, const
 			     uint64_t *miscompare_off)
 {
 	struct lockset ls;
-	pthread_rwlock_rdlock(&v->resize_lock);
-	int r = vio_check_range(v, off, len);
 	unsigned char *cur = NULL;
+	/* Write-locking the range makes compare+write one step for every
+	 * other reader and writer of these blocks. */
+	range_lock(v, &ls, off, len, 1);
+	int r = vio_check_range(v, off, len);
 	if (!r && !(cur = malloc(len ? len : 1)))
 		r = -ENOMEM;
 	if (!r) {
-		/* Write-locking the range makes compare+write one step for every
-		 * other reader and writer of these blocks. */
-		range_lock(v, &ls, off, len, 1);
 		struct iovec io = { cur, len };
 		r = vio_read_locked(v, off, len, &io, 1);
 		if (!r && memcmp(cur, cmp, len)) {
@@ -366,10 +354,9 @@ int volume_compare_and_write(struct volume *v, uint64_t off, uint64_t len, const
 			struct iovec w = { (void *)wr, len };
 			r = vio_write_locked(v, off, len, &w, 1);
 		}
-		lockset_unlock(&ls);
 	}
+	lockset_unlock(&ls);
 	free(cur);
-	pthread_rwlock_unlock(&v->resize_lock);
 	return r;
 }
 
@@ -419,7 +406,13 @@ struct volume *volume_create(struct array *a, uint64_t size_bytes, uint32_t lba_
 	v->a = a;
 	v->lba_size = lba_size;
 	v->bshift = (uint32_t)__builtin_ctz(a->p.dedup_block);
-	pthread_rwlock_init(&v->resize_lock, NULL);
+	/* Writer-preferring: a huge-range operation or resize must not starve
+	 * behind a steady stream of small ones. */
+	pthread_rwlockattr_t attr;
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&v->resize_lock, &attr);
+	pthread_rwlockattr_destroy(&attr);
 	for (unsigned i = 0; i < NSTRIPES; i++)
 		pthread_rwlock_init(&v->stripes[i], NULL);
 	atomic_init(&v->meta_bytes, sizeof(*v));

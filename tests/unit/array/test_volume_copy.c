@@ -2,6 +2,7 @@
  * move as map entries (no new unique blocks), unaligned edges use RMW,
  * same-volume overlap behaves like memmove, other arrays get -EXDEV. */
 #include <errno.h>
+#include <pthread.h>
 #include "array_test_util.h"
 
 static void copy_moves_entries_only(void **state)
@@ -115,12 +116,82 @@ static void copy_overlap_matches_memmove(void **state)
 	}
 }
 
+/* Cross copies in both directions (small and huge ranges, which lock a whole
+ * volume), same-volume copies and small writes, all at once: must neither
+ * deadlock nor lose a reference. */
+struct xctx {
+	struct volume *a, *b;
+	int id;
+	uint32_t B;
+};
+
+static void *cross_worker(void *arg)
+{
+	struct xctx *c = arg;
+	uint64_t seed = 500 + c->id, moved;
+	unsigned char buf[4096];
+	uint64_t size = volume_size(c->a);
+	for (int i = 0; i < 200; i++) {
+		int big = rng_next(&seed) % 8 == 0;
+		uint64_t len = big ? size / 2 : (rng_next(&seed) % 64 + 1) * 512;
+		uint64_t so = rng_next(&seed) % ((size - len) / 512 + 1) * 512;
+		uint64_t dof = rng_next(&seed) % ((size - len) / 512 + 1) * 512;
+		if (i % 3 == 0)
+			dof = dof / c->B * c->B + so % c->B; /* metadata path */
+		if (dof + len > size)
+			dof = so;
+		struct volume *s = c->id % 2 ? c->a : c->b, *d = c->id % 2 ? c->b : c->a;
+		if (i % 5 == 0)
+			d = s;
+		if (volume_copy(d, dof, s, so, len, &moved))
+			return (void *)1;
+		memset(buf, (int)(i + c->id), sizeof(buf));
+		if (wr(d, (rng_next(&seed) % (size / 4096)) * 4096, buf, sizeof(buf)))
+			return (void *)2;
+	}
+	return NULL;
+}
+
+static void concurrent_copies_no_deadlock(void **state)
+{
+	const uint32_t B = 8192;
+	uint64_t size = 512 * (uint64_t)B;
+	struct array *a = new_array(B, 1, 512);
+	struct volume *v = volume_create(a, size, 512), *w = volume_create(a, size, 512);
+	unsigned char *d = malloc(size);
+	uint64_t seed = 4;
+	fill_random(d, size, &seed);
+	assert_int_equal(wr(v, 0, d, size), 0);
+	pthread_t t[4];
+	struct xctx c[4];
+	for (int i = 0; i < 4; i++) {
+		c[i] = (struct xctx){ v, w, i, B };
+		pthread_create(&t[i], NULL, cross_worker, &c[i]);
+	}
+	for (int i = 0; i < 4; i++) {
+		void *r;
+		pthread_join(t[i], &r);
+		assert_null(r);
+	}
+	assert_int_equal(volume_unmap(v, 0, size), 0);
+	assert_int_equal(volume_unmap(w, 0, size), 0);
+	struct array_stats s = stats_of(a);
+	assert_int_equal(s.mapped_blocks, 0);
+	assert_int_equal(s.unique_blocks, 0);
+	assert_int_equal(s.single_ref_blocks, 0);
+	volume_destroy(v);
+	volume_destroy(w);
+	free(d);
+	array_put(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(copy_moves_entries_only),
 		cmocka_unit_test(copy_across_arrays_refused),
 		cmocka_unit_test(copy_overlap_matches_memmove),
+		cmocka_unit_test(concurrent_copies_no_deadlock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
