@@ -21,3 +21,8 @@ uint32_t scsi_dedup_blocks(const struct lunlab_dev *d)
 		return 1;
 	return dedup / d->block_size;
 }
+
+uint32_t scsi_max_write_same(const struct lunlab_dev *d)
+{
+	return d->block_size ? SCSI_MAX_WRITE_SAME_BYTES / d->block_size : 0;
+}

@@ -21,11 +21,13 @@ int sbc_compare_and_write(struct scsi_cmd *cmd)
 		return sense_invalid_cdb_field(cmd, 13, -1);
 	if ((rc = cdb_check_range(cmd, lba, n)) != TCMU_STS_OK)
 		return rc;
+	uint64_t len = (uint64_t)n * d->block_size;
+	/* the data-out buffer must carry exactly verify + write data; this also
+	 * catches a block count that wrapped in the one-byte field (256 -> 0) */
+	if (cmd->iov_len != 2 * len)
+		return sense_invalid_cdb_field(cmd, 13, -1);
 	if (n == 0)
 		return TCMU_STS_OK;                 /* SBC: zero blocks compares and writes nothing */
-	uint64_t len = (uint64_t)n * d->block_size;
-	if (cmd->iov_len != 2 * len)             /* must carry exactly verify + write data */
-		return sense_invalid_cdb_field(cmd, 13, -1);
 	uint8_t *buf = malloc(2 * len);
 	if (!buf)
 		return sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);

@@ -1,7 +1,9 @@
 /* sbc_write_same.c — WRITE SAME (10)/(16), SBC-4 5.46, 5.47, VAAI "Zero".
- * With UNMAP=1 and an all-zero pattern (or NDOB) the range is deallocated;
- * a zero pattern without UNMAP also leaves the blocks unmapped, since the
- * store never keeps zero blocks (and they read back as zeros: LBPRZ). */
+ * UNMAP=1 deallocates the range whatever the pattern, as LIO does (SBC
+ * leaves the choice to the device server; deallocated blocks read as zeros,
+ * LBPRZ=1, and libiscsi's WriteSame10.UnmapUntilEnd expects exactly that).
+ * A zero pattern without UNMAP also leaves the blocks unmapped, since the
+ * store never keeps zero blocks. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,11 +30,12 @@ int sbc_write_same(struct scsi_cmd *cmd)
 	uint32_t n = cdb_xfer_blocks(cdb);
 	int rc;
 
-	/* WSNZ=1 in VPD B0: a zero block count ("to the end") is not accepted */
-	if (n == 0 || n > SCSI_MAX_WRITE_SAME_BLOCKS)
-		return sense_invalid_cdb_field(cmd, (uint16_t)cdb_xfer_field(cdb), -1);
 	if ((rc = cdb_check_range(cmd, lba, n)) != TCMU_STS_OK)
 		return rc;
+	/* WSNZ=0 in VPD B0: a zero block count means "from LBA to the end" */
+	uint64_t blocks = n ? n : d->num_lbas - lba;
+	if (blocks > scsi_max_write_same(d))
+		return sense_invalid_cdb_field(cmd, (uint16_t)cdb_xfer_field(cdb), -1);
 
 	uint8_t *pattern = calloc(1, d->block_size);
 	if (!pattern)
@@ -45,8 +48,10 @@ int sbc_write_same(struct scsi_cmd *cmd)
 		scsi_dataout(cmd, pattern, d->block_size);
 		cmd->bytes_moved = d->block_size;
 	}
-	uint64_t off = lba * d->block_size, len = (uint64_t)n * d->block_size;
-	if (unmap && all_zero(pattern, d->block_size))
+	uint64_t off = lba * d->block_size, len = blocks * d->block_size;
+	if (len == 0)
+		rc = 0;
+	else if (unmap || all_zero(pattern, d->block_size))
 		rc = volume_unmap(d->vol, off, len);
 	else
 		rc = volume_write_same(d->vol, off, len, pattern);

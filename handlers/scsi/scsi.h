@@ -32,7 +32,12 @@ void scsi_lu_init(struct scsi_lu *lu);
 /* Limits reported in VPD B0 and enforced by the commands (blocks unless named). */
 #define SCSI_MAX_UNMAP_LBA_COUNT  (1u << 20)  /* per UNMAP command */
 #define SCSI_MAX_UNMAP_DESCRIPTORS 256u       /* not 0xFFFFFFFF: libiscsi treats that as "insane" */
-#define SCSI_MAX_WRITE_SAME_BLOCKS (1u << 20) /* WRITE SAME with UNMAP or a pattern */
+/* WRITE SAME (with UNMAP or a pattern) covers at most 16 MiB per command, in
+ * blocks of the LU; below 65536 blocks for 512-byte LUs, so libiscsi's
+ * WriteSame16.Unmap probes the limit instead of a 32 MiB WRITE(16) that
+ * exceeds the maximum transfer length. */
+#define SCSI_MAX_WRITE_SAME_BYTES (16u << 20)
+uint32_t scsi_max_write_same(const struct lunlab_dev *d);
 #define SCSI_MAX_CAW_BLOCKS        255u        /* the B0 field is one byte */
 
 /* Blocks per dedup block of the LU's array (optimal granularity for I/O and

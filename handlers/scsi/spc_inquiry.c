@@ -122,7 +122,7 @@ static size_t vpd_block_limits(const struct lunlab_dev *d, uint8_t *b)
 	memset(b, 0, 64);
 	b[1] = 0xb0;
 	put_be16(b + 2, 0x3c);
-	b[4] = 0x01;                                   /* WSNZ: WRITE SAME needs a block count */
+	b[4] = 0x00;                                   /* WSNZ 0: WRITE SAME 0 blocks = to the end */
 	b[5] = SCSI_MAX_CAW_BLOCKS;                    /* MAXIMUM COMPARE AND WRITE LENGTH */
 	put_be16(b + 6, (uint16_t)(gran > 0xffff ? 0xffff : gran)); /* OPTIMAL TRANSFER LENGTH GRANULARITY */
 	put_be32(b + 8, d->max_xfer_len);              /* MAXIMUM TRANSFER LENGTH */
@@ -131,7 +131,7 @@ static size_t vpd_block_limits(const struct lunlab_dev *d, uint8_t *b)
 	put_be32(b + 24, SCSI_MAX_UNMAP_DESCRIPTORS);
 	put_be32(b + 28, gran);                        /* OPTIMAL UNMAP GRANULARITY */
 	put_be32(b + 32, 0x80000000u);                 /* UGAVALID, alignment 0 */
-	put_be64(b + 36, SCSI_MAX_WRITE_SAME_BLOCKS);
+	put_be64(b + 36, scsi_max_write_same(d));
 	return 64;
 }
 

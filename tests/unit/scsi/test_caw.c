@@ -53,9 +53,12 @@ static void test_caw(void **state)
 	/* data-out must be exactly 2 x NUMBER OF LOGICAL BLOCKS */
 	fix_run(&fc, lu, cdb, 16, buf, 3 * 512);
 	fix_assert_field(&fc, 0x24, true, 13, -1);
-	/* more than MAXIMUM COMPARE AND WRITE LENGTH (255, and the byte max) */
+	/* zero blocks: nothing compared or written, and no data-out allowed (a
+	 * count of 256 wraps to 0 in the one-byte field: libiscsi sends that) */
 	cdb[13] = 0;
 	assert_int_equal(fix_run(&fc, lu, cdb, 16, NULL, 0), TCMU_STS_OK);
+	fix_run(&fc, lu, cdb, 16, buf, sizeof(buf));
+	fix_assert_field(&fc, 0x24, true, 13, -1);
 	/* past the end */
 	put_be64(cdb + 2, FIX_LBAS - 1);
 	cdb[13] = 2;

@@ -110,7 +110,7 @@ static void test_vpd_block_limits(void **state)
 	uint8_t b[64];
 	inquiry(&fc, true, 0xb0, 64, b, sizeof(b));
 	assert_int_equal(get_be16(b + 2), 0x3c);
-	assert_int_equal(b[4] & 1, 1);          /* WSNZ */
+	assert_int_equal(b[4] & 1, 0);          /* WSNZ 0: zero blocks = to the end */
 	assert_int_equal(b[5], SCSI_MAX_CAW_BLOCKS);
 	assert_int_equal(get_be16(b + 6), 32);  /* 16 KiB dedup / 512 */
 	assert_int_equal(get_be32(b + 8), 2048);
@@ -118,7 +118,7 @@ static void test_vpd_block_limits(void **state)
 	assert_int_equal(get_be32(b + 24), SCSI_MAX_UNMAP_DESCRIPTORS);
 	assert_int_equal(get_be32(b + 28), 32);
 	assert_int_equal(get_be32(b + 32), 0x80000000u);
-	assert_true(get_be64(b + 36) == SCSI_MAX_WRITE_SAME_BLOCKS);
+	assert_true(get_be64(b + 36) == 32768);  /* 16 MiB of 512-byte blocks */
 }
 
 static void test_vpd_b1_b2(void **state)

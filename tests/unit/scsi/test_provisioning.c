@@ -133,10 +133,26 @@ static void test_write_same(void **state)
 	lba_status(lu, 2 * GRAN, &first, &count, &prov);
 	assert_int_equal(prov, 1);
 
-	/* WSNZ: zero blocks rejected; ANCHOR rejected; data-out must be one block */
+	/* UNMAP bit with a non-zero pattern deallocates too (as LIO) */
+	write_pattern(lu, 4 * GRAN, GRAN, 0x78);
+	memset(pat, 0xff, sizeof(pat));
+	put_be32(ws10 + 2, 4 * GRAN);
+	assert_int_equal(fix_run(&fc, lu, ws10, 10, pat, 512), TCMU_STS_OK);
+	lba_status(lu, 4 * GRAN, &first, &count, &prov);
+	assert_int_equal(prov, 1);
+
+	/* zero blocks: from the LBA to the end of the LU */
+	for (int i = 0; i < 512; i++)
+		pat[i] = (uint8_t)(i ^ 0x5a);
+	put_be64(ws + 2, FIX_LBAS - 3);
 	put_be32(ws + 10, 0);
-	fix_run(&fc, lu, ws, 16, pat, 512);
-	fix_assert_field(&fc, 0x24, true, 10, -1);
+	assert_int_equal(fix_run(&fc, lu, ws, 16, pat, 512), TCMU_STS_OK);
+	put_be64(rd + 2, FIX_LBAS - 3);
+	assert_int_equal(fix_run(&fc, lu, rd, 16, r, sizeof(r)), TCMU_STS_OK);
+	for (int b = 0; b < 3; b++)
+		assert_memory_equal(r + b * 512, pat, 512);
+	/* ANCHOR rejected; data-out must be one block */
+	put_be64(ws + 2, 10);
 	put_be32(ws + 10, 1);
 	ws[1] = 0x10;
 	fix_run(&fc, lu, ws, 16, pat, 512);
@@ -147,10 +163,32 @@ static void test_write_same(void **state)
 	/* NDOB: zeros without a data-out buffer */
 	ws[1] = 0x01;
 	assert_int_equal(fix_run(&fc, lu, ws, 16, NULL, 0), TCMU_STS_OK);
+	put_be64(rd + 2, 10);
 	put_be32(rd + 10, 1);
 	assert_int_equal(fix_run(&fc, lu, rd, 16, r, 512), TCMU_STS_OK);
 	for (int i = 0; i < 512; i++)
 		assert_int_equal(r[i], 0);
+	fix_lu_free(lu);
+}
+
+/* MAXIMUM WRITE SAME LENGTH (16 MiB = 32768 blocks) is enforced, also for
+ * a zero block count that reaches further */
+static void test_write_same_limit(void **state)
+{
+	struct scsi_lu *lu = fix_lu_new("prov-e", FIX_BS, 1u << 17);
+	struct fix_cmd fc;
+	uint8_t pat[512] = { 0 };
+	uint8_t ws[16] = { 0x93, 0x08 };
+	put_be32(ws + 10, 32768);
+	assert_int_equal(fix_run(&fc, lu, ws, 16, pat, 512), TCMU_STS_OK);
+	put_be32(ws + 10, 32769);
+	fix_run(&fc, lu, ws, 16, pat, 512);
+	fix_assert_field(&fc, 0x24, true, 10, -1);
+	put_be32(ws + 10, 0);                   /* 0 = 131072 blocks to the end */
+	fix_run(&fc, lu, ws, 16, pat, 512);
+	fix_assert_field(&fc, 0x24, true, 10, -1);
+	put_be64(ws + 2, (1u << 17) - 100);     /* 0 = 100 blocks to the end */
+	assert_int_equal(fix_run(&fc, lu, ws, 16, pat, 512), TCMU_STS_OK);
 	fix_lu_free(lu);
 }
 
@@ -173,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_unmap_then_status),
 		cmocka_unit_test(test_unmap_bad_lists),
 		cmocka_unit_test(test_write_same),
+		cmocka_unit_test(test_write_same_limit),
 		cmocka_unit_test(test_get_lba_status_range),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
