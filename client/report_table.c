@@ -107,12 +107,12 @@ void table_clone(FILE *f, const struct clone_result *r)
 		const struct clone_run *c = &r->runs[i];
 		char ch[32];
 		fmt_size(ch, sizeof(ch), c->chunk);
-		fprintf(f, "%8s %-9s %8.2f %9" PRIu64 " %9.3f %9.3f %9.3f %9.3f %11.1f |", ch,
+		fprintf(f, "%8s %-9s %8.3f %9" PRIu64 " %9.3f %9.3f %9.3f %9.3f %11.1f |", ch,
 			c->xcopy ? "XCOPY" : c->fell_back ? "sw (fb)" : "software", c->wall_s, c->commands,
 			c->lat_p50_ms, c->lat_p90_ms, c->lat_p99_ms, c->lat_max_ms,
 			(double)c->wire_bytes / 1048576.0);
 		if (c->have_modeled)
-			fprintf(f, " %11.2f %11.4f %7.1f%%\n", c->modeled_duration_s, c->modeled_peak_latency_ms,
+			fprintf(f, " %11.3f %11.4f %7.1f%%\n", c->modeled_duration_s, c->modeled_peak_latency_ms,
 				c->modeled_peak_cpu_pct);
 		else
 			fprintf(f, " %11s %11s %8s\n", "-", "-", "-");

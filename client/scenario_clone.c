@@ -476,7 +476,9 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 	if (telemetry) {
 		struct model_telemetry t;
 		char e[200];
-		if (q_telemetry(x->src, &t, e, sizeof(e)) == 0) {
+		/* An unmodeled profile (lunlab's "unlimited") still lists the page but charges
+		 * nothing: no busy time, no latency.  Its figures would read as a 0 ms, 0% array. */
+		if (q_telemetry(x->src, &t, e, sizeof(e)) == 0 && (t.modeled_busy_ns > 0 || t.peak_latency_ns > 0)) {
 			run->have_modeled = true;
 			run->modeled_duration_s = (double)t.modeled_elapsed_ns / 1e9;
 			run->modeled_peak_latency_ms = (double)t.peak_latency_ns / 1e6;
