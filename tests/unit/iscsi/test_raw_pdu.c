@@ -1,0 +1,286 @@
+/* test_raw_pdu.c — the transport on 127.0.0.1 driven PDU by PDU over a raw
+ * socket, for what libiscsi cannot do: DataDigest=CRC32C both ways, a wrong
+ * data digest (Reject 02h), an opcode the target does not know (Reject 05h),
+ * NOP-Out ping echo, Logout closing the connection.  Test-only in-memory LU. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "mem_backend.h"
+#include "target/iscsi/crc32c.h"
+#include "target/iscsi/io_thread.h"
+#include "target/iscsi/listener.h"
+#include "target/iscsi/pdu.h"
+#include "target/iscsi/target.h"
+#include "target/lu/lu_table.h"
+
+#define IQN "iqn.2026-11.org.lunlab:raw"
+
+static int lfd, port;
+static volatile int stop_accept;
+static pthread_t acceptor;
+static struct lu_backend *lu0;
+
+static void *accept_loop(void *arg)
+{
+	struct pollfd p = { .fd = lfd, .events = POLLIN };
+
+	while (!stop_accept)
+		if (poll(&p, 1, 100) > 0)
+			listener_accept_all(lfd);
+	return NULL;
+}
+
+static int group_setup(void **state)
+{
+	struct sockaddr_in a;
+	socklen_t al = sizeof(a);
+
+	g_target.iqn = IQN;
+	g_target.quiet = true;
+	g_target.max_sessions = 100;
+	lu0 = mem_backend_new(1 << 20, 512);
+	lu_table_reset();
+	lu_table_add(lu0);
+	lfd = listener_open("127.0.0.1:0");
+	assert_true(lfd >= 0);
+	getsockname(lfd, (struct sockaddr *)&a, &al);
+	port = ntohs(a.sin_port);
+	assert_int_equal(io_threads_start(1), 0);
+	pthread_create(&acceptor, NULL, accept_loop, NULL);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	stop_accept = 1;
+	pthread_join(acceptor, NULL);
+	close(lfd);
+	io_threads_stop();
+	mem_backend_free(lu0);
+	io_threads_free();
+	lu_table_reset();
+	return 0;
+}
+
+static bool hd, dd; /* digests in effect on this connection */
+
+static void write_all(int fd, const void *b, size_t n)
+{
+	const uint8_t *p = b;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		assert_true(w > 0);
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+static void read_all(int fd, void *b, size_t n)
+{
+	uint8_t *p = b;
+	while (n) {
+		ssize_t r = read(fd, p, n);
+		assert_true(r > 0);
+		p += r;
+		n -= (size_t)r;
+	}
+}
+
+/* corrupt: send a wrong data digest */
+static void send_pdu(int fd, uint8_t *bhs, const void *data, uint32_t dlen, bool corrupt)
+{
+	uint8_t dig[4], pad[3] = { 0 };
+	uint32_t p = pdu_pad4(dlen);
+
+	put_be24(bhs + 5, dlen);
+	write_all(fd, bhs, 48);
+	if (hd) {
+		crc32c_put_wire(dig, crc32c(bhs, 48));
+		write_all(fd, dig, 4);
+	}
+	if (!dlen)
+		return;
+	write_all(fd, data, dlen);
+	write_all(fd, pad, p);
+	if (dd) {
+		uint32_t c = crc32c_update(~0u, data, dlen);
+		c = ~crc32c_update(c, pad, p);
+		crc32c_put_wire(dig, corrupt ? c ^ 1 : c);
+		write_all(fd, dig, 4);
+	}
+}
+
+/* receives one PDU, checking its digests; returns the data length */
+static uint32_t recv_pdu(int fd, uint8_t *bhs, uint8_t *data)
+{
+	uint8_t dig[4];
+	uint32_t dlen, p;
+
+	read_all(fd, bhs, 48);
+	if (hd) {
+		read_all(fd, dig, 4);
+		assert_int_equal(crc32c_get_wire(dig), crc32c(bhs, 48));
+	}
+	dlen = bhs_data_len(bhs);
+	p = pdu_pad4(dlen);
+	if (dlen) {
+		read_all(fd, data, dlen + p);
+		if (dd) {
+			read_all(fd, dig, 4);
+			assert_int_equal(crc32c_get_wire(dig), crc32c(data, dlen + p));
+		}
+	}
+	return dlen;
+}
+
+static int login(uint32_t *statsn)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	static const char keys[] = "InitiatorName=iqn.2026-11.org.lunlab:raw-ini\0TargetName=" IQN
+				   "\0SessionType=Normal\0HeaderDigest=CRC32C\0DataDigest=CRC32C\0"
+				   "ImmediateData=Yes\0InitialR2T=Yes\0MaxRecvDataSegmentLength=8192\0";
+	uint8_t bhs[48], data[8192];
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	hd = dd = false;
+	memset(bhs, 0, 48);
+	bhs[0] = 0x40 | ISCSI_OP_LOGIN_REQ;
+	bhs[1] = ISCSI_LOGIN_TRANSIT | 0x04 | 0x03; /* operational -> full feature */
+	memcpy(bhs + 8, "\x80\x00\x00\x01\x00\x00", 6);
+	put_be32(bhs + 16, 1);
+	put_be32(bhs + 24, 1); /* CmdSN */
+	send_pdu(fd, bhs, keys, sizeof(keys) - 1, false);
+	recv_pdu(fd, bhs, data);
+	assert_int_equal(bhs[0], ISCSI_OP_LOGIN_RSP);
+	assert_int_equal(bhs[36], 0);
+	assert_int_not_equal(get_be16(bhs + 14), 0);
+	assert_non_null(memmem(data, bhs_data_len(bhs), "DataDigest=CRC32C", 17));
+	*statsn = get_be32(bhs + 24);
+	hd = dd = true;
+	return fd;
+}
+
+static void scsi_cmd(uint8_t *bhs, uint32_t itt, uint32_t cmdsn, uint8_t op, uint32_t edtl, bool write)
+{
+	memset(bhs, 0, 48);
+	bhs[0] = ISCSI_OP_SCSI_CMD;
+	bhs[1] = ISCSI_FLAG_FINAL | (write ? ISCSI_CMD_WRITE : ISCSI_CMD_READ) | 0x01; /* SIMPLE */
+	put_be32(bhs + 16, itt);
+	put_be32(bhs + 20, edtl);
+	put_be32(bhs + 24, cmdsn);
+	bhs[32] = op;
+	put_be32(bhs + 34, 4); /* LBA 4 */
+	bhs[40] = 1;           /* 1 block */
+}
+
+static void data_digest_both_ways(void **state)
+{
+	uint8_t bhs[48], data[8192], block[512];
+	uint32_t statsn, cmdsn = 1;
+	int fd = login(&statsn);
+
+	for (int i = 0; i < 512; i++)
+		block[i] = (uint8_t)(i * 7 + 3);
+	/* WRITE(10) with the block as immediate data, digest right */
+	scsi_cmd(bhs, 0x10, cmdsn++, 0x2a, 512, true);
+	send_pdu(fd, bhs, block, 512, false);
+	recv_pdu(fd, bhs, data);
+	assert_int_equal(bhs[0], ISCSI_OP_SCSI_RSP);
+	assert_int_equal(get_be32(bhs + 16), 0x10);
+	assert_int_equal(bhs[3], 0x00);
+	assert_int_equal(get_be32(bhs + 24), statsn + 1);
+	assert_int_equal(get_be32(bhs + 28), cmdsn); /* ExpCmdSN advanced */
+
+	/* the same with a corrupted data digest: Reject, reason data digest */
+	scsi_cmd(bhs, 0x11, cmdsn, 0x2a, 512, true);
+	send_pdu(fd, bhs, block, 512, true);
+	assert_int_equal(recv_pdu(fd, bhs, data), 48);
+	assert_int_equal(bhs[0], ISCSI_OP_REJECT);
+	assert_int_equal(bhs[2], ISCSI_REJECT_DATA_DIGEST);
+	assert_int_equal(get_be32(data + 16), 0x11); /* the rejected header comes back */
+	/* RFC 7143 7.8: the command is treated as never sent; CmdSN not consumed */
+	assert_int_equal(get_be32(bhs + 28), cmdsn);
+
+	/* READ(10): Data-In with status collapsed, data digest checked in recv_pdu */
+	scsi_cmd(bhs, 0x12, cmdsn++, 0x28, 512, false);
+	send_pdu(fd, bhs, NULL, 0, false);
+	assert_int_equal(recv_pdu(fd, bhs, data), 512);
+	assert_int_equal(bhs[0], ISCSI_OP_DATA_IN);
+	assert_int_equal(bhs[1], ISCSI_FLAG_FINAL | ISCSI_DATAIN_STATUS);
+	assert_int_equal(bhs[3], 0x00);
+	assert_memory_equal(data, block, 512);
+
+	/* NOP-Out ping: data echoed in the NOP-In */
+	memset(bhs, 0, 48);
+	bhs[0] = 0x40 | ISCSI_OP_NOP_OUT;
+	bhs[1] = ISCSI_FLAG_FINAL;
+	put_be32(bhs + 16, 0x13);
+	put_be32(bhs + 20, ISCSI_RSVD_TAG);
+	put_be32(bhs + 24, cmdsn);
+	send_pdu(fd, bhs, "hello", 5, false);
+	assert_int_equal(recv_pdu(fd, bhs, data), 5);
+	assert_int_equal(bhs[0], ISCSI_OP_NOP_IN);
+	assert_int_equal(get_be32(bhs + 16), 0x13);
+	assert_memory_equal(data, "hello", 5);
+
+	/* an opcode no initiator may send: Reject, command not supported */
+	memset(bhs, 0, 48);
+	bhs[0] = 0x1c;
+	put_be32(bhs + 16, 0x14);
+	send_pdu(fd, bhs, NULL, 0, false);
+	recv_pdu(fd, bhs, data);
+	assert_int_equal(bhs[0], ISCSI_OP_REJECT);
+	assert_int_equal(bhs[2], ISCSI_REJECT_CMD_NOT_SUPPORTED);
+
+	/* Logout (close session): response, then the target closes */
+	memset(bhs, 0, 48);
+	bhs[0] = 0x40 | ISCSI_OP_LOGOUT_REQ;
+	bhs[1] = ISCSI_FLAG_FINAL | 0;
+	put_be32(bhs + 16, 0x15);
+	put_be32(bhs + 24, cmdsn);
+	send_pdu(fd, bhs, NULL, 0, false);
+	recv_pdu(fd, bhs, data);
+	assert_int_equal(bhs[0], ISCSI_OP_LOGOUT_RSP);
+	assert_int_equal(bhs[2], 0);
+	assert_int_equal(read(fd, data, 1), 0);
+	close(fd);
+}
+
+static void header_digest_error_closes(void **state)
+{
+	uint8_t bhs[48], dig[4] = { 1, 2, 3, 4 }, b;
+	uint32_t statsn;
+	int fd = login(&statsn);
+
+	memset(bhs, 0, 48);
+	bhs[0] = 0x40 | ISCSI_OP_NOP_OUT;
+	bhs[1] = ISCSI_FLAG_FINAL;
+	put_be32(bhs + 16, 0x20);
+	write_all(fd, bhs, 48);
+	write_all(fd, dig, 4); /* wrong header digest: framing cannot be trusted */
+	assert_int_equal(read(fd, &b, 1), 0);
+	close(fd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(data_digest_both_ways),
+		cmocka_unit_test(header_digest_error_closes),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
