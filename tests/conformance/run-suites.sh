@@ -7,7 +7,8 @@
 #
 # Why parse text: iscsi-test-cu's exit status does not say whether tests failed, and libiscsi
 # reports "not supported by the target" as [SKIPPED] while CUnit counts it as passed.  So a test
-# PASSES only when neither FAILED nor [SKIPPED] is printed for it.
+# PASSES only when CUnit's verdict for it is not FAILED and the test printed no [SKIPPED]
+# (see parse_log for where one test's text ends).
 #
 # EXPECT_FILE lines (# starts a comment):
 #   suite NAME                 run ALL.NAME.*          (suite ALL = every suite of the ALL family)
@@ -68,35 +69,63 @@ done <"$expect"
 (( ${#suites[@]} > 0 )) || { echo "run-suites: $expect names no suite" >&2; exit 2; }
 
 # Parse one suite log into lines "TEST<TAB>OUTCOME<TAB>REASON", OUTCOME in passed|failed|skipped.
-# A test's text runs from its "  Test: NAME ..." line to the next test, the run summary or EOF.
+#
+# What iscsi-test-cu prints for one test: "  Test: NAME ..." then the test's own messages (each
+# indented, e.g. "    [SKIPPED] ... not implemented", or "    [FAILED] WRITE10 command failed"
+# from a helper when the test EXPECTS that command to fail), then CUnit's verdict word "passed"
+# or "FAILED" at the start of a line (or right after "..."), then, after the verdict, the failed
+# assertions ("    1. file.c:98  - CU_ASSERT...") or messages of the suite's teardown (e.g. its
+# PERSISTENT RESERVE cleanup), which belong to no test.  So:
+#   verdict FAILED                                  -> failed
+#   verdict passed, a [SKIPPED] before the verdict  -> skipped
+#   verdict passed otherwise                        -> passed
+#   no verdict (process died or hung mid-test)      -> failed
 parse_log() {
     awk '
-    function flush() {
+    function flush(   out, reason) {
         if (name == "") return
-        if (text ~ /FAILED/)         out = "failed"
-        else if (text ~ /\[SKIPPED\]/) out = "skipped"
-        else if (text ~ /passed/)    out = "passed"
-        else                         out = "failed"   # no verdict: crashed or hung mid-test
+        if (verdict == "FAILED")            out = "failed"
+        else if (verdict == "")             out = "failed"
+        else if (pre ~ /\[SKIPPED\]/)       out = "skipped"
+        else                                out = "passed"
         reason = ""
-        n = split(text, ls, "\n")
-        for (i = 1; i <= n; i++) if (ls[i] ~ /\[(FAILED|SKIPPED)\]/) { reason = ls[i]; break }
-        if (reason == "" && out == "failed") {
-            for (i = 1; i <= n; i++) if (ls[i] ~ /CU_ASSERT/) { reason = ls[i]; break }
-            if (reason == "" && text !~ /FAILED/) reason = "no outcome printed (iscsi-test-cu died or timed out)"
+        if (out == "skipped") reason = first_match(pre, "\\[SKIPPED\\]")
+        if (out == "failed" && verdict == "") reason = "no outcome printed (iscsi-test-cu died or timed out)"
+        if (out == "failed" && verdict != "") {
+            reason = last_match(pre, "\\[FAILED\\]")
+            if (reason == "") reason = first_match(post, "CU_ASSERT")
+            else { a = first_match(post, "CU_ASSERT"); sub(/^[ \t]+/, "", a); if (a != "") reason = reason " (" a ")" }
         }
         gsub(/^[ \t.]+|[ \t]+$/, "", reason); gsub(/\t/, " ", reason)
         printf "%s\t%s\t%s\n", name, out, reason
-        name = ""; text = ""
+        name = ""; pre = ""; post = ""; verdict = ""
+    }
+    function first_match(text, re,   n, ls, i) {
+        n = split(text, ls, "\n")
+        for (i = 1; i <= n; i++) if (ls[i] ~ re) return ls[i]
+        return ""
+    }
+    function last_match(text, re,   n, ls, i, r) {
+        n = split(text, ls, "\n"); r = ""
+        for (i = 1; i <= n; i++) if (ls[i] ~ re) r = ls[i]
+        return r
+    }
+    function take(line) {
+        if (verdict != "") { post = post "\n" line; return }
+        if (line ~ /^passed/)      { verdict = "passed"; post = substr(line, 7) }
+        else if (line ~ /^FAILED/) { verdict = "FAILED"; post = substr(line, 7) }
+        else pre = pre "\n" line
     }
     /^  Test: / {
         flush()
         line = $0; sub(/^  Test: /, "", line)
         name = line; sub(/ \.\.\..*$/, "", name)
-        text = line; sub(/^[^.]*\.\.\./, "", text)
+        rest = line; sub(/^[^.]*\.\.\./, "", rest)
+        take(rest)
         next
     }
     /^Run Summary:/ || /^Suite: / { flush(); next }
-    { if (name != "") text = text "\n" $0 }
+    { if (name != "") take($0) }
     END { flush() }
     ' "$1"
 }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Self-test of run-suites.sh's verdicts, with a stand-in iscsi-test-cu printing recorded output:
 # a FAILED test (with and without a [FAILED] message), an allowed and a not-allowed [SKIPPED]
-# (which CUnit itself counts as passed), a process that dies mid-test, and an unknown suite.
+# (which CUnit itself counts as passed), a process that dies mid-test, an unknown suite, and
+# text that is no verdict (helper [FAILED] lines of an expected failure, teardown [SKIPPED]).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
@@ -21,9 +22,11 @@ rc=$?
 echo "$out" | sed 's/^/    /'
 check "failing run exits non-zero" "$(( rc == 0 ))"
 # Alpha: 1 pass 2 fail; Beta: 1 allowed skip, 1 unexpected skip; Gamma: 1 pass, 1 no outcome;
-# Delta: not a suite (1 failure)
-check "summary counts" "$([[ $(cat "$tmp/sum1") == "2 5 1" ]]; echo $?)"
-check "closing line" "$(tail -n 1 <<<"$out" | grep -qx 'conformance: 2 passed, 5 failed, 1 skipped'; echo $?)"
+# Epsilon: 2 pass (a test's "[FAILED]" helper lines for a command it expects to fail, and the
+# suite teardown's [SKIPPED] after the last verdict, are no verdicts); Delta: not a suite
+check "summary counts" "$([[ $(cat "$tmp/sum1") == "4 5 1" ]]; echo $?)"
+check "closing line" "$(tail -n 1 <<<"$out" | grep -qx 'conformance: 4 passed, 5 failed, 1 skipped'; echo $?)"
+check "expected-failure logging is not a failure" "$(grep -Eq '^Epsilon +2 +2 +0 +0 +0$' <<<"$out"; echo $?)"
 check "FAILED with message" "$(grep -q 'Alpha.Two: FAILED: \[FAILED\] READ10 successful' <<<"$out"; echo $?)"
 check "FAILED with assertion only" "$(grep -q 'Alpha.Three: FAILED: 1. test_alpha_three.c:98' <<<"$out"; echo $?)"
 check "unexpected skip reported" "$(grep -q 'Beta.Skippy: SKIPPED, not allowed' <<<"$out"; echo $?)"
