@@ -70,6 +70,16 @@ static inline void tcmd_wait(struct tcmd *t)
 	pthread_mutex_unlock(&t->m);
 }
 
+/* done() calls so far (read under the lock: done runs on other threads) */
+static inline int tcmd_calls(struct tcmd *t)
+{
+	pthread_mutex_lock(&t->m);
+	int n = t->done_calls;
+
+	pthread_mutex_unlock(&t->m);
+	return n;
+}
+
 static inline void tcmd_free(struct tcmd *t)
 {
 	pthread_mutex_destroy(&t->m);

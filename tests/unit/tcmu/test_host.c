@@ -286,7 +286,7 @@ static void test_threads_where_cmds_run(void **state)
 	assert_int_equal(t->lu.status, 0);
 	assert_false(pthread_equal(t->done_thread, pthread_self()));
 	usleep(30000);
-	assert_int_equal(t->done_calls, 1);
+	assert_int_equal(tcmd_calls(t), 1);
 	tcmd_free(t);
 	be->ops->destroy(be);
 	be0->ops->destroy(be0);
@@ -447,11 +447,11 @@ static void test_abort_nexus_queued(void **state)
 	for (int i = 0; i < 4; i++) {
 		if (i == 2)
 			continue;
-		assert_int_equal(q[i]->done_calls, 1);
+		assert_int_equal(tcmd_calls(q[i]), 1);
 		assert_int_equal(q[i]->lu.status, 0x40);
 		assert_true(pthread_equal(q[i]->done_thread, pthread_self()));
 	}
-	assert_int_equal(q[2]->done_calls, 0);
+	assert_int_equal(tcmd_calls(q[2]), 0);
 	/* commands already in the handler and other nexuses finish normally */
 	tcmd_wait(b[0]);
 	tcmd_wait(b[1]);
