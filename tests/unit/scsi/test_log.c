@@ -1,0 +1,145 @@
+/* test_log.c — LOG SENSE / LOG SELECT (spc_log.c): page list, page 0Ch and
+ * 30h against the array's own figures after real writes, page 31h from a
+ * real cost model, LOG SELECT PCR resetting it, parameter pointer, errors. */
+#include "fixture.h"
+#include "handlers/scsi/bytes.h"
+#include "models/cost.h"
+#include "models/profile.h"
+
+static size_t log_sense(struct scsi_lu *lu, struct fix_cmd *fc, uint8_t page, uint16_t ptr, uint8_t *b, uint16_t len)
+{
+	uint8_t cdb[10] = { 0x4d, 0, (uint8_t)(0x40 | page), 0, 0, 0, 0, 0, 0, 0 };
+	put_be16(cdb + 5, ptr);
+	put_be16(cdb + 7, len);
+	memset(b, 0xcc, len);
+	fix_run(fc, lu, cdb, 10, b, len);
+	return fc->c.bytes_moved;
+}
+
+/* value of an 8-byte parameter code in a page, or fail */
+static uint64_t param_u64(const uint8_t *b, uint16_t code)
+{
+	size_t end = 4 + get_be16(b + 2);
+	for (size_t p = 4; p + 4 <= end; p += 4 + b[p + 3]) {
+		if (get_be16(b + p) == code) {
+			assert_int_equal(b[p + 3], 8);
+			return get_be64(b + p + 4);
+		}
+	}
+	fail_msg("parameter %04x missing", code);
+	return 0;
+}
+
+static void write_blocks(struct scsi_lu *lu, uint64_t lba, uint32_t n, uint8_t v)
+{
+	struct fix_cmd fc;
+	uint8_t *d = malloc(n * 512);
+	memset(d, v, n * 512);
+	uint8_t cdb[16] = { 0x8a };
+	put_be64(cdb + 2, lba);
+	put_be32(cdb + 10, n);
+	assert_int_equal(fix_run(&fc, lu, cdb, 16, d, n * 512), TCMU_STS_OK);
+	free(d);
+}
+
+static void test_supported_and_errors(void **state)
+{
+	struct scsi_lu *lu = fix_lu_new("log-a", FIX_BS, FIX_LBAS);
+	struct fix_cmd fc;
+	uint8_t b[64];
+	assert_int_equal(log_sense(lu, &fc, 0x00, 0, b, sizeof(b)), 8);
+	const uint8_t want[8] = { 0x00, 0, 0, 4, 0x00, 0x0c, 0x30, 0x31 };
+	assert_memory_equal(b, want, 8);
+	log_sense(lu, &fc, 0x2f, 0, b, sizeof(b));
+	fix_assert_field(&fc, 0x24, true, 2, 5);
+	uint8_t sub[10] = { 0x4d, 0, 0x4c, 1, 0, 0, 0, 0, 64, 0 };
+	fix_run(&fc, lu, sub, 10, b, sizeof(b));
+	fix_assert_field(&fc, 0x24, true, 3, -1);
+	fix_lu_free(lu);
+}
+
+static void test_capacity_pages(void **state)
+{
+	struct scsi_lu *lu = fix_lu_new("log-b", FIX_BS, FIX_LBAS);
+	struct fix_cmd fc;
+	static uint8_t b[2048];
+	struct array_stats st;
+
+	/* 4 dedup blocks of one content + 1 of another: dedup 5:2 */
+	write_blocks(lu, 0, 4 * 32, 0x11);
+	write_blocks(lu, 4 * 32, 32, 0x22);
+	array_get_stats(lu->dev.array, &st);
+	assert_true(st.logical_bytes == 5 * 16384);
+	assert_true(st.unique_bytes == 2 * 16384);
+
+	log_sense(lu, &fc, 0x30, 0, b, sizeof(b));
+	assert_int_equal(fc.status, TCMU_STS_OK);
+	assert_int_equal(b[0], 0x30);
+	assert_true(param_u64(b, 0x0001) == st.logical_bytes);
+	assert_true(param_u64(b, 0x0002) == st.unique_bytes);
+	assert_true(param_u64(b, 0x0003) == st.physical_bytes);
+	assert_true(param_u64(b, 0x0005) == st.unique_blocks);
+	assert_true(param_u64(b, 0x000a) == 16384);
+	assert_true(param_u64(b, 0x0010) == 2500);   /* dedup ratio x1000 = 5/2 */
+	assert_true(param_u64(b, 0x0020) == 5 * 16384);
+
+	/* parameter pointer: only codes >= 0x0010 */
+	log_sense(lu, &fc, 0x30, 0x0010, b, sizeof(b));
+	assert_int_equal(get_be16(b + 4), 0x0010);
+
+	/* 0Ch: 4-byte resource counts in blocks, scope 10b */
+	log_sense(lu, &fc, 0x0c, 0, b, sizeof(b));
+	assert_int_equal(get_be16(b + 2), 4 * 12);
+	assert_int_equal(get_be16(b + 16), 0x0002);
+	assert_int_equal(b[19], 8);
+	assert_int_equal(get_be32(b + 20), 5 * 32);            /* used: LBAs mapped */
+	assert_int_equal(b[24], 0x02);
+	assert_int_equal(get_be16(b + 28), 0x0100);
+	assert_int_equal(get_be32(b + 32), 3 * 32);            /* saved by dedup */
+	fix_lu_free(lu);
+}
+
+static void test_telemetry_and_reset(void **state)
+{
+	struct scsi_lu *lu = fix_lu_new("log-c", FIX_BS, FIX_LBAS);
+	struct fix_cmd fc;
+	static uint8_t b[2048];
+	char *err = NULL;
+	const struct lunlab_profile *p = profile_get("x2", &err);
+	assert_non_null(p);
+	lu->dev.model = cost_model_get("log-c", p, 0);
+	assert_non_null(lu->dev.model);
+	struct cost_req r = { .kind = COST_READ, .bytes = 4096 };
+	cost_model_charge(lu->dev.model, &r, 1000);
+	cost_model_charge(lu->dev.model, &r, 2000);
+
+	log_sense(lu, &fc, 0x31, 0, b, sizeof(b));
+	assert_int_equal(fc.status, TCMU_STS_OK);
+	assert_true(param_u64(b, 0x0001) == 2);
+	assert_true(param_u64(b, 0x0200 + 3) == 2);            /* 4kb bucket */
+	assert_true(param_u64(b, 0x0300 + 3) == 8192);
+	assert_true(param_u64(b, 0x0008) == 0);                /* time scale 0 */
+
+	uint8_t sel[10] = { 0x4c, 0x02, 0x40 | 0x31 };
+	assert_int_equal(fix_run(&fc, lu, sel, 10, NULL, 0), TCMU_STS_OK);
+	log_sense(lu, &fc, 0x31, 0, b, sizeof(b));
+	assert_true(param_u64(b, 0x0001) == 0);
+	/* parameters cannot be set */
+	put_be16(sel + 7, 8);
+	uint8_t plist[8] = { 0 };
+	fix_run(&fc, lu, sel, 10, plist, sizeof(plist));
+	fix_assert_field(&fc, 0x24, true, 7, -1);
+	cost_model_put(lu->dev.model);
+	lu->dev.model = NULL;
+	fix_lu_free(lu);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_supported_and_errors),
+		cmocka_unit_test(test_capacity_pages),
+		cmocka_unit_test(test_telemetry_and_reset),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
