@@ -6,6 +6,7 @@
 # tcmur_* symbol they leave undefined must be exported by the tcmu-runner
 # executable or by libtcmu.so.2 (what the real runner resolves against at
 # dlopen), and by lunlab-target (export_dynamic) for the embedded host.
+# It also checks handler_init is exported.
 # Exit 0: all good; 1: a problem (listed); 77: a system file is missing
 # (install the tcmu-runner package: ci/ does).
 set -eu
@@ -51,6 +52,10 @@ missing_lunlab=$(comm -23 "$tmp/needed" "$tmp/lunlab")
 if [ -n "$missing_lunlab" ]; then
 	echo "handler_lunlab.so needs tcmu symbols lunlab-target does not export:"
 	echo "$missing_lunlab" | sed 's/^/  /'
+	fail=1
+fi
+if ! syms --defined-only "$HANDLER" | grep -qx handler_init; then
+	echo "handler_lunlab.so does not export handler_init (hosts call it after dlopen)"
 	fail=1
 fi
 if readelf -d "$HANDLER" 2>/dev/null | grep NEEDED | grep -q 'libtcmu'; then
