@@ -70,7 +70,40 @@ static void fmt_tick(char *buf, size_t len, double v, bool bytes, double step)
 	snprintf(buf, len, "%.*f", dec, v);
 }
 
-struct axis { double lo, hi, step; };
+struct axis { double lo, hi, step; bool log; };
+
+/* Position of v on axis a as a fraction 0..1 of the plot height. */
+static double yfrac(const struct axis *a, double v)
+{
+	if (a->log) {
+		double lv = log10(v > a->lo ? v : a->lo);
+		return (lv - log10(a->lo)) / (log10(a->hi) - log10(a->lo));
+	}
+	return (v - a->lo) / (a->hi - a->lo);
+}
+
+/* Decades covering the positive values of the left-axis series. */
+static struct axis y_log_axis(const struct svg_panel *p)
+{
+	double min = INFINITY, max = 0;
+	for (unsigned i = 0; i < p->n_series; i++) {
+		if (p->s[i].right_axis)
+			continue;
+		for (unsigned k = 0; k < p->s[i].n; k++) {
+			double v = p->s[i].y[k];
+			if (v > 0 && v < min) min = v;
+			if (v > max) max = v;
+		}
+	}
+	struct axis a = { 0.001, 1, 10, true };
+	if (max <= 0 || !isfinite(min))
+		return a;
+	a.lo = pow(10, floor(log10(min)));
+	a.hi = pow(10, ceil(log10(max)));
+	if (a.hi <= a.lo)
+		a.hi = a.lo * 10;
+	return a;
+}
 
 static struct axis y_axis(const struct svg_panel *p, bool right)
 {
@@ -83,7 +116,7 @@ static struct axis y_axis(const struct svg_panel *p, bool right)
 			if (p->s[i].y[k] < min) min = p->s[i].y[k];
 		}
 	}
-	struct axis a = { 0, 1, 0.2 };
+	struct axis a = { 0, 1, 0.2, false };
 	if (max <= 0)
 		return a;
 	/* Fairness-like series (all values near 1) read better from a floor of 1. */
@@ -127,14 +160,15 @@ static void panel(FILE *f, const struct svg_panel *p, double ox, double oy)
 		x0 + w / 2, oy + 26, t);
 	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"plot\"/>\n", x0, y0 - h, w, h);
 	/* y grid and left ticks */
-	struct axis ya = y_axis(p, false);
-	for (double v = ya.lo; v <= ya.hi + ya.step * 1e-6; v += ya.step) {
-		double y = y0 - (v - ya.lo) / (ya.hi - ya.lo) * h;
-		fmt_tick(t, sizeof(t), v, false, ya.step);
+	struct axis ya = p->y_log10 ? y_log_axis(p) : y_axis(p, false);
+	for (double v = ya.lo; v <= ya.hi * (1 + 1e-9) + (ya.log ? 0 : ya.step * 1e-6);
+	     v = ya.log ? v * 10 : v + ya.step) {
+		double y = y0 - yfrac(&ya, v) * h;
+		fmt_tick(t, sizeof(t), v, false, ya.log ? v : ya.step);
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n", x0, y, x0 + w, y);
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\" text-anchor=\"end\">%s</text>\n", x0 - 6, y + 4, t);
 	}
-	struct axis ya2 = { 0, 1, 0.2 };
+	struct axis ya2 = { 0, 1, 0.2, false };
 	if (has_right) {
 		ya2 = y_axis(p, true);
 		for (double v = ya2.lo; v <= ya2.hi + ya2.step * 1e-6; v += ya2.step) {
@@ -169,11 +203,11 @@ static void panel(FILE *f, const struct svg_panel *p, double ox, double oy)
 			s->dashed ? " stroke-dasharray=\"8 5\"" : "");
 		for (unsigned k = 0; k < s->n; k++)
 			fprintf(f, "%s%.1f,%.1f", k ? " " : "", xmap(p, s->x[k], xmin, xmax, x0, w),
-				y0 - (s->y[k] - a.lo) / (a.hi - a.lo) * h);
+				y0 - yfrac(&a, s->y[k]) * h);
 		fprintf(f, "\"/>\n");
 		for (unsigned k = 0; k < s->n; k++)
 			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"%s\"/>\n",
-				xmap(p, s->x[k], xmin, xmax, x0, w), y0 - (s->y[k] - a.lo) / (a.hi - a.lo) * h, s->color);
+				xmap(p, s->x[k], xmin, xmax, x0, w), y0 - yfrac(&a, s->y[k]) * h, s->color);
 	}
 }
 
@@ -281,7 +315,7 @@ int plot_clone_svg(FILE *f, const struct clone_result *r)
 	fig.n_panels = modeled ? 3 : 2;
 	static const char *const colors[3] = { "#1f6fb4", "#d9541e", "#2a9d4b" };
 	const char *titles[3] = { "clone duration", modeled ? "peak latency" : "p99 latency", "peak array CPU" };
-	const char *ylabels[3] = { "seconds", "ms", "% of the array's cores" };
+	const char *ylabels[3] = { "seconds", "ms (log scale)", "% of the array's cores" };
 	const char *names[3] = { modeled ? "modeled duration (s)" : "wall time (s)",
 				 modeled ? "modeled peak latency (ms)" : "host p99 latency (ms)",
 				 "modeled peak CPU (%)" };
@@ -292,6 +326,7 @@ int plot_clone_svg(FILE *f, const struct clone_result *r)
 		p->y_label = ylabels[k];
 		p->x_log2 = true;
 		p->x_bytes = true;
+		p->y_log10 = k == 1;        /* latency spans decades from 64 KiB to 16 MiB chunks */
 		p->n_series = 1;
 		p->s[0] = (struct svg_series){ .name = names[k], .color = colors[k] };
 		for (unsigned i = 0; i < r->n && i < SVG_MAX_POINTS; i++) {

@@ -28,6 +28,7 @@ struct svg_panel {
 	const char *x_label, *y_label, *y2_label;  /* y2_label NULL: no right axis */
 	bool x_log2;                /* powers of two evenly spaced (chunk sizes, VM counts) */
 	bool x_bytes;               /* tick labels 64K, 1M ... */
+	bool y_log10;               /* left axis in decades (latencies spanning 0.005..2 ms) */
 	unsigned n_series;
 	struct svg_series s[SVG_MAX_SERIES];
 };

@@ -117,19 +117,30 @@ void table_clone(FILE *f, const struct clone_result *r)
 		else
 			fprintf(f, " %11s %11s %8s\n", "-", "-", "-");
 	}
+	/* Notes once per table, not once per chunk of a sweep. */
+	double scale = 0;
+	bool bound_note = false;
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct clone_run *c = &r->runs[i];
-		/* The same reason for every chunk of a sweep is said once. */
 		if (c->fallback_reason[0] && (i == 0 || strcmp(c->fallback_reason, r->runs[i - 1].fallback_reason)))
 			fprintf(f, "note: %s\n", c->fallback_reason);
 		if (c->have_modeled && c->time_scale > 1.0)
-			fprintf(f, "note: chunk %" PRIu64 ": the array ran in slow motion x%.2f (its time scale); "
-				"modeled figures are in the array's time\n", c->chunk, c->time_scale);
-		if (c->have_modeled && !c->machine_share_exact && c->machine_share > 0.05)
-			fprintf(f, "note: chunk %" PRIu64 ": this machine added at most %.0f%% to the modeled duration (upper "
-				"bound: the LU does not report the modeled host turnaround, LOG SENSE 0x31 parameter 0x0009); "
-				"if the figures look low, rerun with a larger time_scale on the LUN\n",
-				c->chunk, c->machine_share * 100);
+			scale = c->time_scale;
+		bound_note |= c->have_modeled && !c->machine_share_exact && c->machine_share > 0.05;
+	}
+	if (scale > 0)
+		fprintf(f, "note: the array ran in slow motion x%.2f (its time scale); modeled figures are in the "
+			"array's time\n", scale);
+	if (bound_note) {
+		fprintf(f, "note: this machine added at most");
+		for (unsigned i = 0; i < r->n; i++)
+			if (r->runs[i].have_modeled)
+				fprintf(f, " %.0f%%", r->runs[i].machine_share * 100);
+		fprintf(f, " to the modeled durations (upper bounds: the LU does not report the modeled host "
+			"turnaround, LOG SENSE 0x31 parameter 0x0009); if figures look low, raise the LUN's time_scale\n");
+	}
+	for (unsigned i = 0; i < r->n; i++) {
+		const struct clone_run *c = &r->runs[i];
 		if (c->machine_limited)
 			fprintf(f, "note: chunk %" PRIu64 ": MACHINE-LIMITED: this machine added %.0f%% to the modeled "
 				"duration (host mean %.3f ms/command vs modeled %.4f ms x scale %.2f); the modeled figures "

@@ -110,9 +110,10 @@ static void clone_plot(void **state)
 {
 	static struct clone_result r = { .template_size = 1u << 30, .clones = 100, .parallel = 2, .outstanding = 2, .n = 3 };
 	const uint64_t chunks[3] = { 64u << 10, 256u << 10, 4u << 20 };
+	const double lat[3] = { 0.006, 0.023, 0.5 };   /* seed 000's spread: decades on the axis */
 	for (int i = 0; i < 3; i++)
 		r.runs[i] = (struct clone_run){ .chunk = chunks[i], .have_modeled = true,
-						.modeled_duration_s = 180 - 40 * i, .modeled_peak_latency_ms = 0.1 * (i + 1),
+						.modeled_duration_s = 180 - 40 * i, .modeled_peak_latency_ms = lat[i],
 						.modeled_peak_cpu_pct = 81 - 10 * i, .wall_s = 1 };
 	int rc;
 	char *svg = render(clone_cb, &r, &rc);
@@ -123,6 +124,10 @@ static void clone_plot(void **state)
 	assert_non_null(strstr(svg, ">256K<"));
 	assert_non_null(strstr(svg, ">4M<"));
 	assert_non_null(strstr(svg, "modeled duration (s)"));
+	assert_non_null(strstr(svg, ">0.001<"));                      /* latency panel in decades */
+	assert_non_null(strstr(svg, ">0.01<"));
+	assert_non_null(strstr(svg, ">1<"));
+	assert_null(strstr(svg, ">0.0001<"));
 	free(svg);
 	/* without modeled figures: two panels with host figures, and it says so */
 	for (int i = 0; i < 3; i++)
