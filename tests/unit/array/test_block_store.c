@@ -2,6 +2,8 @@
  * array and never across arrays, exact reference counts after copy,
  * overwrite and unmap, and fingerprint collisions that must never return
  * wrong data. */
+#include <errno.h>
+#include <zlib.h>
 #include "array_test_util.h"
 #include "handlers/array/array_internal.h"
 
@@ -160,12 +162,188 @@ static void fingerprint_collisions_verified(void **state)
 	array_put(a);
 }
 
+/* ---- random operations vs a recount from the data itself ----
+ * After any mix of writes, WRITE SAME, UNMAP, copies, COMPARE AND WRITE and
+ * resizes on three volumes (lba 512 and 4096), the figures must equal what a
+ * recount of the volumes' contents gives: mapped = non-zero blocks, unique =
+ * distinct non-zero contents, single_ref = contents seen once, physical from
+ * an independent one-shot deflate of each distinct content. */
+static uint32_t g_B;
+static int cmp_blocks(const void *x, const void *y)
+{
+	return memcmp(*(unsigned char *const *)x, *(unsigned char *const *)y, g_B);
+}
+
+static uint64_t oneshot_csize(const void *blk, uint32_t B, int level, int wbits)
+{
+	z_stream zs;
+	memset(&zs, 0, sizeof(zs));
+	deflateInit2(&zs, level, Z_DEFLATED, -wbits, 8, Z_DEFAULT_STRATEGY);
+	uLong bound = deflateBound(&zs, B);
+	unsigned char *out = malloc(bound);
+	zs.next_in = (Bytef *)blk;
+	zs.avail_in = B;
+	zs.next_out = out;
+	zs.avail_out = (uInt)bound;
+	deflate(&zs, Z_FINISH);
+	uint64_t n = zs.total_out;
+	deflateEnd(&zs);
+	free(out);
+	return n;
+}
+
+static void recount(struct array *a, unsigned char **shadow, uint64_t *size, int nv)
+{
+	uint32_t B = a->p.dedup_block;
+	size_t cap = 0, n = 0;
+	for (int i = 0; i < nv; i++)
+		cap += (size[i] + B - 1) / B;
+	unsigned char **blocks = calloc(cap, sizeof(*blocks));
+	for (int i = 0; i < nv; i++)
+		for (uint64_t off = 0; off < size[i]; off += B) {
+			unsigned char *blk = calloc(1, B);
+			memcpy(blk, shadow[i] + off, size[i] - off < B ? size[i] - off : B);
+			if (is_zero(blk, B))
+				free(blk);
+			else
+				blocks[n++] = blk;
+		}
+	g_B = B;
+	qsort(blocks, n, sizeof(*blocks), cmp_blocks);
+	uint64_t unique = 0, single = 0, phys = 0, comp = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && !memcmp(blocks[i], blocks[j], B))
+			j++;
+		unique++;
+		single += j - i == 1;
+		uint64_t c = oneshot_csize(blocks[i], B, a->p.zlib_level, a->p.zlib_window_bits);
+		uint64_t r = (c + a->p.alloc_unit - 1) / a->p.alloc_unit * a->p.alloc_unit;
+		phys += r > B ? B : r;
+		comp += c;
+		i = j;
+	}
+	struct array_stats s = stats_of(a);
+	assert_int_equal(s.mapped_blocks, n);
+	assert_int_equal(s.unique_blocks, unique);
+	assert_int_equal(s.single_ref_blocks, single);
+	assert_int_equal(s.compressed_bytes, comp);
+	assert_int_equal(s.physical_bytes, phys);
+	for (size_t i = 0; i < n; i++)
+		free(blocks[i]);
+	free(blocks);
+}
+
+static void random_ops_match_recount(void **state)
+{
+	const uint32_t B = 8192;
+	struct array *a = new_array(B, 1, 1024);
+	uint32_t lba[3] = { 512, 4096, 512 };
+	uint64_t size[3] = { 40 * (uint64_t)B + 1536, 32 * (uint64_t)B, 24 * (uint64_t)B };
+	struct volume *v[3];
+	unsigned char *sh[3];
+	for (int i = 0; i < 3; i++) {
+		v[i] = volume_create(a, size[i], lba[i]);
+		sh[i] = calloc(1, 64 * B);
+	}
+	/* A small palette of block contents so dedup happens constantly. */
+	unsigned char pal[4][8192];
+	uint64_t seed = 31337;
+	for (int k = 0; k < 4; k++)
+		fill_random(pal[k], B, &seed);
+	memset(pal[3] + 100, 0, B - 100); /* mostly zero */
+	unsigned char *buf = malloc(64 * B);
+	for (int it = 0; it < 1500; it++) {
+		int i = (int)(rng_next(&seed) % 3), j = (int)(rng_next(&seed) % 3);
+		uint64_t L = lba[i], L2 = lba[i] > lba[j] ? lba[i] : lba[j];
+		uint64_t len = (rng_next(&seed) % (size[i] / L / 3) + 1) * L;
+		uint64_t off = rng_next(&seed) % ((size[i] - len) / L + 1) * L;
+		uint64_t mo, moved;
+		switch (rng_next(&seed) % 7) {
+		case 0: case 1: /* write palette blocks at a random phase */
+			for (uint64_t x = 0; x < len; x++)
+				buf[x] = pal[(x / B) % 4][(x + off) % B];
+			assert_int_equal(wr(v[i], off, buf, len), 0);
+			memcpy(sh[i] + off, buf, len);
+			break;
+		case 2: { /* write same */
+			unsigned char pat[4096];
+			memcpy(pat, pal[rng_next(&seed) % 4], L);
+			if (rng_next(&seed) % 3 == 0)
+				memset(pat, 0, L);
+			assert_int_equal(volume_write_same(v[i], off, len, pat), 0);
+			for (uint64_t x = 0; x < len; x += L)
+				memcpy(sh[i] + off + x, pat, L);
+			break;
+		}
+		case 3:
+			assert_int_equal(volume_unmap(v[i], off, len), 0);
+			memset(sh[i] + off, 0, len);
+			break;
+		case 4: case 5: { /* copy, often block-aligned phase */
+			uint64_t clen = (rng_next(&seed) % (size[j] / L2 / 3) + 1) * L2;
+			if (clen > size[i] || clen > size[j])
+				break;
+			uint64_t so = rng_next(&seed) % ((size[j] - clen) / L2 + 1) * L2;
+			uint64_t dof = rng_next(&seed) % ((size[i] - clen) / L2 + 1) * L2;
+			if (rng_next(&seed) % 2 && (dof / B * B + so % B) + clen <= size[i])
+				dof = dof / B * B + so % B;
+			if (dof % L2)
+				break;
+			assert_int_equal(volume_copy(v[i], dof, v[j], so, clen, &moved), 0);
+			memmove(sh[i] + dof, sh[j] + so, clen);
+			break;
+		}
+		case 6: { /* compare and write: succeed or miscompare */
+			memcpy(buf, sh[i] + off, len);
+			int bad = rng_next(&seed) % 2;
+			if (bad)
+				buf[len / 2] ^= 0x40;
+			unsigned char *nw = malloc(len);
+			for (uint64_t x = 0; x < len; x++)
+				nw[x] = pal[1][(x + off) % B];
+			int r = volume_compare_and_write(v[i], off, len, buf, nw, &mo);
+			if (bad) {
+				assert_int_equal(r, -EILSEQ);
+				assert_int_equal(mo, len / 2);
+			} else {
+				assert_int_equal(r, 0);
+				memcpy(sh[i] + off, nw, len);
+			}
+			free(nw);
+			break;
+		}
+		}
+		if (it % 500 == 250) { /* shrink and regrow volume 0 */
+			uint64_t ns = size[0] - 3 * 512 - B;
+			assert_int_equal(volume_resize(v[0], ns), 0);
+			memset(sh[0] + ns, 0, size[0] - ns);
+			assert_int_equal(volume_resize(v[0], size[0]), 0);
+		}
+		if (it % 100 == 99) {
+			for (int k = 0; k < 3; k++) {
+				assert_int_equal(rd(v[k], 0, buf, size[k]), 0);
+				assert_memory_equal(buf, sh[k], size[k]);
+			}
+			recount(a, sh, size, 3);
+		}
+	}
+	for (int i = 0; i < 3; i++) {
+		volume_destroy(v[i]);
+		free(sh[i]);
+	}
+	assert_int_equal(stats_of(a).unique_blocks, 0);
+	free(buf);
+	array_put(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(dedup_across_volumes_not_arrays),
 		cmocka_unit_test(refcounts_copy_overwrite_unmap),
 		cmocka_unit_test(fingerprint_collisions_verified),
+		cmocka_unit_test(random_ops_match_recount),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
