@@ -276,11 +276,123 @@ static void header_digest_error_closes(void **state)
 	close(fd);
 }
 
+static uint8_t tmf(int fd, uint8_t fn, uint8_t lun, uint32_t itt, uint32_t ref_itt, uint32_t cmdsn,
+		   uint32_t ref_cmdsn)
+{
+	uint8_t bhs[48], data[64];
+
+	memset(bhs, 0, 48);
+	bhs[0] = 0x40 | ISCSI_OP_TMF_REQ;
+	bhs[1] = 0x80 | fn;
+	bhs[9] = lun;
+	put_be32(bhs + 16, itt);
+	put_be32(bhs + 20, ref_itt);
+	put_be32(bhs + 24, cmdsn);
+	put_be32(bhs + 32, ref_cmdsn);
+	send_pdu(fd, bhs, NULL, 0, false);
+	recv_pdu(fd, bhs, data);
+	assert_int_equal(bhs[0], ISCSI_OP_TMF_RSP);
+	assert_int_equal(get_be32(bhs + 16), itt);
+	return bhs[2];
+}
+
+static void task_management(void **state)
+{
+	uint8_t bhs[48], data[8192], block[512] = { 0 };
+	uint32_t statsn, cmdsn = 1, ttt;
+	int fd = login(&statsn);
+
+	/* a WRITE without immediate data waits for its R2T'd data */
+	scsi_cmd(bhs, 0x30, cmdsn++, 0x2a, 512, true);
+	send_pdu(fd, bhs, NULL, 0, false);
+	recv_pdu(fd, bhs, data);
+	assert_int_equal(bhs[0], ISCSI_OP_R2T);
+	assert_int_equal(get_be32(bhs + 16), 0x30);
+	assert_int_equal(get_be32(bhs + 36), 0);   /* R2TSN */
+	assert_int_equal(get_be32(bhs + 40), 0);   /* BufferOffset */
+	assert_int_equal(get_be32(bhs + 44), 512); /* Desired Data Transfer Length */
+	ttt = get_be32(bhs + 20);
+
+	/* ABORT TASK: done at once, and the write never answers */
+	assert_int_equal(tmf(fd, 1, 0, 0x31, 0x30, cmdsn, cmdsn - 1), 0);
+	/* its Data-Out now finds no task and is dropped without a word */
+	memset(bhs, 0, 48);
+	bhs[0] = ISCSI_OP_DATA_OUT;
+	bhs[1] = ISCSI_FLAG_FINAL;
+	put_be32(bhs + 16, 0x30);
+	put_be32(bhs + 20, ttt);
+	send_pdu(fd, bhs, block, 512, false);
+	/* the next thing we hear is the answer to this ping */
+	memset(bhs, 0, 48);
+	bhs[0] = 0x40 | ISCSI_OP_NOP_OUT;
+	bhs[1] = ISCSI_FLAG_FINAL;
+	put_be32(bhs + 16, 0x32);
+	put_be32(bhs + 20, ISCSI_RSVD_TAG);
+	put_be32(bhs + 24, cmdsn);
+	send_pdu(fd, bhs, NULL, 0, false);
+	recv_pdu(fd, bhs, data);
+	assert_int_equal(bhs[0], ISCSI_OP_NOP_IN);
+	assert_int_equal(get_be32(bhs + 16), 0x32);
+
+	/* a task that already completed: TASK DOES NOT EXIST */
+	assert_int_equal(tmf(fd, 1, 0, 0x33, 0x999, cmdsn, cmdsn - 1), 1);
+	/* one not received yet (RefCmdSN in the window): FUNCTION COMPLETE */
+	assert_int_equal(tmf(fd, 1, 0, 0x34, 0x998, cmdsn, cmdsn + 1), 0);
+	assert_int_equal(tmf(fd, 2, 0, 0x35, 0, cmdsn, 0), 0);    /* ABORT TASK SET */
+	assert_int_equal(tmf(fd, 5, 0, 0x36, 0, cmdsn, 0), 0);    /* LUN RESET */
+	assert_int_equal(tmf(fd, 5, 7, 0x37, 0, cmdsn, 0), 2);    /* LUN RESET, no such LUN */
+	assert_int_equal(tmf(fd, 6, 0, 0x38, 0, cmdsn, 0), 0);    /* TARGET WARM RESET */
+	assert_int_equal(tmf(fd, 7, 0, 0x39, 0, cmdsn, 0), 5);    /* TARGET COLD RESET: not supported */
+	assert_int_equal(tmf(fd, 8, 0, 0x3a, 0, cmdsn, 0), 4);    /* TASK REASSIGN at ERL 0 */
+	assert_int_equal(tmf(fd, 20, 0, 0x3b, 0, cmdsn, 0), 255); /* no such function */
+
+	/* the session still works */
+	scsi_cmd(bhs, 0x3c, cmdsn++, 0x28, 512, false);
+	send_pdu(fd, bhs, NULL, 0, false);
+	assert_int_equal(recv_pdu(fd, bhs, data), 512);
+	assert_int_equal(bhs[0], ISCSI_OP_DATA_IN);
+	close(fd);
+}
+
+static void cmdsn_out_of_window_ignored(void **state)
+{
+	uint8_t bhs[48], data[8192];
+	uint32_t statsn, cmdsn = 1;
+	int fd = login(&statsn);
+
+	/* a TEST UNIT READY far above MaxCmdSN, then one below ExpCmdSN: both ignored */
+	scsi_cmd(bhs, 0x40, cmdsn + 100000, 0x00, 0, false);
+	bhs[1] = ISCSI_FLAG_FINAL | 0x01;
+	send_pdu(fd, bhs, NULL, 0, false);
+	scsi_cmd(bhs, 0x41, cmdsn - 1, 0x00, 0, false);
+	bhs[1] = ISCSI_FLAG_FINAL | 0x01;
+	send_pdu(fd, bhs, NULL, 0, false);
+	/* two out of order: CmdSN+1 waits for CmdSN, then both run in order */
+	scsi_cmd(bhs, 0x43, cmdsn + 1, 0x00, 0, false);
+	bhs[1] = ISCSI_FLAG_FINAL | 0x01;
+	send_pdu(fd, bhs, NULL, 0, false);
+	scsi_cmd(bhs, 0x42, cmdsn, 0x00, 0, false);
+	bhs[1] = ISCSI_FLAG_FINAL | 0x01;
+	send_pdu(fd, bhs, NULL, 0, false);
+	recv_pdu(fd, bhs, data);
+	assert_int_equal(bhs[0], ISCSI_OP_SCSI_RSP);
+	uint32_t first = get_be32(bhs + 16);
+	recv_pdu(fd, bhs, data);
+	assert_int_equal(bhs[0], ISCSI_OP_SCSI_RSP);
+	uint32_t second = get_be32(bhs + 16);
+	/* both answered (completion order may differ), none of the ignored ones */
+	assert_true((first == 0x42 && second == 0x43) || (first == 0x43 && second == 0x42));
+	assert_int_equal(get_be32(bhs + 28), cmdsn + 2);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(data_digest_both_ways),
 		cmocka_unit_test(header_digest_error_closes),
+		cmocka_unit_test(task_management),
+		cmocka_unit_test(cmdsn_out_of_window_ignored),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
