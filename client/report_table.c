@@ -50,8 +50,14 @@ void table_info(FILE *f, const struct info_result *r)
 	fprintf(f, "  capacity          %s (%" PRIu64 " blocks of %u bytes)\n", cap, r->num_blocks, r->block_size);
 	fprintf(f, "  NAA designator    %s\n", r->naa_binary ? r->naa_hex : "none (EXTENDED COPY needs one)");
 	fprintf(f, "VAAI\n");
-	fprintf(f, "  EXTENDED COPY     %s (3PC bit %s, RECEIVE COPY RESULTS %s)\n",
-		yn(r->xcopy_opcode), r->tpc ? "set" : "clear", r->rcr_ok ? "answers" : "refused");
+	/* LIO has no REPORT SUPPORTED OPCODES: then the 3PC bit and a working RECEIVE COPY
+	 * RESULTS are the evidence (and clone simply tries, as ESXi does). */
+	const char *xc = yn(r->xcopy_opcode);
+	if (r->xcopy_opcode < 0 && r->tpc && r->rcr_ok)
+		xc = "likely";
+	fprintf(f, "  EXTENDED COPY     %s (3PC bit %s, RECEIVE COPY RESULTS %s%s)\n", xc,
+		r->tpc ? "set" : "clear", r->rcr_ok ? "answers" : "refused",
+		r->xcopy_opcode < 0 ? "; no REPORT SUPPORTED OPCODES" : "");
 	if (r->rcr_ok)
 		fprintf(f, "    limits          %u target / %u segment descriptors, list %u bytes, segment %u bytes\n",
 			r->rcr_max_tgt, r->rcr_max_seg, r->rcr_max_desc_list, r->rcr_max_seg_len);
