@@ -10,6 +10,8 @@
 #                 tcmu-runner (its binary and libtcmu.so.2: the handler symbol check)
 #                 sg3-utils fio valgrind iproute2 (ss: free-port search) procps python3
 #   peers/bench:  tgt (Debian's userspace iSCSI target) iperf3 (loopback limit)
+# LUNLAB_REALSTACK=1 adds what tests/realstack/lane.sh needs (Debian's kernel under qemu with
+# LIO + tcmu-runner): qemu-system-x86 busybox-static cpio kmod.
 set -euo pipefail
 
 packages=(
@@ -19,6 +21,9 @@ packages=(
     tgt tcmu-runner iperf3 sg3-utils fio valgrind
     iproute2 procps python3 git ca-certificates
 )
+if [[ ${LUNLAB_REALSTACK:-0} == 1 ]]; then
+    packages+=(qemu-system-x86 busybox-static cpio kmod)
+fi
 
 if [[ $(id -u) -ne 0 ]]; then
     echo "install-deps.sh: run as root (apt-get install)" >&2
