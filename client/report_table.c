@@ -170,6 +170,9 @@ void table_drr(FILE *f, const struct drr_result *r)
 		fprintf(f, "the LU does not report array capacity (LOG SENSE page 0x30): no data reduction figures\n");
 		return;
 	}
+	if (r->logical_before)
+		fprintf(f, "warning: the array already held %" PRIu64 " logical bytes before the image: the figures "
+			"below are the whole array's (use a fresh array, e.g. a new array= name)\n", r->logical_before);
 	if (!r->settled)
 		fprintf(f, "warning: accounting still pending after %.1f s; figures are provisional\n", r->settle_s);
 	capacity_lines(f, &r->cap);

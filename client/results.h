@@ -90,6 +90,7 @@ struct drr_result {
 	struct array_capacity cap;
 	bool have_capacity;
 	const char *source;              /* "synthetic win10 seed N" or the file name */
+	uint64_t logical_before;         /* the array's logical bytes before the image was written */
 	char source_buf[300];
 };
 

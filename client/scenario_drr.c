@@ -83,11 +83,19 @@ int scenario_drr(const struct bench_opts *o, struct drr_result *r, char *err, si
 	};
 	if (wa.io_bytes % c.block_size)
 		wa.io_bytes = c.block_size;
+	/* The figures are the whole array's: remember what it already held, to warn. */
+	bool have_page = q_log_supported(&c, 0x30);
+	if (have_page) {
+		struct array_capacity before;
+		char e[200];
+		if (q_capacity(&c, &before, e, sizeof(e)) == 0)
+			r->logical_before = before.logical_bytes;
+	}
 	double t0 = now_s();
 	if (stream_write(&c, &wa, err, errlen))
 		goto out;
 	r->write_s = now_s() - t0;
-	if (!q_log_supported(&c, 0x30)) {
+	if (!have_page) {
 		ret = 0;             /* tgt, LIO...: the image was written, no figures to read */
 		goto out;
 	}
