@@ -127,8 +127,9 @@ int spc_mode_sense(struct scsi_cmd *cmd)
 	return TCMU_STS_OK;
 }
 
-/* Apply one page of a MODE SELECT parameter list at offset off. */
-static int select_page(struct scsi_cmd *cmd, const uint8_t *pg, size_t off, size_t avail, size_t *used)
+/* Check one page of a MODE SELECT parameter list at offset off, and apply it
+ * if apply is set (the list is checked whole before anything is applied). */
+static int select_page(struct scsi_cmd *cmd, const uint8_t *pg, size_t off, size_t avail, size_t *used, bool apply)
 {
 	struct scsi_lu *lu = scsi_lu(cmd->dev);
 	uint8_t cur[64], mask[64];
@@ -161,6 +162,9 @@ static int select_page(struct scsi_cmd *cmd, const uint8_t *pg, size_t off, size
 			return sense_invalid_field(cmd, 0x26, 0x00, false, (uint16_t)(off + b), bit);
 		}
 	}
+	*used = len;
+	if (!apply)
+		return TCMU_STS_OK;
 	if (code == CACHING_PAGE) {
 		bool wce = pg[2] & 0x04;
 		atomic_store(&lu->wce, wce);
@@ -168,7 +172,6 @@ static int select_page(struct scsi_cmd *cmd, const uint8_t *pg, size_t off, size
 	} else if (code == CONTROL_PAGE) {
 		atomic_store(&lu->swp, (pg[4] & 0x08) != 0);
 	}
-	*used = len;
 	return TCMU_STS_OK;
 }
 
@@ -203,12 +206,14 @@ int spc_mode_select(struct scsi_cmd *cmd)
 		if (bl != cmd->dev->block_size)
 			return sense_invalid_field(cmd, 0x26, 0x00, false, (uint16_t)(o + (longlba ? 12 : 5)), -1);
 	}
-	for (size_t o = hdr + bdl; o < plen;) {
-		size_t used = 0;
-		int rc = select_page(cmd, buf + o, o, plen - o, &used);
-		if (rc != TCMU_STS_OK)
-			return rc;
-		o += used;
+	for (int apply = 0; apply <= 1; apply++) {
+		for (size_t o = hdr + bdl; o < plen;) {
+			size_t used = 0;
+			int rc = select_page(cmd, buf + o, o, plen - o, &used, apply);
+			if (rc != TCMU_STS_OK)
+				return rc;
+			o += used;
+		}
 	}
 	return TCMU_STS_OK;
 }

@@ -102,6 +102,19 @@ static void test_select_round_trip(void **state)
 	sel[4] = 12;
 	fix_run(&fc, lu, sel, 6, p, 12);
 	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	/* a list whose second page is bad applies nothing: WCE stays off */
+	uint8_t two[4 + 20 + 12];
+	memset(two, 0, sizeof(two));
+	memcpy(two + 4, b + 4, 20);
+	two[4 + 2] |= 0x04;                     /* caching: WCE on (valid) */
+	two[24] = 0x0a;
+	two[25] = 10;
+	two[24 + 2] = 0x07;                     /* control byte 2: not changeable */
+	uint8_t sel2[6] = { 0x15, 0x10, 0, 0, sizeof(two), 0 };
+	fix_run(&fc, lu, sel2, 6, two, sizeof(two));
+	fix_assert_field(&fc, 0x26, false, 26, 2);
+	assert_false(atomic_load(&lu->wce));
+
 	/* SP=1: nothing can be saved */
 	sel[1] = 0x11;
 	sel[4] = 24;
