@@ -1,5 +1,7 @@
 /* test_caw.c — COMPARE AND WRITE (sbc_caw.c): success writes, a miscompare
  * writes nothing and reports the first differing byte in INFORMATION. */
+#include <pthread.h>
+
 #include "fixture.h"
 #include "handlers/scsi/bytes.h"
 
@@ -67,10 +69,66 @@ static void test_caw(void **state)
 	fix_lu_free(lu);
 }
 
+/* Concurrent CAW as a lock (the VAAI ATS pattern): every thread reads the
+ * counter in block 8, tries to CAW it to counter+1 and retries on MISCOMPARE.
+ * Atomicity means no increment is lost: the final value equals the number of
+ * successful CAWs, and each thread's successes add up. */
+#define CAW_THREADS 4
+#define CAW_INCREMENTS 200
+
+static struct scsi_lu *shared_lu;
+
+static void *caw_worker(void *arg)
+{
+	long done = 0;
+	uint8_t cur[512], buf[1024];
+	uint8_t rd[16] = { 0x88 }, caw[16] = { 0x89 };
+	put_be64(rd + 2, 8);
+	put_be32(rd + 10, 1);
+	put_be64(caw + 2, 8);
+	caw[13] = 1;
+	while (done < CAW_INCREMENTS) {
+		struct fix_cmd fc;
+		if (fix_run(&fc, shared_lu, rd, 16, cur, sizeof(cur)) != TCMU_STS_OK)
+			return (void *)-1L;
+		uint64_t v = get_be64(cur);
+		memcpy(buf, cur, 512);
+		memcpy(buf + 512, cur, 512);
+		put_be64(buf + 512, v + 1);
+		int rc = fix_run(&fc, shared_lu, caw, 16, buf, sizeof(buf));
+		if (rc == TCMU_STS_OK)
+			done++;
+		else if (fc.sense[2] != SK_MISCOMPARE)
+			return (void *)-1L;
+	}
+	return (void *)done;
+}
+
+static void test_caw_concurrent(void **state)
+{
+	pthread_t t[CAW_THREADS];
+	long total = 0;
+	uint8_t back[512];
+	shared_lu = fix_lu_new("caw-mt", FIX_BS, FIX_LBAS);
+	for (int i = 0; i < CAW_THREADS; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, caw_worker, NULL), 0);
+	for (int i = 0; i < CAW_THREADS; i++) {
+		void *r;
+		pthread_join(t[i], &r);
+		assert_true((long)r >= 0);
+		total += (long)r;
+	}
+	assert_int_equal(total, CAW_THREADS * CAW_INCREMENTS);
+	read_blocks(shared_lu, 8, back, 1);
+	assert_true(get_be64(back) == (uint64_t)total);
+	fix_lu_free(shared_lu);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_caw),
+		cmocka_unit_test(test_caw_concurrent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
