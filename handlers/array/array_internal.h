@@ -34,6 +34,9 @@ struct blk {
  * Only a 64-bit hash fragment is kept: every match is verified by memcmp, so
  * equal fragments of different data are simply two entries. */
 #define NSHARDS 64u
+/* Refcount ceiling: beyond it the same content is stored as another block
+ * (needs > 64 TiB of one x2 block mapped; kept so a count can never wrap). */
+#define BLK_REF_MAX 0xFFFFFF00u
 
 struct shard {
 	pthread_mutex_t mu;
@@ -97,7 +100,12 @@ void bs_fini(struct array *a);
 /* Take a reference to the block holding data (dedup_block bytes, not all
  * zero), storing it if new.  *id receives the block id. */
 int bs_ref_content(struct array *a, const void *data, uint32_t *id);
-void bs_incref(struct array *a, uint32_t id, uint32_t n);
+/* Add n references to id (the caller holds one, so it cannot be freed);
+ * -EOVERFLOW if that would pass BLK_REF_MAX. */
+int bs_incref(struct array *a, uint32_t id, uint32_t n);
+/* One more reference to id's content: id itself, or, if id's refcount is
+ * saturated, a duplicate block of the same content (*out). */
+int bs_ref_more(struct array *a, uint32_t id, uint32_t *out);
 void bs_unref(struct array *a, uint32_t id);
 struct blk *bs_rec(const struct array *a, uint32_t id);
 static inline const void *bs_data(const struct array *a, uint32_t id) { return bs_rec(a, id)->data; }

@@ -150,8 +150,11 @@ static long probe(struct array *a, struct shard *s, uint64_t h, const void *data
 			*empty = i;
 			return -1;
 		}
-		/* The fragment only narrows the search: memcmp decides. */
-		if (s->hash[i] == h && memcmp(bs_rec(a, id)->data, data, bsz) == 0)
+		/* The fragment only narrows the search: memcmp decides.  A block
+		 * whose refcount is near its limit takes no more references;
+		 * the same content is then stored again as a second block. */
+		if (s->hash[i] == h && memcmp(bs_rec(a, id)->data, data, bsz) == 0 &&
+		    atomic_load_explicit(&bs_rec(a, id)->ref, memory_order_relaxed) < BLK_REF_MAX - 1)
 			return i;
 		i = (i + 1) & mask;
 	}
@@ -253,14 +256,28 @@ int bs_ref_content(struct array *a, const void *data, uint32_t *idp)
 	return 0;
 }
 
-void bs_incref(struct array *a, uint32_t id, uint32_t n)
+int bs_incref(struct array *a, uint32_t id, uint32_t n)
 {
 	/* The caller holds a map entry referencing id, so ref >= 1 and the
 	 * block cannot be freed under us: no shard lock needed. */
 	struct blk *r = bs_rec(a, id);
-	uint32_t old = atomic_fetch_add(&r->ref, n);
+	uint32_t old = atomic_load(&r->ref);
+	do {
+		if (old >= BLK_REF_MAX - n)
+			return -EOVERFLOW;
+	} while (!atomic_compare_exchange_weak(&r->ref, &old, old + n));
 	if (old == 1)
 		atomic_fetch_sub(&a->shards[r->shard].single_ref, 1);
+	return 0;
+}
+
+int bs_ref_more(struct array *a, uint32_t id, uint32_t *out)
+{
+	*out = id;
+	if (bs_incref(a, id, 1) == 0)
+		return 0;
+	/* Saturated: reference (or create) another block with this content. */
+	return bs_ref_content(a, bs_data(a, id), out);
 }
 
 /* Remove id (hash h) from the index with backward-shift deletion. */

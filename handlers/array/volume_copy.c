@@ -44,8 +44,8 @@ static int copy_entries(struct volume *dst, uint64_t db0, struct volume *src, ui
 	for (uint64_t k = 0; k < n && !r; k++) {
 		uint64_t i = backward ? n - 1 - k : k;
 		uint32_t id = map_get(src, sb0 + i);
-		if (id)
-			bs_incref(src->a, id, 1); /* src entry holds it: safe lock-free */
+		if (id && (r = bs_ref_more(src->a, id, &id)) != 0) /* src entry holds it: lock-free */
+			break;
 		r = vio_set_block(dst, db0 + i, id, &delta);
 	}
 	vio_commit_delta(dst, delta);

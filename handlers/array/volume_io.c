@@ -232,9 +232,10 @@ static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const
 		if (whole && !pattern) {
 			r = vio_set_block(v, b, 0, &delta);
 		} else if (whole && B >= L && have_full) {
-			if (full_id)
-				bs_incref(v->a, full_id, 1);
-			r = vio_set_block(v, b, full_id, &delta);
+			uint32_t id = 0;
+			if (full_id && (r = bs_ref_more(v->a, full_id, &id)) != 0)
+				break;
+			r = vio_set_block(v, b, id, &delta);
 		} else {
 			if (!whole)
 				load_block(v, b, buf);
@@ -250,11 +251,9 @@ static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const
 			uint32_t id = 0;
 			if (!is_zero(buf, B) && (r = bs_ref_content(v->a, buf, &id)) != 0)
 				break;
-			if (whole && B >= L) {
-				full_id = id;
+			if (whole && B >= L && (!id || bs_incref(v->a, id, 1) == 0)) {
+				full_id = id; /* keep one reference for the next blocks */
 				have_full = 1;
-				if (id)
-					bs_incref(v->a, id, 1); /* keep one for the next blocks */
 			}
 			r = vio_set_block(v, b, id, &delta);
 		}

@@ -337,6 +337,44 @@ static void random_ops_match_recount(void **state)
 	array_put(a);
 }
 
+/* A refcount at its ceiling never wraps: further copies and writes of that
+ * content get a second block holding the same data. */
+static void refcount_saturation(void **state)
+{
+	const uint32_t B = 8192;
+	struct array *a = new_array(B, 1, 512);
+	struct volume *v = volume_create(a, 16 * B, 512);
+	unsigned char d[8192], got[8192];
+	uint64_t seed = 8, moved;
+	fill_random(d, B, &seed);
+	assert_int_equal(wr(v, 0, d, B), 0);
+	uint32_t id = map_get(v, 0);
+	struct blk *rec = bs_rec(a, id);
+	/* Pretend BLK_REF_MAX - 2 other entries point at it. */
+	atomic_store(&rec->ref, BLK_REF_MAX - 1);
+	atomic_fetch_sub(&a->shards[rec->shard].single_ref, 1);
+	assert_int_equal(volume_copy(v, B, v, 0, B, &moved), 0); /* ref -> MAX - 1 + 1 refused */
+	assert_int_equal(moved, 1);
+	uint32_t id2 = map_get(v, 1);
+	assert_int_not_equal(id2, id);
+	assert_int_equal(atomic_load(&rec->ref), BLK_REF_MAX - 1);
+	assert_int_equal(wr(v, 2 * B, d, B), 0); /* a write finds the non-full duplicate */
+	assert_int_equal(map_get(v, 2), id2);
+	assert_int_equal(stats_of(a).unique_blocks, 2);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(rd(v, (uint64_t)i * B, got, B), 0);
+		assert_memory_equal(got, d, B);
+	}
+	/* Undo the pretence so the block is freed normally. */
+	atomic_store(&rec->ref, 1);
+	atomic_fetch_add(&a->shards[rec->shard].single_ref, 1);
+	volume_destroy(v);
+	struct array_stats s = stats_of(a);
+	assert_int_equal(s.unique_blocks, 0);
+	assert_int_equal(s.single_ref_blocks, 0);
+	array_put(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -344,6 +382,7 @@ int main(void)
 		cmocka_unit_test(refcounts_copy_overwrite_unmap),
 		cmocka_unit_test(fingerprint_collisions_verified),
 		cmocka_unit_test(random_ops_match_recount),
+		cmocka_unit_test(refcount_saturation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
