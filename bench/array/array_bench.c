@@ -3,7 +3,8 @@
  * in logical GB per wall second, and metadata bytes per mapped and per unique
  * block with 1 TiB of logical clones.  Prints figures; asserts nothing.
  *
- * usage: array-bench [ingest_MiB (default 96)] [clone_TiB (default 1)] */
+ * usage: array-bench [ingest_MiB (default 96)] [clone_TiB (default 1)] [clone params: x2|x1]
+ * (ingest_MiB 0 skips the ingest part) */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,7 +248,8 @@ int main(int argc, char **argv)
 {
 	uint64_t mib = argc > 1 ? strtoull(argv[1], NULL, 0) : 96;
 	uint64_t tib = argc > 2 ? strtoull(argv[2], NULL, 0) : 1;
-	bench_ingest(mib);
-	bench_clones(tib, &psets[0]);
+	if (mib)
+		bench_ingest(mib);
+	bench_clones(tib, argc > 3 && !strcmp(argv[3], "x1") ? &psets[2] : &psets[0]);
 	return 0;
 }
