@@ -30,8 +30,9 @@ struct vm {
 	uint64_t region_lba, region_blocks, next;   /* next: offset in blocks within the region */
 	uint32_t io_blocks;
 	unsigned inflight;
-	double bytes_in_window;
-	uint64_t ios_in_window;
+	double bytes_in_window;          /* pro-rata credit (fallback for VMs with < 3 completions) */
+	uint64_t ios_in_window;          /* completions inside the window */
+	double t_first, t_last;          /* first and last completion inside the window */
 	struct slot *slots;
 	int failed;
 };
@@ -72,8 +73,12 @@ static void io_cb(struct iscsi_context *iscsi, int status, void *command_data, v
 	 * per-VM figures (and the fairness) to +-1 I/O. */
 	v->bytes_in_window += window_credit((double)v->io_blocks * v->conn->block_size, s->t_submit, t,
 					    g_run->t_measure, g_run->t_end);
-	if (t >= g_run->t_measure && t <= g_run->t_end)
+	if (t >= g_run->t_measure && t <= g_run->t_end) {
+		if (!v->ios_in_window)
+			v->t_first = t;
+		v->t_last = t;
 		v->ios_in_window++;
+	}
 	if (!g_run->stop && t < g_run->t_end)
 		submit(v, s);
 }
@@ -186,7 +191,8 @@ static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out
 	out->seconds = secs;
 	out->min_mbps = 1e300;
 	for (unsigned i = 0; i < n; i++) {
-		double mbps = vms[i].bytes_in_window / secs / 1e6;
+		double mbps = window_rate((unsigned)vms[i].ios_in_window, (double)vms[i].io_blocks * vms[i].conn->block_size,
+					  vms[i].t_first, vms[i].t_last, vms[i].bytes_in_window, secs) / 1e6;
 		out->total_mbps += mbps;
 		out->ios += vms[i].ios_in_window;
 		if (mbps < out->min_mbps) out->min_mbps = mbps;

@@ -8,4 +8,12 @@
  * t_done <= t_submit. */
 double window_credit(double bytes, double t_submit, double t_done, double w0, double w1);
 
+/* A VM's throughput over a window in bytes/s.  With n >= 3 completions inside the window it is
+ * (n - 1) x io_bytes / (t_last - t_first): the rate of the completion process, neither
+ * quantised to whole I/Os nor biased (crediting in-flight I/Os pro rata overestimates when
+ * latencies vary: the mean of bytes/latency exceeds bytes / mean latency).  With fewer
+ * completions, the pro-rata credit over the window length. */
+double window_rate(unsigned n_done, double io_bytes, double t_first, double t_last,
+		   double prorata_bytes, double window_s);
+
 #endif
