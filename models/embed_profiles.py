@@ -11,7 +11,8 @@ def c_string(text):
     out = []
     for line in text.splitlines(keepends=True):
         esc = line.replace('\\', '\\\\').replace('"', '\\"').replace('\t', '\\t')
-        esc = esc.replace('\n', '\\n')
+        esc = esc.replace('\n', '\\n').replace('\r', '\\r')
+        esc = esc.replace('?', '\\?')  # no accidental trigraphs under -std=c11
         out.append('\t"' + esc + '"')
     return '\n'.join(out) if out else '\t""'
 
