@@ -107,13 +107,59 @@ static void take_new_conns(struct io_thread *t)
 	do {
 		pthread_mutex_lock(&t->new_lock);
 		n = t->new_n < 64 ? t->new_n : 64;
-		memcpy(fds, t->new_fds, (size_t)n * sizeof(int));
-		memmove(t->new_fds, t->new_fds + n, (size_t)(t->new_n - n) * sizeof(int));
-		t->new_n -= n;
+		if (n) {
+			memcpy(fds, t->new_fds, (size_t)n * sizeof(int));
+			memmove(t->new_fds, t->new_fds + n, (size_t)(t->new_n - n) * sizeof(int));
+			t->new_n -= n;
+		}
 		pthread_mutex_unlock(&t->new_lock);
 		for (int i = 0; i < n; i++)
 			adopt(t, fds[i]);
 	} while (n == 64);
+}
+
+void io_threads_reinstate(const char *initiator, const uint8_t isid[6], uint16_t keep_tsih)
+{
+	for (int i = 0; i < nthreads; i++) {
+		struct io_thread *t = &threads[i];
+		struct reinstate_req *r = calloc(1, sizeof(*r));
+		uint64_t one = 1;
+		ssize_t w;
+
+		if (!r)
+			continue;
+		snprintf(r->initiator, sizeof(r->initiator), "%s", initiator);
+		memcpy(r->isid, isid, 6);
+		r->keep_tsih = keep_tsih;
+		pthread_mutex_lock(&t->new_lock);
+		r->next = t->reinstate;
+		t->reinstate = r;
+		pthread_mutex_unlock(&t->new_lock);
+		w = write(t->evfd, &one, sizeof(one));
+		(void)w;
+	}
+}
+
+static void take_reinstatements(struct io_thread *t)
+{
+	struct reinstate_req *r;
+
+	pthread_mutex_lock(&t->new_lock);
+	r = t->reinstate;
+	t->reinstate = NULL;
+	pthread_mutex_unlock(&t->new_lock);
+	while (r) {
+		struct reinstate_req *n = r->next;
+		struct conn *c = t->conns, *nx;
+		for (; c; c = nx) {
+			nx = c->list_next;
+			if (c->state == CS_FFP && !c->discovery && c->tsih != r->keep_tsih &&
+			    memcmp(c->isid, r->isid, 6) == 0 && strcmp(c->initiator, r->initiator) == 0)
+				conn_close(c, "session reinstated by a new login");
+		}
+		free(r);
+		r = n;
+	}
 }
 
 static void run_completions(struct io_thread *t)
@@ -167,6 +213,7 @@ static void *thread_main(void *arg)
 				ssize_t r = read(t->evfd, &v, sizeof(v));
 				(void)r;
 				take_new_conns(t);
+				take_reinstatements(t);
 				run_completions(t);
 				continue;
 			}
@@ -260,6 +307,11 @@ void io_threads_free(void)
 		flush_dirty(t);
 		for (int k = 0; k < t->new_n; k++)
 			close(t->new_fds[k]);
+		while (t->reinstate) {
+			struct reinstate_req *r = t->reinstate;
+			t->reinstate = r->next;
+			free(r);
+		}
 		free(t->new_fds);
 		bufcache_drain(&t->cache);
 		close(t->epfd);

@@ -14,6 +14,14 @@
 struct conn;
 struct icmd;
 
+/* "close the session of this initiator + ISID, unless it is keep_tsih" */
+struct reinstate_req {
+	struct reinstate_req *next;
+	char initiator[224];
+	uint8_t isid[6];
+	uint16_t keep_tsih;
+};
+
 struct io_thread {
 	int idx;
 	int epfd;
@@ -24,6 +32,7 @@ struct io_thread {
 	pthread_mutex_t new_lock;         /* accept hand-off only, never hot */
 	int *new_fds;
 	int new_n, new_cap;
+	struct reinstate_req *reinstate;  /* under new_lock */
 	struct conn *conns;               /* every connection of this thread */
 	struct conn *dirty;               /* connections with output to flush */
 	struct bufcache cache;
@@ -35,6 +44,10 @@ void io_threads_assign(int fd);
 void io_threads_stop(void);
 void io_threads_free(void);
 int io_threads_count(void);
+
+/* Session reinstatement (RFC 7143 6.3.5): a new login with the same
+ * initiator name and ISID ends the old session, wherever it lives. */
+void io_threads_reinstate(const char *initiator, const uint8_t isid[6], uint16_t keep_tsih);
 
 /* lu_cmd.done for every command: any thread. */
 void io_thread_cmd_done(struct lu_cmd *lc);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "target/iscsi/io_thread.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/text.h"
 
@@ -313,6 +314,8 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 		c->params.first_burst = c->params.max_burst;
 	c->state = CS_FFP;
 	c->nexus_id = target_next_nexus();
+	if (!c->discovery && c->thr)
+		io_threads_reinstate(c->initiator, c->isid, c->tsih);
 	c->counted = true;
 	atomic_fetch_add(&g_session_count, 1);
 	log_login(c, c->discovery ? NULL : g_target.iqn);

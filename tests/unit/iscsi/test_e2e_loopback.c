@@ -81,7 +81,14 @@ static int group_teardown(void **state)
 
 static struct iscsi_context *connect_lun(int lun, bool hdigest, bool immediate, bool initial_r2t)
 {
-	struct iscsi_context *ic = iscsi_create_context("iqn.2026-11.org.lunlab:e2e-initiator");
+	/* a name per session: libiscsi's random ISIDs could collide, and the
+	 * same name + ISID would reinstate (end) the earlier session */
+	static int serial;
+	char name[96];
+	struct iscsi_context *ic;
+
+	snprintf(name, sizeof(name), "iqn.2026-11.org.lunlab:e2e-initiator-%d", serial++);
+	ic = iscsi_create_context(name);
 
 	assert_non_null(ic);
 	iscsi_set_targetname(ic, IQN);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <unistd.h>
@@ -386,6 +387,29 @@ static void cmdsn_out_of_window_ignored(void **state)
 	close(fd);
 }
 
+static void session_reinstatement(void **state)
+{
+	uint8_t bhs[48], data[64], b;
+	uint32_t statsn;
+	int old = login(&statsn);
+	int fresh = login(&statsn); /* same initiator name, same ISID */
+	struct timeval tv = { .tv_sec = 5 };
+
+	setsockopt(old, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	assert_int_equal(read(old, &b, 1), 0); /* the old session was ended */
+	memset(bhs, 0, 48);
+	bhs[0] = 0x40 | ISCSI_OP_NOP_OUT;
+	bhs[1] = ISCSI_FLAG_FINAL;
+	put_be32(bhs + 16, 0x50);
+	put_be32(bhs + 20, ISCSI_RSVD_TAG);
+	put_be32(bhs + 24, 1);
+	send_pdu(fresh, bhs, NULL, 0, false);
+	recv_pdu(fresh, bhs, data);
+	assert_int_equal(bhs[0], ISCSI_OP_NOP_IN);
+	close(old);
+	close(fresh);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +417,7 @@ int main(void)
 		cmocka_unit_test(header_digest_error_closes),
 		cmocka_unit_test(task_management),
 		cmocka_unit_test(cmdsn_out_of_window_ignored),
+		cmocka_unit_test(session_reinstatement),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
