@@ -113,6 +113,7 @@ int sbc_write(struct scsi_cmd *cmd);
 int sbc_read_capacity10(struct scsi_cmd *cmd);
 int sbc_read_capacity16(struct scsi_cmd *cmd);
 int sbc_sync_cache(struct scsi_cmd *cmd);
+int sbc_prefetch(struct scsi_cmd *cmd);
 int sbc_compare_and_write(struct scsi_cmd *cmd);
 int sbc_write_same(struct scsi_cmd *cmd);
 int sbc_unmap(struct scsi_cmd *cmd);

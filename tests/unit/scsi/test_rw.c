@@ -106,6 +106,18 @@ static void test_sync_cache(void **state)
 	put_be16(s10 + 7, 2);
 	fix_run(&fc, lu, s10, 10, NULL, 0);
 	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+	/* PRE-FETCH: same range rules, IMMED accepted */
+	uint8_t p10[10] = { 0x34, 0x02 };
+	put_be32(p10 + 2, FIX_LBAS - 4);
+	put_be16(p10 + 7, 4);
+	assert_int_equal(fix_run(&fc, lu, p10, 10, NULL, 0), TCMU_STS_OK);
+	put_be16(p10 + 7, 5);
+	fix_run(&fc, lu, p10, 10, NULL, 0);
+	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+	uint8_t p16[16] = { 0x90 };
+	put_be64(p16 + 2, ~0ull);
+	fix_run(&fc, lu, p16, 16, NULL, 0);
+	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x21, 0x00);
 	uint8_t s16[16] = { 0x91 };
 	put_be64(s16 + 2, FIX_LBAS - 1);
 	put_be32(s16 + 10, 1);
