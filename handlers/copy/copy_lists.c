@@ -1,5 +1,5 @@
 /* copy_lists.c — bounded table of running and held copies (see copy_lists.h).
- * A flat array scanned under one mutex: at most a few hundred entries, and
+ * A flat array scanned under one mutex: a few hundred entries at most, and
  * it is touched at the start and end of each EXTENDED COPY only. */
 #include <pthread.h>
 #include <string.h>
@@ -14,6 +14,7 @@
 
 struct slot {
 	const void *dev;            /* NULL: free */
+	uint64_t nexus;             /* scope of the list id (0: the whole LU) */
 	bool running;
 	bool has_id;
 	bool hold;
@@ -29,6 +30,11 @@ static uint64_t next_seq;
 static void release(struct slot *s)
 {
 	memset(s, 0, sizeof(*s));
+}
+
+static bool same_id(const struct slot *s, const void *dev, uint64_t nexus, uint8_t list_id)
+{
+	return s->dev == dev && s->nexus == nexus && s->has_id && s->list_id == list_id;
 }
 
 /* Oldest held (completed) slot, of dev if dev != NULL. */
@@ -56,18 +62,34 @@ static unsigned count(const void *dev, bool running)
 	return n;
 }
 
-int copy_lists_begin(const void *dev, bool has_id, uint8_t list_id, bool hold)
+/* Release the completed statuses of list_id in its scope, except keep. */
+static void drop_completed(const void *dev, uint64_t nexus, uint8_t list_id, const struct slot *keep)
+{
+	for (unsigned i = 0; i < COPY_SLOTS; i++) {
+		struct slot *s = &slots[i];
+		if (s != keep && !s->running && same_id(s, dev, nexus, list_id))
+			release(s);
+	}
+}
+
+int copy_lists_begin(const void *dev, uint64_t nexus, bool has_id, uint8_t list_id, bool hold)
 {
 	int ret = COPY_BEGIN_BUSY;
 
 	pthread_mutex_lock(&lock);
 	if (count(dev, true) >= XCOPY_TOTAL_CONCURRENT)
 		goto out;
-	/* a new copy with the list id of a held status replaces it */
-	for (unsigned i = 0; has_id && i < COPY_SLOTS; i++) {
-		struct slot *s = &slots[i];
-		if (s->dev == dev && s->has_id && s->list_id == list_id && !s->running)
-			release(s);
+	if (has_id) {
+		/* SPC-4: a list id its own nexus still runs is refused; without a
+		 * known nexus the other copy may be another host's (copy_lists.h) */
+		for (unsigned i = 0; nexus && i < COPY_SLOTS; i++) {
+			if (slots[i].running && same_id(&slots[i], dev, nexus, list_id)) {
+				ret = COPY_BEGIN_DUPLICATE;
+				goto out;
+			}
+		}
+		/* a new copy with the list id of a held status replaces it */
+		drop_completed(dev, nexus, list_id, NULL);
 	}
 
 	struct slot *free_slot = NULL;
@@ -81,6 +103,7 @@ int copy_lists_begin(const void *dev, bool has_id, uint8_t list_id, bool hold)
 		release(free_slot);
 	}
 	free_slot->dev = dev;
+	free_slot->nexus = nexus;
 	free_slot->running = true;
 	free_slot->has_id = has_id;
 	free_slot->hold = hold;
@@ -113,16 +136,11 @@ void copy_lists_end(int slot, const struct copy_status *st)
 		release(s);
 	} else {
 		const void *dev = s->dev;
-		/* one held status per list id: the copy that ended last */
-		for (unsigned i = 0; i < COPY_SLOTS; i++) {
-			struct slot *o = &slots[i];
-			if (o != s && o->dev == dev && o->has_id && o->list_id == s->list_id && !o->running)
-				release(o);
-		}
+		/* one held status per list id and scope: the copy that ended last */
+		drop_completed(dev, s->nexus, s->list_id, s);
 		s->running = false;
 		s->st = *st;
 		s->seq = ++next_seq;
-		/* keep at most XCOPY_HELD_PER_DEV held statuses for this LU */
 		while (count(dev, false) > XCOPY_HELD_PER_DEV) {
 			struct slot *old = oldest_held(dev);
 			if (!old)
@@ -133,28 +151,29 @@ void copy_lists_end(int slot, const struct copy_status *st)
 	pthread_mutex_unlock(&lock);
 }
 
-static struct slot *find(const void *dev, uint8_t list_id)
+static struct slot *find(const void *dev, uint64_t nexus, uint8_t list_id)
 {
+	struct slot *hit = NULL;
+
+	/* a running copy is reported before a held status of the same id */
 	for (unsigned i = 0; i < COPY_SLOTS; i++) {
 		struct slot *s = &slots[i];
-		if (s->dev == dev && s->has_id && s->list_id == list_id)
-			return s;
+		if (same_id(s, dev, nexus, list_id) && (!hit || s->running))
+			hit = s;
 	}
-	return NULL;
+	return hit;
 }
 
-bool copy_lists_status(const void *dev, uint8_t list_id, bool consume, struct copy_status *out)
+bool copy_lists_status(const void *dev, uint64_t nexus, uint8_t list_id, bool consume, struct copy_status *out)
 {
 	bool found = false;
 
 	pthread_mutex_lock(&lock);
-	struct slot *s = find(dev, list_id);
-	/* a running copy sent with 10b is identified but has no status to
-	 * report afterwards; while it runs, SA 0 reports its progress */
+	struct slot *s = find(dev, nexus, list_id);
+	/* a copy sent with 10b has a status only while it runs */
 	if (s && (s->hold || s->running)) {
 		*out = s->st;
 		found = true;
-		/* failure details stay until SA 4 reads them */
 		if (consume && !s->running && s->st.cm_status == COPY_DONE_OK)
 			release(s);
 	}
@@ -162,13 +181,16 @@ bool copy_lists_status(const void *dev, uint8_t list_id, bool consume, struct co
 	return found;
 }
 
-bool copy_lists_failed(const void *dev, uint8_t list_id, bool consume, struct copy_status *out)
+bool copy_lists_failed(const void *dev, uint64_t nexus, uint8_t list_id, bool consume, struct copy_status *out)
 {
 	bool found = false;
 
 	pthread_mutex_lock(&lock);
-	struct slot *s = find(dev, list_id);
-	if (s && s->hold && !s->running && s->st.cm_status == COPY_DONE_ERROR) {
+	struct slot *s = NULL;
+	for (unsigned i = 0; i < COPY_SLOTS && !s; i++)
+		if (!slots[i].running && slots[i].hold && same_id(&slots[i], dev, nexus, list_id))
+			s = &slots[i];
+	if (s && s->st.cm_status == COPY_DONE_ERROR) {
 		*out = s->st;
 		found = true;
 		if (consume)

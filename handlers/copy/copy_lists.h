@@ -1,19 +1,23 @@
 /* copy_lists.h — the copy manager's memory of copies, per LU:
- *  - copies in progress (to enforce the concurrent-copy limit and to report
- *    progress for a list id), and
+ *  - copies in progress (to enforce the concurrent-copy limit, to report
+ *    progress for a list id, and to refuse a list id its I_T nexus already
+ *    has running), and
  *  - completed copies sent with LIST ID USAGE 00b (hold), whose status
  *    RECEIVE COPY RESULTS SA 0 (and SA 4 for failures) returns once.
+ *
+ * Scope of a list id: SPC-4 makes it the I_T nexus.  `nexus` is the id
+ * copy_cmd_nexus() found (lunlab-target), or 0 when the host cannot say
+ * (tcmu-runner): then all initiators of the LU share one scope, a running
+ * duplicate is NOT refused (it may be another host's: an ESXi cluster shares
+ * LUs, and ESXi stops offloading after a CHECK CONDITION) and the status of
+ * the copy that ended last is the one held.
+ *
  * Bounded: XCOPY_TOTAL_CONCURRENT running and XCOPY_HELD_PER_DEV held per
  * LU; when a new held status does not fit, the oldest held one of that LU is
- * dropped (SPC-4 lets a copy manager discard held results when it needs
- * the resources).
- * List ids are per LU, not per I_T nexus: a TCMU handler is not told which
- * initiator sent a command, so two hosts sharing an LU (an ESXi cluster on
- * one datastore) may use the same list id at once.  A running duplicate is
- * therefore not refused (SPC-4's OPERATION IN PROGRESS is per I_T nexus;
- * refusing here would fail a legitimate copy of another host, and ESXi
- * stops offloading after a CHECK CONDITION); the latest status wins.  Thread safe (one small mutex: entries are touched twice
- * per EXTENDED COPY, never on the data path). */
+ * dropped (SPC-4 lets a copy manager discard held results when it needs the
+ * resources; statuses of sessions that ended go this way, as no nexus loss
+ * reaches a handler).  Thread safe: one small mutex, touched twice per
+ * EXTENDED COPY, never on the data path. */
 #ifndef LUNLAB_COPY_LISTS_H
 #define LUNLAB_COPY_LISTS_H
 
@@ -37,24 +41,26 @@ struct copy_status {
 	uint8_t sense[COPY_SENSE_MAX];
 };
 
-enum { COPY_BEGIN_BUSY = -1 };
+enum { COPY_BEGIN_BUSY = -1, COPY_BEGIN_DUPLICATE = -2 };
 
-/* Register a copy starting on dev.  has_id: the list id identifies it
- * (usage 00b or 10b); hold: keep the final status (00b).  Returns a slot
- * number >= 0 or COPY_BEGIN_BUSY (too many copies running on dev).  A
- * completed held status with the same list id is replaced. */
-int copy_lists_begin(const void *dev, bool has_id, uint8_t list_id, bool hold);
+/* Register a copy starting on dev from nexus.  has_id: the list id
+ * identifies it (usage 00b or 10b); hold: keep the final status (00b).
+ * Returns a slot >= 0, COPY_BEGIN_BUSY (XCOPY_TOTAL_CONCURRENT copies
+ * running on dev) or COPY_BEGIN_DUPLICATE (nexus != 0 already runs a copy
+ * with list_id on dev).  A completed held status with the same list id in
+ * the same scope is replaced. */
+int copy_lists_begin(const void *dev, uint64_t nexus, bool has_id, uint8_t list_id, bool hold);
 /* Progress for RCR SA 0 while the copy runs. */
 void copy_lists_progress(int slot, uint16_t segments, uint64_t bytes);
 /* The copy ended: keep *st if it was held, else free the slot. */
 void copy_lists_end(int slot, const struct copy_status *st);
-/* RECEIVE COPY RESULTS: look up list_id on dev.  consume: the caller is
- * transferring the whole status, so a completed entry may be released.
- * Returns false if no such list id is known. */
-bool copy_lists_status(const void *dev, uint8_t list_id, bool consume, struct copy_status *out);
-/* FAILED SEGMENT DETAILS: true with the status of a held copy that ended
- * with an error; consume releases it. */
-bool copy_lists_failed(const void *dev, uint8_t list_id, bool consume, struct copy_status *out);
+/* RECEIVE COPY RESULTS SA 0: list_id of nexus on dev.  consume: the caller
+ * transfers the whole status, so a completed one may be released (a failed
+ * one stays for SA 4).  Returns false if the list id is unknown. */
+bool copy_lists_status(const void *dev, uint64_t nexus, uint8_t list_id, bool consume, struct copy_status *out);
+/* SA 4: true with the status of a held copy that ended with an error;
+ * consume releases it. */
+bool copy_lists_failed(const void *dev, uint64_t nexus, uint8_t list_id, bool consume, struct copy_status *out);
 /* Forget everything about dev (LU closed). */
 void copy_lists_forget_dev(const void *dev);
 /* Number of copies running on dev (tests, trace). */

@@ -10,7 +10,8 @@
  *   000Ch Supported CSCD IDs: empty (we take CSCD indexes 0..7FFh only)
  *   8001h General Copy Operations: total / identified concurrent copies,
  *         max segment length (bytes), data and inline granularity (log2)
- * The values are those of RECEIVE COPY RESULTS SA 3 (copy_limits.h). */
+ * The values are those of RECEIVE COPY RESULTS SA 3 (copy_limits.h).
+ */
 #include <string.h>
 
 #include "handlers/copy/copy.h"

@@ -15,6 +15,8 @@
  *  - CSCD not a block device, or DISK BLOCK LENGTH not the LU's: 0A/0D/03
  *  - byte count not a whole number of blocks of both LUs: 0A/26/0A
  *  - segment longer than the advertised maximum: 05/26/00 @NUMBER OF BLOCKS
+ *  - list id its own I_T nexus still runs (only when the host tells us the
+ *    nexus, copy_nexus.h): 05/00/16 OPERATION IN PROGRESS
  *  - more than XCOPY_TOTAL_CONCURRENT copies running: TASK SET FULL, which
  *    hosts retry, rather than a CHECK CONDITION that would make ESXi mark
  *    the primitive unsupported and fall back to host copies for good. */
@@ -26,6 +28,7 @@
 #include "handlers/copy/copy_be.h"
 #include "handlers/copy/copy_iov.h"
 #include "handlers/copy/copy_lists.h"
+#include "handlers/copy/copy_nexus.h"
 #include "handlers/copy/copy_sense.h"
 #include "handlers/copy/xcopy_parse.h"
 #include "handlers/scsi/sense.h"
@@ -162,10 +165,12 @@ static int execute(struct scsi_cmd *cmd, const struct xcopy_list *list)
 	r->cmd = cmd;
 	r->list = list;
 
-	int slot = copy_lists_begin(cmd->dev, list->usage != XCOPY_LIST_NONE, list->list_id,
+	int slot = copy_lists_begin(cmd->dev, copy_cmd_nexus(cmd), list->usage != XCOPY_LIST_NONE, list->list_id,
 				    list->usage == XCOPY_LIST_HOLD);
 	if (slot == COPY_BEGIN_BUSY)
 		return TCMU_STS_NO_RESOURCE;
+	if (slot == COPY_BEGIN_DUPLICATE)
+		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x00, 0x16);   /* OPERATION IN PROGRESS */
 
 	for (unsigned i = 0; i < list->nseg && ret == TCMU_STS_OK; i++)
 		ret = plan_segment(r, (uint16_t)i);

@@ -37,12 +37,12 @@ static struct copy_status done(uint8_t cm, uint16_t segs, uint64_t bytes)
 static void test_hold_reported_once(void **state)
 {
 	struct copy_status st, out;
-	int slot = copy_lists_begin(&lu_a, true, 1, true);
+	int slot = copy_lists_begin(&lu_a, 0, true, 1, true);
 
 	assert_true(slot >= 0);
 	/* while running: in progress, with progress */
 	copy_lists_progress(slot, 1, 4096);
-	assert_true(copy_lists_status(&lu_a, 1, true, &out));
+	assert_true(copy_lists_status(&lu_a, 0, 1, true, &out));
 	assert_int_equal(out.cm_status, COPY_IN_PROGRESS);
 	assert_int_equal(out.segments, 1);
 	assert_int_equal(out.bytes, 4096);
@@ -50,32 +50,32 @@ static void test_hold_reported_once(void **state)
 	st = done(COPY_DONE_OK, 2, 8192);
 	copy_lists_end(slot, &st);
 	/* a peek (allocation too short) keeps it */
-	assert_true(copy_lists_status(&lu_a, 1, false, &out));
-	assert_true(copy_lists_status(&lu_a, 1, true, &out));
+	assert_true(copy_lists_status(&lu_a, 0, 1, false, &out));
+	assert_true(copy_lists_status(&lu_a, 0, 1, true, &out));
 	assert_int_equal(out.cm_status, COPY_DONE_OK);
 	assert_int_equal(out.segments, 2);
 	assert_int_equal(out.bytes, 8192);
-	assert_false(copy_lists_status(&lu_a, 1, true, &out));
+	assert_false(copy_lists_status(&lu_a, 0, 1, true, &out));
 	/* list ids are per LU */
-	slot = copy_lists_begin(&lu_a, true, 1, true);
+	slot = copy_lists_begin(&lu_a, 0, true, 1, true);
 	copy_lists_end(slot, &st);
-	assert_false(copy_lists_status(&lu_b, 1, true, &out));
+	assert_false(copy_lists_status(&lu_b, 0, 1, true, &out));
 }
 
 static void test_discard_and_no_id_not_held(void **state)
 {
 	struct copy_status st = done(COPY_DONE_OK, 1, 512), out;
 
-	int slot = copy_lists_begin(&lu_a, true, 5, false);    /* 10b */
+	int slot = copy_lists_begin(&lu_a, 0, true, 5, false);    /* 10b */
 	assert_true(slot >= 0);
-	assert_true(copy_lists_status(&lu_a, 5, false, &out)); /* visible while running */
+	assert_true(copy_lists_status(&lu_a, 0, 5, false, &out)); /* visible while running */
 	copy_lists_end(slot, &st);
-	assert_false(copy_lists_status(&lu_a, 5, true, &out));
+	assert_false(copy_lists_status(&lu_a, 0, 5, true, &out));
 
-	slot = copy_lists_begin(&lu_a, false, 0, false);       /* 11b */
+	slot = copy_lists_begin(&lu_a, 0, false, 0, false);       /* 11b */
 	assert_true(slot >= 0);
 	assert_int_equal(copy_lists_running(&lu_a), 1);
-	assert_false(copy_lists_status(&lu_a, 0, true, &out));
+	assert_false(copy_lists_status(&lu_a, 0, 0, true, &out));
 	copy_lists_end(slot, &st);
 	assert_int_equal(copy_lists_running(&lu_a), 0);
 }
@@ -83,27 +83,27 @@ static void test_discard_and_no_id_not_held(void **state)
 static void test_same_list_id_twice(void **state)
 {
 	struct copy_status st = done(COPY_DONE_OK, 1, 512), out;
-	int s1 = copy_lists_begin(&lu_a, true, 3, true);
+	int s1 = copy_lists_begin(&lu_a, 0, true, 3, true);
 
 	/* list ids are per LU, not per initiator: a second host's copy with the
 	 * same id is not refused while the first still runs */
-	int s2 = copy_lists_begin(&lu_a, true, 3, true);
+	int s2 = copy_lists_begin(&lu_a, 0, true, 3, true);
 	assert_true(s1 >= 0 && s2 >= 0 && s1 != s2);
 	assert_int_equal(copy_lists_running(&lu_a), 2);
 	struct copy_status st2 = done(COPY_DONE_OK, 7, 7);
 	copy_lists_end(s2, &st2);
 	copy_lists_end(s1, &st);
 	/* one held status per list id: the copy that ended last */
-	assert_true(copy_lists_status(&lu_a, 3, true, &out));
+	assert_true(copy_lists_status(&lu_a, 0, 3, true, &out));
 	assert_int_equal(out.segments, 1);
-	assert_false(copy_lists_status(&lu_a, 3, true, &out));
+	assert_false(copy_lists_status(&lu_a, 0, 3, true, &out));
 
 	/* a completed held id is replaced by a new copy with that id */
-	s1 = copy_lists_begin(&lu_a, true, 3, true);
+	s1 = copy_lists_begin(&lu_a, 0, true, 3, true);
 	copy_lists_end(s1, &st2);
-	int s4 = copy_lists_begin(&lu_a, true, 3, true);
+	int s4 = copy_lists_begin(&lu_a, 0, true, 3, true);
 	assert_true(s4 >= 0);
-	assert_true(copy_lists_status(&lu_a, 3, false, &out));
+	assert_true(copy_lists_status(&lu_a, 0, 3, false, &out));
 	assert_int_equal(out.cm_status, COPY_IN_PROGRESS);
 	copy_lists_end(s4, &st);
 }
@@ -114,16 +114,16 @@ static void test_concurrency_limit(void **state)
 	int slots[XCOPY_TOTAL_CONCURRENT];
 
 	for (unsigned i = 0; i < XCOPY_TOTAL_CONCURRENT; i++) {
-		slots[i] = copy_lists_begin(&lu_a, i % 2 == 0, (uint8_t)i, false);
+		slots[i] = copy_lists_begin(&lu_a, 0, i % 2 == 0, (uint8_t)i, false);
 		assert_true(slots[i] >= 0);
 	}
 	assert_int_equal(copy_lists_running(&lu_a), XCOPY_TOTAL_CONCURRENT);
-	assert_int_equal(copy_lists_begin(&lu_a, false, 0, false), COPY_BEGIN_BUSY);
-	int other = copy_lists_begin(&lu_b, false, 0, false);
+	assert_int_equal(copy_lists_begin(&lu_a, 0, false, 0, false), COPY_BEGIN_BUSY);
+	int other = copy_lists_begin(&lu_b, 0, false, 0, false);
 	assert_true(other >= 0);
 	copy_lists_end(other, &st);
 	copy_lists_end(slots[0], &st);
-	int again = copy_lists_begin(&lu_a, false, 0, false);
+	int again = copy_lists_begin(&lu_a, 0, false, 0, false);
 	assert_true(again >= 0);
 	copy_lists_end(again, &st);
 	for (unsigned i = 1; i < XCOPY_TOTAL_CONCURRENT; i++)
@@ -137,14 +137,14 @@ static void test_held_bounded_oldest_dropped(void **state)
 
 	for (unsigned i = 0; i < XCOPY_HELD_PER_DEV + 3; i++) {
 		struct copy_status st = done(COPY_DONE_OK, 1, i);
-		int slot = copy_lists_begin(&lu_a, true, (uint8_t)i, true);
+		int slot = copy_lists_begin(&lu_a, 0, true, (uint8_t)i, true);
 		assert_true(slot >= 0);
 		copy_lists_end(slot, &st);
 	}
 	for (unsigned i = 0; i < 3; i++)
-		assert_false(copy_lists_status(&lu_a, (uint8_t)i, false, &out));
+		assert_false(copy_lists_status(&lu_a, 0, (uint8_t)i, false, &out));
 	for (unsigned i = 3; i < XCOPY_HELD_PER_DEV + 3; i++) {
-		assert_true(copy_lists_status(&lu_a, (uint8_t)i, false, &out));
+		assert_true(copy_lists_status(&lu_a, 0, (uint8_t)i, false, &out));
 		assert_int_equal(out.bytes, i);
 	}
 }
@@ -156,28 +156,54 @@ static void test_failed_details_kept_until_read(void **state)
 	st.scsi_status = 0x02;
 	st.sense_len = 18;
 	st.sense[2] = 0x0A;
-	int slot = copy_lists_begin(&lu_a, true, 9, true);
+	int slot = copy_lists_begin(&lu_a, 0, true, 9, true);
 	copy_lists_end(slot, &st);
-	assert_true(copy_lists_status(&lu_a, 9, true, &out));
+	assert_true(copy_lists_status(&lu_a, 0, 9, true, &out));
 	assert_int_equal(out.cm_status, COPY_DONE_ERROR);
-	assert_true(copy_lists_failed(&lu_a, 9, false, &out));
-	assert_true(copy_lists_failed(&lu_a, 9, true, &out));
+	assert_true(copy_lists_failed(&lu_a, 0, 9, false, &out));
+	assert_true(copy_lists_failed(&lu_a, 0, 9, true, &out));
 	assert_int_equal(out.sense[2], 0x0A);
-	assert_false(copy_lists_failed(&lu_a, 9, true, &out));
-	assert_false(copy_lists_status(&lu_a, 9, true, &out));
+	assert_false(copy_lists_failed(&lu_a, 0, 9, true, &out));
+	assert_false(copy_lists_status(&lu_a, 0, 9, true, &out));
 }
 
 static void test_forget_dev(void **state)
 {
 	struct copy_status st = done(COPY_DONE_OK, 1, 1), out;
-	int slot = copy_lists_begin(&lu_a, true, 4, true);
+	int slot = copy_lists_begin(&lu_a, 0, true, 4, true);
 
 	copy_lists_end(slot, &st);
-	slot = copy_lists_begin(&lu_b, true, 4, true);
+	slot = copy_lists_begin(&lu_b, 0, true, 4, true);
 	copy_lists_end(slot, &st);
 	copy_dev_forget((const struct lunlab_dev *)(const void *)&lu_a);
-	assert_false(copy_lists_status(&lu_a, 4, false, &out));
-	assert_true(copy_lists_status(&lu_b, 4, false, &out));
+	assert_false(copy_lists_status(&lu_a, 0, 4, false, &out));
+	assert_true(copy_lists_status(&lu_b, 0, 4, false, &out));
+}
+
+/* With a known I_T nexus (lunlab-target) list ids are per nexus, as SPC-4
+ * says: a running duplicate of the same nexus is refused, other nexuses
+ * neither see nor disturb each other's statuses. */
+static void test_scoped_by_nexus(void **state)
+{
+	struct copy_status st = done(COPY_DONE_OK, 1, 512), st2 = done(COPY_DONE_OK, 2, 1024), out;
+
+	int s1 = copy_lists_begin(&lu_a, 11, true, 1, true);
+	assert_true(s1 >= 0);
+	assert_int_equal(copy_lists_begin(&lu_a, 11, true, 1, true), COPY_BEGIN_DUPLICATE);
+	int s2 = copy_lists_begin(&lu_a, 12, true, 1, true);   /* other session: fine */
+	assert_true(s2 >= 0);
+	copy_lists_end(s1, &st);
+	copy_lists_end(s2, &st2);
+	assert_false(copy_lists_status(&lu_a, 13, 1, false, &out)); /* a new session sees none */
+	assert_false(copy_lists_status(&lu_a, 0, 1, false, &out));
+	assert_true(copy_lists_status(&lu_a, 11, 1, true, &out));
+	assert_int_equal(out.bytes, 512);
+	assert_true(copy_lists_status(&lu_a, 12, 1, true, &out));
+	assert_int_equal(out.bytes, 1024);
+	/* the nexus-less duplicate rule still holds for nexus 0 */
+	s1 = copy_lists_begin(&lu_a, 0, true, 1, false);
+	assert_true(copy_lists_begin(&lu_a, 0, true, 1, false) >= 0);
+	assert_int_equal(copy_lists_running(&lu_a), 2);
 }
 
 int main(void)
@@ -190,6 +216,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_held_bounded_oldest_dropped, teardown),
 		cmocka_unit_test_teardown(test_failed_details_kept_until_read, teardown),
 		cmocka_unit_test_teardown(test_forget_dev, teardown),
+		cmocka_unit_test_teardown(test_scoped_by_nexus, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

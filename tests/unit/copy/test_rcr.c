@@ -134,7 +134,7 @@ static void test_copy_status_held(void **state)
 	st.cm_status = COPY_DONE_OK;
 	st.segments = 3;
 	st.bytes = 3u << 20;
-	int slot = copy_lists_begin(&dev, true, 1, true);
+	int slot = copy_lists_begin(&dev, 0, true, 1, true);
 	assert_true(slot >= 0);
 	copy_lists_end(slot, &st);
 
@@ -152,7 +152,7 @@ static void test_copy_status_held(void **state)
 
 static void test_copy_status_in_progress(void **state)
 {
-	int slot = copy_lists_begin(&dev, true, 2, false);   /* 10b, still running */
+	int slot = copy_lists_begin(&dev, 0, true, 2, false);   /* 10b, still running */
 
 	copy_lists_progress(slot, 1, 512);
 	assert_int_equal(rcr(0x00, 2, 1024), TCMU_STS_OK);
@@ -179,7 +179,7 @@ static void test_failed_segment_details(void **state)
 	st.sense_len = 18;
 	for (unsigned i = 0; i < 18; i++)
 		st.sense[i] = (uint8_t)(0xA0 + i);
-	int slot = copy_lists_begin(&dev, true, 6, true);
+	int slot = copy_lists_begin(&dev, 0, true, 6, true);
 	copy_lists_end(slot, &st);
 
 	/* COPY STATUS says "completed with errors" and leaves the details */

@@ -27,7 +27,20 @@ static struct array *arr_a, *arr_b;
 static struct lunlab_dev lu[4];
 
 static uint8_t list[16 + 8192];
-static uint8_t sense[96];
+/* the sense buffer lives in a library command, as under a real host, so the
+ * copy manager can ask the host which I_T nexus sent the command */
+static struct tcmulib_cmd lib;
+#define SENSE (lib.sense_buf)
+/* 0: the host cannot tell (tcmu-runner); else this session's nexus id */
+static uint64_t current_nexus;
+
+/* What lunlab-target's host exports (copy_nexus.h). */
+uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *c);
+uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *c)
+{
+	assert_ptr_equal(c, &lib);             /* found from scsi_cmd.sense */
+	return current_nexus;
+}
 static uint8_t cdb[16];
 static struct scsi_cmd cmd;
 static struct iovec iov;
@@ -70,6 +83,7 @@ static void make_lu(struct lunlab_dev *d, struct array *a, uint32_t bs, uint8_t 
 
 static int setup(void **state)
 {
+	current_nexus = 0;
 	arr_a = make_array();
 	arr_b = make_array();
 	make_lu(&lu[0], arr_a, 512, 1);
@@ -116,7 +130,7 @@ static int xcopy_to(struct lunlab_dev *d, size_t len)
 	memset(cdb, 0, sizeof(cdb));
 	cdb[0] = 0x83;
 	tb_put32(cdb + 10, (uint32_t)len);
-	memset(sense, 0, sizeof(sense));
+	memset(SENSE, 0, sizeof(SENSE));
 	iov.iov_base = list;
 	iov.iov_len = len;
 	memset(&cmd, 0, sizeof(cmd));
@@ -125,7 +139,7 @@ static int xcopy_to(struct lunlab_dev *d, size_t len)
 	cmd.iov = &iov;
 	cmd.iov_cnt = 1;
 	cmd.iov_len = len;
-	cmd.sense = sense;
+	cmd.sense = SENSE;
 	return xcopy_handle(&cmd);
 }
 
@@ -133,18 +147,18 @@ static int xcopy_to(struct lunlab_dev *d, size_t len)
  * INFORMATION, segment pointer (SD=1) to seg_field or none (-1). */
 static void expect_aborted(uint8_t asc, uint8_t ascq, uint32_t segno, int seg_field)
 {
-	assert_int_equal(sense[0], 0x70);
-	assert_int_equal(sense[2], 0x0A);
-	assert_int_equal(sense[7], 10);
-	assert_int_equal(sense[12], asc);
-	assert_int_equal(sense[13], ascq);
-	assert_int_equal((uint32_t)sense[8] << 24 | (uint32_t)sense[9] << 16 | (uint32_t)sense[10] << 8 | sense[11],
+	assert_int_equal(SENSE[0], 0x70);
+	assert_int_equal(SENSE[2], 0x0A);
+	assert_int_equal(SENSE[7], 10);
+	assert_int_equal(SENSE[12], asc);
+	assert_int_equal(SENSE[13], ascq);
+	assert_int_equal((uint32_t)SENSE[8] << 24 | (uint32_t)SENSE[9] << 16 | (uint32_t)SENSE[10] << 8 | SENSE[11],
 			 segno);
 	if (seg_field < 0) {
-		assert_int_equal(sense[15], 0);
+		assert_int_equal(SENSE[15], 0);
 	} else {
-		assert_int_equal(sense[15], 0x80 | 0x20);
-		assert_int_equal(sense[16] << 8 | sense[17], seg_field);
+		assert_int_equal(SENSE[15], 0x80 | 0x20);
+		assert_int_equal(SENSE[16] << 8 | SENSE[17], seg_field);
 	}
 }
 
@@ -354,11 +368,11 @@ static void test_block_size_rules(void **state)
 	len = begin_list(1, 2, t, 2, 1);
 	tb_seg(seg_at(2, 0), 1, 1, false, XCOPY_MAX_SEG_BYTES / 4096 + 1, 0, 0);
 	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
-	assert_int_equal(sense[2], 0x05);
-	assert_int_equal(sense[12], 0x26);
-	assert_int_equal(sense[13], 0x00);
-	assert_int_equal(sense[15], 0x80);
-	assert_int_equal(sense[16] << 8 | sense[17], 16 + 64 + 10);
+	assert_int_equal(SENSE[2], 0x05);
+	assert_int_equal(SENSE[12], 0x26);
+	assert_int_equal(SENSE[13], 0x00);
+	assert_int_equal(SENSE[15], 0x80);
+	assert_int_equal(SENSE[16] << 8 | SENSE[17], 16 + 64 + 10);
 
 	/* zero blocks: nothing to do, GOOD */
 	len = begin_list(1, 2, t, 2, 1);
@@ -377,17 +391,17 @@ static void test_parameter_list_errors_through_handler(void **state)
 	tb_put32(list + 12, 8);                                 /* inline data */
 	assert_int_equal(xcopy_to(&lu[0], len + 8), TCMU_STS_PASSTHROUGH_ERR);
 	const uint8_t want[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x26, 0x00, 0, 0x80, 0, 12 };
-	assert_memory_equal(sense, want, sizeof(want));
+	assert_memory_equal(SENSE, want, sizeof(want));
 	assert_int_equal(xcopy_to(&lu[0], 15), TCMU_STS_PASSTHROUGH_ERR);
-	assert_int_equal(sense[12], 0x1A);
-	assert_int_equal(sense[15], 0);
+	assert_int_equal(SENSE[12], 0x1A);
+	assert_int_equal(SENSE[15], 0);
 	/* the CDB claims more than was sent: judged on what arrived */
 	tb_put32(list + 12, 0);
 	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
 	cmd.iov_len = len - 1;
 	iov.iov_len = len - 1;
 	assert_int_equal(xcopy_handle(&cmd), TCMU_STS_PASSTHROUGH_ERR);
-	assert_int_equal(sense[12], 0x1A);
+	assert_int_equal(SENSE[12], 0x1A);
 }
 
 /* RECEIVE COPY RESULTS (SA 0 / SA 4) after copies held with usage 00b */
@@ -410,7 +424,7 @@ static int rcr_to(struct lunlab_dev *d, uint8_t sa, uint8_t list_id, uint8_t *ou
 	rc.iov = &rio;
 	rc.iov_cnt = 1;
 	rc.iov_len = alloc;
-	rc.sense = sense;
+	rc.sense = SENSE;
 	return rcr_handle(&rc);
 }
 
@@ -435,7 +449,7 @@ static void test_held_list_then_copy_status(void **state)
 	tb_seg(seg_at(2, 1), 0, 5, false, 32, 16, 200);
 	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
 	uint8_t failed_sense[18];
-	memcpy(failed_sense, sense, sizeof(failed_sense));
+	memcpy(failed_sense, SENSE, sizeof(failed_sense));
 	assert_int_equal(rcr_to(&lu[0], 0, 1, out, sizeof(out)), TCMU_STS_OK);
 	assert_int_equal(out[4], 0x02);
 	assert_int_equal(out[6], 0);                           /* nothing was processed */
@@ -452,14 +466,14 @@ static void test_busy_and_same_list_id(void **state)
 
 	/* a copy with list id 5 is running on lu[0] (another host's, on another
 	 * worker thread): the same id is not refused, initiators are unknown */
-	running[0] = copy_lists_begin(&lu[0], true, 5, true);
+	running[0] = copy_lists_begin(&lu[0], 0, true, 5, true);
 	assert_true(running[0] >= 0);
 	size_t len = begin_list(5, 2, t, 1, 1);
 	tb_seg(seg_at(1, 0), 0, 0, false, 1, 0, 1);
 	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
 
 	for (unsigned i = 1; i < XCOPY_TOTAL_CONCURRENT; i++) {
-		running[i] = copy_lists_begin(&lu[0], false, 0, false);
+		running[i] = copy_lists_begin(&lu[0], 0, false, 0, false);
 		assert_true(running[i] >= 0);
 	}
 	len = begin_list(0, 3, t, 1, 1);
@@ -471,6 +485,44 @@ static void test_busy_and_same_list_id(void **state)
 	for (unsigned i = 0; i < XCOPY_TOTAL_CONCURRENT; i++)
 		copy_lists_end(running[i], &st);
 	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+}
+
+/* lunlab-target tells the nexus: list ids and held statuses are per session
+ * (libiscsi opens a session per test and expects a fresh one to know no
+ * list id), and a session may not reuse a list id it still has running. */
+static void test_list_ids_per_nexus(void **state)
+{
+	uint8_t out[64];
+	const struct lunlab_dev *t[] = { &lu[0], &lu[1] };
+	size_t len = begin_list(1, 0, t, 2, 1);
+
+	tb_seg(seg_at(2, 0), 0, 1, false, 16, 0, 100);
+	current_nexus = 7;
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);        /* held for session 7 */
+	current_nexus = 8;
+	assert_int_equal(rcr_to(&lu[0], 0, 1, out, sizeof(out)), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(SENSE[12], 0x24);                           /* unknown to session 8 */
+	tb_seg(seg_at(2, 0), 0, 1, false, 32, 0, 100);
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);        /* session 8's own list 1 */
+	assert_int_equal(rcr_to(&lu[0], 0, 1, out, sizeof(out)), TCMU_STS_OK);
+	assert_int_equal(out[11] | out[10] << 8, 32 * 512);
+	current_nexus = 7;
+	assert_int_equal(rcr_to(&lu[0], 0, 1, out, sizeof(out)), TCMU_STS_OK);
+	assert_int_equal(out[11] | out[10] << 8, 16 * 512);
+
+	/* session 7 still running list 2 on lu[0]: its second list 2 is refused */
+	int running = copy_lists_begin(&lu[0], 7, true, 2, false);
+	assert_true(running >= 0);
+	len = begin_list(2, 2, t, 2, 1);
+	tb_seg(seg_at(2, 0), 0, 1, false, 16, 0, 100);
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(SENSE[2], 0x05);
+	assert_int_equal(SENSE[12], 0x00);
+	assert_int_equal(SENSE[13], 0x16);                           /* OPERATION IN PROGRESS */
+	current_nexus = 8;
+	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);        /* another session: fine */
+	struct copy_status st = { .cm_status = COPY_DONE_OK };
+	copy_lists_end(running, &st);
 }
 
 int main(void)
@@ -487,6 +539,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_parameter_list_errors_through_handler, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_held_list_then_copy_status, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_and_same_list_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_ids_per_nexus, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,19 @@
+/* copy_nexus.h — which I_T nexus (iSCSI session) sent a command, when the
+ * host can say.  SPC-4 scopes list identifiers and held copy statuses to an
+ * I_T nexus; the TCMU handler ABI does not carry one (LIO never passes it to
+ * userspace), so under tcmu-runner the answer is 0 ("unknown") and the copy
+ * manager falls back to one scope per LU.  lunlab-target knows the nexus of
+ * every command (lu_cmd.nexus_id) and may export
+ *     uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *cmd);
+ * which this module uses when the dynamic linker finds it. */
+#ifndef LUNLAB_COPY_NEXUS_H
+#define LUNLAB_COPY_NEXUS_H
+
+#include <stdint.h>
+
+#include "handlers/lunlab_dev.h"
+
+/* The command's I_T nexus id, or 0 when the host does not tell. */
+uint64_t copy_cmd_nexus(const struct scsi_cmd *cmd);
+
+#endif
