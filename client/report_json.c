@@ -44,6 +44,22 @@ json_object *json_info(const struct info_result *r)
 	json_object_object_add(v, "write_same", tri(r->write_same16));
 	json_object_object_add(v, "unmap", tri(r->unmap));
 	add_b(v, "vpd_8f", r->vpd_8f);
+	if (r->vpd_8f && !r->vpd8f_error[0]) {
+		json_object *t = json_object_new_object();
+		add_i(t, "descriptors", r->vpd8f.descriptors);
+		add_b(t, "lid1_extended_copy", r->vpd8f.lid1_xcopy);
+		add_b(t, "populate_token", r->vpd8f.populate_token);
+		if (r->vpd8f.have_params) {
+			add_i(t, "max_cscd_descriptors", r->vpd8f.max_cscd);
+			add_i(t, "max_segment_descriptors", r->vpd8f.max_segments);
+			add_i(t, "max_descriptor_list_length", r->vpd8f.max_list_len);
+		}
+		if (r->vpd8f.have_general) {
+			add_i(t, "total_concurrent_copies", r->vpd8f.total_concurrent);
+			add_i(t, "max_segment_length", r->vpd8f.max_segment_len);
+		}
+		json_object_object_add(v, "vpd_8f_limits", t);
+	}
 	add_b(v, "receive_copy_results", r->rcr_ok);
 	if (r->rcr_ok) {
 		json_object *l = json_object_new_object();

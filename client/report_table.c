@@ -62,9 +62,23 @@ void table_info(FILE *f, const struct info_result *r)
 		fprintf(f, "    limits          %u target / %u segment descriptors, list %u bytes, segment %u bytes\n",
 			r->rcr_max_tgt, r->rcr_max_seg, r->rcr_max_desc_list, r->rcr_max_seg_len);
 	fprintf(f, "  VPD 0x8F          %s", r->vpd_8f ? "present" : "absent");
-	if (r->vpd_8f)
-		fprintf(f, " (%u third-party copy descriptors)", r->vpd8f_descriptors);
+	if (r->vpd_8f && r->vpd8f_error[0])
+		fprintf(f, " (undecodable: %s)", r->vpd8f_error);
+	else if (r->vpd_8f)
+		fprintf(f, " (%u third-party copy descriptors%s%s)", r->vpd8f_descriptors,
+			r->vpd8f.lid1_xcopy ? "; lists EXTENDED COPY LID1" : "",
+			r->vpd8f.populate_token ? ", POPULATE TOKEN (ODX)" : "");
 	fprintf(f, "\n");
+	if (r->vpd8f.have_params)
+		fprintf(f, "    parameter data  %u CSCD / %u segment descriptors, list %u bytes, inline %u bytes\n",
+			r->vpd8f.max_cscd, r->vpd8f.max_segments, r->vpd8f.max_list_len, r->vpd8f.max_inline_len);
+	if (r->vpd8f.have_general)
+		fprintf(f, "    general copy    %u concurrent (%u identified), segment %u bytes, granularity 2^%u\n",
+			r->vpd8f.total_concurrent, r->vpd8f.max_identified, r->vpd8f.max_segment_len,
+			r->vpd8f.data_granularity_log2);
+	if (r->vpd8f.have_rod)
+		fprintf(f, "    ROD limits      %u ranges, max token transfer %" PRIu64 " blocks, optimal %" PRIu64 "\n",
+			r->vpd8f.max_range_descriptors, r->vpd8f.max_token_transfer, r->vpd8f.optimal_transfer_count);
 	fprintf(f, "  COMPARE AND WRITE %s\n", yn(r->caw));
 	fprintf(f, "  WRITE SAME(16)    %s (max %" PRIu64 " blocks)\n", yn(r->write_same16), r->max_write_same_blocks);
 	fprintf(f, "  UNMAP             %s (VPD B2 LBPU %s, max %u LBAs / %u descriptors)\n",

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "client/logpage.h"
+#include "client/vpd8f.h"
 
 struct info_result {
 	char vendor[9], product[17], revision[5];
@@ -26,6 +27,8 @@ struct info_result {
 	unsigned rcr_max_tgt, rcr_max_seg;
 	uint32_t rcr_max_desc_list, rcr_max_seg_len;
 	unsigned vpd8f_descriptors;
+	struct tpc_vpd vpd8f;            /* VPD 0x8F decoded (when vpd_8f) */
+	char vpd8f_error[160];           /* why it could not be decoded, "" when fine */
 	bool have_capacity;
 	struct array_capacity cap;
 	bool have_telemetry;

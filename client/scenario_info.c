@@ -87,16 +87,9 @@ int scenario_info(const struct bench_opts *o, struct info_result *r, char *err, 
 		r->lbpws10 = (buf[5] & 0x20) != 0;
 		r->provisioning_type = buf[6] & 0x07;
 	}
-	if (r->vpd_8f && (n = q_inquiry(&c, 0x8f, buf, sizeof(buf))) >= 4) {
-		/* Count third-party copy descriptors (type BE16, length BE16, body). */
-		int end = 4 + ((buf[2] << 8) | buf[3]);
-		if (end > n)
-			end = n;
-		for (int off = 4; off + 4 <= end;) {
-			int dl = (buf[off + 2] << 8) | buf[off + 3];
-			r->vpd8f_descriptors++;
-			off += 4 + dl;
-		}
+	if (r->vpd_8f && (n = q_inquiry(&c, 0x8f, buf, sizeof(buf))) >= 0) {
+		if (vpd8f_parse(buf, (size_t)n, &r->vpd8f, r->vpd8f_error, sizeof(r->vpd8f_error)) == 0)
+			r->vpd8f_descriptors = r->vpd8f.descriptors;
 	}
 
 	r->xcopy_opcode = q_opcode_supported(&c, 0x83, 0x00);

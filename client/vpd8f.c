@@ -1,0 +1,114 @@
+/* vpd8f.c - bounds-checked walk over the third-party copy descriptors of VPD page 0x8F. */
+#include "client/vpd8f.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static uint16_t be16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
+static uint32_t be32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+static uint64_t be64(const uint8_t *p) { return ((uint64_t)be32(p) << 32) | be32(p + 4); }
+
+/* 0001h: [4] list length, then per command: opcode, SA count, SAs. */
+static int commands(const uint8_t *d, size_t dlen, struct tpc_vpd *o, char *err, size_t errlen)
+{
+	if (dlen < 5) {
+		snprintf(err, errlen, "VPD 0x8F: supported commands descriptor of %zu bytes is truncated", dlen);
+		return -1;
+	}
+	size_t end = 5 + (size_t)d[4];
+	if (end > dlen) {
+		snprintf(err, errlen, "VPD 0x8F: COMMANDS SUPPORTED LIST LENGTH %u runs past its descriptor", d[4]);
+		return -1;
+	}
+	for (size_t off = 5; off < end;) {
+		if (off + 2 > end) {
+			snprintf(err, errlen, "VPD 0x8F: supported command entry at byte %zu is truncated", off);
+			return -1;
+		}
+		uint8_t op = d[off], n = d[off + 1];
+		if (off + 2 + n > end) {
+			snprintf(err, errlen, "VPD 0x8F: opcode %02xh lists %u service actions past its list", op, n);
+			return -1;
+		}
+		for (unsigned i = 0; i < n; i++) {
+			uint8_t sa = d[off + 2 + i];
+			if (op == 0x83 && sa == 0x00) o->lid1_xcopy = true;
+			if (op == 0x83 && sa == 0x10) o->populate_token = true;
+			if (op == 0x83 && sa == 0x11) o->write_using_token = true;
+		}
+		off += 2u + n;
+	}
+	o->have_commands = true;
+	return 0;
+}
+
+int vpd8f_parse(const uint8_t *page, size_t len, struct tpc_vpd *o, char *err, size_t errlen)
+{
+	memset(o, 0, sizeof(*o));
+	if (!page || len < 4 || page[1] != 0x8f) {
+		snprintf(err, errlen, "VPD 0x8F: %s", !page || len < 4 ? "shorter than its 4-byte header" : "wrong page code");
+		return -1;
+	}
+	size_t end = 4 + (size_t)be16(page + 2);
+	if (end > len) {
+		snprintf(err, errlen, "VPD 0x8F: PAGE LENGTH %zu runs past the %zu bytes received", end - 4, len);
+		return -1;
+	}
+	for (size_t off = 4; off < end;) {
+		if (end - off < 4) {
+			snprintf(err, errlen, "VPD 0x8F: descriptor header at byte %zu is truncated", off);
+			return -1;
+		}
+		uint16_t type = be16(page + off);
+		size_t dlen = 4 + (size_t)be16(page + off + 2);
+		if (dlen > end - off) {
+			snprintf(err, errlen, "VPD 0x8F: descriptor %04xh of %zu bytes runs past the page", type, dlen);
+			return -1;
+		}
+		const uint8_t *d = page + off;
+		switch (type) {
+		case 0x0001:
+			if (commands(d, dlen, o, err, errlen))
+				return -1;
+			break;
+		case 0x0004:
+			if (dlen < 20)
+				goto short_desc;
+			o->have_params = true;
+			o->max_cscd = be16(d + 8);
+			o->max_segments = be16(d + 10);
+			o->max_list_len = be32(d + 12);
+			o->max_inline_len = be32(d + 16);
+			break;
+		case 0x8001:
+			if (dlen < 17)
+				goto short_desc;
+			o->have_general = true;
+			o->total_concurrent = be32(d + 4);
+			o->max_identified = be32(d + 8);
+			o->max_segment_len = be32(d + 12);
+			o->data_granularity_log2 = d[16];
+			break;
+		case 0x0000:
+			if (dlen < 36)
+				goto short_desc;
+			o->have_rod = true;
+			o->max_range_descriptors = be16(d + 10);
+			o->max_token_transfer = be64(d + 20);
+			o->optimal_transfer_count = be64(d + 28);
+			break;
+		default:
+			break;              /* descriptors we do not report are skipped by length */
+		}
+		o->descriptors++;
+		off += dlen;
+		continue;
+short_desc:
+		snprintf(err, errlen, "VPD 0x8F: descriptor %04xh has %zu bytes, too short for its fields", type, dlen);
+		return -1;
+	}
+	return 0;
+}
