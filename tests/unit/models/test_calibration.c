@@ -12,6 +12,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <cmocka.h>
+#include <pthread.h>
+
+#include "models/pacer.h"
 
 #include "models/cost.h"
 #include "models/cost_virtual.h"
@@ -161,6 +164,99 @@ static void x2_256k_host_slack(void **state)
 	assert_true(r.duration_s > 80 * 1.05);
 }
 
+/* The same loop in real time: cost_model_charge + the pacer, each completion callback sending
+ * that stream's next command (its real turnaround is the pacer's wake-up delay).  x2, 4 MiB,
+ * 2 clones at time scale 4: 1.5 s of modeled time, ~6 s of wall time.  Bounds are generous
+ * (a busy machine wakes late), but a wrong time mapping or deadline fails them. */
+struct paced_run {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct cost_model *m;
+	uint64_t offset[HOST_PARALLEL];
+	unsigned active;
+	uint64_t late; /* callbacks run more than LATE_NS after their deadline */
+};
+
+/* Half the X2 4 MiB journal margin (253 us modeled) at time scale 4, in real ns: a callback
+ * later than this can idle the modeled journal, i.e. the machine, not the model, limits. */
+#define LATE_NS 500000ull
+
+struct paced_stream {
+	struct paced_run *run;
+	unsigned slot;
+	uint64_t deadline;
+};
+
+static void paced_send(struct paced_stream *s);
+
+static void paced_done(void *arg)
+{
+	struct paced_stream *s = arg;
+	if (pacer_now_ns() > s->deadline + LATE_NS) {
+		pthread_mutex_lock(&s->run->mu);
+		s->run->late++;
+		pthread_mutex_unlock(&s->run->mu);
+	}
+	paced_send(s);
+}
+
+static void paced_send(struct paced_stream *s)
+{
+	struct paced_run *run = s->run;
+	pthread_mutex_lock(&run->mu);
+	uint64_t off = run->offset[s->slot];
+	if (off >= TEMPLATE_BYTES) {
+		if (--run->active == 0)
+			pthread_cond_signal(&run->cv);
+		pthread_mutex_unlock(&run->mu);
+		return;
+	}
+	uint64_t len = TEMPLATE_BYTES - off < (4u << 20) ? TEMPLATE_BYTES - off : (4u << 20);
+	run->offset[s->slot] = off + len;
+	pthread_mutex_unlock(&run->mu);
+	struct cost_req r = { .kind = COST_XCOPY, .bytes = 76, .xcopy_bytes = len, .xcopy_segments = 1 };
+	s->deadline = cost_model_charge(run->m, &r, pacer_now_ns());
+	pacer_schedule(s->deadline, paced_done, s);
+}
+
+static void x2_4m_paced_real_time(void **state)
+{
+	(void)state;
+	static struct paced_run run;
+	static struct paced_stream streams[HOST_PARALLEL * HOST_OUTSTANDING];
+	run = (struct paced_run){ .active = HOST_PARALLEL * HOST_OUTSTANDING };
+	pthread_mutex_init(&run.mu, NULL);
+	pthread_cond_init(&run.cv, NULL);
+	run.m = cost_model_new(profile_get("x2", NULL), 4.0);
+	uint64_t t0 = pacer_now_ns();
+	for (unsigned i = 0; i < HOST_PARALLEL * HOST_OUTSTANDING; i++) {
+		streams[i] = (struct paced_stream){ .run = &run, .slot = i / HOST_OUTSTANDING };
+		paced_send(&streams[i]);
+	}
+	pthread_mutex_lock(&run.mu);
+	while (run.active)
+		pthread_cond_wait(&run.cv, &run.mu);
+	pthread_mutex_unlock(&run.mu);
+	double wall = (double)(pacer_now_ns() - t0) / 1e9;
+	struct cost_telemetry t;
+	cost_model_telemetry(run.m, &t);
+	double dur = (double)t.modeled_elapsed_ns / 1e9, lat = (double)t.peak_latency_ns / 1e6;
+	double late = (double)run.late / (double)t.commands;
+	printf("  x2 4 MiB, 2 clones, paced at scale 4: wall %.2f s, modeled %.3f s (expected 1.50), "
+	       "peak latency %.3f ms, peak CPU %.1f%%; %.1f%% of completions > 0.5 ms late%s\n", wall, dur,
+	       lat, t.peak_cpu_permille / 10.0, late * 100,
+	       late > 0.01 ? ": the machine, not the model, limited this run" : "");
+	assert_int_equal(t.commands, HOST_PARALLEL * ((TEMPLATE_BYTES + (4u << 20) - 1) / (4u << 20)));
+	assert_true(wall >= 4 * dur * 0.99);          /* held: real time = modeled x scale */
+	assert_true(dur >= 1.50 * 0.97);              /* never faster than the model */
+	assert_true(lat <= 0.5 * 1.2);                /* host lateness only lowers latency */
+	if (late <= 0.01) {                           /* a punctual machine: the calibrated figures */
+		assert_true(dur <= 1.50 * 1.05);
+		assert_true(lat >= 0.5 * 0.8);
+	}
+	cost_model_put(run.m);
+}
+
 /* seed 002: N VMs, each 4 MiB sequential reads at QD1, for `secs` of modeled time. */
 static void run_scale(unsigned vms, double secs, double *total_mb_s, double *fairness)
 {
@@ -223,6 +319,7 @@ int main(void)
 		cmocka_unit_test(x2_relations),
 		cmocka_unit_test(x2_256k_host_slack),
 		cmocka_unit_test(fa420_scale),
+		cmocka_unit_test(x2_4m_paced_real_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
