@@ -175,7 +175,11 @@ int vio_read_locked(struct volume *v, uint64_t off, uint64_t len, const struct i
 	return 0;
 }
 
-int vio_write_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
+/* Write [off, off+len).  pre, if not NULL, holds references already taken
+ * (outside the locks) for the whole blocks first_full .. first_full+n-1: they
+ * are installed as they are; every other block is stored here. */
+static int write_locked_pre(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt,
+			    uint32_t *pre, uint64_t first_full, uint64_t nfull)
 {
 	uint64_t B = v->a->p.dedup_block;
 	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
@@ -187,6 +191,13 @@ int vio_write_locked(struct volume *v, uint64_t off, uint64_t len, const struct 
 		uint64_t b = pos >> v->bshift, bstart = b << v->bshift;
 		uint64_t e = bstart + B < off + len ? bstart + B : off + len;
 		const void *content;
+		if (pre && b >= first_full && b < first_full + nfull) {
+			cur_skip(&c, B);
+			r = vio_set_block(v, b, pre[b - first_full], &delta);
+			pre[b - first_full] = 0; /* handed over (or released on error) */
+			pos = e;
+			continue;
+		}
 		if (pos == bstart && e - bstart == B) {
 			/* Whole block: hash the caller's buffer in place if it is
 			 * contiguous there. */
@@ -207,6 +218,43 @@ int vio_write_locked(struct volume *v, uint64_t off, uint64_t len, const struct 
 	}
 	vio_commit_delta(v, delta);
 	return r;
+}
+
+int vio_write_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
+{
+	return write_locked_pre(v, off, len, iov, iovcnt, NULL, 0, 0);
+}
+
+/* Store the whole blocks of a write before taking any range lock: hashing,
+ * verifying and compressing new content is the slow part, and it needs no
+ * lock of the volume.  Installing the ids later, under the range locks, is
+ * what makes the write visible, so ordering and atomicity are unchanged. */
+static int prestore(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt,
+		    uint32_t *ids, uint64_t first_full, uint64_t nfull)
+{
+	uint64_t B = v->a->p.dedup_block;
+	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
+	struct iovcur c;
+	cur_init(&c, iov, iovcnt);
+	cur_skip(&c, (first_full << v->bshift) - off);
+	for (uint64_t i = 0; i < nfull; i++) {
+		const void *content = cur_peek(&c, B);
+		int r = 0;
+		if (content)
+			cur_skip(&c, B);
+		else if ((r = cur_gather(&c, buf, B)) == 0)
+			content = buf;
+		ids[i] = 0;
+		if (!r && !is_zero(content, B))
+			r = bs_ref_content(v->a, content, &ids[i]);
+		if (r) {
+			while (i-- > 0)
+				if (ids[i])
+					bs_unref(v->a, ids[i]);
+			return r;
+		}
+	}
+	return 0;
 }
 
 /* Fill [off, off+len) with pattern (lba_size bytes; NULL = zeros). */
@@ -293,13 +341,31 @@ int volume_read(struct volume *v, uint64_t off, uint64_t len, const struct iovec
 int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
 {
 	struct lockset ls;
+	uint32_t local[64], *ids = local;
+	if (off % v->lba_size || len % v->lba_size || iov_total(iov, iovcnt) < len)
+		return -EINVAL;
+	if (off + len < off)
+		return -ERANGE;
+	uint64_t B = v->a->p.dedup_block;
+	uint64_t first_full = (off + B - 1) >> v->bshift, end_full = (off + len) >> v->bshift;
+	uint64_t nfull = end_full > first_full ? end_full - first_full : 0;
+	if (nfull > sizeof(local) / sizeof(local[0]) && !(ids = malloc(nfull * sizeof(*ids))))
+		return -ENOMEM;
+	int r = prestore(v, off, len, iov, iovcnt, ids, first_full, nfull);
+	if (r)
+		goto out;
 	range_lock(v, &ls, off, len, 1);
-	int r = vio_check_range(v, off, len);
-	if (!r && iov_total(iov, iovcnt) < len)
-		r = -EINVAL;
+	r = vio_check_range(v, off, len);
 	if (!r)
-		r = vio_write_locked(v, off, len, iov, iovcnt);
+		r = write_locked_pre(v, off, len, iov, iovcnt, ids, first_full, nfull);
 	lockset_unlock(&ls);
+	/* Release what was not installed (range error or failure midway). */
+	for (uint64_t i = 0; i < nfull; i++)
+		if (ids[i])
+			bs_unref(v->a, ids[i]);
+out:
+	if (ids != local)
+		free(ids);
 	return r;
 }
 

@@ -219,6 +219,17 @@ static void range_and_iov_checks(void **state)
 	assert_int_equal(wr(v, 512, buf, 4096), -EINVAL);      /* not lba aligned */
 	assert_int_equal(wr(v, (1 << 20) - 4096, buf, 8192), -ERANGE);
 	assert_int_equal(wr(v, UINT64_MAX - 4095, buf, 4096), -ERANGE);
+	{
+		/* Whole blocks are stored before the range is checked under the
+		 * locks: a refused write must release them all. */
+		unsigned char big[4 * 8192];
+		uint64_t sd = 21;
+		fill_random(big, sizeof(big), &sd);
+		assert_int_equal(wr(v, (1 << 20) - 8192, big, sizeof(big)), -ERANGE);
+		struct array_stats s = stats_of(a);
+		assert_int_equal(s.unique_blocks, 0);
+		assert_int_equal(s.mapped_blocks, 0);
+	}
 	struct iovec short_iov = { buf, 4096 };
 	assert_int_equal(volume_write(v, 0, 8192, &short_iov, 1), -EINVAL);
 	/* Scattered iovecs, including empty ones and splits inside a block. */
