@@ -179,6 +179,35 @@ static void lunlab_close(struct tcmu_device *tdev)
 	lu_free(lu);
 }
 
+/* LIO attribute changes that tcmu-runner forwards: a resize (the runner then
+ * sets num_lbas itself and raises CAPACITY DATA HAS CHANGED) and the write
+ * cache switch.  A new cfgstring would mean another array or model under a
+ * live LU: refused. */
+static int lunlab_reconfig(struct tcmu_device *tdev, struct tcmulib_cfg_info *cfg)
+{
+	struct scsi_lu *lu = tcmur_dev_get_private(tdev);
+	struct lunlab_dev *d = &lu->dev;
+
+	switch (cfg->type) {
+	case TCMULIB_CFG_DEV_SIZE: {
+		uint64_t lbas = cfg->data.dev_size / d->block_size;
+		int rc = volume_resize(d->vol, lbas * d->block_size);
+		if (rc)
+			return rc;
+		/* commands racing the resize are still safe: the volume checks
+		 * every range against its own size (-ERANGE -> LBA OUT OF RANGE) */
+		__atomic_store_n(&d->num_lbas, lbas, __ATOMIC_RELEASE);
+		return 0;
+	}
+	case TCMULIB_CFG_WRITE_CACHE:
+		atomic_store(&lu->wce, cfg->data.write_cache);
+		d->write_cache = cfg->data.write_cache;
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
 struct paced_completion {
 	struct tcmu_device *tdev;
 	struct tcmur_cmd *cmd;
@@ -243,6 +272,7 @@ static struct tcmur_handler lunlab_handler = {
 	.subtype = "lunlab",
 	.cfg_desc = lu_config_desc,
 	.check_config = lunlab_check_config,
+	.reconfig = lunlab_reconfig,
 	.open = lunlab_open,
 	.close = lunlab_close,
 	.nr_threads = 4,
