@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <pthread.h>
 
 #include "handlers/copy/copy.h"
 #include "handlers/copy/copy_limits.h"
@@ -206,6 +207,49 @@ static void test_scoped_by_nexus(void **state)
 	assert_int_equal(copy_lists_running(&lu_a), 2);
 }
 
+/* Worker threads start and end copies at once (the host runs handle_cmd on
+ * several threads): the table stays consistent (run under TSan as well). */
+static void *churn(void *arg)
+{
+	const void *dev = (arg == &lu_a) ? (const void *)&lu_a : (const void *)&lu_b;
+	struct copy_status st = done(COPY_DONE_OK, 1, 512), out;
+	unsigned busy = 0;
+
+	for (unsigned i = 0; i < 2000; i++) {
+		int slot = copy_lists_begin(dev, 0, i % 3 != 0, (uint8_t)i, i % 2 == 0);
+		if (slot < 0) {
+			busy++;
+			continue;
+		}
+		copy_lists_progress(slot, 1, 512);
+		copy_lists_end(slot, &st);
+		copy_lists_status(dev, 0, (uint8_t)i, true, &out);
+	}
+	return (void *)(uintptr_t)busy;
+}
+
+static void test_concurrent_workers(void **state)
+{
+	pthread_t th[8];
+	struct copy_status out;
+
+	for (unsigned i = 0; i < 8; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, churn, i % 2 ? (void *)&lu_a : (void *)&lu_b), 0);
+	for (unsigned i = 0; i < 8; i++) {
+		void *busy;
+		pthread_join(th[i], &busy);
+		/* 4 threads per LU never exceed the 16-copy limit */
+		assert_int_equal((uintptr_t)busy, 0);
+	}
+	assert_int_equal(copy_lists_running(&lu_a), 0);
+	assert_int_equal(copy_lists_running(&lu_b), 0);
+	/* held statuses left behind stay within the per-LU bound */
+	unsigned held = 0;
+	for (unsigned id = 0; id < 256; id++)
+		held += copy_lists_status(&lu_a, 0, (uint8_t)id, false, &out);
+	assert_true(held <= XCOPY_HELD_PER_DEV);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +261,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_failed_details_kept_until_read, teardown),
 		cmocka_unit_test_teardown(test_forget_dev, teardown),
 		cmocka_unit_test_teardown(test_scoped_by_nexus, teardown),
+		cmocka_unit_test_teardown(test_concurrent_workers, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
