@@ -158,6 +158,14 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 	tcmu_dev_set_write_cache_enabled(tdev, true);
 	d->write_cache = true;
 
+	/* EXTENDED COPY finds its CSCDs by designator among the LUs of one
+	 * array: two LUs there with one serial would make that ambiguous */
+	if (lunlab_dev_find_by_naa(d->array, d->naa)) {
+		tcmu_dev_err(tdev, "lunlab: serial '%s' is already used by another LU of array '%s'\n", d->serial,
+			     d->array_name);
+		lu_free(lu);
+		return -EEXIST;
+	}
 	d->model = cost_model_get(d->array_name, prof, c.time_scale);
 	scsi_lu_init(lu);
 	lunlab_dev_register(d);
