@@ -93,6 +93,7 @@ int main(int argc, char **argv)
 	g_target.tpgt = (uint16_t)cli.portal_group;
 	g_target.max_sessions = cli.max_sessions;
 	g_target.quiet = cli.quiet;
+	g_target.trace_pdus = cli.trace;
 
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&mask);

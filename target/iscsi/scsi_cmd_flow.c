@@ -123,9 +123,27 @@ int scsi_cmd_header(struct conn *c, const uint8_t *bhs)
 	return 0;
 }
 
+/* --trace: the LU's commands are traced by the tcmu host; these are the ones
+ * the transport answers without it. */
+static void trace_local(struct icmd *ic, uint8_t status, const uint8_t *sense, uint8_t sense_len)
+{
+	const char *name = ic->lc.cdb[0] == 0xa0 ? "REPORT LUNS" : ic->lc.cdb[0] == 0x12 ? "INQUIRY" :
+			   ic->lc.cdb[0] == 0x03 ? "REQUEST SENSE" : "opcode";
+
+	if (status == 0x02 && sense_len >= 14)
+		target_log("trace: LUN %lld %s 0x%02x answered by the target -> CHECK CONDITION %02x/%02x/%02x",
+			   ic->lun == UINT64_MAX ? -1LL : (long long)ic->lun, name, ic->lc.cdb[0],
+			   sense[2] & 0x0f, sense[12], sense[13]);
+	else
+		target_log("trace: LUN %lld %s 0x%02x answered by the target -> status 0x%02x",
+			   ic->lun == UINT64_MAX ? -1LL : (long long)ic->lun, name, ic->lc.cdb[0], status);
+}
+
 static void complete_locally(struct conn *c, struct icmd *ic, uint8_t status,
 			     const uint8_t *sense, uint8_t sense_len, size_t produced)
 {
+	if (g_target.trace_pdus)
+		trace_local(ic, status, sense, sense_len);
 	ic->lc.status = status;
 	ic->lc.sense_len = sense_len;
 	if (sense_len)

@@ -13,7 +13,7 @@ struct target_cfg {
 	uint16_t tpgt;          /* TargetPortalGroupTag */
 	uint32_t max_sessions;
 	bool quiet;
-	bool trace_pdus;
+	bool trace_pdus;        /* --trace: also commands the target answers itself */
 };
 
 extern struct target_cfg g_target;
