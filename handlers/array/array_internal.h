@@ -78,6 +78,11 @@ struct array {
 #define MAP_LEAF_ENTRIES (1u << MAP_LEAF_SHIFT)
 #define LOCK_REGION_SHIFT 4u             /* 16 blocks per lock region */
 #define NSTRIPES 256u
+/* An operation needing more stripes of one volume takes the volume instead. */
+#define MAX_STRIPES_HELD 16
+/* READ/WRITE lock and work in chunks of 2^IO_CHUNK_SHIFT aligned blocks:
+ * exactly MAX_STRIPES_HELD regions, so they never take a whole volume. */
+#define IO_CHUNK_SHIFT (LOCK_REGION_SHIFT + 4u)
 
 struct volume {
 	struct array *a;

@@ -12,8 +12,6 @@
 
 #include "handlers/array/array_internal.h"
 
-#define MAX_STRIPES_HELD 16
-
 void lockset_add(struct lockset *ls, struct volume *v, uint64_t b0, uint64_t nb)
 {
 	int k;

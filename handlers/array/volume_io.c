@@ -158,16 +158,14 @@ int vio_check_range(const struct volume *v, uint64_t off, uint64_t len)
 
 /* ---- locked bodies ---- */
 
-int vio_read_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
+static int read_cur(struct volume *v, uint64_t off, uint64_t len, struct iovcur *cp)
 {
 	uint64_t B = v->a->p.dedup_block;
-	struct iovcur c;
-	cur_init(&c, iov, iovcnt);
 	for (uint64_t pos = off; pos < off + len;) {
 		uint64_t b = pos >> v->bshift, bstart = b << v->bshift;
 		uint64_t e = bstart + B < off + len ? bstart + B : off + len;
 		uint32_t id = map_get(v, b);
-		int r = cur_scatter(&c, id ? (const char *)bs_data(v->a, id) + (pos - bstart) : NULL, e - pos);
+		int r = cur_scatter(cp, id ? (const char *)bs_data(v->a, id) + (pos - bstart) : NULL, e - pos);
 		if (r)
 			return r;
 		pos = e;
@@ -175,24 +173,29 @@ int vio_read_locked(struct volume *v, uint64_t off, uint64_t len, const struct i
 	return 0;
 }
 
+int vio_read_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
+{
+	struct iovcur c;
+	cur_init(&c, iov, iovcnt);
+	return read_cur(v, off, len, &c);
+}
+
 /* Write [off, off+len).  pre, if not NULL, holds references already taken
  * (outside the locks) for the whole blocks first_full .. first_full+n-1: they
  * are installed as they are; every other block is stored here. */
-static int write_locked_pre(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt,
-			    uint32_t *pre, uint64_t first_full, uint64_t nfull)
+static int write_cur(struct volume *v, uint64_t off, uint64_t len, struct iovcur *cp, uint32_t *pre,
+		     uint64_t first_full, uint64_t nfull)
 {
 	uint64_t B = v->a->p.dedup_block;
 	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
 	int64_t delta = 0;
 	int r = 0;
-	struct iovcur c;
-	cur_init(&c, iov, iovcnt);
 	for (uint64_t pos = off; pos < off + len && !r;) {
 		uint64_t b = pos >> v->bshift, bstart = b << v->bshift;
 		uint64_t e = bstart + B < off + len ? bstart + B : off + len;
 		const void *content;
 		if (pre && b >= first_full && b < first_full + nfull) {
-			cur_skip(&c, B);
+			cur_skip(cp, B);
 			r = vio_set_block(v, b, pre[b - first_full], &delta);
 			pre[b - first_full] = 0; /* handed over (or released on error) */
 			pos = e;
@@ -201,15 +204,15 @@ static int write_locked_pre(struct volume *v, uint64_t off, uint64_t len, const 
 		if (pos == bstart && e - bstart == B) {
 			/* Whole block: hash the caller's buffer in place if it is
 			 * contiguous there. */
-			content = cur_peek(&c, B);
+			content = cur_peek(cp, B);
 			if (content)
-				cur_skip(&c, B);
-			else if ((r = cur_gather(&c, buf, B)) == 0)
+				cur_skip(cp, B);
+			else if ((r = cur_gather(cp, buf, B)) == 0)
 				content = buf;
 		} else {
 			/* Partial block: read-modify-write. */
 			load_block(v, b, buf);
-			r = cur_gather(&c, buf + (pos - bstart), e - pos);
+			r = cur_gather(cp, buf + (pos - bstart), e - pos);
 			content = buf;
 		}
 		if (!r)
@@ -222,7 +225,21 @@ static int write_locked_pre(struct volume *v, uint64_t off, uint64_t len, const 
 
 int vio_write_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
 {
-	return write_locked_pre(v, off, len, iov, iovcnt, NULL, 0, 0);
+	struct iovcur c;
+	cur_init(&c, iov, iovcnt);
+	return write_cur(v, off, len, &c, NULL, 0, 0);
+}
+
+/* End of the lock chunk holding byte pos: reads and writes lock and process
+ * at most 2^IO_CHUNK_SHIFT aligned blocks at a time, so a large transfer
+ * never needs more than MAX_STRIPES_HELD stripes nor the whole volume.
+ * (SCSI promises no atomicity across a large READ or WRITE; each block, and
+ * each chunk, is still updated atomically.) */
+static uint64_t chunk_end(const struct volume *v, uint64_t pos, uint64_t end)
+{
+	unsigned sh = v->bshift + IO_CHUNK_SHIFT;
+	uint64_t ce = ((pos >> sh) + 1) << sh;
+	return ce < end && ce > pos ? ce : end;
 }
 
 /* Store the whole blocks of a write before taking any range lock: hashing,
@@ -328,13 +345,23 @@ static void range_lock(struct volume *v, struct lockset *ls, uint64_t off, uint6
 int volume_read(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
 {
 	struct lockset ls;
-	range_lock(v, &ls, off, len, 0);
-	int r = vio_check_range(v, off, len);
-	if (!r && iov_total(iov, iovcnt) < len)
-		r = -EINVAL;
-	if (!r)
-		r = vio_read_locked(v, off, len, iov, iovcnt);
-	lockset_unlock(&ls);
+	struct iovcur c;
+	if (off % v->lba_size || len % v->lba_size || iov_total(iov, iovcnt) < len)
+		return -EINVAL;
+	if (off + len < off)
+		return -ERANGE;
+	cur_init(&c, iov, iovcnt);
+	int r = 0;
+	uint64_t pos = off;
+	do {
+		uint64_t ce = chunk_end(v, pos, off + len);
+		range_lock(v, &ls, pos, ce - pos, 0);
+		r = vio_check_range(v, off, len);
+		if (!r)
+			r = read_cur(v, pos, ce - pos, &c);
+		lockset_unlock(&ls);
+		pos = ce;
+	} while (!r && pos < off + len);
 	return r;
 }
 
@@ -354,11 +381,18 @@ int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iove
 	int r = prestore(v, off, len, iov, iovcnt, ids, first_full, nfull);
 	if (r)
 		goto out;
-	range_lock(v, &ls, off, len, 1);
-	r = vio_check_range(v, off, len);
-	if (!r)
-		r = write_locked_pre(v, off, len, iov, iovcnt, ids, first_full, nfull);
-	lockset_unlock(&ls);
+	struct iovcur c;
+	cur_init(&c, iov, iovcnt);
+	uint64_t pos = off;
+	do {
+		uint64_t ce = chunk_end(v, pos, off + len);
+		range_lock(v, &ls, pos, ce - pos, 1);
+		r = vio_check_range(v, off, len);
+		if (!r)
+			r = write_cur(v, pos, ce - pos, &c, ids, first_full, nfull);
+		lockset_unlock(&ls);
+		pos = ce;
+	} while (!r && pos < off + len);
 	/* Release what was not installed (range error or failure midway). */
 	for (uint64_t i = 0; i < nfull; i++)
 		if (ids[i])
