@@ -146,15 +146,25 @@ static uint32_t recv_pdu(int fd, uint8_t *bhs, uint8_t *data)
 	return dlen;
 }
 
+static int login_with(uint32_t *statsn, const char *extra, size_t extra_len);
+
 static int login(uint32_t *statsn)
+{
+	return login_with(statsn, "", 0);
+}
+
+static int login_with(uint32_t *statsn, const char *extra, size_t extra_len)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	static const char keys[] = "InitiatorName=iqn.2026-11.org.lunlab:raw-ini\0TargetName=" IQN
 				   "\0SessionType=Normal\0HeaderDigest=CRC32C\0DataDigest=CRC32C\0"
-				   "ImmediateData=Yes\0InitialR2T=Yes\0MaxRecvDataSegmentLength=8192\0";
+				   "InitialR2T=Yes\0MaxRecvDataSegmentLength=8192\0";
 	uint8_t bhs[48], data[8192];
+	char all[1024];
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
+	memcpy(all, keys, sizeof(keys) - 1);
+	memcpy(all + sizeof(keys) - 1, extra, extra_len);
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
 	hd = dd = false;
@@ -164,7 +174,7 @@ static int login(uint32_t *statsn)
 	memcpy(bhs + 8, "\x80\x00\x00\x01\x00\x00", 6);
 	put_be32(bhs + 16, 1);
 	put_be32(bhs + 24, 1); /* CmdSN */
-	send_pdu(fd, bhs, keys, sizeof(keys) - 1, false);
+	send_pdu(fd, bhs, all, (uint32_t)(sizeof(keys) - 1 + extra_len), false);
 	recv_pdu(fd, bhs, data);
 	assert_int_equal(bhs[0], ISCSI_OP_LOGIN_RSP);
 	assert_int_equal(bhs[36], 0);
@@ -387,6 +397,62 @@ static void cmdsn_out_of_window_ignored(void **state)
 	close(fd);
 }
 
+/* MaxOutstandingR2T=4, MaxBurstLength=4096: a 16 KiB write gets four R2Ts
+ * at once; each burst arrives as two Data-Out PDUs */
+static void several_outstanding_r2ts(void **state)
+{
+	static const char extra[] = "ImmediateData=No\0MaxOutstandingR2T=4\0MaxBurstLength=4096\0"
+				    "FirstBurstLength=4096\0";
+	uint8_t bhs[48], data[16384], pattern[16384];
+	uint32_t statsn, ttt[4];
+	int fd = login_with(&statsn, extra, sizeof(extra) - 1);
+
+	for (int i = 0; i < 16384; i++)
+		pattern[i] = (uint8_t)(i * 13 + 5);
+	scsi_cmd(bhs, 0x60, 1, 0x2a, 16384, true);
+	bhs[40] = 32; /* 32 blocks */
+	send_pdu(fd, bhs, NULL, 0, false);
+	for (int r = 0; r < 4; r++) {
+		recv_pdu(fd, bhs, data);
+		assert_int_equal(bhs[0], ISCSI_OP_R2T);
+		assert_int_equal(get_be32(bhs + 36), r);        /* R2TSN */
+		assert_int_equal(get_be32(bhs + 40), r * 4096); /* BufferOffset */
+		assert_int_equal(get_be32(bhs + 44), 4096);
+		ttt[r] = get_be32(bhs + 20);
+	}
+	for (int r = 0; r < 4; r++) {
+		for (int half = 0; half < 2; half++) {
+			memset(bhs, 0, 48);
+			bhs[0] = ISCSI_OP_DATA_OUT;
+			bhs[1] = half ? ISCSI_FLAG_FINAL : 0;
+			put_be32(bhs + 16, 0x60);
+			put_be32(bhs + 20, ttt[r]);
+			put_be32(bhs + 36, (uint32_t)half);                  /* DataSN per R2T */
+			put_be32(bhs + 40, (uint32_t)(r * 4096 + half * 2048));
+			send_pdu(fd, bhs, pattern + r * 4096 + half * 2048, 2048, false);
+		}
+	}
+	recv_pdu(fd, bhs, data);
+	assert_int_equal(bhs[0], ISCSI_OP_SCSI_RSP);
+	assert_int_equal(bhs[3], 0x00);
+	assert_int_equal(get_be32(bhs + 36), 4); /* ExpDataSN: the R2Ts sent */
+
+	scsi_cmd(bhs, 0x61, 2, 0x28, 16384, false);
+	bhs[40] = 32;
+	send_pdu(fd, bhs, NULL, 0, false);
+	uint32_t got = 0;
+	while (got < 16384) {
+		uint32_t n = recv_pdu(fd, bhs, data + got);
+		assert_int_equal(bhs[0], ISCSI_OP_DATA_IN);
+		assert_int_equal(get_be32(bhs + 40), got);
+		assert_true(n <= 8192); /* our MaxRecvDataSegmentLength */
+		got += n;
+	}
+	assert_int_equal(bhs[1] & ISCSI_DATAIN_STATUS, ISCSI_DATAIN_STATUS);
+	assert_memory_equal(data, pattern, 16384);
+	close(fd);
+}
+
 static void session_reinstatement(void **state)
 {
 	uint8_t bhs[48], data[64], b;
@@ -417,6 +483,7 @@ int main(void)
 		cmocka_unit_test(header_digest_error_closes),
 		cmocka_unit_test(task_management),
 		cmocka_unit_test(cmdsn_out_of_window_ignored),
+		cmocka_unit_test(several_outstanding_r2ts),
 		cmocka_unit_test(session_reinstatement),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
