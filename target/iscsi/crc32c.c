@@ -3,6 +3,7 @@
 #include "target/iscsi/crc32c.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #if defined(__x86_64__)
@@ -79,10 +80,13 @@ static uint32_t crc32c_update_hw(uint32_t crc, const void *buf, size_t len)
 uint32_t crc32c_update(uint32_t crc, const void *buf, size_t len)
 {
 #if defined(__x86_64__)
-	static int have_hw = -1;
-	if (have_hw < 0)
-		have_hw = __builtin_cpu_supports("sse4.2") ? 1 : 0;
-	if (have_hw)
+	static _Atomic int have_hw = -1; /* probed once; every thread agrees */
+	int hw = atomic_load_explicit(&have_hw, memory_order_relaxed);
+	if (hw < 0) {
+		hw = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+		atomic_store_explicit(&have_hw, hw, memory_order_relaxed);
+	}
+	if (hw)
 		return crc32c_update_hw(crc, buf, len);
 #endif
 	return crc32c_update_sw(crc, buf, len);

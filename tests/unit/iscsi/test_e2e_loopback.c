@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -30,7 +31,7 @@
 
 static int lfd;
 static char portal[64];
-static volatile int stop_accept;
+static atomic_int stop_accept;
 static pthread_t acceptor;
 static struct lu_backend *lu0, *lu1;
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -29,7 +30,7 @@
 #define IQN "iqn.2026-11.org.lunlab:raw"
 
 static int lfd, port;
-static volatile int stop_accept;
+static atomic_int stop_accept;
 static pthread_t acceptor;
 static struct lu_backend *lu0;
 
