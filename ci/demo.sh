@@ -8,7 +8,9 @@ cd "$(dirname "$0")/.."
 # shellcheck source=ci/lib/target-ctl.sh
 source ci/lib/target-ctl.sh
 
-show() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
+# commands are echoed before they run, in bold on a terminal
+if [[ -t 1 ]]; then bold=$'\033[1m' plain=$'\033[0m'; else bold= plain=; fi
+show() { printf '\n%s$ %s%s\n' "$bold" "$*" "$plain"; "$@"; }
 section() { printf '\n==== %s ====\n' "$*"; }
 
 if [[ ${LUNLAB_SKIP_DEPS:-0} != 1 ]]; then
