@@ -65,6 +65,7 @@ struct icmd {
 	struct tmf_wait *tmf;     /* a TMF waiting for this task to finish */
 	bool submitted;           /* handed to the backend (or answered locally) */
 	uint8_t reject_reason;    /* answer with a Reject at delivery */
+	const char *reject_why;
 	bool local_check;         /* answer CHECK CONDITION, sense below, at delivery */
 	uint8_t local_sense[3];   /* key, ASC, ASCQ */
 	bool rw;                  /* READ/WRITE family: scsi_tl is exact */
@@ -193,7 +194,8 @@ struct txpdu *tx_new(void);
 /* Fills StatSN (and advances it when advance_statsn), ExpCmdSN, MaxCmdSN,
  * header digest, pad and data digest, then queues. */
 void conn_queue(struct conn *c, struct txpdu *t, bool advance_statsn);
-void conn_queue_reject(struct conn *c, const uint8_t *bhs, uint8_t reason);
+/* why: one line naming the offending field, logged unless --quiet */
+void conn_queue_reject(struct conn *c, const uint8_t *bhs, uint8_t reason, const char *why);
 void conn_flush(struct conn *c);
 void conn_mark_dirty(struct conn *c);
 void conn_free_txq(struct conn *c);

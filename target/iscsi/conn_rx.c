@@ -54,7 +54,7 @@ static int header_complete(struct conn *c)
 			conn_close(c, why);
 			return -1;
 		}
-		conn_queue_reject(c, h, (uint8_t)reason);
+		conn_queue_reject(c, h, (uint8_t)reason, why);
 		expect(c, RX_DATA, NULL, c->rx_dlen);
 		c->bhs[0] = 0x3f; /* mark: discard, nothing to dispatch */
 		return 0;
@@ -94,15 +94,16 @@ static void dispatch(struct conn *c)
 		dataout_received(c);
 		return;
 	case ISCSI_OP_LOGIN_REQ:
-		conn_queue_reject(c, h, ISCSI_REJECT_PROTOCOL_ERROR);
+		conn_queue_reject(c, h, ISCSI_REJECT_PROTOCOL_ERROR, "Login Request in full feature phase");
 		return;
 	case ISCSI_OP_SNACK_REQ:
 		/* ErrorRecoveryLevel=0: no SNACK support */
-		conn_queue_reject(c, h, ISCSI_REJECT_CMD_NOT_SUPPORTED);
+		conn_queue_reject(c, h, ISCSI_REJECT_CMD_NOT_SUPPORTED, "SNACK needs ErrorRecoveryLevel > 0");
 		return;
 	case ISCSI_OP_NOP_OUT:
 		if (bhs_itt(h) == ISCSI_RSVD_TAG && !bhs_immediate(h)) {
-			conn_queue_reject(c, h, ISCSI_REJECT_PROTOCOL_ERROR);
+			conn_queue_reject(c, h, ISCSI_REJECT_PROTOCOL_ERROR,
+					  "NOP-Out with ITT 0xffffffff must be immediate");
 			return;
 		}
 		kind = IC_NOP;
@@ -117,7 +118,7 @@ static void dispatch(struct conn *c)
 		kind = IC_LOGOUT;
 		break;
 	default:
-		conn_queue_reject(c, h, ISCSI_REJECT_CMD_NOT_SUPPORTED);
+		conn_queue_reject(c, h, ISCSI_REJECT_CMD_NOT_SUPPORTED, "opcode not supported");
 		return;
 	}
 	ic = icmd_new(c, h, kind);
@@ -159,7 +160,7 @@ static int data_digest_failed(struct conn *c)
 		conn_close(c, "data digest error during login");
 		return -1;
 	}
-	conn_queue_reject(c, c->bhs, ISCSI_REJECT_DATA_DIGEST);
+	conn_queue_reject(c, c->bhs, ISCSI_REJECT_DATA_DIGEST, "DataDigest does not match the data");
 	if (op == ISCSI_OP_SCSI_CMD && c->rx_cmd) {
 		/* the command is discarded as if never sent (RFC 7143 7.8) */
 		struct icmd *ic = c->rx_cmd;

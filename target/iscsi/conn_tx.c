@@ -10,6 +10,7 @@
 
 #include "target/iscsi/crc32c.h"
 #include "target/iscsi/io_thread.h"
+#include "target/iscsi/target.h"
 
 #define TX_IOV_MAX 64
 
@@ -95,7 +96,7 @@ void conn_queue(struct conn *c, struct txpdu *t, bool advance_statsn)
 	conn_mark_dirty(c);
 }
 
-void conn_queue_reject(struct conn *c, const uint8_t *bhs, uint8_t reason)
+void conn_queue_reject(struct conn *c, const uint8_t *bhs, uint8_t reason, const char *why)
 {
 	struct txpdu *t = tx_new();
 	uint8_t *copy = malloc(ISCSI_BHS_LEN);
@@ -106,6 +107,8 @@ void conn_queue_reject(struct conn *c, const uint8_t *bhs, uint8_t reason)
 		conn_close(c, "out of memory");
 		return;
 	}
+	target_log("reject to %s (initiator %s): %s, ITT 0x%08x, reason 0x%02x: %s", c->peer,
+		   c->initiator, pdu_opcode_name(bhs_opcode(bhs)), bhs_itt(bhs), reason, why);
 	memcpy(copy, bhs, ISCSI_BHS_LEN);
 	pdu_init_rsp(t->hdr, ISCSI_OP_REJECT, ISCSI_FLAG_FINAL);
 	t->hdr[2] = reason;

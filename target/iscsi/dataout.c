@@ -15,9 +15,7 @@
  * survives.  The PDU's data is discarded. */
 static int bad_dataout(struct conn *c, struct icmd *ic, const uint8_t *h, const char *why)
 {
-	if (!g_target.quiet)
-		target_log("%s: rejecting Data-Out for ITT 0x%08x: %s", c->peer, ic->itt, why);
-	conn_queue_reject(c, h, ISCSI_REJECT_PROTOCOL_ERROR);
+	conn_queue_reject(c, h, ISCSI_REJECT_PROTOCOL_ERROR, why);
 	ic->aborted = true;
 	if (!ic->in_backend) {
 		ic->finished = true;

@@ -39,13 +39,14 @@ void text_handle(struct conn *c, struct icmd *ic)
 	text_buf_init(&out, rsp, TEXT_RSP_MAX);
 	if (ic->hdr[1] & ISCSI_TEXT_CONTINUE) {
 		/* multi-PDU text requests are not supported */
-		conn_queue_reject(c, ic->hdr, ISCSI_REJECT_CMD_NOT_SUPPORTED);
+		conn_queue_reject(c, ic->hdr, ISCSI_REJECT_CMD_NOT_SUPPORTED,
+				  "Text Request with the C bit: multi-PDU text is not supported");
 		goto out;
 	}
 	if (!buf)
 		buf = empty;
 	if (text_parse(buf, ic->buf_len, &kv, &why) < 0) {
-		conn_queue_reject(c, ic->hdr, ISCSI_REJECT_PROTOCOL_ERROR);
+		conn_queue_reject(c, ic->hdr, ISCSI_REJECT_PROTOCOL_ERROR, why);
 		goto out;
 	}
 	for (int i = 0; i < kv.n; i++) {

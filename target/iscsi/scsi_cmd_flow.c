@@ -87,6 +87,7 @@ int scsi_cmd_header(struct conn *c, const uint8_t *bhs)
 		ic->lun = UINT64_MAX;
 	if (read_cdb(c, ic, bhs) < 0) {
 		ic->reject_reason = ISCSI_REJECT_INVALID_PDU_FIELD;
+		ic->reject_why = "AHS: bad length or extended CDB longer than 32 bytes";
 		return 0;
 	}
 	if (rd && wr) {
@@ -96,6 +97,10 @@ int scsi_cmd_header(struct conn *c, const uint8_t *bhs)
 	if (dlen && (!wr || !c->params.immediate_data || dlen > edtl ||
 		     dlen > c->params.first_burst)) {
 		ic->reject_reason = ISCSI_REJECT_PROTOCOL_ERROR;
+		ic->reject_why = !wr ? "immediate data on a command without the W bit"
+			       : !c->params.immediate_data ? "immediate data while ImmediateData=No"
+			       : dlen > edtl ? "immediate data longer than the Expected Data Transfer Length"
+			       : "immediate data longer than FirstBurstLength";
 		return 0;
 	}
 	if (edtl > MAX_EDTL) {
@@ -183,7 +188,7 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 	uint64_t tl;
 
 	if (ic->reject_reason) {
-		conn_queue_reject(c, ic->hdr, ic->reject_reason);
+		conn_queue_reject(c, ic->hdr, ic->reject_reason, ic->reject_why);
 		finish(ic);
 		return;
 	}
