@@ -143,6 +143,7 @@ struct conn {
 	struct iscsi_params params;
 	struct login_state login;
 	bool discovery;
+	bool digests_live;        /* negotiated digests apply (after the final Login Response) */
 	bool counted;             /* counted in g_session_count */
 	char initiator[224];
 	char initiator_alias[64];

@@ -15,7 +15,7 @@
 #define RX_DIRECT_MIN 16384  /* receive in place from this many bytes on */
 #define RX_RECV_BUDGET 16    /* recv() calls per wake-up, for fairness */
 
-static bool digests_on(const struct conn *c) { return c->state == CS_FFP; }
+static bool digests_on(const struct conn *c) { return c->digests_live; }
 
 static void expect(struct conn *c, enum rx_stage st, uint8_t *dst, uint32_t need)
 {
@@ -43,6 +43,11 @@ static int header_complete(struct conn *c)
 	c->rx_dlen = bhs_data_len(h);
 	c->rx_cmd = NULL;
 	c->rx_r2t = NULL;
+	if (c->state == CS_CLOSING) { /* logged out or login refused: drain, ignore */
+		expect(c, RX_DATA, NULL, c->rx_dlen);
+		c->bhs[0] = 0x3f;
+		return 0;
+	}
 	if (c->state == CS_LOGIN && op != ISCSI_OP_LOGIN_REQ) {
 		conn_close(c, "non-login PDU before login completed");
 		return -1;

@@ -93,4 +93,6 @@ void logout_deliver(struct conn *c, struct icmd *ic)
 	put_be16(t->hdr + 42, (uint16_t)c->params.time2retain);
 	finish(ic);
 	conn_queue(c, t, true);
+	if (t->close_after && !c->closed && c->state == CS_FFP)
+		c->state = CS_CLOSING; /* nothing after the Logout Response */
 }

@@ -57,6 +57,7 @@ static void login_fail(struct conn *c, const uint8_t *req, unsigned status, cons
 	t->hdr[37] = (uint8_t)status;
 	t->close_after = true;
 	conn_queue(c, t, true);
+	c->state = CS_CLOSING; /* whatever the initiator pipelined is ignored */
 }
 
 static bool list_has(const char *list, const char *word)
@@ -313,6 +314,7 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 	if (c->params.first_burst > c->params.max_burst)
 		c->params.first_burst = c->params.max_burst;
 	c->state = CS_FFP;
+	c->digests_live = true;
 	c->nexus_id = target_next_nexus();
 	if (!c->discovery && c->thr)
 		io_threads_reinstate(c->initiator, c->isid, c->tsih);
