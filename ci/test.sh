@@ -88,7 +88,8 @@ run_meson_tests() {
     return 0
 }
 
-# run_conformance BUILD_DIR LABEL: start lunlab-target from that build, run issue2.suites
+# run_conformance BUILD_DIR LABEL: start lunlab-target from that build, run issue2.suites on
+# each of its LUNs, then stop it and require exit status 0
 run_conformance() {
     local dir=$1 label=$2 bin="$1/target/lunlab-target" log summary rc=0 iqn=iqn.2026-11.org.lunlab:ci
     step "$label: iscsi-test-cu conformance"
@@ -105,20 +106,24 @@ run_conformance() {
         return 0
     fi
     started_pids+=("$LL_PID")
-    summary=$(mktemp)
-    # suites take seconds each; the timeouts only bound a target that stopped answering
-    CONF_LOG_DIR="$dir/conformance" CONF_SUMMARY="$summary" CONF_SUITE_TIMEOUT=240 \
-        CONF_TOTAL_TIMEOUT=900 \
-        tests/conformance/run-suites.sh "iscsi://127.0.0.1:$LL_PORT/$iqn/0" \
-        tests/conformance/issue2.suites || true
-    if [[ -s $summary ]]; then
-        read -r p f s <"$summary"
-        total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + s))
-        (( f > 0 )) && failures+=("$label: $f conformance test(s) failed")
-    else
-        fail_step "$label: conformance runner produced no summary"
-    fi
-    rm -f "$summary"
+    # LUN 0 has 512-byte blocks, LUN 1 4096-byte blocks: the suites run on both
+    for lun in 0 1; do
+        summary=$(mktemp)
+        echo "-- LUN $lun"
+        # suites take seconds each; the timeouts only bound a target that stopped answering
+        CONF_LOG_DIR="$dir/conformance/lun$lun" CONF_SUMMARY="$summary" CONF_SUITE_TIMEOUT=240 \
+            CONF_TOTAL_TIMEOUT=900 \
+            tests/conformance/run-suites.sh "iscsi://127.0.0.1:$LL_PORT/$iqn/$lun" \
+            tests/conformance/issue2.suites || true
+        if [[ -s $summary ]]; then
+            read -r p f s <"$summary"
+            total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + s))
+            (( f > 0 )) && failures+=("$label: $f conformance test(s) failed on LUN $lun")
+        else
+            fail_step "$label: conformance runner produced no summary (LUN $lun)"
+        fi
+        rm -f "$summary"
+    done
     ll_stop_lunlab "$LL_PID" || rc=$?
     if (( rc != 0 )); then
         fail_step "$label: lunlab-target exit status $rc after SIGTERM (want 0; log $log)"
