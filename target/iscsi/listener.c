@@ -91,7 +91,15 @@ static void tune(int fd)
 	static int big_ok = -1;
 	int one = 1, sz = SOCKBUF_WANT;
 
+	int idle = 30, intvl = 10, cnt = 3;
+
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* a vanished initiator (no FIN, no RST) must not hold its session
+	 * forever: TCP keepalive finds it within ~1 minute, no NOP-In timers */
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
 	/* a fixed buffer size turns Linux's autotuning off: only set it when the
 	 * system allows at least as much as we ask for */
 	if (big_ok < 0)
