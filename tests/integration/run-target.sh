@@ -5,11 +5,13 @@
 # One integration check against a lunlab-target that this script starts itself on 127.0.0.1 on
 # a free port (retrying if the port is taken), with two LUNs:
 #   LUN 0: size=2G (512-byte blocks)          LUN 1: size=1G,block=4096,array=b,serial=abc
+#   LUN 2: size=4T (thin: must work on a small machine; LBAs past 2^32)
 # and stops again with SIGTERM, failing unless the target exits 0 (clean shutdown).
 #
 # CHECK is one of
 #   patterns     io_check patterns on LUN 0 (READ/WRITE 10+16, 512 B .. 8 MiB, odd sizes)
 #   patterns-4k  the same on LUN 1 (4096-byte blocks)
+#   patterns-4t  the same on LUN 2 (4 TiB thin; includes a transfer across LBA 2^32)
 #   sessions     io_check sessions: 64 sessions logged in at once, each verifying its region
 #   digests      io_check digests (libiscsi): HeaderDigest CRC32C / None / both preference
 #                orders, data written and read back
@@ -88,9 +90,10 @@ else
     [[ -x $bin ]] || { echo "FAIL: $bin is not an executable"; status=1; exit; }
     ll_start_lunlab "$bin" "$log" --iqn "$iqn" --handler-path "$handler_dir" \
         --lun size=2G,model=unlimited \
-        --lun size=1G,block=4096,array=b,serial=abc,model=unlimited || { status=1; exit; }
+        --lun size=1G,block=4096,array=b,serial=abc,model=unlimited \
+        --lun size=4T,model=unlimited || { status=1; exit; }
     port=$LL_PORT
-    lun512=0 lun4k=1
+    lun512=0 lun4k=1 lunbig=2
 fi
 echo "$mode target up on 127.0.0.1:$port (log $log)"
 portal="iscsi://127.0.0.1:$port"
@@ -113,6 +116,11 @@ tools_check() {
     expect "iscsi-ls lists the target" "$out" "^Target:$iqn Portal:127\.0\.0\.1:$port"
     expect "iscsi-ls shows LUN $lun512 as a disk" "$out" "^Lun:$lun512 +Type:DIRECT_ACCESS"
     [[ -n $lun4k ]] && expect "iscsi-ls shows LUN $lun4k as a disk" "$out" "^Lun:$lun4k +Type:DIRECT_ACCESS"
+    if [[ -n $lunbig ]]; then
+        out=$(timeout 30 iscsi-readcapacity16 "$portal/$iqn/$lunbig" 2>&1)
+        expect "LUN $lunbig capacity 4 TiB" "$out" "^Total size:4398046511104\$"
+        expect "LUN $lunbig last LBA" "$out" "^RETURNED LOGICAL BLOCK ADDRESS:8589934591\$"
+    fi
 
     for lun in $lun512 $lun4k; do
         if [[ $lun == "$lun4k" ]]; then size=1073741824 bs=4096; else size=2147483648 bs=512; fi
@@ -152,6 +160,9 @@ case $check in
     patterns-4k)
         if [[ -z $lun4k ]]; then echo "SKIP: no 4096-byte LUN on tgt"; status=77
         else timeout 240 "$io_check" patterns "$portal/$iqn/$lun4k" || status=1; fi ;;
+    patterns-4t)
+        if [[ -z $lunbig ]]; then echo "SKIP: no 4 TiB LUN on tgt"; status=77
+        else timeout 240 "$io_check" patterns "$portal/$iqn/$lunbig" || status=1; fi ;;
     sessions) timeout 240 "$io_check" sessions "$url512" 64 || status=1 ;;
     digests) timeout 240 "$io_check" digests "$url512" || status=1 ;;
     digests-raw) timeout 240 "$(dirname "$io_check")/digest_check" "$url512" good || status=1 ;;
