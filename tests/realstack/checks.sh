@@ -33,7 +33,7 @@ done
 for name in lunlab qcow fileio; do printf 'total %-8s %s\n' "$name" "$(cat "$OUT/$name.summary" 2>/dev/null)"; done
 
 echo "== two-LUN EXTENDED COPY (LUN 0 -> LUN 1, same array, two 0xE4 descriptors)"
-if "$BENCH" clone "$URL/0" --dest "$URL/1" --template-size 4m --vms 2 --chunk 1m --json \
+if "$BENCH" clone "$URL/0" --dest "$URL/1" --template-size 4m --vms 2 --chunk 1m --verify --json \
 	> "$OUT/xcopy2.json" 2> "$OUT/xcopy2.err"; then
 	grep -q '"xcopy": *true' "$OUT/xcopy2.json" || fail "two-LUN clone was not offloaded"
 	grep -q '"verified": *true' "$OUT/xcopy2.json" || fail "two-LUN clone data not verified"
@@ -46,7 +46,7 @@ echo "== lunlab-bench info"
 grep -qi 'extended copy.*yes' "$OUT/info.txt" || fail "info does not report EXTENDED COPY"
 
 echo "== lunlab-bench clone (short): must be offloaded"
-if "$BENCH" clone "$URL/0" --template-size 8m --vms 4 --chunk 256k --json > "$OUT/clone.json"; then
+if "$BENCH" clone "$URL/0" --template-size 8m --vms 4 --chunk 256k --verify --json > "$OUT/clone.json"; then
 	grep -q '"xcopy": *true' "$OUT/clone.json" || fail "clone fell back to the software datamover"
 	cat "$OUT/clone.json"
 else

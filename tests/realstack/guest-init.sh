@@ -1,7 +1,7 @@
 #!/bin/busybox sh
 # /init of the real-stack guest: LIO iSCSI target with tcmu-runner backstores.
 /bin/busybox --install -s
-export PATH=/bin:/sbin
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mount -t proc proc /proc; mount -t sysfs sysfs /sys; mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /run; mount -t tmpfs tmpfs /tmp
 mkdir -p /etc/target
@@ -37,6 +37,8 @@ user_lun() { # name dev_config serial
 	mkdir -p $d
 	echo -n "dev_config=$2" > $d/control || die "dev_config $1"
 	echo -n "dev_size=$((mb * 1048576))" > $d/control || die "dev_size $1"
+	# 8 MiB per command (TCMU's default is 128 sectors = 64 KiB, which libiscsi's tests exceed)
+	echo -n "hw_max_sectors=16384" > $d/control || die "hw_max_sectors $1"
 	echo -n "$3" > $d/wwn/vpd_unit_serial
 	enable $d
 }

@@ -46,7 +46,7 @@ install_elf() {
 	for f in "$@"; do
 		mkdir -p "$ROOT$(dirname "$f")"
 		cp -L "$f" "$ROOT$f"
-		ldd "$f" | awk '/=> \//{print $3} /^\s*\/lib/{print $1}' | while read -r lib; do
+		ldd "$f" | awk '/=> \//{print $3} /^[ \t]*\/lib/{print $1}' | while read -r lib; do
 			[ -e "$ROOT$lib" ] || { mkdir -p "$ROOT$(dirname "$lib")"; cp -L "$lib" "$ROOT$lib"; }
 		done
 	done
@@ -57,7 +57,7 @@ prepare() {
 	local kv m f
 	kv=$(kver)
 	rm -rf "$ROOT"
-	mkdir -p "$ROOT"/{bin,sbin,etc/tcmu,proc,sys,dev,run,tmp,handlers,lib/modules/"$kv"}
+	mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,etc/tcmu,proc,sys,dev,run,tmp,handlers,lib/modules/"$kv"}
 	mknod -m 600 "$ROOT/dev/console" c 5 1
 	cp /bin/busybox "$ROOT/bin/busybox"
 	for m in virtio_pci virtio_net crc32c_generic configfs target_core_mod uio \
