@@ -3,6 +3,8 @@
  * is an INVALID FIELD IN CDB) and REPORT SUPPORTED OPERATION CODES, so what
  * RSOC advertises is by construction what the device server accepts.
  * REPORT LUNS is absent on purpose: the target answers it (as LIO does). */
+#include <string.h>
+
 #include "handlers/copy/copy.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
@@ -115,6 +117,41 @@ static int highest_bit(uint8_t v)
 	return b;
 }
 
+/* Commands whose Data-In buffer carries parameter data the device server
+ * builds (everything data-in except READ, whose blocks fill it whole).
+ * tcmu-runner hands the handler its data area without clearing it, and LIO
+ * sends the whole buffer (the allocation length), so bytes a page does not
+ * cover would leak earlier commands' data to the initiator (libiscsi:
+ * "Padding data is not zero").  Data-out commands (MODE/LOG SELECT, EXTENDED
+ * COPY, VERIFY with BYTCHK) are absent: clearing would destroy their
+ * parameter data. */
+static bool returns_parameter_data(uint8_t opcode)
+{
+	switch (opcode) {
+	case 0x03: /* REQUEST SENSE */
+	case 0x12: /* INQUIRY */
+	case 0x1a: /* MODE SENSE(6) */
+	case 0x25: /* READ CAPACITY(10) */
+	case 0x4d: /* LOG SENSE */
+	case 0x5a: /* MODE SENSE(10) */
+	case 0x84: /* RECEIVE COPY RESULTS */
+	case 0x9e: /* SERVICE ACTION IN(16): READ CAPACITY(16), GET LBA STATUS */
+	case 0xa3: /* MAINTENANCE IN: REPORT SUPPORTED OPERATION CODES */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Zero the whole Data-In buffer (these buffers are small: allocation
+ * lengths of at most 64 KiB for everything returns_parameter_data lists
+ * but GET LBA STATUS, which is bounded by the host's data area). */
+static void clear_data_in(struct scsi_cmd *cmd)
+{
+	for (size_t i = 0; i < cmd->iov_cnt; i++)
+		memset(cmd->iov[i].iov_base, 0, cmd->iov[i].iov_len);
+}
+
 int scsi_dispatch(struct scsi_cmd *cmd, enum cost_kind *kind)
 {
 	const uint8_t *cdb = cmd->cdb;
@@ -139,5 +176,7 @@ int scsi_dispatch(struct scsi_cmd *cmd, enum cost_kind *kind)
 		return sense_set(cmd, SK_DATA_PROTECT, 0x27, 0x02); /* WRITE PROTECTED: by software */
 
 	*kind = op->kind;
+	if (returns_parameter_data(op->opcode))
+		clear_data_in(cmd);
 	return op->fn(cmd);
 }

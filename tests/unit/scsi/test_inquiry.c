@@ -30,7 +30,7 @@ static void test_standard(void **state)
 	assert_memory_equal(b + 16, "XtremIO-X2 emu  ", 16);
 	assert_int_equal(get_be16(b + 62), 0x0460); /* SPC-4 */
 	assert_int_equal(get_be16(b + 64), 0x04c0); /* SBC-3 */
-	assert_int_equal(b[96], 0xcc);          /* nothing written past the page */
+	assert_int_equal(b[96], 0x00);          /* past the page: cleared (opcodes.c) */
 }
 
 static void test_alloc_truncates(void **state)
@@ -40,10 +40,11 @@ static void test_alloc_truncates(void **state)
 	assert_int_equal(inquiry(&fc, false, 0, 5, b, sizeof(b)), TCMU_STS_OK);
 	assert_int_equal(fc.c.bytes_moved, 5);
 	assert_int_equal(b[4], 91);             /* full length still reported */
-	assert_int_equal(b[5], 0xcc);
+	assert_int_equal(b[5], 0x00);          /* past the allocation: cleared */
 	assert_int_equal(inquiry(&fc, false, 0, 0, b, sizeof(b)), TCMU_STS_OK);
 	assert_int_equal(fc.c.bytes_moved, 0);
 	/* data-in buffer smaller than the allocation length: never overflow */
+	memset(b, 0xcc, sizeof(b));
 	assert_int_equal(inquiry(&fc, false, 0, 255, b, 10), TCMU_STS_OK);
 	assert_int_equal(fc.c.bytes_moved, 10);
 	assert_int_equal(b[10], 0xcc);
