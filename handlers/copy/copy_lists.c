@@ -170,11 +170,15 @@ bool copy_lists_status(const void *dev, uint64_t nexus, uint8_t list_id, bool co
 
 	pthread_mutex_lock(&lock);
 	struct slot *s = find(dev, nexus, list_id);
-	/* a copy sent with 10b has a status only while it runs */
-	if (s && (s->hold || s->running)) {
+	/* A copy sent with 10b has a status only while it runs.  Of a completed
+	 * 00b copy only a successful one keeps COPY STATUS data: a failed one
+	 * keeps its FAILED SEGMENT DETAILS alone (SA 4), as its COPY STATUS
+	 * would say nothing the EXTENDED COPY's own sense did not (copy_lists.h,
+	 * docs/xcopy.md "Held data"). */
+	if (s && (s->running || (s->hold && s->st.cm_status == COPY_DONE_OK))) {
 		*out = s->st;
 		found = true;
-		if (consume && !s->running && s->st.cm_status == COPY_DONE_OK)
+		if (consume && !s->running)
 			release(s);
 	}
 	pthread_mutex_unlock(&lock);

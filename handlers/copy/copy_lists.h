@@ -2,8 +2,14 @@
  *  - copies in progress (to enforce the concurrent-copy limit, to report
  *    progress for a list id, and to refuse a list id its I_T nexus already
  *    has running), and
- *  - completed copies sent with LIST ID USAGE 00b (hold), whose status
- *    RECEIVE COPY RESULTS SA 0 (and SA 4 for failures) returns once.
+ *  - completed copies sent with LIST ID USAGE 00b (hold): a successful
+ *    one's COPY STATUS (RECEIVE COPY RESULTS SA 0, returned once), a failed
+ *    one's FAILED SEGMENT DETAILS (SA 4, returned once) and no COPY STATUS:
+ *    the CHECK CONDITION of the EXTENDED COPY already told its initiator
+ *    everything COPY STATUS would, and SPC-4 leaves how long COPY STATUS
+ *    data is kept to the copy manager.  Without a known nexus this is what
+ *    keeps a failed copy of an earlier session from answering a new
+ *    session's COPY STATUS (docs/xcopy.md, "Held data").
  *
  * Scope of a list id: SPC-4 makes it the I_T nexus.  `nexus` is the id
  * copy_cmd_nexus() found (lunlab-target), or 0 when the host cannot say
@@ -54,9 +60,9 @@ int copy_lists_begin(const void *dev, uint64_t nexus, bool has_id, uint8_t list_
 void copy_lists_progress(int slot, uint16_t segments, uint64_t bytes);
 /* The copy ended: keep *st if it was held, else free the slot. */
 void copy_lists_end(int slot, const struct copy_status *st);
-/* RECEIVE COPY RESULTS SA 0: list_id of nexus on dev.  consume: the caller
- * transfers the whole status, so a completed one may be released (a failed
- * one stays for SA 4).  Returns false if the list id is unknown. */
+/* RECEIVE COPY RESULTS SA 0: list_id of nexus on dev, running or completed
+ * without error.  consume: the caller transfers the whole status, so a
+ * completed one is released.  Returns false if the list id is unknown. */
 bool copy_lists_status(const void *dev, uint64_t nexus, uint8_t list_id, bool consume, struct copy_status *out);
 /* SA 4: true with the status of a held copy that ended with an error;
  * consume releases it. */

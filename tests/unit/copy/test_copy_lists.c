@@ -150,6 +150,37 @@ static void test_held_bounded_oldest_dropped(void **state)
 	}
 }
 
+/* What libiscsi's suites do back to back under tcmu-runner (no nexus):
+ * ExtendedCopy.ValidTgtDescr holds a good copy with list id 1, ValidSegDescr
+ * then ends two copies with list id 1 in COPY ABORTED; the next session's
+ * ReceiveCopyResults.CopyStatus must find list id 1 unknown, then held once
+ * its own copy with list id 1 succeeded. */
+static void test_failed_copy_has_no_copy_status(void **state)
+{
+	struct copy_status ok = done(COPY_DONE_OK, 1, 1u << 20), bad = done(COPY_DONE_ERROR, 0, 0), out;
+
+	bad.scsi_status = 0x02;
+	bad.sense_len = 18;
+	bad.sense[2] = 0x0A;
+	copy_lists_end(copy_lists_begin(&lu_a, 0, true, 1, true), &ok);
+	copy_lists_end(copy_lists_begin(&lu_a, 0, true, 1, true), &bad);
+	copy_lists_end(copy_lists_begin(&lu_a, 0, true, 1, true), &bad);
+	assert_false(copy_lists_status(&lu_a, 0, 1, true, &out));
+	/* the details of the last failure are still there for SA 4 */
+	assert_true(copy_lists_failed(&lu_a, 0, 1, false, &out));
+	assert_int_equal(out.sense[2], 0x0A);
+
+	copy_lists_end(copy_lists_begin(&lu_a, 0, true, 1, true), &ok);
+	assert_true(copy_lists_status(&lu_a, 0, 1, true, &out));
+	assert_int_equal(out.cm_status, COPY_DONE_OK);
+	assert_int_equal(out.segments, 1);
+	assert_int_equal(out.bytes, 1u << 20);
+	/* replaced: the failure's details went with the new copy */
+	assert_false(copy_lists_failed(&lu_a, 0, 1, false, &out));
+	/* reported once */
+	assert_false(copy_lists_status(&lu_a, 0, 1, true, &out));
+}
+
 static void test_failed_details_kept_until_read(void **state)
 {
 	struct copy_status st = done(COPY_DONE_ERROR, 0, 0), out;
@@ -159,8 +190,8 @@ static void test_failed_details_kept_until_read(void **state)
 	st.sense[2] = 0x0A;
 	int slot = copy_lists_begin(&lu_a, 0, true, 9, true);
 	copy_lists_end(slot, &st);
-	assert_true(copy_lists_status(&lu_a, 0, 9, true, &out));
-	assert_int_equal(out.cm_status, COPY_DONE_ERROR);
+	/* no COPY STATUS for a failed copy: its details only */
+	assert_false(copy_lists_status(&lu_a, 0, 9, true, &out));
 	assert_true(copy_lists_failed(&lu_a, 0, 9, false, &out));
 	assert_true(copy_lists_failed(&lu_a, 0, 9, true, &out));
 	assert_int_equal(out.sense[2], 0x0A);
@@ -259,6 +290,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_concurrency_limit, teardown),
 		cmocka_unit_test_teardown(test_held_bounded_oldest_dropped, teardown),
 		cmocka_unit_test_teardown(test_failed_details_kept_until_read, teardown),
+		cmocka_unit_test_teardown(test_failed_copy_has_no_copy_status, teardown),
 		cmocka_unit_test_teardown(test_forget_dev, teardown),
 		cmocka_unit_test_teardown(test_scoped_by_nexus, teardown),
 		cmocka_unit_test_teardown(test_concurrent_workers, teardown),

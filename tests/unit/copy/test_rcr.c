@@ -182,9 +182,11 @@ static void test_failed_segment_details(void **state)
 	int slot = copy_lists_begin(&dev, 0, true, 6, true);
 	copy_lists_end(slot, &st);
 
-	/* COPY STATUS says "completed with errors" and leaves the details */
-	assert_int_equal(rcr(0x00, 6, 1024), TCMU_STS_OK);
-	assert_int_equal(data[4], 0x02);
+	/* no COPY STATUS for a failed copy (05/24/00 on the LIST IDENTIFIER);
+	 * its details stay for SA 4 */
+	assert_int_equal(rcr(0x00, 6, 1024), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(sense[2], 0x05);
+	assert_int_equal(sense[12], 0x24);
 
 	/* too short to take it all: shown, kept */
 	assert_int_equal(rcr(0x04, 6, 60), TCMU_STS_OK);

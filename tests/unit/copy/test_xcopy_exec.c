@@ -445,14 +445,16 @@ static void test_held_list_then_copy_status(void **state)
 
 	/* same list id again (libiscsi sends list id 1 repeatedly): replaces */
 	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
-	/* a failing held copy: status 02h and its sense in FAILED SEGMENT DETAILS */
+	/* a failing held copy replaces the good one: no COPY STATUS (unknown
+	 * list id, as libiscsi's CopyStatus expects after ValidSegDescr), its
+	 * sense in FAILED SEGMENT DETAILS */
 	tb_seg(seg_at(2, 1), 0, 5, false, 32, 16, 200);
 	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
 	uint8_t failed_sense[18];
 	memcpy(failed_sense, SENSE, sizeof(failed_sense));
-	assert_int_equal(rcr_to(&lu[0], 0, 1, out, sizeof(out)), TCMU_STS_OK);
-	assert_int_equal(out[4], 0x02);
-	assert_int_equal(out[6], 0);                           /* nothing was processed */
+	assert_int_equal(rcr_to(&lu[0], 0, 1, out, sizeof(out)), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(SENSE[2], 0x05);
+	assert_int_equal(SENSE[12], 0x24);
 	assert_int_equal(rcr_to(&lu[0], 4, 1, out, sizeof(out)), TCMU_STS_OK);
 	assert_int_equal(out[56], 0x02);
 	assert_int_equal(out[59], 18);
