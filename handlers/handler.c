@@ -250,12 +250,8 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 	if (!lu->dev.model)
 		return status;
 
-	struct cost_req req = {
-		.kind = kind,
-		.bytes = cmd.bytes_moved,
-		.xcopy_bytes = cmd.xcopy_bytes,
-		.xcopy_segments = cmd.xcopy_segments,
-	};
+	struct cost_req req;
+	scsi_cost_req(&cmd, kind, &req);
 	uint64_t deadline = cost_model_charge(lu->dev.model, &req, arrival);
 	if (deadline <= pacer_now_ns())
 		return status;

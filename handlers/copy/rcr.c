@@ -24,7 +24,7 @@ static int send(struct scsi_cmd *cmd, const uint8_t *data, size_t n, uint32_t al
 {
 	size_t k = n < alloc ? n : alloc;
 
-	copy_to_iov(cmd->iov, cmd->iov_cnt, data, k);
+	cmd->bytes_moved = copy_to_iov(cmd->iov, cmd->iov_cnt, data, k);
 	return TCMU_STS_OK;
 }
 

@@ -209,6 +209,7 @@ int xcopy_handle(struct scsi_cmd *cmd)
 	size_t have = copy_from_iov(buf, len < sizeof(buf) ? len : sizeof(buf), cmd->iov, cmd->iov_cnt);
 	if (have < len && have < sizeof(buf))
 		len = have;
+	cmd->bytes_moved = len;  /* the parameter list crossed the wire (cost_req.c) */
 
 	if (!xcopy_parse(buf, len, &list, &err)) {
 		tcmu_dev_dbg(cmd->dev->tdev, "EXTENDED COPY parameter list rejected: %02x/%02x/%02x at byte %u",

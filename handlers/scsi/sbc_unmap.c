@@ -66,6 +66,8 @@ int sbc_unmap(struct scsi_cmd *cmd)
 		uint32_t n = get_be32(dp + 8);
 		if (n == 0)
 			continue;
+		/* covered so far: the map entries the model charges (cost_req.c) */
+		cmd->xcopy_bytes += (uint64_t)n * d->block_size;
 		int err = volume_unmap(d->vol, lba * d->block_size, (uint64_t)n * d->block_size);
 		if (err) {
 			rc = sbc_volume_error(cmd, err, true);

@@ -58,6 +58,9 @@ int sbc_verify(struct scsi_cmd *cmd)
 		return rc;
 	if ((rc = cdb_check_range(cmd, lba, n)) != TCMU_STS_OK)
 		return rc;
+	/* the range a real array reads back to verify, whatever BYTCHK: the
+	 * model's back-end work (cost_req.c) */
+	cmd->xcopy_bytes = (uint64_t)n * cmd->dev->block_size;
 	if (bytchk == 0 || n == 0)
 		return TCMU_STS_OK;
 	return compare(cmd, lba * cmd->dev->block_size, (uint64_t)n * cmd->dev->block_size, bytchk == 3);

@@ -58,5 +58,6 @@ int sbc_write_same(struct scsi_cmd *cmd)
 	free(pattern);
 	if (rc)
 		return sbc_volume_error(cmd, rc, true);
+	cmd->xcopy_bytes = len;   /* the map entries the model charges (cost_req.c) */
 	return TCMU_STS_OK;
 }

@@ -75,6 +75,10 @@ const struct scsi_op *scsi_op_find(uint8_t opcode, uint16_t sa, bool *opcode_has
  * *kind tells the cost model what ran (COST_OTHER for rejected commands). */
 int scsi_dispatch(struct scsi_cmd *cmd, enum cost_kind *kind);
 
+/* The cost model's view of a command dispatch ran (cost_req.c): kind from
+ * scsi_dispatch, sizes from what the module recorded in cmd. */
+void scsi_cost_req(const struct scsi_cmd *cmd, enum cost_kind kind, struct cost_req *out);
+
 /* ---- data buffer helpers (buf.c): no tcmu_* so unit tests need no host ---- */
 /* Copy len bytes of src into the data-in buffer (truncated to its size);
  * returns bytes copied. */

@@ -1,0 +1,167 @@
+/* test_cost_req.c — what each command kind charges the cost model
+ * (cost_req.c, docs/models.md "For callers"): wire bytes in `bytes`, the
+ * logical range WRITE SAME / UNMAP / VERIFY cover in `xcopy_bytes`, and the
+ * map entries the x2 model derives from them (cost_service_of). */
+#include "fixture.h"
+#include "handlers/scsi/bytes.h"
+#include "models/cost_virtual.h"
+#include "models/profile.h"
+
+static struct scsi_lu *lu;
+
+static int setup(void **state) { lu = fix_lu_new("cost", FIX_BS, FIX_LBAS); return 0; }
+static int teardown(void **state) { fix_lu_free(lu); return 0; }
+
+/* Dispatch cdb with buf; return the request the handler would charge. */
+static struct cost_req charge_of(const uint8_t *cdb, size_t cdblen, void *buf, size_t len, int want_status)
+{
+	struct fix_cmd fc;
+	enum cost_kind kind;
+	struct cost_req r;
+
+	memset(&fc, 0, sizeof(fc));
+	memcpy(fc.cdb, cdb, cdblen);
+	fc.iov.iov_base = buf;
+	fc.iov.iov_len = len;
+	fc.c = (struct scsi_cmd){ .dev = &lu->dev, .cdb = fc.cdb, .iov = &fc.iov, .iov_cnt = buf ? 1 : 0,
+				  .iov_len = buf ? len : 0, .sense = fc.sense };
+	assert_int_equal(scsi_dispatch(&fc.c, &kind), want_status);
+	scsi_cost_req(&fc.c, kind, &r);
+	return r;
+}
+
+static uint64_t entries_x2(const struct cost_req *r)
+{
+	char *err = NULL;
+	const struct lunlab_profile *p = profile_get("x2", &err);
+	struct cost_service s;
+
+	assert_non_null(p);
+	assert_int_equal(p->dedup_block, 16384);
+	cost_service_of(p, r, &s);
+	return s.entries;
+}
+
+static void test_write_same_covers_its_range(void **state)
+{
+	uint8_t cdb[16] = { 0x93 }, pat[FIX_BS];
+	memset(pat, 0x5c, sizeof(pat));
+	put_be64(cdb + 2, 64);
+	put_be32(cdb + 10, 128);                          /* 64 KiB */
+	struct cost_req r = charge_of(cdb, 16, pat, sizeof(pat), TCMU_STS_OK);
+	assert_int_equal(r.kind, COST_WRITE_SAME);
+	assert_int_equal(r.bytes, FIX_BS);                /* one block on the wire */
+	assert_int_equal(r.xcopy_bytes, 128 * FIX_BS);
+	assert_int_equal(entries_x2(&r), 4);
+
+	/* UNMAP=1 NDOB=1: nothing on the wire, the same range covered */
+	cdb[1] = 0x09;
+	r = charge_of(cdb, 16, NULL, 0, TCMU_STS_OK);
+	assert_int_equal(r.bytes, 0);
+	assert_int_equal(r.xcopy_bytes, 128 * FIX_BS);
+	assert_int_equal(entries_x2(&r), 4);
+
+	/* WRITE SAME(10), 3 blocks: a partial dedup block is one entry */
+	uint8_t ws10[10] = { 0x41 };
+	put_be32(ws10 + 2, 7);
+	put_be16(ws10 + 7, 3);
+	r = charge_of(ws10, 10, pat, sizeof(pat), TCMU_STS_OK);
+	assert_int_equal(r.xcopy_bytes, 3 * FIX_BS);
+	assert_int_equal(entries_x2(&r), 1);
+
+	/* refused (past the end): nothing covered */
+	put_be32(ws10 + 2, FIX_LBAS - 1);
+	r = charge_of(ws10, 10, pat, sizeof(pat), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(r.xcopy_bytes, 0);
+}
+
+static void test_unmap_covers_its_descriptors(void **state)
+{
+	uint8_t cdb[10] = { 0x42 }, list[8 + 2 * 16] = { 0 };
+	put_be16(list, sizeof(list) - 2);
+	put_be16(list + 2, 32);
+	put_be64(list + 8, 0);
+	put_be32(list + 16, 32);                          /* 16 KiB: one entry */
+	put_be64(list + 24, 1024);
+	put_be32(list + 32, 96);                          /* 48 KiB: three */
+	put_be16(cdb + 7, sizeof(list));
+	struct cost_req r = charge_of(cdb, 10, list, sizeof(list), TCMU_STS_OK);
+	assert_int_equal(r.kind, COST_UNMAP);
+	assert_int_equal(r.bytes, sizeof(list));          /* the parameter list */
+	assert_int_equal(r.xcopy_bytes, 128 * FIX_BS);
+	assert_int_equal(entries_x2(&r), 4);
+}
+
+static void test_verify_covers_the_medium_it_checks(void **state)
+{
+	uint8_t cdb[16] = { 0x8f }, buf[32 * FIX_BS];
+	put_be64(cdb + 2, 100);
+	put_be32(cdb + 10, 32);
+	struct cost_req r = charge_of(cdb, 16, NULL, 0, TCMU_STS_OK);   /* BYTCHK 0 */
+	assert_int_equal(r.kind, COST_VERIFY);
+	assert_int_equal(r.bytes, 0);
+	assert_int_equal(r.xcopy_bytes, 32 * FIX_BS);
+	cdb[1] = 0x02;                                    /* BYTCHK 01b: the data crosses the wire */
+	memset(buf, 0, sizeof(buf));
+	r = charge_of(cdb, 16, buf, sizeof(buf), TCMU_STS_OK);
+	assert_int_equal(r.bytes, 32 * FIX_BS);
+	assert_int_equal(r.xcopy_bytes, 32 * FIX_BS);
+	cdb[1] = 0x06;                                    /* BYTCHK 11b: one block on the wire */
+	r = charge_of(cdb, 16, buf, FIX_BS, TCMU_STS_OK);
+	assert_int_equal(r.bytes, FIX_BS);
+	assert_int_equal(r.xcopy_bytes, 32 * FIX_BS);
+}
+
+static void test_data_commands_and_others(void **state)
+{
+	uint8_t buf[8 * FIX_BS], cdb[16] = { 0x8a };
+	memset(buf, 0x11, sizeof(buf));
+	put_be64(cdb + 2, 8);
+	put_be32(cdb + 10, 8);
+	struct cost_req r = charge_of(cdb, 16, buf, sizeof(buf), TCMU_STS_OK);
+	assert_int_equal(r.kind, COST_WRITE);
+	assert_int_equal(r.bytes, sizeof(buf));
+	assert_int_equal(r.xcopy_bytes, 0);
+	cdb[0] = 0x88;
+	r = charge_of(cdb, 16, buf, sizeof(buf), TCMU_STS_OK);
+	assert_int_equal(r.kind, COST_READ);
+	assert_int_equal(r.bytes, sizeof(buf));
+	assert_int_equal(r.xcopy_bytes, 0);
+
+	/* COMPARE AND WRITE, 1 block: compare + write data on the wire */
+	uint8_t caw[16] = { 0x89 }, cw[2 * FIX_BS];
+	memcpy(cw, buf, FIX_BS);
+	memset(cw + FIX_BS, 0x22, FIX_BS);
+	put_be64(caw + 2, 8);
+	caw[13] = 1;
+	r = charge_of(caw, 16, cw, sizeof(cw), TCMU_STS_OK);
+	assert_int_equal(r.kind, COST_CAW);
+	assert_int_equal(r.bytes, 2 * FIX_BS);
+
+	/* parameter data in: its length; RECEIVE COPY RESULTS too */
+	uint8_t inq[6] = { 0x12, 0, 0, 0, 255, 0 }, rcr[16] = { 0x84, 0x03 }, out[1024];
+	r = charge_of(inq, 6, out, 255, TCMU_STS_OK);
+	assert_int_equal(r.kind, COST_OTHER);
+	assert_int_equal(r.bytes, 96);
+	put_be32(rcr + 10, sizeof(out));
+	r = charge_of(rcr, 16, out, sizeof(out), TCMU_STS_OK);
+	assert_int_equal(r.bytes, 4 + get_be32(out));
+
+	/* refused by the table (reserved bit): other, nothing moved */
+	uint8_t bad[10] = { 0x28, 0x01 };
+	r = charge_of(bad, 10, buf, sizeof(buf), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(r.kind, COST_OTHER);
+	assert_int_equal(r.bytes, 0);
+	assert_int_equal(r.xcopy_bytes, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_write_same_covers_its_range),
+		cmocka_unit_test(test_unmap_covers_its_descriptors),
+		cmocka_unit_test(test_verify_covers_the_medium_it_checks),
+		cmocka_unit_test(test_data_commands_and_others),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
