@@ -122,6 +122,32 @@ static void test_vpd_block_limits(void **state)
 	assert_true(get_be64(b + 36) == 32768);  /* 16 MiB of 512-byte blocks */
 }
 
+/* OPTIMAL UNMAP GRANULARITY is the dedup block in logical blocks (the map
+ * tracks whole dedup blocks), aligned at LBA 0 (UGAVALID=1, alignment 0),
+ * for every block size and dedup granularity: a 4096-byte LU on an 8 KiB
+ * (x1-like) array has 2. */
+static void test_vpd_block_limits_4k_on_8k_dedup(void **state)
+{
+	struct array_params ap = { .dedup_block = 8192, .zlib_level = 1, .zlib_window_bits = 15, .alloc_unit = 512 };
+	char *err = NULL;
+	struct scsi_lu *l4 = fix_lu_new("inq-4k", 4096, 1024);
+	struct fix_cmd fc;
+	uint8_t b[64], cdb[6] = { 0x12, 1, 0xb0, 0, 64, 0 };
+
+	/* the fixture's array has 16 KiB blocks: swap in an 8 KiB one */
+	volume_destroy(l4->dev.vol);
+	array_put(l4->dev.array);
+	l4->dev.array = array_get("inq-4k-8k", &ap, &err);
+	assert_non_null(l4->dev.array);
+	l4->dev.vol = volume_create(l4->dev.array, 1024 * 4096ull, 4096);
+	assert_non_null(l4->dev.vol);
+	assert_int_equal(fix_run(&fc, l4, cdb, 6, b, sizeof(b)), TCMU_STS_OK);
+	assert_int_equal(get_be16(b + 6), 2);
+	assert_int_equal(get_be32(b + 28), 2);
+	assert_int_equal(get_be32(b + 32), 0x80000000u);
+	fix_lu_free(l4);
+}
+
 static void test_vpd_b1_b2(void **state)
 {
 	struct fix_cmd fc;
@@ -144,6 +170,7 @@ int main(void)
 		cmocka_unit_test(test_vpd_devid),
 		cmocka_unit_test(test_naa_stable_and_distinct),
 		cmocka_unit_test(test_vpd_block_limits),
+		cmocka_unit_test(test_vpd_block_limits_4k_on_8k_dedup),
 		cmocka_unit_test(test_vpd_b1_b2),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
