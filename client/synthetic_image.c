@@ -11,10 +11,10 @@
 
 const unsigned synth_win10_permille[SYNTH_KINDS] = {
 	[SYNTH_ZERO] = 80,
-	[SYNTH_DUPLICATE] = 140,
+	[SYNTH_DUPLICATE] = 170,
 	[SYNTH_PAGEFILE] = 30,
 	[SYNTH_TEXT] = 170,
-	[SYNTH_BINARY] = 330,
+	[SYNTH_BINARY] = 300,
 	[SYNTH_MEDIA] = 250,
 };
 
@@ -61,17 +61,46 @@ static void rng_seed(struct rng *r, uint64_t key)
 
 enum { DOM_KIND = 1, DOM_BLOCK, DOM_LIBRARY, DOM_PATTERN, DOM_PICK };
 
+/* The kinds of the SYNTH_GROUP_EXTENTS extents of group `group`: the fixed multiset of
+ * synth_win10_permille (per 1000 -> per 100 extents) in a seeded order (Fisher-Yates).
+ * Every whole group holds exactly the documented fractions, so the composition, and with
+ * it dedup and compression, does not depend on the image's size (round 1 drew each extent's
+ * kind independently and shared a 512-extent library across the image: small images then
+ * paid the library's first copies more, x1 DRR 1.48 at 512 MiB vs 1.38 at 11.9 GiB). */
+static void group_kinds(uint64_t seed, uint64_t group, uint8_t kinds[SYNTH_GROUP_EXTENTS])
+{
+	unsigned n = 0;
+	for (unsigned k = 0; k < SYNTH_KINDS; k++)
+		for (unsigned i = 0; i < synth_win10_permille[k] * SYNTH_GROUP_EXTENTS / 1000u; i++)
+			kinds[n++] = (uint8_t)k;
+	struct rng r;
+	rng_seed(&r, key3(seed, DOM_KIND, group, 0));
+	for (unsigned i = SYNTH_GROUP_EXTENTS - 1; i > 0; i--) {
+		unsigned j = (unsigned)(rng_next(&r) % (i + 1u));
+		uint8_t t = kinds[i];
+		kinds[i] = kinds[j];
+		kinds[j] = t;
+	}
+}
+
+/* Kind of extent `extent` and, for duplicates, its rank among the group's duplicates. */
+static enum synth_kind extent_kind(uint64_t seed, uint64_t extent, unsigned *dup_rank)
+{
+	uint8_t kinds[SYNTH_GROUP_EXTENTS];
+	unsigned slot = (unsigned)(extent % SYNTH_GROUP_EXTENTS);
+	group_kinds(seed, extent / SYNTH_GROUP_EXTENTS, kinds);
+	if (dup_rank) {
+		unsigned rank = 0;
+		for (unsigned i = 0; i < slot; i++)
+			rank += kinds[i] == SYNTH_DUPLICATE;
+		*dup_rank = rank;
+	}
+	return (enum synth_kind)kinds[slot];
+}
+
 enum synth_kind synth_win10_kind(uint64_t seed, uint64_t block)
 {
-	uint64_t extent = block / SYNTH_EXTENT_BLOCKS;
-	unsigned r = (unsigned)(key3(seed, DOM_KIND, extent, 0) % 1000u);
-	unsigned acc = 0;
-	for (unsigned k = 0; k < SYNTH_KINDS; k++) {
-		acc += synth_win10_permille[k];
-		if (r < acc)
-			return (enum synth_kind)k;
-	}
-	return SYNTH_MEDIA;
+	return extent_kind(seed, block / SYNTH_EXTENT_BLOCKS, NULL);
 }
 
 static void fill_random(struct rng *r, uint8_t *out)
@@ -151,21 +180,26 @@ void synth_win10_block(uint64_t seed, uint64_t block, uint8_t *out)
 {
 	uint64_t extent = block / SYNTH_EXTENT_BLOCKS;
 	uint64_t in_ext = block % SYNTH_EXTENT_BLOCKS;
+	uint64_t group = extent / SYNTH_GROUP_EXTENTS;
+	unsigned dup_rank = 0;
 	struct rng r;
 
-	switch (synth_win10_kind(seed, block)) {
+	switch (extent_kind(seed, extent, &dup_rank)) {
 	case SYNTH_ZERO:
 		memset(out, 0, SYNTH_BLOCK_SIZE);
 		return;
 	case SYNTH_DUPLICATE: {
-		/* The extent is a copy of library extent j: same bytes wherever it appears. */
-		uint64_t j = key3(seed, DOM_PICK, extent, 0) % SYNTH_LIBRARY_EXTENTS;
-		rng_seed(&r, key3(seed, DOM_LIBRARY, j, in_ext));
+		/* The group's duplicates are copies of SYNTH_GROUP_LIBRARY library extents of this
+		 * group (a DLL in WinSxS and System32, a component in several versions), in turn:
+		 * the same number of distinct extents per group, whatever the image size. */
+		uint64_t j = dup_rank % SYNTH_GROUP_LIBRARY;
+		rng_seed(&r, key3(seed, DOM_LIBRARY, group * SYNTH_GROUP_LIBRARY + j, in_ext));
 		fill_binary(&r, out);
 		return;
 	}
 	case SYNTH_PAGEFILE:
-		fill_pattern(seed, key3(seed, DOM_PICK, extent, 1) % SYNTH_PAGEFILE_PATTERNS, out);
+		/* One fill pattern per group: all its page-file blocks are the same content. */
+		fill_pattern(seed, key3(seed, DOM_PICK, group, 1), out);
 		return;
 	case SYNTH_TEXT:
 		rng_seed(&r, key3(seed, DOM_BLOCK, block, 0));

@@ -14,14 +14,14 @@
 #define SYNTH_BLOCK_SIZE   4096u            /* bytes per generated block */
 #define SYNTH_EXTENT_BLOCKS 16u             /* 64 KiB extents: aligned to 8 and 16 KiB dedup blocks */
 #define SYNTH_EXTENT_SIZE  (SYNTH_BLOCK_SIZE * SYNTH_EXTENT_BLOCKS)
-#define SYNTH_LIBRARY_EXTENTS 512u          /* distinct extents that duplicated extents copy */
-#define SYNTH_PAGEFILE_PATTERNS 16u         /* distinct page-file fill patterns */
+#define SYNTH_GROUP_EXTENTS 100u           /* 6.25 MiB groups: each holds the exact composition */
+#define SYNTH_GROUP_LIBRARY 2u              /* distinct extents the duplicates of a group copy */
 #define SYNTH_WIN10_DEFAULT_SIZE 12777527705ull /* 11.9 GiB, rounded down to a 64 KiB extent below */
 
 /* What an extent holds.  The order is the order of the cumulative fractions. */
 enum synth_kind {
 	SYNTH_ZERO = 0,        /* never-written / zeroed space inside the file systems */
-	SYNTH_DUPLICATE,       /* copy of one of SYNTH_LIBRARY_EXTENTS extents (DLLs, WinSxS, .NET) */
+	SYNTH_DUPLICATE,       /* copy of one of the group's SYNTH_GROUP_LIBRARY extents (DLLs, WinSxS) */
 	SYNTH_PAGEFILE,        /* a 4..64 byte pattern repeated (page file / hiberfil fill) */
 	SYNTH_TEXT,            /* logs, XML, INF, registry text: low entropy, compresses ~3-4x */
 	SYNTH_BINARY,          /* executables and data files: medium entropy, compresses ~1.5-2x */
