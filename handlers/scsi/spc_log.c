@@ -38,13 +38,18 @@ static void put_u64(struct page_buf *pb, uint16_t code, uint64_t v)
 	put_param(pb, code, 0x03, val, 8);
 }
 
-/* SBC-4 LBP resource count: 4-byte count, then SCOPE (10b: not dedicated to
- * this LU — the array's resources are shared by all its LUs). */
-static void put_resource(struct page_buf *pb, uint16_t code, uint64_t blocks)
+/* SBC-4 LBP resource count parameter: 4-byte count (saturating), then the
+ * SCOPE field in bits 1..0 of the next byte. */
+enum lbp_scope {
+	SCOPE_DEDICATED = 0x01,     /* the count is this LU's own */
+	SCOPE_SHARED = 0x02,        /* not dedicated: the array's, shared by its LUs */
+};
+
+static void put_resource(struct page_buf *pb, uint16_t code, uint64_t blocks, enum lbp_scope scope)
 {
 	uint8_t val[8] = { 0 };
 	put_be32(val, blocks > 0xffffffffu ? 0xffffffffu : (uint32_t)blocks);
-	val[4] = 0x02;
+	val[4] = (uint8_t)scope;
 	put_param(pb, code, 0x03, val, 8);
 }
 
@@ -71,10 +76,17 @@ static void page_lbp(struct lunlab_dev *d, struct page_buf *pb)
 	if (d->array)
 		array_get_stats(d->array, &st);
 	uint64_t phys_blocks = st.physical_bytes / bs;
-	put_resource(pb, 0x0001, d->num_lbas > phys_blocks ? d->num_lbas - phys_blocks : 0);
-	put_resource(pb, 0x0002, st.logical_bytes / bs);
-	put_resource(pb, 0x0100, st.logical_bytes > st.unique_bytes ? (st.logical_bytes - st.unique_bytes) / bs : 0);
-	put_resource(pb, 0x0101, st.unique_bytes > st.physical_bytes ? (st.unique_bytes - st.physical_bytes) / bs : 0);
+	/* available: the array's free space as this LU sees it (shared pool) */
+	put_resource(pb, 0x0001, d->num_lbas > phys_blocks ? d->num_lbas - phys_blocks : 0, SCOPE_SHARED);
+	/* used: the LBAs this LU has mapped; a map entry belongs to one LU, so
+	 * the count is dedicated to it (the array-wide logical figure is page
+	 * 30h code 0001h) */
+	put_resource(pb, 0x0002, d->vol ? volume_mapped_bytes(d->vol) / bs : 0, SCOPE_DEDICATED);
+	/* savings come from blocks shared across the array's LUs */
+	put_resource(pb, 0x0100, st.logical_bytes > st.unique_bytes ? (st.logical_bytes - st.unique_bytes) / bs : 0,
+		     SCOPE_SHARED);
+	put_resource(pb, 0x0101, st.unique_bytes > st.physical_bytes ? (st.unique_bytes - st.physical_bytes) / bs : 0,
+		     SCOPE_SHARED);
 }
 
 static void page_capacity(struct lunlab_dev *d, struct page_buf *pb)

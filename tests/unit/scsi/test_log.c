@@ -87,16 +87,47 @@ static void test_capacity_pages(void **state)
 	log_sense(lu, &fc, 0x30, 0x0010, b, sizeof(b));
 	assert_int_equal(get_be16(b + 4), 0x0010);
 
-	/* 0Ch: 4-byte resource counts in blocks, scope 10b */
+	/* 0Ch: 4-byte resource counts in blocks; used is the LU's (scope 01b),
+	 * the others the array's (scope 10b) */
 	log_sense(lu, &fc, 0x0c, 0, b, sizeof(b));
 	assert_int_equal(get_be16(b + 2), 4 * 12);
+	assert_int_equal(b[12], 0x02);                         /* available: shared */
 	assert_int_equal(get_be16(b + 16), 0x0002);
 	assert_int_equal(b[19], 8);
 	assert_int_equal(get_be32(b + 20), 5 * 32);            /* used: LBAs mapped */
-	assert_int_equal(b[24], 0x02);
+	assert_int_equal(b[24], 0x01);
 	assert_int_equal(get_be16(b + 28), 0x0100);
 	assert_int_equal(get_be32(b + 32), 3 * 32);            /* saved by dedup */
+	assert_int_equal(b[36], 0x02);
+	assert_int_equal(b[48], 0x02);                         /* compressed: shared */
 	fix_lu_free(lu);
+}
+
+/* Two LUs of one array: each reports the LBAs it mapped itself as used
+ * (SBC-4 used LBA mapping resource count, scope dedicated), not the array's
+ * logical total; the dedup saving is the array's and the same on both. */
+static void test_lbp_used_per_lu(void **state)
+{
+	struct scsi_lu *a = fix_lu_new("log-lbp", FIX_BS, FIX_LBAS);
+	struct scsi_lu *bl = fix_lu_new("log-lbp", FIX_BS, FIX_LBAS);
+	struct fix_cmd fc;
+	static uint8_t b[512];
+
+	write_blocks(a, 0, 5 * 32, 0x31);                      /* 5 dedup blocks, one content */
+	write_blocks(bl, 64, 2 * 32 + 7, 0x31);                /* 2 dedup blocks and 7 LBAs */
+	log_sense(a, &fc, 0x0c, 0x0002, b, sizeof(b));
+	assert_int_equal(fc.status, TCMU_STS_OK);
+	assert_int_equal(get_be16(b + 4), 0x0002);
+	assert_int_equal(get_be32(b + 8), 5 * 32);
+	assert_int_equal(b[12], 0x01);
+	uint32_t saved_a = get_be32(b + 20);
+	log_sense(bl, &fc, 0x0c, 0x0002, b, sizeof(b));
+	/* the partial dedup block is mapped whole */
+	assert_int_equal(get_be32(b + 8), 3 * 32);
+	assert_int_equal(b[12], 0x01);
+	assert_int_equal(get_be32(b + 20), saved_a);
+	fix_lu_free(bl);
+	fix_lu_free(a);
 }
 
 static void test_telemetry_and_reset(void **state)
@@ -139,6 +170,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_supported_and_errors),
 		cmocka_unit_test(test_capacity_pages),
+		cmocka_unit_test(test_lbp_used_per_lu),
 		cmocka_unit_test(test_telemetry_and_reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
