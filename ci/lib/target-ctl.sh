@@ -128,16 +128,20 @@ ll_start_tgt() {
     return 1
 }
 
-# tgtd ignores SIGTERM: it is stopped through its management socket.
+# tgtd ignores SIGTERM: it is stopped through its management socket.  "system delete" is
+# refused ("invalid request") while a target exists, so the target goes first (--force: even
+# with sessions logged in).  SIGKILL only if tgtd is still there 10 s later.
 ll_stop_tgt() {
     local i
     [[ -n ${TGT_PID:-} ]] || return 0
+    tgtadm -C "$TGT_CP" --lld iscsi --mode target --op delete --force --tid 1 >/dev/null 2>&1 || true
     tgtadm -C "$TGT_CP" --mode system --op delete >/dev/null 2>&1 || true
     for (( i = 0; i < 100; i++ )); do
         kill -0 "$TGT_PID" 2>/dev/null || break
         sleep 0.1
     done
     if kill -0 "$TGT_PID" 2>/dev/null; then
+        echo "tgtd (pid $TGT_PID) did not stop through tgtadm; killing it" >&2
         kill -KILL "$TGT_PID" 2>/dev/null
     fi
     wait "$TGT_PID" 2>/dev/null || true

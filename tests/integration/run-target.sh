@@ -85,7 +85,7 @@ if [[ $bin == tgt ]]; then
         tgtadm -C "$TGT_CP" --lld iscsi --mode target --op update --tid 1 --name "$key" --value CRC32C,None
     done
     port=$TGT_PORT
-    lun512=1 lun4k=
+    lun512=1 lun4k= lunbig=
 else
     [[ -x $bin ]] || { echo "FAIL: $bin is not an executable"; status=1; exit; }
     ll_start_lunlab "$bin" "$log" --iqn "$iqn" --handler-path "$handler_dir" \
