@@ -4,6 +4,7 @@
 #ifndef LUNLAB_ISCSI_CONN_H
 #define LUNLAB_ISCSI_CONN_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -72,7 +73,15 @@ struct icmd {
 	bool skip_exec;           /* EDTL below one block: answer GOOD + residual */
 	uint32_t exp_datasn;      /* Data-In and R2T PDUs sent */
 	struct lu_backend *be;
+	/* events from backend threads (ICMD_EV_*), handled on the I/O thread;
+	 * ICMD_EV_QUEUED: the task is on its thread's completion stack */
+	atomic_uint async_ev;
+	uint32_t early_len;       /* Data-In bytes sent before done() (data_ready) */
 };
+
+#define ICMD_EV_READY  1u  /* lu_cmd.data_ready: Data-In may start */
+#define ICMD_EV_DONE   2u  /* lu_cmd.done */
+#define ICMD_EV_QUEUED 4u
 
 /* A PDU waiting to go out: header, optional data slice, pad + digest. */
 struct txpdu {
@@ -219,6 +228,7 @@ int scsi_cmd_header(struct conn *c, const uint8_t *bhs);
 void scsi_cmd_deliver(struct conn *c, struct icmd *ic);
 void scsi_cmd_data_complete(struct conn *c, struct icmd *ic);
 void scsi_cmd_completed(struct icmd *ic); /* on the I/O thread */
+void scsi_cmd_data_ready(struct icmd *ic); /* on the I/O thread */
 /* dataout.c */
 int dataout_header(struct conn *c, const uint8_t *bhs);
 void dataout_received(struct conn *c);

@@ -36,21 +36,45 @@ void io_thread_watch(struct conn *c, bool want_out)
 	c->epollout = want_out;
 }
 
-void io_thread_cmd_done(struct lu_cmd *lc)
+/* Pushes a task on its thread's completion stack and wakes the loop if it
+ * may be asleep.  Dekker pairing with thread_main: we push then read armed,
+ * the loop sets armed then reads done_head (both seq_cst), so at least one
+ * of the two sees the other and no completion is left waiting. */
+static void push_completion(struct icmd *ic)
 {
-	struct icmd *ic = lc->priv;
 	struct io_thread *t = ic->conn->thr;
 	struct icmd *old = atomic_load_explicit(&t->done_head, memory_order_relaxed);
 
 	do {
 		ic->done_next = old;
 	} while (!atomic_compare_exchange_weak_explicit(&t->done_head, &old, ic,
-							memory_order_release, memory_order_relaxed));
-	if (!old) { /* the first one since the loop last looked: wake it */
+							memory_order_seq_cst, memory_order_relaxed));
+	if (atomic_load(&t->armed) && atomic_exchange(&t->armed, false)) {
 		uint64_t one = 1;
 		ssize_t w = write(t->evfd, &one, sizeof(one));
 		(void)w;
 	}
+}
+
+/* A task goes on the stack once however many events it has: the loop takes
+ * them all with one exchange (data_ready and done may race on two threads,
+ * and the stack has one link per task). */
+static void post_event(struct icmd *ic, unsigned ev)
+{
+	unsigned old = atomic_fetch_or_explicit(&ic->async_ev, ev | ICMD_EV_QUEUED, memory_order_acq_rel);
+
+	if (!(old & ICMD_EV_QUEUED))
+		push_completion(ic);
+}
+
+void io_thread_cmd_done(struct lu_cmd *lc)
+{
+	post_event(lc->priv, ICMD_EV_DONE);
+}
+
+void io_thread_cmd_data_ready(struct lu_cmd *lc)
+{
+	post_event(lc->priv, ICMD_EV_READY);
 }
 
 static void addr_string(const struct sockaddr_storage *ss, char *out, size_t len)
@@ -175,7 +199,14 @@ static void run_completions(struct io_thread *t)
 	}
 	while (rev) {
 		struct icmd *n = rev->done_next;
-		scsi_cmd_completed(rev);
+		/* after this exchange a backend may push the task again */
+		unsigned ev = atomic_exchange_explicit(&rev->async_ev, 0, memory_order_acq_rel);
+
+		/* data_ready always precedes done: early Data-In first */
+		if (ev & ICMD_EV_READY)
+			scsi_cmd_data_ready(rev);
+		if (ev & ICMD_EV_DONE)
+			scsi_cmd_completed(rev);
 		rev = n;
 	}
 }
@@ -198,9 +229,17 @@ static void *thread_main(void *arg)
 	struct epoll_event ev[EVENTS_PER_WAIT];
 
 	while (!atomic_load(&t->stop)) {
-		int n = epoll_wait(t->epfd, ev, EVENTS_PER_WAIT, 1000);
+		int timeout = 1000, n;
+
+		atomic_store(&t->armed, true);
+		if (atomic_load(&t->done_head))
+			timeout = 0; /* completions arrived while we were busy */
+		n = epoll_wait(t->epfd, ev, EVENTS_PER_WAIT, timeout);
+		atomic_store(&t->armed, false);
 		if (n < 0 && errno != EINTR)
 			break;
+		if (n < 0)
+			n = 0;
 		/* hold every connection of this batch: one may close another's
 		 * last reference while we still hold its event */
 		for (int i = 0; i < n; i++)
@@ -224,6 +263,7 @@ static void *thread_main(void *arg)
 			if (!c->closed && (ev[i].events & EPOLLOUT))
 				conn_flush(c);
 		}
+		run_completions(t); /* those that came in meanwhile, without a wake-up */
 		flush_dirty(t);
 		for (int i = 0; i < n; i++)
 			if (ev[i].data.ptr)
@@ -253,6 +293,7 @@ int io_threads_start(int n)
 			return -1;
 		pthread_mutex_init(&t->new_lock, NULL);
 		atomic_init(&t->done_head, NULL);
+		atomic_init(&t->armed, false);
 		epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->evfd, &ev);
 		if (pthread_create(&t->tid, NULL, thread_main, t) != 0)
 			return -1;

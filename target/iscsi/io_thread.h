@@ -29,6 +29,10 @@ struct io_thread {
 	pthread_t tid;
 	atomic_bool stop;
 	_Atomic(struct icmd *) done_head; /* MPSC: backends push, loop pops all */
+	/* true while the loop may be blocked in epoll_wait: the first completer
+	 * to find it true clears it and writes the eventfd; a busy loop gets
+	 * no eventfd writes at all (it looks at done_head before sleeping) */
+	atomic_bool armed;
 	pthread_mutex_t new_lock;         /* accept hand-off only, never hot */
 	int *new_fds;
 	int new_n, new_cap;
@@ -51,6 +55,8 @@ void io_threads_reinstate(const char *initiator, const uint8_t isid[6], uint16_t
 
 /* lu_cmd.done for every command: any thread. */
 void io_thread_cmd_done(struct lu_cmd *lc);
+/* lu_cmd.data_ready (early Data-In of a READ): any thread, before done. */
+void io_thread_cmd_data_ready(struct lu_cmd *lc);
 
 /* epoll interest: readable always, writable when output is queued */
 void io_thread_watch(struct conn *c, bool want_out);

@@ -173,6 +173,8 @@ static void submit(struct conn *c, struct icmd *ic)
 	ic->lc.initiator = c->initiator;
 	ic->lc.nexus_id = c->nexus_id;
 	ic->lc.done = io_thread_cmd_done;
+	/* early Data-In only where the transport knows the exact length */
+	ic->lc.data_ready = ic->lc.dir == LU_DIR_READ && ic->rw && ic->buf ? io_thread_cmd_data_ready : NULL;
 	ic->lc.priv = ic;
 	ic->lc.status = 0;
 	ic->lc.sense_len = 0;
@@ -266,6 +268,36 @@ void scsi_cmd_data_complete(struct conn *c, struct icmd *ic)
 	submit(c, ic);
 }
 
+/* Bytes of Data-In a READ/WRITE-family read returns when GOOD: the buffer,
+ * within what its (trimmed) CDB asks for and what the initiator expects. */
+static uint32_t rw_read_send_len(const struct icmd *ic, size_t produced)
+{
+	if (produced > ic->buf_len)
+		produced = ic->buf_len;
+	if (produced > ic->exec_tl)
+		produced = (size_t)ic->exec_tl;
+	return produced < ic->edtl ? (uint32_t)produced : ic->edtl;
+}
+
+/* The LU says the buffer is final before done(): send the Data-In now (no
+ * status: it goes in a SCSI Response once done() comes).  The PDUs point
+ * into the buffer and hold task references, as always. */
+void scsi_cmd_data_ready(struct icmd *ic)
+{
+	struct conn *c = ic->conn;
+	struct residual none = { 0, 0 };
+	uint32_t send;
+
+	if (c->closed || ic->aborted || ic->finished || !ic->in_backend || ic->early_len ||
+	    ic->lc.dir != LU_DIR_READ || !ic->rw || !ic->buf)
+		return;
+	send = rw_read_send_len(ic, ic->buf_len);
+	if (!send)
+		return;
+	ic->early_len = send;
+	datain_queue(c, ic, send, false, 0, &none);
+}
+
 /* The LU is done (or the target answered): Data-In, status, residuals. */
 void scsi_cmd_completed(struct icmd *ic)
 {
@@ -294,6 +326,14 @@ void scsi_cmd_completed(struct icmd *ic)
 		send = produced < ic->edtl ? (uint32_t)produced : ic->edtl;
 	}
 	residual_compute(ic->scsi_tl, ic->rw, is_write, ic->edtl, produced, &r);
+	if (ic->early_len) {
+		/* the data went out already (data_ready): status alone, with the
+		 * residual of the whole command; CHECK CONDITION follows data */
+		scsi_rsp_queue(c, ic, ic->lc.status, ic->lc.sense,
+			       ic->lc.status == 0x02 ? ic->lc.sense_len : 0, &r);
+		finish(ic);
+		return;
+	}
 	if (ic->lc.status == 0x00 && send) {
 		datain_queue(c, ic, send, true, 0x00, &r);
 	} else {

@@ -41,6 +41,16 @@ struct lu_cmd {
 	void (*done)(struct lu_cmd *cmd);
 	void *priv;             /* transport's own pointer */
 	void *backend_priv;     /* backend's own pointer (e.g. its tcmur_cmd) */
+
+	/* Optional, set by the transport (NULL: not offered).  For a READ-type
+	 * command the backend may call it at most once, on any thread, before
+	 * done(), when the buffer already holds every byte it will return and
+	 * GOOD status is expected: the transport then starts sending Data-In
+	 * while the status waits for done().  A paced LU that holds completion
+	 * until its modeled service time would otherwise add the whole wire
+	 * transfer on top of that time.  done() may still report an error: the
+	 * status then follows the data (RFC 7143 allows it). */
+	void (*data_ready)(struct lu_cmd *cmd);
 };
 
 /* A backend device that executes CDBs (one LU). */

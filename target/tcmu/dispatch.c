@@ -3,13 +3,21 @@
  *
  * Each device has its own queue (mutex + condvar) held only to splice the
  * list: submitters push one command, workers pop a batch (their fair share
- * of what is queued), so nothing process-wide sits on the I/O path. */
+ * of what is queued), so nothing process-wide sits on the I/O path.
+ * Submitters wake a worker only when none is awake (host_priv.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lunlab/host_ext.h"
 #include "target/tcmu/host_priv.h"
+
+/* A worker that ran dry keeps looking for new commands this long before it
+ * sleeps (a command arriving meanwhile costs no wake-up); only a couple of
+ * workers spin at a time, the machine may have fewer CPUs than workers. */
+#define HOST_SPIN_NS 20000L
+#define HOST_MAX_SPINNERS 2
 
 enum { OP_INQUIRY = 0x12, OP_REQUEST_SENSE = 0x03, ST_TASK_SET_FULL = 0x28, ST_TASK_ABORTED = 0x40,
        ST_GOOD = 0x00 };
@@ -54,6 +62,24 @@ void tcmur_cmd_complete(struct tcmu_device *dev, void *data, int rc)
 	struct tcmur_cmd *rcmd = data;
 
 	rcmd->done(dev, rcmd, rc);
+}
+
+/* host_ext.h: forwarded to the transport once, for reads only.  The
+ * handler owns the command until it completes it, so hc is alive here. */
+void lunlab_host_cmd_data_ready(struct tcmu_device *dev, struct tcmulib_cmd *cmd)
+{
+	struct host_cmd *hc;
+	struct lu_cmd *lu;
+
+	if (!cmd)
+		return;
+	hc = container_of_host(cmd, struct host_cmd, lib);
+	lu = hc->lu;
+	(void)dev;
+	if (!lu || hc->data_ready_sent || lu->dir != LU_DIR_READ || !lu->data_ready)
+		return;
+	hc->data_ready_sent = true;
+	lu->data_ready(lu);
 }
 
 static void host_cmd_run(struct host_cmd *hc)
@@ -116,6 +142,22 @@ static struct host_cmd *host_cmd_new(struct tcmu_device *dev, struct lu_cmd *lu)
 	return hc;
 }
 
+/* Decides, under the queue lock, whether one more worker must be woken for
+ * what is queued; if so, counts it awake already so that the next
+ * submitter does not wake another one for the same work.  Workers that are
+ * awake but not inside the handler (spinning, or between two commands)
+ * pop the queue without any wake-up; a worker busy in the handler does not
+ * count, since the handler may block (synchronous I/O, a lock) and queued
+ * commands must not wait behind it while other workers sleep. */
+static bool want_wake_locked(struct tcmu_device *dev)
+{
+	struct host_queue *q = &dev->q;
+
+	if (!q->head || q->idle <= q->wakes)
+		return false; /* nothing to do, or every sleeper is already called */
+	return q->awake <= q->busy;
+}
+
 static void host_submit(struct lu_backend *be, struct lu_cmd *lu)
 {
 	struct tcmu_device *dev = container_of_host(be, struct tcmu_device, be);
@@ -145,11 +187,8 @@ static void host_submit(struct lu_backend *be, struct lu_cmd *lu)
 		q->head = hc;
 	q->tail = hc;
 	q->len++;
-	/* Wake an idle worker for every new command: measured with iscsi-perf
-	 * (4 KiB random, QD32), waking only when the queue outgrows the
-	 * running workers halved the IOPS — handler parallelism matters more
-	 * than the context switches saved. */
-	bool wake = q->idle > 0;
+	atomic_store_explicit(&q->pending, q->len, memory_order_relaxed);
+	bool wake = want_wake_locked(dev);
 
 	pthread_mutex_unlock(&q->lock);
 	if (wake)
@@ -160,6 +199,43 @@ struct worker_arg {
 	struct tcmu_device *dev;
 	int idx;
 };
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+static long ns_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000000000L + (t.tv_nsec - t0->tv_nsec);
+}
+
+/* Bounded busy wait for new work, without the lock; few spinners at once. */
+static void spin_for_work(struct tcmu_device *dev)
+{
+	struct host_queue *q = &dev->q;
+	struct timespec t0;
+	if (atomic_fetch_add(&q->spinners, 1) >= HOST_MAX_SPINNERS) {
+		atomic_fetch_sub(&q->spinners, 1);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (unsigned i = 0;; i++) {
+		if (atomic_load_explicit(&q->pending, memory_order_relaxed))
+			break;
+		cpu_relax();
+		if ((i & 15) == 15 && ns_since(&t0) > HOST_SPIN_NS)
+			break;
+	}
+	atomic_fetch_sub(&q->spinners, 1);
+}
 
 static void *host_worker(void *arg)
 {
@@ -174,39 +250,48 @@ static void *host_worker(void *arg)
 	tname[15] = 0;
 	pthread_setname_np(pthread_self(), tname);
 	free(wa);
+	pthread_mutex_lock(&q->lock);
+	q->awake++;
 	for (;;) {
-		pthread_mutex_lock(&q->lock);
 		while (!q->head && !q->stopping) {
+			pthread_mutex_unlock(&q->lock);
+			spin_for_work(dev);
+			pthread_mutex_lock(&q->lock);
+			if (q->head || q->stopping)
+				break;
+			q->awake--;
 			q->idle++;
 			pthread_cond_wait(&q->cond, &q->lock);
 			q->idle--;
+			if (q->wakes)
+				q->wakes--; /* the wake-up counted us awake already */
+			else
+				q->awake++; /* broadcast or spurious wake-up */
 		}
 		if (!q->head) { /* stopping and drained */
+			q->awake--;
 			pthread_mutex_unlock(&q->lock);
 			break;
 		}
-		/* take a fair share so the other workers get the rest */
-		size_t share = (q->len + (size_t)dev->nr_workers - 1) / (size_t)dev->nr_workers;
-		struct host_cmd *batch = q->head, *last = q->head;
+		/* one command at a time: the lock is uncontended and cheap, and a
+		 * command never waits behind another one in a blocked handler */
+		struct host_cmd *hc = q->head;
 
-		for (size_t i = 1; i < share; i++)
-			last = last->next;
-		q->head = last->next;
+		q->head = hc->next;
 		if (!q->head)
 			q->tail = NULL;
-		q->len -= share;
-		last->next = NULL;
-		bool more = q->head && q->idle > 0;
+		q->len--;
+		atomic_store_explicit(&q->pending, q->len, memory_order_relaxed);
+		hc->next = NULL;
+		q->busy++;
+		bool more = want_wake_locked(dev);
 
 		pthread_mutex_unlock(&q->lock);
 		if (more)
 			pthread_cond_signal(&q->cond);
-		while (batch) {
-			struct host_cmd *next = batch->next;
-
-			host_cmd_run(batch);
-			batch = next;
-		}
+		host_cmd_run(hc);
+		pthread_mutex_lock(&q->lock);
+		q->busy--;
 	}
 	return NULL;
 }
@@ -215,6 +300,8 @@ int host_dev_start_workers(struct tcmu_device *dev, int nr, char **err)
 {
 	pthread_mutex_init(&dev->q.lock, NULL);
 	pthread_cond_init(&dev->q.cond, NULL);
+	atomic_init(&dev->q.pending, 0);
+	atomic_init(&dev->q.spinners, 0);
 	dev->nr_workers = 0;
 	if (nr <= 0)
 		return 0;
@@ -287,6 +374,7 @@ static void host_abort_nexus(struct lu_backend *be, uint64_t nexus_id)
 		}
 	}
 	q->tail = prev;
+	atomic_store_explicit(&q->pending, q->len, memory_order_relaxed);
 	pthread_mutex_unlock(&q->lock);
 	while (aborted) {
 		struct host_cmd *next = aborted->next;

@@ -31,17 +31,30 @@ struct host_cmd {
 	struct host_cmd *next;       /* work queue link */
 	struct timespec t_start;     /* CLOCK_MONOTONIC at submit, for latency */
 	size_t buf_len;              /* bytes the transport's iovec holds */
+	bool data_ready_sent;        /* lunlab_host_cmd_data_ready forwarded */
 	struct iovec iov[];          /* lu->iov_cnt entries */
 };
 
 /* Per-device work queue: many submitters (transport threads), many workers.
- * The lock covers only the list splice, never handler work. */
+ * The lock covers only the list splice, never handler work.
+ *
+ * Wake-ups cost more than the handler work of a 4 KiB read (a futex wake
+ * and a context switch per command halved the IOPS), so a submitter only
+ * signals when no worker is free to pop: `awake` counts workers not asleep
+ * (plus wake-ups signalled but not yet taken), `busy` those of them inside
+ * the handler.  A worker that runs dry spins briefly on `pending` before it
+ * sleeps, so a steady stream of commands is picked up without wake-ups. */
 struct host_queue {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct host_cmd *head, *tail;
 	size_t len;
 	unsigned idle;               /* workers waiting on cond */
+	unsigned awake;              /* see above; under lock */
+	unsigned busy;               /* workers running a command; under lock */
+	unsigned wakes;              /* signals sent, not yet taken by a worker */
+	atomic_size_t pending;       /* = len, readable without the lock (spinning) */
+	atomic_uint spinners;        /* workers busy-waiting on pending */
 	bool stopping;
 };
 
