@@ -117,7 +117,7 @@ static void clone_opts(void **state)
 	assert_int_equal(o.chunk, 256u << 10);
 }
 
-struct bad { const char *args[6]; const char *needle; };
+struct bad { const char *args[7]; const char *needle; }; /* 6 arguments + the NULL end marker */
 
 static void errors_name_the_field(void **state)
 {
@@ -149,7 +149,7 @@ static void errors_name_the_field(void **state)
 		struct bench_opts o;
 		char err[256] = "";
 		const char *const *a = cases[i].args;
-		int rc = parse(&o, err, a[0], a[1], a[2], a[3], a[4], a[5]);
+		int rc = parse(&o, err, a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
 		if (rc != -1 || !strstr(err, cases[i].needle))
 			fail_msg("case %zu: rc %d, err '%s', expected '%s'", i, rc, err, cases[i].needle);
 	}
