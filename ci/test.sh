@@ -3,10 +3,13 @@
 #   1. install the Debian packages (ci/install-deps.sh),
 #   2. build with -Dwerror=true in build/ and run every meson test (unit + integration suites),
 #   3. run the iscsi-test-cu conformance suites against a fresh lunlab-target,
-#   4. the same build, tests and suites again with AddressSanitizer + UBSan in build-asan/.
+#   4. the real stack: handler_lunlab.so under Linux LIO + Debian's tcmu-runner, in Debian's
+#      kernel booted with qemu (tests/realstack/lane.sh, 10-minute budget),
+#   5. the same build, tests and suites again with AddressSanitizer + UBSan in build-asan/.
 # Ends with one line "N passed, N failed, N skipped" summing all of it; exits non-zero on any
 # failure.  LUNLAB_SKIP_DEPS=1 skips step 1 (developer machines that have the packages);
-# LUNLAB_SKIP_ASAN=1 skips step 4 (quick local runs; CI always runs it).
+# LUNLAB_SKIP_ASAN=1 skips step 5 and LUNLAB_SKIP_REALSTACK=1 step 4 (quick local runs; CI
+# always runs both).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -111,17 +114,20 @@ run_conformance() {
         summary=$(mktemp)
         echo "-- LUN $lun"
         # suites take seconds each; the timeouts only bound a target that stopped answering
-        CONF_LOG_DIR="$dir/conformance/lun$lun" CONF_SUMMARY="$summary" CONF_SUITE_TIMEOUT=240 \
-            CONF_TOTAL_TIMEOUT=900 \
-            tests/conformance/run-suites.sh "iscsi://127.0.0.1:$LL_PORT/$iqn/$lun" \
-            tests/conformance/issue2.suites || true
-        if [[ -s $summary ]]; then
-            read -r p f s <"$summary"
-            total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + s))
-            (( f > 0 )) && failures+=("$label: $f conformance test(s) failed on LUN $lun")
-        else
-            fail_step "$label: conformance runner produced no summary (LUN $lun)"
-        fi
+        for suites in issue2 issue3; do
+            CONF_LOG_DIR="$dir/conformance/lun$lun-$suites" CONF_SUMMARY="$summary" CONF_SUITE_TIMEOUT=240 \
+                CONF_TOTAL_TIMEOUT=900 \
+                tests/conformance/run-suites.sh "iscsi://127.0.0.1:$LL_PORT/$iqn/$lun" \
+                "tests/conformance/$suites.suites" || true
+            if [[ -s $summary ]]; then
+                read -r p f s <"$summary"
+                total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + s))
+                (( f > 0 )) && failures+=("$label: $f $suites conformance test(s) failed on LUN $lun")
+            else
+                fail_step "$label: conformance runner produced no summary ($suites, LUN $lun)"
+            fi
+            : >"$summary"
+        done
         rm -f "$summary"
     done
     ll_stop_lunlab "$LL_PID" || rc=$?
@@ -129,6 +135,22 @@ run_conformance() {
         fail_step "$label: lunlab-target exit status $rc after SIGTERM (want 0; log $log)"
         tail -n 40 "$log"
     fi
+}
+
+# run_realstack BUILD_DIR: the qemu lane; counts the lunlab LUN's suites and the lane's checks
+run_realstack() {
+    local dir=$1 out=/tmp/lunlab-realstack/checks t0=$SECONDS
+    step "real stack: LIO + tcmu-runner + handler_lunlab.so under qemu"
+    rm -f "$out/summary"
+    if timeout 600 bash tests/realstack/lane.sh "$dir"; then :; fi
+    if [[ -s $out/summary ]]; then
+        read -r p f s <"$out/summary"
+        total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + s))
+        (( f > 0 )) && failures+=("real stack: $f check(s) failed")
+    else
+        fail_step "real stack: the lane did not finish (see output above)"
+    fi
+    echo "real stack lane: $((SECONDS - t0)) s"
 }
 
 # Whether LeakSanitizer can run here (it cannot under some ptrace-restricted sandboxes).
@@ -150,12 +172,13 @@ lsan_works() {
 started=$SECONDS
 if [[ ${LUNLAB_SKIP_DEPS:-0} != 1 ]]; then
     step "install dependencies"
-    bash ci/install-deps.sh || { echo "dependency install failed"; echo "0 passed, 1 failed"; exit 1; }
+    LUNLAB_REALSTACK=$(( ${LUNLAB_SKIP_REALSTACK:-0} == 1 ? 0 : 1 )) bash ci/install-deps.sh || { echo "dependency install failed"; echo "0 passed, 1 failed"; exit 1; }
 fi
 
 if build build normal -Dwerror=true; then
     run_meson_tests build normal --timeout-multiplier 2
     run_conformance build normal
+    [[ ${LUNLAB_SKIP_REALSTACK:-0} == 1 ]] || run_realstack build
 fi
 
 if [[ ${LUNLAB_SKIP_ASAN:-0} != 1 ]]; then

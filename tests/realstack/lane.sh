@@ -127,7 +127,7 @@ stop() {
 
 mkdir -p "$WORK"
 [ $# -gt 0 ] || set -- prepare boot check stop
-case " $* " in *" stop "*) trap stop EXIT ;; esac
+case " $* " in *" stop "*) trap stop EXIT; trap "exit 143" TERM INT ;; esac
 rc=0
 for stage in "$@"; do
 	case $stage in
