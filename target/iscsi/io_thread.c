@@ -77,6 +77,31 @@ void io_thread_cmd_data_ready(struct lu_cmd *lc)
 	post_event(lc->priv, ICMD_EV_READY);
 }
 
+void io_thread_submit(struct io_thread *t, struct lu_backend *be, struct lu_cmd *lc)
+{
+	int i;
+
+	if (!t || !be->ops->submit_deferred || !be->ops->kick) {
+		be->ops->submit(be, lc);
+		return;
+	}
+	be->ops->submit_deferred(be, lc);
+	for (i = 0; i < t->nkick; i++)
+		if (t->kick[i] == be)
+			return;
+	if (t->nkick < (int)(sizeof(t->kick) / sizeof(t->kick[0])))
+		t->kick[t->nkick++] = be;
+	else
+		be->ops->kick(be); /* many LUs in one batch: no deferral for the rest */
+}
+
+static void kick_backends(struct io_thread *t)
+{
+	for (int i = 0; i < t->nkick; i++)
+		t->kick[i]->ops->kick(t->kick[i]);
+	t->nkick = 0;
+}
+
 static void addr_string(const struct sockaddr_storage *ss, char *out, size_t len)
 {
 	char host[INET6_ADDRSTRLEN] = "?";
@@ -264,12 +289,14 @@ static void *thread_main(void *arg)
 				conn_flush(c);
 		}
 		run_completions(t); /* those that came in meanwhile, without a wake-up */
+		kick_backends(t);
 		flush_dirty(t);
 		for (int i = 0; i < n; i++)
 			if (ev[i].data.ptr)
 				conn_put(ev[i].data.ptr);
 	}
 	/* shutdown: close every connection, then collect what backends return */
+	kick_backends(t);
 	while (t->conns)
 		conn_close(t->conns, "target shutting down");
 	run_completions(t);

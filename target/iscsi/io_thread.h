@@ -40,6 +40,10 @@ struct io_thread {
 	struct conn *conns;               /* every connection of this thread */
 	struct conn *dirty;               /* connections with output to flush */
 	struct bufcache cache;
+	/* backends that got submit_deferred() commands in this loop iteration:
+	 * kick()ed once at its end */
+	struct lu_backend *kick[16];
+	int nkick;
 };
 
 int io_threads_start(int n);
@@ -57,6 +61,10 @@ void io_threads_reinstate(const char *initiator, const uint8_t isid[6], uint16_t
 void io_thread_cmd_done(struct lu_cmd *lc);
 /* lu_cmd.data_ready (early Data-In of a READ): any thread, before done. */
 void io_thread_cmd_data_ready(struct lu_cmd *lc);
+
+/* Hands a command to its backend on this thread: deferred (kicked at the
+ * end of the loop iteration) when the backend supports it. */
+void io_thread_submit(struct io_thread *t, struct lu_backend *be, struct lu_cmd *lc);
 
 /* epoll interest: readable always, writable when output is queued */
 void io_thread_watch(struct conn *c, bool want_out);

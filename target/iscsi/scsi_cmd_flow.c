@@ -179,7 +179,7 @@ static void submit(struct conn *c, struct icmd *ic)
 	ic->lc.status = 0;
 	ic->lc.sense_len = 0;
 	ic->lc.data_len = 0;
-	ic->be->ops->submit(ic->be, &ic->lc);
+	io_thread_submit(c->thr, ic->be, &ic->lc);
 }
 
 void scsi_cmd_deliver(struct conn *c, struct icmd *ic)

@@ -62,6 +62,13 @@ struct lu_backend_ops {
 	 * nexus before they complete; commands still complete via done(). */
 	void (*abort_nexus)(struct lu_backend *be, uint64_t nexus_id);
 	void (*destroy)(struct lu_backend *be);
+	/* Optional pair (both or neither): submit_deferred takes a command like
+	 * submit but may leave it queued until kick(), which the transport calls
+	 * once after each batch of commands it read in one go.  A backend that
+	 * hands commands to worker threads then wakes a worker once per batch,
+	 * not once per command. */
+	void (*submit_deferred)(struct lu_backend *be, struct lu_cmd *cmd);
+	void (*kick)(struct lu_backend *be);
 };
 
 struct lu_backend {

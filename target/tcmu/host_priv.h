@@ -42,8 +42,8 @@ struct host_cmd {
  * and a context switch per command halved the IOPS), so a submitter only
  * signals when no worker is free to pop: `awake` counts workers not asleep
  * (plus wake-ups signalled but not yet taken), `busy` those of them inside
- * the handler.  A worker that runs dry spins briefly on `pending` before it
- * sleeps, so a steady stream of commands is picked up without wake-ups. */
+ * the handler; a worker between two commands pops the next without any
+ * wake-up. */
 struct host_queue {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -53,8 +53,6 @@ struct host_queue {
 	unsigned awake;              /* see above; under lock */
 	unsigned busy;               /* workers running a command; under lock */
 	unsigned wakes;              /* signals sent, not yet taken by a worker */
-	atomic_size_t pending;       /* = len, readable without the lock (spinning) */
-	atomic_uint spinners;        /* workers busy-waiting on pending */
 	bool stopping;
 };
 

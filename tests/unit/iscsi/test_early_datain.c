@@ -99,7 +99,9 @@ static void slow_submit(struct lu_backend *be, struct lu_cmd *lc)
 static void slow_abort(struct lu_backend *be, uint64_t nexus) { (void)be; (void)nexus; }
 static void slow_destroy(struct lu_backend *be) { (void)be; }
 
-static const struct lu_backend_ops slow_ops = { slow_submit, slow_abort, slow_destroy };
+static const struct lu_backend_ops slow_ops = {
+	.submit = slow_submit, .abort_nexus = slow_abort, .destroy = slow_destroy,
+};
 static struct lu_backend slow_lu = { &slow_ops, BS, 2048 };
 
 /* ---- target and raw initiator ---- */

@@ -13,6 +13,8 @@
  *   0xC5 <lba:be32@2>    tcmur_dev_update_size(dev, lba * block size)
  *   0xC6                 Data-In: the calling thread's name
  *   0xC7 ms              block the worker for ms milliseconds, then GOOD
+ *   0xC8 ms              fill the Data-In with 0x5A, call lunlab_host_cmd_data_ready
+ *                        (twice: the host forwards once), complete GOOD after ms
  * Counters are read by the tests through hosttest_counters(). */
 #include <errno.h>
 #include <pthread.h>
@@ -22,7 +24,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "lunlab/host_ext.h"
 #include "lunlab/tcmu_abi.h"
+
+/* lunlab-target only: weak, as a handler that also runs under tcmu-runner
+ * must reference it */
+#pragma weak lunlab_host_cmd_data_ready
 
 int handler_init(void);
 void hosttest_counters(int *opens, int *closes, int *inits, int *destroys);
@@ -229,6 +236,26 @@ static int ht_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 		nanosleep(&ts, NULL);
 		atomic_fetch_sub(&n_busy, 1);
 		return TCMU_STS_OK;
+	}
+	case 0xC8: {
+		struct async_job *j = malloc(sizeof(*j));
+		pthread_t t;
+
+		if (!j)
+			return TCMU_STS_NO_RESOURCE;
+		for (size_t i = 0; i < lc->iov_cnt; i++)
+			memset(lc->iovec[i].iov_base, 0x5A, lc->iovec[i].iov_len);
+		if (lunlab_host_cmd_data_ready) {
+			lunlab_host_cmd_data_ready(dev, lc);
+			lunlab_host_cmd_data_ready(dev, lc);
+		}
+		*j = (struct async_job){ dev, cmd, TCMU_STS_OK, cdb[1] };
+		if (pthread_create(&t, NULL, async_main, j) != 0) {
+			free(j);
+			return TCMU_STS_NO_RESOURCE;
+		}
+		pthread_detach(t);
+		return TCMU_STS_ASYNC_HANDLED;
 	}
 	default:
 		return TCMU_STS_NOT_HANDLED;

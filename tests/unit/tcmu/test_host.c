@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <cmocka.h>
@@ -418,6 +419,82 @@ static void test_update_size_unit_attention(void **state)
 	be->ops->destroy(be);
 }
 
+/* lunlab_host_cmd_data_ready reaches lu_cmd.data_ready once, for a read,
+ * with the buffer filled and before done(); never for other directions. */
+static atomic_int ready_calls, ready_done_seen, ready_filled;
+
+static void on_ready(struct lu_cmd *lu)
+{
+	struct tcmd *t = (struct tcmd *)lu;
+
+	atomic_fetch_add(&ready_calls, 1);
+	atomic_store(&ready_done_seen, tcmd_calls(t));
+	atomic_store(&ready_filled, t->buf[0] == 0x5A && t->buf[lu->xfer_len - 1] == 0x5A);
+}
+
+static void test_data_ready_forwarded(void **state)
+{
+	char *err = NULL;
+	static const uint8_t early[6] = { 0xC8, 100 };
+	struct lu_backend *be = mkdev("hosttest/name=dr", "lun13", &err);
+	struct tcmd *t;
+
+	(void)state;
+	assert_non_null(be);
+	t = tcmd_new(early, 6, LU_DIR_READ, 2048, 2);
+	t->lu.data_ready = on_ready;
+	be->ops->submit(be, &t->lu);
+	tcmd_wait(t);
+	assert_int_equal(atomic_load(&ready_calls), 1);
+	assert_int_equal(atomic_load(&ready_done_seen), 0);
+	assert_int_equal(atomic_load(&ready_filled), 1);
+	assert_int_equal(t->lu.status, 0);
+	assert_int_equal(t->lu.data_len, 2048);
+	tcmd_free(t);
+
+	/* not a read: the call is dropped */
+	t = tcmd_new(early, 6, LU_DIR_NONE, 0, 1);
+	t->lu.data_ready = on_ready;
+	be->ops->submit(be, &t->lu);
+	tcmd_wait(t);
+	assert_int_equal(atomic_load(&ready_calls), 1);
+	tcmd_free(t);
+	/* no callback offered: nothing happens, the command completes */
+	t = tcmd_new(early, 6, LU_DIR_READ, 512, 1);
+	be->ops->submit(be, &t->lu);
+	tcmd_wait(t);
+	assert_int_equal(t->lu.status, 0);
+	tcmd_free(t);
+	be->ops->destroy(be);
+}
+
+/* The transport's batch path: commands queued with submit_deferred run
+ * after one kick, each exactly once. */
+static void test_deferred_submit_kick(void **state)
+{
+	char *err = NULL;
+	static const uint8_t tur[6] = { 0x00 };
+	struct lu_backend *be = mkdev("hosttest/name=dk", "lun14", &err);
+	struct tcmd *t[20];
+
+	(void)state;
+	assert_non_null(be);
+	assert_non_null(be->ops->submit_deferred);
+	assert_non_null(be->ops->kick);
+	for (int i = 0; i < 20; i++) {
+		t[i] = tcmd_new(tur, 6, LU_DIR_NONE, 0, 1);
+		be->ops->submit_deferred(be, &t[i]->lu);
+	}
+	be->ops->kick(be);
+	for (int i = 0; i < 20; i++) {
+		tcmd_wait(t[i]);
+		assert_int_equal(tcmd_calls(t[i]), 1);
+		assert_int_equal(t[i]->lu.status, 0);
+		tcmd_free(t[i]);
+	}
+	be->ops->destroy(be);
+}
+
 static void test_abort_nexus_queued(void **state)
 {
 	char *err = NULL;
@@ -511,6 +588,8 @@ int main(void)
 		cmocka_unit_test(test_data_in_buffers),
 		cmocka_unit_test(test_many_concurrent),
 		cmocka_unit_test(test_update_size_unit_attention),
+		cmocka_unit_test(test_data_ready_forwarded),
+		cmocka_unit_test(test_deferred_submit_kick),
 		cmocka_unit_test(test_abort_nexus_queued),
 		cmocka_unit_test(test_trace_through_host),
 	};
