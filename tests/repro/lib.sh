@@ -83,8 +83,8 @@ repro_bench() {
 }
 
 repro_header() {
-	printf '\n%-34s | %12s | %12s | %9s | %s\n' "$1" "published" "lunlab" "delta" "ok"
-	printf '%-34s-+-%12s-+-%12s-+-%9s-+-%s\n' "----------------------------------" \
+	printf '\n%-40s | %12s | %12s | %9s | %s\n' "$1" "published" "lunlab" "delta" "ok"
+	printf '%-40s-+-%12s-+-%12s-+-%9s-+-%s\n' "----------------------------------------" \
 		"------------" "------------" "---------" "----"
 }
 
@@ -92,6 +92,7 @@ repro_header() {
 #   KIND rel: |m/p - 1| <= TOL (TOL a fraction, delta printed in %)
 #        abs: |m - p| <= TOL (delta printed in the unit)
 #        max: m <= p (p is a bound, TOL ignored)
+#        min: m >= p (p is a bound, TOL ignored)
 repro_check() {
 	local label=$1 pub=$2 got=$3 kind=$4 tol=$5 unit=${6:-}
 	local line
@@ -101,10 +102,12 @@ repro_check() {
 			printf "%12s | %12s | %+8.1f%% | %s", p u, sprintf("%.4g", m) u, 100 * d, ok ? "ok" : "MISS" }
 		else if (k == "abs") { d = m - p; ok = (d <= t + 1e-12 && -d <= t + 1e-12);
 			printf "%12s | %12s | %+9.3f | %s", p u, sprintf("%.4g", m) u, d, ok ? "ok" : "MISS" }
+		else if (k == "min") { ok = (m >= p - 1e-12);
+			printf "%12s | %12s | %+8.1f%% | %s", ">=" p u, sprintf("%.4g", m) u, 100 * (m / p - 1), ok ? "ok" : "MISS" }
 		else { ok = (m <= p + 1e-12);
 			printf "%12s | %12s | %9s | %s", "<=" p u, sprintf("%.4g", m) u, "", ok ? "ok" : "MISS" }
 	}')
-	printf '%-34s | %s\n' "$label" "$line"
+	printf '%-40s | %s\n' "$label" "$line"
 	case $line in *MISS) REPRO_FAILS=$((REPRO_FAILS + 1)) ;; esac
 }
 

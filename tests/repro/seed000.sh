@@ -84,7 +84,7 @@ clone_check() {
 		echo "   machine share $(awk -v s="$share" 'BEGIN { printf "%.1f%%", 100 * s }') of the modeled duration at time_scale $scale: the machine, not the model, limited this run" >&2
 		if [ "$next" -gt "$SCALE_CAP" ]; then
 			repro_header "$label"
-			printf '%-34s | MACHINE-LIMITED at time_scale %s (share %.1f%%, cap %s): no figures\n' \
+			printf '%-40s | MACHINE-LIMITED at time_scale %s (share %.1f%%, cap %s): no figures\n' \
 				"$label" "$scale" "$(awk -v s="$share" 'BEGIN { print 100 * s }')" "$SCALE_CAP"
 			REPRO_FAILS=$((REPRO_FAILS + 1))
 			return
