@@ -81,20 +81,48 @@ bool cdb_set_blocks(uint8_t *cdb, uint32_t blocks)
 	}
 }
 
+/* Bytes a self-describing response declares: its length field plus the
+ * header bytes in front of (and including) that field.  0: the response
+ * does not say, or too little of it was produced to tell. */
+static size_t declared_len(const uint8_t *cdb, const uint8_t *buf, size_t produced)
+{
+	switch (cdb[0]) {
+	case 0x12: /* INQUIRY */
+		if (cdb[1] & 0x01) /* VPD page: 4-byte header + PAGE LENGTH */
+			return produced >= 4 ? 4 + (size_t)get_be16(buf + 2) : 0;
+		return produced >= 5 ? 5 + (size_t)buf[4] : 0; /* ADDITIONAL LENGTH */
+	case 0x1a: /* MODE SENSE(6): MODE DATA LENGTH excludes itself */
+		return produced >= 1 ? 1 + (size_t)buf[0] : 0;
+	case 0x5a: /* MODE SENSE(10) */
+		return produced >= 2 ? 2 + (size_t)get_be16(buf) : 0;
+	case 0x4d: /* LOG SENSE: 4-byte page header + PAGE LENGTH */
+		return produced >= 4 ? 4 + (size_t)get_be16(buf + 2) : 0;
+	case 0x03: /* REQUEST SENSE: fixed or descriptor, ADDITIONAL SENSE LENGTH at 7 */
+		return produced >= 8 ? 8 + (size_t)buf[7] : 0;
+	case 0x84: /* RECEIVE COPY RESULTS: AVAILABLE DATA counts what follows it */
+		return produced >= 4 ? 4 + (size_t)get_be32(buf) : 0;
+	case 0x9e: /* SERVICE ACTION IN(16): GET LBA STATUS */
+		if ((cdb[1] & 0x1f) != 0x12)
+			return 0;
+		return produced >= 4 ? 4 + (size_t)get_be32(buf) : 0;
+	case 0xa3: /* MAINTENANCE IN: REPORT SUPPORTED OPERATION CODES */
+		if ((cdb[1] & 0x1f) != 0x0c)
+			return 0;
+		if ((cdb[2] & 0x07) == 0) /* all commands: COMMAND DATA LENGTH */
+			return produced >= 4 ? 4 + (size_t)get_be32(buf) : 0;
+		/* one command: CDB SIZE, then a timeouts descriptor if CTDP */
+		return produced >= 4 ? 4 + (size_t)get_be16(buf + 2) + ((buf[1] & 0x80) ? 12 : 0) : 0;
+	default:
+		return 0;
+	}
+}
+
 size_t cdb_response_len(const uint8_t *cdb, const uint8_t *buf, size_t produced)
 {
 	size_t real;
 
-	if (cdb[0] != 0x12 || !buf)
+	if (!buf)
 		return produced;
-	if (cdb[1] & 0x01) { /* VPD page: 4-byte header + PAGE LENGTH */
-		if (produced < 4)
-			return produced;
-		real = 4 + (size_t)get_be16(buf + 2);
-	} else { /* standard data: 5 bytes + ADDITIONAL LENGTH */
-		if (produced < 5)
-			return produced;
-		real = 5 + (size_t)buf[4];
-	}
-	return real < produced ? real : produced;
+	real = declared_len(cdb, buf, produced);
+	return real && real < produced ? real : produced;
 }

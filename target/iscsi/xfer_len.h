@@ -18,7 +18,9 @@ uint64_t cdb_xfer_len(const uint8_t *cdb, uint32_t block_size, bool *rw);
  * fit the field (READ/WRITE(6): 1..256). */
 bool cdb_set_blocks(uint8_t *cdb, uint32_t blocks);
 
-/* Self-describing responses (INQUIRY: standard and VPD pages) say how long
+/* Self-describing responses (INQUIRY standard and VPD pages, MODE SENSE 6/10,
+ * LOG SENSE, REQUEST SENSE, RECEIVE COPY RESULTS, GET LBA STATUS, REPORT
+ * SUPPORTED OPERATION CODES) say how long
  * they are; a TCMU-style LU reports its whole buffer as produced, so the
  * transport trims to the real length to get the residual right.  Returns
  * produced when the answer does not describe itself. */

@@ -64,8 +64,60 @@ static void response_len_of_inquiry(void **state)
 	buf[3] = 60;
 	assert_int_equal(cdb_response_len(cdb, buf, 255), 64);
 	assert_int_equal(cdb_response_len(cdb, buf, 10), 10); /* never grows */
-	cdb[0] = 0x1a;
+	cdb[0] = 0x25; /* READ CAPACITY(10) does not describe itself */
 	assert_int_equal(cdb_response_len(cdb, buf, 255), 255);
+}
+
+/* the other self-describing answers: each length field, header included */
+static void response_len_of_other_pages(void **state)
+{
+	uint8_t cdb[16], buf[512];
+
+	(void)state;
+	memset(cdb, 0, sizeof(cdb));
+	memset(buf, 0, sizeof(buf));
+	cdb[0] = 0x1a; /* MODE SENSE(6): MODE DATA LENGTH 23 -> 24 bytes */
+	buf[0] = 23;
+	assert_int_equal(cdb_response_len(cdb, buf, 255), 24);
+	cdb[0] = 0x5a; /* MODE SENSE(10): 0x0102 -> 260 bytes */
+	buf[0] = 0x01;
+	buf[1] = 0x02;
+	assert_int_equal(cdb_response_len(cdb, buf, 512), 260);
+	assert_int_equal(cdb_response_len(cdb, buf, 100), 100); /* never grows */
+	memset(buf, 0, 8);
+	cdb[0] = 0x4d; /* LOG SENSE: PAGE LENGTH 12 -> 16 */
+	buf[3] = 12;
+	assert_int_equal(cdb_response_len(cdb, buf, 252), 16);
+	memset(buf, 0, 8);
+	cdb[0] = 0x03; /* REQUEST SENSE fixed: ADDITIONAL SENSE LENGTH 10 -> 18 */
+	buf[0] = 0x70;
+	buf[7] = 10;
+	assert_int_equal(cdb_response_len(cdb, buf, 252), 18);
+	memset(buf, 0, 8);
+	cdb[0] = 0x84; /* RECEIVE COPY RESULTS: AVAILABLE DATA 40 -> 44 */
+	buf[3] = 40;
+	assert_int_equal(cdb_response_len(cdb, buf, 256), 44);
+	memset(buf, 0, 8);
+	cdb[0] = 0x9e; /* GET LBA STATUS: PARAMETER DATA LENGTH 20 -> 24 */
+	cdb[1] = 0x12;
+	buf[3] = 20;
+	assert_int_equal(cdb_response_len(cdb, buf, 4096), 24);
+	cdb[1] = 0x10; /* READ CAPACITY(16) is another service action: as produced */
+	assert_int_equal(cdb_response_len(cdb, buf, 32), 32);
+	memset(buf, 0, 8);
+	cdb[0] = 0xa3; /* REPORT SUPPORTED OPERATION CODES, all: 4 + 0x60 */
+	cdb[1] = 0x0c;
+	cdb[2] = 0;
+	buf[3] = 0x60;
+	assert_int_equal(cdb_response_len(cdb, buf, 4096), 100);
+	memset(buf, 0, 8);
+	cdb[2] = 1; /* one command: CDB SIZE 10, CTDP adds the 12-byte timeouts */
+	buf[1] = 0x83;
+	buf[3] = 10;
+	assert_int_equal(cdb_response_len(cdb, buf, 4096), 26);
+	buf[1] = 0x03;
+	assert_int_equal(cdb_response_len(cdb, buf, 4096), 14);
+	assert_int_equal(cdb_response_len(cdb, buf, 3), 3); /* too short to tell */
 }
 
 static void xfer_lengths(void **state)
@@ -161,6 +213,7 @@ int main(void)
 		cmocka_unit_test(residuals),
 		cmocka_unit_test(pdu_count),
 		cmocka_unit_test(response_len_of_inquiry),
+		cmocka_unit_test(response_len_of_other_pages),
 		cmocka_unit_test(xfer_lengths),
 		cmocka_unit_test(segmentation),
 	};
