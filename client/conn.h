@@ -16,6 +16,7 @@ struct bench_conn {
 	uint32_t block_size;
 	uint64_t num_blocks;
 	bool lbpme;                 /* READ CAPACITY(16) thin provisioning enabled */
+	uint32_t max_xfer_blocks;   /* VPD B0h MAXIMUM TRANSFER LENGTH, 0 = none (xfer_limit_query) */
 	char target[256];
 	char portal[256];
 };

@@ -21,6 +21,7 @@
 #include "client/progress.h"
 #include "client/scsi_query.h"
 #include "client/stream_write.h"
+#include "client/xfer_limit.h"
 #include "client/xcopy_builder.h"
 
 /* The software datamover moves at most this much per READ/WRITE pair (host buffers stay
@@ -396,7 +397,9 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 		return -1;
 	}
 	uint64_t sw = chunk < SW_IO_MAX ? chunk : SW_IO_MAX;
-	x->sw_blocks = sw / x->bsz ? sw / x->bsz : 1;
+	/* READ from the source and WRITE to the destination: both LUs' limits apply. */
+	x->sw_blocks = xfer_clamp_blocks(xfer_clamp_blocks(sw / x->bsz, x->src->max_xfer_blocks),
+					 x->dst->max_xfer_blocks);
 	x->use_xcopy = o->mode != MODE_SOFTWARE && x->have_naa;
 	bool xcopy_wanted = x->use_xcopy;
 	if (x->use_xcopy && o->mode == MODE_AUTO && q_opcode_supported(x->dst, 0x83, 0) == 0) {
@@ -508,6 +511,7 @@ static int verify_clones(struct clone_ctx *x, struct clone_result *r, char *err,
 	if (piece > o->template_size)
 		piece = o->template_size;
 	piece -= piece % x->bsz;
+	piece = xfer_clamp_bytes(piece, x->bsz, x->dst->max_xfer_blocks);
 	uint8_t *got = malloc(piece), *want = malloc(piece);
 	int ret = -1;
 	if (!got || !want) {
@@ -584,6 +588,9 @@ int scenario_clone(const struct bench_opts *o, struct clone_result *r, FILE *exp
 	x.dst = &x.conns[x.nconn - 1];
 	x.bsz = x.src->block_size;
 	int ret = -1;
+	for (unsigned i = 0; i < x.nconn; i++)
+		if (xfer_limit_query(&x.conns[i], err, errlen))
+			goto out;
 	if (x.dst->block_size != x.bsz) {
 		snprintf(err, errlen, "source and destination block sizes differ (%u, %u)", x.bsz, x.dst->block_size);
 		goto out;

@@ -12,6 +12,7 @@
 #include "client/conn.h"
 #include "client/scsi_query.h"
 #include "client/stream_write.h"
+#include "client/xfer_limit.h"
 #include "client/synthetic_image.h"
 
 struct drr_src {
@@ -69,6 +70,8 @@ int scenario_drr(const struct bench_opts *o, struct drr_result *r, char *err, si
 		return -1;
 	}
 	int ret = -1;
+	if (xfer_limit_query(&c, err, errlen))
+		goto out;
 	/* Round the image up to whole blocks; a file's tail is zero padded. */
 	size = (size + c.block_size - 1) / c.block_size * c.block_size;
 	if (size == 0) {

@@ -16,6 +16,7 @@
 #include "client/conn.h"
 #include "client/progress.h"
 #include "client/window.h"
+#include "client/xfer_limit.h"
 
 struct vm;
 
@@ -128,6 +129,15 @@ static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out
 		goto out_close;
 	}
 	uint32_t io_blocks = (uint32_t)(o->bs / bsz);
+	/* scale measures one request size: splitting --bs would measure another, so a --bs above
+	 * the LU's MAXIMUM TRANSFER LENGTH is refused with the limit instead. */
+	if (xfer_limit_query(&conns[0], err, errlen))
+		goto out_close;
+	if (conns[0].max_xfer_blocks && io_blocks > conns[0].max_xfer_blocks) {
+		snprintf(err, errlen, "--bs %llu is above the LU's MAXIMUM TRANSFER LENGTH (VPD B0h): %u blocks of %u bytes",
+			 (unsigned long long)o->bs, conns[0].max_xfer_blocks, bsz);
+		goto out_close;
+	}
 	uint64_t region = conns[0].num_blocks / n;
 	region -= region % io_blocks;
 	if (region < io_blocks) {

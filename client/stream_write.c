@@ -1,5 +1,6 @@
 /* stream_write.c - sequential WRITE(16)s at a fixed queue depth over the async API. */
 #include "client/stream_write.h"
+#include "client/xfer_limit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,8 @@ int stream_write(struct bench_conn *c, const struct stream_write_args *a, char *
 			 (unsigned long long)c->num_blocks);
 		return -1;
 	}
+	/* Never more per WRITE than the LU's MAXIMUM TRANSFER LENGTH (VPD B0h, xfer_limit.h). */
+	const uint32_t io = xfer_clamp_bytes(a->io_bytes, c->block_size, c->max_xfer_blocks);
 	struct sw_state st = { .c = c, .a = a };
 	struct sw_slot *slots = calloc(a->qd, sizeof(*slots));
 	if (!slots) {
@@ -70,7 +73,7 @@ int stream_write(struct bench_conn *c, const struct stream_write_args *a, char *
 	int ret = -1;
 	for (unsigned i = 0; i < a->qd; i++) {
 		slots[i].st = &st;
-		if (posix_memalign((void **)&slots[i].buf, 4096, a->io_bytes)) {
+		if (posix_memalign((void **)&slots[i].buf, 4096, io)) {
 			snprintf(err, errlen, "out of memory for write buffers");
 			goto out;
 		}
@@ -82,7 +85,7 @@ int stream_write(struct bench_conn *c, const struct stream_write_args *a, char *
 			if (slots[i].busy)
 				continue;
 			uint64_t left = a->total_bytes - st.next;
-			uint32_t len = left < a->io_bytes ? (uint32_t)left : a->io_bytes;
+			uint32_t len = left < io ? (uint32_t)left : io;
 			if (a->fill(a->fill_arg, st.next, slots[i].buf, len)) {
 				snprintf(st.err, sizeof(st.err), "reading the source data at offset %llu failed",
 					 (unsigned long long)st.next);
