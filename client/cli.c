@@ -19,6 +19,7 @@ void cli_usage(char *buf, size_t len)
 		"  clone URL   [--dest URL2] --template-size 1g --template-content zero|pattern|synthetic\n"
 		"              --vms 10 --chunk 4m | --sweep 64k,256k,1m,4m,16m --parallel 2 --outstanding 2\n"
 		"              [--mode auto|xcopy|software] [--explain [N]] [--no-template] [--verify]\n"
+		"              [--plot-job SIZE: plot the modeled duration scaled to SIZE cloned]\n"
 		"  drr URL     --image FILE | --synthetic win10 [--size 11.9g] [--seed N]\n"
 		"common: --json | --csv, --plot FILE.svg, --quiet, --initiator IQN\n");
 }
@@ -222,6 +223,10 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			NEEDVAL();
 			if (cli_parse_size(val, &o->template_size) || o->template_size == 0)
 				FAIL("--template-size: '%s' is not a positive size", val);
+		} else if (!strcmp(a, "--plot-job")) {
+			NEEDVAL();
+			if (cli_parse_size(val, &o->plot_job_bytes) || o->plot_job_bytes == 0)
+				FAIL("--plot-job: '%s' is not a positive size", val);
 		} else if (!strcmp(a, "--template-content")) {
 			NEEDVAL();
 			if (!strcmp(val, "zero")) o->template_content = TEMPLATE_ZERO;
@@ -313,6 +318,8 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 		FAIL("drr takes either --image or --synthetic, not both");
 	if (o->explain && o->cmd != CMD_CLONE)
 		FAIL("--explain applies to clone only");
+	if (o->plot_job_bytes && o->cmd != CMD_CLONE)
+		FAIL("--plot-job applies to clone only");
 	if (o->plot_path && o->cmd != CMD_CLONE && o->cmd != CMD_SCALE)
 		FAIL("--plot applies to clone and scale only");
 	return 0;

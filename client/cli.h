@@ -34,6 +34,7 @@ struct bench_opts {
 
 	/* clone */
 	uint64_t template_size;
+	uint64_t plot_job_bytes;       /* --plot-job SIZE: plot durations scaled to a job of SIZE cloned */
 	enum template_content template_content;
 	uint64_t chunk;                /* --chunk bytes (MaxHWTransferSize) */
 	uint64_t sweep[CLI_MAX_LIST];  /* --sweep sizes; n_sweep == 0: just --chunk */

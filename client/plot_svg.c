@@ -306,9 +306,21 @@ int plot_clone_svg(FILE *f, const struct clone_result *r)
 	bool xcopy = true;
 	for (unsigned i = 0; i < r->n; i++)
 		xcopy &= r->runs[i].xcopy;
-	snprintf(sub, sizeof(sub), "%u clones of a %llu MiB template, %u in parallel, %u outstanding each; %s",
-		 r->clones, (unsigned long long)(r->template_size >> 20), r->parallel, r->outstanding,
-		 modeled ? "the array's modeled figures" : "host-measured figures (the LU reports no model)");
+	/* --plot-job: the modeled duration is linear in the bytes cloned at the same rates
+	 * (docs/reproduce.md), so a scaled-down run can be drawn as the job it stands for. */
+	bool job = modeled && r->plot_job_bytes;
+	char job_name[80] = "";
+	if (job)
+		snprintf(job_name, sizeof(job_name), "modeled duration for %.1f GiB cloned (s)",
+			 (double)r->plot_job_bytes / 1073741824.0);
+	if (job)
+		snprintf(sub, sizeof(sub), "%u clones of a %llu MiB template, %u in parallel, %u outstanding each; durations scaled to %.0f GiB cloned",
+			 r->clones, (unsigned long long)(r->template_size >> 20), r->parallel, r->outstanding,
+			 (double)r->plot_job_bytes / 1073741824.0);
+	else
+		snprintf(sub, sizeof(sub), "%u clones of a %llu MiB template, %u in parallel, %u outstanding each; %s",
+			 r->clones, (unsigned long long)(r->template_size >> 20), r->parallel, r->outstanding,
+			 modeled ? "the array's modeled figures" : "host-measured figures (the LU reports no model)");
 	fig.title = xcopy ? "XCOPY chunk size sweep (ESXi MaxHWTransferSize)"
 			  : "Clone chunk size sweep (software datamover: no XCOPY)";
 	fig.subtitle = sub;
@@ -316,7 +328,7 @@ int plot_clone_svg(FILE *f, const struct clone_result *r)
 	static const char *const colors[3] = { "#1f6fb4", "#d9541e", "#2a9d4b" };
 	const char *titles[3] = { "clone duration", modeled ? "peak latency" : "p99 latency", "peak array CPU" };
 	const char *ylabels[3] = { "seconds", "ms (log scale)", "% of the array's cores" };
-	const char *names[3] = { modeled ? "modeled duration (s)" : "wall time (s)",
+	const char *names[3] = { job ? job_name : modeled ? "modeled duration (s)" : "wall time (s)",
 				 modeled ? "modeled peak latency (ms)" : "host p99 latency (ms)",
 				 "modeled peak CPU (%)" };
 	for (unsigned k = 0; k < fig.n_panels; k++) {
@@ -332,7 +344,10 @@ int plot_clone_svg(FILE *f, const struct clone_result *r)
 		for (unsigned i = 0; i < r->n && i < SVG_MAX_POINTS; i++) {
 			const struct clone_run *c = &r->runs[i];
 			p->s[0].x[i] = (double)c->chunk;
-			p->s[0].y[i] = k == 0 ? (modeled ? c->modeled_duration_s : c->wall_s)
+			double dur = job && c->bytes_cloned
+				     ? c->modeled_duration_s * (double)r->plot_job_bytes / (double)c->bytes_cloned
+				     : c->modeled_duration_s;
+			p->s[0].y[i] = k == 0 ? (modeled ? dur : c->wall_s)
 				     : k == 1 ? (modeled ? c->modeled_peak_latency_ms : c->lat_p99_ms)
 				     : c->modeled_peak_cpu_pct;
 			p->s[0].n = i + 1;

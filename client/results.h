@@ -77,6 +77,7 @@ struct clone_run {
 
 struct clone_result {
 	uint64_t template_size;
+	uint64_t plot_job_bytes;         /* --plot-job: durations plotted scaled to this many bytes cloned */
 	unsigned clones, parallel, outstanding;
 	bool two_lus;
 	bool verified;                   /* --verify: every clone read back equal to the template */

@@ -571,6 +571,7 @@ int scenario_clone(const struct bench_opts *o, struct clone_result *r, FILE *exp
 	r->parallel = o->parallel;
 	r->outstanding = o->outstanding;
 	r->template_size = o->template_size;
+	r->plot_job_bytes = o->plot_job_bytes;
 	if (conn_open(o->url, o->initiator, &x.conns[0], err, errlen))
 		return -1;
 	x.nconn = 1;

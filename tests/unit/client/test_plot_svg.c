@@ -106,6 +106,8 @@ static void scale_plot(void **state)
 	free(svg);
 }
 
+#define PLOT_JOB_TICK ">60<"
+
 static void clone_plot(void **state)
 {
 	static struct clone_result r = { .template_size = 1u << 30, .clones = 100, .parallel = 2, .outstanding = 2, .n = 3 };
@@ -137,6 +139,25 @@ static void clone_plot(void **state)
 	assert_well_formed(svg);
 	assert_non_null(strstr(svg, "host p99 latency (ms)"));
 	assert_null(strstr(svg, "peak array CPU"));
+	free(svg);
+	/* --plot-job: a 1 GiB run's 0.05 s drawn as the 1190 GiB job it stands for (59.5 s) */
+	static struct clone_result small = { .template_size = 128u << 20, .clones = 8, .parallel = 2,
+					     .outstanding = 2, .n = 2, .plot_job_bytes = 1190ull << 30 };
+	for (int i = 0; i < 2; i++)
+		small.runs[i] = (struct clone_run){ .chunk = chunks[i + 1], .have_modeled = true,
+						    .bytes_cloned = 1u << 30, .modeled_duration_s = 0.05,
+						    .modeled_peak_latency_ms = lat[i + 1], .modeled_peak_cpu_pct = 5 };
+	svg = render(clone_cb, &small, &rc);
+	assert_int_equal(rc, 0);
+	assert_well_formed(svg);
+	assert_non_null(strstr(svg, "modeled duration for 1190.0 GiB cloned (s)"));
+	assert_non_null(strstr(svg, "durations scaled to 1190 GiB cloned"));
+	assert_non_null(strstr(svg, PLOT_JOB_TICK));
+	free(svg);
+	small.plot_job_bytes = 0;      /* unscaled: the axis stays below a second */
+	svg = render(clone_cb, &small, &rc);
+	assert_null(strstr(svg, PLOT_JOB_TICK));
+	assert_null(strstr(svg, "durations scaled"));
 	free(svg);
 	/* nothing to plot */
 	static struct clone_result empty;
