@@ -171,6 +171,8 @@ struct conn {
 	struct tmf_wait *tmfs;
 	char peer[64];
 	char local[64];           /* address:port the initiator reached us on */
+	uint64_t *reset_seen;     /* per LUN: the LUN RESET generation this nexus knows */
+	size_t reset_seen_n;
 };
 
 /* conn.c */

@@ -11,6 +11,7 @@
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/text.h"
+#include "target/lu/lu_table.h"
 
 #define LOGIN_RSP_MAX 8192 /* the initiator's default MaxRecvDataSegmentLength */
 #define LOGIN_ACC_MAX 65536 /* C-bit continuation: most text we accumulate */
@@ -316,6 +317,15 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 	c->state = CS_FFP;
 	c->digests_live = true;
 	c->nexus_id = target_next_nexus();
+	if (!c->discovery) {
+		/* a new nexus owes nothing to resets before it existed */
+		size_t n = lu_table_count();
+
+		c->reset_seen = n ? calloc(n, sizeof(*c->reset_seen)) : NULL;
+		c->reset_seen_n = c->reset_seen ? n : 0;
+		for (size_t i = 0; i < c->reset_seen_n; i++)
+			c->reset_seen[i] = lu_table_reset_gen(i);
+	}
 	if (!c->discovery && c->thr)
 		io_threads_reinstate(c->initiator, c->isid, c->tsih);
 	c->counted = true;

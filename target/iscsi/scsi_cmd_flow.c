@@ -204,6 +204,19 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 	tl = cdb_xfer_len(ic->lc.cdb, ic->be ? ic->be->block_size : 512, &ic->rw);
 	ic->scsi_tl = tl;
 
+	if (ic->be && ic->lun < c->reset_seen_n && ic->lc.cdb[0] != 0xa0 && ic->lc.cdb[0] != 0x12 &&
+	    ic->lc.cdb[0] != 0x03) {
+		/* another nexus reset this LU: UNIT ATTENTION once (INQUIRY,
+		 * REPORT LUNS and REQUEST SENSE pass, as SAM-5 allows) */
+		uint64_t gen = lu_table_reset_gen(ic->lun);
+
+		if (c->reset_seen[ic->lun] != gen) {
+			c->reset_seen[ic->lun] = gen;
+			sense_len = lu_sense_fixed(sense, 0x06, 0x29, 0x03, -1);
+			complete_locally(c, ic, 0x02, sense, sense_len, 0);
+			return;
+		}
+	}
 	if (ic->lc.cdb[0] == 0xa0 || !ic->be) {
 		/* the target answers: REPORT LUNS, or no such LUN */
 		size_t want = ic->edtl;

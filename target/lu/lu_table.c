@@ -2,10 +2,22 @@
  * backend (see lu_table.h). */
 #include "target/lu/lu_table.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 static struct lu_backend *table[LU_TABLE_MAX];
 static size_t count;
+static _Atomic uint64_t reset_gen[LU_TABLE_MAX];
+
+uint64_t lu_table_reset_gen(uint64_t lun)
+{
+	return lun < count ? atomic_load(&reset_gen[lun]) : 0;
+}
+
+uint64_t lu_table_bump_reset_gen(uint64_t lun)
+{
+	return lun < count ? atomic_fetch_add(&reset_gen[lun], 1) : 0;
+}
 
 int lu_table_add(struct lu_backend *be)
 {
@@ -25,6 +37,8 @@ size_t lu_table_count(void) { return count; }
 void lu_table_reset(void)
 {
 	memset(table, 0, sizeof(table));
+	for (size_t i = 0; i < count; i++)
+		atomic_store(&reset_gen[i], 0);
 	count = 0;
 }
 

@@ -18,6 +18,15 @@ struct lu_backend *lu_table_get(uint64_t lun);
 size_t lu_table_count(void);
 void lu_table_reset(void); /* forgets every entry (backends are not destroyed) */
 
+/* LUN RESET generations: every LUN RESET bumps its LU's counter; a session
+ * that has not seen the current value gets a UNIT ATTENTION 06/29/03 (BUS
+ * DEVICE RESET FUNCTION OCCURRED) on its next command to that LU, so every
+ * other I_T nexus learns that its tasks there may be gone.  Atomic: sessions
+ * live on different I/O threads.  0 for a LUN that does not exist. */
+uint64_t lu_table_reset_gen(uint64_t lun);
+/* one more LUN RESET of lun: returns the generation it replaced */
+uint64_t lu_table_bump_reset_gen(uint64_t lun);
+
 /* What the target answers itself, as LIO does: REPORT LUNS on any LUN, and
  * every command to a LUN that does not exist (INQUIRY with peripheral
  * qualifier 011b, REQUEST SENSE with LOGICAL UNIT NOT SUPPORTED, anything

@@ -77,6 +77,7 @@ static int group_teardown(void **state)
 }
 
 static bool hd, dd; /* digests in effect on this connection */
+static uint8_t login_isid = 1; /* last ISID byte: two live sessions need two */
 
 static void write_all(int fd, const void *b, size_t n)
 {
@@ -173,6 +174,7 @@ static int login_with(uint32_t *statsn, const char *extra, size_t extra_len)
 	bhs[0] = 0x40 | ISCSI_OP_LOGIN_REQ;
 	bhs[1] = ISCSI_LOGIN_TRANSIT | 0x04 | 0x03; /* operational -> full feature */
 	memcpy(bhs + 8, "\x80\x00\x00\x01\x00\x00", 6);
+	bhs[11] = login_isid;
 	put_be32(bhs + 16, 1);
 	put_be32(bhs + 24, 1); /* CmdSN */
 	send_pdu(fd, bhs, all, (uint32_t)(sizeof(keys) - 1 + extra_len), false);
@@ -366,6 +368,65 @@ static void task_management(void **state)
 	close(fd);
 }
 
+/* a data-less or short-Data-In command to LUN 0; returns the status and
+ * leaves sense key/ASC/ASCQ in *ua (0 when none) */
+static uint8_t simple_cmd(int fd, uint32_t itt, uint32_t cmdsn, uint8_t op, uint32_t *ua)
+{
+	uint8_t bhs[48], data[8192];
+
+	memset(bhs, 0, 48);
+	bhs[0] = ISCSI_OP_SCSI_CMD;
+	bhs[1] = ISCSI_FLAG_FINAL | 0x01 | (op == 0x12 ? ISCSI_CMD_READ : 0);
+	put_be32(bhs + 16, itt);
+	put_be32(bhs + 20, op == 0x12 ? 36 : 0);
+	put_be32(bhs + 24, cmdsn);
+	bhs[32] = op;
+	if (op == 0x12)
+		bhs[36] = 36; /* allocation length */
+	send_pdu(fd, bhs, NULL, 0, false);
+	*ua = 0;
+	for (;;) {
+		uint32_t dlen = recv_pdu(fd, bhs, data);
+
+		assert_int_equal(get_be32(bhs + 16), itt);
+		if (bhs[0] == ISCSI_OP_DATA_IN && (bhs[1] & ISCSI_DATAIN_STATUS))
+			return bhs[3];
+		if (bhs[0] == ISCSI_OP_SCSI_RSP) {
+			if (dlen >= 2 + 14)
+				*ua = (uint32_t)(data[2 + 2] & 0x0f) << 16 | (uint32_t)data[2 + 12] << 8 | data[2 + 13];
+			return bhs[3];
+		}
+		assert_int_equal(bhs[0], ISCSI_OP_DATA_IN);
+	}
+}
+
+/* LUN RESET by one session: every other session on that LU gets UNIT
+ * ATTENTION 06/29/03 once (INQUIRY passes); the resetting one does not. */
+static void lun_reset_unit_attention_for_others(void **state)
+{
+	uint32_t sa, sb, ca = 1, cb = 1, ua;
+	int a = login(&sa), b;
+
+	login_isid = 2;
+	b = login(&sb);
+	login_isid = 1;
+	assert_int_equal(simple_cmd(b, 0x50, cb++, 0x00, &ua), 0x00); /* nothing pending yet */
+	assert_int_equal(tmf(a, 5, 0, 0x51, 0, ca, 0), 0);             /* LUN RESET from A */
+	assert_int_equal(simple_cmd(a, 0x52, ca++, 0x00, &ua), 0x00);
+	assert_int_equal(simple_cmd(b, 0x53, cb++, 0x12, &ua), 0x00);  /* INQUIRY passes */
+	assert_int_equal(simple_cmd(b, 0x54, cb++, 0x00, &ua), 0x02);
+	assert_int_equal(ua, 0x062903);
+	assert_int_equal(simple_cmd(b, 0x55, cb++, 0x00, &ua), 0x00);  /* reported once */
+	/* a new session owes nothing to an old reset */
+	login_isid = 3;
+	int n = login(&sb);
+	login_isid = 1;
+	assert_int_equal(simple_cmd(n, 0x56, 1, 0x00, &ua), 0x00);
+	close(n);
+	close(b);
+	close(a);
+}
+
 static void cmdsn_out_of_window_ignored(void **state)
 {
 	uint8_t bhs[48], data[8192];
@@ -483,6 +544,7 @@ int main(void)
 		cmocka_unit_test(data_digest_both_ways),
 		cmocka_unit_test(header_digest_error_closes),
 		cmocka_unit_test(task_management),
+		cmocka_unit_test(lun_reset_unit_attention_for_others),
 		cmocka_unit_test(cmdsn_out_of_window_ignored),
 		cmocka_unit_test(several_outstanding_r2ts),
 		cmocka_unit_test(session_reinstatement),
