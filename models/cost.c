@@ -40,6 +40,7 @@ struct telemetry_state {
 	bool started;
 	uint64_t first_arrival, last_completion;
 	uint64_t commands, busy, max_latency;
+	uint64_t turnaround;
 	uint64_t hist[32];
 	uint64_t bucket_ops[COST_BUCKETS], bucket_bytes[COST_BUCKETS], bucket_latency[COST_BUCKETS];
 	struct window win[NWIN];
@@ -209,6 +210,7 @@ static void account(struct cost_model *m, const struct cost_req *r, const struct
 	}
 	t->commands++;
 	t->busy += res->cpu_ns;
+	t->turnaround += res->next_arrival_ns - res->completion_ns;
 	if (res->completion_ns > t->last_completion)
 		t->last_completion = res->completion_ns;
 	if (res->latency_ns > t->max_latency)
@@ -383,6 +385,7 @@ void cost_model_telemetry(struct cost_model *m, struct cost_telemetry *out)
 	pthread_mutex_lock(&m->mu);
 	const struct telemetry_state *t = &m->t;
 	out->commands = t->commands;
+	out->turnaround_ns = t->turnaround;
 	out->modeled_elapsed_ns = t->started ? t->last_completion - t->first_arrival : 0;
 	out->modeled_busy_ns = t->busy;
 	out->cores = m->cp ? m->cp->cores : 0;

@@ -47,6 +47,9 @@ struct cost_telemetry {
 	uint64_t bucket_ops[COST_BUCKETS];
 	uint64_t bucket_bytes[COST_BUCKETS];
 	uint64_t bucket_latency_ns[COST_BUCKETS]; /* summed */
+	uint64_t turnaround_ns;           /* modeled host turnaround added, summed over commands: lets a
+					   * client tell the model's host time from the machine's
+					   * (docs/bench.md "Machine-limited runs"; page 31h 0009h) */
 	double time_scale;
 };
 void cost_model_telemetry(struct cost_model *m, struct cost_telemetry *out);

@@ -79,7 +79,7 @@ for r in $RUNS; do
 	fi
 done
 repro_check "100 VMs fairness max/min" 1.02 "$(run_field "$FA" 100 fairness)" max 0
-jq -r '.runs[] | "  \(.vms) VMs: per VM min \(.min_mbps * 10 | floor / 10) / avg \(.avg_mbps * 10 | floor / 10) / max \(.max_mbps * 10 | floor / 10) MB/s, \(.ios) I/Os in \(.seconds) s, lunlab-bench CPU \(.client_cpu_pct | floor)%"' "$FA"
+jq -r '.runs[] | "  \(.vms) VM(s): per VM min \(.min_mbps * 10 | floor / 10) / avg \(.avg_mbps * 10 | floor / 10) / max \(.max_mbps * 10 | floor / 10) MB/s, \(.ios) I/Os in \(.seconds) s, lunlab-bench CPU \(.client_cpu_pct | floor)%"' "$FA"
 
 repro_header "headroom: unlimited profile (no model)"
 for r in $RUNS; do

@@ -98,6 +98,12 @@ static void single_command_formula(void **state)
 	struct cost_req other = { .kind = COST_OTHER };
 	cost_model_charge_at(m, &other, 3 * S, &r);
 	assert_int_equal(r.latency_ns, 250 + 700);
+	/* the host turnaround the model added, summed: XCOPY 5000 + 64 KiB x 1 ns/B, then the
+	 * READ, WRITE and the other command 5000 each */
+	struct cost_telemetry t;
+	cost_model_telemetry(m, &t);
+	assert_int_equal(t.commands, 4);
+	assert_int_equal(t.turnaround_ns, 5000 + 65536 + 3 * 5000);
 	cost_model_put(m);
 	profile_free(p);
 }
