@@ -129,6 +129,11 @@ static struct axis y_axis(const struct svg_panel *p, bool right)
 	}
 	a.step = svg_nice_step(max * 1.1, 5);
 	a.hi = a.step * ceil(max * 1.1 / a.step);
+	/* A percentage of the array's cores tops out at 100: an axis to 150 would suggest more. */
+	if (!right && p->y_cap > 0 && max <= p->y_cap && a.hi > p->y_cap) {
+		a.hi = p->y_cap;
+		a.step = svg_nice_step(p->y_cap, 5);
+	}
 	return a;
 }
 
@@ -339,6 +344,7 @@ int plot_clone_svg(FILE *f, const struct clone_result *r)
 		p->x_log2 = true;
 		p->x_bytes = true;
 		p->y_log10 = k == 1;        /* latency spans decades from 64 KiB to 16 MiB chunks */
+		p->y_cap = k == 2 ? 100 : 0;
 		p->n_series = 1;
 		p->s[0] = (struct svg_series){ .name = names[k], .color = colors[k] };
 		for (unsigned i = 0; i < r->n && i < SVG_MAX_POINTS; i++) {

@@ -29,6 +29,7 @@ struct svg_panel {
 	bool x_log2;                /* powers of two evenly spaced (chunk sizes, VM counts) */
 	bool x_bytes;               /* tick labels 64K, 1M ... */
 	bool y_log10;               /* left axis in decades (latencies spanning 0.005..2 ms) */
+	double y_cap;               /* > 0: the left axis never runs past it while the data fit (100 %) */
 	unsigned n_series;
 	struct svg_series s[SVG_MAX_SERIES];
 };

@@ -154,6 +154,14 @@ static void clone_plot(void **state)
 	assert_non_null(strstr(svg, "durations scaled to 1190 GiB cloned"));
 	assert_non_null(strstr(svg, PLOT_JOB_TICK));
 	free(svg);
+	/* a CPU peak of 99.9 % keeps the CPU axis at 100 (not 150) */
+	small.runs[0].modeled_peak_cpu_pct = 99.9;
+	svg = render(clone_cb, &small, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(svg, ">100<"));
+	assert_null(strstr(svg, ">150<"));
+	free(svg);
+	small.runs[0].modeled_peak_cpu_pct = 5;
 	small.plot_job_bytes = 0;      /* unscaled: the axis stays below a second */
 	svg = render(clone_cb, &small, &rc);
 	assert_null(strstr(svg, PLOT_JOB_TICK));
