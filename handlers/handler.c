@@ -19,6 +19,7 @@
 #include "handlers/scsi/lu_config.h"
 #include "handlers/scsi/naa.h"
 #include "handlers/scsi/scsi.h"
+#include "lunlab/host_ext.h"
 #include "lunlab/tcmu_abi.h"
 #include "models/cost.h"
 #include "models/pacer.h"
@@ -216,6 +217,11 @@ static int lunlab_reconfig(struct tcmu_device *tdev, struct tcmulib_cfg_info *cf
 	}
 }
 
+/* lunlab-target only: start sending a paced READ's data during its modeled
+ * service time (the array's service time includes the transfer).  Resolves to
+ * NULL under tcmu-runner, which has no such function. */
+#pragma weak lunlab_host_cmd_data_ready
+
 struct paced_completion {
 	struct tcmu_device *tdev;
 	struct tcmur_cmd *cmd;
@@ -267,6 +273,8 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 	pc->tdev = tdev;
 	pc->cmd = tcmur_cmd;
 	pc->status = status;
+	if (status == TCMU_STS_OK && lunlab_host_cmd_data_ready)
+		lunlab_host_cmd_data_ready(tdev, lc);
 	pacer_schedule(deadline, complete_paced, pc);
 	return TCMU_STS_ASYNC_HANDLED;
 }

@@ -10,6 +10,8 @@
 #ifndef LUNLAB_HOST_EXT_H
 #define LUNLAB_HOST_EXT_H
 
+#include <stdint.h>
+
 struct tcmu_device;
 struct tcmulib_cmd;
 
@@ -22,5 +24,10 @@ struct tcmulib_cmd;
  * before completing the command; a later error status is still reported
  * correctly (after the data).  Ignored for commands that are not READ-type. */
 void lunlab_host_cmd_data_ready(struct tcmu_device *dev, struct tcmulib_cmd *cmd);
+
+/* The I_T nexus (iSCSI session) that sent this command, as a number unique
+ * within the process; 0 when unknown.  EXTENDED COPY scopes list identifiers
+ * and held copy results to it, as SPC-4 does (tcmu-runner cannot tell). */
+uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *cmd);
 
 #endif

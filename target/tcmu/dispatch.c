@@ -83,6 +83,16 @@ void lunlab_host_cmd_data_ready(struct tcmu_device *dev, struct tcmulib_cmd *cmd
 	lu->data_ready(lu);
 }
 
+uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *cmd)
+{
+	const struct host_cmd *hc;
+
+	if (!cmd)
+		return 0;
+	hc = container_of_host(cmd, struct host_cmd, lib);
+	return hc->lu ? hc->lu->nexus_id : 0;
+}
+
 static void host_cmd_run(struct host_cmd *hc)
 {
 	struct tcmu_device *dev = hc->dev;
