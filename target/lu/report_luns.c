@@ -31,7 +31,8 @@ uint8_t report_luns(const uint8_t *cdb, uint8_t *buf, size_t buflen, size_t *dat
 	out = total < alloc ? total : alloc;
 	memset(ent, 0, sizeof(ent));
 	put_be32(ent, (uint32_t)(n * 8));
-	memcpy(buf, ent, buflen < 8 ? buflen : 8);
+	if (buflen) /* no buffer at all (EDTL 0): buf may be NULL, which memcpy must not get */
+		memcpy(buf, ent, buflen < 8 ? buflen : 8);
 	for (size_t i = 0; i < n; i++) {
 		size_t at = 8 + i * 8;
 		pdu_lun_encode(ent, i);

@@ -29,6 +29,22 @@ static void rl_cdb(uint8_t *cdb, uint8_t sel, uint32_t alloc)
 	put_be32(cdb + 6, alloc);
 }
 
+/* Found by tests/fuzz (fuzz-iscsi-rx under UBSan): REPORT LUNS with EDTL 0
+ * reaches report_luns() with no buffer (NULL, 0), and the header copy passed
+ * NULL to memcpy.  No buffer: GOOD, nothing written, the length it would have
+ * sent (the transport turns that into the residual). */
+static void no_buffer(void **state)
+{
+	uint8_t cdb[12], sense[18];
+	uint8_t sl = 0;
+	size_t len = 99;
+
+	rl_cdb(cdb, 0, 4096);
+	assert_int_equal(report_luns(cdb, NULL, 0, &len, sense, &sl), 0x00);
+	assert_int_equal(len, 8 + 3 * 8);
+	assert_int_equal(sl, 0);
+}
+
 static void table_order(void **state)
 {
 	assert_int_equal(lu_table_count(), 3);
@@ -140,6 +156,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(table_order, setup),
+		cmocka_unit_test_setup(no_buffer, setup),
 		cmocka_unit_test_setup(lists_all_luns, setup),
 		cmocka_unit_test_setup(truncates_but_reports_full_length, setup),
 		cmocka_unit_test_setup(bad_requests, setup),
