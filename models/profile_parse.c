@@ -83,6 +83,11 @@ static int fail(struct ctx *c, size_t line, const char *section, const char *key
 	if (asprintf(&msg, "%s:%zu: %s%s%s: %s", c->origin, line, section ? section : "",
 		     section ? "." : "", key, why) < 0)
 		msg = NULL;
+	/* keys and values quoted in the message come from the file and may hold
+	 * newlines (quoted or multi-line scalars): keep the error one line */
+	for (char *m = msg; m && *m; m++)
+		if ((unsigned char)*m < 0x20 || *m == 0x7f)
+			*m = '?';
 	if (c->err)
 		*c->err = msg;
 	else

@@ -194,6 +194,17 @@ static void missing_key(void **state)
 	expect_error(edit(1, ""), "t.yaml:1: name", "missing");
 }
 
+/* Found by tests/fuzz (fuzz-profile-parse): a value or key with a newline in
+ * it (a quoted or multi-line scalar) was quoted verbatim, so the error was not
+ * one line.  Control characters now show as '?'. */
+static void multiline_scalar_error(void **state)
+{
+	(void)state;
+	expect_error(edit(3, "modeled: \"false\\nx\"\n"), "t.yaml:3: modeled", "'false?x' is not a boolean");
+	expect_error(edit(3, "modeled: false\n\n x\n"), "t.yaml:3: modeled", "'false?x' is not a boolean");
+	expect_error("\"na\\nme\": t\n", "t.yaml:1: na?me", "unknown key");
+}
+
 static void structure_errors(void **state)
 {
 	(void)state;
@@ -225,6 +236,7 @@ int main(void)
 		cmocka_unit_test(out_of_range),
 		cmocka_unit_test(missing_key),
 		cmocka_unit_test(structure_errors),
+		cmocka_unit_test(multiline_scalar_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
