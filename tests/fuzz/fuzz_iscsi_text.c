@@ -7,8 +7,10 @@
  * the first 48 bytes as a BHS to pdu_validate_header() and bytes 8..15 as a
  * LUN field to pdu_lun_decode().
  * Checks beyond "no crash/UB/leak": negotiated values stay inside the ranges
- * the target offers, and the answer never overruns its buffer. */
+ * the target offers (FirstBurstLength <= MaxBurstLength is enforced by
+ * login.c once the whole login is in, not per key, so not checked here), and the answer never overruns its buffer. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,8 +74,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (out.len > sizeof(answer))
 			abort();
 		if (p.max_r2t > TGT_MAX_OUTSTANDING_R2T || p.max_recv_dsl > TGT_MAX_RECV_DSL ||
-		    p.max_burst > TGT_MAX_BURST || p.first_burst > p.max_burst || p.erl != 0)
+		    p.max_burst > TGT_MAX_BURST || p.first_burst > TGT_MAX_BURST || p.erl != 0) {
+			fprintf(stderr, "negotiated out of range: r2t %u mrdsl %u burst %u first %u erl %u\n",
+				p.max_r2t, p.max_recv_dsl, p.max_burst, p.first_burst, p.erl);
 			abort();
+		}
 	} else if (!err) {
 		abort(); /* a refused list must name what is wrong */
 	}
