@@ -89,3 +89,10 @@ fi
 
 section "target log"
 cat "$log"
+
+# the published figures, short versions (the same scripts CI runs; docs/reproduce.md has the
+# full runs): seed 000 (XCOPY clones on X1/X2, data reduction) and seed 002 (N VMs, one LUN)
+section "reproducing seed 000: XCOPY chunk sizes and data reduction, X1 vs X2 (short)"
+bash tests/repro/seed000.sh build --ci || echo "(seed 000 reproduction reported a miss)"
+section "reproducing seed 002: N VMs reading one LUN, fa420 (short)"
+bash tests/repro/seed002.sh build --ci || echo "(seed 002 reproduction reported a miss)"

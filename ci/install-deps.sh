@@ -18,7 +18,7 @@ packages=(
     build-essential gcc clang libclang-rt-14-dev meson ninja-build pkg-config binutils
     libiscsi-dev libiscsi-bin libcmocka-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
     libxxhash-dev libssl-dev
-    tgt tcmu-runner iperf3 sg3-utils fio valgrind
+    tgt tcmu-runner iperf3 sg3-utils fio valgrind jq librsvg2-bin
     iproute2 procps python3 git ca-certificates
 )
 if [[ ${LUNLAB_REALSTACK:-0} == 1 ]]; then

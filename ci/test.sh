@@ -153,6 +153,25 @@ run_realstack() {
     echo "real stack lane: $((SECONDS - t0)) s"
 }
 
+# run_repro BUILD_DIR: the seeds' figures, scaled down (tests/repro, docs/reproduce.md); every
+# figure checked is one test
+run_repro() {
+    local dir=$1 s out p f
+    for s in seed000 seed002; do
+        step "reproduce $s (--ci)"
+        out=$(mktemp)
+        bash "tests/repro/$s.sh" "$dir" --ci 2>&1 | tee "$out"
+        p=$(grep -cE '\| ok$' "$out")
+        f=$(grep -cE '\| (MISS|FAIL|no)[^|]*$' "$out")
+        if ! grep -q 'all figures within the published tolerances' "$out"; then
+            (( f == 0 )) && f=1
+            failures+=("reproduce $s: a figure missed its tolerance or the run failed")
+        fi
+        total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+        rm -f "$out"
+    done
+}
+
 # Whether LeakSanitizer can run here (it cannot under some ptrace-restricted sandboxes).
 lsan_works() {
     local tmp rc=0
@@ -178,6 +197,7 @@ fi
 if build build normal -Dwerror=true; then
     run_meson_tests build normal --timeout-multiplier 2
     run_conformance build normal
+    run_repro build
     [[ ${LUNLAB_SKIP_REALSTACK:-0} == 1 ]] || run_realstack build
 fi
 
