@@ -60,7 +60,8 @@ uint8_t lu_sense_fixed(uint8_t *s, uint8_t key, uint8_t asc, uint8_t ascq, int f
 
 static void copy_out(uint8_t *buf, size_t buflen, const uint8_t *src, size_t n, size_t *data_len)
 {
-	memcpy(buf, src, n < buflen ? n : buflen);
+	if (buflen) /* no buffer at all (EDTL 0): buf may be NULL, which memcpy must not get */
+		memcpy(buf, src, n < buflen ? n : buflen);
 	*data_len = n;
 }
 

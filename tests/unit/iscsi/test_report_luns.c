@@ -152,6 +152,24 @@ static void missing_lun(void **state)
 	assert_int_equal(st, 0x02);
 }
 
+/* Found by tests/fuzz (fuzz-iscsi-rx under UBSan): INQUIRY or REQUEST SENSE
+ * with EDTL 0 to a missing LUN copied the answer to a NULL buffer.  No buffer:
+ * same status and length, nothing written. */
+static void missing_lun_no_buffer(void **state)
+{
+	uint8_t inq[6] = { 0x12, 0, 0, 0, 96, 0 }, rs[6] = { 0x03, 0, 0, 0, 18, 0 };
+	uint8_t sense[96], sl = 0xee, st = 0xee;
+	size_t n = 0;
+
+	assert_true(lu_local_answer(inq, 7, true, NULL, 0, &n, &st, sense, &sl));
+	assert_int_equal(st, 0);
+	assert_int_equal(sl, 0);
+	assert_int_equal(n, 36);
+	assert_true(lu_local_answer(rs, 7, true, NULL, 0, &n, &st, sense, &sl));
+	assert_int_equal(st, 0);
+	assert_int_equal(n, 18);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -162,6 +180,7 @@ int main(void)
 		cmocka_unit_test_setup(bad_requests, setup),
 		cmocka_unit_test_setup(flat_space_above_255, setup),
 		cmocka_unit_test_setup(missing_lun, setup),
+		cmocka_unit_test_setup(missing_lun_no_buffer, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
