@@ -94,6 +94,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!cdb)
 		return 0;
+	/* mode-page state back to power-on, so a finding reproduces from its one
+	 * input (block contents stay: they only change data, not code paths) */
+	lu->dev.write_cache = true;
+	scsi_lu_init(lu);
 #if FUZZ_MODE == FUZZ_ANY_CDB
 	memcpy(cdb, data, size < CDB_MAX ? size : CDB_MAX);
 	payload = size > CDB_MAX ? data + CDB_MAX : NULL;
