@@ -213,6 +213,17 @@ if [[ ${LUNLAB_SKIP_ASAN:-0} != 1 ]]; then
     fi
 fi
 
+if [[ ${LUNLAB_SKIP_FUZZ:-0} != 1 ]]; then
+    step "fuzz: tests/fuzz, ${LUNLAB_FUZZ_SECONDS:-20} s per target (clang, ASan + UBSan)"
+    fuzz_out=$(bash ci/fuzz.sh "$root/build-fuzz" "${LUNLAB_FUZZ_SECONDS:-20}" 2>&1); echo "$fuzz_out"
+    if [[ $(tail -1 <<<"$fuzz_out") =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        total_pass=$((total_pass + BASH_REMATCH[1])); total_fail=$((total_fail + BASH_REMATCH[2]))
+        (( BASH_REMATCH[2] == 0 )) || failures+=("fuzz: see above")
+    else
+        fail_step "fuzz: build or setup failed"
+    fi
+fi
+
 step "summary ($(( SECONDS - started )) s)"
 if (( ${#failures[@]} > 0 )); then
     printf 'FAILED: %s\n' "${failures[@]}"
