@@ -3,12 +3,14 @@
 #   1. install the Debian packages (ci/install-deps.sh),
 #   2. build with -Dwerror=true in build/ and run every meson test (unit + integration suites),
 #   3. run the iscsi-test-cu conformance suites against a fresh lunlab-target,
-#   4. the real stack: handler_lunlab.so under Linux LIO + Debian's tcmu-runner, in Debian's
+#   4. the seeds' figures, scaled down (tests/repro/seed000.sh and seed002.sh --ci),
+#   5. the real stack: handler_lunlab.so under Linux LIO + Debian's tcmu-runner, in Debian's
 #      kernel booted with qemu (tests/realstack/lane.sh, 10-minute budget),
-#   5. the same build, tests and suites again with AddressSanitizer + UBSan in build-asan/.
+#   6. the same build, tests and suites again with AddressSanitizer + UBSan in build-asan/,
+#   7. every fuzz target for a bounded time (ci/fuzz.sh; LUNLAB_SKIP_FUZZ=1 skips it).
 # Ends with one line "N passed, N failed, N skipped" summing all of it; exits non-zero on any
 # failure.  LUNLAB_SKIP_DEPS=1 skips step 1 (developer machines that have the packages);
-# LUNLAB_SKIP_ASAN=1 skips step 5 and LUNLAB_SKIP_REALSTACK=1 step 4 (quick local runs; CI
+# LUNLAB_SKIP_ASAN=1 skips step 6 and LUNLAB_SKIP_REALSTACK=1 step 5 (quick local runs; CI
 # always runs both).
 set -uo pipefail
 cd "$(dirname "$0")/.."
