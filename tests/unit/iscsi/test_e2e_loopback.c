@@ -21,6 +21,7 @@
 #include <iscsi/scsi-lowlevel.h>
 
 #include "mem_backend.h"
+#include "loopback_target.h"
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/listener.h"
 #include "target/iscsi/target.h"
@@ -29,27 +30,11 @@
 #define IQN "iqn.2026-11.org.lunlab:e2e"
 #define LU_SIZE (16u << 20)
 
-static int lfd;
 static char portal[64];
-static atomic_int stop_accept;
-static pthread_t acceptor;
 static struct lu_backend *lu0, *lu1;
-
-static void *accept_loop(void *arg)
-{
-	struct pollfd p = { .fd = lfd, .events = POLLIN };
-
-	while (!stop_accept)
-		if (poll(&p, 1, 100) > 0)
-			listener_accept_all(lfd);
-	return NULL;
-}
 
 static int group_setup(void **state)
 {
-	struct sockaddr_in a;
-	socklen_t al = sizeof(a);
-
 	g_target.iqn = IQN;
 	g_target.quiet = getenv("LUNLAB_E2E_VERBOSE") == NULL;
 	g_target.max_sessions = 1000;
@@ -58,21 +43,13 @@ static int group_setup(void **state)
 	lu_table_reset();
 	lu_table_add(lu0);
 	lu_table_add(lu1);
-	lfd = listener_open("127.0.0.1:0");
-	assert_true(lfd >= 0);
-	getsockname(lfd, (struct sockaddr *)&a, &al);
-	snprintf(portal, sizeof(portal), "127.0.0.1:%u", ntohs(a.sin_port));
-	assert_int_equal(io_threads_start(2), 0);
-	pthread_create(&acceptor, NULL, accept_loop, NULL);
+	snprintf(portal, sizeof(portal), "127.0.0.1:%u", loopback_target_start(2));
 	return 0;
 }
 
 static int group_teardown(void **state)
 {
-	stop_accept = 1;
-	pthread_join(acceptor, NULL);
-	close(lfd);
-	io_threads_stop();
+	loopback_target_stop();
 	mem_backend_free(lu0);
 	mem_backend_free(lu1);
 	io_threads_free();

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "loopback_target.h"
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/listener.h"
 #include "target/iscsi/pdu.h"
@@ -32,9 +33,7 @@
 /* LBAs that choose the LU's behaviour */
 enum { LBA_SLOW_GOOD = 0, LBA_SLOW_CHECK = 1, LBA_FAST_GOOD = 2, LBA_NO_READY = 3 };
 
-static int lfd, port;
-static atomic_int stop_accept;
-static pthread_t acceptor;
+static int port;
 static atomic_int ready_calls, ready_offered;
 
 /* ---- the test LU: one detached thread per command ---- */
@@ -106,34 +105,15 @@ static struct lu_backend slow_lu = { &slow_ops, BS, 2048 };
 
 /* ---- target and raw initiator ---- */
 
-static void *accept_loop(void *arg)
-{
-	struct pollfd p = { .fd = lfd, .events = POLLIN };
-
-	(void)arg;
-	while (!stop_accept)
-		if (poll(&p, 1, 100) > 0)
-			listener_accept_all(lfd);
-	return NULL;
-}
-
 static int group_setup(void **state)
 {
-	struct sockaddr_in a;
-	socklen_t al = sizeof(a);
-
 	(void)state;
 	g_target.iqn = IQN;
 	g_target.quiet = true;
 	g_target.max_sessions = 100;
 	lu_table_reset();
 	lu_table_add(&slow_lu);
-	lfd = listener_open("127.0.0.1:0");
-	assert_true(lfd >= 0);
-	getsockname(lfd, (struct sockaddr *)&a, &al);
-	port = ntohs(a.sin_port);
-	assert_int_equal(io_threads_start(1), 0);
-	pthread_create(&acceptor, NULL, accept_loop, NULL);
+	port = (int)loopback_target_start(1);
 	return 0;
 }
 
@@ -141,37 +121,10 @@ static int group_teardown(void **state)
 {
 	(void)state;
 	usleep((HOLD_MS + 100) * 1000); /* let detached command threads finish */
-	stop_accept = 1;
-	pthread_join(acceptor, NULL);
-	close(lfd);
-	io_threads_stop();
+	loopback_target_stop();
 	io_threads_free();
 	lu_table_reset();
 	return 0;
-}
-
-static void write_all(int fd, const void *b, size_t n)
-{
-	const uint8_t *p = b;
-
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		assert_true(w > 0);
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
-static void read_all(int fd, void *b, size_t n)
-{
-	uint8_t *p = b;
-
-	while (n) {
-		ssize_t r = read(fd, p, n);
-		assert_true(r > 0);
-		p += r;
-		n -= (size_t)r;
-	}
 }
 
 static void send_pdu(int fd, uint8_t *bhs, const void *data, uint32_t dlen)
@@ -179,10 +132,10 @@ static void send_pdu(int fd, uint8_t *bhs, const void *data, uint32_t dlen)
 	static const uint8_t pad[3];
 
 	put_be24(bhs + 5, dlen);
-	write_all(fd, bhs, 48);
+	fd_write_all(fd, bhs, 48);
 	if (dlen) {
-		write_all(fd, data, dlen);
-		write_all(fd, pad, pdu_pad4(dlen));
+		fd_write_all(fd, data, dlen);
+		fd_write_all(fd, pad, pdu_pad4(dlen));
 	}
 }
 
@@ -190,11 +143,11 @@ static uint32_t recv_pdu(int fd, uint8_t *bhs, uint8_t *data, size_t cap)
 {
 	uint32_t dlen;
 
-	read_all(fd, bhs, 48);
+	fd_read_all(fd, bhs, 48);
 	dlen = bhs_data_len(bhs);
 	assert_true(dlen + pdu_pad4(dlen) <= cap);
 	if (dlen)
-		read_all(fd, data, dlen + pdu_pad4(dlen));
+		fd_read_all(fd, data, dlen + pdu_pad4(dlen));
 	return dlen;
 }
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "loopback_target.h"
 #include "mem_backend.h"
 #include "target/iscsi/crc32c.h"
 #include "target/iscsi/io_thread.h"
@@ -29,47 +30,24 @@
 
 #define IQN "iqn.2026-11.org.lunlab:raw"
 
-static int lfd, port;
-static atomic_int stop_accept;
-static pthread_t acceptor;
+static int port;
 static struct lu_backend *lu0;
-
-static void *accept_loop(void *arg)
-{
-	struct pollfd p = { .fd = lfd, .events = POLLIN };
-
-	while (!stop_accept)
-		if (poll(&p, 1, 100) > 0)
-			listener_accept_all(lfd);
-	return NULL;
-}
 
 static int group_setup(void **state)
 {
-	struct sockaddr_in a;
-	socklen_t al = sizeof(a);
-
 	g_target.iqn = IQN;
 	g_target.quiet = true;
 	g_target.max_sessions = 100;
 	lu0 = mem_backend_new(1 << 20, 512);
 	lu_table_reset();
 	lu_table_add(lu0);
-	lfd = listener_open("127.0.0.1:0");
-	assert_true(lfd >= 0);
-	getsockname(lfd, (struct sockaddr *)&a, &al);
-	port = ntohs(a.sin_port);
-	assert_int_equal(io_threads_start(1), 0);
-	pthread_create(&acceptor, NULL, accept_loop, NULL);
+	port = (int)loopback_target_start(1);
 	return 0;
 }
 
 static int group_teardown(void **state)
 {
-	stop_accept = 1;
-	pthread_join(acceptor, NULL);
-	close(lfd);
-	io_threads_stop();
+	loopback_target_stop();
 	mem_backend_free(lu0);
 	io_threads_free();
 	lu_table_reset();
@@ -79,28 +57,6 @@ static int group_teardown(void **state)
 static bool hd, dd; /* digests in effect on this connection */
 static uint8_t login_isid = 1; /* last ISID byte: two live sessions need two */
 
-static void write_all(int fd, const void *b, size_t n)
-{
-	const uint8_t *p = b;
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		assert_true(w > 0);
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
-static void read_all(int fd, void *b, size_t n)
-{
-	uint8_t *p = b;
-	while (n) {
-		ssize_t r = read(fd, p, n);
-		assert_true(r > 0);
-		p += r;
-		n -= (size_t)r;
-	}
-}
-
 /* corrupt: send a wrong data digest */
 static void send_pdu(int fd, uint8_t *bhs, const void *data, uint32_t dlen, bool corrupt)
 {
@@ -108,20 +64,20 @@ static void send_pdu(int fd, uint8_t *bhs, const void *data, uint32_t dlen, bool
 	uint32_t p = pdu_pad4(dlen);
 
 	put_be24(bhs + 5, dlen);
-	write_all(fd, bhs, 48);
+	fd_write_all(fd, bhs, 48);
 	if (hd) {
 		crc32c_put_wire(dig, crc32c(bhs, 48));
-		write_all(fd, dig, 4);
+		fd_write_all(fd, dig, 4);
 	}
 	if (!dlen)
 		return;
-	write_all(fd, data, dlen);
-	write_all(fd, pad, p);
+	fd_write_all(fd, data, dlen);
+	fd_write_all(fd, pad, p);
 	if (dd) {
 		uint32_t c = crc32c_update(~0u, data, dlen);
 		c = ~crc32c_update(c, pad, p);
 		crc32c_put_wire(dig, corrupt ? c ^ 1 : c);
-		write_all(fd, dig, 4);
+		fd_write_all(fd, dig, 4);
 	}
 }
 
@@ -131,17 +87,17 @@ static uint32_t recv_pdu(int fd, uint8_t *bhs, uint8_t *data)
 	uint8_t dig[4];
 	uint32_t dlen, p;
 
-	read_all(fd, bhs, 48);
+	fd_read_all(fd, bhs, 48);
 	if (hd) {
-		read_all(fd, dig, 4);
+		fd_read_all(fd, dig, 4);
 		assert_int_equal(crc32c_get_wire(dig), crc32c(bhs, 48));
 	}
 	dlen = bhs_data_len(bhs);
 	p = pdu_pad4(dlen);
 	if (dlen) {
-		read_all(fd, data, dlen + p);
+		fd_read_all(fd, data, dlen + p);
 		if (dd) {
-			read_all(fd, dig, 4);
+			fd_read_all(fd, dig, 4);
 			assert_int_equal(crc32c_get_wire(dig), crc32c(data, dlen + p));
 		}
 	}
@@ -284,8 +240,8 @@ static void header_digest_error_closes(void **state)
 	bhs[0] = 0x40 | ISCSI_OP_NOP_OUT;
 	bhs[1] = ISCSI_FLAG_FINAL;
 	put_be32(bhs + 16, 0x20);
-	write_all(fd, bhs, 48);
-	write_all(fd, dig, 4); /* wrong header digest: framing cannot be trusted */
+	fd_write_all(fd, bhs, 48);
+	fd_write_all(fd, dig, 4); /* wrong header digest: framing cannot be trusted */
 	assert_int_equal(read(fd, &b, 1), 0);
 	close(fd);
 }
