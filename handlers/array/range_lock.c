@@ -60,11 +60,15 @@ void lockset_lock(struct lockset *ls, int write)
 		else
 			pthread_rwlock_rdlock(&ls->v[k]->resize_lock);
 	}
+	/* Visit only the set bits, in increasing stripe order (the lock order):
+	 * a 4 KiB command holds one stripe of 256, and testing every bit cost
+	 * more instructions than the rest of the command (callgrind, 4 KiB QD32). */
 	for (int k = 0; k < ls->nv; k++) {
 		if (ls->excl[k])
 			continue;
-		for (unsigned s = 0; s < NSTRIPES; s++)
-			if (ls->bits[k][s / 64] & (1ull << (s % 64))) {
+		for (unsigned w = 0; w < NSTRIPES / 64; w++)
+			for (uint64_t m = ls->bits[k][w]; m; m &= m - 1) {
+				unsigned s = w * 64 + (unsigned)__builtin_ctzll(m);
 				if (write)
 					pthread_rwlock_wrlock(&ls->v[k]->stripes[s]);
 				else
@@ -78,9 +82,10 @@ void lockset_unlock(struct lockset *ls)
 	for (int k = ls->nv - 1; k >= 0; k--) {
 		if (ls->excl[k])
 			continue;
-		for (unsigned s = NSTRIPES; s-- > 0;)
-			if (ls->bits[k][s / 64] & (1ull << (s % 64)))
-				pthread_rwlock_unlock(&ls->v[k]->stripes[s]);
+		/* release order does not matter for deadlock freedom */
+		for (unsigned w = 0; w < NSTRIPES / 64; w++)
+			for (uint64_t m = ls->bits[k][w]; m; m &= m - 1)
+				pthread_rwlock_unlock(&ls->v[k]->stripes[w * 64 + (unsigned)__builtin_ctzll(m)]);
 	}
 	for (int k = ls->nv - 1; k >= 0; k--)
 		pthread_rwlock_unlock(&ls->v[k]->resize_lock);
