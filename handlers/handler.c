@@ -150,7 +150,14 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 		max_xfer = DEFAULT_MAX_XFER_BYTES / d->block_size;
 	d->max_xfer_len = max_xfer;
 	tcmu_dev_set_max_xfer_len(tdev, max_xfer);
-	uint32_t gran = scsi_dedup_blocks(d);
+	lu->readonly = c.readonly;
+	if (scsi_lu_set_physical_block(lu, c.physical_block) != 0) {
+		tcmu_dev_err(tdev, "lunlab: physical_block %u: want a power-of-two multiple of the %u-byte block, "
+			     "at most 32768 blocks\n", c.physical_block, d->block_size);
+		lu_free(lu);
+		return -EINVAL;
+	}
+	uint32_t gran = scsi_opt_gran(d);
 	tcmu_dev_set_max_unmap_len(tdev, SCSI_MAX_UNMAP_LBA_COUNT);
 	tcmu_dev_set_opt_unmap_gran(tdev, gran, false);
 	tcmu_dev_set_unmap_gran_align(tdev, gran); /* >= 1: the runner divides by it */

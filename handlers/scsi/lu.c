@@ -26,3 +26,38 @@ uint32_t scsi_max_write_same(const struct lunlab_dev *d)
 {
 	return d->block_size ? SCSI_MAX_WRITE_SAME_BYTES / d->block_size : 0;
 }
+
+uint32_t scsi_lbppb(const struct lunlab_dev *d)
+{
+	return 1u << scsi_lu((struct lunlab_dev *)d)->lbppbe;
+}
+
+uint32_t scsi_opt_gran(const struct lunlab_dev *d)
+{
+	uint32_t dedup = scsi_dedup_blocks(d), pb = scsi_lbppb(d);
+	return dedup > pb ? dedup : pb;
+}
+
+int scsi_lu_set_physical_block(struct scsi_lu *lu, uint32_t physical_block)
+{
+	uint32_t bs = lu->dev.block_size;
+	uint8_t e = 0;
+
+	lu->lbppbe = 0;
+	if (physical_block == 0)
+		return 0;
+	if (!bs || physical_block < bs || physical_block % bs)
+		return -1;
+	while ((bs << e) < physical_block && e < 15)
+		e++;
+	if ((bs << e) != physical_block)
+		return -1;
+	lu->lbppbe = e;
+	return 0;
+}
+
+bool scsi_write_protected(const struct lunlab_dev *d)
+{
+	struct scsi_lu *lu = scsi_lu((struct lunlab_dev *)d);
+	return lu->readonly || atomic_load(&lu->swp);
+}

@@ -13,9 +13,10 @@ const char lu_config_desc[] =
 	"lunlab/key=value;... keys: model=x1|x2|fa420|unlimited (default x2), "
 	"profile=PATH (profile file, overrides model), array=NAME (LUNs with the same array share one "
 	"dedup store; default private), serial=TEXT (unit serial; default LIO's), "
-	"time_scale=FLOAT (>=0; 1 real time, 0 unpaced)";
+	"time_scale=FLOAT (>=0; 1 real time, 0 unpaced), readonly=0|1 (write-protected LU), "
+	"physical_block=BYTES (power of two, 512..4194304: LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT)";
 
-#define KNOWN_KEYS "model, profile, array, serial, time_scale"
+#define KNOWN_KEYS "model, profile, array, serial, time_scale, readonly, physical_block"
 
 __attribute__((format(printf, 2, 3)))
 static int fail(char **reason, const char *fmt, ...)
@@ -103,6 +104,19 @@ static int set_key(struct lu_config *c, const char *key, const char *val, char *
 		if (!*val || *end || !isfinite(v) || v < 0)
 			return fail(reason, "time_scale '%s': want a number >= 0", val);
 		c->time_scale = v;
+	} else if (strcmp(key, "readonly") == 0) {
+		if (strcmp(val, "0") != 0 && strcmp(val, "1") != 0)
+			return fail(reason, "readonly '%s': want 0 or 1", val);
+		c->readonly = val[0] == '1';
+	} else if (strcmp(key, "physical_block") == 0) {
+		/* the READ CAPACITY(16) exponent is 4 bits: at most 2^15 logical
+		 * blocks per physical block; the upper bound keeps any block size
+		 * well inside it */
+		char *end = NULL;
+		unsigned long v = strtoul(val, &end, 10);
+		if (!*val || *end || val[0] == '-' || v < 512 || v > (4ul << 20) || (v & (v - 1)))
+			return fail(reason, "physical_block '%s': want a power of two from 512 to 4194304", val);
+		c->physical_block = (unsigned)v;
 	} else {
 		return fail(reason, "unknown key '%s' (known: " KNOWN_KEYS ")", key);
 	}

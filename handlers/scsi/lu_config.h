@@ -12,6 +12,9 @@ struct lu_config {
 	char array[64];          /* "" = a private array named after the device */
 	char serial[128];        /* "" = LIO's unit serial (wwn), else the uio name */
 	double time_scale;       /* >= 0, default 1 */
+	bool readonly;           /* readonly=1: every medium write fails with DATA PROTECT */
+	unsigned physical_block; /* physical_block=BYTES, 0 = one logical block per physical
+	                          * block; checked against the block size when the LU opens */
 };
 
 /* Parse cfgstring (with or without the "lunlab/" prefix) into *c.

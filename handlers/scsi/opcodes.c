@@ -33,6 +33,8 @@ static const struct scsi_op ops[] = {
 	{ 0x2f, false, 0, 10, false, COST_VERIFY, 1, 30, sbc_verify, { 0x2f, 0x16, FF, FF, FF, FF, GRP, FF, FF, 0 } },
 	{ 0x34, false, 0, 10, false, COST_OTHER, 1, 30, sbc_prefetch, { 0x34, 0x02, FF, FF, FF, FF, GRP, FF, FF, 0 } },
 	{ 0x35, false, 0, 10, false, COST_OTHER, 1, 30, sbc_sync_cache, { 0x35, 0x06, FF, FF, FF, FF, GRP, FF, FF, 0 } },
+	{ 0x37, false, 0, 10, false, COST_OTHER, 1, 5, sbc_read_defect_data,
+	  { 0x37, 0, 0x1f, 0, 0, 0, 0, FF, FF, 0 } },
 	{ 0x41, false, 0, 10, true, COST_WRITE_SAME, 1, 60, sbc_write_same,
 	  { 0x41, 0x08, FF, FF, FF, FF, GRP, FF, FF, 0 } },
 	{ 0x42, false, 0, 10, true, COST_UNMAP, 1, 60, sbc_unmap, { 0x42, 0x00, 0, 0, 0, 0, GRP, FF, FF, 0 } },
@@ -54,6 +56,8 @@ static const struct scsi_op ops[] = {
 	  { 0x89, 0x1a, FF, FF, FF, FF, FF, FF, FF, FF, 0, 0, 0, FF, GRP, 0 } },
 	{ 0x8a, false, 0, 16, true, COST_WRITE, 1, 30, sbc_write,
 	  { 0x8a, 0x1a, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
+	{ 0x8b, false, 0, 16, true, COST_WRITE, 1, 30, sbc_orwrite,
+	  { 0x8b, 0x18, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
 	{ 0x8e, false, 0, 16, true, COST_WRITE, 1, 30, sbc_write_verify,
 	  { 0x8e, 0x16, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
 	{ 0x8f, false, 0, 16, false, COST_VERIFY, 1, 30, sbc_verify,
@@ -64,6 +68,8 @@ static const struct scsi_op ops[] = {
 	  { 0x91, 0x06, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
 	{ 0x93, false, 0, 16, true, COST_WRITE_SAME, 1, 60, sbc_write_same,
 	  { 0x93, 0x09, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
+	{ 0x9c, false, 0, 16, true, COST_WRITE, 1, 30, sbc_write_atomic,
+	  { 0x9c, 0x18, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
 	{ 0x9e, true, 0x10, 16, false, COST_OTHER, 1, 5, sbc_read_capacity16,
 	  { 0x9e, 0, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, 0x01, 0 } },
 	{ 0x9e, true, 0x12, 16, false, COST_OTHER, 1, 5, sbc_get_lba_status,
@@ -75,6 +81,8 @@ static const struct scsi_op ops[] = {
 	{ 0xae, false, 0, 12, true, COST_WRITE, 1, 30, sbc_write_verify,
 	  { 0xae, 0x16, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
 	{ 0xaf, false, 0, 12, false, COST_VERIFY, 1, 30, sbc_verify, { 0xaf, 0x16, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
+	{ 0xb7, false, 0, 12, false, COST_OTHER, 1, 5, sbc_read_defect_data,
+	  { 0xb7, 0x1f, FF, FF, FF, FF, FF, FF, FF, FF, 0, 0 } },
 };
 
 size_t scsi_op_count(void)
@@ -132,11 +140,13 @@ static bool returns_parameter_data(uint8_t opcode)
 	case 0x12: /* INQUIRY */
 	case 0x1a: /* MODE SENSE(6) */
 	case 0x25: /* READ CAPACITY(10) */
+	case 0x37: /* READ DEFECT DATA(10) */
 	case 0x4d: /* LOG SENSE */
 	case 0x5a: /* MODE SENSE(10) */
 	case 0x84: /* RECEIVE COPY RESULTS */
 	case 0x9e: /* SERVICE ACTION IN(16): READ CAPACITY(16), GET LBA STATUS */
 	case 0xa3: /* MAINTENANCE IN: REPORT SUPPORTED OPERATION CODES */
+	case 0xb7: /* READ DEFECT DATA(12) */
 		return true;
 	default:
 		return false;
@@ -172,6 +182,8 @@ int scsi_dispatch(struct scsi_cmd *cmd, enum cost_kind *kind)
 		if (bad)
 			return sense_invalid_cdb_field(cmd, (uint16_t)i, highest_bit(bad));
 	}
+	if (op->writes_medium && scsi_lu(cmd->dev)->readonly)
+		return sense_set(cmd, SK_DATA_PROTECT, 0x27, 0x00); /* WRITE PROTECTED (readonly=1) */
 	if (op->writes_medium && atomic_load(&scsi_lu(cmd->dev)->swp))
 		return sense_set(cmd, SK_DATA_PROTECT, 0x27, 0x02); /* WRITE PROTECTED: by software */
 

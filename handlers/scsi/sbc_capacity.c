@@ -1,7 +1,8 @@
 /* sbc_capacity.c — READ CAPACITY (10)/(16), SBC-4 5.20, 5.21.  Thin LU:
  * LBPME=1, unmapped blocks read as zeros (LBPRZ=1); one logical block per
- * physical block (LBPPBE 0: the dedup granularity is reported as optimal
- * granularity in VPD B0 instead, see the libiscsi UNMAP trap in facts). */
+ * physical block unless the cfgstring sets physical_block= (LBPPBE; the
+ * dedup granularity is reported as optimal granularity in VPD B0, not here,
+ * see the libiscsi UNMAP trap in facts). */
 #include <string.h>
 
 #include "handlers/scsi/bytes.h"
@@ -34,7 +35,7 @@ int sbc_read_capacity16(struct scsi_cmd *cmd)
 	memset(buf, 0, sizeof(buf));
 	put_be64(buf, cmd->dev->num_lbas ? cmd->dev->num_lbas - 1 : 0);
 	put_be32(buf + 8, cmd->dev->block_size);
-	buf[13] = 0x00;           /* P_I_EXPONENT 0, LBPPBE 0 */
+	buf[13] = scsi_lu(cmd->dev)->lbppbe & 0x0f; /* P_I_EXPONENT 0, LBPPBE (physical_block=) */
 	buf[14] = 0x80 | 0x40;    /* LBPME, LBPRZ; lowest aligned LBA 0 */
 	if (len > alloc)
 		len = alloc;

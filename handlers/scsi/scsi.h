@@ -19,6 +19,9 @@ struct scsi_lu {
 	struct lunlab_dev dev;
 	atomic_bool swp;            /* control mode page SWP: software write protect */
 	atomic_bool wce;            /* caching mode page WCE (mirrors dev.write_cache) */
+	/* set once at open (cfgstring), before the first command: */
+	bool readonly;              /* readonly=1: hardware-style write protection (WP, 27/00) */
+	uint8_t lbppbe;             /* LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT (physical_block=) */
 };
 
 static inline struct scsi_lu *scsi_lu(struct lunlab_dev *d)
@@ -40,9 +43,18 @@ void scsi_lu_init(struct scsi_lu *lu);
 uint32_t scsi_max_write_same(const struct lunlab_dev *d);
 #define SCSI_MAX_CAW_BLOCKS        255u        /* the B0 field is one byte */
 
-/* Blocks per dedup block of the LU's array (optimal granularity for I/O and
- * UNMAP); at least 1. */
+/* Blocks per dedup block of the LU's array; at least 1. */
 uint32_t scsi_dedup_blocks(const struct lunlab_dev *d);
+/* Logical blocks per physical block (1 << lbppbe). */
+uint32_t scsi_lbppb(const struct lunlab_dev *d);
+/* Optimal granularity for I/O and UNMAP (VPD B0): the larger of the dedup
+ * block and the physical block, both powers of two, so a multiple of each. */
+uint32_t scsi_opt_gran(const struct lunlab_dev *d);
+/* Set lbppbe from physical_block bytes (0 = one logical block); -1 if it is
+ * smaller than the logical block or the exponent does not fit 4 bits. */
+int scsi_lu_set_physical_block(struct scsi_lu *lu, uint32_t physical_block);
+/* True when the medium may not be written: readonly=1 or control mode page SWP. */
+bool scsi_write_protected(const struct lunlab_dev *d);
 
 /* ---- the command table (opcodes.c) ---- */
 typedef int (*scsi_fn)(struct scsi_cmd *cmd);
@@ -124,6 +136,12 @@ int sbc_unmap(struct scsi_cmd *cmd);
 int sbc_get_lba_status(struct scsi_cmd *cmd);
 int sbc_verify(struct scsi_cmd *cmd);
 int sbc_write_verify(struct scsi_cmd *cmd);
+int sbc_orwrite(struct scsi_cmd *cmd);
+int sbc_write_atomic(struct scsi_cmd *cmd);
+int sbc_read_defect_data(struct scsi_cmd *cmd);
+
+/* MAXIMUM ATOMIC TRANSFER LENGTH (VPD B0) in blocks (sbc_write_atomic.c). */
+uint32_t scsi_max_atomic_blocks(const struct lunlab_dev *d);
 
 /* Map a negative errno from the volume to sense (sbc_rw.c). */
 int sbc_volume_error(struct scsi_cmd *cmd, int err, bool write);

@@ -117,7 +117,7 @@ static size_t vpd_devid(const struct lunlab_dev *d, uint8_t *b)
 
 static size_t vpd_block_limits(const struct lunlab_dev *d, uint8_t *b)
 {
-	uint32_t gran = scsi_dedup_blocks(d);
+	uint32_t gran = scsi_opt_gran(d);
 
 	memset(b, 0, 64);
 	b[1] = 0xb0;
@@ -132,6 +132,9 @@ static size_t vpd_block_limits(const struct lunlab_dev *d, uint8_t *b)
 	put_be32(b + 28, gran);                        /* OPTIMAL UNMAP GRANULARITY */
 	put_be32(b + 32, 0x80000000u);                 /* UGAVALID, alignment 0 */
 	put_be64(b + 36, scsi_max_write_same(d));
+	put_be32(b + 44, scsi_max_atomic_blocks(d));   /* MAXIMUM ATOMIC TRANSFER LENGTH */
+	/* 48-51 ATOMIC ALIGNMENT 0, 52-55 ATOMIC TRANSFER LENGTH GRANULARITY 0,
+	 * 56-63 atomic boundaries 0: WRITE ATOMIC(16) needs none of them */
 	return 64;
 }
 

@@ -110,7 +110,7 @@ int spc_mode_sense(struct scsi_cmd *cmd)
 		return sense_invalid_cdb_field(cmd, 2, 5);
 
 	/* header: device-specific parameter WP (SWP) and DPOFUA */
-	uint8_t dsp = 0x10 | (atomic_load(&lu->swp) ? 0x80 : 0);
+	uint8_t dsp = 0x10 | (scsi_write_protected(&lu->dev) ? 0x80 : 0);
 	if (ten) {
 		put_be16(buf, (uint16_t)(p - 2));
 		buf[3] = dsp;
