@@ -10,6 +10,7 @@
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/xfer_len.h"
+#include "target/lu/lu_pr.h"
 #include "target/lu/lu_table.h"
 
 #define MAX_EDTL (64u << 20)        /* refuse bigger single commands */
@@ -159,6 +160,41 @@ static void complete_locally(struct conn *c, struct icmd *ic, uint8_t status,
 	(void)c;
 }
 
+/* The I_T nexus and LUN, for the LU layer's reservation checks. */
+static void set_identity(struct conn *c, struct icmd *ic)
+{
+	ic->lc.lun = ic->lun;
+	ic->lc.initiator = c->initiator;
+	ic->lc.nexus_id = c->nexus_id;
+	memcpy(ic->lc.isid, c->isid, sizeof(ic->lc.isid));
+}
+
+/* PREEMPT AND ABORT: the preempted sessions' tasks on this LU go, as far as
+ * the backend can drop them (their later commands meet the new
+ * reservation in lu_pr_gate anyway). */
+static void abort_preempted(struct conn *c, struct icmd *ic, const struct pr_answer *ans)
+{
+	for (size_t i = 0; i < ans->n_abort; i++)
+		if (ans->abort_nexus[i] != c->nexus_id && ic->be->ops->abort_nexus)
+			ic->be->ops->abort_nexus(ic->be, ans->abort_nexus[i]);
+}
+
+/* A reservation command the LU layer executes (lu_pr.h): PERSISTENT
+ * RESERVE IN/OUT, RESERVE/RELEASE.  For PR OUT the buffer holds the
+ * Data-Out; for PR IN it takes the Data-In. */
+static void execute_pr(struct conn *c, struct icmd *ic)
+{
+	struct pr_answer ans;
+	size_t len = ic->buf ? ic->buf_len : 0;
+
+	if (ic->lc.dir == LU_DIR_WRITE && len > ic->got_total)
+		len = ic->got_total;
+	lu_pr_execute(&ic->lc, ic->buf, len, &ans);
+	abort_preempted(c, ic, &ans);
+	complete_locally(c, ic, ans.status, ans.sense, ans.sense_len,
+			 ic->lc.dir == LU_DIR_WRITE ? len : ans.data_len);
+}
+
 static void submit(struct conn *c, struct icmd *ic)
 {
 	ic->submitted = true;
@@ -172,6 +208,7 @@ static void submit(struct conn *c, struct icmd *ic)
 	ic->lc.itt_tag = ic->itt;
 	ic->lc.initiator = c->initiator;
 	ic->lc.nexus_id = c->nexus_id;
+	memcpy(ic->lc.isid, c->isid, sizeof(ic->lc.isid));
 	ic->lc.done = io_thread_cmd_done;
 	/* early Data-In only where the transport knows the exact length */
 	ic->lc.data_ready = ic->lc.dir == LU_DIR_READ && ic->rw && ic->buf ? io_thread_cmd_data_ready : NULL;
@@ -214,6 +251,31 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 			c->reset_seen[ic->lun] = gen;
 			sense_len = lu_sense_fixed(sense, 0x06, 0x29, 0x03, -1);
 			complete_locally(c, ic, 0x02, sense, sense_len, 0);
+			return;
+		}
+	}
+	if (ic->be && ic->lc.cdb[0] != 0xa0) {
+		/* the LU layer first: a reservation unit attention, RESERVATION
+		 * CONFLICT, then the reservation commands it keeps to itself */
+		struct pr_answer ans;
+		uint8_t rs[18];
+
+		set_identity(c, ic);
+		if (lu_pr_gate(&ic->lc, rs, sizeof(rs), &ans)) {
+			produced = 0;
+			if (ans.data_len && ic->edtl && !ic->buf && alloc_buf(c, ic, ic->edtl) == 0) {
+				produced = ans.data_len < ic->buf_len ? ans.data_len : ic->buf_len;
+				memcpy(ic->buf, rs, produced);
+			}
+			complete_locally(c, ic, ans.status, ans.sense, ans.sense_len, produced);
+			return;
+		}
+		if (pr_owns_opcode(ic->lc.cdb[0]) && ic->lc.cdb[0] != 0x5f) {
+			if (!ic->buf && ic->edtl && alloc_buf(c, ic, ic->edtl) < 0) {
+				conn_close(c, "out of memory");
+				return;
+			}
+			execute_pr(c, ic);
 			return;
 		}
 	}
@@ -276,6 +338,11 @@ void scsi_cmd_data_complete(struct conn *c, struct icmd *ic)
 		return;
 	if (ic->skip_exec) { /* the data only had to be drained */
 		complete_locally(c, ic, 0x00, NULL, 0, 0);
+		return;
+	}
+	if (ic->be && ic->lc.cdb[0] == 0x5f) { /* PERSISTENT RESERVE OUT: the LU layer's */
+		set_identity(c, ic);
+		execute_pr(c, ic);
 		return;
 	}
 	submit(c, ic);

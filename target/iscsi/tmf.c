@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "target/lu/lu_pr.h"
 #include "target/lu/lu_table.h"
 
 #define TMF_ABORT_TASK 1
@@ -25,7 +26,7 @@
 #define TMF_RSP_UNSUPPORTED 5
 #define TMF_RSP_REJECTED 255
 
-static void send_rsp(struct conn *c, uint32_t itt, uint8_t response)
+static void queue_rsp(struct conn *c, uint32_t itt, uint8_t response, bool close_after)
 {
 	struct txpdu *t = tx_new();
 
@@ -36,7 +37,13 @@ static void send_rsp(struct conn *c, uint32_t itt, uint8_t response)
 	pdu_init_rsp(t->hdr, ISCSI_OP_TMF_RSP, ISCSI_FLAG_FINAL);
 	t->hdr[2] = response;
 	put_be32(t->hdr + 16, itt);
+	t->close_after = close_after;
 	conn_queue(c, t, true);
+}
+
+static void send_rsp(struct conn *c, uint32_t itt, uint8_t response)
+{
+	queue_rsp(c, itt, response, false);
 }
 
 /* Aborts one task; returns true when the TMF must wait for it. */
@@ -125,13 +132,31 @@ void tmf_deliver(struct conn *c, struct icmd *ic)
 				c->reset_seen[lun] = before + 1;
 			if (w->waiting && be->ops->abort_nexus)
 				be->ops->abort_nexus(be, c->nexus_id);
+			/* SPC-4 5.13.1: a LUN reset releases SCSI-2 reservations,
+			 * persistent ones stay */
+			lu_pr_lun_reset(lun);
 		}
 		break;
 	case TMF_TARGET_WARM_RESET:
 		abort_matching(c, NULL, true, 0, w);
+		lu_pr_target_reset(false);
 		break;
-	case TMF_CLEAR_ACA:
 	case TMF_TARGET_COLD_RESET:
+		/* RFC 7143 11.5.1: a warm reset plus the loss of every
+		 * connection; here the one that asked (the others cannot be
+		 * reached from this I/O thread).  Like a power on, it drops
+		 * every reservation and registration (no APTPL).  The response
+		 * goes now and closes the connection: the tasks in the backend
+		 * die with it. */
+		abort_matching(c, NULL, true, 0, w);
+		for (struct icmd *t = c->tasks; t; t = t->next)
+			if (t->tmf == w)
+				t->tmf = NULL; /* nobody waits: the response is gone already */
+		lu_pr_target_reset(true);
+		free(w);
+		queue_rsp(c, itt, TMF_RSP_COMPLETE, true);
+		return;
+	case TMF_CLEAR_ACA:
 		rsp = TMF_RSP_UNSUPPORTED;
 		break;
 	case TMF_TASK_REASSIGN:

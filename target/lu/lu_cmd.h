@@ -51,6 +51,10 @@ struct lu_cmd {
 	 * transfer on top of that time.  done() may still report an error: the
 	 * status then follows the data (RFC 7143 allows it). */
 	void (*data_ready)(struct lu_cmd *cmd);
+
+	/* in: the initiator port's ISID (with initiator, the I_T nexus's
+	 * initiator port: persistent reservations key registrations on it) */
+	uint8_t isid[6];
 };
 
 /* A backend device that executes CDBs (one LU). */

@@ -3,9 +3,14 @@
 #include "target/lu/lu_table.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "target/lu/pr.h"
+
 static struct lu_backend *table[LU_TABLE_MAX];
+/* each LU's reservation state, made with the LU (never NULL for a LUN < count) */
+static struct pr_state *pr[LU_TABLE_MAX];
 static size_t count;
 static _Atomic uint64_t reset_gen[LU_TABLE_MAX];
 
@@ -23,6 +28,9 @@ int lu_table_add(struct lu_backend *be)
 {
 	if (count >= LU_TABLE_MAX || !be)
 		return -1;
+	pr[count] = pr_state_new();
+	if (!pr[count])
+		return -1;
 	table[count] = be;
 	return (int)count++;
 }
@@ -34,11 +42,19 @@ struct lu_backend *lu_table_get(uint64_t lun)
 
 size_t lu_table_count(void) { return count; }
 
+struct pr_state *lu_table_pr(uint64_t lun)
+{
+	return lun < count ? pr[lun] : NULL;
+}
+
 void lu_table_reset(void)
 {
 	memset(table, 0, sizeof(table));
-	for (size_t i = 0; i < count; i++)
+	for (size_t i = 0; i < count; i++) {
 		atomic_store(&reset_gen[i], 0);
+		pr_state_free(pr[i]);
+		pr[i] = NULL;
+	}
 	count = 0;
 }
 

@@ -1,0 +1,86 @@
+/* pr.h — SCSI-3 persistent reservations and SCSI-2 RESERVE/RELEASE of one
+ * logical unit (SPC-4 5.13 and 6.15/6.16), as Linux LIO's target core keeps
+ * them: the LU layer answers these commands itself, the backend never sees
+ * them, and every other command passes pr_gate() first (pending unit
+ * attentions of this LU, then RESERVATION CONFLICT).
+ *
+ * Registrations belong to an initiator port (iSCSI: initiator name + ISID),
+ * not to a session, so a port that logs in again finds its key (SPC-4: a
+ * registration outlives I_T nexus loss).  One lock per LU: sessions on
+ * different I/O threads share it.  No APTPL: the state lives in memory. */
+#ifndef LUNLAB_LU_PR_H
+#define LUNLAB_LU_PR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PR_IQN_MAX 224     /* iSCSI names are at most 223 bytes (RFC 3722) */
+#define PR_REGS_MAX 64     /* registrations per LU; more: 05/55/04 */
+#define PR_UAS_MAX 256     /* queued unit attentions per LU */
+
+/* PERSISTENT RESERVE OUT TYPE codes (SPC-4 table 171) */
+#define PR_TYPE_WE 1
+#define PR_TYPE_EA 3
+#define PR_TYPE_WE_RO 5
+#define PR_TYPE_EA_RO 6
+#define PR_TYPE_WE_AR 7
+#define PR_TYPE_EA_AR 8
+
+#define SCSI_STATUS_RESERVATION_CONFLICT 0x18
+
+/* An initiator port (the initiator half of an I_T nexus). */
+struct pr_port {
+	char iqn[PR_IQN_MAX];
+	uint8_t isid[6];
+};
+
+/* What one command gets back from the LU layer. */
+struct pr_answer {
+	uint8_t status;             /* GOOD, CHECK CONDITION or RESERVATION CONFLICT */
+	uint8_t sense[18];
+	uint8_t sense_len;
+	size_t data_len;            /* Data-In bytes stored in the buffer */
+	/* PREEMPT AND ABORT: the sessions whose tasks must go */
+	uint64_t abort_nexus[PR_REGS_MAX];
+	size_t n_abort;
+};
+
+struct pr_state;
+
+struct pr_state *pr_state_new(void);
+void pr_state_free(struct pr_state *st);
+
+/* Fills a port; an iqn longer than PR_IQN_MAX-1 is cut (login caps it anyway). */
+void pr_port_set(struct pr_port *p, const char *iqn, const uint8_t isid[6]);
+
+/* PERSISTENT RESERVE IN/OUT, RESERVE(6/10), RELEASE(6/10). */
+bool pr_owns_opcode(uint8_t opcode);
+
+/* Before any command of this port reaches the LU: a queued unit attention
+ * (CHECK CONDITION 06/2A/xx; REQUEST SENSE returns it as its data), then the
+ * reservation check.  Returns true when *ans is the command's answer; buf
+ * (buflen bytes) takes REQUEST SENSE data. */
+bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+	     uint8_t *buf, size_t buflen, struct pr_answer *ans);
+
+/* Executes a command pr_owns_opcode() accepts (after pr_gate passed it).
+ * PERSISTENT RESERVE IN: buf has buflen bytes of room for Data-In.
+ * PERSISTENT RESERVE OUT: buf holds the buflen bytes of Data-Out received. */
+void pr_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+		uint64_t nexus_id, uint8_t *buf, size_t buflen, struct pr_answer *ans);
+
+/* The I_T nexus of port is gone (logout, connection loss): its SCSI-2
+ * reservation goes with it (registrations stay, SPC-4 5.13.1). */
+void pr_nexus_lost(struct pr_state *st, const struct pr_port *port);
+/* LUN RESET / TARGET WARM RESET: SCSI-2 reservations are released; persistent
+ * reservations are not affected (SPC-4 5.13.1). */
+void pr_lun_reset(struct pr_state *st);
+/* TARGET COLD RESET (a power on): without APTPL nothing survives. */
+void pr_power_on(struct pr_state *st);
+
+/* For tests and docs: current generation and registration count. */
+uint32_t pr_generation(struct pr_state *st);
+size_t pr_registrations(struct pr_state *st);
+
+#endif

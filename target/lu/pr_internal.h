@@ -1,0 +1,69 @@
+/* pr_internal.h — the state behind pr.h, shared by the modules that each
+ * handle one part of it (pr_state.c: state, gate, unit attentions; pr_in.c:
+ * PERSISTENT RESERVE IN; pr_out.c: PERSISTENT RESERVE OUT; scsi2_reserve.c:
+ * RESERVE/RELEASE).  Every function here runs with st->lock held. */
+#ifndef LUNLAB_LU_PR_INTERNAL_H
+#define LUNLAB_LU_PR_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "target/lu/pr.h"
+
+struct pr_reg {
+	struct pr_port port;
+	uint64_t key;
+	uint64_t nexus_id;      /* the session it was last seen on (for PREEMPT AND ABORT) */
+};
+
+struct pr_ua {
+	struct pr_port port;
+	uint8_t asc, ascq;
+};
+
+struct pr_state {
+	pthread_mutex_t lock;
+	/* true while anything below can affect a command (registrations,
+	 * reservations, queued unit attentions): pr_gate skips the lock when
+	 * false, so an LU nobody reserves costs one atomic load per command */
+	atomic_bool active;
+	uint32_t generation;
+	struct pr_reg regs[PR_REGS_MAX];
+	size_t nregs;
+	bool reserved;
+	uint8_t type;
+	struct pr_port holder;  /* not used for the all-registrants types */
+	bool scsi2;             /* SCSI-2 RESERVE(6/10) held by scsi2_holder */
+	struct pr_port scsi2_holder;
+	struct pr_ua uas[PR_UAS_MAX];
+	size_t nuas;
+};
+
+bool pr_port_eq(const struct pr_port *a, const struct pr_port *b);
+struct pr_reg *pr_find_reg(struct pr_state *st, const struct pr_port *port);
+bool pr_type_all_registrants(uint8_t type);
+bool pr_type_valid(uint8_t type);
+/* Is port a reservation holder (SPC-4 5.13.10)? */
+bool pr_is_holder(struct pr_state *st, const struct pr_port *port);
+/* queue a UNIT ATTENTION 06/asc/ascq for port (once: duplicates collapse) */
+void pr_queue_ua(struct pr_state *st, const struct pr_port *port, uint8_t asc, uint8_t ascq);
+/* the same for every registered port except `except` (NULL: every one) */
+void pr_queue_ua_registrants(struct pr_state *st, const struct pr_port *except, uint8_t asc,
+			     uint8_t ascq);
+void pr_remove_reg(struct pr_state *st, size_t i);
+void pr_update_active(struct pr_state *st);
+
+/* answers */
+void pr_ans_good(struct pr_answer *ans);
+void pr_ans_conflict(struct pr_answer *ans);
+/* CHECK CONDITION key/asc/ascq; field >= 0: sense-key specific pointer into the CDB */
+void pr_ans_check(struct pr_answer *ans, uint8_t key, uint8_t asc, uint8_t ascq, int field);
+
+void pr_in_execute(struct pr_state *st, const uint8_t *cdb, uint8_t *buf, size_t buflen,
+		   struct pr_answer *ans);
+void pr_out_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+		    uint64_t nexus_id, const uint8_t *buf, size_t buflen, struct pr_answer *ans);
+void scsi2_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+		   struct pr_answer *ans);
+
+#endif

@@ -1,0 +1,273 @@
+/* pr_out.c — PERSISTENT RESERVE OUT (SPC-4 6.16, 5.13.7-5.13.11): REGISTER,
+ * REGISTER AND IGNORE EXISTING KEY, RESERVE, RELEASE, CLEAR, PREEMPT and
+ * PREEMPT AND ABORT.  The 24-byte basic parameter list is the only one: no
+ * SPEC_I_PT, ALL_TG_PT or APTPL (REPORT CAPABILITIES says so), no REGISTER
+ * AND MOVE. */
+#include "target/lu/pr_internal.h"
+
+#include <string.h>
+
+#define SA_REGISTER 0x00
+#define SA_RESERVE 0x01
+#define SA_RELEASE 0x02
+#define SA_CLEAR 0x03
+#define SA_PREEMPT 0x04
+#define SA_PREEMPT_ABORT 0x05
+#define SA_REGISTER_IGNORE 0x06
+
+#define PARAM_LEN 24
+#define FLAG_SPEC_I_PT 0x08
+#define FLAG_ALL_TG_PT 0x04
+#define FLAG_APTPL 0x01
+
+/* ASC/ASCQ of the unit attentions (SPC-4 annex D) */
+#define ASC_PR 0x2a
+#define ASCQ_RESERVATIONS_PREEMPTED 0x03
+#define ASCQ_RESERVATIONS_RELEASED 0x04
+#define ASCQ_REGISTRATIONS_PREEMPTED 0x05
+
+static uint64_t get_be64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Removes registration i; a holder's reservation goes with it (for the
+ * all-registrants types only with the last registrant), and the
+ * registrants-only types tell the other registrants (SPC-4 5.13.11.2.3). */
+static void unregister(struct pr_state *st, size_t i)
+{
+	struct pr_port gone = st->regs[i].port;
+	bool was_holder = pr_is_holder(st, &gone);
+
+	pr_remove_reg(st, i);
+	if (!was_holder)
+		return;
+	if (pr_type_all_registrants(st->type)) {
+		if (st->nregs == 0)
+			st->reserved = false;
+		return;
+	}
+	st->reserved = false;
+	if (st->type == PR_TYPE_WE_RO || st->type == PR_TYPE_EA_RO)
+		pr_queue_ua_registrants(st, NULL, ASC_PR, ASCQ_RESERVATIONS_RELEASED);
+}
+
+static void do_register(struct pr_state *st, const struct pr_port *port, uint64_t nexus_id,
+			uint64_t rk, uint64_t sark, bool ignore, struct pr_answer *ans)
+{
+	struct pr_reg *r = pr_find_reg(st, port);
+
+	if (!r) {
+		if (!ignore && rk != 0) {
+			pr_ans_conflict(ans);
+			return;
+		}
+		if (sark == 0) { /* nothing to register, nothing to remove */
+			pr_ans_good(ans);
+			return;
+		}
+		if (st->nregs == PR_REGS_MAX) {
+			pr_ans_check(ans, 0x05, 0x55, 0x04, -1); /* INSUFFICIENT REGISTRATION RESOURCES */
+			return;
+		}
+		r = &st->regs[st->nregs++];
+		r->port = *port;
+		r->key = sark;
+		r->nexus_id = nexus_id;
+		st->generation++;
+		pr_ans_good(ans);
+		return;
+	}
+	if (!ignore && rk != r->key) {
+		pr_ans_conflict(ans);
+		return;
+	}
+	if (sark == 0)
+		unregister(st, (size_t)(r - st->regs));
+	else
+		r->key = sark;
+	st->generation++;
+	pr_ans_good(ans);
+}
+
+static void do_reserve(struct pr_state *st, const struct pr_port *port, uint8_t type,
+		       struct pr_answer *ans)
+{
+	if (st->reserved) {
+		/* the holder asking again for the same type: GOOD, nothing
+		 * changes; anything else conflicts (SPC-4 5.13.9) */
+		if (pr_is_holder(st, port) && st->type == type)
+			pr_ans_good(ans);
+		else
+			pr_ans_conflict(ans);
+		return;
+	}
+	st->reserved = true;
+	st->type = type;
+	st->holder = *port;
+	pr_ans_good(ans);
+}
+
+static void do_release(struct pr_state *st, const struct pr_port *port, uint8_t type,
+		       struct pr_answer *ans)
+{
+	if (!st->reserved || !pr_is_holder(st, port)) {
+		pr_ans_good(ans); /* nothing of ours to release */
+		return;
+	}
+	if (type != st->type) {
+		pr_ans_check(ans, 0x05, 0x26, 0x04, -1); /* INVALID RELEASE OF PERSISTENT RESERVATION */
+		return;
+	}
+	st->reserved = false;
+	if (type != PR_TYPE_WE && type != PR_TYPE_EA)
+		pr_queue_ua_registrants(st, port, ASC_PR, ASCQ_RESERVATIONS_RELEASED);
+	pr_ans_good(ans);
+}
+
+static void do_clear(struct pr_state *st, const struct pr_port *port, struct pr_answer *ans)
+{
+	pr_queue_ua_registrants(st, port, ASC_PR, ASCQ_RESERVATIONS_PREEMPTED);
+	st->nregs = 0;
+	st->reserved = false;
+	st->generation++;
+	pr_ans_good(ans);
+}
+
+/* Removes every registration with key (except the issuer's own), queues
+ * REGISTRATIONS PREEMPTED for each and notes its session for abort.
+ * key 0 with all_others: every registration but the issuer's.  Returns the
+ * number removed. */
+static size_t preempt_regs(struct pr_state *st, const struct pr_port *self, uint64_t key,
+			   bool all_others, bool abort, struct pr_answer *ans)
+{
+	size_t removed = 0, i = 0;
+
+	while (i < st->nregs) {
+		struct pr_reg *r = &st->regs[i];
+
+		if (pr_port_eq(&r->port, self) || (!all_others && r->key != key)) {
+			i++;
+			continue;
+		}
+		pr_queue_ua(st, &r->port, ASC_PR, ASCQ_REGISTRATIONS_PREEMPTED);
+		if (abort && ans->n_abort < PR_REGS_MAX)
+			ans->abort_nexus[ans->n_abort++] = r->nexus_id;
+		pr_remove_reg(st, i);
+		removed++;
+	}
+	return removed;
+}
+
+static void do_preempt(struct pr_state *st, const struct pr_port *port, uint8_t type,
+		       uint64_t sark, bool abort, struct pr_answer *ans)
+{
+	if (st->reserved && pr_type_all_registrants(st->type)) {
+		if (sark == 0) {
+			/* SPC-4 5.13.11.4.4: every other registrant goes and the
+			 * issuer holds a reservation of the new type */
+			uint8_t old = st->type;
+
+			preempt_regs(st, port, 0, true, abort, ans);
+			st->type = type;
+			st->holder = *port;
+			if (old != type)
+				pr_queue_ua_registrants(st, port, ASC_PR, ASCQ_RESERVATIONS_RELEASED);
+		} else if (!preempt_regs(st, port, sark, false, abort, ans)) {
+			pr_ans_conflict(ans);
+			return;
+		}
+	} else if (st->reserved) {
+		struct pr_reg *h = pr_find_reg(st, &st->holder);
+
+		if (h && h->key == sark) {
+			/* preempt the reservation (5.13.11.4.3): the holder's key
+			 * goes, the issuer holds a reservation of the new type */
+			uint8_t old = st->type;
+
+			preempt_regs(st, port, sark, false, abort, ans);
+			st->type = type;
+			st->holder = *port;
+			if (old != type)
+				pr_queue_ua_registrants(st, port, ASC_PR, ASCQ_RESERVATIONS_RELEASED);
+		} else if (sark == 0) {
+			pr_ans_check(ans, 0x05, 0x26, 0x00, -1); /* INVALID FIELD IN PARAMETER LIST */
+			return;
+		} else if (!preempt_regs(st, port, sark, false, abort, ans)) {
+			pr_ans_conflict(ans);
+			return;
+		}
+	} else {
+		/* no reservation: only registrations go (5.13.11.4.2) */
+		if (sark == 0) {
+			pr_ans_check(ans, 0x05, 0x26, 0x00, -1);
+			return;
+		}
+		if (!preempt_regs(st, port, sark, false, abort, ans)) {
+			pr_ans_conflict(ans);
+			return;
+		}
+	}
+	st->generation++;
+	pr_ans_good(ans);
+}
+
+void pr_out_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+		    uint64_t nexus_id, const uint8_t *buf, size_t buflen, struct pr_answer *ans)
+{
+	uint8_t sa = cdb[1] & 0x1f, scope = cdb[2] >> 4, type = cdb[2] & 0x0f;
+	uint32_t plen = (uint32_t)cdb[5] << 24 | (uint32_t)cdb[6] << 16 | (uint32_t)cdb[7] << 8 | cdb[8];
+	uint64_t rk, sark;
+	struct pr_reg *r;
+
+	if (sa > SA_REGISTER_IGNORE) { /* REGISTER AND MOVE, REPLACE LOST RESERVATION, reserved */
+		pr_ans_check(ans, 0x05, 0x24, 0x00, 1);
+		return;
+	}
+	/* SPEC_I_PT is not supported, so the list is always the basic 24 bytes */
+	if (plen != PARAM_LEN || buflen < PARAM_LEN || !buf) {
+		pr_ans_check(ans, 0x05, 0x1a, 0x00, -1); /* PARAMETER LIST LENGTH ERROR */
+		return;
+	}
+	if (buf[20] & (FLAG_SPEC_I_PT | FLAG_ALL_TG_PT | FLAG_APTPL)) {
+		pr_ans_check(ans, 0x05, 0x26, 0x00, -1); /* INVALID FIELD IN PARAMETER LIST */
+		return;
+	}
+	if (sa == SA_RESERVE || sa == SA_RELEASE || sa == SA_PREEMPT || sa == SA_PREEMPT_ABORT) {
+		if (scope != 0 || (sa != SA_RELEASE && !pr_type_valid(type))) {
+			pr_ans_check(ans, 0x05, 0x24, 0x00, 2); /* INVALID FIELD IN CDB: SCOPE/TYPE */
+			return;
+		}
+	}
+	rk = get_be64(buf);
+	sark = get_be64(buf + 8);
+	if (sa == SA_REGISTER || sa == SA_REGISTER_IGNORE) {
+		do_register(st, port, nexus_id, rk, sark, sa == SA_REGISTER_IGNORE, ans);
+		return;
+	}
+	/* every other service action needs a registration with this key */
+	r = pr_find_reg(st, port);
+	if (!r || r->key != rk) {
+		pr_ans_conflict(ans);
+		return;
+	}
+	r->nexus_id = nexus_id;
+	switch (sa) {
+	case SA_RESERVE:
+		do_reserve(st, port, type, ans);
+		break;
+	case SA_RELEASE:
+		do_release(st, port, type, ans);
+		break;
+	case SA_CLEAR:
+		do_clear(st, port, ans);
+		break;
+	default:
+		do_preempt(st, port, type, sark, sa == SA_PREEMPT_ABORT, ans);
+		break;
+	}
+}

@@ -1,0 +1,327 @@
+/* pr_state.c — one LU's reservation state: registrations, the reservation,
+ * SCSI-2 RESERVE, the unit attentions the standard queues for other
+ * initiator ports, and the gate every command passes (see pr.h). */
+#include "target/lu/pr_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/lu/lu_table.h"
+
+struct pr_state *pr_state_new(void)
+{
+	struct pr_state *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	pthread_mutex_init(&st->lock, NULL);
+	atomic_init(&st->active, false);
+	return st;
+}
+
+void pr_state_free(struct pr_state *st)
+{
+	if (!st)
+		return;
+	pthread_mutex_destroy(&st->lock);
+	free(st);
+}
+
+void pr_port_set(struct pr_port *p, const char *iqn, const uint8_t isid[6])
+{
+	memset(p, 0, sizeof(*p));
+	if (iqn) {
+		size_t n = strnlen(iqn, PR_IQN_MAX - 1);
+		memcpy(p->iqn, iqn, n);
+	}
+	if (isid)
+		memcpy(p->isid, isid, 6);
+}
+
+bool pr_port_eq(const struct pr_port *a, const struct pr_port *b)
+{
+	/* iSCSI names compare case-insensitively only after stringprep, which
+	 * the initiator already applied: byte equality is what LIO does too */
+	return memcmp(a->isid, b->isid, 6) == 0 && strcmp(a->iqn, b->iqn) == 0;
+}
+
+struct pr_reg *pr_find_reg(struct pr_state *st, const struct pr_port *port)
+{
+	for (size_t i = 0; i < st->nregs; i++)
+		if (pr_port_eq(&st->regs[i].port, port))
+			return &st->regs[i];
+	return NULL;
+}
+
+bool pr_type_all_registrants(uint8_t type) { return type == PR_TYPE_WE_AR || type == PR_TYPE_EA_AR; }
+
+bool pr_type_valid(uint8_t type)
+{
+	return type == PR_TYPE_WE || type == PR_TYPE_EA || type == PR_TYPE_WE_RO ||
+	       type == PR_TYPE_EA_RO || type == PR_TYPE_WE_AR || type == PR_TYPE_EA_AR;
+}
+
+bool pr_is_holder(struct pr_state *st, const struct pr_port *port)
+{
+	if (!st->reserved)
+		return false;
+	if (pr_type_all_registrants(st->type))
+		return pr_find_reg(st, port) != NULL;
+	return pr_port_eq(&st->holder, port);
+}
+
+void pr_update_active(struct pr_state *st)
+{
+	atomic_store(&st->active, st->nregs > 0 || st->reserved || st->scsi2 || st->nuas > 0);
+}
+
+void pr_queue_ua(struct pr_state *st, const struct pr_port *port, uint8_t asc, uint8_t ascq)
+{
+	for (size_t i = 0; i < st->nuas; i++)
+		if (st->uas[i].asc == asc && st->uas[i].ascq == ascq && pr_port_eq(&st->uas[i].port, port))
+			return;
+	if (st->nuas == PR_UAS_MAX) {
+		/* full (ports that never come back): the oldest goes, so the
+		 * newest state change is the one reported */
+		memmove(&st->uas[0], &st->uas[1], (PR_UAS_MAX - 1) * sizeof(st->uas[0]));
+		st->nuas--;
+	}
+	st->uas[st->nuas].port = *port;
+	st->uas[st->nuas].asc = asc;
+	st->uas[st->nuas].ascq = ascq;
+	st->nuas++;
+	atomic_store(&st->active, true);
+}
+
+void pr_queue_ua_registrants(struct pr_state *st, const struct pr_port *except, uint8_t asc,
+			     uint8_t ascq)
+{
+	for (size_t i = 0; i < st->nregs; i++)
+		if (!except || !pr_port_eq(&st->regs[i].port, except))
+			pr_queue_ua(st, &st->regs[i].port, asc, ascq);
+}
+
+void pr_remove_reg(struct pr_state *st, size_t i)
+{
+	memmove(&st->regs[i], &st->regs[i + 1], (st->nregs - i - 1) * sizeof(st->regs[0]));
+	st->nregs--;
+}
+
+void pr_ans_good(struct pr_answer *ans)
+{
+	ans->status = 0x00;
+	ans->sense_len = 0;
+}
+
+void pr_ans_conflict(struct pr_answer *ans)
+{
+	ans->status = SCSI_STATUS_RESERVATION_CONFLICT;
+	ans->sense_len = 0;
+	ans->data_len = 0;
+}
+
+void pr_ans_check(struct pr_answer *ans, uint8_t key, uint8_t asc, uint8_t ascq, int field)
+{
+	ans->status = 0x02;
+	ans->sense_len = lu_sense_fixed(ans->sense, key, asc, ascq, field);
+	ans->data_len = 0;
+}
+
+static void ans_init(struct pr_answer *ans)
+{
+	memset(ans, 0, offsetof(struct pr_answer, abort_nexus));
+	ans->n_abort = 0;
+}
+
+bool pr_owns_opcode(uint8_t op)
+{
+	return op == 0x5e || op == 0x5f || op == 0x16 || op == 0x17 || op == 0x56 || op == 0x57;
+}
+
+/* How a command meets a persistent reservation it does not hold (SPC-4
+ * table 66 and SBC-3 table 13): allowed whatever the type, medium read
+ * (allowed under the Write Exclusive types), or anything else (conflicts
+ * under every type). */
+enum cmd_class { CLS_ALLOWED, CLS_READ, CLS_WRITE };
+
+static enum cmd_class classify(const uint8_t *cdb)
+{
+	switch (cdb[0]) {
+	case 0x00: /* TEST UNIT READY */
+	case 0x03: /* REQUEST SENSE */
+	case 0x12: /* INQUIRY */
+	case 0x25: /* READ CAPACITY(10) */
+	case 0x4d: /* LOG SENSE */
+	case 0x5e: /* PERSISTENT RESERVE IN */
+	case 0x5f: /* PERSISTENT RESERVE OUT: each service action checks the key */
+	case 0xa0: /* REPORT LUNS */
+	case 0xa3: /* MAINTENANCE IN: REPORT TARGET PORT GROUPS, supported opcodes... */
+	case 0xab: /* READ MEDIA SERIAL NUMBER */
+	case 0x16: case 0x17: case 0x56: case 0x57: /* RESERVE/RELEASE: own rules */
+		return CLS_ALLOWED;
+	case 0x9e: /* SERVICE ACTION IN(16) */
+		return (cdb[1] & 0x1f) == 0x10 ? CLS_ALLOWED /* READ CAPACITY(16) */ : CLS_READ;
+	case 0x08: case 0x28: case 0xa8: case 0x88: /* READ */
+	case 0x2f: case 0xaf: case 0x8f:            /* VERIFY */
+	case 0x34: case 0x90:                       /* PRE-FETCH */
+	case 0x1a: case 0x5a:                       /* MODE SENSE: changes nothing */
+		return CLS_READ;
+	default:
+		return CLS_WRITE;
+	}
+}
+
+static bool type_write_exclusive(uint8_t type)
+{
+	return type == PR_TYPE_WE || type == PR_TYPE_WE_RO || type == PR_TYPE_WE_AR;
+}
+
+/* true: RESERVATION CONFLICT */
+static bool conflicts(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port)
+{
+	uint8_t op = cdb[0];
+
+	if (st->scsi2 && !pr_port_eq(&st->scsi2_holder, port)) {
+		/* SPC-2 5.5.1: another nexus's RESERVE shuts out everything
+		 * but the commands that cannot disturb it */
+		return !(op == 0x12 || op == 0xa0 || op == 0x03 || op == 0x17 || op == 0x57);
+	}
+	if (!st->reserved || pr_is_holder(st, port))
+		return false;
+	switch (classify(cdb)) {
+	case CLS_ALLOWED:
+		return false;
+	case CLS_READ:
+		if (type_write_exclusive(st->type))
+			return false;
+		/* Exclusive Access: registrants of the RO/AR types read too */
+		return !((st->type == PR_TYPE_EA_RO || st->type == PR_TYPE_EA_AR) && pr_find_reg(st, port));
+	case CLS_WRITE:
+	default:
+		/* registrants-only / all-registrants: a registrant writes */
+		return !((st->type == PR_TYPE_WE_RO || st->type == PR_TYPE_EA_RO ||
+			  pr_type_all_registrants(st->type)) && pr_find_reg(st, port));
+	}
+}
+
+/* the first queued unit attention of port, removed from the queue */
+static bool pop_ua(struct pr_state *st, const struct pr_port *port, uint8_t *asc, uint8_t *ascq)
+{
+	for (size_t i = 0; i < st->nuas; i++) {
+		if (pr_port_eq(&st->uas[i].port, port)) {
+			*asc = st->uas[i].asc;
+			*ascq = st->uas[i].ascq;
+			memmove(&st->uas[i], &st->uas[i + 1], (st->nuas - i - 1) * sizeof(st->uas[0]));
+			st->nuas--;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+	     uint8_t *buf, size_t buflen, struct pr_answer *ans)
+{
+	uint8_t asc, ascq;
+	bool answered = false;
+
+	ans_init(ans);
+	if (!st || !atomic_load(&st->active))
+		return false;
+	pthread_mutex_lock(&st->lock);
+	/* SAM-5 5.14: INQUIRY and REPORT LUNS neither see nor clear a unit
+	 * attention; REQUEST SENSE reports it as its sense data */
+	if (cdb[0] != 0x12 && cdb[0] != 0xa0 && pop_ua(st, port, &asc, &ascq)) {
+		if (cdb[0] == 0x03) {
+			uint8_t s[18];
+			size_t n = lu_sense_fixed(s, 0x06, asc, ascq, -1), alloc = cdb[4];
+
+			if (n > alloc)
+				n = alloc;
+			if (n > buflen)
+				n = buflen;
+			if (n)
+				memcpy(buf, s, n);
+			pr_ans_good(ans);
+			ans->data_len = n;
+		} else {
+			pr_ans_check(ans, 0x06, asc, ascq, -1);
+		}
+		answered = true;
+	} else if (conflicts(st, cdb, port)) {
+		pr_ans_conflict(ans);
+		answered = true;
+	}
+	pr_update_active(st);
+	pthread_mutex_unlock(&st->lock);
+	return answered;
+}
+
+void pr_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+		uint64_t nexus_id, uint8_t *buf, size_t buflen, struct pr_answer *ans)
+{
+	ans_init(ans);
+	pthread_mutex_lock(&st->lock);
+	switch (cdb[0]) {
+	case 0x5e:
+		pr_in_execute(st, cdb, buf, buflen, ans);
+		break;
+	case 0x5f:
+		pr_out_execute(st, cdb, port, nexus_id, buf, buflen, ans);
+		break;
+	default:
+		scsi2_execute(st, cdb, port, ans);
+		break;
+	}
+	pr_update_active(st);
+	pthread_mutex_unlock(&st->lock);
+}
+
+void pr_nexus_lost(struct pr_state *st, const struct pr_port *port)
+{
+	pthread_mutex_lock(&st->lock);
+	if (st->scsi2 && pr_port_eq(&st->scsi2_holder, port))
+		st->scsi2 = false;
+	pr_update_active(st);
+	pthread_mutex_unlock(&st->lock);
+}
+
+void pr_lun_reset(struct pr_state *st)
+{
+	pthread_mutex_lock(&st->lock);
+	st->scsi2 = false;
+	pr_update_active(st);
+	pthread_mutex_unlock(&st->lock);
+}
+
+void pr_power_on(struct pr_state *st)
+{
+	pthread_mutex_lock(&st->lock);
+	st->scsi2 = false;
+	st->reserved = false;
+	st->nregs = 0;
+	st->nuas = 0;
+	st->generation = 0;
+	pr_update_active(st);
+	pthread_mutex_unlock(&st->lock);
+}
+
+uint32_t pr_generation(struct pr_state *st)
+{
+	uint32_t g;
+
+	pthread_mutex_lock(&st->lock);
+	g = st->generation;
+	pthread_mutex_unlock(&st->lock);
+	return g;
+}
+
+size_t pr_registrations(struct pr_state *st)
+{
+	size_t n;
+
+	pthread_mutex_lock(&st->lock);
+	n = st->nregs;
+	pthread_mutex_unlock(&st->lock);
+	return n;
+}
