@@ -16,7 +16,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: lunlab-target [options]\n"
-		"  --listen ADDR[:PORT]   where to listen (default 127.0.0.1:3260)\n"
+		"  --listen ADDR[:PORT]   where to listen (default 127.0.0.1:3260); repeatable:\n"
+		"                         every portal serves the same LUNs (multipath)\n"
 		"  --iqn IQN              target name (default iqn.2026-11.org.lunlab:target)\n"
 		"  --lun SPEC             add a LUN (repeatable: LUN 0, 1, ... in order); SPEC is\n"
 		"                         comma-separated key=value: size=N[K|M|G|T] (required, thin),\n"
@@ -28,6 +29,10 @@ static void usage(FILE *f)
 		"  --portal-group N       TargetPortalGroupTag (default 1)\n"
 		"  --max-sessions N       refuse logins beyond N sessions (default 1024)\n"
 		"  --alias NAME           TargetAlias sent at login\n"
+		"  --allow-initiator IQN  only this initiator may log in (repeatable; adds to the\n"
+		"                         'allow' lines of --auth-file); default: any initiator\n"
+		"  --auth-file PATH       CHAP users, mutual CHAP identity, allow-list; mode 0600,\n"
+		"                         owned by you (docs/access-control.md); default: no CHAP\n"
 		"  --trace                print every SCSI command decoded, with its status\n"
 		"  --quiet                no log lines (login/logout)\n"
 		"  --help                 this text\n",
@@ -176,6 +181,8 @@ int cli_parse(int argc, char **argv, struct cli *c)
 		{ "portal-group", required_argument, NULL, 'p' },
 		{ "max-sessions", required_argument, NULL, 'm' },
 		{ "alias", required_argument, NULL, 'a' },
+		{ "allow-initiator", required_argument, NULL, 'A' },
+		{ "auth-file", required_argument, NULL, 'F' },
 		{ "trace", no_argument, NULL, 'T' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -187,7 +194,6 @@ int cli_parse(int argc, char **argv, struct cli *c)
 	char err[512];
 
 	memset(c, 0, sizeof(*c));
-	c->listen = "127.0.0.1:3260";
 	c->iqn = "iqn.2026-11.org.lunlab:target";
 	c->handler_path = env && *env ? env : LUNLAB_HANDLER_DIR;
 	c->portal_group = 1;
@@ -196,12 +202,34 @@ int cli_parse(int argc, char **argv, struct cli *c)
 	if (c->io_threads < 1)
 		c->io_threads = 1;
 	c->luns = calloc(CLI_MAX_LUNS, sizeof(*c->luns));
-	if (!c->luns)
+	c->allow = calloc(CLI_MAX_ALLOW, sizeof(*c->allow));
+	if (!c->luns || !c->allow)
 		return -1;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (ch) {
-		case 'l': c->listen = optarg; break;
+		case 'l':
+			if (c->nlisten == CLI_MAX_LISTEN) {
+				fprintf(stderr, "lunlab-target: more than %d --listen\n", CLI_MAX_LISTEN);
+				return -1;
+			}
+			c->listen[c->nlisten++] = optarg;
+			break;
+		case 'A':
+			if (c->nallow == CLI_MAX_ALLOW) {
+				fprintf(stderr, "lunlab-target: more than %d --allow-initiator\n",
+					CLI_MAX_ALLOW);
+				return -1;
+			}
+			c->allow[c->nallow++] = optarg;
+			break;
+		case 'F':
+			if (c->auth_file) {
+				fprintf(stderr, "lunlab-target: --auth-file given twice\n");
+				return -1;
+			}
+			c->auth_file = optarg;
+			break;
 		case 'i':
 			if (!*optarg || strlen(optarg) > 223) {
 				fprintf(stderr, "lunlab-target: --iqn: want 1..223 characters\n");
@@ -251,6 +279,8 @@ int cli_parse(int argc, char **argv, struct cli *c)
 		fprintf(stderr, "lunlab-target: unexpected argument '%s'\n", argv[optind]);
 		return -1;
 	}
+	if (c->nlisten == 0)
+		c->listen[c->nlisten++] = "127.0.0.1:3260";
 	return 0;
 }
 
@@ -258,4 +288,6 @@ void cli_free(struct cli *c)
 {
 	free(c->luns);
 	c->luns = NULL;
+	free(c->allow);
+	c->allow = NULL;
 }

@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #define CLI_MAX_LUNS 1024
+#define CLI_MAX_LISTEN 16     /* = TARGET_MAX_PORTALS */
+#define CLI_MAX_ALLOW 4096    /* = AUTH_MAX_ALLOW */
 
 struct cli_lun {
 	uint64_t size;
@@ -17,7 +19,11 @@ struct cli_lun {
 };
 
 struct cli {
-	const char *listen;
+	const char *listen[CLI_MAX_LISTEN]; /* --listen, repeatable; default 127.0.0.1:3260 */
+	int nlisten;
+	const char *auth_file;    /* --auth-file: CHAP credentials and allow-list */
+	const char **allow;       /* --allow-initiator, repeatable */
+	int nallow;
 	const char *iqn;
 	const char *alias;
 	const char *handler_path;

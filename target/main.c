@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "target/cli.h"
+#include "target/iscsi/auth_config.h"
+#include "target/iscsi/auth_file.h"
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/listener.h"
 #include "target/iscsi/target.h"
@@ -64,6 +66,33 @@ static int create_luns(const struct cli *cli)
 	return 0;
 }
 
+/* --auth-file and --allow-initiator into cfg; g_target.auth points at it
+ * when anything was configured.  -1 after a one-line error. */
+static int load_access_control(const struct cli *cli, struct auth_config *cfg)
+{
+	char err[512];
+	const char *why = NULL;
+
+	if (cli->auth_file && auth_file_load(cli->auth_file, cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "lunlab-target: --auth-file %s\n", err);
+		return -1;
+	}
+	for (int i = 0; i < cli->nallow; i++) {
+		if (!auth_config_add_allow(cfg, cli->allow[i], err, sizeof(err))) {
+			fprintf(stderr, "lunlab-target: --allow-initiator: %s\n", err);
+			return -1;
+		}
+	}
+	if (cfg->nusers && !auth_crypto_load(&why)) {
+		fprintf(stderr, "lunlab-target: --auth-file %s: CHAP needs libcrypto: %s\n",
+			cli->auth_file, why);
+		return -1;
+	}
+	if (cfg->nusers || cfg->nallow)
+		g_target.auth = cfg;
+	return 0;
+}
+
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
@@ -78,7 +107,8 @@ int main(int argc, char **argv)
 {
 	struct cli cli;
 	sigset_t mask;
-	int sfd, lfd, ep, n, rc;
+	int sfd, lfds[CLI_MAX_LISTEN], ep, n, rc;
+	struct auth_config auth;
 	char *err = NULL;
 	struct epoll_event ev, evs[8];
 	bool running = true;
@@ -87,6 +117,12 @@ int main(int argc, char **argv)
 	if (rc != 0) {
 		cli_free(&cli);
 		return rc > 0 ? 0 : 2;
+	}
+	memset(&auth, 0, sizeof(auth));
+	if (load_access_control(&cli, &auth) < 0) {
+		auth_config_free(&auth);
+		cli_free(&cli);
+		return 2;
 	}
 	g_target.iqn = cli.iqn;
 	g_target.alias = cli.alias;
@@ -115,22 +151,31 @@ int main(int argc, char **argv)
 		tcmu_host_shutdown();
 		return 2;
 	}
-	lfd = listener_open(cli.listen);
-	if (lfd < 0) {
-		tcmu_host_shutdown();
-		return 1;
+	for (int i = 0; i < cli.nlisten; i++) {
+		lfds[i] = listener_open(cli.listen[i]);
+		if (lfds[i] < 0 || !listener_portal(lfds[i], &g_target.portals[i])) {
+			tcmu_host_shutdown();
+			return 1;
+		}
+		g_target.nportals = i + 1;
 	}
 	if (io_threads_start(cli.io_threads) < 0) {
 		fprintf(stderr, "lunlab-target: cannot start I/O threads: %s\n", strerror(errno));
 		return 1;
 	}
-	target_log("listening on %s, target %s, %d LUN(s), %d I/O thread(s)", cli.listen, cli.iqn,
-		   cli.nluns, cli.io_threads);
+	for (int i = 0; i < cli.nlisten; i++)
+		target_log("listening on %s", cli.listen[i]);
+	target_log("target %s, %d LUN(s), %d I/O thread(s), access: %s%s%s", cli.iqn, cli.nluns,
+		   cli.io_threads, auth.nusers ? "CHAP" : "no CHAP",
+		   auth.has_mutual ? " (mutual available)" : "",
+		   auth.nallow ? ", allow-list" : ", any initiator");
 
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	ev.events = EPOLLIN;
-	ev.data.fd = lfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
+	for (int i = 0; i < cli.nlisten; i++) {
+		ev.data.fd = lfds[i];
+		epoll_ctl(ep, EPOLL_CTL_ADD, lfds[i], &ev);
+	}
 	ev.data.fd = sfd;
 	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
 	while (running) {
@@ -138,8 +183,8 @@ int main(int argc, char **argv)
 		if (n < 0 && errno != EINTR)
 			break;
 		for (int i = 0; i < n; i++) {
-			if (evs[i].data.fd == lfd) {
-				listener_accept_all(lfd);
+			if (evs[i].data.fd != sfd) {
+				listener_accept_all(evs[i].data.fd);
 			} else {
 				struct signalfd_siginfo si;
 				if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
@@ -149,13 +194,16 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	close(lfd);
+	for (int i = 0; i < cli.nlisten; i++)
+		close(lfds[i]);
 	io_threads_stop();
 	tcmu_host_shutdown();
 	io_threads_free();
 	lu_table_reset();
 	close(ep);
 	close(sfd);
+	g_target.auth = NULL;
+	auth_config_free(&auth);
 	cli_free(&cli);
 	return 0;
 }

@@ -1,23 +1,64 @@
 /* discovery.c — Text Request (RFC 7143 11.10/11.11): SendTargets, the only
- * text key lunlab answers; everything else is NotUnderstood. */
+ * text key lunlab answers (every portal, filtered by the allow-list);
+ * everything else is NotUnderstood. */
 #include "target/iscsi/conn.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "target/iscsi/auth_config.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/text.h"
 
 #define TEXT_RSP_MAX 8192
 
+/* the host part of "host:port" or "[v6]:port" (brackets kept) */
+static void local_host(const char *local, char *host, size_t cap)
+{
+	const char *end = local[0] == '[' ? strchr(local, ']') : strrchr(local, ':');
+	size_t n = end ? (size_t)(end - local) + (local[0] == '[') : strlen(local);
+
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(host, local, n);
+	host[n] = '\0';
+}
+
+/* TargetName plus one TargetAddress per portal (RFC 7143 section 13.8):
+ * first the one this connection came in on, then every other --listen.  A
+ * wildcard portal is reported with the address the initiator reached. */
 static void add_target(struct conn *c, struct text_buf *out)
 {
-	char addr[96];
+	char first[96], addr[96], host[80];
 
-	snprintf(addr, sizeof(addr), "%s,%u", c->local, g_target.tpgt);
 	text_add(out, "TargetName", g_target.iqn);
-	text_add(out, "TargetAddress", addr);
+	snprintf(first, sizeof(first), "%s,%u", c->local, g_target.tpgt);
+	text_add(out, "TargetAddress", first);
+	local_host(c->local, host, sizeof(host));
+	for (int i = 0; i < g_target.nportals; i++) {
+		const struct target_portal *p = &g_target.portals[i];
+
+		if (p->wildcard)
+			snprintf(addr, sizeof(addr), "%s:%u,%u", host, p->port, g_target.tpgt);
+		else if (p->v6)
+			snprintf(addr, sizeof(addr), "[%s]:%u,%u", p->host, p->port, g_target.tpgt);
+		else
+			snprintf(addr, sizeof(addr), "%s:%u,%u", p->host, p->port, g_target.tpgt);
+		if (strcmp(addr, first) != 0)
+			text_add(out, "TargetAddress", addr);
+	}
+}
+
+/* Discovery reports the target only to initiators its allow-list admits,
+ * so a refused initiator does not even learn the name. */
+static bool may_see_target(struct conn *c)
+{
+	if (auth_config_allows(g_target.auth, c->initiator))
+		return true;
+	target_log("discovery from %s (initiator %s): not on the allow-list, SendTargets "
+		   "reports no target", c->peer, c->initiator);
+	return false;
 }
 
 void text_handle(struct conn *c, struct icmd *ic)
@@ -52,7 +93,9 @@ void text_handle(struct conn *c, struct icmd *ic)
 	for (int i = 0; i < kv.n; i++) {
 		const char *k = kv.kv[i].key, *v = kv.kv[i].val;
 		if (strcmp(k, "SendTargets") == 0) {
-			if (strcmp(v, "All") == 0) {
+			if (!may_see_target(c)) {
+				/* nothing to report */
+			} else if (strcmp(v, "All") == 0) {
 				add_target(c, &out);
 			} else if (*v == '\0') {
 				if (!c->discovery)

@@ -12,7 +12,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+
 #include "target/iscsi/io_thread.h"
+#include "target/iscsi/target.h"
 
 #define SOCKBUF_WANT (4 << 20)
 
@@ -84,6 +87,32 @@ int listener_open(const char *spec)
 	}
 	freeaddrinfo(res);
 	return fd;
+}
+
+bool listener_portal(int lfd, struct target_portal *p)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	memset(p, 0, sizeof(*p));
+	if (getsockname(lfd, (struct sockaddr *)&ss, &sl) < 0)
+		return false;
+	if (ss.ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const void *)&ss;
+		inet_ntop(AF_INET, &a->sin_addr, p->host, sizeof(p->host));
+		p->port = ntohs(a->sin_port);
+		p->wildcard = a->sin_addr.s_addr == htonl(INADDR_ANY);
+		return true;
+	}
+	if (ss.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const void *)&ss;
+		inet_ntop(AF_INET6, &a->sin6_addr, p->host, sizeof(p->host));
+		p->port = ntohs(a->sin6_port);
+		p->v6 = true;
+		p->wildcard = IN6_IS_ADDR_UNSPECIFIED(&a->sin6_addr);
+		return true;
+	}
+	return false;
 }
 
 static void tune(int fd)

@@ -1,13 +1,15 @@
 /* login.c — the login phase (RFC 7143 section 6.3 and 11.12/11.13):
  * security -> operational -> full feature stage transitions, session type,
- * target name, and the operational keys (params.c).  A refused login gets the
- * status class/detail the RFC names, then the connection closes. */
+ * target name, the initiator allow-list, authentication (auth_login.c) and
+ * the operational keys (params.c).  A refused login gets the status
+ * class/detail the RFC names, then the connection closes. */
 #include "target/iscsi/conn.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "target/iscsi/auth_login.h"
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/text.h"
@@ -19,6 +21,7 @@
 /* status class << 8 | detail */
 #define LS_INITIATOR_ERROR 0x0200
 #define LS_AUTH_FAILED 0x0201
+#define LS_NOT_ALLOWED 0x0202 /* "Authorization failure" */
 #define LS_NOT_FOUND 0x0203
 #define LS_UNSUPPORTED_VERSION 0x0205
 #define LS_MISSING_PARAM 0x0207
@@ -26,6 +29,37 @@
 #define LS_INVALID_REQUEST 0x020b
 #define LS_TARGET_ERROR 0x0300
 #define LS_OUT_OF_RESOURCES 0x0302
+
+/* State that lives from the first Login Request to the last: the security
+ * exchange and the text of C-bit continuations.  It hangs off login.acc,
+ * the one per-login pointer struct conn frees when the connection goes
+ * (conn_put), so a connection dropped mid-login leaks nothing.  acc_len
+ * counts the accumulated text bytes in text[]. */
+struct login_scratch {
+	struct auth_session auth;
+	char text[];
+};
+
+static struct login_scratch *scratch(struct conn *c)
+{
+	if (!c->login.acc) {
+		struct login_scratch *ls = calloc(1, sizeof(*ls) + 1);
+		if (!ls)
+			return NULL;
+		c->login.acc = (char *)ls;
+		c->login.acc_len = 0;
+	}
+	return (struct login_scratch *)(void *)c->login.acc;
+}
+
+static void scratch_free(struct conn *c)
+{
+	if (c->login.acc)
+		auth_wipe(c->login.acc, sizeof(struct login_scratch));
+	free(c->login.acc);
+	c->login.acc = NULL;
+	c->login.acc_len = 0;
+}
 
 static void fill_rsp_header(struct conn *c, struct txpdu *t, const uint8_t *req)
 {
@@ -61,31 +95,21 @@ static void login_fail(struct conn *c, const uint8_t *req, unsigned status, cons
 	c->state = CS_CLOSING; /* whatever the initiator pipelined is ignored */
 }
 
-static bool list_has(const char *list, const char *word)
-{
-	size_t wl = strlen(word);
-
-	while (*list) {
-		size_t n = strcspn(list, ",");
-		if (n == wl && strncmp(list, word, n) == 0)
-			return true;
-		list += n;
-		if (*list == ',')
-			list++;
-	}
-	return false;
-}
-
 static void log_login(struct conn *c, const char *target)
 {
 	char isid[13];
 
 	for (int i = 0; i < 6; i++)
 		snprintf(isid + 2 * i, 3, "%02x", c->isid[i]);
-	target_log("login: initiator=%s isid=%s tsih=%u type=%s target=%s peer=%s "
+	const struct auth_session *a = c->login.acc ? &((struct login_scratch *)(void *)c->login.acc)->auth : NULL;
+	char auth[96] = "None";
+
+	if (a && a->chap)
+		snprintf(auth, sizeof(auth), "CHAP%s(user '%s')", a->mutual ? "-mutual" : "", a->user);
+	target_log("login: initiator=%s isid=%s tsih=%u type=%s target=%s peer=%s auth=%s "
 		   "digests=%s/%s mrdsl=%u/%u burst=%u/%u immediate=%s initialr2t=%s",
 		   c->initiator, isid, c->tsih, c->discovery ? "Discovery" : "Normal",
-		   target ? target : "-", c->peer, c->params.header_digest ? "CRC32C" : "None",
+		   target ? target : "-", c->peer, auth, c->params.header_digest ? "CRC32C" : "None",
 		   c->params.data_digest ? "CRC32C" : "None", c->params.max_recv_dsl,
 		   c->params.max_xmit_dsl, c->params.first_burst, c->params.max_burst,
 		   c->params.immediate_data ? "Yes" : "No", c->params.initial_r2t ? "Yes" : "No");
@@ -127,6 +151,12 @@ static unsigned first_pdu_keys(struct conn *c, const struct text_list *kv, const
 			*why = "TargetName is not this target";
 			return LS_NOT_FOUND;
 		}
+		/* checked before authentication, as LIO does: a name not on the
+		 * list gets nowhere near the CHAP exchange */
+		if (!auth_config_allows(g_target.auth, c->initiator)) {
+			*why = "initiator not on the target's allow-list (--allow-initiator / 'allow')";
+			return LS_NOT_ALLOWED;
+		}
 	}
 	if (atomic_load(&g_session_count) >= g_target.max_sessions) {
 		*why = "too many sessions (--max-sessions)";
@@ -147,18 +177,12 @@ static unsigned negotiate_keys(struct conn *c, uint8_t csg, const struct text_li
 		    strcmp(k, "SessionType") == 0 || strcmp(k, "TargetName") == 0) {
 			continue; /* declarative, handled on the first PDU */
 		}
-		if (strcmp(k, "AuthMethod") == 0) {
+		if (auth_login_is_auth_key(k)) {
 			if (csg != 0) {
-				*why = "AuthMethod outside the security stage";
+				*why = "AuthMethod or CHAP_* key outside the security stage";
 				return LS_INITIATOR_ERROR;
 			}
-			if (!list_has(v, "None")) {
-				*why = "AuthMethod offers no method this target supports (None)";
-				return LS_AUTH_FAILED;
-			}
-			text_add(out, k, "None");
-			c->login.auth_done = true;
-			continue;
+			continue; /* auth_login_step answered it */
 		}
 		rc = params_negotiate(&c->params, k, v, c->discovery, out, why);
 		if (rc == PARAMS_FAIL)
@@ -180,8 +204,10 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 	char rspbuf[LOGIN_RSP_MAX];
 	struct text_buf out;
 	const char *why = "";
+	char whybuf[320];
 	unsigned st;
 	struct txpdu *t;
+	struct login_scratch *ls;
 
 	if (bhs[3] > 0) { /* Version-min above the only version there is */
 		login_fail(c, bhs, LS_UNSUPPORTED_VERSION, "Version-min > 0");
@@ -218,19 +244,25 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 	}
 	c->exp_cmd_sn = get_be32(bhs + 24);
 
+	ls = scratch(c);
+	if (!ls) {
+		conn_close(c, "out of memory");
+		return;
+	}
 	/* C bit: keep the text, acknowledge with an empty response */
-	if (cont || c->login.acc) {
+	if (cont || c->login.acc_len) {
 		if (c->login.acc_len + dlen > LOGIN_ACC_MAX) {
 			login_fail(c, bhs, LS_INITIATOR_ERROR, "login text too long");
 			return;
 		}
-		char *n = realloc(c->login.acc, c->login.acc_len + dlen + 1);
+		char *n = realloc(c->login.acc, sizeof(*ls) + c->login.acc_len + dlen + 1);
 		if (!n) {
 			conn_close(c, "out of memory");
 			return;
 		}
-		memcpy(n + c->login.acc_len, data, dlen);
 		c->login.acc = n;
+		ls = (struct login_scratch *)(void *)n;
+		memcpy(ls->text + c->login.acc_len, data, dlen);
 		c->login.acc_len += dlen;
 		if (cont) {
 			t = tx_new();
@@ -243,7 +275,7 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 			conn_queue(c, t, true);
 			return;
 		}
-		text = c->login.acc;
+		text = ls->text;
 		tlen = c->login.acc_len;
 	}
 	if (text_parse(text, tlen, &kv, &why) < 0) {
@@ -258,13 +290,33 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 			return;
 		}
 	}
+	if (csg == 0) {
+		st = auth_login_step(&ls->auth, g_target.auth, &kv, &out, whybuf, sizeof(whybuf));
+		if (st) {
+			login_fail(c, bhs, st, whybuf);
+			return;
+		}
+	}
 	st = negotiate_keys(c, csg, &kv, &out, &why);
-	free(c->login.acc);
-	c->login.acc = NULL;
-	c->login.acc_len = 0;
+	c->login.acc_len = 0; /* the text is consumed; the scratch state stays */
 	if (st) {
 		login_fail(c, bhs, st, why);
 		return;
+	}
+	/* leaving (or skipping) the security stage needs authentication done */
+	if (csg == 1 && auth_config_requires_chap(g_target.auth) && ls->auth.stage != AUTH_DONE) {
+		login_fail(c, bhs, LS_AUTH_FAILED,
+			   "CHAP required but the login skipped the security stage");
+		return;
+	}
+	if (csg == 0 && transit) {
+		st = auth_login_may_leave(&ls->auth, g_target.auth, &why);
+		if (st == AUTH_STAY) {
+			transit = false; /* RFC 7143 11.13.3: we answer T=0 until CHAP is done */
+		} else if (st) {
+			login_fail(c, bhs, st, why);
+			return;
+		}
 	}
 	if (!c->discovery && !c->login.tpgt_sent) {
 		text_add_u32(&out, "TargetPortalGroupTag", g_target.tpgt);
@@ -331,4 +383,5 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 	c->counted = true;
 	atomic_fetch_add(&g_session_count, 1);
 	log_login(c, c->discovery ? NULL : g_target.iqn);
+	scratch_free(c); /* login over: the challenge and the auth state go */
 }

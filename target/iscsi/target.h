@@ -7,6 +7,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct auth_config;
+
+/* One listening address as SendTargets reports it. */
+struct target_portal {
+	char host[64];   /* numeric address, no brackets */
+	unsigned port;
+	bool v6;
+	bool wildcard;   /* 0.0.0.0 or ::: report the address the initiator used */
+};
+
+#define TARGET_MAX_PORTALS 16
+
 struct target_cfg {
 	const char *iqn;
 	const char *alias;      /* TargetAlias; NULL: none */
@@ -14,6 +26,11 @@ struct target_cfg {
 	uint32_t max_sessions;
 	bool quiet;
 	bool trace_pdus;        /* --trace: also commands the target answers itself */
+	/* access control (auth_config.h); NULL: open to every initiator */
+	const struct auth_config *auth;
+	/* every portal (--listen), for SendTargets; none: the connection's own */
+	struct target_portal portals[TARGET_MAX_PORTALS];
+	int nportals;
 };
 
 extern struct target_cfg g_target;

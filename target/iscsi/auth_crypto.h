@@ -1,0 +1,34 @@
+/* auth_crypto.h — the cryptographic primitives CHAP needs (MD5, base64
+ * decoding, constant-time compare), all from OpenSSL's libcrypto, plus
+ * challenge bytes from getrandom(). */
+#ifndef LUNLAB_ISCSI_AUTH_CRYPTO_H
+#define LUNLAB_ISCSI_AUTH_CRYPTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define AUTH_MD5_LEN 16
+
+/* Loads libcrypto once (thread-safe).  false with *err naming what is
+ * missing; every other function below then fails. */
+bool auth_crypto_load(const char **err);
+
+/* MD5 of n bytes. */
+bool auth_md5(const uint8_t *buf, size_t n, uint8_t out[AUTH_MD5_LEN]);
+
+/* Standard base64 (RFC 4648 alphabet, '=' padding, no whitespace) of inlen
+ * characters into at most cap bytes.  Returns the decoded length, or -1 on a
+ * character outside the alphabet, bad padding, or output longer than cap. */
+int auth_base64_decode(const char *in, size_t inlen, uint8_t *out, size_t cap);
+
+/* Compares n bytes in time independent of where they differ. */
+bool auth_equal_ct(const uint8_t *a, const uint8_t *b, size_t n);
+
+/* n bytes from the kernel's CSPRNG (getrandom). */
+bool auth_random(uint8_t *buf, size_t n);
+
+/* Wipes secret material (not optimised away). */
+void auth_wipe(void *p, size_t n);
+
+#endif
