@@ -7,9 +7,14 @@ enum cmdsn_verdict cmdsn_check(uint32_t exp, uint32_t max, uint32_t cmdsn, bool 
 {
 	if (immediate)
 		return CMDSN_DELIVER;
+	/* max = exp - 1 is a closed window (RFC 7143 4.2.2.1): even the
+	 * expected CmdSN is outside it.  Delivering it anyway let a flood grow
+	 * the task list without bound, one past the window at a time. */
+	if (!sn_le(cmdsn, max))
+		return CMDSN_DROP;
 	if (cmdsn == exp)
 		return CMDSN_DELIVER;
-	if (sn_lt(exp, cmdsn) && sn_le(cmdsn, max))
+	if (sn_lt(exp, cmdsn))
 		return CMDSN_QUEUE;
 	return CMDSN_DROP;
 }

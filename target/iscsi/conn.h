@@ -173,6 +173,12 @@ struct conn {
 	char local[64];           /* address:port the initiator reached us on */
 	uint64_t *reset_seen;     /* per LUN: the LUN RESET generation this nexus knows */
 	size_t reset_seen_n;
+
+	/* timeouts (io_thread.c sweeps once a second): a login must finish and
+	 * a PDU once started must keep arriving, or the connection is closed */
+	bool rx_progress;         /* bytes arrived since the last sweep */
+	uint32_t login_ticks;     /* sweeps seen while logging in */
+	uint32_t stall_ticks;     /* sweeps without a byte while mid-PDU */
 };
 
 /* conn.c */

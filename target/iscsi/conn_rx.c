@@ -270,6 +270,7 @@ void conn_on_readable(struct conn *c)
 					conn_close(c, "receive failed");
 				goto out;
 			}
+			c->rx_progress = true;
 			if (c->rx_dst && want >= RX_DIRECT_MIN)
 				c->rx_got += (uint32_t)r;
 			else

@@ -17,7 +17,10 @@ static int bad_dataout(struct conn *c, struct icmd *ic, const uint8_t *h, const 
 {
 	conn_queue_reject(c, h, ISCSI_REJECT_PROTOCOL_ERROR, why);
 	ic->aborted = true;
-	if (!ic->in_backend) {
+	/* a task still waiting for its CmdSN turn is on c->pending: freeing it
+	 * here left a dangling pointer there; ffp_deliver drops it (aborted)
+	 * when its turn comes, or conn_close frees it */
+	if (!ic->in_backend && ic->delivered) {
 		ic->finished = true;
 		icmd_unlink(ic);
 		icmd_put(ic);

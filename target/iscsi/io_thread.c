@@ -20,6 +20,8 @@
 
 #define EVENTS_PER_WAIT 128
 
+unsigned g_login_timeout_s = 15, g_stall_timeout_s = 30;
+
 static struct io_thread *threads;
 static int nthreads;
 static atomic_uint rr_next;
@@ -248,6 +250,53 @@ static void flush_dirty(struct io_thread *t)
 	}
 }
 
+/* Mid-PDU: some of a PDU arrived and the rest has not. */
+static bool mid_pdu(const struct conn *c)
+{
+	return c->stage != RX_BHS || c->rx_got > 0 || c->rx_end > c->rx_start;
+}
+
+/* Once a second: close connections that never finish their login, or that
+ * stopped in the middle of a PDU.  Without this a peer that connects and
+ * says nothing (or half a header) holds a socket and its buffers forever:
+ * TCP keepalive only finds peers that are gone, not silent ones.  An idle
+ * session between PDUs is fine and stays. */
+static void sweep_timeouts(struct io_thread *t)
+{
+	struct timespec now;
+	struct conn *c, *nx;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec - t->last_sweep.tv_sec < 1 ||
+	    (now.tv_sec - t->last_sweep.tv_sec == 1 && now.tv_nsec < t->last_sweep.tv_nsec))
+		return;
+	t->last_sweep = now;
+	for (c = t->conns; c; c = nx) {
+		char why[80];
+
+		nx = c->list_next;
+		if (c->closed)
+			continue;
+		if (c->state == CS_LOGIN && g_login_timeout_s &&
+		    ++c->login_ticks > g_login_timeout_s) {
+			snprintf(why, sizeof(why), "login not completed within %u s", g_login_timeout_s);
+			target_log("connection from %s: %s", c->peer, why);
+			conn_close(c, why);
+			continue;
+		}
+		if (c->rx_progress || !mid_pdu(c)) {
+			c->rx_progress = false;
+			c->stall_ticks = 0;
+		} else if (g_stall_timeout_s && ++c->stall_ticks > g_stall_timeout_s) {
+			snprintf(why, sizeof(why), "no byte for %u s in the middle of a PDU",
+				 g_stall_timeout_s);
+			target_log("connection from %s (initiator %s): %s", c->peer,
+				   c->initiator[0] ? c->initiator : "?", why);
+			conn_close(c, why);
+		}
+	}
+}
+
 static void *thread_main(void *arg)
 {
 	struct io_thread *t = arg;
@@ -294,6 +343,8 @@ static void *thread_main(void *arg)
 		for (int i = 0; i < n; i++)
 			if (ev[i].data.ptr)
 				conn_put(ev[i].data.ptr);
+		sweep_timeouts(t);
+		flush_dirty(t); /* conn_close in the sweep may leave puts behind */
 	}
 	/* shutdown: close every connection, then collect what backends return */
 	kick_backends(t);
@@ -304,8 +355,27 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+static void timeout_from_env(const char *name, unsigned *out)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long x;
+
+	if (!v || !*v)
+		return;
+	errno = 0;
+	x = strtoul(v, &end, 10);
+	if (errno || *end || x > 86400) {
+		fprintf(stderr, "lunlab-target: %s=%s ignored (want seconds 0..86400)\n", name, v);
+		return;
+	}
+	*out = (unsigned)x;
+}
+
 int io_threads_start(int n)
 {
+	timeout_from_env("LUNLAB_LOGIN_TIMEOUT", &g_login_timeout_s);
+	timeout_from_env("LUNLAB_STALL_TIMEOUT", &g_stall_timeout_s);
 	threads = calloc((size_t)n, sizeof(*threads));
 	if (!threads)
 		return -1;
@@ -314,6 +384,7 @@ int io_threads_start(int n)
 		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
 
 		t->idx = i;
+		clock_gettime(CLOCK_MONOTONIC, &t->last_sweep);
 		t->epfd = epoll_create1(EPOLL_CLOEXEC);
 		t->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 		if (t->epfd < 0 || t->evfd < 0)

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <time.h>
 
 #include "target/iscsi/bufcache.h"
 #include "target/lu/lu_cmd.h"
@@ -44,7 +45,15 @@ struct io_thread {
 	 * kick()ed once at its end */
 	struct lu_backend *kick[16];
 	int nkick;
+	struct timespec last_sweep;       /* timeouts are checked once a second */
 };
+
+/* Seconds a connection may take from accept to the end of login, and may
+ * stay silent in the middle of a PDU (a partial BHS, header or data
+ * segment); then it is closed.  0 disables.  Defaults 15 and 30; set before
+ * io_threads_start(), which also takes LUNLAB_LOGIN_TIMEOUT and
+ * LUNLAB_STALL_TIMEOUT from the environment (seconds) when set. */
+extern unsigned g_login_timeout_s, g_stall_timeout_s;
 
 int io_threads_start(int n);
 /* Round-robin hand-off of an accepted socket. */
