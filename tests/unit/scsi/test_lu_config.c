@@ -13,6 +13,8 @@ static void test_defaults(void **state)
 	assert_string_equal(c.array, "");
 	assert_string_equal(c.serial, "");
 	assert_true(c.time_scale == 1.0);
+	assert_false(c.readonly);
+	assert_int_equal(c.physical_block, 0);
 	assert_int_equal(lu_config_parse(NULL, &c, &why), 0);
 }
 
@@ -28,6 +30,12 @@ static void test_all_keys(void **state)
 	/* without the subtype prefix too */
 	assert_int_equal(lu_config_parse("time_scale=0", &c, &why), 0);
 	assert_true(c.time_scale == 0.0);
+	assert_int_equal(lu_config_parse("lunlab/readonly=1;physical_block=4096", &c, &why), 0);
+	assert_true(c.readonly);
+	assert_int_equal(c.physical_block, 4096);
+	assert_int_equal(lu_config_parse("readonly=0;physical_block=4194304", &c, &why), 0);
+	assert_false(c.readonly);
+	assert_int_equal(c.physical_block, 4194304);
 }
 
 static void expect_reason(const char *cfg, const char *want)
@@ -44,7 +52,14 @@ static void expect_reason(const char *cfg, const char *want)
 
 static void test_rejects(void **state)
 {
-	expect_reason("lunlab/modle=x2", "unknown key 'modle' (known: model, profile, array, serial, time_scale)");
+	expect_reason("lunlab/modle=x2",
+		      "unknown key 'modle' (known: model, profile, array, serial, time_scale, readonly, physical_block)");
+	expect_reason("lunlab/readonly=yes", "readonly 'yes': want 0 or 1");
+	expect_reason("lunlab/physical_block=3000", "physical_block '3000': want a power of two");
+	expect_reason("lunlab/physical_block=256", "physical_block '256'");
+	expect_reason("lunlab/physical_block=8388608", "physical_block '8388608'");
+	expect_reason("lunlab/physical_block=-4096", "physical_block '-4096'");
+	expect_reason("lunlab/physical_block=", "physical_block ''");
 	expect_reason("lunlab/model=x9", "model 'x9': unknown profile (");
 	expect_reason("lunlab/time_scale=-1", "time_scale '-1'");
 	expect_reason("lunlab/time_scale=fast", "time_scale 'fast'");
