@@ -65,7 +65,10 @@ static void command_line(void **state)
 	struct cli c;
 
 	assert_int_equal(cli_parse(12, argv, &c), 0);
-	assert_string_equal(c.listen, "127.0.0.1:3999");
+	assert_int_equal(c.nlisten, 1);
+	assert_string_equal(c.listen[0], "127.0.0.1:3999");
+	assert_null(c.auth_file);
+	assert_int_equal(c.nallow, 0);
 	assert_string_equal(c.iqn, "iqn.x:y");
 	assert_int_equal(c.nluns, 2);
 	assert_int_equal(c.luns[1].block, 4096);
@@ -76,7 +79,8 @@ static void command_line(void **state)
 
 	char *argv2[] = { "lunlab-target", NULL };
 	assert_int_equal(cli_parse(1, argv2, &c), 0);
-	assert_string_equal(c.listen, "127.0.0.1:3260");
+	assert_int_equal(c.nlisten, 1);
+	assert_string_equal(c.listen[0], "127.0.0.1:3260");
 	assert_string_equal(c.iqn, "iqn.2026-11.org.lunlab:target");
 	assert_int_equal(c.nluns, 0);
 	cli_free(&c);
@@ -86,12 +90,52 @@ static void command_line(void **state)
 	cli_free(&c);
 }
 
+/* access control and portals: --listen and --allow-initiator repeat, in
+ * order; --auth-file once; no option takes a secret */
+static void access_options(void **state)
+{
+	char *argv[] = { "lunlab-target", "--listen", "127.0.0.1:4001", "--listen", "127.0.0.1:4002",
+			 "--allow-initiator", "iqn.a:1", "--auth-file", "/x/auth", "--allow-initiator",
+			 "iqn.b:2", NULL };
+	struct cli c;
+
+	assert_int_equal(cli_parse(11, argv, &c), 0);
+	assert_int_equal(c.nlisten, 2);
+	assert_string_equal(c.listen[0], "127.0.0.1:4001");
+	assert_string_equal(c.listen[1], "127.0.0.1:4002");
+	assert_int_equal(c.nallow, 2);
+	assert_string_equal(c.allow[0], "iqn.a:1");
+	assert_string_equal(c.allow[1], "iqn.b:2");
+	assert_string_equal(c.auth_file, "/x/auth");
+	cli_free(&c);
+
+	char *twice[] = { "lunlab-target", "--auth-file", "a", "--auth-file", "b", NULL };
+	assert_int_equal(cli_parse(5, twice, &c), -1);
+	cli_free(&c);
+
+	char *secret[] = { "lunlab-target", "--chap-secret", "x", NULL };
+	assert_int_equal(cli_parse(3, secret, &c), -1);
+	cli_free(&c);
+
+	char *many[CLI_MAX_LISTEN * 2 + 3];
+	int n = 0;
+	many[n++] = "lunlab-target";
+	for (int i = 0; i <= CLI_MAX_LISTEN; i++) {
+		many[n++] = "--listen";
+		many[n++] = "127.0.0.1:0";
+	}
+	many[n] = NULL;
+	assert_int_equal(cli_parse(n, many, &c), -1);
+	cli_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sizes),
 		cmocka_unit_test(lun_specs),
 		cmocka_unit_test(command_line),
+		cmocka_unit_test(access_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
