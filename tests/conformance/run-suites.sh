@@ -1,9 +1,10 @@
 #!/bin/bash
-# run-suites.sh TARGET_URL EXPECT_FILE
+# run-suites.sh TARGET_URL [SECOND_URL] EXPECT_FILE
 #
 # Runs libiscsi's iscsi-test-cu once per suite (one process per suite, so that a test that
 # leaves state behind - e.g. CompareAndWrite.InvalidDataOutSize's CDB hook - cannot spoil the
 # next suite), decides each test's outcome from the printed text, and prints a per-suite table.
+# SECOND_URL, if given, is passed too: iscsi-test-cu's second path for MultipathIO.
 #
 # Why parse text: iscsi-test-cu's exit status does not say whether tests failed, and libiscsi
 # reports "not supported by the target" as [SKIPPED] while CUnit counts it as passed.  So a test
@@ -11,12 +12,17 @@
 # (see parse_log for where one test's text ends).
 #
 # EXPECT_FILE lines (# starts a comment):
-#   suite NAME                 run ALL.NAME.*          (suite ALL = every suite of the ALL family)
-#   allow-skip SUITE.TEST WHY  a [SKIPPED] of that test is accepted (a feature lunlab does not
+#   suite NAME [on=LU,...]     run ALL.NAME.*          (suite ALL = every suite of the ALL family)
+#   allow-skip SUITE.TEST [on=LU,...] WHY
+#                              a [SKIPPED] of that test is accepted (a feature lunlab does not
 #                              emulate; the reason is printed)
 #   known-fail SUITE.TEST WHY  a FAILED of that test is reported but not counted as a failure:
 #                              only for limits of a host lunlab does not control (e.g. what
 #                              tcmu-runner 1.5.4 cannot tell the kernel); the reason is printed
+# on=LU,... names the kinds of LU a line applies to (run-all.sh: 512, 4k, pb, ro, mp and rw for
+# any read-write LU); without on= a line means on=rw.  CONF_LUN lists the names of the LU under
+# test (e.g. "pb rw"); a line applies when one of them is in its on= list.  Without CONF_LUN
+# every line applies (how ci/test.sh runs issue2/issue3.suites).
 # Exit status 0 only if no test FAILED, none was skipped without an allow-skip line, and every
 # test that iscsi-test-cu --list names for a suite produced an outcome.
 #
@@ -24,15 +30,16 @@
 #   CONF_SUMMARY=FILE writes "passed failed skipped" for ci/test.sh to add up;
 #   CONF_SUITE_TIMEOUT seconds per suite (default 300); CONF_TOTAL_TIMEOUT seconds for all suites
 #   (default 3600: once spent, the remaining suites count as failed, not run - a hung target must
-#   not eat a CI budget 300 s per suite); CU_EXTRA_ARGS extra iscsi-test-cu options.
+#   not eat a CI budget 300 s per suite); CU_EXTRA_ARGS extra iscsi-test-cu options;
+#   CONF_LUN (see on= above).
 set -uo pipefail
 
-if (( $# != 2 )); then
-    echo "usage: $0 TARGET_URL EXPECT_FILE" >&2
+if (( $# < 2 || $# > 3 )); then
+    echo "usage: $0 TARGET_URL [SECOND_URL] EXPECT_FILE" >&2
     exit 2
 fi
-url=$1
-expect=$2
+urls=("${@:1:$#-1}")
+expect=${!#}
 [[ -r $expect ]] || { echo "run-suites: cannot read expect file '$expect'" >&2; exit 2; }
 command -v iscsi-test-cu >/dev/null || { echo "run-suites: iscsi-test-cu not found (apt-get install libiscsi-bin)" >&2; exit 2; }
 
@@ -42,6 +49,19 @@ suite_timeout=${CONF_SUITE_TIMEOUT:-300}
 total_timeout=${CONF_TOTAL_TIMEOUT:-3600}
 run_started=$SECONDS
 read -r -a extra_args <<<"${CU_EXTRA_ARGS:-}"
+read -r -a lun_names <<<"${CONF_LUN:-}"
+
+# applies ON_LIST: does a line with on=ON_LIST (comma-separated) apply to the LU under test?
+applies() {
+    local want n
+    (( ${#lun_names[@]} == 0 )) && return 0
+    for want in ${1//,/ }; do
+        for n in "${lun_names[@]}"; do
+            [[ $want == "$n" ]] && return 0
+        done
+    done
+    return 1
+}
 
 listing=$(iscsi-test-cu --list 2>&1)
 
@@ -53,6 +73,17 @@ while IFS= read -r line || [[ -n $line ]]; do
     line=${line%%#*}
     read -r kw name reason <<<"$line"
     [[ -z ${kw:-} ]] && continue
+    on=rw
+    if [[ ${reason:-} == on=* ]]; then
+        read -r on reason <<<"$reason"
+        on=${on#on=}
+        [[ $on =~ ^[A-Za-z0-9]+(,[A-Za-z0-9]+)*$ ]] || { echo "$expect:$lineno: bad on= list '$on'" >&2; exit 2; }
+    fi
+    if [[ $kw == suite && -n ${reason:-} ]]; then
+        echo "$expect:$lineno: 'suite $name' takes only an on= list, not '$reason'" >&2
+        exit 2
+    fi
+    applies "$on" || continue
     case $kw in
         suite)
             if [[ $name == ALL ]]; then
@@ -72,7 +103,17 @@ while IFS= read -r line || [[ -n $line ]]; do
             exit 2 ;;
     esac
 done <"$expect"
-(( ${#suites[@]} > 0 )) || { echo "run-suites: $expect names no suite" >&2; exit 2; }
+if (( ${#suites[@]} == 0 )); then
+    if (( ${#lun_names[@]} > 0 )); then
+        # nothing of this file is meant for this kind of LU: an empty, successful run
+        echo "run-suites: no suite of $expect applies to LU '${CONF_LUN}'"
+        [[ -n ${CONF_SUMMARY:-} ]] && echo "0 0 0" >"$CONF_SUMMARY"
+        echo "conformance: 0 passed, 0 failed, 0 skipped"
+        exit 0
+    fi
+    echo "run-suites: $expect names no suite" >&2
+    exit 2
+fi
 
 # Parse one suite log into lines "TEST<TAB>OUTCOME<TAB>REASON", OUTCOME in passed|failed|skipped.
 #
@@ -150,7 +191,7 @@ for suite in "${suites[@]}"; do
         continue
     fi
     timeout --kill-after=10 "$suite_timeout" \
-        iscsi-test-cu --dataloss "${extra_args[@]}" --test="ALL.$suite.*" "$url" >"$log" 2>&1
+        iscsi-test-cu --dataloss "${extra_args[@]}" --test="ALL.$suite.*" "${urls[@]}" >"$log" 2>&1
     rc=$?
     (( rc == 124 || rc == 137 )) && echo "  (suite $suite timed out after ${suite_timeout}s)" >>"$log"
 

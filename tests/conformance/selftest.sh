@@ -41,5 +41,22 @@ rc=$?
 check "all-allowed run exits 0" "$rc"
 check "all-allowed closing line" "$(tail -n 1 <<<"$out" | grep -qx 'conformance: 0 passed, 0 failed, 2 skipped'; echo $?)"
 
+# on= lists and a second URL: with CONF_LUN=ro, Alpha and Beta run (Epsilon is rw only), Beta.Simple's
+# allow-skip is for 512 only; both URLs reach iscsi-test-cu
+out=$(CONF_LUN=ro FAKE_ARGS_LOG="$tmp/args" CONF_LOG_DIR="$tmp/logs3" "$here/run-suites.sh" \
+      iscsi://127.0.0.1:1/iqn.x:y/0 iscsi://127.0.0.1:2/iqn.x:y/0 "$here/selftest/lun.expect" 2>&1)
+rc=$?
+echo "$out" | sed 's/^/    /'
+check "on= run exits non-zero" "$(( rc == 0 ))"
+check "on= closing line" "$(tail -n 1 <<<"$out" | grep -qx 'conformance: 1 passed, 3 failed, 1 skipped'; echo $?)"
+check "suite for another LU not run" "$(grep -q '^Epsilon' <<<"$out"; (( $? == 1 )); echo $?)"
+check "allow-skip for another LU does not apply" "$(grep -q 'Beta.Simple: SKIPPED, not allowed' <<<"$out"; echo $?)"
+check "both URLs passed" "$(grep -q -- '--test=ALL.Alpha.\* iscsi://127.0.0.1:1/iqn.x:y/0 iscsi://127.0.0.1:2/iqn.x:y/0$' "$tmp/args"; echo $?)"
+out=$(CONF_LUN=mp CONF_LOG_DIR="$tmp/logs4" "$here/run-suites.sh" iscsi://127.0.0.1:1/iqn.x:y/0 \
+      "$here/selftest/lun.expect" 2>&1)
+rc=$?
+check "no suite for this LU: exit 0" "$rc"
+check "no suite for this LU: zero line" "$(tail -n 1 <<<"$out" | grep -qx 'conformance: 0 passed, 0 failed, 0 skipped'; echo $?)"
+
 if (( status == 0 )); then echo "run-suites.sh self-test: PASS"; else echo "run-suites.sh self-test: FAIL"; fi
 exit $status
