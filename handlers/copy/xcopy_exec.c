@@ -15,6 +15,8 @@
  *  - CSCD not a block device, or DISK BLOCK LENGTH not the LU's: 0A/0D/03
  *  - byte count not a whole number of blocks of both LUs: 0A/26/0A
  *  - segment longer than the advertised maximum: 05/26/00 @NUMBER OF BLOCKS
+ *  - destination LU write-protected (readonly=1: 07/27/00; SWP: 07/27/02),
+ *    as a WRITE to it would be; a write-protected source is fine
  *  - list id its own I_T nexus still runs (only when the host tells us the
  *    nexus, copy_nexus.h): 05/00/16 OPERATION IN PROGRESS
  *  - more than XCOPY_TOTAL_CONCURRENT copies running: TASK SET FULL, which
@@ -31,6 +33,7 @@
 #include "handlers/copy/copy_nexus.h"
 #include "handlers/copy/copy_sense.h"
 #include "handlers/copy/xcopy_parse.h"
+#include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
 
 #define ASC_COPY_TARGET 0x0D
@@ -126,6 +129,10 @@ static int plan_segment(struct xcopy_run *r, uint16_t segno)
 		return copy_sense_aborted(r->cmd, ASC_COPY_TARGET, ASCQ_NOT_REACHABLE, segno, SEG_SRC_LBA);
 	if (!range_ok(p->dst, s->dst_lba, p->bytes))
 		return copy_sense_aborted(r->cmd, ASC_COPY_TARGET, ASCQ_NOT_REACHABLE, segno, SEG_DST_LBA);
+	if (scsi_lu(p->dst)->readonly)
+		return sense_set(r->cmd, SK_DATA_PROTECT, 0x27, 0x00);
+	if (atomic_load(&scsi_lu(p->dst)->swp))
+		return sense_set(r->cmd, SK_DATA_PROTECT, 0x27, 0x02);
 	p->src_off = s->src_lba * p->src->block_size;
 	p->dst_off = s->dst_lba * p->dst->block_size;
 	return TCMU_STS_OK;

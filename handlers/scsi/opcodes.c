@@ -42,7 +42,9 @@ static const struct scsi_op ops[] = {
 	{ 0x4d, false, 0, 10, false, COST_OTHER, 1, 5, spc_log_sense, { 0x4d, 0x00, FF, FF, 0, FF, FF, FF, FF, 0 } },
 	{ 0x55, false, 0, 10, false, COST_OTHER, 1, 5, spc_mode_select, { 0x55, 0x11, 0, 0, 0, 0, 0, FF, FF, 0 } },
 	{ 0x5a, false, 0, 10, false, COST_OTHER, 1, 5, spc_mode_sense, { 0x5a, 0x18, FF, FF, 0, 0, 0, FF, FF, 0 } },
-	{ 0x83, true, 0x00, 16, true, COST_XCOPY, 1, 60, xcopy_entry,
+	/* EXTENDED COPY: writes_medium false because the LU that receives it
+	 * may be only the source; xcopy_exec.c checks each destination LU */
+	{ 0x83, true, 0x00, 16, false, COST_XCOPY, 1, 60, xcopy_entry,
 	  { 0x83, 0, 0, 0, 0, 0, 0, 0, 0, 0, FF, FF, FF, FF, 0, 0 } },
 	{ 0x84, true, 0x00, 16, false, COST_OTHER, 1, 5, rcr_entry,
 	  { 0x84, 0, FF, 0, 0, 0, 0, 0, 0, 0, FF, FF, FF, FF, 0, 0 } },

@@ -15,16 +15,19 @@
 #include "handlers/copy/copy.h"
 #include "handlers/copy/copy_limits.h"
 #include "handlers/copy/copy_lists.h"
+#include "handlers/scsi/scsi.h"
 #include "tests/unit/copy/tcmu_log_capture.h"
 #include "tests/unit/copy/xcopy_list_builder.h"
 
 #define DEDUP 8192u
 #define LU_BYTES (8u << 20)
 
-/* lu[0], lu[1]: 512-byte LUs of array A; lu[2]: 4096-byte LU of array A;
- * lu[3]: 512-byte LU of array B */
+/* slu[0], slu[1]: 512-byte LUs of array A; slu[2]: 4096-byte LU of array A;
+ * slu[3]: 512-byte LU of array B */
 static struct array *arr_a, *arr_b;
-static struct lunlab_dev lu[4];
+/* struct scsi_lu, as handler.c allocates them: the copy manager reads the
+ * destination's write protection from it */
+static struct scsi_lu slu[4];
 
 static uint8_t list[16 + 8192];
 /* the sense buffer lives in a library command, as under a real host, so the
@@ -72,6 +75,8 @@ static struct array *make_array(void)
 static void make_lu(struct lunlab_dev *d, struct array *a, uint32_t bs, uint8_t n)
 {
 	memset(d, 0, sizeof(*d));
+	scsi_lu(d)->readonly = false;          /* d is the dev of an slu[] entry */
+	atomic_store(&scsi_lu(d)->swp, false);
 	d->array = a;
 	d->vol = volume_create(a, LU_BYTES, bs);
 	assert_non_null(d->vol);
@@ -86,19 +91,19 @@ static int setup(void **state)
 	current_nexus = 0;
 	arr_a = make_array();
 	arr_b = make_array();
-	make_lu(&lu[0], arr_a, 512, 1);
-	make_lu(&lu[1], arr_a, 512, 2);
-	make_lu(&lu[2], arr_a, 4096, 3);
-	make_lu(&lu[3], arr_b, 512, 4);
+	make_lu(&slu[0].dev, arr_a, 512, 1);
+	make_lu(&slu[1].dev, arr_a, 512, 2);
+	make_lu(&slu[2].dev, arr_a, 4096, 3);
+	make_lu(&slu[3].dev, arr_b, 512, 4);
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	for (int i = 0; i < 4; i++) {
-		copy_dev_forget(&lu[i]);
-		lunlab_dev_unregister(&lu[i]);
-		volume_destroy(lu[i].vol);
+		copy_dev_forget(&slu[i].dev);
+		lunlab_dev_unregister(&slu[i].dev);
+		volume_destroy(slu[i].dev.vol);
 	}
 	array_put(arr_a);
 	array_put(arr_b);
@@ -181,19 +186,19 @@ static uint8_t *seg_at(unsigned ntgt, unsigned i)
 static void test_same_lun_copy(void **state)
 {
 	uint8_t src[65536], back[65536];
-	const struct lunlab_dev *t[] = { &lu[0] };
+	const struct lunlab_dev *t[] = { &slu[0].dev };
 
 	fill(src, sizeof(src));
-	put_data(&lu[0], 0, src, sizeof(src));
+	put_data(&slu[0].dev, 0, src, sizeof(src));
 	struct array_stats before = stats(arr_a);
 
 	size_t len = begin_list(1, 2, t, 1, 1);
 	tb_seg(seg_at(1, 0), 0, 0, false, 128, 0, 4096);   /* 64 KiB to 2 MiB */
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
 	assert_int_equal(cmd.xcopy_bytes, sizeof(src));
 	assert_int_equal(cmd.xcopy_segments, 1);
 
-	get_data(&lu[0], 4096 * 512, back, sizeof(back));
+	get_data(&slu[0].dev, 4096 * 512, back, sizeof(back));
 	assert_memory_equal(back, src, sizeof(src));
 	/* metadata copy: 8 more map entries, no new unique block, the 8
 	 * source blocks now have two references each */
@@ -208,18 +213,18 @@ static void test_same_lun_copy(void **state)
 static void test_two_lun_copy(void **state)
 {
 	uint8_t src[32768], back[32768];
-	const struct lunlab_dev *t[] = { &lu[0], &lu[1] };
+	const struct lunlab_dev *t[] = { &slu[0].dev, &slu[1].dev };
 
 	fill(src, sizeof(src));
-	put_data(&lu[0], 1 << 20, src, sizeof(src));
+	put_data(&slu[0].dev, 1 << 20, src, sizeof(src));
 	struct array_stats before = stats(arr_a);
 
 	/* sg_xcopy / ESXi style: source index 0, destination index 1, sent to
 	 * the source LU */
 	size_t len = begin_list(1, 2, t, 2, 1);
 	tb_seg(seg_at(2, 0), 0, 1, false, 64, 2048, 6144);
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
-	get_data(&lu[1], 6144 * 512, back, sizeof(back));
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
+	get_data(&slu[1].dev, 6144 * 512, back, sizeof(back));
 	assert_memory_equal(back, src, sizeof(src));
 	struct array_stats after = stats(arr_a);
 	assert_int_equal(after.unique_blocks, before.unique_blocks);
@@ -227,8 +232,8 @@ static void test_two_lun_copy(void **state)
 
 	/* the same list sent to the destination LU works as well */
 	tb_seg(seg_at(2, 0), 0, 1, false, 64, 2048, 8192);
-	assert_int_equal(xcopy_to(&lu[1], len), TCMU_STS_OK);
-	get_data(&lu[1], 8192 * 512, back, sizeof(back));
+	assert_int_equal(xcopy_to(&slu[1].dev, len), TCMU_STS_OK);
+	get_data(&slu[1].dev, 8192 * 512, back, sizeof(back));
 	assert_memory_equal(back, src, sizeof(src));
 	assert_int_equal(stats(arr_a).unique_blocks, before.unique_blocks);
 }
@@ -236,18 +241,18 @@ static void test_two_lun_copy(void **state)
 static void test_unaligned_edges(void **state)
 {
 	uint8_t src[DEDUP * 2], old[DEDUP * 2], back[DEDUP * 2];
-	const struct lunlab_dev *t[] = { &lu[0], &lu[1] };
+	const struct lunlab_dev *t[] = { &slu[0].dev, &slu[1].dev };
 
 	fill(src, sizeof(src));
 	fill(old, sizeof(old));
-	put_data(&lu[0], 0, src, sizeof(src));
-	put_data(&lu[1], 64 * 512, old, sizeof(old));
+	put_data(&slu[0].dev, 0, src, sizeof(src));
+	put_data(&slu[1].dev, 64 * 512, old, sizeof(old));
 
 	/* 3 blocks from LBA 1 to LBA 65: partial dedup blocks on both ends */
 	size_t len = begin_list(0, 3, t, 2, 1);
 	tb_seg(seg_at(2, 0), 0, 1, false, 3, 1, 65);
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
-	get_data(&lu[1], 64 * 512, back, sizeof(back));
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
+	get_data(&slu[1].dev, 64 * 512, back, sizeof(back));
 	assert_memory_equal(back, old, 512);                   /* LBA 64 untouched */
 	assert_memory_equal(back + 512, src + 512, 3 * 512);   /* LBAs 65..67 copied */
 	assert_memory_equal(back + 2048, old + 2048, sizeof(old) - 2048);
@@ -256,118 +261,152 @@ static void test_unaligned_edges(void **state)
 static void test_multi_segment_and_dc(void **state)
 {
 	uint8_t src[3 * DEDUP], back[DEDUP];
-	const struct lunlab_dev *t[] = { &lu[0], &lu[2] };
+	const struct lunlab_dev *t[] = { &slu[0].dev, &slu[2].dev };
 
 	fill(src, sizeof(src));
-	put_data(&lu[0], 0, src, sizeof(src));
+	put_data(&slu[0].dev, 0, src, sizeof(src));
 	size_t len = begin_list(3, 2, t, 2, 3);
 	tb_seg(seg_at(2, 0), 0, 1, false, 16, 0, 10);   /* 16 x 512 B into the 4 KiB LU */
 	tb_seg(seg_at(2, 1), 0, 1, true, 2, 16, 20);    /* DC: 2 x 4096 B */
 	tb_seg(seg_at(2, 2), 0, 0, false, 16, 32, 1024); /* same-LU segment */
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
 	assert_int_equal(cmd.xcopy_segments, 3);
 	assert_int_equal(cmd.xcopy_bytes, 3 * DEDUP);
 
-	get_data(&lu[2], 10 * 4096, back, DEDUP);
+	get_data(&slu[2].dev, 10 * 4096, back, DEDUP);
 	assert_memory_equal(back, src, DEDUP);
-	get_data(&lu[2], 20 * 4096, back, DEDUP);
+	get_data(&slu[2].dev, 20 * 4096, back, DEDUP);
 	assert_memory_equal(back, src + DEDUP, DEDUP);
-	get_data(&lu[0], 1024 * 512, back, DEDUP);
+	get_data(&slu[0].dev, 1024 * 512, back, DEDUP);
 	assert_memory_equal(back, src + 2 * DEDUP, DEDUP);
 }
 
 static void test_copy_across_arrays_refused(void **state)
 {
 	uint8_t src[DEDUP], back[DEDUP], zero[DEDUP];
-	const struct lunlab_dev *t[] = { &lu[0], &lu[3] };
+	const struct lunlab_dev *t[] = { &slu[0].dev, &slu[3].dev };
 
 	fill(src, sizeof(src));
 	memset(zero, 0, sizeof(zero));
-	put_data(&lu[0], 0, src, sizeof(src));
+	put_data(&slu[0].dev, 0, src, sizeof(src));
 	size_t len = begin_list(1, 2, t, 2, 1);
 	tb_seg(seg_at(2, 0), 0, 1, false, 16, 0, 0);
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_PASSTHROUGH_ERR);
 	expect_aborted(0x0D, 0x02, 0, 6);
-	get_data(&lu[3], 0, back, sizeof(back));
+	get_data(&slu[3].dev, 0, back, sizeof(back));
 	assert_memory_equal(back, zero, sizeof(zero));
 	assert_int_equal(cmd.xcopy_bytes, 0);
 }
 
 static void test_unknown_cscd_index(void **state)
 {
-	const struct lunlab_dev *t[] = { &lu[0] };
+	const struct lunlab_dev *t[] = { &slu[0].dev };
 
 	/* libiscsi ValidSegDescr: destination index 1 with one descriptor */
 	size_t len = begin_list(1, 0, t, 1, 1);
 	tb_seg(seg_at(1, 0), 0, 1, false, 1, 0, 1);
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_PASSTHROUGH_ERR);
 	expect_aborted(0x0D, 0x02, 0, 6);
 	/* a designator that names no LU at all */
 	len = begin_list(1, 2, t, 1, 1);
 	list[16 + 8 + 15] = 0x99;
 	tb_seg(seg_at(1, 0), 0, 0, false, 1, 0, 1);
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_PASSTHROUGH_ERR);
 	expect_aborted(0x0D, 0x02, 0, 4);
 }
 
 static void test_range_past_end(void **state)
 {
 	uint8_t before[DEDUP], after[DEDUP];
-	const struct lunlab_dev *t[] = { &lu[0], &lu[1] };
-	uint64_t last = lu[0].num_lbas;
+	const struct lunlab_dev *t[] = { &slu[0].dev, &slu[1].dev };
+	uint64_t last = slu[0].dev.num_lbas;
 
-	get_data(&lu[1], 0, before, sizeof(before));
+	get_data(&slu[1].dev, 0, before, sizeof(before));
 	size_t len = begin_list(1, 2, t, 2, 2);
 	tb_seg(seg_at(2, 0), 0, 1, false, 16, 0, 0);          /* fine ... */
 	tb_seg(seg_at(2, 1), 0, 1, false, 16, 0, last - 15);  /* ... destination past the end */
 	uint8_t src[DEDUP];
 	fill(src, sizeof(src));
-	put_data(&lu[0], 0, src, sizeof(src));
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	put_data(&slu[0].dev, 0, src, sizeof(src));
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_PASSTHROUGH_ERR);
 	expect_aborted(0x0D, 0x02, 1, 20);
 	/* validated before anything moved: segment 0 was not copied either */
-	get_data(&lu[1], 0, after, sizeof(after));
+	get_data(&slu[1].dev, 0, after, sizeof(after));
 	assert_memory_equal(after, before, sizeof(before));
 	assert_int_equal(cmd.xcopy_segments, 0);
 
 	tb_seg(seg_at(2, 1), 0, 1, false, 16, last - 15, 0);  /* source past the end */
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_PASSTHROUGH_ERR);
 	expect_aborted(0x0D, 0x02, 1, 12);
 	tb_seg(seg_at(2, 1), 0, 1, false, 16, UINT64_MAX - 3, 0); /* no wrap-around */
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_PASSTHROUGH_ERR);
 	expect_aborted(0x0D, 0x02, 1, 12);
 	tb_seg(seg_at(2, 1), 0, 1, false, 16, last - 16, last - 16); /* exactly the end: fine */
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
+}
+
+/* A write-protected destination refuses the copy as a WRITE to it would,
+ * before anything moved; a write-protected source is only read: fine. */
+static void test_write_protected_destination(void **state)
+{
+	uint8_t src[DEDUP], before[DEDUP], back[DEDUP];
+	const struct lunlab_dev *t[] = { &slu[0].dev, &slu[1].dev };
+
+	fill(src, sizeof(src));
+	put_data(&slu[0].dev, 0, src, sizeof(src));
+	get_data(&slu[1].dev, 0, before, sizeof(before));
+	size_t len = begin_list(1, 2, t, 2, 1);
+	tb_seg(seg_at(2, 0), 0, 1, false, 16, 0, 0);
+
+	slu[1].readonly = true;                 /* readonly=1 */
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(SENSE[2] & 0x0f, 0x07);
+	assert_int_equal(SENSE[12], 0x27);
+	assert_int_equal(SENSE[13], 0x00);
+	slu[1].readonly = false;
+	atomic_store(&slu[1].swp, true);        /* control mode page SWP */
+	assert_int_equal(xcopy_to(&slu[1].dev, len), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(SENSE[2] & 0x0f, 0x07);
+	assert_int_equal(SENSE[12], 0x27);
+	assert_int_equal(SENSE[13], 0x02);
+	atomic_store(&slu[1].swp, false);
+	get_data(&slu[1].dev, 0, back, sizeof(back));
+	assert_memory_equal(back, before, sizeof(before));
+
+	slu[0].readonly = true;                 /* read-only source, sent to it */
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
+	get_data(&slu[1].dev, 0, back, sizeof(back));
+	assert_memory_equal(back, src, sizeof(src));
 }
 
 static void test_block_size_rules(void **state)
 {
-	const struct lunlab_dev *t[] = { &lu[0], &lu[2] };
+	const struct lunlab_dev *t[] = { &slu[0].dev, &slu[2].dev };
 
 	/* DISK BLOCK LENGTH that is not the LU's */
 	size_t len = begin_list(1, 2, t, 2, 1);
 	list[16 + 32 + 30] = 0x02;                             /* says 512, the LU has 4096 */
 	tb_seg(seg_at(2, 0), 0, 1, false, 8, 0, 0);
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_PASSTHROUGH_ERR);
 	expect_aborted(0x0D, 0x03, 0, 6);
 
 	/* 3 x 512 bytes cannot land on 4096-byte blocks */
 	len = begin_list(1, 2, t, 2, 1);
 	tb_seg(seg_at(2, 0), 0, 1, false, 3, 0, 0);
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_PASSTHROUGH_ERR);
 	expect_aborted(0x26, 0x0A, 0, 10);
 
 	/* a CSCD that is not a block device */
 	len = begin_list(1, 2, t, 2, 1);
 	list[16 + 1] = 0x01;                                   /* sequential access */
 	tb_seg(seg_at(2, 0), 0, 1, false, 8, 0, 0);
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_PASSTHROUGH_ERR);
 	expect_aborted(0x0D, 0x03, 0, 4);
 
 	/* longer than the advertised maximum segment length */
 	len = begin_list(1, 2, t, 2, 1);
 	tb_seg(seg_at(2, 0), 1, 1, false, XCOPY_MAX_SEG_BYTES / 4096 + 1, 0, 0);
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_PASSTHROUGH_ERR);
 	assert_int_equal(SENSE[2], 0x05);
 	assert_int_equal(SENSE[12], 0x26);
 	assert_int_equal(SENSE[13], 0x00);
@@ -377,27 +416,27 @@ static void test_block_size_rules(void **state)
 	/* zero blocks: nothing to do, GOOD */
 	len = begin_list(1, 2, t, 2, 1);
 	tb_seg(seg_at(2, 0), 0, 1, false, 0, 0, 0);
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
 	assert_int_equal(cmd.xcopy_bytes, 0);
 }
 
 static void test_parameter_list_errors_through_handler(void **state)
 {
-	const struct lunlab_dev *t[] = { &lu[0] };
+	const struct lunlab_dev *t[] = { &slu[0].dev };
 
-	assert_int_equal(xcopy_to(&lu[0], 0), TCMU_STS_OK);    /* no parameter data: GOOD */
+	assert_int_equal(xcopy_to(&slu[0].dev, 0), TCMU_STS_OK);    /* no parameter data: GOOD */
 	size_t len = begin_list(1, 2, t, 1, 1);
 	tb_seg(seg_at(1, 0), 0, 0, false, 1, 0, 1);
 	tb_put32(list + 12, 8);                                 /* inline data */
-	assert_int_equal(xcopy_to(&lu[0], len + 8), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(xcopy_to(&slu[0].dev, len + 8), TCMU_STS_PASSTHROUGH_ERR);
 	const uint8_t want[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x26, 0x00, 0, 0x80, 0, 12 };
 	assert_memory_equal(SENSE, want, sizeof(want));
-	assert_int_equal(xcopy_to(&lu[0], 15), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(xcopy_to(&slu[0].dev, 15), TCMU_STS_PASSTHROUGH_ERR);
 	assert_int_equal(SENSE[12], 0x1A);
 	assert_int_equal(SENSE[15], 0);
 	/* the CDB claims more than was sent: judged on what arrived */
 	tb_put32(list + 12, 0);
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
 	cmd.iov_len = len - 1;
 	iov.iov_len = len - 1;
 	assert_int_equal(xcopy_handle(&cmd), TCMU_STS_PASSTHROUGH_ERR);
@@ -431,31 +470,31 @@ static int rcr_to(struct lunlab_dev *d, uint8_t sa, uint8_t list_id, uint8_t *ou
 static void test_held_list_then_copy_status(void **state)
 {
 	uint8_t out[128];
-	const struct lunlab_dev *t[] = { &lu[0], &lu[1] };
+	const struct lunlab_dev *t[] = { &slu[0].dev, &slu[1].dev };
 
 	size_t len = begin_list(1, 0, t, 2, 2);               /* LIST ID 1, hold */
 	tb_seg(seg_at(2, 0), 0, 1, false, 16, 0, 100);
 	tb_seg(seg_at(2, 1), 0, 1, false, 32, 16, 200);
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
 	/* status is per LU: the LU that received the command holds it */
-	assert_int_equal(rcr_to(&lu[1], 0, 1, out, sizeof(out)), TCMU_STS_PASSTHROUGH_ERR);
-	assert_int_equal(rcr_to(&lu[0], 0, 1, out, sizeof(out)), TCMU_STS_OK);
+	assert_int_equal(rcr_to(&slu[1].dev, 0, 1, out, sizeof(out)), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(rcr_to(&slu[0].dev, 0, 1, out, sizeof(out)), TCMU_STS_OK);
 	const uint8_t want[12] = { 0, 0, 0, 8, 0x01, 0, 2, 0x00, 0, 0, (48 * 512) >> 8, 0 };
 	assert_memory_equal(out, want, sizeof(want));
 
 	/* same list id again (libiscsi sends list id 1 repeatedly): replaces */
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
 	/* a failing held copy replaces the good one: no COPY STATUS (unknown
 	 * list id, as libiscsi's CopyStatus expects after ValidSegDescr), its
 	 * sense in FAILED SEGMENT DETAILS */
 	tb_seg(seg_at(2, 1), 0, 5, false, 32, 16, 200);
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_PASSTHROUGH_ERR);
 	uint8_t failed_sense[18];
 	memcpy(failed_sense, SENSE, sizeof(failed_sense));
-	assert_int_equal(rcr_to(&lu[0], 0, 1, out, sizeof(out)), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(rcr_to(&slu[0].dev, 0, 1, out, sizeof(out)), TCMU_STS_PASSTHROUGH_ERR);
 	assert_int_equal(SENSE[2], 0x05);
 	assert_int_equal(SENSE[12], 0x24);
-	assert_int_equal(rcr_to(&lu[0], 4, 1, out, sizeof(out)), TCMU_STS_OK);
+	assert_int_equal(rcr_to(&slu[0].dev, 4, 1, out, sizeof(out)), TCMU_STS_OK);
 	assert_int_equal(out[56], 0x02);
 	assert_int_equal(out[59], 18);
 	assert_memory_equal(out + 60, failed_sense, 18);
@@ -463,30 +502,30 @@ static void test_held_list_then_copy_status(void **state)
 
 static void test_busy_and_same_list_id(void **state)
 {
-	const struct lunlab_dev *t[] = { &lu[0] };
+	const struct lunlab_dev *t[] = { &slu[0].dev };
 	int running[XCOPY_TOTAL_CONCURRENT];
 
-	/* a copy with list id 5 is running on lu[0] (another host's, on another
+	/* a copy with list id 5 is running on slu[0].dev (another host's, on another
 	 * worker thread): the same id is not refused, initiators are unknown */
-	running[0] = copy_lists_begin(&lu[0], 0, true, 5, true);
+	running[0] = copy_lists_begin(&slu[0].dev, 0, true, 5, true);
 	assert_true(running[0] >= 0);
 	size_t len = begin_list(5, 2, t, 1, 1);
 	tb_seg(seg_at(1, 0), 0, 0, false, 1, 0, 1);
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
 
 	for (unsigned i = 1; i < XCOPY_TOTAL_CONCURRENT; i++) {
-		running[i] = copy_lists_begin(&lu[0], 0, false, 0, false);
+		running[i] = copy_lists_begin(&slu[0].dev, 0, false, 0, false);
 		assert_true(running[i] >= 0);
 	}
 	len = begin_list(0, 3, t, 1, 1);
 	tb_seg(seg_at(1, 0), 0, 0, false, 1, 0, 1);
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_NO_RESOURCE);   /* TASK SET FULL */
-	/* the limit is per receiving LU: lu[1] still copies (lu[0] -> lu[0]) */
-	assert_int_equal(xcopy_to(&lu[1], len), TCMU_STS_OK);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_NO_RESOURCE);   /* TASK SET FULL */
+	/* the limit is per receiving LU: slu[1].dev still copies (slu[0].dev -> slu[0].dev) */
+	assert_int_equal(xcopy_to(&slu[1].dev, len), TCMU_STS_OK);
 	struct copy_status st = { .cm_status = COPY_DONE_OK };
 	for (unsigned i = 0; i < XCOPY_TOTAL_CONCURRENT; i++)
 		copy_lists_end(running[i], &st);
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
 }
 
 /* lunlab-target tells the nexus: list ids and held statuses are per session
@@ -495,34 +534,34 @@ static void test_busy_and_same_list_id(void **state)
 static void test_list_ids_per_nexus(void **state)
 {
 	uint8_t out[64];
-	const struct lunlab_dev *t[] = { &lu[0], &lu[1] };
+	const struct lunlab_dev *t[] = { &slu[0].dev, &slu[1].dev };
 	size_t len = begin_list(1, 0, t, 2, 1);
 
 	tb_seg(seg_at(2, 0), 0, 1, false, 16, 0, 100);
 	current_nexus = 7;
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);        /* held for session 7 */
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);        /* held for session 7 */
 	current_nexus = 8;
-	assert_int_equal(rcr_to(&lu[0], 0, 1, out, sizeof(out)), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(rcr_to(&slu[0].dev, 0, 1, out, sizeof(out)), TCMU_STS_PASSTHROUGH_ERR);
 	assert_int_equal(SENSE[12], 0x24);                           /* unknown to session 8 */
 	tb_seg(seg_at(2, 0), 0, 1, false, 32, 0, 100);
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);        /* session 8's own list 1 */
-	assert_int_equal(rcr_to(&lu[0], 0, 1, out, sizeof(out)), TCMU_STS_OK);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);        /* session 8's own list 1 */
+	assert_int_equal(rcr_to(&slu[0].dev, 0, 1, out, sizeof(out)), TCMU_STS_OK);
 	assert_int_equal(out[11] | out[10] << 8, 32 * 512);
 	current_nexus = 7;
-	assert_int_equal(rcr_to(&lu[0], 0, 1, out, sizeof(out)), TCMU_STS_OK);
+	assert_int_equal(rcr_to(&slu[0].dev, 0, 1, out, sizeof(out)), TCMU_STS_OK);
 	assert_int_equal(out[11] | out[10] << 8, 16 * 512);
 
-	/* session 7 still running list 2 on lu[0]: its second list 2 is refused */
-	int running = copy_lists_begin(&lu[0], 7, true, 2, false);
+	/* session 7 still running list 2 on slu[0].dev: its second list 2 is refused */
+	int running = copy_lists_begin(&slu[0].dev, 7, true, 2, false);
 	assert_true(running >= 0);
 	len = begin_list(2, 2, t, 2, 1);
 	tb_seg(seg_at(2, 0), 0, 1, false, 16, 0, 100);
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_PASSTHROUGH_ERR);
 	assert_int_equal(SENSE[2], 0x05);
 	assert_int_equal(SENSE[12], 0x00);
 	assert_int_equal(SENSE[13], 0x16);                           /* OPERATION IN PROGRESS */
 	current_nexus = 8;
-	assert_int_equal(xcopy_to(&lu[0], len), TCMU_STS_OK);        /* another session: fine */
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);        /* another session: fine */
 	struct copy_status st = { .cm_status = COPY_DONE_OK };
 	copy_lists_end(running, &st);
 }
@@ -532,6 +571,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_same_lun_copy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_lun_copy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_protected_destination, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unaligned_edges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_multi_segment_and_dc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_copy_across_arrays_refused, setup, teardown),
