@@ -117,7 +117,7 @@ static void access_options(void **state)
 	assert_int_equal(cli_parse(3, secret, &c), -1);
 	cli_free(&c);
 
-	char *many[CLI_MAX_LISTEN * 2 + 3];
+	char *many[1 + 2 * (CLI_MAX_LISTEN + 1) + 1];
 	int n = 0;
 	many[n++] = "lunlab-target";
 	for (int i = 0; i <= CLI_MAX_LISTEN; i++) {

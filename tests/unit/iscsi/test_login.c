@@ -68,7 +68,8 @@ static const char *answer(const struct txpdu *t, const char *key)
 	static struct text_list l;
 	const char *err;
 
-	memcpy(copy, t->data, t->dlen);
+	if (t->dlen) /* an empty response has no data pointer */
+		memcpy(copy, t->data, t->dlen);
 	assert_int_equal(text_parse(copy, t->dlen, &l, &err), 0);
 	return text_get(&l, key);
 }
