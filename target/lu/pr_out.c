@@ -138,79 +138,83 @@ static void do_clear(struct pr_state *st, const struct pr_port *port, struct pr_
 	pr_ans_good(ans);
 }
 
-/* Removes every registration with key (except the issuer's own), queues
- * REGISTRATIONS PREEMPTED for each and notes its session for abort.
- * key 0 with all_others: every registration but the issuer's.  Returns the
- * number removed. */
+/* Removes every registration with key (key 0 with all_others: every one
+ * but the issuer's), queues REGISTRATIONS PREEMPTED for each removed port
+ * other than the issuer and notes its session for abort.  keep_self: the
+ * issuer's own registration stays even if it has the key (preempting a
+ * reservation, SPC-4 5.13.11.4.3); otherwise it goes like the others
+ * (5.13.11.4.2, as LIO does; fence_scsi re-registers after such a PREEMPT).
+ * Returns how many registrations the key identified, the issuer's included. */
 static size_t preempt_regs(struct pr_state *st, const struct pr_port *self, uint64_t key,
-			   bool all_others, bool abort, struct pr_answer *ans)
+			   bool all_others, bool keep_self, bool abort, struct pr_answer *ans)
 {
-	size_t removed = 0, i = 0;
+	size_t matched = 0, i = 0;
 
 	while (i < st->nregs) {
 		struct pr_reg *r = &st->regs[i];
+		bool is_self = pr_port_eq(&r->port, self);
 
-		if (pr_port_eq(&r->port, self) || (!all_others && r->key != key)) {
+		if (all_others ? is_self : r->key != key) {
 			i++;
 			continue;
 		}
-		pr_queue_ua(st, &r->port, ASC_PR, ASCQ_REGISTRATIONS_PREEMPTED);
-		if (abort && ans->n_abort < PR_REGS_MAX)
-			ans->abort_nexus[ans->n_abort++] = r->nexus_id;
+		matched++;
+		if (is_self && keep_self) {
+			i++;
+			continue;
+		}
+		if (!is_self) {
+			pr_queue_ua(st, &r->port, ASC_PR, ASCQ_REGISTRATIONS_PREEMPTED);
+			if (abort && ans->n_abort < PR_REGS_MAX)
+				ans->abort_nexus[ans->n_abort++] = r->nexus_id;
+		}
 		pr_remove_reg(st, i);
-		removed++;
 	}
-	return removed;
+	return matched;
+}
+
+/* the registrations of key go; an all-registrants reservation goes with the
+ * last registrant */
+static bool preempt_registrations(struct pr_state *st, const struct pr_port *port, uint64_t sark,
+				  bool abort, struct pr_answer *ans)
+{
+	if (!preempt_regs(st, port, sark, false, false, abort, ans))
+		return false;
+	/* a single holder's key is never sark here (that preempts the
+	 * reservation instead), so only all-registrants can lose its last */
+	if (st->reserved && pr_type_all_registrants(st->type) && st->nregs == 0)
+		st->reserved = false;
+	return true;
 }
 
 static void do_preempt(struct pr_state *st, const struct pr_port *port, uint8_t type,
 		       uint64_t sark, bool abort, struct pr_answer *ans)
 {
-	if (st->reserved && pr_type_all_registrants(st->type)) {
-		if (sark == 0) {
-			/* SPC-4 5.13.11.4.4: every other registrant goes and the
-			 * issuer holds a reservation of the new type */
-			uint8_t old = st->type;
+	struct pr_reg *h = st->reserved && !pr_type_all_registrants(st->type) ?
+			   pr_find_reg(st, &st->holder) : NULL;
 
-			preempt_regs(st, port, 0, true, abort, ans);
-			st->type = type;
-			st->holder = *port;
-			if (old != type)
-				pr_queue_ua_registrants(st, port, ASC_PR, ASCQ_RESERVATIONS_RELEASED);
-		} else if (!preempt_regs(st, port, sark, false, abort, ans)) {
-			pr_ans_conflict(ans);
-			return;
-		}
-	} else if (st->reserved) {
-		struct pr_reg *h = pr_find_reg(st, &st->holder);
+	if (st->reserved && (pr_type_all_registrants(st->type) ? sark == 0 : h && h->key == sark)) {
+		/* preempt the reservation (5.13.11.4.3; all registrants with
+		 * SARK 0: 5.13.11.4.4): the holders' registrations go, the
+		 * issuer holds a reservation of the new type; a changed type
+		 * is news to the registrants that stay */
+		uint8_t old = st->type;
 
-		if (h && h->key == sark) {
-			/* preempt the reservation (5.13.11.4.3): the holder's key
-			 * goes, the issuer holds a reservation of the new type */
-			uint8_t old = st->type;
-
-			preempt_regs(st, port, sark, false, abort, ans);
-			st->type = type;
-			st->holder = *port;
-			if (old != type)
-				pr_queue_ua_registrants(st, port, ASC_PR, ASCQ_RESERVATIONS_RELEASED);
-		} else if (sark == 0) {
-			pr_ans_check(ans, 0x05, 0x26, 0x00, -1); /* INVALID FIELD IN PARAMETER LIST */
-			return;
-		} else if (!preempt_regs(st, port, sark, false, abort, ans)) {
-			pr_ans_conflict(ans);
-			return;
-		}
-	} else {
-		/* no reservation: only registrations go (5.13.11.4.2) */
-		if (sark == 0) {
-			pr_ans_check(ans, 0x05, 0x26, 0x00, -1);
-			return;
-		}
-		if (!preempt_regs(st, port, sark, false, abort, ans)) {
-			pr_ans_conflict(ans);
-			return;
-		}
+		if (sark == 0)
+			preempt_regs(st, port, 0, true, true, abort, ans);
+		else
+			preempt_regs(st, port, sark, false, true, abort, ans);
+		st->type = type;
+		st->holder = *port;
+		if (old != type)
+			pr_queue_ua_registrants(st, port, ASC_PR, ASCQ_RESERVATIONS_RELEASED);
+	} else if (sark == 0) {
+		/* only an all-registrants reservation gives SARK 0 a meaning */
+		pr_ans_check(ans, 0x05, 0x26, 0x00, -1); /* INVALID FIELD IN PARAMETER LIST */
+		return;
+	} else if (!preempt_registrations(st, port, sark, abort, ans)) {
+		pr_ans_conflict(ans); /* the key identifies nobody */
+		return;
 	}
 	st->generation++;
 	pr_ans_good(ans);

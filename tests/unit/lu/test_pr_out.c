@@ -242,6 +242,37 @@ static void test_preempt_and_abort_reservation(void **state)
 	assert_int_equal(gate(st, &A2, 0x28, NULL), 0x18);
 }
 
+static void test_fence_scsi_preempt_own_key(void **state)
+{
+	struct pr_state *st = *state;
+	uint64_t keys[4];
+	uint8_t buf[24];
+
+	/* fence_scsi "on" after a stale registration: REGISTER AND IGNORE,
+	 * then PREEMPT with its own key.  No reservation: every registration
+	 * of the key goes, the issuer's too (it registers again) */
+	assert_int_equal(prout(st, &A, SA_REGISTER_IGNORE, 0, 0, K1).status, 0);
+	assert_int_equal(prout(st, &A2, SA_REGISTER_IGNORE, 0, 0, K1).status, 0);
+	assert_int_equal(prout(st, &A2, SA_PREEMPT, PR_TYPE_WE_RO, K1, K1).status, 0);
+	assert_int_equal(read_keys(st, keys, 4, NULL), 0);
+	assert_int_equal(next_ua(st, &A), 0x05);
+	assert_int_equal(next_ua(st, &A2), -1);
+	/* holding the reservation: the stale entry goes, the issuer keeps its
+	 * registration and the reservation */
+	assert_int_equal(prout(st, &A2, SA_REGISTER_IGNORE, 0, 0, K1).status, 0);
+	assert_int_equal(prout(st, &A2, SA_RESERVE, PR_TYPE_WE_RO, K1, 0).status, 0);
+	assert_int_equal(prout(st, &A, SA_REGISTER_IGNORE, 0, 0, K1).status, 0);
+	assert_int_equal(prout(st, &A2, SA_PREEMPT, PR_TYPE_WE_RO, K1, K1).status, 0);
+	assert_int_equal(read_keys(st, keys, 4, NULL), 1);
+	assert_true(keys[0] == K1);
+	prin(st, &B, 1, sizeof(buf), buf, sizeof(buf));
+	assert_true(get64(buf + 8) == K1);
+	assert_int_equal(buf[21], PR_TYPE_WE_RO);
+	assert_int_equal(next_ua(st, &A), 0x05);
+	assert_int_equal(gate(st, &A, 0x2a, NULL), 0x18);
+	assert_int_equal(gate(st, &A2, 0x2a, NULL), -1);
+}
+
 static void test_preempt_all_registrants(void **state)
 {
 	struct pr_state *st = *state;
@@ -331,6 +362,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_clear, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_preempt_registration_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_preempt_and_abort_reservation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fence_scsi_preempt_own_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_preempt_all_registrants, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unregister_holder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registration_limit, setup, teardown),
