@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "target/iscsi/params.h"
 
 #define LS_AUTH_FAILED 0x0201
 #define LS_INITIATOR_ERROR 0x0200
@@ -30,6 +29,35 @@ static bool list_has(const char *list, const char *word)
 			list++;
 	}
 	return false;
+}
+
+/* CHAP_I: a numerical value 0..255, decimal or 0x hex (RFC 7143 section
+ * 6.1); strtoul's octal reading of a leading 0 would compute the wrong
+ * response, so digits are taken one by one. */
+static bool parse_chap_id(const char *s, uint32_t *out)
+{
+	uint32_t v = 0;
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	const char *p = hex ? s + 2 : s;
+
+	if (!*p)
+		return false;
+	for (; *p; p++) {
+		int d;
+		if (*p >= '0' && *p <= '9')
+			d = *p - '0';
+		else if (hex && *p >= 'a' && *p <= 'f')
+			d = *p - 'a' + 10;
+		else if (hex && *p >= 'A' && *p <= 'F')
+			d = *p - 'A' + 10;
+		else
+			return false;
+		v = v * (hex ? 16 : 10) + (uint32_t)d;
+		if (v > 255)
+			return false;
+	}
+	*out = v;
+	return true;
 }
 
 /* A name from the wire, made safe for one log line. */
@@ -114,7 +142,7 @@ static unsigned answer_mutual(struct auth_session *s, const struct auth_config *
 	if (!cfg->has_mutual)
 		return fail(why, whylen, "initiator asks for mutual CHAP but the auth file has no "
 			    "'mutual' line", user);
-	if (!params_parse_num(ci, 0, 255, &id))
+	if (!parse_chap_id(ci, &id))
 		return fail(why, whylen, "CHAP_I is not a number 0..255", user);
 	clen = chap_decode_binary(cc, chal, sizeof(chal));
 	if (clen <= 0)

@@ -398,6 +398,45 @@ static void chap_mutual(void **state)
 	assert_memory_equal(got, want, AUTH_MD5_LEN);
 }
 
+/* CHAP_I as 0x hex and with a leading zero (decimal, not octal) */
+static void chap_mutual_id_forms(void **state)
+{
+	static const char *const ids[] = { "CHAP_I=0x4d", "CHAP_I=077", NULL };
+	static const uint8_t want_id[] = { 0x4d, 77 };
+
+	for (int k = 0; ids[k]; k++) {
+		uint8_t chal[CHAP_CHALLENGE_LEN], mine[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+		uint8_t want[AUTH_MD5_LEN], got[AUTH_MD5_LEN];
+		char r_kv[64] = "CHAP_R=";
+		uint8_t id;
+
+		if (k) { /* a fresh connection for the second round */
+			teardown_chap(state);
+			setup_chap(state);
+		}
+		id = chap_start(chal);
+		hex_response(id, ALICE_SECRET, chal, sizeof(chal), r_kv + 7);
+		const char *const step3[] = { "CHAP_N=alice", r_kv, ids[k], "CHAP_C=0x0102030405060708", NULL };
+		struct txpdu *r = login_kv(T_CSG0_NSG1, step3);
+		assert_int_equal(status_of(r), 0);
+		assert_int_equal(chap_decode_binary(answer(r, "CHAP_R"), got, sizeof(got)), AUTH_MD5_LEN);
+		assert_true(chap_response(want_id[k], (const uint8_t *)TARGET_SECRET, strlen(TARGET_SECRET),
+					  mine, sizeof(mine), want));
+		assert_memory_equal(got, want, AUTH_MD5_LEN);
+	}
+}
+
+static void chap_mutual_bad_id(void **state)
+{
+	uint8_t chal[CHAP_CHALLENGE_LEN];
+	uint8_t id = chap_start(chal);
+	char r_kv[64] = "CHAP_R=";
+
+	hex_response(id, ALICE_SECRET, chal, sizeof(chal), r_kv + 7);
+	const char *const step3[] = { "CHAP_N=alice", r_kv, "CHAP_I=256", "CHAP_C=0x0102", NULL };
+	assert_int_equal(status_of(login_kv(T_CSG0_NSG1, step3)), 0x0201);
+}
+
 static void chap_reflected_challenge(void **state)
 {
 	uint8_t chal[CHAP_CHALLENGE_LEN];
@@ -554,6 +593,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(chap_right_secret_wrong_id, setup_chap, teardown_chap),
 		cmocka_unit_test_setup_teardown(chap_unknown_user, setup_chap, teardown_chap),
 		cmocka_unit_test_setup_teardown(chap_mutual, setup_chap, teardown_chap),
+		cmocka_unit_test_setup_teardown(chap_mutual_id_forms, setup_chap, teardown_chap),
+		cmocka_unit_test_setup_teardown(chap_mutual_bad_id, setup_chap, teardown_chap),
 		cmocka_unit_test_setup_teardown(chap_reflected_challenge, setup_chap, teardown_chap),
 		cmocka_unit_test_setup_teardown(chap_mutual_not_configured, setup_chap, teardown_chap),
 		cmocka_unit_test_setup_teardown(chap_refusals, setup_chap, teardown_chap),
