@@ -153,7 +153,12 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < cli.nlisten; i++) {
 		lfds[i] = listener_open(cli.listen[i]);
-		if (lfds[i] < 0 || !listener_portal(lfds[i], &g_target.portals[i])) {
+		if (lfds[i] >= 0 && !listener_portal(lfds[i], &g_target.portals[i])) {
+			fprintf(stderr, "lunlab-target: --listen %s: not an IPv4/IPv6 address\n",
+				cli.listen[i]);
+			lfds[i] = -1;
+		}
+		if (lfds[i] < 0) {
 			tcmu_host_shutdown();
 			return 1;
 		}
@@ -163,8 +168,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lunlab-target: cannot start I/O threads: %s\n", strerror(errno));
 		return 1;
 	}
-	for (int i = 0; i < cli.nlisten; i++)
-		target_log("listening on %s", cli.listen[i]);
+	for (int i = 0; i < cli.nlisten; i++) {
+		const struct target_portal *p = &g_target.portals[i];
+		target_log("listening on %s%s%s:%u", p->v6 ? "[" : "", p->host, p->v6 ? "]" : "",
+			   p->port);
+	}
 	target_log("target %s, %d LUN(s), %d I/O thread(s), access: %s%s%s", cli.iqn, cli.nluns,
 		   cli.io_threads, auth.nusers ? "CHAP" : "no CHAP",
 		   auth.has_mutual ? " (mutual available)" : "",
