@@ -30,8 +30,8 @@ command -v iscsi-test-cu >/dev/null || { echo "run-all: iscsi-test-cu not found 
 source "$root/ci/lib/target-ctl.sh"
 
 logdir=${CONF_LOG_DIR:-$build/conformance-all}
-rm -rf "$logdir"
 mkdir -p "$logdir"
+: >"$logdir/target.log"
 total_budget=${CONF_TOTAL_TIMEOUT:-1800}
 suite_timeout=${CONF_SUITE_TIMEOUT:-240}
 files=("$here/all.suites" "$here/pr.suites")
