@@ -39,13 +39,13 @@ void lu_pr_execute(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct 
 	pr_execute(st, lc->cdb, &p, lc->nexus_id, buf, buflen, ans);
 }
 
-void lu_pr_nexus_lost(const char *initiator, const uint8_t isid[6])
+void lu_pr_nexus_lost(const char *initiator, const uint8_t isid[6], uint64_t nexus_id)
 {
 	struct pr_port p;
 
 	pr_port_set(&p, initiator, isid);
 	for (size_t i = 0; i < lu_table_count(); i++)
-		pr_nexus_lost(lu_table_pr(i), &p);
+		pr_nexus_lost(lu_table_pr(i), &p, nexus_id);
 }
 
 void lu_pr_lun_reset(uint64_t lun)

@@ -16,8 +16,9 @@
 bool lu_pr_gate(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct pr_answer *ans);
 /* PERSISTENT RESERVE IN/OUT, RESERVE/RELEASE(6/10) (pr_owns_opcode) */
 void lu_pr_execute(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct pr_answer *ans);
-/* the session of this initiator port is gone: on every LU */
-void lu_pr_nexus_lost(const char *initiator, const uint8_t isid[6]);
+/* the session nexus_id of this initiator port is gone: on every LU (to be
+ * called by the transport when a Normal session ends) */
+void lu_pr_nexus_lost(const char *initiator, const uint8_t isid[6], uint64_t nexus_id);
 /* LUN RESET of one LU; TARGET WARM RESET (cold: a power on) of every LU */
 void lu_pr_lun_reset(uint64_t lun);
 void lu_pr_target_reset(bool cold);

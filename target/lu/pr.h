@@ -70,9 +70,9 @@ bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port
 void pr_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
 		uint64_t nexus_id, uint8_t *buf, size_t buflen, struct pr_answer *ans);
 
-/* The I_T nexus of port is gone (logout, connection loss): its SCSI-2
- * reservation goes with it (registrations stay, SPC-4 5.13.1). */
-void pr_nexus_lost(struct pr_state *st, const struct pr_port *port);
+/* The session nexus_id of port is gone (logout, connection loss): a SCSI-2
+ * reservation it took goes with it (registrations stay, SPC-4 5.13.1). */
+void pr_nexus_lost(struct pr_state *st, const struct pr_port *port, uint64_t nexus_id);
 /* LUN RESET / TARGET WARM RESET: SCSI-2 reservations are released; persistent
  * reservations are not affected (SPC-4 5.13.1). */
 void pr_lun_reset(struct pr_state *st);

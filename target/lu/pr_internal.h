@@ -35,6 +35,7 @@ struct pr_state {
 	struct pr_port holder;  /* not used for the all-registrants types */
 	bool scsi2;             /* SCSI-2 RESERVE(6/10) held by scsi2_holder */
 	struct pr_port scsi2_holder;
+	uint64_t scsi2_nexus;   /* the session that took it: only its loss releases it */
 	struct pr_ua uas[PR_UAS_MAX];
 	size_t nuas;
 };
@@ -64,6 +65,6 @@ void pr_in_execute(struct pr_state *st, const uint8_t *cdb, uint8_t *buf, size_t
 void pr_out_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
 		    uint64_t nexus_id, const uint8_t *buf, size_t buflen, struct pr_answer *ans);
 void scsi2_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
-		   struct pr_answer *ans);
+		   uint64_t nexus_id, struct pr_answer *ans);
 
 #endif

@@ -270,17 +270,19 @@ void pr_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *p
 		pr_out_execute(st, cdb, port, nexus_id, buf, buflen, ans);
 		break;
 	default:
-		scsi2_execute(st, cdb, port, ans);
+		scsi2_execute(st, cdb, port, nexus_id, ans);
 		break;
 	}
 	pr_update_active(st);
 	pthread_mutex_unlock(&st->lock);
 }
 
-void pr_nexus_lost(struct pr_state *st, const struct pr_port *port)
+void pr_nexus_lost(struct pr_state *st, const struct pr_port *port, uint64_t nexus_id)
 {
 	pthread_mutex_lock(&st->lock);
-	if (st->scsi2 && pr_port_eq(&st->scsi2_holder, port))
+	/* the session, not just the port: a reinstated session (same name and
+	 * ISID) may have reserved again before the old one is torn down */
+	if (st->scsi2 && st->scsi2_nexus == nexus_id && pr_port_eq(&st->scsi2_holder, port))
 		st->scsi2 = false;
 	pr_update_active(st);
 	pthread_mutex_unlock(&st->lock);

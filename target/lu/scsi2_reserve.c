@@ -6,7 +6,7 @@
 #include "target/lu/pr_internal.h"
 
 void scsi2_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
-		   struct pr_answer *ans)
+		   uint64_t nexus_id, struct pr_answer *ans)
 {
 	bool reserve = cdb[0] == 0x16 || cdb[0] == 0x56;
 
@@ -29,6 +29,7 @@ void scsi2_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port
 		}
 		st->scsi2 = true;
 		st->scsi2_holder = *port;
+		st->scsi2_nexus = nexus_id;
 	} else if (st->scsi2 && pr_port_eq(&st->scsi2_holder, port)) {
 		st->scsi2 = false;
 	} /* RELEASE of somebody else's reservation, or of none: GOOD, no effect */

@@ -4,7 +4,8 @@
  * (service action, allocation length), RESERVE/RELEASE, and the gate, as a
  * sequence of commands from four initiator ports against one LU.
  *
- * Input: records of [port byte][10-byte CDB][length byte n][n bytes of
+ * Input: records of [port byte (bits 0-1 the port, bit 7 its session ends
+ * first, bit 6 a LUN reset first)][10-byte CDB][length byte n][n bytes of
  * Data-Out]; for PERSISTENT RESERVE IN no bytes follow and the Data-In
  * buffer has 3 * n bytes.  The last record may be short (what is there is
  * used).  After
@@ -36,13 +37,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < 4; i++)
 		pr_port_set(&ports[i], names[i], isids[i]);
 	while (off < size) {
-		const struct pr_port *p = &ports[data[off++] & 3];
+		uint8_t pb = data[off++];
+		const struct pr_port *p = &ports[pb & 3];
 		uint8_t cdb[16] = { 0 };
 		size_t n = size - off < 10 ? size - off : 10, plen = 0;
 		uint8_t room[3 * 255];
 		uint8_t *param = NULL;
 		struct pr_answer ans;
 
+		/* port byte bit 7: that port's session ends first; bit 6: LUN reset */
+		if (pb & 0x80)
+			pr_nexus_lost(st, p, 7);
+		if (pb & 0x40)
+			pr_lun_reset(st);
 		memcpy(cdb, data + off, n);
 		off += n;
 		if (off < size) {

@@ -139,9 +139,11 @@ static void test_resets_and_nexus_loss(void **state)
 	pr_execute(st, reserve6, &A, 1, NULL, 0, &a);
 	assert_int_equal(a.status, 0);
 	assert_int_equal(gate(st, &B, 0x00, NULL), 0x18);
-	pr_nexus_lost(st, &A2); /* another port of the same node: no effect */
+	pr_nexus_lost(st, &A2, 1); /* another port of the same node: no effect */
 	assert_int_equal(gate(st, &B, 0x00, NULL), 0x18);
-	pr_nexus_lost(st, &A);
+	pr_nexus_lost(st, &A, 2);  /* an older session of A's port (reinstated): no effect */
+	assert_int_equal(gate(st, &B, 0x00, NULL), 0x18);
+	pr_nexus_lost(st, &A, 1);
 	assert_int_equal(gate(st, &B, 0x00, NULL), -1);
 
 	pr_execute(st, reserve6, &A, 1, NULL, 0, &a);
