@@ -232,13 +232,16 @@ void pr_out_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_por
 		pr_ans_check(ans, 0x05, 0x24, 0x00, 1);
 		return;
 	}
-	/* SPEC_I_PT is not supported, so the list is always the basic 24 bytes */
-	if (plen != PARAM_LEN || buflen < PARAM_LEN || !buf) {
-		pr_ans_check(ans, 0x05, 0x1a, 0x00, -1); /* PARAMETER LIST LENGTH ERROR */
+	/* unsupported flags first: a SPEC_I_PT list is longer than 24 bytes and
+	 * must be refused for its flag, not for its length */
+	if (buf && plen >= PARAM_LEN && buflen >= PARAM_LEN &&
+	    (buf[20] & (FLAG_SPEC_I_PT | FLAG_ALL_TG_PT | FLAG_APTPL))) {
+		pr_ans_check(ans, 0x05, 0x26, 0x00, -1); /* INVALID FIELD IN PARAMETER LIST */
 		return;
 	}
-	if (buf[20] & (FLAG_SPEC_I_PT | FLAG_ALL_TG_PT | FLAG_APTPL)) {
-		pr_ans_check(ans, 0x05, 0x26, 0x00, -1); /* INVALID FIELD IN PARAMETER LIST */
+	/* without SPEC_I_PT the list is always the basic 24 bytes */
+	if (plen != PARAM_LEN || buflen < PARAM_LEN || !buf) {
+		pr_ans_check(ans, 0x05, 0x1a, 0x00, -1); /* PARAMETER LIST LENGTH ERROR */
 		return;
 	}
 	if (sa == SA_RESERVE || sa == SA_RELEASE || sa == SA_PREEMPT || sa == SA_PREEMPT_ABORT) {

@@ -81,6 +81,10 @@ static void test_parameter_list_validation(void **state)
 	cdb[8] = 28; /* no SPEC_I_PT: only 24 is right */
 	pr_execute(st, cdb, &A, 0, par, 28, &a);
 	assert_check(&a, 0x05, 0x1a, 0x00);
+	par[20] = 0x08; /* SPEC_I_PT with a TransportID list: refused for the flag */
+	pr_execute(st, cdb, &A, 0, par, 28, &a);
+	assert_check(&a, 0x05, 0x26, 0x00);
+	par[20] = 0;
 	cdb[8] = 24; /* the length says 24 but only 10 bytes came */
 	pr_execute(st, cdb, &A, 0, par, 10, &a);
 	assert_check(&a, 0x05, 0x1a, 0x00);
