@@ -97,13 +97,12 @@ static void login_fail(struct conn *c, const uint8_t *req, unsigned status, cons
 
 static void log_login(struct conn *c, const char *target)
 {
-	char isid[13];
+	const struct login_scratch *ls = (const struct login_scratch *)(const void *)c->login.acc;
+	const struct auth_session *a = ls ? &ls->auth : NULL;
+	char isid[13], auth[96] = "None";
 
 	for (int i = 0; i < 6; i++)
 		snprintf(isid + 2 * i, 3, "%02x", c->isid[i]);
-	const struct auth_session *a = c->login.acc ? &((struct login_scratch *)(void *)c->login.acc)->auth : NULL;
-	char auth[96] = "None";
-
 	if (a && a->chap)
 		snprintf(auth, sizeof(auth), "CHAP%s(user '%s')", a->mutual ? "-mutual" : "", a->user);
 	target_log("login: initiator=%s isid=%s tsih=%u type=%s target=%s peer=%s auth=%s "
@@ -296,6 +295,7 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 			login_fail(c, bhs, st, whybuf);
 			return;
 		}
+		c->login.auth_done = ls->auth.stage == AUTH_DONE;
 	}
 	st = negotiate_keys(c, csg, &kv, &out, &why);
 	c->login.acc_len = 0; /* the text is consumed; the scratch state stays */
