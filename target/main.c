@@ -71,7 +71,6 @@ static int create_luns(const struct cli *cli)
 static int load_access_control(const struct cli *cli, struct auth_config *cfg)
 {
 	char err[512];
-	const char *why = NULL;
 
 	if (cli->auth_file && auth_file_load(cli->auth_file, cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "lunlab-target: --auth-file %s\n", err);
@@ -82,11 +81,6 @@ static int load_access_control(const struct cli *cli, struct auth_config *cfg)
 			fprintf(stderr, "lunlab-target: --allow-initiator: %s\n", err);
 			return -1;
 		}
-	}
-	if (cfg->nusers && !auth_crypto_load(&why)) {
-		fprintf(stderr, "lunlab-target: --auth-file %s: CHAP needs libcrypto: %s\n",
-			cli->auth_file, why);
-		return -1;
 	}
 	if (cfg->nusers || cfg->nallow)
 		g_target.auth = cfg;

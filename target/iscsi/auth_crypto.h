@@ -10,10 +10,6 @@
 
 #define AUTH_MD5_LEN 16
 
-/* Loads libcrypto once (thread-safe).  false with *err naming what is
- * missing; every other function below then fails. */
-bool auth_crypto_load(const char **err);
-
 /* MD5 of n bytes. */
 bool auth_md5(const uint8_t *buf, size_t n, uint8_t out[AUTH_MD5_LEN]);
 

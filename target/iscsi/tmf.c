@@ -124,12 +124,10 @@ void tmf_deliver(struct conn *c, struct icmd *ic)
 		abort_matching(c, NULL, false, lun, w);
 		if (fn == TMF_LUN_RESET) {
 			struct lu_backend *be = lu_table_get(lun);
-			uint64_t before = lu_table_bump_reset_gen(lun);
-
-			/* our own reset owes us no UNIT ATTENTION, unless another
-			 * nexus reset the LU too since we last looked */
-			if (lun < c->reset_seen_n && c->reset_seen[lun] == before)
-				c->reset_seen[lun] = before + 1;
+			/* SAM-5 6.3.3: the reset establishes 06/29/03 for EVERY I_T
+			 * nexus, the one that sent it included (as LIO does; libiscsi's
+			 * MultipathIO.Reset checks both paths) */
+			(void)lu_table_bump_reset_gen(lun);
 			if (w->waiting && be->ops->abort_nexus)
 				be->ops->abort_nexus(be, c->nexus_id);
 			/* SPC-4 5.13.1: a LUN reset releases SCSI-2 reservations,
