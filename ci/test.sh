@@ -2,11 +2,12 @@
 # THE test command (README's second command; .ci/run calls it):
 #   1. install the Debian packages (ci/install-deps.sh),
 #   2. build with -Dwerror=true in build/ and run every meson test (unit + integration suites),
-#   3. run the iscsi-test-cu conformance suites against a fresh lunlab-target,
+#   3. libiscsi's whole iscsi-test-cu ALL family against a fresh lunlab-target (tests/conformance/run-all.sh),
 #   4. the seeds' figures, scaled down (tests/repro/seed000.sh and seed002.sh --ci),
 #   5. the real stack: handler_lunlab.so under Linux LIO + Debian's tcmu-runner, in Debian's
 #      kernel booted with qemu (tests/realstack/lane.sh, 10-minute budget),
-#   6. the same build, tests and suites again with AddressSanitizer + UBSan in build-asan/,
+#   6. the same build, tests (tests/robust with LeakSanitizer) and suites again with
+#      AddressSanitizer + UBSan in build-asan/,
 #   7. every fuzz target for a bounded time (ci/fuzz.sh; LUNLAB_SKIP_FUZZ=1 skips it).
 # Ends with one line "N passed, N failed, N skipped" summing all of it; exits non-zero on any
 # failure.  LUNLAB_SKIP_DEPS=1 skips step 1 (developer machines that have the packages);
@@ -93,50 +94,31 @@ run_meson_tests() {
     return 0
 }
 
-# run_conformance BUILD_DIR LABEL: start lunlab-target from that build, run issue2.suites on
-# each of its LUNs, then stop it and require exit status 0
+# run_conformance BUILD_DIR LABEL: libiscsi's whole iscsi-test-cu ALL family (230 tests, one
+# process per suite, --dataloss) against lunlab-target from that build, on a 512-byte, a
+# 4096-byte, a physical_block=4096 and a read-only LU, MultipathIO over two portals, reservation
+# suites included (tests/conformance/run-all.sh, all.suites + pr.suites). Fails on any FAILED
+# test, an unexpected [SKIPPED], a suite that dies, or a target that does not stop cleanly.
 run_conformance() {
-    local dir=$1 label=$2 bin="$1/target/lunlab-target" log summary rc=0 iqn=iqn.2026-11.org.lunlab:ci
-    step "$label: iscsi-test-cu conformance"
-    if [[ ! -x $bin ]]; then
-        echo "SKIP: $bin was not built, so there is no target to run iscsi-test-cu against"
+    local dir=$1 label=$2 summary rc=0
+    step "$label: iscsi-test-cu, the whole ALL family"
+    if [[ ! -x $dir/target/lunlab-target ]]; then
+        echo "SKIP: $dir/target/lunlab-target was not built, so there is no target to run iscsi-test-cu against"
         total_skip=$((total_skip + 1))
         return 0
     fi
-    log="$dir/conformance-target.log"
-    : >"$log"
-    if ! ll_start_lunlab "$bin" "$log" --iqn "$iqn" --handler-path "$dir/handlers" \
-            --lun size=2G,model=unlimited --lun size=1G,block=4096,model=unlimited; then
-        fail_step "$label: lunlab-target did not start (log $log)"
-        return 0
+    summary=$(mktemp)
+    CONF_SUMMARY="$summary" CONF_LOG_DIR="$dir/conformance-all" CONF_TOTAL_TIMEOUT=1800 \
+        tests/conformance/run-all.sh "$dir" || rc=$?
+    if [[ -s $summary ]]; then
+        read -r p f s <"$summary"
+        total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + s))
+        (( f > 0 )) && failures+=("$label: $f conformance test(s) failed or skipped unexpectedly (logs $dir/conformance-all)")
+        (( rc != 0 && f == 0 )) && fail_step "$label: run-all.sh exited $rc"
+    else
+        fail_step "$label: the conformance runner produced no summary (exit $rc)"
     fi
-    started_pids+=("$LL_PID")
-    # LUN 0 has 512-byte blocks, LUN 1 4096-byte blocks: the suites run on both
-    for lun in 0 1; do
-        summary=$(mktemp)
-        echo "-- LUN $lun"
-        # suites take seconds each; the timeouts only bound a target that stopped answering
-        for suites in issue2 issue3; do
-            CONF_LOG_DIR="$dir/conformance/lun$lun-$suites" CONF_SUMMARY="$summary" CONF_SUITE_TIMEOUT=240 \
-                CONF_TOTAL_TIMEOUT=900 \
-                tests/conformance/run-suites.sh "iscsi://127.0.0.1:$LL_PORT/$iqn/$lun" \
-                "tests/conformance/$suites.suites" || true
-            if [[ -s $summary ]]; then
-                read -r p f s <"$summary"
-                total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + s))
-                (( f > 0 )) && failures+=("$label: $f $suites conformance test(s) failed on LUN $lun")
-            else
-                fail_step "$label: conformance runner produced no summary ($suites, LUN $lun)"
-            fi
-            : >"$summary"
-        done
-        rm -f "$summary"
-    done
-    ll_stop_lunlab "$LL_PID" || rc=$?
-    if (( rc != 0 )); then
-        fail_step "$label: lunlab-target exit status $rc after SIGTERM (want 0; log $log)"
-        tail -n 40 "$log"
-    fi
+    rm -f "$summary"
 }
 
 # run_realstack BUILD_DIR: the qemu lane; counts the lunlab LUN's suites and the lane's checks
