@@ -2,7 +2,14 @@
  * drives dispatch, the reserved-bit check (a bit outside the CDB usage data
  * is an INVALID FIELD IN CDB) and REPORT SUPPORTED OPERATION CODES, so what
  * RSOC advertises is by construction what the device server accepts.
- * REPORT LUNS is absent on purpose: the target answers it (as LIO does). */
+ *
+ * Entries with fn == LU_LAYER are commands the host answers before the
+ * handler ever sees them: PERSISTENT RESERVE IN/OUT, RESERVE/RELEASE(6)/(10)
+ * and REPORT LUNS (lunlab-target's LU layer, target/lu; LIO's target core
+ * under tcmu-runner).  The device server as a whole supports them, so RSOC
+ * lists them with the usage data of what the host evaluates; dispatch never
+ * runs them (should one reach the handler it gets INVALID COMMAND OPERATION
+ * CODE, as before they were listed). */
 #include <string.h>
 
 #include "handlers/copy/copy.h"
@@ -11,6 +18,7 @@
 
 #define FF 0xff
 #define GRP 0x1f /* GROUP NUMBER */
+#define LU_LAYER NULL /* answered by the host, not dispatched: see above */
 
 static int xcopy_entry(struct scsi_cmd *cmd) { return xcopy_handle(cmd); }
 static int rcr_entry(struct scsi_cmd *cmd) { return rcr_handle(cmd); }
@@ -23,6 +31,10 @@ static const struct scsi_op ops[] = {
 	{ 0x0a, false, 0, 6, true, COST_WRITE, 1, 30, sbc_write, { 0x0a, 0x1f, FF, FF, FF, 0 } },
 	{ 0x12, false, 0, 6, false, COST_OTHER, 1, 5, spc_inquiry, { 0x12, 0x01, FF, FF, FF, 0 } },
 	{ 0x15, false, 0, 6, false, COST_OTHER, 1, 5, spc_mode_select, { 0x15, 0x11, 0, 0, FF, 0 } },
+	/* RESERVE(6)/RELEASE(6) (SPC-2): the host refuses the obsolete extent
+	 * bit and ignores the rest, so no bit but the opcode is evaluated */
+	{ 0x16, false, 0, 6, false, COST_OTHER, 1, 5, LU_LAYER, { 0x16, 0, 0, 0, 0, 0 } },
+	{ 0x17, false, 0, 6, false, COST_OTHER, 1, 5, LU_LAYER, { 0x17, 0, 0, 0, 0, 0 } },
 	{ 0x1a, false, 0, 6, false, COST_OTHER, 1, 5, spc_mode_sense, { 0x1a, 0x08, FF, FF, FF, 0 } },
 	{ 0x25, false, 0, 10, false, COST_OTHER, 1, 5, sbc_read_capacity10,
 	  { 0x25, 0, FF, FF, FF, FF, 0, 0, 0x01, 0 } },
@@ -41,7 +53,29 @@ static const struct scsi_op ops[] = {
 	{ 0x4c, false, 0, 10, false, COST_OTHER, 1, 5, spc_log_select, { 0x4c, 0x02, FF, FF, 0, 0, 0, FF, FF, 0 } },
 	{ 0x4d, false, 0, 10, false, COST_OTHER, 1, 5, spc_log_sense, { 0x4d, 0x00, FF, FF, 0, FF, FF, FF, FF, 0 } },
 	{ 0x55, false, 0, 10, false, COST_OTHER, 1, 5, spc_mode_select, { 0x55, 0x11, 0, 0, 0, 0, 0, FF, FF, 0 } },
+	/* RESERVE(10)/RELEASE(10): 3RDPTY and LONGID are refused, the third-party
+	 * fields and PARAMETER LIST LENGTH (used only with them) never read */
+	{ 0x56, false, 0, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x56, 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
+	{ 0x57, false, 0, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x57, 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
 	{ 0x5a, false, 0, 10, false, COST_OTHER, 1, 5, spc_mode_sense, { 0x5a, 0x18, FF, FF, 0, 0, 0, FF, FF, 0 } },
+	/* PERSISTENT RESERVE IN (SPC-4 6.15): READ KEYS, READ RESERVATION,
+	 * REPORT CAPABILITIES, READ FULL STATUS; ALLOCATION LENGTH in bytes 7-8 */
+	{ 0x5e, true, 0x00, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5e, 0, 0, 0, 0, 0, 0, FF, FF, 0 } },
+	{ 0x5e, true, 0x01, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5e, 0, 0, 0, 0, 0, 0, FF, FF, 0 } },
+	{ 0x5e, true, 0x02, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5e, 0, 0, 0, 0, 0, 0, FF, FF, 0 } },
+	{ 0x5e, true, 0x03, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5e, 0, 0, 0, 0, 0, 0, FF, FF, 0 } },
+	/* PERSISTENT RESERVE OUT (SPC-4 6.16), PARAMETER LIST LENGTH in bytes 5-8.
+	 * SCOPE/TYPE (byte 2) are evaluated by RESERVE, RELEASE, PREEMPT and
+	 * PREEMPT AND ABORT; REGISTER, CLEAR and REGISTER AND IGNORE EXISTING KEY
+	 * ignore them (SPC-4 6.16.2), and an ignored bit is reported as zero
+	 * (SPC-4 6.35.3).  REGISTER AND MOVE (7) is not supported. */
+	{ 0x5f, true, 0x00, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, 0, 0, 0, FF, FF, FF, FF, 0 } },
+	{ 0x5f, true, 0x01, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, FF, 0, 0, FF, FF, FF, FF, 0 } },
+	{ 0x5f, true, 0x02, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, FF, 0, 0, FF, FF, FF, FF, 0 } },
+	{ 0x5f, true, 0x03, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, 0, 0, 0, FF, FF, FF, FF, 0 } },
+	{ 0x5f, true, 0x04, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, FF, 0, 0, FF, FF, FF, FF, 0 } },
+	{ 0x5f, true, 0x05, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, FF, 0, 0, FF, FF, FF, FF, 0 } },
+	{ 0x5f, true, 0x06, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, 0, 0, 0, FF, FF, FF, FF, 0 } },
 	/* EXTENDED COPY: writes_medium false because the LU that receives it
 	 * may be only the source; xcopy_exec.c checks each destination LU */
 	{ 0x83, true, 0x00, 16, false, COST_XCOPY, 1, 60, xcopy_entry,
@@ -76,6 +110,8 @@ static const struct scsi_op ops[] = {
 	  { 0x9e, 0, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, 0x01, 0 } },
 	{ 0x9e, true, 0x12, 16, false, COST_OTHER, 1, 5, sbc_get_lba_status,
 	  { 0x9e, 0, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, 0, 0 } },
+	/* REPORT LUNS (SPC-4 6.33): SELECT REPORT, ALLOCATION LENGTH */
+	{ 0xa0, false, 0, 12, false, COST_OTHER, 1, 5, LU_LAYER, { 0xa0, 0, FF, 0, 0, 0, FF, FF, FF, FF, 0, 0 } },
 	{ 0xa3, true, 0x0c, 12, false, COST_OTHER, 1, 5, spc_report_supported_opcodes,
 	  { 0xa3, 0, 0x87, FF, FF, FF, FF, FF, FF, FF, 0, 0 } },
 	{ 0xa8, false, 0, 12, false, COST_READ, 1, 30, sbc_read, { 0xa8, 0x1e, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
@@ -171,7 +207,7 @@ int scsi_dispatch(struct scsi_cmd *cmd, enum cost_kind *kind)
 	const struct scsi_op *op = scsi_op_find(cdb[0], cdb[1] & 0x1f, &has_sa, NULL);
 
 	*kind = COST_OTHER;
-	if (!op)
+	if (!op || op->fn == LU_LAYER) /* the host answers these: see the table */
 		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x20, 0x00); /* INVALID COMMAND OPERATION CODE */
 
 	/* Every bit outside the usage data is reserved (or a feature lunlab does

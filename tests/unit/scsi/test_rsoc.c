@@ -1,5 +1,6 @@
 /* test_rsoc.c — TEST UNIT READY, REQUEST SENSE and REPORT SUPPORTED
- * OPERATION CODES (spc_misc.c): both formats, RCTD, reporting options. */
+ * OPERATION CODES (spc_misc.c): both formats, RCTD, reporting options, and
+ * the commands the host answers before the handler (listed, not run). */
 #include "fixture.h"
 #include "handlers/scsi/bytes.h"
 
@@ -118,6 +119,135 @@ static void test_usage_matches_dispatch(void **state)
 	}
 }
 
+/* Commands the host answers before the handler (PR IN/OUT, RESERVE/RELEASE,
+ * REPORT LUNS, opcodes.c LU_LAYER) are listed with their SPC-4 usage data
+ * but never dispatched: sent to the handler they still get INVALID COMMAND
+ * OPERATION CODE, as before they were listed. */
+static void expect_one(uint8_t opts, uint8_t op, uint16_t sa, const uint8_t *usage, size_t cdb_len)
+{
+	struct fix_cmd fc;
+	uint8_t b[64];
+	uint8_t head[4] = { 0, 0x03, 0, (uint8_t)cdb_len };
+
+	rsoc(&fc, opts, op, sa, b, sizeof(b));
+	assert_int_equal(fc.status, TCMU_STS_OK);
+	assert_int_equal(fc.c.bytes_moved, 4 + cdb_len);
+	assert_memory_equal(b, head, 4);
+	assert_memory_equal(b + 4, usage, cdb_len);
+}
+
+static void test_lu_layer_commands_listed(void **state)
+{
+	static const uint8_t pri[4][10] = {
+		{ 0x5e, 0x00, 0, 0, 0, 0, 0, 0xff, 0xff, 0 }, { 0x5e, 0x01, 0, 0, 0, 0, 0, 0xff, 0xff, 0 },
+		{ 0x5e, 0x02, 0, 0, 0, 0, 0, 0xff, 0xff, 0 }, { 0x5e, 0x03, 0, 0, 0, 0, 0, 0xff, 0xff, 0 },
+	};
+	/* SCOPE/TYPE: used by RESERVE, RELEASE, PREEMPT (AND ABORT); ignored by
+	 * REGISTER, CLEAR, REGISTER AND IGNORE EXISTING KEY */
+	static const uint8_t pro[7][10] = {
+		{ 0x5f, 0x00, 0x00, 0, 0, 0xff, 0xff, 0xff, 0xff, 0 },
+		{ 0x5f, 0x01, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff, 0 },
+		{ 0x5f, 0x02, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff, 0 },
+		{ 0x5f, 0x03, 0x00, 0, 0, 0xff, 0xff, 0xff, 0xff, 0 },
+		{ 0x5f, 0x04, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff, 0 },
+		{ 0x5f, 0x05, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff, 0 },
+		{ 0x5f, 0x06, 0x00, 0, 0, 0xff, 0xff, 0xff, 0xff, 0 },
+	};
+	static const uint8_t res6[6] = { 0x16 }, rel6[6] = { 0x17 };
+	static const uint8_t res10[10] = { 0x56 }, rel10[10] = { 0x57 };
+	static const uint8_t rluns[12] = { 0xa0, 0, 0xff, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0 };
+	struct fix_cmd fc;
+	uint8_t b[64];
+
+	for (uint16_t sa = 0; sa < 4; sa++) {
+		expect_one(2, 0x5e, sa, pri[sa], 10);
+		expect_one(3, 0x5e, sa, pri[sa], 10);
+	}
+	for (uint16_t sa = 0; sa < 7; sa++)
+		expect_one(2, 0x5f, sa, pro[sa], 10);
+	expect_one(1, 0x16, 0, res6, 6);
+	expect_one(1, 0x17, 0, rel6, 6);
+	expect_one(1, 0x56, 0, res10, 10);
+	expect_one(3, 0x57, 0, rel10, 10);
+	expect_one(1, 0xa0, 0, rluns, 12);
+	/* PR IN 04h and REGISTER AND MOVE (5Fh/07h): not supported */
+	rsoc(&fc, 2, 0x5e, 4, b, sizeof(b));
+	assert_int_equal(fc.status, TCMU_STS_OK);
+	assert_int_equal(b[1], 0x01);
+	assert_int_equal(fc.c.bytes_moved, 4);
+	rsoc(&fc, 2, 0x5f, 7, b, sizeof(b));
+	assert_int_equal(b[1], 0x01);
+	assert_int_equal(fc.c.bytes_moved, 4);
+	/* they have service actions: option 1 is an invalid field */
+	rsoc(&fc, 1, 0x5e, 0, b, sizeof(b));
+	fix_assert_field(&fc, 0x24, true, 2, 2);
+	/* RESERVE(6) has none: option 2 is an invalid field */
+	rsoc(&fc, 2, 0x16, 0, b, sizeof(b));
+	fix_assert_field(&fc, 0x24, true, 2, 2);
+}
+
+/* each appears exactly once in the all-commands list, with SERVACTV and the
+ * service action for PR IN/OUT */
+static void test_lu_layer_commands_in_all(void **state)
+{
+	struct fix_cmd fc;
+	static uint8_t b[4096];
+	int seen_pri[4] = { 0 }, seen_pro[7] = { 0 }, seen[256] = { 0 };
+
+	rsoc(&fc, 0, 0, 0, b, sizeof(b));
+	assert_int_equal(fc.status, TCMU_STS_OK);
+	uint32_t len = get_be32(b);
+	for (uint32_t p = 4; p < 4 + len; p += 8) {
+		uint16_t sa = get_be16(b + p + 2);
+		if (b[p] == 0x5e || b[p] == 0x5f) {
+			assert_int_equal(b[p + 5], 0x01); /* SERVACTV */
+			assert_int_equal(get_be16(b + p + 6), 10);
+			if (b[p] == 0x5e) {
+				assert_true(sa < 4);
+				seen_pri[sa]++;
+			} else {
+				assert_true(sa < 7);
+				seen_pro[sa]++;
+			}
+			continue;
+		}
+		seen[b[p]]++;
+	}
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(seen_pri[i], 1);
+	for (int i = 0; i < 7; i++)
+		assert_int_equal(seen_pro[i], 1);
+	assert_int_equal(seen[0x16], 1);
+	assert_int_equal(seen[0x17], 1);
+	assert_int_equal(seen[0x56], 1);
+	assert_int_equal(seen[0x57], 1);
+	assert_int_equal(seen[0xa0], 1);
+}
+
+static void test_lu_layer_commands_not_dispatched(void **state)
+{
+	static const uint8_t cdbs[][12] = {
+		{ 0x5e, 0x00, 0, 0, 0, 0, 0, 0, 8, 0 },          /* PR IN READ KEYS */
+		{ 0x5e, 0x03, 0, 0, 0, 0, 0, 0, 8, 0 },          /* PR IN READ FULL STATUS */
+		{ 0x5f, 0x00, 0, 0, 0, 0, 0, 0, 24, 0 },         /* PR OUT REGISTER */
+		{ 0x5f, 0x01, 0x01, 0, 0, 0, 0, 0, 24, 0 },      /* PR OUT RESERVE, WE */
+		{ 0x5f, 0x06, 0, 0, 0, 0, 0, 0, 24, 0 },         /* PR OUT REGISTER AND IGNORE */
+		{ 0x16 }, { 0x17 }, { 0x56 }, { 0x57 },
+		{ 0xa0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0 },    /* REPORT LUNS */
+	};
+	static const uint8_t lens[] = { 10, 10, 10, 10, 10, 6, 6, 10, 10, 12 };
+	struct fix_cmd fc;
+	uint8_t b[64];
+
+	for (size_t i = 0; i < sizeof(lens); i++) {
+		memset(b, 0xcc, sizeof(b));
+		fix_run(&fc, lu, cdbs[i], lens[i], b, sizeof(b));
+		fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x20, 0x00); /* INVALID COMMAND OPERATION CODE */
+		assert_int_equal(fc.c.bytes_moved, 0);
+		assert_int_equal(b[0], 0xcc);                          /* nothing written */
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -125,6 +255,9 @@ int main(void)
 		cmocka_unit_test(test_all_commands),
 		cmocka_unit_test(test_one_command),
 		cmocka_unit_test(test_usage_matches_dispatch),
+		cmocka_unit_test(test_lu_layer_commands_listed),
+		cmocka_unit_test(test_lu_layer_commands_in_all),
+		cmocka_unit_test(test_lu_layer_commands_not_dispatched),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
