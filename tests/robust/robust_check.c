@@ -3,7 +3,8 @@
  * a healthy libiscsi session on LUN 0 keeps writing and verifying its own
  * region the whole time: no case may disturb it.
  *
- *   robust_check PORT IQN GROUP      GROUP: drop | stall | garbage | limits
+ *   robust_check PORT IQN GROUP      GROUP: drop | stall | garbage | limits | shutdown
+ *   (shutdown: SIGTERMs the target, pid in ROBUST_TARGET_PID, while it is busy)
  *
  * The target is started by run-robust.sh with
  *   LUN 0 model=unlimited (healthy session + raw cases), LUN 1 model=x1 at a
@@ -14,6 +15,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -821,6 +823,57 @@ static void limits_queued_task_bad_dataout(void)
 	raw_close(&r);
 }
 
+/* ---- group: shutdown ---- */
+
+/* SIGTERM while sessions are open, commands are inside the LU (LUN 1 holds
+ * them ~1 s), a WRITE waits for Data-Out, a PDU is half received and a login
+ * is half done: the target closes every connection and exits 0 (the script
+ * checks the status; in the sanitizer build LeakSanitizer checks that the
+ * shutdown freed everything). */
+static void shutdown_busy(void)
+{
+	struct raw rs[6];
+	uint8_t bhs[48], cdb[16], data[4096] = { 9 };
+	const char *pid = getenv("ROBUST_TARGET_PID");
+	int n;
+
+	CHECK(pid && atoi(pid) > 1, "ROBUST_TARGET_PID not set");
+	for (int i = 0; i < 4; i++) {
+		CHECK(raw_login(&rs[i], &(struct login_opts){ .isid_low = (uint8_t)(50 + i), .immediate_data = "Yes" }) == 0,
+		      "login %d", i);
+		for (int k = 0; k < 4; k++) {
+			cdb_rw10(cdb, 0x2a, (uint32_t)(i * 64 + k * 8), 8);
+			raw_scsi_cmd(&rs[i], bhs, 1, cdb, 4096, false, true, true);
+			raw_send(&rs[i], bhs, data, 4096, false);
+			cdb_rw10(cdb, 0x28, (uint32_t)(2048 + i * 64 + k * 8), 8);
+			raw_scsi_cmd(&rs[i], bhs, 1, cdb, 4096, true, false, true);
+			raw_send(&rs[i], bhs, NULL, 0, false);
+		}
+	}
+	/* a WRITE waiting for its Data-Out, with half a Data-Out PDU sent */
+	CHECK(raw_login(&rs[4], &(struct login_opts){ .isid_low = 54, .initial_r2t = "Yes", .immediate_data = "No" }) == 0,
+	      "login 4");
+	cdb_rw10(cdb, 0x2a, 4096, 8);
+	raw_scsi_cmd(&rs[4], bhs, 0, cdb, 4096, false, true, true);
+	raw_send(&rs[4], bhs, NULL, 0, false);
+	n = recv_skip(&rs[4], bhs, data, sizeof(data), 5000);
+	CHECK(n == 0 && bhs_opcode(bhs) == ISCSI_OP_R2T, "want an R2T");
+	raw_send_bytes(&rs[4], bhs, 30);
+	/* a login in progress */
+	rs[5].fd = raw_connect();
+	memset(bhs, 0, 48);
+	bhs[0] = ISCSI_FLAG_IMMEDIATE | ISCSI_OP_LOGIN_REQ;
+	put_be24(bhs + 5, 300);
+	raw_send_bytes(&rs[5], bhs, 48);
+	usleep(200000); /* everything is in: the LU holds 32 commands */
+	if (pid)
+		kill((pid_t)atoi(pid), SIGTERM);
+	for (int i = 0; i < 6; i++) {
+		expect_closed(&rs[i], 0, 15000);
+		raw_close(&rs[i]);
+	}
+}
+
 /* ---- every group: the session limit, exactly ---- */
 
 static void sessions_intact(void)
@@ -875,6 +928,7 @@ static const struct tcase cases[] = {
 	{ "limits", "max-outstanding-r2t", limits_max_r2t },
 	{ "limits", "dataout-beyond", limits_dataout_beyond },
 	{ "limits", "queued-task-bad-dataout", limits_queued_task_bad_dataout },
+	{ "shutdown", "sigterm-while-busy", shutdown_busy },
 };
 
 int main(int argc, char **argv)
@@ -884,7 +938,7 @@ int main(int argc, char **argv)
 	int ran = 0;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: %s PORT IQN drop|stall|garbage|limits\n", argv[0]);
+		fprintf(stderr, "usage: %s PORT IQN drop|stall|garbage|limits|shutdown\n", argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -909,6 +963,16 @@ int main(int argc, char **argv)
 		cur_case = cases[i].name;
 		mark = atomic_load(&healthy_ops);
 		t0 = now_ms();
+		if (!strcmp(group, "shutdown")) {
+			/* the healthy session proves nothing once the target stops */
+			healthy_check(mark);
+			atomic_store(&healthy_stop, true);
+			pthread_join(ht, NULL);
+			cases[i].fn();
+			printf("%s %s/%s (%ld ms)\n", failures == before ? "ok  " : "FAIL", group, cur_case, now_ms() - t0);
+			printf("%s: %d failure(s)\n", group, failures);
+			return failures ? 1 : 0;
+		}
 		cases[i].fn();
 		target_alive();
 		healthy_check(mark);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # run-robust.sh TARGET_BIN HANDLER_DIR ROBUST_CHECK GROUP
 #
-# One robustness group (drop | stall | garbage | limits) against a lunlab-target this script
+# One robustness group (drop | stall | garbage | limits | shutdown) against a lunlab-target this script
 # starts on 127.0.0.1 (free port) with
 #   LUN 0 size=2G  model=unlimited           (the healthy libiscsi session and most raw cases)
 #   LUN 1 size=1G  model=x1,time_scale=20000 (holds a 4 KiB command for about a second)
@@ -81,9 +81,10 @@ echo "target up on 127.0.0.1:$LL_PORT (log $log)"
 # ll_wait_iscsi's discovery probe must not count against the cases: give it time to log out
 sleep 0.5
 
-timeout 600 "$check" "$LL_PORT" "$iqn" "$group" || status=1
+ROBUST_TARGET_PID=$LL_PID timeout 600 "$check" "$LL_PORT" "$iqn" "$group" || status=1
 
-if ! kill -0 "$LL_PID" 2>/dev/null; then
+# group shutdown: the check sent SIGTERM itself; finish() collects the exit status
+if [[ $group != shutdown ]] && ! kill -0 "$LL_PID" 2>/dev/null; then
     echo "FAIL: lunlab-target died during the group"
     wait "$LL_PID"; echo "exit status $?"
     LL_PID=
