@@ -5,6 +5,8 @@ the standards (RFC 7143 PDUs, SBC/SPC CDBs and parameter lists, the profile
 format of models/profiles), so the fuzzers start from deep inside each parser.
 Run from anywhere: python3 tests/fuzz/make_seeds.py.  The output is committed;
 rerun only when a format changes."""
+import base64
+import hashlib
 import os
 import struct
 import sys
@@ -193,6 +195,16 @@ def scsi_seeds():
     write(t, "verify16-bytchk", cdb(0x8f, 0x02, *[0] * 7, 8, 0, 0, 0, 1, 0, 0) + b"\0" * 512)
     write(t, "request-sense", cdb(0x03, 0, 0, 0, 18, 0) + b"\0" * 18)
     write(t, "receive-copy-results", cdb(0x84, 0x03, *[0] * 8, 0, 0, 1, 0, 0, 0) + b"\0" * 256)
+    # READ DEFECT DATA(10)/(12): REQ_PLIST + REQ_GLIST, short block (0) and
+    # physical sector (5) formats; the 12-byte one with an address index
+    write(t, "read-defect-data10", cdb(0x37, 0, 0x18, 0, 0, 0, 0, 0x01, 0x00, 0) + b"\0" * 256)
+    write(t, "read-defect-data10-phys", cdb(0x37, 0, 0x1d, 0, 0, 0, 0, 0, 4, 0) + b"\0" * 4)
+    write(t, "read-defect-data12", cdb(0xb7, 0x1d, 0, 0, 0, 2, 0, 0, 0x01, 0, 0, 0) + b"\0" * 256)
+    # ORWRITE(16): 2 blocks at LBA 24 ORed into what is there
+    write(t, "orwrite16", cdb(0x8b, 0, *[0] * 7, 24, 0, 0, 0, 2, 0, 0) + bytes([0x81]) * 1024)
+    # WRITE ATOMIC(16): bytes 10-11 ATOMIC BOUNDARY (must be 0), 12-13 length
+    write(t, "write-atomic16", cdb(0x9c, 0, *[0] * 7, 40, 0, 0, 0, 4, 0, 0) + b"\x3c" * 2048)
+    write(t, "write-atomic16-boundary", cdb(0x9c, 0x08, *[0] * 7, 40, 0, 8, 0, 4, 0, 0) + b"\x3c" * 2048)
 
     t = "fuzz-scsi-unmap"
     write(t, "one-range", unmap_list([(0, 8)]))
@@ -217,6 +229,105 @@ def scsi_seeds():
         write(t, "overlap", xcopy_list([(0, 0, 32, 0, 16)], naa, list_id=3))
 
 
+# ---------------------------------------------------------------- access control
+# fuzz_iscsi_login_chap.c's fixed challenge and credentials
+CHAP_ID = 42
+CHAP_CHALLENGE = bytes(i * 0x11 for i in range(16))
+SECRETS = {"alice": b"alicesecret123", "bob": b"bobsecret12345"}
+TARGET_SECRET = b"targetsecret99"
+
+
+def chap_response(ident, secret, challenge):
+    """RFC 1994: MD5(identifier || secret || challenge)."""
+    return hashlib.md5(bytes([ident]) + secret + challenge).digest()
+
+
+def auth_file_seeds():
+    t = "fuzz-auth-file"
+    good = (b"# lunlab access control\n"
+            b"chap alice alicesecret123\n"
+            b"chap\tbob\tbobsecret12345\r\n"
+            b"\n"
+            b"mutual lunlab targetsecret99\n"
+            b"allow iqn.2026-11.org.lunlab:fuzzer\n"
+            b"allow eui.0123456789abcdef\n"
+            b"allow naa.60014055f1cd5a2c\n")
+    # byte 0: bit 0 = through auth_file_load on a memfd, bit 1 = mode 0640
+    write(t, "parse-good", b"\x00" + good)
+    write(t, "load-0600", b"\x01" + good)
+    write(t, "load-0640-refused", b"\x03" + good)
+    write(t, "parse-no-trailing-newline", b"\x00" + b"chap alice alicesecret123\nallow iqn.x:y")
+    write(t, "bad-mutual-alone", b"\x00" + b"mutual lunlab targetsecret99\n")
+    write(t, "bad-mutual-same-secret", b"\x00" + b"chap alice alicesecret123\nmutual lunlab alicesecret123\n")
+    write(t, "bad-short-secret", b"\x00" + b"chap alice short\n")
+    write(t, "bad-duplicate-user", b"\x00" + b"chap alice alicesecret123\nchap alice alicesecret456\n")
+    write(t, "bad-extra-field", b"\x00" + b"chap alice alice secret123\n")
+    write(t, "bad-keyword", b"\x01" + b"allow iqn.a:b\nuser alice alicesecret123\n")
+    write(t, "bad-iqn", b"\x00" + b"allow iqn\x01.bad\nallow eui\n")
+    write(t, "bad-long-line", b"\x00" + b"chap alice " + b"s" * 1100 + b"\n")
+    write(t, "bad-nul", b"\x00" + b"chap alice alice\x00secret123\n")
+
+
+def chap_seeds():
+    t = "fuzz-iscsi-login-chap"
+    first = (("InitiatorName", INI), ("SessionType", "Normal"), ("TargetName", IQN))
+    ops = kv(("HeaderDigest", "None"), ("DataDigest", "None"), ("MaxRecvDataSegmentLength", 65536),
+             ("ImmediateData", "Yes"), ("InitialR2T", "No"))
+    ffp = (bhs(0x00, 0x80, b"ping", itt=2, f20=0xffffffff, f24=1, imm=True)             # NOP-Out
+           + scsi_cmd([0xa0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0], 1, 3, edtl=4096, read=True)
+           + bhs(0x06, 0x80, itt=4, f24=2, imm=True))                                     # Logout
+
+    def resp_hex(user, ident=CHAP_ID, chal=CHAP_CHALLENGE):
+        return "0x" + chap_response(ident, SECRETS[user], chal).hex()
+
+    def resp_b64(user):
+        return "0b" + base64.b64encode(chap_response(CHAP_ID, SECRETS[user], CHAP_CHALLENGE)).decode()
+
+    def exchange(answer, first_keys=first, am="CHAP,None", alg="7,5", then=ops + b"", tail=ffp):
+        s = login(0, 1, kv(*first_keys, ("AuthMethod", am)))      # -> AuthMethod=CHAP, T=0
+        s += login(0, 1, kv(("CHAP_A", alg)))                     # -> CHAP_A, CHAP_I, CHAP_C
+        s += login(0, 1, kv(*answer))                             # -> T=1 to operational
+        s += login(1, 3, then)                                    # -> full feature phase
+        return s + tail
+
+    # byte 0: bit 0 = no 'mutual' line, bit 1 = allow-list with INI only
+    write(t, "one-way-hex", b"\x01" + exchange((("CHAP_N", "alice"), ("CHAP_R", resp_hex("alice")))))
+    write(t, "one-way-base64", b"\x00" + exchange((("CHAP_N", "bob"), ("CHAP_R", resp_b64("bob")))))
+    # mutual: the initiator's challenge in hex and in base64, CHAP_I decimal and 0x
+    mine = bytes(range(1, 17))
+    write(t, "mutual-hex", b"\x00" + exchange((("CHAP_N", "alice"), ("CHAP_R", resp_hex("alice")),
+                                               ("CHAP_I", 77), ("CHAP_C", "0x" + mine.hex()))))
+    write(t, "mutual-base64-id-hex", b"\x02" + exchange((("CHAP_N", "alice"), ("CHAP_R", resp_hex("alice")),
+                                                         ("CHAP_I", "0x4d"),
+                                                         ("CHAP_C", "0b" + base64.b64encode(mine * 3).decode()))))
+    # refusals: mutual without a 'mutual' line, our own challenge reflected,
+    # a wrong response, an unknown user, a name off the allow-list, no CHAP
+    write(t, "mutual-not-configured", b"\x01" + exchange((("CHAP_N", "alice"), ("CHAP_R", resp_hex("alice")),
+                                                          ("CHAP_I", 1), ("CHAP_C", "0x0102"))))
+    write(t, "mutual-reflected", b"\x00" + exchange((("CHAP_N", "alice"), ("CHAP_R", resp_hex("alice")),
+                                                     ("CHAP_I", CHAP_ID), ("CHAP_C", "0x" + CHAP_CHALLENGE.hex()))))
+    write(t, "wrong-response", b"\x00" + exchange((("CHAP_N", "alice"), ("CHAP_R", resp_hex("alice", ident=41)))))
+    write(t, "unknown-user", b"\x00" + exchange((("CHAP_N", "mallory"), ("CHAP_R", resp_hex("alice")))))
+    write(t, "allow-list-refused", b"\x03" + exchange((("CHAP_N", "alice"), ("CHAP_R", resp_hex("alice"))),
+                                                      first_keys=(("InitiatorName", "iqn.2026-11.org.lunlab:other"),
+                                                                  ("SessionType", "Normal"), ("TargetName", IQN))))
+    write(t, "auth-none-refused", b"\x00" + login(0, 1, kv(*first, ("AuthMethod", "None"))))
+    write(t, "skip-security", b"\x00" + login(1, 3, kv(*first) + ops) + ffp)
+    write(t, "chap-a-no-md5", b"\x00" + exchange((("CHAP_N", "alice"), ("CHAP_R", resp_hex("alice"))), alg="6,7"))
+    # the answer split over two PDUs with the C bit
+    ans = kv(("CHAP_N", "alice"), ("CHAP_R", resp_hex("alice")))
+    s = login(0, 1, kv(*first, ("AuthMethod", "CHAP"))) + login(0, 1, kv(("CHAP_A", "5")))
+    s += login(0, 1, ans[:9], transit=False, cont=True) + login(0, 1, ans[9:]) + login(1, 3, ops) + ffp
+    write(t, "answer-continued", b"\x00" + s)
+    # a discovery session with CHAP, then SendTargets
+    disc = exchange((("CHAP_N", "bob"), ("CHAP_R", resp_hex("bob"))),
+                    first_keys=(("InitiatorName", INI), ("SessionType", "Discovery")),
+                    then=kv(("HeaderDigest", "None"), ("DataDigest", "None")),
+                    tail=bhs(0x04, 0x80, kv(("SendTargets", "All")), itt=2, f20=0xffffffff, f24=1)
+                    + bhs(0x06, 0x80, itt=3, f24=2, imm=True))
+    write(t, "discovery-chap", b"\x00" + disc)
+
+
 # ---------------------------------------------------------------- profiles
 def profile_seeds():
     d = os.path.join(ROOT, "models", "profiles")
@@ -230,5 +341,7 @@ if __name__ == "__main__":
     iscsi_seeds()
     scsi_seeds()
     profile_seeds()
+    auth_file_seeds()
+    chap_seeds()
     for t in sorted(os.listdir(OUT)):
         print(t, len(os.listdir(os.path.join(OUT, t))), file=sys.stderr)
