@@ -58,7 +58,8 @@ while kill -0 "$cpid" 2>/dev/null; do
     if kr=$(awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null) && [[ -n $kr ]]; then
         echo "$(( SECONDS - start )) $kr" >>"$rss"
     else
-        echo "soak: target (pid $pid) is gone"
+        echo "soak: target (pid $pid) is gone; stopping the client"
+        kill -TERM "$cpid" 2>/dev/null
         break
     fi
     grep '^soak-client: t=' "$clog" | tail -n 1

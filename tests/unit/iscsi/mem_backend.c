@@ -15,6 +15,7 @@ struct mem_be {
 	pthread_cond_t cv;
 	struct lu_cmd *head, *tail;
 	bool stop;
+	bool hold;             /* queue commands, execute none (mem_backend_hold) */
 	unsigned long count;
 	pthread_t th;
 };
@@ -111,7 +112,7 @@ static void *worker(void *arg)
 
 	pthread_mutex_lock(&m->mu);
 	for (;;) {
-		while (!m->head && !m->stop)
+		while ((!m->head || m->hold) && !m->stop)
 			pthread_cond_wait(&m->cv, &m->mu);
 		if (!m->head)
 			break;
@@ -170,6 +171,16 @@ unsigned long mem_backend_count(struct lu_backend *be)
 	n = m->count;
 	pthread_mutex_unlock(&m->mu);
 	return n;
+}
+
+void mem_backend_hold(struct lu_backend *be, bool hold)
+{
+	struct mem_be *m = (struct mem_be *)be;
+
+	pthread_mutex_lock(&m->mu);
+	m->hold = hold;
+	pthread_cond_signal(&m->cv);
+	pthread_mutex_unlock(&m->mu);
 }
 
 void mem_backend_free(struct lu_backend *be)

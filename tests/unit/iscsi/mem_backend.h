@@ -5,6 +5,7 @@
 #ifndef LUNLAB_TEST_MEM_BACKEND_H
 #define LUNLAB_TEST_MEM_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "target/lu/lu_cmd.h"
@@ -13,5 +14,8 @@ struct lu_backend *mem_backend_new(size_t size, unsigned block_size);
 void mem_backend_free(struct lu_backend *be);
 /* commands executed so far */
 unsigned long mem_backend_count(struct lu_backend *be);
+/* hold: commands queue up and none completes until released (mem_backend_free
+ * still drains them) */
+void mem_backend_hold(struct lu_backend *be, bool hold);
 
 #endif

@@ -21,6 +21,7 @@
 
 #include "loopback_target.h"
 #include "mem_backend.h"
+#include "target/iscsi/conn.h"
 #include "target/iscsi/crc32c.h"
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/listener.h"
@@ -108,7 +109,7 @@ static int login_with(uint32_t *statsn, const char *extra, size_t extra_len);
 
 static int login(uint32_t *statsn)
 {
-	return login_with(statsn, "", 0);
+	return login_with(statsn, "InitialR2T=Yes", 15);
 }
 
 static int login_with(uint32_t *statsn, const char *extra, size_t extra_len)
@@ -116,7 +117,7 @@ static int login_with(uint32_t *statsn, const char *extra, size_t extra_len)
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	static const char keys[] = "InitiatorName=iqn.2026-11.org.lunlab:raw-ini\0TargetName=" IQN
 				   "\0SessionType=Normal\0HeaderDigest=CRC32C\0DataDigest=CRC32C\0"
-				   "InitialR2T=Yes\0MaxRecvDataSegmentLength=8192\0";
+				   "MaxRecvDataSegmentLength=8192\0";
 	uint8_t bhs[48], data[8192];
 	char all[1024];
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -312,15 +313,25 @@ static void task_management(void **state)
 	assert_int_equal(tmf(fd, 5, 0, 0x36, 0, cmdsn, 0), 0);    /* LUN RESET */
 	assert_int_equal(tmf(fd, 5, 7, 0x37, 0, cmdsn, 0), 2);    /* LUN RESET, no such LUN */
 	assert_int_equal(tmf(fd, 6, 0, 0x38, 0, cmdsn, 0), 0);    /* TARGET WARM RESET */
-	assert_int_equal(tmf(fd, 7, 0, 0x39, 0, cmdsn, 0), 5);    /* TARGET COLD RESET: not supported */
 	assert_int_equal(tmf(fd, 8, 0, 0x3a, 0, cmdsn, 0), 4);    /* TASK REASSIGN at ERL 0 */
 	assert_int_equal(tmf(fd, 20, 0, 0x3b, 0, cmdsn, 0), 255); /* no such function */
 
-	/* the session still works */
+	/* the session still works; the resets left it a UNIT ATTENTION
+	 * (06/29/03, the resetting nexus included, as SAM-5 and LIO do) */
 	scsi_cmd(bhs, 0x3c, cmdsn++, 0x28, 512, false);
+	send_pdu(fd, bhs, NULL, 0, false);
+	recv_pdu(fd, bhs, data);
+	assert_int_equal(bhs[0], ISCSI_OP_SCSI_RSP);
+	assert_int_equal(bhs[3], 0x02);
+	scsi_cmd(bhs, 0x3d, cmdsn++, 0x28, 512, false);
 	send_pdu(fd, bhs, NULL, 0, false);
 	assert_int_equal(recv_pdu(fd, bhs, data), 512);
 	assert_int_equal(bhs[0], ISCSI_OP_DATA_IN);
+
+	/* TARGET COLD RESET: FUNCTION COMPLETE, then the connection is gone
+	 * (RFC 7143 11.5.1) */
+	assert_int_equal(tmf(fd, 7, 0, 0x39, 0, cmdsn, 0), 0);
+	assert_int_equal(read(fd, data, 1), 0);
 	close(fd);
 }
 
@@ -356,8 +367,8 @@ static uint8_t simple_cmd(int fd, uint32_t itt, uint32_t cmdsn, uint8_t op, uint
 	}
 }
 
-/* LUN RESET by one session: every other session on that LU gets UNIT
- * ATTENTION 06/29/03 once (INQUIRY passes); the resetting one does not. */
+/* LUN RESET by one session: every session on that LU, the resetting one
+ * included (SAM-5, LIO), gets UNIT ATTENTION 06/29/03 once (INQUIRY passes). */
 static void lun_reset_unit_attention_for_others(void **state)
 {
 	uint32_t sa, sb, ca = 1, cb = 1, ua;
@@ -368,7 +379,9 @@ static void lun_reset_unit_attention_for_others(void **state)
 	login_isid = 1;
 	assert_int_equal(simple_cmd(b, 0x50, cb++, 0x00, &ua), 0x00); /* nothing pending yet */
 	assert_int_equal(tmf(a, 5, 0, 0x51, 0, ca, 0), 0);             /* LUN RESET from A */
-	assert_int_equal(simple_cmd(a, 0x52, ca++, 0x00, &ua), 0x00);
+	assert_int_equal(simple_cmd(a, 0x52, ca++, 0x00, &ua), 0x02);
+	assert_int_equal(ua, 0x062903);
+	assert_int_equal(simple_cmd(a, 0x57, ca++, 0x00, &ua), 0x00);  /* reported once */
 	assert_int_equal(simple_cmd(b, 0x53, cb++, 0x12, &ua), 0x00);  /* INQUIRY passes */
 	assert_int_equal(simple_cmd(b, 0x54, cb++, 0x00, &ua), 0x02);
 	assert_int_equal(ua, 0x062903);
@@ -415,11 +428,97 @@ static void cmdsn_out_of_window_ignored(void **state)
 	close(fd);
 }
 
+/* Regression: a WRITE waiting for its CmdSN turn (a gap before it) whose
+ * unsolicited Data-Out is rejected was freed while still on the pending
+ * queue; the CmdSN filling the gap then delivered freed memory (ASan:
+ * heap-use-after-free in ffp_deliver).  Now: Reject 04h, the WRITE is
+ * dropped without a response when its turn comes, its CmdSN consumed. */
+static void queued_task_bad_dataout(void **state)
+{
+	static const char extra[] = "InitialR2T=No\0ImmediateData=No\0";
+	uint8_t bhs[48], data[8192], block[512] = { 7 };
+	uint32_t statsn;
+	int fd = login_with(&statsn, extra, sizeof(extra) - 1);
+
+	scsi_cmd(bhs, 0x70, 2, 0x2a, 512, true); /* CmdSN 2: waits for 1 */
+	bhs[1] &= (uint8_t)~ISCSI_FLAG_FINAL;    /* unsolicited data follows */
+	send_pdu(fd, bhs, NULL, 0, false);
+	memset(bhs, 0, 48);
+	bhs[0] = ISCSI_OP_DATA_OUT;
+	bhs[1] = ISCSI_FLAG_FINAL;
+	put_be32(bhs + 16, 0x70);
+	put_be32(bhs + 20, ISCSI_RSVD_TAG);
+	put_be32(bhs + 40, 256); /* BufferOffset must be 0 */
+	send_pdu(fd, bhs, block, 256, false);
+	assert_int_equal(recv_pdu(fd, bhs, data), 48);
+	assert_int_equal(bhs[0], ISCSI_OP_REJECT);
+	assert_int_equal(bhs[2], ISCSI_REJECT_PROTOCOL_ERROR);
+	assert_int_equal(get_be32(data + 16), 0x70);
+	/* CmdSN 1 fills the gap: answered; the WRITE (2) goes silently */
+	memset(bhs, 0, 48);
+	bhs[0] = ISCSI_OP_NOP_OUT;
+	bhs[1] = ISCSI_FLAG_FINAL;
+	put_be32(bhs + 16, 0x71);
+	put_be32(bhs + 20, ISCSI_RSVD_TAG);
+	put_be32(bhs + 24, 1);
+	send_pdu(fd, bhs, NULL, 0, false);
+	recv_pdu(fd, bhs, data);
+	assert_int_equal(bhs[0], ISCSI_OP_NOP_IN);
+	assert_int_equal(get_be32(bhs + 16), 0x71);
+	/* CmdSN 3 is next: 2 was consumed by the dropped WRITE */
+	bhs[0] = ISCSI_OP_NOP_OUT;
+	memset(bhs, 0, 48);
+	bhs[0] = ISCSI_OP_NOP_OUT;
+	bhs[1] = ISCSI_FLAG_FINAL;
+	put_be32(bhs + 16, 0x72);
+	put_be32(bhs + 20, ISCSI_RSVD_TAG);
+	put_be32(bhs + 24, 3);
+	send_pdu(fd, bhs, NULL, 0, false);
+	recv_pdu(fd, bhs, data);
+	assert_int_equal(bhs[0], ISCSI_OP_NOP_IN);
+	assert_int_equal(get_be32(bhs + 16), 0x72);
+	assert_int_equal(get_be32(bhs + 28), 4); /* ExpCmdSN */
+	close(fd);
+}
+
+/* Regression: with the window closed (MaxCmdSN = ExpCmdSN - 1) the expected
+ * CmdSN itself was still delivered, so a flood grew the task list past the
+ * window one command at a time.  200 READs against a LU that holds them:
+ * exactly the advertised window is answered. */
+static void closed_window_drops_expected(void **state)
+{
+	uint8_t bhs[48], data[8192];
+	uint32_t statsn, answered = 0;
+	int fd = login(&statsn);
+
+	/* nothing completes, so the MaxCmdSN of the login (CmdSN 1 + window - 1)
+	 * is the bound for all 200 */
+	mem_backend_hold(lu0, true);
+	for (int i = 0; i < 200; i++) {
+		scsi_cmd(bhs, 0x1000 + (uint32_t)i, 1 + (uint32_t)i, 0x28, 512, false);
+		send_pdu(fd, bhs, NULL, 0, false);
+	}
+	usleep(300000);
+	mem_backend_hold(lu0, false);
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		if (poll(&p, 1, 1000) <= 0)
+			break;
+		recv_pdu(fd, bhs, data);
+		if (bhs[0] == ISCSI_OP_DATA_IN || bhs[0] == ISCSI_OP_SCSI_RSP) {
+			assert_true(get_be32(bhs + 16) - 0x1000 < CONN_CMDSN_WINDOW);
+			answered++;
+		}
+	}
+	assert_int_equal(answered, CONN_CMDSN_WINDOW);
+	close(fd);
+}
+
 /* MaxOutstandingR2T=4, MaxBurstLength=4096: a 16 KiB write gets four R2Ts
  * at once; each burst arrives as two Data-Out PDUs */
 static void several_outstanding_r2ts(void **state)
 {
-	static const char extra[] = "ImmediateData=No\0MaxOutstandingR2T=4\0MaxBurstLength=4096\0"
+	static const char extra[] = "InitialR2T=Yes\0ImmediateData=No\0MaxOutstandingR2T=4\0MaxBurstLength=4096\0"
 				    "FirstBurstLength=4096\0";
 	uint8_t bhs[48], data[16384], pattern[16384];
 	uint32_t statsn, ttt[4];
@@ -503,6 +602,8 @@ int main(void)
 		cmocka_unit_test(lun_reset_unit_attention_for_others),
 		cmocka_unit_test(cmdsn_out_of_window_ignored),
 		cmocka_unit_test(several_outstanding_r2ts),
+		cmocka_unit_test(queued_task_bad_dataout),
+		cmocka_unit_test(closed_window_drops_expected),
 		cmocka_unit_test(session_reinstatement),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
