@@ -17,7 +17,8 @@
  * initiator that tells the truth would send; FUZZ_ANY_CDB covers the lies.
  * Checks beyond "no crash/UB/leak": the answer is GOOD or CHECK CONDITION with
  * well-formed fixed sense, and a data-in answer never writes past its buffer
- * (the buffer is an exact-size heap copy, so ASan would see it). */
+ * (the buffer is an exact-size heap copy, so ASan would see it).
+ * FUZZ_VERBOSE=1 in the environment prints each input's answer. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +158,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cmd.iov_len = plen;
 	cmd.sense = sense;
 	int st = scsi_dispatch(&cmd, &kind);
+	/* FUZZ_VERBOSE=1: the answer of each input, to check by hand what a seed
+	 * reaches (GOOD, or which sense) */
+	static int verbose = -1;
+	if (verbose < 0)
+		verbose = getenv("FUZZ_VERBOSE") != NULL;
+	if (verbose)
+		fprintf(stderr, "cdb %02x %02x: %s %x/%02x/%02x, %zu bytes moved\n", cdb[0], cdb[1],
+			st == TCMU_STS_OK ? "GOOD" : "CHECK CONDITION", sense[2] & 0x0f, sense[12],
+			sense[13], (size_t)cmd.bytes_moved);
 	if (st != TCMU_STS_OK) {
 		if (st != TCMU_STS_PASSTHROUGH_ERR)
 			abort(); /* the handler answers GOOD or CHECK CONDITION, nothing else */

@@ -184,7 +184,7 @@ def scsi_seeds():
     write(t, "write10", cdb(0x2a, 0, 0, 0, 0, 8, 0, 0, 2, 0) + bytes(range(256)) * 4)
     write(t, "write16", cdb(0x8a, 0, *[0] * 7, 16, 0, 0, 0, 1, 0, 0) + b"\x11" * 512)
     write(t, "write-same16-unmap", cdb(0x93, 0x08, *[0] * 7, 32, 0, 0, 0, 8, 0, 0) + b"\0" * 512)
-    write(t, "compare-and-write", cdb(0x89, 0, *[0] * 7, 8, 0, 0, 0, 0, 1, 0) + b"\0" * 1024)
+    write(t, "compare-and-write", cdb(0x89, 0, *[0] * 7, 8, 0, 0, 0, 1, 0, 0) + b"\0" * 1024)
     write(t, "unmap", cdb(0x42, 0, 0, 0, 0, 0, 0, 0, 24, 0) + unmap_list([(0, 8)]))
     write(t, "mode-sense10-all", cdb(0x5a, 0, 0x3f, 0, 0, 0, 0, 0x01, 0, 0) + b"\0" * 256)
     write(t, "mode-select10-caching", cdb(0x55, 0x10, 0, 0, 0, 0, 0, 0, 28, 0) + b"\0" * 8 + caching_page(True))
