@@ -104,10 +104,24 @@ void icmd_put(struct icmd *ic)
 		return;
 	c = ic->conn;
 	icmd_unlink(ic);
+	if (ic->data_charge) {
+		c->data_bytes -= ic->data_charge;
+		conn_data_released(c);
+	}
 	if (ic->buf)
 		bufcache_put(cache_of(c), ic->buf, ic->buf_cap);
 	free(ic);
 	conn_put(c);
+}
+
+void conn_data_released(struct conn *c)
+{
+	if (!c->rx_paused || c->resume_queued || c->closed || !c->thr)
+		return;
+	c->resume_queued = true;
+	c->refs++; /* the resume list holds the connection */
+	c->resume_next = c->thr->resume;
+	c->thr->resume = c;
 }
 
 struct icmd *conn_find_task(struct conn *c, uint32_t itt)

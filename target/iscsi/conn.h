@@ -19,6 +19,13 @@ struct conn;
 
 #define CONN_CMDSN_WINDOW 128u
 #define CONN_MAX_AHS 1020u
+/* Data-transfer bytes (EDTL) of the SCSI commands one connection may have
+ * live at once.  The CmdSN window bounds the number of commands, not their
+ * size: 128 READs of 64 MiB from an initiator that does not read its socket
+ * would pin 8 GiB.  Past this budget the connection stops reading (TCP
+ * pushes back on the initiator) until enough of its commands are gone; one
+ * command is always admitted, whatever its size. */
+#define CONN_MAX_DATA_BYTES (256u << 20)
 
 enum icmd_kind { IC_SCSI, IC_NOP, IC_TEXT, IC_TMF, IC_LOGOUT };
 
@@ -77,6 +84,7 @@ struct icmd {
 	 * ICMD_EV_QUEUED: the task is on its thread's completion stack */
 	atomic_uint async_ev;
 	uint32_t early_len;       /* Data-In bytes sent before done() (data_ready) */
+	uint32_t data_charge;     /* its EDTL, counted in conn->data_bytes */
 };
 
 #define ICMD_EV_READY  1u  /* lu_cmd.data_ready: Data-In may start */
@@ -177,12 +185,20 @@ struct conn {
 	/* timeouts (io_thread.c sweeps once a second): a login must finish and
 	 * a PDU once started must keep arriving, or the connection is closed */
 	bool rx_progress;         /* bytes arrived since the last sweep */
+	/* CONN_MAX_DATA_BYTES: reading paused with a SCSI Command header in
+	 * c->bhs until data_bytes falls; then the thread resumes it */
+	uint64_t data_bytes;
+	bool rx_paused;
+	bool resume_queued;
+	struct conn *resume_next;
 	uint32_t login_ticks;     /* sweeps seen while logging in */
 	uint32_t stall_ticks;     /* sweeps without a byte while mid-PDU */
 };
 
 /* conn.c */
 struct conn *conn_new(int fd, struct io_thread *thr);
+/* c->data_bytes went down: resume a paused receiver if the budget allows */
+void conn_data_released(struct conn *c);
 void conn_close(struct conn *c, const char *why);
 void conn_put(struct conn *c);
 struct icmd *icmd_new(struct conn *c, const uint8_t *bhs, enum icmd_kind kind);

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "target/iscsi/crc32c.h"
+#include "target/iscsi/io_thread.h"
 #include "target/iscsi/target.h"
 
 #define RX_DIRECT_MIN 16384  /* receive in place from this many bytes on */
@@ -30,6 +31,19 @@ static void reset_for_next_pdu(struct conn *c)
 	c->rx_cmd = NULL;
 	c->rx_r2t = NULL;
 	expect(c, RX_BHS, c->bhs, ISCSI_BHS_LEN);
+}
+
+/* A SCSI Command whose data would take the connection past
+ * CONN_MAX_DATA_BYTES waits, header complete, with reading paused. */
+static bool over_data_budget(struct conn *c)
+{
+	const uint8_t *h = c->bhs;
+	uint32_t edtl;
+
+	if (c->state != CS_FFP || bhs_opcode(h) != ISCSI_OP_SCSI_CMD || !c->data_bytes)
+		return false;
+	edtl = get_be32(h + 20);
+	return c->data_bytes + edtl > CONN_MAX_DATA_BYTES;
 }
 
 /* Where the data segment of the PDU in c->bhs goes. */
@@ -67,6 +81,10 @@ static int header_complete(struct conn *c)
 	if (c->state == CS_FFP && op == ISCSI_OP_SCSI_CMD) {
 		if (scsi_cmd_header(c, h) < 0)
 			return -1;
+		if (c->rx_cmd && !c->rx_cmd->data_charge) {
+			c->rx_cmd->data_charge = get_be32(h + 20);
+			c->data_bytes += c->rx_cmd->data_charge;
+		}
 	} else if (c->state == CS_FFP && op == ISCSI_OP_DATA_OUT) {
 		if (dataout_header(c, h) < 0)
 			return -1;
@@ -182,7 +200,8 @@ static int data_digest_failed(struct conn *c)
 }
 
 /* One stage finished; move to the next.  Returns -1 when c was closed,
- * 1 when a whole PDU is in. */
+ * 1 when a whole PDU is in, 2 when the header must wait for the data
+ * budget (the stage is left as it is: calling again re-checks). */
 static int stage_done(struct conn *c)
 {
 	bool hd = c->params.header_digest && digests_on(c);
@@ -200,6 +219,8 @@ static int stage_done(struct conn *c)
 			expect(c, RX_AHS, c->bhs + ISCSI_BHS_LEN, ahs + (hd ? ISCSI_DIGEST_LEN : 0));
 			return 0;
 		}
+		if (over_data_budget(c))
+			return 2;
 		if (header_complete(c) < 0)
 			return -1;
 		break;
@@ -211,6 +232,8 @@ static int stage_done(struct conn *c)
 				return -1;
 			}
 		}
+		if (over_data_budget(c))
+			return 2;
 		if (header_complete(c) < 0)
 			return -1;
 		break;
@@ -279,6 +302,14 @@ void conn_on_readable(struct conn *c)
 		int rc = stage_done(c);
 		if (rc < 0 || c->closed)
 			break;
+		if (rc == 2) {
+			/* stop reading; conn_data_released() resumes us */
+			if (!c->rx_paused) {
+				c->rx_paused = true;
+				io_thread_watch(c, c->epollout);
+			}
+			break;
+		}
 		if (rc == 1) {
 			dispatch(c);
 			if (!c->closed)

@@ -30,7 +30,9 @@ int io_threads_count(void) { return nthreads; }
 
 void io_thread_watch(struct conn *c, bool want_out)
 {
-	struct epoll_event ev = { .events = EPOLLIN | (want_out ? EPOLLOUT : 0), .data.ptr = c };
+	/* paused: no EPOLLIN, but a peer that leaves must still be seen */
+	struct epoll_event ev = { .events = (c->rx_paused ? EPOLLRDHUP : EPOLLIN) | (want_out ? EPOLLOUT : 0),
+				  .data.ptr = c };
 
 	if (c->fd < 0 || !c->thr)
 		return;
@@ -238,6 +240,24 @@ static void run_completions(struct io_thread *t)
 	}
 }
 
+/* Receivers paused for the data budget that may go on: unpause only when
+ * the waiting command now fits, then read what is already buffered. */
+static void run_resumes(struct io_thread *t)
+{
+	while (t->resume) {
+		struct conn *c = t->resume;
+		t->resume = c->resume_next;
+		c->resume_queued = false;
+		if (!c->closed && c->rx_paused &&
+		    (!c->data_bytes || c->data_bytes + get_be32(c->bhs + 20) <= CONN_MAX_DATA_BYTES)) {
+			c->rx_paused = false;
+			io_thread_watch(c, c->epollout);
+			conn_on_readable(c);
+		}
+		conn_put(c);
+	}
+}
+
 static void flush_dirty(struct io_thread *t)
 {
 	while (t->dirty) {
@@ -284,7 +304,7 @@ static void sweep_timeouts(struct io_thread *t)
 			conn_close(c, why);
 			continue;
 		}
-		if (c->rx_progress || !mid_pdu(c)) {
+		if (c->rx_progress || !mid_pdu(c) || c->rx_paused) { /* paused: our doing */
 			c->rx_progress = false;
 			c->stall_ticks = 0;
 		} else if (g_stall_timeout_s && ++c->stall_ticks > g_stall_timeout_s) {
@@ -332,12 +352,15 @@ static void *thread_main(void *arg)
 			}
 			if (c->closed)
 				continue;
-			if (ev[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+			if (c->rx_paused && (ev[i].events & (EPOLLHUP | EPOLLERR | EPOLLRDHUP)))
+				conn_close(c, "connection lost while reading was paused");
+			else if (ev[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
 				conn_on_readable(c);
 			if (!c->closed && (ev[i].events & EPOLLOUT))
 				conn_flush(c);
 		}
 		run_completions(t); /* those that came in meanwhile, without a wake-up */
+		run_resumes(t);
 		kick_backends(t);
 		flush_dirty(t);
 		for (int i = 0; i < n; i++)
@@ -351,6 +374,7 @@ static void *thread_main(void *arg)
 	while (t->conns)
 		conn_close(t->conns, "target shutting down");
 	run_completions(t);
+	run_resumes(t);
 	flush_dirty(t);
 	return NULL;
 }
@@ -443,6 +467,7 @@ void io_threads_free(void)
 	for (int i = 0; i < nthreads; i++) {
 		struct io_thread *t = &threads[i];
 		run_completions(t);
+		run_resumes(t);
 		flush_dirty(t);
 		for (int k = 0; k < t->new_n; k++)
 			close(t->new_fds[k]);

@@ -46,6 +46,7 @@ struct io_thread {
 	struct lu_backend *kick[16];
 	int nkick;
 	struct timespec last_sweep;       /* timeouts are checked once a second */
+	struct conn *resume;              /* paused receivers whose budget came back */
 };
 
 /* Seconds a connection may take from accept to the end of login, and may
@@ -75,7 +76,8 @@ void io_thread_cmd_data_ready(struct lu_cmd *lc);
  * end of the loop iteration) when the backend supports it. */
 void io_thread_submit(struct io_thread *t, struct lu_backend *be, struct lu_cmd *lc);
 
-/* epoll interest: readable always, writable when output is queued */
+/* epoll interest: readable unless the receiver is paused (data budget),
+ * writable when output is queued */
 void io_thread_watch(struct conn *c, bool want_out);
 
 #endif

@@ -823,6 +823,81 @@ static void limits_queued_task_bad_dataout(void)
 	raw_close(&r);
 }
 
+static long target_rss_mib(void)
+{
+	const char *pid = getenv("ROBUST_TARGET_PID");
+	char path[64], line[256];
+	long kb = -1;
+	FILE *f;
+
+	if (!pid)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb < 0 ? -1 : kb / 1024;
+}
+
+/* An initiator that asks for 96 x 8 MiB (the LU's MAXIMUM TRANSFER LENGTH)
+ * and does not read: the target may pin only its per-connection data budget
+ * (256 MiB, then it stops reading the socket), not 768 MiB; once the
+ * initiator reads, all 96 complete. */
+static void limits_slow_reader_memory(void)
+{
+	struct raw r;
+	uint8_t bhs[48], cdb[16], *data = malloc(262144);
+	int n, done = 0;
+	long rss0, rss1;
+	uint64_t got = 0;
+
+	CHECK(raw_login(&r, &(struct login_opts){ .isid_low = 45 }) == 0, "login");
+	rss0 = target_rss_mib();
+	CHECK(rss0 > 0, "target RSS unreadable (ROBUST_TARGET_PID)");
+	for (int i = 0; i < 96; i++) {
+		memset(cdb, 0, 16);
+		cdb[0] = 0x88; /* READ(16) */
+		put_be64(cdb + 2, (uint64_t)(i % 48) * 16384u);
+		put_be32(cdb + 10, 16384); /* 8 MiB */
+		raw_scsi_cmd(&r, bhs, 0, cdb, 8u << 20, true, false, true);
+		raw_send(&r, bhs, NULL, 0, false);
+	}
+	sleep(3);
+	rss1 = target_rss_mib();
+	printf("     slow reader: target RSS %ld -> %ld MiB with 768 MiB of READs requested\n", rss0, rss1);
+	CHECK(rss1 - rss0 <= 256 + 96, "the target pinned %ld MiB for one non-reading connection (budget 256)",
+	      rss1 - rss0);
+	while (done < 96 && (n = raw_recv(&r, bhs, data, 262144, 20000)) >= 0) {
+		if (bhs_opcode(bhs) == ISCSI_OP_DATA_IN)
+			got += (uint64_t)n;
+		if ((bhs_opcode(bhs) == ISCSI_OP_DATA_IN && (bhs[1] & ISCSI_DATAIN_STATUS)) ||
+		    bhs_opcode(bhs) == ISCSI_OP_SCSI_RSP) {
+			CHECK(bhs[3] == 0, "READ status 0x%02x", bhs[3]);
+			done++;
+		}
+	}
+	CHECK(done == 96 && got == 96ull << 23, "%d of 96 READs completed, %" PRIu64 " bytes", done, got);
+	raw_close(&r);
+	/* the same, and gone while reading is paused: the session must end at
+	 * once (sessions-intact counts it) */
+	CHECK(raw_login(&r, &(struct login_opts){ .isid_low = 46 }) == 0, "login");
+	for (int i = 0; i < 96; i++) {
+		memset(cdb, 0, 16);
+		cdb[0] = 0x88;
+		put_be64(cdb + 2, (uint64_t)(i % 48) * 16384u);
+		put_be32(cdb + 10, 16384);
+		raw_scsi_cmd(&r, bhs, 0, cdb, 8u << 20, true, false, true);
+		raw_send(&r, bhs, NULL, 0, false);
+	}
+	sleep(2);
+	raw_close(&r);
+	usleep(500000);
+	free(data);
+}
+
 /* ---- group: shutdown ---- */
 
 /* SIGTERM while sessions are open, commands are inside the LU (LUN 1 holds
@@ -928,6 +1003,7 @@ static const struct tcase cases[] = {
 	{ "limits", "max-outstanding-r2t", limits_max_r2t },
 	{ "limits", "dataout-beyond", limits_dataout_beyond },
 	{ "limits", "queued-task-bad-dataout", limits_queued_task_bad_dataout },
+	{ "limits", "slow-reader-memory", limits_slow_reader_memory },
 	{ "shutdown", "sigterm-while-busy", shutdown_busy },
 };
 
