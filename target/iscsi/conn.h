@@ -19,12 +19,14 @@ struct conn;
 
 #define CONN_CMDSN_WINDOW 128u
 #define CONN_MAX_AHS 1020u
-/* Data-transfer bytes (EDTL) of the SCSI commands one connection may have
- * live at once.  The CmdSN window bounds the number of commands, not their
- * size: 128 READs of 64 MiB from an initiator that does not read its socket
- * would pin 8 GiB.  Past this budget the connection stops reading (TCP
- * pushes back on the initiator) until enough of its commands are gone; one
- * command is always admitted, whatever its size. */
+/* Data-transfer bytes (EDTL) of the reading SCSI commands (no W bit) one
+ * connection may have live at once.  The CmdSN window bounds the number of
+ * commands, not their size: 128 READs of 8 MiB from an initiator that does
+ * not read its socket would pin 1 GiB.  Past this budget the connection
+ * stops reading (TCP pushes back on the initiator) until enough of its
+ * commands are gone; one command is always admitted, whatever its size.
+ * Writes are not charged: pausing could hold back the very Data-Out they
+ * wait for (deadlock), and their data arrives only as the initiator sends. */
 #define CONN_MAX_DATA_BYTES (256u << 20)
 
 enum icmd_kind { IC_SCSI, IC_NOP, IC_TEXT, IC_TMF, IC_LOGOUT };

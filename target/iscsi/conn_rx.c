@@ -33,14 +33,15 @@ static void reset_for_next_pdu(struct conn *c)
 	expect(c, RX_BHS, c->bhs, ISCSI_BHS_LEN);
 }
 
-/* A SCSI Command whose data would take the connection past
- * CONN_MAX_DATA_BYTES waits, header complete, with reading paused. */
+/* A SCSI Command without the W bit whose data would take the connection
+ * past CONN_MAX_DATA_BYTES waits, header complete, with reading paused. */
 static bool over_data_budget(struct conn *c)
 {
 	const uint8_t *h = c->bhs;
 	uint32_t edtl;
 
-	if (c->state != CS_FFP || bhs_opcode(h) != ISCSI_OP_SCSI_CMD || !c->data_bytes)
+	if (c->state != CS_FFP || bhs_opcode(h) != ISCSI_OP_SCSI_CMD || (h[1] & ISCSI_CMD_WRITE) ||
+	    !c->data_bytes)
 		return false;
 	edtl = get_be32(h + 20);
 	return c->data_bytes + edtl > CONN_MAX_DATA_BYTES;
@@ -81,7 +82,9 @@ static int header_complete(struct conn *c)
 	if (c->state == CS_FFP && op == ISCSI_OP_SCSI_CMD) {
 		if (scsi_cmd_header(c, h) < 0)
 			return -1;
-		if (c->rx_cmd && !c->rx_cmd->data_charge) {
+		/* writes are not charged: their Data-Out may sit behind a header
+		 * we would pause on, and their data is the initiator's own */
+		if (c->rx_cmd && !c->rx_cmd->data_charge && !(h[1] & ISCSI_CMD_WRITE)) {
 			c->rx_cmd->data_charge = get_be32(h + 20);
 			c->data_bytes += c->rx_cmd->data_charge;
 		}

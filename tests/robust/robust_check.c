@@ -898,6 +898,52 @@ static void limits_slow_reader_memory(void)
 	free(data);
 }
 
+/* Writes are not charged against the data budget: 40 x 8 MiB WRITEs
+ * (320 MiB, past the 256 MiB budget) with every byte solicited by R2T
+ * must all complete.  Charging them deadlocked: the 33rd header paused
+ * reading, and the Data-Out the first 32 waited for sat behind it. */
+static void limits_large_writes_flow(void)
+{
+	struct raw r;
+	uint8_t bhs[48], cdb[16], rsp[512];
+	uint8_t *data = malloc(262144);
+	int n, done = 0, bad = 0;
+	long last = now_ms();
+
+	memset(data, 0x6b, 262144);
+	CHECK(raw_login(&r, &(struct login_opts){ .isid_low = 47, .initial_r2t = "Yes", .immediate_data = "No" }) == 0,
+	      "login");
+	for (int i = 0; i < 40; i++) {
+		memset(cdb, 0, 16);
+		cdb[0] = 0x8a; /* WRITE(16) */
+		put_be64(cdb + 2, 2000000u + (uint64_t)(i % 8) * 16384u);
+		put_be32(cdb + 10, 16384); /* 8 MiB */
+		raw_scsi_cmd(&r, bhs, 0, cdb, 8u << 20, false, true, true);
+		raw_send(&r, bhs, NULL, 0, false);
+	}
+	while (done < 40 && now_ms() - last < 20000) {
+		n = raw_recv(&r, bhs, rsp, sizeof(rsp), 20000);
+		if (n < 0)
+			break;
+		last = now_ms();
+		if (bhs_opcode(bhs) == ISCSI_OP_R2T) {
+			uint32_t off = get_be32(bhs + 40), len = get_be32(bhs + 44), sn = 0;
+			for (uint32_t o = 0; o < len; o += r.target_mrdsl, sn++) {
+				uint32_t k = len - o < r.target_mrdsl ? len - o : r.target_mrdsl;
+				send_dataout(&r, get_be32(bhs + 16), get_be32(bhs + 20), sn, off + o, data,
+					     k > 262144 ? 262144 : k, o + k >= len);
+			}
+		} else if (bhs_opcode(bhs) == ISCSI_OP_SCSI_RSP) {
+			bad += bhs[3] != 0;
+			done++;
+		}
+	}
+	CHECK(done == 40 && !bad, "%d of 40 large WRITEs completed (%d not GOOD): stuck behind the data budget?",
+	      done, bad);
+	raw_close(&r);
+	free(data);
+}
+
 /* ---- group: shutdown ---- */
 
 /* SIGTERM while sessions are open, commands are inside the LU (LUN 1 holds
@@ -1004,6 +1050,7 @@ static const struct tcase cases[] = {
 	{ "limits", "dataout-beyond", limits_dataout_beyond },
 	{ "limits", "queued-task-bad-dataout", limits_queued_task_bad_dataout },
 	{ "limits", "slow-reader-memory", limits_slow_reader_memory },
+	{ "limits", "large-writes-flow", limits_large_writes_flow },
 	{ "shutdown", "sigterm-while-busy", shutdown_busy },
 };
 
