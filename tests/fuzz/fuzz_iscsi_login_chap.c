@@ -97,6 +97,22 @@ static void check_ffp(const struct conn *c)
 		die("full feature phase for an initiator the allow-list refuses");
 }
 
+/* The receiver pauses (conn_rx.c) when a SCSI Command would take the
+ * connection's live EDTL past CONN_MAX_DATA_BYTES; only completions resume
+ * it, and here nothing completes (no I/O thread: responses stay queued).
+ * The pause must be real (the header in c->bhs over budget); then the
+ * harness does what the I/O thread does when the peer has gone meanwhile
+ * (EPOLLRDHUP on a paused connection): close it. */
+static void paused_peer_gone(struct conn *c)
+{
+	if (!c->rx_paused || c->closed)
+		return;
+	if (bhs_opcode(c->bhs) != ISCSI_OP_SCSI_CMD ||
+	    c->data_bytes + get_be32(c->bhs + 20) <= CONN_MAX_DATA_BYTES)
+		die("reading paused within the data budget");
+	conn_close(c, "connection lost while reading was paused");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int sv[2];
@@ -136,6 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < 100000 && !c->closed; i++) {
 		conn_on_readable(c);
 		check_ffp(c);
+		paused_peer_gone(c);
 	}
 	check_ffp(c);
 	if (!c->closed)

@@ -49,6 +49,22 @@ static size_t canned_login(uint8_t *out, bool discovery)
 	return ISCSI_BHS_LEN + len + pdu_pad4(len);
 }
 
+/* The receiver pauses (conn_rx.c) when a SCSI Command would take the
+ * connection's live EDTL past CONN_MAX_DATA_BYTES; only completions resume
+ * it, and here nothing completes (no I/O thread: responses stay queued).
+ * The pause must be real (the header in c->bhs over budget); then the
+ * harness does what the I/O thread does when the peer has gone meanwhile
+ * (EPOLLRDHUP on a paused connection): close it. */
+static void paused_peer_gone(struct conn *c)
+{
+	if (!c->rx_paused || c->closed)
+		return;
+	if (bhs_opcode(c->bhs) != ISCSI_OP_SCSI_CMD ||
+	    c->data_bytes + get_be32(c->bhs + 20) <= CONN_MAX_DATA_BYTES)
+		abort() /* paused within budget: it would never resume */;
+	conn_close(c, "connection lost while reading was paused");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t login[ISCSI_BHS_LEN + 512];
@@ -86,8 +102,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	c->refs++; /* ours, so c outlives conn_close() (which drops the owner's) */
 	/* each call reads a bounded budget; the end of the stream closes c */
-	for (int i = 0; i < 100000 && !c->closed; i++)
+	for (int i = 0; i < 100000 && !c->closed; i++) {
 		conn_on_readable(c);
+		paused_peer_gone(c);
+	}
 	if (!c->closed)
 		abort(); /* a stream that ended must end the connection */
 	conn_put(c); /* our reference: frees c (conn_close closed sv[0]) */
