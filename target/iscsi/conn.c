@@ -4,6 +4,7 @@
  * A task is freed when its owner let go and every queued PDU pointing into its
  * buffer has been sent. */
 #include "target/iscsi/conn.h"
+#include "target/lu/lu_pr.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,6 +153,10 @@ void conn_close(struct conn *c, const char *why)
 	c->closed = true;
 	c->state = CS_CLOSING;
 	if (c->counted) {
+		/* an I_T nexus ends: SCSI-2 reservations it held are released
+		 * (SPC-4 5.13.1; libiscsi Reserve6.Logout / ITNexusLoss) */
+		if (!c->discovery)
+			lu_pr_nexus_lost(c->initiator, c->isid, c->nexus_id);
 		log_logout(c, why);
 		atomic_fetch_sub(&g_session_count, 1);
 		c->counted = false;
