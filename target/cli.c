@@ -28,6 +28,10 @@ static void usage(FILE *f)
 		"  --io-threads N         I/O threads (default: number of CPUs)\n"
 		"  --portal-group N       TargetPortalGroupTag (default 1)\n"
 		"  --max-sessions N       refuse logins beyond N sessions (default 1024)\n"
+		"  --login-timeout S      close a connection not logged in after S seconds\n"
+		"                         (default 15, env LUNLAB_LOGIN_TIMEOUT; 0 = never)\n"
+		"  --stall-timeout S      close a connection silent for S seconds in the middle\n"
+		"                         of a PDU (default 30, env LUNLAB_STALL_TIMEOUT; 0 = never)\n"
 		"  --alias NAME           TargetAlias sent at login\n"
 		"  --allow-initiator IQN  only this initiator may log in (repeatable; adds to the\n"
 		"                         'allow' lines of --auth-file); default: any initiator\n"
@@ -180,6 +184,8 @@ int cli_parse(int argc, char **argv, struct cli *c)
 		{ "io-threads", required_argument, NULL, 't' },
 		{ "portal-group", required_argument, NULL, 'p' },
 		{ "max-sessions", required_argument, NULL, 'm' },
+		{ "login-timeout", required_argument, NULL, 'L' },
+		{ "stall-timeout", required_argument, NULL, 'S' },
 		{ "alias", required_argument, NULL, 'a' },
 		{ "allow-initiator", required_argument, NULL, 'A' },
 		{ "auth-file", required_argument, NULL, 'F' },
@@ -198,6 +204,8 @@ int cli_parse(int argc, char **argv, struct cli *c)
 	c->handler_path = env && *env ? env : LUNLAB_HANDLER_DIR;
 	c->portal_group = 1;
 	c->max_sessions = 1024;
+	c->login_timeout = -1; /* not given: the environment or the default */
+	c->stall_timeout = -1;
 	c->io_threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (c->io_threads < 1)
 		c->io_threads = 1;
@@ -263,6 +271,16 @@ int cli_parse(int argc, char **argv, struct cli *c)
 			if (!parse_uint("--max-sessions", optarg, 1, 1000000, &v))
 				return -1;
 			c->max_sessions = v;
+			break;
+		case 'L':
+			if (!parse_uint("--login-timeout", optarg, 0, 86400, &v))
+				return -1;
+			c->login_timeout = (long)v;
+			break;
+		case 'S':
+			if (!parse_uint("--stall-timeout", optarg, 0, 86400, &v))
+				return -1;
+			c->stall_timeout = (long)v;
 			break;
 		case 'a': c->alias = optarg; break;
 		case 'T': c->trace = true; break;

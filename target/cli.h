@@ -30,6 +30,8 @@ struct cli {
 	int io_threads;
 	unsigned portal_group;
 	unsigned max_sessions;
+	long login_timeout;     /* seconds, -1 = not given */
+	long stall_timeout;     /* seconds, -1 = not given */
 	bool trace;
 	bool quiet;
 	int nluns;

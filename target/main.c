@@ -122,6 +122,11 @@ int main(int argc, char **argv)
 	g_target.alias = cli.alias;
 	g_target.tpgt = (uint16_t)cli.portal_group;
 	g_target.max_sessions = cli.max_sessions;
+	io_timeouts_from_env();
+	if (cli.login_timeout >= 0)
+		g_login_timeout_s = (unsigned)cli.login_timeout;
+	if (cli.stall_timeout >= 0)
+		g_stall_timeout_s = (unsigned)cli.stall_timeout;
 	g_target.quiet = cli.quiet;
 	g_target.trace_pdus = cli.trace;
 

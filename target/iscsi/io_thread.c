@@ -396,10 +396,14 @@ static void timeout_from_env(const char *name, unsigned *out)
 	*out = (unsigned)x;
 }
 
-int io_threads_start(int n)
+void io_timeouts_from_env(void)
 {
 	timeout_from_env("LUNLAB_LOGIN_TIMEOUT", &g_login_timeout_s);
 	timeout_from_env("LUNLAB_STALL_TIMEOUT", &g_stall_timeout_s);
+}
+
+int io_threads_start(int n)
+{
 	threads = calloc((size_t)n, sizeof(*threads));
 	if (!threads)
 		return -1;

@@ -52,9 +52,11 @@ struct io_thread {
 /* Seconds a connection may take from accept to the end of login, and may
  * stay silent in the middle of a PDU (a partial BHS, header or data
  * segment); then it is closed.  0 disables.  Defaults 15 and 30; set before
- * io_threads_start(), which also takes LUNLAB_LOGIN_TIMEOUT and
- * LUNLAB_STALL_TIMEOUT from the environment (seconds) when set. */
+ * io_threads_start().  lunlab-target takes them from LUNLAB_LOGIN_TIMEOUT and
+ * LUNLAB_STALL_TIMEOUT (io_timeouts_from_env), then from --login-timeout and
+ * --stall-timeout, which win. */
 extern unsigned g_login_timeout_s, g_stall_timeout_s;
+void io_timeouts_from_env(void);
 
 int io_threads_start(int n);
 /* Round-robin hand-off of an accepted socket. */

@@ -90,6 +90,31 @@ static void command_line(void **state)
 	cli_free(&c);
 }
 
+/* --login-timeout / --stall-timeout: -1 when not given (the environment or
+ * the default then applies), 0 allowed (never), bounded, numbers only */
+static void timeouts(void **state)
+{
+	struct cli c;
+	char *none[] = { "lunlab-target", NULL };
+	assert_int_equal(cli_parse(1, none, &c), 0);
+	assert_int_equal(c.login_timeout, -1);
+	assert_int_equal(c.stall_timeout, -1);
+	cli_free(&c);
+
+	char *both[] = { "lunlab-target", "--login-timeout", "0", "--stall-timeout", "7", NULL };
+	assert_int_equal(cli_parse(5, both, &c), 0);
+	assert_int_equal(c.login_timeout, 0);
+	assert_int_equal(c.stall_timeout, 7);
+	cli_free(&c);
+
+	char *big[] = { "lunlab-target", "--login-timeout", "86401", NULL };
+	assert_int_equal(cli_parse(3, big, &c), -1);
+	cli_free(&c);
+	char *word[] = { "lunlab-target", "--stall-timeout", "5s", NULL };
+	assert_int_equal(cli_parse(3, word, &c), -1);
+	cli_free(&c);
+}
+
 /* access control and portals: --listen and --allow-initiator repeat, in
  * order; --auth-file once; no option takes a secret */
 static void access_options(void **state)
@@ -135,6 +160,7 @@ int main(void)
 		cmocka_unit_test(sizes),
 		cmocka_unit_test(lun_specs),
 		cmocka_unit_test(command_line),
+		cmocka_unit_test(timeouts),
 		cmocka_unit_test(access_options),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

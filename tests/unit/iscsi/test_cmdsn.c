@@ -48,6 +48,8 @@ static void window_wraps(void **state)
 	assert_int_equal(cmdsn_check(exp, exp + CONN_CMDSN_WINDOW - 1, 0xffffffff, false), CMDSN_QUEUE);
 	assert_int_equal(cmdsn_check(exp, exp + CONN_CMDSN_WINDOW - 1, 5, false), CMDSN_QUEUE);
 	assert_int_equal(cmdsn_check(exp, exp + CONN_CMDSN_WINDOW - 1, 0xfffffffd, false), CMDSN_DROP);
+	/* a closed window (MaxCmdSN = ExpCmdSN - 1) takes nothing, not even ExpCmdSN */
+	assert_int_equal(cmdsn_check(100, 99, 100, false), CMDSN_DROP);
 }
 
 static void pending_sorted(void **state)
