@@ -199,6 +199,19 @@ if [[ ${LUNLAB_SKIP_ASAN:-0} != 1 ]]; then
         run_meson_tests build-asan asan --timeout-multiplier 5
         run_conformance build-asan asan
     fi
+    # Without LeakSanitizer the robustness groups that drop, garble and shut down connections
+    # run once more under valgrind (normal build), so a leak still fails CI.
+    if (( leaks == 0 )) && [[ -x build/tests/robust/robust_check ]]; then
+        step "robustness under valgrind (LeakSanitizer unavailable here)"
+        for g in drop garbage shutdown; do
+            if ROBUST_VALGRIND=1 tests/robust/run-robust.sh "$root/build/target/lunlab-target" "$root/build/handlers" \
+                    "$root/build/tests/robust/robust_check" "$g"; then
+                total_pass=$((total_pass + 1))
+            else
+                total_fail=$((total_fail + 1)); failures+=("valgrind: robust-$g")
+            fi
+        done
+    fi
 fi
 
 if [[ ${LUNLAB_SKIP_FUZZ:-0} != 1 ]]; then
