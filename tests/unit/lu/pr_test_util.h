@@ -116,6 +116,21 @@ static inline void assert_check(const struct pr_answer *a, uint8_t key, uint8_t 
 }
 
 /* the unit attention the port gets on its next TEST UNIT READY: ASCQ, or -1 */
+/* cmocka fixture shared by the PR test files: fresh ports, one fresh
+ * reservation state per test */
+static inline int pr_fixture_setup(void **state)
+{
+	ports_init();
+	*state = pr_state_new();
+	return *state ? 0 : -1;
+}
+
+static inline int pr_fixture_teardown(void **state)
+{
+	pr_state_free(*state);
+	return 0;
+}
+
 static inline int next_ua(struct pr_state *st, const struct pr_port *p)
 {
 	struct pr_answer a;

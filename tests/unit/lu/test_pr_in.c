@@ -6,18 +6,6 @@
 #define K1 0x0102030405060708ull
 #define K2 0xa1a2a3a4a5a6a7a8ull
 
-static int setup(void **state)
-{
-	ports_init();
-	*state = pr_state_new();
-	return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	pr_state_free(*state);
-	return 0;
-}
 
 static void test_read_keys_and_truncation(void **state)
 {
@@ -131,11 +119,11 @@ static void test_bad_service_action(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_read_keys_and_truncation, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_read_reservation, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_report_capabilities, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_read_full_status, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_service_action, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_keys_and_truncation, pr_fixture_setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_read_reservation, pr_fixture_setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_report_capabilities, pr_fixture_setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_read_full_status, pr_fixture_setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_service_action, pr_fixture_setup, pr_fixture_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

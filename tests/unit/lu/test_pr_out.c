@@ -8,18 +8,6 @@
 #define K2 0x2222222222222222ull
 #define K3 0x3333333333333333ull
 
-static int setup(void **state)
-{
-	ports_init();
-	*state = pr_state_new();
-	return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	pr_state_free(*state);
-	return 0;
-}
 
 static void test_register_rules(void **state)
 {
@@ -358,18 +346,18 @@ static void test_registration_limit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_register_rules, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_register_and_ignore, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_parameter_list_validation, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reserve_release_ro, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_release_we_no_ua, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_clear, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_preempt_registration_only, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_preempt_and_abort_reservation, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fence_scsi_preempt_own_key, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_preempt_all_registrants, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unregister_holder, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_registration_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_register_rules, pr_fixture_setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_register_and_ignore, pr_fixture_setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_parameter_list_validation, pr_fixture_setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_reserve_release_ro, pr_fixture_setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_release_we_no_ua, pr_fixture_setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_clear, pr_fixture_setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_preempt_registration_only, pr_fixture_setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_preempt_and_abort_reservation, pr_fixture_setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_fence_scsi_preempt_own_key, pr_fixture_setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_preempt_all_registrants, pr_fixture_setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_unregister_holder, pr_fixture_setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_registration_limit, pr_fixture_setup, pr_fixture_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,16 +13,8 @@ static int setup(void **state)
 {
 	static const uint8_t isid_c[6] = { 0x80, 0, 0, 0, 0, 9 };
 
-	ports_init();
 	pr_port_set(&C, "iqn.2026-11.org.lunlab.test:node-c", isid_c);
-	*state = pr_state_new();
-	return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	pr_state_free(*state);
-	return 0;
+	return pr_fixture_setup(state);
 }
 
 /* expected access: 1 allowed, 0 RESERVATION CONFLICT */
@@ -165,10 +157,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_conflict_table),
-		cmocka_unit_test_setup_teardown(test_idle_lu_passes_everything, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unit_attention_queue, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ua_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_resets_and_nexus_loss, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_lu_passes_everything, setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_unit_attention_queue, setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_ua_order, setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_resets_and_nexus_loss, setup, pr_fixture_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

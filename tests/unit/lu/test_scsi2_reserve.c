@@ -15,18 +15,6 @@ static struct pr_answer scsi2(struct pr_state *st, const struct pr_port *p, uint
 	return a;
 }
 
-static int setup(void **state)
-{
-	ports_init();
-	*state = pr_state_new();
-	return *state ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	pr_state_free(*state);
-	return 0;
-}
 
 static void test_reserve6_two_initiators(void **state)
 {
@@ -89,9 +77,9 @@ static void test_with_persistent_reservation(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_reserve6_two_initiators, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_obsolete_forms_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_with_persistent_reservation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reserve6_two_initiators, pr_fixture_setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_obsolete_forms_refused, pr_fixture_setup, pr_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_with_persistent_reservation, pr_fixture_setup, pr_fixture_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
