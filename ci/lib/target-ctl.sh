@@ -87,6 +87,30 @@ ll_stop_lunlab() {
     return "$rc"
 }
 
+# ll_stop_verified LOG: stop $LL_PID (if any) and judge the shutdown for a test script: the
+# target must exit 0 on SIGTERM and its LOG must hold no sanitizer or valgrind report.  Prints
+# one FAIL line per problem (and the report); returns 1 on any, 0 on a clean stop.  Clears LL_PID.
+ll_stop_verified() {
+    local log=$1 rc=0 bad=0
+    local report='ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|definitely lost: [1-9]|Invalid (read|write)'
+    if [[ -n ${LL_PID:-} ]]; then
+        ll_stop_lunlab "$LL_PID" || rc=$?
+        LL_PID=
+        if (( rc != 0 )); then
+            echo "FAIL: lunlab-target exited with status $rc after SIGTERM (want 0; a sanitizer report makes it non-zero)"
+            bad=1
+        else
+            echo "lunlab-target stopped cleanly (exit 0)"
+        fi
+    fi
+    if grep -Eq "$report" "$log" 2>/dev/null; then
+        echo "FAIL: sanitizer / valgrind report in the target log:"
+        grep -E -A30 "$report" "$log" | head -n 80
+        bad=1
+    fi
+    return "$bad"
+}
+
 # ll_start_tgt BACKING_FILE IQN LOG
 # Starts Debian's tgtd in the foreground on a free port with its own control port (so it never
 # touches another tgtd's management socket), one target, LUN 1 = BACKING_FILE.

@@ -25,15 +25,7 @@ log=$workdir/target.log
 status=0
 
 finish() {
-    local rc=0
-    if [[ -n ${LL_PID:-} ]]; then
-        ll_stop_lunlab "$LL_PID" || rc=$?
-        LL_PID=
-        if (( rc != 0 )); then
-            echo "FAIL: lunlab-target exited with status $rc after SIGTERM (want 0)"
-            status=1
-        fi
-    fi
+    ll_stop_verified "$log" || status=1
     if (( status != 0 )); then
         echo "---- last lines of the target log ($log) ----"
         tail -n 40 "$log"

@@ -51,19 +51,11 @@ status=0
 shm_img=
 
 finish() {
-    local rc=0
     if [[ $mode == tgt ]]; then
         ll_stop_tgt
         [[ -n $shm_img ]] && rm -f "$shm_img"
-    elif [[ -n ${LL_PID:-} ]]; then
-        ll_stop_lunlab "$LL_PID" || rc=$?
-        LL_PID=
-        if (( rc != 0 )); then
-            echo "FAIL: lunlab-target exited with status $rc after SIGTERM (want 0)"
-            status=1
-        else
-            echo "lunlab-target stopped cleanly (exit 0)"
-        fi
+    else
+        ll_stop_verified "$log" || status=1
     fi
     if (( status != 0 )) && [[ -s $log ]]; then
         echo "---- last lines of the target log ($log) ----"

@@ -35,22 +35,7 @@ log="$workdir/target.log"
 status=0
 
 finish() {
-    local rc=0
-    if [[ -n ${LL_PID:-} ]]; then
-        ll_stop_lunlab "$LL_PID" || rc=$?
-        LL_PID=
-        if (( rc != 0 )); then
-            echo "FAIL: lunlab-target exited with status $rc after SIGTERM (want 0; a sanitizer report makes it non-zero)"
-            status=1
-        else
-            echo "lunlab-target stopped cleanly (exit 0)"
-        fi
-    fi
-    if grep -Eq 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|definitely lost: [1-9]|Invalid (read|write)' "$log" 2>/dev/null; then
-        echo "FAIL: sanitizer / valgrind report in the target log:"
-        grep -E -A30 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|definitely lost|Invalid (read|write)' "$log" | head -n 80
-        status=1
-    fi
+    ll_stop_verified "$log" || status=1
     if (( status != 0 )) && [[ -s $log ]]; then
         echo "---- last lines of the target log ($log) ----"
         tail -n 40 "$log"
