@@ -30,6 +30,7 @@
 #include "target/iscsi/auth_config.h"
 #include "target/iscsi/conn.h"
 #include "target/iscsi/target.h"
+#include "fuzz_conn.h"
 
 #define IQN "iqn.2026-11.org.lunlab:fuzz"
 #define INI "iqn.2026-11.org.lunlab:fuzzer"
@@ -97,28 +98,12 @@ static void check_ffp(const struct conn *c)
 		die("full feature phase for an initiator the allow-list refuses");
 }
 
-/* The receiver pauses (conn_rx.c) when a SCSI Command would take the
- * connection's live EDTL past CONN_MAX_DATA_BYTES; only completions resume
- * it, and here nothing completes (no I/O thread: responses stay queued).
- * The pause must be real (the header in c->bhs over budget); then the
- * harness does what the I/O thread does when the peer has gone meanwhile
- * (EPOLLRDHUP on a paused connection): close it. */
-static void paused_peer_gone(struct conn *c)
-{
-	if (!c->rx_paused || c->closed)
-		return;
-	if (bhs_opcode(c->bhs) != ISCSI_OP_SCSI_CMD ||
-	    c->data_bytes + get_be32(c->bhs + 20) <= CONN_MAX_DATA_BYTES)
-		die("reading paused within the data budget");
-	conn_close(c, "connection lost while reading was paused");
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	int sv[2];
 	struct conn *c;
+	int peer;
 
-	if (size < 1 || size > 192 * 1024) /* the socket buffer must hold the whole stream */
+	if (size < 1 || size > FUZZ_CONN_MAX_STREAM)
 		return 0;
 	g_target.iqn = IQN;
 	/* FUZZ_VERBOSE=1: the target's login/refusal log lines, to check by
@@ -129,36 +114,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	g_target.quiet = !verbose;
 	g_target.max_sessions = 1u << 30;
 	g_target.auth = config(data[0]);
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) < 0)
-		abort();
-	int sz = 512 * 1024;
-	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
-	setsockopt(sv[0], SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
-	const uint8_t *p = data + 1;
-	size_t left = size - 1;
-	while (left) {
-		ssize_t w = write(sv[1], p, left);
-		if (w <= 0)
-			abort(); /* the buffer was sized to hold any accepted input */
-		p += w;
-		left -= (size_t)w;
-	}
-	shutdown(sv[1], SHUT_WR);
-
-	c = conn_new(sv[0], NULL);
+	c = conn_new(fuzz_conn_stream(NULL, 0, data + 1, size - 1, &peer), NULL);
 	if (!c)
 		abort();
 	c->refs++; /* ours, so c outlives conn_close() (which drops the owner's) */
 	for (int i = 0; i < 100000 && !c->closed; i++) {
 		conn_on_readable(c);
 		check_ffp(c);
-		paused_peer_gone(c);
+		fuzz_conn_paused_peer_gone(c);
 	}
 	check_ffp(c);
 	if (!c->closed)
 		die("a stream that ended did not end the connection");
-	conn_put(c); /* our reference: frees c (conn_close closed sv[0]) */
-	close(sv[1]);
+	conn_put(c); /* our reference: frees c (conn_close closed its socket) */
+	close(peer);
 	g_target.auth = NULL;
 	return 0;
 }

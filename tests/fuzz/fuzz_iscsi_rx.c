@@ -21,6 +21,7 @@
 #include "target/iscsi/conn.h"
 #include "target/iscsi/pdu.h"
 #include "target/iscsi/target.h"
+#include "fuzz_conn.h"
 
 #define IQN "iqn.2026-11.org.lunlab:fuzz"
 
@@ -49,66 +50,32 @@ static size_t canned_login(uint8_t *out, bool discovery)
 	return ISCSI_BHS_LEN + len + pdu_pad4(len);
 }
 
-/* The receiver pauses (conn_rx.c) when a SCSI Command would take the
- * connection's live EDTL past CONN_MAX_DATA_BYTES; only completions resume
- * it, and here nothing completes (no I/O thread: responses stay queued).
- * The pause must be real (the header in c->bhs over budget); then the
- * harness does what the I/O thread does when the peer has gone meanwhile
- * (EPOLLRDHUP on a paused connection): close it. */
-static void paused_peer_gone(struct conn *c)
-{
-	if (!c->rx_paused || c->closed)
-		return;
-	if (bhs_opcode(c->bhs) != ISCSI_OP_SCSI_CMD ||
-	    c->data_bytes + get_be32(c->bhs + 20) <= CONN_MAX_DATA_BYTES)
-		abort() /* paused within budget: it would never resume */;
-	conn_close(c, "connection lost while reading was paused");
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t login[ISCSI_BHS_LEN + 512];
-	int sv[2];
 	struct conn *c;
+	int peer;
 
-	if (size < 1 || size > 192 * 1024) /* the socket buffer must hold the whole stream */
+	if (size < 1 || size > FUZZ_CONN_MAX_STREAM)
 		return 0;
 	g_target.iqn = IQN;
 	g_target.quiet = true;
 	g_target.max_sessions = 1u << 30;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) < 0)
-		abort();
-	int sz = 512 * 1024;
-	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
-	setsockopt(sv[0], SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
-	if (data[0] & 1) {
-		size_t n = canned_login(login, data[0] & 2);
-		if (write(sv[1], login, n) != (ssize_t)n)
-			abort();
-	}
-	const uint8_t *p = data + 1;
-	size_t left = size - 1;
-	while (left) {
-		ssize_t w = write(sv[1], p, left);
-		if (w <= 0)
-			abort(); /* the buffer was sized to hold any accepted input */
-		p += w;
-		left -= (size_t)w;
-	}
-	shutdown(sv[1], SHUT_WR);
-
-	c = conn_new(sv[0], NULL);
+	size_t n = 0;
+	if (data[0] & 1)
+		n = canned_login(login, data[0] & 2);
+	c = conn_new(fuzz_conn_stream(login, n, data + 1, size - 1, &peer), NULL);
 	if (!c)
 		abort();
 	c->refs++; /* ours, so c outlives conn_close() (which drops the owner's) */
 	/* each call reads a bounded budget; the end of the stream closes c */
 	for (int i = 0; i < 100000 && !c->closed; i++) {
 		conn_on_readable(c);
-		paused_peer_gone(c);
+		fuzz_conn_paused_peer_gone(c);
 	}
 	if (!c->closed)
 		abort(); /* a stream that ended must end the connection */
-	conn_put(c); /* our reference: frees c (conn_close closed sv[0]) */
-	close(sv[1]);
+	conn_put(c); /* our reference: frees c (conn_close closed its socket) */
+	close(peer);
 	return 0;
 }
