@@ -164,7 +164,8 @@ void conn_close(struct conn *c, const char *why)
 		target_log("connection from %s closed during login (%s)", c->peer, why);
 	}
 	if (c->fd >= 0) {
-		close(c->fd); /* also removes it from the epoll set */
+		io_thread_unwatch(c); /* before close: see io_thread.h */
+		close(c->fd);
 		c->fd = -1;
 	}
 	conn_free_txq(c);

@@ -396,6 +396,12 @@ static void timeout_from_env(const char *name, unsigned *out)
 	*out = (unsigned)x;
 }
 
+void io_thread_unwatch(struct conn *c)
+{
+	if (c->thr && c->fd >= 0)
+		epoll_ctl(c->thr->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+}
+
 void io_timeouts_from_env(void)
 {
 	timeout_from_env("LUNLAB_LOGIN_TIMEOUT", &g_login_timeout_s);

@@ -59,6 +59,11 @@ extern unsigned g_login_timeout_s, g_stall_timeout_s;
 void io_timeouts_from_env(void);
 
 int io_threads_start(int n);
+/* Takes c's socket out of its thread's epoll set (no-op without a thread).
+ * conn_close calls it before close(): closing alone does not remove the fd
+ * while another process holds a copy of it (a fork that has not exec'ed
+ * yet), and an event for a freed conn would then still arrive. */
+void io_thread_unwatch(struct conn *c);
 /* Round-robin hand-off of an accepted socket. */
 void io_threads_assign(int fd);
 void io_threads_stop(void);
