@@ -17,7 +17,9 @@ bool lu_pr_gate(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct pr_
 	ans->sense_len = 0;
 	ans->data_len = 0;
 	ans->n_abort = 0;
-	if (!st)
+	/* the common case, on every command: no PR state on this LU, so no
+	 * initiator port is built (a ~230-byte copy) and no lock is taken */
+	if (!pr_state_active(st))
 		return false;
 	port_of(lc, &p);
 	return pr_gate(st, lc->cdb, &p, buf, buflen, ans);

@@ -57,6 +57,10 @@ void pr_port_set(struct pr_port *p, const char *iqn, const uint8_t isid[6]);
 /* PERSISTENT RESERVE IN/OUT, RESERVE(6/10), RELEASE(6/10). */
 bool pr_owns_opcode(uint8_t opcode);
 
+/* Whether anything (registrations, a reservation, a queued unit attention)
+ * can affect a command: false lets the per-command gate skip all work. */
+bool pr_state_active(const struct pr_state *st);
+
 /* Before any command of this port reaches the LU: a queued unit attention
  * (CHECK CONDITION 06/2A/xx; REQUEST SENSE returns it as its data), then the
  * reservation check.  Returns true when *ans is the command's answer; buf

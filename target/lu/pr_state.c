@@ -70,6 +70,11 @@ bool pr_is_holder(struct pr_state *st, const struct pr_port *port)
 	return pr_port_eq(&st->holder, port);
 }
 
+bool pr_state_active(const struct pr_state *st)
+{
+	return st && atomic_load(&st->active);
+}
+
 void pr_update_active(struct pr_state *st)
 {
 	atomic_store(&st->active, st->nregs > 0 || st->reserved || st->scsi2 || st->nuas > 0);
@@ -226,7 +231,7 @@ bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port
 	bool answered = false;
 
 	ans_init(ans);
-	if (!st || !atomic_load(&st->active))
+	if (!pr_state_active(st))
 		return false;
 	pthread_mutex_lock(&st->lock);
 	/* SAM-5 5.14: INQUIRY and REPORT LUNS neither see nor clear a unit
