@@ -1,4 +1,6 @@
-/* cli.c — option parsing for lunlab-target (scripts depend on these names). */
+/* cli.c — lunlab-target's options (scripts depend on these names): the table
+ * of names, kinds and ranges, the one setter both the command line and the
+ * config file go through, --lun SPEC parsing, and the command line itself. */
 #include "target/cli.h"
 
 #include <errno.h>
@@ -8,14 +10,52 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "target/config_file.h"
+#include "target/iscsi/auth_config.h"
+
 #ifndef LUNLAB_HANDLER_DIR
 #define LUNLAB_HANDLER_DIR "handlers"
 #endif
+
+const struct cli_optdef cli_options[] = {
+	{ "listen", CLI_LISTEN, CLI_K_LIST, 0, CLI_MAX_LISTEN },
+	{ "iqn", CLI_IQN, CLI_K_TEXT, 0, 0 },
+	{ "lun", CLI_LUN, CLI_K_LUN, 0, CLI_MAX_LUNS },
+	{ "handler-path", CLI_HANDLER_PATH, CLI_K_TEXT, 0, 0 },
+	{ "io-threads", CLI_IO_THREADS, CLI_K_UINT, 1, 256 },
+	{ "portal-group", CLI_PORTAL_GROUP, CLI_K_UINT, 1, 65535 },
+	{ "max-sessions", CLI_MAX_SESSIONS, CLI_K_UINT, 1, 1000000 },
+	{ "login-timeout", CLI_LOGIN_TIMEOUT, CLI_K_UINT, 0, 86400 },
+	{ "stall-timeout", CLI_STALL_TIMEOUT, CLI_K_UINT, 0, 86400 },
+	{ "alias", CLI_ALIAS, CLI_K_TEXT, 0, 0 },
+	{ "allow-initiator", CLI_ALLOW, CLI_K_LIST, 0, CLI_MAX_ALLOW },
+	{ "auth-file", CLI_AUTH_FILE, CLI_K_TEXT, 0, 0 },
+	{ "trace", CLI_TRACE, CLI_K_FLAG, 0, 0 },
+	{ "quiet", CLI_QUIET, CLI_K_FLAG, 0, 0 },
+	{ "config", CLI_CONFIG, CLI_K_TEXT, 0, 0 },
+	{ NULL, CLI_NOPTS, CLI_K_TEXT, 0, 0 },
+};
+
+const struct cli_optdef *cli_option(const char *name)
+{
+	for (const struct cli_optdef *d = cli_options; d->name; d++)
+		if (strcmp(d->name, name) == 0)
+			return d;
+	return NULL;
+}
+
+static const struct cli_optdef *optdef(enum cli_opt id)
+{
+	return &cli_options[id]; /* the table is in enum order (checked by test_cli) */
+}
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: lunlab-target [options]\n"
+		"  --config FILE          read options from a YAML file (docs/config.md); the\n"
+		"                         command line wins over it, and --listen, --lun or\n"
+		"                         --allow-initiator given here replace the file's list\n"
 		"  --listen ADDR[:PORT]   where to listen (default 127.0.0.1:3260); repeatable:\n"
 		"                         every portal serves the same LUNs (multipath)\n"
 		"  --iqn IQN              target name (default iqn.2026-11.org.lunlab:target)\n"
@@ -73,85 +113,119 @@ bool cli_parse_size(const char *s, uint64_t *out)
 	return true;
 }
 
+/* the cfgstring is k=v;k=v: a key may carry none of its separators */
+bool cli_lun_key_name_ok(const char *k)
+{
+	return *k && strspn(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") == strlen(k);
+}
+
+void cli_lun_begin(struct cli_lun_build *b, struct cli_lun *lun)
+{
+	memset(b, 0, sizeof(*b));
+	memset(lun, 0, sizeof(*lun));
+	b->lun = lun;
+	lun->block = 512;
+	strcpy(lun->handler, "lunlab");
+}
+
+bool cli_lun_key(struct cli_lun_build *b, const char *k, const char *v, char *err, size_t errlen)
+{
+	struct cli_lun *lun = b->lun;
+
+	if (!cli_lun_key_name_ok(k)) {
+		snprintf(err, errlen, "%s", CLI_LUN_KEY_NAME_RULE);
+		return false;
+	}
+	if (strchr(v, ';')) {
+		snprintf(err, errlen, "value may not contain ';'");
+		return false;
+	}
+	if (strcmp(k, "size") == 0) {
+		if (!cli_parse_size(v, &lun->size) || lun->size == 0) {
+			snprintf(err, errlen, "want a number with K/M/G/T suffix");
+			return false;
+		}
+		b->have_size = true;
+	} else if (strcmp(k, "block") == 0) {
+		if (strcmp(v, "512") == 0) {
+			lun->block = 512;
+		} else if (strcmp(v, "4096") == 0) {
+			lun->block = 4096;
+		} else {
+			snprintf(err, errlen, "want 512 or 4096");
+			return false;
+		}
+	} else if (strcmp(k, "handler") == 0) {
+		if (!*v || strlen(v) >= sizeof(lun->handler) || strchr(v, '/')) {
+			snprintf(err, errlen, "bad handler name");
+			return false;
+		}
+		strcpy(lun->handler, v);
+	} else {
+		int n;
+		if (strcmp(k, "serial") == 0) {
+			if (strlen(v) >= sizeof(lun->serial)) {
+				snprintf(err, errlen, "too long");
+				return false;
+			}
+			strcpy(lun->serial, v);
+		}
+		/* any other key is the handler's: it checks it when the LU is created */
+		n = snprintf(b->rest + b->rl, sizeof(b->rest) - b->rl, "%s%s=%s", b->rl ? ";" : "", k, v);
+		if (n < 0 || (size_t)n >= sizeof(b->rest) - b->rl) {
+			snprintf(err, errlen, "LUN spec too long");
+			return false;
+		}
+		b->rl += (size_t)n;
+	}
+	return true;
+}
+
+bool cli_lun_end(struct cli_lun_build *b, char *err, size_t errlen)
+{
+	struct cli_lun *lun = b->lun;
+
+	if (!b->have_size) {
+		snprintf(err, errlen, "size= is required");
+		return false;
+	}
+	if (lun->size % lun->block) {
+		snprintf(err, errlen, "size is not a multiple of block=%u", lun->block);
+		return false;
+	}
+	if (snprintf(lun->cfgstring, sizeof(lun->cfgstring), "%s/%s", lun->handler, b->rest) >=
+	    (int)sizeof(lun->cfgstring)) {
+		snprintf(err, errlen, "LUN spec too long");
+		return false;
+	}
+	return true;
+}
+
 bool cli_parse_lun(const char *spec, struct cli_lun *lun, char *err, size_t errlen)
 {
 	char *copy = strdup(spec), *save = NULL, *tok;
-	char rest[sizeof(lun->cfgstring)];
-	size_t rl = 0;
-	bool have_size = false;
+	struct cli_lun_build b;
+	char why[256];
 
-	memset(lun, 0, sizeof(*lun));
-	lun->block = 512;
-	strcpy(lun->handler, "lunlab");
-	rest[0] = '\0';
+	cli_lun_begin(&b, lun);
 	if (!copy) {
 		snprintf(err, errlen, "out of memory");
 		return false;
 	}
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '=');
-		const char *k = tok, *v;
 		if (!eq || eq == tok) {
 			snprintf(err, errlen, "'%s' is not key=value", tok);
 			goto bad;
 		}
 		*eq = '\0';
-		v = eq + 1;
-		if (strchr(v, ';')) {
-			snprintf(err, errlen, "%s: value may not contain ';'", k);
+		if (!cli_lun_key(&b, tok, eq + 1, why, sizeof(why))) {
+			snprintf(err, errlen, "%s=%s: %s", tok, eq + 1, why);
 			goto bad;
 		}
-		if (strcmp(k, "size") == 0) {
-			if (!cli_parse_size(v, &lun->size) || lun->size == 0) {
-				snprintf(err, errlen, "size=%s: want a number with K/M/G/T suffix", v);
-				goto bad;
-			}
-			have_size = true;
-		} else if (strcmp(k, "block") == 0) {
-			if (strcmp(v, "512") == 0) {
-				lun->block = 512;
-			} else if (strcmp(v, "4096") == 0) {
-				lun->block = 4096;
-			} else {
-				snprintf(err, errlen, "block=%s: want 512 or 4096", v);
-				goto bad;
-			}
-		} else if (strcmp(k, "handler") == 0) {
-			if (!*v || strlen(v) >= sizeof(lun->handler) || strchr(v, '/')) {
-				snprintf(err, errlen, "handler=%s: bad handler name", v);
-				goto bad;
-			}
-			strcpy(lun->handler, v);
-		} else {
-			int n;
-			if (strcmp(k, "serial") == 0) {
-				if (strlen(v) >= sizeof(lun->serial)) {
-					snprintf(err, errlen, "serial=%s: too long", v);
-					goto bad;
-				}
-				strcpy(lun->serial, v);
-			}
-			n = snprintf(rest + rl, sizeof(rest) - rl, "%s%s=%s", rl ? ";" : "", k, v);
-			if (n < 0 || (size_t)n >= sizeof(rest) - rl) {
-				snprintf(err, errlen, "--lun spec too long");
-				goto bad;
-			}
-			rl += (size_t)n;
-		}
 	}
-	if (!have_size) {
-		snprintf(err, errlen, "size= is required");
+	if (!cli_lun_end(&b, err, errlen))
 		goto bad;
-	}
-	if (lun->size % lun->block) {
-		snprintf(err, errlen, "size is not a multiple of block=%u", lun->block);
-		goto bad;
-	}
-	if (snprintf(lun->cfgstring, sizeof(lun->cfgstring), "%s/%s", lun->handler, rest) >=
-	    (int)sizeof(lun->cfgstring)) {
-		snprintf(err, errlen, "--lun spec too long");
-		goto bad;
-	}
 	free(copy);
 	return true;
 bad:
@@ -159,45 +233,173 @@ bad:
 	return false;
 }
 
-static bool parse_uint(const char *opt, const char *s, unsigned lo, unsigned hi, unsigned *out)
+/* decimal only: "5s", "-1", " 5" and "0x10" are refused */
+static bool parse_uint(const char *s, unsigned lo, unsigned hi, unsigned *out)
 {
 	char *end;
 	unsigned long v;
 
+	if (*s < '0' || *s > '9')
+		return false;
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v < lo || v > hi) {
-		fprintf(stderr, "lunlab-target: %s %s: want a number %u..%u\n", opt, s, lo, hi);
+	if (errno || *end || v < lo || v > hi)
 		return false;
-	}
 	*out = (unsigned)v;
 	return true;
 }
 
-int cli_parse(int argc, char **argv, struct cli *c)
+/* ADDR[:PORT] as listener_open() reads it, checked before anything starts so
+ * a typo in a config file is refused with its line, not at bind time */
+static const char *listen_check(const char *s)
 {
-	static const struct option opts[] = {
-		{ "listen", required_argument, NULL, 'l' },
-		{ "iqn", required_argument, NULL, 'i' },
-		{ "lun", required_argument, NULL, 'u' },
-		{ "handler-path", required_argument, NULL, 'H' },
-		{ "io-threads", required_argument, NULL, 't' },
-		{ "portal-group", required_argument, NULL, 'p' },
-		{ "max-sessions", required_argument, NULL, 'm' },
-		{ "login-timeout", required_argument, NULL, 'L' },
-		{ "stall-timeout", required_argument, NULL, 'S' },
-		{ "alias", required_argument, NULL, 'a' },
-		{ "allow-initiator", required_argument, NULL, 'A' },
-		{ "auth-file", required_argument, NULL, 'F' },
-		{ "trace", no_argument, NULL, 'T' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	const char *port = NULL;
+	size_t hl;
+
+	for (const char *p = s; *p; p++)
+		if ((unsigned char)*p <= ' ' || (unsigned char)*p >= 0x7f)
+			return "no spaces or control characters";
+	if (s[0] == '[') {
+		const char *e = strchr(s, ']');
+		if (!e || e == s + 1)
+			return "want [IPv6]:PORT";
+		if (e[1] == ':')
+			port = e + 2;
+		else if (e[1])
+			return "want [IPv6]:PORT";
+		hl = (size_t)(e - s - 1);
+	} else {
+		const char *colon = strrchr(s, ':');
+		if (colon && memchr(s, ':', (size_t)(colon - s)))
+			return "an IPv6 address goes in [brackets]";
+		port = colon ? colon + 1 : NULL;
+		hl = colon ? (size_t)(colon - s) : strlen(s);
+		if (!*s)
+			return "empty address";
+	}
+	if (hl > 255)
+		return "address too long";
+	if (port) {
+		unsigned p;
+		if (strlen(port) > 5 || !parse_uint(port, 0, 65535, &p))
+			return "port: want a number 0..65535";
+	}
+	return NULL;
+}
+
+bool cli_set(struct cli *c, enum cli_opt id, const char *v, char *err, size_t errlen)
+{
+	const struct cli_optdef *d = optdef(id);
+	const char *why;
+	unsigned u = 0;
+
+	if (d->kind == CLI_K_UINT && !parse_uint(v, d->lo, d->hi, &u)) {
+		snprintf(err, errlen, "want a number %u..%u", d->lo, d->hi);
+		return false;
+	}
+	if (d->kind == CLI_K_FLAG && strcmp(v, "true") != 0 && strcmp(v, "false") != 0) {
+		snprintf(err, errlen, "want true or false");
+		return false;
+	}
+	switch (id) {
+	case CLI_LISTEN:
+		if (c->nlisten == CLI_MAX_LISTEN) {
+			snprintf(err, errlen, "more than %d addresses", CLI_MAX_LISTEN);
+			return false;
+		}
+		if ((why = listen_check(v))) {
+			snprintf(err, errlen, "%s", why);
+			return false;
+		}
+		c->listen[c->nlisten++] = v;
+		break;
+	case CLI_ALLOW:
+		if (c->nallow == CLI_MAX_ALLOW) {
+			snprintf(err, errlen, "more than %d initiators", CLI_MAX_ALLOW);
+			return false;
+		}
+		if ((why = auth_check_iqn(v))) {
+			snprintf(err, errlen, "%s", why);
+			return false;
+		}
+		c->allow[c->nallow++] = v;
+		break;
+	case CLI_LUN:
+		if (c->nluns == CLI_MAX_LUNS) {
+			snprintf(err, errlen, "more than %d LUNs", CLI_MAX_LUNS);
+			return false;
+		}
+		if (!cli_parse_lun(v, &c->luns[c->nluns], err, errlen))
+			return false;
+		c->nluns++;
+		break;
+	case CLI_IQN:
+		if (!*v || strlen(v) > 223) {
+			snprintf(err, errlen, "want 1..223 characters");
+			return false;
+		}
+		c->iqn = v;
+		break;
+	case CLI_HANDLER_PATH:
+	case CLI_AUTH_FILE:
+	case CLI_CONFIG:
+		if (!*v) {
+			snprintf(err, errlen, "empty path");
+			return false;
+		}
+		if (id == CLI_HANDLER_PATH)
+			c->handler_path = v;
+		else if (id == CLI_AUTH_FILE)
+			c->auth_file = v;
+		else
+			c->config = v;
+		break;
+	case CLI_ALIAS:
+		if (strlen(v) > 255) {
+			snprintf(err, errlen, "want at most 255 characters");
+			return false;
+		}
+		for (const char *p = v; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+				snprintf(err, errlen, "no control characters");
+				return false;
+			}
+		c->alias = v;
+		break;
+	case CLI_IO_THREADS: c->io_threads = (int)u; break;
+	case CLI_PORTAL_GROUP: c->portal_group = u; break;
+	case CLI_MAX_SESSIONS: c->max_sessions = u; break;
+	case CLI_LOGIN_TIMEOUT: c->login_timeout = (long)u; break;
+	case CLI_STALL_TIMEOUT: c->stall_timeout = (long)u; break;
+	case CLI_TRACE: c->trace = v[0] == 't'; break;
+	case CLI_QUIET: c->quiet = v[0] == 't'; break;
+	case CLI_NOPTS: return false;
+	}
+	c->given |= 1u << id;
+	return true;
+}
+
+struct cli_str {
+	struct cli_str *next;
+	char s[];
+};
+
+const char *cli_keep(struct cli *c, const char *s, size_t len)
+{
+	struct cli_str *n = malloc(sizeof(*n) + len + 1);
+
+	if (!n)
+		return NULL;
+	memcpy(n->s, s, len);
+	n->s[len] = '\0';
+	n->next = c->strings;
+	c->strings = n;
+	return n->s;
+}
+
+int cli_init(struct cli *c)
+{
 	const char *env = getenv("LUNLAB_HANDLER_PATH");
-	int ch;
-	unsigned v;
-	char err[512];
 
 	memset(c, 0, sizeof(*c));
 	c->iqn = "iqn.2026-11.org.lunlab:target";
@@ -211,85 +413,116 @@ int cli_parse(int argc, char **argv, struct cli *c)
 		c->io_threads = 1;
 	c->luns = calloc(CLI_MAX_LUNS, sizeof(*c->luns));
 	c->allow = calloc(CLI_MAX_ALLOW, sizeof(*c->allow));
-	if (!c->luns || !c->allow)
+	return c->luns && c->allow ? 0 : -1;
+}
+
+static const struct option long_opts[] = {
+	{ "listen", required_argument, NULL, CLI_LISTEN },
+	{ "iqn", required_argument, NULL, CLI_IQN },
+	{ "lun", required_argument, NULL, CLI_LUN },
+	{ "handler-path", required_argument, NULL, CLI_HANDLER_PATH },
+	{ "io-threads", required_argument, NULL, CLI_IO_THREADS },
+	{ "portal-group", required_argument, NULL, CLI_PORTAL_GROUP },
+	{ "max-sessions", required_argument, NULL, CLI_MAX_SESSIONS },
+	{ "login-timeout", required_argument, NULL, CLI_LOGIN_TIMEOUT },
+	{ "stall-timeout", required_argument, NULL, CLI_STALL_TIMEOUT },
+	{ "alias", required_argument, NULL, CLI_ALIAS },
+	{ "allow-initiator", required_argument, NULL, CLI_ALLOW },
+	{ "auth-file", required_argument, NULL, CLI_AUTH_FILE },
+	{ "trace", no_argument, NULL, CLI_TRACE },
+	{ "quiet", no_argument, NULL, CLI_QUIET },
+	{ "config", required_argument, NULL, CLI_CONFIG },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* First pass: --help and --config only, silently (the second pass reports
+ * bad options), so the file is read before any command-line value is set. */
+static int find_config(int argc, char **argv, const char **config, bool *help)
+{
+	int ch, n = 0;
+	int saved = opterr;
+
+	opterr = 0;
+	optind = 0; /* 0: glibc re-initialises its scan state */
+	while ((ch = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		if (ch == CLI_CONFIG) {
+			*config = optarg;
+			n++;
+		} else if (ch == 'h') {
+			*help = true;
+		}
+	}
+	opterr = saved;
+	return n;
+}
+
+static void clear_list(struct cli *c, enum cli_opt id)
+{
+	if (id == CLI_LISTEN) {
+		c->nlisten = 0;
+	} else if (id == CLI_ALLOW) {
+		c->nallow = 0;
+	} else if (id == CLI_LUN) {
+		c->nluns = 0;
+		c->nkeylines = 0;
+	}
+}
+
+int cli_parse(int argc, char **argv, struct cli *c)
+{
+	const char *config = NULL;
+	bool help = false;
+	unsigned cmdline = 0; /* options seen on the command line */
+	int ch;
+	char err[512];
+
+	if (cli_init(c) < 0) {
+		fprintf(stderr, "lunlab-target: out of memory\n");
 		return -1;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'l':
-			if (c->nlisten == CLI_MAX_LISTEN) {
-				fprintf(stderr, "lunlab-target: more than %d --listen\n", CLI_MAX_LISTEN);
-				return -1;
-			}
-			c->listen[c->nlisten++] = optarg;
-			break;
-		case 'A':
-			if (c->nallow == CLI_MAX_ALLOW) {
-				fprintf(stderr, "lunlab-target: more than %d --allow-initiator\n",
-					CLI_MAX_ALLOW);
-				return -1;
-			}
-			c->allow[c->nallow++] = optarg;
-			break;
-		case 'F':
-			if (c->auth_file) {
-				fprintf(stderr, "lunlab-target: --auth-file given twice\n");
-				return -1;
-			}
-			c->auth_file = optarg;
-			break;
-		case 'i':
-			if (!*optarg || strlen(optarg) > 223) {
-				fprintf(stderr, "lunlab-target: --iqn: want 1..223 characters\n");
-				return -1;
-			}
-			c->iqn = optarg;
-			break;
-		case 'u':
-			if (c->nluns == CLI_MAX_LUNS) {
-				fprintf(stderr, "lunlab-target: more than %d --lun\n", CLI_MAX_LUNS);
-				return -1;
-			}
-			if (!cli_parse_lun(optarg, &c->luns[c->nluns], err, sizeof(err))) {
-				fprintf(stderr, "lunlab-target: --lun %s (LUN %d): %s\n", optarg, c->nluns, err);
-				return -1;
-			}
-			c->nluns++;
-			break;
-		case 'H': c->handler_path = optarg; break;
-		case 't':
-			if (!parse_uint("--io-threads", optarg, 1, 256, &v))
-				return -1;
-			c->io_threads = (int)v;
-			break;
-		case 'p':
-			if (!parse_uint("--portal-group", optarg, 1, 65535, &v))
-				return -1;
-			c->portal_group = v;
-			break;
-		case 'm':
-			if (!parse_uint("--max-sessions", optarg, 1, 1000000, &v))
-				return -1;
-			c->max_sessions = v;
-			break;
-		case 'L':
-			if (!parse_uint("--login-timeout", optarg, 0, 86400, &v))
-				return -1;
-			c->login_timeout = (long)v;
-			break;
-		case 'S':
-			if (!parse_uint("--stall-timeout", optarg, 0, 86400, &v))
-				return -1;
-			c->stall_timeout = (long)v;
-			break;
-		case 'a': c->alias = optarg; break;
-		case 'T': c->trace = true; break;
-		case 'q': c->quiet = true; break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		default:
+	}
+	if (find_config(argc, argv, &config, &help) > 1) {
+		fprintf(stderr, "lunlab-target: --config given twice\n");
+		return -1;
+	}
+	if (help) {
+		usage(stdout);
+		return 1;
+	}
+	if (config) {
+		if (config_file_load(config, c, err, sizeof(err)) < 0) {
+			fprintf(stderr, "lunlab-target: %s\n", err);
+			return -1;
+		}
+		c->config = config;
+		c->given |= 1u << CLI_CONFIG;
+	}
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		if (ch < 0 || ch >= CLI_NOPTS) {
 			usage(stderr);
+			return -1;
+		}
+		const struct cli_optdef *d = optdef((enum cli_opt)ch);
+		unsigned bit = 1u << ch;
+		if (ch == CLI_CONFIG)
+			continue;
+		if (ch == CLI_AUTH_FILE && (cmdline & bit)) {
+			fprintf(stderr, "lunlab-target: --auth-file given twice\n");
+			return -1;
+		}
+		/* a list on the command line replaces the file's, not adds to it */
+		if ((d->kind == CLI_K_LIST || d->kind == CLI_K_LUN) && !(cmdline & bit))
+			clear_list(c, (enum cli_opt)ch);
+		cmdline |= bit;
+		if (!cli_set(c, (enum cli_opt)ch, d->kind == CLI_K_FLAG ? "true" : optarg, err,
+			     sizeof(err))) {
+			if (ch == CLI_LUN)
+				fprintf(stderr, "lunlab-target: --lun %s (LUN %d): %s\n", optarg, c->nluns, err);
+			else if (d->kind == CLI_K_LIST && strncmp(err, "more than", 9) == 0)
+				fprintf(stderr, "lunlab-target: --%s: %s\n", d->name, err);
+			else
+				fprintf(stderr, "lunlab-target: --%s %s: %s\n", d->name, optarg, err);
 			return -1;
 		}
 	}
@@ -302,10 +535,54 @@ int cli_parse(int argc, char **argv, struct cli *c)
 	return 0;
 }
 
+/* The handler's reasons start with the key ("model 'x9': unknown
+ * profile"); lu_config.c's unknown-key reason quotes it ("unknown key
+ * 'foo'").  A start match is tried first so a quoted value that happens to
+ * be another key's name does not mislead. */
+static bool names_key(const char *reason, const char *key, bool quoted)
+{
+	size_t kl = strlen(key);
+	const char *p;
+
+	if (!quoted)
+		return strncmp(reason, key, kl) == 0 &&
+		       (reason[kl] == ' ' || reason[kl] == '=' || reason[kl] == ':');
+	for (p = strchr(reason, '\''); p; p = strchr(p + 1, '\''))
+		if (strncmp(p + 1, key, kl) == 0 && p[1 + kl] == '\'')
+			return true;
+	return false;
+}
+
+bool cli_lun_blame(const struct cli *c, int i, const char *reason, unsigned *line, const char **key)
+{
+	if (i < 0 || i >= c->nluns || c->luns[i].line == 0)
+		return false;
+	*line = c->luns[i].line;
+	*key = "";
+	for (int pass = 0; pass < 2; pass++)
+		for (int k = 0; k < c->nkeylines; k++) {
+			const struct cli_keyline *kl = &c->keylines[k];
+			if (kl->lun == i && names_key(reason, kl->key, pass == 1)) {
+				*line = kl->line;
+				*key = kl->key;
+				return true;
+			}
+		}
+	return true;
+}
+
 void cli_free(struct cli *c)
 {
 	free(c->luns);
 	c->luns = NULL;
 	free(c->allow);
 	c->allow = NULL;
+	free(c->keylines);
+	c->keylines = NULL;
+	c->nkeylines = c->capkeylines = 0;
+	while (c->strings) {
+		struct cli_str *n = c->strings->next;
+		free(c->strings);
+		c->strings = n;
+	}
 }

@@ -1,4 +1,6 @@
-/* cli.h — lunlab-target's command line. */
+/* cli.h — lunlab-target's options: the command line and, through
+ * config_file.h, a YAML file (--config).  Both go through cli_set() so a value
+ * means the same and is checked the same wherever it is written. */
 #ifndef LUNLAB_TARGET_CLI_H
 #define LUNLAB_TARGET_CLI_H
 
@@ -16,7 +18,59 @@ struct cli_lun {
 	char handler[64];
 	char cfgstring[1024]; /* "<handler>/k=v;k=v" */
 	char serial[256];     /* empty: generate one */
+	unsigned line;        /* where the LUN starts in the config file; 0: command line */
 };
+
+/* Every option, by the name it has on the command line (without "--") and in
+ * the config file.  The value is also its bit in struct cli.given. */
+enum cli_opt {
+	CLI_LISTEN,
+	CLI_IQN,
+	CLI_LUN,
+	CLI_HANDLER_PATH,
+	CLI_IO_THREADS,
+	CLI_PORTAL_GROUP,
+	CLI_MAX_SESSIONS,
+	CLI_LOGIN_TIMEOUT,
+	CLI_STALL_TIMEOUT,
+	CLI_ALIAS,
+	CLI_ALLOW,
+	CLI_AUTH_FILE,
+	CLI_TRACE,
+	CLI_QUIET,
+	CLI_CONFIG,
+	CLI_NOPTS
+};
+
+enum cli_kind {
+	CLI_K_TEXT, /* one string */
+	CLI_K_UINT, /* decimal, lo..hi */
+	CLI_K_FLAG, /* present on the command line; true/false in the file */
+	CLI_K_LIST, /* repeatable string: a sequence in the file */
+	CLI_K_LUN,  /* repeatable --lun SPEC: a sequence of mappings in the file */
+};
+
+struct cli_optdef {
+	const char *name;
+	enum cli_opt id;
+	enum cli_kind kind;
+	unsigned lo, hi; /* CLI_K_UINT range; CLI_K_LIST/LUN: most entries (hi) */
+};
+
+/* The one place the names, kinds and ranges live; NULL-name terminated. */
+extern const struct cli_optdef cli_options[];
+/* NULL when no option has that name. */
+const struct cli_optdef *cli_option(const char *name);
+
+/* A config file LUN key and its line, for naming the line of a key the
+ * handler refuses only when main() creates the LU (cli_lun_blame()). */
+struct cli_keyline {
+	int lun;
+	unsigned line;
+	char key[32];
+};
+
+struct cli_str; /* strings a config file brought in, freed by cli_free() */
 
 struct cli {
 	const char *listen[CLI_MAX_LISTEN]; /* --listen, repeatable; default 127.0.0.1:3260 */
@@ -36,16 +90,60 @@ struct cli {
 	bool quiet;
 	int nluns;
 	struct cli_lun *luns;
+
+	const char *config;     /* --config FILE, NULL: none */
+	unsigned given;         /* bit (1u << enum cli_opt) per option set */
+	struct cli_keyline *keylines; /* config file LUN keys (cli_lun_blame) */
+	int nkeylines, capkeylines;
+	struct cli_str *strings;
 };
 
-/* 0: run; 1: --help/--version printed (exit 0); -1: error printed (exit 2). */
+/* Defaults, no option given.  -1: out of memory (cli_free() still safe). */
+int cli_init(struct cli *c);
+
+/* 0: run; 1: --help/--version printed (exit 0); -1: error printed (exit 2).
+ * With --config FILE: command-line scalars win over the file's; a list given
+ * on the command line (--listen, --lun, --allow-initiator) replaces the
+ * file's list (docs/config.md). */
 int cli_parse(int argc, char **argv, struct cli *out);
 void cli_free(struct cli *c);
+
+/* Set one option from its text, with the same checks wherever it comes from.
+ * value must live as long as c (see cli_keep).  Flags take "true"/"false";
+ * CLI_LUN takes a --lun SPEC.  false with the reason in err (the caller names
+ * the option and where it came from). */
+bool cli_set(struct cli *c, enum cli_opt id, const char *value, char *err, size_t errlen);
+
+/* A NUL-terminated copy of len bytes owned by c; NULL: out of memory. */
+const char *cli_keep(struct cli *c, const char *s, size_t len);
 
 /* "2G" -> 2147483648 (binary K/M/G/T suffixes); false on garbage/overflow. */
 bool cli_parse_size(const char *s, uint64_t *out);
 
 /* One --lun spec into *lun; false with a one-line reason in err. */
 bool cli_parse_lun(const char *spec, struct cli_lun *lun, char *err, size_t errlen);
+
+/* A LUN built key by key: the --lun SPEC parser and the config file both use
+ * it, so the keys are checked in one place. */
+struct cli_lun_build {
+	struct cli_lun *lun;
+	char rest[sizeof(((struct cli_lun *)0)->cfgstring)]; /* handler keys: k=v;k=v */
+	size_t rl;
+	bool have_size;
+};
+void cli_lun_begin(struct cli_lun_build *b, struct cli_lun *lun);
+/* a LUN key: 1.. of [A-Za-z0-9_.-] (no '=', ';', ',' to break the SPEC or cfgstring) */
+bool cli_lun_key_name_ok(const char *k);
+#define CLI_LUN_KEY_NAME_RULE "not a key name (letters, digits, _ - .)"
+/* false with the reason (without key and value) in err */
+bool cli_lun_key(struct cli_lun_build *b, const char *key, const char *val, char *err, size_t errlen);
+/* the cross-key checks (size given, size a multiple of block) and the cfgstring */
+bool cli_lun_end(struct cli_lun_build *b, char *err, size_t errlen);
+
+/* The handler refused LUN i with reason (main, at LU creation): for a LUN
+ * from the config file, the line and key the reason is about ("model 'x9':
+ * ..." names model), else the LUN's own line and key "".  false for a LUN
+ * from the command line. */
+bool cli_lun_blame(const struct cli *c, int i, const char *reason, unsigned *line, const char **key);
 
 #endif

@@ -31,6 +31,23 @@ static uint32_t iqn_hash(const char *s)
 	return h;
 }
 
+/* The handler refused LUN i.  A LUN from the config file is blamed on the
+ * file, line and key (cli_lun_blame()), as every other config error is. */
+static void report_lun_error(const struct cli *cli, int i, const char *err)
+{
+	char name[32];
+	size_t nl = (size_t)snprintf(name, sizeof(name), "lun%d: ", i);
+	const char *reason = strncmp(err, name, nl) == 0 ? err + nl : err; /* the host's prefix */
+	const char *key;
+	unsigned line;
+
+	if (cli->config && cli_lun_blame(cli, i, reason, &line, &key))
+		fprintf(stderr, "lunlab-target: %s:%u: lun[%d]%s%s: %s\n", cli->config, line, i,
+			*key ? "." : "", key, reason);
+	else
+		fprintf(stderr, "lunlab-target: --lun %d (%s): %s\n", i, cli->luns[i].cfgstring, err);
+}
+
 static int create_luns(const struct cli *cli)
 {
 	for (int i = 0; i < cli->nluns; i++) {
@@ -53,8 +70,7 @@ static int create_luns(const struct cli *cli)
 		cfg.name = name;
 		be = tcmu_host_create_device(&cfg, &err);
 		if (!be) {
-			fprintf(stderr, "lunlab-target: --lun %d (%s): %s\n", i, l->cfgstring,
-				err ? err : "refused by the handler");
+			report_lun_error(cli, i, err ? err : "refused by the handler");
 			free(err);
 			return -1;
 		}

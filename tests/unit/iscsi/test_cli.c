@@ -1,11 +1,14 @@
 /* test_cli.c — lunlab-target's command line: sizes, --lun specs and the
- * cfgstring they become, defaults, refusals. */
+ * cfgstring they become, defaults, refusals, and how it combines with
+ * --config FILE (the file's own parsing: test_config_file.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "target/cli.h"
@@ -154,6 +157,225 @@ static void access_options(void **state)
 	cli_free(&c);
 }
 
+/* the option table is in enum order (cli.c indexes it by id) and every
+ * option has one name */
+static void option_table(void **state)
+{
+	int n = 0;
+
+	for (const struct cli_optdef *d = cli_options; d->name; d++, n++) {
+		assert_int_equal(d->id, n);
+		assert_ptr_equal(cli_option(d->name), d);
+	}
+	assert_int_equal(n, CLI_NOPTS);
+	assert_null(cli_option("luns"));
+	assert_int_equal(cli_option("lun")->kind, CLI_K_LUN);
+	assert_int_equal(cli_option("io-threads")->lo, 1);
+	assert_int_equal(cli_option("io-threads")->hi, 256);
+}
+
+/* key names that would break the SPEC or the cfgstring are refused */
+static void lun_key_names(void **state)
+{
+	struct cli_lun l;
+	char err[256];
+
+	assert_false(cli_parse_lun("size=1G,a;b=c", &l, err, sizeof(err)));
+	assert_string_equal(err, "a;b=c: not a key name (letters, digits, _ - .)");
+	assert_true(cli_parse_lun("size=1G,x.y_z-1=2", &l, err, sizeof(err)));
+	assert_string_equal(l.cfgstring, "lunlab/x.y_z-1=2");
+	assert_int_equal(l.line, 0);
+}
+
+static char cfg_dir[64];
+
+static const char *cfg_write(const char *name, const char *text)
+{
+	static char path[160];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", cfg_dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static const char file_text[] =
+	"listen: [127.0.0.1:5001, 127.0.0.1:5002]\n"
+	"iqn: iqn.2026-11.org.lunlab:file\n"
+	"io-threads: 2\n"
+	"max-sessions: 10\n"
+	"login-timeout: 5\n"
+	"auth-file: /file/auth\n"
+	"allow-initiator: [iqn.2026-11.org.a:1, iqn.2026-11.org.b:2]\n"
+	"handler-path: /file/handlers\n"
+	"trace: false\n"
+	"lun:\n"
+	"  - size: 2G\n"
+	"    model: x2\n"
+	"  - size: 1G\n"
+	"    block: 4096\n";
+
+/* the file alone: its values; defaults for what it does not say */
+static void config_only(void **state)
+{
+	char *path = strdup(cfg_write("f.yaml", file_text));
+	char *argv[] = { "lunlab-target", "--config", path, NULL };
+	struct cli c;
+
+	assert_int_equal(cli_parse(3, argv, &c), 0);
+	assert_string_equal(c.config, path);
+	assert_int_equal(c.nlisten, 2);
+	assert_string_equal(c.listen[1], "127.0.0.1:5002");
+	assert_string_equal(c.iqn, "iqn.2026-11.org.lunlab:file");
+	assert_int_equal(c.io_threads, 2);
+	assert_int_equal(c.max_sessions, 10);
+	assert_int_equal(c.login_timeout, 5);
+	assert_int_equal(c.stall_timeout, -1);
+	assert_int_equal(c.portal_group, 1);
+	assert_string_equal(c.auth_file, "/file/auth");
+	assert_int_equal(c.nallow, 2);
+	assert_string_equal(c.handler_path, "/file/handlers");
+	assert_false(c.trace);
+	assert_int_equal(c.nluns, 2);
+	assert_int_equal(c.luns[1].block, 4096);
+	assert_int_equal(c.luns[0].line, 11);
+	assert_int_equal(c.luns[1].line, 13);
+	cli_free(&c);
+
+	/* a file without listen: the default address, as with no options */
+	char *argv2[] = { "lunlab-target", "--config", (char *)cfg_write("g.yaml", "quiet: true\n"), NULL };
+	assert_int_equal(cli_parse(3, argv2, &c), 0);
+	assert_int_equal(c.nlisten, 1);
+	assert_string_equal(c.listen[0], "127.0.0.1:3260");
+	assert_true(c.quiet);
+	assert_int_equal(c.nluns, 0);
+	cli_free(&c);
+	free(path);
+}
+
+/* command-line scalars win; command-line lists replace the file's lists,
+ * wherever --config stands among the options */
+static void precedence(void **state)
+{
+	char *path = strdup(cfg_write("f.yaml", file_text));
+	char *argv[] = { "lunlab-target", "--iqn", "iqn.2026-11.org.lunlab:cmd", "--lun", "size=8M",
+			 "--config", path, "--io-threads", "4", "--trace", "--listen", "127.0.0.1:6000",
+			 "--allow-initiator", "iqn.2026-11.org.c:3", "--auth-file", "/cmd/auth",
+			 "--handler-path", "/cmd/handlers", NULL };
+	struct cli c;
+
+	assert_int_equal(cli_parse(18, argv, &c), 0);
+	/* scalars: the command line's */
+	assert_string_equal(c.iqn, "iqn.2026-11.org.lunlab:cmd");
+	assert_int_equal(c.io_threads, 4);
+	assert_true(c.trace);
+	assert_string_equal(c.auth_file, "/cmd/auth"); /* not "given twice": one each */
+	assert_string_equal(c.handler_path, "/cmd/handlers");
+	/* scalars the command line did not give: the file's */
+	assert_int_equal(c.max_sessions, 10);
+	assert_int_equal(c.login_timeout, 5);
+	/* lists: replaced, not appended to */
+	assert_int_equal(c.nlisten, 1);
+	assert_string_equal(c.listen[0], "127.0.0.1:6000");
+	assert_int_equal(c.nallow, 1);
+	assert_string_equal(c.allow[0], "iqn.2026-11.org.c:3");
+	assert_int_equal(c.nluns, 1);
+	assert_true(c.luns[0].size == 8ull << 20);
+	assert_int_equal(c.luns[0].line, 0);
+	assert_int_equal(c.nkeylines, 0); /* the file's LUN keys went with its LUNs */
+	cli_free(&c);
+
+	/* several --lun replace the file's list once, then add in order */
+	char *argv2[] = { "lunlab-target", "--config", path, "--lun", "size=1M", "--lun", "size=2M",
+			  "--listen", "127.0.0.1:6001", "--listen", "127.0.0.1:6002", NULL };
+	assert_int_equal(cli_parse(11, argv2, &c), 0);
+	assert_int_equal(c.nluns, 2);
+	assert_true(c.luns[0].size == 1ull << 20);
+	assert_true(c.luns[1].size == 2ull << 20);
+	assert_int_equal(c.nlisten, 2);
+	assert_string_equal(c.listen[1], "127.0.0.1:6002");
+	assert_int_equal(c.nallow, 2); /* not on the command line: the file's */
+	assert_string_equal(c.iqn, "iqn.2026-11.org.lunlab:file");
+	cli_free(&c);
+	free(path);
+}
+
+/* handler-path: command line, then the file, then LUNLAB_HANDLER_PATH */
+static void handler_path_order(void **state)
+{
+	char *with = strdup(cfg_write("h.yaml", "handler-path: /file/h\n"));
+	char *without = strdup(cfg_write("n.yaml", "quiet: false\n"));
+	struct cli c;
+
+	setenv("LUNLAB_HANDLER_PATH", "/env/h", 1);
+	char *a1[] = { "lunlab-target", "--config", with, NULL };
+	assert_int_equal(cli_parse(3, a1, &c), 0);
+	assert_string_equal(c.handler_path, "/file/h");
+	cli_free(&c);
+	char *a2[] = { "lunlab-target", "--config", without, NULL };
+	assert_int_equal(cli_parse(3, a2, &c), 0);
+	assert_string_equal(c.handler_path, "/env/h");
+	cli_free(&c);
+	char *a3[] = { "lunlab-target", "--config", with, "--handler-path", "/cmd/h", NULL };
+	assert_int_equal(cli_parse(5, a3, &c), 0);
+	assert_string_equal(c.handler_path, "/cmd/h");
+	cli_free(&c);
+	unsetenv("LUNLAB_HANDLER_PATH");
+	free(with);
+	free(without);
+}
+
+static void config_refusals(void **state)
+{
+	char *good = strdup(cfg_write("ok.yaml", "quiet: true\n"));
+	char *bad = strdup(cfg_write("bad.yaml", "quiet: true\nbogus: 1\n"));
+	struct cli c;
+
+	char *twice[] = { "lunlab-target", "--config", good, "--config", good, NULL };
+	assert_int_equal(cli_parse(5, twice, &c), -1);
+	cli_free(&c);
+	char *badfile[] = { "lunlab-target", "--config", bad, NULL };
+	assert_int_equal(cli_parse(3, badfile, &c), -1);
+	cli_free(&c);
+	char *missing[] = { "lunlab-target", "--config", "/nonexistent/lunlab.yaml", NULL };
+	assert_int_equal(cli_parse(3, missing, &c), -1);
+	cli_free(&c);
+	/* a good file does not excuse a bad command line */
+	char *badcmd[] = { "lunlab-target", "--config", good, "--io-threads", "0", NULL };
+	assert_int_equal(cli_parse(5, badcmd, &c), -1);
+	cli_free(&c);
+	char *authtwice[] = { "lunlab-target", "--config", good, "--auth-file", "a", "--auth-file", "b", NULL };
+	assert_int_equal(cli_parse(7, authtwice, &c), -1);
+	cli_free(&c);
+	/* --help answers before any file is read */
+	char *help[] = { "lunlab-target", "--config", "/nonexistent/lunlab.yaml", "--help", NULL };
+	assert_int_equal(cli_parse(4, help, &c), 1);
+	cli_free(&c);
+	free(good);
+	free(bad);
+}
+
+static int make_dir(void **state)
+{
+	snprintf(cfg_dir, sizeof(cfg_dir), "/tmp/lunlab-cli.XXXXXX");
+	return mkdtemp(cfg_dir) ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+	const char *names[] = { "f.yaml", "g.yaml", "h.yaml", "n.yaml", "ok.yaml", "bad.yaml" };
+	char path[160];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", cfg_dir, names[i]);
+		unlink(path);
+	}
+	return rmdir(cfg_dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -162,6 +384,12 @@ int main(void)
 		cmocka_unit_test(command_line),
 		cmocka_unit_test(timeouts),
 		cmocka_unit_test(access_options),
+		cmocka_unit_test(option_table),
+		cmocka_unit_test(lun_key_names),
+		cmocka_unit_test(config_only),
+		cmocka_unit_test(precedence),
+		cmocka_unit_test(handler_path_order),
+		cmocka_unit_test(config_refusals),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
