@@ -47,7 +47,8 @@ struct model_telemetry {
 	uint64_t commands, modeled_elapsed_ns, modeled_busy_ns, cores;
 	uint64_t peak_latency_ns, max_latency_ns, peak_cpu_permille, time_scale_x1000;
 	uint64_t bucket_ops[13], bucket_bytes[13], bucket_latency_ns[13];
-	uint64_t turnaround_ns;      /* 0x0009 (proposed): host turnaround the model added, summed */
+	uint64_t turnaround_ns;      /* 0x0009: host turnaround the model added, summed */
+	uint64_t virtual_streams;    /* 0x000A: > 0: virtual clock with this many host streams */
 	bool have_elapsed, have_turnaround;
 };
 

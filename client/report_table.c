@@ -95,8 +95,14 @@ void table_info(FILE *f, const struct info_result *r)
 		fprintf(f, "Array capacity     not reported (no LOG SENSE page 0x30)\n");
 	}
 	if (r->have_telemetry)
-		fprintf(f, "Array model        %" PRIu64 " commands, %" PRIu64 " cores, time scale %.3f\n",
-			r->tel.commands, r->tel.cores, (double)r->tel.time_scale_x1000 / 1000.0);
+	{
+		if (r->tel.virtual_streams)
+			fprintf(f, "Array model        %" PRIu64 " commands, %" PRIu64 " cores, virtual clock "
+				"(%" PRIu64 " host streams)\n", r->tel.commands, r->tel.cores, r->tel.virtual_streams);
+		else
+			fprintf(f, "Array model        %" PRIu64 " commands, %" PRIu64 " cores, time scale %.3f\n",
+				r->tel.commands, r->tel.cores, (double)r->tel.time_scale_x1000 / 1000.0);
+	}
 }
 
 void table_scale(FILE *f, const struct scale_result *r)
@@ -147,6 +153,11 @@ void table_clone(FILE *f, const struct clone_result *r)
 		if (c->have_modeled && c->time_scale > 1.0)
 			scale = c->time_scale;
 		bound_note |= c->have_modeled && !c->machine_share_exact && c->machine_share > 0.05;
+		if (c->have_modeled && c->virtual_streams && (i == 0 || !r->runs[i - 1].virtual_streams))
+			fprintf(f, "note: the array's clock is virtual: modeled time comes from %u closed-loop host "
+				"streams (the LU's host_streams), not from this machine, which cannot limit the figures; "
+				"this run kept up to %u commands outstanding\n",
+				c->virtual_streams, r->parallel * r->outstanding);
 	}
 	if (scale > 0)
 		fprintf(f, "note: the array ran in slow motion x%.2f (its time scale); modeled figures are in the "

@@ -67,6 +67,8 @@ struct clone_run {
 	bool have_modeled;
 	double modeled_duration_s, modeled_peak_latency_ms, modeled_peak_cpu_pct, modeled_max_latency_ms;
 	double time_scale;               /* array's slow motion factor (1 = real time) */
+	unsigned virtual_streams;        /* > 0: the array's clock is virtual, with this many modeled
+	                                  * host streams: the machine cannot limit the figures */
 	bool machine_limited;            /* this machine, not the modeled array, set the pace */
 	double lat_mean_ms;              /* host-observed mean per command */
 	double modeled_mean_latency_ms;  /* the model's mean per command (bucket latency / ops) */

@@ -357,6 +357,17 @@ static void machine_check(const struct bench_opts *o, struct clone_run *run, con
 	}
 	double scale = run->time_scale > 0 ? run->time_scale : 1;
 	run->modeled_mean_latency_ms = ops ? (double)lat / (double)ops / 1e6 : 0;
+	if (t->virtual_streams) {
+		/* modeled arrivals come from the modeled host, not from this machine's clock */
+		run->virtual_streams = (unsigned)t->virtual_streams;
+		run->machine_share = 0;
+		run->machine_share_exact = true;
+		run->machine_limited = false;
+		run->suggested_time_scale = 0;
+		(void)o;
+		(void)client_cpu_s;
+		return;
+	}
 	/* The pacer also holds each completion for the modeled host turnaround x scale (the seed's
 	 * host is part of the model): that is not this machine's doing.  Without the LU reporting
 	 * it (page 0x31 parameter 0x0009), the share is an upper bound. */

@@ -61,6 +61,10 @@ struct cost_model {
 	uint64_t t0_real;
 	uint64_t cpu_free, journal_free, frontend_free, backend_free;
 	struct telemetry_state t;
+	/* virtual clock: when each modeled host stream may send its next command, a min-heap */
+	unsigned vstreams; /* 0: real clock */
+	uint64_t vfront;   /* modeled "now": the latest arrival charged */
+	uint64_t *vfree;
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -237,6 +241,47 @@ static void account(struct cost_model *m, const struct cost_req *r, const struct
 	account_busy(t, cpu_start, cpu_end, res->cpu_ns);
 }
 
+/* ---- virtual clock ---- */
+
+/* Restore the heap below the root after its value grew. */
+static void vheap_sift_down(uint64_t *h, unsigned n)
+{
+	unsigned i = 0;
+	for (;;) {
+		unsigned l = 2 * i + 1, r = l + 1, min = i;
+		if (l < n && h[l] < h[min])
+			min = l;
+		if (r < n && h[r] < h[min])
+			min = r;
+		if (min == i)
+			return;
+		uint64_t t = h[i];
+		h[i] = h[min];
+		h[min] = t;
+		i = min;
+	}
+}
+
+/* Modeled arrival of the next command: the stream free earliest sends it.  Commands that
+ * neither move nor map data (INQUIRY, LOG SENSE, ...) are the host looking, not a stream's
+ * work: they arrive at the front and hold no stream. */
+static uint64_t virtual_arrival_locked(struct cost_model *m, enum cost_kind kind)
+{
+	uint64_t arrival = kind == COST_OTHER ? m->vfront : m->vfree[0];
+	if (arrival > m->vfront)
+		m->vfront = arrival;
+	return arrival;
+}
+
+/* The stream that sent the last command is free again at next_ns. */
+static void virtual_release_locked(struct cost_model *m, enum cost_kind kind, uint64_t next_ns)
+{
+	if (kind == COST_OTHER)
+		return;
+	m->vfree[0] = next_ns;
+	vheap_sift_down(m->vfree, m->vstreams);
+}
+
 /* ---- queueing ---- */
 
 static uint64_t serve(uint64_t *free_at, uint64_t arrival, uint64_t svc, uint64_t *start)
@@ -294,6 +339,14 @@ uint64_t cost_model_charge_ex(struct cost_model *m, const struct cost_req *r, ui
 	struct cost_result res;
 	uint64_t deadline = now_ns;
 	pthread_mutex_lock(&m->mu);
+	if (m->vstreams) {
+		charge_locked(m, r, virtual_arrival_locked(m, r->kind), &res);
+		virtual_release_locked(m, r->kind, res.next_arrival_ns);
+		pthread_mutex_unlock(&m->mu);
+		if (out)
+			*out = res;
+		return now_ns; /* never held: the host's time is modeled, not waited for */
+	}
 	if (!m->clock_started) {
 		m->clock_started = true;
 		m->t0_real = now_ns;
@@ -327,6 +380,11 @@ static struct cost_model *model_alloc(const struct lunlab_profile *p, double tim
 	m->p = p;
 	m->cp = p && p->modeled ? p->cost_params : NULL;
 	m->scale = time_scale > 0 && isfinite(time_scale) ? time_scale : 0;
+	m->vstreams = cost_time_virtual_streams(time_scale);
+	if (m->vstreams && !(m->vfree = calloc(m->vstreams, sizeof(*m->vfree)))) {
+		free(m);
+		return NULL;
+	}
 	m->refs = 1;
 	telemetry_reset(&m->t);
 	return m;
@@ -376,6 +434,7 @@ void cost_model_put(struct cost_model *m)
 			}
 	pthread_mutex_unlock(&registry_lock);
 	pthread_mutex_destroy(&m->mu);
+	free(m->vfree);
 	free(m);
 }
 
@@ -414,6 +473,7 @@ void cost_model_telemetry(struct cost_model *m, struct cost_telemetry *out)
 	memcpy(out->bucket_bytes, t->bucket_bytes, sizeof(out->bucket_bytes));
 	memcpy(out->bucket_latency_ns, t->bucket_latency, sizeof(out->bucket_latency_ns));
 	out->time_scale = m->scale;
+	out->virtual_streams = m->vstreams;
 	pthread_mutex_unlock(&m->mu);
 }
 
@@ -421,5 +481,17 @@ void cost_model_reset_telemetry(struct cost_model *m)
 {
 	pthread_mutex_lock(&m->mu);
 	telemetry_reset(&m->t);
+	if (m->vstreams) {
+		/* What follows is measured from an idle array and an idle host: the queued work
+		 * is done by the new front, and every stream is free at it. */
+		uint64_t idle = m->vfront;
+		uint64_t busy[] = { m->cpu_free, m->journal_free, m->frontend_free, m->backend_free };
+		for (unsigned i = 0; i < sizeof(busy) / sizeof(busy[0]); i++)
+			if (busy[i] > idle)
+				idle = busy[i];
+		m->vfront = idle;
+		for (unsigned i = 0; i < m->vstreams; i++)
+			m->vfree[i] = idle;
+	}
 	pthread_mutex_unlock(&m->mu);
 }

@@ -24,7 +24,8 @@ struct cost_req {
 	uint64_t dedup_hits;       /* blocks written that deduplicated (optional) */
 };
 
-/* Shared per array name; time_scale: 1 real time, >1 slow motion, 0 unpaced. */
+/* Shared per array name; time_scale: 1 real time, >1 slow motion, 0 unpaced,
+ * cost_time_virtual(N) (cost_virtual.h) a virtual clock. */
 struct cost_model *cost_model_get(const char *array_name, const struct lunlab_profile *p, double time_scale);
 void cost_model_put(struct cost_model *m);
 
@@ -50,7 +51,10 @@ struct cost_telemetry {
 	uint64_t turnaround_ns;           /* modeled host turnaround added, summed over commands: lets a
 					   * client tell the model's host time from the machine's
 					   * (docs/bench.md "Machine-limited runs"; page 31h 0009h) */
-	double time_scale;
+	double time_scale;                /* 0 when the clock is virtual */
+	uint32_t virtual_streams;         /* > 0: virtual clock, modeled time from this many
+					   * closed-loop host streams, not from the real clock
+					   * (cost_virtual.h; page 31h 000Ah) */
 };
 void cost_model_telemetry(struct cost_model *m, struct cost_telemetry *out);
 void cost_model_reset_telemetry(struct cost_model *m);

@@ -8,6 +8,25 @@
 
 #include "models/cost.h"
 
+/* Virtual clock: a time_scale of cost_time_virtual(N).  Arrivals are not read from the real
+ * clock: the host is modeled as N closed-loop streams (N commands always outstanding), each
+ * sending its next command at the modeled completion of its previous one plus the profile's
+ * host turnaround (next_arrival_ns below); every command goes to the stream free earliest.
+ * Completions are delivered at once, so a run takes only the time this machine needs to
+ * execute the commands, and nothing the machine adds (loopback, scheduling, sanitizers)
+ * reaches the modeled figures.  N is part of the modeled host, like the turnaround: what
+ * the real host sends at once does not change it.  docs/models.md "Virtual clock". */
+#define COST_VIRTUAL_STREAMS_MAX 4096u
+static inline double cost_time_virtual(unsigned streams)
+{
+	return -(double)streams;
+}
+/* N of a virtual time_scale, 0 for a real-time one. */
+static inline unsigned cost_time_virtual_streams(double time_scale)
+{
+	return time_scale <= -1.0 && time_scale >= -(double)COST_VIRTUAL_STREAMS_MAX ? (unsigned)-time_scale : 0;
+}
+
 /* What the model decided for one command, all in modeled ns. */
 struct cost_result {
 	uint64_t arrival_ns;      /* modeled arrival */

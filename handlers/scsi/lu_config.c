@@ -7,16 +7,21 @@
 #include <string.h>
 
 #include "handlers/scsi/lu_config.h"
+#include "models/cost_virtual.h"
 #include "models/profile.h"
 
 const char lu_config_desc[] =
 	"lunlab/key=value;... keys: model=x1|x2|fa420|unlimited (default x2), "
 	"profile=PATH (profile file, overrides model), array=NAME (LUNs with the same array share one "
 	"dedup store; default private), serial=TEXT (unit serial; default LIO's), "
-	"time_scale=FLOAT (>=0; 1 real time, 0 unpaced), readonly=0|1 (write-protected LU), "
+	"time_scale=FLOAT|virtual (>=0; 1 real time, 0 unpaced; virtual: modeled clock, completions at once), "
+	"host_streams=N (virtual clock: closed-loop host streams, 1..4096, default 4), readonly=0|1 (write-protected LU), "
 	"physical_block=BYTES (power of two, 512..4194304: LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT)";
 
-#define KNOWN_KEYS "model, profile, array, serial, time_scale, readonly, physical_block"
+#define KNOWN_KEYS "model, profile, array, serial, time_scale, host_streams, readonly, physical_block"
+
+/* the calibration host: 2 clones at a time x 2 XCOPY outstanding (docs/models.md "Host side") */
+#define VIRTUAL_STREAMS_DEFAULT 4u
 
 __attribute__((format(printf, 2, 3)))
 static int fail(char **reason, const char *fmt, ...)
@@ -101,9 +106,19 @@ static int set_key(struct lu_config *c, const char *key, const char *val, char *
 	} else if (strcmp(key, "time_scale") == 0) {
 		char *end = NULL;
 		double v = strtod(val, &end);
+		if (strcmp(val, "virtual") == 0) {
+			c->time_scale = cost_time_virtual(VIRTUAL_STREAMS_DEFAULT); /* N fixed at the end */
+			return 0;
+		}
 		if (!*val || *end || !isfinite(v) || v < 0)
-			return fail(reason, "time_scale '%s': want a number >= 0", val);
+			return fail(reason, "time_scale '%s': want a number >= 0 or 'virtual'", val);
 		c->time_scale = v;
+	} else if (strcmp(key, "host_streams") == 0) {
+		char *end = NULL;
+		unsigned long v = strtoul(val, &end, 10);
+		if (!*val || *end || val[0] == '-' || v < 1 || v > COST_VIRTUAL_STREAMS_MAX)
+			return fail(reason, "host_streams '%s': want 1..%u", val, COST_VIRTUAL_STREAMS_MAX);
+		c->host_streams = (unsigned)v;
 	} else if (strcmp(key, "readonly") == 0) {
 		if (strcmp(val, "0") != 0 && strcmp(val, "1") != 0)
 			return fail(reason, "readonly '%s': want 0 or 1", val);
@@ -158,5 +173,10 @@ int lu_config_parse(const char *cfgstring, struct lu_config *c, char **reason)
 			break;
 	}
 	free(copy);
+	if (rc == 0 && c->host_streams) {
+		if (!cost_time_virtual_streams(c->time_scale))
+			return fail(reason, "host_streams '%u': only with time_scale=virtual", c->host_streams);
+		c->time_scale = cost_time_virtual(c->host_streams);
+	}
 	return rc;
 }

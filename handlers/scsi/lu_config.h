@@ -11,7 +11,9 @@ struct lu_config {
 	char profile[256];       /* optional profile file path; wins over model */
 	char array[64];          /* "" = a private array named after the device */
 	char serial[128];        /* "" = LIO's unit serial (wwn), else the uio name */
-	double time_scale;       /* >= 0, default 1 */
+	double time_scale;       /* >= 0, default 1; time_scale=virtual: cost_time_virtual(N)
+	                          * with N = host_streams (models/cost_virtual.h) */
+	unsigned host_streams;   /* host_streams=N (virtual clock only), 0 = not given (4) */
 	bool readonly;           /* readonly=1: every medium write fails with DATA PROTECT */
 	unsigned physical_block; /* physical_block=BYTES, 0 = one logical block per physical
 	                          * block; checked against the block size when the LU opens */

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/repro/seed000.sh BUILD_DIR [--ci|--full] - reproduce seed 000 ("XCOPY Chunk Sizes -
+# tests/repro/seed000.sh BUILD_DIR [--ci|--full|--literal] - reproduce seed 000 ("XCOPY Chunk Sizes -
 # Revisited", XtremIO X1 vs X2) against a private lunlab-target and check the published
 # figures (../shared/facts/seed-figures.md; docs/reproduce.md explains every choice):
 #   clone, 100 clones of an 11.9 GiB template, 2 clones at a time x 2 XCOPY outstanding:
@@ -14,6 +14,9 @@
 # Latency and CPU are rates (per-window means), the same at any job size.  --ci clones
 # 8 x 8 MiB at 256 KiB (256 XCOPY, 1/19040 of the job) and 8 x 64 MiB at 4 MiB (128 XCOPY),
 # --full 8 x 1 GiB (1/149); REPRO_TEMPLATE / REPRO_CLONES override (REPRO_TEMPLATE=11.9g REPRO_CLONES=100 is the whole job: hours in slow motion).
+# --literal runs the whole job, 100 clones of the 11.9 GiB template (4,874,300 XCOPY at 256 KiB),
+# on the array's virtual clock (below) in a few minutes per profile, and the data reduction
+# of the whole 11.9 GiB image.
 #
 # Slow motion.  lunlab-target holds each completion for (modeled latency + modeled host
 # turnaround) x time_scale; whatever this machine adds (loopback, scheduling) lands in
@@ -21,6 +24,12 @@
 # exactly (the profile's host turnaround is known here) and, when it exceeds 3 % of the
 # modeled duration, reruns at a larger time scale; at the cap it fails saying the machine,
 # not the model, limited the run.  No figure from a machine-limited run is accepted.
+#
+# Virtual clock (--literal, or REPRO_CLOCK=virtual with --ci/--full).  The LU runs with
+# time_scale=virtual: modeled arrivals come from the model's 4 closed-loop host streams (the
+# same 2 x 2 host), completions return at once, and the machine's own time never reaches the
+# modeled figures, so there is no slow motion and no machine share to check.  The bench reads
+# the clock from LOG SENSE 0x31 and says so.  docs/models.md "Virtual clock".
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
@@ -29,14 +38,19 @@ MODE=${2:---ci}
 PROFILES=$HERE/../../models/profiles
 
 FULL_JOB_BYTES=$((100 * 12777488384))   # 100 x 11.9 GiB rounded down to 64 KiB (docs/models.md)
+CLOCK=${REPRO_CLOCK:-real}
+LUN_SIZE=64G                            # thin: template + clones, plus slack
 case $MODE in
 --ci)   # 256 KiB runs: 8 x 8 MiB (256 XCOPY, 1/19040 of the job); 4 MiB: 8 x 64 MiB (128 XCOPY)
 	T256=${REPRO_TEMPLATE:-8m}; T4M=${REPRO_TEMPLATE:-64m}; CLONES=${REPRO_CLONES:-8}
 	DRR_SIZE=${REPRO_DRR_SIZE:-256m}; SCALE_CAP=20000 ;;
 --full) T256=${REPRO_TEMPLATE:-1g}; T4M=${REPRO_TEMPLATE:-1g}; CLONES=${REPRO_CLONES:-8}
 	DRR_SIZE=${REPRO_DRR_SIZE:-11.9g}; SCALE_CAP=20000 ;;
-*) die "mode must be --ci or --full" ;;
+--literal) T256=12777488384; T4M=12777488384; CLONES=100
+	DRR_SIZE=${REPRO_DRR_SIZE:-11.9g}; CLOCK=virtual; LUN_SIZE=2T ;;
+*) die "mode must be --ci, --full or --literal" ;;
 esac
+case $CLOCK in real|virtual) ;; *) die "REPRO_CLOCK must be real or virtual" ;; esac
 PARALLEL=2 OUTSTANDING=2                # the host side of the calibration (docs/models.md)
 SHARE_MAX=0.03                          # machine share of the modeled duration we accept
 
@@ -47,12 +61,19 @@ profile_num() { awk -v k="$2:" '$1 == k { print $2; exit }' "$PROFILES/$1.yaml";
 clone_run() {
 	local prof=$1 chunk=$2 scale=$3 TEMPLATE=$T256
 	[ "$chunk" = 4m ] && TEMPLATE=$T4M
-	# thin LUN: template + clones, plus slack
-	repro_start_target "size=64G,model=$prof,time_scale=$scale"
+	[ "$CLOCK" = virtual ] && scale=virtual
+	repro_start_target "size=$LUN_SIZE,model=$prof,time_scale=$scale"
 	repro_bench "$REPRO_TMP/clone.json" clone "$REPRO_URL" --template-size "$TEMPLATE" \
 		--vms "$CLONES" --chunk "$chunk" --parallel $PARALLEL --outstanding $OUTSTANDING \
 		--mode xcopy || { repro_stop_target; return 1; }
 	repro_stop_target
+	if [ "$CLOCK" = virtual ]; then
+		# the modeled host's clock: nothing this machine does is in the figures
+		jq -e '.modeled.clock == "virtual"' "$REPRO_TMP/clone.json" >/dev/null ||
+			{ echo "$0: the LU did not report a virtual clock" >&2; return 1; }
+		echo 0
+		return 0
+	fi
 	local zn zm
 	zn=$(profile_num "$prof" host_turnaround_ns)
 	zm=$(profile_num "$prof" host_turnaround_ns_per_mib)
@@ -71,7 +92,9 @@ clone_check() {
 	while :; do
 		local TEMPLATE=$T256
 		[ "$chunk" = 4m ] && TEMPLATE=$T4M
-		echo "== $label: clone $CLONES x $TEMPLATE, chunk $chunk, ${PARALLEL}x$OUTSTANDING streams, profile $prof, time_scale $scale" >&2
+		local clock="time_scale $scale"
+		[ "$CLOCK" = virtual ] && clock="virtual clock"
+		echo "== $label: clone $CLONES x $TEMPLATE, chunk $chunk, ${PARALLEL}x$OUTSTANDING streams, profile $prof, $clock" >&2
 		share=$(clone_run "$prof" "$chunk" "$scale") || { REPRO_FAILS=$((REPRO_FAILS + 1)); return; }
 		local limited
 		limited=$(jq -r '.machine_limited or (.xcopy | not)' "$REPRO_TMP/clone.json")
@@ -100,7 +123,11 @@ clone_check() {
 	repro_check "duration (100 x 11.9 GiB) s" "$pd" "$dur" rel 0.05
 	repro_check "peak latency ms" "$pl" "$lat" rel 0.20
 	repro_check "peak CPU %" "$pc" "$cpu" abs 5
-	jq -r --arg share "$share" '"  run: \(.commands) XCOPY, \(.bytes_cloned / 1048576) MiB cloned, modeled \(.modeled.duration_s * 1000 | floor) ms at time_scale \(.modeled.time_scale) (wall \(.wall_s * 10 | floor / 10) s), machine share \($share | tonumber * 1000 | floor / 10)%"' "$j"
+	if [ "$CLOCK" = virtual ]; then
+		jq -r '"  run: \(.commands) XCOPY, \(.bytes_cloned / 1048576) MiB cloned, modeled \(.modeled.duration_s * 1000 | floor) ms on the virtual clock (\(.modeled.host_streams) host streams; wall \(.wall_s * 10 | floor / 10) s)"' "$j"
+	else
+		jq -r --arg share "$share" '"  run: \(.commands) XCOPY, \(.bytes_cloned / 1048576) MiB cloned, modeled \(.modeled.duration_s * 1000 | floor) ms at time_scale \(.modeled.time_scale) (wall \(.wall_s * 10 | floor / 10) s), machine share \($share | tonumber * 1000 | floor / 10)%"' "$j"
+	fi
 	[ -n "${REPRO_KEEP:-}" ] && cp "$j" "$REPRO_KEEP/seed000-$prof-$chunk.json"
 }
 

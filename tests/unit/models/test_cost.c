@@ -360,6 +360,103 @@ static void thread_safe(void **state)
 	profile_free(p);
 }
 
+/* Virtual clock: N closed-loop host streams driven through cost_model_charge_ex, one command
+ * after the other at real times that say nothing (as a target sees a host whose completions
+ * come back at once), give exactly the figures of the same N streams simulated by hand in
+ * modeled time with cost_model_charge_at: the stream free earliest sends the next command at
+ * its previous command's next_arrival_ns. */
+static void virtual_clock_is_a_closed_loop(void **state)
+{
+	(void)state;
+	const struct lunlab_profile *x2 = profile_get("x2", NULL);
+	const struct cost_req xc = { .kind = COST_XCOPY, .bytes = 76, .xcopy_bytes = 256 << 10,
+				     .xcopy_segments = 1 };
+	enum { STREAMS = 4, CMDS = 3000 };
+	struct cost_model *virt = cost_model_new(x2, cost_time_virtual(STREAMS));
+	struct cost_model *ref = cost_model_new(x2, 0);
+	uint64_t free_at[STREAMS] = { 0 };
+	for (unsigned i = 0; i < CMDS; i++) {
+		unsigned s = 0;
+		for (unsigned k = 1; k < STREAMS; k++)
+			if (free_at[k] < free_at[s])
+				s = k;
+		struct cost_result rr, rv;
+		cost_model_charge_at(ref, &xc, free_at[s], &rr);
+		free_at[s] = rr.next_arrival_ns;
+		uint64_t real = 5 * S + 1000ull * i;
+		assert_int_equal(cost_model_charge_ex(virt, &xc, real, &rv), real); /* never held */
+		assert_int_equal(rv.arrival_ns, rr.arrival_ns);
+		assert_int_equal(rv.completion_ns, rr.completion_ns);
+	}
+	struct cost_telemetry tv, tr;
+	cost_model_telemetry(virt, &tv);
+	cost_model_telemetry(ref, &tr);
+	assert_int_equal(tv.virtual_streams, STREAMS);
+	assert_int_equal(tr.virtual_streams, 0);
+	assert_true(tv.time_scale == 0.0);
+	assert_int_equal(tv.commands, CMDS);
+	assert_int_equal(tv.modeled_elapsed_ns, tr.modeled_elapsed_ns);
+	assert_int_equal(tv.peak_latency_ns, tr.peak_latency_ns);
+	assert_int_equal(tv.peak_cpu_permille, tr.peak_cpu_permille);
+	assert_int_equal(tv.turnaround_ns, tr.turnaround_ns);
+	/* 4 streams saturate X2's journal at 256 KiB (docs/models.md "Host side"): after the
+	 * first commands it never idles, so the elapsed time is the journal's work */
+	struct cost_service sv;
+	cost_service_of(x2, &xc, &sv);
+	assert_true(tv.modeled_elapsed_ns >= (uint64_t)CMDS * sv.journal_ns);
+	assert_true(tv.modeled_elapsed_ns <= (uint64_t)CMDS * sv.journal_ns + sv.journal_ns + sv.host_turnaround_ns);
+	cost_model_put(virt);
+	cost_model_put(ref);
+}
+
+/* Which commands hold a stream, and what a telemetry reset does to the clock. */
+static void virtual_clock_streams(void **state)
+{
+	(void)state;
+	struct lunlab_profile *p = parse(arith_text);
+	struct cost_model *m = cost_model_new(p, cost_time_virtual(2));
+	const struct cost_req inq = { .kind = COST_OTHER };
+	struct cost_result a, b, c, d, e;
+	/* 64 KiB XCOPY on the idle arith array: cpu (1000 + 16 x 100 + 76) / 4 = 669 ns,
+	 * journal 300 + 16 x 30 = 780 ns, + 700 fixed: latency 1480; turnaround 5000 + 65536 */
+	cost_model_charge_ex(m, &xcopy64k, 1 * S, &a);
+	assert_int_equal(a.arrival_ns, 0);
+	assert_int_equal(a.latency_ns, 1480);
+	assert_int_equal(a.next_arrival_ns, 1480 + 5000 + 65536);
+	/* the second stream is still free at 0: it queues behind a on the journal */
+	cost_model_charge_ex(m, &xcopy64k, 1 * S + 10, &b);
+	assert_int_equal(b.arrival_ns, 0);
+	assert_int_equal(b.latency_ns, 780 + 780 + 700);
+	/* an INQUIRY is the host looking: at the front (0), and it holds no stream */
+	cost_model_charge_ex(m, &inq, 1 * S + 20, &c);
+	assert_int_equal(c.arrival_ns, 0);
+	/* both streams are busy until their turnaround ends: a's stream is free first */
+	cost_model_charge_ex(m, &xcopy64k, 1 * S + 30, &d);
+	assert_int_equal(d.arrival_ns, a.next_arrival_ns);
+	cost_model_charge_ex(m, &xcopy64k, 1 * S + 40, &e);
+	assert_int_equal(e.arrival_ns, b.next_arrival_ns);
+	/* a reset starts from an idle array and an idle host: the front moves past the queued
+	 * work (e's journal work ends last), and every stream is free there */
+	cost_model_reset_telemetry(m);
+	struct cost_result f, g;
+	cost_model_charge_ex(m, &xcopy64k, 2 * S, &f);
+	cost_model_charge_ex(m, &xcopy64k, 2 * S + 10, &g);
+	assert_int_equal(f.arrival_ns, e.arrival_ns + 780);
+	assert_int_equal(g.arrival_ns, f.arrival_ns);
+	assert_int_equal(f.latency_ns, 1480);
+	struct cost_telemetry t;
+	cost_model_telemetry(m, &t);
+	assert_int_equal(t.commands, 2);
+	assert_int_equal(t.modeled_elapsed_ns, 780 + 780 + 700);
+	cost_model_put(m);
+	profile_free(p);
+	/* a time scale that is not virtual, and the bounds of N */
+	assert_int_equal(cost_time_virtual_streams(1.0), 0);
+	assert_int_equal(cost_time_virtual_streams(0.0), 0);
+	assert_int_equal(cost_time_virtual_streams(cost_time_virtual(1)), 1);
+	assert_int_equal(cost_time_virtual_streams(cost_time_virtual(COST_VIRTUAL_STREAMS_MAX)), COST_VIRTUAL_STREAMS_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +468,8 @@ int main(void)
 		cmocka_unit_test(xcopy_buckets),
 		cmocka_unit_test(shared_by_array_name),
 		cmocka_unit_test(thread_safe),
+		cmocka_unit_test(virtual_clock_is_a_closed_loop),
+		cmocka_unit_test(virtual_clock_streams),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 #include "fixture.h"
 #include "handlers/scsi/bytes.h"
 #include "models/cost.h"
+#include "models/cost_virtual.h"
 #include "models/profile.h"
 
 static size_t log_sense(struct scsi_lu *lu, struct fix_cmd *fc, uint8_t page, uint16_t ptr, uint8_t *b, uint16_t len)
@@ -150,6 +151,9 @@ static void test_telemetry_and_reset(void **state)
 	assert_true(param_u64(b, 0x0200 + 3) == 2);            /* 4kb bucket */
 	assert_true(param_u64(b, 0x0300 + 3) == 8192);
 	assert_true(param_u64(b, 0x0008) == 0);                /* time scale 0 */
+	assert_true(param_u64(b, 0x000a) == 0);                /* real clock */
+	/* x2's host turnaround (13,180 ns per command; per MiB only for XCOPY), summed */
+	assert_true(param_u64(b, 0x0009) == 2 * 13180);
 
 	uint8_t sel[10] = { 0x4c, 0x02, 0x40 | 0x31 };
 	assert_int_equal(fix_run(&fc, lu, sel, 10, NULL, 0), TCMU_STS_OK);
@@ -160,6 +164,14 @@ static void test_telemetry_and_reset(void **state)
 	uint8_t plist[8] = { 0 };
 	fix_run(&fc, lu, sel, 10, plist, sizeof(plist));
 	fix_assert_field(&fc, 0x24, true, 7, -1);
+	cost_model_put(lu->dev.model);
+
+	/* a virtual clock says so, with its number of host streams, and a time scale of 0 */
+	lu->dev.model = cost_model_get("log-c-virtual", p, cost_time_virtual(6));
+	assert_non_null(lu->dev.model);
+	log_sense(lu, &fc, 0x31, 0, b, sizeof(b));
+	assert_true(param_u64(b, 0x0008) == 0);
+	assert_true(param_u64(b, 0x000a) == 6);
 	cost_model_put(lu->dev.model);
 	lu->dev.model = NULL;
 	fix_lu_free(lu);

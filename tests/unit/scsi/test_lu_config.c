@@ -2,6 +2,7 @@
  * key, and one-line reasons that name the key and value at fault. */
 #include "fixture.h"
 #include "handlers/scsi/lu_config.h"
+#include "models/cost_virtual.h"
 
 static void test_defaults(void **state)
 {
@@ -30,6 +31,12 @@ static void test_all_keys(void **state)
 	/* without the subtype prefix too */
 	assert_int_equal(lu_config_parse("time_scale=0", &c, &why), 0);
 	assert_true(c.time_scale == 0.0);
+	assert_int_equal(lu_config_parse("time_scale=virtual", &c, &why), 0);
+	assert_int_equal(cost_time_virtual_streams(c.time_scale), 4);
+	assert_int_equal(lu_config_parse("host_streams=16;time_scale=virtual", &c, &why), 0);
+	assert_int_equal(cost_time_virtual_streams(c.time_scale), 16);
+	assert_int_equal(lu_config_parse("time_scale=2", &c, &why), 0);
+	assert_int_equal(cost_time_virtual_streams(c.time_scale), 0);
 	assert_int_equal(lu_config_parse("lunlab/readonly=1;physical_block=4096", &c, &why), 0);
 	assert_true(c.readonly);
 	assert_int_equal(c.physical_block, 4096);
@@ -53,7 +60,7 @@ static void expect_reason(const char *cfg, const char *want)
 static void test_rejects(void **state)
 {
 	expect_reason("lunlab/modle=x2",
-		      "unknown key 'modle' (known: model, profile, array, serial, time_scale, readonly, physical_block)");
+		      "unknown key 'modle' (known: model, profile, array, serial, time_scale, host_streams, readonly, physical_block)");
 	expect_reason("lunlab/readonly=yes", "readonly 'yes': want 0 or 1");
 	expect_reason("lunlab/physical_block=3000", "physical_block '3000': want a power of two");
 	expect_reason("lunlab/physical_block=256", "physical_block '256'");
@@ -62,6 +69,9 @@ static void test_rejects(void **state)
 	expect_reason("lunlab/physical_block=", "physical_block ''");
 	expect_reason("lunlab/model=x9", "model 'x9': unknown profile (");
 	expect_reason("lunlab/time_scale=-1", "time_scale '-1'");
+	expect_reason("lunlab/time_scale=virtual;host_streams=0", "host_streams '0': want 1..4096");
+	expect_reason("lunlab/time_scale=virtual;host_streams=4097", "host_streams '4097': want 1..4096");
+	expect_reason("lunlab/host_streams=8", "host_streams '8': only with time_scale=virtual");
 	expect_reason("lunlab/time_scale=fast", "time_scale 'fast'");
 	expect_reason("lunlab/array=a b", "array 'a b'");
 	expect_reason("lunlab/serial=", "serial ''");
