@@ -48,6 +48,45 @@ static bool host_completes_async(void)
 
 int handler_init(void) __attribute__((visibility("default")));
 
+/* lunlab-target only (host_ext.h): let short READs and WRITEs of an unpaced
+ * LU run on the I/O thread.  Resolves to NULL under tcmu-runner. */
+#pragma weak lunlab_host_dev_set_inline
+
+/* Largest READ/WRITE run inline: a 64 KiB write (dedup hashing and zlib of
+ * four 16 KiB blocks) is still well under the time a worker hand-off and
+ * the I/O thread's next batch cost; larger ones would hold the I/O
+ * thread's other connections back, so they go to workers. */
+#define INLINE_MAX_BYTES (64u << 10)
+
+/* lunlab_inline_fn: READ/WRITE(6/10/12/16) only (memory work under the
+ * volume's range locks, no waits of their own); everything else (EXTENDED
+ * COPY, WRITE SAME over a range, UNMAP, ...) may take long.  Only installed
+ * for LUs whose model never paces (handle_cmd then never sleeps nor
+ * completes asynchronously). */
+static bool lunlab_may_inline(struct tcmu_device *tdev, const uint8_t *cdb, size_t data_len)
+{
+	(void)tdev;
+	switch (cdb[0]) {
+	case 0x08: case 0x28: case 0xa8: case 0x88: /* READ(6/10/12/16) */
+	case 0x0a: case 0x2a: case 0xaa: case 0x8a: /* WRITE(6/10/12/16) */
+		return data_len <= INLINE_MAX_BYTES;
+	default:
+		return false;
+	}
+}
+
+/* Whether the LU's cost model ever holds a completion back: the array's
+ * first LU fixed its profile and time scale, so ask the model itself. */
+static bool model_paces(struct cost_model *m)
+{
+	struct cost_telemetry t;
+
+	if (!m)
+		return false;
+	cost_model_telemetry(m, &t);
+	return t.cores > 0 && t.time_scale > 0;
+}
+
 static bool lunlab_check_config(const char *cfgstring, char **reason)
 {
 	struct lu_config c;
@@ -178,6 +217,8 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 	scsi_lu_init(lu);
 	lunlab_dev_register(d);
 	tcmur_dev_set_private(tdev, lu);
+	if (lunlab_host_dev_set_inline && !model_paces(d->model))
+		lunlab_host_dev_set_inline(tdev, lunlab_may_inline);
 	tcmu_dev_info(tdev, "lunlab: LU serial %s, model %s, array %s, %llu x %u bytes\n", d->serial,
 		      d->model_name, d->array_name, (unsigned long long)d->num_lbas, d->block_size);
 	return 0;

@@ -10,6 +10,8 @@
 #ifndef LUNLAB_HOST_EXT_H
 #define LUNLAB_HOST_EXT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct tcmu_device;
@@ -29,5 +31,24 @@ void lunlab_host_cmd_data_ready(struct tcmu_device *dev, struct tcmulib_cmd *cmd
  * within the process; 0 when unknown.  EXTENDED COPY scopes list identifiers
  * and held copy results to it, as SPC-4 does (tcmu-runner cannot tell). */
 uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *cmd);
+
+/* What a handler passes to lunlab_host_dev_set_inline: true when this
+ * command (its CDB and the bytes its data buffer holds) will complete
+ * inside handle_cmd without waiting for anything but memory work of its
+ * own: no sleep, no pacing, no I/O, no completion from another thread.  It
+ * is asked on the submitting thread before the command runs, so it must be
+ * cheap and must not block either. */
+typedef bool (*lunlab_inline_fn)(struct tcmu_device *dev, const uint8_t *cdb, size_t data_len);
+
+/* Optional, from open(): lets the host run the commands may_run_inline
+ * accepts on the thread that submits them (lunlab-target: the connection's
+ * I/O thread) instead of handing them to a worker thread, which for a
+ * 4 KiB READ costs more than the handler's work (a queue lock, a wake-up
+ * and two context switches).  The host still hands a command to a worker
+ * whenever commands of this device are queued or on workers, so an inline
+ * command never overtakes one submitted before it.  NULL turns it off (the
+ * default).  Everything else is unchanged: pending UNIT ATTENTIONs, status
+ * mapping, --trace. */
+void lunlab_host_dev_set_inline(struct tcmu_device *dev, lunlab_inline_fn may_run_inline);
 
 #endif

@@ -4,7 +4,10 @@
  * Each device has its own queue (mutex + condvar) held only to splice the
  * list: submitters push one command, workers pop a batch (their fair share
  * of what is queued), so nothing process-wide sits on the I/O path.
- * Submitters wake a worker only when none is awake (host_priv.h). */
+ * Submitters wake a worker only when none is awake (host_priv.h).
+ * Commands the handler declares non-blocking (lunlab_host_dev_set_inline)
+ * skip the queue and run on the submitting thread while the device has
+ * nothing queued or on a worker. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +47,8 @@ static void host_cmd_finish(struct host_cmd *hc, int sts)
 	lu->backend_priv = NULL;
 	if (atomic_load_explicit(&host_trace_on, memory_order_relaxed))
 		host_trace_cmd(dev, lu, &hc->t_start);
+	if (hc->on_worker)
+		atomic_fetch_sub_explicit(&dev->backlog, 1, memory_order_release);
 	free(hc);
 	atomic_fetch_sub_explicit(&dev->inflight, 1, memory_order_release);
 	lu->done(lu);
@@ -115,6 +120,26 @@ static void host_cmd_run(struct host_cmd *hc)
 		host_cmd_finish(hc, rc);
 }
 
+void lunlab_host_dev_set_inline(struct tcmu_device *dev, lunlab_inline_fn may_run_inline)
+{
+	if (dev)
+		dev->may_inline = may_run_inline;
+}
+
+/* Run this command on the submitting thread?  Only when the handler says it
+ * cannot block, and only while nothing of this device is queued or on a
+ * worker: then it overtakes no earlier command, and cannot wait for a range
+ * lock a worker's command of this device holds.  The acquire pairs with the
+ * release in host_cmd_finish: a backlog seen at 0 means those commands are
+ * done, not merely counted down. */
+static bool host_run_inline(struct tcmu_device *dev, const struct host_cmd *hc)
+{
+	lunlab_inline_fn ok = dev->may_inline;
+
+	return ok && atomic_load_explicit(&dev->backlog, memory_order_acquire) == 0 &&
+	       ok(dev, hc->lib.cdb, hc->buf_len);
+}
+
 static bool is_media_read(uint8_t op)
 {
 	return op == 0x08 || op == 0x28 || op == 0xa8 || op == 0x88;
@@ -170,7 +195,8 @@ static bool want_wake_locked(struct tcmu_device *dev)
 }
 
 /* Builds the host command; NULL when it completed already (no memory, or
- * nr_threads == 0 and it ran inline). */
+ * it ran inline: nr_threads == 0, or a command the handler declared
+ * non-blocking).  Otherwise it is counted in the backlog, for the queue. */
 static struct host_cmd *host_accept(struct tcmu_device *dev, struct lu_cmd *lu)
 {
 	struct host_cmd *hc;
@@ -186,10 +212,12 @@ static struct host_cmd *host_accept(struct tcmu_device *dev, struct lu_cmd *lu)
 		lu->done(lu);
 		return NULL;
 	}
-	if (dev->nr_workers == 0) {
+	if (dev->nr_workers == 0 || host_run_inline(dev, hc)) {
 		host_cmd_run(hc); /* nr_threads == 0: inline, as the runner does */
 		return NULL;
 	}
+	hc->on_worker = true;
+	atomic_fetch_add_explicit(&dev->backlog, 1, memory_order_relaxed);
 	return hc;
 }
 
@@ -243,7 +271,9 @@ static void host_kick(struct lu_backend *be)
 	struct host_queue *q = &dev->q;
 	int wake = 0;
 
-	if (dev->nr_workers == 0)
+	/* a batch that ran inline queued nothing: no lock to take.  This
+	 * thread counted what it queued itself, so it cannot miss its own. */
+	if (dev->nr_workers == 0 || atomic_load_explicit(&dev->backlog, memory_order_relaxed) == 0)
 		return;
 	pthread_mutex_lock(&q->lock);
 	while (q->head && q->idle > q->wakes &&
@@ -301,7 +331,7 @@ static void *host_worker(void *arg)
 		if (!q->head)
 			q->tail = NULL;
 		q->len--;
-			hc->next = NULL;
+		hc->next = NULL;
 		q->busy++;
 		bool more = want_wake_locked(dev);
 
@@ -403,6 +433,7 @@ static void host_abort_nexus(struct lu_backend *be, uint64_t nexus_id)
 		if (atomic_load_explicit(&host_trace_on, memory_order_relaxed))
 			host_trace_cmd(dev, lu, &aborted->t_start);
 		free(aborted);
+		atomic_fetch_sub_explicit(&dev->backlog, 1, memory_order_release);
 		atomic_fetch_sub(&dev->inflight, 1);
 		lu->done(lu);
 		aborted = next;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "lunlab/host_ext.h"
 #include "lunlab/tcmu_abi.h"
 #include "target/lu/lu_cmd.h"
 #include "target/tcmu/host.h"
@@ -32,6 +33,7 @@ struct host_cmd {
 	struct timespec t_start;     /* CLOCK_MONOTONIC at submit, for latency */
 	size_t buf_len;              /* bytes the transport's iovec holds */
 	bool data_ready_sent;        /* lunlab_host_cmd_data_ready forwarded */
+	bool on_worker;              /* counted in dev->backlog */
 	struct iovec iov[];          /* lu->iov_cnt entries */
 };
 
@@ -83,6 +85,9 @@ struct tcmu_device {
 	pthread_t *workers;
 	int nr_workers;
 	atomic_long inflight;        /* submitted, not yet completed */
+	/* lunlab_host_dev_set_inline: set by open(), before any command */
+	lunlab_inline_fn may_inline;
+	atomic_long backlog;         /* commands queued or handed to workers, not yet completed */
 	bool opened;
 
 	struct tcmu_device *next_dev; /* host's device list (shutdown) */

@@ -15,6 +15,9 @@
  *   0xC7 ms              block the worker for ms milliseconds, then GOOD
  *   0xC8 ms              fill the Data-In with 0x5A, call lunlab_host_cmd_data_ready
  *                        (twice: the host forwards once), complete GOOD after ms
+ * cfgstring key inline=1: open() installs an inline predicate
+ * (lunlab_host_dev_set_inline) that accepts TEST UNIT READY, 0xC0, 0xC2,
+ * 0xC3 and 0xC6 with at most HT_INLINE_MAX bytes of data, nothing else.
  * Counters are read by the tests through hosttest_counters(). */
 #include <errno.h>
 #include <pthread.h>
@@ -30,6 +33,9 @@
 /* lunlab-target only: weak, as a handler that also runs under tcmu-runner
  * must reference it */
 #pragma weak lunlab_host_cmd_data_ready
+#pragma weak lunlab_host_dev_set_inline
+
+#define HT_INLINE_MAX 1024
 
 int handler_init(void);
 void hosttest_counters(int *opens, int *closes, int *inits, int *destroys);
@@ -53,7 +59,7 @@ struct ht_dev {
 	size_t stored;
 };
 
-/* keys: name=TEXT, fail_open=0|1; anything else is refused by name */
+/* keys: name=TEXT, fail_open=0|1, inline=1; anything else is refused by name */
 static bool ht_check_config(const char *cfgstring, char **reason)
 {
 	const char *p = strchr(cfgstring, '/');
@@ -67,7 +73,8 @@ static bool ht_check_config(const char *cfgstring, char **reason)
 			*reason = strdup("multiline\nis refused\n");
 			return false;
 		}
-		if (!((klen == 4 && !strncmp(p, "name", 4)) || (klen == 9 && !strncmp(p, "fail_open", 9)))) {
+		if (!((klen == 4 && !strncmp(p, "name", 4)) || (klen == 9 && !strncmp(p, "fail_open", 9)) ||
+		      (klen == 6 && !strncmp(p, "inline", 6)))) {
 			if (asprintf(reason, "unknown key '%.*s'", (int)klen, p) < 0)
 				*reason = NULL;
 			return false;
@@ -77,6 +84,17 @@ static bool ht_check_config(const char *cfgstring, char **reason)
 			p++;
 	}
 	return true;
+}
+
+static bool ht_may_inline(struct tcmu_device *dev, const uint8_t *cdb, size_t data_len)
+{
+	(void)dev;
+	switch (cdb[0]) {
+	case 0x00: case 0xC0: case 0xC2: case 0xC3: case 0xC6:
+		return data_len <= HT_INLINE_MAX;
+	default:
+		return false;
+	}
 }
 
 static int ht_open(struct tcmu_device *dev, bool reopen)
@@ -92,6 +110,8 @@ static int ht_open(struct tcmu_device *dev, bool reopen)
 	tcmur_dev_set_private(dev, d);
 	tcmu_dev_set_write_cache_enabled(dev, true);
 	tcmu_dev_set_unmap_gran_align(dev, 1);
+	if (strstr(tcmu_dev_get_cfgstring(dev), "inline=1") && lunlab_host_dev_set_inline)
+		lunlab_host_dev_set_inline(dev, ht_may_inline);
 	return 0;
 }
 
@@ -276,7 +296,7 @@ static void ht_destroy(void)
 static struct tcmur_handler ht_threads = {
 	.name = "host test handler (2 threads)",
 	.subtype = "hosttest",
-	.cfg_desc = "name=TEXT;fail_open=0|1",
+	.cfg_desc = "name=TEXT;fail_open=0|1;inline=1",
 	.check_config = ht_check_config,
 	.open = ht_open,
 	.close = ht_close,

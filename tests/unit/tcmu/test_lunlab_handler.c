@@ -2,7 +2,9 @@
  * same file Debian's tcmu-runner would load: registration, check_config
  * refusal text, and a few SCSI commands through the worker threads
  * (INQUIRY, READ CAPACITY(16), WRITE(10) + READ(10) data read back,
- * unknown opcode -> 05/20/00). */
+ * unknown opcode -> 05/20/00), and which thread runs them: short READs and
+ * WRITEs of an unpaced LU inline on the submitting thread, large ones,
+ * other opcodes and every command of a paced LU on workers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -128,6 +130,122 @@ static void test_unknown_opcode(void **state)
 	tcmd_free(t);
 }
 
+static struct lu_backend *mkdev(const char *cfgstring, const char *name)
+{
+	char *err = NULL;
+	struct tcmu_host_dev_cfg cfg = {
+		.cfgstring = cfgstring, .size_bytes = 64ull << 20, .block_size = 512, .name = name,
+	};
+	struct lu_backend *d = tcmu_host_create_device(&cfg, &err);
+
+	if (!d)
+		fprintf(stderr, "create %s: %s\n", name, err ? err : "?");
+	free(err);
+	return d;
+}
+
+/* READ(10)/WRITE(10) of `blocks` 512-byte blocks at lba, on buffer buf */
+static void rw10(struct lu_cmd *lu, struct iovec *iov, uint8_t op, uint32_t lba, uint16_t blocks, uint8_t *buf)
+{
+	memset(lu->cdb, 0, sizeof(lu->cdb));
+	lu->cdb[0] = op;
+	lu->cdb[2] = (uint8_t)(lba >> 24);
+	lu->cdb[3] = (uint8_t)(lba >> 16);
+	lu->cdb[4] = (uint8_t)(lba >> 8);
+	lu->cdb[5] = (uint8_t)lba;
+	lu->cdb[7] = (uint8_t)(blocks >> 8);
+	lu->cdb[8] = (uint8_t)blocks;
+	lu->cdb_len = 10;
+	lu->dir = op == 0x2a ? LU_DIR_WRITE : LU_DIR_READ;
+	iov->iov_base = buf;
+	iov->iov_len = (size_t)blocks * 512;
+	lu->iov = iov;
+	lu->iov_cnt = 1;
+	lu->xfer_len = iov->iov_len;
+}
+
+/* Runs one READ/WRITE(10) on d; returns whether done() came on this thread
+ * before submit() returned (the inline path). */
+static bool rw_inline(struct lu_backend *d, uint8_t op, uint32_t lba, uint16_t blocks, uint8_t *buf)
+{
+	static const uint8_t none[1];
+	struct tcmd *t = tcmd_new(none, 1, LU_DIR_NONE, 0, 1);
+	struct iovec iov;
+
+	rw10(&t->lu, &iov, op, lba, blocks, buf);
+	d->ops->submit(d, &t->lu);
+	bool inl = tcmd_calls(t) == 1 && pthread_equal(t->done_thread, pthread_self());
+
+	tcmd_wait(t);
+	assert_int_equal(t->lu.status, 0);
+	assert_int_equal(t->lu.sense_len, 0);
+	assert_int_equal(t->lu.data_len, (size_t)blocks * 512);
+	tcmd_free(t);
+	return inl;
+}
+
+static void test_unpaced_inline(void **state)
+{
+	static const uint8_t inq[6] = { 0x12, 0, 0, 0, 36, 0 };
+	enum { BIG = 256 }; /* blocks: 128 KiB, above the handler's 64 KiB */
+	struct lu_backend *u = mkdev("lunlab/model=unlimited;serial=inl-u", "lun1");
+	struct lu_backend *v = mkdev("lunlab/model=x2;time_scale=0;serial=inl-v", "lun2");
+	uint8_t *w = malloc(BIG * 512), *r = malloc(BIG * 512);
+
+	(void)state;
+	assert_non_null(u);
+	assert_non_null(v);
+	for (int i = 0; i < BIG * 512; i++)
+		w[i] = (uint8_t)(i * 31 + i / 4096);
+	/* 64 KiB and less: inline, data read back exactly */
+	assert_true(rw_inline(u, 0x2a, 1000, 8, w));
+	memset(r, 0, BIG * 512);
+	assert_true(rw_inline(u, 0x28, 1000, 8, r));
+	assert_memory_equal(r, w, 8 * 512);
+	assert_true(rw_inline(u, 0x2a, 2000, 128, w));
+	memset(r, 0, BIG * 512);
+	assert_true(rw_inline(u, 0x28, 2000, 128, r));
+	assert_memory_equal(r, w, 128 * 512);
+	/* larger: on a worker, same data */
+	assert_false(rw_inline(u, 0x2a, 4000, BIG, w));
+	memset(r, 0, BIG * 512);
+	assert_false(rw_inline(u, 0x28, 4000, BIG, r));
+	assert_memory_equal(r, w, BIG * 512);
+	/* what is neither READ nor WRITE: on a worker */
+	struct tcmd *t = run(inq, 6, LU_DIR_READ, 36);
+
+	tcmd_free(t);
+	t = tcmd_new(inq, 6, LU_DIR_READ, 36, 1);
+	u->ops->submit(u, &t->lu);
+	tcmd_wait(t);
+	assert_int_equal(t->lu.status, 0);
+	assert_false(pthread_equal(t->done_thread, pthread_self()));
+	tcmd_free(t);
+	/* a modeled profile with time_scale=0 never paces: inline too */
+	assert_true(rw_inline(v, 0x2a, 8, 8, w));
+	assert_true(rw_inline(v, 0x28, 8, 8, r));
+	assert_memory_equal(r, w, 8 * 512);
+	free(w);
+	free(r);
+	u->ops->destroy(u);
+	v->ops->destroy(v);
+}
+
+/* The LU of setup_all is paced (model x2 in real time): even a 4 KiB read
+ * waits for its modeled service time, so it never runs inline. */
+static void test_paced_on_worker(void **state)
+{
+	uint8_t buf[4096];
+
+	(void)state;
+	memset(buf, 0x3c, sizeof(buf));
+	assert_false(rw_inline(be, 0x2a, 64, 8, buf));
+	memset(buf, 0, sizeof(buf));
+	assert_false(rw_inline(be, 0x28, 64, 8, buf));
+	for (size_t i = 0; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 0x3c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +253,8 @@ int main(void)
 		cmocka_unit_test(test_inquiry_capacity),
 		cmocka_unit_test(test_write_read_back),
 		cmocka_unit_test(test_unknown_opcode),
+		cmocka_unit_test(test_unpaced_inline),
+		cmocka_unit_test(test_paced_on_worker),
 	};
 
 	return cmocka_run_group_tests(tests, setup_all, teardown_all);
