@@ -515,6 +515,7 @@ int cli_parse(int argc, char **argv, struct cli *c)
 		if ((d->kind == CLI_K_LIST || d->kind == CLI_K_LUN) && !(cmdline & bit))
 			clear_list(c, (enum cli_opt)ch);
 		cmdline |= bit;
+		c->line[ch] = 0;
 		if (!cli_set(c, (enum cli_opt)ch, d->kind == CLI_K_FLAG ? "true" : optarg, err,
 			     sizeof(err))) {
 			if (ch == CLI_LUN)

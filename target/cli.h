@@ -93,6 +93,8 @@ struct cli {
 
 	const char *config;     /* --config FILE, NULL: none */
 	unsigned given;         /* bit (1u << enum cli_opt) per option set */
+	unsigned line[CLI_NOPTS]; /* the config file's line of each option it set;
+	                           * 0: not from the file (or the command line won) */
 	struct cli_keyline *keylines; /* config file LUN keys (cli_lun_blame) */
 	int nkeylines, capkeylines;
 	struct cli_str *strings;

@@ -321,6 +321,7 @@ static int walk(struct ctx *x, const yaml_node_t *root)
 			return fail(x, line_of(kn), k, "a config file cannot name another one");
 		if (one_option(x, d, yaml_document_get_node(x->doc, pr->value)) < 0)
 			return -1;
+		x->c->line[d->id] = (unsigned)line_of(kn);
 	}
 	return 0;
 }

@@ -89,7 +89,11 @@ static int load_access_control(const struct cli *cli, struct auth_config *cfg)
 	char err[512];
 
 	if (cli->auth_file && auth_file_load(cli->auth_file, cfg, err, sizeof(err)) < 0) {
-		fprintf(stderr, "lunlab-target: --auth-file %s\n", err);
+		if (cli->line[CLI_AUTH_FILE]) /* named by the config file: say where */
+			fprintf(stderr, "lunlab-target: %s:%u: auth-file: %s\n", cli->config,
+				cli->line[CLI_AUTH_FILE], err);
+		else
+			fprintf(stderr, "lunlab-target: --auth-file %s\n", err);
 		return -1;
 	}
 	for (int i = 0; i < cli->nallow; i++) {
@@ -157,10 +161,14 @@ int main(int argc, char **argv)
 
 	tcmu_host_set_trace(cli.trace);
 	if (tcmu_host_load_handlers(cli.handler_path, &err) < 0) {
-		fprintf(stderr, "lunlab-target: loading handlers from %s: %s\n", cli.handler_path,
-			err ? err : "failed");
+		if (cli.line[CLI_HANDLER_PATH])
+			fprintf(stderr, "lunlab-target: %s:%u: handler-path: loading handlers from %s: %s\n",
+				cli.config, cli.line[CLI_HANDLER_PATH], cli.handler_path, err ? err : "failed");
+		else
+			fprintf(stderr, "lunlab-target: loading handlers from %s: %s\n", cli.handler_path,
+				err ? err : "failed");
 		free(err);
-		return 1;
+		return 2; /* a configuration error, like a LUN or an auth file refused */
 	}
 	if (create_luns(&cli) < 0) {
 		tcmu_host_shutdown();

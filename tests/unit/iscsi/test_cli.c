@@ -286,6 +286,11 @@ static void precedence(void **state)
 	assert_true(c.luns[0].size == 8ull << 20);
 	assert_int_equal(c.luns[0].line, 0);
 	assert_int_equal(c.nkeylines, 0); /* the file's LUN keys went with its LUNs */
+	/* main() blames the file's line only for what the file still sets */
+	assert_int_equal(c.line[CLI_AUTH_FILE], 0);
+	assert_int_equal(c.line[CLI_HANDLER_PATH], 0);
+	assert_int_equal(c.line[CLI_LUN], 0);
+	assert_int_equal(c.line[CLI_MAX_SESSIONS], 4);
 	cli_free(&c);
 
 	/* several --lun replace the file's list once, then add in order */

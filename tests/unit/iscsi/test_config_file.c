@@ -90,8 +90,27 @@ static void values(void **state)
 	assert_string_equal(c.luns[2].handler, "other");
 	assert_string_equal(c.luns[2].cfgstring, "other/time_scale=0.5;readonly=0");
 	assert_int_equal(c.luns[2].line, 21);
-	/* every option but config was given */
+	/* every option but config was given, each at its key's line */
 	assert_int_equal(c.given, ((1u << CLI_NOPTS) - 1) & ~(1u << CLI_CONFIG));
+	assert_int_equal(c.line[CLI_LISTEN], 2);
+	assert_int_equal(c.line[CLI_AUTH_FILE], 12);
+	assert_int_equal(c.line[CLI_HANDLER_PATH], 14);
+	assert_int_equal(c.line[CLI_LUN], 17);
+	assert_int_equal(c.line[CLI_CONFIG], 0);
+	cli_free(&c);
+
+	/* anchors and aliases: one LUN mapping written once, used three times */
+	assert_int_equal(parse("lun:\n"
+			       "  - &disk {size: 1G, block: 4096, array: shared}\n"
+			       "  - *disk\n"
+			       "  - *disk\n",
+			       &c, err, sizeof(err)), 0);
+	assert_int_equal(c.nluns, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_true(c.luns[i].size == 1ull << 30);
+		assert_int_equal(c.luns[i].block, 4096);
+		assert_string_equal(c.luns[i].cfgstring, "lunlab/array=shared");
+	}
 	cli_free(&c);
 
 	/* an empty list is given, and means none */

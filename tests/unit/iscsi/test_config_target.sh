@@ -39,7 +39,10 @@ command -v iscsi-inq >/dev/null && command -v iscsi-readcapacity16 >/dev/null ||
 refused() {
     local text=$1 want=$2 mode=${3:-exact} out rc
     printf '%s' "$text" >"$work/bad.yaml"
-    out=$("$bin" --handler-path "$handler_dir" --config "$work/bad.yaml" 2>&1); rc=$?
+    # the handlers through the environment, which the file's handler-path
+    # overrides; port 0 and a time limit in case a refusal fails to happen
+    out=$(LUNLAB_HANDLER_PATH=$handler_dir timeout 10 "$bin" --listen 127.0.0.1:0 --config "$work/bad.yaml" 2>&1)
+    rc=$?
     out=$(grep -v '^tcmu INFO ' <<<"$out") # the LUNs created before the bad one say so
     if [[ $rc == 2 && $(wc -l <<<"$out") == 1 && ( $out == "$want" || ( $mode == prefix && $out == "$want"* ) ) ]]; then
         ok "refused: $out"
@@ -58,7 +61,17 @@ refused $'lun:\n  - size: 1G\n  - size: 1G\n    array: b\n    model: x9\n' \
 refused $'lun:\n  - size: 1G\n    colour: red\n' \
     "lunlab-target: $f:3: lun[0].colour: unknown key 'colour' (known: model, " prefix
 
-out=$("$bin" --handler-path "$handler_dir" --config "$work/none.yaml" 2>&1); rc=$?
+# values only main() can check (the auth file's mode, the handler directory)
+# are blamed on the config file's line too
+umask 022
+printf 'chap alice alicesecret123\n' >"$work/auth"
+chmod 0644 "$work/auth"
+refused $'iqn: iqn.2026-11.org.lunlab:x\nauth-file: '"$work/auth"$'\nlun:\n  - size: 1M\n' \
+    "lunlab-target: $f:2: auth-file: $work/auth: mode 0644" prefix
+refused $'quiet: true\nhandler-path: '"$work/nohandlers"$'\n' \
+    "lunlab-target: $f:2: handler-path: loading handlers from $work/nohandlers: " prefix
+
+out=$(timeout 10 "$bin" --listen 127.0.0.1:0 --handler-path "$handler_dir" --config "$work/none.yaml" 2>&1); rc=$?
 [[ $rc == 2 && $out == "lunlab-target: $work/none.yaml: No such file or directory" ]] &&
     ok "missing file refused" || fail "missing file: rc=$rc out=$out"
 
