@@ -11,8 +11,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "target/iscsi/conn_pool.h"
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/target.h"
+
+static __thread struct conn_pool icmd_pool; /* conn_pool.h */
+
+void conn_pools_drain(void)
+{
+	conn_pool_drain(&icmd_pool);
+	conn_tx_pool_drain();
+}
 
 static struct bufcache *cache_of(struct conn *c)
 {
@@ -59,7 +68,7 @@ void conn_put(struct conn *c)
 
 struct icmd *icmd_new(struct conn *c, const uint8_t *bhs, enum icmd_kind kind)
 {
-	struct icmd *ic = calloc(1, sizeof(*ic));
+	struct icmd *ic = conn_pool_get(&icmd_pool, sizeof(*ic));
 
 	if (!ic)
 		return NULL;
@@ -111,7 +120,7 @@ void icmd_put(struct icmd *ic)
 	}
 	if (ic->buf)
 		bufcache_put(cache_of(c), ic->buf, ic->buf_cap);
-	free(ic);
+	conn_pool_put(&icmd_pool, ic);
 	conn_put(c);
 }
 

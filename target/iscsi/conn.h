@@ -227,6 +227,10 @@ static inline uint32_t conn_max_cmd_sn(struct conn *c)
 void conn_on_readable(struct conn *c);
 /* conn_tx.c */
 struct txpdu *tx_new(void);
+/* Free the calling thread's spare tasks / PDU records (conn_pool.h): when
+ * an I/O thread ends, and on the thread that frees the I/O threads. */
+void conn_pools_drain(void);
+void conn_tx_pool_drain(void);
 /* Fills StatSN (and advances it when advance_statsn), ExpCmdSN, MaxCmdSN,
  * header digest, pad and data digest, then queues. */
 void conn_queue(struct conn *c, struct txpdu *t, bool advance_statsn);

@@ -8,15 +8,23 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "target/iscsi/conn_pool.h"
 #include "target/iscsi/crc32c.h"
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/target.h"
 
 #define TX_IOV_MAX 64
 
+static __thread struct conn_pool tx_pool; /* conn_pool.h */
+
+void conn_tx_pool_drain(void)
+{
+	conn_pool_drain(&tx_pool);
+}
+
 struct txpdu *tx_new(void)
 {
-	struct txpdu *t = calloc(1, sizeof(*t));
+	struct txpdu *t = conn_pool_get(&tx_pool, sizeof(*t));
 
 	if (t)
 		t->hlen = ISCSI_BHS_LEN;
@@ -28,7 +36,7 @@ static void tx_free(struct txpdu *t)
 	if (t->ref)
 		icmd_put(t->ref);
 	free(t->owned);
-	free(t);
+	conn_pool_put(&tx_pool, t);
 }
 
 void conn_free_txq(struct conn *c)

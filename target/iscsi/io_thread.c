@@ -376,6 +376,7 @@ static void *thread_main(void *arg)
 	run_completions(t);
 	run_resumes(t);
 	flush_dirty(t);
+	conn_pools_drain();
 	return NULL;
 }
 
@@ -488,6 +489,7 @@ void io_threads_free(void)
 		}
 		free(t->new_fds);
 		bufcache_drain(&t->cache);
+		conn_pools_drain(); /* what the loops above gave back on this thread */
 		close(t->epfd);
 		close(t->evfd);
 	}
