@@ -262,6 +262,10 @@ static int stage_done(struct conn *c)
 void conn_on_readable(struct conn *c)
 {
 	int budget = RX_RECV_BUDGET;
+	/* a recv() that returned less than it asked for emptied the socket:
+	 * another one would only say EAGAIN (one wasted syscall per wake-up).
+	 * epoll is level-triggered, so bytes arriving after it wake us again. */
+	bool drained = false;
 
 	c->refs++; /* dispatch may close c */
 	while (!c->closed) {
@@ -279,12 +283,14 @@ void conn_on_readable(struct conn *c)
 				continue;
 			}
 			c->rx_start = c->rx_end = 0;
-			if (budget-- <= 0)
+			if (drained || budget-- <= 0)
 				goto out;
+			size_t ask = c->rx_dst && want >= RX_DIRECT_MIN ? want : c->rx_cap;
+
 			if (c->rx_dst && want >= RX_DIRECT_MIN)
-				r = recv(c->fd, c->rx_dst + c->rx_got, want, 0);
+				r = recv(c->fd, c->rx_dst + c->rx_got, ask, 0);
 			else
-				r = recv(c->fd, c->rxbuf, c->rx_cap, 0);
+				r = recv(c->fd, c->rxbuf, ask, 0);
 			if (r == 0) {
 				conn_close(c, "connection closed by initiator");
 				goto out;
@@ -297,6 +303,7 @@ void conn_on_readable(struct conn *c)
 				goto out;
 			}
 			c->rx_progress = true;
+			drained = (size_t)r < ask;
 			if (c->rx_dst && want >= RX_DIRECT_MIN)
 				c->rx_got += (uint32_t)r;
 			else
