@@ -13,7 +13,9 @@
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/target.h"
 
-#define TX_IOV_MAX 64
+/* iovecs per sendmsg(): 2 per PDU (header, data) and PDUs of a whole batch
+ * of completions (QD32 and more) in one call; IOV_MAX is 1024 */
+#define TX_IOV_MAX 256
 
 static __thread struct conn_pool tx_pool; /* conn_pool.h */
 
