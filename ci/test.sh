@@ -3,7 +3,8 @@
 #   1. install the Debian packages (ci/install-deps.sh),
 #   2. build with -Dwerror=true in build/ and run every meson test (unit + integration suites),
 #   3. libiscsi's whole iscsi-test-cu ALL family against a fresh lunlab-target (tests/conformance/run-all.sh),
-#   4. the seeds' figures, scaled down (tests/repro/seed000.sh and seed002.sh --ci),
+#   4. the seeds' figures, scaled down (tests/repro/seed000.sh and seed002.sh --ci), and seed
+#      000's whole job on the array's virtual clock (seed000.sh --literal),
 #   5. the real stack: handler_lunlab.so under Linux LIO + Debian's tcmu-runner, in Debian's
 #      kernel booted with qemu (tests/realstack/lane.sh, 10-minute budget),
 #   6. the same build, tests (tests/robust with LeakSanitizer) and suites again with
@@ -139,12 +140,16 @@ run_realstack() {
 
 # run_repro BUILD_DIR: the seeds' figures, scaled down (tests/repro, docs/reproduce.md); every
 # figure checked is one test
+# The third run is seed 000's whole job (100 x 11.9 GiB per profile) on the array's virtual
+# clock, ~8 min here; its data-reduction rows use the --ci image size (the 11.9 GiB image
+# adds ~5 min and its figures are the same, docs/reproduce.md).
 run_repro() {
-    local dir=$1 s out p f k missed
-    for s in seed000 seed002; do
-        step "reproduce $s (--ci)"
+    local dir=$1 s mode run out p f k missed
+    for run in "seed000 --ci" "seed002 --ci" "seed000 --literal"; do
+        s=${run% *}; mode=${run#* }
+        step "reproduce $s ($mode)"
         out=$(mktemp)
-        bash "tests/repro/$s.sh" "$dir" --ci 2>&1 | tee "$out"
+        REPRO_DRR_SIZE=256m bash "tests/repro/$s.sh" "$dir" "$mode" 2>&1 | tee "$out"
         p=$(grep -cE '\| ok$' "$out")
         f=$(grep -cE '\| (MISS|FAIL|no)[^|]*$' "$out")
         k=$(grep -cE '\| SKIP$' "$out")
@@ -152,7 +157,7 @@ run_repro() {
             (( f == 0 )) && f=1
             # name the rows that missed: the summary is often all a CI log keeps
             missed=$(grep -E '\| (MISS|FAIL|no)[^|]*$' "$out" | sed -E 's/ +\| +/ | /g' | paste -sd ';' -)
-            failures+=("reproduce $s: ${missed:-the run failed (see its output above)}")
+            failures+=("reproduce $s $mode: ${missed:-the run failed (see its output above)}")
         fi
         (( k > 0 )) && echo "reproduce $s: $k figure(s) not judged: this machine is too slow for them (SKIP rows above)"
         total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + k))
