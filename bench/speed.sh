@@ -6,8 +6,10 @@
 #   4 MiB sequential read QD8   iscsi-perf -t D -m 8  -b 8192 -l URL
 #   4 KiB random read QD32      iscsi-perf -t D -m 32 -b 8 -r -l URL
 #
-# Order per round: lunlab, tgt, loopback (A B A B ...); the median of the rounds is reported,
-# since absolute figures on shared machines drift 10-30% and only same-run ratios are meaningful.
+# Order per round: each workload on both targets back to back (lunlab first in odd rounds, tgt
+# first in even ones, so neither always runs right after the other's load), then loopback; the
+# median of the rounds is reported, since absolute figures on shared machines drift 10-30% and
+# only same-run ratios are meaningful.  The ratio of each round's adjacent pair is printed too.
 # Both LUNs (2 GiB; tgt's backing file on /dev/shm) are first filled with unique data through
 # iSCSI: reads of never-written space would otherwise measure a shortcut (holes, thin zeros).
 # lunlab runs with model=unlimited (no modeled array cost): this measures the target itself.
@@ -109,14 +111,22 @@ echo "prefilling both LUNs with unique data..."
 t0=$SECONDS; "$tool" fill "$url_l" >/dev/null; echo "  lunlab filled in $((SECONDS - t0)) s"
 t0=$SECONDS; "$tool" fill "$url_t" >/dev/null; echo "  tgt    filled in $((SECONDS - t0)) s"
 
-for (( r = 1; r <= rounds; r++ )); do
-    echo "round $r"
-    for sys in lunlab tgt; do
+# both targets, in this round's order, for one workload
+both() {
+    local r=$1 w=$2 bytes=$3 sys pid url
+    shift 3
+    for sys in $order; do
         if [[ $sys == lunlab ]]; then pid=$LL_PID url=$url_l; else pid=$TGT_PID url=$url_t; fi
-        perf "$sys" "$pid" "$url" 4MiB-seq-QD1 "$r" $((4 << 20)) -m 1 -b 8192 -l
-        perf "$sys" "$pid" "$url" 4MiB-seq-QD8 "$r" $((4 << 20)) -m 8 -b 8192 -l
-        perf "$sys" "$pid" "$url" 4KiB-rand-QD32 "$r" 4096 -m 32 -b 8 -r -l
+        perf "$sys" "$pid" "$url" "$w" "$r" "$bytes" "$@"
     done
+}
+
+for (( r = 1; r <= rounds; r++ )); do
+    if (( r % 2 )); then order="lunlab tgt"; else order="tgt lunlab"; fi
+    echo "round $r"
+    both "$r" 4MiB-seq-QD1 $((4 << 20)) -m 1 -b 8192 -l
+    both "$r" 4MiB-seq-QD8 $((4 << 20)) -m 8 -b 8192 -l
+    both "$r" 4KiB-rand-QD32 4096 -m 32 -b 8 -r -l
     loopback "$r"
 done
 
@@ -155,5 +165,14 @@ for w, (gr, gl) in goals.items():
         lv, tv = f"{lm:,.0f} MiB/s", f"{tm:,.0f} MiB/s"
     print(f"{w:<16}{lv:>15} {lc:4.2f}c{tv:>16} {tc:4.2f}c{ratio:>11.2f}x{share:>12.0%}  {'; '.join(goal) or '-'}")
 print("(c = cores of CPU the target process used during the run)")
+print("lunlab/tgt of each round's adjacent pair:")
+for w in goals:
+    per = []
+    for r in sorted({x[0] for x in rows}, key=int):
+        l = [float(x[3]) for x in rows if x[0] == r and x[1] == "lunlab" and x[2] == w]
+        t = [float(x[3]) for x in rows if x[0] == r and x[1] == "tgt" and x[2] == w]
+        if l and t and t[0]:
+            per.append(f"{l[0] / t[0]:.2f}x")
+    print(f"  {w:<16}{' '.join(per)}")
 print(f"goals met: {sum(verdicts)} of {len(verdicts)}")
 PY
