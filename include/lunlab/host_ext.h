@@ -27,6 +27,14 @@ struct tcmulib_cmd;
  * correctly (after the data).  Ignored for commands that are not READ-type. */
 void lunlab_host_cmd_data_ready(struct tcmu_device *dev, struct tcmulib_cmd *cmd);
 
+/* The first `bytes` bytes of this READ-type command's data buffer (its
+ * iovecs, in order) hold their final data; the rest is still being filled.
+ * The transport may start sending them.  Call it any number of times with
+ * growing values, from any thread, strictly before completing the command
+ * (and before lunlab_host_cmd_data_ready, if that is called at all).
+ * Ignored for commands that are not READ-type. */
+void lunlab_host_cmd_data_progress(struct tcmu_device *dev, struct tcmulib_cmd *cmd, size_t bytes);
+
 /* The I_T nexus (iSCSI session) that sent this command, as a number unique
  * within the process; 0 when unknown.  EXTENDED COPY scopes list identifiers
  * and held copy results to it, as SPC-4 does (tcmu-runner cannot tell). */

@@ -87,11 +87,13 @@ struct icmd {
 	atomic_uint async_ev;
 	uint32_t early_len;       /* Data-In bytes sent before done() (data_ready) */
 	uint32_t data_charge;     /* its EDTL, counted in conn->data_bytes */
+	_Atomic size_t progress;  /* lu_cmd.data_progress: bytes of buf final so far */
 };
 
 #define ICMD_EV_READY  1u  /* lu_cmd.data_ready: Data-In may start */
 #define ICMD_EV_DONE   2u  /* lu_cmd.done */
 #define ICMD_EV_QUEUED 4u
+#define ICMD_EV_PROGRESS 8u /* lu_cmd.data_progress: more of the buffer is final */
 
 /* A PDU waiting to go out: header, optional data slice, pad + digest. */
 struct txpdu {
@@ -259,6 +261,7 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic);
 void scsi_cmd_data_complete(struct conn *c, struct icmd *ic);
 void scsi_cmd_completed(struct icmd *ic); /* on the I/O thread */
 void scsi_cmd_data_ready(struct icmd *ic); /* on the I/O thread */
+void scsi_cmd_data_progress(struct icmd *ic); /* on the I/O thread */
 /* dataout.c */
 int dataout_header(struct conn *c, const uint8_t *bhs);
 void dataout_received(struct conn *c);

@@ -39,29 +39,55 @@ uint32_t datain_pdu_count(size_t len, uint32_t mx)
 void datain_queue(struct conn *c, struct icmd *ic, uint32_t len, bool with_status,
 		  uint8_t status, const struct residual *r)
 {
-	uint32_t mx = c->params.max_xmit_dsl, burst = c->params.max_burst;
-	uint32_t off = 0, seq_left = burst;
+	datain_queue_range(c, ic, 0, len, len, with_status, status, r);
+}
 
-	while (off < len && !c->closed) {
+/* PDU boundaries depend only on the offset (a new sequence every
+ * MaxBurstLength bytes, PDUs of at most MaxRecvDataSegmentLength within
+ * it), so a transfer queued in several ranges whose ends fall on PDU
+ * boundaries goes out exactly as one queued at once. */
+static uint32_t pdu_len_at(const struct conn *c, uint32_t off, uint32_t total)
+{
+	uint32_t mx = c->params.max_xmit_dsl, burst = c->params.max_burst;
+	uint32_t n = total - off, seq_left = burst - off % burst;
+
+	if (n > mx)
+		n = mx;
+	return n < seq_left ? n : seq_left;
+}
+
+uint32_t datain_full_pdus_end(const struct conn *c, uint32_t off, uint32_t ready, uint32_t total)
+{
+	while (off < ready) {
+		uint32_t n = pdu_len_at(c, off, total);
+
+		if (off + n > ready)
+			break;
+		off += n;
+	}
+	return off;
+}
+
+void datain_queue_range(struct conn *c, struct icmd *ic, uint32_t off, uint32_t end, uint32_t total,
+			bool with_status, uint8_t status, const struct residual *r)
+{
+	uint32_t burst = c->params.max_burst;
+
+	while (off < end && !c->closed) {
 		struct txpdu *t = tx_new();
-		uint32_t n = len - off;
+		uint32_t n = pdu_len_at(c, off, total);
 		bool last;
 
 		if (!t) {
 			conn_close(c, "out of memory");
 			return;
 		}
-		if (n > mx)
-			n = mx;
-		if (n > seq_left)
-			n = seq_left;
-		last = off + n == len;
-		seq_left -= n;
+		if (n > end - off)
+			n = end - off; /* a caller's range ends mid-PDU: only at the very end */
+		last = off + n == total;
 		pdu_init_rsp(t->hdr, ISCSI_OP_DATA_IN, 0);
-		if (last || seq_left == 0)
+		if (last || (off + n) % burst == 0)
 			t->hdr[1] |= ISCSI_FLAG_FINAL;
-		if (seq_left == 0)
-			seq_left = burst;
 		memcpy(t->hdr + 8, ic->hdr + 8, 8); /* LUN */
 		put_be32(t->hdr + 16, ic->itt);
 		put_be32(t->hdr + 20, ISCSI_RSVD_TAG);

@@ -28,6 +28,15 @@ uint32_t datain_pdu_count(size_t len, uint32_t max_xmit_dsl);
 void datain_queue(struct conn *c, struct icmd *ic, uint32_t len, bool with_status,
 		  uint8_t status, const struct residual *r);
 
+/* The same for bytes [off, end) of a transfer of total bytes, some of which
+ * went out already (DataSN continues from ic->exp_datasn); status (if
+ * with_status) rides on the PDU that ends the transfer. */
+void datain_queue_range(struct conn *c, struct icmd *ic, uint32_t off, uint32_t end, uint32_t total,
+			bool with_status, uint8_t status, const struct residual *r);
+/* Where the whole Data-In PDUs from off that lie within the first ready
+ * bytes end (off itself when not even one fits). */
+uint32_t datain_full_pdus_end(const struct conn *c, uint32_t off, uint32_t ready, uint32_t total);
+
 /* SCSI Response PDU; sense_len 0 for none. */
 void scsi_rsp_queue(struct conn *c, struct icmd *ic, uint8_t status, const uint8_t *sense,
 		    uint32_t sense_len, const struct residual *r);

@@ -81,6 +81,19 @@ void io_thread_cmd_data_ready(struct lu_cmd *lc)
 	post_event(lc->priv, ICMD_EV_READY);
 }
 
+void io_thread_cmd_data_progress(struct lu_cmd *lc, size_t bytes)
+{
+	struct icmd *ic = lc->priv;
+	size_t old = atomic_load_explicit(&ic->progress, memory_order_relaxed);
+
+	/* never backwards, whatever order two calls' stores land in */
+	while (old < bytes && !atomic_compare_exchange_weak_explicit(&ic->progress, &old, bytes,
+								     memory_order_release,
+								     memory_order_relaxed))
+		;
+	post_event(ic, ICMD_EV_PROGRESS);
+}
+
 void io_thread_submit(struct io_thread *t, struct lu_backend *be, struct lu_cmd *lc)
 {
 	int i;
@@ -231,7 +244,9 @@ static void run_completions(struct io_thread *t)
 		/* after this exchange a backend may push the task again */
 		unsigned ev = atomic_exchange_explicit(&rev->async_ev, 0, memory_order_acq_rel);
 
-		/* data_ready always precedes done: early Data-In first */
+		/* progress and data_ready always precede done: early Data-In first */
+		if (ev & ICMD_EV_PROGRESS)
+			scsi_cmd_data_progress(rev);
 		if (ev & ICMD_EV_READY)
 			scsi_cmd_data_ready(rev);
 		if (ev & ICMD_EV_DONE)

@@ -78,6 +78,8 @@ void io_threads_reinstate(const char *initiator, const uint8_t isid[6], uint16_t
 void io_thread_cmd_done(struct lu_cmd *lc);
 /* lu_cmd.data_ready (early Data-In of a READ): any thread, before done. */
 void io_thread_cmd_data_ready(struct lu_cmd *lc);
+/* lu_cmd.data_progress: any thread, before done. */
+void io_thread_cmd_data_progress(struct lu_cmd *lc, size_t bytes);
 
 /* Hands a command to its backend on this thread: deferred (kicked at the
  * end of the loop iteration) when the backend supports it. */

@@ -212,6 +212,7 @@ static void submit(struct conn *c, struct icmd *ic)
 	ic->lc.done = io_thread_cmd_done;
 	/* early Data-In only where the transport knows the exact length */
 	ic->lc.data_ready = ic->lc.dir == LU_DIR_READ && ic->rw && ic->buf ? io_thread_cmd_data_ready : NULL;
+	ic->lc.data_progress = ic->lc.data_ready ? io_thread_cmd_data_progress : NULL;
 	ic->lc.priv = ic;
 	ic->lc.status = 0;
 	ic->lc.sense_len = 0;
@@ -359,23 +360,51 @@ static uint32_t rw_read_send_len(const struct icmd *ic, size_t produced)
 	return produced < ic->edtl ? (uint32_t)produced : ic->edtl;
 }
 
+static bool early_datain_ok(const struct icmd *ic)
+{
+	return !ic->conn->closed && !ic->aborted && !ic->finished && ic->in_backend &&
+	       ic->lc.dir == LU_DIR_READ && ic->rw && ic->buf;
+}
+
 /* The LU says the buffer is final before done(): send the Data-In now (no
  * status: it goes in a SCSI Response once done() comes).  The PDUs point
  * into the buffer and hold task references, as always. */
 void scsi_cmd_data_ready(struct icmd *ic)
 {
-	struct conn *c = ic->conn;
 	struct residual none = { 0, 0 };
 	uint32_t send;
 
-	if (c->closed || ic->aborted || ic->finished || !ic->in_backend || ic->early_len ||
-	    ic->lc.dir != LU_DIR_READ || !ic->rw || !ic->buf)
+	if (!early_datain_ok(ic))
+		return;
+	send = rw_read_send_len(ic, ic->buf_len);
+	if (ic->early_len >= send)
+		return;
+	datain_queue_range(ic->conn, ic, ic->early_len, send, send, false, 0, &none);
+	ic->early_len = send;
+}
+
+/* The LU says the first ic->progress bytes are final: send the whole
+ * Data-In PDUs they hold, so the wire transfer of a large READ overlaps
+ * the LU's copying of the rest.  The last PDU waits for done() and
+ * carries the status as usual. */
+void scsi_cmd_data_progress(struct icmd *ic)
+{
+	struct residual none = { 0, 0 };
+	size_t ready = atomic_load_explicit(&ic->progress, memory_order_acquire);
+	uint32_t send, end;
+
+	if (!early_datain_ok(ic))
 		return;
 	send = rw_read_send_len(ic, ic->buf_len);
 	if (!send)
 		return;
-	ic->early_len = send;
-	datain_queue(c, ic, send, false, 0, &none);
+	if (ready >= send)
+		ready = send - 1; /* keep the last PDU for the status */
+	end = datain_full_pdus_end(ic->conn, ic->early_len, (uint32_t)ready, send);
+	if (end <= ic->early_len)
+		return;
+	datain_queue_range(ic->conn, ic, ic->early_len, end, send, false, 0, &none);
+	ic->early_len = end;
 }
 
 /* The LU is done (or the target answered): Data-In, status, residuals. */
@@ -406,6 +435,13 @@ void scsi_cmd_completed(struct icmd *ic)
 		send = produced < ic->edtl ? (uint32_t)produced : ic->edtl;
 	}
 	residual_compute(ic->scsi_tl, ic->rw, is_write, ic->edtl, produced, &r);
+	if (ic->early_len && ic->lc.status == 0x00 && ic->early_len < send) {
+		/* the first PDUs went out already (data_progress): the rest, with
+		 * the status on the last one */
+		datain_queue_range(c, ic, ic->early_len, send, send, true, 0x00, &r);
+		finish(ic);
+		return;
+	}
 	if (ic->early_len) {
 		/* the data went out already (data_ready): status alone, with the
 		 * residual of the whole command; CHECK CONDITION follows data */

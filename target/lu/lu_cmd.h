@@ -55,6 +55,13 @@ struct lu_cmd {
 	/* in: the initiator port's ISID (with initiator, the I_T nexus's
 	 * initiator port: persistent reservations key registrations on it) */
 	uint8_t isid[6];
+
+	/* Optional, set by the transport with data_ready (NULL: not offered).
+	 * For a READ-type command the backend may call it any number of times,
+	 * on any thread, before done(): the first `bytes` of the buffer hold
+	 * their final data.  The transport may start sending them, so a large
+	 * READ's wire transfer overlaps the backend's filling of the rest. */
+	void (*data_progress)(struct lu_cmd *cmd, size_t bytes);
 };
 
 /* A backend device that executes CDBs (one LU). */

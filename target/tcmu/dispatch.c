@@ -88,6 +88,23 @@ void lunlab_host_cmd_data_ready(struct tcmu_device *dev, struct tcmulib_cmd *cmd
 	lu->data_ready(lu);
 }
 
+/* host_ext.h: forwarded to the transport, for reads only, while the data
+ * is not final as a whole yet (data_ready not forwarded). */
+void lunlab_host_cmd_data_progress(struct tcmu_device *dev, struct tcmulib_cmd *cmd, size_t bytes)
+{
+	struct host_cmd *hc;
+	struct lu_cmd *lu;
+
+	if (!cmd)
+		return;
+	hc = container_of_host(cmd, struct host_cmd, lib);
+	lu = hc->lu;
+	(void)dev;
+	if (!lu || hc->data_ready_sent || lu->dir != LU_DIR_READ || !lu->data_progress)
+		return;
+	lu->data_progress(lu, bytes < hc->buf_len ? bytes : hc->buf_len);
+}
+
 uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *cmd)
 {
 	const struct host_cmd *hc;

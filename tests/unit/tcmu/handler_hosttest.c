@@ -15,6 +15,10 @@
  *   0xC7 ms              block the worker for ms milliseconds, then GOOD
  *   0xC8 ms              fill the Data-In with 0x5A, call lunlab_host_cmd_data_ready
  *                        (twice: the host forwards once), complete GOOD after ms
+ *   0xC9 ready           fill the Data-In with 0x6B a quarter at a time, calling
+ *                        lunlab_host_cmd_data_progress after each quarter but the
+ *                        last, then once with twice the length; ready 1: also
+ *                        lunlab_host_cmd_data_ready, then progress again; GOOD
  * cfgstring key inline=1: open() installs an inline predicate
  * (lunlab_host_dev_set_inline) that accepts TEST UNIT READY, 0xC0, 0xC2,
  * 0xC3 and 0xC6 with at most HT_INLINE_MAX bytes of data, nothing else.
@@ -34,6 +38,7 @@
  * must reference it */
 #pragma weak lunlab_host_cmd_data_ready
 #pragma weak lunlab_host_dev_set_inline
+#pragma weak lunlab_host_cmd_data_progress
 
 #define HT_INLINE_MAX 1024
 
@@ -276,6 +281,24 @@ static int ht_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 		}
 		pthread_detach(t);
 		return TCMU_STS_ASYNC_HANDLED;
+	}
+	case 0xC9: {
+		size_t len = tcmu_iovec_length(lc->iovec, lc->iov_cnt), q = len / 4;
+		unsigned char *p = lc->iov_cnt == 1 ? lc->iovec[0].iov_base : NULL;
+
+		if (!p || !lunlab_host_cmd_data_progress)
+			return TCMU_STS_HW_ERR;
+		for (int i = 0; i < 4; i++) {
+			memset(p + i * q, 0x6B, i == 3 ? len - 3 * q : q);
+			if (i < 3)
+				lunlab_host_cmd_data_progress(dev, lc, (size_t)(i + 1) * q);
+		}
+		lunlab_host_cmd_data_progress(dev, lc, 2 * len); /* capped at the buffer */
+		if (cdb[1] == 1 && lunlab_host_cmd_data_ready) {
+			lunlab_host_cmd_data_ready(dev, lc);
+			lunlab_host_cmd_data_progress(dev, lc, len); /* dropped: data is final */
+		}
+		return TCMU_STS_OK;
 	}
 	default:
 		return TCMU_STS_NOT_HANDLED;

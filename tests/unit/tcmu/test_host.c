@@ -468,6 +468,71 @@ static void test_data_ready_forwarded(void **state)
 	be->ops->destroy(be);
 }
 
+/* lunlab_host_cmd_data_progress reaches lu_cmd.data_progress for reads,
+ * with growing byte counts capped at the buffer, before done(), each time
+ * with those bytes already final; never after data_ready. */
+static size_t prog_seen[8];
+static int prog_calls, prog_done_seen, prog_bytes_ok;
+
+static void on_progress(struct lu_cmd *lu, size_t bytes)
+{
+	struct tcmd *t = (struct tcmd *)lu;
+
+	if (prog_calls < 8)
+		prog_seen[prog_calls] = bytes;
+	prog_calls++;
+	prog_done_seen += tcmd_calls(t);
+	for (size_t i = 0; i < bytes; i++)
+		if (t->buf[i] != 0x6B)
+			prog_bytes_ok = 0;
+}
+
+static void test_data_progress_forwarded(void **state)
+{
+	char *err = NULL;
+	static const uint8_t prog[6] = { 0xC9, 0 }, prog_ready[6] = { 0xC9, 1 };
+	struct lu_backend *be = mkdev("hosttest/name=pg", "lun15", &err);
+	struct tcmd *t;
+
+	(void)state;
+	assert_non_null(be);
+	prog_calls = prog_done_seen = 0;
+	prog_bytes_ok = 1;
+	t = tcmd_new(prog, 6, LU_DIR_READ, 4000, 1);
+	memset(t->buf, 0, sizeof(t->buf));
+	t->lu.data_progress = on_progress;
+	be->ops->submit(be, &t->lu);
+	tcmd_wait(t);
+	assert_int_equal(t->lu.status, 0);
+	assert_int_equal(prog_calls, 4);
+	assert_int_equal(prog_seen[0], 1000);
+	assert_int_equal(prog_seen[1], 2000);
+	assert_int_equal(prog_seen[2], 3000);
+	assert_int_equal(prog_seen[3], 4000); /* 8000 asked: capped at the buffer */
+	assert_int_equal(prog_done_seen, 0);
+	assert_int_equal(prog_bytes_ok, 1);
+	tcmd_free(t);
+	/* after data_ready the data is final as a whole: no more progress */
+	prog_calls = 0;
+	t = tcmd_new(prog_ready, 6, LU_DIR_READ, 4000, 1);
+	t->lu.data_progress = on_progress;
+	t->lu.data_ready = on_ready;
+	be->ops->submit(be, &t->lu);
+	tcmd_wait(t);
+	assert_int_equal(prog_calls, 4);
+	tcmd_free(t);
+	/* not a read: dropped */
+	prog_calls = 0;
+	t = tcmd_new(prog, 6, LU_DIR_WRITE, 4000, 1);
+	t->lu.data_progress = on_progress;
+	be->ops->submit(be, &t->lu);
+	tcmd_wait(t);
+	assert_int_equal(t->lu.status, 0);
+	assert_int_equal(prog_calls, 0);
+	tcmd_free(t);
+	be->ops->destroy(be);
+}
+
 /* The transport's batch path: commands queued with submit_deferred run
  * after one kick, each exactly once. */
 static void test_deferred_submit_kick(void **state)
@@ -589,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_many_concurrent),
 		cmocka_unit_test(test_update_size_unit_attention),
 		cmocka_unit_test(test_data_ready_forwarded),
+		cmocka_unit_test(test_data_progress_forwarded),
 		cmocka_unit_test(test_deferred_submit_kick),
 		cmocka_unit_test(test_abort_nexus_queued),
 		cmocka_unit_test(test_trace_through_host),

@@ -4,7 +4,8 @@
  * (INQUIRY, READ CAPACITY(16), WRITE(10) + READ(10) data read back,
  * unknown opcode -> 05/20/00), and which thread runs them: short READs and
  * WRITEs of an unpaced LU inline on the submitting thread, large ones,
- * other opcodes and every command of a paced LU on workers. */
+ * other opcodes and every command of a paced LU on workers; a large READ of
+ * an unpaced LU reports its data in 1 MiB pieces (lu_cmd.data_progress). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -246,6 +247,111 @@ static void test_paced_on_worker(void **state)
 		assert_int_equal(buf[i], 0x3c);
 }
 
+/* READ(16) of `blocks` at lba into buf (len bytes); counts data_progress
+ * calls and checks each came before done() with its bytes final. */
+static int pg_calls, pg_early_done;
+static size_t pg_last;
+static const uint8_t *pg_want;
+
+static void pg_progress(struct lu_cmd *lu, size_t bytes)
+{
+	struct tcmd *t = (struct tcmd *)lu;
+
+	pg_calls++;
+	pg_early_done += tcmd_calls(t);
+	assert_true(bytes > pg_last);
+	assert_memory_equal(lu->iov[0].iov_base, pg_want, bytes);
+	pg_last = bytes;
+}
+
+static struct tcmd *read16(struct lu_backend *d, uint8_t flags, uint64_t lba, uint32_t blocks, uint8_t *buf)
+{
+	static const uint8_t none[1];
+	struct tcmd *t = tcmd_new(none, 1, LU_DIR_NONE, 0, 1);
+	static struct iovec iov;
+
+	memset(t->lu.cdb, 0, sizeof(t->lu.cdb));
+	t->lu.cdb[0] = 0x88;
+	t->lu.cdb[1] = flags;
+	for (int i = 0; i < 8; i++)
+		t->lu.cdb[2 + i] = (uint8_t)(lba >> (56 - 8 * i));
+	for (int i = 0; i < 4; i++)
+		t->lu.cdb[10 + i] = (uint8_t)(blocks >> (24 - 8 * i));
+	t->lu.cdb_len = 16;
+	t->lu.dir = LU_DIR_READ;
+	iov.iov_base = buf;
+	iov.iov_len = (size_t)blocks * 512;
+	t->lu.iov = &iov;
+	t->lu.iov_cnt = 1;
+	t->lu.xfer_len = iov.iov_len;
+	t->lu.data_progress = pg_progress;
+	pg_calls = pg_early_done = 0;
+	pg_last = 0;
+	d->ops->submit(d, &t->lu);
+	tcmd_wait(t);
+	return t;
+}
+
+static void test_large_read_in_pieces(void **state)
+{
+	enum { MB4 = 4 << 20, BLK = MB4 / 512 };
+	struct lu_backend *u = mkdev("lunlab/model=unlimited;serial=pg-u", "lun3");
+	uint8_t *w = malloc(MB4), *r = malloc(MB4);
+	static const uint8_t range[14] = { 0x70, 0, 0x05, 0, 0, 0, 0, 0x0a, 0, 0, 0, 0, 0x21, 0x00 };
+
+	(void)state;
+	assert_non_null(u);
+	for (int i = 0; i < MB4; i++)
+		w[i] = (uint8_t)(i * 7 + i / 512);
+	/* 4 MiB written (on a worker: larger than the inline limit) */
+	static const uint8_t none[1];
+	struct tcmd *t = tcmd_new(none, 1, LU_DIR_NONE, 0, 1);
+	struct iovec wv = { w, MB4 };
+
+	memcpy(t->lu.cdb, (uint8_t[16]){ 0x8a, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0x20, 0, 0, 0 }, 16);
+	t->lu.cdb_len = 16;
+	t->lu.dir = LU_DIR_WRITE;
+	t->lu.iov = &wv;
+	t->lu.iov_cnt = 1;
+	t->lu.xfer_len = MB4;
+	u->ops->submit(u, &t->lu);
+	tcmd_wait(t);
+	assert_int_equal(t->lu.status, 0);
+	tcmd_free(t);
+	/* read back at lba 0x1000: three pieces reported before done, data exact */
+	pg_want = w;
+	memset(r, 0, MB4);
+	t = read16(u, 0x08 /* FUA */, 0x1000, BLK, r);
+	assert_int_equal(t->lu.status, 0);
+	assert_int_equal(t->lu.data_len, MB4);
+	assert_memory_equal(r, w, MB4);
+	assert_int_equal(pg_calls, 3);
+	assert_int_equal(pg_last, 3u << 20);
+	assert_int_equal(pg_early_done, 0);
+	tcmd_free(t);
+	/* a bit only the normal path checks (RARC): one piece, same data */
+	memset(r, 0, MB4);
+	t = read16(u, 0x04, 0x1000, BLK, r);
+	assert_int_equal(t->lu.status, 0);
+	assert_memory_equal(r, w, MB4);
+	assert_int_equal(pg_calls, 0);
+	tcmd_free(t);
+	/* past the end: the exact sense, no data reported */
+	t = read16(u, 0, (64u << 20) / 512 - BLK + 1, BLK, r);
+	assert_int_equal(t->lu.status, 0x02);
+	assert_memory_equal(t->lu.sense, range, 14);
+	assert_int_equal(pg_calls, 0);
+	tcmd_free(t);
+	/* a paced LU never reports pieces */
+	t = read16(be, 0, 0, BLK, r);
+	assert_int_equal(t->lu.status, 0);
+	assert_int_equal(pg_calls, 0);
+	tcmd_free(t);
+	free(w);
+	free(r);
+	u->ops->destroy(u);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_opcode),
 		cmocka_unit_test(test_unpaced_inline),
 		cmocka_unit_test(test_paced_on_worker),
+		cmocka_unit_test(test_large_read_in_pieces),
 	};
 
 	return cmocka_run_group_tests(tests, setup_all, teardown_all);
