@@ -217,7 +217,8 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 	scsi_lu_init(lu);
 	lunlab_dev_register(d);
 	tcmur_dev_set_private(tdev, lu);
-	if (lunlab_host_dev_set_inline && !model_paces(d->model))
+	lu->unpaced = !model_paces(d->model);
+	if (lunlab_host_dev_set_inline && lu->unpaced)
 		lunlab_host_dev_set_inline(tdev, lunlab_may_inline);
 	tcmu_dev_info(tdev, "lunlab: LU serial %s, model %s, array %s, %llu x %u bytes\n", d->serial,
 		      d->model_name, d->array_name, (unsigned long long)d->num_lbas, d->block_size);
@@ -282,15 +283,6 @@ static int lunlab_reconfig(struct tcmu_device *tdev, struct tcmulib_cfg_info *cf
 #define SPLIT_MIN (2u << 20)
 #define SPLIT_CHUNK (1u << 20)
 
-static uint64_t be_get(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 /* A READ(10)/READ(16) scsi_dispatch would accept as it is, whose buffer is
  * exactly its length: only DPO/FUA set, group and control zero, within the
  * transfer limit and the capacity.  Anything else takes the normal path,
@@ -301,19 +293,10 @@ static bool split_read_ok(const struct scsi_cmd *cmd, uint64_t *off, uint64_t *l
 	const struct lunlab_dev *d = cmd->dev;
 	uint64_t lba, n;
 
-	if (cdb[0] == 0x28) {
-		if (cdb[6] || cdb[9])
-			return false;
-		lba = be_get(cdb + 2, 4);
-		n = be_get(cdb + 7, 2);
-	} else if (cdb[0] == 0x88) {
-		if (cdb[14] || cdb[15])
-			return false;
-		lba = be_get(cdb + 2, 8);
-		n = be_get(cdb + 10, 4);
-	} else {
+	if (cdb[0] == 0x28 ? cdb[6] || cdb[9] : cdb[0] == 0x88 ? cdb[14] || cdb[15] : true)
 		return false;
-	}
+	lba = cdb_lba(cdb);
+	n = cdb_xfer_blocks(cdb);
 	uint64_t cap = __atomic_load_n(&d->num_lbas, __ATOMIC_ACQUIRE);
 
 	if ((cdb[1] & ~0x18) || n == 0 || (d->max_xfer_len && n > d->max_xfer_len) || lba > cap ||
@@ -379,8 +362,8 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 	uint64_t off, len;
 	int status;
 
-	if (lunlab_host_cmd_data_progress && split_read_ok(&cmd, &off, &len) &&
-	    !model_paces(lu->dev.model) && read_in_pieces(tdev, lc, &cmd, off, len)) {
+	if (lunlab_host_cmd_data_progress && lu->unpaced && split_read_ok(&cmd, &off, &len) &&
+	    read_in_pieces(tdev, lc, &cmd, off, len)) {
 		kind = COST_READ;
 		status = TCMU_STS_OK;
 	} else {

@@ -22,6 +22,7 @@ struct scsi_lu {
 	/* set once at open (cfgstring), before the first command: */
 	bool readonly;              /* readonly=1: hardware-style write protection (WP, 27/00) */
 	uint8_t lbppbe;             /* LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT (physical_block=) */
+	bool unpaced;               /* the cost model never holds a completion back (handler.c) */
 };
 
 static inline struct scsi_lu *scsi_lu(struct lunlab_dev *d)
