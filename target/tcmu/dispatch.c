@@ -70,39 +70,43 @@ void tcmur_cmd_complete(struct tcmu_device *dev, void *data, int rc)
 	rcmd->done(dev, rcmd, rc);
 }
 
-/* host_ext.h: forwarded to the transport once, for reads only.  The
- * handler owns the command until it completes it, so hc is alive here. */
-void lunlab_host_cmd_data_ready(struct tcmu_device *dev, struct tcmulib_cmd *cmd)
+/* The host command of a READ-type command whose data is not final as a whole
+ * yet (data_ready not forwarded), or NULL.  The handler owns the command
+ * until it completes it, so hc is alive here. */
+static struct host_cmd *host_read_in_progress(struct tcmulib_cmd *cmd)
 {
 	struct host_cmd *hc;
-	struct lu_cmd *lu;
 
 	if (!cmd)
-		return;
+		return NULL;
 	hc = container_of_host(cmd, struct host_cmd, lib);
-	lu = hc->lu;
+	if (!hc->lu || hc->data_ready_sent || hc->lu->dir != LU_DIR_READ)
+		return NULL;
+	return hc;
+}
+
+/* host_ext.h: forwarded to the transport once, for reads only. */
+void lunlab_host_cmd_data_ready(struct tcmu_device *dev, struct tcmulib_cmd *cmd)
+{
+	struct host_cmd *hc = host_read_in_progress(cmd);
+
 	(void)dev;
-	if (!lu || hc->data_ready_sent || lu->dir != LU_DIR_READ || !lu->data_ready)
+	if (!hc || !hc->lu->data_ready)
 		return;
 	hc->data_ready_sent = true;
-	lu->data_ready(lu);
+	hc->lu->data_ready(hc->lu);
 }
 
 /* host_ext.h: forwarded to the transport, for reads only, while the data
  * is not final as a whole yet (data_ready not forwarded). */
 void lunlab_host_cmd_data_progress(struct tcmu_device *dev, struct tcmulib_cmd *cmd, size_t bytes)
 {
-	struct host_cmd *hc;
-	struct lu_cmd *lu;
+	struct host_cmd *hc = host_read_in_progress(cmd);
 
-	if (!cmd)
-		return;
-	hc = container_of_host(cmd, struct host_cmd, lib);
-	lu = hc->lu;
 	(void)dev;
-	if (!lu || hc->data_ready_sent || lu->dir != LU_DIR_READ || !lu->data_progress)
+	if (!hc || !hc->lu->data_progress)
 		return;
-	lu->data_progress(lu, bytes < hc->buf_len ? bytes : hc->buf_len);
+	hc->lu->data_progress(hc->lu, bytes < hc->buf_len ? bytes : hc->buf_len);
 }
 
 uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *cmd)
