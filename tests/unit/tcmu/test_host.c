@@ -15,8 +15,7 @@
 #include "lunlab/tcmu_abi.h"
 #include "target/tcmu/host.h"
 #include "tcmu_test_util.h"
-
-static char *hdir;
+#include "hosttest_group.h"
 
 static void counters(int *o, int *c, int *i, int *d)
 {
@@ -28,45 +27,6 @@ static void counters(int *o, int *c, int *i, int *d)
 	assert_non_null(fn);
 	fn(o, c, i, d);
 	dlclose(h);
-}
-
-static int busy(void)
-{
-	void *h = dlopen(HOSTTEST_SO, RTLD_NOW | RTLD_NOLOAD);
-	int (*fn)(void);
-
-	assert_non_null(h);
-	*(void **)&fn = dlsym(h, "hosttest_busy");
-	assert_non_null(fn);
-	int n = fn();
-
-	dlclose(h);
-	return n;
-}
-
-static int setup_all(void **state)
-{
-	char *err = NULL;
-
-	(void)state;
-	hdir = tmp_handler_dir();
-	if (!hdir)
-		return -1;
-	/* two subtypes from one .so */
-	if (tcmu_host_load_handlers(hdir, &err) != 2) {
-		fprintf(stderr, "load: %s\n", err ? err : "?");
-		return -1;
-	}
-	return 0;
-}
-
-static int teardown_all(void **state)
-{
-	(void)state;
-	tcmu_host_shutdown();
-	rm_dir(hdir);
-	free(hdir);
-	return 0;
 }
 
 static struct lu_backend *mkdev(const char *cfgstring, const char *name, char **err)
@@ -575,9 +535,9 @@ static void test_abort_nexus_queued(void **state)
 		b[i]->lu.nexus_id = 5;
 		be->ops->submit(be, &b[i]->lu);
 	}
-	for (int i = 0; i < 2000 && busy() < 2; i++)
+	for (int i = 0; i < 2000 && hosttest_busy() < 2; i++)
 		usleep(1000);
-	assert_int_equal(busy(), 2);
+	assert_int_equal(hosttest_busy(), 2);
 	/* three queued for nexus 5, one for nexus 6 */
 	for (int i = 0; i < 4; i++) {
 		q[i] = tcmd_new(tur, 6, LU_DIR_NONE, 0, 1);
@@ -660,5 +620,5 @@ int main(void)
 		cmocka_unit_test(test_trace_through_host),
 	};
 
-	return cmocka_run_group_tests(tests, setup_all, teardown_all);
+	return cmocka_run_group_tests(tests, hosttest_setup_all, hosttest_teardown_all);
 }

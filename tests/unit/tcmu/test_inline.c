@@ -16,48 +16,9 @@
 #include "lunlab/tcmu_abi.h"
 #include "target/tcmu/host.h"
 #include "tcmu_test_util.h"
+#include "hosttest_group.h"
 
 #define SNS(key, asc, ascq) { 0x70, 0, key, 0, 0, 0, 0, 0x0a, 0, 0, 0, 0, asc, ascq, 0, 0, 0, 0 }
-
-static char *hdir;
-
-static int hosttest_busy(void)
-{
-	void *h = dlopen(HOSTTEST_SO, RTLD_NOW | RTLD_NOLOAD);
-	int (*fn)(void);
-
-	assert_non_null(h);
-	*(void **)&fn = dlsym(h, "hosttest_busy");
-	assert_non_null(fn);
-	int n = fn();
-
-	dlclose(h);
-	return n;
-}
-
-static int setup_all(void **state)
-{
-	char *err = NULL;
-
-	(void)state;
-	hdir = tmp_handler_dir();
-	if (!hdir)
-		return -1;
-	if (tcmu_host_load_handlers(hdir, &err) != 2) {
-		fprintf(stderr, "load: %s\n", err ? err : "?");
-		return -1;
-	}
-	return 0;
-}
-
-static int teardown_all(void **state)
-{
-	(void)state;
-	tcmu_host_shutdown();
-	rm_dir(hdir);
-	free(hdir);
-	return 0;
-}
 
 static struct lu_backend *mkdev(const char *cfgstring, const char *name)
 {
@@ -326,5 +287,5 @@ int main(void)
 		cmocka_unit_test(test_trace_inline),
 	};
 
-	return cmocka_run_group_tests(tests, setup_all, teardown_all);
+	return cmocka_run_group_tests(tests, hosttest_setup_all, hosttest_teardown_all);
 }
