@@ -364,8 +364,6 @@ static void machine_check(const struct bench_opts *o, struct clone_run *run, con
 		run->machine_share_exact = true;
 		run->machine_limited = false;
 		run->suggested_time_scale = 0;
-		(void)o;
-		(void)client_cpu_s;
 		return;
 	}
 	/* The pacer also holds each completion for the modeled host turnaround x scale (the seed's
