@@ -1,0 +1,113 @@
+/* array_ctl.h — the array-control interface: what lunlab-target's management
+ * plane (target/api: the XMS-compatible REST API, /metrics, fault and
+ * snapshot requests) may ask of the array that handler_lunlab.so emulates.
+ *
+ * Direction and layering.  The target never reaches into the handler's
+ * structures.  handler_lunlab.so exports ONE data symbol,
+ * LUNLAB_ARRAY_CTL_SYMBOL, a const struct lunlab_array_ctl; lunlab-target's
+ * tcmu host finds it with dlsym() on the handler module it loaded
+ * (tcmu_host_array_ctl()).  tcmu-runner never looks for it, so the .so loads
+ * there unchanged.  Everything else about a LU still goes through the
+ * tcmu-runner ABI:
+ *   - a volume is realised as a tcmu device, created with the standard
+ *     open() path from a cfgstring (tcmu_host_create_device);
+ *   - a resize is the ABI's reconfig(CONFIG_DEV_SIZE) (as LIO does it);
+ *   - a deleted volume's device is closed with the ABI's close().
+ *
+ * Named volumes.  The cfgstring key `volume=NAME` attaches the device to the
+ * array's volume called NAME, creating an empty one when none exists.  A
+ * named volume outlives the device that attached it: closing the device
+ * detaches it, and only volume_delete() frees it (and its blocks).  Without
+ * `volume=` the device's volume is anonymous and dies with the device (the
+ * behaviour of every --lun before the API existed).  A named volume is
+ * attached to at most one device at a time.  Snapshots are named volumes
+ * created by snapshot(); the API exposes each as a device attached to it
+ * (`volume=NAME;readonly=1` for a read-only snapshot).
+ *
+ * Threads.  Every function may be called from any thread at any time while
+ * the handler's devices run I/O; each takes the array's own locks.
+ * Errors: negative errno; when err is not NULL a one-line reason (no
+ * newline) is written into err[errlen].
+ * Versioning: a field may only ever be appended; callers check `size`. */
+#ifndef LUNLAB_ARRAY_CTL_H
+#define LUNLAB_ARRAY_CTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LUNLAB_ARRAY_CTL_SYMBOL "lunlab_array_ctl"
+#define LUNLAB_ARRAY_CTL_VERSION 1u
+#define LUNLAB_ARRAY_NAME_MAX 64   /* bytes, with the NUL */
+#define LUNLAB_VOLUME_NAME_MAX 128 /* bytes, with the NUL */
+
+/* One array's capacity figures, all in bytes unless named otherwise
+ * (definitions: docs/accounting.md). */
+struct lunlab_array_figures {
+	uint64_t logical_bytes;       /* mapped (non-zero) blocks of every volume */
+	uint64_t unique_bytes;        /* distinct blocks x dedup block */
+	uint64_t physical_bytes;      /* allocated compressed size of distinct blocks */
+	uint64_t compressed_bytes;    /* exact compressed size of distinct blocks */
+	uint64_t unique_blocks;
+	uint64_t mapped_blocks;
+	uint64_t single_ref_blocks;
+	uint64_t pending_blocks;      /* unique blocks whose compressed size is not known yet */
+	uint64_t provisioned_bytes;   /* sum of every named and attached volume's size */
+	uint64_t capacity_bytes;      /* physical capacity of the array (usable, after RAID) */
+	uint64_t soft_threshold_bytes;/* physical use that raises 06/38/07; 0 = none */
+	uint64_t used_bytes;          /* physical space the array counts as in use (includes
+	                               * reservations for pending blocks): what the
+	                               * out-of-space rule compares with capacity_bytes */
+	uint32_t dedup_block;         /* bytes */
+	uint32_t volumes;             /* named + anonymous volumes alive */
+	char profile[32];             /* model / profile name of the array */
+};
+
+/* One volume of an array, as the API lists it. */
+struct lunlab_volume_info {
+	char name[LUNLAB_VOLUME_NAME_MAX]; /* "" for an anonymous volume */
+	uint64_t size_bytes;
+	uint64_t logical_bytes;       /* mapped bytes of this volume */
+	uint64_t single_ref_bytes;    /* bytes only this volume references (XMS unique space) */
+	uint32_t lba_size;
+	bool attached;                /* a device is attached to it now */
+	bool readonly;
+	char snapshot_of[LUNLAB_VOLUME_NAME_MAX]; /* "" unless created by snapshot() */
+};
+
+struct lunlab_array_ctl {
+	uint32_t version;             /* LUNLAB_ARRAY_CTL_VERSION */
+	uint32_t size;                /* sizeof(struct lunlab_array_ctl) of the .so */
+
+	/* Names of the live arrays: writes up to max names, returns how many exist. */
+	int (*array_list)(char (*names)[LUNLAB_ARRAY_NAME_MAX], int max);
+
+	/* Figures of array `array`.  wait_accounting: first wait until no block's
+	 * compressed size is pending, so the ratios are exact (docs/accounting.md). */
+	int (*array_figures)(const char *array, bool wait_accounting,
+			     struct lunlab_array_figures *out);
+
+	/* Physical capacity and soft threshold (bytes; threshold 0 = none).
+	 * -ENOSPC if capacity is below what is in use now.  A change of the
+	 * threshold is reported in VPD B2 / the LBP log page from then on. */
+	int (*array_set_capacity)(const char *array, uint64_t capacity_bytes,
+				  uint64_t soft_threshold_bytes, char *err, size_t errlen);
+
+	/* Volumes of an array: writes up to max entries, returns how many exist. */
+	int (*volume_list)(const char *array, struct lunlab_volume_info *out, int max);
+
+	/* Instant snapshot of n named volumes of one array, all at one point in
+	 * time (writes to every source are held while the maps are copied):
+	 * creates named volumes dst[i] sharing src[i]'s blocks (reference counts,
+	 * no data copied), read-only when readonly.  The copy is charged to the
+	 * array's cost model as a copy of every mapped block.  -ENOENT (a source
+	 * is missing), -EEXIST (a destination exists), -ENOSPC (metadata space). */
+	int (*snapshot)(const char *array, const char *const *src, const char *const *dst,
+			size_t n, bool readonly, char *err, size_t errlen);
+
+	/* Free a named volume that no device is attached to (-EBUSY if one is;
+	 * -ENOENT if none by that name).  Its blocks' references are dropped. */
+	int (*volume_delete)(const char *array, const char *name, char *err, size_t errlen);
+};
+
+#endif
