@@ -14,6 +14,7 @@
 #include "target/iscsi/target.h"
 #include "target/iscsi/text.h"
 #include "target/lu/lu_table.h"
+#include "target/lu/power_on.h"
 
 #define LOGIN_RSP_MAX 8192 /* the initiator's default MaxRecvDataSegmentLength */
 #define LOGIN_ACC_MAX 65536 /* C-bit continuation: most text we accumulate */
@@ -376,7 +377,8 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 		c->reset_seen = n ? calloc(n, sizeof(*c->reset_seen)) : NULL;
 		c->reset_seen_n = c->reset_seen ? n : 0;
 		for (size_t i = 0; i < c->reset_seen_n; i++)
-			c->reset_seen[i] = lu_table_reset_gen(i);
+			c->reset_seen[i] = lu_power_on_owed(i, c->initiator, c->isid) ? LU_RESET_GEN_POWER_ON
+										 : lu_table_reset_gen(i);
 	}
 	if (!c->discovery && c->thr)
 		io_threads_reinstate(c->initiator, c->isid, c->tsih);

@@ -12,6 +12,7 @@
 #include "target/iscsi/xfer_len.h"
 #include "target/lu/lu_pr.h"
 #include "target/lu/lu_table.h"
+#include "target/lu/power_on.h"
 
 #define MAX_EDTL (64u << 20)        /* refuse bigger single commands */
 #define MAX_READ_SLACK (1u << 20)   /* non-READ commands: room for the full answer */
@@ -242,6 +243,31 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 	tl = cdb_xfer_len(ic->lc.cdb, ic->be ? ic->be->block_size : 512, &ic->rw);
 	ic->scsi_tl = tl;
 
+	if (ic->be && ic->lun < c->reset_seen_n && c->reset_seen[ic->lun] == LU_RESET_GEN_POWER_ON &&
+	    ic->lc.cdb[0] != 0xa0 && ic->lc.cdb[0] != 0x12) {
+		/* the LU's power on, owed to this nexus once (power_on.h); it
+		 * outranks a reset's 29/03, which it covers */
+		c->reset_seen[ic->lun] = lu_table_reset_gen(ic->lun);
+		if (lu_power_on_claim(ic->lun, c->initiator, c->isid)) {
+			sense_len = lu_sense_fixed(sense, 0x06, 0x29, 0x01, -1);
+			if (ic->lc.cdb[0] != 0x03) {
+				complete_locally(c, ic, 0x02, sense, sense_len, 0);
+				return;
+			}
+			/* REQUEST SENSE: the unit attention is its sense data */
+			produced = sense_len < ic->lc.cdb[4] ? sense_len : ic->lc.cdb[4];
+			if (produced > ic->edtl)
+				produced = ic->edtl;
+			if (produced && !ic->buf && alloc_buf(c, ic, ic->edtl) < 0) {
+				conn_close(c, "out of memory");
+				return;
+			}
+			if (produced)
+				memcpy(ic->buf, sense, produced);
+			complete_locally(c, ic, 0x00, NULL, 0, produced);
+			return;
+		}
+	}
 	if (ic->be && ic->lun < c->reset_seen_n && ic->lc.cdb[0] != 0xa0 && ic->lc.cdb[0] != 0x12 &&
 	    ic->lc.cdb[0] != 0x03) {
 		/* another nexus reset this LU: UNIT ATTENTION once (INQUIRY,

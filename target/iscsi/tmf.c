@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "target/lu/power_on.h"
 #include "target/lu/lu_pr.h"
 #include "target/lu/lu_table.h"
 
@@ -151,6 +152,7 @@ void tmf_deliver(struct conn *c, struct icmd *ic)
 			if (t->tmf == w)
 				t->tmf = NULL; /* nobody waits: the response is gone already */
 		lu_pr_target_reset(true);
+		lu_power_on_rearm(); /* every nexus is owed 06/29/01 again */
 		free(w);
 		queue_rsp(c, itt, TMF_RSP_COMPLETE, true);
 		return;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "target/lu/power_on.h"
 #include "target/lu/pr.h"
 
 static struct lu_backend *table[LU_TABLE_MAX];
@@ -56,6 +57,7 @@ void lu_table_reset(void)
 		pr[i] = NULL;
 	}
 	count = 0;
+	lu_power_on_reset();
 }
 
 uint8_t lu_sense_fixed(uint8_t *s, uint8_t key, uint8_t asc, uint8_t ascq, int field)

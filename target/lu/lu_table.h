@@ -28,6 +28,9 @@ void lu_table_reset(void); /* forgets every entry (backends are not destroyed) *
 uint64_t lu_table_reset_gen(uint64_t lun);
 /* one more LUN RESET of lun: returns the generation it replaced */
 uint64_t lu_table_bump_reset_gen(uint64_t lun);
+/* A session's "generation seen" that no counter reaches: the LU still owes
+ * this nexus its power-on unit attention (target/lu/power_on.h). */
+#define LU_RESET_GEN_POWER_ON UINT64_MAX
 
 /* What the target answers itself, as LIO does: REPORT LUNS on any LUN, and
  * every command to a LUN that does not exist (INQUIRY with peripheral

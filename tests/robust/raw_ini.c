@@ -212,6 +212,37 @@ static bool key_is(const char *data, uint32_t len, const char *kv)
 	return false;
 }
 
+/* A new initiator port is owed each LU's power-on unit attention
+ * (06/29/01) on its first command: one TEST UNIT READY per LUN the robust
+ * target has takes it, so the cases see only what they provoke.  GOOD (the
+ * port was told before) and 05/25/00 (no such LUN) are fine too. */
+static int clear_power_on(struct raw *r)
+{
+	static const uint8_t tur[16];
+	uint8_t bhs[48], data[256];
+
+	for (uint64_t lun = 0; lun < RAW_LUNS; lun++) {
+		int n;
+
+		raw_scsi_cmd(r, bhs, lun, tur, 0, false, false, true);
+		if (raw_send(r, bhs, NULL, 0, false) < 0)
+			return -1;
+		do
+			n = raw_recv(r, bhs, data, sizeof(data), 30000);
+		while (n >= 0 && bhs_opcode(bhs) == ISCSI_OP_ASYNC_MSG);
+		if (n < 0 || bhs_opcode(bhs) != ISCSI_OP_SCSI_RSP)
+			return -1;
+		if (bhs[3] == 0x02 && n >= 16 && (data[2 + 2] & 0x0f) == 0x06 && data[2 + 12] == 0x29 &&
+		    data[2 + 13] == 0x01)
+			continue;
+		if (bhs[3] == 0x02 && n >= 16 && (data[2 + 2] & 0x0f) == 0x05 && data[2 + 12] == 0x25)
+			continue;
+		if (bhs[3] != 0x00)
+			return -1;
+	}
+	return 0;
+}
+
 int raw_login(struct raw *r, const struct login_opts *o)
 {
 	char keys[2048];
@@ -281,7 +312,7 @@ int raw_login(struct raw *r, const struct login_opts *o)
 			r->dd = true;
 		r->max_cmdsn = get_be32(bhs + 32);
 		if ((bhs[1] & ISCSI_LOGIN_TRANSIT) && (bhs[1] & 3) == 3)
-			return 0;
+			return o && o->keep_power_on ? 0 : clear_power_on(r);
 	}
 	return -1;
 }

@@ -25,14 +25,19 @@ struct login_opts {
 	const char *initial_r2t, *immediate_data; /* "Yes"/"No", NULL: not sent */
 	const char *max_r2t, *max_burst, *first_burst; /* NULL: not sent */
 	uint8_t isid_low;       /* last ISID byte: distinct live sessions need distinct ones */
+	bool keep_power_on;     /* leave the LUs' power-on unit attention pending (default:
+	                         * raw_login takes it with TEST UNIT READY on LUN 0..RAW_LUNS-1) */
 };
+
+#define RAW_LUNS 3 /* the LUNs run-robust.sh gives the target */
 
 extern int g_port;
 extern const char *g_iqn;
 
 /* connect to 127.0.0.1:g_port; -1 on failure */
 int raw_connect(void);
-/* full login to Normal session on g_iqn; 0 ok, else the login status
+/* full login to Normal session on g_iqn, then (unless o->keep_power_on)
+ * the power-on unit attentions taken; 0 ok, else the login status
  * (class << 8 | detail), or -1 when the connection failed/closed */
 int raw_login(struct raw *r, const struct login_opts *o);
 void raw_close(struct raw *r);

@@ -627,10 +627,11 @@ static void limits_cmdsn_window(void)
 	struct raw r;
 	uint8_t bhs[48], cdb[16], data[4096];
 	static uint8_t burst[200 * 48];
-	uint32_t first, window, responses = 0, bad_itt = 0;
+	uint32_t first, first_itt, window, responses = 0, bad_itt = 0;
 
 	CHECK(raw_login(&r, &(struct login_opts){ .isid_low = 40 }) == 0, "login");
 	first = r.cmdsn;
+	first_itt = r.itt + 1;
 	window = r.max_cmdsn - first + 1;
 	CHECK(window > 1 && window < 200, "advertised window %u", window);
 	/* 200 READs to the paced LUN 2 in one burst: only the window is taken */
@@ -649,7 +650,7 @@ static void limits_cmdsn_window(void)
 			responses++;
 			if (getenv("ROBUST_DEBUG"))
 				printf("rsp itt 0x%x exp %u max %u\n", get_be32(bhs + 16), get_be32(bhs + 28), get_be32(bhs + 32));
-			if (get_be32(bhs + 16) - 0x101 >= window) /* ITTs of the first `window` */
+			if (get_be32(bhs + 16) - first_itt >= window) /* ITTs of the first `window` */
 				bad_itt++;
 		}
 	}

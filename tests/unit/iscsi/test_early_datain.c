@@ -26,6 +26,7 @@
 #include "target/iscsi/pdu.h"
 #include "target/iscsi/target.h"
 #include "target/lu/lu_table.h"
+#include "target/lu/power_on.h"
 
 #define IQN "iqn.2026-11.org.lunlab:early"
 #define BS 512u
@@ -174,6 +175,8 @@ static int login(uint32_t *statsn)
 	bhs[0] = 0x40 | ISCSI_OP_LOGIN_REQ;
 	bhs[1] = ISCSI_LOGIN_TRANSIT | 0x04 | 0x03; /* operational -> full feature */
 	memcpy(bhs + 8, "\x80\x00\x00\x02\x00\x00", 6);
+	/* the port has had its power-on unit attention (test_raw_pdu.c tests it) */
+	(void)lu_power_on_claim(0, "iqn.2026-11.org.lunlab:early-ini", bhs + 8);
 	put_be32(bhs + 16, 1);
 	put_be32(bhs + 24, 1);
 	send_pdu(fd, bhs, keys, sizeof(keys) - 1);

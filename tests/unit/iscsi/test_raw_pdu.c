@@ -28,6 +28,7 @@
 #include "target/iscsi/pdu.h"
 #include "target/iscsi/target.h"
 #include "target/lu/lu_table.h"
+#include "target/lu/power_on.h"
 
 #define IQN "iqn.2026-11.org.lunlab:raw"
 
@@ -106,16 +107,39 @@ static uint32_t recv_pdu(int fd, uint8_t *bhs, uint8_t *data)
 }
 
 static int login_with(uint32_t *statsn, const char *extra, size_t extra_len);
+static int login_fresh(uint32_t *statsn, const char *extra, size_t extra_len);
 
 static int login(uint32_t *statsn)
 {
 	return login_with(statsn, "InitialR2T=Yes", 15);
 }
 
+#define RAW_INI "iqn.2026-11.org.lunlab:raw-ini"
+
+/* The ISID login_fresh() sends. */
+static void raw_isid(uint8_t isid[6])
+{
+	memcpy(isid, "\x80\x00\x00\x01\x00\x00", 6);
+	isid[3] = login_isid;
+}
+
+/* A session whose port has had LU 0's power-on unit attention already
+ * (power_on.h): the tests below are about the transport, and each would
+ * otherwise have to spend its first command on 06/29/01.  The unit
+ * attention itself: power_on_unit_attention_once_per_port. */
 static int login_with(uint32_t *statsn, const char *extra, size_t extra_len)
 {
+	uint8_t isid[6];
+
+	raw_isid(isid);
+	(void)lu_power_on_claim(0, RAW_INI, isid);
+	return login_fresh(statsn, extra, extra_len);
+}
+
+static int login_fresh(uint32_t *statsn, const char *extra, size_t extra_len)
+{
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	static const char keys[] = "InitiatorName=iqn.2026-11.org.lunlab:raw-ini\0TargetName=" IQN
+	static const char keys[] = "InitiatorName=" RAW_INI "\0TargetName=" IQN
 				   "\0SessionType=Normal\0HeaderDigest=CRC32C\0DataDigest=CRC32C\0"
 				   "MaxRecvDataSegmentLength=8192\0";
 	uint8_t bhs[48], data[8192];
@@ -130,8 +154,7 @@ static int login_with(uint32_t *statsn, const char *extra, size_t extra_len)
 	memset(bhs, 0, 48);
 	bhs[0] = 0x40 | ISCSI_OP_LOGIN_REQ;
 	bhs[1] = ISCSI_LOGIN_TRANSIT | 0x04 | 0x03; /* operational -> full feature */
-	memcpy(bhs + 8, "\x80\x00\x00\x01\x00\x00", 6);
-	bhs[11] = login_isid;
+	raw_isid(bhs + 8);
 	put_be32(bhs + 16, 1);
 	put_be32(bhs + 24, 1); /* CmdSN */
 	send_pdu(fd, bhs, all, (uint32_t)(sizeof(keys) - 1 + extra_len), false);
@@ -396,6 +419,61 @@ static void lun_reset_unit_attention_for_others(void **state)
 	close(a);
 }
 
+/* After a start (and a TARGET COLD RESET) every initiator port gets CHECK
+ * CONDITION 06/29/01 POWER ON OCCURRED once, on its first command other than
+ * INQUIRY and REPORT LUNS; REQUEST SENSE returns it as data; a session that
+ * never sent a command leaves it to the port's next session. */
+static void power_on_unit_attention_once_per_port(void **state)
+{
+	uint8_t bhs[48], data[64];
+	uint32_t st, ua;
+	int fd;
+
+	login_isid = 0x40;
+	fd = login_fresh(&st, "InitialR2T=Yes", 15); /* logs out without a command */
+	close(fd);
+	fd = login_fresh(&st, "InitialR2T=Yes", 15);
+	assert_int_equal(simple_cmd(fd, 0x60, 1, 0x12, &ua), 0x00); /* INQUIRY passes */
+	assert_int_equal(simple_cmd(fd, 0x61, 2, 0x00, &ua), 0x02); /* TEST UNIT READY */
+	assert_int_equal(ua, 0x062901);
+	assert_int_equal(simple_cmd(fd, 0x62, 3, 0x00, &ua), 0x00); /* once */
+	close(fd);
+	fd = login_fresh(&st, "InitialR2T=Yes", 15); /* the same port again: told */
+	assert_int_equal(simple_cmd(fd, 0x63, 1, 0x00, &ua), 0x00);
+	close(fd);
+
+	/* another port: REQUEST SENSE carries it as sense data, with GOOD */
+	login_isid = 0x41;
+	fd = login_fresh(&st, "InitialR2T=Yes", 15);
+	memset(bhs, 0, 48);
+	bhs[0] = ISCSI_OP_SCSI_CMD;
+	bhs[1] = ISCSI_FLAG_FINAL | ISCSI_CMD_READ | 0x01;
+	put_be32(bhs + 16, 0x64);
+	put_be32(bhs + 20, 18);
+	put_be32(bhs + 24, 1);
+	bhs[32] = 0x03;
+	bhs[36] = 18;
+	send_pdu(fd, bhs, NULL, 0, false);
+	assert_int_equal(recv_pdu(fd, bhs, data), 18);
+	assert_int_equal(bhs[0], ISCSI_OP_DATA_IN);
+	assert_int_equal(bhs[3], 0x00);
+	assert_int_equal(data[0], 0x70);
+	assert_int_equal(data[2], 0x06);
+	assert_int_equal(data[12], 0x29);
+	assert_int_equal(data[13], 0x01);
+	assert_int_equal(simple_cmd(fd, 0x65, 2, 0x00, &ua), 0x00);
+
+	/* TARGET COLD RESET is a power on: owed again (the reset closes the
+	 * connection that asked for it) */
+	assert_int_equal(tmf(fd, 7, 0, 0x66, 0, 3, 0), 0);
+	close(fd);
+	fd = login_fresh(&st, "InitialR2T=Yes", 15);
+	assert_int_equal(simple_cmd(fd, 0x67, 1, 0x00, &ua), 0x02);
+	assert_int_equal(ua, 0x062901);
+	close(fd);
+	login_isid = 1;
+}
+
 static void cmdsn_out_of_window_ignored(void **state)
 {
 	uint8_t bhs[48], data[8192];
@@ -600,6 +678,7 @@ int main(void)
 		cmocka_unit_test(header_digest_error_closes),
 		cmocka_unit_test(task_management),
 		cmocka_unit_test(lun_reset_unit_attention_for_others),
+		cmocka_unit_test(power_on_unit_attention_once_per_port),
 		cmocka_unit_test(cmdsn_out_of_window_ignored),
 		cmocka_unit_test(several_outstanding_r2ts),
 		cmocka_unit_test(queued_task_bad_dataout),

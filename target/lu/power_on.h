@@ -1,0 +1,39 @@
+/* power_on.h — the unit attention of a power on (SAM-5 6.3.1, SPC-4 table
+ * 51: 06/29/01 POWER ON OCCURRED).  After lunlab-target starts (and after a
+ * TARGET COLD RESET, which is a power on), every LU owes it once to every
+ * I_T nexus, i.e. to every initiator port (iSCSI: initiator name + ISID),
+ * whether the LU's data was kept (--state-dir) or not: an initiator that
+ * reconnects to a restarted target must learn that the device's volatile
+ * state (its write cache, its reservations without APTPL, its mode pages)
+ * may be gone.
+ *
+ * A port is "told" once a command of one of its sessions has been answered
+ * with the unit attention; a session that logs out before sending anything
+ * leaves it owed to the port's next session.  INQUIRY and REPORT LUNS never
+ * see it (SAM-5 5.14); REQUEST SENSE returns it as its sense data.
+ *
+ * Ports are kept as 64-bit FNV-1a hashes of name and ISID, per LU, under one
+ * mutex: it is taken at login (lu_power_on_owed) and once per session and
+ * LU (lu_power_on_claim), never per command. */
+#ifndef LUNLAB_LU_POWER_ON_H
+#define LUNLAB_LU_POWER_ON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* At login: is the port still owed the unit attention on lun?  (False for
+ * a LUN that does not exist.) */
+bool lu_power_on_owed(uint64_t lun, const char *iqn, const uint8_t isid[6]);
+
+/* On the first command of a session to lun that lu_power_on_owed() said was
+ * owed: true when this command must carry the unit attention (the port is
+ * now told); false when another session of the same port took it first. */
+bool lu_power_on_claim(uint64_t lun, const char *iqn, const uint8_t isid[6]);
+
+/* TARGET COLD RESET: every LU owes it to every port again. */
+void lu_power_on_rearm(void);
+
+/* lu_table_reset(): forget every LU's told ports. */
+void lu_power_on_reset(void);
+
+#endif
