@@ -1,0 +1,102 @@
+/* test_power_on.c — target/lu/power_on.c: each LU owes its power-on unit
+ * attention once to each initiator port (name + ISID), a cold reset owes it
+ * again, and LUNs that do not exist owe nothing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include "target/lu/lu_table.h"
+#include "target/lu/power_on.h"
+
+static struct lu_backend be0, be1;
+static const uint8_t isid1[6] = { 0x80, 0, 0, 1, 0, 1 }, isid2[6] = { 0x80, 0, 0, 1, 0, 2 };
+
+static int setup(void **state)
+{
+	(void)state;
+	lu_table_reset();
+	assert_int_equal(lu_table_add(&be0), 0);
+	assert_int_equal(lu_table_add(&be1), 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	lu_table_reset();
+	return 0;
+}
+
+static void test_once_per_port_and_lu(void **state)
+{
+	(void)state;
+	assert_true(lu_power_on_owed(0, "iqn.x:a", isid1));
+	assert_true(lu_power_on_owed(0, "iqn.x:a", isid1)); /* asking does not tell */
+	assert_true(lu_power_on_claim(0, "iqn.x:a", isid1));
+	assert_false(lu_power_on_owed(0, "iqn.x:a", isid1));
+	assert_false(lu_power_on_claim(0, "iqn.x:a", isid1)); /* a second session of the port */
+	/* the port is told on LU 0 only; another ISID or name is another port */
+	assert_true(lu_power_on_owed(1, "iqn.x:a", isid1));
+	assert_true(lu_power_on_owed(0, "iqn.x:a", isid2));
+	assert_true(lu_power_on_owed(0, "iqn.x:b", isid1));
+	assert_true(lu_power_on_claim(1, "iqn.x:a", isid1));
+	assert_false(lu_power_on_owed(1, "iqn.x:a", isid1));
+}
+
+static void test_many_ports(void **state)
+{
+	char iqn[64];
+
+	(void)state;
+	for (int i = 0; i < 5000; i++) {
+		snprintf(iqn, sizeof(iqn), "iqn.2026-11.org.example:host%d", i);
+		assert_true(lu_power_on_claim(0, iqn, isid1));
+	}
+	for (int i = 0; i < 5000; i++) {
+		snprintf(iqn, sizeof(iqn), "iqn.2026-11.org.example:host%d", i);
+		assert_false(lu_power_on_owed(0, iqn, isid1));
+		assert_true(lu_power_on_owed(0, iqn, isid2));
+	}
+}
+
+static void test_cold_reset_owes_again(void **state)
+{
+	(void)state;
+	assert_true(lu_power_on_claim(0, "iqn.x:a", isid1));
+	assert_true(lu_power_on_claim(1, "iqn.x:a", isid2));
+	lu_power_on_rearm();
+	assert_true(lu_power_on_owed(0, "iqn.x:a", isid1));
+	assert_true(lu_power_on_claim(1, "iqn.x:a", isid2));
+}
+
+static void test_no_such_lun(void **state)
+{
+	(void)state;
+	assert_false(lu_power_on_owed(2, "iqn.x:a", isid1));
+	assert_false(lu_power_on_claim(2, "iqn.x:a", isid1));
+	assert_false(lu_power_on_owed(LU_TABLE_MAX + 5, "iqn.x:a", isid1));
+}
+
+static void test_table_reset_forgets(void **state)
+{
+	(void)state;
+	assert_true(lu_power_on_claim(0, "iqn.x:a", isid1));
+	lu_table_reset();
+	assert_int_equal(lu_table_add(&be0), 0);
+	assert_true(lu_power_on_owed(0, "iqn.x:a", isid1));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_once_per_port_and_lu, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_ports, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cold_reset_owes_again, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_such_lun, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_table_reset_forgets, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
