@@ -33,6 +33,8 @@ const struct cli_optdef cli_options[] = {
 	{ "trace", CLI_TRACE, CLI_K_FLAG, 0, 0 },
 	{ "quiet", CLI_QUIET, CLI_K_FLAG, 0, 0 },
 	{ "config", CLI_CONFIG, CLI_K_TEXT, 0, 0 },
+	{ "state-dir", CLI_STATE_DIR, CLI_K_TEXT, 0, 0 },
+	{ "check-state", CLI_CHECK_STATE, CLI_K_TEXT, 0, 0 },
 	{ NULL, CLI_NOPTS, CLI_K_TEXT, 0, 0 },
 };
 
@@ -77,6 +79,13 @@ static void usage(FILE *f)
 		"                         'allow' lines of --auth-file); default: any initiator\n"
 		"  --auth-file PATH       CHAP users, mutual CHAP identity, allow-list; mode 0600,\n"
 		"                         owned by you (docs/access-control.md); default: no CHAP\n"
+		"  --state-dir DIR        keep every array's data, volumes and snapshots, the\n"
+		"                         reservations with APTPL and the accounting in DIR,\n"
+		"                         across restarts and crashes (docs/persistence.md);\n"
+		"                         default: everything in memory\n"
+		"  --check-state DIR      verify the state in DIR offline (the target must not\n"
+		"                         run on it) and exit: 0 consistent, 1 with the first\n"
+		"                         inconsistency\n"
 		"  --trace                print every SCSI command decoded, with its status\n"
 		"  --quiet                no log lines (login/logout)\n"
 		"  --help                 this text\n",
@@ -343,14 +352,26 @@ bool cli_set(struct cli *c, enum cli_opt id, const char *v, char *err, size_t er
 	case CLI_HANDLER_PATH:
 	case CLI_AUTH_FILE:
 	case CLI_CONFIG:
+	case CLI_STATE_DIR:
+	case CLI_CHECK_STATE:
 		if (!*v) {
 			snprintf(err, errlen, "empty path");
+			return false;
+		}
+		/* the handler's cfgstring carries the state directory: ';' would
+		 * end its value there, ',' a --lun key under tcmu-runner */
+		if ((id == CLI_STATE_DIR || id == CLI_CHECK_STATE) && strpbrk(v, ";,")) {
+			snprintf(err, errlen, "a state directory path may not contain ';' or ','");
 			return false;
 		}
 		if (id == CLI_HANDLER_PATH)
 			c->handler_path = v;
 		else if (id == CLI_AUTH_FILE)
 			c->auth_file = v;
+		else if (id == CLI_STATE_DIR)
+			c->state_dir = v;
+		else if (id == CLI_CHECK_STATE)
+			c->check_state = v;
 		else
 			c->config = v;
 		break;
@@ -432,6 +453,8 @@ static const struct option long_opts[] = {
 	{ "trace", no_argument, NULL, CLI_TRACE },
 	{ "quiet", no_argument, NULL, CLI_QUIET },
 	{ "config", required_argument, NULL, CLI_CONFIG },
+	{ "state-dir", required_argument, NULL, CLI_STATE_DIR },
+	{ "check-state", required_argument, NULL, CLI_CHECK_STATE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };

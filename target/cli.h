@@ -39,6 +39,8 @@ enum cli_opt {
 	CLI_TRACE,
 	CLI_QUIET,
 	CLI_CONFIG,
+	CLI_STATE_DIR,
+	CLI_CHECK_STATE,
 	CLI_NOPTS
 };
 
@@ -92,6 +94,9 @@ struct cli {
 	struct cli_lun *luns;
 
 	const char *config;     /* --config FILE, NULL: none */
+	const char *state_dir;  /* --state-dir DIR: keep the arrays and the target's state there
+	                         * (docs/persistence.md); NULL: everything in memory */
+	const char *check_state; /* --check-state DIR: verify that state offline and exit */
 	unsigned given;         /* bit (1u << enum cli_opt) per option set */
 	unsigned line[CLI_NOPTS]; /* the config file's line of each option it set;
 	                           * 0: not from the file (or the command line won) */

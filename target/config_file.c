@@ -178,7 +178,7 @@ static int unknown_key(struct ctx *x, const yaml_node_t *k, const char *key)
 			guess[n - 1] = '\0';
 			d = cli_option(guess);
 		}
-		if (d && d->id != CLI_CONFIG)
+		if (d && d->id != CLI_CONFIG && d->id != CLI_CHECK_STATE)
 			return fail(x, line_of(k), q, "unknown key (did you mean '%s'?)", d->name);
 	}
 	return fail(x, line_of(k), q,
@@ -319,6 +319,9 @@ static int walk(struct ctx *x, const yaml_node_t *root)
 			return unknown_key(x, kn, k);
 		if (d->id == CLI_CONFIG)
 			return fail(x, line_of(kn), k, "a config file cannot name another one");
+		if (d->id == CLI_CHECK_STATE)
+			return fail(x, line_of(kn), k, "--check-state is a command, not a setting: give it on the "
+							 "command line");
 		if (one_option(x, d, yaml_document_get_node(x->doc, pr->value)) < 0)
 			return -1;
 		x->c->line[d->id] = (unsigned)line_of(kn);

@@ -8,8 +8,10 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "state/state_dir.h"
 #include "target/cli.h"
 #include "target/iscsi/auth_config.h"
 #include "target/iscsi/auth_file.h"
@@ -17,6 +19,7 @@
 #include "target/iscsi/listener.h"
 #include "target/iscsi/target.h"
 #include "target/lu/lu_table.h"
+#include "target/target_state.h"
 #include "target/tcmu/host.h"
 
 /* FNV-1a of the IQN: gives generated unit serials that differ per target */
@@ -50,6 +53,8 @@ static void report_lun_error(const struct cli *cli, int i, const char *err)
 
 static int create_luns(const struct cli *cli)
 {
+	char err_buf[1024];
+
 	for (int i = 0; i < cli->nluns; i++) {
 		const struct cli_lun *l = &cli->luns[i];
 		char name[32], wwn[300];
@@ -78,7 +83,66 @@ static int create_luns(const struct cli *cli)
 			fprintf(stderr, "lunlab-target: --lun %d: LU table full\n", i);
 			return -1;
 		}
+		/* --state-dir: the LU's reservations with APTPL come back */
+		if (target_state_attach_pr(lu_table_pr((uint64_t)i), wwn, err_buf, sizeof(err_buf)) < 0) {
+			fprintf(stderr, "lunlab-target: --state-dir %s: %s\n", cli->state_dir, err_buf);
+			return -1;
+		}
 	}
+	return 0;
+}
+
+/* --state-dir DIR reaches every lunlab LU as the cfgstring key state_dir=
+ * (how tcmu-runner's configfs users give it too).  A LUN that names a state
+ * directory of its own must name the same one. */
+static int pass_state_dir(struct cli *cli)
+{
+	for (int i = 0; i < cli->nluns; i++) {
+		struct cli_lun *l = &cli->luns[i];
+		const char *have = strstr(l->cfgstring, "state_dir=");
+		size_t n = strlen(l->cfgstring), dl = strlen(cli->state_dir);
+
+		if (strcmp(l->handler, "lunlab") != 0)
+			continue;
+		if (have && (have == l->cfgstring || have[-1] == '/' || have[-1] == ';')) {
+			const char *v = have + strlen("state_dir="), *e = strchr(v, ';');
+			size_t vl = e ? (size_t)(e - v) : strlen(v);
+
+			if (vl != dl || strncmp(v, cli->state_dir, dl) != 0) {
+				fprintf(stderr, "lunlab-target: --lun %d: state_dir=%.*s differs from --state-dir %s\n", i,
+					(int)vl, v, cli->state_dir);
+				return -1;
+			}
+			continue;
+		}
+		if (n + 1 + strlen("state_dir=") + dl + 1 > sizeof(l->cfgstring)) {
+			fprintf(stderr, "lunlab-target: --lun %d: LUN spec too long with --state-dir\n", i);
+			return -1;
+		}
+		snprintf(l->cfgstring + n, sizeof(l->cfgstring) - n, "%sstate_dir=%s",
+			 l->cfgstring[n - 1] == '/' ? "" : ";", cli->state_dir);
+	}
+	return 0;
+}
+
+/* lunlab-target --check-state DIR: the target's records, then every
+ * array's store through the handler; prints what it checked.  Exit status:
+ * 0 consistent, 1 the first inconsistency, 2 not a state directory. */
+static int check_state(struct cli *cli)
+{
+	char out[512], err[1024];
+	struct stat st;
+
+	if (stat(cli->check_state, &st) < 0 || !S_ISDIR(st.st_mode) || !state_dir_has_state(cli->check_state)) {
+		fprintf(stderr, "lunlab-target: --check-state %s: not a lunlab state directory\n", cli->check_state);
+		return 2;
+	}
+	if (target_state_check(cli->check_state, out, sizeof(out), err, sizeof(err)) < 0) {
+		fprintf(stderr, "lunlab-target: --check-state %s: %s\n", cli->check_state, err);
+		return 1;
+	}
+	printf("ok: %s\n", out);
+	printf("state %s: consistent\n", cli->check_state);
 	return 0;
 }
 
@@ -116,6 +180,7 @@ static int leave_early(struct cli *cli, struct auth_config *auth, int sfd, const
 		close(lfds[i]);
 	tcmu_host_shutdown();
 	lu_table_reset();
+	target_state_close();
 	g_target.auth = NULL;
 	auth_config_free(auth);
 	cli_free(cli);
@@ -148,6 +213,37 @@ int main(int argc, char **argv)
 	if (rc != 0) {
 		cli_free(&cli);
 		return rc > 0 ? 0 : 2;
+	}
+	if (cli.check_state) {
+		rc = check_state(&cli);
+		cli_free(&cli);
+		return rc;
+	}
+	if (cli.state_dir) {
+		char serr[1024], *abs;
+
+		if (target_state_open(cli.state_dir, cli.iqn, serr, sizeof(serr)) < 0) {
+			if (cli.line[CLI_STATE_DIR])
+				fprintf(stderr, "lunlab-target: %s:%u: state-dir: %s\n", cli.config,
+					cli.line[CLI_STATE_DIR], serr);
+			else
+				fprintf(stderr, "lunlab-target: --state-dir %s: %s\n", cli.state_dir, serr);
+			cli_free(&cli);
+			return 2;
+		}
+		/* the handler wants it absolute (its working directory is not ours
+		 * under tcmu-runner, and every LU of an array must name one path) */
+		abs = realpath(cli.state_dir, NULL);
+		if (abs)
+			cli.state_dir = cli_keep(&cli, abs, strlen(abs));
+		free(abs);
+		if (!abs || !cli.state_dir || pass_state_dir(&cli) < 0) {
+			if (!abs || !cli.state_dir)
+				fprintf(stderr, "lunlab-target: --state-dir: cannot resolve the path\n");
+			target_state_close();
+			cli_free(&cli);
+			return 2;
+		}
 	}
 	memset(&auth, 0, sizeof(auth));
 	if (load_access_control(&cli, &auth) < 0) {
@@ -245,6 +341,7 @@ int main(int argc, char **argv)
 	tcmu_host_shutdown();
 	io_threads_free();
 	lu_table_reset();
+	target_state_close();
 	close(ep);
 	close(sfd);
 	g_target.auth = NULL;

@@ -16,9 +16,10 @@ const char lu_config_desc[] =
 	"dedup store; default private), serial=TEXT (unit serial; default LIO's), "
 	"time_scale=FLOAT|virtual (>=0; 1 real time, 0 unpaced; virtual: modeled clock, completions at once), "
 	"host_streams=N (virtual clock: closed-loop host streams, 1..4096, default 4), readonly=0|1 (write-protected LU), "
-	"physical_block=BYTES (power of two, 512..4194304: LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT)";
+	"physical_block=BYTES (power of two, 512..4194304: LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT), "
+	"state_dir=DIR (keep the array's data, volumes and accounting in DIR across restarts)";
 
-#define KNOWN_KEYS "model, profile, array, serial, time_scale, host_streams, readonly, physical_block"
+#define KNOWN_KEYS "model, profile, array, serial, time_scale, host_streams, readonly, physical_block, state_dir"
 
 /* the calibration host: 2 clones at a time x 2 XCOPY outstanding (docs/models.md "Host side") */
 #define VIRTUAL_STREAMS_DEFAULT 4u
@@ -132,6 +133,13 @@ static int set_key(struct lu_config *c, const char *key, const char *val, char *
 		if (!*val || *end || val[0] == '-' || v < 512 || v > (4ul << 20) || (v & (v - 1)))
 			return fail(reason, "physical_block '%s': want a power of two from 512 to 4194304", val);
 		c->physical_block = (unsigned)v;
+	} else if (strcmp(key, "state_dir") == 0) {
+		/* an absolute path, so every LU of an array names the same one
+		 * whatever the host's working directory */
+		if (val[0] != '/' || strlen(val) >= sizeof(c->state_dir) || !printable(val))
+			return fail(reason, "state_dir '%s': want an absolute path of printable characters, "
+				    "shorter than %zu", val, sizeof(c->state_dir));
+		strcpy(c->state_dir, val);
 	} else {
 		return fail(reason, "unknown key '%s' (known: " KNOWN_KEYS ")", key);
 	}

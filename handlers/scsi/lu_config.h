@@ -17,6 +17,8 @@ struct lu_config {
 	bool readonly;           /* readonly=1: every medium write fails with DATA PROTECT */
 	unsigned physical_block; /* physical_block=BYTES, 0 = one logical block per physical
 	                          * block; checked against the block size when the LU opens */
+	char state_dir[512];     /* state_dir=DIR: keep the LU's array in DIR (docs/persistence.md);
+	                          * "" = in memory */
 };
 
 /* Parse cfgstring (with or without the "lunlab/" prefix) into *c.

@@ -7,7 +7,11 @@
  * Registrations belong to an initiator port (iSCSI: initiator name + ISID),
  * not to a session, so a port that logs in again finds its key (SPC-4: a
  * registration outlives I_T nexus loss).  One lock per LU: sessions on
- * different I/O threads share it.  No APTPL: the state lives in memory. */
+ * different I/O threads share it.  APTPL: with a persistence hook
+ * (pr_state_set_persist: lunlab-target --state-dir), REPORT CAPABILITIES
+ * says PTPL_C and an initiator's REGISTER with APTPL=1 makes the
+ * registrations and the reservation survive a restart and a TARGET COLD
+ * RESET; without one APTPL=1 is refused (05/26/00) as before. */
 #ifndef LUNLAB_LU_PR_H
 #define LUNLAB_LU_PR_H
 
@@ -48,6 +52,12 @@ struct pr_answer {
 
 struct pr_state;
 
+/* Saves the LU's persistent state (len > 0, the bytes of pr_state_encode)
+ * or forgets it (blob NULL, len 0).  Durable when it returns 0; a failure
+ * undoes the command's changes, which then ends in CHECK CONDITION 04/44/00
+ * INTERNAL TARGET FAILURE. */
+typedef int (*pr_persist_fn)(void *ctx, const uint8_t *blob, size_t len);
+
 struct pr_state *pr_state_new(void);
 void pr_state_free(struct pr_state *st);
 
@@ -80,8 +90,26 @@ void pr_nexus_lost(struct pr_state *st, const struct pr_port *port, uint64_t nex
 /* LUN RESET / TARGET WARM RESET: SCSI-2 reservations are released; persistent
  * reservations are not affected (SPC-4 5.13.1). */
 void pr_lun_reset(struct pr_state *st);
-/* TARGET COLD RESET (a power on): without APTPL nothing survives. */
+/* TARGET COLD RESET (a power on): without APTPL nothing survives; with
+ * APTPL the registrations and the reservation do (SPC-4 5.13.5). */
 void pr_power_on(struct pr_state *st);
+
+/* Give the LU a place to persist its reservations (ctx is freed with
+ * free_ctx when the state goes), and restore what a previous run saved
+ * (blob/len from pr_state_encode, len 0: nothing saved).  -1 with a reason
+ * in err when blob is not a valid saved state (nothing is restored then). */
+int pr_state_set_persist(struct pr_state *st, pr_persist_fn fn, void *ctx, void (*free_ctx)(void *ctx),
+			 const uint8_t *blob, size_t len, char *err, size_t errlen);
+
+/* The persistent part (APTPL, registrations, reservation; never SCSI-2
+ * reservations, unit attentions, sessions or the generation, which a power
+ * on resets) as bytes: returns the length, or 0 if cap is too small
+ * (PR_ENCODED_MAX always fits). */
+#define PR_ENCODED_MAX (8 + (PR_IQN_MAX + 7) + PR_REGS_MAX * (PR_IQN_MAX + 15))
+size_t pr_state_encode(struct pr_state *st, uint8_t *buf, size_t cap);
+/* Parse bytes pr_state_encode made into *st's persistent part; every length
+ * checked before it is read.  0, or -1 with the bad field named. */
+int pr_state_decode(struct pr_state *st, const uint8_t *blob, size_t len, char *err, size_t errlen);
 
 /* For tests and docs: current generation and registration count. */
 uint32_t pr_generation(struct pr_state *st);

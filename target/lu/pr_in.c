@@ -76,14 +76,16 @@ static size_t read_reservation(struct pr_state *st, uint8_t *d)
 	return 24;
 }
 
-static size_t report_capabilities(uint8_t *d)
+static size_t report_capabilities(struct pr_state *st, uint8_t *d)
 {
 	memset(d, 0, 8);
 	d[1] = 8;        /* LENGTH */
-	/* CRH: RESERVE/RELEASE follow SPC-4 5.13.3; no SIP_C, ATP_C, PTPL_C */
-	d[2] = 0x10;
-	/* TMV: the type mask is valid; ALLOW COMMANDS 000b: see docs/reservations.md */
-	d[3] = 0x80;
+	/* CRH: RESERVE/RELEASE follow SPC-4 5.13.3; no SIP_C, ATP_C; PTPL_C
+	 * where the state can be persisted (a state directory) */
+	d[2] = 0x10 | (st->persist ? 0x01 : 0);
+	/* TMV: the type mask is valid; ALLOW COMMANDS 000b: see
+	 * docs/reservations.md; PTPL_A: APTPL is active */
+	d[3] = 0x80 | (st->aptpl ? 0x01 : 0);
 	/* WR_EX_AR, EX_AC_RO, WR_EX_RO, EX_AC, WR_EX; then EX_AC_AR */
 	d[4] = 0x80 | 0x40 | 0x20 | 0x08 | 0x02;
 	d[5] = 0x01;
@@ -142,7 +144,7 @@ void pr_in_execute(struct pr_state *st, const uint8_t *cdb, uint8_t *buf, size_t
 		n = read_reservation(st, d);
 		break;
 	case SA_REPORT_CAPABILITIES:
-		n = report_capabilities(d);
+		n = report_capabilities(st, d);
 		break;
 	default:
 		n = read_full_status(st, d);

@@ -38,6 +38,14 @@ struct pr_state {
 	uint64_t scsi2_nexus;   /* the session that took it: only its loss releases it */
 	struct pr_ua uas[PR_UAS_MAX];
 	size_t nuas;
+	/* Persist Through Power Loss (SPC-4 5.13.5): with a hook (the target
+	 * has a state directory) REPORT CAPABILITIES sets PTPL_C and REGISTER
+	 * may set APTPL; while aptpl is set every change of the registrations
+	 * or the reservation is saved before the command completes. */
+	bool aptpl;
+	pr_persist_fn persist;
+	void *persist_ctx;
+	void (*persist_free)(void *ctx);
 };
 
 bool pr_port_eq(const struct pr_port *a, const struct pr_port *b);
@@ -59,6 +67,11 @@ void pr_ans_good(struct pr_answer *ans);
 void pr_ans_conflict(struct pr_answer *ans);
 /* CHECK CONDITION key/asc/ascq; field >= 0: sense-key specific pointer into the CDB */
 void pr_ans_check(struct pr_answer *ans, uint8_t key, uint8_t asc, uint8_t ascq, int field);
+
+/* pr_persist.c: after a PERSISTENT RESERVE OUT, save what changed while
+ * APTPL is (or was) on; before/blen: pr_state_encode of the state before it.
+ * False when the save failed. */
+bool pr_persist_changes(struct pr_state *st, const uint8_t *before, size_t blen);
 
 void pr_in_execute(struct pr_state *st, const uint8_t *cdb, uint8_t *buf, size_t buflen,
 		   struct pr_answer *ans);

@@ -1,8 +1,10 @@
 /* pr_out.c — PERSISTENT RESERVE OUT (SPC-4 6.16, 5.13.7-5.13.11): REGISTER,
  * REGISTER AND IGNORE EXISTING KEY, RESERVE, RELEASE, CLEAR, PREEMPT and
  * PREEMPT AND ABORT.  The 24-byte basic parameter list is the only one: no
- * SPEC_I_PT, ALL_TG_PT or APTPL (REPORT CAPABILITIES says so), no REGISTER
- * AND MOVE. */
+ * SPEC_I_PT or ALL_TG_PT (REPORT CAPABILITIES says so), no REGISTER AND
+ * MOVE.  APTPL only where the LU can persist (PTPL_C, pr_persist.c): a
+ * REGISTER's APTPL bit then decides whether the state survives a power loss
+ * (SPC-4 5.13.5; other service actions ignore the bit). */
 #include "target/lu/pr_internal.h"
 
 #include <string.h>
@@ -235,7 +237,7 @@ void pr_out_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_por
 	/* unsupported flags first: a SPEC_I_PT list is longer than 24 bytes and
 	 * must be refused for its flag, not for its length */
 	if (buf && plen >= PARAM_LEN && buflen >= PARAM_LEN &&
-	    (buf[20] & (FLAG_SPEC_I_PT | FLAG_ALL_TG_PT | FLAG_APTPL))) {
+	    (buf[20] & (FLAG_SPEC_I_PT | FLAG_ALL_TG_PT | (st->persist ? 0 : FLAG_APTPL)))) {
 		pr_ans_check(ans, 0x05, 0x26, 0x00, -1); /* INVALID FIELD IN PARAMETER LIST */
 		return;
 	}
@@ -254,6 +256,9 @@ void pr_out_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_por
 	sark = get_be64(buf + 8);
 	if (sa == SA_REGISTER || sa == SA_REGISTER_IGNORE) {
 		do_register(st, port, nexus_id, rk, sark, sa == SA_REGISTER_IGNORE, ans);
+		/* the most recent valid APTPL of any nexus governs (SPC-4 5.13.5) */
+		if (ans->status == 0x00 && st->persist)
+			st->aptpl = buf[20] & FLAG_APTPL;
 		return;
 	}
 	/* every other service action needs a registration with this key */

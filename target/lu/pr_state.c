@@ -3,6 +3,7 @@
  * initiator ports, and the gate every command passes (see pr.h). */
 #include "target/lu/pr_internal.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,8 @@ void pr_state_free(struct pr_state *st)
 {
 	if (!st)
 		return;
+	if (st->persist_free)
+		st->persist_free(st->persist_ctx);
 	pthread_mutex_destroy(&st->lock);
 	free(st);
 }
@@ -262,6 +265,39 @@ bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port
 	return answered;
 }
 
+/* The fields a PERSISTENT RESERVE OUT may change, generation .. aptpl: laid
+ * out one after another in struct pr_state, so a failed save can put them
+ * back with one copy (the lock and the hook around them stay). */
+#define PR_UNDO_FIRST offsetof(struct pr_state, generation)
+#define PR_UNDO_END offsetof(struct pr_state, persist)
+
+/* PERSISTENT RESERVE OUT on an LU that can persist: the state before the
+ * command, its encoding, the command, then the save; a save that fails puts
+ * the state back and the command fails (04/44/00 INTERNAL TARGET FAILURE). */
+static void pr_out_persisting(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+			      uint64_t nexus_id, uint8_t *buf, size_t buflen, struct pr_answer *ans)
+{
+	uint8_t *undo = malloc(PR_UNDO_END - PR_UNDO_FIRST), *enc = malloc(PR_ENCODED_MAX);
+	size_t elen;
+
+	if (!undo || !enc) {
+		free(undo);
+		free(enc);
+		pr_ans_check(ans, 0x04, 0x44, 0x00, -1);
+		return;
+	}
+	memcpy(undo, (uint8_t *)st + PR_UNDO_FIRST, PR_UNDO_END - PR_UNDO_FIRST);
+	elen = pr_state_encode(st, enc, PR_ENCODED_MAX);
+	pr_out_execute(st, cdb, port, nexus_id, buf, buflen, ans);
+	if (!pr_persist_changes(st, enc, elen)) {
+		memcpy((uint8_t *)st + PR_UNDO_FIRST, undo, PR_UNDO_END - PR_UNDO_FIRST);
+		pr_ans_check(ans, 0x04, 0x44, 0x00, -1); /* INTERNAL TARGET FAILURE */
+		ans->n_abort = 0;
+	}
+	free(undo);
+	free(enc);
+}
+
 void pr_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
 		uint64_t nexus_id, uint8_t *buf, size_t buflen, struct pr_answer *ans)
 {
@@ -272,7 +308,10 @@ void pr_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *p
 		pr_in_execute(st, cdb, buf, buflen, ans);
 		break;
 	case 0x5f:
-		pr_out_execute(st, cdb, port, nexus_id, buf, buflen, ans);
+		if (st->persist)
+			pr_out_persisting(st, cdb, port, nexus_id, buf, buflen, ans);
+		else
+			pr_out_execute(st, cdb, port, nexus_id, buf, buflen, ans);
 		break;
 	default:
 		scsi2_execute(st, cdb, port, nexus_id, ans);
@@ -305,8 +344,12 @@ void pr_power_on(struct pr_state *st)
 {
 	pthread_mutex_lock(&st->lock);
 	st->scsi2 = false;
-	st->reserved = false;
-	st->nregs = 0;
+	if (!st->aptpl) { /* with APTPL they persist through the power loss */
+		st->reserved = false;
+		st->nregs = 0;
+	}
+	for (size_t i = 0; i < st->nregs; i++)
+		st->regs[i].nexus_id = 0; /* every session is gone */
 	st->nuas = 0;
 	st->generation = 0;
 	pr_update_active(st);

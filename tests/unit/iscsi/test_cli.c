@@ -363,6 +363,50 @@ static void config_refusals(void **state)
 	free(bad);
 }
 
+/* --state-dir from the command line or the file (the command line wins);
+ * --check-state only on the command line; no ';' or ',' in either path (the
+ * handler's cfgstring carries it) */
+static void state_options(void **state)
+{
+	char *f = strdup(cfg_write("s.yaml", "state-dir: /var/lib/lunlab\n"));
+	char *chk = strdup(cfg_write("c.yaml", "check-state: /var/lib/lunlab\n"));
+	struct cli c;
+
+	char *a1[] = { "lunlab-target", "--state-dir", "/srv/s1", NULL };
+	assert_int_equal(cli_parse(3, a1, &c), 0);
+	assert_string_equal(c.state_dir, "/srv/s1");
+	assert_null(c.check_state);
+	cli_free(&c);
+	char *a2[] = { "lunlab-target", "--config", f, NULL };
+	assert_int_equal(cli_parse(3, a2, &c), 0);
+	assert_string_equal(c.state_dir, "/var/lib/lunlab");
+	assert_int_equal(c.line[CLI_STATE_DIR], 1);
+	cli_free(&c);
+	char *a3[] = { "lunlab-target", "--config", f, "--state-dir", "/srv/s2", NULL };
+	assert_int_equal(cli_parse(5, a3, &c), 0);
+	assert_string_equal(c.state_dir, "/srv/s2");
+	assert_int_equal(c.line[CLI_STATE_DIR], 0);
+	cli_free(&c);
+	char *a4[] = { "lunlab-target", "--check-state", "/srv/s1", NULL };
+	assert_int_equal(cli_parse(3, a4, &c), 0);
+	assert_string_equal(c.check_state, "/srv/s1");
+	cli_free(&c);
+	char *bad1[] = { "lunlab-target", "--state-dir", "/srv/a;b", NULL };
+	assert_int_equal(cli_parse(3, bad1, &c), -1);
+	cli_free(&c);
+	char *bad2[] = { "lunlab-target", "--check-state", "/srv/a,b", NULL };
+	assert_int_equal(cli_parse(3, bad2, &c), -1);
+	cli_free(&c);
+	char *bad3[] = { "lunlab-target", "--state-dir", "", NULL };
+	assert_int_equal(cli_parse(3, bad3, &c), -1);
+	cli_free(&c);
+	char *bad4[] = { "lunlab-target", "--config", chk, NULL }; /* a command, not a setting */
+	assert_int_equal(cli_parse(3, bad4, &c), -1);
+	cli_free(&c);
+	free(f);
+	free(chk);
+}
+
 static int make_dir(void **state)
 {
 	snprintf(cfg_dir, sizeof(cfg_dir), "/tmp/lunlab-cli.XXXXXX");
@@ -371,7 +415,7 @@ static int make_dir(void **state)
 
 static int remove_dir(void **state)
 {
-	const char *names[] = { "f.yaml", "g.yaml", "h.yaml", "n.yaml", "ok.yaml", "bad.yaml" };
+	const char *names[] = { "f.yaml", "g.yaml", "h.yaml", "n.yaml", "ok.yaml", "bad.yaml", "s.yaml", "c.yaml" };
 	char path[160];
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -395,6 +439,7 @@ int main(void)
 		cmocka_unit_test(precedence),
 		cmocka_unit_test(handler_path_order),
 		cmocka_unit_test(config_refusals),
+		cmocka_unit_test(state_options),
 	};
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

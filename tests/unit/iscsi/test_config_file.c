@@ -53,7 +53,8 @@ static void values(void **state)
 		"  - size: 16M\n"
 		"    handler: other\n"
 		"    time_scale: 0.5\n"
-		"    readonly: false\n";
+		"    readonly: false\n"
+		"state-dir: /var/lib/lunlab\n";
 	struct cli c;
 	char err[512];
 
@@ -76,6 +77,7 @@ static void values(void **state)
 	assert_string_equal(c.handler_path, "/opt/h");
 	assert_true(c.trace);
 	assert_false(c.quiet);
+	assert_string_equal(c.state_dir, "/var/lib/lunlab");
 	assert_int_equal(c.nluns, 3);
 	assert_true(c.luns[0].size == 2ull << 30);
 	assert_int_equal(c.luns[0].block, 512);
@@ -90,8 +92,8 @@ static void values(void **state)
 	assert_string_equal(c.luns[2].handler, "other");
 	assert_string_equal(c.luns[2].cfgstring, "other/time_scale=0.5;readonly=0");
 	assert_int_equal(c.luns[2].line, 21);
-	/* every option but config was given, each at its key's line */
-	assert_int_equal(c.given, ((1u << CLI_NOPTS) - 1) & ~(1u << CLI_CONFIG));
+	/* every option but config and check-state was given, each at its key's line */
+	assert_int_equal(c.given, ((1u << CLI_NOPTS) - 1) & ~(1u << CLI_CONFIG) & ~(1u << CLI_CHECK_STATE));
 	assert_int_equal(c.line[CLI_LISTEN], 2);
 	assert_int_equal(c.line[CLI_AUTH_FILE], 12);
 	assert_int_equal(c.line[CLI_HANDLER_PATH], 14);

@@ -60,7 +60,7 @@ static void expect_reason(const char *cfg, const char *want)
 static void test_rejects(void **state)
 {
 	expect_reason("lunlab/modle=x2",
-		      "unknown key 'modle' (known: model, profile, array, serial, time_scale, host_streams, readonly, physical_block)");
+		      "unknown key 'modle' (known: model, profile, array, serial, time_scale, host_streams, readonly, physical_block, state_dir)");
 	expect_reason("lunlab/readonly=yes", "readonly 'yes': want 0 or 1");
 	expect_reason("lunlab/physical_block=3000", "physical_block '3000': want a power of two");
 	expect_reason("lunlab/physical_block=256", "physical_block '256'");
@@ -77,6 +77,21 @@ static void test_rejects(void **state)
 	expect_reason("lunlab/serial=", "serial ''");
 	expect_reason("lunlab/model", "'model': want key=value");
 	expect_reason("other/model=x2", "subtype must be 'lunlab'");
+	expect_reason("lunlab/state_dir=relative/dir", "state_dir 'relative/dir': want an absolute path");
+	expect_reason("lunlab/state_dir=", "state_dir '': want an absolute path");
+	expect_reason("lunlab/state_dir=/with space", "state_dir '/with space'");
+}
+
+static void test_state_dir(void **state)
+{
+	struct lu_config c;
+	char *why = NULL;
+
+	(void)state;
+	assert_int_equal(lu_config_parse("lunlab/array=a;state_dir=/var/lib/lunlab", &c, &why), 0);
+	assert_string_equal(c.state_dir, "/var/lib/lunlab");
+	assert_int_equal(lu_config_parse("lunlab/array=a", &c, &why), 0);
+	assert_string_equal(c.state_dir, "");
 }
 
 int main(void)
@@ -85,6 +100,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_all_keys),
 		cmocka_unit_test(test_rejects),
+		cmocka_unit_test(test_state_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,145 @@
+/* target_state.c — lunlab-target's side of a state directory
+ * (target_state.h). */
+#include "target/target_state.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "state/state_dir.h"
+#include "state/state_kv.h"
+#include "target/lu/pr.h"
+
+#define NS_PR "pr"
+
+/* one store for every LU: PR OUTs of different LUs run on different I/O
+ * threads, and the store is not thread safe */
+static pthread_mutex_t kv_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct state_kv *kv;
+static int lock_fd = -1;
+
+static int db_path(const char *dir, char *out, size_t len)
+{
+	return snprintf(out, len, "%s/target.db", dir) < (int)len ? 0 : -1;
+}
+
+int target_state_open(const char *dir, const char *iqn, char *err, size_t errlen)
+{
+	char path[STATE_PATH_MAX];
+	const struct state_stamp st[] = { { "iqn", iqn } };
+
+	if (db_path(dir, path, sizeof(path)) < 0) {
+		snprintf(err, errlen, "%s: path too long", dir);
+		return -1;
+	}
+	if (state_dir_lock(dir, true, &lock_fd, err, errlen) < 0)
+		return -1;
+	kv = state_kv_open(path, true, st, 1, err, errlen);
+	if (!kv) {
+		state_dir_unlock(lock_fd);
+		lock_fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+void target_state_close(void)
+{
+	pthread_mutex_lock(&kv_mu);
+	state_kv_close(kv);
+	kv = NULL;
+	pthread_mutex_unlock(&kv_mu);
+	state_dir_unlock(lock_fd);
+	lock_fd = -1;
+}
+
+bool target_state_active(void)
+{
+	return kv != NULL;
+}
+
+/* pr_persist_fn: ctx is the LU's serial */
+static int save_pr(void *ctx, const uint8_t *blob, size_t len)
+{
+	char err[512];
+	int rc;
+
+	pthread_mutex_lock(&kv_mu);
+	if (!kv)
+		rc = -1;
+	else if (len)
+		rc = state_kv_put(kv, NS_PR, ctx, blob, len, err, sizeof(err));
+	else
+		rc = state_kv_del(kv, NS_PR, ctx, err, sizeof(err));
+	pthread_mutex_unlock(&kv_mu);
+	if (rc)
+		fprintf(stderr, "lunlab-target: saving reservations of LU %s: %s\n", (const char *)ctx, err);
+	return rc;
+}
+
+int target_state_attach_pr(struct pr_state *st, const char *serial, char *err, size_t errlen)
+{
+	char why[512];
+	void *blob = NULL;
+	size_t len = 0;
+	char *key;
+	int rc;
+
+	if (!kv)
+		return 0;
+	key = strdup(serial);
+	if (!key) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	pthread_mutex_lock(&kv_mu);
+	rc = state_kv_get(kv, NS_PR, key, &blob, &len, why, sizeof(why));
+	pthread_mutex_unlock(&kv_mu);
+	if (rc < 0) {
+		snprintf(err, errlen, "LU %s: %s", serial, why);
+		free(key);
+		return -1;
+	}
+	rc = pr_state_set_persist(st, save_pr, key, free, blob, len, why, sizeof(why));
+	free(blob);
+	if (rc < 0) {
+		snprintf(err, errlen, "LU %s: %s", serial, why);
+		return -1;
+	}
+	return 0;
+}
+
+int target_state_check(const char *dir, char *out, size_t outlen, char *err, size_t errlen)
+{
+	char path[STATE_PATH_MAX], why[512];
+	struct state_kv *k;
+	size_t n;
+	int fd, rc;
+
+	if (db_path(dir, path, sizeof(path)) < 0) {
+		snprintf(err, errlen, "%s: path too long", dir);
+		return -1;
+	}
+	if (state_dir_lock(dir, false, &fd, err, errlen) < 0)
+		return -1;
+	/* any IQN: the check is about consistency, not about this target */
+	k = state_kv_open(path, false, NULL, 0, why, sizeof(why));
+	if (!k) {
+		if (strstr(why, ": missing")) { /* a state of arrays only (tcmu-runner) */
+			snprintf(out, outlen, "target.db: none");
+			state_dir_unlock(fd);
+			return 0;
+		}
+		snprintf(err, errlen, "%s", why);
+		state_dir_unlock(fd);
+		return -1;
+	}
+	rc = state_kv_check(k, &n, err, errlen);
+	if (rc == 0)
+		snprintf(out, outlen, "target.db: %zu record(s) ok", n);
+	state_kv_close(k);
+	state_dir_unlock(fd);
+	return rc;
+}

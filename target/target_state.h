@@ -1,0 +1,36 @@
+/* target_state.h — lunlab-target's own part of --state-dir (the handler
+ * keeps the arrays; docs/persistence.md): the directory's lock and
+ * DIR/target.db, where each LU's persistent reservations live while APTPL
+ * is on (keyed by the LU's unit serial, so a LUN keeps its reservations
+ * however the LUNs are numbered). */
+#ifndef LUNLAB_TARGET_STATE_H
+#define LUNLAB_TARGET_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pr_state;
+struct state_kv;
+
+/* Lock dir (created if missing) and open its target.db, stamped with the
+ * target's IQN (a state written for another IQN is refused: the generated
+ * unit serials, and with them the LUs' data, derive from it).  0, or -1
+ * with a one-line reason. */
+int target_state_open(const char *dir, const char *iqn, char *err, size_t errlen);
+/* Close target.db and release the lock (nothing else to flush: every
+ * record is durable when written). */
+void target_state_close(void);
+/* Is a state directory open? */
+bool target_state_active(void);
+
+/* The LU with unit serial `serial` gets its reservations from the state
+ * (restored, and saved from now on while APTPL is on).  0, or -1 with a
+ * reason naming the LU. */
+int target_state_attach_pr(struct pr_state *st, const char *serial, char *err, size_t errlen);
+
+/* --check-state: the lock, target.db's integrity and every record.
+ * 0 (with a summary in out), or -1 with the first problem. */
+int target_state_check(const char *dir, char *out, size_t outlen, char *err, size_t errlen);
+
+#endif
