@@ -108,12 +108,19 @@ int pr_state_decode(struct pr_state *st, const uint8_t *blob, size_t len, char *
 	nregs = blob[3];
 	if (flags & ~(F_APTPL | F_RESERVED))
 		return bad(err, errlen, "saved reservations: unknown flags %02xh", flags);
+	if (blob[4] | blob[5] | blob[6] | blob[7])
+		return bad(err, errlen, "saved reservations: reserved header bytes 4..7 are not zero");
 	if ((flags & F_RESERVED) && !pr_type_valid(type))
 		return bad(err, errlen, "saved reservations: reservation type %u is not a valid TYPE", type);
+	if (!(flags & F_RESERVED) && type)
+		return bad(err, errlen, "saved reservations: type %u without a reservation", type);
 	if (nregs > PR_REGS_MAX)
 		return bad(err, errlen, "saved reservations: %zu registrations, at most %d", nregs, PR_REGS_MAX);
 	if (!get_port(blob, len, &o, &holder))
 		return bad(err, errlen, "saved reservations: the holder's name runs past the end");
+	if ((!(flags & F_RESERVED) || pr_type_all_registrants(type)) &&
+	    (holder.iqn[0] || memcmp(holder.isid, "\0\0\0\0\0\0", 6) != 0))
+		return bad(err, errlen, "saved reservations: a holder where the reservation has none");
 	for (size_t i = 0; i < nregs; i++) {
 		if (len - o < 8)
 			return bad(err, errlen, "saved reservations: registration %zu runs past the end", i);

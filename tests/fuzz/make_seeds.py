@@ -337,11 +337,31 @@ def profile_seeds():
                 write("fuzz-profile-parse", f[:-5], fh.read())
 
 
+# ---------------------------------------------------------------- saved reservations
+def pr_state_seeds():
+    # target/lu/pr_persist.c's layout: version, flags (01 APTPL, 02 reserved),
+    # type, nregs, 4 zero bytes, holder port, then key + port per registration
+    def port(name, isid):
+        n = name.encode()
+        return bytes([len(n)]) + n + isid
+    a = port("iqn.2026-11.org.lunlab.fuzz:a", b"\x80\x00\x00\x00\x00\x01")
+    b = port("iqn.2026-11.org.lunlab.fuzz:b", b"\x40\x01\x02\x03\x04\x05")
+    none = port("", b"\0" * 6)
+    t = "fuzz-pr-state"
+    write(t, "aptpl-no-regs", bytes([1, 1, 0, 0, 0, 0, 0, 0]) + none)
+    write(t, "two-regs", bytes([1, 1, 0, 2, 0, 0, 0, 0]) + none
+          + struct.pack(">Q", 0x1111) + a + struct.pack(">Q", 0x2222) + b)
+    write(t, "we-held-by-a", bytes([1, 3, 1, 2, 0, 0, 0, 0]) + a
+          + struct.pack(">Q", 0x1111) + a + struct.pack(">Q", 0x2222) + b)
+    write(t, "ea-all-registrants", bytes([1, 3, 8, 1, 0, 0, 0, 0]) + none
+          + struct.pack(">Q", 0xabcdef) + b)
+
+
 if __name__ == "__main__":
-    iscsi_seeds()
-    scsi_seeds()
-    profile_seeds()
-    auth_file_seeds()
-    chap_seeds()
+    # with names: only those seed sets (e.g. pr_state_seeds); default all
+    only = sys.argv[1:]
+    for fn in (iscsi_seeds, scsi_seeds, profile_seeds, auth_file_seeds, chap_seeds, pr_state_seeds):
+        if not only or fn.__name__ in only:
+            fn()
     for t in sorted(os.listdir(OUT)):
         print(t, len(os.listdir(os.path.join(OUT, t))), file=sys.stderr)

@@ -240,6 +240,19 @@ static void test_decode_refusals(void **state)
 	PORT(0);
 	assert_int_equal(pr_state_decode(st, b, o + 1, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "1 bytes after the last registration"));
+	HDR(1, 0, 0, 0);
+	b[6] = 0x90;
+	PORT(0);
+	assert_int_equal(pr_state_decode(st, b, o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "reserved header bytes 4..7 are not zero"));
+	HDR(1, 0, PR_TYPE_EA, 0);
+	PORT(0);
+	assert_int_equal(pr_state_decode(st, b, o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "type 3 without a reservation"));
+	HDR(1, 0, 0, 0);
+	PORT(7);
+	assert_int_equal(pr_state_decode(st, b, o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "a holder where the reservation has none"));
 	assert_int_equal(pr_registrations(st), 0); /* nothing restored by any of them */
 	/* and a good one */
 	HDR(1, 0x03, PR_TYPE_WE, 1);
