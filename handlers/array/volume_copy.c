@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "handlers/array/array_internal.h"
+#include "handlers/array/volume_internal.h"
 
 #define DATA_CHUNK (1u << 20)
 
@@ -44,7 +44,7 @@ static int copy_entries(struct volume *dst, uint64_t db0, struct volume *src, ui
 	for (uint64_t k = 0; k < n && !r; k++) {
 		uint64_t i = backward ? n - 1 - k : k;
 		uint32_t id = map_get(src, sb0 + i);
-		if (id && (r = bs_ref_more(src->a, id, &id)) != 0) /* src entry holds it: lock-free */
+		if (id && (r = bs_ref_more(src->bs, id, &id)) != 0) /* src entry holds it: lock-free */
 			break;
 		r = vio_set_block(dst, db0 + i, id, &delta);
 	}
@@ -57,12 +57,12 @@ int volume_copy(struct volume *dst, uint64_t dst_off, struct volume *src, uint64
 {
 	if (blocks_moved)
 		*blocks_moved = 0;
-	if (dst->a != src->a)
+	if (dst->bs != src->bs)
 		return -EXDEV;
 	/* Refuse wrapping ranges before computing locks from them. */
 	if (src_off + len < src_off || dst_off + len < dst_off)
 		return -ERANGE;
-	uint64_t B = src->a->p.dedup_block;
+	uint64_t B = src->bs->block;
 	unsigned sh = src->bshift;
 	struct lockset ls;
 	memset(&ls, 0, sizeof(ls));

@@ -1,12 +1,14 @@
 /* volume_io.c — volumes and their data path: read, write (read-modify-write
- * of partial blocks), WRITE SAME, UNMAP, COMPARE AND WRITE, GET LBA STATUS.
+ * of partial blocks), WRITE SAME, UNMAP, COMPARE AND WRITE, GET LBA STATUS,
+ * resize, and a volume's own setup and teardown (array.c creates volumes and
+ * keeps their list).  Blocks go to and come from the block store only.
  * Each operation holds its volume's resize lock for reading and the stripe
  * locks of the blocks it touches (read or write), never one lock for all. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "handlers/array/array_internal.h"
+#include "handlers/array/volume_internal.h"
 
 #define MAX_BLOCK 32768u
 
@@ -112,11 +114,11 @@ int vio_set_block(struct volume *v, uint64_t b, uint32_t id, int64_t *delta)
 	int r = map_set(v, b, id, &old);
 	if (r) {
 		if (id)
-			bs_unref(v->a, id);
+			bs_unref(v->bs, id);
 		return r;
 	}
 	if (old)
-		bs_unref(v->a, old);
+		bs_unref(v->bs, old);
 	*delta += (id != 0) - (old != 0);
 	return 0;
 }
@@ -124,8 +126,8 @@ int vio_set_block(struct volume *v, uint64_t b, uint32_t id, int64_t *delta)
 static int store_block(struct volume *v, uint64_t b, const void *content, int64_t *delta)
 {
 	uint32_t id = 0;
-	if (!is_zero(content, v->a->p.dedup_block)) {
-		int r = bs_ref_content(v->a, content, &id);
+	if (!is_zero(content, v->bs->block)) {
+		int r = bs_ref_content(v->bs, content, &id);
 		if (r)
 			return r;
 	}
@@ -136,9 +138,9 @@ static void load_block(struct volume *v, uint64_t b, void *buf)
 {
 	uint32_t id = map_get(v, b);
 	if (id)
-		memcpy(buf, bs_data(v->a, id), v->a->p.dedup_block);
+		memcpy(buf, bs_data(v->bs, id), v->bs->block);
 	else
-		memset(buf, 0, v->a->p.dedup_block);
+		memset(buf, 0, v->bs->block);
 }
 
 void vio_commit_delta(struct volume *v, int64_t delta)
@@ -160,12 +162,12 @@ int vio_check_range(const struct volume *v, uint64_t off, uint64_t len)
 
 static int read_cur(struct volume *v, uint64_t off, uint64_t len, struct iovcur *cp)
 {
-	uint64_t B = v->a->p.dedup_block;
+	uint64_t B = v->bs->block;
 	for (uint64_t pos = off; pos < off + len;) {
 		uint64_t b = pos >> v->bshift, bstart = b << v->bshift;
 		uint64_t e = bstart + B < off + len ? bstart + B : off + len;
 		uint32_t id = map_get(v, b);
-		int r = cur_scatter(cp, id ? (const char *)bs_data(v->a, id) + (pos - bstart) : NULL, e - pos);
+		int r = cur_scatter(cp, id ? (const char *)bs_data(v->bs, id) + (pos - bstart) : NULL, e - pos);
 		if (r)
 			return r;
 		pos = e;
@@ -186,7 +188,7 @@ int vio_read_locked(struct volume *v, uint64_t off, uint64_t len, const struct i
 static int write_cur(struct volume *v, uint64_t off, uint64_t len, struct iovcur *cp, uint32_t *pre,
 		     uint64_t first_full, uint64_t nfull)
 {
-	uint64_t B = v->a->p.dedup_block;
+	uint64_t B = v->bs->block;
 	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
 	int64_t delta = 0;
 	int r = 0;
@@ -249,7 +251,7 @@ static uint64_t chunk_end(const struct volume *v, uint64_t pos, uint64_t end)
 static int prestore(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt,
 		    uint32_t *ids, uint64_t first_full, uint64_t nfull)
 {
-	uint64_t B = v->a->p.dedup_block;
+	uint64_t B = v->bs->block;
 	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
 	struct iovcur c;
 	cur_init(&c, iov, iovcnt);
@@ -263,11 +265,11 @@ static int prestore(struct volume *v, uint64_t off, uint64_t len, const struct i
 			content = buf;
 		ids[i] = 0;
 		if (!r && !is_zero(content, B))
-			r = bs_ref_content(v->a, content, &ids[i]);
+			r = bs_ref_content(v->bs, content, &ids[i]);
 		if (r) {
 			while (i-- > 0)
 				if (ids[i])
-					bs_unref(v->a, ids[i]);
+					bs_unref(v->bs, ids[i]);
 			return r;
 		}
 	}
@@ -277,7 +279,7 @@ static int prestore(struct volume *v, uint64_t off, uint64_t len, const struct i
 /* Fill [off, off+len) with pattern (lba_size bytes; NULL = zeros). */
 static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const unsigned char *pattern)
 {
-	uint64_t B = v->a->p.dedup_block, L = v->lba_size;
+	uint64_t B = v->bs->block, L = v->lba_size;
 	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
 	int64_t delta = 0;
 	int r = 0;
@@ -298,7 +300,7 @@ static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const
 			r = vio_set_block(v, b, 0, &delta);
 		} else if (whole && B >= L && have_full) {
 			uint32_t id = 0;
-			if (full_id && (r = bs_ref_more(v->a, full_id, &id)) != 0)
+			if (full_id && (r = bs_ref_more(v->bs, full_id, &id)) != 0)
 				break;
 			r = vio_set_block(v, b, id, &delta);
 		} else {
@@ -314,9 +316,9 @@ static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const
 				x += k;
 			}
 			uint32_t id = 0;
-			if (!is_zero(buf, B) && (r = bs_ref_content(v->a, buf, &id)) != 0)
+			if (!is_zero(buf, B) && (r = bs_ref_content(v->bs, buf, &id)) != 0)
 				break;
-			if (whole && B >= L && (!id || bs_incref(v->a, id, 1) == 0)) {
+			if (whole && B >= L && (!id || bs_incref(v->bs, id, 1) == 0)) {
 				full_id = id; /* keep one reference for the next blocks */
 				have_full = 1;
 			}
@@ -325,7 +327,7 @@ static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const
 		pos = e;
 	}
 	if (have_full && full_id)
-		bs_unref(v->a, full_id);
+		bs_unref(v->bs, full_id);
 	vio_commit_delta(v, delta);
 	return r;
 }
@@ -373,7 +375,7 @@ int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iove
 		return -EINVAL;
 	if (off + len < off)
 		return -ERANGE;
-	uint64_t B = v->a->p.dedup_block;
+	uint64_t B = v->bs->block;
 	uint64_t first_full = (off + B - 1) >> v->bshift, end_full = (off + len) >> v->bshift;
 	uint64_t nfull = end_full > first_full ? end_full - first_full : 0;
 	if (nfull > sizeof(local) / sizeof(local[0]) && !(ids = malloc(nfull * sizeof(*ids))))
@@ -396,7 +398,7 @@ int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iove
 	/* Release what was not installed (range error or failure midway). */
 	for (uint64_t i = 0; i < nfull; i++)
 		if (ids[i])
-			bs_unref(v->a, ids[i]);
+			bs_unref(v->bs, ids[i]);
 out:
 	if (ids != local)
 		free(ids);
@@ -490,21 +492,18 @@ int volume_get_status(struct volume *v, uint64_t off, bool *mapped, uint64_t *ru
 
 uint64_t volume_mapped_bytes(struct volume *v)
 {
-	return atomic_load(&v->mapped) * v->a->p.dedup_block;
+	return atomic_load(&v->mapped) * v->bs->block;
 }
 
 /* ---- lifecycle ---- */
 
-struct volume *volume_create(struct array *a, uint64_t size_bytes, uint32_t lba_size)
+int vol_init(struct volume *v, struct block_store *bs, uint64_t size_bytes, uint32_t lba_size)
 {
-	if (!a || (lba_size != 512 && lba_size != 4096) || size_bytes % lba_size)
-		return NULL;
-	struct volume *v = calloc(1, sizeof(*v));
-	if (!v)
-		return NULL;
-	v->a = a;
+	if ((lba_size != 512 && lba_size != 4096) || size_bytes % lba_size)
+		return -EINVAL;
+	v->bs = bs;
 	v->lba_size = lba_size;
-	v->bshift = (uint32_t)__builtin_ctz(a->p.dedup_block);
+	v->bshift = bs->bshift;
 	/* Writer-preferring: a huge-range operation or resize must not starve
 	 * behind a steady stream of small ones. */
 	pthread_rwlockattr_t attr;
@@ -515,16 +514,14 @@ struct volume *volume_create(struct array *a, uint64_t size_bytes, uint32_t lba_
 	for (unsigned i = 0; i < NSTRIPES; i++)
 		pthread_rwlock_init(&v->stripes[i], NULL);
 	atomic_init(&v->meta_bytes, sizeof(*v));
-	if (map_resize(v, (size_bytes + a->p.dedup_block - 1) >> v->bshift)) {
-		free(v);
-		return NULL;
+	if (map_resize(v, (size_bytes + bs->block - 1) >> v->bshift)) {
+		pthread_rwlock_destroy(&v->resize_lock);
+		for (unsigned i = 0; i < NSTRIPES; i++)
+			pthread_rwlock_destroy(&v->stripes[i]);
+		return -ENOMEM;
 	}
 	v->size = size_bytes;
-	pthread_mutex_lock(&a->vol_mu);
-	v->next = a->vols;
-	a->vols = v;
-	pthread_mutex_unlock(&a->vol_mu);
-	return v;
+	return 0;
 }
 
 /* Drop every map entry from block b on; caller holds resize_lock for writing. */
@@ -542,18 +539,8 @@ static void unmap_from(struct volume *v, uint64_t b)
 	vio_commit_delta(v, delta);
 }
 
-void volume_destroy(struct volume *v)
+void vol_fini(struct volume *v)
 {
-	if (!v)
-		return;
-	struct array *a = v->a;
-	pthread_mutex_lock(&a->vol_mu);
-	for (struct volume **pp = &a->vols; *pp; pp = &(*pp)->next)
-		if (*pp == v) {
-			*pp = v->next;
-			break;
-		}
-	pthread_mutex_unlock(&a->vol_mu);
 	pthread_rwlock_wrlock(&v->resize_lock);
 	unmap_from(v, 0);
 	map_free(v);
@@ -561,17 +548,15 @@ void volume_destroy(struct volume *v)
 	pthread_rwlock_destroy(&v->resize_lock);
 	for (unsigned i = 0; i < NSTRIPES; i++)
 		pthread_rwlock_destroy(&v->stripes[i]);
-	free(v);
 }
 
-struct array *volume_array(const struct volume *v) { return v->a; }
 uint64_t volume_size(const struct volume *v) { return v->size; }
 
 int volume_resize(struct volume *v, uint64_t new_size)
 {
 	if (new_size % v->lba_size)
 		return -EINVAL;
-	uint64_t B = v->a->p.dedup_block;
+	uint64_t B = v->bs->block;
 	pthread_rwlock_wrlock(&v->resize_lock);
 	int r = 0;
 	if (new_size < v->size) {

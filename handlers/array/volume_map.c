@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "handlers/array/array_internal.h"
+#include "handlers/array/volume_internal.h"
 
 uint32_t map_get(const struct volume *v, uint64_t b)
 {

@@ -75,7 +75,11 @@ static void page_lbp(struct lunlab_dev *d, struct page_buf *pb)
 	memset(&st, 0, sizeof(st));
 	if (d->array)
 		array_get_stats(d->array, &st);
-	uint64_t phys_blocks = st.physical_bytes / bs;
+	/* used physical space counts a block not yet accounted at its worst
+	 * case, dedup_block bytes (docs/accounting.md "When figures lag"), so
+	 * "available" is never overstated */
+	uint64_t dedup = d->array ? array_params(d->array)->dedup_block : 0;
+	uint64_t phys_blocks = (st.physical_bytes + st.pending_blocks * dedup) / bs;
 	/* available: the array's free space as this LU sees it (shared pool) */
 	put_resource(pb, 0x0001, d->num_lbas > phys_blocks ? d->num_lbas - phys_blocks : 0, SCOPE_SHARED);
 	/* used: the LBAs this LU has mapped; a map entry belongs to one LU, so
