@@ -60,6 +60,13 @@ struct block_store *bs_create(uint32_t block, uint32_t alloc_unit)
 	atomic_init(&bs->next_id, 1); /* id 0 means "zeros / unmapped" */
 	pthread_mutex_init(&bs->drain_mu, NULL);
 	pthread_cond_init(&bs->drained, NULL);
+	/* writer-preferring: a commit's cut must not starve behind a steady
+	 * stream of writes (no mutation ever nests the shared lock) */
+	pthread_rwlockattr_t ga;
+	pthread_rwlockattr_init(&ga);
+	pthread_rwlockattr_setkind_np(&ga, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&bs->gate, &ga);
+	pthread_rwlockattr_destroy(&ga);
 	for (unsigned i = 0; i < BS_NSHARDS; i++)
 		pthread_mutex_init(&bs->shards[i].mu, NULL);
 	bs->payloads = payload_open(block);
@@ -99,6 +106,12 @@ void bs_destroy(struct block_store *bs)
 	}
 	if (bs->payloads)
 		payload_close(bs->payloads);
+	if (bs->ptop) {
+		for (uint32_t i = 0; i < BLK_MAX_IDS >> BLK_LEAF_SHIFT; i++)
+			free(atomic_load(&bs->ptop[i]));
+		free(bs->ptop);
+	}
+	pthread_rwlock_destroy(&bs->gate);
 	pthread_mutex_destroy(&bs->drain_mu);
 	pthread_cond_destroy(&bs->drained);
 	free(bs);
@@ -152,8 +165,40 @@ static int ensure_records(struct block_store *bs, uint32_t first, uint32_t n)
 			else
 				free(fresh);
 		}
+		if (bs->persistent) {
+			bs_pleaf_ptr *pp = &bs->ptop[id >> BLK_LEAF_SHIFT];
+			struct bs_pleaf *pl = atomic_load(pp);
+			if (!pl) {
+				struct bs_pleaf *fresh = calloc(1, sizeof(*fresh));
+				if (!fresh)
+					return -ENOMEM;
+				if (atomic_compare_exchange_strong(pp, &pl, fresh))
+					atomic_fetch_add(&bs->meta_bytes, sizeof(*fresh));
+				else
+					free(fresh);
+			}
+		}
 	}
 	return 0;
+}
+
+static struct bs_pleaf *pleaf(const struct block_store *bs, uint32_t id)
+{
+	return atomic_load_explicit(&bs->ptop[id >> BLK_LEAF_SHIFT], memory_order_acquire);
+}
+
+/* id changed since the last cut (persistent stores only) */
+static inline void mark(struct block_store *bs, uint32_t id)
+{
+	if (!bs->persistent)
+		return;
+	struct bs_pleaf *pl = pleaf(bs, id);
+	uint32_t i = id & ((1u << BLK_LEAF_SHIFT) - 1);
+	uint64_t bit = 1ull << (i % 64);
+
+	if (!(atomic_load_explicit(&pl->dirty[i / 64], memory_order_relaxed) & bit) &&
+	    !(atomic_fetch_or_explicit(&pl->dirty[i / 64], bit, memory_order_relaxed) & bit))
+		atomic_fetch_add_explicit(&bs->dirty_count, 1, memory_order_relaxed);
 }
 
 /* Under s->mu. */
@@ -178,7 +223,7 @@ static int alloc_id(struct block_store *bs, struct bs_shard *s, uint32_t *id)
 	return 0;
 }
 
-/* Under s->mu. */
+/* Under s->mu: an id that never held a visible block goes back at once. */
 static void release_id(struct block_store *bs, struct bs_shard *s, uint32_t id)
 {
 	struct blk *r = bs_rec(bs, id);
@@ -187,6 +232,24 @@ static void release_id(struct block_store *bs, struct bs_shard *s, uint32_t id)
 	r->acct = BLK_FREE;
 	atomic_store(&r->ref, s->free_head);
 	s->free_head = id;
+}
+
+/* Under s->mu: a freed block's id.  A persistent store holds it in the
+ * limbo until its free is durable (the committed state may still reference
+ * its slot); otherwise it is free at once. */
+static void retire_id(struct block_store *bs, struct bs_shard *s, uint32_t id)
+{
+	struct blk *r = bs_rec(bs, id);
+
+	if (!bs->persistent) {
+		release_id(bs, s, id);
+		return;
+	}
+	r->data = NULL;
+	r->acct = BLK_FREE;
+	atomic_store(&r->ref, s->limbo_head);
+	s->limbo_head = id;
+	mark(bs, id);
 }
 
 /* Find data in the shard (under s->mu); returns the slot or -1 and, in
@@ -274,6 +337,7 @@ int bs_ref_content(struct block_store *bs, const void *data, uint32_t *idp)
 	if (slot >= 0) {
 		*idp = s->id[slot];
 		take_ref(s, bs_rec(bs, *idp));
+		mark(bs, *idp);
 		pthread_mutex_unlock(&s->mu);
 		return 0;
 	}
@@ -296,6 +360,7 @@ int bs_ref_content(struct block_store *bs, const void *data, uint32_t *idp)
 	if (slot >= 0) {
 		*idp = s->id[slot];
 		take_ref(s, bs_rec(bs, *idp));
+		mark(bs, *idp);
 		pthread_mutex_unlock(&s->mu);
 		r = 0;
 		goto drop_copy;
@@ -323,6 +388,10 @@ int bs_ref_content(struct block_store *bs, const void *data, uint32_t *idp)
 	s->backlog[s->backlog_len++] = id;
 	atomic_fetch_add(&s->single_ref, 1);
 	atomic_fetch_add_explicit(&bs->backlog, 1, memory_order_release);
+	if (bs->persistent) {
+		pleaf(bs, id)->fp[id & ((1u << BLK_LEAF_SHIFT) - 1)] = h;
+		mark(bs, id);
+	}
 	pthread_mutex_unlock(&s->mu);
 	notify_backlog(bs);
 	*idp = id;
@@ -351,6 +420,7 @@ int bs_incref(struct block_store *bs, uint32_t id, uint32_t n)
 	} while (!atomic_compare_exchange_weak(&r->ref, &old, old + n));
 	if (old == 1)
 		atomic_fetch_sub(&bs->shards[r->shard].single_ref, 1);
+	mark(bs, id);
 	return 0;
 }
 
@@ -360,7 +430,8 @@ int bs_ref_more(struct block_store *bs, uint32_t id, uint32_t *out)
 	if (bs_incref(bs, id, 1) == 0)
 		return 0;
 	/* Saturated: reference (or create) another block with this content. */
-	return bs_ref_content(bs, bs_data(bs, id), out);
+	int v = bs_verify(bs, id);
+	return v ? v : bs_ref_content(bs, bs_data(bs, id), out);
 }
 
 /* Remove id (hash h) from the index with backward-shift deletion. */
@@ -407,6 +478,7 @@ void bs_unref(struct block_store *bs, uint32_t id)
 		if (atomic_compare_exchange_weak(&r->ref, &old, old - 1)) {
 			if (old == 2)
 				atomic_fetch_add(&s->single_ref, 1);
+			mark(bs, id);
 			return;
 		}
 	}
@@ -414,6 +486,7 @@ void bs_unref(struct block_store *bs, uint32_t id)
 	 * lookups that could take a new reference also run. */
 	pthread_mutex_lock(&s->mu);
 	old = atomic_fetch_sub(&r->ref, 1);
+	mark(bs, id);
 	if (old == 2) {
 		atomic_fetch_add(&s->single_ref, 1);
 	} else if (old == 1) {
@@ -440,7 +513,7 @@ void bs_unref(struct block_store *bs, uint32_t id)
 			bs->space.block_freed(bs->space.ctx, id, claimed);
 		if (r->acct != BLK_ORPHAN) {
 			payload_free(bs->payloads, id, r->data);
-			release_id(bs, s, id);
+			retire_id(bs, s, id);
 		}
 	}
 	pthread_mutex_unlock(&s->mu);
@@ -501,10 +574,20 @@ size_t bs_acct_take(struct block_store *bs, struct bs_acct_job *jobs, size_t max
 	return 0;
 }
 
+static void acct_done(struct block_store *bs, const struct bs_acct_job *jobs, size_t n);
+
 void bs_acct_done(struct block_store *bs, const struct bs_acct_job *jobs, size_t n)
 {
 	if (!n)
 		return;
+	/* a compressed size is state a commit records: not inside a cut */
+	bs_mutation_begin(bs);
+	acct_done(bs, jobs, n);
+	bs_mutation_end(bs);
+}
+
+static void acct_done(struct block_store *bs, const struct bs_acct_job *jobs, size_t n)
+{
 	struct bs_shard *s = &bs->shards[bs_rec(bs, jobs[0].id)->shard];
 	void *orphans[64];
 	uint32_t orphan_ids[64];
@@ -521,13 +604,14 @@ void bs_acct_done(struct block_store *bs, const struct bs_acct_job *jobs, size_t
 				r->data = NULL;
 			} else {
 				payload_free(bs->payloads, jobs[i].id, r->data);
-				release_id(bs, s, jobs[i].id);
+				retire_id(bs, s, jobs[i].id);
 			}
 			continue;
 		}
 		uint32_t phys = bs_physical_size(bs, jobs[i].csize);
 		r->csize = (uint16_t)jobs[i].csize;
 		r->acct = BLK_ACCOUNTED;
+		mark(bs, jobs[i].id);
 		s->compressed_bytes += jobs[i].csize;
 		s->physical_bytes += phys;
 		if (bs->space.block_sized)
@@ -542,7 +626,7 @@ void bs_acct_done(struct block_store *bs, const struct bs_acct_job *jobs, size_t
 		payload_free(bs->payloads, orphan_ids[i], orphans[i]);
 	pthread_mutex_lock(&s->mu);
 	for (size_t i = 0; i < norph; i++)
-		release_id(bs, s, orphan_ids[i]);
+		retire_id(bs, s, orphan_ids[i]);
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -575,4 +659,207 @@ uint64_t bs_count_fragment(struct block_store *bs, uint64_t h)
 		n += s->id[i] && s->hash[i] == h;
 	pthread_mutex_unlock(&s->mu);
 	return n;
+}
+
+/* ---- persistence (block_store.h "persistence") ---- */
+
+int bs_persist_enable(struct block_store *bs)
+{
+	bs->ptop = calloc(BLK_MAX_IDS >> BLK_LEAF_SHIFT, sizeof(*bs->ptop));
+	if (!bs->ptop)
+		return -ENOMEM;
+	atomic_fetch_add(&bs->meta_bytes, (BLK_MAX_IDS >> BLK_LEAF_SHIFT) * sizeof(*bs->ptop));
+	bs->persistent = true;
+	bs->gated = true;
+	return 0;
+}
+
+void bs_persist_detach(struct block_store *bs)
+{
+	pthread_rwlock_wrlock(&bs->gate);
+	bs->persistent = false;
+	pthread_rwlock_unlock(&bs->gate);
+}
+
+void bs_use_payloads(struct block_store *bs, struct payload_store *ps)
+{
+	if (bs->payloads)
+		payload_close(bs->payloads);
+	bs->payloads = ps;
+}
+
+void bs_persist_freeze(struct block_store *bs)
+{
+	pthread_rwlock_wrlock(&bs->gate);
+}
+
+void bs_persist_thaw(struct block_store *bs)
+{
+	pthread_rwlock_unlock(&bs->gate);
+}
+
+void bs_persist_remark(struct block_store *bs, uint32_t id)
+{
+	mark(bs, id);
+}
+
+/* the state a row records, read under the block's shard lock (an
+ * accountant may be taking it from PENDING to WORKING meanwhile) */
+static void rec_state(struct block_store *bs, uint32_t id, struct bs_rec_state *st)
+{
+	struct blk *r = bs_rec(bs, id);
+	struct bs_shard *s = &bs->shards[r->shard];
+
+	pthread_mutex_lock(&s->mu);
+	st->id = id;
+	st->live = r->acct != BLK_FREE && r->acct != BLK_ORPHAN;
+	st->refs = st->live ? atomic_load(&r->ref) : 0;
+	st->csize = r->acct == BLK_ACCOUNTED ? r->csize : -1;
+	st->fp = pleaf(bs, id)->fp[id & ((1u << BLK_LEAF_SHIFT) - 1)];
+	pthread_mutex_unlock(&s->mu);
+}
+
+int bs_persist_collect(struct block_store *bs, int (*fn)(void *ctx, const struct bs_rec_state *st), void *ctx)
+{
+	uint32_t top = atomic_load(&bs->next_id);
+
+	atomic_store(&bs->dirty_count, 0);
+	for (uint32_t l = 0; l <= (top >> BLK_LEAF_SHIFT) && l < (BLK_MAX_IDS >> BLK_LEAF_SHIFT); l++) {
+		struct bs_pleaf *pl = atomic_load(&bs->ptop[l]);
+
+		if (!pl)
+			continue;
+		for (unsigned w = 0; w < (1u << BLK_LEAF_SHIFT) / 64; w++) {
+			uint64_t bits = atomic_exchange_explicit(&pl->dirty[w], 0, memory_order_relaxed);
+
+			for (uint64_t m = bits; m; m &= m - 1) {
+				uint32_t id = (l << BLK_LEAF_SHIFT) | (w * 64) | (uint32_t)__builtin_ctzll(m);
+				struct bs_rec_state st;
+				int rc;
+
+				rec_state(bs, id, &st);
+				if ((rc = fn(ctx, &st)) != 0) {
+					/* not recorded: this id and the rest of the word stay marked */
+					atomic_fetch_or(&pl->dirty[w], m);
+					return rc;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+void bs_persist_seal(struct block_store *bs)
+{
+	for (unsigned i = 0; i < BS_NSHARDS; i++) {
+		struct bs_shard *s = &bs->shards[i];
+
+		pthread_mutex_lock(&s->mu);
+		/* one commit at a time: the previous seal was settled */
+		s->sealed_head = s->limbo_head;
+		s->limbo_head = 0;
+		pthread_mutex_unlock(&s->mu);
+	}
+}
+
+void bs_persist_sealed_done(struct block_store *bs, bool ok)
+{
+	for (unsigned i = 0; i < BS_NSHARDS; i++) {
+		struct bs_shard *s = &bs->shards[i];
+
+		pthread_mutex_lock(&s->mu);
+		while (s->sealed_head) {
+			uint32_t id = s->sealed_head;
+			struct blk *r = bs_rec(bs, id);
+
+			s->sealed_head = atomic_load_explicit(&r->ref, memory_order_relaxed);
+			if (ok) {
+				atomic_store(&r->ref, s->free_head);
+				s->free_head = id;
+			} else {
+				atomic_store(&r->ref, s->limbo_head);
+				s->limbo_head = id;
+			}
+		}
+		pthread_mutex_unlock(&s->mu);
+	}
+}
+
+int bs_load_block(struct block_store *bs, uint32_t id, uint64_t fp, uint32_t refs, int32_t csize, void *data)
+{
+	struct bs_shard *s = &bs->shards[shard_of(fp)];
+	uint32_t empty;
+	int r;
+
+	if (id == 0 || id >= BLK_MAX_IDS - ID_BATCH)
+		return -ERANGE;
+	if (refs == 0 || refs >= BLK_REF_MAX)
+		return -EINVAL;
+	if ((r = ensure_records(bs, id, 1)) != 0)
+		return r;
+	struct blk *rec = bs_rec(bs, id);
+	if (rec->acct != BLK_FREE)
+		return -EEXIST;
+	if ((uint64_t)(s->count + 1) * 4 > (uint64_t)s->cap * 3 && (r = grow(bs, s)) != 0)
+		return r;
+	/* the slot: the first empty one of the fingerprint's probe sequence
+	 * (two blocks of one content may coexist: a saturated refcount) */
+	uint32_t mask = s->cap - 1;
+	for (empty = (uint32_t)fp & mask; s->id[empty]; empty = (empty + 1) & mask)
+		;
+	if (csize < 0 && (r = backlog_reserve(bs, s)) != 0)
+		return r;
+	rec->data = data;
+	rec->shard = (uint8_t)(s - bs->shards);
+	atomic_store(&rec->ref, refs);
+	s->id[empty] = id;
+	s->hash[empty] = fp;
+	s->count++;
+	s->unique_blocks++;
+	if (refs == 1)
+		atomic_fetch_add(&s->single_ref, 1);
+	if (csize < 0) {
+		rec->csize = 0;
+		rec->acct = BLK_PENDING;
+		s->pending_blocks++;
+		s->backlog[s->backlog_len++] = id;
+		atomic_fetch_add(&bs->backlog, 1);
+	} else {
+		rec->csize = (uint16_t)csize;
+		rec->acct = BLK_ACCOUNTED;
+		s->compressed_bytes += (uint64_t)csize;
+		s->physical_bytes += bs_physical_size(bs, (uint32_t)csize);
+	}
+	if (bs->persistent)
+		pleaf(bs, id)->fp[id & ((1u << BLK_LEAF_SHIFT) - 1)] = fp;
+	return 0;
+}
+
+int bs_load_done(struct block_store *bs, uint32_t limit)
+{
+	int r;
+
+	if (limit < 1)
+		limit = 1;
+	if (limit > 1 && (r = ensure_records(bs, 1, limit - 1)) != 0)
+		return r;
+	/* the ids in between are free: each to some shard's free list */
+	for (uint32_t id = limit - 1; id >= 1; id--) {
+		struct blk *rec = bs_rec(bs, id);
+		struct bs_shard *s = &bs->shards[id % BS_NSHARDS];
+
+		if (rec->acct != BLK_FREE)
+			continue;
+		atomic_store(&rec->ref, s->free_head);
+		s->free_head = id;
+	}
+	atomic_store(&bs->next_id, limit);
+	if (bs_backlog(bs))
+		notify_backlog(bs);
+	return 0;
+}
+
+int bs_verify(struct block_store *bs, uint32_t id)
+{
+	return payload_verify(bs->payloads, id);
 }

@@ -22,6 +22,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -74,11 +75,26 @@ struct bs_shard {
 	/* figures of the blocks of this shard (under mu) */
 	uint64_t unique_blocks, pending_blocks, physical_bytes, compressed_bytes;
 	_Atomic int64_t single_ref;     /* lock-free refcount transitions touch it */
+	/* persistence (bs_persist_*): ids freed since the last commit began
+	 * (limbo) and those freed before it, whose commit is under way
+	 * (sealed); chained through blk.ref like the free list.  Neither may
+	 * be handed out again before a commit that records the free is
+	 * durable: their slots hold what the state on disk still references. */
+	uint32_t limbo_head, sealed_head;
 	char pad[64];
 };
 
 typedef _Atomic(struct blk *) blk_leaf_ptr;
 typedef uint64_t (*bs_fingerprint_fn)(const void *data, size_t len);
+
+/* Persistence side of one leaf of records (only with bs_persist_enable):
+ * each block's fingerprint (its row needs it, and recomputing it would read
+ * the payload) and a bit per id that changed since the last commit. */
+struct bs_pleaf {
+	uint64_t fp[1u << BLK_LEAF_SHIFT];
+	_Atomic uint64_t dirty[(1u << BLK_LEAF_SHIFT) / 64];
+};
+typedef _Atomic(struct bs_pleaf *) bs_pleaf_ptr;
 
 /* The three points where a block's claim on physical space changes, for the
  * array's capacity (thin provisioning, out of space).  Each is called with
@@ -120,6 +136,13 @@ struct block_store {
 	struct bs_space_hooks space;     /* all NULL: no capacity accounting */
 	pthread_mutex_t drain_mu;        /* bs_wait_drained sleeps here */
 	pthread_cond_t drained;
+	/* persistence (--state-dir): off unless bs_persist_enable ran before
+	 * the first write; see "persistence" below */
+	bool persistent;                 /* marks, fingerprints and the limbo are kept */
+	bool gated;                      /* mutations take the gate (stays set once enabled) */
+	pthread_rwlock_t gate;           /* mutations: shared; a commit's cut: exclusive */
+	bs_pleaf_ptr *ptop;              /* BLK_MAX_IDS >> BLK_LEAF_SHIFT leaf pointers */
+	_Atomic uint64_t dirty_count;    /* ids marked since the last cut (an estimate) */
 };
 
 /* Aggregated figures (docs/accounting.md), bytes unless named otherwise. */
@@ -189,6 +212,80 @@ static inline uint64_t bs_backlog(const struct block_store *bs)
 }
 /* Sleep until the backlog is empty or timeout_ms passed; returns the backlog. */
 uint64_t bs_wait_drained(struct block_store *bs, unsigned timeout_ms);
+
+/* ---- persistence (--state-dir; the array's commit, array_state.c) ----
+ * A persistent store tracks which ids changed (created, referenced,
+ * unreferenced, accounted, freed) since the last commit's cut, keeps each
+ * block's fingerprint, holds freed ids back until their free is durable, and
+ * lets a committer take a cut at command granularity: every mutation of the
+ * volumes runs between bs_mutation_begin/end (shared), the cut takes the
+ * gate exclusively, so a cut never splits a command (a WRITE, UNMAP, WRITE
+ * SAME, COMPARE AND WRITE or EXTENDED COPY is in it whole or not at all).
+ * In a store that is not persistent every call here costs one branch. */
+
+/* Before the first write.  0 or -ENOMEM. */
+int bs_persist_enable(struct block_store *bs);
+
+static inline void bs_mutation_begin(struct block_store *bs)
+{
+	if (bs->gated)
+		pthread_rwlock_rdlock(&bs->gate);
+}
+
+static inline void bs_mutation_end(struct block_store *bs)
+{
+	if (bs->gated)
+		pthread_rwlock_unlock(&bs->gate);
+}
+
+/* After the last commit (closing the array): changes are no longer marked
+ * and freed ids are free at once; what follows is never recorded. */
+void bs_persist_detach(struct block_store *bs);
+
+/* Use ps for the payloads (before the first write; the store owns it). */
+void bs_use_payloads(struct block_store *bs, struct payload_store *ps);
+
+/* The cut: no mutation runs between freeze and thaw. */
+void bs_persist_freeze(struct block_store *bs);
+void bs_persist_thaw(struct block_store *bs);
+
+/* What a committed block row holds. */
+struct bs_rec_state {
+	uint32_t id;
+	bool live;               /* false: freed (its rows go) */
+	uint64_t fp;
+	uint32_t refs;
+	int32_t csize;           /* -1 while pending */
+};
+/* Under freeze: every id changed since the last cut, its state, the marks
+ * cleared.  fn returns 0 to go on; a non-zero return stops the walk (the
+ * ids not visited stay marked) and is returned. */
+int bs_persist_collect(struct block_store *bs, int (*fn)(void *ctx, const struct bs_rec_state *st), void *ctx);
+/* A commit failed: mark id changed again (it goes in the next one). */
+void bs_persist_remark(struct block_store *bs, uint32_t id);
+/* Under freeze: the ids freed so far are sealed into this commit. */
+void bs_persist_seal(struct block_store *bs);
+/* The commit is durable: sealed ids may be handed out again (ok), or it
+ * failed: they go back to the limbo for the next one (!ok). */
+void bs_persist_sealed_done(struct block_store *bs, bool ok);
+/* Ids marked since the last cut (for a committer deciding when to cut). */
+static inline uint64_t bs_persist_dirty(const struct block_store *bs)
+{
+	return atomic_load_explicit(&((struct block_store *)bs)->dirty_count, memory_order_relaxed);
+}
+
+/* Loading a state (before any I/O, one thread): block id with fingerprint
+ * fp, refs references, compressed size csize (-1: pending, it goes to the
+ * backlog), its payload at data.  -EEXIST for an id or fingerprint+content
+ * seen twice, -EINVAL for refs 0. */
+int bs_load_block(struct block_store *bs, uint32_t id, uint64_t fp, uint32_t refs, int32_t csize, void *data);
+/* After the last bs_load_block: every id below limit that was not loaded
+ * is free, fresh ids start at limit. */
+int bs_load_done(struct block_store *bs, uint32_t limit);
+
+/* 0 when block id's bytes may be served (payload_verify); -EIO when they
+ * were damaged on disk.  Readers call it before they copy a block out. */
+int bs_verify(struct block_store *bs, uint32_t id);
 
 /* Physical size of a block of compressed size csize (rule 5). */
 uint32_t bs_physical_size(const struct block_store *bs, uint32_t csize);

@@ -5,11 +5,14 @@
  *
  *   volumes (volume_*.c) -> block store (block_store.c) -> payloads (payload_*.c)
  *
- * Memory today (payload_mem.c: one allocation per block); a persistent
- * backend (--state-dir) implements the same calls.  A payload is written
- * once (payload_put), read through the returned pointer for as long as the
- * block lives, and released once (payload_free); the block id is passed so a
- * backend can key its records by it.  Every call may run concurrently. */
+ * Two backends implement the same calls: memory (payload_mem.c: one
+ * allocation per block) and a file of slots (payload_file.c, --state-dir:
+ * slot = block id, mapped read-only, every payload with its CRC32C).  A
+ * payload is written once (payload_put), read through the returned pointer
+ * for as long as the block lives, and released once (payload_free); the
+ * block id is passed so a backend can key its records by it.  A backend
+ * whose bytes come from outside the process (a file) checks them before
+ * they are first served (payload_verify).  Every call may run concurrently. */
 #ifndef LUNLAB_ARRAY_PAYLOAD_H
 #define LUNLAB_ARRAY_PAYLOAD_H
 
@@ -17,14 +20,47 @@
 
 struct payload_store;
 
-/* A store of payloads of block_bytes bytes each; NULL when out of memory. */
+struct payload_ops {
+	void *(*put)(struct payload_store *ps, uint32_t id, const void *src);
+	void (*free)(struct payload_store *ps, uint32_t id, void *p);
+	void (*close)(struct payload_store *ps);
+	/* NULL: the bytes never left this process, nothing to check */
+	int (*verify)(struct payload_store *ps, uint32_t id);
+};
+
+/* What every backend's store starts with. */
+struct payload_store {
+	const struct payload_ops *ops;
+	uint32_t block_bytes;
+};
+
+/* A store of payloads of block_bytes bytes each in memory; NULL when out of
+ * memory. */
 struct payload_store *payload_open(uint32_t block_bytes);
-/* Every payload must have been freed (the block store frees what it holds). */
-void payload_close(struct payload_store *ps);
+/* Every payload must have been freed (the block store frees what it holds)
+ * or, for a persistent backend, be kept by it. */
+static inline void payload_close(struct payload_store *ps)
+{
+	ps->ops->close(ps);
+}
 
 /* Store a copy of block_bytes bytes at src for block id; returns where they
  * can be read until payload_free, or NULL when there is no room. */
-void *payload_put(struct payload_store *ps, uint32_t id, const void *src);
-void payload_free(struct payload_store *ps, uint32_t id, void *p);
+static inline void *payload_put(struct payload_store *ps, uint32_t id, const void *src)
+{
+	return ps->ops->put(ps, id, src);
+}
+
+static inline void payload_free(struct payload_store *ps, uint32_t id, void *p)
+{
+	ps->ops->free(ps, id, p);
+}
+
+/* 0 when block id's bytes may be served; -EIO when they are not what was
+ * stored (a damaged state directory: never served, reported instead). */
+static inline int payload_verify(struct payload_store *ps, uint32_t id)
+{
+	return ps->ops->verify ? ps->ops->verify(ps, id) : 0;
+}
 
 #endif

@@ -6,25 +6,12 @@
 
 #include "handlers/array/payload.h"
 
-struct payload_store {
-	uint32_t block_bytes;
-};
-
-struct payload_store *payload_open(uint32_t block_bytes)
-{
-	struct payload_store *ps = malloc(sizeof(*ps));
-
-	if (ps)
-		ps->block_bytes = block_bytes;
-	return ps;
-}
-
-void payload_close(struct payload_store *ps)
+static void mem_close(struct payload_store *ps)
 {
 	free(ps);
 }
 
-void *payload_put(struct payload_store *ps, uint32_t id, const void *src)
+static void *mem_put(struct payload_store *ps, uint32_t id, const void *src)
 {
 	void *p = malloc(ps->block_bytes);
 
@@ -34,9 +21,26 @@ void *payload_put(struct payload_store *ps, uint32_t id, const void *src)
 	return p;
 }
 
-void payload_free(struct payload_store *ps, uint32_t id, void *p)
+static void mem_free(struct payload_store *ps, uint32_t id, void *p)
 {
 	(void)ps;
 	(void)id;
 	free(p);
+}
+
+static const struct payload_ops mem_ops = {
+	.put = mem_put,
+	.free = mem_free,
+	.close = mem_close,
+};
+
+struct payload_store *payload_open(uint32_t block_bytes)
+{
+	struct payload_store *ps = malloc(sizeof(*ps));
+
+	if (ps) {
+		ps->ops = &mem_ops;
+		ps->block_bytes = block_bytes;
+	}
+	return ps;
 }

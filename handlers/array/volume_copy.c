@@ -73,6 +73,8 @@ int volume_copy(struct volume *dst, uint64_t dst_off, struct volume *src, uint64
 		lockset_add(&ls, src, 0, 0);
 		lockset_add(&ls, dst, 0, 0);
 	}
+	/* the whole copy in one commit or none (block_store.h "persistence") */
+	bs_mutation_begin(dst->bs);
 	lockset_lock(&ls, 1);
 
 	int r = vio_check_range(src, src_off, len);
@@ -113,5 +115,6 @@ int volume_copy(struct volume *dst, uint64_t dst_off, struct volume *src, uint64
 		}
 	}
 	lockset_unlock(&ls);
+	bs_mutation_end(dst->bs);
 	return r;
 }

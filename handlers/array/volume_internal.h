@@ -40,7 +40,17 @@ struct volume {
 	_Atomic uint64_t meta_bytes;     /* leaves + leaf pointer table */
 	pthread_rwlock_t stripes[NSTRIPES];
 	struct volume *next;             /* the array's volume list (array.c) */
+	/* persistence (--state-dir; array_state.c): a bit per VOL_PCHUNK map
+	 * entries changed since the last commit's cut (NULL: not persistent),
+	 * and the volume's id in the state */
+	_Atomic uint64_t *pdirty;
+	uint64_t pdirty_words;
+	uint64_t pvid;
 };
+
+/* map entries per persisted chunk (store_db.h STORE_CHUNK) */
+#define VOL_PCHUNK_SHIFT 8u
+#define VOL_PCHUNK (1u << VOL_PCHUNK_SHIFT)
 
 /* volume_io.c: lifecycle.  vol_init: size in bytes, a multiple of
  * lba_size (512 or 4096); -EINVAL / -ENOMEM.  vol_fini drops every map
@@ -50,6 +60,20 @@ void vol_fini(struct volume *v);
 
 /* volume_map.c */
 uint32_t map_get(const struct volume *v, uint64_t b);
+/* persistence: track changed chunks from now on (-ENOMEM) */
+int map_persist_enable(struct volume *v);
+/* Under the block store's freeze: each chunk changed since the last cut,
+ * its marks cleared; fn returns 0 to go on (else the chunk stays marked and
+ * the walk stops with that value).  A chunk past the end of a shrunk
+ * volume is not visited. */
+int map_persist_collect(struct volume *v, int (*fn)(void *ctx, uint64_t idx), void *ctx);
+void map_persist_remark(struct volume *v, uint64_t idx);
+/* VOL_PCHUNK entries of chunk idx into ids (zeros past the end) */
+void map_chunk_get(const struct volume *v, uint64_t idx, uint32_t *ids);
+/* Loading: chunk idx from the state (no reference is taken: the block
+ * store's counts come with the blocks).  -ERANGE for a chunk past the end
+ * holding ids, -ENOMEM. */
+int map_load_chunk(struct volume *v, uint64_t idx, const uint32_t *ids);
 /* Sets entry b to id (caller holds b's stripe lock); returns the old id. */
 int map_set(struct volume *v, uint64_t b, uint32_t id, uint32_t *old);
 int map_resize(struct volume *v, uint64_t new_nblocks);

@@ -134,13 +134,17 @@ static int store_block(struct volume *v, uint64_t b, const void *content, int64_
 	return vio_set_block(v, b, id, delta);
 }
 
-static void load_block(struct volume *v, uint64_t b, void *buf)
+static int load_block(struct volume *v, uint64_t b, void *buf)
 {
 	uint32_t id = map_get(v, b);
+	int r;
+	if (id && (r = bs_verify(v->bs, id)) != 0) /* a damaged payload is never used */
+		return r;
 	if (id)
 		memcpy(buf, bs_data(v->bs, id), v->bs->block);
 	else
 		memset(buf, 0, v->bs->block);
+	return 0;
 }
 
 void vio_commit_delta(struct volume *v, int64_t delta)
@@ -167,7 +171,9 @@ static int read_cur(struct volume *v, uint64_t off, uint64_t len, struct iovcur 
 		uint64_t b = pos >> v->bshift, bstart = b << v->bshift;
 		uint64_t e = bstart + B < off + len ? bstart + B : off + len;
 		uint32_t id = map_get(v, b);
-		int r = cur_scatter(cp, id ? (const char *)bs_data(v->bs, id) + (pos - bstart) : NULL, e - pos);
+		int r = id ? bs_verify(v->bs, id) : 0; /* a damaged payload is never served */
+		if (!r)
+			r = cur_scatter(cp, id ? (const char *)bs_data(v->bs, id) + (pos - bstart) : NULL, e - pos);
 		if (r)
 			return r;
 		pos = e;
@@ -213,8 +219,9 @@ static int write_cur(struct volume *v, uint64_t off, uint64_t len, struct iovcur
 				content = buf;
 		} else {
 			/* Partial block: read-modify-write. */
-			load_block(v, b, buf);
-			r = cur_gather(cp, buf + (pos - bstart), e - pos);
+			r = load_block(v, b, buf);
+			if (!r)
+				r = cur_gather(cp, buf + (pos - bstart), e - pos);
 			content = buf;
 		}
 		if (!r)
@@ -304,8 +311,8 @@ static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const
 				break;
 			r = vio_set_block(v, b, id, &delta);
 		} else {
-			if (!whole)
-				load_block(v, b, buf);
+			if (!whole && (r = load_block(v, b, buf)) != 0)
+				break;
 			/* Offsets are lba-aligned, so byte x holds pattern[x % L]. */
 			for (uint64_t x = pos; x < e;) {
 				uint64_t ph = x % L, k = L - ph < e - x ? L - ph : e - x;
@@ -380,6 +387,8 @@ int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iove
 	uint64_t nfull = end_full > first_full ? end_full - first_full : 0;
 	if (nfull > sizeof(local) / sizeof(local[0]) && !(ids = malloc(nfull * sizeof(*ids))))
 		return -ENOMEM;
+	/* one command, one piece of a commit (block_store.h "persistence") */
+	bs_mutation_begin(v->bs);
 	int r = prestore(v, off, len, iov, iovcnt, ids, first_full, nfull);
 	if (r)
 		goto out;
@@ -400,6 +409,7 @@ int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iove
 		if (ids[i])
 			bs_unref(v->bs, ids[i]);
 out:
+	bs_mutation_end(v->bs);
 	if (ids != local)
 		free(ids);
 	return r;
@@ -410,22 +420,26 @@ int volume_write_same(struct volume *v, uint64_t off, uint64_t len, const void *
 	struct lockset ls;
 	if (!pattern)
 		return -EINVAL;
+	bs_mutation_begin(v->bs);
 	range_lock(v, &ls, off, len, 1);
 	int r = vio_check_range(v, off, len);
 	if (!r)
 		r = write_same_locked(v, off, len, is_zero(pattern, v->lba_size) ? NULL : pattern);
 	lockset_unlock(&ls);
+	bs_mutation_end(v->bs);
 	return r;
 }
 
 int volume_unmap(struct volume *v, uint64_t off, uint64_t len)
 {
 	struct lockset ls;
+	bs_mutation_begin(v->bs);
 	range_lock(v, &ls, off, len, 1);
 	int r = vio_check_range(v, off, len);
 	if (!r)
 		r = write_same_locked(v, off, len, NULL);
 	lockset_unlock(&ls);
+	bs_mutation_end(v->bs);
 	return r;
 }
 
@@ -436,6 +450,7 @@ int volume_compare_and_write(struct volume *v, uint64_t off, uint64_t len, const
 	unsigned char *cur = NULL;
 	/* Write-locking the range makes compare+write one step for every
 	 * other reader and writer of these blocks. */
+	bs_mutation_begin(v->bs);
 	range_lock(v, &ls, off, len, 1);
 	int r = vio_check_range(v, off, len);
 	if (!r && !(cur = malloc(len ? len : 1)))
@@ -457,6 +472,7 @@ int volume_compare_and_write(struct volume *v, uint64_t off, uint64_t len, const
 		}
 	}
 	lockset_unlock(&ls);
+	bs_mutation_end(v->bs);
 	free(cur);
 	return r;
 }
@@ -557,6 +573,7 @@ int volume_resize(struct volume *v, uint64_t new_size)
 	if (new_size % v->lba_size)
 		return -EINVAL;
 	uint64_t B = v->bs->block;
+	bs_mutation_begin(v->bs);
 	pthread_rwlock_wrlock(&v->resize_lock);
 	int r = 0;
 	if (new_size < v->size) {
@@ -575,5 +592,6 @@ int volume_resize(struct volume *v, uint64_t new_size)
 	if (!r)
 		v->size = new_size;
 	pthread_rwlock_unlock(&v->resize_lock);
+	bs_mutation_end(v->bs);
 	return r;
 }

@@ -38,6 +38,98 @@ int map_set(struct volume *v, uint64_t b, uint32_t id, uint32_t *old)
 	uint32_t *e = &leaf[b & (MAP_LEAF_ENTRIES - 1)];
 	*old = __atomic_load_n(e, __ATOMIC_RELAXED);
 	__atomic_store_n(e, id, __ATOMIC_RELAXED);
+	if (v->pdirty && *old != id) {
+		uint64_t c = b >> VOL_PCHUNK_SHIFT, bit = 1ull << (c % 64);
+
+		if (!(atomic_load_explicit(&v->pdirty[c / 64], memory_order_relaxed) & bit))
+			atomic_fetch_or_explicit(&v->pdirty[c / 64], bit, memory_order_relaxed);
+	}
+	return 0;
+}
+
+static uint64_t pwords(uint64_t nblocks)
+{
+	return ((nblocks + VOL_PCHUNK - 1) / VOL_PCHUNK + 63) / 64;
+}
+
+/* the bitmap for nblocks, kept marks and new words clear (caller: resize
+ * lock for writing, or before the volume is used) */
+static int pdirty_fit(struct volume *v, uint64_t nblocks)
+{
+	uint64_t n = pwords(nblocks);
+
+	if (n == v->pdirty_words)
+		return 0;
+	_Atomic uint64_t *nb = realloc(v->pdirty, (n ? n : 1) * sizeof(*nb));
+	if (!nb)
+		return -ENOMEM;
+	for (uint64_t i = v->pdirty_words; i < n; i++)
+		atomic_init(&nb[i], 0);
+	v->pdirty = nb;
+	v->pdirty_words = n;
+	return 0;
+}
+
+int map_persist_enable(struct volume *v)
+{
+	return pdirty_fit(v, v->nblocks);
+}
+
+int map_persist_collect(struct volume *v, int (*fn)(void *ctx, uint64_t idx), void *ctx)
+{
+	uint64_t nchunks = (v->nblocks + VOL_PCHUNK - 1) / VOL_PCHUNK;
+
+	for (uint64_t w = 0; w < v->pdirty_words; w++) {
+		uint64_t bits = atomic_exchange_explicit(&v->pdirty[w], 0, memory_order_relaxed);
+
+		for (uint64_t m = bits; m; m &= m - 1) {
+			uint64_t idx = w * 64 + (uint64_t)__builtin_ctzll(m);
+			int rc;
+
+			if (idx >= nchunks)
+				continue;
+			if ((rc = fn(ctx, idx)) != 0) {
+				atomic_fetch_or(&v->pdirty[w], m);
+				return rc;
+			}
+		}
+	}
+	return 0;
+}
+
+void map_persist_remark(struct volume *v, uint64_t idx)
+{
+	if (v->pdirty && idx / 64 < v->pdirty_words)
+		atomic_fetch_or(&v->pdirty[idx / 64], 1ull << (idx % 64));
+}
+
+void map_chunk_get(const struct volume *v, uint64_t idx, uint32_t *ids)
+{
+	for (unsigned i = 0; i < VOL_PCHUNK; i++) {
+		uint64_t b = idx * VOL_PCHUNK + i;
+
+		ids[i] = b < v->nblocks ? map_get(v, b) : 0;
+	}
+}
+
+int map_load_chunk(struct volume *v, uint64_t idx, const uint32_t *ids)
+{
+	int64_t mapped = 0;
+
+	for (unsigned i = 0; i < VOL_PCHUNK; i++) {
+		uint64_t b = idx * VOL_PCHUNK + i;
+		uint32_t old;
+		int r;
+
+		if (!ids[i])
+			continue;
+		if (b >= v->nblocks)
+			return -ERANGE;
+		if ((r = map_set(v, b, ids[i], &old)) != 0)
+			return r;
+		mapped += old == 0;
+	}
+	atomic_fetch_add(&v->mapped, (uint64_t)mapped);
 	return 0;
 }
 
@@ -67,6 +159,8 @@ int map_resize(struct volume *v, uint64_t new_nblocks)
 		v->leaves = nl;
 		v->nleaves = n;
 	}
+	if (v->pdirty && pdirty_fit(v, new_nblocks) != 0)
+		return -ENOMEM;
 	v->nblocks = new_nblocks;
 	return 0;
 }
@@ -78,4 +172,7 @@ void map_free(struct volume *v)
 	free(v->leaves);
 	v->leaves = NULL;
 	v->nleaves = 0;
+	free(v->pdirty);
+	v->pdirty = NULL;
+	v->pdirty_words = 0;
 }

@@ -1,0 +1,469 @@
+/* store_db.c — one array's metadata in SQLite (store_db.h). */
+#include "handlers/array/store_db.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "state/state_crc.h"
+
+enum {
+	S_PUT_VOL,
+	S_DEL_VOL,
+	S_DEL_VOL_CHUNKS,
+	S_PUT_CHUNK,
+	S_DEL_CHUNK,
+	S_DEL_CHUNKS_FROM,
+	S_PUT_BLOCK,
+	S_DEL_BLOCK,
+	S_PUT_SUMMARY,
+	S_COUNT
+};
+
+static const char *const sql[S_COUNT] = {
+	[S_PUT_VOL] = "INSERT OR REPLACE INTO volumes(vid, key, size, lba_size, flags, info, crc) "
+		      "VALUES(?, ?, ?, ?, ?, ?, ?)",
+	[S_DEL_VOL] = "DELETE FROM volumes WHERE vid = ?",
+	[S_DEL_VOL_CHUNKS] = "DELETE FROM chunks WHERE vid = ?",
+	[S_PUT_CHUNK] = "INSERT OR REPLACE INTO chunks(vid, idx, ids, crc) VALUES(?, ?, ?, ?)",
+	[S_DEL_CHUNK] = "DELETE FROM chunks WHERE vid = ? AND idx = ?",
+	[S_DEL_CHUNKS_FROM] = "DELETE FROM chunks WHERE vid = ? AND idx >= ?",
+	[S_PUT_BLOCK] = "INSERT OR REPLACE INTO blocks(id, fp, refs, csize, dcrc, crc) VALUES(?, ?, ?, ?, ?, ?)",
+	[S_DEL_BLOCK] = "DELETE FROM blocks WHERE id = ?",
+	[S_PUT_SUMMARY] = "INSERT OR REPLACE INTO summary(k, epoch, unique_blocks, pending_blocks, physical_bytes, "
+			  "compressed_bytes, mapped_blocks, refs_total, crc) VALUES(0, ?, ?, ?, ?, ?, ?, ?, ?)",
+};
+
+static const char schema[] =
+	"CREATE TABLE volumes(vid INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,"
+	" lba_size INTEGER NOT NULL, flags INTEGER NOT NULL, info TEXT NOT NULL, crc INTEGER NOT NULL);"
+	"CREATE TABLE chunks(vid INTEGER NOT NULL, idx INTEGER NOT NULL, ids BLOB NOT NULL, crc INTEGER NOT NULL,"
+	" PRIMARY KEY(vid, idx)) WITHOUT ROWID;"
+	"CREATE TABLE blocks(id INTEGER PRIMARY KEY, fp INTEGER NOT NULL, refs INTEGER NOT NULL,"
+	" csize INTEGER NOT NULL, dcrc INTEGER NOT NULL, crc INTEGER NOT NULL);"
+	"CREATE TABLE summary(k INTEGER PRIMARY KEY CHECK (k = 0), epoch INTEGER NOT NULL,"
+	" unique_blocks INTEGER NOT NULL, pending_blocks INTEGER NOT NULL, physical_bytes INTEGER NOT NULL,"
+	" compressed_bytes INTEGER NOT NULL, mapped_blocks INTEGER NOT NULL, refs_total INTEGER NOT NULL,"
+	" crc INTEGER NOT NULL);";
+
+struct store_db {
+	sqlite3 *db;
+	sqlite3_stmt *st[S_COUNT];
+	bool created;
+};
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+const char *store_db_path(const struct store_db *db)
+{
+	return sqlite3_db_filename(db->db, "main");
+}
+
+bool store_db_is_new(const struct store_db *db)
+{
+	return db->created;
+}
+
+/* ---- row checksums: fields in a fixed order, little-endian ---- */
+
+static uint32_t vol_crc(const struct store_vol_rec *r)
+{
+	uint64_t v[4] = { r->vid, r->size, r->lba_size, r->flags };
+	uint32_t c = state_crc_u64s(0, v, 4);
+
+	c = state_crc32c(c, r->key, strlen(r->key) + 1);
+	return state_crc32c(c, r->info, strlen(r->info) + 1);
+}
+
+static uint32_t chunk_crc(uint64_t vid, uint64_t idx, const uint32_t *ids)
+{
+	uint64_t v[2] = { vid, idx };
+	uint8_t le[STORE_CHUNK * 4];
+
+	for (unsigned i = 0; i < STORE_CHUNK; i++)
+		for (int k = 0; k < 4; k++)
+			le[i * 4 + (unsigned)k] = (uint8_t)(ids[i] >> (8 * k));
+	return state_crc32c(state_crc_u64s(0, v, 2), le, sizeof(le));
+}
+
+static uint32_t blk_crc(const struct store_blk_rec *r)
+{
+	uint64_t v[5] = { r->id, r->fp, r->refs, (uint64_t)(int64_t)r->csize, r->dcrc };
+
+	return state_crc_u64s(0, v, 5);
+}
+
+static uint32_t summary_crc(const struct store_summary *s)
+{
+	uint64_t v[7] = { s->epoch,         s->unique_blocks, s->pending_blocks, s->physical_bytes,
+			  s->compressed_bytes, s->mapped_blocks, s->refs_total };
+
+	return state_crc_u64s(0, v, 7);
+}
+
+/* ---- open ---- */
+
+struct store_db *store_db_open(const char *path, bool create, const struct state_stamp *st, size_t nst,
+			       char *err, size_t errlen)
+{
+	struct store_db *db = calloc(1, sizeof(*db));
+	char fmt[16];
+
+	if (!db) {
+		fail(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	if (state_db_open(path, create, &db->db, err, errlen) < 0)
+		goto out;
+	if (state_db_stamp_get(db->db, "format", fmt, sizeof(fmt)) < 0)
+		fmt[0] = '\0'; /* no stamp table: a new file */
+	if (!fmt[0] && create) {
+		char e2[256];
+
+		if (state_db_exec(db->db, "BEGIN", err, errlen) < 0 ||
+		    state_db_exec(db->db, schema, err, errlen) < 0 ||
+		    state_db_stamp_write(db->db, "array", st, nst, err, errlen) < 0 ||
+		    state_db_exec(db->db, "COMMIT", err, errlen) < 0) {
+			state_db_exec(db->db, "ROLLBACK", e2, sizeof(e2));
+			goto out;
+		}
+		db->created = true;
+	} else if (state_db_stamp_check(db->db, "array", st, nst, err, errlen) < 0) {
+		goto out;
+	}
+	for (int i = 0; i < S_COUNT; i++)
+		if (sqlite3_prepare_v2(db->db, sql[i], -1, &db->st[i], NULL) != SQLITE_OK) {
+			state_db_error(db->db, "preparing statements (is the schema damaged?)", err, errlen);
+			goto out;
+		}
+	return db;
+out:
+	store_db_close(db);
+	return NULL;
+}
+
+void store_db_close(struct store_db *db)
+{
+	if (!db)
+		return;
+	for (int i = 0; i < S_COUNT; i++)
+		sqlite3_finalize(db->st[i]);
+	state_db_close(db->db);
+	free(db);
+}
+
+/* ---- writing ---- */
+
+static int run(struct store_db *db, sqlite3_stmt *s, const char *what, char *err, size_t errlen)
+{
+	int r = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	if (r != SQLITE_DONE) {
+		state_db_error(db->db, what, err, errlen);
+		return -1;
+	}
+	return 0;
+}
+
+int store_db_begin(struct store_db *db, char *err, size_t errlen)
+{
+	return state_db_exec(db->db, "BEGIN", err, errlen);
+}
+
+int store_db_commit(struct store_db *db, char *err, size_t errlen)
+{
+	return state_db_exec(db->db, "COMMIT", err, errlen);
+}
+
+void store_db_rollback(struct store_db *db)
+{
+	char e[128];
+
+	state_db_exec(db->db, "ROLLBACK", e, sizeof(e));
+}
+
+int store_db_put_volume(struct store_db *db, const struct store_vol_rec *r, char *err, size_t errlen)
+{
+	sqlite3_stmt *s = db->st[S_PUT_VOL];
+
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)r->vid);
+	sqlite3_bind_text(s, 2, r->key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)r->size);
+	sqlite3_bind_int64(s, 4, r->lba_size);
+	sqlite3_bind_int64(s, 5, r->flags);
+	sqlite3_bind_text(s, 6, r->info, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 7, vol_crc(r));
+	return run(db, s, "writing a volume", err, errlen);
+}
+
+int store_db_del_volume(struct store_db *db, uint64_t vid, char *err, size_t errlen)
+{
+	sqlite3_bind_int64(db->st[S_DEL_VOL_CHUNKS], 1, (sqlite3_int64)vid);
+	if (run(db, db->st[S_DEL_VOL_CHUNKS], "deleting a volume's map", err, errlen) < 0)
+		return -1;
+	sqlite3_bind_int64(db->st[S_DEL_VOL], 1, (sqlite3_int64)vid);
+	return run(db, db->st[S_DEL_VOL], "deleting a volume", err, errlen);
+}
+
+int store_db_put_chunk(struct store_db *db, uint64_t vid, uint64_t idx, const uint32_t ids[STORE_CHUNK], char *err,
+		       size_t errlen)
+{
+	bool zero = true;
+
+	for (unsigned i = 0; i < STORE_CHUNK && zero; i++)
+		zero = ids[i] == 0;
+	if (zero) {
+		sqlite3_stmt *s = db->st[S_DEL_CHUNK];
+
+		sqlite3_bind_int64(s, 1, (sqlite3_int64)vid);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)idx);
+		return run(db, s, "deleting a map chunk", err, errlen);
+	}
+	uint8_t le[STORE_CHUNK * 4];
+	sqlite3_stmt *s = db->st[S_PUT_CHUNK];
+
+	for (unsigned i = 0; i < STORE_CHUNK; i++)
+		for (int k = 0; k < 4; k++)
+			le[i * 4 + (unsigned)k] = (uint8_t)(ids[i] >> (8 * k));
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)vid);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)idx);
+	sqlite3_bind_blob(s, 3, le, sizeof(le), SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, chunk_crc(vid, idx, ids));
+	return run(db, s, "writing a map chunk", err, errlen);
+}
+
+int store_db_del_chunks_from(struct store_db *db, uint64_t vid, uint64_t idx, char *err, size_t errlen)
+{
+	sqlite3_stmt *s = db->st[S_DEL_CHUNKS_FROM];
+
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)vid);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)idx);
+	return run(db, s, "deleting map chunks", err, errlen);
+}
+
+int store_db_put_block(struct store_db *db, const struct store_blk_rec *r, char *err, size_t errlen)
+{
+	sqlite3_stmt *s = db->st[S_PUT_BLOCK];
+
+	sqlite3_bind_int64(s, 1, r->id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)r->fp);
+	sqlite3_bind_int64(s, 3, r->refs);
+	sqlite3_bind_int64(s, 4, r->csize);
+	sqlite3_bind_int64(s, 5, r->dcrc);
+	sqlite3_bind_int64(s, 6, blk_crc(r));
+	return run(db, s, "writing a block record", err, errlen);
+}
+
+int store_db_del_block(struct store_db *db, uint32_t id, char *err, size_t errlen)
+{
+	sqlite3_bind_int64(db->st[S_DEL_BLOCK], 1, id);
+	return run(db, db->st[S_DEL_BLOCK], "deleting a block record", err, errlen);
+}
+
+int store_db_put_summary(struct store_db *db, const struct store_summary *x, char *err, size_t errlen)
+{
+	sqlite3_stmt *s = db->st[S_PUT_SUMMARY];
+
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)x->epoch);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)x->unique_blocks);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)x->pending_blocks);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)x->physical_bytes);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)x->compressed_bytes);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)x->mapped_blocks);
+	sqlite3_bind_int64(s, 7, (sqlite3_int64)x->refs_total);
+	sqlite3_bind_int64(s, 8, summary_crc(x));
+	return run(db, s, "writing the summary", err, errlen);
+}
+
+/* ---- reading ---- */
+
+/* a walk's statement: prepared, stepped by the caller, finalized here */
+static int walk_end(struct store_db *db, sqlite3_stmt *s, int r, int rc, const char *what, char *err, size_t errlen)
+{
+	if (rc == 0 && r != SQLITE_DONE && r != SQLITE_ROW) {
+		state_db_error(db->db, what, err, errlen);
+		rc = -1;
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+static bool text_col(sqlite3_stmt *s, int col, char *out, size_t len)
+{
+	const unsigned char *t = sqlite3_column_text(s, col);
+	size_t n = (size_t)sqlite3_column_bytes(s, col);
+
+	if (!t || n >= len || memchr(t, '\0', n))
+		return false;
+	memcpy(out, t, n);
+	out[n] = '\0';
+	return true;
+}
+
+int store_db_each_volume(struct store_db *db, int (*fn)(void *arg, const struct store_vol_rec *r), void *arg,
+			 char *err, size_t errlen)
+{
+	sqlite3_stmt *s = NULL;
+	int r, rc = 0;
+
+	if (sqlite3_prepare_v2(db->db, "SELECT vid, key, size, lba_size, flags, info, crc FROM volumes ORDER BY vid",
+			       -1, &s, NULL) != SQLITE_OK) {
+		state_db_error(db->db, "reading volumes", err, errlen);
+		return -1;
+	}
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_vol_rec v;
+		sqlite3_int64 vid = sqlite3_column_int64(s, 0);
+
+		memset(&v, 0, sizeof(v));
+		v.vid = (uint64_t)vid;
+		v.size = (uint64_t)sqlite3_column_int64(s, 2);
+		v.lba_size = (uint32_t)sqlite3_column_int64(s, 3);
+		v.flags = (uint32_t)sqlite3_column_int64(s, 4);
+		if (!text_col(s, 1, v.key, sizeof(v.key)) || !text_col(s, 5, v.info, sizeof(v.info)) ||
+		    (uint32_t)sqlite3_column_int64(s, 6) != vol_crc(&v)) {
+			rc = fail(err, errlen, "%s: volume %lld's record fails its checksum (the file is damaged)",
+				  store_db_path(db), (long long)vid);
+			break;
+		}
+		if ((rc = fn(arg, &v)) != 0)
+			break;
+	}
+	return walk_end(db, s, r, rc, "reading volumes", err, errlen);
+}
+
+int store_db_each_chunk(struct store_db *db,
+			int (*fn)(void *arg, uint64_t vid, uint64_t idx, const uint32_t ids[STORE_CHUNK]), void *arg,
+			char *err, size_t errlen)
+{
+	sqlite3_stmt *s = NULL;
+	uint32_t ids[STORE_CHUNK];
+	int r, rc = 0;
+
+	if (sqlite3_prepare_v2(db->db, "SELECT vid, idx, ids, crc FROM chunks ORDER BY vid, idx", -1, &s, NULL) !=
+	    SQLITE_OK) {
+		state_db_error(db->db, "reading volume maps", err, errlen);
+		return -1;
+	}
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		uint64_t vid = (uint64_t)sqlite3_column_int64(s, 0), idx = (uint64_t)sqlite3_column_int64(s, 1);
+		const uint8_t *b = sqlite3_column_blob(s, 2);
+
+		if (!b || sqlite3_column_bytes(s, 2) != (int)(STORE_CHUNK * 4)) {
+			rc = fail(err, errlen, "%s: map chunk %llu of volume %llu has %d bytes, not %u (the file is damaged)",
+				  store_db_path(db), (unsigned long long)idx, (unsigned long long)vid,
+				  sqlite3_column_bytes(s, 2), STORE_CHUNK * 4);
+			break;
+		}
+		for (unsigned i = 0; i < STORE_CHUNK; i++)
+			ids[i] = (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 | (uint32_t)b[4 * i + 2] << 16 |
+				 (uint32_t)b[4 * i + 3] << 24;
+		if ((uint32_t)sqlite3_column_int64(s, 3) != chunk_crc(vid, idx, ids)) {
+			rc = fail(err, errlen, "%s: map chunk %llu of volume %llu fails its checksum (the file is damaged)",
+				  store_db_path(db), (unsigned long long)idx, (unsigned long long)vid);
+			break;
+		}
+		if ((rc = fn(arg, vid, idx, ids)) != 0)
+			break;
+	}
+	return walk_end(db, s, r, rc, "reading volume maps", err, errlen);
+}
+
+int store_db_each_block(struct store_db *db, int (*fn)(void *arg, const struct store_blk_rec *r), void *arg,
+			char *err, size_t errlen)
+{
+	sqlite3_stmt *s = NULL;
+	int r, rc = 0;
+
+	if (sqlite3_prepare_v2(db->db, "SELECT id, fp, refs, csize, dcrc, crc FROM blocks ORDER BY id", -1, &s,
+			       NULL) != SQLITE_OK) {
+		state_db_error(db->db, "reading block records", err, errlen);
+		return -1;
+	}
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		sqlite3_int64 id = sqlite3_column_int64(s, 0), refs = sqlite3_column_int64(s, 2),
+			      csize = sqlite3_column_int64(s, 3), dcrc = sqlite3_column_int64(s, 4);
+		struct store_blk_rec b = {
+			.id = (uint32_t)id,
+			.fp = (uint64_t)sqlite3_column_int64(s, 1),
+			.refs = (uint32_t)refs,
+			.csize = (int32_t)csize,
+			.dcrc = (uint32_t)dcrc,
+		};
+
+		if (id < 1 || id > UINT32_MAX || refs < 0 || refs > UINT32_MAX || csize < -1 || csize > 65535 ||
+		    dcrc < 0 || dcrc > UINT32_MAX || (uint32_t)sqlite3_column_int64(s, 5) != blk_crc(&b)) {
+			rc = fail(err, errlen, "%s: block %lld's record fails its checksum (the file is damaged)",
+				  store_db_path(db), (long long)id);
+			break;
+		}
+		if ((rc = fn(arg, &b)) != 0)
+			break;
+	}
+	return walk_end(db, s, r, rc, "reading block records", err, errlen);
+}
+
+int store_db_summary(struct store_db *db, struct store_summary *out, char *err, size_t errlen)
+{
+	sqlite3_stmt *s = NULL;
+	int r, rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (sqlite3_prepare_v2(db->db,
+			       "SELECT epoch, unique_blocks, pending_blocks, physical_bytes, compressed_bytes, "
+			       "mapped_blocks, refs_total, crc FROM summary WHERE k = 0",
+			       -1, &s, NULL) != SQLITE_OK) {
+		state_db_error(db->db, "reading the summary", err, errlen);
+		return -1;
+	}
+	r = sqlite3_step(s);
+	if (r == SQLITE_ROW) {
+		out->epoch = (uint64_t)sqlite3_column_int64(s, 0);
+		out->unique_blocks = (uint64_t)sqlite3_column_int64(s, 1);
+		out->pending_blocks = (uint64_t)sqlite3_column_int64(s, 2);
+		out->physical_bytes = (uint64_t)sqlite3_column_int64(s, 3);
+		out->compressed_bytes = (uint64_t)sqlite3_column_int64(s, 4);
+		out->mapped_blocks = (uint64_t)sqlite3_column_int64(s, 5);
+		out->refs_total = (uint64_t)sqlite3_column_int64(s, 6);
+		if ((uint32_t)sqlite3_column_int64(s, 7) != summary_crc(out))
+			rc = fail(err, errlen, "%s: the summary fails its checksum (the file is damaged)", store_db_path(db));
+		else
+			rc = 1;
+	}
+	return walk_end(db, s, r, rc, "reading the summary", err, errlen);
+}
+
+int store_db_integrity(struct store_db *db, char *err, size_t errlen)
+{
+	sqlite3_stmt *s = NULL;
+	int r, rc = 0;
+
+	if (sqlite3_prepare_v2(db->db, "PRAGMA integrity_check", -1, &s, NULL) != SQLITE_OK) {
+		state_db_error(db->db, "integrity check", err, errlen);
+		return -1;
+	}
+	r = sqlite3_step(s);
+	if (r == SQLITE_ROW) {
+		const unsigned char *t = sqlite3_column_text(s, 0);
+
+		if (!t || strcmp((const char *)t, "ok") != 0)
+			rc = fail(err, errlen, "%s: SQLite integrity check: %s", store_db_path(db),
+				  t ? (const char *)t : "(no answer)");
+	} else {
+		state_db_error(db->db, "integrity check", err, errlen);
+		rc = -1;
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
