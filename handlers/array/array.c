@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "handlers/array/array_internal.h"
+#include "handlers/array/array_state.h"
 #include "handlers/array/block_account.h"
+#include "state/state_dir.h"
 
 static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct array *registry;
@@ -61,7 +63,45 @@ static char *mismatch(const char *name, const struct array_params *have, const s
 	return NULL;
 }
 
-struct array *array_get(const char *name, const struct array_params *p, char **err)
+/* A new array, not in the registry; accounting workers attached when
+ * account is set.  NULL with *e. */
+static struct array *array_new(const char *name, const struct array_params *p, bool account, char **e)
+{
+	struct array *a = calloc(1, sizeof(*a));
+
+	if (!a || !(a->name = strdup(name)) || !(a->bs = bs_create(p->dedup_block, p->alloc_unit)) ||
+	    (account && acct_attach(a->bs, &(struct acct_params){ p->zlib_level, p->zlib_window_bits }))) {
+		if (a) {
+			bs_destroy(a->bs);
+			free(a->name);
+			free(a);
+		}
+		*e = msg("out of memory creating array '%s'", name);
+		return NULL;
+	}
+	a->p = *p;
+	a->users = 1;
+	pthread_mutex_init(&a->vol_mu, NULL);
+	return a;
+}
+
+static void array_free(struct array *a, bool account)
+{
+	/* Volumes hold no registry reference of their own; destroying the
+	 * array with live volumes is the caller's bug, but free their maps
+	 * anyway so nothing leaks. */
+	while (a->vols)
+		volume_destroy(a->vols);
+	if (account)
+		acct_detach(a->bs);
+	bs_destroy(a->bs);
+	pthread_mutex_destroy(&a->vol_mu);
+	free(a->name);
+	free(a);
+}
+
+struct array *array_get_state(const char *name, const struct array_params *p, const char *state_dir,
+			      const char *profile, char **err)
 {
 	char *e = NULL;
 	struct array *a = NULL;
@@ -79,7 +119,16 @@ struct array *array_get(const char *name, const struct array_params *p, char **e
 		if (!strcmp(a->name, name))
 			break;
 	if (a) {
+		const char *have = a->state ? array_state_dir(a) : NULL;
+		char want[4096];
+
 		e = mismatch(name, &a->p, p);
+		/* one array lives in one place: every LU of it names the same */
+		if (!e && (!have) != (!state_dir))
+			e = have ? msg("array '%s' is kept in state directory %s; this LU has none", name, have)
+				 : msg("array '%s' is in memory; this LU names state_dir=%s", name, state_dir);
+		if (!e && have && (state_array_dir(state_dir, name, want, sizeof(want)) < 0 || strcmp(want, have)))
+			e = msg("array '%s' is kept in %s; this LU names state_dir=%s", name, have, state_dir);
 		if (!e)
 			a->users++;
 		pthread_mutex_unlock(&registry_mu);
@@ -87,21 +136,24 @@ struct array *array_get(const char *name, const struct array_params *p, char **e
 			goto out_err;
 		return a;
 	}
-	a = calloc(1, sizeof(*a));
-	if (!a || !(a->name = strdup(name)) || !(a->bs = bs_create(p->dedup_block, p->alloc_unit)) ||
-	    acct_attach(a->bs, &(struct acct_params){ p->zlib_level, p->zlib_window_bits })) {
+	if (!(a = array_new(name, p, false, &e))) {
 		pthread_mutex_unlock(&registry_mu);
-		if (a) {
-			bs_destroy(a->bs);
-			free(a->name);
-			free(a);
-		}
+		goto out_err;
+	}
+	/* the state loads and is checked before the accountants start on the
+	 * blocks it left pending */
+	if (state_dir && array_state_attach(a, state_dir, profile, &e) < 0) {
+		pthread_mutex_unlock(&registry_mu);
+		array_free(a, false);
+		goto out_err;
+	}
+	if (acct_attach(a->bs, &(struct acct_params){ p->zlib_level, p->zlib_window_bits })) {
+		pthread_mutex_unlock(&registry_mu);
+		array_state_detach(a);
+		array_free(a, false);
 		e = msg("out of memory creating array '%s'", name);
 		goto out_err;
 	}
-	a->p = *p;
-	a->users = 1;
-	pthread_mutex_init(&a->vol_mu, NULL);
 	a->next = registry;
 	registry = a;
 	pthread_mutex_unlock(&registry_mu);
@@ -113,6 +165,28 @@ out_err:
 	else
 		free(e);
 	return NULL;
+}
+
+struct array *array_get(const char *name, const struct array_params *p, char **err)
+{
+	return array_get_state(name, p, NULL, NULL, err);
+}
+
+struct array *array_check_new(const char *name, const struct array_params *p, char **err)
+{
+	char *e = NULL;
+
+	*err = NULL;
+	if ((e = validate(p))) {
+		*err = e;
+		return NULL;
+	}
+	return array_new(name, p, false, err);
+}
+
+void array_check_free(struct array *a)
+{
+	array_free(a, false);
 }
 
 void array_put(struct array *a)
@@ -130,16 +204,11 @@ void array_put(struct array *a)
 			break;
 		}
 	pthread_mutex_unlock(&registry_mu);
-	/* Volumes hold no registry reference of their own; destroying the
-	 * array with live volumes is the caller's bug, but free their maps
-	 * anyway so nothing leaks. */
-	while (a->vols)
-		volume_destroy(a->vols);
+	/* the accountants first (their results are state too), then the last
+	 * commit: what the array holds is on disk before its memory goes */
 	acct_detach(a->bs);
-	bs_destroy(a->bs);
-	pthread_mutex_destroy(&a->vol_mu);
-	free(a->name);
-	free(a);
+	array_state_detach(a);
+	array_free(a, false);
 }
 
 const struct array_params *array_params(const struct array *a) { return &a->p; }

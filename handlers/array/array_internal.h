@@ -25,6 +25,17 @@ struct array {
 	struct block_store *bs;
 	pthread_mutex_t vol_mu;          /* volume list (create/destroy/stats) */
 	struct volume *vols;
+	struct array_state *state;       /* kept in a state directory (array_state.c); NULL: memory */
 };
+
+/* array_state.c, for array.c: open/close the state of a new/last array */
+struct array_state;
+int array_state_attach(struct array *a, const char *state_dir, const char *profile, char **err);
+void array_state_detach(struct array *a);
+const char *array_state_dir(const struct array *a);
+/* array.c, for array_state_check: an array outside the registry and
+ * without accounting workers, to load a state into and throw away */
+struct array *array_check_new(const char *name, const struct array_params *p, char **err);
+void array_check_free(struct array *a);
 
 #endif

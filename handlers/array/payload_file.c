@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,29 +107,39 @@ static void *governor(void *arg)
 			}
 		}
 	}
-	gov_running = false;
 	pthread_mutex_unlock(&gov_mu);
 	return NULL;
 }
 
+/* The thread runs while a store exists and is joined when the last one
+ * goes, so a process with no file store has no thread of ours (a fork()
+ * then inherits no lock it holds). */
+static pthread_mutex_t gov_life = PTHREAD_MUTEX_INITIALIZER;
+
 static void gov_add(struct payload_file *pf)
 {
+	pthread_mutex_lock(&gov_life);
 	pthread_mutex_lock(&gov_mu);
 	pf->next = gov_list;
 	gov_list = pf;
 	if (!gov_running) {
-		pthread_attr_t a;
+		sigset_t all, old;
 
-		pthread_attr_init(&a);
-		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		gov_running = pthread_create(&gov_thread, &a, governor, NULL) == 0;
-		pthread_attr_destroy(&a);
+		/* no signals in our thread: the host has its own plans for them */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		gov_running = pthread_create(&gov_thread, NULL, governor, NULL) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	pthread_mutex_unlock(&gov_mu);
+	pthread_mutex_unlock(&gov_life);
 }
 
 static void gov_remove(struct payload_file *pf)
 {
+	bool join;
+
+	pthread_mutex_lock(&gov_life);
 	pthread_mutex_lock(&gov_mu);
 	for (struct payload_file **pp = &gov_list; *pp; pp = &(*pp)->next)
 		if (*pp == pf) {
@@ -138,7 +149,13 @@ static void gov_remove(struct payload_file *pf)
 	pthread_cond_broadcast(&gov_cv);
 	/* the thread touches a store only under gov_mu: once removed here,
 	 * it never sees this one again */
+	join = !gov_list && gov_running;
 	pthread_mutex_unlock(&gov_mu);
+	if (join) {
+		pthread_join(gov_thread, NULL);
+		gov_running = false;
+	}
+	pthread_mutex_unlock(&gov_life);
 }
 
 /* ---- slots ---- */

@@ -1,0 +1,984 @@
+/* array_state.c — an array kept in a state directory (array_state.h):
+ * loading it, committing what changed, syncing, checking it offline. */
+#include "handlers/array/array_state.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "handlers/array/array_internal.h"
+#include "handlers/array/payload.h"
+#include "handlers/array/payload_file.h"
+#include "handlers/array/store_db.h"
+#include "state/state_dir.h"
+
+_Static_assert(VOL_PCHUNK == STORE_CHUNK, "a volume's persisted chunk is a store_db chunk");
+
+/* A volume of the state: its record as committed and its live map. */
+struct pvol {
+	struct volume *v;
+	uint64_t vid;
+	char key[STORE_KEY_MAX];
+	uint32_t flags;
+	char info[STORE_INFO_MAX];
+	struct store_vol_rec committed; /* what meta.db holds; vid 0: nothing yet */
+	bool attached;                  /* a device uses it */
+	struct pvol *next;
+};
+
+struct array_state {
+	struct array *a;
+	char dir[STATE_PATH_MAX];
+	int lock_fd;
+	struct store_db *db;
+	struct payload_store *ps;       /* the block store owns it */
+
+	pthread_mutex_t vol_mu;         /* pvols, and each pvol's fields */
+	struct pvol *pvols;
+	uint64_t next_vid;
+	bool vols_changed;              /* a volume record differs from meta.db */
+
+	pthread_mutex_t commit_mu;      /* one commit at a time */
+	uint64_t epoch;                 /* commits so far */
+
+	pthread_mutex_t mu;             /* requests and their outcome */
+	pthread_cond_t cv;
+	uint64_t requested, done_seq, failed_seq;
+	int failed_err;
+	bool stop, running;
+	pthread_t thread;
+};
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static char *dup_err(const char *e)
+{
+	char *s = strdup(e);
+
+	return s ? s : strdup("out of memory");
+}
+
+/* ---- commit ---- */
+
+struct chunk_copy {
+	uint64_t vid, idx;
+	uint32_t ids[STORE_CHUNK];
+};
+
+struct batch {
+	struct store_blk_rec *blk;      /* live blocks to write */
+	size_t nblk, capblk;
+	uint32_t *gone;                 /* freed blocks to delete */
+	size_t ngone, capgone;
+	struct chunk_copy *chk;
+	size_t nchk, capchk;
+	struct store_vol_rec *vol;      /* volume records to write */
+	size_t nvol, capvol;
+	struct { uint64_t vid, from; } *trunc; /* chunks to drop past a shrunk end */
+	size_t ntrunc, captrunc;
+	uint64_t *dropvid;              /* volumes deleted */
+	size_t ndrop, capdrop;
+	struct volume *cur;             /* the volume being collected */
+	struct array_state *st;
+	struct store_summary sum;
+};
+
+#define GROW(arr, n, cap)                                                                   \
+	((n) < (cap) ? 0 : grow_arr((void **)&(arr), &(cap), sizeof(*(arr))))
+
+static int grow_arr(void **p, size_t *cap, size_t elem)
+{
+	size_t nc = *cap ? *cap * 2 : 64;
+	void *q = realloc(*p, nc * elem);
+
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = nc;
+	return 0;
+}
+
+static void batch_free(struct batch *b)
+{
+	free(b->blk);
+	free(b->gone);
+	free(b->chk);
+	free(b->vol);
+	free(b->trunc);
+	free(b->dropvid);
+}
+
+static int take_block(void *ctx, const struct bs_rec_state *s)
+{
+	struct batch *b = ctx;
+
+	if (!s->live) {
+		if (GROW(b->gone, b->ngone, b->capgone))
+			return -ENOMEM;
+		b->gone[b->ngone++] = s->id;
+		return 0;
+	}
+	if (GROW(b->blk, b->nblk, b->capblk))
+		return -ENOMEM;
+	b->blk[b->nblk++] = (struct store_blk_rec){
+		.id = s->id,
+		.fp = s->fp,
+		.refs = s->refs,
+		.csize = s->csize,
+		.dcrc = payload_file_crc(b->st->ps, s->id),
+	};
+	return 0;
+}
+
+static int take_chunk(void *ctx, uint64_t idx)
+{
+	struct batch *b = ctx;
+
+	if (GROW(b->chk, b->nchk, b->capchk))
+		return -ENOMEM;
+	struct chunk_copy *c = &b->chk[b->nchk++];
+	c->vid = b->cur->pvid;
+	c->idx = idx;
+	map_chunk_get(b->cur, idx, c->ids);
+	return 0;
+}
+
+static void vol_rec(const struct pvol *pv, struct store_vol_rec *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->vid = pv->vid;
+	snprintf(r->key, sizeof(r->key), "%s", pv->key);
+	r->size = volume_size(pv->v);
+	r->lba_size = pv->v->lba_size;
+	r->flags = pv->flags;
+	snprintf(r->info, sizeof(r->info), "%s", pv->info);
+}
+
+/* Under the freeze: everything that changed since the last cut into b. */
+static int cut(struct array_state *st, struct batch *b)
+{
+	struct block_store *bs = st->a->bs;
+	int rc = 0;
+
+	pthread_mutex_lock(&st->vol_mu);
+	for (struct pvol *pv = st->pvols; pv && !rc; pv = pv->next) {
+		struct store_vol_rec r;
+
+		vol_rec(pv, &r);
+		if (pv->committed.vid == 0 || memcmp(&r, &pv->committed, sizeof(r)) != 0) {
+			if ((rc = GROW(b->vol, b->nvol, b->capvol)) != 0)
+				break;
+			b->vol[b->nvol++] = r;
+			if (pv->committed.vid && r.size < pv->committed.size) {
+				if ((rc = GROW(b->trunc, b->ntrunc, b->captrunc)) != 0)
+					break;
+				b->trunc[b->ntrunc].vid = pv->vid;
+				b->trunc[b->ntrunc++].from = (pv->v->nblocks + STORE_CHUNK - 1) / STORE_CHUNK;
+			}
+		}
+		b->cur = pv->v;
+		rc = map_persist_collect(pv->v, take_chunk, b);
+		b->sum.mapped_blocks += atomic_load(&pv->v->mapped);
+	}
+	st->vols_changed = false;
+	pthread_mutex_unlock(&st->vol_mu);
+	if (!rc)
+		rc = bs_persist_collect(bs, take_block, b);
+	if (!rc) {
+		struct bs_figures f;
+
+		bs_persist_seal(bs);
+		bs_figures(bs, &f);
+		b->sum.unique_blocks = f.unique_blocks;
+		b->sum.pending_blocks = f.pending_blocks;
+		b->sum.physical_bytes = f.physical_bytes;
+		b->sum.compressed_bytes = f.compressed_bytes;
+		b->sum.refs_total = b->sum.mapped_blocks; /* at a cut every reference is a map entry */
+	}
+	return rc;
+}
+
+/* The batch could not be written: mark everything in it again. */
+static void remark(struct array_state *st, struct batch *b)
+{
+	for (size_t i = 0; i < b->nblk; i++)
+		bs_persist_remark(st->a->bs, b->blk[i].id);
+	for (size_t i = 0; i < b->ngone; i++)
+		bs_persist_remark(st->a->bs, b->gone[i]);
+	pthread_mutex_lock(&st->vol_mu);
+	for (size_t i = 0; i < b->nchk; i++)
+		for (struct pvol *pv = st->pvols; pv; pv = pv->next)
+			if (pv->vid == b->chk[i].vid)
+				map_persist_remark(pv->v, b->chk[i].idx);
+	st->vols_changed = true;
+	pthread_mutex_unlock(&st->vol_mu);
+}
+
+static int write_batch(struct array_state *st, struct batch *b, char *err, size_t errlen)
+{
+	struct store_db *db = st->db;
+
+	if (store_db_begin(db, err, errlen) < 0)
+		return -1;
+	for (size_t i = 0; i < b->nvol; i++)
+		if (store_db_put_volume(db, &b->vol[i], err, errlen) < 0)
+			goto fail;
+	for (size_t i = 0; i < b->ntrunc; i++)
+		if (store_db_del_chunks_from(db, b->trunc[i].vid, b->trunc[i].from, err, errlen) < 0)
+			goto fail;
+	for (size_t i = 0; i < b->nchk; i++)
+		if (store_db_put_chunk(db, b->chk[i].vid, b->chk[i].idx, b->chk[i].ids, err, errlen) < 0)
+			goto fail;
+	for (size_t i = 0; i < b->nblk; i++)
+		if (store_db_put_block(db, &b->blk[i], err, errlen) < 0)
+			goto fail;
+	for (size_t i = 0; i < b->ngone; i++)
+		if (store_db_del_block(db, b->gone[i], err, errlen) < 0)
+			goto fail;
+	b->sum.epoch = st->epoch + 1;
+	if (store_db_put_summary(db, &b->sum, err, errlen) < 0 || store_db_commit(db, err, errlen) < 0)
+		goto fail;
+	return 0;
+fail:
+	store_db_rollback(db);
+	return -1;
+}
+
+/* One commit: a cut between commands, the payloads it references on disk,
+ * then its metadata in one transaction.  0, or -errno with err. */
+static int commit(struct array_state *st, char *err, size_t errlen)
+{
+	struct block_store *bs = st->a->bs;
+	struct batch b;
+	int rc;
+
+	memset(&b, 0, sizeof(b));
+	b.st = st;
+	pthread_mutex_lock(&st->commit_mu);
+	bs_persist_freeze(bs);
+	rc = cut(st, &b);
+	bs_persist_thaw(bs);
+	if (rc) {
+		fail(err, errlen, "%s: out of memory collecting a commit", st->dir);
+		remark(st, &b);
+		bs_persist_sealed_done(bs, false);
+		goto out;
+	}
+	/* the payloads first: the metadata may only reference slots that are
+	 * on disk (a new block's slot was written before its block existed) */
+	if ((rc = payload_file_sync(st->ps)) != 0) {
+		fail(err, errlen, "%s/blocks.dat: fdatasync: %s", st->dir, strerror(-rc));
+	} else if (write_batch(st, &b, err, errlen) < 0) {
+		rc = -EIO;
+	}
+	if (rc) {
+		remark(st, &b);
+		bs_persist_sealed_done(bs, false);
+		goto out;
+	}
+	/* durable: freed slots may be reused, the records are what disk has */
+	bs_persist_sealed_done(bs, true);
+	st->epoch++;
+	pthread_mutex_lock(&st->vol_mu);
+	for (size_t i = 0; i < b.nvol; i++)
+		for (struct pvol *pv = st->pvols; pv; pv = pv->next)
+			if (pv->vid == b.vol[i].vid)
+				pv->committed = b.vol[i];
+	pthread_mutex_unlock(&st->vol_mu);
+out:
+	pthread_mutex_unlock(&st->commit_mu);
+	batch_free(&b);
+	return rc;
+}
+
+static bool nothing_changed(struct array_state *st)
+{
+	bool vc;
+
+	pthread_mutex_lock(&st->vol_mu);
+	vc = st->vols_changed;
+	pthread_mutex_unlock(&st->vol_mu);
+	return !vc && bs_persist_dirty(st->a->bs) == 0;
+}
+
+static void *committer(void *arg)
+{
+	struct array_state *st = arg;
+	char err[1024];
+
+	pthread_mutex_lock(&st->mu);
+	while (!st->stop) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += (long)(ARRAY_STATE_COMMIT_MS % 1000) * 1000000L;
+		ts.tv_sec += ARRAY_STATE_COMMIT_MS / 1000 + ts.tv_nsec / 1000000000L;
+		ts.tv_nsec %= 1000000000L;
+		/* wait for a request, enough changes, or the period; after a
+		 * failure, for the period before trying again (a full disk) */
+		if ((st->requested == st->done_seq && bs_persist_dirty(st->a->bs) < ARRAY_STATE_COMMIT_BLOCKS) ||
+		    st->requested == st->failed_seq)
+			pthread_cond_timedwait(&st->cv, &st->mu, &ts);
+		if (st->stop)
+			break;
+		uint64_t target = st->requested;
+		pthread_mutex_unlock(&st->mu);
+		int rc = nothing_changed(st) ? 0 : commit(st, err, sizeof(err));
+		pthread_mutex_lock(&st->mu);
+		if (rc == 0) {
+			if (target > st->done_seq)
+				st->done_seq = target;
+		} else {
+			fprintf(stderr, "lunlab: array state: commit failed: %s\n", err);
+			st->failed_seq = target;
+			st->failed_err = rc;
+		}
+		pthread_cond_broadcast(&st->cv);
+	}
+	pthread_mutex_unlock(&st->mu);
+	return NULL;
+}
+
+int array_sync(struct array *a)
+{
+	struct array_state *st = a ? a->state : NULL;
+	uint64_t my;
+	int rc = 0;
+
+	if (!st)
+		return 0;
+	pthread_mutex_lock(&st->mu);
+	my = ++st->requested;
+	pthread_cond_broadcast(&st->cv);
+	while (st->done_seq < my && !(st->failed_seq >= my) && st->running)
+		pthread_cond_wait(&st->cv, &st->mu);
+	if (st->done_seq < my)
+		rc = st->running ? st->failed_err : -EIO;
+	pthread_mutex_unlock(&st->mu);
+	return rc;
+}
+
+/* ---- loading ---- */
+
+struct loader {
+	struct array_state *st;
+	struct array *a;
+	uint32_t limit;                 /* highest block id + 1 */
+	uint32_t *counts;               /* references found in the maps, per id */
+	size_t ncounts;
+	struct pvol **byvid;            /* sorted by vid (volumes come in vid order) */
+	size_t nvols, capvols;
+	char *err;
+	size_t errlen;
+	uint64_t live_blocks;
+	uint64_t map_entries;
+};
+
+static int load_block(void *arg, const struct store_blk_rec *r)
+{
+	struct loader *l = arg;
+	char why[512];
+	void *data = payload_file_attach(l->st->ps, r->id, r->dcrc, why, sizeof(why));
+	int rc;
+
+	if (!data)
+		return fail(l->err, l->errlen, "%s", why);
+	rc = bs_load_block(l->a->bs, r->id, r->fp, r->refs, r->csize, data);
+	if (rc)
+		return fail(l->err, l->errlen, "%s: block %u: %s", store_db_path(l->st->db), r->id,
+			    rc == -EINVAL ? "a block with no reference is recorded"
+			    : rc == -EEXIST ? "recorded twice" : rc == -ERANGE ? "id out of range" : strerror(-rc));
+	if (r->id + 1 > l->limit)
+		l->limit = r->id + 1;
+	l->live_blocks++;
+	return 0;
+}
+
+static int load_volume(void *arg, const struct store_vol_rec *r)
+{
+	struct loader *l = arg;
+	struct pvol *pv;
+	struct volume *v;
+
+	if ((r->lba_size != 512 && r->lba_size != 4096) || r->size % r->lba_size || !r->key[0])
+		return fail(l->err, l->errlen, "%s: volume %llu ('%s'): size %llu / block size %u is impossible",
+			    store_db_path(l->st->db), (unsigned long long)r->vid, r->key, (unsigned long long)r->size,
+			    r->lba_size);
+	pv = calloc(1, sizeof(*pv));
+	v = pv ? volume_create(l->a, r->size, r->lba_size) : NULL;
+	if (!v || GROW(l->byvid, l->nvols, l->capvols)) {
+		free(pv);
+		if (v)
+			volume_destroy(v);
+		return fail(l->err, l->errlen, "out of memory loading volume '%s'", r->key);
+	}
+	v->pvid = r->vid;
+	pv->v = v;
+	pv->vid = r->vid;
+	snprintf(pv->key, sizeof(pv->key), "%s", r->key);
+	snprintf(pv->info, sizeof(pv->info), "%s", r->info);
+	pv->flags = r->flags;
+	pv->committed = *r;
+	pv->next = l->st->pvols;
+	l->st->pvols = pv;
+	l->byvid[l->nvols++] = pv;
+	if (r->vid >= l->st->next_vid)
+		l->st->next_vid = r->vid + 1;
+	return 0;
+}
+
+static struct pvol *find_vid(struct loader *l, uint64_t vid)
+{
+	size_t lo = 0, hi = l->nvols;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (l->byvid[mid]->vid == vid)
+			return l->byvid[mid];
+		if (l->byvid[mid]->vid < vid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int load_chunk(void *arg, uint64_t vid, uint64_t idx, const uint32_t ids[STORE_CHUNK])
+{
+	struct loader *l = arg;
+	struct pvol *pv = find_vid(l, vid);
+	const char *path = store_db_path(l->st->db);
+	int rc;
+
+	if (!pv)
+		return fail(l->err, l->errlen, "%s: map chunk %llu belongs to volume %llu, which does not exist", path,
+			    (unsigned long long)idx, (unsigned long long)vid);
+	for (unsigned i = 0; i < STORE_CHUNK; i++) {
+		uint32_t id = ids[i];
+
+		if (!id)
+			continue;
+		if (id >= l->limit || bs_rec(l->a->bs, id)->acct == BLK_FREE)
+			return fail(l->err, l->errlen,
+				    "%s: volume '%s' block %llu maps to block %u, which does not exist", path, pv->key,
+				    (unsigned long long)(idx * STORE_CHUNK + i), id);
+		if (l->counts[id] == UINT32_MAX)
+			return fail(l->err, l->errlen, "%s: block %u: too many references", path, id);
+		l->counts[id]++;
+		l->map_entries++;
+	}
+	rc = map_load_chunk(pv->v, idx, ids);
+	if (rc == -ERANGE)
+		return fail(l->err, l->errlen, "%s: volume '%s' has map entries past its end (chunk %llu)", path,
+			    pv->key, (unsigned long long)idx);
+	if (rc)
+		return fail(l->err, l->errlen, "out of memory loading the map of '%s'", pv->key);
+	return 0;
+}
+
+/* every block's recorded count equals the map entries that reference it */
+static int check_refs(struct loader *l)
+{
+	for (uint32_t id = 1; id < l->limit; id++) {
+		struct blk *r = bs_rec(l->a->bs, id);
+		uint32_t rec;
+
+		if (r->acct == BLK_FREE)
+			continue;
+		rec = atomic_load(&r->ref);
+		if (rec != l->counts[id])
+			return fail(l->err, l->errlen,
+				    "%s: block %u records %u reference(s), the volume maps hold %u",
+				    store_db_path(l->st->db), id, rec, l->counts[id]);
+	}
+	return 0;
+}
+
+/* the figures recorded by the last commit equal what the records add up to */
+static int check_summary(struct loader *l)
+{
+	struct store_summary s;
+	struct bs_figures f;
+	const char *path = store_db_path(l->st->db);
+	int r = store_db_summary(l->st->db, &s, l->err, l->errlen);
+
+	if (r < 0)
+		return -1;
+	l->st->epoch = r ? s.epoch : 0;
+	bs_figures(l->a->bs, &f);
+	if (!r) {
+		if (l->live_blocks || l->map_entries)
+			return fail(l->err, l->errlen, "%s: blocks and maps without a summary (the file is damaged)", path);
+		return 0;
+	}
+#define SAME(what, have, want)                                                                                    \
+	if ((have) != (want))                                                                                      \
+	return fail(l->err, l->errlen, "%s: %s recomputes to %llu, the last commit recorded %llu", path, what,      \
+		    (unsigned long long)(have), (unsigned long long)(want))
+	SAME("unique blocks", f.unique_blocks, s.unique_blocks);
+	SAME("mapped blocks", l->map_entries, s.mapped_blocks);
+	SAME("references", l->map_entries, s.refs_total);
+	/* pending blocks are re-accounted after a restart: the sums that do not
+	 * depend on them are compared, the others only for accounted blocks */
+	SAME("pending blocks", f.pending_blocks, s.pending_blocks);
+	SAME("physical bytes (accounted blocks)", f.physical_bytes, s.physical_bytes);
+	SAME("compressed bytes (accounted blocks)", f.compressed_bytes, s.compressed_bytes);
+#undef SAME
+	return 0;
+}
+
+static int load(struct array_state *st, char *err, size_t errlen)
+{
+	struct loader l = { .st = st, .a = st->a, .limit = 1, .err = err, .errlen = errlen };
+	int rc;
+
+	if (store_db_each_block(st->db, load_block, &l, err, errlen) != 0)
+		return -1;
+	if ((rc = bs_load_done(st->a->bs, l.limit)) != 0)
+		return fail(err, errlen, "loading blocks: %s", strerror(-rc));
+	l.counts = calloc(l.limit, sizeof(*l.counts));
+	if (!l.counts)
+		return fail(err, errlen, "out of memory counting references");
+	st->next_vid = 1;
+	rc = store_db_each_volume(st->db, load_volume, &l, err, errlen);
+	/* volumes came in ascending vid order: byvid is sorted */
+	if (!rc)
+		rc = store_db_each_chunk(st->db, load_chunk, &l, err, errlen);
+	if (!rc)
+		rc = check_refs(&l);
+	if (!rc)
+		rc = check_summary(&l);
+	free(l.counts);
+	free(l.byvid);
+	return rc ? -1 : 0;
+}
+
+/* ---- open / close ---- */
+
+static void stamp_of(const struct array *a, const char *profile, char vals[5][32], struct state_stamp st[6])
+{
+	snprintf(vals[0], 32, "%u", a->p.dedup_block);
+	snprintf(vals[1], 32, "%d", a->p.zlib_level);
+	snprintf(vals[2], 32, "%d", a->p.zlib_window_bits);
+	snprintf(vals[3], 32, "%u", a->p.alloc_unit);
+	st[0] = (struct state_stamp){ "array", a->name };
+	st[1] = (struct state_stamp){ "profile", profile && *profile ? profile : "(none)" };
+	st[2] = (struct state_stamp){ "dedup_block", vals[0] };
+	st[3] = (struct state_stamp){ "zlib_level", vals[1] };
+	st[4] = (struct state_stamp){ "zlib_window_bits", vals[2] };
+	st[5] = (struct state_stamp){ "alloc_unit", vals[3] };
+}
+
+static void free_pvols(struct array_state *st)
+{
+	while (st->pvols) {
+		struct pvol *pv = st->pvols;
+
+		st->pvols = pv->next;
+		free(pv);
+	}
+}
+
+static void state_free(struct array_state *st)
+{
+	free_pvols(st);
+	store_db_close(st->db);
+	state_dir_unlock(st->lock_fd);
+	pthread_mutex_destroy(&st->vol_mu);
+	pthread_mutex_destroy(&st->commit_mu);
+	pthread_mutex_destroy(&st->mu);
+	pthread_cond_destroy(&st->cv);
+	free(st);
+}
+
+/* Open the state of a (new, empty, not yet used) array in its directory of
+ * state_dir, load it.  For check: no committer, nothing written. */
+static struct array_state *state_open(struct array *a, const char *adir, const char *profile, bool create,
+				      char *err, size_t errlen)
+{
+	struct array_state *st = calloc(1, sizeof(*st));
+	char path[STATE_PATH_MAX + 32], vals[5][32];
+	struct state_stamp stamp[6];
+
+	if (!st) {
+		fail(err, errlen, "out of memory");
+		return NULL;
+	}
+	st->a = a;
+	st->lock_fd = -1;
+	pthread_mutex_init(&st->vol_mu, NULL);
+	pthread_mutex_init(&st->commit_mu, NULL);
+	pthread_mutex_init(&st->mu, NULL);
+	pthread_cond_init(&st->cv, NULL);
+	snprintf(st->dir, sizeof(st->dir), "%s", adir);
+	if (state_dir_lock(adir, create, &st->lock_fd, err, errlen) < 0)
+		goto fail;
+	stamp_of(a, profile, vals, stamp);
+	snprintf(path, sizeof(path), "%s/meta.db", adir);
+	/* a check (no profile) takes the state as it is stamped */
+	st->db = store_db_open(path, create, stamp, profile ? 6 : 0, err, errlen);
+	if (!st->db)
+		goto fail;
+	snprintf(path, sizeof(path), "%s/blocks.dat", adir);
+	/* a new state makes its slot file; an existing one must have it */
+	st->ps = payload_file_open(path, a->p.dedup_block, store_db_is_new(st->db), err, errlen);
+	if (!st->ps)
+		goto fail;
+	if (bs_persist_enable(a->bs) < 0) {
+		payload_close(st->ps);
+		st->ps = NULL;
+		fail(err, errlen, "out of memory");
+		goto fail;
+	}
+	bs_use_payloads(a->bs, st->ps);
+	if (load(st, err, errlen) < 0)
+		goto fail;
+	/* from here on every change of a loaded volume is recorded */
+	for (struct pvol *pv = st->pvols; pv; pv = pv->next)
+		if (map_persist_enable(pv->v) < 0) {
+			fail(err, errlen, "out of memory");
+			goto fail;
+		}
+	return st;
+fail:
+	/* the volumes loaded so far go with the array; the payload store with
+	 * its block store */
+	state_free(st);
+	return NULL;
+}
+
+int array_state_attach(struct array *a, const char *state_dir, const char *profile, char **err)
+{
+	char adir[STATE_PATH_MAX], e[1024];
+	struct array_state *st;
+
+	if (state_array_dir(state_dir, a->name, adir, sizeof(adir)) < 0) {
+		*err = dup_err("state directory path too long");
+		return -1;
+	}
+	st = state_open(a, adir, profile, true, e, sizeof(e));
+	if (!st) {
+		*err = dup_err(e);
+		return -1;
+	}
+	st->running = pthread_create(&st->thread, NULL, committer, st) == 0;
+	if (!st->running) {
+		state_free(st);
+		*err = dup_err("cannot start the committer thread");
+		return -1;
+	}
+	a->state = st;
+	return 0;
+}
+
+void array_state_detach(struct array *a)
+{
+	struct array_state *st = a->state;
+	char err[1024];
+
+	if (!st)
+		return;
+	/* the last commit: everything the array did is on disk */
+	if (commit(st, err, sizeof(err)) != 0)
+		fprintf(stderr, "lunlab: array '%s': the last commit failed: %s\n", a->name, err);
+	pthread_mutex_lock(&st->mu);
+	st->stop = true;
+	pthread_cond_broadcast(&st->cv);
+	pthread_mutex_unlock(&st->mu);
+	pthread_join(st->thread, NULL);
+	pthread_mutex_lock(&st->mu);
+	st->running = false;
+	pthread_cond_broadcast(&st->cv);
+	pthread_mutex_unlock(&st->mu);
+	/* what follows (the volumes' maps freed) is not a change of the state */
+	bs_persist_detach(a->bs);
+	a->state = NULL;
+	state_free(st);
+}
+
+const char *array_state_dir(const struct array *a)
+{
+	return a->state ? a->state->dir : NULL;
+}
+
+bool array_persistent(const struct array *a)
+{
+	return a && a->state;
+}
+
+/* ---- volumes ---- */
+
+struct volume *array_volume_open(struct array *a, const char *key, uint64_t size_bytes, uint32_t lba_size,
+				 char **err)
+{
+	struct array_state *st = a->state;
+	struct pvol *pv;
+	char e[512];
+
+	*err = NULL;
+	if (!st) {
+		struct volume *v = volume_create(a, size_bytes, lba_size);
+
+		if (!v)
+			*err = dup_err("cannot create the volume (bad size or out of memory)");
+		return v;
+	}
+	if (strlen(key) >= STORE_KEY_MAX) {
+		*err = dup_err("volume key too long");
+		return NULL;
+	}
+	pthread_mutex_lock(&st->vol_mu);
+	for (pv = st->pvols; pv; pv = pv->next)
+		if (!strcmp(pv->key, key))
+			break;
+	if (pv) {
+		uint64_t have = volume_size(pv->v);
+
+		if (pv->attached)
+			snprintf(e, sizeof(e), "volume %s is already in use by another LU", key);
+		else if (pv->v->lba_size != lba_size)
+			snprintf(e, sizeof(e), "the stored volume %s has %u-byte blocks, this LU asks for %u", key,
+				 pv->v->lba_size, lba_size);
+		else if (size_bytes < have)
+			snprintf(e, sizeof(e),
+				 "the stored volume %s holds %llu bytes, this LU only %llu: shrinking would drop data "
+				 "(give its size, or remove the state directory)",
+				 key, (unsigned long long)have, (unsigned long long)size_bytes);
+		else
+			e[0] = '\0';
+		if (e[0]) {
+			pthread_mutex_unlock(&st->vol_mu);
+			*err = dup_err(e);
+			return NULL;
+		}
+		pv->attached = true;
+		pthread_mutex_unlock(&st->vol_mu);
+		if (size_bytes > have && volume_resize(pv->v, size_bytes) != 0) {
+			pthread_mutex_lock(&st->vol_mu);
+			pv->attached = false;
+			pthread_mutex_unlock(&st->vol_mu);
+			*err = dup_err("out of memory growing the stored volume");
+			return NULL;
+		}
+		pthread_mutex_lock(&st->vol_mu);
+		st->vols_changed |= size_bytes > have;
+		pthread_mutex_unlock(&st->vol_mu);
+		return pv->v;
+	}
+	pv = calloc(1, sizeof(*pv));
+	struct volume *v = pv ? volume_create(a, size_bytes, lba_size) : NULL;
+
+	if (!v || map_persist_enable(v) < 0) {
+		pthread_mutex_unlock(&st->vol_mu);
+		if (v)
+			volume_destroy(v);
+		free(pv);
+		*err = dup_err("cannot create the volume (bad size or out of memory)");
+		return NULL;
+	}
+	pv->v = v;
+	pv->vid = st->next_vid++;
+	v->pvid = pv->vid;
+	snprintf(pv->key, sizeof(pv->key), "%s", key);
+	pv->attached = true;
+	pv->next = st->pvols;
+	st->pvols = pv;
+	st->vols_changed = true;
+	pthread_mutex_unlock(&st->vol_mu);
+	return v;
+}
+
+static struct pvol *pvol_of(struct array_state *st, const struct volume *v)
+{
+	for (struct pvol *pv = st->pvols; pv; pv = pv->next)
+		if (pv->v == v)
+			return pv;
+	return NULL;
+}
+
+void array_volume_close(struct volume *v)
+{
+	struct array *a;
+	struct pvol *pv;
+
+	if (!v)
+		return;
+	a = v->owner;
+	if (!a->state) {
+		volume_destroy(v);
+		return;
+	}
+	pthread_mutex_lock(&a->state->vol_mu);
+	pv = pvol_of(a->state, v);
+	if (pv)
+		pv->attached = false;
+	pthread_mutex_unlock(&a->state->vol_mu);
+}
+
+uint32_t array_volume_flags(struct volume *v)
+{
+	struct array *a = v->owner;
+	struct pvol *pv;
+	uint32_t f = 0;
+
+	if (!a->state)
+		return 0;
+	pthread_mutex_lock(&a->state->vol_mu);
+	pv = pvol_of(a->state, v);
+	if (pv)
+		f = pv->flags;
+	pthread_mutex_unlock(&a->state->vol_mu);
+	return f;
+}
+
+int array_volume_set_flags(struct volume *v, uint32_t mask, uint32_t val)
+{
+	struct array *a = v->owner;
+	struct pvol *pv;
+	bool changed = false;
+
+	if (!a->state)
+		return 0;
+	pthread_mutex_lock(&a->state->vol_mu);
+	pv = pvol_of(a->state, v);
+	if (pv) {
+		uint32_t nf = (pv->flags & ~mask) | (val & mask);
+
+		changed = nf != pv->flags;
+		pv->flags = nf;
+		a->state->vols_changed |= changed;
+	}
+	pthread_mutex_unlock(&a->state->vol_mu);
+	return changed ? array_sync(a) : 0;
+}
+
+int array_state_usage(struct array *a, struct array_state_usage *out)
+{
+	struct array_state *st = a->state;
+	char path[STATE_PATH_MAX + 32];
+	struct stat sb;
+
+	memset(out, 0, sizeof(*out));
+	if (!st)
+		return -ENOENT;
+	out->commits = st->epoch;
+	payload_file_usage(st->ps, &out->blocks_file_bytes, &out->blocks_disk_bytes);
+	snprintf(path, sizeof(path), "%s/meta.db", st->dir);
+	if (stat(path, &sb) == 0)
+		out->meta_bytes += (uint64_t)sb.st_blocks * 512;
+	snprintf(path, sizeof(path), "%s/meta.db-wal", st->dir);
+	if (stat(path, &sb) == 0)
+		out->meta_bytes += (uint64_t)sb.st_blocks * 512;
+	return 0;
+}
+
+/* ---- --check-state ---- */
+
+/* the stamp's parameters, to build the array the state describes */
+static int stamp_params(const char *adir, struct array_params *p, char *name, size_t namelen, char *err,
+			size_t errlen)
+{
+	char path[STATE_PATH_MAX + 32], v[64];
+	sqlite3 *db;
+	int rc = -1;
+
+	snprintf(path, sizeof(path), "%s/meta.db", adir);
+	if (state_db_open(path, false, &db, err, errlen) < 0)
+		return -1;
+	if (state_db_stamp_check(db, "array", NULL, 0, err, errlen) == 0) {
+		rc = 0;
+		state_db_stamp_get(db, "dedup_block", v, sizeof(v));
+		p->dedup_block = (uint32_t)strtoul(v, NULL, 10);
+		state_db_stamp_get(db, "zlib_level", v, sizeof(v));
+		p->zlib_level = atoi(v);
+		state_db_stamp_get(db, "zlib_window_bits", v, sizeof(v));
+		p->zlib_window_bits = atoi(v);
+		state_db_stamp_get(db, "alloc_unit", v, sizeof(v));
+		p->alloc_unit = (uint32_t)strtoul(v, NULL, 10);
+		state_db_stamp_get(db, "array", name, namelen);
+	}
+	state_db_close(db);
+	return rc;
+}
+
+struct payload_walk {
+	struct array_state *st;
+	uint64_t checked;
+	char *err;
+	size_t errlen;
+};
+
+static int check_payload(void *arg, const struct store_blk_rec *r)
+{
+	struct payload_walk *w = arg;
+	int rc = payload_file_check(w->st->ps, r->id, r->dcrc);
+
+	if (rc == -ERANGE)
+		return fail(w->err, w->errlen, "%s/blocks.dat: block %u lies past the end of the file (the file was cut)",
+			    w->st->dir, r->id);
+	if (rc)
+		return fail(w->err, w->errlen, "%s/blocks.dat: block %u's data fails its checksum", w->st->dir, r->id);
+	w->checked++;
+	return 0;
+}
+
+int array_state_check(const char *adir, char *out, size_t outlen, char *err, size_t errlen)
+{
+	struct array_params p;
+	char name[256], *e = NULL;
+	struct array *a;
+	struct array_state *st;
+	struct bs_figures f;
+	struct payload_walk w = { .err = err, .errlen = errlen };
+	uint64_t vols = 0, mapped = 0;
+	int rc;
+
+	if (stamp_params(adir, &p, name, sizeof(name), err, errlen) < 0)
+		return -1;
+	a = array_check_new(name, &p, &e);
+	if (!a) {
+		fail(err, errlen, "%s: %s", adir, e ? e : "its stamp holds impossible parameters");
+		free(e);
+		return -1;
+	}
+	st = state_open(a, adir, NULL, false, err, errlen);
+	if (!st) {
+		array_check_free(a);
+		return -1;
+	}
+	rc = store_db_integrity(st->db, err, errlen);
+	w.st = st;
+	if (!rc)
+		rc = store_db_each_block(st->db, check_payload, &w, err, errlen) ? -1 : 0;
+	if (!rc) {
+		bs_figures(a->bs, &f);
+		for (struct pvol *pv = st->pvols; pv; pv = pv->next) {
+			vols++;
+			mapped += atomic_load(&pv->v->mapped);
+		}
+		snprintf(out, outlen,
+			 "array %s: %llu volume(s), %llu map entries, %llu block(s) with their data checked, "
+			 "references and figures consistent (commit %llu)",
+			 name, (unsigned long long)vols, (unsigned long long)mapped, (unsigned long long)w.checked,
+			 (unsigned long long)st->epoch);
+	}
+	bs_persist_detach(a->bs);
+	state_free(st);
+	array_check_free(a);
+	return rc;
+}

@@ -1,0 +1,351 @@
+/* test_array_state.c — handlers/array/array_state.c: an array kept in a
+ * state directory comes back after a close and after a crash (SIGKILL of a
+ * child process) with the same volumes, data, reference counts and figures;
+ * what was synchronised survives, what was not is either wholly there or
+ * wholly absent per command; a freed block's slot is not reused before the
+ * free is durable; another profile or parameters are refused; damaged
+ * metadata, a cut slot file and a flipped payload byte are found (the last
+ * never served: -EIO); --check-state's walk agrees. */
+#include "array_test_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "handlers/array/array_state.h"
+#include "handlers/array/store_db.h"
+
+#define B 16384u
+#define VOL (64u << 20)
+
+static const struct array_params x2 = { .dedup_block = B, .zlib_level = 1, .zlib_window_bits = 14, .alloc_unit = 512 };
+
+static char dir[256];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/lunlab-array-state.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static struct array *open_array(const char *name, const char *profile)
+{
+	char *err = NULL;
+	struct array *a = array_get_state(name, &x2, dir, profile, &err);
+
+	if (!a)
+		fail_msg("array_get_state: %s", err ? err : "?");
+	assert_true(array_persistent(a));
+	return a;
+}
+
+static struct volume *open_vol(struct array *a, const char *key, uint64_t size)
+{
+	char *err = NULL;
+	struct volume *v = array_volume_open(a, key, size, 512, &err);
+
+	if (!v)
+		fail_msg("array_volume_open: %s", err ? err : "?");
+	return v;
+}
+
+/* block i of a volume's test data: distinct per (seed, i) */
+static void pattern(uint8_t *buf, uint32_t seed, uint32_t i)
+{
+	uint64_t s = (uint64_t)seed << 32 | i;
+
+	fill_random(buf, B, &s);
+}
+
+static void test_survives_close(void **state)
+{
+	struct array *a = open_array("a1", "x2");
+	struct volume *v = open_vol(a, "lu:one", VOL), *w = open_vol(a, "lu:two", VOL);
+	uint8_t *buf = malloc(B), *back = malloc(B);
+	struct array_stats s1, s2;
+	uint64_t moved;
+
+	(void)state;
+	for (uint32_t i = 0; i < 64; i++) {
+		pattern(buf, 1, i);
+		assert_int_equal(wr(v, (uint64_t)i * B, buf, B), 0);
+	}
+	pattern(buf, 1, 5);
+	assert_int_equal(wr(v, 100 * B, buf, B), 0); /* a duplicate: 2 references */
+	assert_int_equal(volume_copy(w, 0, v, 0, 32 * B, &moved), 0); /* metadata copy */
+	assert_int_equal(moved, 32);
+	assert_int_equal(volume_unmap(v, 60 * B, 4 * B), 0);
+	assert_int_equal(array_volume_set_flags(v, STORE_VOL_WCE_OFF, STORE_VOL_WCE_OFF), 0);
+	array_flush_accounting(a);
+	array_get_stats(a, &s1);
+	array_volume_close(v);
+	array_volume_close(w);
+	array_put(a);
+
+	a = open_array("a1", "x2");
+	v = open_vol(a, "lu:one", VOL);
+	w = open_vol(a, "lu:two", VOL);
+	assert_int_equal(array_volume_flags(v), STORE_VOL_WCE_OFF);
+	assert_int_equal(array_volume_flags(w), 0);
+	for (uint32_t i = 0; i < 64; i++) {
+		pattern(buf, 1, i);
+		if (i >= 60)
+			memset(buf, 0, B);
+		assert_int_equal(rd(v, (uint64_t)i * B, back, B), 0);
+		assert_memory_equal(back, buf, B);
+		if (i < 32) {
+			pattern(buf, 1, i);
+			assert_int_equal(rd(w, (uint64_t)i * B, back, B), 0);
+			assert_memory_equal(back, buf, B);
+		}
+	}
+	pattern(buf, 1, 5);
+	assert_int_equal(rd(v, 100 * B, back, B), 0);
+	assert_memory_equal(back, buf, B);
+	array_flush_accounting(a);
+	array_get_stats(a, &s2);
+	assert_int_equal(s2.unique_blocks, s1.unique_blocks);
+	assert_int_equal(s2.unique_blocks, 60);
+	assert_int_equal(s2.mapped_blocks, s1.mapped_blocks);
+	assert_int_equal(s2.mapped_blocks, 60 + 1 + 32);
+	assert_int_equal(s2.physical_bytes, s1.physical_bytes);
+	assert_int_equal(s2.compressed_bytes, s1.compressed_bytes);
+	assert_int_equal(s2.single_ref_blocks, s1.single_ref_blocks);
+	array_volume_close(v);
+	array_volume_close(w);
+	array_put(a);
+
+	char out[512], err[512], adir[512];
+	snprintf(adir, sizeof(adir), "%s/arrays/a1", dir);
+	assert_int_equal(array_state_check(adir, out, sizeof(out), err, sizeof(err)), 0);
+	assert_non_null(strstr(out, "2 volume(s), 93 map entries, 60 block(s)"));
+	free(buf);
+	free(back);
+}
+
+static void test_refusals(void **state)
+{
+	struct array *a = open_array("a2", "x2");
+	struct volume *v = open_vol(a, "lu:r", VOL);
+	char *err = NULL;
+	struct array_params other = x2;
+
+	(void)state;
+	/* the same key twice at once, another block size, a smaller size */
+	assert_null(array_volume_open(a, "lu:r", VOL, 512, &err));
+	assert_non_null(strstr(err, "already in use"));
+	free(err);
+	array_volume_close(v);
+	assert_null(array_volume_open(a, "lu:r", VOL, 4096, &err));
+	assert_non_null(strstr(err, "has 512-byte blocks, this LU asks for 4096"));
+	free(err);
+	assert_null(array_volume_open(a, "lu:r", VOL / 2, 512, &err));
+	assert_non_null(strstr(err, "shrinking would drop data"));
+	free(err);
+	v = open_vol(a, "lu:r", 2ull * VOL); /* growing is fine */
+	assert_int_equal(volume_size(v), 2ull * VOL);
+	array_volume_close(v);
+	/* a LU of the open array naming no state directory */
+	assert_null(array_get("a2", &x2, &err));
+	assert_non_null(strstr(err, "is kept in state directory"));
+	free(err);
+	array_put(a);
+	/* another profile, other parameters */
+	assert_null(array_get_state("a2", &x2, dir, "x1", &err));
+	assert_non_null(strstr(err, "written for profile x2, this one has profile x1"));
+	free(err);
+	other.dedup_block = 8192;
+	assert_null(array_get_state("a2", &other, dir, "x2", &err));
+	assert_non_null(strstr(err, "written for dedup_block 16384, this one has dedup_block 8192"));
+	free(err);
+	/* and the state is as it was */
+	a = open_array("a2", "x2");
+	v = open_vol(a, "lu:r", 2ull * VOL);
+	array_volume_close(v);
+	array_put(a);
+}
+
+/* In a child: write committed data, sync, then more without sync, and die
+ * by SIGKILL mid-way.  Every synced block must read back; every unsynced one
+ * must be the old or the new content, never anything else. */
+static void test_crash(void **state)
+{
+	uint8_t *buf = malloc(B), *back = malloc(B), *old = malloc(B);
+	int ws;
+
+	(void)state;
+	for (int round = 0; round < 6; round++) {
+		pid_t p = fork();
+
+		if (p == 0) {
+			struct array *a = open_array("a3", "x2");
+			struct volume *v = open_vol(a, "lu:c", VOL);
+
+			for (uint32_t i = 0; i < 128; i++) {
+				pattern(buf, (uint32_t)round * 2 + 10, i);
+				if (wr(v, (uint64_t)i * B, buf, B))
+					_exit(1);
+			}
+			if (array_sync(a))
+				_exit(2);
+			/* unsynced: rewrites, frees (the slots of the synced
+			 * blocks must not be reused for these), an EXTENDED COPY */
+			for (uint32_t i = 0; i < 128; i++) {
+				pattern(buf, (uint32_t)round * 2 + 11, i);
+				if (wr(v, (uint64_t)i * B, buf, B))
+					_exit(3);
+				if (i == 64u + (uint32_t)round * 8)
+					kill(getpid(), SIGKILL);
+			}
+			_exit(4);
+		}
+		assert_int_equal(waitpid(p, &ws, 0), p);
+		assert_true(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL);
+
+		struct array *a = open_array("a3", "x2");
+		struct volume *v = open_vol(a, "lu:c", VOL);
+		for (uint32_t i = 0; i < 128; i++) {
+			assert_int_equal(rd(v, (uint64_t)i * B, back, B), 0);
+			pattern(old, (uint32_t)round * 2 + 10, i);
+			pattern(buf, (uint32_t)round * 2 + 11, i);
+			if (memcmp(back, old, B) && memcmp(back, buf, B))
+				fail_msg("round %d block %u: neither what was synced nor what was written after", round, i);
+		}
+		array_volume_close(v);
+		array_put(a);
+		char out[512], err[512], adir[512];
+		snprintf(adir, sizeof(adir), "%s/arrays/a3", dir);
+		if (array_state_check(adir, out, sizeof(out), err, sizeof(err)) != 0)
+			fail_msg("check after crash %d: %s", round, err);
+	}
+	free(buf);
+	free(back);
+	free(old);
+}
+
+static void flip_byte(const char *path, off_t off)
+{
+	int fd = open(path, O_RDWR);
+	uint8_t b;
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &b, 1, off), 1);
+	b ^= 0x20;
+	assert_int_equal(pwrite(fd, &b, 1, off), 1);
+	close(fd);
+}
+
+/* the highest block id the state records */
+static uint32_t some_block(const char *adir)
+{
+	char path[600];
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	uint32_t id = 0;
+
+	snprintf(path, sizeof(path), "%s/meta.db", adir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT max(id) FROM blocks", -1, &s, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	id = (uint32_t)sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	assert_true(id > 0);
+	return id;
+}
+
+static void test_damage(void **state)
+{
+	struct array *a = open_array("a4", "x2");
+	struct volume *v = open_vol(a, "lu:d", VOL);
+	uint8_t *buf = malloc(B), *back = malloc(B);
+	char path[600], adir[512], out[512], err[512], *e = NULL;
+
+	(void)state;
+	for (uint32_t i = 0; i < 8; i++) {
+		pattern(buf, 7, i);
+		assert_int_equal(wr(v, (uint64_t)i * B, buf, B), 0);
+	}
+	array_volume_close(v);
+	array_put(a);
+	snprintf(adir, sizeof(adir), "%s/arrays/a4", dir);
+	snprintf(path, sizeof(path), "%s/blocks.dat", adir);
+
+	/* one flipped payload byte: the state opens, that block's reads fail,
+	 * the others read, and --check-state names the block */
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	uint32_t victim = some_block(adir);
+	flip_byte(path, (off_t)victim * B + 100);
+	a = open_array("a4", "x2");
+	v = open_vol(a, "lu:d", VOL);
+	int bad = 0;
+	for (uint32_t i = 0; i < 8; i++) {
+		int r = rd(v, (uint64_t)i * B, back, B);
+		if (r == -EIO) {
+			bad++;
+			continue;
+		}
+		assert_int_equal(r, 0);
+		pattern(buf, 7, i);
+		assert_memory_equal(back, buf, B);
+	}
+	assert_int_equal(bad, 1);
+	array_volume_close(v);
+	array_put(a);
+	assert_int_equal(array_state_check(adir, out, sizeof(out), err, sizeof(err)), -1);
+	char want[64];
+	snprintf(want, sizeof(want), "block %u's data fails its checksum", victim);
+	assert_non_null(strstr(err, want));
+	flip_byte(path, (off_t)victim * B + 100);
+	assert_int_equal(array_state_check(adir, out, sizeof(out), err, sizeof(err)), 0);
+
+	/* the slot file cut short: refused at open, named */
+	assert_int_equal(truncate(path, (off_t)victim * B), 0);
+	assert_null(array_get_state("a4", &x2, dir, "x2", &e));
+	assert_non_null(strstr(e, "the file was cut"));
+	free(e);
+	assert_int_equal(array_state_check(adir, out, sizeof(out), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "the file was cut"));
+	assert_int_equal(truncate(path, st.st_size), 0); /* zeros: the checksums say no */
+	assert_int_equal(array_state_check(adir, out, sizeof(out), err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "data fails its checksum"));
+
+	/* a map entry changed behind its row's checksum */
+	sqlite3 *db;
+	snprintf(path, sizeof(path), "%s/meta.db", adir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "UPDATE chunks SET ids = zeroblob(1024) || X'' WHERE 0;"
+					  "UPDATE chunks SET ids = substr(ids, 1, 4) || X'07000000' || substr(ids, 9)",
+					  NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_null(array_get_state("a4", &x2, dir, "x2", &e));
+	assert_non_null(strstr(e, "fails its checksum (the file is damaged)"));
+	free(e);
+	free(buf);
+	free(back);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_survives_close),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_crash),
+		cmocka_unit_test(test_damage),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
