@@ -13,6 +13,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "handlers/array/array_state.h"
+#include "handlers/array/store_db.h"
 #include "handlers/array/volume.h"
 #include "handlers/copy/copy.h"
 #include "handlers/lunlab_dev.h"
@@ -119,10 +121,33 @@ static void lu_free(struct scsi_lu *lu)
 	if (d->model)
 		cost_model_put(d->model);
 	if (d->vol)
-		volume_destroy(d->vol);
+		array_volume_close(d->vol); /* kept in a state directory, else destroyed */
 	if (d->array)
 		array_put(d->array);
 	free(lu);
+}
+
+/* The array of a LU without array=: its own, named after the device.  In a
+ * state directory the name must be the same at every start, so it derives
+ * from the unit serial (LIO's wwn under tcmu-runner, whose uio names change
+ * between runs); a long serial keeps its head and a hash of the whole. */
+static void private_array_name(struct tcmu_device *tdev, const struct lu_config *c, const char *serial,
+			       char *out, size_t len)
+{
+	if (c->state_dir[0]) {
+		if (strlen(serial) <= len - 1 - strlen("private:")) {
+			snprintf(out, len, "private:%s", serial);
+		} else {
+			uint64_t h = 14695981039346656037ull;
+
+			for (const char *p = serial; *p; p++)
+				h = (h ^ (uint8_t)*p) * 1099511628211ull;
+			snprintf(out, len, "private:%.38s-%016llx", serial, (unsigned long long)h);
+		}
+		return;
+	}
+	const char *uio = tcmu_dev_get_uio_name(tdev);
+	snprintf(out, len, "private:%.55s", uio && uio[0] ? uio : serial);
 }
 
 static int lunlab_open(struct tcmu_device *tdev, bool reopen)
@@ -149,13 +174,10 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 	d->profile = prof;
 	snprintf(d->model_name, sizeof(d->model_name), "%s", prof->name);
 	pick_serial(tdev, &c, d->serial, sizeof(d->serial));
-	if (c.array[0]) {
+	if (c.array[0])
 		snprintf(d->array_name, sizeof(d->array_name), "%s", c.array);
-	} else {
-		/* private array: named after the device, so it is never shared */
-		const char *uio = tcmu_dev_get_uio_name(tdev);
-		snprintf(d->array_name, sizeof(d->array_name), "private:%.55s", uio && uio[0] ? uio : d->serial);
-	}
+	else
+		private_array_name(tdev, &c, d->serial, d->array_name, sizeof(d->array_name));
 	d->block_size = tcmu_dev_get_block_size(tdev);
 	d->num_lbas = tcmu_dev_get_num_lbas(tdev);
 	if (d->block_size != 512 && d->block_size != 4096) {
@@ -170,17 +192,22 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 		.zlib_window_bits = prof->zlib_window_bits,
 		.alloc_unit = prof->alloc_unit,
 	};
-	d->array = array_get(d->array_name, &ap, &err);
+	d->array = array_get_state(d->array_name, &ap, c.state_dir[0] ? c.state_dir : NULL, prof->name, &err);
 	if (!d->array) {
 		tcmu_dev_err(tdev, "lunlab: array '%s': %s\n", d->array_name, err ? err : "cannot create");
 		free(err);
 		lu_free(lu);
 		return -EINVAL;
 	}
-	d->vol = volume_create(d->array, d->num_lbas * d->block_size, d->block_size);
+	/* the LU's own volume: in a state directory the one this serial had */
+	char key[STORE_KEY_MAX];
+	snprintf(key, sizeof(key), "lu:%s", d->serial);
+	d->vol = array_volume_open(d->array, key, d->num_lbas * d->block_size, d->block_size, &err);
 	if (!d->vol) {
+		tcmu_dev_err(tdev, "lunlab: array '%s': %s\n", d->array_name, err ? err : "cannot create the volume");
+		free(err);
 		lu_free(lu);
-		return -ENOMEM;
+		return -EINVAL;
 	}
 	naa_from_serial(d->serial, d->naa);
 
@@ -202,8 +229,11 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 	tcmu_dev_set_unmap_gran_align(tdev, gran); /* >= 1: the runner divides by it */
 	tcmu_dev_set_unmap_enabled(tdev, true);
 	tcmu_dev_set_solid_state_media(tdev, true);
-	tcmu_dev_set_write_cache_enabled(tdev, true);
-	d->write_cache = true;
+	/* a power on: the saved mode page values become current (SPC-4
+	 * 6.13); in memory nothing was saved: the write cache is on */
+	uint32_t saved = array_volume_flags(d->vol);
+	d->write_cache = !(saved & STORE_VOL_WCE_OFF);
+	tcmu_dev_set_write_cache_enabled(tdev, d->write_cache);
 
 	/* EXTENDED COPY finds its CSCDs by designator among the LUs of one
 	 * array: two LUs there with one serial would make that ambiguous */
@@ -215,6 +245,7 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 	}
 	d->model = cost_model_get(d->array_name, prof, c.time_scale);
 	scsi_lu_init(lu);
+	atomic_store(&lu->swp, (saved & STORE_VOL_SWP) != 0);
 	lunlab_dev_register(d);
 	tcmur_dev_set_private(tdev, lu);
 	lu->unpaced = !model_paces(d->model);
@@ -258,9 +289,11 @@ static int lunlab_reconfig(struct tcmu_device *tdev, struct tcmulib_cfg_info *cf
 		return 0;
 	}
 	case TCMULIB_CFG_WRITE_CACHE:
+		/* LIO's emulate_write_cache: the administrator's setting, kept as
+		 * the saved value where the array is in a state directory */
 		atomic_store(&lu->wce, cfg->data.write_cache);
 		d->write_cache = cfg->data.write_cache;
-		return 0;
+		return array_volume_set_flags(d->vol, STORE_VOL_WCE_OFF, cfg->data.write_cache ? 0 : STORE_VOL_WCE_OFF);
 	default:
 		return -EOPNOTSUPP;
 	}

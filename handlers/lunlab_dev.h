@@ -54,6 +54,10 @@ struct scsi_cmd {
 	uint64_t bytes_moved;   /* data bytes read or written */
 	uint64_t xcopy_bytes;   /* logical bytes covered by EXTENDED COPY segments */
 	uint32_t xcopy_segments;
+	/* set by a module: the command changed a medium whose write cache is
+	 * off (an EXTENDED COPY's destination LU), so it completes only once
+	 * its changes are durable (scsi_dispatch syncs the array) */
+	bool sync_after;
 };
 
 #endif

@@ -711,6 +711,18 @@ void array_state_detach(struct array *a)
 	state_free(st);
 }
 
+void array_cmd_begin(struct array *a)
+{
+	if (a)
+		bs_mutation_begin(a->bs);
+}
+
+void array_cmd_end(struct array *a)
+{
+	if (a)
+		bs_mutation_end(a->bs);
+}
+
 const char *array_state_dir(const struct array *a)
 {
 	return a->state ? a->state->dir : NULL;

@@ -59,6 +59,12 @@ uint32_t array_volume_flags(struct volume *v);
 /* Set (val) or clear the flags in mask; durable when it returns 0. */
 int array_volume_set_flags(struct volume *v, uint32_t mask, uint32_t val);
 
+/* One SCSI command's changes, however many volume calls they take (an
+ * EXTENDED COPY's segments), go in one commit: bracket them.  Nests; never
+ * call array_sync inside.  Nothing for an array in memory. */
+void array_cmd_begin(struct array *a);
+void array_cmd_end(struct array *a);
+
 /* Every change so far durable: 0, or -errno (-EIO: the state directory
  * could not be written; the changes stay for the next attempt).  0 at once
  * for an array in memory. */

@@ -663,6 +663,9 @@ uint64_t bs_count_fragment(struct block_store *bs, uint64_t h)
 
 /* ---- persistence (block_store.h "persistence") ---- */
 
+__thread struct block_store *bs_gate_held;
+__thread unsigned bs_gate_depth;
+
 int bs_persist_enable(struct block_store *bs)
 {
 	bs->ptop = calloc(BLK_MAX_IDS >> BLK_LEAF_SHIFT, sizeof(*bs->ptop));

@@ -226,16 +226,37 @@ uint64_t bs_wait_drained(struct block_store *bs, unsigned timeout_ms);
 /* Before the first write.  0 or -ENOMEM. */
 int bs_persist_enable(struct block_store *bs);
 
+/* A mutation may nest (a command spanning several volume calls brackets
+ * them all, array_cmd_begin): the thread counts how deep it is in one
+ * store's gate, since a writer-preferring lock taken twice for reading can
+ * deadlock behind a waiting committer. */
+extern __thread struct block_store *bs_gate_held;
+extern __thread unsigned bs_gate_depth;
+
 static inline void bs_mutation_begin(struct block_store *bs)
 {
-	if (bs->gated)
-		pthread_rwlock_rdlock(&bs->gate);
+	if (!bs->gated)
+		return;
+	if (bs_gate_held == bs) {
+		bs_gate_depth++;
+		return;
+	}
+	pthread_rwlock_rdlock(&bs->gate);
+	if (!bs_gate_held) {
+		bs_gate_held = bs;
+		bs_gate_depth = 1;
+	}
 }
 
 static inline void bs_mutation_end(struct block_store *bs)
 {
-	if (bs->gated)
-		pthread_rwlock_unlock(&bs->gate);
+	if (!bs->gated)
+		return;
+	if (bs_gate_held == bs && --bs_gate_depth > 0)
+		return;
+	if (bs_gate_held == bs)
+		bs_gate_held = NULL;
+	pthread_rwlock_unlock(&bs->gate);
 }
 
 /* After the last commit (closing the array): changes are no longer marked

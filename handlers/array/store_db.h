@@ -29,9 +29,10 @@
 #define STORE_CSIZE_PENDING (-1)
 
 /* volume flags */
-#define STORE_VOL_WCE_OFF 0x01u   /* caching mode page WCE = 0 (MODE SELECT, remembered) */
+#define STORE_VOL_WCE_OFF 0x01u   /* caching mode page WCE = 0 (saved: MODE SELECT with SP=1) */
 #define STORE_VOL_READONLY 0x02u  /* a read-only snapshot */
 #define STORE_VOL_NAMED 0x04u     /* a named volume (volume=NAME, snapshots) */
+#define STORE_VOL_SWP 0x08u       /* control mode page SWP = 1 (saved) */
 
 struct store_vol_rec {
 	uint64_t vid;

@@ -152,6 +152,9 @@ static int run_segments(struct xcopy_run *r, int slot, struct copy_status *st)
 				return copy_sense_aborted(r->cmd, ASC_COPY_TARGET, ASCQ_NOT_REACHABLE, (uint16_t)i, -1);
 			}
 		}
+		/* a destination whose write cache is off: durable at completion */
+		if (p->bytes && !atomic_load(&scsi_lu(p->dst)->wce))
+			r->cmd->sync_after = true;
 		st->segments = (uint16_t)(i + 1);
 		st->bytes += p->bytes;
 		r->cmd->xcopy_segments = st->segments;

@@ -12,6 +12,7 @@
  * CODE, as before they were listed). */
 #include <string.h>
 
+#include "handlers/array/array_state.h"
 #include "handlers/copy/copy.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
@@ -200,6 +201,28 @@ static void clear_data_in(struct scsi_cmd *cmd)
 		memset(cmd->iov[i].iov_base, 0, cmd->iov[i].iov_len);
 }
 
+/* SBC-4 4.15: a write completes durable when the LU's write cache is off
+ * (WCE=0), or when the command has FUA set (byte 1 bit 3 of WRITE(10/12/16),
+ * COMPARE AND WRITE, ORWRITE(16), WRITE ATOMIC(16)); WRITE AND VERIFY
+ * verifies the medium, so it is durable too.  Otherwise a later
+ * SYNCHRONIZE CACHE makes it so. */
+static bool must_be_durable(const struct scsi_cmd *cmd)
+{
+	const uint8_t *cdb = cmd->cdb;
+
+	if (!atomic_load(&scsi_lu(cmd->dev)->wce))
+		return true;
+	switch (cdb[0]) {
+	case 0x2a: case 0xaa: case 0x8a: /* WRITE(10/12/16) */
+	case 0x89: case 0x8b: case 0x9c: /* COMPARE AND WRITE, ORWRITE(16), WRITE ATOMIC(16) */
+		return cdb[1] & 0x08;
+	case 0x2e: case 0xae: case 0x8e: /* WRITE AND VERIFY(10/12/16) */
+		return true;
+	default:
+		return false;
+	}
+}
+
 int scsi_dispatch(struct scsi_cmd *cmd, enum cost_kind *kind)
 {
 	const uint8_t *cdb = cmd->cdb;
@@ -228,5 +251,15 @@ int scsi_dispatch(struct scsi_cmd *cmd, enum cost_kind *kind)
 	*kind = op->kind;
 	if (returns_parameter_data(op->opcode))
 		clear_data_in(cmd);
-	return op->fn(cmd);
+	/* a command that changes the medium is one piece of a commit
+	 * (array_state.h), then durable if it must be */
+	bool changes = op->writes_medium || op->opcode == 0x83; /* EXTENDED COPY: its destination */
+	if (changes)
+		array_cmd_begin(cmd->dev->array);
+	int rc = op->fn(cmd);
+	if (changes)
+		array_cmd_end(cmd->dev->array);
+	if (rc == TCMU_STS_OK && (cmd->sync_after || (op->writes_medium && must_be_durable(cmd))))
+		rc = sbc_sync_array(cmd);
+	return rc;
 }

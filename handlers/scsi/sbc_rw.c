@@ -1,6 +1,6 @@
 /* sbc_rw.c — READ and WRITE (6)/(10)/(12)/(16), SBC-4 5.15-5.19, 5.39-5.43.
- * DPO and FUA are accepted and need no action: the volume is the medium and
- * a completed write is already as durable as it will get. */
+ * DPO is accepted and needs no action; FUA (and a write cache that is off)
+ * is scsi_dispatch's: the command completes once the array synced. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

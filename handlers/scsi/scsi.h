@@ -130,6 +130,10 @@ int sbc_write(struct scsi_cmd *cmd);
 int sbc_read_capacity10(struct scsi_cmd *cmd);
 int sbc_read_capacity16(struct scsi_cmd *cmd);
 int sbc_sync_cache(struct scsi_cmd *cmd);
+/* Everything the LU's array changed so far durable (a state directory; at
+ * once in memory): TCMU_STS_OK, or CHECK CONDITION 03/0C/00 WRITE ERROR
+ * when the state directory cannot be written (sbc_sync.c). */
+int sbc_sync_array(struct scsi_cmd *cmd);
 int sbc_prefetch(struct scsi_cmd *cmd);
 int sbc_compare_and_write(struct scsi_cmd *cmd);
 int sbc_write_same(struct scsi_cmd *cmd);

@@ -1,13 +1,22 @@
 /* spc_mode.c — MODE SENSE (6)/(10) and MODE SELECT (6)/(10), SPC-4 6.11-6.14,
  * with the caching (08h) and control (0Ah) pages.
  *
- * Each page is described once by three images: current (built from the LU's
- * state), default, and a changeable mask.  MODE SENSE returns the image the
- * PC field asks for; MODE SELECT accepts a page only if every bit outside the
- * changeable mask equals the current value, and applies the changeable bits.
- * Changeable: caching WCE, control SWP.  Saved values: none (05/39/00). */
+ * Each page is described once by four images: current (built from the LU's
+ * state), default, saved, and a changeable mask.  MODE SENSE returns the
+ * image the PC field asks for; MODE SELECT accepts a page only if every bit
+ * outside the changeable mask equals the current value, and applies the
+ * changeable bits.  Changeable: caching WCE, control SWP.
+ *
+ * Saved values exist where the LU's array is kept in a state directory
+ * (docs/persistence.md): pages then carry PS=1, MODE SELECT with SP=1 saves
+ * what it sets (durably, before it completes) and MODE SENSE PC=3 returns
+ * it; at a start the current values are the saved ones (SPC-4 6.13).  With
+ * SP=0 only the current values change, as SPC-4 says.  In memory nothing
+ * can be saved: PC=3 gets 05/39/00, SP=1 05/24/00. */
 #include <string.h>
 
+#include "handlers/array/array_state.h"
+#include "handlers/array/store_db.h"
 #include "handlers/scsi/bytes.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
@@ -20,14 +29,26 @@ enum { PC_CURRENT = 0, PC_CHANGEABLE = 1, PC_DEFAULT = 2, PC_SAVED = 3 };
 #define CONTROL_LEN 12
 #define ALL_PAGES 0x3f
 
+/* Can this LU save mode pages (a state directory)? */
+static bool savable(struct scsi_lu *lu)
+{
+	return lu->dev.array && lu->dev.vol && array_persistent(lu->dev.array);
+}
+
+static uint32_t saved_flags(struct scsi_lu *lu)
+{
+	return savable(lu) ? array_volume_flags(lu->dev.vol) : 0;
+}
+
 static void caching_page(struct scsi_lu *lu, int pc, uint8_t *p)
 {
 	memset(p, 0, CACHING_LEN);
-	p[0] = CACHING_PAGE;
+	p[0] = CACHING_PAGE | (savable(lu) ? 0x80 : 0);           /* PS */
 	p[1] = CACHING_LEN - 2;
 	switch (pc) {
 	case PC_CHANGEABLE: p[2] = 0x04; break;                   /* WCE */
 	case PC_DEFAULT: p[2] = 0x04; break;                      /* write cache on */
+	case PC_SAVED: p[2] = saved_flags(lu) & STORE_VOL_WCE_OFF ? 0 : 0x04; break;
 	default: p[2] = atomic_load(&lu->wce) ? 0x04 : 0; break;
 	}
 }
@@ -35,7 +56,7 @@ static void caching_page(struct scsi_lu *lu, int pc, uint8_t *p)
 static void control_page(struct scsi_lu *lu, int pc, uint8_t *p)
 {
 	memset(p, 0, CONTROL_LEN);
-	p[0] = CONTROL_PAGE;
+	p[0] = CONTROL_PAGE | (savable(lu) ? 0x80 : 0);           /* PS */
 	p[1] = CONTROL_LEN - 2;
 	if (pc == PC_CHANGEABLE) {
 		p[4] = 0x08;                                      /* SWP */
@@ -46,7 +67,7 @@ static void control_page(struct scsi_lu *lu, int pc, uint8_t *p)
 	 * QERR 0, TAS 1 (aborted commands of other nexuses get TASK ABORTED). */
 	p[2] = 0x02;
 	p[3] = 0x10;
-	if (pc == PC_CURRENT && atomic_load(&lu->swp))
+	if ((pc == PC_CURRENT && atomic_load(&lu->swp)) || (pc == PC_SAVED && (saved_flags(lu) & STORE_VOL_SWP)))
 		p[4] = 0x08;
 	p[5] = 0x40;
 	put_be16(p + 8, 0xffff);                                  /* busy timeout: unlimited */
@@ -78,7 +99,7 @@ int spc_mode_sense(struct scsi_cmd *cmd)
 	size_t hdr = ten ? 8 : 4, p;
 	bool found = false;
 
-	if (pc == PC_SAVED)
+	if (pc == PC_SAVED && !savable(lu))
 		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x39, 0x00); /* SAVING PARAMETERS NOT SUPPORTED */
 	/* no subpages: subpage 0, or FFh with "all pages" */
 	if (sub != 0 && !(code == ALL_PAGES && sub == 0xff))
@@ -128,8 +149,11 @@ int spc_mode_sense(struct scsi_cmd *cmd)
 }
 
 /* Check one page of a MODE SELECT parameter list at offset off, and apply it
- * if apply is set (the list is checked whole before anything is applied). */
-static int select_page(struct scsi_cmd *cmd, const uint8_t *pg, size_t off, size_t avail, size_t *used, bool apply)
+ * if apply is set (the list is checked whole before anything is applied).
+ * Applying also collects the page's values as volume flags (fmask: which,
+ * fval: their values), saved by the caller when SP is set. */
+static int select_page(struct scsi_cmd *cmd, const uint8_t *pg, size_t off, size_t avail, size_t *used, bool apply,
+		       uint32_t *fmask, uint32_t *fval)
 {
 	struct scsi_lu *lu = scsi_lu(cmd->dev);
 	uint8_t cur[64], mask[64];
@@ -169,8 +193,12 @@ static int select_page(struct scsi_cmd *cmd, const uint8_t *pg, size_t off, size
 		bool wce = pg[2] & 0x04;
 		atomic_store(&lu->wce, wce);
 		lu->dev.write_cache = wce;
+		*fmask |= STORE_VOL_WCE_OFF;
+		*fval |= wce ? 0 : STORE_VOL_WCE_OFF;
 	} else if (code == CONTROL_PAGE) {
 		atomic_store(&lu->swp, (pg[4] & 0x08) != 0);
+		*fmask |= STORE_VOL_SWP;
+		*fval |= pg[4] & 0x08 ? STORE_VOL_SWP : 0;
 	}
 	return TCMU_STS_OK;
 }
@@ -183,9 +211,12 @@ int spc_mode_select(struct scsi_cmd *cmd)
 	size_t hdr = ten ? 8 : 4;
 	uint8_t buf[512];
 
+	bool save = cdb[1] & 0x01;
+	uint32_t mask = 0, val = 0;
+
 	if (!(cdb[1] & 0x10))                                      /* PF=0: vendor format, none here */
 		return sense_invalid_cdb_field(cmd, 1, 4);
-	if (cdb[1] & 0x01)                                         /* SP: nothing can be saved */
+	if (save && !savable(scsi_lu(cmd->dev)))                   /* SP: nothing can be saved in memory */
 		return sense_invalid_cdb_field(cmd, 1, 0);
 	if (plen == 0)
 		return TCMU_STS_OK;
@@ -209,11 +240,14 @@ int spc_mode_select(struct scsi_cmd *cmd)
 	for (int apply = 0; apply <= 1; apply++) {
 		for (size_t o = hdr + bdl; o < plen;) {
 			size_t used = 0;
-			int rc = select_page(cmd, buf + o, o, plen - o, &used, apply);
+			int rc = select_page(cmd, buf + o, o, plen - o, &used, apply, &mask, &val);
 			if (rc != TCMU_STS_OK)
 				return rc;
 			o += used;
 		}
 	}
+	/* SP=1: the values set are saved, durably, before GOOD */
+	if (save && mask && array_volume_set_flags(cmd->dev->vol, mask, val) != 0)
+		return sense_set(cmd, SK_HARDWARE_ERROR, 0x44, 0x00); /* INTERNAL TARGET FAILURE */
 	return TCMU_STS_OK;
 }
