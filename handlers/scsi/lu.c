@@ -7,6 +7,12 @@ void scsi_lu_init(struct scsi_lu *lu)
 {
 	atomic_init(&lu->swp, false);
 	atomic_init(&lu->wce, lu->dev.write_cache);
+	scsi_ua_init(&lu->ua);
+}
+
+void scsi_lu_fini(struct scsi_lu *lu)
+{
+	scsi_ua_fini(&lu->ua);
 }
 
 uint32_t scsi_dedup_blocks(const struct lunlab_dev *d)

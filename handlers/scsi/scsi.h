@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "handlers/lunlab_dev.h"
+#include "handlers/scsi/ua.h"
 #include "models/cost.h"
 
 /* One LU as the SCSI layer holds it: struct lunlab_dev (the frozen, shared
@@ -23,6 +24,7 @@ struct scsi_lu {
 	bool readonly;              /* readonly=1: hardware-style write protection (WP, 27/00) */
 	uint8_t lbppbe;             /* LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT (physical_block=) */
 	bool unpaced;               /* the cost model never holds a completion back (handler.c) */
+	struct scsi_ua ua;          /* unit attentions owed per I_T nexus (ua.h) */
 };
 
 static inline struct scsi_lu *scsi_lu(struct lunlab_dev *d)
@@ -30,8 +32,10 @@ static inline struct scsi_lu *scsi_lu(struct lunlab_dev *d)
 	return (struct scsi_lu *)d; /* dev is the first member */
 }
 
-/* Initialise the SCSI state of an LU whose struct lunlab_dev is filled. */
+/* Initialise the SCSI state of an LU whose struct lunlab_dev is filled;
+ * scsi_lu_fini frees what it gathered (before the LU is freed). */
 void scsi_lu_init(struct scsi_lu *lu);
+void scsi_lu_fini(struct scsi_lu *lu);
 
 /* Limits reported in VPD B0 and enforced by the commands (blocks unless named). */
 #define SCSI_MAX_UNMAP_LBA_COUNT  (1u << 20)  /* per UNMAP command */
