@@ -60,6 +60,12 @@ uint32_t scsi_opt_gran(const struct lunlab_dev *d);
 int scsi_lu_set_physical_block(struct scsi_lu *lu, uint32_t physical_block);
 /* True when the medium may not be written: readonly=1 or control mode page SWP. */
 bool scsi_write_protected(const struct lunlab_dev *d);
+/* Logical block provisioning thresholds (SBC-4 4.7.3.7): the VPD B2
+ * THRESHOLD EXPONENT, 0 when the array has no capacity (no thresholds); the
+ * resource counts of log page 0Ch and the threshold count of mode page
+ * 1Ch/02h are in sets of 2^exponent logical blocks. */
+uint8_t scsi_threshold_exponent(const struct lunlab_dev *d);
+uint64_t scsi_threshold_set_bytes(const struct lunlab_dev *d);
 
 /* ---- the command table (opcodes.c) ---- */
 typedef int (*scsi_fn)(struct scsi_cmd *cmd);
