@@ -82,6 +82,8 @@ static struct array *array_new(const char *name, const struct array_params *p, b
 	a->p = *p;
 	a->users = 1;
 	pthread_mutex_init(&a->vol_mu, NULL);
+	space_init(&a->space);
+	space_attach(a); /* the block store's space hooks: before the first write (or load) */
 	return a;
 }
 
@@ -95,6 +97,7 @@ static void array_free(struct array *a, bool account)
 	if (account)
 		acct_detach(a->bs);
 	bs_destroy(a->bs);
+	space_fini(&a->space);
 	pthread_mutex_destroy(&a->vol_mu);
 	free(a->name);
 	free(a);
@@ -213,6 +216,58 @@ void array_put(struct array *a)
 
 const struct array_params *array_params(const struct array *a) { return &a->p; }
 
+void array_ref(struct array *a)
+{
+	pthread_mutex_lock(&registry_mu);
+	a->users++;
+	pthread_mutex_unlock(&registry_mu);
+}
+
+struct array *array_lookup(const char *name)
+{
+	struct array *a;
+
+	if (!name)
+		return NULL;
+	pthread_mutex_lock(&registry_mu);
+	for (a = registry; a; a = a->next)
+		if (!strcmp(a->name, name)) {
+			a->users++;
+			break;
+		}
+	pthread_mutex_unlock(&registry_mu);
+	return a;
+}
+
+int array_names(char (*names)[ARRAY_NAME_MAX], int max)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&registry_mu);
+	for (struct array *a = registry; a; a = a->next, n++)
+		if (names && n < max)
+			snprintf(names[n], ARRAY_NAME_MAX, "%s", a->name);
+	pthread_mutex_unlock(&registry_mu);
+	return n;
+}
+
+const char *array_name(const struct array *a) { return a->name; }
+
+void array_set_profile(struct array *a, const char *profile)
+{
+	pthread_mutex_lock(&a->vol_mu);
+	if (!a->profile[0] && profile)
+		snprintf(a->profile, sizeof(a->profile), "%s", profile);
+	pthread_mutex_unlock(&a->vol_mu);
+}
+
+void array_profile(struct array *a, char *out, size_t len)
+{
+	pthread_mutex_lock(&a->vol_mu);
+	snprintf(out, len, "%s", a->profile);
+	pthread_mutex_unlock(&a->vol_mu);
+}
+
 void array_get_stats(struct array *a, struct array_stats *out)
 {
 	struct bs_figures f;
@@ -257,7 +312,7 @@ unsigned array_registry_count(void)
 
 /* ---- volumes: created and listed here, run by the volume layer ---- */
 
-struct volume *volume_create(struct array *a, uint64_t size_bytes, uint32_t lba_size)
+struct volume *array_vol_alloc(struct array *a, uint64_t size_bytes, uint32_t lba_size)
 {
 	if (!a)
 		return NULL;
@@ -269,9 +324,30 @@ struct volume *volume_create(struct array *a, uint64_t size_bytes, uint32_t lba_
 		return NULL;
 	}
 	v->owner = a;
-	pthread_mutex_lock(&a->vol_mu);
+	/* kept in a state directory: its changes are recorded from the start
+	 * (a snapshot's copied map included) */
+	if (a->state && map_persist_enable(v) < 0) {
+		vol_fini(v);
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+void array_vol_link(struct array *a, struct volume *v)
+{
 	v->next = a->vols;
 	a->vols = v;
+	array_state_vol_new(a, v);
+}
+
+struct volume *volume_create(struct array *a, uint64_t size_bytes, uint32_t lba_size)
+{
+	struct volume *v = array_vol_alloc(a, size_bytes, lba_size);
+	if (!v)
+		return NULL;
+	pthread_mutex_lock(&a->vol_mu);
+	array_vol_link(a, v);
 	pthread_mutex_unlock(&a->vol_mu);
 	return v;
 }
@@ -281,14 +357,22 @@ void volume_destroy(struct volume *v)
 	if (!v)
 		return;
 	struct array *a = v->owner;
+	/* the volume leaving and its references going: one piece of a commit */
+	bs_mutation_begin(a->bs);
 	pthread_mutex_lock(&a->vol_mu);
 	for (struct volume **pp = &a->vols; *pp; pp = &(*pp)->next)
 		if (*pp == v) {
 			*pp = v->next;
 			break;
 		}
+	array_state_vol_gone(a, v);
 	pthread_mutex_unlock(&a->vol_mu);
 	vol_fini(v);
+	bs_mutation_end(a->bs);
+	free(v->name);
+	free(v->snapshot_of);
+	free(v->pkey);
+	free(v->pcommitted);
 	free(v);
 }
 

@@ -15,22 +15,15 @@
 #include "handlers/array/payload.h"
 #include "handlers/array/payload_file.h"
 #include "handlers/array/store_db.h"
+#include "handlers/array/volume_names.h"
 #include "state/state_dir.h"
 
 _Static_assert(VOL_PCHUNK == STORE_CHUNK, "a volume's persisted chunk is a store_db chunk");
 
-/* A volume of the state: its record as committed and its live map. */
-struct pvol {
-	struct volume *v;
-	uint64_t vid;
-	char key[STORE_KEY_MAX];
-	uint32_t flags;
-	char info[STORE_INFO_MAX];
-	struct store_vol_rec committed; /* what meta.db holds; vid 0: nothing yet */
-	bool attached;                  /* a device uses it */
-	struct pvol *next;
-};
-
+/* Every volume of a persistent array is in the state (its list is the
+ * array's, a->vols: named volumes, a LU's own volume with its key, and
+ * anonymous ones); what the state adds to a volume lives in struct volume
+ * (pvid, pkey, pflags, pcommitted), under a->vol_mu. */
 struct array_state {
 	struct array *a;
 	char dir[STATE_PATH_MAX];
@@ -38,10 +31,11 @@ struct array_state {
 	struct store_db *db;
 	struct payload_store *ps;       /* the block store owns it */
 
-	pthread_mutex_t vol_mu;         /* pvols, and each pvol's fields */
-	struct pvol *pvols;
+	/* under a->vol_mu: */
 	uint64_t next_vid;
 	bool vols_changed;              /* a volume record differs from meta.db */
+	uint64_t *gone;                 /* vids of deleted volumes, not committed yet */
+	size_t ngone, capgone;
 
 	pthread_mutex_t commit_mu;      /* one commit at a time */
 	uint64_t epoch;                 /* commits so far */
@@ -157,45 +151,65 @@ static int take_chunk(void *ctx, uint64_t idx)
 	return 0;
 }
 
-static void vol_rec(const struct pvol *pv, struct store_vol_rec *r)
+/* The record of v as it is now (caller: a->vol_mu). */
+static void vol_rec(const struct volume *v, struct store_vol_rec *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->vid = pv->vid;
-	snprintf(r->key, sizeof(r->key), "%s", pv->key);
-	r->size = volume_size(pv->v);
-	r->lba_size = pv->v->lba_size;
-	r->flags = pv->flags;
-	snprintf(r->info, sizeof(r->info), "%s", pv->info);
+	r->vid = v->pvid;
+	if (v->name)
+		snprintf(r->key, sizeof(r->key), "vol:%s", v->name);
+	else if (v->pkey)
+		snprintf(r->key, sizeof(r->key), "%s", v->pkey);
+	else
+		snprintf(r->key, sizeof(r->key), "anon:%llu", (unsigned long long)v->pvid);
+	r->size = volume_size(v);
+	r->lba_size = v->lba_size;
+	r->flags = v->pflags | (v->name ? STORE_VOL_NAMED : 0) | (v->readonly ? STORE_VOL_READONLY : 0);
+	snprintf(r->info, sizeof(r->info), "%s", v->snapshot_of ? v->snapshot_of : "");
+}
+
+static struct volume *vol_of_vid(struct array *a, uint64_t vid)
+{
+	for (struct volume *v = a->vols; v; v = v->next)
+		if (v->pvid == vid)
+			return v;
+	return NULL;
 }
 
 /* Under the freeze: everything that changed since the last cut into b. */
 static int cut(struct array_state *st, struct batch *b)
 {
-	struct block_store *bs = st->a->bs;
+	struct array *a = st->a;
+	struct block_store *bs = a->bs;
 	int rc = 0;
 
-	pthread_mutex_lock(&st->vol_mu);
-	for (struct pvol *pv = st->pvols; pv && !rc; pv = pv->next) {
+	pthread_mutex_lock(&a->vol_mu);
+	for (struct volume *v = a->vols; v && !rc; v = v->next) {
 		struct store_vol_rec r;
 
-		vol_rec(pv, &r);
-		if (pv->committed.vid == 0 || memcmp(&r, &pv->committed, sizeof(r)) != 0) {
+		vol_rec(v, &r);
+		if (!v->pcommitted || memcmp(&r, v->pcommitted, sizeof(r)) != 0) {
 			if ((rc = GROW(b->vol, b->nvol, b->capvol)) != 0)
 				break;
 			b->vol[b->nvol++] = r;
-			if (pv->committed.vid && r.size < pv->committed.size) {
+			if (v->pcommitted && r.size < v->pcommitted->size) {
 				if ((rc = GROW(b->trunc, b->ntrunc, b->captrunc)) != 0)
 					break;
-				b->trunc[b->ntrunc].vid = pv->vid;
-				b->trunc[b->ntrunc++].from = (pv->v->nblocks + STORE_CHUNK - 1) / STORE_CHUNK;
+				b->trunc[b->ntrunc].vid = v->pvid;
+				b->trunc[b->ntrunc++].from = (v->nblocks + STORE_CHUNK - 1) / STORE_CHUNK;
 			}
 		}
-		b->cur = pv->v;
-		rc = map_persist_collect(pv->v, take_chunk, b);
-		b->sum.mapped_blocks += atomic_load(&pv->v->mapped);
+		b->cur = v;
+		rc = map_persist_collect(v, take_chunk, b);
+		b->sum.mapped_blocks += atomic_load(&v->mapped);
+	}
+	for (size_t i = 0; i < st->ngone && !rc; i++) {
+		if ((rc = GROW(b->dropvid, b->ndrop, b->capdrop)) != 0)
+			break;
+		b->dropvid[b->ndrop++] = st->gone[i];
 	}
 	st->vols_changed = false;
-	pthread_mutex_unlock(&st->vol_mu);
+	pthread_mutex_unlock(&a->vol_mu);
 	if (!rc)
 		rc = bs_persist_collect(bs, take_block, b);
 	if (!rc) {
@@ -212,20 +226,51 @@ static int cut(struct array_state *st, struct batch *b)
 	return rc;
 }
 
-/* The batch could not be written: mark everything in it again. */
+/* The batch could not be written: mark everything in it again (deleted
+ * volumes simply stay on the list for the next one). */
 static void remark(struct array_state *st, struct batch *b)
 {
+	struct array *a = st->a;
+
 	for (size_t i = 0; i < b->nblk; i++)
-		bs_persist_remark(st->a->bs, b->blk[i].id);
+		bs_persist_remark(a->bs, b->blk[i].id);
 	for (size_t i = 0; i < b->ngone; i++)
-		bs_persist_remark(st->a->bs, b->gone[i]);
-	pthread_mutex_lock(&st->vol_mu);
-	for (size_t i = 0; i < b->nchk; i++)
-		for (struct pvol *pv = st->pvols; pv; pv = pv->next)
-			if (pv->vid == b->chk[i].vid)
-				map_persist_remark(pv->v, b->chk[i].idx);
+		bs_persist_remark(a->bs, b->gone[i]);
+	pthread_mutex_lock(&a->vol_mu);
+	for (size_t i = 0; i < b->nchk; i++) {
+		struct volume *v = vol_of_vid(a, b->chk[i].vid);
+
+		if (v)
+			map_persist_remark(v, b->chk[i].idx);
+	}
 	st->vols_changed = true;
-	pthread_mutex_unlock(&st->vol_mu);
+	pthread_mutex_unlock(&a->vol_mu);
+}
+
+/* The batch is durable: the volumes' committed records are the batch's,
+ * and the deleted volumes it recorded are off the list. */
+static void settle(struct array_state *st, struct batch *b)
+{
+	struct array *a = st->a;
+
+	pthread_mutex_lock(&a->vol_mu);
+	for (size_t i = 0; i < b->nvol; i++) {
+		struct volume *v = vol_of_vid(a, b->vol[i].vid);
+
+		if (!v)
+			continue;
+		if (!v->pcommitted)
+			v->pcommitted = malloc(sizeof(*v->pcommitted));
+		if (v->pcommitted)
+			*v->pcommitted = b->vol[i];
+	}
+	for (size_t i = 0; i < b->ndrop; i++)
+		for (size_t j = 0; j < st->ngone; j++)
+			if (st->gone[j] == b->dropvid[i]) {
+				st->gone[j] = st->gone[--st->ngone];
+				break;
+			}
+	pthread_mutex_unlock(&a->vol_mu);
 }
 
 static int write_batch(struct array_state *st, struct batch *b, char *err, size_t errlen)
@@ -234,6 +279,9 @@ static int write_batch(struct array_state *st, struct batch *b, char *err, size_
 
 	if (store_db_begin(db, err, errlen) < 0)
 		return -1;
+	for (size_t i = 0; i < b->ndrop; i++)
+		if (store_db_del_volume(db, b->dropvid[i], err, errlen) < 0)
+			goto fail;
 	for (size_t i = 0; i < b->nvol; i++)
 		if (store_db_put_volume(db, &b->vol[i], err, errlen) < 0)
 			goto fail;
@@ -293,12 +341,7 @@ static int commit(struct array_state *st, char *err, size_t errlen)
 	/* durable: freed slots may be reused, the records are what disk has */
 	bs_persist_sealed_done(bs, true);
 	st->epoch++;
-	pthread_mutex_lock(&st->vol_mu);
-	for (size_t i = 0; i < b.nvol; i++)
-		for (struct pvol *pv = st->pvols; pv; pv = pv->next)
-			if (pv->vid == b.vol[i].vid)
-				pv->committed = b.vol[i];
-	pthread_mutex_unlock(&st->vol_mu);
+	settle(st, &b);
 out:
 	pthread_mutex_unlock(&st->commit_mu);
 	batch_free(&b);
@@ -309,9 +352,9 @@ static bool nothing_changed(struct array_state *st)
 {
 	bool vc;
 
-	pthread_mutex_lock(&st->vol_mu);
-	vc = st->vols_changed;
-	pthread_mutex_unlock(&st->vol_mu);
+	pthread_mutex_lock(&st->a->vol_mu);
+	vc = st->vols_changed || st->ngone;
+	pthread_mutex_unlock(&st->a->vol_mu);
 	return !vc && bs_persist_dirty(st->a->bs) == 0;
 }
 
@@ -379,8 +422,7 @@ struct loader {
 	struct array *a;
 	uint32_t limit;                 /* highest block id + 1 */
 	uint32_t *counts;               /* references found in the maps, per id */
-	size_t ncounts;
-	struct pvol **byvid;            /* sorted by vid (volumes come in vid order) */
+	struct volume **byvid;          /* in vid order (volumes come in vid order) */
 	size_t nvols, capvols;
 	char *err;
 	size_t errlen;
@@ -411,46 +453,54 @@ static int load_block(void *arg, const struct store_blk_rec *r)
 static int load_volume(void *arg, const struct store_vol_rec *r)
 {
 	struct loader *l = arg;
-	struct pvol *pv;
+	struct array *a = l->a;
 	struct volume *v;
+	bool named = r->flags & STORE_VOL_NAMED;
 
-	if ((r->lba_size != 512 && r->lba_size != 4096) || r->size % r->lba_size || !r->key[0])
-		return fail(l->err, l->errlen, "%s: volume %llu ('%s'): size %llu / block size %u is impossible",
+	if ((r->lba_size != 512 && r->lba_size != 4096) || r->size % r->lba_size || !r->key[0] ||
+	    (named && (strncmp(r->key, "vol:", 4) != 0 || !r->key[4])) || r->vid == 0)
+		return fail(l->err, l->errlen, "%s: volume %llu ('%s'): size %llu, block size %u or key is impossible",
 			    store_db_path(l->st->db), (unsigned long long)r->vid, r->key, (unsigned long long)r->size,
 			    r->lba_size);
-	pv = calloc(1, sizeof(*pv));
-	v = pv ? volume_create(l->a, r->size, r->lba_size) : NULL;
-	if (!v || GROW(l->byvid, l->nvols, l->capvols)) {
-		free(pv);
+	if (l->nvols && l->byvid[l->nvols - 1]->pvid >= r->vid)
+		return fail(l->err, l->errlen, "%s: volume %llu comes twice", store_db_path(l->st->db),
+			    (unsigned long long)r->vid);
+	v = array_vol_alloc(a, r->size, r->lba_size);
+	if (!v || GROW(l->byvid, l->nvols, l->capvols) || !(v->pcommitted = malloc(sizeof(*v->pcommitted))) ||
+	    (named && !(v->name = strdup(r->key + 4))) || (!named && !strncmp(r->key, "lu:", 3) && !(v->pkey = strdup(r->key))) ||
+	    (r->info[0] && !(v->snapshot_of = strdup(r->info)))) {
 		if (v)
 			volume_destroy(v);
 		return fail(l->err, l->errlen, "out of memory loading volume '%s'", r->key);
 	}
 	v->pvid = r->vid;
-	pv->v = v;
-	pv->vid = r->vid;
-	snprintf(pv->key, sizeof(pv->key), "%s", r->key);
-	snprintf(pv->info, sizeof(pv->info), "%s", r->info);
-	pv->flags = r->flags;
-	pv->committed = *r;
-	pv->next = l->st->pvols;
-	l->st->pvols = pv;
-	l->byvid[l->nvols++] = pv;
+	v->pflags = r->flags & (STORE_VOL_WCE_OFF | STORE_VOL_SWP);
+	v->readonly = r->flags & STORE_VOL_READONLY;
+	v->attached = false;
+	*v->pcommitted = *r;
+	pthread_mutex_lock(&a->vol_mu);
+	array_vol_link(a, v);
+	pthread_mutex_unlock(&a->vol_mu);
+	/* a name keeps its array alive (volume_names.h); the registry lock is
+	 * the caller's (array_get_state), or the array is in no registry */
+	if (named)
+		a->users++;
+	l->byvid[l->nvols++] = v;
 	if (r->vid >= l->st->next_vid)
 		l->st->next_vid = r->vid + 1;
 	return 0;
 }
 
-static struct pvol *find_vid(struct loader *l, uint64_t vid)
+static struct volume *find_vid(struct loader *l, uint64_t vid)
 {
 	size_t lo = 0, hi = l->nvols;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (l->byvid[mid]->vid == vid)
+		if (l->byvid[mid]->pvid == vid)
 			return l->byvid[mid];
-		if (l->byvid[mid]->vid < vid)
+		if (l->byvid[mid]->pvid < vid)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -458,14 +508,19 @@ static struct pvol *find_vid(struct loader *l, uint64_t vid)
 	return NULL;
 }
 
+static const char *vname(const struct volume *v)
+{
+	return v->name ? v->name : v->pkey ? v->pkey : "(anonymous)";
+}
+
 static int load_chunk(void *arg, uint64_t vid, uint64_t idx, const uint32_t ids[STORE_CHUNK])
 {
 	struct loader *l = arg;
-	struct pvol *pv = find_vid(l, vid);
+	struct volume *v = find_vid(l, vid);
 	const char *path = store_db_path(l->st->db);
 	int rc;
 
-	if (!pv)
+	if (!v)
 		return fail(l->err, l->errlen, "%s: map chunk %llu belongs to volume %llu, which does not exist", path,
 			    (unsigned long long)idx, (unsigned long long)vid);
 	for (unsigned i = 0; i < STORE_CHUNK; i++) {
@@ -475,19 +530,19 @@ static int load_chunk(void *arg, uint64_t vid, uint64_t idx, const uint32_t ids[
 			continue;
 		if (id >= l->limit || bs_rec(l->a->bs, id)->acct == BLK_FREE)
 			return fail(l->err, l->errlen,
-				    "%s: volume '%s' block %llu maps to block %u, which does not exist", path, pv->key,
+				    "%s: volume '%s' block %llu maps to block %u, which does not exist", path, vname(v),
 				    (unsigned long long)(idx * STORE_CHUNK + i), id);
 		if (l->counts[id] == UINT32_MAX)
 			return fail(l->err, l->errlen, "%s: block %u: too many references", path, id);
 		l->counts[id]++;
 		l->map_entries++;
 	}
-	rc = map_load_chunk(pv->v, idx, ids);
+	rc = map_load_chunk(v, idx, ids);
 	if (rc == -ERANGE)
 		return fail(l->err, l->errlen, "%s: volume '%s' has map entries past its end (chunk %llu)", path,
-			    pv->key, (unsigned long long)idx);
+			    vname(v), (unsigned long long)idx);
 	if (rc)
-		return fail(l->err, l->errlen, "out of memory loading the map of '%s'", pv->key);
+		return fail(l->err, l->errlen, "out of memory loading the map of '%s'", vname(v));
 	return 0;
 }
 
@@ -584,22 +639,11 @@ static void stamp_of(const struct array *a, const char *profile, char vals[5][32
 	st[5] = (struct state_stamp){ "alloc_unit", vals[3] };
 }
 
-static void free_pvols(struct array_state *st)
-{
-	while (st->pvols) {
-		struct pvol *pv = st->pvols;
-
-		st->pvols = pv->next;
-		free(pv);
-	}
-}
-
 static void state_free(struct array_state *st)
 {
-	free_pvols(st);
+	free(st->gone);
 	store_db_close(st->db);
 	state_dir_unlock(st->lock_fd);
-	pthread_mutex_destroy(&st->vol_mu);
 	pthread_mutex_destroy(&st->commit_mu);
 	pthread_mutex_destroy(&st->mu);
 	pthread_cond_destroy(&st->cv);
@@ -621,7 +665,6 @@ static struct array_state *state_open(struct array *a, const char *adir, const c
 	}
 	st->a = a;
 	st->lock_fd = -1;
-	pthread_mutex_init(&st->vol_mu, NULL);
 	pthread_mutex_init(&st->commit_mu, NULL);
 	pthread_mutex_init(&st->mu, NULL);
 	pthread_cond_init(&st->cv, NULL);
@@ -649,8 +692,8 @@ static struct array_state *state_open(struct array *a, const char *adir, const c
 	if (load(st, err, errlen) < 0)
 		goto fail;
 	/* from here on every change of a loaded volume is recorded */
-	for (struct pvol *pv = st->pvols; pv; pv = pv->next)
-		if (map_persist_enable(pv->v) < 0) {
+	for (struct volume *v = a->vols; v; v = v->next)
+		if (map_persist_enable(v) < 0) {
 			fail(err, errlen, "out of memory");
 			goto fail;
 		}
@@ -735,17 +778,36 @@ bool array_persistent(const struct array *a)
 
 /* ---- volumes ---- */
 
+void array_state_vol_new(struct array *a, struct volume *v)
+{
+	if (!a->state || v->pvid)
+		return;
+	v->pvid = a->state->next_vid++;
+	a->state->vols_changed = true;
+}
+
+void array_state_vol_gone(struct array *a, struct volume *v)
+{
+	struct array_state *st = a->state;
+
+	if (!st || !v->pvid)
+		return;
+	/* out of memory: the row stays and comes back as a volume at the next
+	 * start; never worse than that */
+	if (GROW(st->gone, st->ngone, st->capgone) == 0)
+		st->gone[st->ngone++] = v->pvid;
+	st->vols_changed = true;
+}
+
 struct volume *array_volume_open(struct array *a, const char *key, uint64_t size_bytes, uint32_t lba_size,
 				 char **err)
 {
-	struct array_state *st = a->state;
-	struct pvol *pv;
+	struct volume *v;
 	char e[512];
 
 	*err = NULL;
-	if (!st) {
-		struct volume *v = volume_create(a, size_bytes, lba_size);
-
+	if (!a->state) {
+		v = volume_create(a, size_bytes, lba_size);
 		if (!v)
 			*err = dup_err("cannot create the volume (bad size or out of memory)");
 		return v;
@@ -754,18 +816,18 @@ struct volume *array_volume_open(struct array *a, const char *key, uint64_t size
 		*err = dup_err("volume key too long");
 		return NULL;
 	}
-	pthread_mutex_lock(&st->vol_mu);
-	for (pv = st->pvols; pv; pv = pv->next)
-		if (!strcmp(pv->key, key))
+	pthread_mutex_lock(&a->vol_mu);
+	for (v = a->vols; v; v = v->next)
+		if (v->pkey && !strcmp(v->pkey, key))
 			break;
-	if (pv) {
-		uint64_t have = volume_size(pv->v);
+	if (v) {
+		uint64_t have = volume_size(v);
 
-		if (pv->attached)
+		if (v->attached)
 			snprintf(e, sizeof(e), "volume %s is already in use by another LU", key);
-		else if (pv->v->lba_size != lba_size)
+		else if (v->lba_size != lba_size)
 			snprintf(e, sizeof(e), "the stored volume %s has %u-byte blocks, this LU asks for %u", key,
-				 pv->v->lba_size, lba_size);
+				 v->lba_size, lba_size);
 		else if (size_bytes < have)
 			snprintf(e, sizeof(e),
 				 "the stored volume %s holds %llu bytes, this LU only %llu: shrinking would drop data "
@@ -774,108 +836,78 @@ struct volume *array_volume_open(struct array *a, const char *key, uint64_t size
 		else
 			e[0] = '\0';
 		if (e[0]) {
-			pthread_mutex_unlock(&st->vol_mu);
+			pthread_mutex_unlock(&a->vol_mu);
 			*err = dup_err(e);
 			return NULL;
 		}
-		pv->attached = true;
-		pthread_mutex_unlock(&st->vol_mu);
-		if (size_bytes > have && volume_resize(pv->v, size_bytes) != 0) {
-			pthread_mutex_lock(&st->vol_mu);
-			pv->attached = false;
-			pthread_mutex_unlock(&st->vol_mu);
+		v->attached = true;
+		pthread_mutex_unlock(&a->vol_mu);
+		if (size_bytes > have && volume_resize(v, size_bytes) != 0) {
+			pthread_mutex_lock(&a->vol_mu);
+			v->attached = false;
+			pthread_mutex_unlock(&a->vol_mu);
 			*err = dup_err("out of memory growing the stored volume");
 			return NULL;
 		}
-		pthread_mutex_lock(&st->vol_mu);
-		st->vols_changed |= size_bytes > have;
-		pthread_mutex_unlock(&st->vol_mu);
-		return pv->v;
+		return v;
 	}
-	pv = calloc(1, sizeof(*pv));
-	struct volume *v = pv ? volume_create(a, size_bytes, lba_size) : NULL;
-
-	if (!v || map_persist_enable(v) < 0) {
-		pthread_mutex_unlock(&st->vol_mu);
+	pthread_mutex_unlock(&a->vol_mu);
+	v = array_vol_alloc(a, size_bytes, lba_size);
+	if (!v || !(v->pkey = strdup(key))) {
 		if (v)
 			volume_destroy(v);
-		free(pv);
 		*err = dup_err("cannot create the volume (bad size or out of memory)");
 		return NULL;
 	}
-	pv->v = v;
-	pv->vid = st->next_vid++;
-	v->pvid = pv->vid;
-	snprintf(pv->key, sizeof(pv->key), "%s", key);
-	pv->attached = true;
-	pv->next = st->pvols;
-	st->pvols = pv;
-	st->vols_changed = true;
-	pthread_mutex_unlock(&st->vol_mu);
+	v->attached = true;
+	pthread_mutex_lock(&a->vol_mu);
+	array_vol_link(a, v); /* gets its vid */
+	pthread_mutex_unlock(&a->vol_mu);
 	return v;
-}
-
-static struct pvol *pvol_of(struct array_state *st, const struct volume *v)
-{
-	for (struct pvol *pv = st->pvols; pv; pv = pv->next)
-		if (pv->v == v)
-			return pv;
-	return NULL;
 }
 
 void array_volume_close(struct volume *v)
 {
 	struct array *a;
-	struct pvol *pv;
+	bool keep;
 
 	if (!v)
 		return;
 	a = v->owner;
-	if (!a->state) {
-		volume_destroy(v);
-		return;
-	}
-	pthread_mutex_lock(&a->state->vol_mu);
-	pv = pvol_of(a->state, v);
-	if (pv)
-		pv->attached = false;
-	pthread_mutex_unlock(&a->state->vol_mu);
+	pthread_mutex_lock(&a->vol_mu);
+	keep = a->state && v->pkey;
+	if (keep)
+		v->attached = false;
+	pthread_mutex_unlock(&a->vol_mu);
+	if (!keep)
+		volume_release(v); /* a named volume stays, an anonymous one goes */
 }
 
 uint32_t array_volume_flags(struct volume *v)
 {
 	struct array *a = v->owner;
-	struct pvol *pv;
-	uint32_t f = 0;
+	uint32_t f;
 
-	if (!a->state)
-		return 0;
-	pthread_mutex_lock(&a->state->vol_mu);
-	pv = pvol_of(a->state, v);
-	if (pv)
-		f = pv->flags;
-	pthread_mutex_unlock(&a->state->vol_mu);
+	pthread_mutex_lock(&a->vol_mu);
+	f = a->state ? v->pflags : 0;
+	pthread_mutex_unlock(&a->vol_mu);
 	return f;
 }
 
 int array_volume_set_flags(struct volume *v, uint32_t mask, uint32_t val)
 {
 	struct array *a = v->owner;
-	struct pvol *pv;
 	bool changed = false;
 
-	if (!a->state)
-		return 0;
-	pthread_mutex_lock(&a->state->vol_mu);
-	pv = pvol_of(a->state, v);
-	if (pv) {
-		uint32_t nf = (pv->flags & ~mask) | (val & mask);
+	pthread_mutex_lock(&a->vol_mu);
+	if (a->state) {
+		uint32_t nf = (v->pflags & ~mask) | (val & mask);
 
-		changed = nf != pv->flags;
-		pv->flags = nf;
+		changed = nf != v->pflags;
+		v->pflags = nf;
 		a->state->vols_changed |= changed;
 	}
-	pthread_mutex_unlock(&a->state->vol_mu);
+	pthread_mutex_unlock(&a->vol_mu);
 	return changed ? array_sync(a) : 0;
 }
 
@@ -979,9 +1011,9 @@ int array_state_check(const char *adir, char *out, size_t outlen, char *err, siz
 		rc = store_db_each_block(st->db, check_payload, &w, err, errlen) ? -1 : 0;
 	if (!rc) {
 		bs_figures(a->bs, &f);
-		for (struct pvol *pv = st->pvols; pv; pv = pv->next) {
+		for (struct volume *v = a->vols; v; v = v->next) {
 			vols++;
-			mapped += atomic_load(&pv->v->mapped);
+			mapped += atomic_load(&v->mapped);
 		}
 		snprintf(out, outlen,
 			 "array %s: %llu volume(s), %llu map entries, %llu block(s) with their data checked, "

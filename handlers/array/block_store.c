@@ -328,6 +328,28 @@ static void notify_backlog(struct block_store *bs)
 
 int bs_ref_content(struct block_store *bs, const void *data, uint32_t *idp)
 {
+	return bs_ref_content_r(bs, data, idp, NULL);
+}
+
+int bs_reserve(struct block_store *bs, struct bs_resv *r, uint64_t bytes)
+{
+	if (r->unchecked || !bytes || !bs->space.reserve)
+		return 0;
+	int rc = bs->space.reserve(bs->space.ctx, bytes);
+	if (rc == 0)
+		r->left += bytes;
+	return rc;
+}
+
+void bs_release(struct block_store *bs, struct bs_resv *r)
+{
+	if (r->left && bs->space.release)
+		bs->space.release(bs->space.ctx, r->left);
+	r->left = 0;
+}
+
+int bs_ref_content_r(struct block_store *bs, const void *data, uint32_t *idp, struct bs_resv *resv)
+{
 	uint64_t h = bs->fp(data, bs->block);
 	struct bs_shard *s = &bs->shards[shard_of(h)];
 	uint32_t empty, id;
@@ -372,7 +394,7 @@ int bs_ref_content(struct block_store *bs, const void *data, uint32_t *idp)
 	}
 	if ((r = backlog_reserve(bs, s)) != 0)
 		goto unlock_drop;
-	if (bs->space.block_new && (r = bs->space.block_new(bs->space.ctx, id, bs->block)) != 0)
+	if (bs->space.block_new && (r = bs->space.block_new(bs->space.ctx, id, bs->block, resv)) != 0)
 		goto unlock_drop;
 	struct blk *rec = bs_rec(bs, id);
 	rec->data = copy;
@@ -835,6 +857,15 @@ int bs_load_block(struct block_store *bs, uint32_t id, uint64_t fp, uint32_t ref
 	}
 	if (bs->persistent)
 		pleaf(bs, id)->fp[id & ((1u << BLK_LEAF_SHIFT) - 1)] = fp;
+	/* the block claims its space as if it had just been written (a stored
+	 * block is never refused: unchecked), then its physical size */
+	if (bs->space.block_new) {
+		struct bs_resv loaded = { 0, true };
+
+		(void)bs->space.block_new(bs->space.ctx, id, bs->block, &loaded);
+		if (csize >= 0 && bs->space.block_sized)
+			bs->space.block_sized(bs->space.ctx, id, bs->block, bs_physical_size(bs, (uint32_t)csize));
+	}
 	return 0;
 }
 
