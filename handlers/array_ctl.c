@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "handlers/array/array_admin.h"
+#include "handlers/array/array_state.h"
 #include "handlers/array/volume.h"
 #include "handlers/array/volume_names.h"
 #include "lunlab/array_ctl.h"
@@ -198,4 +199,5 @@ __attribute__((visibility("default"))) const struct lunlab_array_ctl lunlab_arra
 	.volume_list = ctl_volume_list,
 	.snapshot = ctl_snapshot,
 	.volume_delete = ctl_volume_delete,
+	.state_check = array_state_check,
 };

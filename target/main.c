@@ -19,6 +19,7 @@
 #include "target/iscsi/listener.h"
 #include "target/iscsi/target.h"
 #include "target/lu/lu_table.h"
+#include "target/state_check.h"
 #include "target/target_state.h"
 #include "target/tcmu/host.h"
 
@@ -125,27 +126,6 @@ static int pass_state_dir(struct cli *cli)
 	return 0;
 }
 
-/* lunlab-target --check-state DIR: the target's records, then every
- * array's store through the handler; prints what it checked.  Exit status:
- * 0 consistent, 1 the first inconsistency, 2 not a state directory. */
-static int check_state(struct cli *cli)
-{
-	char out[512], err[1024];
-	struct stat st;
-
-	if (stat(cli->check_state, &st) < 0 || !S_ISDIR(st.st_mode) || !state_dir_has_state(cli->check_state)) {
-		fprintf(stderr, "lunlab-target: --check-state %s: not a lunlab state directory\n", cli->check_state);
-		return 2;
-	}
-	if (target_state_check(cli->check_state, out, sizeof(out), err, sizeof(err)) < 0) {
-		fprintf(stderr, "lunlab-target: --check-state %s: %s\n", cli->check_state, err);
-		return 1;
-	}
-	printf("ok: %s\n", out);
-	printf("state %s: consistent\n", cli->check_state);
-	return 0;
-}
-
 /* --auth-file and --allow-initiator into cfg; g_target.auth points at it
  * when anything was configured.  -1 after a one-line error. */
 static int load_access_control(const struct cli *cli, struct auth_config *cfg)
@@ -215,7 +195,7 @@ int main(int argc, char **argv)
 		return rc > 0 ? 0 : 2;
 	}
 	if (cli.check_state) {
-		rc = check_state(&cli);
+		rc = state_check_run(cli.check_state, cli.handler_path);
 		cli_free(&cli);
 		return rc;
 	}

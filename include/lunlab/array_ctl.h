@@ -108,6 +108,16 @@ struct lunlab_array_ctl {
 	/* Free a named volume that no device is attached to (-EBUSY if one is;
 	 * -ENOENT if none by that name).  Its blocks' references are dropped. */
 	int (*volume_delete)(const char *array, const char *name, char *err, size_t errlen);
+
+	/* Appended (persistence, docs/persistence.md): lunlab-target
+	 * --check-state.  Verify the array kept in array_dir (a state
+	 * directory's DIR/arrays/NAME) offline, without loading it into the
+	 * running registry: its lock, SQLite's integrity, every row's checksum,
+	 * every map entry's block, the reference counts against the maps, the
+	 * figures against the last commit's, every payload against its CRC32C.
+	 * 0 with a one-line summary in out; -1 with the first inconsistency in
+	 * err.  Callers check `size` before using it. */
+	int (*state_check)(const char *array_dir, char *out, size_t outlen, char *err, size_t errlen);
 };
 
 #endif
