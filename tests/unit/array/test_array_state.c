@@ -17,6 +17,7 @@
 
 #include "handlers/array/array_state.h"
 #include "handlers/array/store_db.h"
+#include "handlers/array/volume_names.h"
 
 #define B 16384u
 #define VOL (64u << 20)
@@ -339,6 +340,75 @@ static void test_damage(void **state)
 	free(back);
 }
 
+/* named volumes, a read-only snapshot and a deletion survive a restart;
+ * the restored array claims the same physical space */
+static void test_named_and_snapshots(void **state)
+{
+	struct array *a = open_array("a5", "x2");
+	struct volume *v, *snap;
+	uint8_t *buf = malloc(B), *back = malloc(B);
+	uint64_t entries;
+	char *err = NULL;
+	struct array_space sp1, sp2;
+
+	(void)state;
+	assert_int_equal(volume_attach(a, "data", VOL, 512, &v, &err), 0);
+	for (uint32_t i = 0; i < 16; i++) {
+		pattern(buf, 21, i);
+		assert_int_equal(wr(v, (uint64_t)i * B, buf, B), 0);
+	}
+	const char *src[] = { "data" }, *dst[] = { "data-snap" }, *dst2[] = { "gone" };
+	assert_int_equal(array_snapshot(a, src, dst, 1, true, &entries, &err), 0);
+	assert_int_equal(entries, 16);
+	assert_int_equal(array_snapshot(a, src, dst2, 1, false, &entries, &err), 0);
+	assert_int_equal(array_volume_delete(a, "gone", &err), 0);
+	/* the source moves on; the snapshot keeps the moment */
+	pattern(buf, 22, 0);
+	assert_int_equal(wr(v, 0, buf, B), 0);
+	volume_release(v);
+	array_flush_accounting(a);
+	array_get_space(a, &sp1);
+	assert_int_equal(array_sync(a), 0);
+	array_drop_named_volumes(); /* a host's shutdown: the state keeps them */
+	array_put(a);
+	assert_int_equal(array_registry_count(), 0);
+
+	a = open_array("a5", "x2");
+	struct volume_info vi[4];
+	uint64_t prov;
+	int n = array_volumes_info(a, vi, 4, &prov);
+	assert_int_equal(n, 2);
+	assert_int_equal(prov, 2ull * VOL);
+	bool saw_snap = false;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(vi[i].name, "data-snap")) {
+			saw_snap = true;
+			assert_true(vi[i].readonly);
+			assert_string_equal(vi[i].snapshot_of, "data");
+		}
+	assert_true(saw_snap);
+	assert_int_equal(volume_attach(a, "data-snap", VOL, 512, &snap, &err), 0);
+	assert_true(volume_is_readonly(snap));
+	pattern(buf, 21, 0);
+	assert_int_equal(rd(snap, 0, back, B), 0);
+	assert_memory_equal(back, buf, B);
+	assert_int_equal(volume_attach(a, "data", VOL, 512, &v, &err), 0);
+	pattern(buf, 22, 0);
+	assert_int_equal(rd(v, 0, back, B), 0);
+	assert_memory_equal(back, buf, B);
+	array_flush_accounting(a);
+	array_get_space(a, &sp2);
+	assert_int_equal(sp2.used_bytes, sp1.used_bytes);
+	assert_int_equal(array_volume_delete(a, "nope", &err), -ENOENT);
+	free(err);
+	volume_release(v);
+	volume_release(snap);
+	array_drop_named_volumes();
+	array_put(a);
+	free(buf);
+	free(back);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -346,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_crash),
 		cmocka_unit_test(test_damage),
+		cmocka_unit_test(test_named_and_snapshots),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,215 @@
+/* test_store_db.c — handlers/array/store_db.c: an array's metadata rows
+ * written in a transaction read back in key order; a chunk of zeros has no
+ * row; deleting a volume deletes its map; a rolled-back transaction leaves
+ * nothing; a row changed behind its checksum (each table) or holding an
+ * impossible value is an error naming it; the stamp is checked at open. */
+#include "array_test_util.h"
+
+#include <sqlite3.h>
+
+#include "handlers/array/store_db.h"
+
+static char path[256];
+static const struct state_stamp st[] = { { "array", "t" }, { "profile", "x2" } };
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/lunlab-store-db.%d.db", (int)getpid());
+	unlink(path);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char p[300];
+
+	(void)state;
+	unlink(path);
+	snprintf(p, sizeof(p), "%s-wal", path);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", path);
+	unlink(p);
+	return 0;
+}
+
+struct seen {
+	int vols, chunks, blocks;
+	uint64_t last_vid, last_idx;
+	uint32_t last_id, ids0;
+	char key[STORE_KEY_MAX];
+};
+
+static int on_vol(void *arg, const struct store_vol_rec *r)
+{
+	struct seen *s = arg;
+	s->vols++;
+	s->last_vid = r->vid;
+	snprintf(s->key, sizeof(s->key), "%s", r->key);
+	return 0;
+}
+
+static int on_chunk(void *arg, uint64_t vid, uint64_t idx, const uint32_t ids[STORE_CHUNK])
+{
+	struct seen *s = arg;
+	s->chunks++;
+	s->last_idx = idx;
+	s->ids0 = ids[0];
+	(void)vid;
+	return 0;
+}
+
+static int on_block(void *arg, const struct store_blk_rec *r)
+{
+	struct seen *s = arg;
+	s->blocks++;
+	s->last_id = r->id;
+	return 0;
+}
+
+static struct store_db *fresh(void)
+{
+	char err[512];
+	struct store_db *db = store_db_open(path, true, st, 2, err, sizeof(err));
+
+	if (!db)
+		fail_msg("%s", err);
+	return db;
+}
+
+static void write_some(struct store_db *db)
+{
+	char err[512];
+	uint32_t ids[STORE_CHUNK] = { 0 };
+	struct store_vol_rec v = { .vid = 2, .key = "lu:abc", .size = 1 << 20, .lba_size = 512, .flags = STORE_VOL_WCE_OFF };
+	struct store_blk_rec b = { .id = 9, .fp = 0xfedcba9876543210ull, .refs = 3, .csize = STORE_CSIZE_PENDING, .dcrc = 77 };
+	struct store_summary sum = { .epoch = 4, .unique_blocks = 1, .pending_blocks = 1, .mapped_blocks = 3, .refs_total = 3 };
+
+	ids[0] = 9;
+	ids[255] = 9;
+	assert_int_equal(store_db_begin(db, err, sizeof(err)), 0);
+	assert_int_equal(store_db_put_volume(db, &v, err, sizeof(err)), 0);
+	assert_int_equal(store_db_put_chunk(db, 2, 0, ids, err, sizeof(err)), 0);
+	assert_int_equal(store_db_put_chunk(db, 2, 7, ids, err, sizeof(err)), 0);
+	assert_int_equal(store_db_put_block(db, &b, err, sizeof(err)), 0);
+	assert_int_equal(store_db_put_summary(db, &sum, err, sizeof(err)), 0);
+	assert_int_equal(store_db_commit(db, err, sizeof(err)), 0);
+}
+
+static void test_rows(void **state)
+{
+	char err[512];
+	struct store_db *db = fresh();
+	struct seen s = { 0 };
+	struct store_summary sum;
+
+	(void)state;
+	assert_true(store_db_is_new(db));
+	write_some(db);
+	store_db_close(db);
+	db = store_db_open(path, false, st, 2, err, sizeof(err));
+	assert_non_null(db);
+	assert_false(store_db_is_new(db));
+	assert_int_equal(store_db_each_volume(db, on_vol, &s, err, sizeof(err)), 0);
+	assert_int_equal(store_db_each_chunk(db, on_chunk, &s, err, sizeof(err)), 0);
+	assert_int_equal(store_db_each_block(db, on_block, &s, err, sizeof(err)), 0);
+	assert_int_equal(s.vols, 1);
+	assert_string_equal(s.key, "lu:abc");
+	assert_int_equal(s.chunks, 2);
+	assert_int_equal(s.last_idx, 7);
+	assert_int_equal(s.ids0, 9);
+	assert_int_equal(s.blocks, 1);
+	assert_int_equal(s.last_id, 9);
+	assert_int_equal(store_db_summary(db, &sum, err, sizeof(err)), 1);
+	assert_int_equal(sum.epoch, 4);
+	assert_int_equal(store_db_integrity(db, err, sizeof(err)), 0);
+	/* zeros delete a chunk; chunks past a shrunk end go; a volume takes its map */
+	uint32_t zero[STORE_CHUNK] = { 0 };
+	assert_int_equal(store_db_begin(db, err, sizeof(err)), 0);
+	assert_int_equal(store_db_put_chunk(db, 2, 0, zero, err, sizeof(err)), 0);
+	assert_int_equal(store_db_commit(db, err, sizeof(err)), 0);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(store_db_each_chunk(db, on_chunk, &s, err, sizeof(err)), 0);
+	assert_int_equal(s.chunks, 1);
+	assert_int_equal(store_db_begin(db, err, sizeof(err)), 0);
+	assert_int_equal(store_db_del_chunks_from(db, 2, 5, err, sizeof(err)), 0);
+	assert_int_equal(store_db_commit(db, err, sizeof(err)), 0);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(store_db_each_chunk(db, on_chunk, &s, err, sizeof(err)), 0);
+	assert_int_equal(s.chunks, 0);
+	/* a rolled-back transaction leaves nothing */
+	assert_int_equal(store_db_begin(db, err, sizeof(err)), 0);
+	assert_int_equal(store_db_del_volume(db, 2, err, sizeof(err)), 0);
+	store_db_rollback(db);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(store_db_each_volume(db, on_vol, &s, err, sizeof(err)), 0);
+	assert_int_equal(s.vols, 1);
+	store_db_close(db);
+}
+
+/* each table: a value changed behind its row's checksum is named */
+static void test_damaged_rows(void **state)
+{
+	static const struct {
+		const char *sql, *want;
+		int (*walk)(struct store_db *, char *, size_t);
+	} cases[] = {
+		{ "UPDATE volumes SET size = size + 512", "volume 2's record fails its checksum", NULL },
+		{ "UPDATE chunks SET ids = X'0A000000' || substr(ids, 5) WHERE idx = 7", "map chunk 7 of volume 2 fails its checksum", NULL },
+		{ "UPDATE chunks SET ids = substr(ids, 1, 100) WHERE idx = 7", "map chunk 7 of volume 2 has 100 bytes", NULL },
+		{ "UPDATE blocks SET refs = 4", "block 9's record fails its checksum", NULL },
+		{ "UPDATE blocks SET csize = 70000", "block 9's record fails its checksum", NULL },
+		{ "UPDATE summary SET unique_blocks = 2", "the summary fails its checksum", NULL },
+	};
+	char err[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct store_db *db = fresh();
+		sqlite3 *raw;
+		struct seen s = { 0 };
+		struct store_summary sum;
+
+		write_some(db);
+		store_db_close(db);
+		assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(raw, cases[i].sql, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(raw);
+		db = store_db_open(path, false, st, 2, err, sizeof(err));
+		assert_non_null(db);
+		int rc = store_db_each_volume(db, on_vol, &s, err, sizeof(err));
+		if (!rc)
+			rc = store_db_each_chunk(db, on_chunk, &s, err, sizeof(err));
+		if (!rc)
+			rc = store_db_each_block(db, on_block, &s, err, sizeof(err));
+		if (!rc)
+			rc = store_db_summary(db, &sum, err, sizeof(err)) < 0 ? -1 : 0;
+		assert_int_equal(rc, -1);
+		if (!strstr(err, cases[i].want))
+			fail_msg("case %zu: '%s' lacks '%s'", i, err, cases[i].want);
+		store_db_close(db);
+		teardown(NULL);
+	}
+}
+
+static void test_stamp_refusal(void **state)
+{
+	char err[512];
+	struct store_db *db = fresh();
+	const struct state_stamp other[] = { { "array", "t" }, { "profile", "x1" } };
+
+	(void)state;
+	store_db_close(db);
+	assert_null(store_db_open(path, false, other, 2, err, sizeof(err)));
+	assert_non_null(strstr(err, "written for profile x2, this one has profile x1"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stamp_refusal, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
