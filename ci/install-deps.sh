@@ -7,6 +7,7 @@
 #   libraries:    libiscsi-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
 #                 libxxhash-dev libssl-dev libcmocka-dev (unit tests)
 #                 libsqlite3-dev (--state-dir: the metadata of a state directory, docs/persistence.md)
+#                 sqlite3 (its CLI: integration-persist damages a state on purpose; looking into one)
 #                 libisal-dev (CRC32C of every persisted record and block payload)
 #   test tools:   libiscsi-bin (iscsi-test-cu, iscsi-perf, iscsi-inq, iscsi-ls, ...)
 #                 tcmu-runner (its binary and libtcmu.so.2: the handler symbol check)
@@ -20,7 +21,7 @@ packages=(
     build-essential gcc clang libclang-rt-14-dev meson ninja-build pkg-config binutils
     libiscsi-dev libiscsi-bin libcmocka-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
     libxxhash-dev libssl-dev libsqlite3-dev libisal-dev
-    tgt tcmu-runner iperf3 sg3-utils fio valgrind jq librsvg2-bin
+    tgt tcmu-runner iperf3 sg3-utils fio valgrind jq librsvg2-bin sqlite3
     iproute2 procps python3 git ca-certificates
 )
 if [[ ${LUNLAB_REALSTACK:-0} == 1 ]]; then
