@@ -78,14 +78,15 @@ int sbc_write(struct scsi_cmd *cmd)
 	if (cmd->iov_len >= len) {
 		rc = volume_write(cmd->dev->vol, off, len, cmd->iov, cmd->iov_cnt);
 	} else {
-		/* less data than the CDB describes: the missing tail is zeros */
-		uint8_t *bounce = calloc(1, len);
-		if (!bounce)
-			return sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);
-		scsi_dataout(cmd, bounce, len);
-		struct iovec v = { bounce, len };
-		rc = volume_write(cmd->dev->vol, off, len, &v, 1);
-		free(bounce);
+		/* The initiator's data ends inside the last block named:
+		 * lunlab-target's transport trims a CDB to the blocks the EDTL
+		 * reaches into (and reports the residual), so the write is
+		 * carried out exactly as far as the data reaches, that block
+		 * keeping its other bytes.  Less data than that is refused. */
+		if ((rc = cdb_check_dataout(cmd, len - cmd->dev->block_size + 1)) != TCMU_STS_OK)
+			return rc;
+		len = cmd->iov_len;
+		rc = volume_write_partial(cmd->dev->vol, off, len, cmd->iov, cmd->iov_cnt);
 	}
 	if (rc)
 		return volume_error(cmd, rc, true);

@@ -79,7 +79,7 @@ struct icmd {
 	bool local_check;         /* answer CHECK CONDITION, sense below, at delivery */
 	uint8_t local_sense[3];   /* key, ASC, ASCQ */
 	bool rw;                  /* READ/WRITE family: scsi_tl is exact */
-	bool skip_exec;           /* EDTL below one block: answer GOOD + residual */
+	bool skip_exec;           /* EDTL 0 for a READ/WRITE: drain, answer GOOD + residual */
 	uint32_t exp_datasn;      /* Data-In and R2T PDUs sent */
 	struct lu_backend *be;
 	/* events from backend threads (ICMD_EV_*), handled on the I/O thread;

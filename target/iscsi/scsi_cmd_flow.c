@@ -220,6 +220,25 @@ static void submit(struct conn *c, struct icmd *ic)
 	io_thread_submit(c->thr, ic->be, &ic->lc);
 }
 
+/* A READ/WRITE-family command whose EDTL is below its CDB's transfer length
+ * (an overflow residual): carry it out exactly as far as the initiator's
+ * data reaches, never further, and never acknowledge data it did not keep.
+ * The CDB is trimmed to the blocks EDTL reaches into: a read returns the
+ * first EDTL bytes of them; a write writes exactly EDTL bytes (the LU keeps
+ * the rest of a last, partly covered block as it was: handlers/scsi/
+ * sbc_rw.c); EDTL 0 moves nothing (GOOD).  The SCSI Response carries the
+ * overflow residual either way.  (LIO refuses such a write instead, with
+ * 05/0E/03; libiscsi's tests accept both, and some of them write 512 bytes
+ * to a 4096-byte LU expecting GOOD.) */
+static void trim_to_edtl(struct icmd *ic)
+{
+	uint32_t bs = ic->be->block_size;
+	uint32_t blocks = (ic->edtl + bs - 1) / bs;
+
+	if (blocks == 0 || !cdb_set_blocks(ic->lc.cdb, blocks))
+		ic->skip_exec = true; /* nothing to move: GOOD + residual */
+}
+
 void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 {
 	uint8_t sense[LU_SENSE_MAX], sense_len, status;
@@ -297,14 +316,8 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 		return;
 	}
 
-	if (ic->rw && tl != XFER_LEN_UNKNOWN && tl > ic->edtl) {
-		/* EDTL shorter than the CDB: move only what EDTL allows (a write
-		 * stores whole blocks of it, a read returns the first EDTL bytes) */
-		uint32_t bs = ic->be->block_size;
-		uint32_t blocks = ic->lc.dir == LU_DIR_WRITE ? ic->edtl / bs : (ic->edtl + bs - 1) / bs;
-		if (blocks == 0 || !cdb_set_blocks(ic->lc.cdb, blocks))
-			ic->skip_exec = true; /* nothing whole to move: GOOD + residual */
-	}
+	if (ic->rw && tl != XFER_LEN_UNKNOWN && tl > ic->edtl)
+		trim_to_edtl(ic);
 	if (ic->skip_exec && !(ic->wants_data && ic->got_total < ic->edtl)) {
 		complete_locally(c, ic, 0x00, NULL, 0, 0);
 		return;
