@@ -329,13 +329,39 @@ static void test_large_read_in_pieces(void **state)
 	assert_int_equal(pg_last, 3u << 20);
 	assert_int_equal(pg_early_done, 0);
 	tcmd_free(t);
-	/* a bit only the normal path checks (RARC): one piece, same data */
+	/* any READ sbc_read accepts goes in pieces (RARC set here; READ(12)
+	 * below), not only the READ(10)/(16) forms the handler used to pick out */
 	memset(r, 0, MB4);
 	t = read16(u, 0x04, 0x1000, BLK, r);
 	assert_int_equal(t->lu.status, 0);
 	assert_memory_equal(r, w, MB4);
-	assert_int_equal(pg_calls, 0);
+	assert_int_equal(pg_calls, 3);
 	tcmd_free(t);
+	{
+		static const uint8_t none12[1];
+		static struct iovec iov12;
+		struct tcmd *t12 = tcmd_new(none12, 1, LU_DIR_NONE, 0, 1);
+		memset(t12->lu.cdb, 0, sizeof(t12->lu.cdb));
+		memcpy(t12->lu.cdb, (uint8_t[12]){ 0xa8, 0, 0, 0, 0x10, 0, 0, 0, 0x20, 0, 0, 0 }, 12);
+		t12->lu.cdb_len = 12;
+		t12->lu.dir = LU_DIR_READ;
+		iov12.iov_base = r;
+		iov12.iov_len = MB4;
+		t12->lu.iov = &iov12;
+		t12->lu.iov_cnt = 1;
+		t12->lu.xfer_len = MB4;
+		t12->lu.data_progress = pg_progress;
+		pg_calls = pg_early_done = 0;
+		pg_last = 0;
+		memset(r, 0, MB4);
+		u->ops->submit(u, &t12->lu);
+		tcmd_wait(t12);
+		assert_int_equal(t12->lu.status, 0);
+		assert_memory_equal(r, w, MB4);
+		assert_int_equal(pg_calls, 3);
+		assert_int_equal(pg_early_done, 0);
+		tcmd_free(t12);
+	}
 	/* past the end: the exact sense, no data reported */
 	t = read16(u, 0, (64u << 20) / 512 - BLK + 1, BLK, r);
 	assert_int_equal(t->lu.status, 0x02);
