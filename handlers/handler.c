@@ -266,6 +266,10 @@ static int lunlab_reconfig(struct tcmu_device *tdev, struct tcmulib_cfg_info *cf
 	}
 }
 
+/* lunlab-target only: when the command's PDU arrived.  NULL under
+ * tcmu-runner, where the kernel received the data: handle_cmd's time then. */
+#pragma weak lunlab_host_cmd_arrival_ns
+
 /* lunlab-target only: start sending a paced READ's data during its modeled
  * service time (the array's service time includes the transfer).  Resolves to
  * NULL under tcmu-runner, which has no such function. */
@@ -325,7 +329,14 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 		cmd.data_progress = host_data_progress;
 		cmd.host_ctx = &host;
 	}
-	uint64_t arrival = pacer_now_ns();
+	/* A command's modeled time starts when it arrived, as on a real array:
+	 * a WRITE's data transfer (R2T round trips, Data-Out) and the work
+	 * below (fingerprinting, storing) overlap its modeled service time
+	 * instead of adding to it; only what exceeds it shows. */
+	uint64_t arrival = lunlab_host_cmd_arrival_ns ? lunlab_host_cmd_arrival_ns(lc) : 0;
+	uint64_t now = pacer_now_ns();
+	if (!arrival || arrival > now)
+		arrival = now;
 	int status = scsi_dispatch(&cmd, &kind);
 	if (!lu->dev.model)
 		return status;

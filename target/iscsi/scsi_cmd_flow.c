@@ -5,6 +5,7 @@
 #include "target/iscsi/conn.h"
 
 #include <string.h>
+#include <time.h>
 
 #include "target/iscsi/datain.h"
 #include "target/iscsi/io_thread.h"
@@ -17,6 +18,13 @@
 #define MAX_READ_SLACK (1u << 20)   /* non-READ commands: room for the full answer */
 
 static struct bufcache *cache_of(struct conn *c) { return c->thr ? &c->thr->cache : NULL; }
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static void finish(struct icmd *ic)
 {
@@ -82,6 +90,7 @@ int scsi_cmd_header(struct conn *c, const uint8_t *bhs)
 		return -1;
 	}
 	c->rx_cmd = ic; /* dispatched (CmdSN order) once the PDU is complete */
+	ic->arrival_ns = mono_ns();
 	ic->edtl = edtl;
 	ic->lun = pdu_lun_decode(bhs + 8, &lun_ok);
 	if (!lun_ok)
@@ -214,6 +223,7 @@ static void submit(struct conn *c, struct icmd *ic)
 	ic->lc.data_ready = ic->lc.dir == LU_DIR_READ && ic->rw && ic->buf ? io_thread_cmd_data_ready : NULL;
 	ic->lc.data_progress = ic->lc.data_ready ? io_thread_cmd_data_progress : NULL;
 	ic->lc.priv = ic;
+	ic->lc.arrival_ns = ic->arrival_ns;
 	ic->lc.status = 0;
 	ic->lc.sense_len = 0;
 	ic->lc.data_len = 0;

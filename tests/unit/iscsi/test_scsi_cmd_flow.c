@@ -2,7 +2,8 @@
  * from its CDB (scsi_cmd_flow.c, trim_to_edtl): carried out exactly as far as
  * the initiator's data reaches, byte for byte, never acknowledged and
  * dropped (the in-memory LU writes what it is given, as handler_lunlab's
- * sbc_write does after the transport trimmed the CDB).  libiscsi sends the commands (the same way
+ * sbc_write does after the transport trimmed the CDB); and that the LU learns
+ * when the command arrived (lu_cmd.arrival_ns), before its data.  libiscsi sends the commands (the same way
  * iscsi-test-cu's iSCSIResiduals tests do) to the real transport on
  * 127.0.0.1 with an in-memory 512-byte LU behind it; every case reads the
  * blocks back. */
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
@@ -184,12 +186,38 @@ static void extra_data_ignored(void **state)
 	assert_int_equal(count_b(4), 2 * BS);
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* lu_cmd.arrival_ns: when the SCSI Command PDU came in, before its data (a
+ * WRITE reaches the LU only after every R2T round trip), on the same clock
+ * a paced LU uses. */
+static void arrival_is_the_command_pdu(void **state)
+{
+	static uint8_t buf[1 << 20];
+	memset(buf, 'c', sizeof(buf));
+	uint64_t before = mono_ns();
+	struct scsi_task *t = iscsi_write10_sync(ic, 0, 0, buf, sizeof(buf), BS, 0, 0, 0, 0, 0);
+	uint64_t after = mono_ns();
+	assert_non_null(t);
+	assert_int_equal(t->status, SCSI_STATUS_GOOD);
+	scsi_free_scsi_task(t);
+	uint64_t arrival = mem_backend_last_arrival(lu0);
+	assert_true(arrival >= before);
+	assert_true(arrival <= after);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(partial_block_written_as_far_as_data_reaches),
 		cmocka_unit_test(whole_blocks_written_as_far_as_data_reaches),
 		cmocka_unit_test(extra_data_ignored),
+		cmocka_unit_test(arrival_is_the_command_pdu),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
