@@ -191,6 +191,7 @@ json_object *json_drr(const struct drr_result *r)
 	add_s(o, "source", r->source ? r->source : "");
 	add_i(o, "image_bytes", (int64_t)r->image_bytes);
 	add_d(o, "write_s", r->write_s);
+	add_d(o, "settle_s", r->settle_s);
 	add_b(o, "settled", r->settled);
 	add_i(o, "logical_bytes_before", (int64_t)r->logical_before);
 	add_b(o, "reported", r->have_capacity);
