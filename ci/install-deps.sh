@@ -8,7 +8,8 @@
 #                 libxxhash-dev libssl-dev libcmocka-dev (unit tests)
 #                 libsqlite3-dev (--state-dir: the metadata of a state directory, docs/persistence.md)
 #                 sqlite3 (its CLI: integration-persist damages a state on purpose; looking into one)
-#                 libisal-dev (CRC32C of every persisted record and block payload)
+#                 libisal-dev (ISA-L: CRC32C for the iSCSI header and data digests, and for every
+#                 persisted record and block payload)
 #   test tools:   libiscsi-bin (iscsi-test-cu, iscsi-perf, iscsi-inq, iscsi-ls, ...)
 #                 tcmu-runner (its binary and libtcmu.so.2: the handler symbol check)
 #                 sg3-utils fio valgrind iproute2 (ss: free-port search) procps python3
