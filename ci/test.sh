@@ -3,7 +3,9 @@
 #   1. install the Debian packages (ci/install-deps.sh),
 #   2. build with -Dwerror=true in build/ and run every meson test (unit + integration suites),
 #   3. libiscsi's whole iscsi-test-cu ALL family against a fresh lunlab-target (tests/conformance/run-all.sh),
-#   4. the seeds' figures, scaled down (tests/repro/seed000.sh and seed002.sh --ci), and seed
+#      in memory and again with --state-dir,
+#   4. the seeds' figures, scaled down (tests/repro/seed000.sh and seed002.sh --ci; in memory and
+#      with --state-dir), and seed
 #      000's whole job on the array's virtual clock (seed000.sh --literal),
 #   5. the real stack: handler_lunlab.so under Linux LIO + Debian's tcmu-runner, in Debian's
 #      kernel booted with qemu (tests/realstack/lane.sh, 10-minute budget),
@@ -102,14 +104,14 @@ run_meson_tests() {
 # test, an unexpected [SKIPPED], a suite that dies, or a target that does not stop cleanly.
 run_conformance() {
     local dir=$1 label=$2 summary rc=0
-    step "$label: iscsi-test-cu, the whole ALL family"
+    step "$label: iscsi-test-cu, the whole ALL family${CONF_STATE_DIR:+ (--state-dir)}"
     if [[ ! -x $dir/target/lunlab-target ]]; then
         echo "SKIP: $dir/target/lunlab-target was not built, so there is no target to run iscsi-test-cu against"
         total_skip=$((total_skip + 1))
         return 0
     fi
     summary=$(mktemp)
-    CONF_SUMMARY="$summary" CONF_LOG_DIR="$dir/conformance-all" CONF_TOTAL_TIMEOUT=1800 \
+    CONF_SUMMARY="$summary" CONF_LOG_DIR="$dir/conformance-all${CONF_STATE_DIR:+-state}" CONF_TOTAL_TIMEOUT=1800 \
         tests/conformance/run-all.sh "$dir" || rc=$?
     if [[ -s $summary ]]; then
         read -r p f s <"$summary"
@@ -143,13 +145,19 @@ run_realstack() {
 # The third run is seed 000's whole job (100 x 11.9 GiB per profile) on the array's virtual
 # clock, ~8 min here; its data-reduction rows use the --ci image size (the 11.9 GiB image
 # adds ~5 min and its figures are the same, docs/reproduce.md).
+# The --ci runs go twice: in memory, and with every target on --state-dir (docs/persistence.md:
+# the figures do not depend on where the array lives).
 run_repro() {
-    local dir=$1 s mode run out p f k missed
-    for run in "seed000 --ci" "seed002 --ci" "seed000 --literal"; do
-        s=${run% *}; mode=${run#* }
-        step "reproduce $s ($mode)"
+    local dir=$1 s mode run out p f k missed sd label
+    for run in "seed000 --ci" "seed002 --ci" "seed000 --literal" "seed000 --ci state" "seed002 --ci state"; do
+        s=${run%% *}; mode=${run#* }; mode=${mode%% *}
+        sd= label=$mode
+        if [[ $run == *" state" ]]; then
+            sd=$(mktemp -d /tmp/lunlab-repro-state.XXXXXX) label="$mode --state-dir"
+        fi
+        step "reproduce $s ($label)"
         out=$(mktemp)
-        REPRO_DRR_SIZE=256m bash "tests/repro/$s.sh" "$dir" "$mode" 2>&1 | tee "$out"
+        REPRO_STATE_DIR=$sd REPRO_DRR_SIZE=256m bash "tests/repro/$s.sh" "$dir" "$mode" 2>&1 | tee "$out"
         p=$(grep -cE '\| ok$' "$out")
         f=$(grep -cE '\| (MISS|FAIL|no)[^|]*$' "$out")
         k=$(grep -cE '\| SKIP$' "$out")
@@ -157,11 +165,12 @@ run_repro() {
             (( f == 0 )) && f=1
             # name the rows that missed: the summary is often all a CI log keeps
             missed=$(grep -E '\| (MISS|FAIL|no)[^|]*$' "$out" | sed -E 's/ +\| +/ | /g' | paste -sd ';' -)
-            failures+=("reproduce $s $mode: ${missed:-the run failed (see its output above)}")
+            failures+=("reproduce $s $label: ${missed:-the run failed (see its output above)}")
         fi
         (( k > 0 )) && echo "reproduce $s: $k figure(s) not judged: this machine is too slow for them (SKIP rows above)"
         total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + k))
         rm -f "$out"
+        [[ -n $sd ]] && rm -rf "$sd"
     done
 }
 
@@ -190,6 +199,9 @@ fi
 if build build normal -Dwerror=true; then
     run_meson_tests build normal --timeout-multiplier 2
     run_conformance build normal
+    state=$(mktemp -d /tmp/lunlab-conf-state.XXXXXX)
+    CONF_STATE_DIR=$state run_conformance build normal
+    rm -rf "$state"
     run_repro build
     [[ ${LUNLAB_SKIP_REALSTACK:-0} == 1 ]] || run_realstack build
 fi

@@ -15,7 +15,9 @@
 #   target log; CONF_SUMMARY=FILE gets "passed failed skipped"; CONF_SUITE_TIMEOUT seconds per
 #   suite (default 240); CONF_TOTAL_TIMEOUT seconds for everything (default 1800); CONF_LUS the
 #   LUs to run, default "512 4k pb ro mp" (a smaller set, e.g. "512 pb ro mp", still covers every
-#   test of the family; the 4k LU repeats the read-write suites with 4096-byte blocks).
+#   test of the family; the 4k LU repeats the read-write suites with 4096-byte blocks);
+#   CONF_STATE_DIR=DIR runs the target with --state-dir on a fresh directory under DIR
+#   (docs/persistence.md: every test must pass the same way).
 set -uo pipefail
 
 if (( $# != 1 )); then
@@ -78,6 +80,10 @@ if "$bin" --help 2>&1 | grep -q -- '--listen.*repeatable'; then
     port2=$(ll_free_port) && { two_portals=1; extra_listen=(--listen "127.0.0.1:$port2"); }
 fi
 tlog=$logdir/target.log
+if [[ -n ${CONF_STATE_DIR:-} ]]; then
+    mkdir -p "$CONF_STATE_DIR"
+    extra_listen+=(--state-dir "$(mktemp -d "$CONF_STATE_DIR/conformance.XXXXXX")")
+fi
 if ! ll_start_lunlab "$bin" "$tlog" "${extra_listen[@]}" --quiet --iqn "$iqn" --handler-path "$build/handlers" \
         --lun size=2G,model=unlimited \
         --lun size=1G,block=4096,model=unlimited \

@@ -46,10 +46,16 @@ repro_free_port() {
 
 # repro_start_target LUNSPEC...: starts lunlab-target with one --lun per argument on a free
 # port; sets REPRO_PORT, REPRO_TPID and REPRO_URL (LUN 0).  Waits until it listens.
+# REPRO_STATE_DIR=DIR: each target keeps its arrays in a fresh directory under DIR
+# (--state-dir, docs/persistence.md): the figures must come out the same.
 repro_start_target() {
 	REPRO_PORT=$(repro_free_port)
 	local args=() s
 	for s in "$@"; do args+=(--lun "$s"); done
+	if [ -n "${REPRO_STATE_DIR:-}" ]; then
+		mkdir -p "$REPRO_STATE_DIR"
+		args+=(--state-dir "$(mktemp -d "$REPRO_STATE_DIR/target.XXXXXX")")
+	fi
 	"$TARGET" --listen "127.0.0.1:$REPRO_PORT" --quiet --handler-path "$BUILD/handlers" \
 		"${args[@]}" >"$REPRO_TMP/target.log" 2>&1 &
 	REPRO_TPID=$!
