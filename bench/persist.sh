@@ -49,7 +49,7 @@ url() { echo "iscsi://127.0.0.1:$LL_PORT/$iqn/0"; }
 start() { ll_start_lunlab "$bin" "$work/target.log" --quiet --iqn "$iqn" --handler-path "$build/handlers" "$@" >/dev/null; }
 stop() { kill -TERM "$LL_PID"; wait "$LL_PID" || true; LL_PID=; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-field() { sed -n "s/.*$1 \([0-9.]*\).*/\1/p"; }
+field() { sed -n "s|.*$1 \([0-9.]*\).*|\1|p"; }
 human() { numfmt --to=iec --suffix=B "$1"; }
 echo "persist bench: $(date -u '+%F %T UTC'), $(nproc) CPUs, $(free -g | awk '/Mem:/ {print $2}') GiB, load $(cut -d' ' -f1-3 /proc/loadavg), state under $root"
 
