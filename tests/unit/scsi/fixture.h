@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "handlers/array/array_state.h"
 #include "handlers/array/volume.h"
 #include "handlers/scsi/naa.h"
 #include "handlers/scsi/scsi.h"
@@ -45,10 +46,37 @@ static inline struct scsi_lu *fix_lu_new(const char *array_name, uint32_t bs, ui
 	return lu;
 }
 
+/* The same LU with its array kept in state directory dir (docs/persistence.md),
+ * its volume the LU's own ("lu:" + serial), as handler.c opens it. */
+static inline struct scsi_lu *fix_lu_new_state(const char *array_name, uint32_t bs, uint64_t lbas, const char *dir)
+{
+	struct array_params ap = { .dedup_block = 16384, .zlib_level = 1, .zlib_window_bits = 15, .alloc_unit = 512 };
+	char *err = NULL;
+	struct scsi_lu *lu = calloc(1, sizeof(*lu));
+
+	assert_non_null(lu);
+	struct lunlab_dev *d = &lu->dev;
+	d->array = array_get_state(array_name, &ap, dir, "x2", &err);
+	if (!d->array)
+		fail_msg("array_get_state: %s", err ? err : "?");
+	d->vol = array_volume_open(d->array, "lu:unit-serial-1", lbas * bs, bs, &err);
+	assert_non_null(d->vol);
+	snprintf(d->model_name, sizeof(d->model_name), "x2");
+	snprintf(d->array_name, sizeof(d->array_name), "%s", array_name);
+	snprintf(d->serial, sizeof(d->serial), "unit-serial-1");
+	naa_from_serial(d->serial, d->naa);
+	d->block_size = bs;
+	d->num_lbas = lbas;
+	d->max_xfer_len = 2048;
+	d->write_cache = true;
+	scsi_lu_init(lu);
+	return lu;
+}
+
 static inline void fix_lu_free(struct scsi_lu *lu)
 {
 	scsi_lu_fini(lu);
-	volume_destroy(lu->dev.vol);
+	array_volume_close(lu->dev.vol); /* in memory: destroyed; in a state directory: kept */
 	array_put(lu->dev.array);
 	free(lu);
 }

@@ -1,6 +1,7 @@
 /* test_mode.c — MODE SENSE/SELECT (spc_mode.c): page images per PC, block
  * descriptors, MODE SELECT round trip and its field pointers, SWP. */
 #include "fixture.h"
+#include "handlers/array/store_db.h"
 #include "handlers/scsi/bytes.h"
 
 static void sense6(struct fix_cmd *fc, struct scsi_lu *lu, uint8_t dbd, uint8_t pc, uint8_t page, uint8_t *b,
@@ -53,6 +54,58 @@ static void test_changeable_saved_unknown(void **state)
 	sense6(&fc, lu, 1, 0, 0x19, b, sizeof(b));
 	fix_assert_field(&fc, 0x24, true, 2, 5);
 	fix_lu_free(lu);
+}
+
+/* In a state directory the caching and control pages are saveable (PS=1):
+ * SP=1 saves, PC=3 reads the saved values, SP=0 changes only the current
+ * ones (SPC-4 6.13, docs/persistence.md "Saved mode pages"). */
+static void test_saved_pages_in_a_state_dir(void **state)
+{
+	char dir[] = "/tmp/lunlab-mode-state.XXXXXX", cmd[64];
+	struct fix_cmd fc;
+	uint8_t b[64], sel[24];
+
+	assert_non_null(mkdtemp(dir));
+	struct scsi_lu *lu = fix_lu_new_state("mode-state", FIX_BS, FIX_LBAS, dir);
+	sense6(&fc, lu, 1, 0, 0x08, b, sizeof(b));
+	assert_int_equal(b[4], 0x80 | 0x08);    /* PS */
+	assert_int_equal(b[6] & 0x04, 0x04);    /* WCE on */
+	sense6(&fc, lu, 1, 3, 0x08, b, sizeof(b));
+	assert_int_equal(fc.status, TCMU_STS_OK);
+	assert_int_equal(b[6] & 0x04, 0x04);    /* saved: the default */
+	/* SP=1: WCE off, saved */
+	memset(sel, 0, sizeof(sel));
+	sel[4] = 0x08;
+	sel[5] = 18;
+	uint8_t ms[6] = { 0x15, 0x11, 0, 0, 24, 0 };
+	fix_run(&fc, lu, ms, 6, sel, 24);
+	assert_int_equal(fc.status, TCMU_STS_OK);
+	sense6(&fc, lu, 1, 3, 0x08, b, sizeof(b));
+	assert_int_equal(b[6] & 0x04, 0);
+	sense6(&fc, lu, 1, 0, 0x08, b, sizeof(b));
+	assert_int_equal(b[6] & 0x04, 0);
+	/* SP=0: WCE on again, the saved value stays off */
+	sel[6] = 0x04;
+	ms[1] = 0x10;
+	fix_run(&fc, lu, ms, 6, sel, 24);
+	assert_int_equal(fc.status, TCMU_STS_OK);
+	sense6(&fc, lu, 1, 0, 0x08, b, sizeof(b));
+	assert_int_equal(b[6] & 0x04, 0x04);
+	sense6(&fc, lu, 1, 3, 0x08, b, sizeof(b));
+	assert_int_equal(b[6] & 0x04, 0);
+	assert_int_equal(array_volume_flags(lu->dev.vol) & STORE_VOL_WCE_OFF, STORE_VOL_WCE_OFF);
+	/* the control page's SWP saved the same way */
+	uint8_t ctl[16] = { 0, 0, 0, 0, 0x0a, 10, 0x02, 0x10, 0x08, 0x40, 0, 0, 0xff, 0xff, 0, 0 };
+	ms[1] = 0x11;
+	ms[4] = 16;
+	fix_run(&fc, lu, ms, 6, ctl, 16);
+	assert_int_equal(fc.status, TCMU_STS_OK);
+	sense6(&fc, lu, 1, 3, 0x0a, b, sizeof(b));
+	assert_int_equal(b[4], 0x80 | 0x0a);
+	assert_int_equal(b[8] & 0x08, 0x08);
+	fix_lu_free(lu);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 static void test_sense10_long_lba(void **state)
@@ -229,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_lbp_subpage),
 		cmocka_unit_test(test_all_pages),
 		cmocka_unit_test(test_changeable_saved_unknown),
+		cmocka_unit_test(test_saved_pages_in_a_state_dir),
 		cmocka_unit_test(test_sense10_long_lba),
 		cmocka_unit_test(test_select_round_trip),
 		cmocka_unit_test(test_swp_blocks_writes),
