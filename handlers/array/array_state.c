@@ -404,6 +404,10 @@ int array_sync(struct array *a)
 
 	if (!st)
 		return 0;
+	/* the commit waits for every mutation to leave the gate: a caller
+	 * inside one would wait for itself */
+	if (bs_gate_held == a->bs)
+		return -EDEADLK;
 	pthread_mutex_lock(&st->mu);
 	my = ++st->requested;
 	pthread_cond_broadcast(&st->cv);

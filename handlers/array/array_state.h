@@ -67,7 +67,8 @@ void array_cmd_end(struct array *a);
 
 /* Every change so far durable: 0, or -errno (-EIO: the state directory
  * could not be written; the changes stay for the next attempt).  0 at once
- * for an array in memory. */
+ * for an array in memory.  -EDEADLK called inside array_cmd_begin/end
+ * (the commit would wait for the caller). */
 int array_sync(struct array *a);
 
 /* Figures of the state directory (bench, docs): commits so far, bytes of

@@ -368,6 +368,9 @@ static void test_named_and_snapshots(void **state)
 	volume_release(v);
 	array_flush_accounting(a);
 	array_get_space(a, &sp1);
+	array_cmd_begin(a); /* inside a command's bracket: refused, not a hang */
+	assert_int_equal(array_sync(a), -EDEADLK);
+	array_cmd_end(a);
 	assert_int_equal(array_sync(a), 0);
 	array_drop_named_volumes(); /* a host's shutdown: the state keeps them */
 	array_put(a);
