@@ -15,4 +15,10 @@ int scenario_clone(const struct bench_opts *o, struct clone_result *r, FILE *exp
 		   char *err, size_t errlen);
 int scenario_drr(const struct bench_opts *o, struct drr_result *r, char *err, size_t errlen);
 
+/* scale's machine check (scenario_scale.c): fills out's modeled fields from the page 0x31
+ * telemetry before (t0) and after (t1) a run and the mean latency the client saw. */
+struct model_telemetry;
+void scale_machine_check(const struct model_telemetry *t0, const struct model_telemetry *t1, double host_mean_s,
+			 double client_cpu_pct, struct scale_run *out);
+
 #endif

@@ -5,6 +5,7 @@
  * Each operation holds its volume's resize lock for reading and the stripe
  * locks of the blocks it touches (read or write), never one lock for all. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -378,14 +379,19 @@ int volume_read(struct volume *v, uint64_t off, uint64_t len, const struct iovec
 	return r;
 }
 
-int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
+/* The write itself; partial: len need not be a multiple of lba_size (the
+ * bytes of the last logical block beyond len keep their content). */
+static int write_range(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt,
+		       bool partial)
 {
 	struct lockset ls;
 	uint32_t local[64], *ids = local;
-	if (off % v->lba_size || len % v->lba_size || iov_total(iov, iovcnt) < len)
+	if (off % v->lba_size || (!partial && len % v->lba_size) || iov_total(iov, iovcnt) < len)
 		return -EINVAL;
 	if (off + len < off)
 		return -ERANGE;
+	/* the range check counts the last logical block whole */
+	uint64_t check_len = (len + v->lba_size - 1) / v->lba_size * v->lba_size;
 	uint64_t B = v->bs->block;
 	uint64_t first_full = (off + B - 1) >> v->bshift, end_full = (off + len) >> v->bshift;
 	uint64_t nfull = end_full > first_full ? end_full - first_full : 0;
@@ -407,7 +413,7 @@ int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iove
 	do {
 		uint64_t ce = chunk_end(v, pos, off + len);
 		range_lock(v, &ls, pos, ce - pos, 1);
-		r = vio_check_range(v, off, len);
+		r = vio_check_range(v, off, check_len);
 		if (!r)
 			r = write_cur(v, pos, ce - pos, &c, ids, first_full, nfull, &resv);
 		lockset_unlock(&ls);
@@ -423,6 +429,16 @@ out:
 	if (ids != local)
 		free(ids);
 	return r;
+}
+
+int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
+{
+	return write_range(v, off, len, iov, iovcnt, false);
+}
+
+int volume_write_partial(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
+{
+	return write_range(v, off, len, iov, iovcnt, true);
 }
 
 /* Deallocation (UNMAP, zeros, shrinking) is never refused for space: its

@@ -219,11 +219,14 @@ int xcopy_handle(struct scsi_cmd *cmd)
 	if (pll == 0)
 		return TCMU_STS_OK;      /* SPC-4: no parameter data is not an error */
 
-	/* what the initiator really sent may be less than the CDB claims */
-	size_t len = pll < cmd->iov_len ? pll : cmd->iov_len;
-	size_t have = copy_from_iov(buf, len < sizeof(buf) ? len : sizeof(buf), cmd->iov, cmd->iov_cnt);
-	if (have < len && have < sizeof(buf))
-		len = have;
+	/* the whole list must have arrived (the initiator's Expected Data
+	 * Transfer Length may be below the CDB's): never copy on part of it.
+	 * As LIO answers an overflowing control CDB: INVALID FIELD IN CDB, here
+	 * pointing at the PARAMETER LIST LENGTH. */
+	if (cmd->iov_len < pll)
+		return sense_invalid_cdb_field(cmd, 10, -1);
+	size_t len = pll;
+	copy_from_iov(buf, len < sizeof(buf) ? len : sizeof(buf), cmd->iov, cmd->iov_cnt);
 	cmd->bytes_moved = len;  /* the parameter list crossed the wire (cost_req.c) */
 
 	if (!xcopy_parse(buf, len, &list, &err)) {

@@ -62,6 +62,13 @@ struct lu_cmd {
 	 * their final data.  The transport may start sending them, so a large
 	 * READ's wire transfer overlaps the backend's filling of the rest. */
 	void (*data_progress)(struct lu_cmd *cmd, size_t bytes);
+
+	/* in: when the transport received the command (its SCSI Command PDU's
+	 * header), CLOCK_MONOTONIC ns; 0 when unknown.  A WRITE reaches the
+	 * backend only once all its data has arrived: a paced LU starts the
+	 * command's modeled service time here, so the data transfer overlaps it
+	 * as on a real array instead of adding to it. */
+	uint64_t arrival_ns;
 };
 
 /* A backend device that executes CDBs (one LU). */

@@ -467,13 +467,16 @@ static void test_parameter_list_errors_through_handler(void **state)
 	assert_int_equal(xcopy_to(&slu[0].dev, 15), TCMU_STS_PASSTHROUGH_ERR);
 	assert_int_equal(SENSE[12], 0x1A);
 	assert_int_equal(SENSE[15], 0);
-	/* the CDB claims more than was sent: judged on what arrived */
+	/* the CDB claims more than was sent (EDTL below the PARAMETER LIST
+	 * LENGTH): refused, INVALID FIELD IN CDB at the length, nothing copied */
 	tb_put32(list + 12, 0);
 	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
 	cmd.iov_len = len - 1;
 	iov.iov_len = len - 1;
 	assert_int_equal(xcopy_handle(&cmd), TCMU_STS_PASSTHROUGH_ERR);
-	assert_int_equal(SENSE[12], 0x1A);
+	const uint8_t short_list[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x24, 0x00, 0, 0xc0, 0, 10 };
+	assert_memory_equal(SENSE, short_list, sizeof(short_list));
+	assert_int_equal(cmd.xcopy_segments, 0);
 }
 
 /* RECEIVE COPY RESULTS (SA 0 / SA 4) after copies held with usage 00b */
