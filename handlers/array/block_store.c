@@ -17,6 +17,9 @@
 #define SHARD_BITS 6u
 #define INITIAL_CAP 64u
 #define ID_BATCH 16u /* small: ids reserved but unused cost record pages */
+/* A shard's backlog list starts this small, doubles as needed, and is given
+ * back once worked off, so an idle array keeps no list memory. */
+#define BACKLOG_MIN 16u
 
 uint64_t bs_default_fingerprint(const void *data, size_t len)
 {
@@ -240,7 +243,7 @@ static int backlog_reserve(struct block_store *bs, struct bs_shard *s)
 {
 	if (s->backlog_len < s->backlog_cap)
 		return 0;
-	uint32_t ncap = s->backlog_cap ? s->backlog_cap * 2 : 256;
+	uint32_t ncap = s->backlog_cap ? s->backlog_cap * 2 : BACKLOG_MIN;
 	uint32_t *nb = realloc(s->backlog, ncap * sizeof(*nb));
 	if (!nb)
 		return -ENOMEM;
@@ -311,6 +314,7 @@ int bs_ref_content(struct block_store *bs, const void *data, uint32_t *idp)
 		goto unlock_drop;
 	struct blk *rec = bs_rec(bs, id);
 	rec->data = copy;
+	rec->fp = h;
 	rec->csize = 0;
 	rec->shard = (uint8_t)(s - bs->shards);
 	rec->acct = BLK_PENDING;
@@ -419,7 +423,7 @@ void bs_unref(struct block_store *bs, uint32_t id)
 	} else if (old == 1) {
 		uint32_t claimed = bs->block;
 		atomic_fetch_sub(&s->single_ref, 1);
-		index_remove(s, bs->fp(r->data, bs->block), id);
+		index_remove(s, r->fp, id);
 		s->unique_blocks--;
 		switch (r->acct) {
 		case BLK_ACCOUNTED:
@@ -493,6 +497,12 @@ size_t bs_acct_take(struct block_store *bs, struct bs_acct_job *jobs, size_t max
 				continue; /* freed, or its id reused and already taken: stale */
 			r->acct = BLK_WORKING;
 			jobs[n++] = (struct bs_acct_job){ .id = id, .data = r->data };
+		}
+		if (!s->backlog_len && s->backlog_cap > BACKLOG_MIN) {
+			free(s->backlog);
+			atomic_fetch_sub(&bs->meta_bytes, (uint64_t)s->backlog_cap * sizeof(*s->backlog));
+			s->backlog = NULL;
+			s->backlog_cap = 0;
 		}
 		pthread_mutex_unlock(&s->mu);
 		if (n)
