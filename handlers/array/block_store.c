@@ -238,11 +238,24 @@ static int grow(struct block_store *bs, struct bs_shard *s)
 	return 0;
 }
 
-/* Room for one more backlog entry (under s->mu). */
+/* Room for one more backlog entry (under s->mu).  A block freed while
+ * pending leaves a stale entry behind; when the list would grow and at most
+ * half of it is still pending, it is compacted instead, so under sustained
+ * overwrites faster than the accounting the list stays within about twice
+ * the shard's pending blocks rather than growing with every overwrite. */
 static int backlog_reserve(struct block_store *bs, struct bs_shard *s)
 {
 	if (s->backlog_len < s->backlog_cap)
 		return 0;
+	if (s->backlog_len >= 2 * s->pending_blocks + BACKLOG_MIN) {
+		uint32_t keep = 0;
+		for (uint32_t i = 0; i < s->backlog_len; i++)
+			if (bs_rec(bs, s->backlog[i])->acct == BLK_PENDING)
+				s->backlog[keep++] = s->backlog[i];
+		s->backlog_len = keep;
+		if (keep < s->backlog_cap)
+			return 0;
+	}
 	uint32_t ncap = s->backlog_cap ? s->backlog_cap * 2 : BACKLOG_MIN;
 	uint32_t *nb = realloc(s->backlog, ncap * sizeof(*nb));
 	if (!nb)
