@@ -47,11 +47,12 @@ enum blk_acct {
 
 struct blk {
 	void *data;               /* dedup_block bytes (payload); NULL while free */
+	uint64_t fp;              /* its fingerprint: freeing finds its index slot without hashing again */
 	_Atomic uint32_t ref;     /* map entries pointing here; next free id while free */
 	uint16_t csize;           /* exact compressed size once BLK_ACCOUNTED */
 	uint8_t shard;            /* index shard (hash-derived), for per-shard counters */
 	uint8_t acct;             /* enum blk_acct */
-};                                /* 16 bytes */
+};                                /* 24 bytes */
 
 #define BS_NSHARDS 64u
 /* Refcount ceiling: beyond it the same content is stored as another block

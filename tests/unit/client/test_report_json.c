@@ -94,7 +94,8 @@ static void scale_keys(void **state)
 
 static void drr_keys(void **state)
 {
-	static struct drr_result r = { .image_bytes = 100, .settled = true, .have_capacity = true, .source = "s" };
+	static struct drr_result r = { .image_bytes = 100, .settled = true, .settle_s = 2.5, .have_capacity = true,
+				       .source = "s" };
 	r.cap = (struct array_capacity){ .logical_bytes = 11970, .physical_bytes = 6990, .unique_bytes = 9000,
 					 .dedup_ratio = 1.33, .compression_ratio = 1.287, .drr = 1.712 };
 	json_object *o = roundtrip(json_drr(&r));
@@ -103,6 +104,7 @@ static void drr_keys(void **state)
 	assert_true(json_object_get_double(path(o, "dedup_ratio", NULL)) == 1.33);
 	assert_true(json_object_get_double(path(o, "compression_ratio", NULL)) == 1.287);
 	assert_true(json_object_get_double(path(o, "drr", NULL)) == 1.712);
+	assert_true(json_object_get_double(path(o, "settle_s", NULL)) == 2.5);
 	json_object_put(o);
 }
 
