@@ -81,6 +81,20 @@ json_object *json_info(const struct info_result *r)
 	return o;
 }
 
+/* The machine check clone and scale both report (docs/bench.md "Machine-limited runs"). */
+static void add_machine_check(json_object *m, double time_scale, unsigned virtual_streams, double mean_ms,
+			      double share, bool exact, double suggested)
+{
+	add_d(m, "time_scale", time_scale);
+	add_s(m, "clock", virtual_streams ? "virtual" : "real");
+	if (virtual_streams)
+		add_i(m, "host_streams", virtual_streams);
+	add_d(m, "mean_latency_ms", mean_ms);
+	add_d(m, "machine_share", share);
+	add_b(m, "machine_share_exact", exact);
+	add_d(m, "suggested_time_scale", suggested);
+}
+
 json_object *json_scale(const struct scale_result *r)
 {
 	json_object *o = json_object_new_object();
@@ -106,13 +120,9 @@ json_object *json_scale(const struct scale_result *r)
 		add_d(e, "client_cpu_pct", s->client_cpu_pct);
 		if (s->have_modeled) {
 			json_object *m = json_object_new_object();
-			add_d(m, "time_scale", s->time_scale);
-			add_s(m, "clock", s->virtual_streams ? "virtual" : "real");
 			add_d(m, "host_mean_latency_ms", s->host_mean_latency_ms);
-			add_d(m, "mean_latency_ms", s->modeled_mean_latency_ms);
-			add_d(m, "machine_share", s->machine_share);
-			add_b(m, "machine_share_exact", s->machine_share_exact);
-			add_d(m, "suggested_time_scale", s->suggested_time_scale);
+			add_machine_check(m, s->time_scale, s->virtual_streams, s->modeled_mean_latency_ms,
+					  s->machine_share, s->machine_share_exact, s->suggested_time_scale);
 			json_object_object_add(e, "modeled", m);
 		} else {
 			json_object_object_add(e, "modeled", NULL);
@@ -148,14 +158,8 @@ static json_object *clone_run_obj(const struct clone_result *r, const struct clo
 		add_d(m, "peak_latency_ms", c->modeled_peak_latency_ms);
 		add_d(m, "peak_cpu_pct", c->modeled_peak_cpu_pct);
 		add_d(m, "max_latency_ms", c->modeled_max_latency_ms);
-		add_d(m, "time_scale", c->time_scale);
-		add_s(m, "clock", c->virtual_streams ? "virtual" : "real");
-		if (c->virtual_streams)
-			add_i(m, "host_streams", c->virtual_streams);
-		add_d(m, "mean_latency_ms", c->modeled_mean_latency_ms);
-		add_d(m, "machine_share", c->machine_share);
-		add_b(m, "machine_share_exact", c->machine_share_exact);
-		add_d(m, "suggested_time_scale", c->suggested_time_scale);
+		add_machine_check(m, c->time_scale, c->virtual_streams, c->modeled_mean_latency_ms, c->machine_share,
+				  c->machine_share_exact, c->suggested_time_scale);
 		json_object_object_add(e, "modeled", m);
 	} else {
 		json_object_object_add(e, "modeled", NULL);

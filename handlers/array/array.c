@@ -17,8 +17,7 @@
 static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct array *registry;
 
-static char *msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *msg(const char *fmt, ...)
+char *array_msg(const char *fmt, ...)
 {
 	va_list ap;
 	char *s = NULL;
@@ -36,29 +35,29 @@ static char *validate(const struct array_params *p)
 	/* 32 KiB max keeps an exact compressed size (<= block + deflate's few
 	 * bytes of framing) inside the record's 16-bit field. */
 	if (!pow2(p->dedup_block) || p->dedup_block < 512 || p->dedup_block > 32768)
-		return msg("dedup_block %u: must be a power of two in 512..32768", p->dedup_block);
+		return array_msg("dedup_block %u: must be a power of two in 512..32768", p->dedup_block);
 	if (p->zlib_level < 0 || p->zlib_level > 9)
-		return msg("zlib_level %d: must be 0..9", p->zlib_level);
+		return array_msg("zlib_level %d: must be 0..9", p->zlib_level);
 	if (p->zlib_window_bits < 9 || p->zlib_window_bits > 15)
-		return msg("zlib_window_bits %d: must be 9..15", p->zlib_window_bits);
+		return array_msg("zlib_window_bits %d: must be 9..15", p->zlib_window_bits);
 	if (p->alloc_unit < 1 || p->alloc_unit > p->dedup_block)
-		return msg("alloc_unit %u: must be 1..dedup_block (%u)", p->alloc_unit, p->dedup_block);
+		return array_msg("alloc_unit %u: must be 1..dedup_block (%u)", p->alloc_unit, p->dedup_block);
 	return NULL;
 }
 
 static char *mismatch(const char *name, const struct array_params *have, const struct array_params *want)
 {
 	if (have->dedup_block != want->dedup_block)
-		return msg("array '%s' exists with dedup_block %u, requested %u", name, have->dedup_block,
+		return array_msg("array '%s' exists with dedup_block %u, requested %u", name, have->dedup_block,
 			   want->dedup_block);
 	if (have->zlib_level != want->zlib_level)
-		return msg("array '%s' exists with zlib_level %d, requested %d", name, have->zlib_level,
+		return array_msg("array '%s' exists with zlib_level %d, requested %d", name, have->zlib_level,
 			   want->zlib_level);
 	if (have->zlib_window_bits != want->zlib_window_bits)
-		return msg("array '%s' exists with zlib_window_bits %d, requested %d", name,
+		return array_msg("array '%s' exists with zlib_window_bits %d, requested %d", name,
 			   have->zlib_window_bits, want->zlib_window_bits);
 	if (have->alloc_unit != want->alloc_unit)
-		return msg("array '%s' exists with alloc_unit %u, requested %u", name, have->alloc_unit,
+		return array_msg("array '%s' exists with alloc_unit %u, requested %u", name, have->alloc_unit,
 			   want->alloc_unit);
 	return NULL;
 }
@@ -76,7 +75,7 @@ static struct array *array_new(const char *name, const struct array_params *p, b
 			free(a->name);
 			free(a);
 		}
-		*e = msg("out of memory creating array '%s'", name);
+		*e = array_msg("out of memory creating array '%s'", name);
 		return NULL;
 	}
 	a->p = *p;
@@ -111,7 +110,7 @@ struct array *array_get_state(const char *name, const struct array_params *p, co
 	if (err)
 		*err = NULL;
 	if (!name || !*name || !p) {
-		e = msg("array name and parameters are required");
+		e = array_msg("array name and parameters are required");
 		goto out_err;
 	}
 	if ((e = validate(p)))
@@ -128,10 +127,10 @@ struct array *array_get_state(const char *name, const struct array_params *p, co
 		e = mismatch(name, &a->p, p);
 		/* one array lives in one place: every LU of it names the same */
 		if (!e && (!have) != (!state_dir))
-			e = have ? msg("array '%s' is kept in state directory %s; this LU has none", name, have)
-				 : msg("array '%s' is in memory; this LU names state_dir=%s", name, state_dir);
+			e = have ? array_msg("array '%s' is kept in state directory %s; this LU has none", name, have)
+				 : array_msg("array '%s' is in memory; this LU names state_dir=%s", name, state_dir);
 		if (!e && have && (state_array_dir(state_dir, name, want, sizeof(want)) < 0 || strcmp(want, have)))
-			e = msg("array '%s' is kept in %s; this LU names state_dir=%s", name, have, state_dir);
+			e = array_msg("array '%s' is kept in %s; this LU names state_dir=%s", name, have, state_dir);
 		if (!e)
 			a->users++;
 		pthread_mutex_unlock(&registry_mu);
@@ -154,7 +153,7 @@ struct array *array_get_state(const char *name, const struct array_params *p, co
 		pthread_mutex_unlock(&registry_mu);
 		array_state_detach(a);
 		array_free(a, false);
-		e = msg("out of memory creating array '%s'", name);
+		e = array_msg("out of memory creating array '%s'", name);
 		goto out_err;
 	}
 	a->next = registry;

@@ -37,6 +37,10 @@ struct array {
 struct volume *array_vol_alloc(struct array *a, uint64_t size_bytes, uint32_t lba_size);
 void array_vol_link(struct array *a, struct volume *v);
 
+/* array.c: a malloc'd one-line message (NULL when out of memory), for the
+ * *err of the array layer's functions. */
+char *array_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* volume_names.c: the named volume called name, or NULL (caller holds a->vol_mu). */
 struct volume *vn_find(struct array *a, const char *name);
 

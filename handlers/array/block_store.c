@@ -17,6 +17,9 @@
 #define SHARD_BITS 6u
 #define INITIAL_CAP 64u
 #define ID_BATCH 16u /* small: ids reserved but unused cost record pages */
+/* A shard's backlog list starts this small, doubles as needed, and is given
+ * back once worked off, so an idle array keeps no list memory. */
+#define BACKLOG_MIN 16u
 
 uint64_t bs_default_fingerprint(const void *data, size_t len)
 {
@@ -298,12 +301,25 @@ static int grow(struct block_store *bs, struct bs_shard *s)
 	return 0;
 }
 
-/* Room for one more backlog entry (under s->mu). */
+/* Room for one more backlog entry (under s->mu).  A block freed while
+ * pending leaves a stale entry behind; when the list would grow and at most
+ * half of it is still pending, it is compacted instead, so under sustained
+ * overwrites faster than the accounting the list stays within about twice
+ * the shard's pending blocks rather than growing with every overwrite. */
 static int backlog_reserve(struct block_store *bs, struct bs_shard *s)
 {
 	if (s->backlog_len < s->backlog_cap)
 		return 0;
-	uint32_t ncap = s->backlog_cap ? s->backlog_cap * 2 : 256;
+	if (s->backlog_len >= 2 * s->pending_blocks + BACKLOG_MIN) {
+		uint32_t keep = 0;
+		for (uint32_t i = 0; i < s->backlog_len; i++)
+			if (bs_rec(bs, s->backlog[i])->acct == BLK_PENDING)
+				s->backlog[keep++] = s->backlog[i];
+		s->backlog_len = keep;
+		if (keep < s->backlog_cap)
+			return 0;
+	}
+	uint32_t ncap = s->backlog_cap ? s->backlog_cap * 2 : BACKLOG_MIN;
 	uint32_t *nb = realloc(s->backlog, ncap * sizeof(*nb));
 	if (!nb)
 		return -ENOMEM;
@@ -398,6 +414,7 @@ int bs_ref_content_r(struct block_store *bs, const void *data, uint32_t *idp, st
 		goto unlock_drop;
 	struct blk *rec = bs_rec(bs, id);
 	rec->data = copy;
+	rec->fp = h;
 	rec->csize = 0;
 	rec->shard = (uint8_t)(s - bs->shards);
 	rec->acct = BLK_PENDING;
@@ -410,10 +427,7 @@ int bs_ref_content_r(struct block_store *bs, const void *data, uint32_t *idp, st
 	s->backlog[s->backlog_len++] = id;
 	atomic_fetch_add(&s->single_ref, 1);
 	atomic_fetch_add_explicit(&bs->backlog, 1, memory_order_release);
-	if (bs->persistent) {
-		pleaf(bs, id)->fp[id & ((1u << BLK_LEAF_SHIFT) - 1)] = h;
-		mark(bs, id);
-	}
+	mark(bs, id);
 	pthread_mutex_unlock(&s->mu);
 	notify_backlog(bs);
 	*idp = id;
@@ -514,7 +528,7 @@ void bs_unref(struct block_store *bs, uint32_t id)
 	} else if (old == 1) {
 		uint32_t claimed = bs->block;
 		atomic_fetch_sub(&s->single_ref, 1);
-		index_remove(s, bs->fp(r->data, bs->block), id);
+		index_remove(s, r->fp, id);
 		s->unique_blocks--;
 		switch (r->acct) {
 		case BLK_ACCOUNTED:
@@ -588,6 +602,12 @@ size_t bs_acct_take(struct block_store *bs, struct bs_acct_job *jobs, size_t max
 				continue; /* freed, or its id reused and already taken: stale */
 			r->acct = BLK_WORKING;
 			jobs[n++] = (struct bs_acct_job){ .id = id, .data = r->data };
+		}
+		if (!s->backlog_len && s->backlog_cap > BACKLOG_MIN) {
+			free(s->backlog);
+			atomic_fetch_sub(&bs->meta_bytes, (uint64_t)s->backlog_cap * sizeof(*s->backlog));
+			s->backlog = NULL;
+			s->backlog_cap = 0;
 		}
 		pthread_mutex_unlock(&s->mu);
 		if (n)
@@ -740,7 +760,7 @@ static void rec_state(struct block_store *bs, uint32_t id, struct bs_rec_state *
 	st->live = r->acct != BLK_FREE && r->acct != BLK_ORPHAN;
 	st->refs = st->live ? atomic_load(&r->ref) : 0;
 	st->csize = r->acct == BLK_ACCOUNTED ? r->csize : -1;
-	st->fp = pleaf(bs, id)->fp[id & ((1u << BLK_LEAF_SHIFT) - 1)];
+	st->fp = r->fp;
 	pthread_mutex_unlock(&s->mu);
 }
 
@@ -835,6 +855,7 @@ int bs_load_block(struct block_store *bs, uint32_t id, uint64_t fp, uint32_t ref
 	if (csize < 0 && (r = backlog_reserve(bs, s)) != 0)
 		return r;
 	rec->data = data;
+	rec->fp = fp;
 	rec->shard = (uint8_t)(s - bs->shards);
 	atomic_store(&rec->ref, refs);
 	s->id[empty] = id;
@@ -855,8 +876,6 @@ int bs_load_block(struct block_store *bs, uint32_t id, uint64_t fp, uint32_t ref
 		s->compressed_bytes += (uint64_t)csize;
 		s->physical_bytes += bs_physical_size(bs, (uint32_t)csize);
 	}
-	if (bs->persistent)
-		pleaf(bs, id)->fp[id & ((1u << BLK_LEAF_SHIFT) - 1)] = fp;
 	/* the block claims its space as if it had just been written (a stored
 	 * block is never refused: unchecked), then its physical size */
 	if (bs->space.block_new) {

@@ -47,11 +47,12 @@ enum blk_acct {
 
 struct blk {
 	void *data;               /* dedup_block bytes (payload); NULL while free */
+	uint64_t fp;              /* its fingerprint: freeing finds its index slot without hashing again */
 	_Atomic uint32_t ref;     /* map entries pointing here; next free id while free */
 	uint16_t csize;           /* exact compressed size once BLK_ACCOUNTED */
 	uint8_t shard;            /* index shard (hash-derived), for per-shard counters */
 	uint8_t acct;             /* enum blk_acct */
-};                                /* 16 bytes */
+};                                /* 24 bytes */
 
 #define BS_NSHARDS 64u
 /* Refcount ceiling: beyond it the same content is stored as another block
@@ -88,10 +89,9 @@ typedef _Atomic(struct blk *) blk_leaf_ptr;
 typedef uint64_t (*bs_fingerprint_fn)(const void *data, size_t len);
 
 /* Persistence side of one leaf of records (only with bs_persist_enable):
- * each block's fingerprint (its row needs it, and recomputing it would read
- * the payload) and a bit per id that changed since the last commit. */
+ * a bit per id that changed since the last commit (a row's fingerprint is
+ * the record's). */
 struct bs_pleaf {
-	uint64_t fp[1u << BLK_LEAF_SHIFT];
 	_Atomic uint64_t dirty[(1u << BLK_LEAF_SHIFT) / 64];
 };
 typedef _Atomic(struct bs_pleaf *) bs_pleaf_ptr;

@@ -18,19 +18,6 @@
 #include "handlers/array/array_internal.h"
 #include "handlers/array/volume_names.h"
 
-static char *msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *msg(const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
 static int by_address(const void *x, const void *y)
 {
 	uintptr_t a = (uintptr_t) * (struct volume *const *)x, b = (uintptr_t) * (struct volume *const *)y;
@@ -62,20 +49,20 @@ static int snapshot(struct array *a, const char *const *src, const char *const *
 	if (err)
 		*err = NULL;
 	if (!n || !src || !dst) {
-		e = msg("a snapshot needs at least one source volume");
+		e = array_msg("a snapshot needs at least one source volume");
 		rc = -EINVAL;
 		goto out_early;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (!src[i] || !dst[i] || !volume_name_ok(dst[i])) {
-			e = msg("snapshot name '%s': want 1..%d printable characters other than space ; , / =",
+			e = array_msg("snapshot name '%s': want 1..%d printable characters other than space ; , / =",
 				dst[i] ? dst[i] : "", VOLUME_NAME_MAX - 1);
 			rc = -EINVAL;
 			goto out_early;
 		}
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(dst[i], dst[j])) {
-				e = msg("snapshot name '%s' is given twice", dst[i]);
+				e = array_msg("snapshot name '%s' is given twice", dst[i]);
 				rc = -EEXIST;
 				goto out_early;
 			}
@@ -85,7 +72,7 @@ static int snapshot(struct array *a, const char *const *src, const char *const *
 		free(sv);
 		free(dv);
 		free(lk);
-		e = msg("out of memory");
+		e = array_msg("out of memory");
 		rc = -ENOSPC;
 		goto out_early;
 	}
@@ -93,10 +80,10 @@ static int snapshot(struct array *a, const char *const *src, const char *const *
 	pthread_mutex_lock(&a->vol_mu);
 	for (size_t i = 0; i < n && !rc; i++) {
 		if (!(sv[i] = vn_find(a, src[i]))) {
-			e = msg("volume '%s': no such volume in array '%s'", src[i], a->name);
+			e = array_msg("volume '%s': no such volume in array '%s'", src[i], a->name);
 			rc = -ENOENT;
 		} else if (vn_find(a, dst[i])) {
-			e = msg("volume '%s' already exists in array '%s'", dst[i], a->name);
+			e = array_msg("volume '%s' already exists in array '%s'", dst[i], a->name);
 			rc = -EEXIST;
 		}
 	}
@@ -120,10 +107,10 @@ static int snapshot(struct array *a, const char *const *src, const char *const *
 	for (size_t i = 0; i < n && !rc; i++) {
 		dv[i] = array_vol_alloc(a, sv[i]->size, sv[i]->lba_size);
 		if (!dv[i] || !(dv[i]->name = strdup(dst[i])) || !(dv[i]->snapshot_of = strdup(src[i]))) {
-			e = msg("out of memory for the map of snapshot '%s'", dst[i]);
+			e = array_msg("out of memory for the map of snapshot '%s'", dst[i]);
 			rc = -ENOSPC;
 		} else if (vol_copy_map(dv[i], sv[i], entries) != 0) {
-			e = msg("snapshot '%s' of '%s': out of space copying its map", dst[i], src[i]);
+			e = array_msg("snapshot '%s' of '%s': out of space copying its map", dst[i], src[i]);
 			rc = -ENOSPC;
 		}
 	}

@@ -12,19 +12,6 @@
 #include "handlers/array/array_internal.h"
 #include "handlers/array/volume_names.h"
 
-static char *msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *msg(const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
-
 static void set_err(char **err, char *m)
 {
 	if (err)
@@ -62,12 +49,12 @@ int volume_attach(struct array *a, const char *name, uint64_t size_bytes, uint32
 	if (err)
 		*err = NULL;
 	if (!volume_name_ok(name)) {
-		set_err(err, msg("volume '%s': want 1..%d printable characters other than space ; , / =",
+		set_err(err, array_msg("volume '%s': want 1..%d printable characters other than space ; , / =",
 				 name ? name : "", VOLUME_NAME_MAX - 1));
 		return -EINVAL;
 	}
 	if ((lba_size != 512 && lba_size != 4096) || size_bytes % lba_size) {
-		set_err(err, msg("volume '%s': size %llu is not a multiple of the %u-byte block", name,
+		set_err(err, array_msg("volume '%s': size %llu is not a multiple of the %u-byte block", name,
 				 (unsigned long long)size_bytes, lba_size));
 		return -EINVAL;
 	}
@@ -76,14 +63,14 @@ int volume_attach(struct array *a, const char *name, uint64_t size_bytes, uint32
 	if (v) {
 		int rc = 0;
 		if (v->attached) {
-			set_err(err, msg("volume '%s' of array '%s' is attached to another device", name, a->name));
+			set_err(err, array_msg("volume '%s' of array '%s' is attached to another device", name, a->name));
 			rc = -EBUSY;
 		} else if (v->lba_size != lba_size) {
-			set_err(err, msg("volume '%s' has %u-byte blocks, the device %u-byte blocks", name, v->lba_size,
+			set_err(err, array_msg("volume '%s' has %u-byte blocks, the device %u-byte blocks", name, v->lba_size,
 					 lba_size));
 			rc = -EINVAL;
 		} else if (v->size != size_bytes) {
-			set_err(err, msg("volume '%s' is %llu bytes, the device %llu: attach with the volume's size "
+			set_err(err, array_msg("volume '%s' is %llu bytes, the device %llu: attach with the volume's size "
 					 "(and resize the device afterwards)",
 					 name, (unsigned long long)v->size, (unsigned long long)size_bytes));
 			rc = -EINVAL;
@@ -99,7 +86,7 @@ int volume_attach(struct array *a, const char *name, uint64_t size_bytes, uint32
 		pthread_mutex_unlock(&a->vol_mu);
 		if (v)
 			volume_destroy(v);
-		set_err(err, msg("volume '%s': out of memory creating a %llu-byte volume", name,
+		set_err(err, array_msg("volume '%s': out of memory creating a %llu-byte volume", name,
 				 (unsigned long long)size_bytes));
 		return -ENOMEM;
 	}
@@ -152,12 +139,12 @@ static int volume_delete(struct array *a, const char *name, char **err)
 	struct volume *v = name ? vn_find(a, name) : NULL;
 	if (!v) {
 		pthread_mutex_unlock(&a->vol_mu);
-		set_err(err, msg("volume '%s': no such volume in array '%s'", name ? name : "", a->name));
+		set_err(err, array_msg("volume '%s': no such volume in array '%s'", name ? name : "", a->name));
 		return -ENOENT;
 	}
 	if (v->attached) {
 		pthread_mutex_unlock(&a->vol_mu);
-		set_err(err, msg("volume '%s' of array '%s' is attached to a device: close the device first", name,
+		set_err(err, array_msg("volume '%s' of array '%s' is attached to a device: close the device first", name,
 				 a->name));
 		return -EBUSY;
 	}

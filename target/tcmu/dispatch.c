@@ -109,24 +109,24 @@ void lunlab_host_cmd_data_progress(struct tcmu_device *dev, struct tcmulib_cmd *
 	hc->lu->data_progress(hc->lu, bytes < hc->buf_len ? bytes : hc->buf_len);
 }
 
+/* The transport's command behind a handler's tcmulib_cmd, or NULL. */
+static const struct lu_cmd *lu_of(const struct tcmulib_cmd *cmd)
+{
+	return cmd ? container_of_host(cmd, struct host_cmd, lib)->lu : NULL;
+}
+
 uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *cmd)
 {
-	const struct host_cmd *hc;
+	const struct lu_cmd *lu = lu_of(cmd);
 
-	if (!cmd)
-		return 0;
-	hc = container_of_host(cmd, struct host_cmd, lib);
-	return hc->lu ? hc->lu->nexus_id : 0;
+	return lu ? lu->nexus_id : 0;
 }
 
 uint64_t lunlab_host_cmd_arrival_ns(const struct tcmulib_cmd *cmd)
 {
-	const struct host_cmd *hc;
+	const struct lu_cmd *lu = lu_of(cmd);
 
-	if (!cmd)
-		return 0;
-	hc = container_of_host(cmd, struct host_cmd, lib);
-	return hc->lu ? hc->lu->arrival_ns : 0;
+	return lu ? lu->arrival_ns : 0;
 }
 
 static void host_cmd_run(struct host_cmd *hc)

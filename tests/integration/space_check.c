@@ -1,6 +1,7 @@
 /* space_check.c — an array that runs out of physical space, through iSCSI
- * with libiscsi (space_run.sh starts lunlab-target with one LUN of a small
- * array: array_capacity and soft_threshold given on its command line).
+ * with libiscsi (run-client.sh starts lunlab-target with one LUN of a small
+ * array: array_capacity and soft_threshold given on its command line, see
+ * tests/integration/meson.build).
  *
  * Session A fills the array with unique (incompressible) data, 1 MiB per
  * WRITE(16):

@@ -517,6 +517,44 @@ static void freed_before_or_while_accounted(void **state)
 	bs_destroy(bs);
 }
 
+/* Blocks freed while pending leave stale backlog entries; overwrites faster
+ * than the accounting must not make the list grow without bound. */
+static void backlog_stays_bounded_under_churn(void **state)
+{
+	const uint32_t B = 4096;
+	struct block_store *bs = bs_create(B, 512);
+	bs_set_fingerprint(bs, constant_fp); /* one shard, one list */
+	struct bs_shard *sh = &bs->shards[constant_fp(NULL, 0) >> 58];
+	unsigned char blk[4096];
+	uint64_t seed = 4;
+	uint32_t id, keep[100];
+	for (int i = 0; i < 20000; i++) {
+		fill_random(blk, B, &seed);
+		assert_int_equal(bs_ref_content(bs, blk, &id), 0);
+		bs_unref(bs, id); /* freed while pending: its entry goes stale */
+	}
+	assert_int_equal(bs_backlog(bs), 0);
+	assert_true(sh->backlog_cap <= 64);
+	for (int i = 0; i < 100; i++) {
+		fill_random(blk, B, &seed);
+		assert_int_equal(bs_ref_content(bs, blk, &keep[i]), 0);
+	}
+	for (int i = 0; i < 20000; i++) {
+		fill_random(blk, B, &seed);
+		assert_int_equal(bs_ref_content(bs, blk, &id), 0);
+		bs_unref(bs, id);
+	}
+	assert_int_equal(bs_backlog(bs), 100);
+	assert_true(sh->backlog_cap <= 512);  /* ~2 x pending, not 20000 */
+	assert_int_equal(account_all(bs), 100);
+	struct bs_figures f = figs(bs);
+	assert_int_equal(f.pending_blocks, 0);
+	assert_int_equal(f.unique_blocks, 100);
+	for (int i = 0; i < 100; i++)
+		bs_unref(bs, keep[i]);
+	bs_destroy(bs);
+}
+
 struct space_log {
 	int64_t claimed;                 /* what the hooks say is in use or set aside */
 	uint64_t limit;                  /* refuse new blocks beyond it */
@@ -649,6 +687,7 @@ int main(void)
 		cmocka_unit_test(backlog_counts_worst_case_until_accounted),
 		cmocka_unit_test(freed_before_or_while_accounted),
 		cmocka_unit_test(space_hooks_follow_the_claim),
+		cmocka_unit_test(backlog_stays_bounded_under_churn),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

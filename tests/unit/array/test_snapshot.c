@@ -12,15 +12,6 @@
 
 #define B 16384u
 
-static void expect_msg(char *err, const char *part)
-{
-	assert_non_null(err);
-	if (!strstr(err, part))
-		fail_msg("'%s' lacks '%s'", err, part);
-	assert_null(strchr(err, '\n'));
-	free(err);
-}
-
 static struct volume *attach(struct array *a, const char *name, uint64_t size)
 {
 	struct volume *v = NULL;

@@ -246,15 +246,6 @@ static void soft_threshold_once_per_crossing(void **state)
 	array_put(a);
 }
 
-static void expect_msg(char *err, const char *part)
-{
-	assert_non_null(err);
-	if (!strstr(err, part))
-		fail_msg("'%s' lacks '%s'", err, part);
-	assert_null(strchr(err, '\n'));
-	free(err);
-}
-
 static void settings_and_messages(void **state)
 {
 	struct array *a = new_array(B, 1, 512);

@@ -9,15 +9,6 @@
 
 #define B 16384u
 
-static void expect_msg(char *err, const char *part)
-{
-	assert_non_null(err);
-	if (!strstr(err, part))
-		fail_msg("'%s' lacks '%s'", err, part);
-	assert_null(strchr(err, '\n'));
-	free(err);
-}
-
 static void attach_release_reattach(void **state)
 {
 	struct array *a = new_array(B, 1, 512);
