@@ -190,6 +190,9 @@ struct conn {
 	/* timeouts (io_thread.c sweeps once a second): a login must finish and
 	 * a PDU once started must keep arriving, or the connection is closed */
 	bool rx_progress;         /* bytes arrived since the last sweep */
+	bool rx_exact;            /* large data segments are arriving: recv() only
+	                           * what the current stage needs, so the data
+	                           * lands in its command's buffer, not staging */
 	/* CONN_MAX_DATA_BYTES: reading paused with a SCSI Command header in
 	 * c->bhs until data_bytes falls; then the thread resumes it */
 	uint64_t data_bytes;
