@@ -597,7 +597,17 @@ static int check_summary(struct loader *l)
 	SAME("pending blocks", f.pending_blocks, s.pending_blocks);
 	SAME("physical bytes (accounted blocks)", f.physical_bytes, s.physical_bytes);
 	SAME("compressed bytes (accounted blocks)", f.compressed_bytes, s.compressed_bytes);
+	/* the physical space the loaded blocks claim (space.h): accounted ones
+	 * at their size, pending ones at their worst case; nothing reserved */
+	struct array_space sp;
+	array_get_space(l->a, &sp);
 #undef SAME
+	uint64_t want = f.physical_bytes + f.pending_blocks * (uint64_t)l->a->p.dedup_block;
+	if (sp.used_bytes != want || sp.reserved_bytes)
+		return fail(l->err, l->errlen,
+			    "%s: physical space in use %llu bytes (%llu reserved), its blocks add up to %llu", path,
+			    (unsigned long long)sp.used_bytes, (unsigned long long)sp.reserved_bytes,
+			    (unsigned long long)want);
 	return 0;
 }
 
