@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -31,6 +32,7 @@ struct acct_entry {
 	struct acct_params p;
 	bool has_work;             /* kicked since a worker last started on it (pool.mu) */
 	int busy;                  /* workers working on it now (pool.mu) */
+	atomic_bool leaving;       /* acct_detach: stop after the batch in hand */
 	struct acct_entry *next;
 };
 
@@ -61,7 +63,8 @@ static void work_through(struct acct_entry *e)
 	struct bs_acct_job jobs[ACCT_BATCH];
 	size_t n;
 
-	while ((n = bs_acct_take(e->bs, jobs, ACCT_BATCH)) != 0)
+	while (!atomic_load_explicit(&e->leaving, memory_order_relaxed) &&
+	       (n = bs_acct_take(e->bs, jobs, ACCT_BATCH)) != 0)
 		account_jobs(&e->p, e->bs, jobs, n);
 }
 
@@ -181,6 +184,10 @@ void acct_detach(struct block_store *bs)
 			*pp = e->next;
 			break;
 		}
+	/* what is still pending stays pending (a state directory keeps it so;
+	 * the next start accounts it): a stop does not wait for the backlog */
+	if (e)
+		atomic_store(&e->leaving, true);
 	while (e && e->busy)
 		pthread_cond_wait(&pool.idle, &pool.mu);
 	bool last = !pool.list;
