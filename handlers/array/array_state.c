@@ -3,6 +3,8 @@
 #include "handlers/array/array_state.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -273,7 +275,11 @@ static void settle(struct array_state *st, struct batch *b)
 	pthread_mutex_unlock(&a->vol_mu);
 }
 
-static int write_batch(struct array_state *st, struct batch *b, char *err, size_t errlen)
+/* The commit's rows in an open transaction (not committed: until the
+ * commit record a crash leaves the last commit's state, SQLite's WAL
+ * ignores frames without one).  0, or -1 with err and the transaction
+ * rolled back. */
+static int write_rows(struct array_state *st, struct batch *b, char *err, size_t errlen)
 {
 	struct store_db *db = st->db;
 
@@ -298,12 +304,38 @@ static int write_batch(struct array_state *st, struct batch *b, char *err, size_
 		if (store_db_del_block(db, b->gone[i], err, errlen) < 0)
 			goto fail;
 	b->sum.epoch = st->epoch + 1;
-	if (store_db_put_summary(db, &b->sum, err, errlen) < 0 || store_db_commit(db, err, errlen) < 0)
+	if (store_db_put_summary(db, &b->sum, err, errlen) < 0)
 		goto fail;
 	return 0;
 fail:
 	store_db_rollback(db);
 	return -1;
+}
+
+/* blocks.dat's fdatasync, in a thread of its own while the rows are written */
+struct sync_job {
+	struct payload_store *ps;
+	int rc;
+};
+
+static void *sync_payloads(void *arg)
+{
+	struct sync_job *j = arg;
+
+	j->rc = payload_file_sync(j->ps);
+	return NULL;
+}
+
+static bool start_sync(pthread_t *th, struct sync_job *j)
+{
+	sigset_t all, old;
+	bool ok;
+
+	sigfillset(&all); /* no signals in our thread: the host's */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ok = pthread_create(th, NULL, sync_payloads, j) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ok;
 }
 
 /* One commit: a cut between commands, the payloads it references on disk,
@@ -327,10 +359,25 @@ static int commit(struct array_state *st, char *err, size_t errlen)
 		goto out;
 	}
 	/* the payloads first: the metadata may only reference slots that are
-	 * on disk (a new block's slot was written before its block existed) */
-	if ((rc = payload_file_sync(st->ps)) != 0) {
+	 * on disk (a new block's slot was written before its block existed).
+	 * Their fdatasync runs while the rows go into the transaction; the
+	 * commit record follows only once it succeeded. */
+	struct sync_job job = { st->ps, 0 };
+	pthread_t th;
+	bool threaded = start_sync(&th, &job);
+	if (!threaded)
+		job.rc = payload_file_sync(st->ps);
+	int rows = write_rows(st, &b, err, errlen);
+	if (threaded)
+		pthread_join(th, NULL);
+	if ((rc = job.rc) != 0) {
+		if (rows == 0)
+			store_db_rollback(st->db);
 		fail(err, errlen, "%s/blocks.dat: fdatasync: %s", st->dir, strerror(-rc));
-	} else if (write_batch(st, &b, err, errlen) < 0) {
+	} else if (rows < 0) {
+		rc = -EIO;
+	} else if (store_db_commit(st->db, err, errlen) < 0) {
+		store_db_rollback(st->db);
 		rc = -EIO;
 	}
 	if (rc) {

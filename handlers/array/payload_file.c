@@ -26,8 +26,9 @@
 /* space is reserved this far ahead of the highest slot */
 #define PF_GROW (64ull << 20)
 /* start writeback of dirty slots after this many bytes (keeps a later
- * fdatasync short and the page cache from filling with dirty pages) */
-#define PF_KICK (32ull << 20)
+ * fdatasync short and the page cache from filling with dirty pages): the
+ * writer that crosses it wakes the governor, which starts it */
+#define PF_KICK (8ull << 20)
 
 enum { SLOT_NONE = 0, SLOT_UNCHECKED, SLOT_GOOD, SLOT_BAD };
 
@@ -230,7 +231,12 @@ static void *pf_put(struct payload_store *ps, uint32_t id, const void *src)
 	}
 	l->crc[id & (PF_LEAF - 1)] = state_crc32c(0, src, B);
 	atomic_store_explicit(&l->state[id & (PF_LEAF - 1)], SLOT_GOOD, memory_order_release);
-	atomic_fetch_add_explicit(&pf->since_kick, B, memory_order_relaxed);
+	uint64_t was = atomic_fetch_add_explicit(&pf->since_kick, B, memory_order_relaxed);
+	/* busy: the governor is awake (maybe starting writeback: never wait for it) */
+	if (was < PF_KICK && was + B >= PF_KICK && pthread_mutex_trylock(&gov_mu) == 0) {
+		pthread_cond_signal(&gov_cv);
+		pthread_mutex_unlock(&gov_mu);
+	}
 	return (void *)(pf->map + off);
 }
 
