@@ -48,13 +48,16 @@ repro_free_port() {
 # port; sets REPRO_PORT, REPRO_TPID and REPRO_URL (LUN 0).  Waits until it listens.
 # REPRO_STATE_DIR=DIR: each target keeps its arrays in a fresh directory under DIR
 # (--state-dir, docs/persistence.md): the figures must come out the same.
+# REPRO_STATE_CLEAN=1 with it: each directory's disk use is appended to DIR/usage (bytes and the
+# directory) when its target stops, and the directory removed (bench/persist.sh literal).
 repro_start_target() {
 	REPRO_PORT=$(repro_free_port)
 	local args=() s
 	for s in "$@"; do args+=(--lun "$s"); done
 	if [ -n "${REPRO_STATE_DIR:-}" ]; then
 		mkdir -p "$REPRO_STATE_DIR"
-		args+=(--state-dir "$(mktemp -d "$REPRO_STATE_DIR/target.XXXXXX")")
+		REPRO_TSTATE=$(mktemp -d "$REPRO_STATE_DIR/target.XXXXXX")
+		args+=(--state-dir "$REPRO_TSTATE")
 	fi
 	"$TARGET" --listen "127.0.0.1:$REPRO_PORT" --quiet --handler-path "$BUILD/handlers" \
 		"${args[@]}" >"$REPRO_TMP/target.log" 2>&1 &
@@ -76,6 +79,10 @@ repro_start_target() {
 repro_stop_target() {
 	kill "$REPRO_TPID" 2>/dev/null && wait "$REPRO_TPID" 2>/dev/null
 	REPRO_PIDS=$(echo "$REPRO_PIDS" | tr ' ' '\n' | grep -vx "$REPRO_TPID" | tr '\n' ' ')
+	if [ -n "${REPRO_STATE_DIR:-}" ] && [ "${REPRO_STATE_CLEAN:-0}" = 1 ] && [ -d "${REPRO_TSTATE:-}" ]; then
+		echo "$(du -sb "$REPRO_TSTATE" | cut -f1) $REPRO_TSTATE" >>"$REPRO_STATE_DIR/usage"
+		rm -rf "$REPRO_TSTATE"
+	fi
 }
 
 # repro_bench OUT.json ARGS...: lunlab-bench ARGS --json > OUT.json (stderr to the log).
