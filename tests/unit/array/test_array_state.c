@@ -5,11 +5,15 @@
  * wholly absent per command; a freed block's slot is not reused before the
  * free is durable; another profile or parameters are refused; damaged
  * metadata, a cut slot file and a flipped payload byte are found (the last
- * never served: -EIO); --check-state's walk agrees. */
+ * never served: -EIO); --check-state's walk agrees; snapshots and deletions
+ * killed at random moments are all there or not at all. */
 #include "array_test_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -412,6 +416,162 @@ static void test_named_and_snapshots(void **state)
 	free(back);
 }
 
+/* Snapshots and deletions across a crash: a child writes generation g to
+ * every block of "src", snapshots it as s-g, deletes s-(g-2) for odd g,
+ * syncs every third generation (telling the parent through a pipe) and is
+ * killed by a thread of its own at a random moment, maybe inside a snapshot
+ * or a commit.  After each restart: every snapshot that exists holds exactly
+ * its generation (a snapshot is all or nothing), every one the last sync
+ * covered is there, every deletion it covered has happened, the source holds
+ * that generation or a later one, and the offline check agrees. */
+#define SNAP_BLOCKS 16u
+#define SNAP_MAX 600u
+
+static void *killer(void *arg)
+{
+	struct timespec ts = { 0, (long)(uintptr_t)arg * 1000000L };
+
+	nanosleep(&ts, NULL);
+	kill(getpid(), SIGKILL);
+	return NULL;
+}
+
+static void snap_child(int fd, unsigned round)
+{
+	struct array *a = open_array("a6", "x2");
+	struct volume *v;
+	uint8_t *buf = malloc(B);
+	char *err = NULL, name[32];
+	uint64_t entries;
+	pthread_t th;
+
+	if (volume_attach(a, "src", (uint64_t)SNAP_BLOCKS * B, 512, &v, &err))
+		_exit(10);
+	/* 5 .. 160 ms: early kills land in the first commits, late ones after many */
+	if (pthread_create(&th, NULL, killer, (void *)(uintptr_t)(5 + (round * 37 + (unsigned)getpid()) % 156)))
+		_exit(11);
+	/* the generation to start from: one past the last one a snapshot has */
+	unsigned g0 = 1;
+	struct volume_info *vi = calloc(SNAP_MAX + 8, sizeof(*vi));
+	int n = array_volumes_info(a, vi, SNAP_MAX + 8, &entries);
+	for (int i = 0; i < n && i < (int)SNAP_MAX + 8; i++) {
+		unsigned k;
+		if (sscanf(vi[i].name, "s-%u", &k) == 1 && k >= g0)
+			g0 = k + 1;
+	}
+	free(vi);
+	for (unsigned g = g0; g < g0 + SNAP_MAX / 2; g++) {
+		for (uint32_t i = 0; i < SNAP_BLOCKS; i++) {
+			pattern(buf, 1000 + g, i);
+			if (wr(v, (uint64_t)i * B, buf, B))
+				_exit(12);
+		}
+		snprintf(name, sizeof(name), "s-%u", g);
+		const char *src[] = { "src" }, *dst[] = { name };
+		if (array_snapshot(a, src, dst, 1, true, &entries, &err))
+			_exit(13);
+		if (g % 2 && g >= g0 + 2) {
+			snprintf(name, sizeof(name), "s-%u", g - 2);
+			if (array_volume_delete(a, name, &err))
+				_exit(14);
+		}
+		if (g % 3 == 0) {
+			if (array_sync(a))
+				_exit(15);
+			if (write(fd, &g, sizeof(g)) != (ssize_t)sizeof(g))
+				_exit(16);
+		}
+	}
+	_exit(0);
+}
+
+static void test_snapshot_crash(void **state)
+{
+	uint8_t *buf = malloc(B), *back = malloc(B);
+	struct volume_info *vi = calloc(SNAP_MAX + 8, sizeof(*vi));
+	char *err = NULL;
+	unsigned g0 = 1;
+
+	(void)state;
+	for (unsigned round = 0; round < 5; round++) {
+		int pfd[2], ws;
+		unsigned synced = 0, g;
+
+		assert_int_equal(pipe(pfd), 0);
+		pid_t p = fork();
+		if (p == 0) {
+			close(pfd[0]);
+			snap_child(pfd[1], round);
+		}
+		close(pfd[1]);
+		while (read(pfd[0], &g, sizeof(g)) == (ssize_t)sizeof(g))
+			synced = g;
+		close(pfd[0]);
+		assert_int_equal(waitpid(p, &ws, 0), p);
+		assert_true((WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL) || (WIFEXITED(ws) && WEXITSTATUS(ws) == 0));
+
+		struct array *a = open_array("a6", "x2");
+		uint64_t prov;
+		int n = array_volumes_info(a, vi, SNAP_MAX + 8, &prov);
+		assert_true(n >= 1 && n <= (int)SNAP_MAX + 8);
+		bool have[SNAP_MAX * 8] = { false };
+		for (int i = 0; i < n; i++) {
+			unsigned k;
+			struct volume *s;
+
+			if (sscanf(vi[i].name, "s-%u", &k) != 1)
+				continue;
+			assert_true(k < SNAP_MAX * 8);
+			have[k] = true;
+			assert_int_equal(volume_attach(a, vi[i].name, (uint64_t)SNAP_BLOCKS * B, 512, &s, &err), 0);
+			for (uint32_t b = 0; b < SNAP_BLOCKS; b++) {
+				assert_int_equal(rd(s, (uint64_t)b * B, back, B), 0);
+				pattern(buf, 1000 + k, b);
+				if (memcmp(back, buf, B))
+					fail_msg("round %u: snapshot s-%u block %u is not generation %u", round, k, b, k);
+			}
+			volume_release(s);
+		}
+		/* what the last sync covered: snapshots made in this round up to
+		 * it, deletions of the odd ones two generations before it */
+		for (unsigned k = g0; synced && k <= synced; k++) {
+			bool deleted = k % 2 && k >= g0 && k + 2 <= synced;
+			bool maybe = k % 2 && k + 2 > synced; /* its deletion came after the sync */
+			if (deleted && have[k])
+				fail_msg("round %u: s-%u was deleted before the sync at %u but is back", round, k, synced);
+			if (!deleted && !maybe && !have[k])
+				fail_msg("round %u: s-%u was synced at %u but is missing", round, k, synced);
+		}
+		struct volume *v;
+		assert_int_equal(volume_attach(a, "src", (uint64_t)SNAP_BLOCKS * B, 512, &v, &err), 0);
+		for (uint32_t b = 0; synced && b < SNAP_BLOCKS; b++) {
+			bool ok = false;
+			assert_int_equal(rd(v, (uint64_t)b * B, back, B), 0);
+			for (unsigned k = synced; k < synced + SNAP_MAX && !ok; k++) {
+				pattern(buf, 1000 + k, b);
+				ok = !memcmp(back, buf, B);
+			}
+			if (!ok)
+				fail_msg("round %u: src block %u is older than the sync at %u", round, b, synced);
+		}
+		volume_release(v);
+		/* the next round starts after the highest snapshot there is */
+		for (unsigned k = 0; k < SNAP_MAX * 8; k++)
+			if (have[k] && k >= g0)
+				g0 = k + 1;
+		array_drop_named_volumes();
+		array_put(a);
+		char out[512], cerr[512], adir[512];
+		snprintf(adir, sizeof(adir), "%s/arrays/a6", dir);
+		if (array_state_check(adir, out, sizeof(out), cerr, sizeof(cerr)) != 0)
+			fail_msg("check after round %u: %s", round, cerr);
+	}
+	free(err);
+	free(vi);
+	free(buf);
+	free(back);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -420,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_crash),
 		cmocka_unit_test(test_damage),
 		cmocka_unit_test(test_named_and_snapshots),
+		cmocka_unit_test(test_snapshot_crash),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
