@@ -480,7 +480,8 @@ static bool op_sync(struct thr *th)
 	uint64_t *covered = malloc((n ? n : 1) * sizeof(*covered));
 	struct io io = { .lun = 0 };
 
-	memcpy(covered, th->acked_lun0, n * sizeof(*covered));
+	if (n)
+		memcpy(covered, th->acked_lun0, n * sizeof(*covered));
 	atomic_fetch_add(&g_ops[O_SYNC], 1);
 	struct scsi_task *t = run(th, do_sync, &io);
 	if (!t) {
