@@ -15,8 +15,7 @@
 static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct array *registry;
 
-static char *msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *msg(const char *fmt, ...)
+char *array_msg(const char *fmt, ...)
 {
 	va_list ap;
 	char *s = NULL;
@@ -34,29 +33,29 @@ static char *validate(const struct array_params *p)
 	/* 32 KiB max keeps an exact compressed size (<= block + deflate's few
 	 * bytes of framing) inside the record's 16-bit field. */
 	if (!pow2(p->dedup_block) || p->dedup_block < 512 || p->dedup_block > 32768)
-		return msg("dedup_block %u: must be a power of two in 512..32768", p->dedup_block);
+		return array_msg("dedup_block %u: must be a power of two in 512..32768", p->dedup_block);
 	if (p->zlib_level < 0 || p->zlib_level > 9)
-		return msg("zlib_level %d: must be 0..9", p->zlib_level);
+		return array_msg("zlib_level %d: must be 0..9", p->zlib_level);
 	if (p->zlib_window_bits < 9 || p->zlib_window_bits > 15)
-		return msg("zlib_window_bits %d: must be 9..15", p->zlib_window_bits);
+		return array_msg("zlib_window_bits %d: must be 9..15", p->zlib_window_bits);
 	if (p->alloc_unit < 1 || p->alloc_unit > p->dedup_block)
-		return msg("alloc_unit %u: must be 1..dedup_block (%u)", p->alloc_unit, p->dedup_block);
+		return array_msg("alloc_unit %u: must be 1..dedup_block (%u)", p->alloc_unit, p->dedup_block);
 	return NULL;
 }
 
 static char *mismatch(const char *name, const struct array_params *have, const struct array_params *want)
 {
 	if (have->dedup_block != want->dedup_block)
-		return msg("array '%s' exists with dedup_block %u, requested %u", name, have->dedup_block,
+		return array_msg("array '%s' exists with dedup_block %u, requested %u", name, have->dedup_block,
 			   want->dedup_block);
 	if (have->zlib_level != want->zlib_level)
-		return msg("array '%s' exists with zlib_level %d, requested %d", name, have->zlib_level,
+		return array_msg("array '%s' exists with zlib_level %d, requested %d", name, have->zlib_level,
 			   want->zlib_level);
 	if (have->zlib_window_bits != want->zlib_window_bits)
-		return msg("array '%s' exists with zlib_window_bits %d, requested %d", name,
+		return array_msg("array '%s' exists with zlib_window_bits %d, requested %d", name,
 			   have->zlib_window_bits, want->zlib_window_bits);
 	if (have->alloc_unit != want->alloc_unit)
-		return msg("array '%s' exists with alloc_unit %u, requested %u", name, have->alloc_unit,
+		return array_msg("array '%s' exists with alloc_unit %u, requested %u", name, have->alloc_unit,
 			   want->alloc_unit);
 	return NULL;
 }
@@ -68,7 +67,7 @@ struct array *array_get(const char *name, const struct array_params *p, char **e
 	if (err)
 		*err = NULL;
 	if (!name || !*name || !p) {
-		e = msg("array name and parameters are required");
+		e = array_msg("array name and parameters are required");
 		goto out_err;
 	}
 	if ((e = validate(p)))
@@ -96,12 +95,14 @@ struct array *array_get(const char *name, const struct array_params *p, char **e
 			free(a->name);
 			free(a);
 		}
-		e = msg("out of memory creating array '%s'", name);
+		e = array_msg("out of memory creating array '%s'", name);
 		goto out_err;
 	}
 	a->p = *p;
 	a->users = 1;
 	pthread_mutex_init(&a->vol_mu, NULL);
+	space_init(&a->space);
+	space_attach(a); /* the block store's space hooks: before the first write */
 	a->next = registry;
 	registry = a;
 	pthread_mutex_unlock(&registry_mu);
@@ -137,12 +138,65 @@ void array_put(struct array *a)
 		volume_destroy(a->vols);
 	acct_detach(a->bs);
 	bs_destroy(a->bs);
+	space_fini(&a->space);
 	pthread_mutex_destroy(&a->vol_mu);
 	free(a->name);
 	free(a);
 }
 
 const struct array_params *array_params(const struct array *a) { return &a->p; }
+
+void array_ref(struct array *a)
+{
+	pthread_mutex_lock(&registry_mu);
+	a->users++;
+	pthread_mutex_unlock(&registry_mu);
+}
+
+struct array *array_lookup(const char *name)
+{
+	struct array *a;
+
+	if (!name)
+		return NULL;
+	pthread_mutex_lock(&registry_mu);
+	for (a = registry; a; a = a->next)
+		if (!strcmp(a->name, name)) {
+			a->users++;
+			break;
+		}
+	pthread_mutex_unlock(&registry_mu);
+	return a;
+}
+
+int array_names(char (*names)[ARRAY_NAME_MAX], int max)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&registry_mu);
+	for (struct array *a = registry; a; a = a->next, n++)
+		if (names && n < max)
+			snprintf(names[n], ARRAY_NAME_MAX, "%s", a->name);
+	pthread_mutex_unlock(&registry_mu);
+	return n;
+}
+
+const char *array_name(const struct array *a) { return a->name; }
+
+void array_set_profile(struct array *a, const char *profile)
+{
+	pthread_mutex_lock(&a->vol_mu);
+	if (!a->profile[0] && profile)
+		snprintf(a->profile, sizeof(a->profile), "%s", profile);
+	pthread_mutex_unlock(&a->vol_mu);
+}
+
+void array_profile(struct array *a, char *out, size_t len)
+{
+	pthread_mutex_lock(&a->vol_mu);
+	snprintf(out, len, "%s", a->profile);
+	pthread_mutex_unlock(&a->vol_mu);
+}
 
 void array_get_stats(struct array *a, struct array_stats *out)
 {
@@ -188,7 +242,7 @@ unsigned array_registry_count(void)
 
 /* ---- volumes: created and listed here, run by the volume layer ---- */
 
-struct volume *volume_create(struct array *a, uint64_t size_bytes, uint32_t lba_size)
+struct volume *array_vol_alloc(struct array *a, uint64_t size_bytes, uint32_t lba_size)
 {
 	if (!a)
 		return NULL;
@@ -200,9 +254,22 @@ struct volume *volume_create(struct array *a, uint64_t size_bytes, uint32_t lba_
 		return NULL;
 	}
 	v->owner = a;
-	pthread_mutex_lock(&a->vol_mu);
+	return v;
+}
+
+void array_vol_link(struct array *a, struct volume *v)
+{
 	v->next = a->vols;
 	a->vols = v;
+}
+
+struct volume *volume_create(struct array *a, uint64_t size_bytes, uint32_t lba_size)
+{
+	struct volume *v = array_vol_alloc(a, size_bytes, lba_size);
+	if (!v)
+		return NULL;
+	pthread_mutex_lock(&a->vol_mu);
+	array_vol_link(a, v);
 	pthread_mutex_unlock(&a->vol_mu);
 	return v;
 }
@@ -220,6 +287,8 @@ void volume_destroy(struct volume *v)
 		}
 	pthread_mutex_unlock(&a->vol_mu);
 	vol_fini(v);
+	free(v->name);
+	free(v->snapshot_of);
 	free(v);
 }
 

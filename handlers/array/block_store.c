@@ -281,6 +281,28 @@ static void notify_backlog(struct block_store *bs)
 
 int bs_ref_content(struct block_store *bs, const void *data, uint32_t *idp)
 {
+	return bs_ref_content_r(bs, data, idp, NULL);
+}
+
+int bs_reserve(struct block_store *bs, struct bs_resv *r, uint64_t bytes)
+{
+	if (r->unchecked || !bytes || !bs->space.reserve)
+		return 0;
+	int rc = bs->space.reserve(bs->space.ctx, bytes);
+	if (rc == 0)
+		r->left += bytes;
+	return rc;
+}
+
+void bs_release(struct block_store *bs, struct bs_resv *r)
+{
+	if (r->left && bs->space.release)
+		bs->space.release(bs->space.ctx, r->left);
+	r->left = 0;
+}
+
+int bs_ref_content_r(struct block_store *bs, const void *data, uint32_t *idp, struct bs_resv *resv)
+{
 	uint64_t h = bs->fp(data, bs->block);
 	struct bs_shard *s = &bs->shards[shard_of(h)];
 	uint32_t empty, id;
@@ -323,7 +345,7 @@ int bs_ref_content(struct block_store *bs, const void *data, uint32_t *idp)
 	}
 	if ((r = backlog_reserve(bs, s)) != 0)
 		goto unlock_drop;
-	if (bs->space.block_new && (r = bs->space.block_new(bs->space.ctx, id, bs->block)) != 0)
+	if (bs->space.block_new && (r = bs->space.block_new(bs->space.ctx, id, bs->block, resv)) != 0)
 		goto unlock_drop;
 	struct blk *rec = bs_rec(bs, id);
 	rec->data = copy;

@@ -22,6 +22,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -81,23 +82,39 @@ struct bs_shard {
 typedef _Atomic(struct blk *) blk_leaf_ptr;
 typedef uint64_t (*bs_fingerprint_fn)(const void *data, size_t len);
 
-/* The three points where a block's claim on physical space changes, for the
+/* Space one command sets aside for the blocks it may create after it has
+ * begun to change map entries (the read-modify-write of partial blocks), so
+ * that a full array refuses it before any change (bs_reserve).  unchecked:
+ * its blocks are never refused (deallocation, which frees more than it
+ * makes).  Starts zeroed; bs_release gives back what was not used. */
+struct bs_resv {
+	uint64_t left;
+	bool unchecked;
+};
+
+/* The points where a block's claim on physical space changes, for the
  * array's capacity (thin provisioning, out of space).  Each is called with
- * the block's shard lock held: keep them to a few atomics, never call the
- * store from them.  Space a block claims: dedup_block bytes from block_new
- * until it is accounted, its physical size (rule 5) afterwards. */
+ * the block's shard lock held (reserve/release with none): keep them to a
+ * few atomics, never call the store from them.  Space a block claims:
+ * dedup_block bytes from block_new until it is accounted, its physical size
+ * (rule 5) afterwards. */
 struct bs_space_hooks {
 	void *ctx;
 	/* A new unique block (id) is about to be stored and will claim `bytes`
-	 * (= dedup_block).  A negative errno refuses it: nothing is stored and
-	 * the write that needed it fails with that error (-ENOSPC: 07/27/07). */
-	int (*block_new)(void *ctx, uint32_t id, uint32_t bytes);
+	 * (= dedup_block), taken from r when the writer reserved it (r may be
+	 * NULL).  A negative errno refuses it: nothing is stored and the write
+	 * that needed it fails with that error (-ENOSPC: 07/27/07). */
+	int (*block_new)(void *ctx, uint32_t id, uint32_t bytes, struct bs_resv *r);
 	/* The compressed size of block id is known: its claim goes from `was`
 	 * (dedup_block) to `now` (its physical size). */
 	void (*block_sized)(void *ctx, uint32_t id, uint32_t was, uint32_t now);
 	/* Block id was freed; it claimed `bytes` (dedup_block if it was still
 	 * pending, else its physical size). */
 	void (*block_freed)(void *ctx, uint32_t id, uint32_t bytes);
+	/* Set `bytes` aside for a command (-ENOSPC when they are not there);
+	 * give back what it did not use. */
+	int (*reserve)(void *ctx, uint64_t bytes);
+	void (*release)(void *ctx, uint64_t bytes);
 };
 
 struct block_store {
@@ -146,8 +163,14 @@ void bs_set_space_hooks(struct block_store *bs, const struct bs_space_hooks *h);
 void bs_set_backlog_notify(struct block_store *bs, void (*fn)(void *ctx), void *ctx);
 
 /* Take a reference to the block holding data (block bytes, not all zero),
- * storing it if new.  *id receives the block id. */
+ * storing it if new.  *id receives the block id.  A new block's space comes
+ * from r (bs_ref_content_r) or is checked on its own (-ENOSPC: full). */
 int bs_ref_content(struct block_store *bs, const void *data, uint32_t *id);
+int bs_ref_content_r(struct block_store *bs, const void *data, uint32_t *id, struct bs_resv *r);
+/* Set bytes aside in r for the blocks a command may create (space hooks;
+ * 0 when the store has none); -ENOSPC when the array has not that much. */
+int bs_reserve(struct block_store *bs, struct bs_resv *r, uint64_t bytes);
+void bs_release(struct block_store *bs, struct bs_resv *r);
 /* Add n references to id (the caller holds one, so it cannot be freed);
  * -EOVERFLOW if that would pass BLK_REF_MAX. */
 int bs_incref(struct block_store *bs, uint32_t id, uint32_t n);

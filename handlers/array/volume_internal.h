@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
@@ -40,6 +41,12 @@ struct volume {
 	_Atomic uint64_t meta_bytes;     /* leaves + leaf pointer table */
 	pthread_rwlock_t stripes[NSTRIPES];
 	struct volume *next;             /* the array's volume list (array.c) */
+	/* named volumes: the array's (volume_names.c, snapshot.c), read and
+	 * set under its vol_mu only; the volume layer never looks at them */
+	char *name;                      /* NULL: anonymous, dies with its device */
+	char *snapshot_of;               /* source's name if made by a snapshot, else NULL */
+	bool attached;                   /* a device uses it now */
+	bool readonly;                   /* a read-only snapshot: devices get readonly=1 */
 };
 
 /* volume_io.c: lifecycle.  vol_init: size in bytes, a multiple of
@@ -69,9 +76,26 @@ void lockset_add(struct lockset *ls, struct volume *v, uint64_t b0, uint64_t nb)
 void lockset_lock(struct lockset *ls, int write);
 void lockset_unlock(struct lockset *ls);
 
-/* volume_io.c: internals used by volume_copy.c (caller holds the range locks). */
+/* volume_io.c: hold every command of v (and wait for those in flight) until
+ * vol_unhold: a snapshot copies its map meanwhile.  Take several volumes'
+ * holds in address order (the lock order of range_lock.c). */
+void vol_hold(struct volume *v);
+void vol_unhold(struct volume *v);
+
+/* volume_map.c: map entries of v whose block nothing else references (the
+ * volume's "unique" space in XMS's sense); reads every entry. */
+uint64_t vol_single_ref_entries(struct volume *v);
+
+/* volume_copy.c: a snapshot's map (see there). */
+int vol_copy_map(struct volume *dst, struct volume *src, uint64_t *entries);
+
+/* volume_io.c: internals used by volume_copy.c (caller holds the range locks).
+ * vio_write_locked's new blocks take their space from r (NULL: checked each). */
 int vio_read_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt);
-int vio_write_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt);
+int vio_write_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt,
+		     struct bs_resv *r);
+/* Dedup blocks [off, off+len) touches (0 for len 0). */
+uint64_t vio_blocks_touched(const struct volume *v, uint64_t off, uint64_t len);
 /* Point block b at id (a reference the caller owns, or 0); *delta counts
  * the change in mapped entries, applied later by vio_commit_delta. */
 int vio_set_block(struct volume *v, uint64_t b, uint32_t id, int64_t *delta);

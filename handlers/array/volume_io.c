@@ -124,11 +124,11 @@ int vio_set_block(struct volume *v, uint64_t b, uint32_t id, int64_t *delta)
 	return 0;
 }
 
-static int store_block(struct volume *v, uint64_t b, const void *content, int64_t *delta)
+static int store_block(struct volume *v, uint64_t b, const void *content, int64_t *delta, struct bs_resv *resv)
 {
 	uint32_t id = 0;
 	if (!is_zero(content, v->bs->block)) {
-		int r = bs_ref_content(v->bs, content, &id);
+		int r = bs_ref_content_r(v->bs, content, &id, resv);
 		if (r)
 			return r;
 	}
@@ -185,9 +185,10 @@ int vio_read_locked(struct volume *v, uint64_t off, uint64_t len, const struct i
 
 /* Write [off, off+len).  pre, if not NULL, holds references already taken
  * (outside the locks) for the whole blocks first_full .. first_full+n-1: they
- * are installed as they are; every other block is stored here. */
+ * are installed as they are; every other block is stored here, its space
+ * taken from resv. */
 static int write_cur(struct volume *v, uint64_t off, uint64_t len, struct iovcur *cp, uint32_t *pre,
-		     uint64_t first_full, uint64_t nfull)
+		     uint64_t first_full, uint64_t nfull, struct bs_resv *resv)
 {
 	uint64_t B = v->bs->block;
 	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
@@ -219,18 +220,26 @@ static int write_cur(struct volume *v, uint64_t off, uint64_t len, struct iovcur
 			content = buf;
 		}
 		if (!r)
-			r = store_block(v, b, content, &delta);
+			r = store_block(v, b, content, &delta, resv);
 		pos = e;
 	}
 	vio_commit_delta(v, delta);
 	return r;
 }
 
-int vio_write_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
+int vio_write_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt,
+		     struct bs_resv *r)
 {
 	struct iovcur c;
 	cur_init(&c, iov, iovcnt);
-	return write_cur(v, off, len, &c, NULL, 0, 0);
+	return write_cur(v, off, len, &c, NULL, 0, 0, r);
+}
+
+uint64_t vio_blocks_touched(const struct volume *v, uint64_t off, uint64_t len)
+{
+	if (!len || off + len < off)
+		return 0;
+	return ((off + len - 1) >> v->bshift) - (off >> v->bshift) + 1;
 }
 
 /* End of the lock chunk holding byte pos: reads and writes lock and process
@@ -277,8 +286,10 @@ static int prestore(struct volume *v, uint64_t off, uint64_t len, const struct i
 	return 0;
 }
 
-/* Fill [off, off+len) with pattern (lba_size bytes; NULL = zeros). */
-static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const unsigned char *pattern)
+/* Fill [off, off+len) with pattern (lba_size bytes; NULL = zeros); new
+ * blocks take their space from resv. */
+static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const unsigned char *pattern,
+			     struct bs_resv *resv)
 {
 	uint64_t B = v->bs->block, L = v->lba_size;
 	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
@@ -317,7 +328,7 @@ static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const
 				x += k;
 			}
 			uint32_t id = 0;
-			if (!is_zero(buf, B) && (r = bs_ref_content(v->bs, buf, &id)) != 0)
+			if (!is_zero(buf, B) && (r = bs_ref_content_r(v->bs, buf, &id, resv)) != 0)
 				break;
 			if (whole && B >= L && (!id || bs_incref(v->bs, id, 1) == 0)) {
 				full_id = id; /* keep one reference for the next blocks */
@@ -389,6 +400,13 @@ static int write_range(struct volume *v, uint64_t off, uint64_t len, const struc
 	int r = prestore(v, off, len, iov, iovcnt, ids, first_full, nfull);
 	if (r)
 		goto out;
+	/* Partial blocks are read-modify-written under the locks, after other
+	 * blocks are installed: set their worst case aside now, so a full array
+	 * refuses the whole write before any map entry changes. */
+	struct bs_resv resv = { 0, false };
+	uint64_t npart = vio_blocks_touched(v, off, len) - nfull;
+	if (npart && (r = bs_reserve(v->bs, &resv, npart * B)) != 0)
+		goto release;
 	struct iovcur c;
 	cur_init(&c, iov, iovcnt);
 	uint64_t pos = off;
@@ -397,10 +415,12 @@ static int write_range(struct volume *v, uint64_t off, uint64_t len, const struc
 		range_lock(v, &ls, pos, ce - pos, 1);
 		r = vio_check_range(v, off, check_len);
 		if (!r)
-			r = write_cur(v, pos, ce - pos, &c, ids, first_full, nfull);
+			r = write_cur(v, pos, ce - pos, &c, ids, first_full, nfull, &resv);
 		lockset_unlock(&ls);
 		pos = ce;
 	} while (!r && pos < off + len);
+	bs_release(v->bs, &resv);
+release:
 	/* Release what was not installed (range error or failure midway). */
 	for (uint64_t i = 0; i < nfull; i++)
 		if (ids[i])
@@ -421,15 +441,40 @@ int volume_write_partial(struct volume *v, uint64_t off, uint64_t len, const str
 	return write_range(v, off, len, iov, iovcnt, true);
 }
 
+/* Deallocation (UNMAP, zeros, shrinking) is never refused for space: its
+ * partial blocks need new content, but it frees at least as many blocks as
+ * it makes, and a full array must still be able to free space. */
+static struct bs_resv dealloc_resv(void)
+{
+	struct bs_resv r = { 0, true };
+	return r;
+}
+
+/* The most blocks a WRITE SAME of a non-zero pattern may create: one for
+ * all its whole blocks and one per partial edge when a block holds whole
+ * logical blocks (B >= L); one per distinct slice of the pattern otherwise
+ * (then blocks are never partial: offsets are L-aligned and B divides L). */
+static uint64_t write_same_worst_blocks(const struct volume *v, uint64_t off, uint64_t len)
+{
+	uint64_t B = v->bs->block, L = v->lba_size, n = vio_blocks_touched(v, off, len);
+	uint64_t most = B >= L ? 3 : L / B;
+	return n < most ? n : most;
+}
+
 int volume_write_same(struct volume *v, uint64_t off, uint64_t len, const void *pattern)
 {
 	struct lockset ls;
 	if (!pattern)
 		return -EINVAL;
+	bool zero = is_zero(pattern, v->lba_size);
+	struct bs_resv resv = zero ? dealloc_resv() : (struct bs_resv){ 0, false };
 	range_lock(v, &ls, off, len, 1);
 	int r = vio_check_range(v, off, len);
+	if (!r && !zero)
+		r = bs_reserve(v->bs, &resv, write_same_worst_blocks(v, off, len) * v->bs->block);
 	if (!r)
-		r = write_same_locked(v, off, len, is_zero(pattern, v->lba_size) ? NULL : pattern);
+		r = write_same_locked(v, off, len, zero ? NULL : pattern, &resv);
+	bs_release(v->bs, &resv);
 	lockset_unlock(&ls);
 	return r;
 }
@@ -437,10 +482,11 @@ int volume_write_same(struct volume *v, uint64_t off, uint64_t len, const void *
 int volume_unmap(struct volume *v, uint64_t off, uint64_t len)
 {
 	struct lockset ls;
+	struct bs_resv resv = dealloc_resv();
 	range_lock(v, &ls, off, len, 1);
 	int r = vio_check_range(v, off, len);
 	if (!r)
-		r = write_same_locked(v, off, len, NULL);
+		r = write_same_locked(v, off, len, NULL, &resv);
 	lockset_unlock(&ls);
 	return r;
 }
@@ -468,8 +514,13 @@ int volume_compare_and_write(struct volume *v, uint64_t off, uint64_t len, const
 				*miscompare_off = i;
 			r = -EILSEQ;
 		} else if (!r) {
+			/* every block it touches may be new: decided before any changes */
+			struct bs_resv resv = { 0, false };
 			struct iovec w = { (void *)wr, len };
-			r = vio_write_locked(v, off, len, &w, 1);
+			r = bs_reserve(v->bs, &resv, vio_blocks_touched(v, off, len) * v->bs->block);
+			if (!r)
+				r = vio_write_locked(v, off, len, &w, 1, &resv);
+			bs_release(v->bs, &resv);
 		}
 	}
 	lockset_unlock(&ls);
@@ -566,6 +617,9 @@ void vol_fini(struct volume *v)
 		pthread_rwlock_destroy(&v->stripes[i]);
 }
 
+void vol_hold(struct volume *v) { pthread_rwlock_wrlock(&v->resize_lock); }
+void vol_unhold(struct volume *v) { pthread_rwlock_unlock(&v->resize_lock); }
+
 uint64_t volume_size(const struct volume *v) { return v->size; }
 
 int volume_resize(struct volume *v, uint64_t new_size)
@@ -581,8 +635,9 @@ int volume_resize(struct volume *v, uint64_t new_size)
 		uint64_t tail_end = (new_size + B - 1) / B * B;
 		if (tail_end > v->size)
 			tail_end = v->size;
+		struct bs_resv resv = dealloc_resv();
 		if (tail_end > new_size)
-			r = write_same_locked(v, new_size, tail_end - new_size, NULL);
+			r = write_same_locked(v, new_size, tail_end - new_size, NULL, &resv);
 		if (!r)
 			unmap_from(v, (new_size + B - 1) >> v->bshift);
 	}

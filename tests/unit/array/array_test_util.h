@@ -67,4 +67,14 @@ static inline struct array_stats stats_of(struct array *a)
 	return s;
 }
 
+/* err is a malloc'd one-line message containing part; frees it. */
+static inline void expect_msg(char *err, const char *part)
+{
+	assert_non_null(err);
+	if (!strstr(err, part))
+		fail_msg("'%s' lacks '%s'", err ? err : "(null)", part);
+	assert_null(strchr(err, '\n'));
+	free(err);
+}
+
 #endif

@@ -556,20 +556,42 @@ static void backlog_stays_bounded_under_churn(void **state)
 }
 
 struct space_log {
-	int64_t claimed;                 /* what the hooks say is in use */
+	int64_t claimed;                 /* what the hooks say is in use or set aside */
 	uint64_t limit;                  /* refuse new blocks beyond it */
-	int news, sized, freed;
+	int news, sized, freed, from_resv;
 };
 
-static int hook_new(void *ctx, uint32_t id, uint32_t bytes)
+static int hook_new(void *ctx, uint32_t id, uint32_t bytes, struct bs_resv *r)
 {
 	struct space_log *l = ctx;
 	(void)id;
+	l->news++;
+	if (r && r->left >= bytes) { /* set aside before: already claimed */
+		r->left -= bytes;
+		l->from_resv++;
+		return 0;
+	}
+	if ((uint64_t)l->claimed + bytes > l->limit) {
+		l->news--;
+		return -ENOSPC;
+	}
+	l->claimed += bytes;
+	return 0;
+}
+
+static int hook_reserve(void *ctx, uint64_t bytes)
+{
+	struct space_log *l = ctx;
 	if ((uint64_t)l->claimed + bytes > l->limit)
 		return -ENOSPC;
-	l->claimed += bytes;
-	l->news++;
+	l->claimed += (int64_t)bytes;
 	return 0;
+}
+
+static void hook_release(void *ctx, uint64_t bytes)
+{
+	struct space_log *l = ctx;
+	l->claimed -= (int64_t)bytes;
 }
 
 static void hook_sized(void *ctx, uint32_t id, uint32_t was, uint32_t now)
@@ -593,7 +615,7 @@ static void space_hooks_follow_the_claim(void **state)
 	const uint32_t B = 16384;
 	struct block_store *bs = bs_create(B, 1024);
 	struct space_log log = { .limit = 2 * (uint64_t)B };
-	struct bs_space_hooks h = { &log, hook_new, hook_sized, hook_freed };
+	struct bs_space_hooks h = { &log, hook_new, hook_sized, hook_freed, hook_reserve, hook_release };
 	bs_set_space_hooks(bs, &h);
 	unsigned char a[16384], b[16384], c[16384];
 	uint32_t ia, ib, ic;
@@ -625,6 +647,32 @@ static void space_hooks_follow_the_claim(void **state)
 	assert_int_equal(log.freed, 3);
 	assert_int_equal(log.claimed, 0);
 	assert_int_equal(figs(bs).used_bytes, 0);
+	/* a reservation: set aside first, then a new block takes its space
+	 * from it (no second check); what is left goes back on release */
+	struct bs_resv r = { 0, false };
+	assert_int_equal(bs_reserve(bs, &r, 2 * (uint64_t)B), 0);
+	assert_int_equal(r.left, 2 * B);
+	struct bs_resv more = { 0, false };
+	assert_int_equal(bs_reserve(bs, &more, 1), -ENOSPC); /* all of it is set aside */
+	assert_int_equal(more.left, 0);
+	assert_int_equal(bs_ref_content(bs, a, &ia), -ENOSPC); /* not from r: refused */
+	assert_int_equal(bs_ref_content_r(bs, a, &ia, &r), 0);
+	assert_int_equal(r.left, B);
+	assert_int_equal(log.from_resv, 1);
+	bs_release(bs, &r);
+	assert_int_equal(r.left, 0);
+	assert_int_equal(log.claimed, (int64_t)B);
+	struct bs_resv free_pass = { 0, true }; /* unchecked: no hook call, never refused by it */
+	assert_int_equal(bs_reserve(bs, &free_pass, 1ull << 40), 0);
+	assert_int_equal(free_pass.left, 0);
+	bs_unref(bs, ia);
+	bs_destroy(bs);
+	/* a store without hooks: reservations are free and change nothing */
+	bs = bs_create(B, 1024);
+	struct bs_resv none = { 0, false };
+	assert_int_equal(bs_reserve(bs, &none, 1ull << 40), 0);
+	assert_int_equal(none.left, 0);
+	bs_release(bs, &none);
 	bs_destroy(bs);
 }
 
