@@ -140,8 +140,8 @@ struct bad {
 	const char *msg;
 };
 
-#define KNOWN "listen, iqn, alias, portal-group, io-threads, max-sessions, login-timeout, " \
-	      "stall-timeout, handler-path, auth-file, allow-initiator, trace, quiet, lun, api, api-cert, api-key"
+#define KNOWN "listen, iqn, lun, handler-path, io-threads, portal-group, max-sessions, login-timeout, " \
+	      "stall-timeout, alias, allow-initiator, auth-file, trace, quiet, api, api-cert, api-key"
 
 static const struct bad bads[] = {
 	/* unknown key */
