@@ -138,7 +138,8 @@ static int start_api(const struct cli *cli, const struct auth_config *auth)
 	};
 	char err[512];
 
-	if (api_start(&cfg, err, sizeof(err)) < 0) {
+	if (api_clusters_setup(cli->clusters, cli->nclusters, err, sizeof(err)) < 0 ||
+	    api_start(&cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "lunlab-target: %s\n", err);
 		return -1;
 	}
