@@ -59,7 +59,7 @@ struct json_object *json_snapclone(const struct snapclone_result *r)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "scenario", json_object_new_string("clone"));
+	json_object_object_add(o, "command", json_object_new_string("clone"));
 	json_object_object_add(o, "mode", json_object_new_string("snapshot"));
 	json_object_object_add(o, "cluster", json_object_new_string(r->before.name));
 	json_object_object_add(o, "volume", json_object_new_string(r->volume));
