@@ -141,6 +141,7 @@ static int start_api(const struct cli *cli, const struct auth_config *auth)
 	if (api_clusters_setup(cli->clusters, cli->nclusters, err, sizeof(err)) < 0 ||
 	    api_start(&cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "lunlab-target: %s\n", err);
+		api_stop(); /* what the clusters' setup made */
 		return -1;
 	}
 	return 0;

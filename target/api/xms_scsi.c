@@ -59,7 +59,10 @@ int xms_scsi_cluster_probe(struct xms_cluster *c, char *err, size_t errlen)
 	dc.name = name;
 	be = tcmu_host_create_device(&dc, &why);
 	if (!be) {
-		one_line(err, errlen, "cluster", why);
+		size_t nl = strlen(name);
+		/* the host names the device first ("cluster-NAME: "): the caller names the spec */
+		const char *reason = why && strncmp(why, name, nl) == 0 && why[nl] == ':' ? why + nl + 2 : why;
+		snprintf(err, errlen, "%s", reason ? reason : "refused by the handler");
 		free(why);
 		return -1;
 	}
