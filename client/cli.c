@@ -15,7 +15,8 @@ void cli_usage(char *buf, size_t len)
 		"  URL: iscsi://[user%%pass@]host[:port]/iqn/lun\n"
 		"commands:\n"
 		"  info URL                      identity, capacity, VAAI and thin provisioning support\n"
-		"  scale URL   --vms 1,2,4 --bs 4m --qd 1 --duration 10 --warmup 2 [--write]\n"
+		"  scale URL   --vms 1,2,4 --bs 4m --qd 1 --duration 10 --warmup 2 [--random]\n"
+		"              [--write [--data unique|repeat|zero|win10]]\n"
 		"  clone URL   [--dest URL2] --template-size 1g --template-content zero|pattern|synthetic\n"
 		"              --vms 10 --chunk 4m | --sweep 64k,256k,1m,4m,16m --parallel 2 --outstanding 2\n"
 		"              [--mode auto|xcopy|software] [--explain [N]] [--no-template] [--verify]\n"
@@ -147,6 +148,7 @@ static void defaults(struct bench_opts *o)
 	o->seed = 1;
 	o->settle_timeout_s = 600;
 	o->write_size = 1u << 20;
+	o->data = DATA_UNIQUE;
 }
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
@@ -167,7 +169,7 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 	else if (!strcmp(cmd, "drr")) o->cmd = CMD_DRR;
 	else FAIL("unknown command '%s' (info, scale, clone, drr)", cmd);
 
-	bool vms_given = false;
+	bool vms_given = false, data_given = false;
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
 		/* Options taking a value accept "--opt value" and "--opt=value". */
@@ -223,6 +225,13 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 				FAIL("--warmup: '%s' is not a number of seconds", val);
 		} else if (!strcmp(a, "--write")) {
 			o->write = true;
+		} else if (!strcmp(a, "--data")) {
+			NEEDVAL();
+			if (write_data_parse(val, &o->data))
+				FAIL("--data: '%s' is not unique, repeat, zero or win10", val);
+			data_given = true;
+		} else if (!strcmp(a, "--random")) {
+			o->random = true;
 		} else if (!strcmp(a, "--template-size")) {
 			NEEDVAL();
 			if (cli_parse_size(val, &o->template_size) || o->template_size == 0)
@@ -351,6 +360,10 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 		FAIL("drr needs --image FILE or --synthetic win10");
 	if (o->cmd == CMD_DRR && o->image_path && o->synthetic)
 		FAIL("drr takes either --image or --synthetic, not both");
+	if (data_given && !(o->cmd == CMD_SCALE && o->write))
+		FAIL("--data applies to scale --write only");
+	if (o->random && o->cmd != CMD_SCALE)
+		FAIL("--random applies to scale only");
 	if (o->explain && o->cmd != CMD_CLONE)
 		FAIL("--explain applies to clone only");
 	if (o->plot_job_bytes && o->cmd != CMD_CLONE)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "client/synthetic_image.h"
+#include "client/write_data.h"
 
 #define CLI_MAX_LIST 32
 
@@ -31,6 +32,8 @@ struct bench_opts {
 	double duration_s;
 	double warmup_s;
 	bool write;
+	enum write_data data;          /* --data: what scale --write sends (default unique) */
+	bool random;                   /* --random: random offsets within each VM's region */
 
 	/* clone */
 	uint64_t template_size;

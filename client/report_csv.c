@@ -14,11 +14,17 @@ void csv_info(FILE *f, const struct info_result *r)
 
 void csv_scale(FILE *f, const struct scale_result *r)
 {
-	fprintf(f, "vms,total_mbps,min_mbps,avg_mbps,max_mbps,fairness,ios,seconds,client_cpu_pct\n");
+	fprintf(f, "vms,total_mbps,min_mbps,avg_mbps,max_mbps,fairness,ios,seconds,client_cpu_pct,"
+		"host_mean_latency_ms,modeled_mean_latency_ms,time_scale,machine_share,machine_limited\n");
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct scale_run *s = &r->runs[i];
-		fprintf(f, "%u,%.3f,%.3f,%.3f,%.3f,%.4f,%" PRIu64 ",%.3f,%.1f\n", s->vms, s->total_mbps, s->min_mbps,
+		fprintf(f, "%u,%.3f,%.3f,%.3f,%.3f,%.4f,%" PRIu64 ",%.3f,%.1f", s->vms, s->total_mbps, s->min_mbps,
 			s->avg_mbps, s->max_mbps, s->fairness, s->ios, s->seconds, s->client_cpu_pct);
+		if (s->have_modeled)
+			fprintf(f, ",%.4f,%.4f,%.3f,%.4f,%d\n", s->host_mean_latency_ms, s->modeled_mean_latency_ms,
+				s->time_scale, s->machine_share, s->machine_limited);
+		else
+			fprintf(f, ",,,,,%d\n", s->machine_limited);
 	}
 }
 

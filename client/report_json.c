@@ -1,6 +1,7 @@
 /* report_json.c - --json output (json-c).  Keys are the interface scripts depend on:
  * keep them in step with docs/bench.md "JSON schema". */
 #include "client/report.h"
+#include "client/write_data.h"
 
 #include <json-c/json.h>
 
@@ -85,6 +86,9 @@ json_object *json_scale(const struct scale_result *r)
 	json_object *o = json_object_new_object();
 	add_s(o, "command", "scale");
 	add_b(o, "write", r->write);
+	add_s(o, "pattern", r->random ? "random" : "sequential");
+	if (r->write)
+		add_s(o, "data", write_data_name((enum write_data)r->data));
 	add_i(o, "bs", (int64_t)r->bs);
 	add_i(o, "qd", r->qd);
 	json_object *runs = json_object_new_array();
@@ -100,6 +104,20 @@ json_object *json_scale(const struct scale_result *r)
 		add_i(e, "ios", (int64_t)s->ios);
 		add_d(e, "seconds", s->seconds);
 		add_d(e, "client_cpu_pct", s->client_cpu_pct);
+		if (s->have_modeled) {
+			json_object *m = json_object_new_object();
+			add_d(m, "time_scale", s->time_scale);
+			add_s(m, "clock", s->virtual_streams ? "virtual" : "real");
+			add_d(m, "host_mean_latency_ms", s->host_mean_latency_ms);
+			add_d(m, "mean_latency_ms", s->modeled_mean_latency_ms);
+			add_d(m, "machine_share", s->machine_share);
+			add_b(m, "machine_share_exact", s->machine_share_exact);
+			add_d(m, "suggested_time_scale", s->suggested_time_scale);
+			json_object_object_add(e, "modeled", m);
+		} else {
+			json_object_object_add(e, "modeled", NULL);
+		}
+		add_b(e, "machine_limited", s->machine_limited);
 		json_object_array_add(runs, e);
 	}
 	json_object_object_add(o, "runs", runs);

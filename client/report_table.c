@@ -1,5 +1,6 @@
 /* report_table.c - the default, human-readable output. */
 #include "client/report.h"
+#include "client/write_data.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -109,15 +110,35 @@ void table_scale(FILE *f, const struct scale_result *r)
 {
 	char bs[32];
 	fmt_size(bs, sizeof(bs), r->bs);
-	fprintf(f, "scale: %s sequential %s, QD%u per VM\n", bs, r->write ? "writes" : "reads", r->qd);
-	fprintf(f, "%5s %12s %10s %10s %10s %9s %8s %11s\n", "VMs", "total MB/s", "min MB/s", "avg MB/s",
-		"max MB/s", "fairness", "IOs", "client CPU");
+	fprintf(f, "scale: %s %s %s%s%s, QD%u per VM\n", bs, r->random ? "random" : "sequential",
+		r->write ? "writes" : "reads", r->write ? ", data " : "",
+		r->write ? write_data_name((enum write_data)r->data) : "", r->qd);
+	fprintf(f, "%5s %12s %10s %10s %10s %9s %8s %11s %14s\n", "VMs", "total MB/s", "min MB/s", "avg MB/s",
+		"max MB/s", "fairness", "IOs", "client CPU", "host/modeled");
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct scale_run *s = &r->runs[i];
-		fprintf(f, "%5u %12.1f %10.1f %10.1f %10.1f %9.3f %8" PRIu64 " %10.0f%%\n", s->vms, s->total_mbps,
-			s->min_mbps, s->avg_mbps, s->max_mbps, s->fairness, s->ios, s->client_cpu_pct);
+		char lat[40] = "-";
+		if (s->have_modeled)
+			snprintf(lat, sizeof(lat), "%.2f/%.2f ms", s->host_mean_latency_ms,
+				 s->modeled_mean_latency_ms * (s->time_scale > 0 ? s->time_scale : 1));
+		fprintf(f, "%5u %12.1f %10.1f %10.1f %10.1f %9.3f %8" PRIu64 " %10.0f%% %14s%s\n", s->vms,
+			s->total_mbps, s->min_mbps, s->avg_mbps, s->max_mbps, s->fairness, s->ios, s->client_cpu_pct,
+			lat, s->machine_limited ? "  MACHINE-LIMITED" : "");
 	}
-	fprintf(f, "(MB = 10^6 bytes; fairness = fastest VM / slowest VM; client CPU = lunlab-bench itself, %% of a core)\n");
+	fprintf(f, "(MB = 10^6 bytes; fairness = fastest VM / slowest VM; client CPU = lunlab-bench itself, %% of a core;\n"
+		" host/modeled = mean latency per command as the client saw it / as the LU's model charged it)\n");
+	for (unsigned i = 0; i < r->n; i++) {
+		const struct scale_run *s = &r->runs[i];
+		if (!s->machine_limited)
+			continue;
+		fprintf(f, "note: %u VMs: MACHINE-LIMITED: this machine added %.0f%% to each command "
+			"(host mean %.3f ms vs modeled %.3f ms x time scale %.2f%s): these are not the array's "
+			"figures. Rerun in slow motion: time_scale=%.0f on the LUN (lunlab-target --lun "
+			"...,time_scale=%.0f); the modeled figures are then the measured ones x the time scale\n",
+			s->vms, s->machine_share * 100, s->host_mean_latency_ms, s->modeled_mean_latency_ms,
+			s->time_scale > 0 ? s->time_scale : 1, s->client_cpu_pct > 90 ? "; lunlab-bench itself > 90% of a core" : "",
+			s->suggested_time_scale, s->suggested_time_scale);
+	}
 }
 
 void table_clone(FILE *f, const struct clone_result *r)

@@ -50,10 +50,25 @@ struct scale_run {
 	uint64_t ios;
 	double seconds;
 	double client_cpu_pct;           /* lunlab-bench's own CPU over the run, % of one core */
+	/* the LU's model (page 0x31) against what the client saw, when the LU models */
+	bool have_modeled;
+	double time_scale;               /* the array's slow motion (1 = real time) */
+	unsigned virtual_streams;        /* > 0: virtual clock: the machine cannot limit the figures */
+	double host_mean_latency_ms;     /* every completed command of the run, as the client saw it */
+	double modeled_mean_latency_ms;  /* the model's, over the same run */
+	double machine_share;            /* share of the client's latency this machine added */
+	bool machine_share_exact;        /* false: upper bound (no modeled turnaround reported) */
+	bool machine_limited;            /* the machine, not the modeled array, set the pace */
+	double suggested_time_scale;     /* slow motion that would bring machine_share under 2% */
 };
+
+/* unique and win10 writes need a buffer per command in flight: at most this much in all */
+#define SCALE_MAX_WRITE_BUFFERS (2ull << 30)
 
 struct scale_result {
 	bool write;
+	bool random;                     /* --random offsets instead of sequential */
+	int data;                        /* enum write_data: what the writes carried */
 	uint64_t bs;
 	unsigned qd;
 	unsigned n;

@@ -185,7 +185,7 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 	if (c.volume[0]) {
 		int rc = volume_attach(d->array, c.volume, d->num_lbas * d->block_size, d->block_size, &d->vol, &err);
 		if (rc) {
-			tcmu_dev_err(tdev, "lunlab: array '%s': %s\n", d->array_name, err ? err : "cannot attach");
+			tcmu_dev_err(tdev, "lunlab: %s\n", err ? err : "cannot attach the volume");
 			free(err);
 			lu_free(lu);
 			return rc;
@@ -290,6 +290,10 @@ static int lunlab_reconfig(struct tcmu_device *tdev, struct tcmulib_cfg_info *cf
 	}
 }
 
+/* lunlab-target only: when the command's PDU arrived.  NULL under
+ * tcmu-runner, where the kernel received the data: handle_cmd's time then. */
+#pragma weak lunlab_host_cmd_arrival_ns
+
 /* lunlab-target only: start sending a paced READ's data during its modeled
  * service time (the array's service time includes the transfer).  Resolves to
  * NULL under tcmu-runner, which has no such function. */
@@ -299,58 +303,18 @@ static int lunlab_reconfig(struct tcmu_device *tdev, struct tcmulib_cfg_info *cf
  * is still being copied.  NULL under tcmu-runner. */
 #pragma weak lunlab_host_cmd_data_progress
 
-/* READs of at least SPLIT_MIN bytes on an unpaced LU are copied from the
- * volume SPLIT_CHUNK bytes at a time, each piece reported with
- * lunlab_host_cmd_data_progress: at QD1 the wire transfer of a 4 MiB READ
- * (a 4 MiB sendmsg on loopback costs about twice the copy out of the
- * volume) then overlaps the copy instead of following it. */
-#define SPLIT_MIN (2u << 20)
-#define SPLIT_CHUNK (1u << 20)
+/* scsi_cmd.data_progress for lunlab-target: the host sends the Data-In of
+ * the first final_bytes while sbc_read copies the rest. */
+struct host_cmd {
+	struct tcmu_device *tdev;
+	struct tcmulib_cmd *lc;
+};
 
-/* A READ(10)/READ(16) scsi_dispatch would accept as it is, whose buffer is
- * exactly its length: only DPO/FUA set, group and control zero, within the
- * transfer limit and the capacity.  Anything else takes the normal path,
- * which produces the exact sense. */
-static bool split_read_ok(const struct scsi_cmd *cmd, uint64_t *off, uint64_t *len)
+static void host_data_progress(struct scsi_cmd *cmd, size_t final_bytes)
 {
-	const uint8_t *cdb = cmd->cdb;
-	const struct lunlab_dev *d = cmd->dev;
-	uint64_t lba, n;
+	struct host_cmd *h = cmd->host_ctx;
 
-	if (cdb[0] == 0x28 ? cdb[6] || cdb[9] : cdb[0] == 0x88 ? cdb[14] || cdb[15] : true)
-		return false;
-	lba = cdb_lba(cdb);
-	n = cdb_xfer_blocks(cdb);
-	uint64_t cap = __atomic_load_n(&d->num_lbas, __ATOMIC_ACQUIRE);
-
-	if ((cdb[1] & ~0x18) || n == 0 || (d->max_xfer_len && n > d->max_xfer_len) || lba > cap ||
-	    n > cap - lba)
-		return false;
-	*off = lba * d->block_size;
-	*len = n * d->block_size;
-	return *len >= SPLIT_MIN && cmd->iov_cnt == 1 && cmd->iov_len == *len;
-}
-
-/* Returns false when a piece failed: the caller then runs the command the
- * normal way, for the exact sense (pieces already sent carried the same
- * bytes a full read returns). */
-static bool read_in_pieces(struct tcmu_device *tdev, struct tcmulib_cmd *lc, struct scsi_cmd *cmd,
-			   uint64_t off, uint64_t len)
-{
-	uint8_t *base = cmd->iov[0].iov_base;
-
-	for (uint64_t done = 0; done < len;) {
-		uint64_t n = len - done < SPLIT_CHUNK ? len - done : SPLIT_CHUNK;
-		struct iovec v = { base + done, n };
-
-		if (volume_read(cmd->dev->vol, off + done, n, &v, 1) != 0)
-			return false;
-		done += n;
-		if (done < len)
-			lunlab_host_cmd_data_progress(tdev, lc, done);
-	}
-	cmd->bytes_moved = len;
-	return true;
+	lunlab_host_cmd_data_progress(h->tdev, h->lc, final_bytes);
 }
 
 struct paced_completion {
@@ -378,28 +342,26 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 		.iov_cnt = lc->iov_cnt,
 		.sense = lc->sense_buf,
 	};
+	struct host_cmd host = { tdev, lc };
 	enum cost_kind kind;
 
 	for (size_t i = 0; i < lc->iov_cnt; i++)
 		cmd.iov_len += lc->iovec[i].iov_len;
-	uint64_t arrival = pacer_now_ns();
-	uint64_t off, len;
-	int status;
-
-	/* the split READ bypasses scsi_dispatch: it checks for a unit attention first */
-	int ua = TCMU_STS_OK;
-	bool split = lunlab_host_cmd_data_progress && lu->unpaced && split_read_ok(&cmd, &off, &len) &&
-		     (ua = scsi_ua_check(&cmd)) == TCMU_STS_OK && read_in_pieces(tdev, lc, &cmd, off, len);
-
-	if (split) {
-		kind = COST_READ;
-		status = TCMU_STS_OK;
-	} else if (ua != TCMU_STS_OK) {
-		kind = COST_OTHER;
-		status = ua;
-	} else {
-		status = scsi_dispatch(&cmd, &kind);
+	/* a large READ of an unpaced LU goes out in pieces (sbc_read); a paced
+	 * one goes out whole at once (lunlab_host_cmd_data_ready, below) */
+	if (lunlab_host_cmd_data_progress && lu->unpaced) {
+		cmd.data_progress = host_data_progress;
+		cmd.host_ctx = &host;
 	}
+	/* A command's modeled time starts when it arrived, as on a real array:
+	 * a WRITE's data transfer (R2T round trips, Data-Out) and the work
+	 * below (fingerprinting, storing) overlap its modeled service time
+	 * instead of adding to it; only what exceeds it shows. */
+	uint64_t arrival = lunlab_host_cmd_arrival_ns ? lunlab_host_cmd_arrival_ns(lc) : 0;
+	uint64_t now = pacer_now_ns();
+	if (!arrival || arrival > now)
+		arrival = now;
+	int status = scsi_dispatch(&cmd, &kind);
 	if (!lu->dev.model)
 		return status;
 

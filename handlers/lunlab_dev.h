@@ -50,6 +50,12 @@ struct scsi_cmd {
 	size_t iov_cnt;
 	size_t iov_len;         /* total bytes of iov */
 	uint8_t *sense;         /* 96 bytes (tcmulib_cmd.sense_buf) */
+	/* Set by the host glue (handler.c) when the host can send a READ's
+	 * data in pieces: sbc_read then calls it each time another part of
+	 * the buffer, from its start, is final.  NULL: the data goes out when
+	 * the command completes. */
+	void (*data_progress)(struct scsi_cmd *cmd, size_t final_bytes);
+	void *host_ctx;         /* for data_progress */
 	/* filled by the modules for the cost model */
 	uint64_t bytes_moved;   /* data bytes read or written */
 	uint64_t xcopy_bytes;   /* logical bytes covered by EXTENDED COPY segments */

@@ -146,6 +146,14 @@ static int run_segments(struct xcopy_run *r, int slot, struct copy_status *st)
 
 		if (p->bytes) {
 			int rc = volume_copy(p->dst->vol, p->dst_off, p->src->vol, p->src_off, p->bytes, &moved);
+			if (rc == -ENOSPC) {
+				/* the array is full: as for WRITE (SBC-4 4.7.3.6), the
+				 * segment changed nothing (volume_copy decides first);
+				 * segments before it are done, as SPC-4 allows */
+				tcmu_dev_warn(r->cmd->dev->tdev, "EXTENDED COPY segment %u: no space left in the array",
+					      i);
+				return sense_set(r->cmd, SK_DATA_PROTECT, 0x27, 0x07);
+			}
 			if (rc < 0) {
 				tcmu_dev_warn(r->cmd->dev->tdev, "EXTENDED COPY segment %u: volume_copy: %s", i,
 					      strerror(-rc));
@@ -211,11 +219,14 @@ int xcopy_handle(struct scsi_cmd *cmd)
 	if (pll == 0)
 		return TCMU_STS_OK;      /* SPC-4: no parameter data is not an error */
 
-	/* what the initiator really sent may be less than the CDB claims */
-	size_t len = pll < cmd->iov_len ? pll : cmd->iov_len;
-	size_t have = copy_from_iov(buf, len < sizeof(buf) ? len : sizeof(buf), cmd->iov, cmd->iov_cnt);
-	if (have < len && have < sizeof(buf))
-		len = have;
+	/* the whole list must have arrived (the initiator's Expected Data
+	 * Transfer Length may be below the CDB's): never copy on part of it.
+	 * As LIO answers an overflowing control CDB: INVALID FIELD IN CDB, here
+	 * pointing at the PARAMETER LIST LENGTH. */
+	if (cmd->iov_len < pll)
+		return sense_invalid_cdb_field(cmd, 10, -1);
+	size_t len = pll;
+	copy_from_iov(buf, len < sizeof(buf) ? len : sizeof(buf), cmd->iov, cmd->iov_cnt);
 	cmd->bytes_moved = len;  /* the parameter list crossed the wire (cost_req.c) */
 
 	if (!xcopy_parse(buf, len, &list, &err)) {

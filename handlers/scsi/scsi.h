@@ -125,6 +125,23 @@ unsigned cdb_xfer_field(const uint8_t *cdb);
 int cdb_check_range(struct scsi_cmd *cmd, uint64_t lba, uint64_t nblocks);
 /* max transfer length check (05/24/00 pointing at the length field). */
 int cdb_check_xfer(struct scsi_cmd *cmd, uint32_t nblocks);
+/* Data-out shorter than the CDB says (the initiator's Expected Data Transfer
+ * Length below the command's): a command is never carried out on missing
+ * data, nor on zeros in its place (handlers/scsi/README.md has the table).
+ * cdb_check_dataout, for block data (WRITE ATOMIC, ORWRITE, VERIFY with
+ * BYTCHK; WRITE when the data does not even reach its last block):
+ * fewer than need bytes -> 05/0E/03 INVALID FIELD IN COMMAND INFORMATION UNIT
+ * (LIO's answer for a data CDB whose EDTL differs).  cdb_check_param_list,
+ * for parameter lists (UNMAP, MODE SELECT, EXTENDED COPY): fewer than the
+ * PARAMETER LIST LENGTH (field at CDB byte `field`) -> 05/24/00 pointing at
+ * that field (LIO: "overflow for a WRITE control CDB").  More data than
+ * needed is accepted and the rest ignored (an underflow, which the transport
+ * reports as a residual). */
+int cdb_check_dataout(struct scsi_cmd *cmd, uint64_t need);
+int cdb_check_param_list(struct scsi_cmd *cmd, uint64_t plen, unsigned field);
+/* exactly need bytes of block data (COMPARE AND WRITE, WRITE SAME): any other
+ * length -> 05/0E/03 */
+int cdb_check_dataout_exact(struct scsi_cmd *cmd, uint64_t need);
 
 /* ---- command handlers, one file per area ---- */
 int spc_test_unit_ready(struct scsi_cmd *cmd);

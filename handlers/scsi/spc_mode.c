@@ -240,8 +240,10 @@ int spc_mode_select(struct scsi_cmd *cmd)
 		return TCMU_STS_OK;
 	if (plen < hdr || plen > sizeof(buf))
 		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
-	if (scsi_dataout(cmd, buf, plen) < plen)
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	int rc = cdb_check_param_list(cmd, plen, ten ? 7 : 4);
+	if (rc != TCMU_STS_OK)
+		return rc;
+	scsi_dataout(cmd, buf, plen);
 	cmd->bytes_moved = plen;
 
 	size_t bdl = ten ? get_be16(buf + 6) : buf[3];
@@ -258,7 +260,7 @@ int spc_mode_select(struct scsi_cmd *cmd)
 	for (int apply = 0; apply <= 1; apply++) {
 		for (size_t o = hdr + bdl; o < plen;) {
 			size_t used = 0;
-			int rc = select_page(cmd, buf + o, o, plen - o, &used, apply);
+			rc = select_page(cmd, buf + o, o, plen - o, &used, apply);
 			if (rc != TCMU_STS_OK)
 				return rc;
 			o += used;

@@ -35,6 +35,13 @@ void lunlab_host_cmd_data_ready(struct tcmu_device *dev, struct tcmulib_cmd *cmd
  * Ignored for commands that are not READ-type. */
 void lunlab_host_cmd_data_progress(struct tcmu_device *dev, struct tcmulib_cmd *cmd, size_t bytes);
 
+/* When the transport received this command (its SCSI Command PDU's header),
+ * CLOCK_MONOTONIC ns; 0 when unknown.  A WRITE reaches handle_cmd only after
+ * all of its data arrived (R2T round trips, Data-Out): a handler that models
+ * a service time starts it here, so that transfer overlaps the modeled time
+ * as it would on a real array instead of adding to it. */
+uint64_t lunlab_host_cmd_arrival_ns(const struct tcmulib_cmd *cmd);
+
 /* The I_T nexus (iSCSI session) that sent this command, as a number unique
  * within the process; 0 when unknown.  EXTENDED COPY scopes list identifiers
  * and held copy results to it, as SPC-4 does (tcmu-runner cannot tell). */

@@ -80,7 +80,7 @@ struct icmd {
 	bool local_check;         /* answer CHECK CONDITION, sense below, at delivery */
 	uint8_t local_sense[3];   /* key, ASC, ASCQ */
 	bool rw;                  /* READ/WRITE family: scsi_tl is exact */
-	bool skip_exec;           /* EDTL below one block: answer GOOD + residual */
+	bool skip_exec;           /* EDTL 0 for a READ/WRITE: drain, answer GOOD + residual */
 	uint32_t exp_datasn;      /* Data-In and R2T PDUs sent */
 	struct lu_backend *be;
 	uint64_t lu_id;           /* the LU it was delivered to (lu_entry id): a write
@@ -91,6 +91,7 @@ struct icmd {
 	uint32_t early_len;       /* Data-In bytes sent before done() (data_ready) */
 	uint32_t data_charge;     /* its EDTL, counted in conn->data_bytes */
 	_Atomic size_t progress;  /* lu_cmd.data_progress: bytes of buf final so far */
+	uint64_t arrival_ns;      /* CLOCK_MONOTONIC when its header arrived (lu_cmd.arrival_ns) */
 };
 
 #define ICMD_EV_READY  1u  /* lu_cmd.data_ready: Data-In may start */

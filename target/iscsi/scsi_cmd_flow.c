@@ -5,6 +5,7 @@
 #include "target/iscsi/conn.h"
 
 #include <string.h>
+#include <time.h>
 
 #include "target/iscsi/datain.h"
 #include "target/iscsi/io_thread.h"
@@ -17,6 +18,13 @@
 #define MAX_READ_SLACK (1u << 20)   /* non-READ commands: room for the full answer */
 
 static struct bufcache *cache_of(struct conn *c) { return c->thr ? &c->thr->cache : NULL; }
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static void finish(struct icmd *ic)
 {
@@ -82,6 +90,7 @@ int scsi_cmd_header(struct conn *c, const uint8_t *bhs)
 		return -1;
 	}
 	c->rx_cmd = ic; /* dispatched (CmdSN order) once the PDU is complete */
+	ic->arrival_ns = mono_ns();
 	ic->edtl = edtl;
 	ic->lun = pdu_lun_decode(bhs + 8, &lun_ok);
 	if (!lun_ok)
@@ -228,10 +237,30 @@ static void submit(struct conn *c, struct icmd *ic)
 	ic->lc.data_ready = ic->lc.dir == LU_DIR_READ && ic->rw && ic->buf ? io_thread_cmd_data_ready : NULL;
 	ic->lc.data_progress = ic->lc.data_ready ? io_thread_cmd_data_progress : NULL;
 	ic->lc.priv = ic;
+	ic->lc.arrival_ns = ic->arrival_ns;
 	ic->lc.status = 0;
 	ic->lc.sense_len = 0;
 	ic->lc.data_len = 0;
 	io_thread_submit(c->thr, ic->be, &ic->lc);
+}
+
+/* A READ/WRITE-family command whose EDTL is below its CDB's transfer length
+ * (an overflow residual): carry it out exactly as far as the initiator's
+ * data reaches, never further, and never acknowledge data it did not keep.
+ * The CDB is trimmed to the blocks EDTL reaches into: a read returns the
+ * first EDTL bytes of them; a write writes exactly EDTL bytes (the LU keeps
+ * the rest of a last, partly covered block as it was: handlers/scsi/
+ * sbc_rw.c); EDTL 0 moves nothing (GOOD).  The SCSI Response carries the
+ * overflow residual either way.  (LIO refuses such a write instead, with
+ * 05/0E/03; libiscsi's tests accept both, and some of them write 512 bytes
+ * to a 4096-byte LU expecting GOOD.) */
+static void trim_to_edtl(struct icmd *ic)
+{
+	uint32_t bs = ic->be->block_size;
+	uint32_t blocks = (ic->edtl + bs - 1) / bs;
+
+	if (blocks == 0 || !cdb_set_blocks(ic->lc.cdb, blocks))
+		ic->skip_exec = true; /* nothing to move: GOOD + residual */
 }
 
 void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
@@ -311,14 +340,8 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 		return;
 	}
 
-	if (ic->rw && tl != XFER_LEN_UNKNOWN && tl > ic->edtl) {
-		/* EDTL shorter than the CDB: move only what EDTL allows (a write
-		 * stores whole blocks of it, a read returns the first EDTL bytes) */
-		uint32_t bs = ic->be->block_size;
-		uint32_t blocks = ic->lc.dir == LU_DIR_WRITE ? ic->edtl / bs : (ic->edtl + bs - 1) / bs;
-		if (blocks == 0 || !cdb_set_blocks(ic->lc.cdb, blocks))
-			ic->skip_exec = true; /* nothing whole to move: GOOD + residual */
-	}
+	if (ic->rw && tl != XFER_LEN_UNKNOWN && tl > ic->edtl)
+		trim_to_edtl(ic);
 	if (ic->skip_exec && !(ic->wants_data && ic->got_total < ic->edtl)) {
 		complete_locally(c, ic, 0x00, NULL, 0, 0);
 		return;

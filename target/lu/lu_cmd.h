@@ -67,6 +67,13 @@ struct lu_cmd {
 	 * the transport for the LU layer's own use (reservations); NULL: look
 	 * lun up among the global LUNs.  Backends ignore it. */
 	void *lu_entry;
+
+	/* in: when the transport received the command (its SCSI Command PDU's
+	 * header), CLOCK_MONOTONIC ns; 0 when unknown.  A WRITE reaches the
+	 * backend only once all its data has arrived: a paced LU starts the
+	 * command's modeled service time here, so the data transfer overlaps it
+	 * as on a real array instead of adding to it. */
+	uint64_t arrival_ns;
 };
 
 /* A backend device that executes CDBs (one LU). */

@@ -119,6 +119,16 @@ uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *cmd)
 	return hc->lu ? hc->lu->nexus_id : 0;
 }
 
+uint64_t lunlab_host_cmd_arrival_ns(const struct tcmulib_cmd *cmd)
+{
+	const struct host_cmd *hc;
+
+	if (!cmd)
+		return 0;
+	hc = container_of_host(cmd, struct host_cmd, lib);
+	return hc->lu ? hc->lu->arrival_ns : 0;
+}
+
 static void host_cmd_run(struct host_cmd *hc)
 {
 	struct tcmu_device *dev = hc->dev;

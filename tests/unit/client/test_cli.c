@@ -88,6 +88,15 @@ static void defaults_scale(void **state)
 	assert_true(o.write);
 	assert_true(o.duration_s == 2.5);
 	assert_int_equal(o.format, OUT_JSON);
+	assert_int_equal(o.data, DATA_UNIQUE);   /* a dedup array's write speed depends on content */
+	assert_false(o.random);
+	assert_int_equal(parse(&o, err, "scale", URL, "--write", "--data", "win10", "--random", NULL), 0);
+	assert_int_equal(o.data, DATA_WIN10);
+	assert_true(o.random);
+	assert_int_equal(parse(&o, err, "scale", URL, "--write", "--data=zero", NULL), 0);
+	assert_int_equal(o.data, DATA_ZERO);
+	assert_int_equal(parse(&o, err, "scale", URL, "--write", "--data", "repeat", NULL), 0);
+	assert_int_equal(o.data, DATA_REPEAT);
 }
 
 static void clone_opts(void **state)
@@ -143,6 +152,9 @@ static void errors_name_the_field(void **state)
 		{ { "drr", URL, "--synthetic", "win10", "--image", "f" }, "not both" },
 		{ { "drr", URL, "--synthetic", "win10", "--seed", "-1" }, "--seed" },
 		{ { "scale", URL, "--explain" }, "--explain applies to clone only" },
+		{ { "scale", URL, "--write", "--data", "random" }, "--data: 'random' is not unique, repeat, zero or win10" },
+		{ { "scale", URL, "--data", "zero" }, "--data applies to scale --write only" },
+		{ { "clone", URL, "--random" }, "--random applies to scale only" },
 		{ { "info", URL, "--plot", "x.svg" }, "--plot applies to clone and scale only" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "client/report.h"
+#include "client/write_data.h"
 
 static json_object *path(json_object *o, const char *a, const char *b)
 {
@@ -57,16 +58,37 @@ static void clone_keys(void **state)
 
 static void scale_keys(void **state)
 {
-	static struct scale_result r = { .bs = 4 << 20, .qd = 1, .n = 2 };
+	static struct scale_result r = { .bs = 4 << 20, .qd = 1, .n = 2, .write = true, .data = DATA_WIN10 };
 	r.runs[0] = (struct scale_run){ .vms = 1, .total_mbps = 600, .fairness = 1 };
-	r.runs[1] = (struct scale_run){ .vms = 100, .total_mbps = 820, .fairness = 1.02 };
+	r.runs[1] = (struct scale_run){ .vms = 100, .total_mbps = 820, .fairness = 1.02, .have_modeled = true,
+					.time_scale = 1, .host_mean_latency_ms = 500, .modeled_mean_latency_ms = 400,
+					.machine_share = 0.2, .machine_share_exact = true, .machine_limited = true,
+					.suggested_time_scale = 10 };
 	json_object *o = roundtrip(json_scale(&r));
+	assert_string_equal(json_object_get_string(path(o, "data", NULL)), "win10");
+	assert_string_equal(json_object_get_string(path(o, "pattern", NULL)), "sequential");
 	json_object *runs = path(o, "runs", NULL);
 	assert_int_equal(json_object_array_length(runs), 2);
 	json_object *e = json_object_array_get_idx(runs, 1);
 	assert_int_equal(json_object_get_int(path(e, "vms", NULL)), 100);
 	assert_true(json_object_get_double(path(e, "total_mbps", NULL)) == 820);
 	assert_true(json_object_get_double(path(e, "fairness", NULL)) == 1.02);
+	assert_true(json_object_get_boolean(path(e, "machine_limited", NULL)));
+	assert_true(json_object_get_double(path(e, "modeled", "host_mean_latency_ms")) == 500);
+	assert_true(json_object_get_double(path(e, "modeled", "mean_latency_ms")) == 400);
+	assert_true(json_object_get_double(path(e, "modeled", "machine_share")) == 0.2);
+	assert_true(json_object_get_double(path(e, "modeled", "suggested_time_scale")) == 10);
+	assert_string_equal(json_object_get_string(path(e, "modeled", "clock")), "real");
+	e = json_object_array_get_idx(runs, 0);
+	assert_null(path(e, "modeled", NULL));        /* no model reported: null, key present */
+	assert_false(json_object_get_boolean(path(e, "machine_limited", NULL)));
+	json_object_put(o);
+	/* reads say no data */
+	static struct scale_result rd = { .bs = 4096, .qd = 32, .n = 0, .random = true };
+	o = roundtrip(json_scale(&rd));
+	json_object *v = NULL;
+	assert_false(json_object_object_get_ex(o, "data", &v));
+	assert_string_equal(json_object_get_string(path(o, "pattern", NULL)), "random");
 	json_object_put(o);
 }
 

@@ -201,6 +201,48 @@ static void unlimited_costs_nothing(void **state)
 	assert_int_equal(t.latency_hist[0], 2);
 	assert_int_equal(t.bucket_ops[7], 1);  /* 64 KiB covered */
 	assert_int_equal(t.bucket_ops[11], 1); /* 1 MiB read */
+	assert_int_equal(t.bucket_bytes[11], 1 << 20);
+	assert_int_equal(t.modeled_elapsed_ns, 99999 - 12345); /* real time since the first command */
+	cost_model_reset_telemetry(m);
+	cost_model_telemetry(m, &t);
+	assert_int_equal(t.commands, 0);
+	assert_int_equal(t.bucket_ops[11], 0);
+	cost_model_put(m);
+}
+
+/* An unmodeled model counts without its lock (atomics): commands charged from
+ * several threads at once are all counted, by size. */
+struct charger {
+	struct cost_model *m;
+	int n;
+};
+
+static void *charge_many(void *arg)
+{
+	struct charger *c = arg;
+	struct cost_req rd = { .kind = COST_READ, .bytes = 4096 }, wr = { .kind = COST_WRITE, .bytes = 1 << 20 };
+	for (int i = 0; i < c->n; i++)
+		cost_model_charge(c->m, i % 4 ? &rd : &wr, (uint64_t)i + 1000);
+	return NULL;
+}
+
+static void unlimited_counts_from_many_threads(void **state)
+{
+	(void)state;
+	struct cost_model *m = cost_model_new(profile_get("unlimited", NULL), 0);
+	struct charger c = { m, 20000 };
+	pthread_t th[4];
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, charge_many, &c);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	struct cost_telemetry t;
+	cost_model_telemetry(m, &t);
+	assert_int_equal(t.commands, 80000);
+	assert_int_equal(t.latency_hist[0], 80000);
+	assert_int_equal(t.bucket_ops[3], 60000);   /* 4 KiB */
+	assert_int_equal(t.bucket_ops[11], 20000);  /* 1 MiB */
+	assert_int_equal(t.bucket_bytes[3], 60000ull * 4096);
 	cost_model_put(m);
 }
 
@@ -471,6 +513,7 @@ int main(void)
 		cmocka_unit_test(queueing_under_load),
 		cmocka_unit_test(deadlines_and_time_scale),
 		cmocka_unit_test(unlimited_costs_nothing),
+		cmocka_unit_test(unlimited_counts_from_many_threads),
 		cmocka_unit_test(telemetry_windows),
 		cmocka_unit_test(xcopy_buckets),
 		cmocka_unit_test(shared_by_array_name),

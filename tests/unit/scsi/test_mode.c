@@ -102,6 +102,23 @@ static void test_select_round_trip(void **state)
 	sel[4] = 12;
 	fix_run(&fc, lu, sel, 6, p, 12);
 	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	/* the list cut short by the EDTL (fewer bytes than PARAMETER LIST
+	 * LENGTH): INVALID FIELD IN CDB at that length, nothing applied */
+	p[4 + 2] |= 0x04;
+	sel[4] = 24;
+	fix_run(&fc, lu, sel, 6, p, 20);
+	fix_assert_field(&fc, 0x24, true, 4, -1);
+	uint8_t sel10[10] = { 0x55, 0x10, 0, 0, 0, 0, 0, 0, 28, 0 };
+	uint8_t p10[28] = { 0 };
+	memcpy(p10 + 8, p + 4, 20);
+	fix_run(&fc, lu, sel10, 10, p10, 27);
+	fix_assert_field(&fc, 0x24, true, 7, -1);
+	assert_false(atomic_load(&lu->wce));
+	assert_int_equal(fix_run(&fc, lu, sel10, 10, p10, 28), TCMU_STS_OK);
+	assert_true(atomic_load(&lu->wce));
+	p10[8 + 2] &= (uint8_t)~0x04;
+	assert_int_equal(fix_run(&fc, lu, sel10, 10, p10, 28), TCMU_STS_OK);
+	p[4 + 2] &= (uint8_t)~0x04;
 	/* a list whose second page is bad applies nothing: WCE stays off */
 	uint8_t two[4 + 20 + 12];
 	memset(two, 0, sizeof(two));
