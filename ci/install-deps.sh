@@ -6,11 +6,15 @@
 #                 meson ninja-build pkg-config binutils (nm for the handler symbol check)
 #   libraries:    libiscsi-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
 #                 libxxhash-dev libssl-dev libcmocka-dev (unit tests)
+#                 libmicrohttpd-dev libgnutls28-dev (the HTTPS management API, --api)
+#                 libcurl4-gnutls-dev (lunlab-bench's API client; the API unit tests)
 #                 libisal-dev (ISA-L: CRC32C for the iSCSI header and data digests)
 #   test tools:   libiscsi-bin (iscsi-test-cu, iscsi-perf, iscsi-inq, iscsi-ls, ...)
 #                 tcmu-runner (its binary and libtcmu.so.2: the handler symbol check)
 #                 sg3-utils fio valgrind iproute2 (ss: free-port search) procps python3
 #   peers/bench:  tgt (Debian's userspace iSCSI target) iperf3 (loopback limit)
+#   API clients:  python3-cinder (OpenStack's XtremIO driver, the api-cinder test; it brings
+#                 python3-requests) curl jq (the api-bench test and docs/api.md's examples)
 # LUNLAB_REALSTACK=1 adds what tests/realstack/lane.sh needs (Debian's kernel under qemu with
 # LIO + tcmu-runner): qemu-system-x86 busybox-static cpio kmod.
 set -euo pipefail
@@ -18,9 +22,10 @@ set -euo pipefail
 packages=(
     build-essential gcc clang libclang-rt-14-dev meson ninja-build pkg-config binutils
     libiscsi-dev libiscsi-bin libcmocka-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
-    libxxhash-dev libssl-dev libisal-dev
+    libxxhash-dev libssl-dev libmicrohttpd-dev libgnutls28-dev libcurl4-gnutls-dev libisal-dev
     tgt tcmu-runner iperf3 sg3-utils fio valgrind jq librsvg2-bin
     iproute2 procps python3 git ca-certificates
+    python3-cinder curl
 )
 if [[ ${LUNLAB_REALSTACK:-0} == 1 ]]; then
     packages+=(qemu-system-x86 busybox-static cpio kmod)

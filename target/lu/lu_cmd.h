@@ -63,6 +63,11 @@ struct lu_cmd {
 	 * READ's wire transfer overlaps the backend's filling of the rest. */
 	void (*data_progress)(struct lu_cmd *cmd, size_t bytes);
 
+	/* in: the LU layer's entry for lun (struct lu_entry, target/lu), set by
+	 * the transport for the LU layer's own use (reservations); NULL: look
+	 * lun up among the global LUNs.  Backends ignore it. */
+	void *lu_entry;
+
 	/* in: when the transport received the command (its SCSI Command PDU's
 	 * header), CLOCK_MONOTONIC ns; 0 when unknown.  A WRITE reaches the
 	 * backend only once all its data has arrived: a paced LU starts the
