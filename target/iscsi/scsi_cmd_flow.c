@@ -5,18 +5,45 @@
 #include "target/iscsi/conn.h"
 
 #include <string.h>
+#include <time.h>
 
 #include "target/iscsi/datain.h"
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/xfer_len.h"
 #include "target/lu/lu_pr.h"
+#include "target/lu/lu_stats.h"
 #include "target/lu/lu_table.h"
 
 #define MAX_EDTL (64u << 20)        /* refuse bigger single commands */
 #define MAX_READ_SLACK (1u << 20)   /* non-READ commands: room for the full answer */
 
 static struct bufcache *cache_of(struct conn *c) { return c->thr ? &c->thr->cache : NULL; }
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The LU's figures (lu_stats.h) for a command answered with a response:
+ * the bytes that crossed the wire for it and the time from its command PDU
+ * to now (what the initiator waits, less the network).  Commands to no LU
+ * and commands dropped (aborted, connection gone) are not counted. */
+static void count_answer(const struct icmd *ic, uint64_t wire_bytes)
+{
+	struct lu_stats *st = ic->be ? lu_table_stats(ic->lun) : NULL;
+	uint64_t now;
+
+	if (!st)
+		return;
+	now = mono_ns();
+	lu_stats_record(st, ic->conn->thr ? (unsigned)ic->conn->thr->idx : 0, lu_kind_of(ic->lc.cdb),
+			wire_bytes, ic->lc.status == 0x00,
+			now > ic->arrival_ns ? now - ic->arrival_ns : 0);
+}
 
 static void finish(struct icmd *ic)
 {
@@ -82,6 +109,7 @@ int scsi_cmd_header(struct conn *c, const uint8_t *bhs)
 		return -1;
 	}
 	c->rx_cmd = ic; /* dispatched (CmdSN order) once the PDU is complete */
+	ic->arrival_ns = mono_ns();
 	ic->edtl = edtl;
 	ic->lun = pdu_lun_decode(bhs + 8, &lun_ok);
 	if (!lun_ok)
@@ -435,6 +463,7 @@ void scsi_cmd_completed(struct icmd *ic)
 		send = produced < ic->edtl ? (uint32_t)produced : ic->edtl;
 	}
 	residual_compute(ic->scsi_tl, ic->rw, is_write, ic->edtl, produced, &r);
+	count_answer(ic, is_write ? ic->got_total : send);
 	if (ic->early_len && ic->lc.status == 0x00 && ic->early_len < send) {
 		/* the first PDUs went out already (data_progress): the rest, with
 		 * the status on the last one */

@@ -6,11 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "target/lu/lu_stats.h"
 #include "target/lu/pr.h"
 
 static struct lu_backend *table[LU_TABLE_MAX];
 /* each LU's reservation state, made with the LU (never NULL for a LUN < count) */
 static struct pr_state *pr[LU_TABLE_MAX];
+/* each LU's host-observed command figures (lu_stats.h), made with the LU */
+static struct lu_stats *stats[LU_TABLE_MAX];
 static size_t count;
 static _Atomic uint64_t reset_gen[LU_TABLE_MAX];
 
@@ -31,6 +34,12 @@ int lu_table_add(struct lu_backend *be)
 	pr[count] = pr_state_new();
 	if (!pr[count])
 		return -1;
+	stats[count] = lu_stats_new();
+	if (!stats[count]) {
+		pr_state_free(pr[count]);
+		pr[count] = NULL;
+		return -1;
+	}
 	table[count] = be;
 	return (int)count++;
 }
@@ -47,6 +56,11 @@ struct pr_state *lu_table_pr(uint64_t lun)
 	return lun < count ? pr[lun] : NULL;
 }
 
+struct lu_stats *lu_table_stats(uint64_t lun)
+{
+	return lun < count ? stats[lun] : NULL;
+}
+
 void lu_table_reset(void)
 {
 	memset(table, 0, sizeof(table));
@@ -54,6 +68,8 @@ void lu_table_reset(void)
 		atomic_store(&reset_gen[i], 0);
 		pr_state_free(pr[i]);
 		pr[i] = NULL;
+		lu_stats_free(stats[i]);
+		stats[i] = NULL;
 	}
 	count = 0;
 }

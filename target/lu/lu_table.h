@@ -18,6 +18,9 @@ struct lu_backend *lu_table_get(uint64_t lun);
 size_t lu_table_count(void);
 /* the LU's reservation state (target/lu/pr.h); NULL for a LUN that does not exist */
 struct pr_state *lu_table_pr(uint64_t lun);
+/* the LU's host-observed command figures (target/lu/lu_stats.h); NULL for a
+ * LUN that does not exist */
+struct lu_stats *lu_table_stats(uint64_t lun);
 void lu_table_reset(void); /* forgets every entry (backends are not destroyed) */
 
 /* LUN RESET generations: every LUN RESET bumps its LU's counter; a session
