@@ -61,6 +61,10 @@ struct cost_model {
 	uint64_t t0_real;
 	uint64_t cpu_free, journal_free, frontend_free, backend_free;
 	struct telemetry_state t;
+	/* never reset (cost_model_totals); first_arrival/last_completion in modeled time */
+	struct cost_totals totals;
+	bool totals_started;
+	uint64_t totals_first, totals_last;
 	/* virtual clock: when each modeled host stream may send its next command, a min-heap */
 	unsigned vstreams; /* 0: real clock */
 	uint64_t vfront;   /* modeled "now": the latest arrival charged */
@@ -204,10 +208,28 @@ static void account_busy(struct telemetry_state *t, uint64_t start, uint64_t end
 	}
 }
 
+/* The never-reset totals /metrics exports (cost_model_totals). */
+static void account_totals(struct cost_model *m, const struct cost_result *res)
+{
+	struct cost_totals *o = &m->totals;
+
+	if (!m->totals_started) {
+		m->totals_started = true;
+		m->totals_first = res->arrival_ns;
+	}
+	if (res->completion_ns > m->totals_last)
+		m->totals_last = res->completion_ns;
+	o->commands++;
+	o->cpu_ns += res->cpu_ns;
+	o->latency_sum_ns += res->latency_ns;
+	o->latency_buckets[lunlab_lat_bucket(res->latency_ns)]++;
+}
+
 static void account(struct cost_model *m, const struct cost_req *r, const struct cost_result *res,
 		    uint64_t cpu_start, uint64_t cpu_end)
 {
 	struct telemetry_state *t = &m->t;
+	account_totals(m, res);
 	if (!t->started) {
 		t->started = true;
 		t->first_arrival = res->arrival_ns;
@@ -417,6 +439,20 @@ struct cost_model *cost_model_get(const char *array_name, const struct lunlab_pr
 	return m;
 }
 
+struct cost_model *cost_model_lookup(const char *array_name)
+{
+	struct cost_model *m;
+
+	pthread_mutex_lock(&registry_lock);
+	for (m = registry; m; m = m->next)
+		if (!strcmp(m->name, array_name ? array_name : "")) {
+			m->refs++;
+			break;
+		}
+	pthread_mutex_unlock(&registry_lock);
+	return m;
+}
+
 void cost_model_put(struct cost_model *m)
 {
 	if (!m)
@@ -472,6 +508,18 @@ void cost_model_telemetry(struct cost_model *m, struct cost_telemetry *out)
 	memcpy(out->bucket_ops, t->bucket_ops, sizeof(out->bucket_ops));
 	memcpy(out->bucket_bytes, t->bucket_bytes, sizeof(out->bucket_bytes));
 	memcpy(out->bucket_latency_ns, t->bucket_latency, sizeof(out->bucket_latency_ns));
+	out->time_scale = m->scale;
+	out->virtual_streams = m->vstreams;
+	pthread_mutex_unlock(&m->mu);
+}
+
+void cost_model_totals(struct cost_model *m, struct cost_totals *out)
+{
+	pthread_mutex_lock(&m->mu);
+	*out = m->totals;
+	out->modeled_elapsed_ns = m->totals_started && m->totals_last > m->totals_first
+					  ? m->totals_last - m->totals_first : 0;
+	out->cores = m->cp ? m->cp->cores : 0;
 	out->time_scale = m->scale;
 	out->virtual_streams = m->vstreams;
 	pthread_mutex_unlock(&m->mu);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "handlers/lu_metrics.h"
 #include "handlers/lunlab_dev.h"
 #include "models/cost.h"
 
@@ -23,6 +24,7 @@ struct scsi_lu {
 	bool readonly;              /* readonly=1: hardware-style write protection (WP, 27/00) */
 	uint8_t lbppbe;             /* LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT (physical_block=) */
 	bool unpaced;               /* the cost model never holds a completion back (handler.c) */
+	struct lu_metrics metrics;  /* what the model charged for this LU (/metrics; handler.c) */
 };
 
 static inline struct scsi_lu *scsi_lu(struct lunlab_dev *d)
