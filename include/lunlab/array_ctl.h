@@ -152,4 +152,10 @@ struct lunlab_array_ctl {
 	int (*lu_figures)(struct tcmu_device *dev, struct lunlab_lu_figures *out);
 };
 
+/* Whether ctl offers function `member`: the .so's table is long enough to
+ * hold it (functions are only ever appended) and sets it. */
+#define lunlab_array_ctl_has(ctl, member)                                              \
+	((ctl) && (ctl)->size >= offsetof(struct lunlab_array_ctl, member) + sizeof((ctl)->member) && \
+	 (ctl)->member)
+
 #endif

@@ -28,6 +28,15 @@ int tcmu_host_load_handlers(const char *dir, char **err);
  * field) when the handler refuses the cfgstring or open() fails. */
 struct lu_backend *tcmu_host_create_device(const struct tcmu_host_dev_cfg *cfg, char **err);
 
+/* The array-control table (include/lunlab/array_ctl.h) of the handler
+ * module serving the LU behind be, and that LU's tcmu device in *dev; NULL
+ * when the module exports none (any plain tcmu-runner handler) or be is not
+ * a device of this host.  Callers check the table's size before using a
+ * function appended after version 1 (lunlab_array_ctl_has). */
+struct lunlab_array_ctl;
+struct tcmu_device;
+const struct lunlab_array_ctl *tcmu_host_backend_array_ctl(struct lu_backend *be, struct tcmu_device **dev);
+
 /* --trace: print every command decoded for a person on stderr. */
 void tcmu_host_set_trace(bool on);
 

@@ -1,0 +1,18 @@
+/* array_ctl_host.c — from an LU to its handler module's array-control table
+ * (include/lunlab/array_ctl.h), found by dlsym() when the module was loaded
+ * (registry.c).  tcmu-runner has no such table; lunlab-target's management
+ * plane (/metrics, the API) reaches the array only through it. */
+#include "lunlab/array_ctl.h"
+#include "target/tcmu/host_priv.h"
+
+const struct lunlab_array_ctl *tcmu_host_backend_array_ctl(struct lu_backend *be, struct tcmu_device **devp)
+{
+	struct tcmu_device *dev;
+
+	if (!be || be->ops != &host_backend_ops)
+		return NULL;
+	dev = container_of_host(be, struct tcmu_device, be);
+	if (devp)
+		*devp = dev;
+	return host_handler_array_ctl(dev->handler);
+}
