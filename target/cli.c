@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "target/api/api_listen.h"
 #include "target/config_file.h"
 #include "target/iscsi/auth_config.h"
 
@@ -33,6 +34,9 @@ const struct cli_optdef cli_options[] = {
 	{ "trace", CLI_TRACE, CLI_K_FLAG, 0, 0 },
 	{ "quiet", CLI_QUIET, CLI_K_FLAG, 0, 0 },
 	{ "config", CLI_CONFIG, CLI_K_TEXT, 0, 0 },
+	{ "api", CLI_API, CLI_K_TEXT, 0, 0 },
+	{ "api-cert", CLI_API_CERT, CLI_K_TEXT, 0, 0 },
+	{ "api-key", CLI_API_KEY, CLI_K_TEXT, 0, 0 },
 	{ NULL, CLI_NOPTS, CLI_K_TEXT, 0, 0 },
 };
 
@@ -77,6 +81,11 @@ static void usage(FILE *f)
 		"                         'allow' lines of --auth-file); default: any initiator\n"
 		"  --auth-file PATH       CHAP users, mutual CHAP identity, allow-list; mode 0600,\n"
 		"                         owned by you (docs/access-control.md); default: no CHAP\n"
+		"  --api ADDR:PORT        serve the XMS-compatible management API over HTTPS there\n"
+		"                         (PORT alone: 127.0.0.1); users: 'api' lines of --auth-file\n"
+		"                         (docs/api.md)\n"
+		"  --api-cert FILE, --api-key FILE  the API's PEM certificate and key (the key\n"
+		"                         file 0600); default: a self-signed one made at start\n"
 		"  --trace                print every SCSI command decoded, with its status\n"
 		"  --quiet                no log lines (login/logout)\n"
 		"  --help                 this text\n",
@@ -340,6 +349,24 @@ bool cli_set(struct cli *c, enum cli_opt id, const char *v, char *err, size_t er
 		}
 		c->iqn = v;
 		break;
+	case CLI_API:
+		if ((why = api_listen_check(v))) {
+			snprintf(err, errlen, "%s", why);
+			return false;
+		}
+		c->api = v;
+		break;
+	case CLI_API_CERT:
+	case CLI_API_KEY:
+		if (!*v) {
+			snprintf(err, errlen, "empty path");
+			return false;
+		}
+		if (id == CLI_API_CERT)
+			c->api_cert = v;
+		else
+			c->api_key = v;
+		break;
 	case CLI_HANDLER_PATH:
 	case CLI_AUTH_FILE:
 	case CLI_CONFIG:
@@ -432,6 +459,9 @@ static const struct option long_opts[] = {
 	{ "trace", no_argument, NULL, CLI_TRACE },
 	{ "quiet", no_argument, NULL, CLI_QUIET },
 	{ "config", required_argument, NULL, CLI_CONFIG },
+	{ "api", required_argument, NULL, CLI_API },
+	{ "api-cert", required_argument, NULL, CLI_API_CERT },
+	{ "api-key", required_argument, NULL, CLI_API_KEY },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };

@@ -39,6 +39,9 @@ enum cli_opt {
 	CLI_TRACE,
 	CLI_QUIET,
 	CLI_CONFIG,
+	CLI_API,
+	CLI_API_CERT,
+	CLI_API_KEY,
 	CLI_NOPTS
 };
 
@@ -91,6 +94,9 @@ struct cli {
 	int nluns;
 	struct cli_lun *luns;
 
+	const char *api;        /* --api ADDR:PORT: the HTTPS management API; NULL: off */
+	const char *api_cert;   /* --api-cert / --api-key: PEM files; NULL: self-signed */
+	const char *api_key;
 	const char *config;     /* --config FILE, NULL: none */
 	unsigned given;         /* bit (1u << enum cli_opt) per option set */
 	unsigned line[CLI_NOPTS]; /* the config file's line of each option it set;

@@ -10,6 +10,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "target/api/api.h"
 #include "target/cli.h"
 #include "target/iscsi/auth_config.h"
 #include "target/iscsi/auth_file.h"
@@ -124,6 +125,26 @@ static int leave_early(struct cli *cli, struct auth_config *auth, int sfd, const
 	return rc;
 }
 
+/* --api: the HTTPS management API on its own threads.  -1 after a one-line
+ * error (no api user, the port taken, a bad certificate). */
+static int start_api(const struct cli *cli, const struct auth_config *auth)
+{
+	struct api_server_cfg cfg = {
+		.listen = cli->api,
+		.cert_path = cli->api_cert,
+		.key_path = cli->api_key,
+		.auth = auth,
+		.log = target_log,
+	};
+	char err[512];
+
+	if (api_start(&cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "lunlab-target: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
@@ -205,6 +226,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lunlab-target: cannot start I/O threads: %s\n", strerror(errno));
 		return leave_early(&cli, &auth, sfd, lfds, cli.nlisten, 1);
 	}
+	if (cli.api && start_api(&cli, &auth) < 0) {
+		io_threads_stop();
+		io_threads_free();
+		return leave_early(&cli, &auth, sfd, lfds, cli.nlisten, 2);
+	}
 	for (int i = 0; i < cli.nlisten; i++) {
 		const struct target_portal *p = &g_target.portals[i];
 		target_log("listening on %s%s%s:%u", p->v6 ? "[" : "", p->host, p->v6 ? "]" : "",
@@ -239,6 +265,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	api_stop(); /* no management request runs while the LUs go */
 	for (int i = 0; i < cli.nlisten; i++)
 		close(lfds[i]);
 	io_threads_stop();

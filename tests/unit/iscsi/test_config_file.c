@@ -53,7 +53,10 @@ static void values(void **state)
 		"  - size: 16M\n"
 		"    handler: other\n"
 		"    time_scale: 0.5\n"
-		"    readonly: false\n";
+		"    readonly: false\n"
+		"api: 127.0.0.1:4443\n"
+		"api-cert: /etc/lunlab/api.pem\n"
+		"api-key: /etc/lunlab/api.key\n";
 	struct cli c;
 	char err[512];
 
@@ -76,6 +79,9 @@ static void values(void **state)
 	assert_string_equal(c.handler_path, "/opt/h");
 	assert_true(c.trace);
 	assert_false(c.quiet);
+	assert_string_equal(c.api, "127.0.0.1:4443");
+	assert_string_equal(c.api_cert, "/etc/lunlab/api.pem");
+	assert_string_equal(c.api_key, "/etc/lunlab/api.key");
 	assert_int_equal(c.nluns, 3);
 	assert_true(c.luns[0].size == 2ull << 30);
 	assert_int_equal(c.luns[0].block, 512);
@@ -135,7 +141,7 @@ struct bad {
 };
 
 #define KNOWN "listen, iqn, alias, portal-group, io-threads, max-sessions, login-timeout, " \
-	      "stall-timeout, handler-path, auth-file, allow-initiator, trace, quiet, lun"
+	      "stall-timeout, handler-path, auth-file, allow-initiator, trace, quiet, lun, api, api-cert, api-key"
 
 static const struct bad bads[] = {
 	/* unknown key */
