@@ -184,7 +184,7 @@ static int unknown_key(struct ctx *x, const yaml_node_t *k, const char *key)
 	return fail(x, line_of(k), q,
 		    "unknown key (known: listen, iqn, alias, portal-group, io-threads, max-sessions, "
 		    "login-timeout, stall-timeout, handler-path, auth-file, allow-initiator, trace, "
-		    "quiet, lun, api, api-cert, api-key)");
+		    "quiet, lun, api, api-cert, api-key, api-metrics-open)");
 }
 
 static int keyline_add(struct ctx *x, int lun, const char *key, size_t line)
