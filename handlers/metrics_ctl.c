@@ -14,7 +14,7 @@
 
 int metrics_ctl_array_model(const char *array, struct lunlab_model_figures *out)
 {
-	struct cost_model *m = array ? cost_model_lookup(array) : NULL;
+	struct cost_model *m = array ? cost_model_find(array) : NULL;
 	struct cost_totals t;
 
 	memset(out, 0, sizeof(*out));

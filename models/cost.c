@@ -439,7 +439,7 @@ struct cost_model *cost_model_get(const char *array_name, const struct lunlab_pr
 	return m;
 }
 
-struct cost_model *cost_model_lookup(const char *array_name)
+struct cost_model *cost_model_find(const char *array_name)
 {
 	struct cost_model *m;
 

@@ -17,6 +17,9 @@ struct lunlab_profile {
 	int zlib_window_bits;
 	uint32_t alloc_unit;       /* bytes */
 	bool modeled;              /* false for "unlimited": no cost, no pacing */
+	/* physical capacity (the array's default; array_capacity= overrides it) */
+	uint64_t capacity_bytes;   /* usable, after RAID: what reduced data may fill */
+	uint32_t soft_threshold_percent; /* of capacity_bytes: 06/38/07 when use reaches it; 0 = none */
 	/* cost-model parameters: owned by models/, opaque to the handler */
 	void *cost_params;
 };
