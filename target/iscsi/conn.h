@@ -13,6 +13,7 @@
 #include "target/iscsi/params.h"
 #include "target/iscsi/pdu.h"
 #include "target/lu/lu_cmd.h"
+#include "target/lu/lu_table.h"
 
 struct io_thread;
 struct conn;
@@ -82,6 +83,8 @@ struct icmd {
 	bool skip_exec;           /* EDTL below one block: answer GOOD + residual */
 	uint32_t exp_datasn;      /* Data-In and R2T PDUs sent */
 	struct lu_backend *be;
+	uint64_t lu_id;           /* the LU it was delivered to (lu_entry id): a write
+	                           * whose data arrives later checks it is still there */
 	/* events from backend threads (ICMD_EV_*), handled on the I/O thread;
 	 * ICMD_EV_QUEUED: the task is on its thread's completion stack */
 	atomic_uint async_ev;
@@ -184,8 +187,8 @@ struct conn {
 	struct tmf_wait *tmfs;
 	char peer[64];
 	char local[64];           /* address:port the initiator reached us on */
-	uint64_t *reset_seen;     /* per LUN: the LUN RESET generation this nexus knows */
-	size_t reset_seen_n;
+	struct lu_nexus lunx;     /* the LUs this session sees, and the unit
+	                           * attentions it owes (target/lu/lu_table.h) */
 
 	/* timeouts (io_thread.c sweeps once a second): a login must finish and
 	 * a PDU once started must keep arriving, or the connection is closed */

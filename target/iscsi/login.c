@@ -371,15 +371,8 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 	c->state = CS_FFP;
 	c->digests_live = true;
 	c->nexus_id = target_next_nexus();
-	if (!c->discovery) {
-		/* a new nexus owes nothing to resets before it existed */
-		size_t n = lu_table_count();
-
-		c->reset_seen = n ? calloc(n, sizeof(*c->reset_seen)) : NULL;
-		c->reset_seen_n = c->reset_seen ? n : 0;
-		for (size_t i = 0; i < c->reset_seen_n; i++)
-			c->reset_seen[i] = lu_table_reset_gen(i);
-	}
+	if (!c->discovery) /* a new nexus owes nothing to events before it existed */
+		lu_nexus_start(&c->lunx, c->initiator);
 	if (!c->discovery && c->thr)
 		io_threads_reinstate(c->initiator, c->isid, c->tsih);
 	c->counted = true;

@@ -62,6 +62,11 @@ struct lu_cmd {
 	 * their final data.  The transport may start sending them, so a large
 	 * READ's wire transfer overlaps the backend's filling of the rest. */
 	void (*data_progress)(struct lu_cmd *cmd, size_t bytes);
+
+	/* in: the LU layer's entry for lun (struct lu_entry, target/lu), set by
+	 * the transport for the LU layer's own use (reservations); NULL: look
+	 * lun up among the global LUNs.  Backends ignore it. */
+	void *lu_entry;
 };
 
 /* A backend device that executes CDBs (one LU). */

@@ -83,7 +83,10 @@ static json_object *lu_obj(const struct metrics_lu *u)
 {
 	json_object *o = json_object_new_object(), *kinds = json_object_new_object();
 
-	put_u64(o, "lun", u->lun);
+	if (u->global)
+		put_u64(o, "lun", u->lun);
+	else
+		json_object_object_add(o, "lun", NULL); /* an API volume: LUNs per initiator */
 	put_s(o, "array", u->arr.array);
 	put_s(o, "volume", u->arr.volume);
 	put_s(o, "profile", u->arr.profile);

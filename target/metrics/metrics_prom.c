@@ -20,7 +20,10 @@ struct lu_labels {
 
 static size_t lu_labels(const struct metrics_lu *u, struct lu_labels *o)
 {
-	snprintf(o->lun, sizeof(o->lun), "%llu", (unsigned long long)u->lun);
+	if (u->global)
+		snprintf(o->lun, sizeof(o->lun), "%llu", (unsigned long long)u->lun);
+	else
+		o->lun[0] = 0; /* an API volume: each initiator may see it at a LUN of its own */
 	o->l[0] = (struct prom_label){ "array", u->arr.array };
 	o->l[1] = (struct prom_label){ "lun", o->lun };
 	o->l[2] = (struct prom_label){ "volume", u->arr.volume };

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "target/lu/lu_rcu.h"
 #include "target/lu/lu_table.h"
 #include "target/tcmu/host.h"
 
@@ -93,11 +94,75 @@ static void array_figures(struct metrics_array *a, const struct lunlab_array_ctl
 		a->have_model = true;
 }
 
+struct gather {
+	struct metrics_snapshot *s;
+	size_t lucap, arrcap;
+	const struct lunlab_array_ctl *first_ctl;
+	bool oom;
+};
+
+/* lu_table_each: one LU (inside the RCU read section, see metrics_snapshot_take) */
+static void gather_lu(struct lu_entry *e, void *cls)
+{
+	struct gather *g = cls;
+	struct metrics_snapshot *s = g->s;
+	struct tcmu_device *dev = NULL;
+	const struct lunlab_array_ctl *ctl;
+	struct metrics_lu *l;
+
+	if (g->oom || !e->be)
+		return;
+	if (s->nlu == g->lucap) {
+		size_t n = g->lucap ? 2 * g->lucap : 16;
+		void *p = realloc(s->lu, n * sizeof(*s->lu));
+
+		if (!p) {
+			g->oom = true;
+			return;
+		}
+		s->lu = p;
+		g->lucap = n;
+	}
+	l = &s->lu[s->nlu++];
+	memset(l, 0, sizeof(*l));
+	l->global = e->global;
+	for (size_t i = 0, n = lu_table_count(); e->global && i < n; i++)
+		if (lu_table_entry(i) == e) {
+			l->lun = i;
+			break;
+		}
+	lu_stats_read(e->stats, l->host);
+	ctl = tcmu_host_backend_array_ctl(e->be, &dev);
+	if (lunlab_array_ctl_has(ctl, lu_figures) && ctl->lu_figures(dev, &l->arr) == 0) {
+		l->have_array = true;
+		if (!g->first_ctl)
+			g->first_ctl = ctl;
+		if (add_array(s, &g->arrcap, l->arr.array, l->arr.profile) < 0) {
+			g->oom = true;
+			return;
+		}
+		array_figures(find_array(s, l->arr.array), ctl);
+	}
+}
+
+/* global LUs first, by LUN; then the API's volumes by array and volume name */
+static int lu_order(const void *a, const void *b)
+{
+	const struct metrics_lu *x = a, *y = b;
+	int c;
+
+	if (x->global != y->global)
+		return x->global ? -1 : 1;
+	if (x->global)
+		return x->lun < y->lun ? -1 : x->lun > y->lun;
+	c = strcmp(x->arr.array, y->arr.array);
+	return c ? c : strcmp(x->arr.volume, y->arr.volume);
+}
+
 int metrics_snapshot_take(struct metrics_snapshot *s)
 {
 	struct timespec ts;
-	size_t n = lu_table_count(), cap = 0;
-	const struct lunlab_array_ctl *first_ctl = NULL;
+	struct gather g = { .s = s };
 
 	memset(s, 0, sizeof(*s));
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -108,39 +173,25 @@ int metrics_snapshot_take(struct metrics_snapshot *s)
 	s->sessions[1] = iscsi_stats_sessions(true);
 	for (unsigned r = 0; r < LOGIN_RESULTS; r++)
 		s->logins[r] = iscsi_stats_logins((enum login_result)r);
-	if (n && !(s->lu = calloc(n, sizeof(*s->lu))))
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		struct lu_backend *be = lu_table_get(i);
-		struct tcmu_device *dev = NULL;
-		const struct lunlab_array_ctl *ctl = tcmu_host_backend_array_ctl(be, &dev);
-		struct metrics_lu *l;
-
-		if (!be)
-			continue;
-		l = &s->lu[s->nlu++];
-		l->lun = i;
-		lu_stats_read(lu_table_stats(i), l->host);
-		if (lunlab_array_ctl_has(ctl, lu_figures) && ctl->lu_figures(dev, &l->arr) == 0) {
-			l->have_array = true;
-			if (!first_ctl)
-				first_ctl = ctl;
-			if (add_array(s, &cap, l->arr.array, l->arr.profile) < 0)
-				goto oom;
-			array_figures(find_array(s, l->arr.array), ctl);
-		}
-	}
+	/* An RCU reader while it walks the LU table: the management API frees a
+	 * deleted LU (and then its device) only after this thread is done. */
+	lu_rcu_register();
+	lu_table_each(gather_lu, &g);
+	lu_rcu_unregister();
+	if (g.oom)
+		goto oom;
+	qsort(s->lu, s->nlu, sizeof(*s->lu), lu_order);
 	/* arrays with no LU attached now (the API's named volumes) */
-	if (lunlab_array_ctl_has(first_ctl, array_list)) {
+	if (lunlab_array_ctl_has(g.first_ctl, array_list)) {
 		char names[64][LUNLAB_ARRAY_NAME_MAX];
-		int k = first_ctl->array_list(names, 64);
+		int k = g.first_ctl->array_list(names, 64);
 
 		for (int i = 0; i < k && i < 64; i++) {
 			if (find_array(s, names[i]))
 				continue;
-			if (add_array(s, &cap, names[i], NULL) < 0)
+			if (add_array(s, &g.arrcap, names[i], NULL) < 0)
 				goto oom;
-			array_figures(&s->arr[s->narr - 1], first_ctl);
+			array_figures(&s->arr[s->narr - 1], g.first_ctl);
 		}
 	}
 	return 0;

@@ -23,7 +23,8 @@
 #include "target/lu/lu_stats.h"
 
 struct metrics_lu {
-	uint64_t lun;
+	uint64_t lun;                     /* a --lun LU's LUN (global) */
+	bool global;                      /* false: an API volume, seen at per-initiator LUNs */
 	bool have_array;                  /* the handler answered lu_figures */
 	struct lunlab_lu_figures arr;     /* labels and the array's figures ("" / 0 without) */
 	struct lu_kind_figures host[LU_KINDS];

@@ -5,6 +5,9 @@
 #include "lunlab/array_ctl.h"
 #include "target/tcmu/host_priv.h"
 
+#include <stddef.h>
+#include <string.h>
+
 const struct lunlab_array_ctl *tcmu_host_backend_array_ctl(struct lu_backend *be, struct tcmu_device **devp)
 {
 	struct tcmu_device *dev;
@@ -15,4 +18,16 @@ const struct lunlab_array_ctl *tcmu_host_backend_array_ctl(struct lu_backend *be
 	if (devp)
 		*devp = dev;
 	return host_handler_array_ctl(dev->handler);
+}
+
+const struct lunlab_array_ctl *tcmu_host_array_ctl(const char *subtype)
+{
+	struct tcmur_handler *h = subtype ? host_find_handler(subtype, strlen(subtype)) : NULL;
+	const struct lunlab_array_ctl *ctl = h ? host_handler_array_ctl(h) : NULL;
+
+	/* a newer .so may append functions, never change the ones we know */
+	if (ctl && (ctl->version != LUNLAB_ARRAY_CTL_VERSION || ctl->size < offsetof(struct lunlab_array_ctl, volume_delete) +
+										sizeof(ctl->volume_delete)))
+		return NULL;
+	return ctl;
 }

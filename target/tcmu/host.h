@@ -48,4 +48,20 @@ void tcmu_host_set_log_level(int level);
  * loaded (as in tcmu-runner: their background threads may outlive destroy). */
 void tcmu_host_shutdown(void);
 
+/* Changes a device's capacity the way LIO does: the handler's
+ * reconfig(TCMULIB_CFG_DEV_SIZE), then the new size and number of blocks.
+ * No unit attention is raised here: the LU layer owes 06/2A/09 to each I_T
+ * nexus (lu_entry_capacity_changed).  0, or -1 with *err (malloc'd). */
+int tcmu_host_resize_device(struct lu_backend *be, uint64_t size_bytes, char **err);
+
+/* Stops a device's workers, waits for its commands in flight, calls the
+ * handler's close() and frees it.  The transport must no longer reach it
+ * (the LU table's grace period has passed). */
+void tcmu_host_destroy_device(struct lu_backend *be);
+
+/* The array-control table of the module that registered subtype (before
+ * any of its LUs exists: the API asks an array's figures by name); NULL when
+ * it has none, or one whose version does not match. */
+const struct lunlab_array_ctl *tcmu_host_array_ctl(const char *subtype);
+
 #endif

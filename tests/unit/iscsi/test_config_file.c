@@ -56,7 +56,8 @@ static void values(void **state)
 		"    readonly: false\n"
 		"api: 127.0.0.1:4443\n"
 		"api-cert: /etc/lunlab/api.pem\n"
-		"api-key: /etc/lunlab/api.key\n";
+		"api-key: /etc/lunlab/api.key\n"
+		"api-metrics-open: true\n";
 	struct cli c;
 	char err[512];
 
@@ -82,6 +83,7 @@ static void values(void **state)
 	assert_string_equal(c.api, "127.0.0.1:4443");
 	assert_string_equal(c.api_cert, "/etc/lunlab/api.pem");
 	assert_string_equal(c.api_key, "/etc/lunlab/api.key");
+	assert_true(c.api_metrics_open);
 	assert_int_equal(c.nluns, 3);
 	assert_true(c.luns[0].size == 2ull << 30);
 	assert_int_equal(c.luns[0].block, 512);
@@ -140,8 +142,8 @@ struct bad {
 	const char *msg;
 };
 
-#define KNOWN "listen, iqn, alias, portal-group, io-threads, max-sessions, login-timeout, " \
-	      "stall-timeout, handler-path, auth-file, allow-initiator, trace, quiet, lun, api, api-cert, api-key"
+#define KNOWN "listen, iqn, lun, handler-path, io-threads, portal-group, max-sessions, login-timeout, " \
+	      "stall-timeout, alias, allow-initiator, auth-file, trace, quiet, api, api-cert, api-key, api-metrics-open"
 
 static const struct bad bads[] = {
 	/* unknown key */

@@ -120,7 +120,7 @@ static void test_lu_counts(void **state)
 	int rc;
 
 	(void)state;
-	lu_stats_read(lu_table_stats(0), f0);
+	lu_stats_read(lu_table_entry(0)->stats, f0);
 	struct iscsi_context *a = connect_to(IQN, &rc);
 	assert_int_equal(rc, 0);
 	memset(buf, 0x5a, sizeof(buf));
@@ -142,7 +142,7 @@ static void test_lu_counts(void **state)
 	iscsi_logout_sync(a);
 	iscsi_destroy_context(a);
 
-	lu_stats_read(lu_table_stats(0), f);
+	lu_stats_read(lu_table_entry(0)->stats, f);
 	assert_int_equal(f[LU_KIND_WRITE].commands - f0[LU_KIND_WRITE].commands, 3);
 	assert_int_equal(f[LU_KIND_WRITE].bytes - f0[LU_KIND_WRITE].bytes, 3 * sizeof(buf));
 	assert_int_equal(f[LU_KIND_WRITE].errors - f0[LU_KIND_WRITE].errors, 0);
@@ -155,7 +155,7 @@ static void test_lu_counts(void **state)
 		sum += f[LU_KIND_WRITE].latency_buckets[b] - f0[LU_KIND_WRITE].latency_buckets[b];
 	assert_int_equal(sum, 3);
 	assert_true(f[LU_KIND_WRITE].latency_sum_ns > f0[LU_KIND_WRITE].latency_sum_ns);
-	assert_null(lu_table_stats(1));
+	assert_null(lu_table_entry(1));
 }
 
 int main(void)

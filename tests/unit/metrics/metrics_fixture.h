@@ -26,6 +26,7 @@ static void fixture_snapshot(struct metrics_snapshot *s)
 		struct metrics_lu *u = &fixture_lu[i];
 
 		u->lun = (uint64_t)i;
+		u->global = true;
 		u->have_array = true;
 		strcpy(u->arr.array, "a1");
 		strcpy(u->arr.volume, i ? "clone \"b\"" : "template");
