@@ -9,7 +9,6 @@
 
 #include "handlers/lu_metrics.h"
 #include "handlers/scsi/scsi.h"
-#include "lunlab/tcmu_abi.h"
 #include "models/cost.h"
 
 int metrics_ctl_array_model(const char *array, struct lunlab_model_figures *out)
@@ -35,14 +34,17 @@ int metrics_ctl_array_model(const char *array, struct lunlab_model_figures *out)
 
 int metrics_ctl_lu_figures(struct tcmu_device *dev, struct lunlab_lu_figures *out)
 {
-	struct scsi_lu *lu = dev ? tcmur_dev_get_private(dev) : NULL;
+	/* found through the handler's device registry, not the device's private
+	 * pointer: this file is plain array code, linked into the unit tests */
+	struct lunlab_dev *d = dev ? lunlab_dev_find_by_tdev(dev) : NULL;
+	struct scsi_lu *lu = d ? scsi_lu(d) : NULL;
 	struct lu_metrics_figures f;
 
 	memset(out, 0, sizeof(*out));
 	if (!lu)
 		return -ENODEV; /* not open (yet, or any more) */
 	snprintf(out->array, sizeof(out->array), "%s", lu->dev.array_name);
-	snprintf(out->volume, sizeof(out->volume), "%s", lu->dev.serial);
+	snprintf(out->volume, sizeof(out->volume), "%s", lu->dev.volume_name[0] ? lu->dev.volume_name : lu->dev.serial);
 	snprintf(out->profile, sizeof(out->profile), "%s", lu->dev.model_name);
 	out->mapped_bytes = volume_mapped_bytes(lu->dev.vol);
 	lu_metrics_read(&lu->metrics, &f);

@@ -88,10 +88,11 @@ static void test_capacity_pages(void **state)
 	log_sense(lu, &fc, 0x30, 0x0010, b, sizeof(b));
 	assert_int_equal(get_be16(b + 4), 0x0010);
 
-	/* 0Ch: 4-byte resource counts in blocks; used is the LU's (scope 01b),
-	 * the others the array's (scope 10b) */
+	/* 0Ch: 4-byte resource counts in blocks (the array has no capacity, so
+	 * no thresholds: a threshold set is one block); used is the LU's (scope
+	 * 01b), the others the array's (scope 10b) */
 	log_sense(lu, &fc, 0x0c, 0, b, sizeof(b));
-	assert_int_equal(get_be16(b + 2), 4 * 12);
+	assert_int_equal(get_be16(b + 2), 5 * 12);
 	assert_int_equal(b[12], 0x02);                         /* available: shared */
 	assert_int_equal(get_be16(b + 16), 0x0002);
 	assert_int_equal(b[19], 8);
@@ -101,6 +102,9 @@ static void test_capacity_pages(void **state)
 	assert_int_equal(get_be32(b + 32), 3 * 32);            /* saved by dedup */
 	assert_int_equal(b[36], 0x02);
 	assert_int_equal(b[48], 0x02);                         /* compressed: shared */
+	assert_int_equal(get_be16(b + 52), 0x0102);            /* total efficiency: logical - physical */
+	assert_int_equal(get_be32(b + 56), (5 * 16384 - st.physical_bytes) / 512);
+	assert_int_equal(b[60], 0x02);
 	fix_lu_free(lu);
 }
 
