@@ -44,20 +44,22 @@ trap finish EXIT
 
 auth=$(mt_auth_file "$work")
 iqn=iqn.2026-11.org.lunlab:dashboard
-# x2 in slow motion (time_scale=40): the clone's modeled ~0.3 s take ~12 s of real time, so
-# a page read once a second sees the copy running
+# x2 in slow motion (time_scale=40): the clone's modeled 0.2 s (3 GiB) take ~8 s of real time, so a
+# page read once a second sees the copy running
 mt_start "$build/target/lunlab-target" "$log" "$auth" --iqn "$iqn" --api-metrics-open --quiet \
     --handler-path "$build/handlers" \
-    --lun size=2G,model=x2,array=lab,time_scale=40 --lun size=2G,model=x2,array=lab,time_scale=40 ||
+    --lun size=4G,model=x2,array=lab,time_scale=40 --lun size=4G,model=x2,array=lab,time_scale=40 ||
     { echo "FAIL: lunlab-target did not start"; status=1; exit 1; }
 
-done_file=$work/clone-done
-( "$build/client/lunlab-bench" clone "iscsi://127.0.0.1:$LL_PORT/$iqn/0" --dest "iscsi://127.0.0.1:$LL_PORT/$iqn/1" \
-    --template-size 64m --vms 24 --chunk 4m --mode xcopy --quiet >"$work/bench.out" 2>&1
+done_file=$work/clone-done ready_file=$work/page-ready
+# the clone starts once the page shows its first readings (dashboard.mjs creates ready_file)
+( for (( i = 0; i < 600; i++ )); do [[ -e $ready_file ]] && break; sleep 0.1; done
+  "$build/client/lunlab-bench" clone "iscsi://127.0.0.1:$LL_PORT/$iqn/0" --dest "iscsi://127.0.0.1:$LL_PORT/$iqn/1" \
+    --template-size 64m --vms 48 --chunk 4m --mode xcopy --quiet >"$work/bench.out" 2>&1
   echo "lunlab-bench clone exit $?" >>"$work/bench.out"; touch "$done_file" ) &
 bench_pid=$!
 
-node "$npmdir/dashboard.mjs" "$MT_BASE" "$build/dashboard.png" "$done_file" || status=1
+node "$npmdir/dashboard.mjs" "$MT_BASE" "$build/dashboard.png" "$ready_file" "$done_file" || status=1
 wait "$bench_pid"; bench_pid=
 if ! grep -q 'lunlab-bench clone exit 0' "$work/bench.out"; then
     echo "FAIL: lunlab-bench clone:"; cat "$work/bench.out"; status=1

@@ -44,7 +44,7 @@
     return (i ? n.toFixed(n < 10 ? 2 : 1) : String(Math.round(n))) + ' ' + units[i];
   }
 
-  function fmtRatio(r) { return r > 0 ? r.toFixed(3) + ':1' : '—'; }
+  function fmtRatio(r) { return r > 0 ? r.toFixed(r >= 100 ? 0 : 3) + ':1' : '—'; }
 
   function fmtUs(s) {
     if (!(s > 0)) return '—';
@@ -84,7 +84,7 @@
         return { label: s, stroke: COLORS[i % COLORS.length], width: 2,
                  value: function (u, v) { return v == null ? '—' : yFmt(v); } };
       })),
-      axes: [{}, { values: function (u, vals) { return vals.map(yFmt); }, size: 70 }]
+      axes: [{}, { values: function (u, vals) { return vals.map(yFmt); }, size: 84 }]
     };
     var data = [[]];
     series.forEach(function () { data.push([]); });
@@ -101,7 +101,8 @@
     var defs = [
       ['logical', 'logical', ''], ['unique', 'unique', ''], ['physical', 'physical', ''],
       ['dedup', 'dedup', ' ratio'], ['compression', 'compression', ' ratio'], ['drr', 'data reduction', ' ratio'],
-      ['cloned', 'cloned by XCOPY', ''], ['cpu', 'modeled CPU', ''], ['mlat', 'modeled latency', '']
+      ['cloned', 'cloned by XCOPY', ''], ['cpu', 'modeled CPU', ''], ['mlat', 'modeled latency', ''],
+      ['clock', 'array clock', '']
     ];
     var nodes = {};
     defs.forEach(function (d) {
@@ -202,6 +203,14 @@
         ', provisioned ' + fmtBytes(c.provisioned_bytes) + ', ' + c.volumes + ' volume(s)' +
         (c.pending_blocks ? ', accounting pending for ' + c.pending_blocks + ' block(s)' : '');
     }
+    if (a.model) {
+      var m = a.model;
+      n.clock.textContent = m.virtual_streams > 0 ? 'virtual (' + m.virtual_streams + ' streams)'
+        : m.time_scale > 1 ? 'slow motion x' + m.time_scale
+        : m.time_scale === 1 ? 'real time' : 'unpaced';
+      n.clock.title = 'modeled figures are in the array model\'s time; with slow motion the target ' +
+        'completes each command time_scale times later than the model says';
+    }
     var cloned = 0;
     lunsOf(cur, a.name).forEach(function (l) { cloned += l.xcopy_covered_bytes || 0; });
     setFigure(n.cloned, 'lunlab_xcopy_covered_bytes_total', cloned, fmtBytes(cloned));
@@ -289,6 +298,8 @@
       while (h.cpu.length < state.times.length - 1) { /* an array that appeared later */
         ['cpu', 'mlat', 'olat', 'cloned', 'wire'].forEach(function (k) { h[k].unshift(null); });
       }
+      entry.nodes.cpu.textContent = r.cpu == null ? '—' : r.cpu.toFixed(1) + '%';
+      entry.nodes.mlat.textContent = fmtUs(r.mlat);
       push(h.cpu, r.cpu);
       push(h.mlat, r.mlat);
       push(h.olat, r.olat);
