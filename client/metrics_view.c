@@ -23,13 +23,20 @@ static double num(const json_object *o, const char *k)
 		       ? json_object_get_double(v) : 0;
 }
 
+/* a double as a count: NaN and negatives 0, past 2^64 saturated (no UB cast) */
+static uint64_t to_u64(double d)
+{
+	if (!(d > 0))
+		return 0;
+	return d >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)d;
+}
+
 static uint64_t u64(const json_object *o, const char *k)
 {
 	json_object *v = get(o, k);
 
 	if (!v || !json_object_is_type(v, json_type_int))
-		return v && json_object_is_type(v, json_type_double) && json_object_get_double(v) > 0
-			       ? (uint64_t)json_object_get_double(v) : 0;
+		return v && json_object_is_type(v, json_type_double) ? to_u64(json_object_get_double(v)) : 0;
 	int64_t x = json_object_get_int64(v);
 	return x > 0 ? (uint64_t)x : 0;
 }
@@ -66,7 +73,7 @@ static uint64_t kind_sum(const json_object *lu, const char *field)
 
 	for (int k = 0; k < MVIEW_KINDS; k++)
 		t += num(get(kinds, mview_kinds[k]), field);
-	return (uint64_t)t;
+	return to_u64(t);
 }
 
 static double kind_sum_d(const json_object *lu, const char *field)
