@@ -40,11 +40,18 @@ static void table_array_metrics(FILE *f)
 	fprintf(f, "\nwhat the array saw (--metrics-url, first to last reading):\n");
 	for (size_t i = 0; i < json_object_array_length(arrs); i++) {
 		json_object *a = json_object_array_get_idx(arrs, i), *x;
+		char ml[32] = "-", ol[32] = "-";
 #define D(k) (json_object_object_get_ex(a, k, &x) ? json_object_get_double(x) : 0)
-		fprintf(f, "  array %s: cloned %.0f bytes, %.0f bytes over the wire, modeled CPU %.1f%%, "
-			   "modeled latency %.1f us, observed latency %.1f us\n",
+		if (D("cloned_bytes") == 0 && D("wire_bytes") == 0)
+			continue; /* an array the run did not touch */
+		if (D("modeled_latency_s") >= 0)
+			snprintf(ml, sizeof(ml), "%.1f us", D("modeled_latency_s") * 1e6);
+		if (D("observed_latency_s") >= 0)
+			snprintf(ol, sizeof(ol), "%.1f us", D("observed_latency_s") * 1e6);
+		fprintf(f, "  array %s: cloned %.0f bytes inside the array, %.0f bytes over the wire; modeled CPU %.1f%%, "
+			   "mean latency modeled %s, observed by the target %s\n",
 			json_object_object_get_ex(a, "name", &x) ? json_object_get_string(x) : "?", D("cloned_bytes"),
-			D("wire_bytes"), D("modeled_cpu_pct"), D("modeled_latency_s") * 1e6, D("observed_latency_s") * 1e6);
+			D("wire_bytes"), D("modeled_cpu_pct"), ml, ol);
 #undef D
 	}
 }
