@@ -55,7 +55,7 @@ done_file=$work/clone-done ready_file=$work/page-ready
 # the clone starts once the page shows its first readings (dashboard.mjs creates ready_file)
 ( for (( i = 0; i < 600; i++ )); do [[ -e $ready_file ]] && break; sleep 0.1; done
   "$build/client/lunlab-bench" clone "iscsi://127.0.0.1:$LL_PORT/$iqn/0" --dest "iscsi://127.0.0.1:$LL_PORT/$iqn/1" \
-    --template-size 64m --vms 48 --chunk 4m --mode xcopy --quiet >"$work/bench.out" 2>&1
+    --template-size 64m --template-content synthetic --vms 48 --chunk 4m --mode xcopy --quiet >"$work/bench.out" 2>&1
   echo "lunlab-bench clone exit $?" >>"$work/bench.out"; touch "$done_file" ) &
 bench_pid=$!
 

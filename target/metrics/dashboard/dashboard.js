@@ -74,17 +74,23 @@
     return Math.max(300, container.clientWidth - 8);
   }
 
-  function makeChart(container, title, series, yFmt) {
+  /* log: a logarithmic y axis (latency: microseconds modeled next to milliseconds observed) */
+  function makeChart(container, title, series, yFmt, log) {
+    var y = log ? { distr: 3 } : { range: function (u, min, max) { return [0, max > 0 ? max * 1.1 : 1]; } };
     var opts = {
       title: title,
       width: chartWidth(container),
       height: 200,
-      scales: { x: { time: true }, y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.1 : 1]; } } },
+      scales: { x: { time: true }, y: y },
       series: [{}].concat(series.map(function (s, i) {
         return { label: s, stroke: COLORS[i % COLORS.length], width: 2,
                  value: function (u, v) { return v == null ? '—' : yFmt(v); } };
       })),
-      axes: [{}, { values: function (u, vals) { return vals.map(yFmt); }, size: 84 }]
+      axes: [
+        { space: 90, incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300],
+          values: function (u, vals) { return vals.map(function (v) { return new Date(v * 1000).toLocaleTimeString(); }); } },
+        { values: function (u, vals) { return vals.map(yFmt); }, size: 84 }
+      ]
     };
     var data = [[]];
     series.forEach(function () { data.push([]); });
@@ -144,7 +150,8 @@
     charts[a.name + ':copy'] = makeChart(copyBox, 'copies: bytes cloned vs bytes over the wire',
                                          ['cloned (XCOPY)', 'over the wire'], mibs);
     charts[a.name + ':cpu'] = makeChart(cpuBox, 'modeled CPU busy', ['CPU'], pct);
-    charts[a.name + ':latency'] = makeChart(latBox, 'mean latency', ['modeled', 'observed by the target'], fmtUs);
+    charts[a.name + ':latency'] = makeChart(latBox, 'mean latency: modeled (array time) vs observed (wall clock)',
+                                            ['modeled', 'observed by the target'], fmtUs, true);
     return entry;
   }
 
@@ -301,8 +308,8 @@
       entry.nodes.cpu.textContent = r.cpu == null ? '—' : r.cpu.toFixed(1) + '%';
       entry.nodes.mlat.textContent = fmtUs(r.mlat);
       push(h.cpu, r.cpu);
-      push(h.mlat, r.mlat);
-      push(h.olat, r.olat);
+      push(h.mlat, r.mlat > 0 ? r.mlat : null); /* a log axis has no 0 */
+      push(h.olat, r.olat > 0 ? r.olat : null);
       push(h.cloned, r.cloned);
       push(h.wire, r.wire);
       updateCharts(entry, a.name);
