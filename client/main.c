@@ -126,9 +126,19 @@ static int run(const struct bench_opts *po, char *err, size_t errlen)
 		if (scenario_info(&o, &r, err, errlen))
 			break;
 		record_finish();
-		if (o.format == OUT_JSON) print_json(json_info(&r));
-		else if (o.format == OUT_CSV) csv_info(stdout, &r);
-		else table_info(stdout, &r), table_array_metrics(stdout);
+		if (o.format == OUT_JSON) {
+			json_object *j = json_info(&r);
+			if (r.have_cluster)
+				json_object_object_add(j, "cluster", json_cluster(&r));
+			print_json(j);
+		} else if (o.format == OUT_CSV) {
+			csv_info(stdout, &r);
+		} else {
+			table_info(stdout, &r);
+			if (r.have_cluster)
+				table_cluster(stdout, &r);
+			table_array_metrics(stdout);
+		}
 		return 0;
 	}
 	case CMD_SCALE: {
@@ -145,6 +155,16 @@ static int run(const struct bench_opts *po, char *err, size_t errlen)
 	}
 	case CMD_CLONE: {
 		static struct clone_result r;
+		if (o.mode == MODE_SNAPSHOT) {
+			static struct snapclone_result sr;
+			if (scenario_snapclone(&o, &sr, err, errlen))
+				break;
+			record_finish();
+			if (o.format == OUT_JSON) print_json(json_snapclone(&sr));
+			else if (o.format == OUT_CSV) csv_snapclone(stdout, &sr);
+			else table_snapclone(stdout, &sr), table_array_metrics(stdout);
+			return 0;
+		}
 		FILE *explain = o.format == OUT_TABLE ? stdout : stderr;
 		if (scenario_clone(&o, &r, explain, err, errlen))
 			break;

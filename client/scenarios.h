@@ -16,5 +16,7 @@ int scenario_clone(const struct bench_opts *o, struct clone_result *r, FILE *exp
 int scenario_drr(const struct bench_opts *o, struct drr_result *r, char *err, size_t errlen);
 /* watch URL: prints the target's live figures until --count readings (0: until killed) */
 int scenario_watch(const struct bench_opts *o, char *err, size_t errlen);
+/* clone --mode snapshot: clones as snapshots through the management API */
+int scenario_snapclone(const struct bench_opts *o, struct snapclone_result *r, char *err, size_t errlen);
 
 #endif

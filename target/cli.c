@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "target/api/api_listen.h"
+#include "target/api/xms_cluster_spec.h"
 #include "target/config_file.h"
 #include "target/iscsi/auth_config.h"
 
@@ -38,6 +39,7 @@ const struct cli_optdef cli_options[] = {
 	{ "api-cert", CLI_API_CERT, CLI_K_TEXT, 0, 0 },
 	{ "api-key", CLI_API_KEY, CLI_K_TEXT, 0, 0 },
 	{ "api-metrics-open", CLI_API_METRICS_OPEN, CLI_K_FLAG, 0, 0 },
+	{ "cluster", CLI_CLUSTER, CLI_K_LIST, 0, CLI_MAX_CLUSTERS },
 	{ NULL, CLI_NOPTS, CLI_K_TEXT, 0, 0 },
 };
 
@@ -89,6 +91,9 @@ static void usage(FILE *f)
 		"                         file 0600); default: a self-signed one made at start\n"
 		"  --api-metrics-open     serve /metrics, /metrics.json and the dashboard (/)\n"
 		"                         without authentication (docs/metrics.md)\n"
+		"  --cluster SPEC         a cluster (array) the API manages (repeatable; default\n"
+		"                         name=xbrick1): name=, block=, chap_authentication=,\n"
+		"                         chap_discovery=, and handler keys (model=, array_capacity=, ...)\n"
 		"  --trace                print every SCSI command decoded, with its status\n"
 		"  --quiet                no log lines (login/logout)\n"
 		"  --help                 this text\n",
@@ -359,6 +364,24 @@ bool cli_set(struct cli *c, enum cli_opt id, const char *v, char *err, size_t er
 		}
 		c->api = v;
 		break;
+	case CLI_CLUSTER: {
+		struct xms_cluster_spec cs;
+		if (c->nclusters == CLI_MAX_CLUSTERS) {
+			snprintf(err, errlen, "more than %d clusters", CLI_MAX_CLUSTERS);
+			return false;
+		}
+		if (!xms_cluster_spec_parse(v, &cs, err, errlen))
+			return false;
+		for (int i = 0; i < c->nclusters; i++) {
+			struct xms_cluster_spec o;
+			if (xms_cluster_spec_parse(c->clusters[i], &o, err, errlen) && strcmp(o.name, cs.name) == 0) {
+				snprintf(err, errlen, "cluster '%s' given twice", cs.name);
+				return false;
+			}
+		}
+		c->clusters[c->nclusters++] = v;
+		break;
+	}
 	case CLI_API_CERT:
 	case CLI_API_KEY:
 		if (!*v) {
@@ -467,6 +490,7 @@ static const struct option long_opts[] = {
 	{ "api-cert", required_argument, NULL, CLI_API_CERT },
 	{ "api-key", required_argument, NULL, CLI_API_KEY },
 	{ "api-metrics-open", no_argument, NULL, CLI_API_METRICS_OPEN },
+	{ "cluster", required_argument, NULL, CLI_CLUSTER },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -501,6 +525,8 @@ static void clear_list(struct cli *c, enum cli_opt id)
 	} else if (id == CLI_LUN) {
 		c->nluns = 0;
 		c->nkeylines = 0;
+	} else if (id == CLI_CLUSTER) {
+		c->nclusters = 0;
 	}
 }
 

@@ -11,6 +11,7 @@
 #define CLI_MAX_LUNS 1024
 #define CLI_MAX_LISTEN 16     /* = TARGET_MAX_PORTALS */
 #define CLI_MAX_ALLOW 4096    /* = AUTH_MAX_ALLOW */
+#define CLI_MAX_CLUSTERS 16   /* = XMS_MAX_CLUSTERS */
 
 struct cli_lun {
 	uint64_t size;
@@ -43,6 +44,7 @@ enum cli_opt {
 	CLI_API_CERT,
 	CLI_API_KEY,
 	CLI_API_METRICS_OPEN,
+	CLI_CLUSTER,
 	CLI_NOPTS
 };
 
@@ -99,6 +101,8 @@ struct cli {
 	const char *api;        /* --api ADDR:PORT: the HTTPS management API; NULL: off */
 	const char *api_cert;   /* --api-cert / --api-key: PEM files; NULL: self-signed */
 	const char *api_key;
+	const char *clusters[CLI_MAX_CLUSTERS]; /* --cluster SPEC: the API's clusters (arrays) */
+	int nclusters;
 	const char *config;     /* --config FILE, NULL: none */
 	unsigned given;         /* bit (1u << enum cli_opt) per option set */
 	unsigned line[CLI_NOPTS]; /* the config file's line of each option it set;

@@ -139,11 +139,9 @@ static int start_api(const struct cli *cli, const struct auth_config *auth)
 	};
 	char err[512];
 
-	if (metrics_routes_register(cli->api_metrics_open, err, sizeof(err)) < 0) {
-		fprintf(stderr, "lunlab-target: %s\n", err);
-		return -1;
-	}
-	if (api_start(&cfg, err, sizeof(err)) < 0) {
+	if (metrics_routes_register(cli->api_metrics_open, err, sizeof(err)) < 0 ||
+	    api_clusters_setup(cli->clusters, cli->nclusters, err, sizeof(err)) < 0 ||
+	    api_start(&cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "lunlab-target: %s\n", err);
 		return -1;
 	}

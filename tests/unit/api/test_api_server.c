@@ -15,9 +15,11 @@
 #include <curl/curl.h>
 
 #include "api_test_http.h"
-#include "target/api/api.h"
 #include "target/api/api_json.h"
 #include "target/api/api_router.h"
+#include "target/api/api_server.h"
+#include "target/api/xms_engine.h"
+#include "target/api/xms_resources.h"
 #include "target/iscsi/auth_config.h"
 
 static struct auth_config auth;
@@ -59,12 +61,15 @@ static int setup(void **state)
 	struct api_server_cfg cfg = { .listen = "127.0.0.1:0", .auth = &auth, .log = capture_log };
 
 	memset(&auth, 0, sizeof(auth));
+	static const struct xms_type *const types[] = { &xms_type_xms };
+
 	/* no api user: no API */
-	assert_int_equal(api_start(&cfg, err, sizeof(err)), -1);
+	assert_int_equal(api_server_start(&cfg, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "an 'api USER SECRET' line"));
 	assert_true(auth_config_add_api_user(&auth, "admin", "Xtrem10secret", err, sizeof(err)));
 	assert_int_equal(api_routes_add(test_routes, 2, err, sizeof(err)), 0);
-	assert_int_equal(api_start(&cfg, err, sizeof(err)), 0);
+	assert_int_equal(xms_routes_register(types, 1, err, sizeof(err)), 0);
+	assert_int_equal(api_server_start(&cfg, err, sizeof(err)), 0);
 	port = api_server_port();
 	assert_true(port > 0);
 	assert_non_null(strstr(logged, "api: https://127.0.0.1:"));
@@ -75,7 +80,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	api_stop();
+	api_server_stop();
+	api_routes_clear();
 	auth_config_free(&auth);
 	return 0;
 }

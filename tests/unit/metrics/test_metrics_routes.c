@@ -19,6 +19,7 @@
 #include "target/iscsi/auth_config.h"
 #include "target/metrics/metrics_prom.h"
 #include "target/metrics/metrics_routes.h"
+#include "target/tcmu/host.h"
 
 static struct auth_config auth;
 static unsigned port;
@@ -35,7 +36,8 @@ static void start(bool open)
 	struct api_server_cfg cfg = { .listen = "127.0.0.1:0", .auth = &auth, .log = quiet_log };
 
 	assert_int_equal(metrics_routes_register(open, err, sizeof(err)), 0);
-	assert_int_equal(api_start(&cfg, err, sizeof(err)), 0);
+	if (api_start(&cfg, err, sizeof(err)) != 0)
+		fail_msg("api_start: %s", err);
 	port = api_server_port();
 }
 
@@ -43,7 +45,14 @@ static int setup(void **state)
 {
 	char err[256];
 
+	char *herr = NULL;
+
 	(void)state;
+	/* the API checks its default cluster with the handler at start */
+	if (tcmu_host_load_handlers(LUNLAB_HANDLER_DIR, &herr) < 1) {
+		fprintf(stderr, "load: %s\n", herr ? herr : "no handler");
+		return -1;
+	}
 	memset(&auth, 0, sizeof(auth));
 	assert_true(auth_config_add_api_user(&auth, "admin", "Xtrem10secret", err, sizeof(err)));
 	return 0;
@@ -53,6 +62,7 @@ static int teardown(void **state)
 {
 	(void)state;
 	auth_config_free(&auth);
+	tcmu_host_shutdown();
 	return 0;
 }
 
