@@ -187,7 +187,7 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 	if (c.volume[0]) {
 		int rc = volume_attach(d->array, c.volume, d->num_lbas * d->block_size, d->block_size, &d->vol, &err);
 		if (rc) {
-			tcmu_dev_err(tdev, "lunlab: array '%s': %s\n", d->array_name, err ? err : "cannot attach");
+			tcmu_dev_err(tdev, "lunlab: %s\n", err ? err : "cannot attach the volume");
 			free(err);
 			lu_free(lu);
 			return rc;

@@ -9,9 +9,10 @@
 
 struct array;
 
-/* Accounting runs inline on the write path (docs/accounting.md), so the
- * figures are complete whenever array_get_stats returns; this waits for
- * nothing today and exists so callers need not change if that does. */
+/* Wait until the accounting backlog is empty (pending_blocks == 0), working
+ * on it in the calling thread too, so every figure of array_get_stats is
+ * final (docs/accounting.md "When figures lag").  Writes that go on
+ * meanwhile may add new pending blocks. */
 void array_flush_accounting(struct array *a);
 
 /* Replace the 64-bit content fingerprint (default: low half of XXH3-128).

@@ -31,40 +31,6 @@ static char *msg(const char *fmt, ...)
 	return s;
 }
 
-/* Copy src's map into the empty dst (same size); returns 0 or -ENOSPC. */
-static int copy_map(struct volume *dst, struct volume *src, uint64_t *entries)
-{
-	struct array *a = src->a;
-	uint64_t n = 0;
-	int rc = 0;
-
-	for (uint64_t l = 0; l < src->nleaves && !rc; l++) {
-		uint32_t *leaf = atomic_load(&src->leaves[l]);
-		if (!leaf)
-			continue;
-		for (uint32_t i = 0; i < MAP_LEAF_ENTRIES; i++) {
-			uint32_t id = __atomic_load_n(&leaf[i], __ATOMIC_RELAXED), nid, old;
-			if (!id)
-				continue;
-			/* src's entry holds id; a saturated count stores the content
-			 * again (the only way a snapshot can need space) */
-			if (bs_ref_more(a, id, &nid) != 0) {
-				rc = -ENOSPC;
-				break;
-			}
-			if (map_set(dst, (l << MAP_LEAF_SHIFT) + i, nid, &old) != 0) {
-				bs_unref(a, nid);
-				rc = -ENOSPC;
-				break;
-			}
-			n++;
-		}
-	}
-	atomic_store(&dst->mapped, n); /* exact even on failure: destroy unmaps them */
-	*entries += n;
-	return rc;
-}
-
 static int by_address(const void *x, const void *y)
 {
 	uintptr_t a = (uintptr_t) * (struct volume *const *)x, b = (uintptr_t) * (struct volume *const *)y;
@@ -135,18 +101,19 @@ int array_snapshot(struct array *a, const char *const *src, const char *const *d
 	}
 	qsort(lk, nl, sizeof(*lk), by_address);
 	for (size_t j = 0; j < nl; j++)
-		pthread_rwlock_wrlock(&lk[j]->resize_lock);
+		vol_hold(lk[j]);
 	for (size_t i = 0; i < n && !rc; i++) {
-		dv[i] = vio_alloc(a, sv[i]->size, sv[i]->lba_size);
+		dv[i] = array_vol_alloc(a, sv[i]->size, sv[i]->lba_size);
 		if (!dv[i] || !(dv[i]->name = strdup(dst[i])) || !(dv[i]->snapshot_of = strdup(src[i]))) {
 			e = msg("out of memory for the map of snapshot '%s'", dst[i]);
 			rc = -ENOSPC;
-		} else if ((rc = copy_map(dv[i], sv[i], entries)) != 0) {
+		} else if (vol_copy_map(dv[i], sv[i], entries) != 0) {
 			e = msg("snapshot '%s' of '%s': out of space copying its map", dst[i], src[i]);
+			rc = -ENOSPC;
 		}
 	}
 	for (size_t j = nl; j-- > 0;)
-		pthread_rwlock_unlock(&lk[j]->resize_lock);
+		vol_unhold(lk[j]);
 
 	if (rc) {
 		pthread_mutex_unlock(&a->vol_mu);
@@ -158,7 +125,7 @@ int array_snapshot(struct array *a, const char *const *src, const char *const *d
 	for (size_t i = 0; i < n; i++) {
 		dv[i]->readonly = readonly;
 		dv[i]->attached = false;
-		vio_link(dv[i]);
+		array_vol_link(a, dv[i]);
 		array_ref(a); /* each name keeps the array alive */
 	}
 	pthread_mutex_unlock(&a->vol_mu);

@@ -1,5 +1,6 @@
-/* space.c — one array's physical space (space.h): the hook points the block
- * store calls, reservations, capacity and the soft threshold.
+/* space.c — one array's physical space (space.h): the block store's space
+ * hooks (new / sized / freed blocks, reservations), capacity and the soft
+ * threshold.
  *
  * Two counters: `used` (what the figures report) and `held` = used + what
  * commands have reserved.  A new block is refused when held + dedup_block
@@ -93,61 +94,75 @@ static int hold(struct array *a, uint64_t n)
 	}
 }
 
-int space_block_created(struct array *a, struct space_resv *r)
-{
-	struct space *s = &a->space;
-	uint64_t B = a->p.dedup_block;
+/* ---- the block store's space hooks (block_store.h), ctx = the array ---- */
 
+static int hook_new(void *ctx, uint32_t id, uint32_t bytes, struct bs_resv *r)
+{
+	struct array *a = ctx;
+	struct space *s = &a->space;
+
+	(void)id;
 	if (r && r->unchecked) {
-		atomic_fetch_add(&s->held, B);
-	} else if (r && r->left >= B) {
-		r->left -= B; /* already in held */
+		atomic_fetch_add(&s->held, bytes);
+	} else if (r && r->left >= bytes) {
+		r->left -= bytes; /* already in held */
 	} else {
-		int rc = hold(a, B);
+		int rc = hold(a, bytes);
 		if (rc)
 			return rc;
 	}
-	atomic_fetch_add(&s->used, B);
+	atomic_fetch_add(&s->used, bytes);
 	check_rise(a);
 	return 0;
 }
 
-void space_block_accounted(struct array *a, uint32_t physical)
+static void hook_sized(void *ctx, uint32_t id, uint32_t was, uint32_t now)
 {
+	struct array *a = ctx;
 	struct space *s = &a->space;
-	uint64_t B = a->p.dedup_block;
 
-	if (physical >= B)
+	(void)id;
+	if (now >= was)
 		return;
-	atomic_fetch_sub(&s->used, B - physical);
-	atomic_fetch_sub(&s->held, B - physical);
+	atomic_fetch_sub(&s->used, was - now);
+	atomic_fetch_sub(&s->held, was - now);
 	check_fall(a);
 }
 
-void space_block_freed(struct array *a, uint32_t counted)
+static void hook_freed(void *ctx, uint32_t id, uint32_t bytes)
 {
+	struct array *a = ctx;
 	struct space *s = &a->space;
 
-	atomic_fetch_sub(&s->used, counted);
-	atomic_fetch_sub(&s->held, counted);
+	(void)id;
+	atomic_fetch_sub(&s->used, bytes);
+	atomic_fetch_sub(&s->held, bytes);
 	check_fall(a);
 }
 
-int space_reserve(struct array *a, struct space_resv *r, uint64_t bytes)
+static int hook_reserve(void *ctx, uint64_t bytes)
 {
-	if (r->unchecked || !bytes)
-		return 0;
-	int rc = hold(a, bytes);
-	if (rc == 0)
-		r->left += bytes;
-	return rc;
+	return hold(ctx, bytes);
 }
 
-void space_release(struct array *a, struct space_resv *r)
+static void hook_release(void *ctx, uint64_t bytes)
 {
-	if (r->left)
-		atomic_fetch_sub(&a->space.held, r->left);
-	r->left = 0;
+	struct array *a = ctx;
+
+	atomic_fetch_sub(&a->space.held, bytes);
+}
+
+void space_attach(struct array *a)
+{
+	const struct bs_space_hooks h = {
+		.ctx = a,
+		.block_new = hook_new,
+		.block_sized = hook_sized,
+		.block_freed = hook_freed,
+		.reserve = hook_reserve,
+		.release = hook_release,
+	};
+	bs_set_space_hooks(a->bs, &h);
 }
 
 /* ---- settings and figures (array_admin.h) ---- */

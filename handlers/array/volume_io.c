@@ -1,12 +1,14 @@
 /* volume_io.c — volumes and their data path: read, write (read-modify-write
- * of partial blocks), WRITE SAME, UNMAP, COMPARE AND WRITE, GET LBA STATUS.
+ * of partial blocks), WRITE SAME, UNMAP, COMPARE AND WRITE, GET LBA STATUS,
+ * resize, and a volume's own setup and teardown (array.c creates volumes and
+ * keeps their list).  Blocks go to and come from the block store only.
  * Each operation holds its volume's resize lock for reading and the stripe
  * locks of the blocks it touches (read or write), never one lock for all. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "handlers/array/array_internal.h"
+#include "handlers/array/volume_internal.h"
 
 #define MAX_BLOCK 32768u
 
@@ -112,20 +114,20 @@ int vio_set_block(struct volume *v, uint64_t b, uint32_t id, int64_t *delta)
 	int r = map_set(v, b, id, &old);
 	if (r) {
 		if (id)
-			bs_unref(v->a, id);
+			bs_unref(v->bs, id);
 		return r;
 	}
 	if (old)
-		bs_unref(v->a, old);
+		bs_unref(v->bs, old);
 	*delta += (id != 0) - (old != 0);
 	return 0;
 }
 
-static int store_block(struct volume *v, uint64_t b, const void *content, int64_t *delta, struct space_resv *resv)
+static int store_block(struct volume *v, uint64_t b, const void *content, int64_t *delta, struct bs_resv *resv)
 {
 	uint32_t id = 0;
-	if (!is_zero(content, v->a->p.dedup_block)) {
-		int r = bs_ref_content_r(v->a, content, &id, resv);
+	if (!is_zero(content, v->bs->block)) {
+		int r = bs_ref_content_r(v->bs, content, &id, resv);
 		if (r)
 			return r;
 	}
@@ -136,9 +138,9 @@ static void load_block(struct volume *v, uint64_t b, void *buf)
 {
 	uint32_t id = map_get(v, b);
 	if (id)
-		memcpy(buf, bs_data(v->a, id), v->a->p.dedup_block);
+		memcpy(buf, bs_data(v->bs, id), v->bs->block);
 	else
-		memset(buf, 0, v->a->p.dedup_block);
+		memset(buf, 0, v->bs->block);
 }
 
 void vio_commit_delta(struct volume *v, int64_t delta)
@@ -160,12 +162,12 @@ int vio_check_range(const struct volume *v, uint64_t off, uint64_t len)
 
 static int read_cur(struct volume *v, uint64_t off, uint64_t len, struct iovcur *cp)
 {
-	uint64_t B = v->a->p.dedup_block;
+	uint64_t B = v->bs->block;
 	for (uint64_t pos = off; pos < off + len;) {
 		uint64_t b = pos >> v->bshift, bstart = b << v->bshift;
 		uint64_t e = bstart + B < off + len ? bstart + B : off + len;
 		uint32_t id = map_get(v, b);
-		int r = cur_scatter(cp, id ? (const char *)bs_data(v->a, id) + (pos - bstart) : NULL, e - pos);
+		int r = cur_scatter(cp, id ? (const char *)bs_data(v->bs, id) + (pos - bstart) : NULL, e - pos);
 		if (r)
 			return r;
 		pos = e;
@@ -185,9 +187,9 @@ int vio_read_locked(struct volume *v, uint64_t off, uint64_t len, const struct i
  * are installed as they are; every other block is stored here, its space
  * taken from resv. */
 static int write_cur(struct volume *v, uint64_t off, uint64_t len, struct iovcur *cp, uint32_t *pre,
-		     uint64_t first_full, uint64_t nfull, struct space_resv *resv)
+		     uint64_t first_full, uint64_t nfull, struct bs_resv *resv)
 {
-	uint64_t B = v->a->p.dedup_block;
+	uint64_t B = v->bs->block;
 	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
 	int64_t delta = 0;
 	int r = 0;
@@ -225,7 +227,7 @@ static int write_cur(struct volume *v, uint64_t off, uint64_t len, struct iovcur
 }
 
 int vio_write_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt,
-		     struct space_resv *r)
+		     struct bs_resv *r)
 {
 	struct iovcur c;
 	cur_init(&c, iov, iovcnt);
@@ -258,7 +260,7 @@ static uint64_t chunk_end(const struct volume *v, uint64_t pos, uint64_t end)
 static int prestore(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt,
 		    uint32_t *ids, uint64_t first_full, uint64_t nfull)
 {
-	uint64_t B = v->a->p.dedup_block;
+	uint64_t B = v->bs->block;
 	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
 	struct iovcur c;
 	cur_init(&c, iov, iovcnt);
@@ -272,11 +274,11 @@ static int prestore(struct volume *v, uint64_t off, uint64_t len, const struct i
 			content = buf;
 		ids[i] = 0;
 		if (!r && !is_zero(content, B))
-			r = bs_ref_content(v->a, content, &ids[i]);
+			r = bs_ref_content(v->bs, content, &ids[i]);
 		if (r) {
 			while (i-- > 0)
 				if (ids[i])
-					bs_unref(v->a, ids[i]);
+					bs_unref(v->bs, ids[i]);
 			return r;
 		}
 	}
@@ -286,9 +288,9 @@ static int prestore(struct volume *v, uint64_t off, uint64_t len, const struct i
 /* Fill [off, off+len) with pattern (lba_size bytes; NULL = zeros); new
  * blocks take their space from resv. */
 static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const unsigned char *pattern,
-			     struct space_resv *resv)
+			     struct bs_resv *resv)
 {
-	uint64_t B = v->a->p.dedup_block, L = v->lba_size;
+	uint64_t B = v->bs->block, L = v->lba_size;
 	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
 	int64_t delta = 0;
 	int r = 0;
@@ -309,7 +311,7 @@ static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const
 			r = vio_set_block(v, b, 0, &delta);
 		} else if (whole && B >= L && have_full) {
 			uint32_t id = 0;
-			if (full_id && (r = bs_ref_more(v->a, full_id, &id)) != 0)
+			if (full_id && (r = bs_ref_more(v->bs, full_id, &id)) != 0)
 				break;
 			r = vio_set_block(v, b, id, &delta);
 		} else {
@@ -325,9 +327,9 @@ static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const
 				x += k;
 			}
 			uint32_t id = 0;
-			if (!is_zero(buf, B) && (r = bs_ref_content_r(v->a, buf, &id, resv)) != 0)
+			if (!is_zero(buf, B) && (r = bs_ref_content_r(v->bs, buf, &id, resv)) != 0)
 				break;
-			if (whole && B >= L && (!id || bs_incref(v->a, id, 1) == 0)) {
+			if (whole && B >= L && (!id || bs_incref(v->bs, id, 1) == 0)) {
 				full_id = id; /* keep one reference for the next blocks */
 				have_full = 1;
 			}
@@ -336,7 +338,7 @@ static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const
 		pos = e;
 	}
 	if (have_full && full_id)
-		bs_unref(v->a, full_id);
+		bs_unref(v->bs, full_id);
 	vio_commit_delta(v, delta);
 	return r;
 }
@@ -384,7 +386,7 @@ int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iove
 		return -EINVAL;
 	if (off + len < off)
 		return -ERANGE;
-	uint64_t B = v->a->p.dedup_block;
+	uint64_t B = v->bs->block;
 	uint64_t first_full = (off + B - 1) >> v->bshift, end_full = (off + len) >> v->bshift;
 	uint64_t nfull = end_full > first_full ? end_full - first_full : 0;
 	if (nfull > sizeof(local) / sizeof(local[0]) && !(ids = malloc(nfull * sizeof(*ids))))
@@ -395,9 +397,9 @@ int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iove
 	/* Partial blocks are read-modify-written under the locks, after other
 	 * blocks are installed: set their worst case aside now, so a full array
 	 * refuses the whole write before any map entry changes. */
-	struct space_resv resv = { 0, false };
+	struct bs_resv resv = { 0, false };
 	uint64_t npart = vio_blocks_touched(v, off, len) - nfull;
-	if (npart && (r = space_reserve(v->a, &resv, npart * B)) != 0)
+	if (npart && (r = bs_reserve(v->bs, &resv, npart * B)) != 0)
 		goto release;
 	struct iovcur c;
 	cur_init(&c, iov, iovcnt);
@@ -411,12 +413,12 @@ int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iove
 		lockset_unlock(&ls);
 		pos = ce;
 	} while (!r && pos < off + len);
-	space_release(v->a, &resv);
+	bs_release(v->bs, &resv);
 release:
 	/* Release what was not installed (range error or failure midway). */
 	for (uint64_t i = 0; i < nfull; i++)
 		if (ids[i])
-			bs_unref(v->a, ids[i]);
+			bs_unref(v->bs, ids[i]);
 out:
 	if (ids != local)
 		free(ids);
@@ -426,9 +428,9 @@ out:
 /* Deallocation (UNMAP, zeros, shrinking) is never refused for space: its
  * partial blocks need new content, but it frees at least as many blocks as
  * it makes, and a full array must still be able to free space. */
-static struct space_resv dealloc_resv(void)
+static struct bs_resv dealloc_resv(void)
 {
-	struct space_resv r = { 0, true };
+	struct bs_resv r = { 0, true };
 	return r;
 }
 
@@ -438,7 +440,7 @@ static struct space_resv dealloc_resv(void)
  * (then blocks are never partial: offsets are L-aligned and B divides L). */
 static uint64_t write_same_worst_blocks(const struct volume *v, uint64_t off, uint64_t len)
 {
-	uint64_t B = v->a->p.dedup_block, L = v->lba_size, n = vio_blocks_touched(v, off, len);
+	uint64_t B = v->bs->block, L = v->lba_size, n = vio_blocks_touched(v, off, len);
 	uint64_t most = B >= L ? 3 : L / B;
 	return n < most ? n : most;
 }
@@ -449,14 +451,14 @@ int volume_write_same(struct volume *v, uint64_t off, uint64_t len, const void *
 	if (!pattern)
 		return -EINVAL;
 	bool zero = is_zero(pattern, v->lba_size);
-	struct space_resv resv = zero ? dealloc_resv() : (struct space_resv){ 0, false };
+	struct bs_resv resv = zero ? dealloc_resv() : (struct bs_resv){ 0, false };
 	range_lock(v, &ls, off, len, 1);
 	int r = vio_check_range(v, off, len);
 	if (!r && !zero)
-		r = space_reserve(v->a, &resv, write_same_worst_blocks(v, off, len) * v->a->p.dedup_block);
+		r = bs_reserve(v->bs, &resv, write_same_worst_blocks(v, off, len) * v->bs->block);
 	if (!r)
 		r = write_same_locked(v, off, len, zero ? NULL : pattern, &resv);
-	space_release(v->a, &resv);
+	bs_release(v->bs, &resv);
 	lockset_unlock(&ls);
 	return r;
 }
@@ -464,7 +466,7 @@ int volume_write_same(struct volume *v, uint64_t off, uint64_t len, const void *
 int volume_unmap(struct volume *v, uint64_t off, uint64_t len)
 {
 	struct lockset ls;
-	struct space_resv resv = dealloc_resv();
+	struct bs_resv resv = dealloc_resv();
 	range_lock(v, &ls, off, len, 1);
 	int r = vio_check_range(v, off, len);
 	if (!r)
@@ -497,12 +499,12 @@ int volume_compare_and_write(struct volume *v, uint64_t off, uint64_t len, const
 			r = -EILSEQ;
 		} else if (!r) {
 			/* every block it touches may be new: decided before any changes */
-			struct space_resv resv = { 0, false };
+			struct bs_resv resv = { 0, false };
 			struct iovec w = { (void *)wr, len };
-			r = space_reserve(v->a, &resv, vio_blocks_touched(v, off, len) * v->a->p.dedup_block);
+			r = bs_reserve(v->bs, &resv, vio_blocks_touched(v, off, len) * v->bs->block);
 			if (!r)
 				r = vio_write_locked(v, off, len, &w, 1, &resv);
-			space_release(v->a, &resv);
+			bs_release(v->bs, &resv);
 		}
 	}
 	lockset_unlock(&ls);
@@ -541,21 +543,18 @@ int volume_get_status(struct volume *v, uint64_t off, bool *mapped, uint64_t *ru
 
 uint64_t volume_mapped_bytes(struct volume *v)
 {
-	return atomic_load(&v->mapped) * v->a->p.dedup_block;
+	return atomic_load(&v->mapped) * v->bs->block;
 }
 
 /* ---- lifecycle ---- */
 
-struct volume *vio_alloc(struct array *a, uint64_t size_bytes, uint32_t lba_size)
+int vol_init(struct volume *v, struct block_store *bs, uint64_t size_bytes, uint32_t lba_size)
 {
-	if (!a || (lba_size != 512 && lba_size != 4096) || size_bytes % lba_size)
-		return NULL;
-	struct volume *v = calloc(1, sizeof(*v));
-	if (!v)
-		return NULL;
-	v->a = a;
+	if ((lba_size != 512 && lba_size != 4096) || size_bytes % lba_size)
+		return -EINVAL;
+	v->bs = bs;
 	v->lba_size = lba_size;
-	v->bshift = (uint32_t)__builtin_ctz(a->p.dedup_block);
+	v->bshift = bs->bshift;
 	/* Writer-preferring: a huge-range operation or resize must not starve
 	 * behind a steady stream of small ones. */
 	pthread_rwlockattr_t attr;
@@ -566,29 +565,14 @@ struct volume *vio_alloc(struct array *a, uint64_t size_bytes, uint32_t lba_size
 	for (unsigned i = 0; i < NSTRIPES; i++)
 		pthread_rwlock_init(&v->stripes[i], NULL);
 	atomic_init(&v->meta_bytes, sizeof(*v));
-	if (map_resize(v, (size_bytes + a->p.dedup_block - 1) >> v->bshift)) {
-		free(v);
-		return NULL;
+	if (map_resize(v, (size_bytes + bs->block - 1) >> v->bshift)) {
+		pthread_rwlock_destroy(&v->resize_lock);
+		for (unsigned i = 0; i < NSTRIPES; i++)
+			pthread_rwlock_destroy(&v->stripes[i]);
+		return -ENOMEM;
 	}
 	v->size = size_bytes;
-	return v;
-}
-
-void vio_link(struct volume *v)
-{
-	v->next = v->a->vols;
-	v->a->vols = v;
-}
-
-struct volume *volume_create(struct array *a, uint64_t size_bytes, uint32_t lba_size)
-{
-	struct volume *v = vio_alloc(a, size_bytes, lba_size);
-	if (!v)
-		return NULL;
-	pthread_mutex_lock(&a->vol_mu);
-	vio_link(v);
-	pthread_mutex_unlock(&a->vol_mu);
-	return v;
+	return 0;
 }
 
 /* Drop every map entry from block b on; caller holds resize_lock for writing. */
@@ -606,18 +590,8 @@ static void unmap_from(struct volume *v, uint64_t b)
 	vio_commit_delta(v, delta);
 }
 
-void volume_destroy(struct volume *v)
+void vol_fini(struct volume *v)
 {
-	if (!v)
-		return;
-	struct array *a = v->a;
-	pthread_mutex_lock(&a->vol_mu);
-	for (struct volume **pp = &a->vols; *pp; pp = &(*pp)->next)
-		if (*pp == v) {
-			*pp = v->next;
-			break;
-		}
-	pthread_mutex_unlock(&a->vol_mu);
 	pthread_rwlock_wrlock(&v->resize_lock);
 	unmap_from(v, 0);
 	map_free(v);
@@ -625,19 +599,18 @@ void volume_destroy(struct volume *v)
 	pthread_rwlock_destroy(&v->resize_lock);
 	for (unsigned i = 0; i < NSTRIPES; i++)
 		pthread_rwlock_destroy(&v->stripes[i]);
-	free(v->name);
-	free(v->snapshot_of);
-	free(v);
 }
 
-struct array *volume_array(const struct volume *v) { return v->a; }
+void vol_hold(struct volume *v) { pthread_rwlock_wrlock(&v->resize_lock); }
+void vol_unhold(struct volume *v) { pthread_rwlock_unlock(&v->resize_lock); }
+
 uint64_t volume_size(const struct volume *v) { return v->size; }
 
 int volume_resize(struct volume *v, uint64_t new_size)
 {
 	if (new_size % v->lba_size)
 		return -EINVAL;
-	uint64_t B = v->a->p.dedup_block;
+	uint64_t B = v->bs->block;
 	pthread_rwlock_wrlock(&v->resize_lock);
 	int r = 0;
 	if (new_size < v->size) {
@@ -646,7 +619,7 @@ int volume_resize(struct volume *v, uint64_t new_size)
 		uint64_t tail_end = (new_size + B - 1) / B * B;
 		if (tail_end > v->size)
 			tail_end = v->size;
-		struct space_resv resv = dealloc_resv();
+		struct bs_resv resv = dealloc_resv();
 		if (tail_end > new_size)
 			r = write_same_locked(v, new_size, tail_end - new_size, NULL, &resv);
 		if (!r)

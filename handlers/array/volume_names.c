@@ -1,7 +1,8 @@
 /* volume_names.c — named volumes (volume_names.h): attach, release, delete,
  * list.  Names, the attached flag and the volume list are guarded by the
- * array's vol_mu; lock order: vol_mu, then a volume's resize lock (as
- * volume_destroy), then the registry lock (array_ref). */
+ * array's vol_mu; lock order: vol_mu, then a volume's resize lock (the
+ * listing's count of single-referenced blocks), then the registry lock
+ * (array_ref). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -91,7 +92,7 @@ int volume_attach(struct array *a, const char *name, uint64_t size_bytes, uint32
 		pthread_mutex_unlock(&a->vol_mu);
 		return rc;
 	}
-	v = vio_alloc(a, size_bytes, lba_size);
+	v = array_vol_alloc(a, size_bytes, lba_size);
 	if (!v || !(v->name = strdup(name))) {
 		pthread_mutex_unlock(&a->vol_mu);
 		if (v)
@@ -101,7 +102,7 @@ int volume_attach(struct array *a, const char *name, uint64_t size_bytes, uint32
 		return -ENOMEM;
 	}
 	v->attached = true;
-	vio_link(v);
+	array_vol_link(a, v);
 	array_ref(a); /* the name keeps its array alive */
 	pthread_mutex_unlock(&a->vol_mu);
 	*out = v;
@@ -112,7 +113,7 @@ void volume_release(struct volume *v)
 {
 	if (!v)
 		return;
-	struct array *a = v->a;
+	struct array *a = volume_array(v);
 	pthread_mutex_lock(&a->vol_mu);
 	if (v->name) {
 		v->attached = false;
@@ -125,9 +126,10 @@ void volume_release(struct volume *v)
 
 bool volume_is_readonly(struct volume *v)
 {
-	pthread_mutex_lock(&v->a->vol_mu);
+	struct array *a = volume_array(v);
+	pthread_mutex_lock(&a->vol_mu);
 	bool ro = v->readonly;
-	pthread_mutex_unlock(&v->a->vol_mu);
+	pthread_mutex_unlock(&a->vol_mu);
 	return ro;
 }
 
@@ -159,27 +161,6 @@ int array_volume_delete(struct array *a, const char *name, char **err)
 	return 0;
 }
 
-/* Map entries of v whose block nothing else references (caller holds
- * a->vol_mu, so v stays; the resize lock keeps its map in place). */
-static uint64_t single_ref_entries(struct volume *v)
-{
-	uint64_t n = 0;
-
-	pthread_rwlock_rdlock(&v->resize_lock);
-	for (uint64_t l = 0; l < v->nleaves; l++) {
-		uint32_t *leaf = atomic_load(&v->leaves[l]);
-		if (!leaf)
-			continue;
-		for (uint32_t i = 0; i < MAP_LEAF_ENTRIES; i++) {
-			uint32_t id = __atomic_load_n(&leaf[i], __ATOMIC_RELAXED);
-			if (id && atomic_load_explicit(&bs_rec(v->a, id)->ref, memory_order_relaxed) == 1)
-				n++;
-		}
-	}
-	pthread_rwlock_unlock(&v->resize_lock);
-	return n;
-}
-
 int array_volumes_info(struct array *a, struct volume_info *out, int max, uint64_t *provisioned)
 {
 	int n = 0;
@@ -196,7 +177,7 @@ int array_volumes_info(struct array *a, struct volume_info *out, int max, uint64
 		snprintf(o->snapshot_of, sizeof(o->snapshot_of), "%s", v->snapshot_of ? v->snapshot_of : "");
 		o->size_bytes = v->size;
 		o->mapped_bytes = atomic_load(&v->mapped) * B;
-		o->single_ref_bytes = single_ref_entries(v) * B;
+		o->single_ref_bytes = vol_single_ref_entries(v) * B;
 		o->lba_size = v->lba_size;
 		o->attached = v->name ? v->attached : true; /* an anonymous volume lives with its device */
 		o->readonly = v->readonly;

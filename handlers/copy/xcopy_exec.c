@@ -146,6 +146,14 @@ static int run_segments(struct xcopy_run *r, int slot, struct copy_status *st)
 
 		if (p->bytes) {
 			int rc = volume_copy(p->dst->vol, p->dst_off, p->src->vol, p->src_off, p->bytes, &moved);
+			if (rc == -ENOSPC) {
+				/* the array is full: as for WRITE (SBC-4 4.7.3.6), the
+				 * segment changed nothing (volume_copy decides first);
+				 * segments before it are done, as SPC-4 allows */
+				tcmu_dev_warn(r->cmd->dev->tdev, "EXTENDED COPY segment %u: no space left in the array",
+					      i);
+				return sense_set(r->cmd, SK_DATA_PROTECT, 0x27, 0x07);
+			}
 			if (rc < 0) {
 				tcmu_dev_warn(r->cmd->dev->tdev, "EXTENDED COPY segment %u: volume_copy: %s", i,
 					      strerror(-rc));

@@ -42,6 +42,11 @@ static int fail(char **reason, const char *fmt, ...)
 	if (vasprintf(&s, fmt, ap) < 0)
 		s = NULL;
 	va_end(ap);
+	/* values quoted in the reason come from the cfgstring and may hold
+	 * control characters: keep the reason one line */
+	for (char *p = s; p && *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	if (reason)
 		*reason = s;
 	else

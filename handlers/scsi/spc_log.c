@@ -96,9 +96,11 @@ static void page_lbp(struct lunlab_dev *d, struct page_buf *pb)
 	}
 	/* available: the array's free physical space, shared by its LUs (the
 	 * resource the soft threshold watches); without a capacity, the LU's
-	 * size less the array's physical use */
+	 * size less the array's use.  Use counts a block not yet accounted at
+	 * its worst case, dedup_block bytes (docs/accounting.md "When figures
+	 * lag"), so "available" is never overstated. */
 	uint64_t avail = sp.capacity_bytes ? minus(sp.capacity_bytes, sp.used_bytes)
-					   : minus(d->num_lbas * d->block_size, st.physical_bytes);
+					   : minus(d->num_lbas * d->block_size, sp.used_bytes);
 	put_resource(pb, 0x0001, avail / set, SCOPE_SHARED);
 	/* used: the LBAs this LU has mapped; a map entry belongs to one LU, so
 	 * the count is dedicated to it (the array-wide logical figure is page

@@ -205,6 +205,13 @@ def scsi_seeds():
     # WRITE ATOMIC(16): bytes 10-11 ATOMIC BOUNDARY (must be 0), 12-13 length
     write(t, "write-atomic16", cdb(0x9c, 0, *[0] * 7, 40, 0, 0, 0, 4, 0, 0) + b"\x3c" * 2048)
     write(t, "write-atomic16-boundary", cdb(0x9c, 0x08, *[0] * 7, 40, 0, 8, 0, 4, 0, 0) + b"\x3c" * 2048)
+    # thin provisioning (the fuzz LU's array has a capacity and a soft threshold):
+    # VPD B2, mode page 1Ch/02h and every subpage, log page 0Ch, descriptor REQUEST SENSE
+    write(t, "inquiry-vpdb2", cdb(0x12, 1, 0xb2, 0, 0x40, 0) + b"\0" * 64)
+    write(t, "mode-sense6-lbp", cdb(0x1a, 0, 0x1c, 0x02, 0xff, 0) + b"\0" * 255)
+    write(t, "mode-sense10-all-subpages", cdb(0x5a, 0, 0x3f, 0xff, 0, 0, 0, 0x01, 0, 0) + b"\0" * 256)
+    write(t, "log-sense-lbp", cdb(0x4d, 0, 0x4c, 0, 0, 0, 0, 0x01, 0, 0) + b"\0" * 256)
+    write(t, "request-sense-desc", cdb(0x03, 0x01, 0, 0, 8, 0) + b"\0" * 8)
 
     t = "fuzz-scsi-unmap"
     write(t, "one-range", unmap_list([(0, 8)]))
@@ -328,6 +335,19 @@ def chap_seeds():
     write(t, "discovery-chap", b"\x00" + disc)
 
 
+# ---------------------------------------------------------------- cfgstrings
+def lu_config_seeds():
+    t = "fuzz-lu-config"
+    write(t, "every-key", b"lunlab/model=x1;array=a1;serial=s-1;time_scale=2.5;readonly=1;"
+          b"physical_block=4096;volume=vol-1:x;array_capacity=64M;soft_threshold=50%")
+    write(t, "virtual-clock", b"lunlab/model=x2;time_scale=virtual;host_streams=16")
+    write(t, "no-prefix", b"array=b;volume=snap.1;array_capacity=5400000000000;soft_threshold=0")
+    write(t, "lio-style", b"lunlab/model=x2;array=a1")
+    write(t, "profile-path", b"lunlab/profile=models/profiles/x2.yaml")
+    write(t, "bad-volume-no-array", b"lunlab/volume=v1")
+    write(t, "bad-capacity", b"lunlab/array_capacity=64X;soft_threshold=101")
+
+
 # ---------------------------------------------------------------- profiles
 def profile_seeds():
     d = os.path.join(ROOT, "models", "profiles")
@@ -400,6 +420,7 @@ if __name__ == "__main__":
     iscsi_seeds()
     scsi_seeds()
     profile_seeds()
+    lu_config_seeds()
     auth_file_seeds()
     chap_seeds()
     for t in sorted(os.listdir(OUT)):

@@ -3,7 +3,8 @@
  * keeps working when the array is full (reads, dedup overwrites, UNMAP,
  * metadata copies), the soft threshold's crossings and re-arming, and the
  * settings' rules and messages.  Data is random so every block is physically
- * dedup_block bytes (incompressible: rule 5 of docs/accounting.md caps it). */
+ * dedup_block bytes (incompressible: rule 5 of docs/accounting.md caps it),
+ * the same before and after the background accounting. */
 #include <errno.h>
 #include <pthread.h>
 #include "array_test_util.h"
@@ -24,9 +25,12 @@ static void rnd_block(unsigned char *p, uint64_t seed)
 	fill_random(p, B, &seed);
 }
 
+/* Once the accounting backlog is drained: blocks count their physical size
+ * (before, a pending block counts dedup_block bytes, its worst case). */
 static struct array_space space_of(struct array *a)
 {
 	struct array_space s;
+	array_flush_accounting(a);
 	array_get_space(a, &s);
 	return s;
 }

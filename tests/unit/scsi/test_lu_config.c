@@ -101,6 +101,7 @@ static void test_rejects(void **state)
 	expect_reason("lunlab/serial=", "serial ''");
 	expect_reason("lunlab/model", "'model': want key=value");
 	expect_reason("other/model=x2", "subtype must be 'lunlab'");
+	expect_reason("lunlab/model=x\n2", "model 'x?2': unknown profile"); /* one line, whatever the value */
 	expect_reason("lunlab/volume=v1", "volume 'v1': needs array=NAME");
 	expect_reason("lunlab/array=a;volume=", "volume '': want 1..127 printable characters");
 	expect_reason("lunlab/array=a;volume=a b", "volume 'a b'");
