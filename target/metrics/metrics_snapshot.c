@@ -180,8 +180,12 @@ int metrics_snapshot_take(struct metrics_snapshot *s)
 	lu_rcu_unregister();
 	if (g.oom)
 		goto oom;
-	qsort(s->lu, s->nlu, sizeof(*s->lu), lu_order);
-	/* arrays with no LU attached now (the API's named volumes) */
+	if (s->nlu > 1)
+		qsort(s->lu, s->nlu, sizeof(*s->lu), lu_order);
+	/* arrays with no LU attached now (the API's named volumes, a cluster
+	 * before its first volume): lunlab's handler knows them all */
+	if (!g.first_ctl)
+		g.first_ctl = tcmu_host_array_ctl("lunlab");
 	if (lunlab_array_ctl_has(g.first_ctl, array_list)) {
 		char names[64][LUNLAB_ARRAY_NAME_MAX];
 		int k = g.first_ctl->array_list(names, 64);

@@ -105,6 +105,8 @@ static void test_closed(void **state)
 	assert_non_null(strstr(r.body, "# TYPE lunlab_iscsi_logins_total counter\n"));
 	assert_non_null(strstr(r.body, "\nlunlab_iscsi_sessions{type=\"normal\"} 0\n"));
 	assert_non_null(strstr(r.body, "\nprocess_resident_memory_bytes "));
+	/* no LU and no volume: no array series, only the families' headers */
+	assert_non_null(strstr(r.body, "# TYPE lunlab_array_logical_bytes gauge\n# HELP "));
 
 	assert_int_equal(get("/metrics.json", "admin:Xtrem10secret"), 200);
 	assert_string_equal(r.content_type, "application/json");
