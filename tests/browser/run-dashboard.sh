@@ -25,7 +25,8 @@ npmdir=$build/tests/browser-npm
 mkdir -p "$npmdir"
 if ! cmp -s "$here/package-lock.json" "$npmdir/package-lock.json" || [[ ! -d $npmdir/node_modules/playwright-core ]]; then
     cp "$here/package.json" "$here/package-lock.json" "$npmdir/"
-    (cd "$npmdir" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error) || { echo "FAIL: npm ci"; exit 1; }
+    (cd "$npmdir" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error --cache "$npmdir/npm-cache") ||
+        { echo "FAIL: npm ci"; exit 1; }
 fi
 cp "$here/dashboard.mjs" "$npmdir/"   # resolves playwright-core from its node_modules
 

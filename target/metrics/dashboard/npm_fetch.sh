@@ -8,7 +8,8 @@ mkdir -p "$2"
 src=$(realpath "$1") work=$(realpath "$2") out_js=$(realpath "$3") out_css=$(realpath "$4")
 cp "$src/package.json" "$src/package-lock.json" "$work/"
 cd "$work"
-# --ignore-scripts: nothing from the registry runs at build time
-npm ci --no-audit --no-fund --ignore-scripts --loglevel=error >/dev/null
+# --ignore-scripts: nothing from the registry runs at build time; the cache lives in the build
+# directory, so the build needs no HOME and leaves nothing outside it
+npm ci --no-audit --no-fund --ignore-scripts --loglevel=error --cache "$work/npm-cache" >/dev/null
 cp node_modules/uplot/dist/uPlot.iife.min.js "$out_js"
 cp node_modules/uplot/dist/uPlot.min.css "$out_css"
