@@ -15,6 +15,11 @@
 #   peers/bench:  tgt (Debian's userspace iSCSI target) iperf3 (loopback limit)
 #   API clients:  python3-cinder (OpenStack's XtremIO driver, the api-cinder test; it brings
 #                 python3-requests) curl jq (the api-bench test and docs/api.md's examples)
+#   metrics:      prometheus (a real scraper of /metrics: tests/metrics/prometheus.sh, its promtool
+#                 lints the exposition in the unit tests), chromium (the dashboard in a real
+#                 browser: tests/browser), nodejs + npm only when no node is on the machine (npm ci
+#                 installs the dashboard's uPlot at build time and playwright-core for the browser
+#                 test, both pinned by package-lock.json; no browser is ever downloaded)
 # LUNLAB_REALSTACK=1 adds what tests/realstack/lane.sh needs (Debian's kernel under qemu with
 # LIO + tcmu-runner): qemu-system-x86 busybox-static cpio kmod.
 set -euo pipefail
@@ -26,7 +31,12 @@ packages=(
     tgt tcmu-runner iperf3 sg3-utils fio valgrind jq librsvg2-bin
     iproute2 procps python3 git ca-certificates
     python3-cinder curl
+    prometheus chromium
 )
+# a machine that came with its own Node.js (and npm) keeps it; Debian's would conflict with it
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    packages+=(nodejs npm)
+fi
 if [[ ${LUNLAB_REALSTACK:-0} == 1 ]]; then
     packages+=(qemu-system-x86 busybox-static cpio kmod)
 fi

@@ -24,7 +24,9 @@ void cli_usage(char *buf, size_t len)
 		"  clone URL   --mode snapshot --api https://HOST:PORT [--vms 10] [--verify] [--keep-clones]:\n"
 		"              each clone one snapshot through the array's management API\n"
 		"  drr URL     --image FILE | --synthetic win10 [--size 11.9g] [--seed N]\n"
-		"common: --json | --csv, --plot FILE.svg, --quiet, --initiator IQN\n"
+		"  watch HTTPS_URL [--interval 1] [--count N]   the target's live figures (its /metrics.json)\n"
+		"common: --json | --csv, --plot FILE.svg, --quiet, --initiator IQN,\n"
+		"        --metrics-url HTTPS_URL (record what the array saw into --json), --metrics-insecure\n"
 		"api:    --api https://HOST:PORT [--api-user NAME] [--api-cacert FILE | --api-insecure]\n"
 		"        (password in $LUNLAB_API_PASSWORD); info then shows the cluster's capacity too\n");
 }
@@ -149,6 +151,7 @@ static void defaults(struct bench_opts *o)
 	o->settle_timeout_s = 600;
 	o->write_size = 1u << 20;
 	o->data = DATA_UNIQUE;
+	o->interval_s = 1;
 }
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
@@ -157,7 +160,7 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 {
 	defaults(o);
 	if (argc < 2)
-		FAIL("missing command (info, scale, clone, drr); try --help");
+		FAIL("missing command (info, scale, clone, drr, watch); try --help");
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		cli_usage(err, errlen);
@@ -167,7 +170,8 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 	else if (!strcmp(cmd, "scale")) o->cmd = CMD_SCALE;
 	else if (!strcmp(cmd, "clone")) o->cmd = CMD_CLONE;
 	else if (!strcmp(cmd, "drr")) o->cmd = CMD_DRR;
-	else FAIL("unknown command '%s' (info, scale, clone, drr)", cmd);
+	else if (!strcmp(cmd, "watch")) o->cmd = CMD_WATCH;
+	else FAIL("unknown command '%s' (info, scale, clone, drr, watch)", cmd);
 
 	bool vms_given = false, data_given = false;
 	for (int i = 2; i < argc; i++) {
@@ -300,6 +304,18 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			o->seed = strtoull(val, &end, 0);
 			if (errno || *end || end == val || val[0] == '-')
 				FAIL("--seed: '%s' is not an unsigned integer", val);
+		} else if (!strcmp(a, "--metrics-url")) {
+			NEEDVAL(); o->metrics_url = val;
+		} else if (!strcmp(a, "--metrics-insecure")) {
+			o->metrics_insecure = true;
+		} else if (!strcmp(a, "--interval")) {
+			NEEDVAL();
+			if (parse_seconds(val, &o->interval_s) || o->interval_s < 0.1 || o->interval_s > 3600)
+				FAIL("--interval: '%s' is not a number of seconds between 0.1 and 3600", val);
+		} else if (!strcmp(a, "--count")) {
+			NEEDVAL();
+			if (parse_uint(val, 1, 1000000, &o->count))
+				FAIL("--count: '%s' is not an integer 1..1000000", val);
 		} else if (!strcmp(a, "--api")) {
 			NEEDVAL();
 			if (strncmp(val, "https://", 8) || !val[8])
@@ -325,10 +341,23 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 		}
 #undef NEEDVAL
 	}
+	if (o->cmd == CMD_WATCH) {
+		if (!o->url)
+			FAIL("missing the target's API URL (https://[user:password@]host:port)");
+		if (strncmp(o->url, "https://", 8) && strncmp(o->url, "http://", 7))
+			FAIL("watch: URL '%s' does not start with https:// or http://", o->url);
+		if (o->metrics_url || o->format == OUT_CSV || o->plot_path)
+			FAIL("watch takes --interval, --count, --json and --metrics-insecure");
+		return 0;
+	}
 	if (!o->url)
 		FAIL("missing target URL (iscsi://[user%%pass@]host[:port]/iqn/lun)");
 	if (strncmp(o->url, "iscsi://", 8))
 		FAIL("URL '%s' does not start with iscsi://", o->url);
+	if (o->metrics_url && strncmp(o->metrics_url, "https://", 8) && strncmp(o->metrics_url, "http://", 7))
+		FAIL("--metrics-url: '%s' does not start with https:// or http://", o->metrics_url);
+	if (o->count)
+		FAIL("--count applies to watch only");
 	if (o->dest_url && strncmp(o->dest_url, "iscsi://", 8))
 		FAIL("--dest: URL '%s' does not start with iscsi://", o->dest_url);
 	if (o->cmd == CMD_CLONE) {

@@ -11,7 +11,7 @@
 
 #define CLI_MAX_LIST 32
 
-enum bench_cmd { CMD_NONE, CMD_INFO, CMD_SCALE, CMD_CLONE, CMD_DRR };
+enum bench_cmd { CMD_NONE, CMD_INFO, CMD_SCALE, CMD_CLONE, CMD_DRR, CMD_WATCH };
 enum out_format { OUT_TABLE, OUT_JSON, OUT_CSV };
 enum clone_mode { MODE_AUTO, MODE_XCOPY, MODE_SOFTWARE, MODE_SNAPSHOT };
 
@@ -23,6 +23,10 @@ struct bench_opts {
 	const char *plot_path;         /* --plot FILE.svg */
 	bool quiet;                    /* --quiet: no progress bar even on a TTY */
 	const char *initiator;         /* --initiator IQN prefix */
+	const char *metrics_url;       /* --metrics-url: record the target's /metrics.json during the run */
+	bool metrics_insecure;         /* --metrics-insecure: accept a self-signed certificate */
+	double interval_s;             /* watch --interval (and the --metrics-url sampling period) */
+	unsigned count;                /* watch --count: readings, 0 = until killed */
 
 	/* scale */
 	unsigned vms_list[CLI_MAX_LIST];

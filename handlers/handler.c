@@ -17,6 +17,7 @@
 #include "handlers/array/volume.h"
 #include "handlers/array/volume_names.h"
 #include "handlers/copy/copy.h"
+#include "handlers/lu_metrics.h"
 #include "handlers/lunlab_dev.h"
 #include "handlers/scsi/lu_config.h"
 #include "handlers/scsi/naa.h"
@@ -24,6 +25,7 @@
 #include "lunlab/host_ext.h"
 #include "lunlab/tcmu_abi.h"
 #include "models/cost.h"
+#include "models/cost_virtual.h"
 #include "models/pacer.h"
 #include "models/profile.h"
 
@@ -190,6 +192,7 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 			lu_free(lu);
 			return rc;
 		}
+		snprintf(d->volume_name, sizeof(d->volume_name), "%s", c.volume);
 	} else {
 		d->vol = volume_create(d->array, d->num_lbas * d->block_size, d->block_size);
 	}
@@ -366,8 +369,10 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 		return status;
 
 	struct cost_req req;
+	struct cost_result res;
 	scsi_cost_req(&cmd, kind, &req);
-	uint64_t deadline = cost_model_charge(lu->dev.model, &req, arrival);
+	uint64_t deadline = cost_model_charge_ex(lu->dev.model, &req, arrival, &res);
+	lu_metrics_record(&lu->metrics, &req, res.latency_ns, res.cpu_ns);
 	if (deadline <= pacer_now_ns())
 		return status;
 	if (!host_completes_async()) {

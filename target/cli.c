@@ -38,6 +38,7 @@ const struct cli_optdef cli_options[] = {
 	{ "api", CLI_API, CLI_K_TEXT, 0, 0 },
 	{ "api-cert", CLI_API_CERT, CLI_K_TEXT, 0, 0 },
 	{ "api-key", CLI_API_KEY, CLI_K_TEXT, 0, 0 },
+	{ "api-metrics-open", CLI_API_METRICS_OPEN, CLI_K_FLAG, 0, 0 },
 	{ "cluster", CLI_CLUSTER, CLI_K_LIST, 0, CLI_MAX_CLUSTERS },
 	{ NULL, CLI_NOPTS, CLI_K_TEXT, 0, 0 },
 };
@@ -88,6 +89,8 @@ static void usage(FILE *f)
 		"                         (docs/api.md)\n"
 		"  --api-cert FILE, --api-key FILE  the API's PEM certificate and key (the key\n"
 		"                         file 0600); default: a self-signed one made at start\n"
+		"  --api-metrics-open     serve /metrics, /metrics.json and the dashboard (/)\n"
+		"                         without authentication (docs/metrics.md)\n"
 		"  --cluster SPEC         a cluster (array) the API manages (repeatable; default\n"
 		"                         name=xbrick1): name=, block=, chap_authentication=,\n"
 		"                         chap_discovery=, and handler keys (model=, array_capacity=, ...)\n"
@@ -423,6 +426,7 @@ bool cli_set(struct cli *c, enum cli_opt id, const char *v, char *err, size_t er
 	case CLI_STALL_TIMEOUT: c->stall_timeout = (long)u; break;
 	case CLI_TRACE: c->trace = v[0] == 't'; break;
 	case CLI_QUIET: c->quiet = v[0] == 't'; break;
+	case CLI_API_METRICS_OPEN: c->api_metrics_open = v[0] == 't'; break;
 	case CLI_NOPTS: return false;
 	}
 	c->given |= 1u << id;
@@ -485,6 +489,7 @@ static const struct option long_opts[] = {
 	{ "api", required_argument, NULL, CLI_API },
 	{ "api-cert", required_argument, NULL, CLI_API_CERT },
 	{ "api-key", required_argument, NULL, CLI_API_KEY },
+	{ "api-metrics-open", no_argument, NULL, CLI_API_METRICS_OPEN },
 	{ "cluster", required_argument, NULL, CLI_CLUSTER },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },

@@ -43,6 +43,7 @@ enum cli_opt {
 	CLI_API,
 	CLI_API_CERT,
 	CLI_API_KEY,
+	CLI_API_METRICS_OPEN,
 	CLI_CLUSTER,
 	CLI_NOPTS
 };
@@ -93,6 +94,7 @@ struct cli {
 	long stall_timeout;     /* seconds, -1 = not given */
 	bool trace;
 	bool quiet;
+	bool api_metrics_open; /* --api-metrics-open: /metrics and the dashboard without auth */
 	int nluns;
 	struct cli_lun *luns;
 

@@ -18,6 +18,7 @@
 #include "target/iscsi/listener.h"
 #include "target/iscsi/target.h"
 #include "target/lu/lu_table.h"
+#include "target/metrics/metrics_routes.h"
 #include "target/tcmu/host.h"
 
 /* FNV-1a of the IQN: gives generated unit serials that differ per target */
@@ -138,7 +139,8 @@ static int start_api(const struct cli *cli, const struct auth_config *auth)
 	};
 	char err[512];
 
-	if (api_clusters_setup(cli->clusters, cli->nclusters, err, sizeof(err)) < 0 ||
+	if (metrics_routes_register(cli->api_metrics_open, err, sizeof(err)) < 0 ||
+	    api_clusters_setup(cli->clusters, cli->nclusters, err, sizeof(err)) < 0 ||
 	    api_start(&cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "lunlab-target: %s\n", err);
 		api_stop(); /* what the clusters' setup made */

@@ -13,6 +13,7 @@
 
 #include "target/iscsi/conn_pool.h"
 #include "target/iscsi/io_thread.h"
+#include "target/iscsi/iscsi_stats.h"
 #include "target/iscsi/target.h"
 
 static __thread struct conn_pool icmd_pool; /* conn_pool.h */
@@ -157,9 +158,12 @@ void conn_close(struct conn *c, const char *why)
 {
 	struct icmd *ic, *nx;
 
+	bool refused;
+
 	if (c->closed)
 		return;
 	c->closed = true;
+	refused = c->state == CS_CLOSING; /* login_fail() answered it already */
 	c->state = CS_CLOSING;
 	if (c->counted) {
 		/* an I_T nexus ends: SCSI-2 reservations it held are released
@@ -168,7 +172,13 @@ void conn_close(struct conn *c, const char *why)
 			lu_pr_nexus_lost(c->initiator, c->isid, c->nexus_id);
 		log_logout(c, why);
 		atomic_fetch_sub(&g_session_count, 1);
+		iscsi_stats_session_close(c->discovery);
 		c->counted = false;
+	} else if (c->login.started && !refused) {
+		/* gone before the login got its answer */
+		iscsi_stats_login(LOGIN_RESULT_ABANDONED);
+		if (why && !g_target.quiet)
+			target_log("connection from %s closed during login (%s)", c->peer, why);
 	} else if (why && !g_target.quiet && c->login.started) {
 		target_log("connection from %s closed during login (%s)", c->peer, why);
 	}

@@ -91,7 +91,7 @@ struct icmd {
 	uint32_t early_len;       /* Data-In bytes sent before done() (data_ready) */
 	uint32_t data_charge;     /* its EDTL, counted in conn->data_bytes */
 	_Atomic size_t progress;  /* lu_cmd.data_progress: bytes of buf final so far */
-	uint64_t arrival_ns;      /* CLOCK_MONOTONIC when its header arrived (lu_cmd.arrival_ns) */
+	uint64_t arrival_ns;      /* CLOCK_MONOTONIC when its header arrived (lu_cmd.arrival_ns, LU stats) */
 };
 
 #define ICMD_EV_READY  1u  /* lu_cmd.data_ready: Data-In may start */

@@ -12,6 +12,7 @@
 #include "target/iscsi/auth_dyn.h"
 #include "target/iscsi/auth_login.h"
 #include "target/iscsi/io_thread.h"
+#include "target/iscsi/iscsi_stats.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/text.h"
 #include "target/lu/lu_table.h"
@@ -109,6 +110,7 @@ static void login_fail(struct conn *c, const uint8_t *req, unsigned status, cons
 
 	target_log("login refused from %s (initiator %s): status %02x/%02x: %s", c->peer,
 		   c->initiator[0] ? c->initiator : "?", status >> 8, status & 0xff, why);
+	iscsi_stats_login(login_result_of_status(status));
 	if (!t) {
 		conn_close(c, "out of memory");
 		return;
@@ -402,6 +404,8 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 		io_threads_reinstate(c->initiator, c->isid, c->tsih);
 	c->counted = true;
 	atomic_fetch_add(&g_session_count, 1);
+	iscsi_stats_login(LOGIN_RESULT_SUCCESS);
+	iscsi_stats_session_open(c->discovery);
 	log_login(c, c->discovery ? NULL : g_target.iqn);
 	scratch_free(c); /* login over: the challenge and the auth state go */
 }

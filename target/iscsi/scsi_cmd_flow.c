@@ -12,6 +12,7 @@
 #include "target/iscsi/target.h"
 #include "target/iscsi/xfer_len.h"
 #include "target/lu/lu_pr.h"
+#include "target/lu/lu_stats.h"
 #include "target/lu/lu_table.h"
 
 #define MAX_EDTL (64u << 20)        /* refuse bigger single commands */
@@ -22,8 +23,30 @@ static struct bufcache *cache_of(struct conn *c) { return c->thr ? &c->thr->cach
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
+
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The LU's figures (lu_stats.h) for a command answered with a response:
+ * the bytes that crossed the wire for it and the time from its command PDU
+ * to now (what the initiator waits, less the network).  Commands to no LU
+ * and commands dropped (aborted, connection gone) are not counted.  The LU
+ * is looked up again, as lu_still_there does: the management API may have
+ * unmapped and freed it while the command was in its backend. */
+static void count_answer(struct conn *c, struct icmd *ic, uint64_t wire_bytes)
+{
+	struct lu_entry *e;
+	uint64_t now;
+
+	if (!ic->be)
+		return;
+	e = lu_nexus_lookup(&c->lunx, c->initiator, ic->lun, ic->lun != UINT64_MAX);
+	if (!e || e->id != ic->lu_id || !e->stats)
+		return;
+	now = mono_ns();
+	lu_stats_record(e->stats, c->thr ? (unsigned)c->thr->idx : 0, lu_kind_of(ic->lc.cdb), wire_bytes,
+			ic->lc.status == 0x00, now > ic->arrival_ns ? now - ic->arrival_ns : 0);
 }
 
 static void finish(struct icmd *ic)
@@ -477,6 +500,7 @@ void scsi_cmd_completed(struct icmd *ic)
 		send = produced < ic->edtl ? (uint32_t)produced : ic->edtl;
 	}
 	residual_compute(ic->scsi_tl, ic->rw, is_write, ic->edtl, produced, &r);
+	count_answer(c, ic, is_write ? ic->got_total : send);
 	if (ic->early_len && ic->lc.status == 0x00 && ic->early_len < send) {
 		/* the first PDUs went out already (data_progress): the rest, with
 		 * the status on the last one */

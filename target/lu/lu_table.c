@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "target/lu/lu_rcu.h"
+#include "target/lu/lu_stats.h"
 #include "target/lu/pr.h"
 
 _Atomic(struct lu_snap *) lu_cur;
@@ -88,7 +89,10 @@ static struct lu_entry *entry_alloc(struct lu_backend *be, bool global)
 	if (!n)
 		return NULL;
 	n->e.pr = pr_state_new();
-	if (!n->e.pr) {
+	n->e.stats = lu_stats_new();
+	if (!n->e.pr || !n->e.stats) {
+		pr_state_free(n->e.pr);
+		lu_stats_free(n->e.stats);
 		free(n);
 		return NULL;
 	}
@@ -107,6 +111,7 @@ static void entry_release(struct lu_entry *e)
 			struct entry_node *n = *pp;
 			*pp = n->next;
 			pr_state_free(n->e.pr);
+			lu_stats_free(n->e.stats);
 			free(n);
 			return;
 		}
@@ -389,6 +394,7 @@ void lu_table_reset(void)
 		struct entry_node *n = entries;
 		entries = n->next;
 		pr_state_free(n->e.pr);
+		lu_stats_free(n->e.stats);
 		free(n);
 	}
 	pthread_mutex_unlock(&wlock);

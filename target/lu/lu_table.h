@@ -43,6 +43,7 @@ struct lu_entry {
 	_Atomic uint64_t reset_gen;    /* LUN RESETs */
 	_Atomic uint64_t capacity_gen; /* capacity changes */
 	bool global;                   /* a --lun LU: every initiator sees it */
+	struct lu_stats *stats;        /* what the target saw of its commands (lu_stats.h) */
 };
 
 /* ---- writers (start-up, the management API): one at a time ---- */

@@ -176,6 +176,44 @@ static void help(void **state)
 	assert_non_null(strstr(err, "usage: lunlab-bench"));
 }
 
+/* watch URL and --metrics-url (docs/metrics.md) */
+static void watch_and_metrics_url(void **state)
+{
+	struct bench_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, "watch", "https://127.0.0.1:8443", "--interval", "0.5", "--count", "3",
+			       "--metrics-insecure", NULL), 0);
+	assert_int_equal(o.cmd, CMD_WATCH);
+	assert_string_equal(o.url, "https://127.0.0.1:8443");
+	assert_true(o.interval_s == 0.5);
+	assert_int_equal(o.count, 3);
+	assert_true(o.metrics_insecure);
+	assert_int_equal(parse(&o, err, "watch", "https://h:1", "--json", NULL), 0);
+	assert_int_equal(o.format, OUT_JSON);
+	assert_int_equal(o.count, 0);
+	assert_true(o.interval_s == 1);
+	assert_int_equal(parse(&o, err, "watch", URL, NULL), -1);
+	assert_string_equal(err, "watch: URL '" URL "' does not start with https:// or http://");
+	assert_int_equal(parse(&o, err, "watch", NULL), -1);
+	assert_string_equal(err, "missing the target's API URL (https://[user:password@]host:port)");
+	assert_int_equal(parse(&o, err, "watch", "https://h:1", "--csv", NULL), -1);
+	assert_string_equal(err, "watch takes --interval, --count, --json and --metrics-insecure");
+	assert_int_equal(parse(&o, err, "watch", "https://h:1", "--interval", "0", NULL), -1);
+	assert_string_equal(err, "--interval: '0' is not a number of seconds between 0.1 and 3600");
+	assert_int_equal(parse(&o, err, "watch", "https://h:1", "--count", "0", NULL), -1);
+	assert_string_equal(err, "--count: '0' is not an integer 1..1000000");
+
+	assert_int_equal(parse(&o, err, "clone", URL, "--metrics-url", "https://u:p@127.0.0.1:8443", NULL), 0);
+	assert_string_equal(o.metrics_url, "https://u:p@127.0.0.1:8443");
+	assert_false(o.metrics_insecure);
+	assert_int_equal(parse(&o, err, "scale", URL, "--metrics-url", "ftp://x", NULL), -1);
+	assert_string_equal(err, "--metrics-url: 'ftp://x' does not start with https:// or http://");
+	assert_int_equal(parse(&o, err, "clone", URL, "--count", "2", NULL), -1);
+	assert_string_equal(err, "--count applies to watch only");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +223,7 @@ int main(void)
 		cmocka_unit_test(clone_opts),
 		cmocka_unit_test(errors_name_the_field),
 		cmocka_unit_test(help),
+		cmocka_unit_test(watch_and_metrics_url),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

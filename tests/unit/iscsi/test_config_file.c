@@ -57,6 +57,7 @@ static void values(void **state)
 		"api: 127.0.0.1:4443\n"
 		"api-cert: /etc/lunlab/api.pem\n"
 		"api-key: /etc/lunlab/api.key\n"
+		"api-metrics-open: true\n"
 		"cluster: [\"name=c1,model=x2\", \"name=c2,block=4096\"]\n";
 	struct cli c;
 	char err[512];
@@ -83,6 +84,7 @@ static void values(void **state)
 	assert_string_equal(c.api, "127.0.0.1:4443");
 	assert_string_equal(c.api_cert, "/etc/lunlab/api.pem");
 	assert_string_equal(c.api_key, "/etc/lunlab/api.key");
+	assert_true(c.api_metrics_open);
 	assert_int_equal(c.nclusters, 2);
 	assert_string_equal(c.clusters[1], "name=c2,block=4096");
 	assert_int_equal(c.nluns, 3);
@@ -144,7 +146,7 @@ struct bad {
 };
 
 #define KNOWN "listen, iqn, lun, handler-path, io-threads, portal-group, max-sessions, login-timeout, " \
-	      "stall-timeout, alias, allow-initiator, auth-file, trace, quiet, api, api-cert, api-key, cluster"
+	      "stall-timeout, alias, allow-initiator, auth-file, trace, quiet, api, api-cert, api-key, api-metrics-open, cluster"
 
 static const struct bad bads[] = {
 	/* unknown key */
