@@ -12,6 +12,8 @@
 
 #include "target/config_file.h"
 #include "target/iscsi/auth_config.h"
+#include "target/iscsi/portal.h"
+#include "target/lu/fault_spec.h"
 
 #ifndef LUNLAB_HANDLER_DIR
 #define LUNLAB_HANDLER_DIR "handlers"
@@ -33,6 +35,7 @@ const struct cli_optdef cli_options[] = {
 	{ "trace", CLI_TRACE, CLI_K_FLAG, 0, 0 },
 	{ "quiet", CLI_QUIET, CLI_K_FLAG, 0, 0 },
 	{ "config", CLI_CONFIG, CLI_K_TEXT, 0, 0 },
+	{ "fault", CLI_FAULT, CLI_K_LIST, 0, CLI_MAX_FAULTS },
 	{ NULL, CLI_NOPTS, CLI_K_TEXT, 0, 0 },
 };
 
@@ -56,8 +59,12 @@ static void usage(FILE *f)
 		"  --config FILE          read options from a YAML file (docs/config.md); the\n"
 		"                         command line wins over it, and --listen, --lun or\n"
 		"                         --allow-initiator given here replace the file's list\n"
-		"  --listen ADDR[:PORT]   where to listen (default 127.0.0.1:3260); repeatable:\n"
-		"                         every portal serves the same LUNs (multipath)\n"
+		"  --listen ADDR[:PORT][,advertise=HOST[:PORT]][,tpg=N]\n"
+		"                         where to listen (default 127.0.0.1:3260); repeatable:\n"
+		"                         every portal serves the same LUNs (multipath);\n"
+		"                         advertise= is what SendTargets reports for it (NAT,\n"
+		"                         qemu user networking, containers); tpg= its portal\n"
+		"                         group (an ALUA target port group; default --portal-group)\n"
 		"  --iqn IQN              target name (default iqn.2026-11.org.lunlab:target)\n"
 		"  --lun SPEC             add a LUN (repeatable: LUN 0, 1, ... in order); SPEC is\n"
 		"                         comma-separated key=value: size=N[K|M|G|T] (required, thin),\n"
@@ -77,6 +84,11 @@ static void usage(FILE *f)
 		"                         'allow' lines of --auth-file); default: any initiator\n"
 		"  --auth-file PATH       CHAP users, mutual CHAP identity, allow-list; mode 0600,\n"
 		"                         owned by you (docs/access-control.md); default: no CHAP\n"
+		"  --fault SPEC           a fault rule (repeatable; docs/faults.md): match keys\n"
+		"                         lun= op= lba= initiator= portal=, triggers every= p=\n"
+		"                         seed= count= window=, one action: sense=KK/AA/QQ,\n"
+		"                         status=busy|task-set-full|reservation-conflict,\n"
+		"                         delay=MS, hold, drop[=after], xcopy-fail-after=N, corrupt\n"
 		"  --trace                print every SCSI command decoded, with its status\n"
 		"  --quiet                no log lines (login/logout)\n"
 		"  --help                 this text\n",
@@ -302,17 +314,32 @@ bool cli_set(struct cli *c, enum cli_opt id, const char *v, char *err, size_t er
 		return false;
 	}
 	switch (id) {
-	case CLI_LISTEN:
+	case CLI_LISTEN: {
+		struct portal_spec ps;
 		if (c->nlisten == CLI_MAX_LISTEN) {
 			snprintf(err, errlen, "more than %d addresses", CLI_MAX_LISTEN);
 			return false;
 		}
-		if ((why = listen_check(v))) {
+		if (!portal_spec_parse(v, &ps, err, errlen))
+			return false;
+		if ((why = listen_check(ps.listen))) {
 			snprintf(err, errlen, "%s", why);
 			return false;
 		}
 		c->listen[c->nlisten++] = v;
 		break;
+	}
+	case CLI_FAULT: {
+		struct fault_spec fs;
+		if (c->nfaults == CLI_MAX_FAULTS) {
+			snprintf(err, errlen, "more than %d fault rules", CLI_MAX_FAULTS);
+			return false;
+		}
+		if (!fault_spec_parse(v, &fs, err, errlen))
+			return false;
+		c->faults[c->nfaults++] = v;
+		break;
+	}
 	case CLI_ALLOW:
 		if (c->nallow == CLI_MAX_ALLOW) {
 			snprintf(err, errlen, "more than %d initiators", CLI_MAX_ALLOW);
@@ -432,6 +459,7 @@ static const struct option long_opts[] = {
 	{ "trace", no_argument, NULL, CLI_TRACE },
 	{ "quiet", no_argument, NULL, CLI_QUIET },
 	{ "config", required_argument, NULL, CLI_CONFIG },
+	{ "fault", required_argument, NULL, CLI_FAULT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -463,6 +491,8 @@ static void clear_list(struct cli *c, enum cli_opt id)
 		c->nlisten = 0;
 	} else if (id == CLI_ALLOW) {
 		c->nallow = 0;
+	} else if (id == CLI_FAULT) {
+		c->nfaults = 0;
 	} else if (id == CLI_LUN) {
 		c->nluns = 0;
 		c->nkeylines = 0;

@@ -11,6 +11,7 @@
 #define CLI_MAX_LUNS 1024
 #define CLI_MAX_LISTEN 16     /* = TARGET_MAX_PORTALS */
 #define CLI_MAX_ALLOW 4096    /* = AUTH_MAX_ALLOW */
+#define CLI_MAX_FAULTS 256    /* = FAULT_RULES_MAX */
 
 struct cli_lun {
 	uint64_t size;
@@ -39,6 +40,7 @@ enum cli_opt {
 	CLI_TRACE,
 	CLI_QUIET,
 	CLI_CONFIG,
+	CLI_FAULT,
 	CLI_NOPTS
 };
 
@@ -78,6 +80,8 @@ struct cli {
 	const char *auth_file;    /* --auth-file: CHAP credentials and allow-list */
 	const char **allow;       /* --allow-initiator, repeatable */
 	int nallow;
+	const char *faults[CLI_MAX_FAULTS]; /* --fault SPEC, repeatable (target/lu/fault_spec.h) */
+	int nfaults;
 	const char *iqn;
 	const char *alias;
 	const char *handler_path;
@@ -105,8 +109,8 @@ int cli_init(struct cli *c);
 
 /* 0: run; 1: --help/--version printed (exit 0); -1: error printed (exit 2).
  * With --config FILE: command-line scalars win over the file's; a list given
- * on the command line (--listen, --lun, --allow-initiator) replaces the
- * file's list (docs/config.md). */
+ * on the command line (--listen, --lun, --allow-initiator, --fault) replaces
+ * the file's list (docs/config.md). */
 int cli_parse(int argc, char **argv, struct cli *out);
 void cli_free(struct cli *c);
 

@@ -319,7 +319,7 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 		}
 	}
 	if (!c->discovery && !c->login.tpgt_sent) {
-		text_add_u32(&out, "TargetPortalGroupTag", g_target.tpgt);
+		text_add_u32(&out, "TargetPortalGroupTag", target_portal_tpgt(c->portal));
 		if (g_target.alias)
 			text_add(&out, "TargetAlias", g_target.alias);
 		c->login.tpgt_sent = true;
@@ -379,7 +379,7 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 			c->reset_seen[i] = lu_table_reset_gen(i);
 	}
 	if (!c->discovery && c->thr)
-		io_threads_reinstate(c->initiator, c->isid, c->tsih);
+		io_threads_reinstate(c->initiator, c->isid, target_portal_tpgt(c->portal), c->tsih);
 	c->counted = true;
 	atomic_fetch_add(&g_session_count, 1);
 	log_login(c, c->discovery ? NULL : g_target.iqn);

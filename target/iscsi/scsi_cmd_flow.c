@@ -8,6 +8,7 @@
 
 #include "target/iscsi/datain.h"
 #include "target/iscsi/io_thread.h"
+#include "target/iscsi/scsi_fault.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/xfer_len.h"
 #include "target/lu/lu_pr.h"
@@ -160,6 +161,12 @@ static void complete_locally(struct conn *c, struct icmd *ic, uint8_t status,
 	(void)c;
 }
 
+void scsi_cmd_answer(struct conn *c, struct icmd *ic, uint8_t status, const uint8_t *sense,
+		     uint8_t sense_len, size_t produced)
+{
+	complete_locally(c, ic, status, sense, sense_len, produced);
+}
+
 /* The I_T nexus and LUN, for the LU layer's reservation checks. */
 static void set_identity(struct conn *c, struct icmd *ic)
 {
@@ -198,7 +205,6 @@ static void execute_pr(struct conn *c, struct icmd *ic)
 static void submit(struct conn *c, struct icmd *ic)
 {
 	ic->submitted = true;
-	ic->in_backend = true;
 	ic->iov.iov_base = ic->buf;
 	ic->iov.iov_len = ic->buf_len;
 	ic->lc.iov = ic->buf ? &ic->iov : NULL;
@@ -217,6 +223,9 @@ static void submit(struct conn *c, struct icmd *ic)
 	ic->lc.status = 0;
 	ic->lc.sense_len = 0;
 	ic->lc.data_len = 0;
+	if (scsi_fault_gate(c, ic))
+		return; /* a fault rule answered, holds, delays or dropped it */
+	ic->in_backend = true;
 	io_thread_submit(c->thr, ic->be, &ic->lc);
 }
 
@@ -435,6 +444,12 @@ void scsi_cmd_completed(struct icmd *ic)
 		send = produced < ic->edtl ? (uint32_t)produced : ic->edtl;
 	}
 	residual_compute(ic->scsi_tl, ic->rw, is_write, ic->edtl, produced, &r);
+	if (ic->fault_after && scsi_fault_completed(c, ic, send, &r))
+		return;
+	if (ic->fault_after == SCSI_FAULT_AFTER_DROP) {
+		finish(ic); /* its data is queued, the connection closes after it */
+		return;
+	}
 	if (ic->early_len && ic->lc.status == 0x00 && ic->early_len < send) {
 		/* the first PDUs went out already (data_progress): the rest, with
 		 * the status on the last one */

@@ -8,6 +8,7 @@
 #ifndef LUNLAB_LU_CMD_H
 #define LUNLAB_LU_CMD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -62,6 +63,16 @@ struct lu_cmd {
 	 * their final data.  The transport may start sending them, so a large
 	 * READ's wire transfer overlaps the backend's filling of the rest. */
 	void (*data_progress)(struct lu_cmd *cmd, size_t bytes);
+
+	/* in: what the LU must get wrong itself because a fault rule says so
+	 * (target/lu/fault_rules.h): only the array can stop an EXTENDED COPY
+	 * part way.  All zero: nothing.  The tcmu host hands it to the handler
+	 * through lunlab_host_cmd_xcopy_fault (include/lunlab/host_ext.h). */
+	struct {
+		bool xcopy_fail;          /* stop after xcopy_segments segments */
+		uint32_t xcopy_segments;
+		uint8_t key, asc, ascq;   /* the sense it ends with; key 0: the LU's own */
+	} fault;
 };
 
 /* A backend device that executes CDBs (one LU). */

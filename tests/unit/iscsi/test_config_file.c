@@ -53,7 +53,11 @@ static void values(void **state)
 		"  - size: 16M\n"
 		"    handler: other\n"
 		"    time_scale: 0.5\n"
-		"    readonly: false\n";
+		"    readonly: false\n"
+		"fault:\n"
+		"  - lun=0,op=read,lba=2048-4095,sense=03/11/00\n"
+		"  - {lun: 1, op: tur, status: busy, count: 2}\n"
+		"  - {op: write, hold: true}\n";
 	struct cli c;
 	char err[512];
 
@@ -90,6 +94,12 @@ static void values(void **state)
 	assert_string_equal(c.luns[2].handler, "other");
 	assert_string_equal(c.luns[2].cfgstring, "other/time_scale=0.5;readonly=0");
 	assert_int_equal(c.luns[2].line, 21);
+	/* a fault rule is a SPEC string or a mapping of its keys (hold: true = hold) */
+	assert_int_equal(c.nfaults, 3);
+	assert_string_equal(c.faults[0], "lun=0,op=read,lba=2048-4095,sense=03/11/00");
+	assert_string_equal(c.faults[1], "lun=1,op=tur,status=busy,count=2");
+	assert_string_equal(c.faults[2], "op=write,hold");
+	assert_int_equal(c.line[CLI_FAULT], 25);
 	/* every option but config was given, each at its key's line */
 	assert_int_equal(c.given, ((1u << CLI_NOPTS) - 1) & ~(1u << CLI_CONFIG));
 	assert_int_equal(c.line[CLI_LISTEN], 2);
@@ -135,7 +145,7 @@ struct bad {
 };
 
 #define KNOWN "listen, iqn, alias, portal-group, io-threads, max-sessions, login-timeout, " \
-	      "stall-timeout, handler-path, auth-file, allow-initiator, trace, quiet, lun"
+	      "stall-timeout, handler-path, auth-file, allow-initiator, trace, quiet, lun, fault"
 
 static const struct bad bads[] = {
 	/* unknown key */
@@ -179,6 +189,12 @@ static const struct bad bads[] = {
 	{ "lun:\n  - model: x2\n    block: 4096\n", "t.yaml:2: lun[0].size: missing (every LUN needs a size)" },
 	{ "lun:\n  - size: 1000\n", "t.yaml:2: lun[0]: size is not a multiple of block=512" },
 	{ "lun:\n  - size: 1G\n    handler: a/b\n", "t.yaml:3: lun[0].handler: 'a/b': bad handler name" },
+	{ "fault:\n  - lun=0,op=raed,hold\n",
+	  "t.yaml:2: fault[0]: 'lun=0,op=raed,hold': op=raed: unknown command kind (read, write, xcopy, unmap, "
+	  "caw, tur, sync, any, or an opcode in hex such as 0x28)" },
+	{ "fault:\n  - {lun: 0, status: sleepy}\n",
+	  "t.yaml:2: fault[0]: status=sleepy: want busy, task-set-full or reservation-conflict" },
+	{ "fault:\n  - {lun: 0, delay: [5]}\n", "t.yaml:2: fault[0]: delay: want a scalar value without ','" },
 	/* duplicate key */
 	{ "iqn: iqn.a:b\nquiet: true\niqn: iqn.c:d\n", "t.yaml:3: iqn: duplicate key (first at line 1)" },
 	{ "lun:\n  - size: 1G\n    model: x2\n    size: 2G\n", "t.yaml:4: lun[0].size: duplicate key (first at line 2)" },
