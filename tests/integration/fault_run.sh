@@ -1,0 +1,83 @@
+#!/bin/bash
+# fault_run.sh TARGET_BIN HANDLER_DIR FAULT_CHECK
+# Starts lunlab-target on two free 127.0.0.1 ports (the second in portal group 2, advertised
+# as 10.0.2.2:3260) with three 64 MiB LUNs and one --fault rule per action (the list below),
+# runs fault_check against it (libiscsi: the exact status and sense of every action, held
+# commands aborted by ABORT TASK and LUN RESET, a partial EXTENDED COPY seen through RECEIVE
+# COPY RESULTS, SendTargets with the advertised address), checks the target's log names the
+# corruptions and drops, and stops it, failing unless it exits 0 after SIGTERM.
+# Exit: 0 pass, 1 fail, 77 skipped (no lunlab-target in this build).
+set -uo pipefail
+
+if (( $# != 3 )); then
+    echo "usage: $0 TARGET_BIN HANDLER_DIR FAULT_CHECK" >&2
+    exit 2
+fi
+bin=$1 handler_dir=$2 check=$3
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../../ci/lib/target-ctl.sh
+source "$here/../../ci/lib/target-ctl.sh"
+
+if [[ -z $bin ]]; then
+    echo "SKIP: lunlab-target is not part of this build"
+    exit 77
+fi
+iqn=iqn.2026-11.org.lunlab:faults
+workdir=$(mktemp -d /tmp/lunlab-faults.XXXXXX)
+log=$workdir/target.log
+status=0
+
+finish() {
+    ll_stop_verified "$log" || status=1
+    if (( status != 0 )); then
+        echo "---- last lines of the target log ($log) ----"
+        tail -n 60 "$log"
+    else
+        rm -rf "$workdir"
+    fi
+    exit "$status"
+}
+trap finish EXIT
+trap 'status=1; exit' INT TERM
+
+adv2=10.0.2.2:3260
+port2=$(ll_free_port) || { status=1; exit; }
+rules=(
+    lun=0,op=read,lba=1000-1999,sense=03/11/00
+    lun=0,op=write,lba=3000-3099,status=busy
+    lun=0,op=write,lba=3100-3199,status=task-set-full
+    lun=0,op=write,lba=3200-3299,status=reservation-conflict
+    lun=2,op=tur,count=2,sense=not-ready
+    lun=2,op=0x25,every=3,status=busy
+    lun=0,op=read,lba=4000-4099,delay=300
+    lun=0,op=read,lba=5000-5099,hold
+    lun=0,op=read,lba=6000-6099,drop
+    lun=0,op=write,lba=7000-7099,drop=after
+    lun=0,op=read,lba=7100-7199,drop=after
+    lun=0,op=read,lba=8000-8099,count=1,corrupt
+    lun=0,op=write,lba=9000-9099,count=1,corrupt
+    lun=1,op=xcopy,xcopy-fail-after=2
+    lun=2,op=xcopy,xcopy-fail-after=0,sense=0b/0d/01
+    lun=0,op=unmap,lba=10000-10099,sense=medium-error
+    lun=2,op=0x1a,initiator=iqn.2026-11.org.lunlab:fault-other,sense=04/44/00
+    "lun=2,op=0x5a,portal=$adv2,sense=0b/44/00"
+)
+args=()
+for r in "${rules[@]}"; do args+=(--fault "$r"); done
+ll_start_lunlab "$bin" "$log" --listen "127.0.0.1:$port2,tpg=2,advertise=$adv2" --iqn "$iqn" \
+    --handler-path "$handler_dir" \
+    --lun size=64M,model=unlimited --lun size=64M,model=unlimited,array=x \
+    --lun size=64M,model=unlimited,array=x "${args[@]}" || { status=1; exit; }
+echo "lunlab-target up on 127.0.0.1:$LL_PORT and 127.0.0.1:$port2 (log $log)"
+timeout 180 ${FAULT_CHECK_WRAP:-} "$check" static "127.0.0.1:$LL_PORT" "127.0.0.1:$port2" "$adv2" "$iqn" || status=1
+
+# the log says what the faults did: corruption always, the first hit of every rule
+expect_log() {
+    if grep -Eq -- "$2" "$log"; then echo "ok: log: $1"; else echo "FAIL: log: $1 (no line matches /$2/)"; status=1; fi
+}
+expect_log "the corrupted READ is named" "fault rule 12: silent corruption: READ LUN 0 LBA 8000\+8 .* 8 block\(s\) from LBA 8000 inverted \(stored data unchanged\)"
+expect_log "the corrupted WRITE is named" "fault rule 13: silent corruption: WRITE LUN 0 LBA 8996\+8 .* 4 block\(s\) from LBA 9000 inverted \(stored that way\)"
+expect_log "drop=before closes the connection" "\(a fault rule dropped the connection\)"
+expect_log "drop=after closes it after the data" "\(a fault rule dropped the connection after the data\)"
+expect_log "first hits are logged" "fault rule 8 \(first hit\): LUN 0 opcode 0x28 .* -> held until aborted"
+expect_log "the handler says it broke the copy off" "EXTENDED COPY broken off before segment 2 of 4 by a fault rule"
