@@ -13,6 +13,7 @@
 #include "target/config_file.h"
 #include "target/iscsi/auth_config.h"
 #include "target/iscsi/portal.h"
+#include "target/lu/alua.h"
 #include "target/lu/fault_spec.h"
 
 #ifndef LUNLAB_HANDLER_DIR
@@ -36,6 +37,7 @@ const struct cli_optdef cli_options[] = {
 	{ "quiet", CLI_QUIET, CLI_K_FLAG, 0, 0 },
 	{ "config", CLI_CONFIG, CLI_K_TEXT, 0, 0 },
 	{ "fault", CLI_FAULT, CLI_K_LIST, 0, CLI_MAX_FAULTS },
+	{ "alua", CLI_ALUA, CLI_K_LIST, 0, CLI_MAX_FAULTS },
 	{ NULL, CLI_NOPTS, CLI_K_TEXT, 0, 0 },
 };
 
@@ -89,6 +91,9 @@ static void usage(FILE *f)
 		"                         seed= count= window=, one action: sense=KK/AA/QQ,\n"
 		"                         status=busy|task-set-full|reservation-conflict,\n"
 		"                         delay=MS, hold, drop[=after], xcopy-fail-after=N, corrupt\n"
+		"  --alua SPEC            an ALUA state at start (repeatable; LUs whose profile\n"
+		"                         reports ALUA): [lun=N,]tpg=N,state=ao|ano|standby|\n"
+		"                         unavailable|transitioning[,pref=0|1]\n"
 		"  --trace                print every SCSI command decoded, with its status\n"
 		"  --quiet                no log lines (login/logout)\n"
 		"  --help                 this text\n",
@@ -340,6 +345,17 @@ bool cli_set(struct cli *c, enum cli_opt id, const char *v, char *err, size_t er
 		c->faults[c->nfaults++] = v;
 		break;
 	}
+	case CLI_ALUA: {
+		struct alua_spec as;
+		if (c->nalua == CLI_MAX_FAULTS) {
+			snprintf(err, errlen, "more than %d ALUA states", CLI_MAX_FAULTS);
+			return false;
+		}
+		if (!alua_spec_parse(v, &as, err, errlen))
+			return false;
+		c->alua[c->nalua++] = v;
+		break;
+	}
 	case CLI_ALLOW:
 		if (c->nallow == CLI_MAX_ALLOW) {
 			snprintf(err, errlen, "more than %d initiators", CLI_MAX_ALLOW);
@@ -460,6 +476,7 @@ static const struct option long_opts[] = {
 	{ "quiet", no_argument, NULL, CLI_QUIET },
 	{ "config", required_argument, NULL, CLI_CONFIG },
 	{ "fault", required_argument, NULL, CLI_FAULT },
+	{ "alua", required_argument, NULL, CLI_ALUA },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -493,6 +510,8 @@ static void clear_list(struct cli *c, enum cli_opt id)
 		c->nallow = 0;
 	} else if (id == CLI_FAULT) {
 		c->nfaults = 0;
+	} else if (id == CLI_ALUA) {
+		c->nalua = 0;
 	} else if (id == CLI_LUN) {
 		c->nluns = 0;
 		c->nkeylines = 0;

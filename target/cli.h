@@ -41,6 +41,7 @@ enum cli_opt {
 	CLI_QUIET,
 	CLI_CONFIG,
 	CLI_FAULT,
+	CLI_ALUA,
 	CLI_NOPTS
 };
 
@@ -82,6 +83,8 @@ struct cli {
 	int nallow;
 	const char *faults[CLI_MAX_FAULTS]; /* --fault SPEC, repeatable (target/lu/fault_spec.h) */
 	int nfaults;
+	const char *alua[CLI_MAX_FAULTS];   /* --alua SPEC, repeatable (target/lu/alua.h) */
+	int nalua;
 	const char *iqn;
 	const char *alias;
 	const char *handler_path;
@@ -109,7 +112,7 @@ int cli_init(struct cli *c);
 
 /* 0: run; 1: --help/--version printed (exit 0); -1: error printed (exit 2).
  * With --config FILE: command-line scalars win over the file's; a list given
- * on the command line (--listen, --lun, --allow-initiator, --fault) replaces
+ * on the command line (--listen, --lun, --allow-initiator, --fault, --alua) replaces
  * the file's list (docs/config.md). */
 int cli_parse(int argc, char **argv, struct cli *out);
 void cli_free(struct cli *c);

@@ -186,7 +186,7 @@ static int unknown_key(struct ctx *x, const yaml_node_t *k, const char *key)
 	return fail(x, line_of(k), q,
 		    "unknown key (known: listen, iqn, alias, portal-group, io-threads, max-sessions, "
 		    "login-timeout, stall-timeout, handler-path, auth-file, allow-initiator, trace, "
-		    "quiet, lun, fault)");
+		    "quiet, lun, fault, alua)");
 }
 
 static int keyline_add(struct ctx *x, int lun, const char *key, size_t line)
@@ -258,10 +258,10 @@ static int one_lun(struct ctx *x, const yaml_node_t *m)
 	return 0;
 }
 
-/* A fault rule written as a mapping of SPEC keys ({lun: 0, op: read,
- * sense: 03/11/00}, hold: true): joined into the SPEC text, which cli_set()
- * checks as it checks --fault. */
-static const char *fault_mapping(struct ctx *x, const yaml_node_t *m, const char *field)
+/* A fault rule or an ALUA state written as a mapping of SPEC keys ({lun:
+ * 0, op: read, sense: 03/11/00}, hold: true): joined into the SPEC text,
+ * which cli_set() checks as it checks --fault / --alua. */
+static const char *spec_mapping(struct ctx *x, const yaml_node_t *m, const char *field)
 {
 	char spec[FAULT_SPEC_TEXT_MAX];
 	size_t o = 0;
@@ -319,8 +319,8 @@ static int one_option(struct ctx *x, const struct cli_optdef *d, const yaml_node
 				continue;
 			}
 			snprintf(field, sizeof(field), "%s[%d]", d->name, n);
-			if (d->id == CLI_FAULT && e->type == YAML_MAPPING_NODE) {
-				if (!(s = fault_mapping(x, e, field)))
+			if ((d->id == CLI_FAULT || d->id == CLI_ALUA) && e->type == YAML_MAPPING_NODE) {
+				if (!(s = spec_mapping(x, e, field)))
 					return -1;
 				if (!cli_set(x->c, d->id, s, err, sizeof(err)))
 					return fail(x, line_of(e), field, "%s", err);

@@ -16,6 +16,7 @@
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/portal.h"
 #include "target/iscsi/target.h"
+#include "target/lu/alua.h"
 #include "target/lu/fault_rules.h"
 #include "target/lu/lu_table.h"
 #include "target/tcmu/host.h"
@@ -115,6 +116,7 @@ static int leave_early(struct cli *cli, struct auth_config *auth, int sfd, int r
 {
 	portals_close_all();
 	fault_rules_clear();
+	alua_reset();
 	tcmu_host_shutdown();
 	lu_table_reset();
 	g_target.auth = NULL;
@@ -123,6 +125,46 @@ static int leave_early(struct cli *cli, struct auth_config *auth, int sfd, int r
 	if (sfd >= 0)
 		close(sfd);
 	return rc;
+}
+
+/* ALUA: one target port group per portal group, then the --alua states.
+ * -1 after a one-line error (a LUN without ALUA, a group no portal has). */
+static int setup_alua(const struct cli *cli)
+{
+	uint16_t ids[TARGET_MAX_PORTALS];
+
+	for (int i = 0; i < g_target.nportals; i++)
+		ids[i] = target_portal_tpgt(i);
+	alua_set_groups(ids, g_target.nportals);
+	for (int k = 0; k < cli->nalua; k++) {
+		struct alua_spec s;
+		char err[256];
+		int applied = 0;
+
+		if (!alua_spec_parse(cli->alua[k], &s, err, sizeof(err))) /* cli_set checked it */
+			goto bad;
+		for (size_t lun = 0; lun < lu_table_count(); lun++) {
+			const struct lu_backend *be = lu_table_get(lun);
+			if ((s.has_lun && lun != s.lun) || (!s.has_lun && !be->tpgs))
+				continue;
+			if (alua_set(lun, be->tpgs, s.tpg, s.state, s.pref, s.transition_ms, err, sizeof(err)) < 0)
+				goto bad;
+			applied++;
+		}
+		if (!applied) {
+			snprintf(err, sizeof(err), s.has_lun ? "no LUN %u" : "no LU reports ALUA (its profile's tpgs: is off)",
+				 s.lun);
+			goto bad;
+		}
+		continue;
+bad:
+		if (cli->line[CLI_ALUA])
+			fprintf(stderr, "lunlab-target: %s:%u: alua[%d]: %s\n", cli->config, cli->line[CLI_ALUA], k, err);
+		else
+			fprintf(stderr, "lunlab-target: --alua %s: %s\n", cli->alua[k], err);
+		return -1;
+	}
+	return 0;
 }
 
 static void raise_fd_limit(void)
@@ -207,6 +249,8 @@ int main(int argc, char **argv)
 	}
 	if (portals_open(portals, cli.nlisten) < 0)
 		return leave_early(&cli, &auth, sfd, 1);
+	if (setup_alua(&cli) < 0)
+		return leave_early(&cli, &auth, sfd, 2);
 	if (io_threads_start(cli.io_threads) < 0) {
 		fprintf(stderr, "lunlab-target: cannot start I/O threads: %s\n", strerror(errno));
 		return leave_early(&cli, &auth, sfd, 1);
@@ -250,6 +294,7 @@ int main(int argc, char **argv)
 	io_threads_free();
 	lu_table_reset();
 	fault_rules_clear();
+	alua_reset();
 	close(ep);
 	close(sfd);
 	g_target.auth = NULL;

@@ -16,9 +16,10 @@ const char lu_config_desc[] =
 	"dedup store; default private), serial=TEXT (unit serial; default LIO's), "
 	"time_scale=FLOAT|virtual (>=0; 1 real time, 0 unpaced; virtual: modeled clock, completions at once), "
 	"host_streams=N (virtual clock: closed-loop host streams, 1..4096, default 4), readonly=0|1 (write-protected LU), "
-	"physical_block=BYTES (power of two, 512..4194304: LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT)";
+	"physical_block=BYTES (power of two, 512..4194304: LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT), "
+	"tpgs=off|implicit|explicit|both (ALUA the LU reports; default the profile's)";
 
-#define KNOWN_KEYS "model, profile, array, serial, time_scale, host_streams, readonly, physical_block"
+#define KNOWN_KEYS "model, profile, array, serial, time_scale, host_streams, readonly, physical_block, tpgs"
 
 /* the calibration host: 2 clones at a time x 2 XCOPY outstanding (docs/models.md "Host side") */
 #define VIRTUAL_STREAMS_DEFAULT 4u
@@ -132,6 +133,14 @@ static int set_key(struct lu_config *c, const char *key, const char *val, char *
 		if (!*val || *end || val[0] == '-' || v < 512 || v > (4ul << 20) || (v & (v - 1)))
 			return fail(reason, "physical_block '%s': want a power of two from 512 to 4194304", val);
 		c->physical_block = (unsigned)v;
+	} else if (strcmp(key, "tpgs") == 0) {
+		static const char *const names[] = { "off", "implicit", "explicit", "both" };
+		c->tpgs = -1;
+		for (int i = 0; i < 4; i++)
+			if (strcmp(val, names[i]) == 0)
+				c->tpgs = i;
+		if (c->tpgs < 0)
+			return fail(reason, "tpgs '%s': want off, implicit, explicit or both", val);
 	} else {
 		return fail(reason, "unknown key '%s' (known: " KNOWN_KEYS ")", key);
 	}
@@ -143,6 +152,7 @@ int lu_config_parse(const char *cfgstring, struct lu_config *c, char **reason)
 	memset(c, 0, sizeof(*c));
 	strcpy(c->model, "x2");
 	c->time_scale = 1.0;
+	c->tpgs = -1;
 	if (reason)
 		*reason = NULL;
 	if (!cfgstring)

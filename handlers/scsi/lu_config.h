@@ -17,6 +17,7 @@ struct lu_config {
 	bool readonly;           /* readonly=1: every medium write fails with DATA PROTECT */
 	unsigned physical_block; /* physical_block=BYTES, 0 = one logical block per physical
 	                          * block; checked against the block size when the LU opens */
+	int tpgs;                /* tpgs=off|implicit|explicit|both: 0..3; -1 = the profile's */
 };
 
 /* Parse cfgstring (with or without the "lunlab/" prefix) into *c.

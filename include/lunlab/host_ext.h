@@ -50,6 +50,18 @@ uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *cmd);
  * part way, which is why this one fault travels to the handler. */
 bool lunlab_host_cmd_xcopy_fault(const struct tcmulib_cmd *cmd, uint32_t *segments, uint8_t sense[3]);
 
+/* Optional, from open(): the asymmetric logical unit access this LU
+ * reports, as INQUIRY's TPGS field codes it (0 none, 1 implicit, 2
+ * explicit, 3 both).  The handler knows only what its array supports; the
+ * host knows the ports: lunlab-target's core then sets TPGS in the LU's
+ * standard INQUIRY data, adds the relative target port and target port
+ * group designators of the port a command came through to VPD page 0x83,
+ * answers REPORT (and, with explicit ALUA, SET) TARGET PORT GROUPS, and
+ * refuses commands on ports in standby, unavailable or transitioning
+ * state (docs/faults.md "ALUA").  Under tcmu-runner, LIO's configfs alua/
+ * groups play that part. */
+void lunlab_host_dev_set_tpgs(struct tcmu_device *dev, unsigned tpgs);
+
 /* What a handler passes to lunlab_host_dev_set_inline: true when this
  * command (its CDB and the bytes its data buffer holds) will complete
  * inside handle_cmd without waiting for anything but memory work of its

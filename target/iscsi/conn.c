@@ -65,6 +65,7 @@ void conn_put(struct conn *c)
 	free(c->rxbuf);
 	free(c->pdu_data);
 	free(c->reset_seen);
+	free(c->alua_seen);
 	free(c);
 }
 

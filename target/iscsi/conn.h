@@ -194,6 +194,8 @@ struct conn {
 	int portal;               /* the --listen portal it came through (portal.h); -1 unknown */
 	uint64_t *reset_seen;     /* per LUN: the LUN RESET generation this nexus knows */
 	size_t reset_seen_n;
+	uint64_t *alua_seen;      /* per LUN: the ALUA state generation this nexus knows */
+	size_t alua_seen_n;
 
 	/* timeouts (io_thread.c sweeps once a second): a login must finish and
 	 * a PDU once started must keep arriving, or the connection is closed */
@@ -269,6 +271,8 @@ int scsi_cmd_header(struct conn *c, const uint8_t *bhs);
 void scsi_cmd_deliver(struct conn *c, struct icmd *ic);
 void scsi_cmd_data_complete(struct conn *c, struct icmd *ic);
 void scsi_cmd_completed(struct icmd *ic); /* on the I/O thread */
+/* ic->buf of len bytes from the thread's buffer cache; -1: out of memory */
+int scsi_cmd_alloc_buf(struct conn *c, struct icmd *ic, size_t len);
 /* The target answers ic itself (no LU): status, sense, Data-In bytes in buf. */
 void scsi_cmd_answer(struct conn *c, struct icmd *ic, uint8_t status, const uint8_t *sense,
 		     uint8_t sense_len, size_t produced);

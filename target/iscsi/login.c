@@ -11,6 +11,7 @@
 
 #include "target/iscsi/auth_login.h"
 #include "target/iscsi/io_thread.h"
+#include "target/iscsi/scsi_alua.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/text.h"
 #include "target/lu/lu_table.h"
@@ -377,6 +378,7 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 		c->reset_seen_n = c->reset_seen ? n : 0;
 		for (size_t i = 0; i < c->reset_seen_n; i++)
 			c->reset_seen[i] = lu_table_reset_gen(i);
+		scsi_alua_nexus_start(c, n);
 	}
 	if (!c->discovery && c->thr)
 		io_threads_reinstate(c->initiator, c->isid, target_portal_tpgt(c->portal), c->tsih);

@@ -8,6 +8,7 @@
 
 #include "target/iscsi/datain.h"
 #include "target/iscsi/io_thread.h"
+#include "target/iscsi/scsi_alua.h"
 #include "target/iscsi/scsi_fault.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/xfer_len.h"
@@ -161,6 +162,11 @@ static void complete_locally(struct conn *c, struct icmd *ic, uint8_t status,
 	(void)c;
 }
 
+int scsi_cmd_alloc_buf(struct conn *c, struct icmd *ic, size_t len)
+{
+	return alloc_buf(c, ic, len);
+}
+
 void scsi_cmd_answer(struct conn *c, struct icmd *ic, uint8_t status, const uint8_t *sense,
 		     uint8_t sense_len, size_t produced)
 {
@@ -264,6 +270,8 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 			return;
 		}
 	}
+	if (ic->be && scsi_alua_deliver(c, ic))
+		return; /* 06/2A/06, the port's ALUA state, REPORT TARGET PORT GROUPS */
 	if (ic->be && ic->lc.cdb[0] != 0xa0) {
 		/* the LU layer first: a reservation unit attention, RESERVATION
 		 * CONFLICT, then the reservation commands it keeps to itself */
@@ -350,6 +358,8 @@ void scsi_cmd_data_complete(struct conn *c, struct icmd *ic)
 		complete_locally(c, ic, 0x00, NULL, 0, 0);
 		return;
 	}
+	if (scsi_alua_data_complete(c, ic))
+		return; /* SET TARGET PORT GROUPS */
 	if (ic->be && ic->lc.cdb[0] == 0x5f) { /* PERSISTENT RESERVE OUT: the LU layer's */
 		set_identity(c, ic);
 		execute_pr(c, ic);
@@ -438,8 +448,10 @@ void scsi_cmd_completed(struct icmd *ic)
 	 * channel): a READ/WRITE moves exactly what its CDB says */
 	if (ic->rw && produced > ic->exec_tl)
 		produced = (size_t)ic->exec_tl;
-	if (ic->lc.status == 0x00 && !is_write)
+	if (ic->lc.status == 0x00 && !is_write) {
+		scsi_alua_inquiry(c, ic, &produced); /* TPGS and the port's designators */
 		produced = cdb_response_len(ic->lc.cdb, ic->buf, produced);
+	}
 	if (!is_write && ic->buf) {
 		send = produced < ic->edtl ? (uint32_t)produced : ic->edtl;
 	}

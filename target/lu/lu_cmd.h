@@ -97,6 +97,10 @@ struct lu_backend {
 	const struct lu_backend_ops *ops;
 	uint32_t block_size;
 	uint64_t num_lbas;
+	/* the LU's asymmetric access support (TPGS: 1 implicit, 2 explicit,
+	 * 3 both; 0 none), as its handler declares it; the target core does
+	 * the rest (target/lu/alua.h) */
+	uint8_t tpgs;
 };
 
 #endif

@@ -8,109 +8,29 @@
  * per check and "FAIL:" lines for the others; exit 0 only if none failed. */
 #include <inttypes.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include <iscsi/iscsi.h>
-#include <iscsi/scsi-lowlevel.h>
-
+#include "check_util.h"
 #include "client/xcopy_builder.h"
 
 #define BS 512
-#define ST_GOOD 0x00
-#define ST_CHECK 0x02
-#define ST_BUSY 0x08
-#define ST_CONFLICT 0x18
-#define ST_TSF 0x28
 #define INI "iqn.2026-11.org.lunlab:fault-check"
 #define INI_OTHER "iqn.2026-11.org.lunlab:fault-other"
 
 static const char *g_p1, *g_p2, *g_adv2, *g_iqn;
-static int g_failed;
-
-__attribute__((format(printf, 2, 3)))
-static void check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf(ok ? "ok: " : "FAIL: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	if (!ok)
-		g_failed++;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static struct iscsi_context *login(const char *portal, const char *initiator, bool reconnect)
 {
-	struct iscsi_context *i = iscsi_create_context(initiator);
-
-	if (!i)
-		return NULL;
-	iscsi_set_targetname(i, g_iqn);
-	iscsi_set_session_type(i, ISCSI_SESSION_NORMAL);
-	iscsi_set_header_digest(i, ISCSI_HEADER_DIGEST_NONE);
-	if (!reconnect)
-		iscsi_set_noautoreconnect(i, 1);
-	iscsi_set_timeout(i, 30);
-	if (iscsi_full_connect_sync(i, portal, 0) != 0) {
-		fprintf(stderr, "login to %s as %s failed: %s\n", portal, initiator, iscsi_get_error(i));
-		iscsi_destroy_context(i);
-		return NULL;
-	}
-	return i;
+	return session(portal, g_iqn, initiator, 0, reconnect);
 }
 
 static void logout(struct iscsi_context *i)
 {
-	if (!i)
-		return;
-	iscsi_logout_sync(i);
-	iscsi_destroy_context(i);
-}
-
-/* status (-1: no answer), key/asc/ascq as 0xKKAAQQ, INFORMATION when VALID */
-struct outcome {
-	int status;
-	int sense;
-	bool info_valid;
-	uint32_t info;
-	uint32_t csi;   /* COMMAND-SPECIFIC INFORMATION */
-};
-
-static struct outcome outcome_of(struct scsi_task *t)
-{
-	struct outcome o = { -1, 0, false, 0, 0 };
-
-	if (!t)
-		return o;
-	o.status = t->status;
-	if (t->status == ST_CHECK) {
-		o.sense = (int)t->sense.key << 16 | t->sense.ascq;
-		/* libiscsi keeps the Data segment: 2-byte SenseLength, then fixed sense */
-		if (t->datain.size >= 2 + 18) {
-			const uint8_t *s = t->datain.data + 2;
-			o.info_valid = s[0] & 0x80;
-			o.info = (uint32_t)s[3] << 24 | (uint32_t)s[4] << 16 | (uint32_t)s[5] << 8 | s[6];
-			o.csi = (uint32_t)s[8] << 24 | (uint32_t)s[9] << 16 | (uint32_t)s[10] << 8 | s[11];
-		}
-	}
-	scsi_free_scsi_task(t);
-	return o;
+	session_end(i);
 }
 
 static void fill(uint8_t *b, size_t n, uint32_t seed)
@@ -407,7 +327,7 @@ static struct outcome xcopy4(struct iscsi_context *i, int lun)
 
 	memset(&lu, 0, sizeof(lu));
 	if (!lu_naa(i, lun, &lu))
-		return (struct outcome){ -1, 0, false, 0, 0 };
+		return outcome_of(NULL);
 	for (int k = 0; k < 4; k++) {
 		seg[k].src_index = seg[k].dst_index = 0;
 		seg[k].blocks = 8;
@@ -416,7 +336,7 @@ static struct outcome xcopy4(struct iscsi_context *i, int lun)
 	}
 	len = xcopy_build(&lu, 1, seg, 4, list, sizeof(list));
 	if (len < 0)
-		return (struct outcome){ -1, 0, false, 0, 0 };
+		return outcome_of(NULL);
 	list[0] = 9;      /* LIST IDENTIFIER */
 	list[1] &= ~0x18; /* LIST ID USAGE 00b: hold the status for RECEIVE COPY RESULTS */
 	d.data = list;

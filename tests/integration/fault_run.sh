@@ -1,19 +1,22 @@
 #!/bin/bash
-# fault_run.sh TARGET_BIN HANDLER_DIR FAULT_CHECK
-# Starts lunlab-target on two free 127.0.0.1 ports (the second in portal group 2, advertised
-# as 10.0.2.2:3260) with three 64 MiB LUNs and one --fault rule per action (the list below),
-# runs fault_check against it (libiscsi: the exact status and sense of every action, held
-# commands aborted by ABORT TASK and LUN RESET, a partial EXTENDED COPY seen through RECEIVE
-# COPY RESULTS, SendTargets with the advertised address), checks the target's log names the
-# corruptions and drops, and stops it, failing unless it exits 0 after SIGTERM.
+# fault_run.sh TARGET_BIN HANDLER_DIR CHECK_DIR MODE
+# Starts lunlab-target on two free 127.0.0.1 ports (the second in portal group 2) and runs one
+# check program of CHECK_DIR against it, then stops it, failing unless it exits 0 after SIGTERM.
+#   faults  three 64 MiB LUNs, one --fault rule per action (the list below), portal 2
+#           advertised as 10.0.2.2:3260; fault_check (libiscsi): the exact status and sense of
+#           every action, held commands aborted by ABORT TASK and LUN RESET, a partial EXTENDED
+#           COPY seen through RECEIVE COPY RESULTS, SendTargets with the advertised address;
+#           then the target's log must name the corruptions and drops
+#   alua    six LUNs of fa420-ac (ALUA) and unlimited (none), three of them put in standby,
+#           unavailable and transitioning on portal group 2 by --alua; alua_check
 # Exit: 0 pass, 1 fail, 77 skipped (no lunlab-target in this build).
 set -uo pipefail
 
-if (( $# != 3 )); then
-    echo "usage: $0 TARGET_BIN HANDLER_DIR FAULT_CHECK" >&2
+if (( $# != 4 )); then
+    echo "usage: $0 TARGET_BIN HANDLER_DIR CHECK_DIR faults|alua" >&2
     exit 2
 fi
-bin=$1 handler_dir=$2 check=$3
+bin=$1 handler_dir=$2 checks=$3 mode=$4
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../../ci/lib/target-ctl.sh
 source "$here/../../ci/lib/target-ctl.sh"
@@ -40,8 +43,22 @@ finish() {
 trap finish EXIT
 trap 'status=1; exit' INT TERM
 
-adv2=10.0.2.2:3260
 port2=$(ll_free_port) || { status=1; exit; }
+if [[ $mode == alua ]]; then
+    ac=model=fa420-ac,time_scale=0
+    ll_start_lunlab "$bin" "$log" --listen "127.0.0.1:$port2,tpg=2" --iqn "$iqn" \
+        --handler-path "$handler_dir" \
+        --lun "size=64M,$ac" --lun "size=64M,$ac,tpgs=both" --lun size=64M,model=unlimited \
+        --lun "size=64M,$ac" --lun "size=64M,$ac" --lun "size=64M,$ac" \
+        --alua lun=3,tpg=2,state=standby --alua lun=4,tpg=2,state=unavailable \
+        --alua lun=5,tpg=2,state=transitioning || { status=1; exit; }
+    echo "lunlab-target up on 127.0.0.1:$LL_PORT and 127.0.0.1:$port2 (log $log)"
+    timeout 180 ${FAULT_CHECK_WRAP:-} "$checks/alua_check" "127.0.0.1:$LL_PORT" "127.0.0.1:$port2" "$iqn" || status=1
+    grep -q "ALUA: SET TARGET PORT GROUPS on LUN 1 from iqn.2026-11.org.lunlab:alua-check" "$log" ||
+        { echo "FAIL: log: no line names the SET TARGET PORT GROUPS"; status=1; }
+    exit
+fi
+adv2=10.0.2.2:3260
 rules=(
     lun=0,op=read,lba=1000-1999,sense=03/11/00
     lun=0,op=write,lba=3000-3099,status=busy
@@ -69,7 +86,7 @@ ll_start_lunlab "$bin" "$log" --listen "127.0.0.1:$port2,tpg=2,advertise=$adv2" 
     --lun size=64M,model=unlimited --lun size=64M,model=unlimited,array=x \
     --lun size=64M,model=unlimited,array=x "${args[@]}" || { status=1; exit; }
 echo "lunlab-target up on 127.0.0.1:$LL_PORT and 127.0.0.1:$port2 (log $log)"
-timeout 180 ${FAULT_CHECK_WRAP:-} "$check" static "127.0.0.1:$LL_PORT" "127.0.0.1:$port2" "$adv2" "$iqn" || status=1
+timeout 180 ${FAULT_CHECK_WRAP:-} "$checks/fault_check" static "127.0.0.1:$LL_PORT" "127.0.0.1:$port2" "$adv2" "$iqn" || status=1
 
 # the log says what the faults did: corruption always, the first hit of every rule
 expect_log() {

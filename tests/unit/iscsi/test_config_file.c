@@ -57,7 +57,10 @@ static void values(void **state)
 		"fault:\n"
 		"  - lun=0,op=read,lba=2048-4095,sense=03/11/00\n"
 		"  - {lun: 1, op: tur, status: busy, count: 2}\n"
-		"  - {op: write, hold: true}\n";
+		"  - {op: write, hold: true}\n"
+		"alua:\n"
+		"  - lun=0,tpg=2,state=standby\n"
+		"  - {tpg: 1, state: ao, pref: 1}\n";
 	struct cli c;
 	char err[512];
 
@@ -100,6 +103,10 @@ static void values(void **state)
 	assert_string_equal(c.faults[1], "lun=1,op=tur,status=busy,count=2");
 	assert_string_equal(c.faults[2], "op=write,hold");
 	assert_int_equal(c.line[CLI_FAULT], 25);
+	assert_int_equal(c.nalua, 2);
+	assert_string_equal(c.alua[0], "lun=0,tpg=2,state=standby");
+	assert_string_equal(c.alua[1], "tpg=1,state=ao,pref=1");
+	assert_int_equal(c.line[CLI_ALUA], 29);
 	/* every option but config was given, each at its key's line */
 	assert_int_equal(c.given, ((1u << CLI_NOPTS) - 1) & ~(1u << CLI_CONFIG));
 	assert_int_equal(c.line[CLI_LISTEN], 2);
@@ -145,7 +152,7 @@ struct bad {
 };
 
 #define KNOWN "listen, iqn, alias, portal-group, io-threads, max-sessions, login-timeout, " \
-	      "stall-timeout, handler-path, auth-file, allow-initiator, trace, quiet, lun, fault"
+	      "stall-timeout, handler-path, auth-file, allow-initiator, trace, quiet, lun, fault, alua"
 
 static const struct bad bads[] = {
 	/* unknown key */
@@ -195,6 +202,9 @@ static const struct bad bads[] = {
 	{ "fault:\n  - {lun: 0, status: sleepy}\n",
 	  "t.yaml:2: fault[0]: status=sleepy: want busy, task-set-full or reservation-conflict" },
 	{ "fault:\n  - {lun: 0, delay: [5]}\n", "t.yaml:2: fault[0]: delay: want a scalar value without ','" },
+	{ "alua:\n  - {tpg: 1, state: sleepy}\n",
+	  "t.yaml:2: alua[0]: state=sleepy: want ao, ano, standby, unavailable or transitioning" },
+	{ "alua:\n  - lun=0,state=ao\n", "t.yaml:2: alua[0]: 'lun=0,state=ao': tpg= missing (want lun=N,tpg=N,state=STATE)" },
 	/* duplicate key */
 	{ "iqn: iqn.a:b\nquiet: true\niqn: iqn.c:d\n", "t.yaml:3: iqn: duplicate key (first at line 1)" },
 	{ "lun:\n  - size: 1G\n    model: x2\n    size: 2G\n", "t.yaml:4: lun[0].size: duplicate key (first at line 2)" },
