@@ -21,6 +21,9 @@ struct lunlab_profile {
 	 * XtremIO is active/active without ALUA), 1 implicit, 2 explicit, 3 both;
 	 * the target core keeps the port groups (target/lu/alua.h) */
 	uint8_t tpgs;
+	/* physical capacity (the array's default; array_capacity= overrides it) */
+	uint64_t capacity_bytes;   /* usable, after RAID: what reduced data may fill */
+	uint32_t soft_threshold_percent; /* of capacity_bytes: 06/38/07 when use reaches it; 0 = none */
 	/* cost-model parameters: owned by models/, opaque to the handler */
 	void *cost_params;
 };

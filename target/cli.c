@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "target/api/api_listen.h"
+#include "target/api/xms_cluster_spec.h"
 #include "target/config_file.h"
 #include "target/iscsi/auth_config.h"
 #include "target/iscsi/portal.h"
@@ -36,6 +38,10 @@ const struct cli_optdef cli_options[] = {
 	{ "trace", CLI_TRACE, CLI_K_FLAG, 0, 0 },
 	{ "quiet", CLI_QUIET, CLI_K_FLAG, 0, 0 },
 	{ "config", CLI_CONFIG, CLI_K_TEXT, 0, 0 },
+	{ "api", CLI_API, CLI_K_TEXT, 0, 0 },
+	{ "api-cert", CLI_API_CERT, CLI_K_TEXT, 0, 0 },
+	{ "api-key", CLI_API_KEY, CLI_K_TEXT, 0, 0 },
+	{ "cluster", CLI_CLUSTER, CLI_K_LIST, 0, CLI_MAX_CLUSTERS },
 	{ "fault", CLI_FAULT, CLI_K_LIST, 0, CLI_MAX_FAULTS },
 	{ "alua", CLI_ALUA, CLI_K_LIST, 0, CLI_MAX_FAULTS },
 	{ NULL, CLI_NOPTS, CLI_K_TEXT, 0, 0 },
@@ -86,6 +92,14 @@ static void usage(FILE *f)
 		"                         'allow' lines of --auth-file); default: any initiator\n"
 		"  --auth-file PATH       CHAP users, mutual CHAP identity, allow-list; mode 0600,\n"
 		"                         owned by you (docs/access-control.md); default: no CHAP\n"
+		"  --api ADDR:PORT        serve the XMS-compatible management API over HTTPS there\n"
+		"                         (PORT alone: 127.0.0.1); users: 'api' lines of --auth-file\n"
+		"                         (docs/api.md)\n"
+		"  --api-cert FILE, --api-key FILE  the API's PEM certificate and key (the key\n"
+		"                         file 0600); default: a self-signed one made at start\n"
+		"  --cluster SPEC         a cluster (array) the API manages (repeatable; default\n"
+		"                         name=xbrick1): name=, block=, chap_authentication=,\n"
+		"                         chap_discovery=, and handler keys (model=, array_capacity=, ...)\n"
 		"  --fault SPEC           a fault rule (repeatable; docs/faults.md): match keys\n"
 		"                         lun= op= lba= initiator= portal=, triggers every= p=\n"
 		"                         seed= count= window=, one action: sense=KK/AA/QQ,\n"
@@ -383,6 +397,42 @@ bool cli_set(struct cli *c, enum cli_opt id, const char *v, char *err, size_t er
 		}
 		c->iqn = v;
 		break;
+	case CLI_API:
+		if ((why = api_listen_check(v))) {
+			snprintf(err, errlen, "%s", why);
+			return false;
+		}
+		c->api = v;
+		break;
+	case CLI_CLUSTER: {
+		struct xms_cluster_spec cs;
+		if (c->nclusters == CLI_MAX_CLUSTERS) {
+			snprintf(err, errlen, "more than %d clusters", CLI_MAX_CLUSTERS);
+			return false;
+		}
+		if (!xms_cluster_spec_parse(v, &cs, err, errlen))
+			return false;
+		for (int i = 0; i < c->nclusters; i++) {
+			struct xms_cluster_spec o;
+			if (xms_cluster_spec_parse(c->clusters[i], &o, err, errlen) && strcmp(o.name, cs.name) == 0) {
+				snprintf(err, errlen, "cluster '%s' given twice", cs.name);
+				return false;
+			}
+		}
+		c->clusters[c->nclusters++] = v;
+		break;
+	}
+	case CLI_API_CERT:
+	case CLI_API_KEY:
+		if (!*v) {
+			snprintf(err, errlen, "empty path");
+			return false;
+		}
+		if (id == CLI_API_CERT)
+			c->api_cert = v;
+		else
+			c->api_key = v;
+		break;
 	case CLI_HANDLER_PATH:
 	case CLI_AUTH_FILE:
 	case CLI_CONFIG:
@@ -475,6 +525,10 @@ static const struct option long_opts[] = {
 	{ "trace", no_argument, NULL, CLI_TRACE },
 	{ "quiet", no_argument, NULL, CLI_QUIET },
 	{ "config", required_argument, NULL, CLI_CONFIG },
+	{ "api", required_argument, NULL, CLI_API },
+	{ "api-cert", required_argument, NULL, CLI_API_CERT },
+	{ "api-key", required_argument, NULL, CLI_API_KEY },
+	{ "cluster", required_argument, NULL, CLI_CLUSTER },
 	{ "fault", required_argument, NULL, CLI_FAULT },
 	{ "alua", required_argument, NULL, CLI_ALUA },
 	{ "help", no_argument, NULL, 'h' },
@@ -515,6 +569,8 @@ static void clear_list(struct cli *c, enum cli_opt id)
 	} else if (id == CLI_LUN) {
 		c->nluns = 0;
 		c->nkeylines = 0;
+	} else if (id == CLI_CLUSTER) {
+		c->nclusters = 0;
 	}
 }
 

@@ -12,6 +12,7 @@
 #define CLI_MAX_LISTEN 16     /* = TARGET_MAX_PORTALS */
 #define CLI_MAX_ALLOW 4096    /* = AUTH_MAX_ALLOW */
 #define CLI_MAX_FAULTS 256    /* = FAULT_RULES_MAX */
+#define CLI_MAX_CLUSTERS 16   /* = XMS_MAX_CLUSTERS */
 
 struct cli_lun {
 	uint64_t size;
@@ -40,6 +41,10 @@ enum cli_opt {
 	CLI_TRACE,
 	CLI_QUIET,
 	CLI_CONFIG,
+	CLI_API,
+	CLI_API_CERT,
+	CLI_API_KEY,
+	CLI_CLUSTER,
 	CLI_FAULT,
 	CLI_ALUA,
 	CLI_NOPTS
@@ -98,6 +103,11 @@ struct cli {
 	int nluns;
 	struct cli_lun *luns;
 
+	const char *api;        /* --api ADDR:PORT: the HTTPS management API; NULL: off */
+	const char *api_cert;   /* --api-cert / --api-key: PEM files; NULL: self-signed */
+	const char *api_key;
+	const char *clusters[CLI_MAX_CLUSTERS]; /* --cluster SPEC: the API's clusters (arrays) */
+	int nclusters;
 	const char *config;     /* --config FILE, NULL: none */
 	unsigned given;         /* bit (1u << enum cli_opt) per option set */
 	unsigned line[CLI_NOPTS]; /* the config file's line of each option it set;

@@ -183,10 +183,13 @@ static int unknown_key(struct ctx *x, const yaml_node_t *k, const char *key)
 		if (d && d->id != CLI_CONFIG)
 			return fail(x, line_of(k), q, "unknown key (did you mean '%s'?)", d->name);
 	}
-	return fail(x, line_of(k), q,
-		    "unknown key (known: listen, iqn, alias, portal-group, io-threads, max-sessions, "
-		    "login-timeout, stall-timeout, handler-path, auth-file, allow-initiator, trace, "
-		    "quiet, lun, fault, alua)");
+	/* the known keys from the option table itself, so the list stays true */
+	char known[512];
+	size_t o = 0;
+	for (const struct cli_optdef *d = cli_options; d->name; d++)
+		if (d->id != CLI_CONFIG && o < sizeof(known))
+			o += (size_t)snprintf(known + o, sizeof(known) - o, "%s%s", o ? ", " : "", d->name);
+	return fail(x, line_of(k), q, "unknown key (known: %s)", known);
 }
 
 static int keyline_add(struct ctx *x, int lun, const char *key, size_t line)

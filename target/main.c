@@ -10,6 +10,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "target/api/api.h"
 #include "target/cli.h"
 #include "target/iscsi/auth_config.h"
 #include "target/iscsi/auth_file.h"
@@ -144,10 +145,10 @@ static int setup_alua(const struct cli *cli)
 		if (!alua_spec_parse(cli->alua[k], &s, err, sizeof(err))) /* cli_set checked it */
 			goto bad;
 		for (size_t lun = 0; lun < lu_table_count(); lun++) {
-			const struct lu_backend *be = lu_table_get(lun);
-			if ((s.has_lun && lun != s.lun) || (!s.has_lun && !be->tpgs))
+			struct lu_entry *e = lu_table_entry(lun);
+			if ((s.has_lun && lun != s.lun) || (!s.has_lun && !alua_tpgs(e)))
 				continue;
-			if (alua_set(lun, be->tpgs, s.tpg, s.state, s.pref, s.transition_ms, err, sizeof(err)) < 0)
+			if (alua_set(e, lun, s.tpg, s.state, s.pref, s.transition_ms, err, sizeof(err)) < 0)
 				goto bad;
 			applied++;
 		}
@@ -162,6 +163,27 @@ bad:
 			fprintf(stderr, "lunlab-target: %s:%u: alua[%d]: %s\n", cli->config, cli->line[CLI_ALUA], k, err);
 		else
 			fprintf(stderr, "lunlab-target: --alua %s: %s\n", cli->alua[k], err);
+		return -1;
+	}
+	return 0;
+}
+
+/* --api: the HTTPS management API on its own threads.  -1 after a one-line
+ * error (no api user, the port taken, a bad certificate). */
+static int start_api(const struct cli *cli, const struct auth_config *auth)
+{
+	struct api_server_cfg cfg = {
+		.listen = cli->api,
+		.cert_path = cli->api_cert,
+		.key_path = cli->api_key,
+		.auth = auth,
+		.log = target_log,
+	};
+	char err[512];
+
+	if (api_clusters_setup(cli->clusters, cli->nclusters, err, sizeof(err)) < 0 ||
+	    api_start(&cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "lunlab-target: %s\n", err);
 		return -1;
 	}
 	return 0;
@@ -255,6 +277,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lunlab-target: cannot start I/O threads: %s\n", strerror(errno));
 		return leave_early(&cli, &auth, sfd, 1);
 	}
+	if (cli.api && start_api(&cli, &auth) < 0) {
+		io_threads_stop();
+		io_threads_free();
+		return leave_early(&cli, &auth, sfd, 2);
+	}
 	for (int i = 0; i < cli.nlisten; i++) {
 		const struct target_portal *p = &g_target.portals[i];
 		target_log("listening on %s (portal group %u)%s%s", p->name, target_portal_tpgt(i),
@@ -288,6 +315,7 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	api_stop(); /* no management request runs while the LUs go */
 	portals_close_all();
 	io_threads_stop();
 	tcmu_host_shutdown();

@@ -64,8 +64,7 @@ void conn_put(struct conn *c)
 	free(c->login.acc);
 	free(c->rxbuf);
 	free(c->pdu_data);
-	free(c->reset_seen);
-	free(c->alua_seen);
+	lu_nexus_free(&c->lunx);
 	free(c);
 }
 

@@ -13,6 +13,7 @@
 #include "target/iscsi/params.h"
 #include "target/iscsi/pdu.h"
 #include "target/lu/lu_cmd.h"
+#include "target/lu/lu_table.h"
 
 struct io_thread;
 struct conn;
@@ -82,6 +83,8 @@ struct icmd {
 	bool skip_exec;           /* EDTL below one block: answer GOOD + residual */
 	uint32_t exp_datasn;      /* Data-In and R2T PDUs sent */
 	struct lu_backend *be;
+	uint64_t lu_id;           /* the LU it was delivered to (lu_entry id): a write
+	                           * whose data arrives later checks it is still there */
 	/* events from backend threads (ICMD_EV_*), handled on the I/O thread;
 	 * ICMD_EV_QUEUED: the task is on its thread's completion stack */
 	atomic_uint async_ev;
@@ -192,10 +195,8 @@ struct conn {
 	char peer[64];
 	char local[64];           /* address:port the initiator reached us on */
 	int portal;               /* the --listen portal it came through (portal.h); -1 unknown */
-	uint64_t *reset_seen;     /* per LUN: the LUN RESET generation this nexus knows */
-	size_t reset_seen_n;
-	uint64_t *alua_seen;      /* per LUN: the ALUA state generation this nexus knows */
-	size_t alua_seen_n;
+	struct lu_nexus lunx;     /* the LUs this session sees, and the unit
+	                           * attentions it owes (target/lu/lu_table.h) */
 
 	/* timeouts (io_thread.c sweeps once a second): a login must finish and
 	 * a PDU once started must keep arriving, or the connection is closed */
@@ -271,6 +272,9 @@ int scsi_cmd_header(struct conn *c, const uint8_t *bhs);
 void scsi_cmd_deliver(struct conn *c, struct icmd *ic);
 void scsi_cmd_data_complete(struct conn *c, struct icmd *ic);
 void scsi_cmd_completed(struct icmd *ic); /* on the I/O thread */
+/* Is the LU ic was delivered to still the one its initiator sees at its
+ * LUN (the API may have unmapped or deleted it since)?  Sets lc.lu_entry. */
+bool scsi_cmd_lu_still_there(struct conn *c, struct icmd *ic);
 /* ic->buf of len bytes from the thread's buffer cache; -1: out of memory */
 int scsi_cmd_alloc_buf(struct conn *c, struct icmd *ic, size_t len);
 /* The target answers ic itself (no LU): status, sense, Data-In bytes in buf. */

@@ -3,6 +3,7 @@
  * cache.  One wake-up handles all ready sockets and all completions, then
  * flushes every connection that got output once (batching). */
 #include "target/iscsi/io_thread.h"
+#include "target/lu/lu_rcu.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -371,6 +372,7 @@ static void *thread_main(void *arg)
 	struct io_thread *t = arg;
 	struct epoll_event ev[EVENTS_PER_WAIT];
 
+	lu_rcu_register(); /* this thread reads the LU table (lu_rcu.h) */
 	while (!atomic_load(&t->stop)) {
 		int timeout = 1000, n, due;
 
@@ -379,10 +381,14 @@ static void *thread_main(void *arg)
 			timeout = due;
 		if (t->nkick)
 			kick_backends(t);
+		/* no LU table pointer is held from one iteration to the next */
+		lu_rcu_quiescent();
 		atomic_store(&t->armed, true);
 		if (atomic_load(&t->done_head))
 			timeout = 0; /* completions arrived while we were busy */
+		lu_rcu_offline();
 		n = epoll_wait(t->epfd, ev, EVENTS_PER_WAIT, timeout);
+		lu_rcu_online();
 		atomic_store(&t->armed, false);
 		if (n < 0 && errno != EINTR)
 			break;
@@ -432,6 +438,7 @@ static void *thread_main(void *arg)
 	flush_dirty(t);
 	io_thread_drop_delayed(t);
 	conn_pools_drain();
+	lu_rcu_unregister();
 	return NULL;
 }
 

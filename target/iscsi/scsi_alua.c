@@ -1,23 +1,14 @@
 /* scsi_alua.c — ALUA in the command flow (scsi_alua.h).  Order at delivery,
- * as LIO's target core: unit attentions first (LUN RESET, then ASYMMETRIC
- * ACCESS STATE CHANGED), then the port's access state, then reservations
+ * as LIO's target core: unit attentions first (lu_nexus_take_ua, 06/2A/06
+ * among them), then the port's access state, then reservations
  * (lu_pr_gate) and fault rules. */
 #include "target/iscsi/scsi_alua.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "target/iscsi/target.h"
 #include "target/lu/alua.h"
 #include "target/lu/lu_table.h"
-
-void scsi_alua_nexus_start(struct conn *c, size_t n)
-{
-	c->alua_seen = n ? calloc(n, sizeof(*c->alua_seen)) : NULL;
-	c->alua_seen_n = c->alua_seen ? n : 0;
-	for (size_t i = 0; i < c->alua_seen_n; i++)
-		c->alua_seen[i] = alua_gen(i);
-}
 
 static void answer(struct conn *c, struct icmd *ic, const struct alua_answer *a)
 {
@@ -26,25 +17,14 @@ static void answer(struct conn *c, struct icmd *ic, const struct alua_answer *a)
 
 bool scsi_alua_deliver(struct conn *c, struct icmd *ic)
 {
-	uint8_t tpgs = ic->be ? ic->be->tpgs : 0;
+	struct lu_entry *e = ic->lc.lu_entry;
 	const uint8_t *cdb = ic->lc.cdb;
 	struct alua_answer a;
 	enum alua_state s;
 
-	if (!tpgs || cdb[0] == 0xa0)
+	if (!alua_tpgs(e) || cdb[0] == 0xa0)
 		return false;
-	if (ic->lun < c->alua_seen_n && cdb[0] != 0x12 && cdb[0] != 0x03) {
-		uint64_t gen = alua_gen(ic->lun);
-		if (c->alua_seen[ic->lun] != gen) {
-			c->alua_seen[ic->lun] = gen;
-			memset(&a, 0, sizeof(a));
-			a.status = 0x02;
-			a.sense_len = lu_sense_fixed(a.sense, 0x06, 0x2a, 0x06, -1); /* ASYMMETRIC ACCESS STATE CHANGED */
-			answer(c, ic, &a);
-			return true;
-		}
-	}
-	s = alua_state_of(ic->lun, tpgs, target_portal_tpgt(c->portal), NULL);
+	s = alua_state_of(e, ic->lun, target_portal_tpgt(c->portal), NULL);
 	if (alua_refuses(s, cdb, &a)) {
 		answer(c, ic, &a);
 		return true;
@@ -54,7 +34,7 @@ bool scsi_alua_deliver(struct conn *c, struct icmd *ic)
 			conn_close(c, "out of memory");
 			return true;
 		}
-		alua_report_tpgs(ic->lun, tpgs, cdb, ic->buf, ic->buf ? ic->buf_len : 0, &a);
+		alua_report_tpgs(e, ic->lun, cdb, ic->buf, ic->buf ? ic->buf_len : 0, &a);
 		answer(c, ic, &a);
 		return true;
 	}
@@ -65,19 +45,18 @@ bool scsi_alua_deliver(struct conn *c, struct icmd *ic)
 
 bool scsi_alua_data_complete(struct conn *c, struct icmd *ic)
 {
-	uint8_t tpgs = ic->be ? ic->be->tpgs : 0;
+	struct lu_entry *e = ic->lc.lu_entry;
 	struct alua_answer a;
 	bool changed;
 	size_t len;
 
-	if (!tpgs || ic->lc.cdb[0] != 0xa4 || !alua_owns(ic->lc.cdb))
+	if (!alua_tpgs(e) || ic->lc.cdb[0] != 0xa4 || !alua_owns(ic->lc.cdb))
 		return false;
 	len = ic->buf ? (ic->got_total < ic->buf_len ? ic->got_total : ic->buf_len) : 0;
-	alua_set_tpgs(ic->lun, tpgs, ic->lc.cdb, ic->buf, len, &a, &changed);
+	alua_set_tpgs(e, ic->lun, ic->lc.cdb, ic->buf, len, &a, &changed);
 	if (changed) {
 		/* every other I_T nexus gets 06/2A/06; the one that asked knows */
-		if (ic->lun < c->alua_seen_n)
-			c->alua_seen[ic->lun] = alua_gen(ic->lun);
+		lu_nexus_alua_seen(&c->lunx, e);
 		target_log("ALUA: SET TARGET PORT GROUPS on LUN %llu from %s", (unsigned long long)ic->lun,
 			   c->initiator);
 	}
@@ -88,7 +67,7 @@ bool scsi_alua_data_complete(struct conn *c, struct icmd *ic)
 
 void scsi_alua_inquiry(struct conn *c, struct icmd *ic, size_t *produced)
 {
-	uint8_t tpgs = ic->be ? ic->be->tpgs : 0;
+	uint8_t tpgs = alua_tpgs(ic->lc.lu_entry);
 
 	if (!tpgs || ic->lc.cdb[0] != 0x12 || !ic->buf)
 		return;

@@ -1,6 +1,5 @@
 /* scsi_alua.h — the transport's side of ALUA (target/lu/alua.h): per
- * session unit attentions for state changes, REPORT / SET TARGET PORT
- * GROUPS, the state filter, and the INQUIRY designators of the port a
+ * REPORT / SET TARGET PORT GROUPS, the state filter, and the INQUIRY designators of the port a
  * command came through. */
 #ifndef LUNLAB_ISCSI_SCSI_ALUA_H
 #define LUNLAB_ISCSI_SCSI_ALUA_H
@@ -10,9 +9,7 @@
 
 #include "target/iscsi/conn.h"
 
-/* a new Normal session on n LUs: it owes nothing to earlier changes */
-void scsi_alua_nexus_start(struct conn *c, size_t n);
-/* At delivery of a command to an LU with ALUA: 06/2A/06 once per change,
+/* At delivery of a command to an LU with ALUA (after its unit attentions):
  * REPORT TARGET PORT GROUPS, or the refusal of the port's state.  true:
  * answered. */
 bool scsi_alua_deliver(struct conn *c, struct icmd *ic);

@@ -182,6 +182,20 @@ static void set_identity(struct conn *c, struct icmd *ic)
 	memcpy(ic->lc.isid, c->isid, sizeof(ic->lc.isid));
 }
 
+/* A write whose data came after its delivery: is its LU still the one it
+ * was delivered to?  (The management API may have unmapped or deleted it
+ * meanwhile: then its backend may be gone.) */
+bool scsi_cmd_lu_still_there(struct conn *c, struct icmd *ic)
+{
+	struct lu_entry *e = lu_nexus_lookup(&c->lunx, c->initiator, ic->lun, ic->lun != UINT64_MAX);
+
+	if (e && e->id == ic->lu_id) {
+		ic->lc.lu_entry = e;
+		return true;
+	}
+	return false;
+}
+
 /* PREEMPT AND ABORT: the preempted sessions' tasks on this LU go, as far as
  * the backend can drop them (their later commands meet the new
  * reservation in lu_pr_gate anyway). */
@@ -237,8 +251,9 @@ static void submit(struct conn *c, struct icmd *ic)
 
 void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 {
-	uint8_t sense[LU_SENSE_MAX], sense_len, status;
+	uint8_t sense[LU_SENSE_MAX], sense_len, status, ua[3];
 	bool lun_ok = ic->lun != UINT64_MAX;
+	struct lu_entry *e;
 	size_t produced;
 	uint64_t tl;
 
@@ -253,22 +268,21 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 		complete_locally(c, ic, 0x02, sense, sense_len, 0);
 		return;
 	}
-	ic->be = lun_ok ? lu_table_get(ic->lun) : NULL;
+	/* the LU this initiator sees at this LUN (LUN masking: lu_table.h) */
+	e = lu_nexus_lookup(&c->lunx, c->initiator, ic->lun, lun_ok);
+	ic->be = e ? e->be : NULL;
+	ic->lu_id = e ? e->id : 0;
+	ic->lc.lu_entry = e;
 	tl = cdb_xfer_len(ic->lc.cdb, ic->be ? ic->be->block_size : 512, &ic->rw);
 	ic->scsi_tl = tl;
 
-	if (ic->be && ic->lun < c->reset_seen_n && ic->lc.cdb[0] != 0xa0 && ic->lc.cdb[0] != 0x12 &&
-	    ic->lc.cdb[0] != 0x03) {
-		/* another nexus reset this LU: UNIT ATTENTION once (INQUIRY,
-		 * REPORT LUNS and REQUEST SENSE pass, as SAM-5 allows) */
-		uint64_t gen = lu_table_reset_gen(ic->lun);
-
-		if (c->reset_seen[ic->lun] != gen) {
-			c->reset_seen[ic->lun] = gen;
-			sense_len = lu_sense_fixed(sense, 0x06, 0x29, 0x03, -1);
-			complete_locally(c, ic, 0x02, sense, sense_len, 0);
-			return;
-		}
+	/* a LUN RESET by another nexus, a change of this initiator's LUNs, a
+	 * new capacity: UNIT ATTENTION once each (INQUIRY, REPORT LUNS and
+	 * REQUEST SENSE pass, as SAM-5 allows) */
+	if (e && lu_nexus_take_ua(&c->lunx, e, ic->lc.cdb[0], ua)) {
+		sense_len = lu_sense_fixed(sense, ua[0], ua[1], ua[2], -1);
+		complete_locally(c, ic, 0x02, sense, sense_len, 0);
+		return;
 	}
 	if (ic->be && scsi_alua_deliver(c, ic))
 		return; /* 06/2A/06, the port's ALUA state, REPORT TARGET PORT GROUPS */
@@ -306,8 +320,8 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 			conn_close(c, "out of memory");
 			return;
 		}
-		lu_local_answer(ic->lc.cdb, ic->lun, lun_ok, ic->buf, ic->buf ? ic->buf_len : 0,
-				&produced, &status, sense, &sense_len);
+		lu_local_answer_nexus(&c->lunx, e, ic->lc.cdb, ic->buf, ic->buf ? ic->buf_len : 0, &produced,
+				      &status, sense, &sense_len);
 		if (produced > ic->buf_len)
 			produced = ic->buf_len;
 		complete_locally(c, ic, status, sense, sense_len, produced);
@@ -356,6 +370,11 @@ void scsi_cmd_data_complete(struct conn *c, struct icmd *ic)
 		return;
 	if (ic->skip_exec) { /* the data only had to be drained */
 		complete_locally(c, ic, 0x00, NULL, 0, 0);
+		return;
+	}
+	if (ic->be && !scsi_cmd_lu_still_there(c, ic)) {
+		uint8_t sense[18];
+		complete_locally(c, ic, 0x02, sense, lu_sense_fixed(sense, 0x05, 0x25, 0x00, -1), 0);
 		return;
 	}
 	if (scsi_alua_data_complete(c, ic))

@@ -214,8 +214,14 @@ int io_thread_run_delayed(struct io_thread *t)
 		t->delayed = ic->delay_next;
 		ic->delay_next = NULL;
 		if (!ic->aborted && !ic->finished && !ic->conn->closed) {
-			ic->in_backend = true;
-			io_thread_submit(t, ic->be, &ic->lc);
+			if (!scsi_cmd_lu_still_there(ic->conn, ic)) {
+				/* the API deleted or unmapped its LU while it waited */
+				uint8_t sense[18];
+				scsi_cmd_answer(ic->conn, ic, 0x02, sense, lu_sense_fixed(sense, 0x05, 0x25, 0x00, -1), 0);
+			} else {
+				ic->in_backend = true;
+				io_thread_submit(t, ic->be, &ic->lc);
+			}
 		}
 		icmd_put(ic);
 	}

@@ -24,8 +24,6 @@ struct lu_alua {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint16_t groups[ALUA_GROUPS_MAX] = { 1 };
 static int ngroups = 1;
-static struct lu_alua *lus[LU_TABLE_MAX];
-static _Atomic uint64_t gens[LU_TABLE_MAX];
 
 static const struct {
 	const char *name, *alias;
@@ -112,27 +110,30 @@ static int group_index(uint16_t tpg)
 	return -1;
 }
 
+uint8_t alua_tpgs(const struct lu_entry *e)
+{
+	return e && e->be ? e->be->tpgs : 0;
+}
+
 /* The LU's states (made on first use: its preferred group AO with PREF,
  * the others ANO), with timed transitions that are over settled.  Under
- * the lock; NULL only when out of memory or lun is out of range. */
-static struct lu_alua *lu_of(uint64_t lun)
+ * the lock; NULL only when out of memory. */
+static struct lu_alua *lu_of(struct lu_entry *e, uint64_t lun)
 {
-	struct lu_alua *a;
+	struct lu_alua *a = e->alua;
 	uint64_t now;
 
-	if (lun >= LU_TABLE_MAX)
-		return NULL;
-	a = lus[lun];
 	if (!a) {
+		uint64_t seed = e->global ? lun : e->id;
 		a = calloc(1, sizeof(*a));
 		if (!a)
 			return NULL;
 		for (int g = 0; g < ALUA_GROUPS_MAX; g++) {
-			bool pref = g == (int)(lun % (uint64_t)ngroups);
+			bool pref = g == (int)(seed % (uint64_t)ngroups);
 			a->state[g] = pref ? ALUA_AO : ALUA_ANO;
 			a->pref[g] = pref;
 		}
-		lus[lun] = a;
+		e->alua = a;
 	}
 	now = 0;
 	for (int g = 0; g < ngroups; g++) {
@@ -143,13 +144,13 @@ static struct lu_alua *lu_of(uint64_t lun)
 		if (now >= a->until_ms[g]) {
 			a->state[g] = a->pending[g];
 			a->until_ms[g] = 0;
-			atomic_fetch_add(&gens[lun], 1); /* the transition ended: tell again */
+			atomic_fetch_add(&e->alua_gen, 1); /* the transition ended: tell again */
 		}
 	}
 	return a;
 }
 
-enum alua_state alua_state_of(uint64_t lun, uint8_t tpgs, uint16_t tpg, bool *pref)
+enum alua_state alua_state_of(struct lu_entry *e, uint64_t lun, uint16_t tpg, bool *pref)
 {
 	enum alua_state s = ALUA_AO;
 	struct lu_alua *a;
@@ -157,11 +158,11 @@ enum alua_state alua_state_of(uint64_t lun, uint8_t tpgs, uint16_t tpg, bool *pr
 
 	if (pref)
 		*pref = false;
-	if (!tpgs)
+	if (!alua_tpgs(e))
 		return ALUA_AO;
 	pthread_mutex_lock(&lock);
 	g = group_index(tpg);
-	a = g >= 0 ? lu_of(lun) : NULL;
+	a = g >= 0 ? lu_of(e, lun) : NULL;
 	if (a) {
 		s = (enum alua_state)a->state[g];
 		if (pref)
@@ -171,18 +172,34 @@ enum alua_state alua_state_of(uint64_t lun, uint8_t tpgs, uint16_t tpg, bool *pr
 	return s;
 }
 
-uint64_t alua_gen(uint64_t lun)
+int alua_list(struct lu_entry *e, uint64_t lun, struct alua_group_info *out, int max)
 {
-	return lun < LU_TABLE_MAX ? atomic_load(&gens[lun]) : 0;
+	struct lu_alua *a;
+	int n = 0;
+
+	if (!alua_tpgs(e))
+		return 0;
+	pthread_mutex_lock(&lock);
+	a = lu_of(e, lun);
+	for (int g = 0; a && g < ngroups; g++, n++) {
+		if (n >= max)
+			continue;
+		out[n].tpg = groups[g];
+		out[n].state = (enum alua_state)a->state[g];
+		out[n].pref = a->pref[g];
+		out[n].status = a->status[g];
+	}
+	pthread_mutex_unlock(&lock);
+	return n;
 }
 
-int alua_set(uint64_t lun, uint8_t tpgs, uint16_t tpg, enum alua_state state, int pref,
+int alua_set(struct lu_entry *e, uint64_t lun, uint16_t tpg, enum alua_state state, int pref,
 	     unsigned transition_ms, char *err, size_t errlen)
 {
 	struct lu_alua *a;
 	int g;
 
-	if (!tpgs) {
+	if (!alua_tpgs(e)) {
 		snprintf(err, errlen, "LUN %llu reports no ALUA (its profile has tpgs off)", (unsigned long long)lun);
 		return -1;
 	}
@@ -193,7 +210,7 @@ int alua_set(uint64_t lun, uint8_t tpgs, uint16_t tpg, enum alua_state state, in
 		snprintf(err, errlen, "no target port group %u (the groups are the --listen tpg= tags)", tpg);
 		return -1;
 	}
-	a = lu_of(lun);
+	a = lu_of(e, lun);
 	if (!a) {
 		pthread_mutex_unlock(&lock);
 		snprintf(err, errlen, "out of memory");
@@ -211,7 +228,7 @@ int alua_set(uint64_t lun, uint8_t tpgs, uint16_t tpg, enum alua_state state, in
 	a->status[g] = ALUA_STATUS_IMPLICIT;
 	if (pref >= 0)
 		a->pref[g] = pref != 0;
-	atomic_fetch_add(&gens[lun], 1);
+	atomic_fetch_add(&e->alua_gen, 1);
 	pthread_mutex_unlock(&lock);
 	return 0;
 }
@@ -276,7 +293,7 @@ bool alua_refuses(enum alua_state s, const uint8_t *cdb, struct alua_answer *ans
 	return true;
 }
 
-void alua_report_tpgs(uint64_t lun, uint8_t tpgs, const uint8_t *cdb, uint8_t *buf, size_t buflen,
+void alua_report_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, uint8_t *buf, size_t buflen,
 		      struct alua_answer *ans)
 {
 	uint8_t out[8 + ALUA_GROUPS_MAX * 12];
@@ -292,7 +309,7 @@ void alua_report_tpgs(uint64_t lun, uint8_t tpgs, const uint8_t *cdb, uint8_t *b
 	}
 	memset(out, 0, sizeof(out));
 	pthread_mutex_lock(&lock);
-	a = lu_of(lun);
+	a = lu_of(e, lun);
 	for (int g = 0; g < ngroups && a; g++) {
 		uint8_t *d = out + o;
 		d[0] = (uint8_t)((a->pref[g] ? 0x80 : 0) | (a->state[g] & 0x0f));
@@ -308,7 +325,6 @@ void alua_report_tpgs(uint64_t lun, uint8_t tpgs, const uint8_t *cdb, uint8_t *b
 		out[5] = a ? a->trans_s : 0;              /* IMPLICIT TRANSITION TIME, s */
 	}
 	pthread_mutex_unlock(&lock);
-	(void)tpgs;
 	out[0] = (uint8_t)((o - 4) >> 24);
 	out[1] = (uint8_t)((o - 4) >> 16);
 	out[2] = (uint8_t)((o - 4) >> 8);
@@ -322,9 +338,10 @@ void alua_report_tpgs(uint64_t lun, uint8_t tpgs, const uint8_t *cdb, uint8_t *b
 	ans->data_len = n;
 }
 
-void alua_set_tpgs(uint64_t lun, uint8_t tpgs, const uint8_t *cdb, const uint8_t *buf, size_t len,
+void alua_set_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, const uint8_t *buf, size_t len,
 		   struct alua_answer *ans, bool *changed)
 {
+	uint8_t tpgs = alua_tpgs(e);
 	uint32_t pll = get32(cdb + 6);
 	struct lu_alua *a;
 	int idx[ALUA_GROUPS_MAX * 4];
@@ -367,7 +384,7 @@ void alua_set_tpgs(uint64_t lun, uint8_t tpgs, const uint8_t *cdb, const uint8_t
 		}
 		idx[i] = g;
 	}
-	a = lu_of(lun);
+	a = lu_of(e, lun);
 	for (size_t i = 0; a && i < nd; i++) {
 		uint8_t st = buf[4 + 4 * i] & 0x0f;
 		int g = idx[i];
@@ -379,7 +396,7 @@ void alua_set_tpgs(uint64_t lun, uint8_t tpgs, const uint8_t *cdb, const uint8_t
 		}
 	}
 	if (*changed)
-		atomic_fetch_add(&gens[lun], 1);
+		atomic_fetch_add(&e->alua_gen, 1);
 	pthread_mutex_unlock(&lock);
 	if (!a)
 		check(ans, 0x04, 0x44, 0x00);
@@ -509,14 +526,17 @@ bool alua_spec_parse(const char *text, struct alua_spec *o, char *err, size_t er
 	return true;
 }
 
+void alua_free(struct lu_entry *e)
+{
+	pthread_mutex_lock(&lock);
+	free(e->alua);
+	e->alua = NULL;
+	pthread_mutex_unlock(&lock);
+}
+
 void alua_reset(void)
 {
 	pthread_mutex_lock(&lock);
-	for (size_t i = 0; i < LU_TABLE_MAX; i++) {
-		free(lus[i]);
-		lus[i] = NULL;
-		atomic_store(&gens[i], 0);
-	}
 	groups[0] = 1;
 	ngroups = 1;
 	pthread_mutex_unlock(&lock);

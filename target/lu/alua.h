@@ -17,18 +17,22 @@
  * standby, unavailable or transitioning with the sense SPC-4 gives.  LUs
  * with tpgs 0 (every XtremIO profile) are left exactly as they were.
  *
- * States are per LU and group.  Until set, a LU's preferred group (the
- * n-th group for LUN n, round robin) is active/optimized with PREF, the
- * others active/non-optimized: an active/active array with preferred paths.
- * A change establishes UNIT ATTENTION 06/2A/06 for every I_T nexus (the
- * transport keeps a per-session generation), except, for SET TARGET PORT
- * GROUPS, the nexus that sent it. */
+ * States are per LU (struct lu_entry: an API volume mapped at different
+ * LUNs for different initiators has one set) and group.  Until set, a LU's
+ * preferred group (round robin: the n-th group for global LUN n, by entry
+ * id for API volumes) is active/optimized with PREF, the others
+ * active/non-optimized: an active/active array with preferred paths.  A
+ * change bumps lu_entry.alua_gen: UNIT ATTENTION 06/2A/06 for every I_T
+ * nexus (lu_nexus_take_ua), except, for SET TARGET PORT GROUPS, the nexus
+ * that sent it. */
 #ifndef LUNLAB_LU_ALUA_H
 #define LUNLAB_LU_ALUA_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct lu_entry;
 
 #define ALUA_TPGS_IMPLICIT 1u
 #define ALUA_TPGS_EXPLICIT 2u
@@ -56,19 +60,29 @@ int alua_groups(uint16_t *ids, int max);
 bool alua_state_parse(const char *s, enum alua_state *out);
 const char *alua_state_name(enum alua_state s);
 
-/* The state of LU lun (whose TPGS is tpgs) on group tpg, and its PREF bit.
- * A LU with tpgs 0, or a group that does not exist, is always AO. */
-enum alua_state alua_state_of(uint64_t lun, uint8_t tpgs, uint16_t tpg, bool *pref);
+/* The LU's TPGS (0 for none: its backend's lu_backend.tpgs). */
+uint8_t alua_tpgs(const struct lu_entry *e);
 
-/* Implicit change (the API, --alua): group tpg of lun goes to state; with
- * transition_ms > 0 it is TRANSITIONING that long first.  pref: -1 keeps
- * the PREF bit, 0/1 sets it.  0, or -1 with a one-line reason. */
-int alua_set(uint64_t lun, uint8_t tpgs, uint16_t tpg, enum alua_state state, int pref,
+/* The state of LU e (seen at LUN lun) on group tpg, and its PREF bit.  A
+ * LU without ALUA, or a group that does not exist, is always AO. */
+enum alua_state alua_state_of(struct lu_entry *e, uint64_t lun, uint16_t tpg, bool *pref);
+
+/* Implicit change (the API, --alua): group tpg of e goes to state; with
+ * transition_ms > 0 it is TRANSITIONING that long first (a second 06/2A/06
+ * when it ends).  pref: -1 keeps the PREF bit, 0/1 sets it.  0, or -1 with
+ * a one-line reason. */
+int alua_set(struct lu_entry *e, uint64_t lun, uint16_t tpg, enum alua_state state, int pref,
 	     unsigned transition_ms, char *err, size_t errlen);
 
-/* Unit attention generation of a LU's ALUA states: bumped by every change
- * (a timed transition bumps it again when it ends).  0 for a LU never changed. */
-uint64_t alua_gen(uint64_t lun);
+/* One group of a LU as the API lists it. */
+struct alua_group_info {
+	uint16_t tpg;
+	enum alua_state state;
+	bool pref;
+	uint8_t status;            /* ALUA_STATUS_* */
+};
+/* Up to max groups of e into out; returns how many there are (0: no ALUA). */
+int alua_list(struct lu_entry *e, uint64_t lun, struct alua_group_info *out, int max);
 
 /* What one command gets back from the ALUA layer. */
 struct alua_answer {
@@ -84,12 +98,12 @@ bool alua_refuses(enum alua_state s, const uint8_t *cdb, struct alua_answer *ans
 
 /* MAINTENANCE IN / REPORT TARGET PORT GROUPS (A3h/0Ah) of a LU with ALUA:
  * data into buf (buflen bytes, within the CDB's allocation length). */
-void alua_report_tpgs(uint64_t lun, uint8_t tpgs, const uint8_t *cdb, uint8_t *buf, size_t buflen,
+void alua_report_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, uint8_t *buf, size_t buflen,
 		      struct alua_answer *ans);
 /* MAINTENANCE OUT / SET TARGET PORT GROUPS (A4h/0Ah): the Data-Out in buf.
  * On GOOD *changed is true when any state changed (the caller marks its own
- * nexus as having seen the new generation). */
-void alua_set_tpgs(uint64_t lun, uint8_t tpgs, const uint8_t *cdb, const uint8_t *buf, size_t len,
+ * nexus as having seen the new generation: lu_nexus_alua_seen). */
+void alua_set_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, const uint8_t *buf, size_t len,
 		   struct alua_answer *ans, bool *changed);
 
 /* Is this CDB one the ALUA layer answers itself (REPORT / SET TARGET PORT
@@ -116,7 +130,9 @@ struct alua_spec {
 };
 bool alua_spec_parse(const char *text, struct alua_spec *out, char *err, size_t errlen);
 
-/* forget every state (tests, shutdown) */
+/* the LU goes: its states with it (lu_table.c) */
+void alua_free(struct lu_entry *e);
+/* back to one group, 1 (tests, shutdown) */
 void alua_reset(void);
 
 #endif

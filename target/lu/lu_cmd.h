@@ -73,6 +73,10 @@ struct lu_cmd {
 		uint32_t xcopy_segments;
 		uint8_t key, asc, ascq;   /* the sense it ends with; key 0: the LU's own */
 	} fault;
+	/* in: the LU layer's entry for lun (struct lu_entry, target/lu), set by
+	 * the transport for the LU layer's own use (reservations); NULL: look
+	 * lun up among the global LUNs.  Backends ignore it. */
+	void *lu_entry;
 };
 
 /* A backend device that executes CDBs (one LU). */

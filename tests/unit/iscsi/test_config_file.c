@@ -60,7 +60,12 @@ static void values(void **state)
 		"  - {op: write, hold: true}\n"
 		"alua:\n"
 		"  - lun=0,tpg=2,state=standby\n"
-		"  - {tpg: 1, state: ao, pref: 1}\n";
+		"  - {tpg: 1, state: ao, pref: 1}\n"
+
+		"api: 127.0.0.1:4443\n"
+		"api-cert: /etc/lunlab/api.pem\n"
+		"api-key: /etc/lunlab/api.key\n"
+		"cluster: [\"name=c1,model=x2\", \"name=c2,block=4096\"]\n";
 	struct cli c;
 	char err[512];
 
@@ -83,6 +88,11 @@ static void values(void **state)
 	assert_string_equal(c.handler_path, "/opt/h");
 	assert_true(c.trace);
 	assert_false(c.quiet);
+	assert_string_equal(c.api, "127.0.0.1:4443");
+	assert_string_equal(c.api_cert, "/etc/lunlab/api.pem");
+	assert_string_equal(c.api_key, "/etc/lunlab/api.key");
+	assert_int_equal(c.nclusters, 2);
+	assert_string_equal(c.clusters[1], "name=c2,block=4096");
 	assert_int_equal(c.nluns, 3);
 	assert_true(c.luns[0].size == 2ull << 30);
 	assert_int_equal(c.luns[0].block, 512);
@@ -151,8 +161,8 @@ struct bad {
 	const char *msg;
 };
 
-#define KNOWN "listen, iqn, alias, portal-group, io-threads, max-sessions, login-timeout, " \
-	      "stall-timeout, handler-path, auth-file, allow-initiator, trace, quiet, lun, fault, alua"
+#define KNOWN "listen, iqn, lun, handler-path, io-threads, portal-group, max-sessions, login-timeout, " \
+	      "stall-timeout, alias, allow-initiator, auth-file, trace, quiet, api, api-cert, api-key, cluster, fault, alua"
 
 static const struct bad bads[] = {
 	/* unknown key */
