@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "target/api/api.h"
+#include "target/api/lunlab_api.h"
 #include "target/cli.h"
 #include "target/iscsi/auth_config.h"
 #include "target/iscsi/auth_file.h"
@@ -182,6 +183,7 @@ static int start_api(const struct cli *cli, const struct auth_config *auth)
 	char err[512];
 
 	if (api_clusters_setup(cli->clusters, cli->nclusters, err, sizeof(err)) < 0 ||
+	    lunlab_api_register(err, sizeof(err)) < 0 || /* fault rules, portals, ALUA */
 	    api_start(&cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "lunlab-target: %s\n", err);
 		return -1;

@@ -12,6 +12,7 @@
 #include "target/iscsi/scsi_fault.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/xfer_len.h"
+#include "target/lu/alua.h"
 #include "target/lu/lu_pr.h"
 #include "target/lu/lu_table.h"
 
@@ -279,6 +280,7 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 	/* a LUN RESET by another nexus, a change of this initiator's LUNs, a
 	 * new capacity: UNIT ATTENTION once each (INQUIRY, REPORT LUNS and
 	 * REQUEST SENSE pass, as SAM-5 allows) */
+	alua_settle(e); /* a timed ALUA transition that ended owes its 06/2A/06 now */
 	if (e && lu_nexus_take_ua(&c->lunx, e, ic->lc.cdb[0], ua)) {
 		sense_len = lu_sense_fixed(sense, ua[0], ua[1], ua[2], -1);
 		complete_locally(c, ic, 0x02, sense, sense_len, 0);

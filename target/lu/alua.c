@@ -24,6 +24,7 @@ struct lu_alua {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint16_t groups[ALUA_GROUPS_MAX] = { 1 };
 static int ngroups = 1;
+static atomic_uint timed; /* timed transitions not settled yet, of any LU */
 
 static const struct {
 	const char *name, *alias;
@@ -144,6 +145,7 @@ static struct lu_alua *lu_of(struct lu_entry *e, uint64_t lun)
 		if (now >= a->until_ms[g]) {
 			a->state[g] = a->pending[g];
 			a->until_ms[g] = 0;
+			atomic_fetch_sub(&timed, 1);
 			atomic_fetch_add(&e->alua_gen, 1); /* the transition ended: tell again */
 		}
 	}
@@ -216,7 +218,10 @@ int alua_set(struct lu_entry *e, uint64_t lun, uint16_t tpg, enum alua_state sta
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	if (a->until_ms[g])
+		atomic_fetch_sub(&timed, 1); /* a transition still running is replaced */
 	if (transition_ms && state != ALUA_TRANSITIONING) {
+		atomic_fetch_add(&timed, 1);
 		a->state[g] = ALUA_TRANSITIONING;
 		a->pending[g] = (uint8_t)state;
 		a->until_ms[g] = now_ms() + transition_ms;
@@ -389,6 +394,8 @@ void alua_set_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, const u
 		uint8_t st = buf[4 + 4 * i] & 0x0f;
 		int g = idx[i];
 		if (a->state[g] != st || a->status[g] != ALUA_STATUS_EXPLICIT) {
+			if (a->until_ms[g])
+				atomic_fetch_sub(&timed, 1);
 			a->state[g] = st;
 			a->until_ms[g] = 0;
 			a->status[g] = ALUA_STATUS_EXPLICIT;
@@ -526,9 +533,22 @@ bool alua_spec_parse(const char *text, struct alua_spec *o, char *err, size_t er
 	return true;
 }
 
+void alua_settle(struct lu_entry *e)
+{
+	if (!atomic_load_explicit(&timed, memory_order_relaxed) || !alua_tpgs(e))
+		return;
+	pthread_mutex_lock(&lock);
+	if (e->alua)
+		(void)lu_of(e, 0);
+	pthread_mutex_unlock(&lock);
+}
+
 void alua_free(struct lu_entry *e)
 {
 	pthread_mutex_lock(&lock);
+	for (int g = 0; e->alua && g < ngroups; g++)
+		if (e->alua->until_ms[g])
+			atomic_fetch_sub(&timed, 1);
 	free(e->alua);
 	e->alua = NULL;
 	pthread_mutex_unlock(&lock);
@@ -537,6 +557,7 @@ void alua_free(struct lu_entry *e)
 void alua_reset(void)
 {
 	pthread_mutex_lock(&lock);
+	atomic_store(&timed, 0);
 	groups[0] = 1;
 	ngroups = 1;
 	pthread_mutex_unlock(&lock);

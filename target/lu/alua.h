@@ -130,6 +130,11 @@ struct alua_spec {
 };
 bool alua_spec_parse(const char *text, struct alua_spec *out, char *err, size_t errlen);
 
+/* Before a command's unit attentions are looked at: a timed transition of
+ * e that is over settles now, so its 06/2A/06 is the very next one.  One
+ * atomic load when no timed transition runs anywhere. */
+void alua_settle(struct lu_entry *e);
+
 /* the LU goes: its states with it (lu_table.c) */
 void alua_free(struct lu_entry *e);
 /* back to one group, 1 (tests, shutdown) */

@@ -9,11 +9,14 @@
 #           then the target's log must name the corruptions and drops
 #   alua    six LUNs of fa420-ac (ALUA) and unlimited (none), three of them put in standby,
 #           unavailable and transitioning on portal group 2 by --alua; alua_check
+#   api     --api on a third free port with an 'api' user in a 0600 auth file, LUNs 0 and 1
+#           unlimited, LUN 2 fa420-ac; api_check changes rules, portals and ALUA states at run
+#           time through /api/lunlab/ and watches each change with libiscsi
 # Exit: 0 pass, 1 fail, 77 skipped (no lunlab-target in this build).
 set -uo pipefail
 
 if (( $# != 4 )); then
-    echo "usage: $0 TARGET_BIN HANDLER_DIR CHECK_DIR faults|alua" >&2
+    echo "usage: $0 TARGET_BIN HANDLER_DIR CHECK_DIR faults|alua|api" >&2
     exit 2
 fi
 bin=$1 handler_dir=$2 checks=$3 mode=$4
@@ -56,6 +59,23 @@ if [[ $mode == alua ]]; then
     timeout 180 ${FAULT_CHECK_WRAP:-} "$checks/alua_check" "127.0.0.1:$LL_PORT" "127.0.0.1:$port2" "$iqn" || status=1
     grep -q "ALUA: SET TARGET PORT GROUPS on LUN 1 from iqn.2026-11.org.lunlab:alua-check" "$log" ||
         { echo "FAIL: log: no line names the SET TARGET PORT GROUPS"; status=1; }
+    exit
+fi
+if [[ $mode == api ]]; then
+    api_port=$(ll_free_port) || { status=1; exit; }
+    (umask 077 && printf 'api admin lunlab-api-secret\n' > "$workdir/auth")
+    ll_start_lunlab "$bin" "$log" --listen "127.0.0.1:$port2,tpg=2" --iqn "$iqn" \
+        --handler-path "$handler_dir" --api "127.0.0.1:$api_port" --auth-file "$workdir/auth" \
+        --lun size=64M,model=unlimited --lun size=64M,model=unlimited \
+        --lun size=64M,model=fa420-ac,time_scale=0 || { status=1; exit; }
+    echo "lunlab-target up on 127.0.0.1:$LL_PORT and 127.0.0.1:$port2, API on $api_port (log $log)"
+    timeout 180 ${FAULT_CHECK_WRAP:-} "$checks/api_check" "127.0.0.1:$LL_PORT" "127.0.0.1:$port2" "$iqn" \
+        "$api_port" admin:lunlab-api-secret || status=1
+    for want in "API: admin added fault rule 1: lun=0,op=read,lba=100-199,sense=03/11/00" \
+                "API: admin removed fault rule 1" "portal 1 (127.0.0.1:$port2) down" \
+                "API: admin set ALUA group 2 of 1 LU(s) to standby"; do
+        grep -qF "$want" "$log" && echo "ok: log: $want" || { echo "FAIL: log lacks: $want"; status=1; }
+    done
     exit
 fi
 adv2=10.0.2.2:3260
