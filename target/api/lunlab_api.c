@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "target/api/api_json.h"
 #include "target/iscsi/portal.h"
@@ -243,6 +244,10 @@ static void portals(const struct api_request *req, struct api_response *rsp)
 		api_error(rsp, 409, err);
 		return;
 	}
+	/* down: answer once its connections are gone (the I/O threads close
+	 * them), at most 5 s, so a script's next step sees the path failed */
+	for (int i = 0; i < 500 && portal_is_down(idx) && portal_connections(idx); i++)
+		usleep(10000);
 	json_object_put(body);
 	target_log("API: %s set portal %d (%s) %s", req->user ? req->user : "?", idx, g_target.portals[idx].name,
 		   portal_is_down(idx) ? "down" : "up");

@@ -94,7 +94,6 @@ struct icmd {
 	/* fault rules (scsi_fault.c) */
 	unsigned fault_rule;      /* the rule that acts again at completion (fault_after) */
 	uint8_t fault_after;      /* SCSI_FAULT_AFTER_*: what happens when the LU is done */
-	bool held;                /* a hold rule keeps it: no response until aborted */
 	uint64_t fault_lba_first, fault_lba_last; /* a corrupt rule's LBA range */
 	struct icmd *delay_next;  /* its thread's delayed list */
 	uint64_t delay_due_ns;    /* CLOCK_MONOTONIC */

@@ -125,8 +125,8 @@ bool scsi_fault_gate(struct conn *c, struct icmd *ic)
 		scsi_cmd_answer(c, ic, h.status, NULL, 0, 0);
 		return true;
 	case FAULT_ACT_HOLD:
-		ic->held = true; /* stays on c->tasks: ABORT TASK, a reset or the
-				  * connection's end frees it, nothing answers it */
+		/* it stays on c->tasks with nothing in flight: ABORT TASK, a
+		 * reset or the connection's end frees it, nothing answers it */
 		return true;
 	case FAULT_ACT_DELAY:
 		if (!c->thr || h.delay_us == 0)
