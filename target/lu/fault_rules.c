@@ -260,6 +260,11 @@ static void fill_hit(struct rule *r, uint64_t at, struct fault_hit *h)
 	}
 }
 
+bool fault_rules_any(void)
+{
+	return atomic_load_explicit(&live, memory_order_relaxed) != 0;
+}
+
 bool fault_rules_check(const struct fault_cmd *c, struct fault_hit *hit)
 {
 	bool fired = false;

@@ -69,6 +69,9 @@ void fault_rules_clear(void);
 size_t fault_rules_list(struct fault_rule_info *out, size_t max);
 bool fault_rules_get(unsigned id, struct fault_rule_info *out);
 
+/* Whether any rule exists: one relaxed atomic load (the hot path's test). */
+bool fault_rules_any(void);
+
 /* The verdict for one command: true when a rule fired (*hit says what to
  * do).  Counts matches and hits. */
 bool fault_rules_check(const struct fault_cmd *cmd, struct fault_hit *hit);
