@@ -13,7 +13,9 @@
 #                 sg3-utils fio valgrind iproute2 (ss: free-port search) procps python3
 #   peers/bench:  tgt (Debian's userspace iSCSI target) iperf3 (loopback limit)
 # LUNLAB_REALSTACK=1 adds what tests/realstack/lane.sh needs (Debian's kernel under qemu with
-# LIO + tcmu-runner): qemu-system-x86 busybox-static cpio kmod.
+# LIO + tcmu-runner): qemu-system-x86 busybox-static cpio kmod; and what tests/multipath/lane.sh
+# copies into its guest (a Linux initiator): open-iscsi multipath-tools udev (their binaries and
+# rules; the host's services are not used).
 set -euo pipefail
 
 packages=(
@@ -24,7 +26,7 @@ packages=(
     iproute2 procps python3 git ca-certificates
 )
 if [[ ${LUNLAB_REALSTACK:-0} == 1 ]]; then
-    packages+=(qemu-system-x86 busybox-static cpio kmod)
+    packages+=(qemu-system-x86 busybox-static cpio kmod open-iscsi multipath-tools udev)
 fi
 
 if [[ $(id -u) -ne 0 ]]; then
