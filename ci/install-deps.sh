@@ -12,6 +12,8 @@
 #                 tcmu-runner (its binary and libtcmu.so.2: the handler symbol check)
 #                 sg3-utils fio valgrind iproute2 (ss: free-port search) procps python3
 #   peers/bench:  tgt (Debian's userspace iSCSI target) iperf3 (loopback limit)
+#   API clients:  python3-cinder (OpenStack's XtremIO driver, the api-cinder test; it brings
+#                 python3-requests) curl jq (the api-bench test and docs/api.md's examples)
 # LUNLAB_REALSTACK=1 adds what tests/realstack/lane.sh needs (Debian's kernel under qemu with
 # LIO + tcmu-runner): qemu-system-x86 busybox-static cpio kmod; and what tests/multipath/lane.sh
 # copies into its guest (a Linux initiator): open-iscsi multipath-tools udev (their binaries and
@@ -24,6 +26,7 @@ packages=(
     libxxhash-dev libssl-dev libmicrohttpd-dev libgnutls28-dev libcurl4-gnutls-dev
     tgt tcmu-runner iperf3 sg3-utils fio valgrind jq librsvg2-bin
     iproute2 procps python3 git ca-certificates
+    python3-cinder curl
 )
 if [[ ${LUNLAB_REALSTACK:-0} == 1 ]]; then
     packages+=(qemu-system-x86 busybox-static cpio kmod open-iscsi multipath-tools udev)

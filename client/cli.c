@@ -20,8 +20,12 @@ void cli_usage(char *buf, size_t len)
 		"              --vms 10 --chunk 4m | --sweep 64k,256k,1m,4m,16m --parallel 2 --outstanding 2\n"
 		"              [--mode auto|xcopy|software] [--explain [N]] [--no-template] [--verify]\n"
 		"              [--plot-job SIZE: plot the modeled duration scaled to SIZE cloned]\n"
+		"  clone URL   --mode snapshot --api https://HOST:PORT [--vms 10] [--verify] [--keep-clones]:\n"
+		"              each clone one snapshot through the array's management API\n"
 		"  drr URL     --image FILE | --synthetic win10 [--size 11.9g] [--seed N]\n"
-		"common: --json | --csv, --plot FILE.svg, --quiet, --initiator IQN\n");
+		"common: --json | --csv, --plot FILE.svg, --quiet, --initiator IQN\n"
+		"api:    --api https://HOST:PORT [--api-user NAME] [--api-cacert FILE | --api-insecure]\n"
+		"        (password in $LUNLAB_API_PASSWORD); info then shows the cluster's capacity too\n");
 }
 
 int cli_parse_size(const char *s, uint64_t *out)
@@ -254,7 +258,8 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			if (!strcmp(val, "auto")) o->mode = MODE_AUTO;
 			else if (!strcmp(val, "xcopy")) o->mode = MODE_XCOPY;
 			else if (!strcmp(val, "software")) o->mode = MODE_SOFTWARE;
-			else FAIL("--mode: '%s' is not auto, xcopy or software", val);
+			else if (!strcmp(val, "snapshot")) o->mode = MODE_SNAPSHOT;
+			else FAIL("--mode: '%s' is not auto, xcopy, software or snapshot", val);
 		} else if (!strcmp(a, "--explain")) {
 			o->explain = true;
 			if (val) {
@@ -286,6 +291,22 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			o->seed = strtoull(val, &end, 0);
 			if (errno || *end || end == val || val[0] == '-')
 				FAIL("--seed: '%s' is not an unsigned integer", val);
+		} else if (!strcmp(a, "--api")) {
+			NEEDVAL();
+			if (strncmp(val, "https://", 8) || !val[8])
+				FAIL("--api: '%s' is not an https://HOST:PORT URL", val);
+			o->api_url = val;
+		} else if (!strcmp(a, "--api-user")) {
+			NEEDVAL();
+			if (!*val || strlen(val) > 64 || strchr(val, ':'))
+				FAIL("--api-user: want 1..64 characters without ':'");
+			o->api_user = val;
+		} else if (!strcmp(a, "--api-cacert")) {
+			NEEDVAL(); o->api_cacert = val;
+		} else if (!strcmp(a, "--api-insecure")) {
+			o->api_insecure = true;
+		} else if (!strcmp(a, "--keep-clones")) {
+			o->keep_clones = true;
 		} else if (!strcmp(a, "--settle-timeout")) {
 			NEEDVAL();
 			if (parse_seconds(val, &o->settle_timeout_s))
@@ -312,6 +333,20 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			o->n_sweep = 1;
 		}
 	}
+	if (o->cmd == CMD_CLONE && o->mode == MODE_SNAPSHOT) {
+		if (!o->api_url)
+			FAIL("--mode snapshot needs --api https://HOST:PORT (the array's management API)");
+		if (o->dest_url || o->explain || o->n_sweep > 1)
+			FAIL("--mode snapshot clones within the array: no --dest, --explain or --sweep");
+	}
+	if (o->keep_clones && !(o->cmd == CMD_CLONE && o->mode == MODE_SNAPSHOT))
+		FAIL("--keep-clones applies to clone --mode snapshot only");
+	if ((o->api_user || o->api_cacert || o->api_insecure) && !o->api_url)
+		FAIL("--api-user, --api-cacert and --api-insecure need --api");
+	if (o->api_cacert && o->api_insecure)
+		FAIL("--api-cacert and --api-insecure exclude each other");
+	if (o->api_url && !o->api_user)
+		o->api_user = "admin";
 	if (o->cmd == CMD_DRR && !o->image_path && !o->synthetic)
 		FAIL("drr needs --image FILE or --synthetic win10");
 	if (o->cmd == CMD_DRR && o->image_path && o->synthetic)

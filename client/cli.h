@@ -12,7 +12,7 @@
 
 enum bench_cmd { CMD_NONE, CMD_INFO, CMD_SCALE, CMD_CLONE, CMD_DRR };
 enum out_format { OUT_TABLE, OUT_JSON, OUT_CSV };
-enum clone_mode { MODE_AUTO, MODE_XCOPY, MODE_SOFTWARE };
+enum clone_mode { MODE_AUTO, MODE_XCOPY, MODE_SOFTWARE, MODE_SNAPSHOT };
 
 struct bench_opts {
 	enum bench_cmd cmd;
@@ -55,6 +55,13 @@ struct bench_opts {
 	uint64_t seed;
 	double settle_timeout_s;       /* wait for pending_blocks == 0 */
 	uint64_t write_size;           /* drr write size per command */
+
+	/* the array's management API (XMS REST; password from $LUNLAB_API_PASSWORD) */
+	const char *api_url;           /* --api https://HOST:PORT */
+	const char *api_user;          /* --api-user (default admin) */
+	const char *api_cacert;        /* --api-cacert FILE */
+	bool api_insecure;             /* --api-insecure: accept any certificate */
+	bool keep_clones;              /* clone --mode snapshot --keep-clones */
 };
 
 /* Parse argv into opts.  Returns 0, or -1 with a one-line message naming the argument in err.

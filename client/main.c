@@ -52,9 +52,18 @@ int main(int argc, char **argv)
 		static struct info_result r;
 		if (scenario_info(&o, &r, err, sizeof(err)))
 			break;
-		if (o.format == OUT_JSON) print_json(json_info(&r));
-		else if (o.format == OUT_CSV) csv_info(stdout, &r);
-		else table_info(stdout, &r);
+		if (o.format == OUT_JSON) {
+			json_object *j = json_info(&r);
+			if (r.have_cluster)
+				json_object_object_add(j, "cluster", json_cluster(&r));
+			print_json(j);
+		} else if (o.format == OUT_CSV) {
+			csv_info(stdout, &r);
+		} else {
+			table_info(stdout, &r);
+			if (r.have_cluster)
+				table_cluster(stdout, &r);
+		}
 		return 0;
 	}
 	case CMD_SCALE: {
@@ -70,6 +79,15 @@ int main(int argc, char **argv)
 	}
 	case CMD_CLONE: {
 		static struct clone_result r;
+		if (o.mode == MODE_SNAPSHOT) {
+			static struct snapclone_result sr;
+			if (scenario_snapclone(&o, &sr, err, sizeof(err)))
+				break;
+			if (o.format == OUT_JSON) print_json(json_snapclone(&sr));
+			else if (o.format == OUT_CSV) csv_snapclone(stdout, &sr);
+			else table_snapclone(stdout, &sr);
+			return 0;
+		}
 		FILE *explain = o.format == OUT_TABLE ? stdout : stderr;
 		if (scenario_clone(&o, &r, explain, err, sizeof(err)))
 			break;

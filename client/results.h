@@ -8,6 +8,7 @@
 
 #include "client/logpage.h"
 #include "client/vpd8f.h"
+#include "client/xms_client.h"
 
 struct info_result {
 	char vendor[9], product[17], revision[5];
@@ -33,6 +34,11 @@ struct info_result {
 	struct array_capacity cap;
 	bool have_telemetry;
 	struct model_telemetry tel;
+	/* --api: the cluster (array) the LU belongs to, from the management API */
+	bool have_cluster;
+	bool cluster_of_lu;              /* found by the LU's serial (false: the API's first cluster) */
+	char api_volume[128];            /* the LU's volume in the API, "" when it is none */
+	struct xms_cluster_figures cluster;
 };
 
 #define SCALE_MAX_VMS 1024
@@ -98,6 +104,21 @@ struct drr_result {
 	const char *source;              /* "synthetic win10 seed N" or the file name */
 	uint64_t logical_before;         /* the array's logical bytes before the image was written */
 	char source_buf[300];
+};
+
+/* clone --mode snapshot (scenario_snapclone.c): clones made by the array's management API */
+struct snapclone_result {
+	uint64_t template_size;
+	unsigned clones, made;
+	char volume[128];                /* the template's XMS volume */
+	uint64_t volume_index;
+	double wall_s;                   /* every POST snapshots, back to back */
+	uint64_t bytes_cloned;           /* logical: clones x template */
+	double lat_mean_ms, lat_p50_ms, lat_p90_ms, lat_max_ms; /* per POST snapshots */
+	struct xms_cluster_figures before, after;
+	bool verified;
+	uint64_t verified_bytes;
+	bool kept;                       /* --keep-clones */
 };
 
 #endif

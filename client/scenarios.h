@@ -14,5 +14,7 @@ int scenario_scale(const struct bench_opts *o, struct scale_result *r, char *err
 int scenario_clone(const struct bench_opts *o, struct clone_result *r, FILE *explain_out,
 		   char *err, size_t errlen);
 int scenario_drr(const struct bench_opts *o, struct drr_result *r, char *err, size_t errlen);
+/* clone --mode snapshot: clones as snapshots through the management API */
+int scenario_snapclone(const struct bench_opts *o, struct snapclone_result *r, char *err, size_t errlen);
 
 #endif

@@ -186,6 +186,7 @@ static int start_api(const struct cli *cli, const struct auth_config *auth)
 	    lunlab_api_register(err, sizeof(err)) < 0 || /* fault rules, portals, ALUA */
 	    api_start(&cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "lunlab-target: %s\n", err);
+		api_stop(); /* what the clusters' setup made */
 		return -1;
 	}
 	return 0;

@@ -48,6 +48,11 @@ static bool printable(const char *s, size_t n)
 /* prop=a or prop=a,b */
 static int add_props(struct api_query *q, const char *v, char *err, size_t errlen)
 {
+	if (!*v) {
+		snprintf(err, errlen, "Command Syntax Error: prop: want property names of 1..%d characters "
+			 "[A-Za-z0-9-_.]", API_QUERY_FIELD_MAX);
+		return -1;
+	}
 	while (*v) {
 		size_t n = strcspn(v, ",");
 		if (!field_ok(v, n)) {

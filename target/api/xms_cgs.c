@@ -150,14 +150,21 @@ static void list_cgv(struct xms_ctx *x, struct json_object *arr)
 /* vol-id and cg-id of the request (body, or query for a DELETE) */
 static bool member(struct xms_ctx *x, struct xms_volume **v, struct xms_cg **g, uint64_t named)
 {
+	static const char *const vf[] = { "vol-id", NULL }, *const gf[] = { "cg-id", NULL };
 	const char *vr, *gr;
-	int rv = xms_field_or_param(x, "vol-id", XMS_NAME_MAX, &vr), rg;
+	char vbuf[24], gbuf[24];
+	int rv = xms_field_ref(x, vf, vbuf, sizeof(vbuf), &vr), rg;
+
+	if (rv == 0)
+		rv = xms_field_or_param(x, "vol-id", XMS_NAME_MAX, &vr);
 
 	if (rv < 0)
 		return false;
 	if (rv == 0)
 		return api_error(x->rsp, 400, "Command Syntax Error: vol-id: missing");
-	rg = xms_field_or_param(x, "cg-id", XMS_NAME_MAX, &gr);
+	rg = xms_field_ref(x, gf, gbuf, sizeof(gbuf), &gr);
+	if (rg == 0)
+		rg = xms_field_or_param(x, "cg-id", XMS_NAME_MAX, &gr);
 	if (rg < 0)
 		return false;
 	if (rg == 0 && !named)

@@ -82,6 +82,27 @@ int xms_field_any(struct xms_ctx *x, const char *const *fields, size_t maxlen, c
 	return 0;
 }
 
+int xms_field_ref(struct xms_ctx *x, const char *const *fields, char *buf, size_t buflen, const char **out)
+{
+	for (size_t i = 0; fields[i]; i++) {
+		struct json_object *v;
+		if (json_object_object_get_ex(x->body, fields[i], &v) && v && json_object_is_type(v, json_type_int)) {
+			int64_t n = json_object_get_int64(v);
+			if (n < 1) {
+				api_errorf(x->rsp, 400, "Command Syntax Error: %s: an index is 1 or more", fields[i]);
+				return -1;
+			}
+			snprintf(buf, buflen, "%lld", (long long)n);
+			*out = buf;
+			return 1;
+		}
+		int rc = xms_field_string(x, fields[i], XMS_NAME_MAX, out);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
 bool xms_name_ok(const char *s)
 {
 	size_t n = strlen(s);

@@ -45,6 +45,9 @@ int xms_field_or_param(struct xms_ctx *x, const char *field, size_t maxlen, cons
 /* the first of several spellings (XMS v1 and v2 differ: vol-name / name) */
 int xms_field_any(struct xms_ctx *x, const char *const *fields, size_t maxlen, const char **out,
 		  const char **which);
+/* an object reference (vol-id, ig-id, cg-id, ...): a name, or an index as a
+ * number or a string; numbers are written into buf */
+int xms_field_ref(struct xms_ctx *x, const char *const *fields, char *buf, size_t buflen, const char **out);
 /* a name a client may give: printable, no leading/trailing space */
 bool xms_name_ok(const char *s);
 

@@ -324,7 +324,12 @@ static void handle(const struct api_request *req, struct api_response *rsp)
 		return;
 	}
 	x.cluster = x.q.cluster;
-	if (api_json_string(x.body, "cluster-id", 256, &cid, err, sizeof(err)) < 0) {
+	struct json_object *cv;
+	static _Thread_local char cbuf[24];
+	if (json_object_object_get_ex(x.body, "cluster-id", &cv) && cv && json_object_is_type(cv, json_type_int)) {
+		snprintf(cbuf, sizeof(cbuf), "%lld", (long long)json_object_get_int64(cv));
+		cid = cbuf;
+	} else if (api_json_string(x.body, "cluster-id", 256, &cid, err, sizeof(err)) < 0) {
 		api_errorf(rsp, 400, "Command Syntax Error: %s", err);
 		goto out;
 	}

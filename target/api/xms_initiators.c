@@ -220,6 +220,7 @@ static void post_init(struct xms_ctx *x)
 	struct xms_cluster *c = xms_request_cluster(x);
 	struct xms_initiator tmp, *n;
 	const char *name = NULL, *port, *igref, *why;
+	char gbuf[24];
 	const struct xms_ig *g;
 	int rc;
 
@@ -245,7 +246,7 @@ static void post_init(struct xms_ctx *x)
 		return;
 	}
 	static const char *const ig_fields[] = { "ig-id", "ig-name", NULL };
-	if ((rc = xms_field_any(x, ig_fields, XMS_NAME_MAX, &igref, NULL)) < 0)
+	if ((rc = xms_field_ref(x, ig_fields, gbuf, sizeof(gbuf), &igref)) < 0)
 		return;
 	if (rc == 0) {
 		api_error(x->rsp, 400, "Command Syntax Error: ig-id: missing (the initiator group)");
@@ -296,6 +297,7 @@ static void put_init(struct xms_ctx *x, uint64_t index)
 	struct xms_initiator *n = xms_initiator_get(&g_xms, index), tmp;
 	const char *name = NULL, *igref = NULL;
 	const struct xms_ig *g = NULL;
+	char gbuf[24];
 	int rn, rg;
 
 	if (!n) {
@@ -303,7 +305,7 @@ static void put_init(struct xms_ctx *x, uint64_t index)
 		return;
 	}
 	if ((rn = xms_field_any(x, name_fields, XMS_NAME_MAX, &name, NULL)) < 0 ||
-	    (rg = xms_field_any(x, ig_fields, XMS_NAME_MAX, &igref, NULL)) < 0)
+	    (rg = xms_field_ref(x, ig_fields, gbuf, sizeof(gbuf), &igref)) < 0)
 		return;
 	if (rn > 0 && (!xms_name_ok(name) || (xms_initiator_by_name(&g_xms, name) &&
 					      xms_initiator_by_name(&g_xms, name) != n))) {

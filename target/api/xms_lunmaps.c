@@ -64,19 +64,20 @@ static void post_map(struct xms_ctx *x)
 	static const char *const vol_fields[] = { "vol-id", "vol-name", NULL };
 	static const char *const ig_fields[] = { "ig-id", "ig-name", NULL };
 	const char *vref, *gref;
+	char vbuf[24], gbuf[24];
 	const struct xms_volume *v;
 	const struct xms_ig *g;
 	struct xms_lunmap *l;
 	uint64_t lun = 0, index;
 	int rc;
 
-	if ((rc = xms_field_any(x, vol_fields, XMS_NAME_MAX, &vref, NULL)) < 0)
+	if ((rc = xms_field_ref(x, vol_fields, vbuf, sizeof(vbuf), &vref)) < 0)
 		return;
 	if (rc == 0) {
 		api_error(x->rsp, 400, "Command Syntax Error: vol-id: missing");
 		return;
 	}
-	if ((rc = xms_field_any(x, ig_fields, XMS_NAME_MAX, &gref, NULL)) < 0)
+	if ((rc = xms_field_ref(x, ig_fields, gbuf, sizeof(gbuf), &gref)) < 0)
 		return;
 	if (rc == 0) {
 		api_error(x->rsp, 400, "Command Syntax Error: ig-id: missing");

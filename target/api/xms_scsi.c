@@ -59,7 +59,10 @@ int xms_scsi_cluster_probe(struct xms_cluster *c, char *err, size_t errlen)
 	dc.name = name;
 	be = tcmu_host_create_device(&dc, &why);
 	if (!be) {
-		one_line(err, errlen, "cluster", why);
+		size_t nl = strlen(name);
+		/* the host names the device first ("cluster-NAME: "): the caller names the spec */
+		const char *reason = why && strncmp(why, name, nl) == 0 && why[nl] == ':' ? why + nl + 2 : why;
+		snprintf(err, errlen, "%s", reason ? reason : "refused by the handler");
 		free(why);
 		return -1;
 	}
@@ -293,6 +296,26 @@ const struct lunlab_volume_info *xms_scsi_info_of(const struct lunlab_volume_inf
 		if (strcmp(infos[i].name, v->guid) == 0)
 			return &infos[i];
 	return NULL;
+}
+
+int xms_scsi_open_all(struct xms_model *m, char *err, size_t errlen)
+{
+	char why[320];
+
+	for (size_t i = 0; i < m->volumes.n; i++) {
+		struct xms_volume *v = &m->volumes.v[i];
+		const struct xms_cluster *c = xms_cluster_get(m, v->cluster);
+
+		if (v->be)
+			continue;
+		if (!c || xms_scsi_volume_open(c, v, why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "volume %s: %s", v->name, c ? why : "no such cluster");
+			return -1;
+		}
+	}
+	if (xms_scsi_publish_maps(m, err, errlen) < 0 || xms_scsi_publish_chap(m, err, errlen) < 0)
+		return -1;
+	return 0;
 }
 
 void xms_scsi_close_all(struct xms_model *m)

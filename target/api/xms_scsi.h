@@ -59,6 +59,13 @@ size_t xms_scsi_volume_infos(const struct xms_cluster *c, struct lunlab_volume_i
 const struct lunlab_volume_info *xms_scsi_info_of(const struct lunlab_volume_info *infos, size_t n,
 						  const struct xms_volume *v);
 
+/* Realises a model loaded from its stored form (xms_model_from_json; the
+ * arrays already hold the named volumes): opens every volume's device,
+ * then publishes the maps and the CHAP credentials.  -1 with err naming
+ * the volume that failed (the devices opened so far stay open: close them
+ * with xms_scsi_close_all). */
+int xms_scsi_open_all(struct xms_model *m, char *err, size_t errlen);
+
 /* Closes every volume's device (shutdown): the LU table is reset after. */
 void xms_scsi_close_all(struct xms_model *m);
 

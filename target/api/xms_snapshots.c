@@ -28,7 +28,10 @@ struct snap_req {
 /* the sources: volume-list | consistency-group-id | snapshot-set-id | (v1) ancestor-vol-id */
 static bool sources(struct xms_ctx *x, struct snap_req *r)
 {
+	static const char *const cgf[] = { "consistency-group-id", NULL }, *const ssf[] = { "snapshot-set-id", NULL },
+			  *const anf[] = { "ancestor-vol-id", NULL };
 	const char *names[XMS_MAX_LIST], *ref;
+	char buf[24];
 	size_t n = 0;
 	char err[256];
 	int given = 0, rc;
@@ -52,7 +55,7 @@ static bool sources(struct xms_ctx *x, struct snap_req *r)
 			r->src[r->n++] = v->index;
 		}
 	}
-	if ((rc = xms_field_string(x, "consistency-group-id", XMS_NAME_MAX, &ref)) < 0)
+	if ((rc = xms_field_ref(x, cgf, buf, sizeof(buf), &ref)) < 0)
 		return false;
 	if (rc > 0) {
 		const struct xms_cg *g = xms_cg_ref(&g_xms, ref);
@@ -66,7 +69,7 @@ static bool sources(struct xms_ctx *x, struct snap_req *r)
 		memcpy(r->src, g->vols.v, g->vols.n * sizeof(*r->src));
 		r->n = g->vols.n;
 	}
-	if ((rc = xms_field_string(x, "snapshot-set-id", XMS_NAME_MAX, &ref)) < 0)
+	if ((rc = xms_field_ref(x, ssf, buf, sizeof(buf), &ref)) < 0)
 		return false;
 	if (rc > 0) {
 		const struct xms_snapset *s = xms_snapset_ref(&g_xms, ref);
@@ -79,7 +82,7 @@ static bool sources(struct xms_ctx *x, struct snap_req *r)
 		memcpy(r->src, s->vols.v, s->vols.n * sizeof(*r->src));
 		r->n = s->vols.n;
 	}
-	if ((rc = xms_field_string(x, "ancestor-vol-id", XMS_NAME_MAX, &ref)) < 0)
+	if ((rc = xms_field_ref(x, anf, buf, sizeof(buf), &ref)) < 0)
 		return false;
 	if (rc > 0) { /* v1: one snapshot, named by snap-vol-name */
 		const struct xms_volume *v = xms_volume_ref(&g_xms, ref);
