@@ -123,11 +123,12 @@ static void delayed(struct iscsi_context *i)
 	struct outcome o = read10(i, 0, 4000, NULL, 8);
 
 	dt = now_s() - t0;
-	check(o.status == ST_GOOD && dt >= 0.3 && dt < 10, "READ in the delay=300 range: GOOD after %.3f s (>= 0.3)", dt);
+	check(o.status == ST_GOOD && dt >= 1.5 && dt < 15, "READ in the delay=1500 range: GOOD after %.3f s (>= 1.5)", dt);
 	t0 = now_s();
 	o = read10(i, 0, 4100, NULL, 8);
 	dt = now_s() - t0;
-	check(o.status == ST_GOOD && dt < 0.25, "READ outside it: GOOD after %.3f s (not delayed)", dt);
+	/* a loaded machine adds its own latency; 1 s is far from both */
+	check(o.status == ST_GOOD && dt < 1.0, "READ outside it: GOOD after %.3f s (not delayed)", dt);
 }
 
 /* async plumbing for held commands */
