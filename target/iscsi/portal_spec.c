@@ -58,7 +58,20 @@ static bool parse_adv(const char *v, struct portal_spec *o)
 	return true;
 }
 
+static bool parse(const char *text, struct portal_spec *o, char *err, size_t errlen);
+
 bool portal_spec_parse(const char *text, struct portal_spec *o, char *err, size_t errlen)
+{
+	if (parse(text, o, err, errlen))
+		return true;
+	/* the refusal quotes the value: one printable line whatever it holds */
+	for (char *p = err; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return false;
+}
+
+static bool parse(const char *text, struct portal_spec *o, char *err, size_t errlen)
 {
 	const char *comma = strchr(text, ',');
 	size_t al = comma ? (size_t)(comma - text) : strlen(text);

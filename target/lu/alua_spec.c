@@ -49,7 +49,20 @@ static bool spec_uint(const char *v, unsigned long max, unsigned long *out)
 	return !*end && *out <= max;
 }
 
+static bool parse(const char *text, struct alua_spec *o, char *err, size_t errlen);
+
 bool alua_spec_parse(const char *text, struct alua_spec *o, char *err, size_t errlen)
+{
+	if (parse(text, o, err, errlen))
+		return true;
+	/* the refusal quotes the value: one printable line whatever it holds */
+	for (char *p = err; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return false;
+}
+
+static bool parse(const char *text, struct alua_spec *o, char *err, size_t errlen)
 {
 	char buf[256], *save = NULL, *tok;
 	bool has_tpg = false, has_state = false;

@@ -441,7 +441,20 @@ bool fault_spec_finish(struct fault_spec *s, char *err, size_t errlen)
 	return true;
 }
 
+static bool parse(const char *text, struct fault_spec *out, char *err, size_t errlen);
+
 bool fault_spec_parse(const char *text, struct fault_spec *out, char *err, size_t errlen)
+{
+	if (parse(text, out, err, errlen))
+		return true;
+	/* the refusal quotes keys and values: one printable line whatever they hold */
+	for (char *p = err; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return false;
+}
+
+static bool parse(const char *text, struct fault_spec *out, char *err, size_t errlen)
 {
 	char buf[FAULT_SPEC_MAX + 1], *save = NULL, *tok;
 	char seen[32][24];

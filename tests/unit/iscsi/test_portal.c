@@ -54,6 +54,7 @@ static void spec_refused(void **state)
 		{ "127.0.0.1:1,tpg=1,tpg=2", "tpg: given twice" },
 		{ "127.0.0.1:1,colour=red", "colour: unknown key (advertise=HOST[:PORT], tpg=N)" },
 		{ "127.0.0.1:1,down", "'down' is not key=value (advertise=HOST[:PORT], tpg=N)" },
+		{ "127.0.0.1:1,a\nb", "'a?b' is not key=value (advertise=HOST[:PORT], tpg=N)" },
 	};
 	struct portal_spec s;
 	char err[200];

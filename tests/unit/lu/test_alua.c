@@ -295,6 +295,7 @@ static void spec(void **state)
 		{ "tpg=1,state=ao,transition=600001", "transition=600001: want milliseconds 0..600000" },
 		{ "tpg=1,tpg=2,state=ao", "tpg: given twice" },
 		{ "tpg=1,state=ao,colour=red", "colour: unknown key (lun, tpg, state, pref, transition)" },
+		{ "tpg=1,state=ao,c\tx=1", "c?x: unknown key (lun, tpg, state, pref, transition)" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_false(alua_spec_parse(bad[i].in, &s, err, sizeof(err)));

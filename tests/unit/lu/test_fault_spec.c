@@ -212,6 +212,9 @@ static void refusals(void **state)
 				     "window; action: sense status delay hold drop xcopy-fail-after corrupt)" },
 		{ "=5,hold", "'=5': a value without a key" },
 		{ "LUN=1,hold", "'LUN': not a key (keys are lower case: lun, op, lba, ...)" },
+		/* a control byte anywhere: still one printable line (fuzz-fault-spec found it) */
+		{ "ll\nbn=u", "ll?bn: unknown key (match: lun op lba initiator portal; trigger: every p seed count window; "
+			       "action: sense status delay hold drop xcopy-fail-after corrupt)" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
