@@ -208,7 +208,11 @@ void io_thread_delay(struct io_thread *t, struct icmd *ic, uint64_t delay_us)
 
 int io_thread_run_delayed(struct io_thread *t)
 {
-	uint64_t now = mono_ns();
+	uint64_t now;
+
+	if (!t->delayed)
+		return -1; /* every loop iteration asks: no clock read when nothing waits */
+	now = mono_ns();
 
 	while (t->delayed && t->delayed->delay_due_ns <= now) {
 		struct icmd *ic = t->delayed;
