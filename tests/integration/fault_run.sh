@@ -12,6 +12,7 @@
 #   api     --api on a third free port with an 'api' user in a 0600 auth file, LUNs 0 and 1
 #           unlimited, LUN 2 fa420-ac; api_check changes rules, portals and ALUA states at run
 #           time through /api/lunlab/ and watches each change with libiscsi
+# FAULT_CHECK_WRAP (env) runs the check program under a wrapper (e.g. "valgrind -q").
 # Exit: 0 pass, 1 fail, 77 skipped (no lunlab-target in this build).
 set -uo pipefail
 
