@@ -65,8 +65,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: lunlab-target [options]\n"
 		"  --config FILE          read options from a YAML file (docs/config.md); the\n"
-		"                         command line wins over it, and --listen, --lun or\n"
-		"                         --allow-initiator given here replace the file's list\n"
+		"                         command line wins over it, and --listen, --lun,\n"
+		"                         --allow-initiator, --fault or --alua given here\n"
+		"                         replace the file's list\n"
 		"  --listen ADDR[:PORT][,advertise=HOST[:PORT]][,tpg=N]\n"
 		"                         where to listen (default 127.0.0.1:3260); repeatable:\n"
 		"                         every portal serves the same LUNs (multipath);\n"
