@@ -21,7 +21,9 @@
 #                 installs the dashboard's uPlot at build time and playwright-core for the browser
 #                 test, both pinned by package-lock.json; no browser is ever downloaded)
 # LUNLAB_REALSTACK=1 adds what tests/realstack/lane.sh needs (Debian's kernel under qemu with
-# LIO + tcmu-runner): qemu-system-x86 busybox-static cpio kmod.
+# LIO + tcmu-runner): qemu-system-x86 busybox-static cpio kmod; and what tests/multipath/lane.sh
+# copies into its guest (a Linux initiator): open-iscsi multipath-tools udev (their binaries and
+# rules; the host's services are not used).
 set -euo pipefail
 
 packages=(
@@ -38,7 +40,7 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     packages+=(nodejs npm)
 fi
 if [[ ${LUNLAB_REALSTACK:-0} == 1 ]]; then
-    packages+=(qemu-system-x86 busybox-static cpio kmod)
+    packages+=(qemu-system-x86 busybox-static cpio kmod open-iscsi multipath-tools udev)
 fi
 
 if [[ $(id -u) -ne 0 ]]; then

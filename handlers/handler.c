@@ -55,6 +55,10 @@ int handler_init(void) __attribute__((visibility("default")));
 /* lunlab-target only (host_ext.h): let short READs and WRITEs of an unpaced
  * LU run on the I/O thread.  Resolves to NULL under tcmu-runner. */
 #pragma weak lunlab_host_dev_set_inline
+/* lunlab-target only: the ALUA the LU reports (the core keeps the port
+ * groups: target/lu/alua.h).  NULL under tcmu-runner, where LIO's own ALUA
+ * configuration (configfs alua/) applies instead. */
+#pragma weak lunlab_host_dev_set_tpgs
 
 /* Largest READ/WRITE run inline: a 64 KiB write (dedup hashing and zlib of
  * four 16 KiB blocks) is still well under the time a worker hand-off and
@@ -247,6 +251,8 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 	lu->unpaced = !model_paces(d->model);
 	if (lunlab_host_dev_set_inline && lu->unpaced)
 		lunlab_host_dev_set_inline(tdev, lunlab_may_inline);
+	if (lunlab_host_dev_set_tpgs)
+		lunlab_host_dev_set_tpgs(tdev, (unsigned)(c.tpgs >= 0 ? c.tpgs : prof->tpgs));
 	tcmu_dev_info(tdev, "lunlab: LU serial %s, model %s, array %s, %llu x %u bytes\n", d->serial,
 		      d->model_name, d->array_name, (unsigned long long)d->num_lbas, d->block_size);
 	return 0;

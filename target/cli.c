@@ -14,6 +14,9 @@
 #include "target/api/xms_cluster_spec.h"
 #include "target/config_file.h"
 #include "target/iscsi/auth_config.h"
+#include "target/iscsi/portal.h"
+#include "target/lu/alua.h"
+#include "target/lu/fault_spec.h"
 
 #ifndef LUNLAB_HANDLER_DIR
 #define LUNLAB_HANDLER_DIR "handlers"
@@ -40,6 +43,8 @@ const struct cli_optdef cli_options[] = {
 	{ "api-key", CLI_API_KEY, CLI_K_TEXT, 0, 0 },
 	{ "api-metrics-open", CLI_API_METRICS_OPEN, CLI_K_FLAG, 0, 0 },
 	{ "cluster", CLI_CLUSTER, CLI_K_LIST, 0, CLI_MAX_CLUSTERS },
+	{ "fault", CLI_FAULT, CLI_K_LIST, 0, CLI_MAX_FAULTS },
+	{ "alua", CLI_ALUA, CLI_K_LIST, 0, CLI_MAX_FAULTS },
 	{ NULL, CLI_NOPTS, CLI_K_TEXT, 0, 0 },
 };
 
@@ -61,10 +66,15 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: lunlab-target [options]\n"
 		"  --config FILE          read options from a YAML file (docs/config.md); the\n"
-		"                         command line wins over it, and --listen, --lun or\n"
-		"                         --allow-initiator given here replace the file's list\n"
-		"  --listen ADDR[:PORT]   where to listen (default 127.0.0.1:3260); repeatable:\n"
-		"                         every portal serves the same LUNs (multipath)\n"
+		"                         command line wins over it, and --listen, --lun,\n"
+		"                         --allow-initiator, --fault or --alua given here\n"
+		"                         replace the file's list\n"
+		"  --listen ADDR[:PORT][,advertise=HOST[:PORT]][,tpg=N]\n"
+		"                         where to listen (default 127.0.0.1:3260); repeatable:\n"
+		"                         every portal serves the same LUNs (multipath);\n"
+		"                         advertise= is what SendTargets reports for it (NAT,\n"
+		"                         qemu user networking, containers); tpg= its portal\n"
+		"                         group (an ALUA target port group; default --portal-group)\n"
 		"  --iqn IQN              target name (default iqn.2026-11.org.lunlab:target)\n"
 		"  --lun SPEC             add a LUN (repeatable: LUN 0, 1, ... in order); SPEC is\n"
 		"                         comma-separated key=value: size=N[K|M|G|T] (required, thin),\n"
@@ -94,6 +104,14 @@ static void usage(FILE *f)
 		"  --cluster SPEC         a cluster (array) the API manages (repeatable; default\n"
 		"                         name=xbrick1): name=, block=, chap_authentication=,\n"
 		"                         chap_discovery=, and handler keys (model=, array_capacity=, ...)\n"
+		"  --fault SPEC           a fault rule (repeatable; docs/faults.md): match keys\n"
+		"                         lun= op= lba= initiator= portal=, triggers every= p=\n"
+		"                         seed= count= window=, one action: sense=KK/AA/QQ,\n"
+		"                         status=busy|task-set-full|reservation-conflict,\n"
+		"                         delay=MS, hold, drop[=after], xcopy-fail-after=N, corrupt\n"
+		"  --alua SPEC            an ALUA state at start (repeatable; LUs whose profile\n"
+		"                         reports ALUA): [lun=N,]tpg=N,state=ao|ano|standby|\n"
+		"                         unavailable|transitioning[,pref=0|1]\n"
 		"  --trace                print every SCSI command decoded, with its status\n"
 		"  --quiet                no log lines (login/logout)\n"
 		"  --help                 this text\n",
@@ -319,17 +337,43 @@ bool cli_set(struct cli *c, enum cli_opt id, const char *v, char *err, size_t er
 		return false;
 	}
 	switch (id) {
-	case CLI_LISTEN:
+	case CLI_LISTEN: {
+		struct portal_spec ps;
 		if (c->nlisten == CLI_MAX_LISTEN) {
 			snprintf(err, errlen, "more than %d addresses", CLI_MAX_LISTEN);
 			return false;
 		}
-		if ((why = listen_check(v))) {
+		if (!portal_spec_parse(v, &ps, err, errlen))
+			return false;
+		if ((why = listen_check(ps.listen))) {
 			snprintf(err, errlen, "%s", why);
 			return false;
 		}
 		c->listen[c->nlisten++] = v;
 		break;
+	}
+	case CLI_FAULT: {
+		struct fault_spec fs;
+		if (c->nfaults == CLI_MAX_FAULTS) {
+			snprintf(err, errlen, "more than %d fault rules", CLI_MAX_FAULTS);
+			return false;
+		}
+		if (!fault_spec_parse(v, &fs, err, errlen))
+			return false;
+		c->faults[c->nfaults++] = v;
+		break;
+	}
+	case CLI_ALUA: {
+		struct alua_spec as;
+		if (c->nalua == CLI_MAX_FAULTS) {
+			snprintf(err, errlen, "more than %d ALUA states", CLI_MAX_FAULTS);
+			return false;
+		}
+		if (!alua_spec_parse(v, &as, err, errlen))
+			return false;
+		c->alua[c->nalua++] = v;
+		break;
+	}
 	case CLI_ALLOW:
 		if (c->nallow == CLI_MAX_ALLOW) {
 			snprintf(err, errlen, "more than %d initiators", CLI_MAX_ALLOW);
@@ -491,6 +535,8 @@ static const struct option long_opts[] = {
 	{ "api-key", required_argument, NULL, CLI_API_KEY },
 	{ "api-metrics-open", no_argument, NULL, CLI_API_METRICS_OPEN },
 	{ "cluster", required_argument, NULL, CLI_CLUSTER },
+	{ "fault", required_argument, NULL, CLI_FAULT },
+	{ "alua", required_argument, NULL, CLI_ALUA },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -522,6 +568,10 @@ static void clear_list(struct cli *c, enum cli_opt id)
 		c->nlisten = 0;
 	} else if (id == CLI_ALLOW) {
 		c->nallow = 0;
+	} else if (id == CLI_FAULT) {
+		c->nfaults = 0;
+	} else if (id == CLI_ALUA) {
+		c->nalua = 0;
 	} else if (id == CLI_LUN) {
 		c->nluns = 0;
 		c->nkeylines = 0;

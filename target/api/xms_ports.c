@@ -3,13 +3,16 @@
  * iSCSI port per portal; port-address is the target's IQN) and
  * `target-groups` (the one group "Default" every LUN map goes through).  A
  * wildcard listener (0.0.0.0, ::) is shown as the loopback address, the one
- * address it certainly serves. */
+ * address it certainly serves.  A portal with advertise= is shown at the
+ * address it advertises (what a client such as Cinder must connect to), and
+ * a portal set down (/api/lunlab/portals) has port-state "down". */
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "target/api/xms_common.h"
 #include "target/api/xms_resources.h"
+#include "target/iscsi/portal.h"
 #include "target/iscsi/target.h"
 
 static void fixed_guid(char out[XMS_GUID_LEN + 1], unsigned kind, uint64_t index)
@@ -19,7 +22,9 @@ static void fixed_guid(char out[XMS_GUID_LEN + 1], unsigned kind, uint64_t index
 
 static void portal_addr(const struct target_portal *p, char *ip, size_t cap)
 {
-	if (p->wildcard)
+	if (p->adv_host[0])
+		snprintf(ip, cap, "%s", p->adv_host);
+	else if (p->wildcard)
 		snprintf(ip, cap, "%s", p->v6 ? "::1" : "127.0.0.1");
 	else
 		snprintf(ip, cap, "%s", p->host);
@@ -34,7 +39,7 @@ static void list_portals(struct xms_ctx *x, struct json_object *arr)
 		char ip[80], name[96], guid[XMS_GUID_LEN + 1], tguid[XMS_GUID_LEN + 1], tname[32];
 
 		portal_addr(p, ip, sizeof(ip));
-		snprintf(name, sizeof(name), "%s/%d", ip, p->v6 ? 128 : 32);
+		snprintf(name, sizeof(name), "%s/%d", ip, (p->adv_host[0] ? p->adv_v6 : p->v6) ? 128 : 32);
 		fixed_guid(guid, 0x1c51, (uint64_t)i + 1);
 		fixed_guid(tguid, 0x7a26, (uint64_t)i + 1);
 		snprintf(tname, sizeof(tname), "X1-SC1-iscsi%d", i + 1);
@@ -43,7 +48,7 @@ static void list_portals(struct xms_ctx *x, struct json_object *arr)
 		json_object_object_add(o, "guid", json_object_new_string(guid));
 		json_object_object_add(o, "portal-id", xms_oid(guid, name, (uint64_t)i + 1));
 		json_object_object_add(o, "ip-addr", json_object_new_string(name));
-		json_object_object_add(o, "ip-port", json_object_new_int((int)p->port));
+		json_object_object_add(o, "ip-port", json_object_new_int((int)(p->adv_host[0] ? p->adv_port : p->port)));
 		json_object_object_add(o, "port-address", json_object_new_string(g_target.iqn));
 		json_object_object_add(o, "tar-id", xms_oid(tguid, tname, (uint64_t)i + 1));
 		json_object_object_add(o, "vlan", json_object_new_int(0));
@@ -68,7 +73,7 @@ static void list_targets(struct xms_ctx *x, struct json_object *arr)
 		json_object_object_add(o, "tar-id", xms_oid(guid, name, (uint64_t)i + 1));
 		json_object_object_add(o, "port-type", json_object_new_string("iscsi"));
 		json_object_object_add(o, "port-address", json_object_new_string(g_target.iqn));
-		json_object_object_add(o, "port-state", json_object_new_string("up"));
+		json_object_object_add(o, "port-state", json_object_new_string(portal_is_down(i) ? "down" : "up"));
 		json_object_object_add(o, "tg-id", xms_tg_oid());
 		if (g_xms.clusters.n)
 			json_object_object_add(o, "sys-id", xms_cluster_oid(&g_xms.clusters.v[0]));

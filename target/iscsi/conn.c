@@ -14,6 +14,7 @@
 #include "target/iscsi/conn_pool.h"
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/iscsi_stats.h"
+#include "target/iscsi/portal.h"
 #include "target/iscsi/target.h"
 
 static __thread struct conn_pool icmd_pool; /* conn_pool.h */
@@ -47,6 +48,7 @@ struct conn *conn_new(int fd, struct io_thread *thr)
 		free(c);
 		return NULL;
 	}
+	c->portal = -1;
 	c->stage = RX_BHS;
 	c->rx_need = ISCSI_BHS_LEN;
 	c->rx_dst = c->bhs;
@@ -165,6 +167,7 @@ void conn_close(struct conn *c, const char *why)
 	c->closed = true;
 	refused = c->state == CS_CLOSING; /* login_fail() answered it already */
 	c->state = CS_CLOSING;
+	portal_conn_change(c->portal, -1);
 	if (c->counted) {
 		/* an I_T nexus ends: SCSI-2 reservations it held are released
 		 * (SPC-4 5.13.1; libiscsi Reserve6.Logout / ITNexusLoss) */

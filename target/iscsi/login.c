@@ -13,6 +13,7 @@
 #include "target/iscsi/auth_login.h"
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/iscsi_stats.h"
+#include "target/iscsi/scsi_alua.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/text.h"
 #include "target/lu/lu_table.h"
@@ -348,7 +349,7 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 		}
 	}
 	if (!c->discovery && !c->login.tpgt_sent) {
-		text_add_u32(&out, "TargetPortalGroupTag", g_target.tpgt);
+		text_add_u32(&out, "TargetPortalGroupTag", target_portal_tpgt(c->portal));
 		if (g_target.alias)
 			text_add(&out, "TargetAlias", g_target.alias);
 		c->login.tpgt_sent = true;
@@ -401,7 +402,7 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 	if (!c->discovery) /* a new nexus owes nothing to events before it existed */
 		lu_nexus_start(&c->lunx, c->initiator);
 	if (!c->discovery && c->thr)
-		io_threads_reinstate(c->initiator, c->isid, c->tsih);
+		io_threads_reinstate(c->initiator, c->isid, target_portal_tpgt(c->portal), c->tsih);
 	c->counted = true;
 	atomic_fetch_add(&g_session_count, 1);
 	iscsi_stats_login(LOGIN_RESULT_SUCCESS);

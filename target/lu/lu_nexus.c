@@ -50,6 +50,7 @@ static void resync_seen(struct lu_nexus *nx, const struct lu_snap *s, const stru
 			fresh[n].id = e->id;
 			fresh[n].reset_gen = atomic_load(&e->reset_gen);
 			fresh[n].capacity_gen = atomic_load(&e->capacity_gen);
+			fresh[n].alua_gen = atomic_load(&e->alua_gen);
 			n++;
 		}
 	}
@@ -142,5 +143,17 @@ bool lu_nexus_take_ua(struct lu_nexus *nx, struct lu_entry *e, uint8_t opcode, u
 		seen->capacity_gen = g;
 		return ua(out, 0x2a, 0x09); /* CAPACITY DATA HAS CHANGED */
 	}
+	if (seen && (g = atomic_load(&e->alua_gen)) != seen->alua_gen) {
+		seen->alua_gen = g;
+		return ua(out, 0x2a, 0x06); /* ASYMMETRIC ACCESS STATE CHANGED */
+	}
 	return false;
+}
+
+void lu_nexus_alua_seen(struct lu_nexus *nx, struct lu_entry *e)
+{
+	struct lu_seen *seen = e ? seen_find(nx, e->id) : NULL;
+
+	if (seen)
+		seen->alua_gen = atomic_load(&e->alua_gen);
 }

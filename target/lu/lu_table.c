@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "target/lu/alua.h"
 #include "target/lu/lu_rcu.h"
 #include "target/lu/lu_stats.h"
 #include "target/lu/pr.h"
@@ -112,6 +113,7 @@ static void entry_release(struct lu_entry *e)
 			*pp = n->next;
 			pr_state_free(n->e.pr);
 			lu_stats_free(n->e.stats);
+			alua_free(&n->e);
 			free(n);
 			return;
 		}
@@ -395,6 +397,7 @@ void lu_table_reset(void)
 		entries = n->next;
 		pr_state_free(n->e.pr);
 		lu_stats_free(n->e.stats);
+		alua_free(&n->e);
 		free(n);
 	}
 	pthread_mutex_unlock(&wlock);

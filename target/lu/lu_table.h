@@ -19,6 +19,9 @@
  *   06/3F/0E REPORTED LUNS DATA HAS CHANGED      the initiator's LUN inventory
  *            changed (a map added or removed); REPORT LUNS clears it
  *   06/2A/09 CAPACITY DATA HAS CHANGED           the LU was resized
+ *   06/2A/06 ASYMMETRIC ACCESS STATE CHANGED     an ALUA state of the LU changed
+ *            (target/lu/alua.h; not for the nexus whose SET TARGET PORT
+ *            GROUPS changed it: lu_nexus_alua_seen)
  * Each is reported once per nexus on the next command other than INQUIRY,
  * REPORT LUNS and REQUEST SENSE, highest priority first (29h, 3Fh, 2Ah). */
 #ifndef LUNLAB_LU_TABLE_H
@@ -44,6 +47,8 @@ struct lu_entry {
 	_Atomic uint64_t capacity_gen; /* capacity changes */
 	bool global;                   /* a --lun LU: every initiator sees it */
 	struct lu_stats *stats;        /* what the target saw of its commands (lu_stats.h) */
+	_Atomic uint64_t alua_gen;     /* ALUA state changes (target/lu/alua.h) */
+	struct lu_alua *alua;          /* its ALUA states; NULL until first used */
 };
 
 /* ---- writers (start-up, the management API): one at a time ---- */
@@ -101,6 +106,7 @@ struct lu_seen {
 	uint64_t id;            /* entry id */
 	uint64_t reset_gen;     /* generations this nexus knows */
 	uint64_t capacity_gen;
+	uint64_t alua_gen;
 };
 struct lu_view;
 struct lu_nexus {
@@ -125,6 +131,9 @@ struct lu_entry *lu_nexus_lookup(struct lu_nexus *nx, const char *initiator, uin
  * true with the sense key/ASC/ASCQ in ua[3], and the condition cleared.
  * INQUIRY, REPORT LUNS and REQUEST SENSE never get one. */
 bool lu_nexus_take_ua(struct lu_nexus *nx, struct lu_entry *e, uint8_t opcode, uint8_t ua[3]);
+/* The nexus changed e's ALUA states itself (SET TARGET PORT GROUPS): it
+ * owes no 06/2A/06 for that change. */
+void lu_nexus_alua_seen(struct lu_nexus *nx, struct lu_entry *e);
 
 /* What the target answers itself, as LIO does: REPORT LUNS on any LUN (the
  * nexus's own list; a REPORT LUNS clears its 06/3F/0E), and every command
