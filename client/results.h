@@ -56,12 +56,17 @@ struct scale_run {
 	unsigned virtual_streams;        /* > 0: virtual clock: the machine cannot limit the figures */
 	double host_mean_latency_ms;     /* every completed command of the run, as the client saw it */
 	double modeled_mean_latency_ms;  /* the model's, over the same run */
-	double machine_share;            /* share of the client's latency this machine added */
+	double array_utilization;        /* busiest modeled resource's busy time / modeled elapsed */
+	double machine_share;            /* share of the client's latency this machine added (0 when
+	                                  * the array was saturated: its queue absorbed it) */
 	bool machine_share_exact;        /* false: upper bound (no modeled turnaround reported) */
 	bool machine_limited;            /* the machine, not the modeled array, set the pace */
 	double suggested_time_scale;     /* slow motion that would bring machine_share under 2% */
 };
 
+/* utilization of the busiest modeled resource from which a run counts as the array's
+ * capacity, whatever the host added */
+#define SCALE_SATURATED 0.97
 /* unique and win10 writes need a buffer per command in flight: at most this much in all */
 #define SCALE_MAX_WRITE_BUFFERS (2ull << 30)
 

@@ -154,8 +154,11 @@ static int submit(struct vm *v, struct slot *s)
  * client saw.  Each VM slot is a closed loop: had the array alone set the pace, a command
  * would take (modeled latency + modeled host turnaround) x time scale; what the client saw
  * beyond that is this machine's (target and client CPU, loopback, scheduling), and its share
- * of the client's latency is the share of throughput the run lost to the machine.  Slow motion
- * shrinks it as 1 / scale, hence the scale that brings it under 2%. */
+ * of the client's latency is the share of throughput the run lost to the machine - unless
+ * the array was saturated: when its busiest resource (page 0x31 0x000B..0x000D, and the CPU
+ * pool) was busy all the time, the figure is the array's capacity and extra host time only
+ * shortened its queue.  Slow motion shrinks the share as 1 / scale, hence the scale that
+ * brings it under 2%. */
 void scale_machine_check(const struct model_telemetry *t0, const struct model_telemetry *t1, double host_mean_s,
 			 double client_cpu_pct, struct scale_run *out)
 {
@@ -175,6 +178,21 @@ void scale_machine_check(const struct model_telemetry *t0, const struct model_te
 	out->modeled_mean_latency_ms = (double)lat / (double)ops / 1e6;
 	double turn_ms = t1->have_turnaround && cmds ? (double)(t1->turnaround_ns - t0->turnaround_ns) / (double)cmds / 1e6 : 0;
 	out->machine_share_exact = t1->have_turnaround;
+	/* how busy the busiest modeled resource was over the run */
+	double elapsed = (double)(t1->modeled_elapsed_ns - t0->modeled_elapsed_ns);
+	if (elapsed > 0) {
+		double busy[4] = { 0, 0, 0, 0 };
+		if (t1->cores)
+			busy[0] = (double)(t1->modeled_busy_ns - t0->modeled_busy_ns) / (double)t1->cores;
+		if (t1->have_busy) {
+			busy[1] = (double)(t1->frontend_busy_ns - t0->frontend_busy_ns);
+			busy[2] = (double)(t1->backend_busy_ns - t0->backend_busy_ns);
+			busy[3] = (double)(t1->journal_busy_ns - t0->journal_busy_ns);
+		}
+		for (unsigned i = 0; i < 4; i++)
+			if (busy[i] / elapsed > out->array_utilization)
+				out->array_utilization = busy[i] / elapsed;
+	}
 	if (out->virtual_streams) {
 		/* modeled time comes from the modeled host, not from this machine's clock */
 		out->machine_share_exact = true;
@@ -184,6 +202,8 @@ void scale_machine_check(const struct model_telemetry *t0, const struct model_te
 	double modeled_ms = (out->modeled_mean_latency_ms + turn_ms) * scale;
 	double extra = out->host_mean_latency_ms - modeled_ms;
 	out->machine_share = extra > 0 && out->host_mean_latency_ms > 0 ? extra / out->host_mean_latency_ms : 0;
+	if (out->array_utilization >= SCALE_SATURATED)
+		out->machine_share = 0; /* the array set the pace: its queue absorbed the rest */
 	out->machine_limited = (out->machine_share_exact && out->machine_share > 0.05) || client_cpu_pct > 90;
 	out->suggested_time_scale = out->machine_share > 0.02 ? scale * out->machine_share / 0.02 : scale;
 	if (out->machine_share > 0.98)

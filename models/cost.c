@@ -44,6 +44,7 @@ struct telemetry_state {
 	uint64_t first_arrival, last_completion;
 	uint64_t commands, busy, max_latency;
 	uint64_t turnaround;
+	uint64_t journal_busy, frontend_busy, backend_busy; /* ns of service, summed */
 	uint64_t hist[32];
 	uint64_t bucket_ops[COST_BUCKETS], bucket_bytes[COST_BUCKETS], bucket_latency[COST_BUCKETS];
 	struct window win[NWIN];
@@ -350,6 +351,9 @@ static void charge_locked(struct cost_model *m, const struct cost_req *r, uint64
 			done = e;
 		res->latency_ns = done - arrival + s.fixed_ns;
 		res->cpu_ns = s.cpu_work_ns;
+		m->t.journal_busy += s.journal_ns;
+		m->t.frontend_busy += s.frontend_ns;
+		m->t.backend_busy += s.backend_ns;
 	}
 	res->completion_ns = arrival + res->latency_ns;
 	res->next_arrival_ns = res->completion_ns + s.host_turnaround_ns;
@@ -565,6 +569,9 @@ void cost_model_telemetry(struct cost_model *m, struct cost_telemetry *out)
 	const struct telemetry_state *t = &m->t;
 	out->commands = t->commands;
 	out->turnaround_ns = t->turnaround;
+	out->journal_busy_ns = t->journal_busy;
+	out->frontend_busy_ns = t->frontend_busy;
+	out->backend_busy_ns = t->backend_busy;
 	out->modeled_elapsed_ns = t->started ? t->last_completion - t->first_arrival : 0;
 	out->modeled_busy_ns = t->busy;
 	out->cores = m->cp ? m->cp->cores : 0;

@@ -56,6 +56,9 @@ struct cost_telemetry {
 	uint64_t turnaround_ns;           /* modeled host turnaround added, summed over commands: lets a
 					   * client tell the model's host time from the machine's
 					   * (docs/bench.md "Machine-limited runs"; page 31h 0009h) */
+	uint64_t journal_busy_ns;         /* modeled service time of each single-queue resource, summed */
+	uint64_t frontend_busy_ns;        /* (with modeled_busy_ns / cores for the CPU pool: how busy */
+	uint64_t backend_busy_ns;         /* the array's busiest resource was; page 31h 000Bh..000Dh) */
 	double time_scale;                /* 0 when the clock is virtual */
 	uint32_t virtual_streams;         /* > 0: virtual clock, modeled time from this many
 					   * closed-loop host streams, not from the real clock

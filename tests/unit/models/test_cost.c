@@ -123,6 +123,10 @@ static void queueing_under_load(void **state)
 	assert_int_equal(r.latency_ns, 2 * 780 + 700);
 	cost_model_charge_at(m, &xcopy64k, 100, &r);
 	assert_int_equal(r.latency_ns, 3 * 780 - 100 + 700);
+	/* the journal's busy time is their services, whatever the queueing */
+	struct cost_telemetry bt;
+	cost_model_telemetry(m, &bt);
+	assert_int_equal(bt.journal_busy_ns, 3 * 780);
 	/* Once the queue has drained, the idle latency again. */
 	cost_model_charge_at(m, &xcopy64k, 10000, &r);
 	assert_int_equal(r.latency_ns, 780 + 700);
