@@ -21,7 +21,9 @@ void cli_usage(char *buf, size_t len)
 		"              [--mode auto|xcopy|software] [--explain [N]] [--no-template] [--verify]\n"
 		"              [--plot-job SIZE: plot the modeled duration scaled to SIZE cloned]\n"
 		"  drr URL     --image FILE | --synthetic win10 [--size 11.9g] [--seed N]\n"
-		"common: --json | --csv, --plot FILE.svg, --quiet, --initiator IQN\n");
+		"common: --json | --csv, --plot FILE.svg, --quiet, --initiator IQN\n"
+		"        --timeout S: log in again for up to S s after a lost connection, abort a command\n"
+		"                     unanswered for S s (default 30)\n");
 }
 
 int cli_parse_size(const char *s, uint64_t *out)
@@ -124,6 +126,7 @@ static void defaults(struct bench_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->format = OUT_TABLE;
 	o->initiator = "iqn.2026-11.org.lunlab:bench";
+	o->timeout_s = 30;
 	static const unsigned vms[] = { 1, 2, 3, 4, 8, 20, 50, 100 };
 	memcpy(o->vms_list, vms, sizeof(vms));
 	o->n_vms = 8;
@@ -194,6 +197,10 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			NEEDVAL(); o->plot_path = val;
 		} else if (!strcmp(a, "--initiator")) {
 			NEEDVAL(); o->initiator = val;
+		} else if (!strcmp(a, "--timeout")) {
+			NEEDVAL();
+			if (parse_seconds(val, &o->timeout_s) || o->timeout_s < 0.1 || o->timeout_s > 86400)
+				FAIL("--timeout: '%s' is not a number of seconds between 0.1 and 86400", val);
 		} else if (!strcmp(a, "--dest")) {
 			NEEDVAL(); o->dest_url = val;
 		} else if (!strcmp(a, "--vms")) {

@@ -22,6 +22,7 @@ struct bench_opts {
 	const char *plot_path;         /* --plot FILE.svg */
 	bool quiet;                    /* --quiet: no progress bar even on a TTY */
 	const char *initiator;         /* --initiator IQN prefix */
+	double timeout_s;              /* --timeout: re-login window and per-command limit (conn.h) */
 
 	/* scale */
 	unsigned vms_list[CLI_MAX_LIST];

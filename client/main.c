@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 
 #include "client/cli.h"
+#include "client/conn.h"
 #include "client/plot_svg.h"
 #include "client/report.h"
 #include "client/scenarios.h"
@@ -34,6 +35,8 @@ static int write_plot(const char *path, int (*fn)(FILE *, const void *), const v
 static int plot_scale_cb(FILE *f, const void *r) { return plot_scale_svg(f, r); }
 static int plot_clone_cb(FILE *f, const void *r) { return plot_clone_svg(f, r); }
 
+static int run(const struct bench_opts *o, char *err, size_t errlen);
+
 int main(int argc, char **argv)
 {
 	static struct bench_opts o;
@@ -47,10 +50,30 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lunlab-bench: %s\n", err);
 		return 2;
 	}
+	const struct conn_policy policy = { .timeout_s = o.timeout_s };
+	conn_set_policy(&policy);
+	rc = run(&o, err, sizeof(err));
+	/* A session that failed for good is the cause, whatever the scenario made of the commands
+	 * it lost (a query that "failed" is not a feature the LU lacks): one line, exit 3. */
+	if (conn_fatal_error()) {
+		fprintf(stderr, "lunlab-bench: %s\n", conn_fatal_error());
+		return 3;
+	}
+	if (rc == -1)
+		fprintf(stderr, "lunlab-bench: %s\n", err);
+	return rc ? 1 : 0;
+}
+
+/* Run the subcommand and print its report; 0, -1 with err, -2 when the report could not be
+ * written (said already). */
+static int run(const struct bench_opts *op, char *err, size_t errlen)
+{
+	const struct bench_opts o = *op;
+	/* a report is printed only when no session failed for good (main prints that instead) */
 	switch (o.cmd) {
 	case CMD_INFO: {
 		static struct info_result r;
-		if (scenario_info(&o, &r, err, sizeof(err)))
+		if (scenario_info(&o, &r, err, errlen) || conn_fatal_error())
 			break;
 		if (o.format == OUT_JSON) print_json(json_info(&r));
 		else if (o.format == OUT_CSV) csv_info(stdout, &r);
@@ -59,30 +82,30 @@ int main(int argc, char **argv)
 	}
 	case CMD_SCALE: {
 		static struct scale_result r;
-		if (scenario_scale(&o, &r, err, sizeof(err)))
+		if (scenario_scale(&o, &r, err, errlen) || conn_fatal_error())
 			break;
 		if (o.format == OUT_JSON) print_json(json_scale(&r));
 		else if (o.format == OUT_CSV) csv_scale(stdout, &r);
 		else table_scale(stdout, &r);
 		if (o.plot_path && write_plot(o.plot_path, plot_scale_cb, &r))
-			return 1;
+			return -2;
 		return 0;
 	}
 	case CMD_CLONE: {
 		static struct clone_result r;
 		FILE *explain = o.format == OUT_TABLE ? stdout : stderr;
-		if (scenario_clone(&o, &r, explain, err, sizeof(err)))
+		if (scenario_clone(&o, &r, explain, err, errlen) || conn_fatal_error())
 			break;
 		if (o.format == OUT_JSON) print_json(json_clone(&r));
 		else if (o.format == OUT_CSV) csv_clone(stdout, &r);
 		else table_clone(stdout, &r);
 		if (o.plot_path && write_plot(o.plot_path, plot_clone_cb, &r))
-			return 1;
+			return -2;
 		return 0;
 	}
 	case CMD_DRR: {
 		static struct drr_result r;
-		if (scenario_drr(&o, &r, err, sizeof(err)))
+		if (scenario_drr(&o, &r, err, errlen) || conn_fatal_error())
 			break;
 		if (o.format == OUT_JSON) print_json(json_drr(&r));
 		else if (o.format == OUT_CSV) csv_drr(stdout, &r);
@@ -90,9 +113,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	default:
-		snprintf(err, sizeof(err), "no command");
+		snprintf(err, errlen, "no command");
 		break;
 	}
-	fprintf(stderr, "lunlab-bench: %s\n", err);
-	return 1;
+	return -1;
 }

@@ -20,6 +20,41 @@ void fmt_size(char *buf, size_t len, uint64_t b)
 		snprintf(buf, len, "%.2f %s", v, units[u]);
 }
 
+static void plural(FILE *f, bool *first, unsigned n, const char *what)
+{
+	if (!n)
+		return;
+	fprintf(f, "%s%u %s", *first ? "" : ", ", n, what);
+	*first = false;
+}
+
+void table_conn_stats(FILE *f, const struct conn_stats *s, const char *what)
+{
+	if (!conn_stats_any(s))
+		return;
+	fprintf(f, "note: connection%s%s:", what ? " during " : "", what ? what : "");
+	if (s->reconnects)
+		fprintf(f, " %u session%s lost and logged in again (the longest %.1f s without one, %u command%s resent);",
+			s->reconnects, s->reconnects == 1 ? "" : "s", s->longest_outage_s, s->resent,
+			s->resent == 1 ? "" : "s");
+	if (s->timeouts)
+		fprintf(f, " %u command%s unanswered for --timeout, aborted with ABORT TASK (%u answered) and sent again;",
+			s->timeouts, s->timeouts == 1 ? "" : "s", s->aborts);
+	if (s->busy || s->task_set_full || s->unit_attentions || s->not_ready || s->aborted_commands) {
+		bool first = true;
+		fprintf(f, " retried ");
+		plural(f, &first, s->busy, "BUSY");
+		plural(f, &first, s->task_set_full, "TASK SET FULL");
+		plural(f, &first, s->unit_attentions, "UNIT ATTENTION");
+		if (s->resets)
+			fprintf(f, " (%u of them 06/29/xx: the target was reset or restarted)", s->resets);
+		plural(f, &first, s->not_ready, "NOT READY");
+		plural(f, &first, s->aborted_commands, "ABORTED COMMAND / TASK ABORTED");
+		fprintf(f, ";");
+	}
+	fprintf(f, " the figures include that time\n");
+}
+
 static const char *yn(int v)
 {
 	return v > 0 ? "yes" : v == 0 ? "no" : "unknown";
@@ -103,6 +138,7 @@ void table_info(FILE *f, const struct info_result *r)
 			fprintf(f, "Array model        %" PRIu64 " commands, %" PRIu64 " cores, time scale %.3f\n",
 				r->tel.commands, r->tel.cores, (double)r->tel.time_scale_x1000 / 1000.0);
 	}
+	table_conn_stats(f, &r->conn, NULL);
 }
 
 void table_scale(FILE *f, const struct scale_result *r)
@@ -116,6 +152,11 @@ void table_scale(FILE *f, const struct scale_result *r)
 		const struct scale_run *s = &r->runs[i];
 		fprintf(f, "%5u %12.1f %10.1f %10.1f %10.1f %9.3f %8" PRIu64 " %10.0f%%\n", s->vms, s->total_mbps,
 			s->min_mbps, s->avg_mbps, s->max_mbps, s->fairness, s->ios, s->client_cpu_pct);
+	}
+	for (unsigned i = 0; i < r->n; i++) {
+		char what[32];
+		snprintf(what, sizeof(what), "the %u-VM run", r->runs[i].vms);
+		table_conn_stats(f, &r->runs[i].conn, what);
 	}
 	fprintf(f, "(MB = 10^6 bytes; fairness = fastest VM / slowest VM; client CPU = lunlab-bench itself, %% of a core)\n");
 }
@@ -183,6 +224,7 @@ void table_clone(FILE *f, const struct clone_result *r)
 	if (r->verified)
 		fprintf(f, "verify: every clone read back equal to the template (%" PRIu64 " bytes compared)\n",
 			r->verified_bytes);
+	table_conn_stats(f, &r->conn, NULL);
 	fprintf(f, "(latency = host-observed per command; wire = payload bytes sent/received for the copy)\n");
 }
 
@@ -191,6 +233,10 @@ void table_drr(FILE *f, const struct drr_result *r)
 	char sz[32];
 	fmt_size(sz, sizeof(sz), r->image_bytes);
 	fprintf(f, "drr: wrote %s (%s) in %.2f s\n", sz, r->source, r->write_s);
+	table_conn_stats(f, &r->conn, NULL);
+	if (r->readback_bytes)
+		fprintf(f, "note: after the lost session, %" PRIu64 " bytes of the image were read back and found "
+			"intact: the figures are the image's\n", r->readback_bytes);
 	if (!r->have_capacity) {
 		fprintf(f, "the LU does not report array capacity (LOG SENSE page 0x30): no data reduction figures\n");
 		return;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "client/conn_stats.h"
 #include "client/logpage.h"
 #include "client/vpd8f.h"
 
@@ -33,6 +34,7 @@ struct info_result {
 	struct array_capacity cap;
 	bool have_telemetry;
 	struct model_telemetry tel;
+	struct conn_stats conn;          /* what the connection layer did (conn_stats.h) */
 };
 
 #define SCALE_MAX_VMS 1024
@@ -44,6 +46,7 @@ struct scale_run {
 	uint64_t ios;
 	double seconds;
 	double client_cpu_pct;           /* lunlab-bench's own CPU over the run, % of one core */
+	struct conn_stats conn;          /* the run's sessions: re-logins, retries, aborts */
 };
 
 struct scale_result {
@@ -75,6 +78,7 @@ struct clone_run {
 	double machine_share;            /* share of the modeled duration added by this machine */
 	double suggested_time_scale;     /* slow motion that would bring machine_share under 2% */
 	bool machine_share_exact;        /* false: upper bound (the LU does not report modeled turnaround) */
+	struct conn_stats conn;          /* during this run's copy phase */
 };
 
 struct clone_result {
@@ -84,6 +88,7 @@ struct clone_result {
 	bool two_lus;
 	bool verified;                   /* --verify: every clone read back equal to the template */
 	uint64_t verified_bytes;
+	struct conn_stats conn;          /* the whole command: template, runs, verify */
 	unsigned n;
 	struct clone_run runs[32];
 };
@@ -98,6 +103,8 @@ struct drr_result {
 	const char *source;              /* "synthetic win10 seed N" or the file name */
 	uint64_t logical_before;         /* the array's logical bytes before the image was written */
 	char source_buf[300];
+	struct conn_stats conn;
+	uint64_t readback_bytes;         /* after a lost session: bytes read back and found intact */
 };
 
 #endif

@@ -19,6 +19,7 @@
 #include "client/conn.h"
 #include "client/latency.h"
 #include "client/progress.h"
+#include "client/readback.h"
 #include "client/scsi_query.h"
 #include "client/stream_write.h"
 #include "client/xfer_limit.h"
@@ -41,7 +42,6 @@ struct cslot {
 	uint64_t blocks;            /* the command in flight covers [off, off + blocks) */
 	uint64_t t0;
 	uint8_t list[XCOPY_HDR_LEN + 2 * XCOPY_TGT_DESC_LEN + XCOPY_SEG_DESC_LEN];
-	struct iscsi_data data;
 	uint8_t *buf;               /* software datamover buffer */
 	struct scsi_iovec iov;
 };
@@ -72,7 +72,7 @@ struct clone_ctx {
 	struct lat_samples lat;
 	uint64_t blocks_done;
 	bool failed;
-	char err[300];
+	char err[1024];
 };
 
 static uint64_t dst_lba(const struct clone_ctx *x, unsigned clone, uint64_t off)
@@ -92,7 +92,7 @@ static int build_list(struct clone_ctx *x, unsigned clone, uint64_t off, uint64_
 	return xcopy_build(x->lus, x->nconn, &seg, 1, buf, cap);
 }
 
-static void slot_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv);
+static void slot_cb(struct bench_conn *c, int status, struct scsi_task *task, void *priv);
 
 static int issue_software_read(struct cslot *s)
 {
@@ -107,9 +107,8 @@ static int issue_software_read(struct cslot *s)
 	s->iov.iov_base = s->buf;
 	s->iov.iov_len = (size_t)(s->blocks * x->bsz);
 	s->t0 = now_ns();
-	if (!iscsi_read16_iov_task(x->src->iscsi, x->src->lun, s->off, (uint32_t)(s->blocks * x->bsz), (int)x->bsz,
-				   0, 0, 0, 0, 0, slot_cb, s, &s->iov, 1)) {
-		snprintf(x->err, sizeof(x->err), "cannot queue READ(16): %s", iscsi_get_error(x->src->iscsi));
+	if (conn_read16(x->src, s->off, (uint32_t)(s->blocks * x->bsz), &s->iov, 1, slot_cb, s)) {
+		snprintf(x->err, sizeof(x->err), "%s", conn_failed(x->src) ? conn_error(x->src) : "cannot queue READ(16)");
 		return -1;
 	}
 	return 0;
@@ -120,9 +119,8 @@ static int issue_software_write(struct cslot *s)
 	struct clone_ctx *x = s->ctx;
 	s->phase = 2;
 	s->t0 = now_ns();
-	if (!iscsi_write16_iov_task(x->dst->iscsi, x->dst->lun, dst_lba(x, s->clone, s->off), NULL,
-				    (uint32_t)(s->blocks * x->bsz), (int)x->bsz, 0, 0, 0, 0, 0, slot_cb, s, &s->iov, 1)) {
-		snprintf(x->err, sizeof(x->err), "cannot queue WRITE(16): %s", iscsi_get_error(x->dst->iscsi));
+	if (conn_write16(x->dst, dst_lba(x, s->clone, s->off), (uint32_t)(s->blocks * x->bsz), &s->iov, 1, slot_cb, s)) {
+		snprintf(x->err, sizeof(x->err), "%s", conn_failed(x->dst) ? conn_error(x->dst) : "cannot queue WRITE(16)");
 		return -1;
 	}
 	return 0;
@@ -137,11 +135,15 @@ static int issue_xcopy(struct cslot *s)
 		return -1;
 	}
 	s->xcopy = true;
-	s->data.data = s->list;
-	s->data.size = (size_t)len;
 	s->t0 = now_ns();
-	if (!iscsi_extended_copy_task(x->dst->iscsi, x->dst->lun, &s->data, slot_cb, s)) {
-		snprintf(x->err, sizeof(x->err), "cannot queue EXTENDED COPY: %s", iscsi_get_error(x->dst->iscsi));
+	struct scsi_task *t = scsi_cdb_extended_copy(len);
+	if (!t || scsi_task_add_data_out_buffer(t, len, s->list)) {
+		scsi_free_scsi_task(t);
+		snprintf(x->err, sizeof(x->err), "out of memory for an EXTENDED COPY");
+		return -1;
+	}
+	if (conn_submit(x->dst, t, slot_cb, s)) {
+		snprintf(x->err, sizeof(x->err), "%s", conn_failed(x->dst) ? conn_error(x->dst) : "cannot queue EXTENDED COPY");
 		return -1;
 	}
 	x->run->wire_bytes += (uint64_t)len;
@@ -203,16 +205,16 @@ static void slot_done(struct clone_ctx *x, struct cslot *s)
 		lane_fill(x, s->lane);
 }
 
-static void slot_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv)
+static void slot_cb(struct bench_conn *c, int status, struct scsi_task *task, void *priv)
 {
 	struct cslot *s = priv;
 	struct clone_ctx *x = s->ctx;
-	struct scsi_task *task = command_data;
 	struct cmd_status st;
+	char answer[900];
 	uint64_t t = now_ns();
 	conn_task_status(task, status, &st);
-	if (task)
-		scsi_free_scsi_task(task);
+	conn_describe_answer(c, status, task, answer, sizeof(answer));
+	scsi_free_scsi_task(task);
 	lat_add(&x->lat, t - s->t0);
 	x->run->commands++;
 	if (st.status != 0) {
@@ -235,13 +237,12 @@ static void slot_cb(struct iscsi_context *iscsi, int status, void *command_data,
 		}
 		if (!x->failed) {
 			x->failed = true;
-			if (st.status == SCSI_STATUS_CHECK_CONDITION)
-				snprintf(x->err, sizeof(x->err), "%s failed at clone %u, template block %llu: sense %02x/%02x/%02x",
-					 s->xcopy ? "EXTENDED COPY" : s->phase == 1 ? "READ(16)" : "WRITE(16)", s->clone,
-					 (unsigned long long)s->off, st.key, st.asc, st.ascq);
+			if (st.status < 0)
+				snprintf(x->err, sizeof(x->err), "%s", answer);
 			else
-				snprintf(x->err, sizeof(x->err), "%s failed: status %d (%s)",
-					 s->xcopy ? "EXTENDED COPY" : "I/O", st.status, iscsi_get_error(iscsi));
+				snprintf(x->err, sizeof(x->err), "%s failed at clone %u, template block %llu: %s",
+					 s->xcopy ? "EXTENDED COPY" : s->phase == 1 ? "READ(16)" : "WRITE(16)", s->clone,
+					 (unsigned long long)s->off, answer);
 		}
 		slot_done(x, s);
 		return;
@@ -462,13 +463,8 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 			inflight += x->lanes[l].inflight;
 		if (!inflight)
 			break;
-		if (conn_poll_many(x->conns, x->nconn, 1000, err, errlen) < 0) {
-			progress_end(&pb);
-			/* commands still in flight reference the slots: leak them (the run is over) */
-			x->slots = NULL;
-			x->lanes = NULL;
-			return -1;
-		}
+		/* a session that fails for good fails its commands back through slot_cb */
+		conn_poll_many(x->conns, x->nconn, 1000, err, errlen);
 		progress_update(&pb, x->blocks_done);
 	}
 	run->wall_s = (double)(now_ns() - t0) / 1e9;
@@ -652,16 +648,33 @@ int scenario_clone(const struct bench_opts *o, struct clone_result *r, FILE *exp
 		explain(&x, explain_out);
 	}
 	for (unsigned i = 0; i < o->n_sweep; i++) {
+		struct conn_stats before = { 0 }, after = { 0 };
+		for (unsigned k = 0; k < x.nconn; k++)
+			conn_stats_add(&before, &x.conns[k].stats);
 		if (run_chunk(&x, o->sweep[i], &r->runs[r->n], telemetry, err, errlen))
 			goto out;
+		for (unsigned k = 0; k < x.nconn; k++)
+			conn_stats_add(&after, &x.conns[k].stats);
+		conn_stats_diff(&r->runs[r->n].conn, &after, &before);
 		r->n++;
 	}
 	if (o->verify && verify_clones(&x, r, err, errlen))
 		goto out;
+	/* A session was lost and logged in again: the figures are the array's only if the
+	 * template it held before is still there (a target that came back empty fails the run). */
+	unsigned reconnects = 0;
+	for (unsigned i = 0; i < x.nconn; i++)
+		reconnects += x.conns[i].stats.reconnects;
+	uint64_t checked;
+	if (reconnects && readback_check(x.src, 0, o->template_size, fill_template, (void *)o, 16, &checked,
+					 err, errlen))
+		goto out;
 	ret = 0;
 out:
 	lat_free(&x.lat);
-	for (unsigned i = 0; i < x.nconn; i++)
+	for (unsigned i = 0; i < x.nconn; i++) {
+		conn_stats_add(&r->conn, &x.conns[i].stats);
 		conn_close(&x.conns[i]);
+	}
 	return ret;
 }

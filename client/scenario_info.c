@@ -50,7 +50,7 @@ int scenario_info(const struct bench_opts *o, struct info_result *r, char *err, 
 
 	int n = q_inquiry(&c, -1, buf, 96);
 	if (n < 36) {
-		snprintf(err, errlen, "standard INQUIRY returned %d bytes (< 36)", n);
+		snprintf(err, errlen, "%s: standard INQUIRY returned %d bytes (< 36)", c.url, n);
 		conn_close(&c);
 		return -1;
 	}
@@ -116,6 +116,7 @@ int scenario_info(const struct bench_opts *o, struct info_result *r, char *err, 
 		r->have_capacity = true;
 	if (q_log_supported(&c, 0x31) && q_telemetry(&c, &r->tel, lerr, sizeof(lerr)) == 0)
 		r->have_telemetry = true;
+	r->conn = c.stats;
 	conn_close(&c);
 	return 0;
 }

@@ -36,7 +36,9 @@ static void clone_keys(void **state)
 	r.runs[0] = (struct clone_run){ .chunk = 256 << 10, .xcopy = true, .wall_s = 1.5, .commands = 12,
 					.have_modeled = true, .modeled_duration_s = 80.5,
 					.modeled_peak_latency_ms = 0.023, .modeled_peak_cpu_pct = 70.1, .time_scale = 1 };
-	r.runs[1] = (struct clone_run){ .chunk = 4 << 20, .xcopy = false, .fell_back = true, .wall_s = 2.5 };
+	r.runs[1] = (struct clone_run){ .chunk = 4 << 20, .xcopy = false, .fell_back = true, .wall_s = 2.5,
+					.conn = { .busy = 3 } };
+	r.conn = (struct conn_stats){ .busy = 3, .reconnects = 1, .outage_s = 0.5, .longest_outage_s = 0.5 };
 	json_object *o = roundtrip(json_clone(&r));
 	assert_string_equal(json_object_get_string(path(o, "command", NULL)), "clone");
 	assert_true(json_object_get_double(path(o, "wall_s", NULL)) == 1.5);
@@ -52,6 +54,12 @@ static void clone_keys(void **state)
 	assert_true(json_object_get_boolean(path(r1, "fell_back", NULL)));
 	assert_null(path(r1, "modeled", NULL));      /* not reported: null, key present */
 	assert_non_null(path(r1, "latency", "p99_ms"));
+	/* each run's own counters; the top level has the whole command's, not the first run's */
+	assert_int_equal(json_object_get_int(path(r1, "connection", "busy")), 3);
+	assert_int_equal(json_object_get_int(path(json_object_array_get_idx(runs, 0), "connection", "busy")), 0);
+	assert_int_equal(json_object_get_int(path(o, "connection", "busy")), 3);
+	assert_int_equal(json_object_get_int(path(o, "connection", "reconnects")), 1);
+	assert_true(json_object_get_double(path(o, "connection", "longest_outage_s")) == 0.5);
 	json_object_put(o);
 }
 
@@ -59,7 +67,9 @@ static void scale_keys(void **state)
 {
 	static struct scale_result r = { .bs = 4 << 20, .qd = 1, .n = 2 };
 	r.runs[0] = (struct scale_run){ .vms = 1, .total_mbps = 600, .fairness = 1 };
-	r.runs[1] = (struct scale_run){ .vms = 100, .total_mbps = 820, .fairness = 1.02 };
+	r.runs[1] = (struct scale_run){ .vms = 100, .total_mbps = 820, .fairness = 1.02,
+					.conn = { .reconnects = 100, .resent = 100, .outage_s = 150, .longest_outage_s = 1.5 } };
+	r.runs[0].conn.task_set_full = 9;
 	json_object *o = roundtrip(json_scale(&r));
 	json_object *runs = path(o, "runs", NULL);
 	assert_int_equal(json_object_array_length(runs), 2);
@@ -67,12 +77,19 @@ static void scale_keys(void **state)
 	assert_int_equal(json_object_get_int(path(e, "vms", NULL)), 100);
 	assert_true(json_object_get_double(path(e, "total_mbps", NULL)) == 820);
 	assert_true(json_object_get_double(path(e, "fairness", NULL)) == 1.02);
+	assert_int_equal(json_object_get_int(path(e, "connection", "reconnects")), 100);
+	assert_true(json_object_get_double(path(e, "connection", "longest_outage_s")) == 1.5);
+	/* top level: the sum over the runs */
+	assert_int_equal(json_object_get_int(path(o, "connection", "reconnects")), 100);
+	assert_int_equal(json_object_get_int(path(o, "connection", "task_set_full")), 9);
+	assert_true(json_object_get_double(path(o, "connection", "outage_s")) == 150);
 	json_object_put(o);
 }
 
 static void drr_keys(void **state)
 {
-	static struct drr_result r = { .image_bytes = 100, .settled = true, .have_capacity = true, .source = "s" };
+	static struct drr_result r = { .image_bytes = 100, .settled = true, .have_capacity = true, .source = "s",
+				       .readback_bytes = 65536, .conn = { .reconnects = 1, .resent = 8 } };
 	r.cap = (struct array_capacity){ .logical_bytes = 11970, .physical_bytes = 6990, .unique_bytes = 9000,
 					 .dedup_ratio = 1.33, .compression_ratio = 1.287, .drr = 1.712 };
 	json_object *o = roundtrip(json_drr(&r));
@@ -81,6 +98,14 @@ static void drr_keys(void **state)
 	assert_true(json_object_get_double(path(o, "dedup_ratio", NULL)) == 1.33);
 	assert_true(json_object_get_double(path(o, "compression_ratio", NULL)) == 1.287);
 	assert_true(json_object_get_double(path(o, "drr", NULL)) == 1.712);
+	assert_int_equal(json_object_get_int64(path(o, "readback_bytes", NULL)), 65536);
+	assert_int_equal(json_object_get_int(path(o, "connection", "resent")), 8);
+	/* every counter is there, zero or not */
+	static const char *const keys[] = { "reconnects", "outage_s", "longest_outage_s", "resent", "timeouts",
+					    "aborts", "busy", "task_set_full", "unit_attentions", "resets",
+					    "not_ready", "aborted_commands" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		assert_non_null(path(o, "connection", keys[i]));
 	json_object_put(o);
 }
 
@@ -95,6 +120,7 @@ static void info_keys(void **state)
 	assert_null(path(o, "vaai", "write_same"));          /* unknown */
 	assert_null(path(o, "array", NULL));
 	assert_non_null(path(o, "thin", "lbpme"));
+	assert_int_equal(json_object_get_int(path(o, "connection", "unit_attentions")), 0);
 	json_object_put(o);
 }
 
