@@ -10,6 +10,7 @@
 #                 tcmu-runner (its binary and libtcmu.so.2: the handler symbol check)
 #                 sg3-utils fio valgrind iproute2 (ss: free-port search) procps python3
 #   peers/bench:  tgt (Debian's userspace iSCSI target) iperf3 (loopback limit)
+#                 socat (a TCP proxy the lost-path tests of lunlab-bench cut and restore)
 # LUNLAB_REALSTACK=1 adds what tests/realstack/lane.sh needs (Debian's kernel under qemu with
 # LIO + tcmu-runner): qemu-system-x86 busybox-static cpio kmod.
 set -euo pipefail
@@ -18,7 +19,7 @@ packages=(
     build-essential gcc clang libclang-rt-14-dev meson ninja-build pkg-config binutils
     libiscsi-dev libiscsi-bin libcmocka-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
     libxxhash-dev libssl-dev
-    tgt tcmu-runner iperf3 sg3-utils fio valgrind jq librsvg2-bin
+    tgt tcmu-runner iperf3 sg3-utils fio valgrind jq librsvg2-bin socat
     iproute2 procps python3 git ca-certificates
 )
 if [[ ${LUNLAB_REALSTACK:-0} == 1 ]]; then
