@@ -15,12 +15,40 @@
  * never answers the login, e.g. a stopped process), so a hung attempt leaves room for others. */
 #define ATTEMPT_MAX_NS (10ull * 1000000000ull)
 
+static void login_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv);
+
+/* The TCP connection is up (or failed): log in.  libiscsi's iscsi_full_connect_async is not
+ * used: its connect task leaks when a context is destroyed in the middle of a login (a target
+ * that accepts and never answers), and it sends TEST UNIT READYs that would swallow the unit
+ * attentions this layer counts. */
+static void connect_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv)
+{
+	struct bench_conn *c = priv;
+	(void)command_data;
+	if (!c->link || c->iscsi != iscsi)
+		return;
+	if (status == SCSI_STATUS_GOOD && iscsi_login_async(iscsi, login_cb, c) == 0)
+		return;
+	c->link->login_done = true;
+	c->link->login_status = SCSI_STATUS_ERROR;
+	conn_copy_error(c->link->login_err, sizeof(c->link->login_err), iscsi_get_error(iscsi));
+}
+
 static void login_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv)
 {
 	struct bench_conn *c = priv;
 	(void)command_data;
 	if (!c->link || c->iscsi != iscsi)
 		return;
+	/* a portal that redirects (login status 01/xx) names another address: go there */
+	if (status == SCSI_STATUS_REDIRECT && iscsi_get_target_address(iscsi)[0]) {
+		char to[256];
+		snprintf(to, sizeof(to), "%s", iscsi_get_target_address(iscsi));
+		iscsi_disconnect(iscsi);
+		if (iscsi_connect_async(iscsi, to, connect_cb, c) == 0)
+			return;
+		status = SCSI_STATUS_ERROR;
+	}
 	c->link->login_done = true;
 	c->link->login_status = status;
 	if (status != SCSI_STATUS_GOOD)
@@ -129,7 +157,7 @@ void link_start_login(struct bench_conn *c, uint64_t now)
 	uint64_t deadline = l->down_since_ns + l->timeout_ns;
 	l->attempt_start_ns = now;
 	l->attempt_deadline_ns = now + ATTEMPT_MAX_NS < deadline ? now + ATTEMPT_MAX_NS : deadline;
-	if (iscsi_full_connect_async(ctx, c->portal, c->lun, login_cb, c))
+	if (iscsi_connect_async(ctx, c->portal, connect_cb, c))
 		link_login_failed(c, now, iscsi_get_error(ctx));
 }
 
