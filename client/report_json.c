@@ -137,6 +137,9 @@ static json_object *clone_run_obj(const struct clone_result *r, const struct clo
 	add_b(e, "xcopy", c->xcopy);
 	add_b(e, "fell_back", c->fell_back);
 	add_s(e, "fallback_reason", c->fallback_reason);
+	add_i(e, "fallback_clones", c->fallback_clones);
+	add_i(e, "xcopy_bytes", (int64_t)c->xcopy_bytes);
+	add_i(e, "software_bytes", (int64_t)c->software_bytes);
 	add_i(e, "commands", (int64_t)c->commands);
 	add_i(e, "bytes_cloned", (int64_t)c->bytes_cloned);
 	add_i(e, "wire_bytes", (int64_t)c->wire_bytes);

@@ -175,7 +175,8 @@ void table_clone(FILE *f, const struct clone_result *r)
 		char ch[32];
 		fmt_size(ch, sizeof(ch), c->chunk);
 		fprintf(f, "%8s %-9s %8.3f %9" PRIu64 " %9.3f %9.3f %9.3f %9.3f %11.1f |", ch,
-			c->xcopy ? "XCOPY" : c->fell_back ? "sw (fb)" : "software", c->wall_s, c->commands,
+			c->xcopy ? "XCOPY" : c->fallback_clones ? "mixed" : c->fell_back ? "sw (fb)" : "software",
+			c->wall_s, c->commands,
 			c->lat_p50_ms, c->lat_p90_ms, c->lat_p99_ms, c->lat_max_ms,
 			(double)c->wire_bytes / 1048576.0);
 		if (c->have_modeled)
@@ -191,6 +192,18 @@ void table_clone(FILE *f, const struct clone_result *r)
 		const struct clone_run *c = &r->runs[i];
 		if (c->fallback_reason[0] && (i == 0 || strcmp(c->fallback_reason, r->runs[i - 1].fallback_reason)))
 			fprintf(f, "note: %s\n", c->fallback_reason);
+		if (c->xcopy_bytes && c->software_bytes) {
+			char ch[32], xb[32], sb[32];
+			fmt_size(ch, sizeof(ch), c->chunk);
+			fmt_size(xb, sizeof(xb), c->xcopy_bytes);
+			fmt_size(sb, sizeof(sb), c->software_bytes);
+			fprintf(f, "note: chunk %s: %s cloned by EXTENDED COPY, %s by the software datamover "
+				"(host READ + WRITE)", ch, xb, sb);
+			if (c->fallback_clones)
+				fprintf(f, "; %u clone%s fell back part way", c->fallback_clones,
+					c->fallback_clones == 1 ? "" : "s");
+			fprintf(f, "\n");
+		}
 		if (c->have_modeled && c->time_scale > 1.0)
 			scale = c->time_scale;
 		bound_note |= c->have_modeled && !c->machine_share_exact && c->machine_share > 0.05;

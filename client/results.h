@@ -60,8 +60,12 @@ struct scale_result {
 struct clone_run {
 	uint64_t chunk;
 	bool xcopy;                      /* true when every clone went through EXTENDED COPY */
-	bool fell_back;                  /* XCOPY refused mid-run: software datamover took over */
-	char fallback_reason[160];
+	bool fell_back;                  /* XCOPY refused or failed: the software datamover did some of it */
+	unsigned fallback_clones;        /* clones whose EXTENDED COPY failed part way (the rest of each
+	                                  * in software); 0 when the whole run fell back */
+	uint64_t xcopy_bytes;            /* template bytes cloned by EXTENDED COPY */
+	uint64_t software_bytes;         /* template bytes cloned by host READ + WRITE */
+	char fallback_reason[400];
 	double wall_s;
 	uint64_t commands;
 	uint64_t bytes_cloned;

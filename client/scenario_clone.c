@@ -50,6 +50,7 @@ struct lane {
 	int clone;                  /* -1 idle */
 	uint64_t next_off;          /* next template block to issue */
 	unsigned inflight;
+	bool software;              /* an EXTENDED COPY of this clone failed: the rest in software */
 };
 
 struct clone_ctx {
@@ -71,6 +72,7 @@ struct clone_ctx {
 	struct cslot *slots;
 	struct lat_samples lat;
 	uint64_t blocks_done;
+	bool *clone_fell_back;      /* per clone: an EXTENDED COPY of it failed part way */
 	bool failed;
 	char err[1024];
 };
@@ -168,6 +170,7 @@ static void lane_fill(struct clone_ctx *x, unsigned l)
 			}
 			ln->clone = (int)x->next_clone++;
 			ln->next_off = 0;
+			ln->software = false;      /* every clone tries EXTENDED COPY again */
 		}
 		struct cslot *s = NULL;
 		for (unsigned q = 0; q < out; q++) {
@@ -178,7 +181,8 @@ static void lane_fill(struct clone_ctx *x, unsigned l)
 		}
 		if (!s)
 			return;
-		uint64_t per = x->use_xcopy ? x->chunk_blocks : x->sw_blocks;
+		bool xcopy = x->use_xcopy && !ln->software;
+		uint64_t per = xcopy ? x->chunk_blocks : x->sw_blocks;
 		uint64_t left = x->tmpl_blocks - ln->next_off;
 		s->clone = (unsigned)ln->clone;
 		s->off = ln->next_off;
@@ -187,7 +191,7 @@ static void lane_fill(struct clone_ctx *x, unsigned l)
 		s->busy = true;
 		ln->next_off = s->end;
 		ln->inflight++;
-		int rc = x->use_xcopy ? issue_xcopy(s) : issue_software_read(s);
+		int rc = xcopy ? issue_xcopy(s) : issue_software_read(s);
 		if (rc) {
 			x->failed = true;
 			s->busy = false;
@@ -205,6 +209,41 @@ static void slot_done(struct clone_ctx *x, struct cslot *s)
 		lane_fill(x, s->lane);
 }
 
+/* An EXTENDED COPY came back with CHECK CONDITION (--mode auto), as ESXi's datamover handles
+ * it: an array that does not know the command (05/20/00 INVALID COMMAND OPERATION CODE) gets
+ * the software datamover (host READ + WRITE) for the rest of the run; any other failure (a
+ * copy aborted part way: COPY ABORTED, ABORTED COMMAND, a parameter list refused mid-run...)
+ * sends the rest of that clone through the software datamover, and the next clones try
+ * EXTENDED COPY again.  The failed piece itself is always redone in software. */
+static void xcopy_failed(struct clone_ctx *x, struct cslot *s, const struct cmd_status *st)
+{
+	struct clone_run *run = x->run;
+	char answer[80];
+	conn_describe_status(st->status, st->key, st->asc, st->ascq, answer, sizeof(answer));
+	run->fell_back = true;
+	if (st->key == 0x05 && st->asc == 0x20) {
+		if (x->use_xcopy) {
+			x->use_xcopy = false;
+			snprintf(run->fallback_reason, sizeof(run->fallback_reason),
+				 "the array refused EXTENDED COPY (%s): fell back to the software datamover "
+				 "(host READ + WRITE) for the rest of the run, as ESXi does", answer);
+		}
+		return;
+	}
+	struct lane *ln = &x->lanes[s->lane];
+	if (ln->clone == (int)s->clone)
+		ln->software = true;     /* (a lane that moved on has issued all of this clone) */
+	if (!x->clone_fell_back[s->clone]) {
+		x->clone_fell_back[s->clone] = true;
+		run->fallback_clones++;
+	}
+	if (!run->fallback_reason[0])
+		snprintf(run->fallback_reason, sizeof(run->fallback_reason),
+			 "EXTENDED COPY failed at clone %u, template block %llu (%s): the rest of that clone "
+			 "went through the software datamover (host READ + WRITE), as ESXi does; the next "
+			 "clones tried EXTENDED COPY again", s->clone, (unsigned long long)s->off, answer);
+}
+
 static void slot_cb(struct bench_conn *c, int status, struct scsi_task *task, void *priv)
 {
 	struct cslot *s = priv;
@@ -219,15 +258,7 @@ static void slot_cb(struct bench_conn *c, int status, struct scsi_task *task, vo
 	x->run->commands++;
 	if (st.status != 0) {
 		if (s->xcopy && st.status == SCSI_STATUS_CHECK_CONDITION && x->o->mode == MODE_AUTO) {
-			/* ESXi: a CHECK CONDITION on a VAAI primitive marks it unsupported and the
-			 * software datamover does the work from then on, this piece included. */
-			if (x->use_xcopy) {
-				x->use_xcopy = false;
-				x->run->fell_back = true;
-				snprintf(x->run->fallback_reason, sizeof(x->run->fallback_reason),
-					 "the array refused EXTENDED COPY (sense %02x/%02x/%02x): fell back to the "
-					 "software datamover (host READ + WRITE), as ESXi does", st.key, st.asc, st.ascq);
-			}
+			xcopy_failed(x, s, &st);
 			/* The refused piece [off, end) is copied in software pieces by this slot. */
 			if (issue_software_read(s)) {
 				x->failed = true;
@@ -256,7 +287,10 @@ static void slot_cb(struct bench_conn *c, int status, struct scsi_task *task, vo
 		return;
 	}
 	x->blocks_done += s->blocks;
+	if (s->xcopy)
+		x->run->xcopy_bytes += s->blocks * x->bsz;
 	if (!s->xcopy) {
+		x->run->software_bytes += s->blocks * x->bsz;
 		x->run->wire_bytes += s->blocks * x->bsz;
 		s->off += s->blocks;
 		if (s->off < s->end && !x->failed) {
@@ -433,7 +467,14 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 	unsigned nslots = o->parallel * o->outstanding;
 	x->lanes = calloc(o->parallel, sizeof(*x->lanes));
 	x->slots = calloc(nslots, sizeof(*x->slots));
-	if (!x->lanes || !x->slots) {
+	x->clone_fell_back = calloc(o->clones, sizeof(*x->clone_fell_back));
+	if (!x->lanes || !x->slots || !x->clone_fell_back) {
+		free(x->lanes);
+		free(x->slots);
+		free(x->clone_fell_back);
+		x->lanes = NULL;
+		x->slots = NULL;
+		x->clone_fell_back = NULL;
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -502,8 +543,10 @@ out:
 		free(x->slots[i].buf);
 	free(x->lanes);
 	free(x->slots);
+	free(x->clone_fell_back);
 	x->lanes = NULL;
 	x->slots = NULL;
+	x->clone_fell_back = NULL;
 	return ret;
 }
 
