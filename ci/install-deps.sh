@@ -6,6 +6,8 @@
 #                 meson ninja-build pkg-config binutils (nm for the handler symbol check)
 #   libraries:    libiscsi-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
 #                 libxxhash-dev libssl-dev libcmocka-dev (unit tests)
+#                 libmicrohttpd-dev libgnutls28-dev (the HTTPS management API, --api)
+#                 libcurl4-gnutls-dev (lunlab-bench's API client; the API unit tests)
 #   test tools:   libiscsi-bin (iscsi-test-cu, iscsi-perf, iscsi-inq, iscsi-ls, ...)
 #                 tcmu-runner (its binary and libtcmu.so.2: the handler symbol check)
 #                 sg3-utils fio valgrind iproute2 (ss: free-port search) procps python3
@@ -18,7 +20,7 @@ set -euo pipefail
 packages=(
     build-essential gcc clang libclang-rt-14-dev meson ninja-build pkg-config binutils
     libiscsi-dev libiscsi-bin libcmocka-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
-    libxxhash-dev libssl-dev
+    libxxhash-dev libssl-dev libmicrohttpd-dev libgnutls28-dev libcurl4-gnutls-dev
     tgt tcmu-runner iperf3 sg3-utils fio valgrind jq librsvg2-bin socat
     iproute2 procps python3 git ca-certificates
 )

@@ -13,7 +13,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "handlers/array/array_admin.h"
 #include "handlers/array/volume.h"
+#include "handlers/array/volume_names.h"
 #include "handlers/copy/copy.h"
 #include "handlers/lunlab_dev.h"
 #include "handlers/scsi/lu_config.h"
@@ -51,6 +53,10 @@ int handler_init(void) __attribute__((visibility("default")));
 /* lunlab-target only (host_ext.h): let short READs and WRITEs of an unpaced
  * LU run on the I/O thread.  Resolves to NULL under tcmu-runner. */
 #pragma weak lunlab_host_dev_set_inline
+/* lunlab-target only: the ALUA the LU reports (the core keeps the port
+ * groups: target/lu/alua.h).  NULL under tcmu-runner, where LIO's own ALUA
+ * configuration (configfs alua/) applies instead. */
+#pragma weak lunlab_host_dev_set_tpgs
 
 /* Largest READ/WRITE run inline: a 64 KiB write (dedup hashing and zlib of
  * four 16 KiB blocks) is still well under the time a worker hand-off and
@@ -119,9 +125,10 @@ static void lu_free(struct scsi_lu *lu)
 	if (d->model)
 		cost_model_put(d->model);
 	if (d->vol)
-		volume_destroy(d->vol);
+		volume_release(d->vol); /* a named volume stays in its array */
 	if (d->array)
 		array_put(d->array);
+	scsi_lu_fini(lu);
 	free(lu);
 }
 
@@ -177,7 +184,19 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 		lu_free(lu);
 		return -EINVAL;
 	}
-	d->vol = volume_create(d->array, d->num_lbas * d->block_size, d->block_size);
+	array_set_profile(d->array, prof->name);
+	array_space_default(d->array, prof->capacity_bytes, prof->soft_threshold_percent);
+	if (c.volume[0]) {
+		int rc = volume_attach(d->array, c.volume, d->num_lbas * d->block_size, d->block_size, &d->vol, &err);
+		if (rc) {
+			tcmu_dev_err(tdev, "lunlab: array '%s': %s\n", d->array_name, err ? err : "cannot attach");
+			free(err);
+			lu_free(lu);
+			return rc;
+		}
+	} else {
+		d->vol = volume_create(d->array, d->num_lbas * d->block_size, d->block_size);
+	}
 	if (!d->vol) {
 		lu_free(lu);
 		return -ENOMEM;
@@ -189,7 +208,7 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 		max_xfer = DEFAULT_MAX_XFER_BYTES / d->block_size;
 	d->max_xfer_len = max_xfer;
 	tcmu_dev_set_max_xfer_len(tdev, max_xfer);
-	lu->readonly = c.readonly;
+	lu->readonly = c.readonly || volume_is_readonly(d->vol); /* a read-only snapshot */
 	if (scsi_lu_set_physical_block(lu, c.physical_block) != 0) {
 		tcmu_dev_err(tdev, "lunlab: physical_block %u: want a power-of-two multiple of the %u-byte block, "
 			     "at most 32768 blocks\n", c.physical_block, d->block_size);
@@ -213,6 +232,15 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 		lu_free(lu);
 		return -EEXIST;
 	}
+	/* last of the checks, as it changes the array: array_capacity= and
+	 * soft_threshold= must agree with the array's other LUNs */
+	int krc = array_space_keys(d->array, c.array_capacity, c.soft_threshold, &err);
+	if (krc) {
+		tcmu_dev_err(tdev, "lunlab: %s\n", err ? err : "array_capacity refused");
+		free(err);
+		lu_free(lu);
+		return krc;
+	}
 	d->model = cost_model_get(d->array_name, prof, c.time_scale);
 	scsi_lu_init(lu);
 	lunlab_dev_register(d);
@@ -220,6 +248,8 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 	lu->unpaced = !model_paces(d->model);
 	if (lunlab_host_dev_set_inline && lu->unpaced)
 		lunlab_host_dev_set_inline(tdev, lunlab_may_inline);
+	if (lunlab_host_dev_set_tpgs)
+		lunlab_host_dev_set_tpgs(tdev, (unsigned)(c.tpgs >= 0 ? c.tpgs : prof->tpgs));
 	tcmu_dev_info(tdev, "lunlab: LU serial %s, model %s, array %s, %llu x %u bytes\n", d->serial,
 		      d->model_name, d->array_name, (unsigned long long)d->num_lbas, d->block_size);
 	return 0;
@@ -362,10 +392,17 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 	uint64_t off, len;
 	int status;
 
-	if (lunlab_host_cmd_data_progress && lu->unpaced && split_read_ok(&cmd, &off, &len) &&
-	    read_in_pieces(tdev, lc, &cmd, off, len)) {
+	/* the split READ bypasses scsi_dispatch: it checks for a unit attention first */
+	int ua = TCMU_STS_OK;
+	bool split = lunlab_host_cmd_data_progress && lu->unpaced && split_read_ok(&cmd, &off, &len) &&
+		     (ua = scsi_ua_check(&cmd)) == TCMU_STS_OK && read_in_pieces(tdev, lc, &cmd, off, len);
+
+	if (split) {
 		kind = COST_READ;
 		status = TCMU_STS_OK;
+	} else if (ua != TCMU_STS_OK) {
+		kind = COST_OTHER;
+		status = ua;
 	} else {
 		status = scsi_dispatch(&cmd, &kind);
 	}
@@ -395,6 +432,13 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 	return TCMU_STS_ASYNC_HANDLED;
 }
 
+/* The host shuts down (its devices are closed): free the named volumes,
+ * and with them the arrays they kept alive. */
+static void lunlab_destroy(void)
+{
+	array_drop_named_volumes();
+}
+
 static struct tcmur_handler lunlab_handler = {
 	.name = "lunlab XtremIO-like array emulator",
 	.subtype = "lunlab",
@@ -405,6 +449,7 @@ static struct tcmur_handler lunlab_handler = {
 	.close = lunlab_close,
 	.nr_threads = 4,
 	.handle_cmd = lunlab_handle_cmd,
+	.destroy = lunlab_destroy,
 };
 
 int handler_init(void)

@@ -417,6 +417,20 @@ struct cost_model *cost_model_get(const char *array_name, const struct lunlab_pr
 	return m;
 }
 
+struct cost_model *cost_model_find(const char *array_name)
+{
+	struct cost_model *m;
+
+	pthread_mutex_lock(&registry_lock);
+	for (m = registry; m; m = m->next)
+		if (!strcmp(m->name, array_name ? array_name : "")) {
+			m->refs++;
+			break;
+		}
+	pthread_mutex_unlock(&registry_lock);
+	return m;
+}
+
 void cost_model_put(struct cost_model *m)
 {
 	if (!m)

@@ -28,6 +28,10 @@ struct cost_req {
  * cost_time_virtual(N) (cost_virtual.h) a virtual clock. */
 struct cost_model *cost_model_get(const char *array_name, const struct lunlab_profile *p, double time_scale);
 void cost_model_put(struct cost_model *m);
+/* The model of array_name if one exists (one more reference: cost_model_put
+ * it), else NULL; never creates one.  For work that is not a command of a LU
+ * (a snapshot through the array-control interface). */
+struct cost_model *cost_model_find(const char *array_name);
 
 /* Charge one command arriving at now_ns (CLOCK_MONOTONIC).  Returns the real
  * CLOCK_MONOTONIC time at which its completion may be delivered (now_ns when

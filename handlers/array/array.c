@@ -97,6 +97,7 @@ struct array *array_get(const char *name, const struct array_params *p, char **e
 	a->p = *p;
 	a->users = 1;
 	pthread_mutex_init(&a->vol_mu, NULL);
+	space_init(&a->space);
 	a->next = registry;
 	registry = a;
 	pthread_mutex_unlock(&registry_mu);
@@ -131,12 +132,65 @@ void array_put(struct array *a)
 	while (a->vols)
 		volume_destroy(a->vols);
 	bs_fini(a);
+	space_fini(&a->space);
 	pthread_mutex_destroy(&a->vol_mu);
 	free(a->name);
 	free(a);
 }
 
 const struct array_params *array_params(const struct array *a) { return &a->p; }
+
+void array_ref(struct array *a)
+{
+	pthread_mutex_lock(&registry_mu);
+	a->users++;
+	pthread_mutex_unlock(&registry_mu);
+}
+
+struct array *array_lookup(const char *name)
+{
+	struct array *a;
+
+	if (!name)
+		return NULL;
+	pthread_mutex_lock(&registry_mu);
+	for (a = registry; a; a = a->next)
+		if (!strcmp(a->name, name)) {
+			a->users++;
+			break;
+		}
+	pthread_mutex_unlock(&registry_mu);
+	return a;
+}
+
+int array_names(char (*names)[ARRAY_NAME_MAX], int max)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&registry_mu);
+	for (struct array *a = registry; a; a = a->next, n++)
+		if (names && n < max)
+			snprintf(names[n], ARRAY_NAME_MAX, "%s", a->name);
+	pthread_mutex_unlock(&registry_mu);
+	return n;
+}
+
+const char *array_name(const struct array *a) { return a->name; }
+
+void array_set_profile(struct array *a, const char *profile)
+{
+	pthread_mutex_lock(&a->vol_mu);
+	if (!a->profile[0] && profile)
+		snprintf(a->profile, sizeof(a->profile), "%s", profile);
+	pthread_mutex_unlock(&a->vol_mu);
+}
+
+void array_profile(struct array *a, char *out, size_t len)
+{
+	pthread_mutex_lock(&a->vol_mu);
+	snprintf(out, len, "%s", a->profile);
+	pthread_mutex_unlock(&a->vol_mu);
+}
 
 void array_get_stats(struct array *a, struct array_stats *out)
 {

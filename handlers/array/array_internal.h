@@ -1,6 +1,7 @@
 /* array_internal.h — the store's private structures, shared by its modules
  * (array.c registry+stats, block_store.c content index, block_compress.c
- * accounting, volume_map.c thin maps, range_lock.c, volume_io.c, volume_copy.c).
+ * accounting, space.c physical space, volume_map.c thin maps, range_lock.c,
+ * volume_io.c, volume_copy.c, volume_names.c named volumes, snapshot.c).
  * Nothing outside handlers/array/ includes this. */
 #ifndef LUNLAB_ARRAY_INTERNAL_H
 #define LUNLAB_ARRAY_INTERNAL_H
@@ -11,6 +12,7 @@
 
 #include "handlers/array/volume.h"
 #include "handlers/array/array_admin.h"
+#include "handlers/array/space.h"
 
 /* ---- block records: id -> {data, refcount, compressed size} ----
  * Ids are 32-bit (0 = "unmapped / zeros") so a map entry costs 4 bytes.
@@ -69,8 +71,11 @@ struct array {
 	_Atomic uint32_t next_id;        /* fresh ids handed to shards in batches */
 	_Atomic uint64_t meta_bytes;     /* record pages + index tables */
 
-	pthread_mutex_t vol_mu;          /* volume list (create/destroy/stats) */
+	pthread_mutex_t vol_mu;          /* volume list (create/destroy/stats), names, attached */
 	struct volume *vols;
+
+	struct space space;              /* physical capacity and use (space.c) */
+	char profile[32];                /* profile of the LU that created it ("" if none said) */
 };
 
 /* ---- per-volume thin map and range locks ---- */
@@ -97,13 +102,21 @@ struct volume {
 	_Atomic uint64_t meta_bytes;     /* leaves + leaf pointer table */
 	pthread_rwlock_t stripes[NSTRIPES];
 	struct volume *next;             /* array's volume list */
+	/* named volumes (volume_names.c), under the array's vol_mu: */
+	char *name;                      /* NULL: anonymous, dies with its device */
+	char *snapshot_of;               /* source's name if made by a snapshot, else NULL */
+	bool attached;                   /* a device uses it now */
+	bool readonly;                   /* a read-only snapshot: devices get readonly=1 */
 };
 
 /* block_store.c */
 int bs_init(struct array *a);
 void bs_fini(struct array *a);
 /* Take a reference to the block holding data (dedup_block bytes, not all
- * zero), storing it if new.  *id receives the block id. */
+ * zero), storing it if new.  *id receives the block id.  A new block takes
+ * its space from r when r is given (space.h), else is checked against the
+ * capacity itself: -ENOSPC when the array is full. */
+int bs_ref_content_r(struct array *a, const void *data, uint32_t *id, struct space_resv *r);
 int bs_ref_content(struct array *a, const void *data, uint32_t *id);
 /* Add n references to id (the caller holds one, so it cannot be freed);
  * -EOVERFLOW if that would pass BLK_REF_MAX. */
@@ -143,9 +156,19 @@ void lockset_add(struct lockset *ls, struct volume *v, uint64_t b0, uint64_t nb)
 void lockset_lock(struct lockset *ls, int write);
 void lockset_unlock(struct lockset *ls);
 
-/* volume_io.c: internals used by volume_copy.c (caller holds the range locks). */
+/* volume_io.c: internals used by volume_copy.c (caller holds the range locks).
+ * vio_write_locked's new blocks take their space from r (NULL: checked each). */
 int vio_read_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt);
-int vio_write_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt);
+int vio_write_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt,
+		     struct space_resv *r);
+/* Dedup blocks [off, off+len) touches (0 for len 0). */
+uint64_t vio_blocks_touched(const struct volume *v, uint64_t off, uint64_t len);
+/* A volume not yet on the array's list (volume_create = alloc + link). */
+struct volume *vio_alloc(struct array *a, uint64_t size_bytes, uint32_t lba_size);
+void vio_link(struct volume *v);          /* caller holds a->vol_mu */
+
+/* volume_names.c: the named volume called name, or NULL (caller holds a->vol_mu). */
+struct volume *vn_find(struct array *a, const char *name);
 /* Point block b at id (a reference the caller owns, or 0); *delta counts
  * the change in mapped entries, applied later by vio_commit_delta. */
 int vio_set_block(struct volume *v, uint64_t b, uint32_t id, int64_t *delta);

@@ -193,6 +193,11 @@ static void take_ref(struct shard *s, struct blk *r)
 
 int bs_ref_content(struct array *a, const void *data, uint32_t *idp)
 {
+	return bs_ref_content_r(a, data, idp, NULL);
+}
+
+int bs_ref_content_r(struct array *a, const void *data, uint32_t *idp, struct space_resv *resv)
+{
 	uint64_t h = a->fp(data, a->p.dedup_block);
 	struct shard *s = &a->shards[shard_of(h)];
 	uint32_t empty;
@@ -232,10 +237,18 @@ int bs_ref_content(struct array *a, const void *data, uint32_t *idp)
 		}
 		(void)probe(a, s, h, data, &empty);
 	}
-	uint32_t id;
-	int r = alloc_id(a, s, &id);
+	/* space hook: a new block (may refuse: the array is full) */
+	int r = space_block_created(a, resv);
 	if (r) {
 		pthread_mutex_unlock(&s->mu);
+		free(copy);
+		return r;
+	}
+	uint32_t id;
+	r = alloc_id(a, s, &id);
+	if (r) {
+		pthread_mutex_unlock(&s->mu);
+		space_block_freed(a, a->p.dedup_block);
 		free(copy);
 		return r;
 	}
@@ -251,6 +264,7 @@ int bs_ref_content(struct array *a, const void *data, uint32_t *idp)
 	s->compressed_bytes += csize;
 	s->physical_bytes += physical_size(&a->p, csize);
 	atomic_fetch_add(&s->single_ref, 1);
+	space_block_accounted(a, physical_size(&a->p, csize)); /* space hook: size known (inline) */
 	pthread_mutex_unlock(&s->mu);
 	*idp = id;
 	return 0;
@@ -328,6 +342,7 @@ void bs_unref(struct array *a, uint32_t id)
 		s->unique_blocks--;
 		s->compressed_bytes -= r->csize;
 		s->physical_bytes -= physical_size(&a->p, r->csize);
+		space_block_freed(a, physical_size(&a->p, r->csize)); /* space hook */
 		free(r->data);
 		r->data = NULL;
 		atomic_store(&r->ref, s->free_head);

@@ -12,7 +12,8 @@
 
 #define DATA_CHUNK (1u << 20)
 
-static int copy_data(struct volume *dst, uint64_t doff, struct volume *src, uint64_t soff, uint64_t len)
+static int copy_data(struct volume *dst, uint64_t doff, struct volume *src, uint64_t soff, uint64_t len,
+		     struct space_resv *resv)
 {
 	unsigned char *buf = malloc(len < DATA_CHUNK ? len : DATA_CHUNK);
 	if (!buf)
@@ -27,7 +28,7 @@ static int copy_data(struct volume *dst, uint64_t doff, struct volume *src, uint
 		struct iovec io = { buf, n };
 		r = vio_read_locked(src, soff + at, n, &io, 1);
 		if (!r)
-			r = vio_write_locked(dst, doff + at, n, &io, 1);
+			r = vio_write_locked(dst, doff + at, n, &io, 1, resv);
 		done += n;
 	}
 	free(buf);
@@ -78,10 +79,23 @@ int volume_copy(struct volume *dst, uint64_t dst_off, struct volume *src, uint64
 	int r = vio_check_range(src, src_off, len);
 	if (!r)
 		r = vio_check_range(dst, dst_off, len);
+	/* Blocks the copy may have to create (data copies and partial edges)
+	 * are set aside before anything changes: a full array refuses the
+	 * whole copy.  Whole blocks moved as map entries need no space. */
+	struct space_resv resv = { 0, false };
+	int unaligned = ((src_off ^ dst_off) & (B - 1)) != 0;
+	if (!r && len) {
+		uint64_t n = vio_blocks_touched(dst, dst_off, len);
+		if (!unaligned) {
+			uint64_t edges = (uint64_t)((dst_off & (B - 1)) != 0) + (((dst_off + len) & (B - 1)) != 0);
+			n = edges < n ? edges : n;
+		}
+		r = space_reserve(dst->a, &resv, n * B);
+	}
 	if (!r && len) {
 
-		if ((src_off ^ dst_off) & (B - 1)) {
-			r = copy_data(dst, dst_off, src, src_off, len);
+		if (unaligned) {
+			r = copy_data(dst, dst_off, src, src_off, len, &resv);
 		} else {
 			uint64_t head = (B - (dst_off & (B - 1))) & (B - 1);
 			if (head > len)
@@ -105,13 +119,14 @@ int volume_copy(struct volume *dst, uint64_t dst_off, struct volume *src, uint64
 					*blocks_moved = nblk;
 			}
 			if (!r && head)
-				r = vio_write_locked(dst, dst_off, head, &hio, 1);
+				r = vio_write_locked(dst, dst_off, head, &hio, 1, &resv);
 			if (!r && tail)
-				r = vio_write_locked(dst, tail_dst, tail, &tio, 1);
+				r = vio_write_locked(dst, tail_dst, tail, &tio, 1, &resv);
 			free(hb);
 			free(tb);
 		}
 	}
+	space_release(dst->a, &resv);
 	lockset_unlock(&ls);
 	return r;
 }

@@ -121,11 +121,11 @@ int vio_set_block(struct volume *v, uint64_t b, uint32_t id, int64_t *delta)
 	return 0;
 }
 
-static int store_block(struct volume *v, uint64_t b, const void *content, int64_t *delta)
+static int store_block(struct volume *v, uint64_t b, const void *content, int64_t *delta, struct space_resv *resv)
 {
 	uint32_t id = 0;
 	if (!is_zero(content, v->a->p.dedup_block)) {
-		int r = bs_ref_content(v->a, content, &id);
+		int r = bs_ref_content_r(v->a, content, &id, resv);
 		if (r)
 			return r;
 	}
@@ -182,9 +182,10 @@ int vio_read_locked(struct volume *v, uint64_t off, uint64_t len, const struct i
 
 /* Write [off, off+len).  pre, if not NULL, holds references already taken
  * (outside the locks) for the whole blocks first_full .. first_full+n-1: they
- * are installed as they are; every other block is stored here. */
+ * are installed as they are; every other block is stored here, its space
+ * taken from resv. */
 static int write_cur(struct volume *v, uint64_t off, uint64_t len, struct iovcur *cp, uint32_t *pre,
-		     uint64_t first_full, uint64_t nfull)
+		     uint64_t first_full, uint64_t nfull, struct space_resv *resv)
 {
 	uint64_t B = v->a->p.dedup_block;
 	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
@@ -216,18 +217,26 @@ static int write_cur(struct volume *v, uint64_t off, uint64_t len, struct iovcur
 			content = buf;
 		}
 		if (!r)
-			r = store_block(v, b, content, &delta);
+			r = store_block(v, b, content, &delta, resv);
 		pos = e;
 	}
 	vio_commit_delta(v, delta);
 	return r;
 }
 
-int vio_write_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
+int vio_write_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt,
+		     struct space_resv *r)
 {
 	struct iovcur c;
 	cur_init(&c, iov, iovcnt);
-	return write_cur(v, off, len, &c, NULL, 0, 0);
+	return write_cur(v, off, len, &c, NULL, 0, 0, r);
+}
+
+uint64_t vio_blocks_touched(const struct volume *v, uint64_t off, uint64_t len)
+{
+	if (!len || off + len < off)
+		return 0;
+	return ((off + len - 1) >> v->bshift) - (off >> v->bshift) + 1;
 }
 
 /* End of the lock chunk holding byte pos: reads and writes lock and process
@@ -274,8 +283,10 @@ static int prestore(struct volume *v, uint64_t off, uint64_t len, const struct i
 	return 0;
 }
 
-/* Fill [off, off+len) with pattern (lba_size bytes; NULL = zeros). */
-static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const unsigned char *pattern)
+/* Fill [off, off+len) with pattern (lba_size bytes; NULL = zeros); new
+ * blocks take their space from resv. */
+static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const unsigned char *pattern,
+			     struct space_resv *resv)
 {
 	uint64_t B = v->a->p.dedup_block, L = v->lba_size;
 	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
@@ -314,7 +325,7 @@ static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const
 				x += k;
 			}
 			uint32_t id = 0;
-			if (!is_zero(buf, B) && (r = bs_ref_content(v->a, buf, &id)) != 0)
+			if (!is_zero(buf, B) && (r = bs_ref_content_r(v->a, buf, &id, resv)) != 0)
 				break;
 			if (whole && B >= L && (!id || bs_incref(v->a, id, 1) == 0)) {
 				full_id = id; /* keep one reference for the next blocks */
@@ -381,6 +392,13 @@ int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iove
 	int r = prestore(v, off, len, iov, iovcnt, ids, first_full, nfull);
 	if (r)
 		goto out;
+	/* Partial blocks are read-modify-written under the locks, after other
+	 * blocks are installed: set their worst case aside now, so a full array
+	 * refuses the whole write before any map entry changes. */
+	struct space_resv resv = { 0, false };
+	uint64_t npart = vio_blocks_touched(v, off, len) - nfull;
+	if (npart && (r = space_reserve(v->a, &resv, npart * B)) != 0)
+		goto release;
 	struct iovcur c;
 	cur_init(&c, iov, iovcnt);
 	uint64_t pos = off;
@@ -389,10 +407,12 @@ int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iove
 		range_lock(v, &ls, pos, ce - pos, 1);
 		r = vio_check_range(v, off, len);
 		if (!r)
-			r = write_cur(v, pos, ce - pos, &c, ids, first_full, nfull);
+			r = write_cur(v, pos, ce - pos, &c, ids, first_full, nfull, &resv);
 		lockset_unlock(&ls);
 		pos = ce;
 	} while (!r && pos < off + len);
+	space_release(v->a, &resv);
+release:
 	/* Release what was not installed (range error or failure midway). */
 	for (uint64_t i = 0; i < nfull; i++)
 		if (ids[i])
@@ -403,15 +423,40 @@ out:
 	return r;
 }
 
+/* Deallocation (UNMAP, zeros, shrinking) is never refused for space: its
+ * partial blocks need new content, but it frees at least as many blocks as
+ * it makes, and a full array must still be able to free space. */
+static struct space_resv dealloc_resv(void)
+{
+	struct space_resv r = { 0, true };
+	return r;
+}
+
+/* The most blocks a WRITE SAME of a non-zero pattern may create: one for
+ * all its whole blocks and one per partial edge when a block holds whole
+ * logical blocks (B >= L); one per distinct slice of the pattern otherwise
+ * (then blocks are never partial: offsets are L-aligned and B divides L). */
+static uint64_t write_same_worst_blocks(const struct volume *v, uint64_t off, uint64_t len)
+{
+	uint64_t B = v->a->p.dedup_block, L = v->lba_size, n = vio_blocks_touched(v, off, len);
+	uint64_t most = B >= L ? 3 : L / B;
+	return n < most ? n : most;
+}
+
 int volume_write_same(struct volume *v, uint64_t off, uint64_t len, const void *pattern)
 {
 	struct lockset ls;
 	if (!pattern)
 		return -EINVAL;
+	bool zero = is_zero(pattern, v->lba_size);
+	struct space_resv resv = zero ? dealloc_resv() : (struct space_resv){ 0, false };
 	range_lock(v, &ls, off, len, 1);
 	int r = vio_check_range(v, off, len);
+	if (!r && !zero)
+		r = space_reserve(v->a, &resv, write_same_worst_blocks(v, off, len) * v->a->p.dedup_block);
 	if (!r)
-		r = write_same_locked(v, off, len, is_zero(pattern, v->lba_size) ? NULL : pattern);
+		r = write_same_locked(v, off, len, zero ? NULL : pattern, &resv);
+	space_release(v->a, &resv);
 	lockset_unlock(&ls);
 	return r;
 }
@@ -419,10 +464,11 @@ int volume_write_same(struct volume *v, uint64_t off, uint64_t len, const void *
 int volume_unmap(struct volume *v, uint64_t off, uint64_t len)
 {
 	struct lockset ls;
+	struct space_resv resv = dealloc_resv();
 	range_lock(v, &ls, off, len, 1);
 	int r = vio_check_range(v, off, len);
 	if (!r)
-		r = write_same_locked(v, off, len, NULL);
+		r = write_same_locked(v, off, len, NULL, &resv);
 	lockset_unlock(&ls);
 	return r;
 }
@@ -450,8 +496,13 @@ int volume_compare_and_write(struct volume *v, uint64_t off, uint64_t len, const
 				*miscompare_off = i;
 			r = -EILSEQ;
 		} else if (!r) {
+			/* every block it touches may be new: decided before any changes */
+			struct space_resv resv = { 0, false };
 			struct iovec w = { (void *)wr, len };
-			r = vio_write_locked(v, off, len, &w, 1);
+			r = space_reserve(v->a, &resv, vio_blocks_touched(v, off, len) * v->a->p.dedup_block);
+			if (!r)
+				r = vio_write_locked(v, off, len, &w, 1, &resv);
+			space_release(v->a, &resv);
 		}
 	}
 	lockset_unlock(&ls);
@@ -495,7 +546,7 @@ uint64_t volume_mapped_bytes(struct volume *v)
 
 /* ---- lifecycle ---- */
 
-struct volume *volume_create(struct array *a, uint64_t size_bytes, uint32_t lba_size)
+struct volume *vio_alloc(struct array *a, uint64_t size_bytes, uint32_t lba_size)
 {
 	if (!a || (lba_size != 512 && lba_size != 4096) || size_bytes % lba_size)
 		return NULL;
@@ -520,9 +571,22 @@ struct volume *volume_create(struct array *a, uint64_t size_bytes, uint32_t lba_
 		return NULL;
 	}
 	v->size = size_bytes;
+	return v;
+}
+
+void vio_link(struct volume *v)
+{
+	v->next = v->a->vols;
+	v->a->vols = v;
+}
+
+struct volume *volume_create(struct array *a, uint64_t size_bytes, uint32_t lba_size)
+{
+	struct volume *v = vio_alloc(a, size_bytes, lba_size);
+	if (!v)
+		return NULL;
 	pthread_mutex_lock(&a->vol_mu);
-	v->next = a->vols;
-	a->vols = v;
+	vio_link(v);
 	pthread_mutex_unlock(&a->vol_mu);
 	return v;
 }
@@ -561,6 +625,8 @@ void volume_destroy(struct volume *v)
 	pthread_rwlock_destroy(&v->resize_lock);
 	for (unsigned i = 0; i < NSTRIPES; i++)
 		pthread_rwlock_destroy(&v->stripes[i]);
+	free(v->name);
+	free(v->snapshot_of);
 	free(v);
 }
 
@@ -580,8 +646,9 @@ int volume_resize(struct volume *v, uint64_t new_size)
 		uint64_t tail_end = (new_size + B - 1) / B * B;
 		if (tail_end > v->size)
 			tail_end = v->size;
+		struct space_resv resv = dealloc_resv();
 		if (tail_end > new_size)
-			r = write_same_locked(v, new_size, tail_end - new_size, NULL);
+			r = write_same_locked(v, new_size, tail_end - new_size, NULL, &resv);
 		if (!r)
 			unmap_from(v, (new_size + B - 1) >> v->bshift);
 	}

@@ -207,6 +207,10 @@ int scsi_dispatch(struct scsi_cmd *cmd, enum cost_kind *kind)
 	const struct scsi_op *op = scsi_op_find(cdb[0], cdb[1] & 0x1f, &has_sa, NULL);
 
 	*kind = COST_OTHER;
+	/* a unit attention the array's events owe this nexus comes first (ua.h) */
+	int ua = scsi_ua_check(cmd);
+	if (ua != TCMU_STS_OK)
+		return ua;
 	if (!op || op->fn == LU_LAYER) /* the host answers these: see the table */
 		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x20, 0x00); /* INVALID COMMAND OPERATION CODE */
 

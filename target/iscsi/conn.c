@@ -13,6 +13,7 @@
 
 #include "target/iscsi/conn_pool.h"
 #include "target/iscsi/io_thread.h"
+#include "target/iscsi/portal.h"
 #include "target/iscsi/target.h"
 
 static __thread struct conn_pool icmd_pool; /* conn_pool.h */
@@ -46,6 +47,7 @@ struct conn *conn_new(int fd, struct io_thread *thr)
 		free(c);
 		return NULL;
 	}
+	c->portal = -1;
 	c->stage = RX_BHS;
 	c->rx_need = ISCSI_BHS_LEN;
 	c->rx_dst = c->bhs;
@@ -62,7 +64,7 @@ void conn_put(struct conn *c)
 	free(c->login.acc);
 	free(c->rxbuf);
 	free(c->pdu_data);
-	free(c->reset_seen);
+	lu_nexus_free(&c->lunx);
 	free(c);
 }
 
@@ -161,6 +163,7 @@ void conn_close(struct conn *c, const char *why)
 		return;
 	c->closed = true;
 	c->state = CS_CLOSING;
+	portal_conn_change(c->portal, -1);
 	if (c->counted) {
 		/* an I_T nexus ends: SCSI-2 reservations it held are released
 		 * (SPC-4 5.13.1; libiscsi Reserve6.Logout / ITNexusLoss) */

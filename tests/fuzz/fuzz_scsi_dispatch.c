@@ -98,6 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* mode-page state back to power-on, so a finding reproduces from its one
 	 * input (block contents stay: they only change data, not code paths) */
 	lu->dev.write_cache = true;
+	scsi_lu_fini(lu);
 	scsi_lu_init(lu);
 #if FUZZ_MODE == FUZZ_ANY_CDB
 	memcpy(cdb, data, size < CDB_MAX ? size : CDB_MAX);

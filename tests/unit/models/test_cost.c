@@ -27,7 +27,8 @@ static const char arith_text[] =
 	"cost:\n  cores: 4\n  cpu_cmd_ns: 1000\n  cpu_entry_ns: 100\n  cpu_segment_ns: 50\n"
 	"  cpu_mib_ns: 1048576\n  journal_cmd_ns: 300\n  journal_entry_ns: 30\n  frontend_mb_s: 1000\n"
 	"  backend_mb_s: 500\n  fixed_latency_ns: 700\n  host_turnaround_ns: 5000\n"
-	"  host_turnaround_ns_per_mib: 1048576\n  xcopy_bucket: covered\n";
+	"  host_turnaround_ns_per_mib: 1048576\n  xcopy_bucket: covered\n"
+	"capacity:\n  usable_bytes: 1099511627776\n  soft_threshold_percent: 80\n";
 
 /* One core, 0.6 s of CPU per command and nothing else: easy 1-s window arithmetic. */
 static const char window_text[] =
@@ -36,7 +37,8 @@ static const char window_text[] =
 	"cost:\n  cores: 1\n  cpu_cmd_ns: 600000000\n  cpu_entry_ns: 0\n  cpu_segment_ns: 0\n"
 	"  cpu_mib_ns: 0\n  journal_cmd_ns: 0\n  journal_entry_ns: 0\n  frontend_mb_s: 0\n"
 	"  backend_mb_s: 0\n  fixed_latency_ns: 0\n  host_turnaround_ns: 0\n"
-	"  host_turnaround_ns_per_mib: 0\n  xcopy_bucket: covered\n";
+	"  host_turnaround_ns_per_mib: 0\n  xcopy_bucket: covered\n"
+	"capacity:\n  usable_bytes: 1099511627776\n  soft_threshold_percent: 80\n";
 
 static struct lunlab_profile *parse(const char *text)
 {
@@ -318,6 +320,11 @@ static void shared_by_array_name(void **state)
 	struct cost_model *c = cost_model_get("other-array", x1, 1.0);
 	assert_ptr_equal(a, b);
 	assert_ptr_not_equal(a, c);
+	/* find: the same model with a reference of its own, never a new one */
+	struct cost_model *f = cost_model_find("test-array");
+	assert_ptr_equal(f, a);
+	cost_model_put(f);
+	assert_null(cost_model_find("no-such-array"));
 	cost_model_charge_at(a, &xcopy64k, 0, NULL);
 	struct cost_telemetry t;
 	cost_model_telemetry(b, &t);

@@ -88,10 +88,11 @@ static void test_capacity_pages(void **state)
 	log_sense(lu, &fc, 0x30, 0x0010, b, sizeof(b));
 	assert_int_equal(get_be16(b + 4), 0x0010);
 
-	/* 0Ch: 4-byte resource counts in blocks; used is the LU's (scope 01b),
-	 * the others the array's (scope 10b) */
+	/* 0Ch: 4-byte resource counts in blocks (the array has no capacity, so
+	 * no thresholds: a threshold set is one block); used is the LU's (scope
+	 * 01b), the others the array's (scope 10b) */
 	log_sense(lu, &fc, 0x0c, 0, b, sizeof(b));
-	assert_int_equal(get_be16(b + 2), 4 * 12);
+	assert_int_equal(get_be16(b + 2), 5 * 12);
 	assert_int_equal(b[12], 0x02);                         /* available: shared */
 	assert_int_equal(get_be16(b + 16), 0x0002);
 	assert_int_equal(b[19], 8);
@@ -101,6 +102,9 @@ static void test_capacity_pages(void **state)
 	assert_int_equal(get_be32(b + 32), 3 * 32);            /* saved by dedup */
 	assert_int_equal(b[36], 0x02);
 	assert_int_equal(b[48], 0x02);                         /* compressed: shared */
+	assert_int_equal(get_be16(b + 52), 0x0102);            /* total efficiency: logical - physical */
+	assert_int_equal(get_be32(b + 56), (5 * 16384 - st.physical_bytes) / 512);
+	assert_int_equal(b[60], 0x02);
 	fix_lu_free(lu);
 }
 
@@ -177,11 +181,56 @@ static void test_telemetry_and_reset(void **state)
 	fix_lu_free(lu);
 }
 
+/* An array with a capacity: 0Ch counts threshold sets (one dedup block, 32
+ * LBAs) and reports the free share; 30h the capacity figures. */
+static void test_thresholds_and_capacity(void **state)
+{
+	struct scsi_lu *lu = fix_lu_new("log-cap", FIX_BS, FIX_LBAS);
+	struct fix_cmd fc;
+	static uint8_t b[1024];
+	char *err = NULL;
+	const uint64_t cap = 64ull << 20;
+
+	assert_int_equal(array_set_capacity(lu->dev.array, cap, cap / 2, &err), 0);
+	write_blocks(lu, 0, 5 * 32, 0x31);                     /* 5 blocks, one content */
+	write_blocks(lu, 5 * 32, 3 * 32 + 1, 0x44);           /* 3 more and 1 LBA of a 4th */
+	struct array_space sp;
+	array_get_space(lu->dev.array, &sp);
+	struct array_stats st;
+	array_get_stats(lu->dev.array, &st);
+	assert_int_equal(sp.used_bytes, st.physical_bytes);
+	log_sense(lu, &fc, 0x0c, 0, b, sizeof(b));
+	assert_int_equal(get_be16(b + 2), 6 * 12);
+	assert_int_equal(get_be16(b + 4), 0x0001);
+	assert_int_equal(get_be32(b + 8), (cap - sp.used_bytes) / 16384); /* available, in sets */
+	assert_int_equal(b[12], 0x02);
+	assert_int_equal(get_be16(b + 16), 0x0002);
+	assert_int_equal(get_be32(b + 20), 9);                 /* this LU's 9 mapped blocks */
+	assert_int_equal(b[24], 0x01);
+	assert_int_equal(get_be16(b + 28), 0x0003);
+	assert_int_equal(get_be16(b + 32), (cap - sp.used_bytes) * 100 / cap);
+	assert_int_equal(b[36], 0x02);
+	assert_int_equal(get_be16(b + 40), 0x0100);
+	assert_int_equal(get_be32(b + 44), (st.logical_bytes - st.unique_bytes) / 16384);
+	assert_int_equal(get_be16(b + 64), 0x0102);
+	assert_int_equal(get_be32(b + 68), (st.logical_bytes - st.physical_bytes) / 16384);
+
+	log_sense(lu, &fc, 0x30, 0x0030, b, sizeof(b));
+	assert_true(param_u64(b, 0x0030) == cap);
+	assert_true(param_u64(b, 0x0031) == cap / 2);
+	assert_true(param_u64(b, 0x0032) == sp.used_bytes);
+	assert_true(param_u64(b, 0x0033) == 0);
+	assert_true(param_u64(b, 0x0034) == FIX_LBAS * FIX_BS);
+	assert_true(param_u64(b, 0x0035) == 1);
+	fix_lu_free(lu);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_supported_and_errors),
 		cmocka_unit_test(test_capacity_pages),
+		cmocka_unit_test(test_thresholds_and_capacity),
 		cmocka_unit_test(test_lbp_used_per_lu),
 		cmocka_unit_test(test_telemetry_and_reset),
 	};
