@@ -110,8 +110,9 @@ void conn_task_status(struct scsi_task *task, int cb_status, struct cmd_status *
 void conn_describe_answer(const struct bench_conn *c, int status, const struct scsi_task *task,
 			  char *out, size_t outlen)
 {
+	(void)c;
 	if (status == SCSI_STATUS_ERROR || status == SCSI_STATUS_CANCELLED || status == SCSI_STATUS_TIMEOUT || !task) {
-		snprintf(out, outlen, "%s", conn_failed(c) ? conn_error(c) : "the session failed");
+		snprintf(out, outlen, "the session failed");
 		return;
 	}
 	conn_describe_status(status, (uint8_t)task->sense.key, (uint8_t)(task->sense.ascq >> 8),

@@ -105,7 +105,8 @@ int conn_cmd(struct bench_conn *c, const uint8_t *cdb, int cdblen, int dir,
 /* Fill st from a finished task (status, sense, data-in length). */
 void conn_task_status(struct scsi_task *task, int cb_status, struct cmd_status *st);
 /* A callback's status in words for an error message: "CHECK CONDITION, sense 03/11/00 (MEDIUM
- * ERROR)", "BUSY", or, when the session failed, its one-line message. */
+ * ERROR)", "BUSY" (under 100 bytes); "the session failed" for SCSI_STATUS_ERROR, whose one-line
+ * message is conn_error(c). */
 void conn_describe_answer(const struct bench_conn *c, int status, const struct scsi_task *task,
 			  char *out, size_t outlen);
 

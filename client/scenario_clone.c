@@ -249,7 +249,7 @@ static void slot_cb(struct bench_conn *c, int status, struct scsi_task *task, vo
 	struct cslot *s = priv;
 	struct clone_ctx *x = s->ctx;
 	struct cmd_status st;
-	char answer[900];
+	char answer[100];
 	uint64_t t = now_ns();
 	conn_task_status(task, status, &st);
 	conn_describe_answer(c, status, task, answer, sizeof(answer));
@@ -269,9 +269,9 @@ static void slot_cb(struct bench_conn *c, int status, struct scsi_task *task, vo
 		if (!x->failed) {
 			x->failed = true;
 			if (st.status < 0)
-				snprintf(x->err, sizeof(x->err), "%s", answer);
+				snprintf(x->err, sizeof(x->err), "%s", conn_error(c));
 			else
-				snprintf(x->err, sizeof(x->err), "%s failed at clone %u, template block %llu: %s",
+				snprintf(x->err, sizeof(x->err), "%s: %s failed at clone %u, template block %llu: %s", c->url,
 					 s->xcopy ? "EXTENDED COPY" : s->phase == 1 ? "READ(16)" : "WRITE(16)", s->clone,
 					 (unsigned long long)s->off, answer);
 		}

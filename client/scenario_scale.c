@@ -57,14 +57,14 @@ static void io_cb(struct bench_conn *c, int status, struct scsi_task *task, void
 	v->inflight--;
 	if (status != SCSI_STATUS_GOOD) {
 		if (!v->failed) {
-			char what[96], why[900];
+			char what[96], why[100];
 			v->failed = 1;
 			conn_describe_cdb(task->cdb, task->cdb_size, what, sizeof(what));
 			conn_describe_answer(c, status, task, why, sizeof(why));
 			if (status == SCSI_STATUS_ERROR)
-				snprintf(g_run->err, sizeof(g_run->err), "%s", why);
+				snprintf(g_run->err, sizeof(g_run->err), "%s", conn_error(c));
 			else
-				snprintf(g_run->err, sizeof(g_run->err), "%s failed: %s", what, why);
+				snprintf(g_run->err, sizeof(g_run->err), "%s: %s failed: %s", c->url, what, why);
 		}
 		scsi_free_scsi_task(task);
 		return;

@@ -36,14 +36,14 @@ static void write_cb(struct bench_conn *c, int status, struct scsi_task *task, v
 	st->inflight--;
 	s->busy = false;
 	if (status != SCSI_STATUS_GOOD && !st->failed) {
-		char what[96], why[900];
+		char what[96], why[100];
 		st->failed = 1;
 		conn_describe_cdb(task->cdb, task->cdb_size, what, sizeof(what));
 		conn_describe_answer(c, status, task, why, sizeof(why));
 		if (status == SCSI_STATUS_ERROR)
-			snprintf(st->err, sizeof(st->err), "%s", why);
+			snprintf(st->err, sizeof(st->err), "%s", conn_error(c));
 		else
-			snprintf(st->err, sizeof(st->err), "%s failed: %s", what, why);
+			snprintf(st->err, sizeof(st->err), "%s: %s failed: %s", c->url, what, why);
 	} else if (status == SCSI_STATUS_GOOD) {
 		st->done += task->expxferlen > 0 ? (uint64_t)task->expxferlen : 0;
 	}
