@@ -51,6 +51,7 @@ struct bench_conn {
 /* Process-wide settings, set once by main() before any session is opened. */
 struct conn_policy {
 	double timeout_s;           /* --timeout: login retry window and per-command limit (default 30) */
+	bool status_line;           /* stderr is a terminal and not --quiet: say what a re-login waits for */
 };
 void conn_set_policy(const struct conn_policy *p);
 const struct conn_policy *conn_get_policy(void);

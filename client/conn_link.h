@@ -97,6 +97,9 @@ void link_fail(struct bench_conn *c, const char *fmt, ...) __attribute__((format
 /* Destroy c->iscsi; ops it held go back to QUEUED (never call inside its own callbacks). */
 void link_destroy_context(struct bench_conn *c);
 
+/* conn_tty.c: the "logging in again" line on a terminal, after every poll round */
+void conn_tty_update(const struct bench_conn *conns, unsigned n, uint64_t now);
+
 /* conn.c */
 void conn_note_fatal(const char *msg);
 /* libiscsi's error text as one clean line (no trailing newline or full stop). */

@@ -148,6 +148,7 @@ int conn_poll_many(struct bench_conn *conns, unsigned n, int timeout_ms, char *e
 			ret = -1;
 		}
 	}
+	conn_tty_update(conns, n, now);
 	if (pfd != stackfds)
 		free(pfd);
 	return ret;

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -50,7 +51,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lunlab-bench: %s\n", err);
 		return 2;
 	}
-	const struct conn_policy policy = { .timeout_s = o.timeout_s };
+	const struct conn_policy policy = { .timeout_s = o.timeout_s, .status_line = !o.quiet && isatty(STDERR_FILENO) };
 	conn_set_policy(&policy);
 	rc = run(&o, err, sizeof(err));
 	/* A session that failed for good is the cause, whatever the scenario made of the commands
