@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,10 +237,25 @@ static uint32_t random_isid(void)
 	return v & 0xffffff;
 }
 
+/* libiscsi sends Data-Out payloads with writev(), which raises SIGPIPE on a connection the
+ * target has closed (its send() calls use MSG_NOSIGNAL): a write in flight when the target
+ * dies must be a lost session, not the end of the process (exit 141). */
+static void ignore_sigpipe(void)
+{
+	struct sigaction sa;
+	if (sigaction(SIGPIPE, NULL, &sa) == 0 && sa.sa_handler == SIG_DFL) {
+		sa.sa_handler = SIG_IGN;
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = 0;
+		sigaction(SIGPIPE, &sa, NULL);
+	}
+}
+
 int conn_open_many(const char *url, const char *initiator_prefix, unsigned n,
 		   struct bench_conn *conns, char *err, size_t errlen)
 {
 	memset(conns, 0, sizeof(*conns) * n);
+	ignore_sigpipe();
 	if (check_url(url, err, errlen))
 		return -1;
 	if (strlen(url) >= sizeof(((struct conn_link *)0)->url_full)) {
