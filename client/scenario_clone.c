@@ -423,6 +423,19 @@ static void machine_check(const struct bench_opts *o, struct clone_run *run, con
 }
 
 
+/* A run's lanes and slots (the first nslots with software buffers), freed and forgotten. */
+static void run_state_free(struct clone_ctx *x, unsigned nslots)
+{
+	for (unsigned i = 0; x->slots && i < nslots; i++)
+		free(x->slots[i].buf);
+	free(x->lanes);
+	free(x->slots);
+	free(x->clone_fell_back);
+	x->lanes = NULL;
+	x->slots = NULL;
+	x->clone_fell_back = NULL;
+}
+
 static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run, bool telemetry,
 		     char *err, size_t errlen)
 {
@@ -469,12 +482,7 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 	x->slots = calloc(nslots, sizeof(*x->slots));
 	x->clone_fell_back = calloc(o->clones, sizeof(*x->clone_fell_back));
 	if (!x->lanes || !x->slots || !x->clone_fell_back) {
-		free(x->lanes);
-		free(x->slots);
-		free(x->clone_fell_back);
-		x->lanes = NULL;
-		x->slots = NULL;
-		x->clone_fell_back = NULL;
+		run_state_free(x, 0);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -539,14 +547,7 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 	}
 	ret = 0;
 out:
-	for (unsigned i = 0; i < nslots; i++)
-		free(x->slots[i].buf);
-	free(x->lanes);
-	free(x->slots);
-	free(x->clone_fell_back);
-	x->lanes = NULL;
-	x->slots = NULL;
-	x->clone_fell_back = NULL;
+	run_state_free(x, nslots);
 	return ret;
 }
 
