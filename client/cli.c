@@ -354,7 +354,7 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 		if (strncmp(o->url, "https://", 8) && strncmp(o->url, "http://", 7))
 			FAIL("watch: URL '%s' does not start with https:// or http://", o->url);
 		if (o->metrics_url || o->format == OUT_CSV || o->plot_path)
-			FAIL("watch takes --interval, --count, --json and --metrics-insecure");
+			FAIL("watch takes --interval, --count, --json, --metrics-insecure and --timeout");
 		return 0;
 	}
 	if (!o->url)

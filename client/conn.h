@@ -57,8 +57,12 @@ void conn_set_policy(const struct conn_policy *p);
 const struct conn_policy *conn_get_policy(void);
 
 /* The first session that failed for good in this process (its one-line message), or NULL.
- * main() prints it instead of whatever a scenario made of the failed commands. */
+ * main() prints it instead of whatever a scenario made of the failed commands, and exits 3. */
 const char *conn_fatal_error(void);
+/* Record msg as that error (the first one wins).  The connection layer does it for sessions;
+ * the HTTP clients (http_retry.h: watch, --metrics-url, --api) for an endpoint that did not
+ * answer within --timeout.  Main thread only. */
+void conn_note_fatal(const char *msg);
 
 /* Result of one command run by conn_cmd(). */
 struct cmd_status {

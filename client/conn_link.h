@@ -101,7 +101,6 @@ void link_destroy_context(struct bench_conn *c);
 void conn_tty_update(const struct bench_conn *conns, unsigned n, uint64_t now);
 
 /* conn.c */
-void conn_note_fatal(const char *msg);
 /* libiscsi's error text as one clean line (no trailing newline or full stop). */
 void conn_copy_error(char *dst, size_t len, const char *src);
 

@@ -31,6 +31,14 @@ static void record_finish(void)
 		fprintf(stderr, "lunlab-bench: --metrics-url: %s\n", err);
 }
 
+/* The run failed: no report, so no last reading either (the target may be gone) */
+static void record_abandon(void)
+{
+	if (g_rec)
+		metrics_record_cancel(g_rec);
+	g_rec = NULL;
+}
+
 /* What the array saw, for the table output: the whole run's view */
 static void table_array_metrics(FILE *f)
 {
@@ -205,6 +213,6 @@ static int run(const struct bench_opts *po, char *err, size_t errlen)
 		snprintf(err, errlen, "no command");
 		break;
 	}
-	record_finish();
+	record_abandon();
 	return -1;
 }

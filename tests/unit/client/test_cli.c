@@ -198,13 +198,17 @@ static void watch_and_metrics_url(void **state)
 	assert_int_equal(parse(&o, err, "watch", "https://h:1", "--json", NULL), 0);
 	assert_int_equal(o.format, OUT_JSON);
 	assert_int_equal(o.count, 0);
+	assert_true(o.timeout_s == 30);
+	/* watch waits for a target that went away as a session does */
+	assert_int_equal(parse(&o, err, "watch", "https://h:1", "--timeout", "4", NULL), 0);
+	assert_true(o.timeout_s == 4);
 	assert_true(o.interval_s == 1);
 	assert_int_equal(parse(&o, err, "watch", URL, NULL), -1);
 	assert_string_equal(err, "watch: URL '" URL "' does not start with https:// or http://");
 	assert_int_equal(parse(&o, err, "watch", NULL), -1);
 	assert_string_equal(err, "missing the target's API URL (https://[user:password@]host:port)");
 	assert_int_equal(parse(&o, err, "watch", "https://h:1", "--csv", NULL), -1);
-	assert_string_equal(err, "watch takes --interval, --count, --json and --metrics-insecure");
+	assert_string_equal(err, "watch takes --interval, --count, --json, --metrics-insecure and --timeout");
 	assert_int_equal(parse(&o, err, "watch", "https://h:1", "--interval", "0", NULL), -1);
 	assert_string_equal(err, "--interval: '0' is not a number of seconds between 0.1 and 3600");
 	assert_int_equal(parse(&o, err, "watch", "https://h:1", "--count", "0", NULL), -1);
