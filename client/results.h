@@ -145,6 +145,8 @@ struct snapclone_result {
 	bool verified;
 	uint64_t verified_bytes;
 	bool kept;                       /* --keep-clones */
+	struct conn_stats conn;          /* the template's session and --verify's (conn_stats.h) */
+	uint64_t readback_bytes;         /* after a lost session: template bytes read back intact */
 };
 
 #endif

@@ -501,6 +501,9 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 	snprintf(label, sizeof(label), "clone chunk %lluk", (unsigned long long)(chunk >> 10));
 	struct progress pb;
 	progress_start(&pb, label, x->tmpl_blocks * o->clones, o->quiet);
+	struct conn_stats cs0 = { 0 }, cs1 = { 0 };
+	for (unsigned k = 0; k < x->nconn; k++)
+		conn_stats_add(&cs0, &x->conns[k].stats);
 	double cpu0 = cpu_seconds();
 	uint64_t t0 = now_ns();
 	for (unsigned l = 0; l < o->parallel; l++)
@@ -519,6 +522,9 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 	run->wall_s = (double)(now_ns() - t0) / 1e9;
 	double cpu = cpu_seconds() - cpu0;
 	progress_end(&pb);
+	for (unsigned k = 0; k < x->nconn; k++)
+		conn_stats_add(&cs1, &x->conns[k].stats);
+	conn_stats_diff(&run->conn, &cs1, &cs0);
 	if (x->failed) {
 		snprintf(err, errlen, "%s", x->err);
 		goto out;
@@ -530,7 +536,8 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 	run->lat_p50_ms = lat_percentile_ms(&x->lat, 50);
 	run->lat_p90_ms = lat_percentile_ms(&x->lat, 90);
 	run->lat_p99_ms = lat_percentile_ms(&x->lat, 99);
-	if (telemetry) {
+	/* After a re-login the page may hold only what a restarted target saw since. */
+	if (telemetry && !run->conn.reconnects) {
 		struct model_telemetry t;
 		char e[200];
 		/* An unmodeled profile (lunlab's "unlimited") still lists the page but charges
@@ -542,7 +549,10 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 			run->modeled_max_latency_ms = (double)t.max_latency_ns / 1e6;
 			run->modeled_peak_cpu_pct = (double)t.peak_cpu_permille / 10.0;
 			run->time_scale = (double)t.time_scale_x1000 / 1000.0;
-			machine_check(o, run, &t, cpu);
+			/* retried answers put backoffs into the latencies the model did not charge:
+			 * no verdict on this machine from such a run */
+			if (!conn_stats_any(&run->conn))
+				machine_check(o, run, &t, cpu);
 		}
 	}
 	ret = 0;
@@ -692,14 +702,8 @@ int scenario_clone(const struct bench_opts *o, struct clone_result *r, FILE *exp
 		explain(&x, explain_out);
 	}
 	for (unsigned i = 0; i < o->n_sweep; i++) {
-		struct conn_stats before = { 0 }, after = { 0 };
-		for (unsigned k = 0; k < x.nconn; k++)
-			conn_stats_add(&before, &x.conns[k].stats);
 		if (run_chunk(&x, o->sweep[i], &r->runs[r->n], telemetry, err, errlen))
 			goto out;
-		for (unsigned k = 0; k < x.nconn; k++)
-			conn_stats_add(&after, &x.conns[k].stats);
-		conn_stats_diff(&r->runs[r->n].conn, &after, &before);
 		r->n++;
 	}
 	if (o->verify && verify_clones(&x, r, err, errlen))

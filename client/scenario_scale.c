@@ -293,7 +293,12 @@ static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out
 		goto out_close;
 	}
 	memset(out, 0, sizeof(*out));
-	if (have_tel && q_telemetry(&conns[0], &tel1, terr, sizeof(terr)) == 0)
+	for (unsigned i = 0; i < n; i++)
+		conn_stats_add(&out->conn, &conns[i].stats);
+	/* A run the connection layer had to step into (a re-login, retried BUSY...) gets no
+	 * machine check: its latencies hold the outage or the backoffs, which the model does not
+	 * charge, and a target that restarted has counters that started again from zero. */
+	if (have_tel && !conn_stats_any(&out->conn) && q_telemetry(&conns[0], &tel1, terr, sizeof(terr)) == 0)
 		scale_machine_check(&tel0, &tel1, g_run->lat_n ? g_run->lat_sum / (double)g_run->lat_n : 0,
 				    run_wall > 0 ? 100.0 * run_cpu / run_wall : 0, out);
 	double secs = o->duration_s;
@@ -312,8 +317,6 @@ static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out
 	out->client_cpu_pct = run_wall > 0 ? 100.0 * run_cpu / run_wall : 0;
 	/* A VM that completed nothing in the window makes fairness infinite: report 0 = undefined. */
 	out->fairness = out->min_mbps > 0 ? out->max_mbps / out->min_mbps : 0;
-	for (unsigned i = 0; i < n; i++)
-		conn_stats_add(&out->conn, &conns[i].stats);
 	ret = 0;
 out_close:
 	for (unsigned i = 0; i < n; i++)
