@@ -15,7 +15,7 @@
 #   peers/bench:  tgt (Debian's userspace iSCSI target) iperf3 (loopback limit)
 #                 socat (a TCP proxy the lost-path tests of lunlab-bench cut and restore)
 #   API clients:  python3-cinder (OpenStack's XtremIO driver, the api-cinder test; it brings
-#                 python3-requests) curl jq (the api-bench test and docs/api.md's examples)
+#                 python3-requests) curl jq (the api-bench and bench-lost tests, docs/api.md's examples)
 #   metrics:      prometheus (a real scraper of /metrics: tests/metrics/prometheus.sh, its promtool
 #                 lints the exposition in the unit tests), chromium (the dashboard in a real
 #                 browser: tests/browser), nodejs + npm only when no node is on the machine (npm ci

@@ -25,8 +25,19 @@
 #       with one line naming the command and ABORT TASK, no CPU spent waiting;
 #   refused, not-found
 #       nothing listens on the port: login retried for --timeout, then exit 3 naming the last
-#       error; a target name the target does not have (login status 02/03) fails at once.
-# Exit: 0 pass, 1 fail, 77 skipped (no lunlab-target in this build, or socat missing).
+#       error; a target name the target does not have (login status 02/03) fails at once;
+#   kill-watch, restart-watch
+#       the same for watch, which reads the target's /metrics.json over HTTPS: killed, exit 3
+#       within --timeout with one line naming the URL (without its password); killed and
+#       restarted on the same ports, watch goes on and prints every reading asked for;
+#   kill-metrics
+#       scale with --metrics-url when the target is killed: the session's one line and exit
+#       3, nothing from the recorder (no last reading of a target that is gone);
+#   kill-snapclone
+#       clone --mode snapshot while it makes snapshots through the management API: the API
+#       request that meets the dead target ends the run with exit 3 and one line naming the
+#       request (a POST that was sent is not sent twice).
+# Exit: 0 pass, 1 fail, 77 skipped (no lunlab-target in this build, or socat or curl missing).
 set -uo pipefail
 (( $# == 4 )) || { echo "usage: $0 BENCH TARGET_BIN HANDLER_DIR CASE" >&2; exit 2; }
 bench=$1 bin=$2 handler_dir=$3 case=$4
@@ -39,12 +50,16 @@ command -v jq >/dev/null || { echo "SKIP: jq not installed"; exit 77; }
 if [[ $case == flap-* ]] && ! command -v socat >/dev/null; then
     echo "SKIP: socat not installed (ci/install-deps.sh installs it)"; exit 77
 fi
+if [[ $case == *watch || $case == *-metrics || $case == *snapclone ]] && ! command -v curl >/dev/null; then
+    echo "SKIP: curl not installed (ci/install-deps.sh installs it)"; exit 77
+fi
 
 iqn=iqn.2026-11.org.lunlab:lost
 work=$(mktemp -d "/tmp/lunlab-bench-lost-$case.XXXXXX")
 log=$work/target.log
 status=0
 bench_pid= proxy_pid= restarted_pid= killed_pid= stopped=0
+extra_args=()            # start_api_target: the API's options, kept for a restart
 hz=$(getconf CLK_TCK)
 
 fail() { echo "FAIL: $*"; status=1; }
@@ -81,17 +96,36 @@ cpu_ticks() {
 start_target() {
     local args=() spec
     for spec in "$@"; do args+=(--lun "$spec"); done
-    ll_start_lunlab "$bin" "$log" --iqn "$iqn" --handler-path "$handler_dir" --quiet "${args[@]}" ||
-        { fail "lunlab-target did not start"; exit; }
+    ll_start_lunlab "$bin" "$log" --iqn "$iqn" --handler-path "$handler_dir" --quiet "${extra_args[@]}" \
+        "${args[@]}" || { fail "lunlab-target did not start"; exit; }
     url="iscsi://127.0.0.1:$LL_PORT/$iqn"
+}
+
+# start_api_target LUNSPEC...: start_target with the HTTPS API on a free port and one API user
+# (admin, $api_pass); api=https://127.0.0.1:PORT, murl the /metrics.json base with the password
+api_pass=lunlab-lost-test-secret
+start_api_target() {
+    local i
+    api_port=$(ll_free_port)
+    printf 'api admin %s\n' "$api_pass" >"$work/auth"
+    chmod 600 "$work/auth"
+    extra_args=(--api "127.0.0.1:$api_port" --auth-file "$work/auth")
+    start_target "$@"
+    api=https://127.0.0.1:$api_port
+    murl=https://admin:$api_pass@127.0.0.1:$api_port
+    for (( i = 0; i < 150; i++ )); do
+        curl -sk -o /dev/null --max-time 2 "$api/metrics.json" && return
+        sleep 0.2
+    done
+    fail "the API did not answer on $api"; exit
 }
 
 # restart_target LUNSPEC...: the same target again on the same port, fresh (memory-only)
 restart_target() {
     local args=() spec
     for spec in "$@"; do args+=(--lun "$spec"); done
-    "$bin" --listen "127.0.0.1:$LL_PORT" --iqn "$iqn" --handler-path "$handler_dir" --quiet "${args[@]}" \
-        >>"$log" 2>&1 &
+    "$bin" --listen "127.0.0.1:$LL_PORT" --iqn "$iqn" --handler-path "$handler_dir" --quiet "${extra_args[@]}" \
+        "${args[@]}" >>"$log" 2>&1 &
     restarted_pid=$!
 }
 
@@ -181,13 +215,13 @@ lost_msg() {             # the one line of a session lost and not back
     echo "^lunlab-bench: ${url//./\\.}/0: connection lost \(.+\) and no session again within --timeout $T s \([0-9]+ login attempts?, the last: .+\)$"
 }
 
-# kill_case NAME SLEEP ARGS...: the target dies SLEEP s into the subcommand and stays dead
-kill_case() {
+# kill_running NAME SLEEP: the target dies SLEEP s into the bench started as NAME and stays
+# dead: exit 3 within --timeout, no CPU spent waiting (1 when the bench ended before the kill)
+kill_running() {
     local name=$1 delay=$2
-    shift 2
-    run_bench "$name" "$@" --timeout "$T" --quiet
     sleep "$delay"
-    kill -0 "$bench_pid" 2>/dev/null || { wait_bench; fail "$name finished (exit $rc) before the target was killed: make the case slower"; return; }
+    kill -0 "$bench_pid" 2>/dev/null ||
+        { wait_bench; fail "$name finished (exit $rc) before the target was killed: make the case slower"; return 1; }
     local k=$EPOCHREALTIME
     kill_target_nowait
     # from 0.3 s after the kill until it gives up, the bench only waits for a login
@@ -197,6 +231,14 @@ kill_case() {
     wait "$killed_pid" 2>/dev/null
     # T, plus slack for a loaded machine (forks of date/bc/awk, the target's teardown)
     expect_exit "$name" 3 "$(echo "$T + 3" | bc)"
+}
+
+# kill_case NAME SLEEP ARGS...: the target dies SLEEP s into the subcommand and stays dead
+kill_case() {
+    local name=$1 delay=$2
+    shift 2
+    run_bench "$name" "$@" --timeout "$T" --quiet
+    kill_running "$name" "$delay" || return
     expect_one_line "$name" "$(lost_msg)"
     [[ -s $work/$name.out ]] && fail "$name printed a report after losing the target: $(head -c 200 "$work/$name.out")"
 }
@@ -344,6 +386,49 @@ not-found)
     # a login refusal that retrying cannot fix (status class 2) ends the run at once
     expect_exit info 3 5
     expect_one_line info "^lunlab-bench: iscsi://127\.0\.0\.1:$LL_PORT/iqn\.2026-11\.org\.lunlab:nobody/0: login refused: .*\(515\)$"
+    ;;
+kill-watch)
+    start_api_target size=64M
+    run_bench watch watch "$murl" --metrics-insecure --interval 0.5 --timeout "$T" --json
+    kill_running watch 1.5 || exit
+    expect_one_line watch "^lunlab-bench: https://admin@127\.0\.0\.1:$api_port/metrics\.json: connection lost \(.+\) and no answer again within --timeout $T s \([0-9]+ attempts?, the last: .+\)$"
+    n=$(jq -s length "$work/watch.out" 2>/dev/null || echo 0)
+    (( n >= 2 )) && ok "watch printed $n readings before the target died" || fail "watch printed $n readings"
+    ;;
+restart-watch)
+    start_api_target size=64M
+    run_bench watch watch "$murl" --metrics-insecure --interval 0.5 --count 10 --timeout 15 --json
+    sleep 1.5
+    kill_target
+    sleep 1
+    restart_target size=64M
+    wait_bench
+    (( rc == 0 )) && ok "watch went on across the restart" || fail "watch: exit $rc, want 0: $(cat "$work/watch.err")"
+    n=$(jq -s length "$work/watch.out" 2>/dev/null || echo 0)
+    (( n == 10 )) && ok "watch printed all 10 readings" || fail "watch printed $n readings, want 10"
+    [[ -s $work/watch.err ]] && fail "watch wrote to stderr: $(cat "$work/watch.err")"
+    ;;
+kill-metrics)
+    start_api_target size=1G,model=x2
+    kill_case scale 1.5 scale "$url/0" --vms 4 --bs 1m --qd 2 --duration 30 --warmup 0 \
+        --metrics-url "$murl" --metrics-insecure
+    ;;
+kill-snapclone)
+    start_api_target size=64M
+    A=(curl -sk -u "admin:$api_pass")
+    U=$api/api/json/v2/types
+    "${A[@]}" -X POST -d '{"vol-name":"tmpl","vol-size":"64m"}' "$U/volumes" >/dev/null
+    "${A[@]}" -X POST -d '{"ig-name":"bench"}' "$U/initiator-groups" >/dev/null
+    "${A[@]}" -X POST -d '{"ig-id":"bench","port-address":"iqn.2026-11.org.lunlab:bench"}' "$U/initiators" >/dev/null
+    href=$("${A[@]}" -X POST -d '{"vol-id":"tmpl","ig-id":"bench"}' "$U/lun-maps" | jq -r '.links[0].href')
+    lun=$("${A[@]}" "$href" | jq -r .content.lun)
+    [[ $lun =~ ^[0-9]+$ ]] || { fail "mapping the template volume: no LUN ($lun)"; exit; }
+    # the clones are made back to back through the API; the kill lands among them
+    LUNLAB_API_PASSWORD=$api_pass run_bench snapclone clone "$url/$lun" --mode snapshot --api "$api" \
+        --api-insecure --vms 100000 --template-size 1m --no-template --timeout "$T" --quiet
+    kill_running snapclone 1.5 || exit
+    expect_one_line snapclone "^lunlab-bench: (POST|GET) $api/api/json/v2/types/snapshot[-a-z]*(\?[^ ]*)?: connection lost \(.+\) (and no answer again within --timeout $T s \([0-9]+ attempts?, the last: .+\)|after the request was sent; not sent twice)$"
+    [[ -s $work/snapclone.out ]] && fail "snapclone printed a report: $(head -c 200 "$work/snapclone.out")"
     ;;
 *)
     echo "unknown case '$case'"; status=2 ;;
