@@ -13,8 +13,9 @@
 #                 tcmu-runner (its binary and libtcmu.so.2: the handler symbol check)
 #                 sg3-utils fio valgrind iproute2 (ss: free-port search) procps python3
 #   peers/bench:  tgt (Debian's userspace iSCSI target) iperf3 (loopback limit)
+#                 socat (a TCP proxy the lost-path tests of lunlab-bench cut and restore)
 #   API clients:  python3-cinder (OpenStack's XtremIO driver, the api-cinder test; it brings
-#                 python3-requests) curl jq (the api-bench test and docs/api.md's examples)
+#                 python3-requests) curl jq (the api-bench and bench-lost tests, docs/api.md's examples)
 #   metrics:      prometheus (a real scraper of /metrics: tests/metrics/prometheus.sh, its promtool
 #                 lints the exposition in the unit tests), chromium (the dashboard in a real
 #                 browser: tests/browser), nodejs + npm only when no node is on the machine (npm ci
@@ -30,7 +31,7 @@ packages=(
     build-essential gcc clang libclang-rt-14-dev meson ninja-build pkg-config binutils
     libiscsi-dev libiscsi-bin libcmocka-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
     libxxhash-dev libssl-dev libmicrohttpd-dev libgnutls28-dev libcurl4-gnutls-dev libisal-dev
-    tgt tcmu-runner iperf3 sg3-utils fio valgrind jq librsvg2-bin
+    tgt tcmu-runner iperf3 sg3-utils fio valgrind jq librsvg2-bin socat
     iproute2 procps python3 git ca-certificates
     python3-cinder curl
     prometheus chromium

@@ -27,6 +27,8 @@ void cli_usage(char *buf, size_t len)
 		"  watch HTTPS_URL [--interval 1] [--count N]   the target's live figures (its /metrics.json)\n"
 		"common: --json | --csv, --plot FILE.svg, --quiet, --initiator IQN,\n"
 		"        --metrics-url HTTPS_URL (record what the array saw into --json), --metrics-insecure\n"
+		"        --timeout S: log in again for up to S s after a lost connection, abort a command\n"
+		"                     unanswered for S s (default 30)\n"
 		"api:    --api https://HOST:PORT [--api-user NAME] [--api-cacert FILE | --api-insecure]\n"
 		"        (password in $LUNLAB_API_PASSWORD); info then shows the cluster's capacity too\n");
 }
@@ -131,6 +133,7 @@ static void defaults(struct bench_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->format = OUT_TABLE;
 	o->initiator = "iqn.2026-11.org.lunlab:bench";
+	o->timeout_s = 30;
 	static const unsigned vms[] = { 1, 2, 3, 4, 8, 20, 50, 100 };
 	memcpy(o->vms_list, vms, sizeof(vms));
 	o->n_vms = 8;
@@ -204,6 +207,10 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			NEEDVAL(); o->plot_path = val;
 		} else if (!strcmp(a, "--initiator")) {
 			NEEDVAL(); o->initiator = val;
+		} else if (!strcmp(a, "--timeout")) {
+			NEEDVAL();
+			if (parse_seconds(val, &o->timeout_s) || o->timeout_s < 0.1 || o->timeout_s > 86400)
+				FAIL("--timeout: '%s' is not a number of seconds between 0.1 and 86400", val);
 		} else if (!strcmp(a, "--dest")) {
 			NEEDVAL(); o->dest_url = val;
 		} else if (!strcmp(a, "--vms")) {
@@ -347,7 +354,7 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 		if (strncmp(o->url, "https://", 8) && strncmp(o->url, "http://", 7))
 			FAIL("watch: URL '%s' does not start with https:// or http://", o->url);
 		if (o->metrics_url || o->format == OUT_CSV || o->plot_path)
-			FAIL("watch takes --interval, --count, --json and --metrics-insecure");
+			FAIL("watch takes --interval, --count, --json, --metrics-insecure and --timeout");
 		return 0;
 	}
 	if (!o->url)

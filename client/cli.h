@@ -27,6 +27,7 @@ struct bench_opts {
 	bool metrics_insecure;         /* --metrics-insecure: accept a self-signed certificate */
 	double interval_s;             /* watch --interval (and the --metrics-url sampling period) */
 	unsigned count;                /* watch --count: readings, 0 = until killed */
+	double timeout_s;              /* --timeout: re-login window and per-command limit (conn.h) */
 
 	/* scale */
 	unsigned vms_list[CLI_MAX_LIST];

@@ -2,10 +2,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "client/cli.h"
+#include "client/conn.h"
 #include "client/metrics_record.h"
 #include "client/plot_svg.h"
 #include "client/report.h"
@@ -27,6 +29,14 @@ static void record_finish(void)
 	g_rec = NULL;
 	if (!g_array_metrics)
 		fprintf(stderr, "lunlab-bench: --metrics-url: %s\n", err);
+}
+
+/* The run failed: no report, so no last reading either (the target may be gone) */
+static void record_abandon(void)
+{
+	if (g_rec)
+		metrics_record_cancel(g_rec);
+	g_rec = NULL;
 }
 
 /* What the array saw, for the table output: the whole run's view */
@@ -99,23 +109,36 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lunlab-bench: %s\n", err);
 		return 2;
 	}
+	const struct conn_policy policy = { .timeout_s = o.timeout_s, .status_line = !o.quiet && isatty(STDERR_FILENO) };
+	conn_set_policy(&policy);
 	if (o.cmd == CMD_WATCH) {
-		if (scenario_watch(&o, err, sizeof(err)) == 0)
-			return 0;
+		rc = scenario_watch(&o, err, sizeof(err));
+	} else if (o.metrics_url && !(g_rec = metrics_record_start(o.metrics_url, o.metrics_insecure, o.interval_s,
+								   err, sizeof(err)))) {
+		if (!conn_fatal_error()) {
+			fprintf(stderr, "lunlab-bench: --metrics-url: %s\n", err);
+			return 1;
+		}
+		rc = -1;
+	} else {
+		rc = run(&o, err, sizeof(err));
+		json_object_put(g_array_metrics);
+	}
+	/* A session (or an HTTP endpoint: watch, --api) that failed for good is the cause,
+	 * whatever the scenario made of the commands it lost (a query that "failed" is not a
+	 * feature the LU lacks): one line, exit 3. */
+	if (conn_fatal_error()) {
+		fprintf(stderr, "lunlab-bench: %s\n", conn_fatal_error());
+		return 3;
+	}
+	if (rc == -1)
 		fprintf(stderr, "lunlab-bench: %s\n", err);
-		return 1;
-	}
-	if (o.metrics_url && !(g_rec = metrics_record_start(o.metrics_url, o.metrics_insecure, o.interval_s, err,
-							     sizeof(err)))) {
-		fprintf(stderr, "lunlab-bench: --metrics-url: %s\n", err);
-		return 1;
-	}
-	int status = run(&o, err, sizeof(err));
-	json_object_put(g_array_metrics);
-	return status;
+	return rc ? 1 : 0;
 }
 
-/* one scenario, rendered; the recorder stops between the two */
+/* Run the subcommand and print its report; 0, -1 with err, -2 when the report could not be
+ * written (said already).  The --metrics-url recorder stops between the run and its report.
+ * A report is printed only when no session failed for good (main prints that instead). */
 static int run(const struct bench_opts *po, char *err, size_t errlen)
 {
 	const struct bench_opts o = *po;
@@ -123,7 +146,7 @@ static int run(const struct bench_opts *po, char *err, size_t errlen)
 	switch (o.cmd) {
 	case CMD_INFO: {
 		static struct info_result r;
-		if (scenario_info(&o, &r, err, errlen))
+		if (scenario_info(&o, &r, err, errlen) || conn_fatal_error())
 			break;
 		record_finish();
 		if (o.format == OUT_JSON) {
@@ -143,21 +166,21 @@ static int run(const struct bench_opts *po, char *err, size_t errlen)
 	}
 	case CMD_SCALE: {
 		static struct scale_result r;
-		if (scenario_scale(&o, &r, err, errlen))
+		if (scenario_scale(&o, &r, err, errlen) || conn_fatal_error())
 			break;
 		record_finish();
 		if (o.format == OUT_JSON) print_json(json_scale(&r));
 		else if (o.format == OUT_CSV) csv_scale(stdout, &r);
 		else table_scale(stdout, &r), table_array_metrics(stdout);
 		if (o.plot_path && write_plot(o.plot_path, plot_scale_cb, &r))
-			return 1;
+			return -2;
 		return 0;
 	}
 	case CMD_CLONE: {
 		static struct clone_result r;
 		if (o.mode == MODE_SNAPSHOT) {
 			static struct snapclone_result sr;
-			if (scenario_snapclone(&o, &sr, err, errlen))
+			if (scenario_snapclone(&o, &sr, err, errlen) || conn_fatal_error())
 				break;
 			record_finish();
 			if (o.format == OUT_JSON) print_json(json_snapclone(&sr));
@@ -166,19 +189,19 @@ static int run(const struct bench_opts *po, char *err, size_t errlen)
 			return 0;
 		}
 		FILE *explain = o.format == OUT_TABLE ? stdout : stderr;
-		if (scenario_clone(&o, &r, explain, err, errlen))
+		if (scenario_clone(&o, &r, explain, err, errlen) || conn_fatal_error())
 			break;
 		record_finish();
 		if (o.format == OUT_JSON) print_json(json_clone(&r));
 		else if (o.format == OUT_CSV) csv_clone(stdout, &r);
 		else table_clone(stdout, &r), table_array_metrics(stdout);
 		if (o.plot_path && write_plot(o.plot_path, plot_clone_cb, &r))
-			return 1;
+			return -2;
 		return 0;
 	}
 	case CMD_DRR: {
 		static struct drr_result r;
-		if (scenario_drr(&o, &r, err, errlen))
+		if (scenario_drr(&o, &r, err, errlen) || conn_fatal_error())
 			break;
 		record_finish();
 		if (o.format == OUT_JSON) print_json(json_drr(&r));
@@ -190,7 +213,6 @@ static int run(const struct bench_opts *po, char *err, size_t errlen)
 		snprintf(err, errlen, "no command");
 		break;
 	}
-	record_finish();
-	fprintf(stderr, "lunlab-bench: %s\n", err);
-	return 1;
+	record_abandon();
+	return -1;
 }

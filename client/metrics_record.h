@@ -13,12 +13,17 @@ struct json_object;
 struct metrics_record;
 
 /* Reads the first snapshot now (a target that does not answer fails here, before the
- * run, with a one-line reason) and starts the sampler.  NULL on failure. */
+ * run, with a one-line reason; one that cannot be reached within --timeout is also recorded
+ * with conn_note_fatal) and starts the sampler.  NULL on failure. */
 struct metrics_record *metrics_record_start(const char *url, bool insecure, double interval_s, char *err,
 					    size_t errlen);
 
 /* Takes the last snapshot, stops the sampler and returns the record (the caller owns
  * it), or NULL with a reason when the last reading failed.  Frees rec either way. */
 struct json_object *metrics_record_finish(struct metrics_record *rec, char *err, size_t errlen);
+
+/* The run failed: stop the sampler (a reading in progress ends within about a second),
+ * without a last reading, and free rec. */
+void metrics_record_cancel(struct metrics_record *rec);
 
 #endif

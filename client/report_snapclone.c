@@ -41,6 +41,7 @@ void table_snapclone(FILE *f, const struct snapclone_result *r)
 		fprintf(f, "%-34s every clone read back equal to the template (%llu bytes compared)\n", "verified",
 			(unsigned long long)r->verified_bytes);
 	fprintf(f, "%-34s %s\n", "clones", r->kept ? "kept (--keep-clones)" : "deleted at the end");
+	table_conn_stats(f, &r->conn, NULL);
 }
 
 static struct json_object *figures(const struct xms_cluster_figures *c)
@@ -76,6 +77,8 @@ struct json_object *json_snapclone(const struct snapclone_result *r)
 	json_object_object_add(o, "verified", json_object_new_boolean(r->verified));
 	json_object_object_add(o, "verified_bytes", json_object_new_int64((int64_t)r->verified_bytes));
 	json_object_object_add(o, "kept", json_object_new_boolean(r->kept));
+	json_object_object_add(o, "readback_bytes", json_object_new_int64((int64_t)r->readback_bytes));
+	json_object_object_add(o, "connection", json_conn_stats(&r->conn));
 	return o;
 }
 

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "client/conn_stats.h"
 #include "client/logpage.h"
 #include "client/vpd8f.h"
 #include "client/xms_client.h"
@@ -39,6 +40,7 @@ struct info_result {
 	bool cluster_of_lu;              /* found by the LU's serial (false: the API's first cluster) */
 	char api_volume[128];            /* the LU's volume in the API, "" when it is none */
 	struct xms_cluster_figures cluster;
+	struct conn_stats conn;          /* what the connection layer did (conn_stats.h) */
 };
 
 #define SCALE_MAX_VMS 1024
@@ -62,6 +64,7 @@ struct scale_run {
 	bool machine_share_exact;        /* false: upper bound (no modeled turnaround reported) */
 	bool machine_limited;            /* the machine, not the modeled array, set the pace */
 	double suggested_time_scale;     /* slow motion that would bring machine_share under 2% */
+	struct conn_stats conn;          /* the run's sessions: re-logins, retries, aborts */
 };
 
 /* utilization of the busiest modeled resource from which a run counts as the array's
@@ -83,8 +86,12 @@ struct scale_result {
 struct clone_run {
 	uint64_t chunk;
 	bool xcopy;                      /* true when every clone went through EXTENDED COPY */
-	bool fell_back;                  /* XCOPY refused mid-run: software datamover took over */
-	char fallback_reason[160];
+	bool fell_back;                  /* XCOPY refused or failed: the software datamover did some of it */
+	unsigned fallback_clones;        /* clones whose EXTENDED COPY failed part way (the rest of each
+	                                  * in software); 0 when the whole run fell back */
+	uint64_t xcopy_bytes;            /* template bytes cloned by EXTENDED COPY */
+	uint64_t software_bytes;         /* template bytes cloned by host READ + WRITE */
+	char fallback_reason[400];
 	double wall_s;
 	uint64_t commands;
 	uint64_t bytes_cloned;
@@ -101,6 +108,7 @@ struct clone_run {
 	double machine_share;            /* share of the modeled duration added by this machine */
 	double suggested_time_scale;     /* slow motion that would bring machine_share under 2% */
 	bool machine_share_exact;        /* false: upper bound (the LU does not report modeled turnaround) */
+	struct conn_stats conn;          /* during this run's copy phase */
 };
 
 struct clone_result {
@@ -110,6 +118,7 @@ struct clone_result {
 	bool two_lus;
 	bool verified;                   /* --verify: every clone read back equal to the template */
 	uint64_t verified_bytes;
+	struct conn_stats conn;          /* the whole command: template, runs, verify */
 	unsigned n;
 	struct clone_run runs[32];
 };
@@ -124,6 +133,8 @@ struct drr_result {
 	const char *source;              /* "synthetic win10 seed N" or the file name */
 	uint64_t logical_before;         /* the array's logical bytes before the image was written */
 	char source_buf[300];
+	struct conn_stats conn;
+	uint64_t readback_bytes;         /* after a lost session: bytes read back and found intact */
 };
 
 /* clone --mode snapshot (scenario_snapclone.c): clones made by the array's management API */
@@ -139,6 +150,8 @@ struct snapclone_result {
 	bool verified;
 	uint64_t verified_bytes;
 	bool kept;                       /* --keep-clones */
+	struct conn_stats conn;          /* the template's session and --verify's (conn_stats.h) */
+	uint64_t readback_bytes;         /* after a lost session: template bytes read back intact */
 };
 
 #endif

@@ -85,7 +85,7 @@ int scenario_info(const struct bench_opts *o, struct info_result *r, char *err, 
 
 	int n = q_inquiry(&c, -1, buf, 96);
 	if (n < 36) {
-		snprintf(err, errlen, "standard INQUIRY returned %d bytes (< 36)", n);
+		snprintf(err, errlen, "%s: standard INQUIRY returned %d bytes (< 36)", c.url, n);
 		conn_close(&c);
 		return -1;
 	}
@@ -152,6 +152,7 @@ int scenario_info(const struct bench_opts *o, struct info_result *r, char *err, 
 	if (q_log_supported(&c, 0x31) && q_telemetry(&c, &r->tel, lerr, sizeof(lerr)) == 0)
 		r->have_telemetry = true;
 	int ret = o->api_url ? info_cluster(o, &c, r, err, errlen) : 0;
+	r->conn = c.stats;
 	conn_close(&c);
 	return ret;
 }

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/conn.h"
+#include "client/http_retry.h"
+
 struct answer {
 	char *buf;
 	size_t len, cap;
@@ -71,7 +74,7 @@ int xms_client_open(struct xms_client *x, const char *url, const char *user, con
 	snprintf(x->pass, sizeof(x->pass), "%s", pass);
 	x->cacert = cacert;
 	x->insecure = insecure;
-	x->timeout_s = 120;
+	x->timeout_s = conn_get_policy()->timeout_s;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	x->curl = curl_easy_init();
 	if (!x->curl) {
@@ -107,25 +110,23 @@ static struct json_object *parse(const char *s, size_t len)
 	return o;
 }
 
-long xms_client_request(struct xms_client *x, const char *method, const char *path, struct json_object *body,
-			struct json_object **out, char *err, size_t errlen)
+
+/* one attempt: the CURLcode; *status and the answer's bytes when an answer came */
+static CURLcode request_once(struct xms_client *x, const char *method, const char *url, const char *body,
+			     long timeout_ms, struct answer *a, long *status)
 {
 	CURL *c = x->curl;
-	struct answer a = { NULL, 0, 0, false };
 	struct curl_slist *hdr = NULL;
-	char url[1024];
-	long status = -1;
 	CURLcode rc;
 
-	*out = NULL;
-	snprintf(url, sizeof(url), "%s/%s", x->base, path);
+	*status = -1;
 	curl_easy_reset(c);
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
 	curl_easy_setopt(c, CURLOPT_USERNAME, x->user);
 	curl_easy_setopt(c, CURLOPT_PASSWORD, x->pass);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, x->timeout_s);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	if (x->insecure) {
 		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
@@ -134,20 +135,68 @@ long xms_client_request(struct xms_client *x, const char *method, const char *pa
 		curl_easy_setopt(c, CURLOPT_CAINFO, x->cacert);
 	}
 	if (body) {
-		curl_easy_setopt(c, CURLOPT_COPYPOSTFIELDS, json_object_to_json_string(body));
+		curl_easy_setopt(c, CURLOPT_COPYPOSTFIELDS, body);
 		hdr = curl_slist_append(hdr, "Content-Type: application/json");
 		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
 	}
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &a);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, a);
 	rc = curl_easy_perform(c);
 	curl_slist_free_all(hdr);
+	if (rc == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+	return rc;
+}
+
+long xms_client_request(struct xms_client *x, const char *method, const char *path, struct json_object *body,
+			struct json_object **out, char *err, size_t errlen)
+{
+	struct answer a = { NULL, 0, 0, false };
+	const char *b = body ? json_object_to_json_string(body) : NULL;
+	bool idem = http_idempotent(method);
+	struct http_retry rt;
+	char url[1024], what[1100];
+	long status = -1;
+	CURLcode rc;
+
+	*out = NULL;
+	snprintf(url, sizeof(url), "%s/%s", x->base, path);
+	if (x->lost[0]) {
+		snprintf(err, errlen, "%s", x->lost);
+		return -1;
+	}
+	http_retry_begin(&rt, x->timeout_s);
+	for (;;) {
+		rc = request_once(x, method, url, b, http_retry_attempt_ms(&rt, x->timeout_s, now_ns()), &a, &status);
+		enum http_verdict v = http_retry_decide(rc, status, idem);
+		if (v == HTTP_ANSWER || v == HTTP_FINAL)
+			break;
+		free(a.buf);
+		a = (struct answer){ NULL, 0, 0, false };
+		uint64_t wait = http_retry_failed_curl(&rt, rc, status, now_ns());
+		if (v == HTTP_LOST)
+			wait = UINT64_MAX;   /* sent, answer lost, not repeatable (a POST) */
+		if (wait == UINT64_MAX) {
+			snprintf(what, sizeof(what), "%s %s", method, url);
+			http_retry_message(&rt, what, x->answered, v == HTTP_AGAIN, x->lost, sizeof(x->lost));
+			snprintf(err, errlen, "%s", x->lost);
+			conn_note_fatal(x->lost);
+			return -1;
+		}
+		http_retry_sleep(wait);
+	}
 	if (rc != CURLE_OK) {
 		snprintf(err, errlen, "%s %s: %s", method, url,
 			 a.too_long ? "the answer is longer than 8 MiB" : curl_easy_strerror(rc));
+		status = -1;
 		goto out;
 	}
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	x->answered = true;
+	/* a DELETE whose answer was lost on the way did its work: the object is gone */
+	if (status == 404 && rt.failed && !strcmp(method, "DELETE")) {
+		status = 200;
+		goto out;
+	}
 	if (a.len) {
 		*out = parse(a.buf, a.len);
 		if (!*out) {

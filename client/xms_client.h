@@ -19,7 +19,10 @@ struct xms_client {
 	char pass[256];
 	const char *cacert;      /* verify the server against this PEM file; NULL: system CAs */
 	bool insecure;           /* --api-insecure: no verification (a self-signed API) */
-	long timeout_s;
+	double timeout_s;        /* each request's limit and its retry window (--timeout, http_retry.h) */
+	bool answered;           /* the API answered once: a later failure is a lost connection */
+	char lost[600];          /* the API could not be reached within --timeout: every later
+	                          * request fails at once with this line (as a failed session) */
 	void *curl;
 };
 
@@ -32,7 +35,9 @@ void xms_client_close(struct xms_client *x);
 /* One request: method, path below /api/json/v2/types ("volumes?name=x"), an optional JSON
  * body.  Returns the HTTP status (2xx with *out the parsed answer, NULL for an empty body),
  * or -1 with a reason when the request failed on the way; a 4xx/5xx writes
- * "HTTP N: MESSAGE" (the XMS error's message) into err. */
+ * "HTTP N: MESSAGE" (the XMS error's message) into err.  A request that fails on the way is
+ * sent again within --timeout as http_retry.h says; when the API stays out of reach, err is
+ * the one-line give-up message, also recorded with conn_note_fatal (lunlab-bench exits 3). */
 long xms_client_request(struct xms_client *x, const char *method, const char *path, struct json_object *body,
 			struct json_object **out, char *err, size_t errlen);
 

@@ -3,6 +3,8 @@
 # (cluster xb1, unpaced).  A template volume is made and mapped to lunlab-bench's initiator
 # through the API (curl), then:
 #   clone --mode snapshot --verify --json: 4 clones made, verified, no physical space added
+#   the same with every third WRITE answered TASK SET FULL (a fault rule through the API): the
+#     template's writes are retried and counted by the connection layer, the clones verify
 #   info --api --json: the LU's cluster and its capacity fields, equal to GET clusters
 #   refusals: --mode snapshot without --api (exit 2), a wrong password (exit 1, HTTP 401)
 set -uo pipefail
@@ -31,6 +33,20 @@ echo "$out" | jq -c '{clones, verified, before: .before.physical_in_use_bytes, a
     pass "provisioned grew by 4 x 256 MiB" || fail "provisioned: $out"
 left=$(api "$U/snapshots" | jq '.snapshots | length')
 [[ $left == 0 ]] && pass "the clones are deleted at the end" || fail "$left snapshots left"
+
+F=https://$LUNLAB_API/api/lunlab/faults
+rule=$(api -X POST -d '{"spec": "op=write,every=3,status=task-set-full"}' "$F" | jq -r .id)
+if [[ $rule =~ ^[0-9]+$ ]]; then
+    out=$("$LUNLAB_BENCH" clone "$url" --mode snapshot --api "https://$LUNLAB_API" --api-insecure --vms 2 \
+          --template-size 8m --template-content synthetic --verify --json --quiet) ||
+        fail "clone --mode snapshot under TASK SET FULL: exit $?"
+    api -X DELETE "$F/$rule" >/dev/null
+    jq -e '.connection.task_set_full > 0 and .connection.reconnects == 0 and .verified and .clones == 2' \
+        <<<"$out" >/dev/null && pass "snapshot clone under TASK SET FULL: $(jq -c .connection.task_set_full <<<"$out") retried, verified" ||
+        fail "snapshot clone under TASK SET FULL: $(jq -c '{clones, verified, connection}' <<<"$out")"
+else
+    fail "the fault rule was not made: $rule"
+fi
 
 out=$("$LUNLAB_BENCH" info "$url" --api "https://$LUNLAB_API" --api-insecure --json) || fail "info --api: exit $?"
 want=$(api "$U/clusters?name=xb1" | jq -r '.content["ud-ssd-space"]')

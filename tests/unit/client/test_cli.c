@@ -79,8 +79,10 @@ static void defaults_scale(void **state)
 	assert_int_equal(o.qd, 1);
 	assert_false(o.write);
 	assert_int_equal(o.format, OUT_TABLE);
+	assert_true(o.timeout_s == 30);
 	assert_int_equal(parse(&o, err, "scale", URL, "--vms", "1,4", "--bs=1m", "--qd", "8", "--write",
-			       "--duration", "2.5", "--json", NULL), 0);
+			       "--duration", "2.5", "--json", "--timeout", "2.5s", NULL), 0);
+	assert_true(o.timeout_s == 2.5);
 	assert_int_equal(o.n_vms, 2);
 	assert_int_equal(o.vms_list[1], 4);
 	assert_int_equal(o.bs, 1u << 20);
@@ -141,6 +143,9 @@ static void errors_name_the_field(void **state)
 		{ { "scale", URL, "--bs", "128m" }, "--bs" },
 		{ { "scale", URL, "--duration", "-1" }, "--duration" },
 		{ { "scale", URL, "--bogus" }, "unknown option '--bogus'" },
+		{ { "info", URL, "--timeout", "0" }, "--timeout: '0' is not a number of seconds between 0.1 and 86400" },
+		{ { "drr", URL, "--synthetic", "win10", "--timeout", "forever" }, "--timeout: 'forever'" },
+		{ { "info", URL, "--timeout" }, "--timeout needs a value" },
 		{ { "scale", URL, URL }, "unexpected argument" },
 		{ { "clone", URL, "--vms", "1,2" }, "clone takes one number" },
 		{ { "clone", URL, "--template-content", "random" }, "--template-content" },
@@ -193,13 +198,17 @@ static void watch_and_metrics_url(void **state)
 	assert_int_equal(parse(&o, err, "watch", "https://h:1", "--json", NULL), 0);
 	assert_int_equal(o.format, OUT_JSON);
 	assert_int_equal(o.count, 0);
+	assert_true(o.timeout_s == 30);
+	/* watch waits for a target that went away as a session does */
+	assert_int_equal(parse(&o, err, "watch", "https://h:1", "--timeout", "4", NULL), 0);
+	assert_true(o.timeout_s == 4);
 	assert_true(o.interval_s == 1);
 	assert_int_equal(parse(&o, err, "watch", URL, NULL), -1);
 	assert_string_equal(err, "watch: URL '" URL "' does not start with https:// or http://");
 	assert_int_equal(parse(&o, err, "watch", NULL), -1);
 	assert_string_equal(err, "missing the target's API URL (https://[user:password@]host:port)");
 	assert_int_equal(parse(&o, err, "watch", "https://h:1", "--csv", NULL), -1);
-	assert_string_equal(err, "watch takes --interval, --count, --json and --metrics-insecure");
+	assert_string_equal(err, "watch takes --interval, --count, --json, --metrics-insecure and --timeout");
 	assert_int_equal(parse(&o, err, "watch", "https://h:1", "--interval", "0", NULL), -1);
 	assert_string_equal(err, "--interval: '0' is not a number of seconds between 0.1 and 3600");
 	assert_int_equal(parse(&o, err, "watch", "https://h:1", "--count", "0", NULL), -1);
