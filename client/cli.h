@@ -11,9 +11,9 @@
 
 #define CLI_MAX_LIST 32
 
-enum bench_cmd { CMD_NONE, CMD_INFO, CMD_SCALE, CMD_CLONE, CMD_DRR };
+enum bench_cmd { CMD_NONE, CMD_INFO, CMD_SCALE, CMD_CLONE, CMD_DRR, CMD_WATCH };
 enum out_format { OUT_TABLE, OUT_JSON, OUT_CSV };
-enum clone_mode { MODE_AUTO, MODE_XCOPY, MODE_SOFTWARE };
+enum clone_mode { MODE_AUTO, MODE_XCOPY, MODE_SOFTWARE, MODE_SNAPSHOT };
 
 struct bench_opts {
 	enum bench_cmd cmd;
@@ -23,6 +23,11 @@ struct bench_opts {
 	const char *plot_path;         /* --plot FILE.svg */
 	bool quiet;                    /* --quiet: no progress bar even on a TTY */
 	const char *initiator;         /* --initiator IQN prefix */
+	const char *metrics_url;       /* --metrics-url: record the target's /metrics.json during the run */
+	bool metrics_insecure;         /* --metrics-insecure: accept a self-signed certificate */
+	double interval_s;             /* watch --interval (and the --metrics-url sampling period) */
+	unsigned count;                /* watch --count: readings, 0 = until killed */
+	double timeout_s;              /* --timeout: re-login window and per-command limit (conn.h) */
 
 	/* scale */
 	unsigned vms_list[CLI_MAX_LIST];
@@ -58,6 +63,13 @@ struct bench_opts {
 	uint64_t seed;
 	double settle_timeout_s;       /* wait for pending_blocks == 0 */
 	uint64_t write_size;           /* drr write size per command */
+
+	/* the array's management API (XMS REST; password from $LUNLAB_API_PASSWORD) */
+	const char *api_url;           /* --api https://HOST:PORT */
+	const char *api_user;          /* --api-user (default admin) */
+	const char *api_cacert;        /* --api-cacert FILE */
+	bool api_insecure;             /* --api-insecure: accept any certificate */
+	bool keep_clones;              /* clone --mode snapshot --keep-clones */
 };
 
 /* Parse argv into opts.  Returns 0, or -1 with a one-line message naming the argument in err.

@@ -31,17 +31,19 @@ void csv_scale(FILE *f, const struct scale_result *r)
 void csv_clone(FILE *f, const struct clone_result *r)
 {
 	fprintf(f, "chunk,xcopy,fell_back,wall_s,commands,wire_bytes,p50_ms,p90_ms,p99_ms,max_ms,"
-		"modeled_duration_s,modeled_peak_latency_ms,modeled_peak_cpu_pct,time_scale,machine_limited\n");
+		"modeled_duration_s,modeled_peak_latency_ms,modeled_peak_cpu_pct,time_scale,machine_limited,"
+		"xcopy_bytes,software_bytes\n");
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct clone_run *c = &r->runs[i];
 		fprintf(f, "%" PRIu64 ",%d,%d,%.4f,%" PRIu64 ",%" PRIu64 ",%.4f,%.4f,%.4f,%.4f,", c->chunk, c->xcopy,
 			c->fell_back, c->wall_s, c->commands, c->wire_bytes, c->lat_p50_ms, c->lat_p90_ms,
 			c->lat_p99_ms, c->lat_max_ms);
 		if (c->have_modeled)
-			fprintf(f, "%.4f,%.5f,%.2f,%.3f,%d\n", c->modeled_duration_s, c->modeled_peak_latency_ms,
+			fprintf(f, "%.4f,%.5f,%.2f,%.3f,%d,", c->modeled_duration_s, c->modeled_peak_latency_ms,
 				c->modeled_peak_cpu_pct, c->time_scale, c->machine_limited);
 		else
-			fprintf(f, ",,,,%d\n", c->machine_limited);
+			fprintf(f, ",,,,%d,", c->machine_limited);
+		fprintf(f, "%" PRIu64 ",%" PRIu64 "\n", c->xcopy_bytes, c->software_bytes);
 	}
 }
 

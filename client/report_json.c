@@ -23,6 +23,24 @@ static json_object *capacity_obj(const struct array_capacity *c)
 	return o;
 }
 
+json_object *json_conn_stats(const struct conn_stats *s)
+{
+	json_object *o = json_object_new_object();
+	add_i(o, "reconnects", s->reconnects);
+	add_d(o, "outage_s", s->outage_s);
+	add_d(o, "longest_outage_s", s->longest_outage_s);
+	add_i(o, "resent", s->resent);
+	add_i(o, "timeouts", s->timeouts);
+	add_i(o, "aborts", s->aborts);
+	add_i(o, "busy", s->busy);
+	add_i(o, "task_set_full", s->task_set_full);
+	add_i(o, "unit_attentions", s->unit_attentions);
+	add_i(o, "resets", s->resets);
+	add_i(o, "not_ready", s->not_ready);
+	add_i(o, "aborted_commands", s->aborted_commands);
+	return o;
+}
+
 static json_object *tri(int v)
 {
 	return v < 0 ? NULL : json_object_new_boolean(v > 0);
@@ -78,6 +96,7 @@ json_object *json_info(const struct info_result *r)
 	add_i(t, "provisioning_type", r->provisioning_type);
 	json_object_object_add(o, "thin", t);
 	json_object_object_add(o, "array", r->have_capacity ? capacity_obj(&r->cap) : NULL);
+	json_object_object_add(o, "connection", json_conn_stats(&r->conn));
 	return o;
 }
 
@@ -105,6 +124,7 @@ json_object *json_scale(const struct scale_result *r)
 		add_s(o, "data", write_data_name((enum write_data)r->data));
 	add_i(o, "bs", (int64_t)r->bs);
 	add_i(o, "qd", r->qd);
+	struct conn_stats all = { 0 };
 	json_object *runs = json_object_new_array();
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct scale_run *s = &r->runs[i];
@@ -121,6 +141,7 @@ json_object *json_scale(const struct scale_result *r)
 		if (s->have_modeled) {
 			json_object *m = json_object_new_object();
 			add_d(m, "host_mean_latency_ms", s->host_mean_latency_ms);
+			add_d(m, "array_utilization", s->array_utilization);
 			add_machine_check(m, s->time_scale, s->virtual_streams, s->modeled_mean_latency_ms,
 					  s->machine_share, s->machine_share_exact, s->suggested_time_scale);
 			json_object_object_add(e, "modeled", m);
@@ -128,9 +149,12 @@ json_object *json_scale(const struct scale_result *r)
 			json_object_object_add(e, "modeled", NULL);
 		}
 		add_b(e, "machine_limited", s->machine_limited);
+		json_object_object_add(e, "connection", json_conn_stats(&s->conn));
 		json_object_array_add(runs, e);
+		conn_stats_add(&all, &s->conn);
 	}
 	json_object_object_add(o, "runs", runs);
+	json_object_object_add(o, "connection", json_conn_stats(&all));
 	return o;
 }
 
@@ -142,6 +166,9 @@ static json_object *clone_run_obj(const struct clone_result *r, const struct clo
 	add_b(e, "xcopy", c->xcopy);
 	add_b(e, "fell_back", c->fell_back);
 	add_s(e, "fallback_reason", c->fallback_reason);
+	add_i(e, "fallback_clones", c->fallback_clones);
+	add_i(e, "xcopy_bytes", (int64_t)c->xcopy_bytes);
+	add_i(e, "software_bytes", (int64_t)c->software_bytes);
 	add_i(e, "commands", (int64_t)c->commands);
 	add_i(e, "bytes_cloned", (int64_t)c->bytes_cloned);
 	add_i(e, "wire_bytes", (int64_t)c->wire_bytes);
@@ -165,6 +192,7 @@ static json_object *clone_run_obj(const struct clone_result *r, const struct clo
 		json_object_object_add(e, "modeled", NULL);
 	}
 	add_b(e, "machine_limited", c->machine_limited);
+	json_object_object_add(e, "connection", json_conn_stats(&c->conn));
 	(void)r;
 	return e;
 }
@@ -185,6 +213,8 @@ json_object *json_clone(const struct clone_result *r)
 	for (unsigned i = 0; i < r->n; i++)
 		json_object_array_add(runs, clone_run_obj(r, &r->runs[i]));
 	json_object_object_add(o, "runs", runs);
+	/* top level: the whole command (template write, every run, verify) */
+	json_object_object_add(o, "connection", json_conn_stats(&r->conn));
 	return o;
 }
 
@@ -205,5 +235,7 @@ json_object *json_drr(const struct drr_result *r)
 	add_d(o, "dedup_ratio", r->cap.dedup_ratio);
 	add_d(o, "compression_ratio", r->cap.compression_ratio);
 	add_d(o, "drr", r->cap.drr);
+	add_i(o, "readback_bytes", (int64_t)r->readback_bytes);
+	json_object_object_add(o, "connection", json_conn_stats(&r->conn));
 	return o;
 }

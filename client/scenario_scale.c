@@ -56,7 +56,7 @@ struct run_ctx {
 	uint8_t *buf;
 	double t_start, t_measure, t_end;
 	int stop;
-	char err[256];
+	char err[1024];
 	uint64_t write_seq;              /* writes issued: unique's stamp */
 	uint64_t data_seed;              /* unique: differs per run, so runs never dedup each other */
 	uint64_t rng;                    /* --random offsets */
@@ -68,20 +68,23 @@ static struct run_ctx *g_run;
 
 static int submit(struct vm *v, struct slot *s);
 
-static void io_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv)
+static void io_cb(struct bench_conn *c, int status, struct scsi_task *task, void *priv)
 {
 	struct slot *s = priv;
 	struct vm *v = s->vm;
-	struct scsi_task *task = command_data;
 	v->inflight--;
 	if (status != SCSI_STATUS_GOOD) {
 		if (!v->failed) {
+			char what[96], why[100];
 			v->failed = 1;
-			snprintf(g_run->err, sizeof(g_run->err), "%s failed: %s",
-				 g_run->o->write ? "WRITE(16)" : "READ(16)", iscsi_get_error(iscsi));
+			conn_describe_cdb(task->cdb, task->cdb_size, what, sizeof(what));
+			conn_describe_answer(c, status, task, why, sizeof(why));
+			if (status == SCSI_STATUS_ERROR)
+				snprintf(g_run->err, sizeof(g_run->err), "%s", conn_error(c));
+			else
+				snprintf(g_run->err, sizeof(g_run->err), "%s: %s failed: %s", c->url, what, why);
 		}
-		if (task)
-			scsi_free_scsi_task(task);
+		scsi_free_scsi_task(task);
 		return;
 	}
 	scsi_free_scsi_task(task);
@@ -134,19 +137,16 @@ static int submit(struct vm *v, struct slot *s)
 	}
 	s->t_submit = now_s();
 	s->iov.iov_len = len;
-	struct scsi_task *t;
-	if (g_run->o->write)
-		t = iscsi_write16_iov_task(v->conn->iscsi, v->conn->lun, lba, NULL, len, (int)v->conn->block_size,
-					   0, 0, 0, 0, 0, io_cb, s, &s->iov, 1);
-	else
-		t = iscsi_read16_iov_task(v->conn->iscsi, v->conn->lun, lba, len, (int)v->conn->block_size,
-					  0, 0, 0, 0, 0, io_cb, s, &s->iov, 1);
-	if (!t) {
+	v->inflight++;
+	int rc = g_run->o->write ? conn_write16(v->conn, lba, len, &s->iov, 1, io_cb, s)
+				 : conn_read16(v->conn, lba, len, &s->iov, 1, io_cb, s);
+	if (rc) {
+		v->inflight--;
 		v->failed = 1;
-		snprintf(g_run->err, sizeof(g_run->err), "cannot queue I/O: %s", iscsi_get_error(v->conn->iscsi));
+		snprintf(g_run->err, sizeof(g_run->err), "%s",
+			 conn_failed(v->conn) ? conn_error(v->conn) : "cannot queue I/O");
 		return -1;
 	}
-	v->inflight++;
 	return 0;
 }
 
@@ -154,8 +154,11 @@ static int submit(struct vm *v, struct slot *s)
  * client saw.  Each VM slot is a closed loop: had the array alone set the pace, a command
  * would take (modeled latency + modeled host turnaround) x time scale; what the client saw
  * beyond that is this machine's (target and client CPU, loopback, scheduling), and its share
- * of the client's latency is the share of throughput the run lost to the machine.  Slow motion
- * shrinks it as 1 / scale, hence the scale that brings it under 2%. */
+ * of the client's latency is the share of throughput the run lost to the machine - unless
+ * the array was saturated: when its busiest resource (page 0x31 0x000B..0x000D, and the CPU
+ * pool) was busy all the time, the figure is the array's capacity and extra host time only
+ * shortened its queue.  Slow motion shrinks the share as 1 / scale, hence the scale that
+ * brings it under 2%. */
 void scale_machine_check(const struct model_telemetry *t0, const struct model_telemetry *t1, double host_mean_s,
 			 double client_cpu_pct, struct scale_run *out)
 {
@@ -175,6 +178,21 @@ void scale_machine_check(const struct model_telemetry *t0, const struct model_te
 	out->modeled_mean_latency_ms = (double)lat / (double)ops / 1e6;
 	double turn_ms = t1->have_turnaround && cmds ? (double)(t1->turnaround_ns - t0->turnaround_ns) / (double)cmds / 1e6 : 0;
 	out->machine_share_exact = t1->have_turnaround;
+	/* how busy the busiest modeled resource was over the run */
+	double elapsed = (double)(t1->modeled_elapsed_ns - t0->modeled_elapsed_ns);
+	if (elapsed > 0) {
+		double busy[4] = { 0, 0, 0, 0 };
+		if (t1->cores)
+			busy[0] = (double)(t1->modeled_busy_ns - t0->modeled_busy_ns) / (double)t1->cores;
+		if (t1->have_busy) {
+			busy[1] = (double)(t1->frontend_busy_ns - t0->frontend_busy_ns);
+			busy[2] = (double)(t1->backend_busy_ns - t0->backend_busy_ns);
+			busy[3] = (double)(t1->journal_busy_ns - t0->journal_busy_ns);
+		}
+		for (unsigned i = 0; i < 4; i++)
+			if (busy[i] / elapsed > out->array_utilization)
+				out->array_utilization = busy[i] / elapsed;
+	}
 	if (out->virtual_streams) {
 		/* modeled time comes from the modeled host, not from this machine's clock */
 		out->machine_share_exact = true;
@@ -184,6 +202,8 @@ void scale_machine_check(const struct model_telemetry *t0, const struct model_te
 	double modeled_ms = (out->modeled_mean_latency_ms + turn_ms) * scale;
 	double extra = out->host_mean_latency_ms - modeled_ms;
 	out->machine_share = extra > 0 && out->host_mean_latency_ms > 0 ? extra / out->host_mean_latency_ms : 0;
+	if (out->array_utilization >= SCALE_SATURATED)
+		out->machine_share = 0; /* the array set the pace: its queue absorbed the rest */
 	out->machine_limited = (out->machine_share_exact && out->machine_share > 0.05) || client_cpu_pct > 90;
 	out->suggested_time_scale = out->machine_share > 0.02 ? scale * out->machine_share / 0.02 : scale;
 	if (out->machine_share > 0.98)
@@ -280,15 +300,9 @@ static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out
 		}
 		if (inflight == 0)
 			break;
-		if (now_s() > g_run->t_end + 60) {
-			snprintf(err, errlen, "I/O did not complete 60 s after the run ended");
-			progress_end(&pb);
-			goto out_close;
-		}
-		if (conn_poll_many(conns, n, 100, err, errlen) < 0) {
-			progress_end(&pb);
-			goto out_close;
-		}
+		/* no deadline of its own: every command completes, is retried or fails within the
+		 * connection layer's --timeout bounds (conn.h); a session that fails for good fails its I/Os back through io_cb (g_run->err) */
+		conn_poll_many(conns, n, 100, err, errlen);
 		progress_update(&pb, (uint64_t)((now_s() - g_run->t_start) * 1000));
 	}
 	progress_end(&pb);
@@ -299,7 +313,12 @@ static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out
 		goto out_close;
 	}
 	memset(out, 0, sizeof(*out));
-	if (have_tel && q_telemetry(&conns[0], &tel1, terr, sizeof(terr)) == 0)
+	for (unsigned i = 0; i < n; i++)
+		conn_stats_add(&out->conn, &conns[i].stats);
+	/* A run the connection layer had to step into (a re-login, retried BUSY...) gets no
+	 * machine check: its latencies hold the outage or the backoffs, which the model does not
+	 * charge, and a target that restarted has counters that started again from zero. */
+	if (have_tel && !conn_stats_any(&out->conn) && q_telemetry(&conns[0], &tel1, terr, sizeof(terr)) == 0)
 		scale_machine_check(&tel0, &tel1, g_run->lat_n ? g_run->lat_sum / (double)g_run->lat_n : 0,
 				    run_wall > 0 ? 100.0 * run_cpu / run_wall : 0, out);
 	double secs = o->duration_s;

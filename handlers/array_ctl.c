@@ -14,6 +14,7 @@
 #include "handlers/array/array_state.h"
 #include "handlers/array/volume.h"
 #include "handlers/array/volume_names.h"
+#include "handlers/metrics_ctl.h"
 #include "lunlab/array_ctl.h"
 #include "models/cost.h"
 #include "models/pacer.h"
@@ -199,5 +200,7 @@ __attribute__((visibility("default"))) const struct lunlab_array_ctl lunlab_arra
 	.volume_list = ctl_volume_list,
 	.snapshot = ctl_snapshot,
 	.volume_delete = ctl_volume_delete,
+	.array_model = metrics_ctl_array_model, /* metrics_ctl.c (/metrics) */
+	.lu_figures = metrics_ctl_lu_figures,
 	.state_check = array_state_check,
 };

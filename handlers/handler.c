@@ -19,6 +19,7 @@
 #include "handlers/array/volume.h"
 #include "handlers/array/volume_names.h"
 #include "handlers/copy/copy.h"
+#include "handlers/lu_metrics.h"
 #include "handlers/lunlab_dev.h"
 #include "handlers/scsi/lu_config.h"
 #include "handlers/scsi/naa.h"
@@ -26,6 +27,7 @@
 #include "lunlab/host_ext.h"
 #include "lunlab/tcmu_abi.h"
 #include "models/cost.h"
+#include "models/cost_virtual.h"
 #include "models/pacer.h"
 #include "models/profile.h"
 
@@ -55,6 +57,10 @@ int handler_init(void) __attribute__((visibility("default")));
 /* lunlab-target only (host_ext.h): let short READs and WRITEs of an unpaced
  * LU run on the I/O thread.  Resolves to NULL under tcmu-runner. */
 #pragma weak lunlab_host_dev_set_inline
+/* lunlab-target only: the ALUA the LU reports (the core keeps the port
+ * groups: target/lu/alua.h).  NULL under tcmu-runner, where LIO's own ALUA
+ * configuration (configfs alua/) applies instead. */
+#pragma weak lunlab_host_dev_set_tpgs
 
 /* Largest READ/WRITE run inline: a 64 KiB write (dedup hashing and zlib of
  * four 16 KiB blocks) is still well under the time a worker hand-off and
@@ -212,6 +218,7 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 			lu_free(lu);
 			return rc;
 		}
+		snprintf(d->volume_name, sizeof(d->volume_name), "%s", c.volume);
 	} else {
 		/* the LU's own volume: in a state directory the one this serial had */
 		char key[STORE_KEY_MAX];
@@ -275,6 +282,8 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 	lu->unpaced = !model_paces(d->model);
 	if (lunlab_host_dev_set_inline && lu->unpaced)
 		lunlab_host_dev_set_inline(tdev, lunlab_may_inline);
+	if (lunlab_host_dev_set_tpgs)
+		lunlab_host_dev_set_tpgs(tdev, (unsigned)(c.tpgs >= 0 ? c.tpgs : prof->tpgs));
 	tcmu_dev_info(tdev, "lunlab: LU serial %s, model %s, array %s, %llu x %u bytes\n", d->serial,
 		      d->model_name, d->array_name, (unsigned long long)d->num_lbas, d->block_size);
 	return 0;
@@ -399,8 +408,10 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 		return status;
 
 	struct cost_req req;
+	struct cost_result res;
 	scsi_cost_req(&cmd, kind, &req);
-	uint64_t deadline = cost_model_charge(lu->dev.model, &req, arrival);
+	uint64_t deadline = cost_model_charge_ex(lu->dev.model, &req, arrival, &res);
+	lu_metrics_record(&lu->metrics, &req, res.latency_ns, res.cpu_ns);
 	if (deadline <= pacer_now_ns())
 		return status;
 	if (!host_completes_async()) {

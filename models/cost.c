@@ -44,6 +44,7 @@ struct telemetry_state {
 	uint64_t first_arrival, last_completion;
 	uint64_t commands, busy, max_latency;
 	uint64_t turnaround;
+	uint64_t journal_busy, frontend_busy, backend_busy; /* ns of service, summed */
 	uint64_t hist[32];
 	uint64_t bucket_ops[COST_BUCKETS], bucket_bytes[COST_BUCKETS], bucket_latency[COST_BUCKETS];
 	struct window win[NWIN];
@@ -70,8 +71,13 @@ struct cost_model {
 		_Atomic uint64_t t0;                 /* first command's real time + 1; 0: none yet */
 		_Atomic uint64_t last;               /* latest arrival, ns after t0 */
 		_Atomic uint64_t commands;
+		_Atomic uint64_t commands_ever;      /* never reset: cost_model_totals */
 		_Atomic uint64_t bucket_ops[COST_BUCKETS], bucket_bytes[COST_BUCKETS];
 	} fast;
+	/* never reset (cost_model_totals); first_arrival/last_completion in modeled time */
+	struct cost_totals totals;
+	bool totals_started;
+	uint64_t totals_first, totals_last;
 	/* virtual clock: when each modeled host stream may send its next command, a min-heap */
 	unsigned vstreams; /* 0: real clock */
 	uint64_t vfront;   /* modeled "now": the latest arrival charged */
@@ -215,10 +221,28 @@ static void account_busy(struct telemetry_state *t, uint64_t start, uint64_t end
 	}
 }
 
+/* The never-reset totals /metrics exports (cost_model_totals). */
+static void account_totals(struct cost_model *m, const struct cost_result *res)
+{
+	struct cost_totals *o = &m->totals;
+
+	if (!m->totals_started) {
+		m->totals_started = true;
+		m->totals_first = res->arrival_ns;
+	}
+	if (res->completion_ns > m->totals_last)
+		m->totals_last = res->completion_ns;
+	o->commands++;
+	o->cpu_ns += res->cpu_ns;
+	o->latency_sum_ns += res->latency_ns;
+	o->latency_buckets[lunlab_lat_bucket(res->latency_ns)]++;
+}
+
 static void account(struct cost_model *m, const struct cost_req *r, const struct cost_result *res,
 		    uint64_t cpu_start, uint64_t cpu_end)
 {
 	struct telemetry_state *t = &m->t;
+	account_totals(m, res);
 	if (!t->started) {
 		t->started = true;
 		t->first_arrival = res->arrival_ns;
@@ -327,6 +351,9 @@ static void charge_locked(struct cost_model *m, const struct cost_req *r, uint64
 			done = e;
 		res->latency_ns = done - arrival + s.fixed_ns;
 		res->cpu_ns = s.cpu_work_ns;
+		m->t.journal_busy += s.journal_ns;
+		m->t.frontend_busy += s.frontend_ns;
+		m->t.backend_busy += s.backend_ns;
 	}
 	res->completion_ns = arrival + res->latency_ns;
 	res->next_arrival_ns = res->completion_ns + s.host_turnaround_ns;
@@ -346,6 +373,7 @@ static void charge_unmodeled(struct cost_model *m, const struct cost_req *r, uin
 						       memory_order_relaxed))
 		;
 	atomic_fetch_add_explicit(&m->fast.commands, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&m->fast.commands_ever, 1, memory_order_relaxed);
 	if (r->kind != COST_OTHER) {
 		uint64_t size = covered_bytes(r);
 		if (r->kind == COST_CAW || size == 0)
@@ -541,6 +569,9 @@ void cost_model_telemetry(struct cost_model *m, struct cost_telemetry *out)
 	const struct telemetry_state *t = &m->t;
 	out->commands = t->commands;
 	out->turnaround_ns = t->turnaround;
+	out->journal_busy_ns = t->journal_busy;
+	out->frontend_busy_ns = t->frontend_busy;
+	out->backend_busy_ns = t->backend_busy;
 	out->modeled_elapsed_ns = t->started ? t->last_completion - t->first_arrival : 0;
 	out->modeled_busy_ns = t->busy;
 	out->cores = m->cp ? m->cp->cores : 0;
@@ -568,6 +599,26 @@ void cost_model_telemetry(struct cost_model *m, struct cost_telemetry *out)
 	memcpy(out->bucket_ops, t->bucket_ops, sizeof(out->bucket_ops));
 	memcpy(out->bucket_bytes, t->bucket_bytes, sizeof(out->bucket_bytes));
 	memcpy(out->bucket_latency_ns, t->bucket_latency, sizeof(out->bucket_latency_ns));
+	out->time_scale = m->scale;
+	out->virtual_streams = m->vstreams;
+	pthread_mutex_unlock(&m->mu);
+}
+
+void cost_model_totals(struct cost_model *m, struct cost_totals *out)
+{
+	if (lock_free(m)) {
+		/* unmodeled: every latency and every CPU charge is 0 */
+		memset(out, 0, sizeof(*out));
+		out->commands = atomic_load(&m->fast.commands_ever);
+		out->latency_buckets[lunlab_lat_bucket(0)] = out->commands;
+		out->time_scale = m->scale;
+		return;
+	}
+	pthread_mutex_lock(&m->mu);
+	*out = m->totals;
+	out->modeled_elapsed_ns = m->totals_started && m->totals_last > m->totals_first
+					  ? m->totals_last - m->totals_first : 0;
+	out->cores = m->cp ? m->cp->cores : 0;
 	out->time_scale = m->scale;
 	out->virtual_streams = m->vstreams;
 	pthread_mutex_unlock(&m->mu);

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "lunlab/latency_buckets.h"
 #include "models/profile.h"
 
 struct cost_model;
@@ -55,6 +56,9 @@ struct cost_telemetry {
 	uint64_t turnaround_ns;           /* modeled host turnaround added, summed over commands: lets a
 					   * client tell the model's host time from the machine's
 					   * (docs/bench.md "Machine-limited runs"; page 31h 0009h) */
+	uint64_t journal_busy_ns;         /* modeled service time of each single-queue resource, summed */
+	uint64_t frontend_busy_ns;        /* (with modeled_busy_ns / cores for the CPU pool: how busy */
+	uint64_t backend_busy_ns;         /* the array's busiest resource was; page 31h 000Bh..000Dh) */
 	double time_scale;                /* 0 when the clock is virtual */
 	uint32_t virtual_streams;         /* > 0: virtual clock, modeled time from this many
 					   * closed-loop host streams, not from the real clock
@@ -62,5 +66,20 @@ struct cost_telemetry {
 };
 void cost_model_telemetry(struct cost_model *m, struct cost_telemetry *out);
 void cost_model_reset_telemetry(struct cost_model *m);
+
+/* Running totals in modeled time since the model was made: never reset (LOG
+ * SELECT resets only the telemetry above), so /metrics can export them as
+ * counters.  Latency buckets: include/lunlab/latency_buckets.h. */
+struct cost_totals {
+	uint64_t commands;
+	uint64_t cpu_ns;                  /* CPU work charged, core-ns summed over cores */
+	uint64_t latency_sum_ns;
+	uint64_t latency_buckets[LUNLAB_LAT_BUCKETS];
+	uint64_t modeled_elapsed_ns;      /* first arrival .. last modeled completion */
+	uint32_t cores;                   /* 0: the profile is not modeled */
+	double time_scale;                /* 0: unpaced or a virtual clock */
+	uint32_t virtual_streams;         /* > 0: virtual clock */
+};
+void cost_model_totals(struct cost_model *m, struct cost_totals *out);
 
 #endif

@@ -21,7 +21,7 @@ struct parsed {
 	struct cost_params c;
 };
 
-enum ftype { T_NAME, T_TEXT, T_BOOL, T_U32, T_U64, T_INT, T_BUCKET, T_SECTION };
+enum ftype { T_NAME, T_TEXT, T_BOOL, T_U32, T_U64, T_INT, T_BUCKET, T_TPGS, T_SECTION };
 
 struct field {
 	const char *section; /* NULL: top level */
@@ -39,6 +39,7 @@ static const struct field fields[] = {
 	{ NULL, "name", T_NAME, 1, sizeof(((struct lunlab_profile *)0)->name) - 1, P(name) },
 	{ NULL, "description", T_TEXT, 0, sizeof(((struct lunlab_profile *)0)->description) - 1, P(description) },
 	{ NULL, "modeled", T_BOOL, 0, 1, P(modeled) },
+	{ NULL, "tpgs", T_TPGS, 0, 3, P(tpgs) }, /* optional: off when absent */
 	{ NULL, "data_reduction", T_SECTION, 0, 0, 0 },
 	{ NULL, "cost", T_SECTION, 0, 0, 0 },
 	{ NULL, "capacity", T_SECTION, 0, 0, 0 },
@@ -185,6 +186,17 @@ static int set_value(struct ctx *c, const struct field *f, const yaml_node_t *v)
 		*(enum xcopy_bucket_rule *)(base + f->off) = r;
 		return 0;
 	}
+	case T_TPGS: {
+		static const char *const tpgs[] = { "off", "implicit", "explicit", "both" };
+		const char *s = scalar(v);
+		for (uint8_t i = 0; i < 4; i++) {
+			if (v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !strcmp(s, tpgs[i])) {
+				*(uint8_t *)(base + f->off) = i;
+				return 0;
+			}
+		}
+		return fail(c, line, f->section, f->key, "'%s' is not one of off, implicit, explicit, both", s);
+	}
 	case T_U32:
 	case T_U64:
 	case T_INT: {
@@ -271,7 +283,7 @@ static int check_complete(struct ctx *c)
 		const struct field *f = &fields[i];
 		bool in_cost = f->section && !strcmp(f->section, "cost");
 		bool is_cost_section = !f->section && !strcmp(f->key, "cost");
-		if (c->seen[i] || ((in_cost || is_cost_section) && !want_cost))
+		if (c->seen[i] || ((in_cost || is_cost_section) && !want_cost) || f->type == T_TPGS)
 			continue;
 		size_t line = f->section ? c->section_line[section_index(f->section)] : 1;
 		size_t idx_section = 0;

@@ -21,13 +21,17 @@
  *    nexus, copy_nexus.h): 05/00/16 OPERATION IN PROGRESS
  *  - more than XCOPY_TOTAL_CONCURRENT copies running: TASK SET FULL, which
  *    hosts retry, rather than a CHECK CONDITION that would make ESXi mark
- *    the primitive unsupported and fall back to host copies for good. */
+ *    the primitive unsupported and fall back to host copies for good.
+ *  - a fault rule of lunlab-target breaks the copy off before segment N
+ *    (copy_fault.h): COPY ABORTED 0D/02 naming segment N, or the rule's
+ *    sense; segments 0..N-1 are copied and RECEIVE COPY RESULTS says so. */
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
 #include "handlers/copy/copy.h"
 #include "handlers/copy/copy_be.h"
+#include "handlers/copy/copy_fault.h"
 #include "handlers/copy/copy_iov.h"
 #include "handlers/copy/copy_lists.h"
 #include "handlers/copy/copy_nexus.h"
@@ -138,12 +142,31 @@ static int plan_segment(struct xcopy_run *r, uint16_t segno)
 	return TCMU_STS_OK;
 }
 
+/* A fault rule stops the copy before segment i: the sense it asked for,
+ * COPY ABORTED with the segment number by default. */
+static int fault_break(struct xcopy_run *r, unsigned i, const uint8_t sense[3])
+{
+	tcmu_dev_info(r->cmd->dev->tdev, "EXTENDED COPY broken off before segment %u of %u by a fault rule", i,
+		      r->list->nseg);
+	if (sense[0] == 0 || sense[0] == SK_COPY_ABORTED)
+		return copy_sense_aborted(r->cmd, sense[0] ? sense[1] : ASC_COPY_TARGET,
+					  sense[0] ? sense[2] : ASCQ_NOT_REACHABLE, (uint16_t)i, -1);
+	return sense_set(r->cmd, sense[0], sense[1], sense[2]);
+}
+
 static int run_segments(struct xcopy_run *r, int slot, struct copy_status *st)
 {
+	uint32_t stop_at = UINT32_MAX;
+	uint8_t fault_sense[3] = { 0, 0, 0 };
+
+	if (!copy_cmd_fault(r->cmd, &stop_at, fault_sense))
+		stop_at = UINT32_MAX;
 	for (unsigned i = 0; i < r->list->nseg; i++) {
 		const struct seg_plan *p = &r->plan[i];
 		uint64_t moved = 0;
 
+		if (i >= stop_at)
+			return fault_break(r, i, fault_sense);
 		if (p->bytes) {
 			int rc = volume_copy(p->dst->vol, p->dst_off, p->src->vol, p->src_off, p->bytes, &moved);
 			if (rc == -ENOSPC) {

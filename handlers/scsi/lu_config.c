@@ -20,11 +20,12 @@ const char lu_config_desc[] =
 	"volume=NAME (the array's named volume, kept when the LU closes; needs array=), "
 	"array_capacity=SIZE (the array's physical capacity, K/M/G/T suffixes; default the profile's), "
 	"soft_threshold=PERCENT (0..100 of the capacity: 06/38/07 when use reaches it; 0 none), "
+	"tpgs=off|implicit|explicit|both (ALUA the LU reports; default the profile's), "
 	"state_dir=DIR (keep the array's data, volumes and accounting in DIR across restarts)";
 
 #define KNOWN_KEYS \
 	"model, profile, array, serial, time_scale, host_streams, readonly, physical_block, volume, " \
-	"array_capacity, soft_threshold, state_dir"
+	"array_capacity, soft_threshold, tpgs, state_dir"
 
 /* array_capacity: 1 MiB .. 1 EiB */
 #define CAPACITY_MIN (1ull << 20)
@@ -190,6 +191,14 @@ static int set_key(struct lu_config *c, const char *key, const char *val, char *
 		if (!*val || *end || val[0] == '-' || v < 512 || v > (4ul << 20) || (v & (v - 1)))
 			return fail(reason, "physical_block '%s': want a power of two from 512 to 4194304", val);
 		c->physical_block = (unsigned)v;
+	} else if (strcmp(key, "tpgs") == 0) {
+		static const char *const names[] = { "off", "implicit", "explicit", "both" };
+		c->tpgs = -1;
+		for (int i = 0; i < 4; i++)
+			if (strcmp(val, names[i]) == 0)
+				c->tpgs = i;
+		if (c->tpgs < 0)
+			return fail(reason, "tpgs '%s': want off, implicit, explicit or both", val);
 	} else if (strcmp(key, "volume") == 0) {
 		if (!volume_name_valid(val, sizeof(c->volume)))
 			return fail(reason, "volume '%s': want 1..%zu printable characters other than space ; , / =", val,
@@ -226,6 +235,7 @@ int lu_config_parse(const char *cfgstring, struct lu_config *c, char **reason)
 	memset(c, 0, sizeof(*c));
 	strcpy(c->model, "x2");
 	c->time_scale = 1.0;
+	c->tpgs = -1;
 	c->soft_threshold = -1;
 	if (reason)
 		*reason = NULL;

@@ -18,6 +18,7 @@ struct lu_config {
 	bool readonly;           /* readonly=1: every medium write fails with DATA PROTECT */
 	unsigned physical_block; /* physical_block=BYTES, 0 = one logical block per physical
 	                          * block; checked against the block size when the LU opens */
+	int tpgs;                /* tpgs=off|implicit|explicit|both: 0..3; -1 = the profile's */
 	char volume[128];        /* volume=NAME: the array's named volume ("" = anonymous);
 	                          * needs array= (handlers/array/volume_names.h) */
 	uint64_t array_capacity; /* array_capacity=SIZE: the array's physical capacity, 0 = not given */

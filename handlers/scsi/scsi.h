@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "handlers/lu_metrics.h"
 #include "handlers/lunlab_dev.h"
 #include "handlers/scsi/ua.h"
 #include "models/cost.h"
@@ -24,6 +25,7 @@ struct scsi_lu {
 	bool readonly;              /* readonly=1: hardware-style write protection (WP, 27/00) */
 	uint8_t lbppbe;             /* LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT (physical_block=) */
 	bool unpaced;               /* the cost model never holds a completion back (handler.c) */
+	struct lu_metrics metrics;  /* what the model charged for this LU (/metrics; handler.c) */
 	struct scsi_ua ua;          /* unit attentions owed per I_T nexus (ua.h) */
 };
 

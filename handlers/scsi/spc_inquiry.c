@@ -22,6 +22,7 @@ static const struct {
 	{ "x1", "XtremIO-X1 emu" },
 	{ "x2", "XtremIO-X2 emu" },
 	{ "fa420", "FA-420 emu" },
+	{ "fa420-ac", "FA-420 AC emu" },
 	{ "unlimited", "lunlab RAM LU" },
 };
 

@@ -171,6 +171,9 @@ static void page_telemetry(struct lunlab_dev *d, struct page_buf *pb)
 	put_u64(pb, 0x0008, (uint64_t)(t.time_scale * 1000.0 + 0.5));
 	put_u64(pb, 0x0009, t.turnaround_ns);
 	put_u64(pb, 0x000a, t.virtual_streams);
+	put_u64(pb, 0x000b, t.frontend_busy_ns);
+	put_u64(pb, 0x000c, t.backend_busy_ns);
+	put_u64(pb, 0x000d, t.journal_busy_ns);
 	for (uint16_t i = 0; i < 32; i++)
 		put_u64(pb, (uint16_t)(0x0100 + i), t.latency_hist[i]);
 	for (uint16_t b = 0; b < COST_BUCKETS; b++)

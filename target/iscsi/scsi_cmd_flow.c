@@ -9,9 +9,13 @@
 
 #include "target/iscsi/datain.h"
 #include "target/iscsi/io_thread.h"
+#include "target/iscsi/scsi_alua.h"
+#include "target/iscsi/scsi_fault.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/xfer_len.h"
+#include "target/lu/alua.h"
 #include "target/lu/lu_pr.h"
+#include "target/lu/lu_stats.h"
 #include "target/lu/lu_table.h"
 #include "target/lu/power_on.h"
 
@@ -23,8 +27,30 @@ static struct bufcache *cache_of(struct conn *c) { return c->thr ? &c->thr->cach
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
+
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The LU's figures (lu_stats.h) for a command answered with a response:
+ * the bytes that crossed the wire for it and the time from its command PDU
+ * to now (what the initiator waits, less the network).  Commands to no LU
+ * and commands dropped (aborted, connection gone) are not counted.  The LU
+ * is looked up again, as lu_still_there does: the management API may have
+ * unmapped and freed it while the command was in its backend. */
+static void count_answer(struct conn *c, struct icmd *ic, uint64_t wire_bytes)
+{
+	struct lu_entry *e;
+	uint64_t now;
+
+	if (!ic->be)
+		return;
+	e = lu_nexus_lookup(&c->lunx, c->initiator, ic->lun, ic->lun != UINT64_MAX);
+	if (!e || e->id != ic->lu_id || !e->stats)
+		return;
+	now = mono_ns();
+	lu_stats_record(e->stats, c->thr ? (unsigned)c->thr->idx : 0, lu_kind_of(ic->lc.cdb), wire_bytes,
+			ic->lc.status == 0x00, now > ic->arrival_ns ? now - ic->arrival_ns : 0);
 }
 
 static void finish(struct icmd *ic)
@@ -170,6 +196,17 @@ static void complete_locally(struct conn *c, struct icmd *ic, uint8_t status,
 	(void)c;
 }
 
+int scsi_cmd_alloc_buf(struct conn *c, struct icmd *ic, size_t len)
+{
+	return alloc_buf(c, ic, len);
+}
+
+void scsi_cmd_answer(struct conn *c, struct icmd *ic, uint8_t status, const uint8_t *sense,
+		     uint8_t sense_len, size_t produced)
+{
+	complete_locally(c, ic, status, sense, sense_len, produced);
+}
+
 /* The I_T nexus and LUN, for the LU layer's reservation checks. */
 static void set_identity(struct conn *c, struct icmd *ic)
 {
@@ -177,6 +214,20 @@ static void set_identity(struct conn *c, struct icmd *ic)
 	ic->lc.initiator = c->initiator;
 	ic->lc.nexus_id = c->nexus_id;
 	memcpy(ic->lc.isid, c->isid, sizeof(ic->lc.isid));
+}
+
+/* A write whose data came after its delivery: is its LU still the one it
+ * was delivered to?  (The management API may have unmapped or deleted it
+ * meanwhile: then its backend may be gone.) */
+bool scsi_cmd_lu_still_there(struct conn *c, struct icmd *ic)
+{
+	struct lu_entry *e = lu_nexus_lookup(&c->lunx, c->initiator, ic->lun, ic->lun != UINT64_MAX);
+
+	if (e && e->id == ic->lu_id) {
+		ic->lc.lu_entry = e;
+		return true;
+	}
+	return false;
 }
 
 /* PREEMPT AND ABORT: the preempted sessions' tasks on this LU go, as far as
@@ -208,7 +259,6 @@ static void execute_pr(struct conn *c, struct icmd *ic)
 static void submit(struct conn *c, struct icmd *ic)
 {
 	ic->submitted = true;
-	ic->in_backend = true;
 	ic->iov.iov_base = ic->buf;
 	ic->iov.iov_len = ic->buf_len;
 	ic->lc.iov = ic->buf ? &ic->iov : NULL;
@@ -228,6 +278,9 @@ static void submit(struct conn *c, struct icmd *ic)
 	ic->lc.status = 0;
 	ic->lc.sense_len = 0;
 	ic->lc.data_len = 0;
+	if (scsi_fault_gate(c, ic))
+		return; /* a fault rule answered, holds, delays or dropped it */
+	ic->in_backend = true;
 	io_thread_submit(c->thr, ic->be, &ic->lc);
 }
 
@@ -252,8 +305,9 @@ static void trim_to_edtl(struct icmd *ic)
 
 void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 {
-	uint8_t sense[LU_SENSE_MAX], sense_len, status;
+	uint8_t sense[LU_SENSE_MAX], sense_len, status, ua[3];
 	bool lun_ok = ic->lun != UINT64_MAX;
+	struct lu_entry *e;
 	size_t produced;
 	uint64_t tl;
 
@@ -268,15 +322,20 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 		complete_locally(c, ic, 0x02, sense, sense_len, 0);
 		return;
 	}
-	ic->be = lun_ok ? lu_table_get(ic->lun) : NULL;
+	/* the LU this initiator sees at this LUN (LUN masking: lu_table.h) */
+	e = lu_nexus_lookup(&c->lunx, c->initiator, ic->lun, lun_ok);
+	ic->be = e ? e->be : NULL;
+	ic->lu_id = e ? e->id : 0;
+	ic->lc.lu_entry = e;
 	tl = cdb_xfer_len(ic->lc.cdb, ic->be ? ic->be->block_size : 512, &ic->rw);
 	ic->scsi_tl = tl;
 
-	if (ic->be && ic->lun < c->reset_seen_n && c->reset_seen[ic->lun] == LU_RESET_GEN_POWER_ON &&
-	    ic->lc.cdb[0] != 0xa0 && ic->lc.cdb[0] != 0x12) {
+	if (e && e->global && ic->lun < c->power_on_n && c->power_on_owed[ic->lun] && ic->lc.cdb[0] != 0xa0 &&
+	    ic->lc.cdb[0] != 0x12) {
 		/* the LU's power on, owed to this nexus once (power_on.h); it
 		 * outranks a reset's 29/03, which it covers */
-		c->reset_seen[ic->lun] = lu_table_reset_gen(ic->lun);
+		c->power_on_owed[ic->lun] = false;
+		lu_nexus_reset_seen(&c->lunx, e);
 		if (lu_power_on_claim(ic->lun, c->initiator, c->isid)) {
 			sense_len = lu_sense_fixed(sense, 0x06, 0x29, 0x01, -1);
 			if (ic->lc.cdb[0] != 0x03) {
@@ -297,19 +356,17 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 			return;
 		}
 	}
-	if (ic->be && ic->lun < c->reset_seen_n && ic->lc.cdb[0] != 0xa0 && ic->lc.cdb[0] != 0x12 &&
-	    ic->lc.cdb[0] != 0x03) {
-		/* another nexus reset this LU: UNIT ATTENTION once (INQUIRY,
-		 * REPORT LUNS and REQUEST SENSE pass, as SAM-5 allows) */
-		uint64_t gen = lu_table_reset_gen(ic->lun);
-
-		if (c->reset_seen[ic->lun] != gen) {
-			c->reset_seen[ic->lun] = gen;
-			sense_len = lu_sense_fixed(sense, 0x06, 0x29, 0x03, -1);
-			complete_locally(c, ic, 0x02, sense, sense_len, 0);
-			return;
-		}
+	/* a LUN RESET by another nexus, a change of this initiator's LUNs, a
+	 * new capacity: UNIT ATTENTION once each (INQUIRY, REPORT LUNS and
+	 * REQUEST SENSE pass, as SAM-5 allows) */
+	alua_settle(e); /* a timed ALUA transition that ended owes its 06/2A/06 now */
+	if (e && lu_nexus_take_ua(&c->lunx, e, ic->lc.cdb[0], ua)) {
+		sense_len = lu_sense_fixed(sense, ua[0], ua[1], ua[2], -1);
+		complete_locally(c, ic, 0x02, sense, sense_len, 0);
+		return;
 	}
+	if (ic->be && scsi_alua_deliver(c, ic))
+		return; /* 06/2A/06, the port's ALUA state, REPORT TARGET PORT GROUPS */
 	if (ic->be && ic->lc.cdb[0] != 0xa0) {
 		/* the LU layer first: a reservation unit attention, RESERVATION
 		 * CONFLICT, then the reservation commands it keeps to itself */
@@ -344,8 +401,8 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 			conn_close(c, "out of memory");
 			return;
 		}
-		lu_local_answer(ic->lc.cdb, ic->lun, lun_ok, ic->buf, ic->buf ? ic->buf_len : 0,
-				&produced, &status, sense, &sense_len);
+		lu_local_answer_nexus(&c->lunx, e, ic->lc.cdb, ic->buf, ic->buf ? ic->buf_len : 0, &produced,
+				      &status, sense, &sense_len);
 		if (produced > ic->buf_len)
 			produced = ic->buf_len;
 		complete_locally(c, ic, status, sense, sense_len, produced);
@@ -390,6 +447,13 @@ void scsi_cmd_data_complete(struct conn *c, struct icmd *ic)
 		complete_locally(c, ic, 0x00, NULL, 0, 0);
 		return;
 	}
+	if (ic->be && !scsi_cmd_lu_still_there(c, ic)) {
+		uint8_t sense[18];
+		complete_locally(c, ic, 0x02, sense, lu_sense_fixed(sense, 0x05, 0x25, 0x00, -1), 0);
+		return;
+	}
+	if (scsi_alua_data_complete(c, ic))
+		return; /* SET TARGET PORT GROUPS */
 	if (ic->be && ic->lc.cdb[0] == 0x5f) { /* PERSISTENT RESERVE OUT: the LU layer's */
 		set_identity(c, ic);
 		execute_pr(c, ic);
@@ -478,12 +542,21 @@ void scsi_cmd_completed(struct icmd *ic)
 	 * channel): a READ/WRITE moves exactly what its CDB says */
 	if (ic->rw && produced > ic->exec_tl)
 		produced = (size_t)ic->exec_tl;
-	if (ic->lc.status == 0x00 && !is_write)
+	if (ic->lc.status == 0x00 && !is_write) {
+		scsi_alua_inquiry(c, ic, &produced); /* TPGS and the port's designators */
 		produced = cdb_response_len(ic->lc.cdb, ic->buf, produced);
+	}
 	if (!is_write && ic->buf) {
 		send = produced < ic->edtl ? (uint32_t)produced : ic->edtl;
 	}
 	residual_compute(ic->scsi_tl, ic->rw, is_write, ic->edtl, produced, &r);
+	if (ic->fault_after && scsi_fault_completed(c, ic, send, &r))
+		return;
+	if (ic->fault_after == SCSI_FAULT_AFTER_DROP) {
+		finish(ic); /* its data is queued, the connection closes after it */
+		return;
+	}
+	count_answer(c, ic, is_write ? ic->got_total : send); /* answered: a response goes out */
 	if (ic->early_len && ic->lc.status == 0x00 && ic->early_len < send) {
 		/* the first PDUs went out already (data_progress): the rest, with
 		 * the status on the last one */

@@ -129,6 +129,22 @@ uint64_t lunlab_host_cmd_arrival_ns(const struct tcmulib_cmd *cmd)
 	return lu ? lu->arrival_ns : 0;
 }
 
+bool lunlab_host_cmd_xcopy_fault(const struct tcmulib_cmd *cmd, uint32_t *segments, uint8_t sense[3])
+{
+	const struct host_cmd *hc;
+
+	if (!cmd)
+		return false;
+	hc = container_of_host(cmd, struct host_cmd, lib);
+	if (!hc->lu || !hc->lu->fault.xcopy_fail)
+		return false;
+	*segments = hc->lu->fault.xcopy_segments;
+	sense[0] = hc->lu->fault.key;
+	sense[1] = hc->lu->fault.asc;
+	sense[2] = hc->lu->fault.ascq;
+	return true;
+}
+
 static void host_cmd_run(struct host_cmd *hc)
 {
 	struct tcmu_device *dev = hc->dev;

@@ -377,10 +377,68 @@ def pr_state_seeds():
           + struct.pack(">Q", 0xabcdef) + b)
 
 
+# ---------------------------------------------------------------- the HTTPS API
+def api_seeds():
+    import json
+    bodies = {
+        "create-volume": {"vol-name": "vol1", "vol-size": "10g", "cluster-id": "xbrick1"},
+        "create-volume-kib": {"vol-name": "v2", "vol-size": 1048576, "lb-size": 4096},
+        "snapshot-set": {"volume-list": ["vol1", "vol2"], "snapshot-set-name": "set1",
+                         "snap-suffix": "snap", "snapshot-type": "readonly"},
+        "snapshot-cg": {"consistency-group-id": "cg1", "snapshot-set-name": "cgsnap"},
+        "initiator-chap": {"initiator-name": "h1", "ig-id": "host1", "port-address": "iqn.1993-08.org.debian:01:h1",
+                           "initiator-authentication-user-name": "chap_user",
+                           "initiator-authentication-password": "ABCDEF123456"},
+        "lun-map": {"vol-id": "vol1", "ig-id": 3, "lun": "7"},
+        "cg": {"consistency-group-name": "cg1", "vol-list": [["0" * 32, "vol1", 1], "vol2"]},
+        "cluster-chap": {"chap-authentication-mode": "initiator", "chap-discovery-mode": "disabled"},
+        "empty": {},
+    }
+    for name, b in bodies.items():
+        write("fuzz-api-json", name, json.dumps(b).encode())
+    queries = {
+        "name": "name=vol1&cluster-name=xbrick1",
+        "full-filters": "full=1&filter=vol-name%3Aeq%3Avol1&filter=ig-name:eq:host1",
+        "alternatives": "filter=port-address:eq:iqn.a:1,port-address:eq:iqn.b:2&full=1&prop=ig-id",
+        "props": "full=1&prop=lun&prop=index,name&props=ancestor-vol-id",
+        "like": "full=1&filter=name:like:snap&filter=lun:ge:3",
+    }
+    for name, q in queries.items():
+        write("fuzz-api-query", name, q.encode())
+    g = "0123456789abcdef0123456789abcdef"
+    def typ(nxt, objs):
+        return {"next-index": nxt, "objects": objs}
+    doc = {
+        "format": 1,
+        "clusters": typ(2, [{"index": 1, "guid": g, "name": "xbrick1", "keys": "model=x2", "lb-size": 512,
+                             "chap-authentication-mode": "initiator", "chap-discovery-mode": "disabled",
+                             "serial": "LL00000001"}]),
+        "volumes": typ(3, [
+            {"index": 1, "guid": g, "name": "vol1", "cluster": 1, "size": 1 << 30, "lb-size": 512, "ancestor": 0,
+             "snapset": 0, "snapshot": False, "readonly": False, "created": 1796000000},
+            {"index": 2, "guid": g, "name": "snap1", "cluster": 1, "size": 1 << 30, "lb-size": 512, "ancestor": 1,
+             "snapset": 1, "snapshot": True, "readonly": True, "created": 1796000001}]),
+        "snapshot-sets": typ(2, [{"index": 1, "guid": g, "name": "set1", "cluster": 1, "cg": 0, "vols": [2],
+                                  "created": 1796000001}]),
+        "consistency-groups": typ(2, [{"index": 1, "guid": g, "name": "cg1", "cluster": 1, "vols": [1]}]),
+        "initiator-groups": typ(2, [{"index": 1, "guid": g, "name": "host1", "cluster": 1}]),
+        "initiators": typ(2, [{"index": 1, "guid": g, "name": "h1", "port-address": "iqn.1993-08.org.debian:01:h1",
+                               "ig": 1, "cluster": 1, "auth-user": "chap_user", "auth-pass": "ABCDEF123456",
+                               "disc-user": "", "disc-pass": ""}]),
+        "lun-maps": typ(2, [{"index": 1, "guid": g, "vol": 1, "ig": 1, "lun": 1, "cluster": 1}]),
+    }
+    write("fuzz-xms-model", "model", json.dumps(doc).encode())
+    empty = {"format": 1}
+    for t in ("clusters", "volumes", "snapshot-sets", "consistency-groups", "initiator-groups", "initiators",
+              "lun-maps"):
+        empty[t] = typ(1, [])
+    write("fuzz-xms-model", "empty", json.dumps(empty).encode())
+
+
 if __name__ == "__main__":
     # with names: only those seed sets (e.g. pr_state_seeds); default all
     only = sys.argv[1:]
-    for fn in (iscsi_seeds, scsi_seeds, profile_seeds, lu_config_seeds, auth_file_seeds, chap_seeds,
+    for fn in (api_seeds, iscsi_seeds, scsi_seeds, profile_seeds, lu_config_seeds, auth_file_seeds, chap_seeds,
                pr_state_seeds):
         if not only or fn.__name__ in only:
             fn()

@@ -8,7 +8,7 @@
 #   data, lunlab-bench scale --write --data unique), QD1:
 #   1 VM 600 MB/s (+-5 %), 820 MB/s (+-3 %) from 4 VMs to 100, fairness max/min <= 1.02 at 100.
 # The same runs with the "unlimited" profile (no model, no pacing) measure what this machine
-# can move through loopback: the headroom.  Whether a fa420 figure is the model's is scale's
+# can move through loopback: the headroom (checked for reads, shown for writes).  Whether a fa420 figure is the model's is scale's
 # own verdict (its JSON "machine_limited": the model's mean latency x time scale against what
 # the client saw, docs/bench.md "Machine-limited runs"); a limited row says MACHINE-LIMITED with
 # the time scale to rerun at instead of printing a figure as the array's.
@@ -118,8 +118,9 @@ report() {
 			continue
 		fi
 		if limited "$fa" "$n"; then
-			printf '%-40s | MACHINE-LIMITED: %.0f MB/s, this machine added %.0f%% to each command (host %.2f ms vs modeled %.2f ms); rerun at time_scale=%.0f | SKIP\n' \
+			printf '%-40s | MACHINE-LIMITED: %.0f MB/s, this machine added %.0f%% to each command, array busy %.0f%% (host %.2f ms vs modeled %.2f ms); rerun at time_scale=%.0f | SKIP\n' \
 				"$label" "$got" "$(run_field "$fa" "$n" modeled.machine_share | awk '{print $1 * 100}')" \
+				"$(run_field "$fa" "$n" modeled.array_utilization | awk '{print $1 * 100}')" \
 				"$(run_field "$fa" "$n" modeled.host_mean_latency_ms)" "$(run_field "$fa" "$n" modeled.mean_latency_ms)" \
 				"$(run_field "$fa" "$n" modeled.suggested_time_scale)"
 			continue
@@ -143,7 +144,15 @@ report() {
 	repro_header "headroom: unlimited profile, ${op}s"
 	for r in $RUNS; do
 		n=${r%%:*}
-		repro_check "$n VM$([ "$n" = 1 ] || echo s) $op MB/s (>= 1.1 x LUN max)" 902 "$(run_field "$un" "$n" total_mbps)" min 0
+		label="$n VM$([ "$n" = 1 ] || echo s) $op MB/s (>= 1.1 x LUN max)"
+		if [ "$op" = write ]; then
+			# shown, not judged: unique 4 MiB writes at QD1 are bound by this machine's
+			# store work (fingerprint + copy of every block); whether a fa420 row is the
+			# array's is scale's own verdict above
+			printf '%-40s | %12s | %12.4g | %9s | %s\n' "$label" "(shown)" "$(run_field "$un" "$n" total_mbps)" "" "-"
+			continue
+		fi
+		repro_check "$label" 902 "$(run_field "$un" "$n" total_mbps)" min 0
 	done
 }
 

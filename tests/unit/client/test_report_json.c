@@ -37,7 +37,9 @@ static void clone_keys(void **state)
 	r.runs[0] = (struct clone_run){ .chunk = 256 << 10, .xcopy = true, .wall_s = 1.5, .commands = 12,
 					.have_modeled = true, .modeled_duration_s = 80.5,
 					.modeled_peak_latency_ms = 0.023, .modeled_peak_cpu_pct = 70.1, .time_scale = 1 };
-	r.runs[1] = (struct clone_run){ .chunk = 4 << 20, .xcopy = false, .fell_back = true, .wall_s = 2.5 };
+	r.runs[1] = (struct clone_run){ .chunk = 4 << 20, .xcopy = false, .fell_back = true, .wall_s = 2.5,
+					.conn = { .busy = 3 } };
+	r.conn = (struct conn_stats){ .busy = 3, .reconnects = 1, .outage_s = 0.5, .longest_outage_s = 0.5 };
 	json_object *o = roundtrip(json_clone(&r));
 	assert_string_equal(json_object_get_string(path(o, "command", NULL)), "clone");
 	assert_true(json_object_get_double(path(o, "wall_s", NULL)) == 1.5);
@@ -53,6 +55,12 @@ static void clone_keys(void **state)
 	assert_true(json_object_get_boolean(path(r1, "fell_back", NULL)));
 	assert_null(path(r1, "modeled", NULL));      /* not reported: null, key present */
 	assert_non_null(path(r1, "latency", "p99_ms"));
+	/* each run's own counters; the top level has the whole command's, not the first run's */
+	assert_int_equal(json_object_get_int(path(r1, "connection", "busy")), 3);
+	assert_int_equal(json_object_get_int(path(json_object_array_get_idx(runs, 0), "connection", "busy")), 0);
+	assert_int_equal(json_object_get_int(path(o, "connection", "busy")), 3);
+	assert_int_equal(json_object_get_int(path(o, "connection", "reconnects")), 1);
+	assert_true(json_object_get_double(path(o, "connection", "longest_outage_s")) == 0.5);
 	json_object_put(o);
 }
 
@@ -63,7 +71,9 @@ static void scale_keys(void **state)
 	r.runs[1] = (struct scale_run){ .vms = 100, .total_mbps = 820, .fairness = 1.02, .have_modeled = true,
 					.time_scale = 1, .host_mean_latency_ms = 500, .modeled_mean_latency_ms = 400,
 					.machine_share = 0.2, .machine_share_exact = true, .machine_limited = true,
-					.suggested_time_scale = 10 };
+					.suggested_time_scale = 10,
+					.conn = { .reconnects = 100, .resent = 100, .outage_s = 150, .longest_outage_s = 1.5 } };
+	r.runs[0].conn.task_set_full = 9;
 	json_object *o = roundtrip(json_scale(&r));
 	assert_string_equal(json_object_get_string(path(o, "data", NULL)), "win10");
 	assert_string_equal(json_object_get_string(path(o, "pattern", NULL)), "sequential");
@@ -79,6 +89,12 @@ static void scale_keys(void **state)
 	assert_true(json_object_get_double(path(e, "modeled", "machine_share")) == 0.2);
 	assert_true(json_object_get_double(path(e, "modeled", "suggested_time_scale")) == 10);
 	assert_string_equal(json_object_get_string(path(e, "modeled", "clock")), "real");
+	assert_int_equal(json_object_get_int(path(e, "connection", "reconnects")), 100);
+	assert_true(json_object_get_double(path(e, "connection", "longest_outage_s")) == 1.5);
+	/* top level: the sum over the runs */
+	assert_int_equal(json_object_get_int(path(o, "connection", "reconnects")), 100);
+	assert_int_equal(json_object_get_int(path(o, "connection", "task_set_full")), 9);
+	assert_true(json_object_get_double(path(o, "connection", "outage_s")) == 150);
 	e = json_object_array_get_idx(runs, 0);
 	assert_null(path(e, "modeled", NULL));        /* no model reported: null, key present */
 	assert_false(json_object_get_boolean(path(e, "machine_limited", NULL)));
@@ -95,7 +111,7 @@ static void scale_keys(void **state)
 static void drr_keys(void **state)
 {
 	static struct drr_result r = { .image_bytes = 100, .settled = true, .settle_s = 2.5, .have_capacity = true,
-				       .source = "s" };
+				       .source = "s", .readback_bytes = 65536, .conn = { .reconnects = 1, .resent = 8 } };
 	r.cap = (struct array_capacity){ .logical_bytes = 11970, .physical_bytes = 6990, .unique_bytes = 9000,
 					 .dedup_ratio = 1.33, .compression_ratio = 1.287, .drr = 1.712 };
 	json_object *o = roundtrip(json_drr(&r));
@@ -105,6 +121,14 @@ static void drr_keys(void **state)
 	assert_true(json_object_get_double(path(o, "compression_ratio", NULL)) == 1.287);
 	assert_true(json_object_get_double(path(o, "drr", NULL)) == 1.712);
 	assert_true(json_object_get_double(path(o, "settle_s", NULL)) == 2.5);
+	assert_int_equal(json_object_get_int64(path(o, "readback_bytes", NULL)), 65536);
+	assert_int_equal(json_object_get_int(path(o, "connection", "resent")), 8);
+	/* every counter is there, zero or not */
+	static const char *const keys[] = { "reconnects", "outage_s", "longest_outage_s", "resent", "timeouts",
+					    "aborts", "busy", "task_set_full", "unit_attentions", "resets",
+					    "not_ready", "aborted_commands" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		assert_non_null(path(o, "connection", keys[i]));
 	json_object_put(o);
 }
 
@@ -119,6 +143,7 @@ static void info_keys(void **state)
 	assert_null(path(o, "vaai", "write_same"));          /* unknown */
 	assert_null(path(o, "array", NULL));
 	assert_non_null(path(o, "thin", "lbpme"));
+	assert_int_equal(json_object_get_int(path(o, "connection", "unit_attentions")), 0);
 	json_object_put(o);
 }
 

@@ -123,6 +123,10 @@ static void queueing_under_load(void **state)
 	assert_int_equal(r.latency_ns, 2 * 780 + 700);
 	cost_model_charge_at(m, &xcopy64k, 100, &r);
 	assert_int_equal(r.latency_ns, 3 * 780 - 100 + 700);
+	/* the journal's busy time is their services, whatever the queueing */
+	struct cost_telemetry bt;
+	cost_model_telemetry(m, &bt);
+	assert_int_equal(bt.journal_busy_ns, 3 * 780);
 	/* Once the queue has drained, the idle latency again. */
 	cost_model_charge_at(m, &xcopy64k, 10000, &r);
 	assert_int_equal(r.latency_ns, 780 + 700);
@@ -244,6 +248,38 @@ static void unlimited_counts_from_many_threads(void **state)
 	assert_int_equal(t.bucket_ops[11], 20000);  /* 1 MiB */
 	assert_int_equal(t.bucket_bytes[3], 60000ull * 4096);
 	cost_model_put(m);
+}
+
+/* cost_model_totals (/metrics): the same four commands as telemetry_windows, counted in
+ * the shared latency buckets; LOG SELECT's reset leaves them alone. */
+static void totals_survive_reset(void **state)
+{
+	(void)state;
+	struct lunlab_profile *p = parse(window_text);
+	struct cost_model *m = cost_model_new(p, 0);
+	struct cost_result r;
+	struct cost_req a = { .kind = COST_READ, .bytes = 512 };
+	struct cost_totals t;
+
+	cost_model_charge_at(m, &a, 0, &r);
+	cost_model_charge_at(m, &a, 800000000, &r);
+	cost_model_charge_at(m, &a, 1500000000, &r);
+	cost_model_reset_telemetry(m);
+	cost_model_charge_at(m, &a, 1600000000, &r);
+	cost_model_totals(m, &t);
+	assert_int_equal(t.commands, 4);
+	assert_int_equal(t.cpu_ns, 4 * 600000000ull);
+	assert_int_equal(t.latency_sum_ns, 3 * 600000000ull + 1100000000ull);
+	assert_int_equal(t.modeled_elapsed_ns, 2700000000ull);
+	assert_int_equal(t.cores, 1);
+	/* 0.6 s: le=1s (bucket 16); 1.1 s: le=2s (bucket 17) */
+	assert_int_equal(t.latency_buckets[16], 3);
+	assert_int_equal(t.latency_buckets[17], 1);
+	struct cost_telemetry tel;
+	cost_model_telemetry(m, &tel);
+	assert_int_equal(tel.commands, 1); /* the telemetry was reset, the totals were not */
+	cost_model_put(m);
+	profile_free(p);
 }
 
 static void telemetry_windows(void **state)
@@ -515,6 +551,7 @@ int main(void)
 		cmocka_unit_test(unlimited_costs_nothing),
 		cmocka_unit_test(unlimited_counts_from_many_threads),
 		cmocka_unit_test(telemetry_windows),
+		cmocka_unit_test(totals_survive_reset),
 		cmocka_unit_test(xcopy_buckets),
 		cmocka_unit_test(shared_by_array_name),
 		cmocka_unit_test(thread_safe),

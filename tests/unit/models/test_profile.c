@@ -91,7 +91,7 @@ static void builtins_load(void **state)
 		assert_string_equal(p->name, names[n]);
 		assert_ptr_equal(profile_get(names[n], NULL), p); /* loaded once, kept */
 	}
-	assert_int_equal(n, 4);
+	assert_int_equal(n, 5);
 
 	const struct lunlab_profile *x1 = profile_get("x1", NULL), *x2 = profile_get("x2", NULL);
 	assert_int_equal(x1->dedup_block, 8192);
@@ -113,6 +113,35 @@ static void builtins_load(void **state)
 	assert_int_equal(x2->soft_threshold_percent, 80);
 	assert_int_equal(fa->soft_threshold_percent, 80);
 	assert_int_equal(u->soft_threshold_percent, 0);
+	/* ALUA: only the ActiveCluster profile reports it (implicit); XtremIO keeps TPGS off */
+	const struct lunlab_profile *ac = profile_get("fa420-ac", NULL);
+	assert_int_equal(ac->tpgs, 1);
+	assert_int_equal(((const struct cost_params *)ac->cost_params)->frontend_mb_s, 820);
+	assert_true(x1->tpgs == 0 && x2->tpgs == 0 && fa->tpgs == 0 && u->tpgs == 0);
+}
+
+/* tpgs: optional, off by default, one of four words */
+static void tpgs_key(void **state)
+{
+	char text[sizeof(base) + 32], *err = NULL;
+	struct lunlab_profile *p;
+	static const char *const words[] = { "off", "implicit", "explicit", "both" };
+
+	(void)state;
+	p = profile_parse(base, strlen(base), "t.yaml", &err);
+	assert_non_null(p);
+	assert_int_equal(p->tpgs, 0);
+	profile_free(p);
+	for (int i = 0; i < 4; i++) {
+		snprintf(text, sizeof(text), "tpgs: %s\n%s", words[i], base);
+		p = profile_parse(text, strlen(text), "t.yaml", &err);
+		assert_non_null(p);
+		assert_int_equal(p->tpgs, i);
+		profile_free(p);
+	}
+	expect_error(edit(3, "modeled: true\ntpgs: yes\n"), "t.yaml:4: tpgs",
+		     "'yes' is not one of off, implicit, explicit, both");
+	expect_error(edit(3, "modeled: true\ntpgs: 'both'\n"), "t.yaml:4: tpgs", "is not one of");
 }
 
 static void base_parses(void **state)
@@ -252,6 +281,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(builtins_load),
+		cmocka_unit_test(tpgs_key),
 		cmocka_unit_test(base_parses),
 		cmocka_unit_test(file_path_loads),
 		cmocka_unit_test(unknown_key),

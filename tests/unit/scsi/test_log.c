@@ -160,6 +160,13 @@ static void test_telemetry_and_reset(void **state)
 	assert_true(param_u64(b, 0x000a) == 0);                /* real clock */
 	/* x2's host turnaround (13,180 ns per command; per MiB only for XCOPY), summed */
 	assert_true(param_u64(b, 0x0009) == 2 * 13180);
+	/* resource busy times (0x000B front-end, 0x000C back-end, 0x000D journal) */
+	struct cost_telemetry t;
+	cost_model_telemetry(lu->dev.model, &t);
+	assert_true(t.frontend_busy_ns > 0);
+	assert_true(param_u64(b, 0x000b) == t.frontend_busy_ns);
+	assert_true(param_u64(b, 0x000c) == t.backend_busy_ns);
+	assert_true(param_u64(b, 0x000d) == t.journal_busy_ns);
 
 	uint8_t sel[10] = { 0x4c, 0x02, 0x40 | 0x31 };
 	assert_int_equal(fix_run(&fc, lu, sel, 10, NULL, 0), TCMU_STS_OK);

@@ -46,6 +46,12 @@ static void test_all_keys(void **state)
 	assert_int_equal(lu_config_parse("readonly=0;physical_block=4194304", &c, &why), 0);
 	assert_false(c.readonly);
 	assert_int_equal(c.physical_block, 4194304);
+	assert_int_equal(c.tpgs, -1); /* not given: the profile decides */
+	static const char *const tpgs[] = { "tpgs=off", "tpgs=implicit", "tpgs=explicit", "tpgs=both" };
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(lu_config_parse(tpgs[i], &c, &why), 0);
+		assert_int_equal(c.tpgs, i);
+	}
 	/* named volumes and the array's capacity */
 	assert_int_equal(lu_config_parse("lunlab/array=a;volume=vol-1:x_y.z;array_capacity=64M;soft_threshold=75", &c,
 					 &why), 0);
@@ -84,7 +90,8 @@ static void test_rejects(void **state)
 {
 	expect_reason("lunlab/modle=x2",
 		      "unknown key 'modle' (known: model, profile, array, serial, time_scale, host_streams, readonly, "
-		      "physical_block, volume, array_capacity, soft_threshold, state_dir)");
+		      "physical_block, volume, array_capacity, soft_threshold, tpgs, state_dir)");
+	expect_reason("lunlab/tpgs=yes", "tpgs 'yes': want off, implicit, explicit or both");
 	expect_reason("lunlab/readonly=yes", "readonly 'yes': want 0 or 1");
 	expect_reason("lunlab/physical_block=3000", "physical_block '3000': want a power of two");
 	expect_reason("lunlab/physical_block=256", "physical_block '256'");
