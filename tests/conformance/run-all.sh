@@ -76,7 +76,7 @@ tot_f=$((tot_f + ${#problems[@]}))
 # --- the target: LUN 0 512, 1 4k, 2 pb, 3 ro -------------------------------------------------
 two_portals=0
 extra_listen=()
-if "$bin" --help 2>&1 | grep -q -- '--listen.*repeatable'; then
+if "$bin" --help 2>&1 | grep -- '--listen.*repeatable' >/dev/null; then
     port2=$(ll_free_port) && { two_portals=1; extra_listen=(--listen "127.0.0.1:$port2"); }
 fi
 tlog=$logdir/target.log
