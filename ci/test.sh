@@ -9,10 +9,10 @@
 #      kernel booted with qemu (tests/realstack/lane.sh, 10-minute budget), then Linux's
 #      open-iscsi + dm-multipath + fio against lunlab-target under faults, path changes and
 #      ALUA (tests/multipath/lane.sh, 15-minute budget),
-#   6. the same build, tests (tests/robust with LeakSanitizer) and suites again with (its build
-#      and step 7 run at nice 15 beside the qemu lanes of step 5; LUNLAB_SERIAL=1: one by one)
-#      AddressSanitizer + UBSan in build-asan/,
-#   7. every fuzz target for a bounded time (ci/fuzz.sh; LUNLAB_SKIP_FUZZ=1 skips it).
+#   6. the same build, tests (tests/robust with LeakSanitizer) and suites again with
+#      AddressSanitizer + UBSan in build-asan/ (built at nice 15 beside the qemu lanes of step 5),
+#   7. every fuzz target for a bounded time (ci/fuzz.sh; LUNLAB_SKIP_FUZZ=1 skips it), also at
+#      nice 15 beside steps 5 and 6 (LUNLAB_SERIAL=1 runs 6 and 7 after 5, one by one).
 # Ends with one line "N passed, N failed, N skipped" summing all of it; exits non-zero on any
 # failure.  LUNLAB_SKIP_DEPS=1 skips step 1 (developer machines that have the packages);
 # LUNLAB_SKIP_ASAN=1 skips step 6 and LUNLAB_SKIP_REALSTACK=1 step 5 (quick local runs; CI
