@@ -12,8 +12,9 @@
 #      open-iscsi + dm-multipath + fio against lunlab-target under faults, path changes and
 #      ALUA (tests/multipath/lane.sh, 15-minute budget),
 #   6. the same build, tests (tests/robust with LeakSanitizer) and suites again with
-#      AddressSanitizer + UBSan in build-asan/,
-#   7. every fuzz target for a bounded time (ci/fuzz.sh; LUNLAB_SKIP_FUZZ=1 skips it).
+#      AddressSanitizer + UBSan in build-asan/ (built at nice 15 beside the qemu lanes of step 5),
+#   7. every fuzz target for a bounded time (ci/fuzz.sh; LUNLAB_SKIP_FUZZ=1 skips it), also at
+#      nice 15 beside steps 5 and 6 (LUNLAB_SERIAL=1 runs 6 and 7 after 5, one by one).
 # Ends with one line "N passed, N failed, N skipped" summing all of it; exits non-zero on any
 # failure.  LUNLAB_SKIP_DEPS=1 skips step 1 (developer machines that have the packages);
 # LUNLAB_SKIP_ASAN=1 skips step 6 and LUNLAB_SKIP_REALSTACK=1 step 5 (quick local runs; CI
@@ -217,6 +218,32 @@ if [[ ${LUNLAB_SKIP_DEPS:-0} != 1 ]]; then
     LUNLAB_REALSTACK=$(( ${LUNLAB_SKIP_REALSTACK:-0} == 1 ? 0 : 1 )) bash ci/install-deps.sh || { echo "dependency install failed"; echo "0 passed, 1 failed"; exit 1; }
 fi
 
+rm -f "$root"/build-side.*
+# The two qemu lanes keep about one core busy for ~15 minutes while the other idles: the
+# sanitizer build and the fuzzers run beside them at nice 15 (CFS gives a nice-15 task ~3% of
+# a core the lanes want, so the lanes' timings do not move), and only their results are
+# waited for. LUNLAB_SERIAL=1 runs everything one after the other as before.
+asan_opts=(-Dwerror=false -Db_sanitize=address,undefined -Db_lundef=false)
+bg_log=$root/build-side.log bg_pid=
+start_side_jobs() {
+    [[ ${LUNLAB_SERIAL:-0} != 1 && -z $bg_pid ]] || return 0
+    (
+        trap - EXIT
+        rc=0
+        if [[ ${LUNLAB_SKIP_ASAN:-0} != 1 ]]; then
+            echo "== asan: configure + build (build-asan)"
+            { [[ -f build-asan/build.ninja ]] && meson setup --reconfigure build-asan "${asan_opts[@]}" ||
+                meson setup build-asan "${asan_opts[@]}"; } && nice -n 15 ninja -C build-asan -j"$jobs" || rc=1
+            echo "$rc" >"$root/build-side.asan-rc"
+        fi
+        if [[ ${LUNLAB_SKIP_FUZZ:-0} != 1 ]]; then
+            echo "== fuzz: tests/fuzz, ${LUNLAB_FUZZ_SECONDS:-20} s per target (clang, ASan + UBSan)"
+            nice -n 15 bash ci/fuzz.sh "$root/build-fuzz" "${LUNLAB_FUZZ_SECONDS:-20}" >"$root/build-side.fuzz" 2>&1
+        fi
+    ) >"$bg_log" 2>&1 &
+    bg_pid=$!
+}
+
 if build build normal -Dwerror=true; then
     run_meson_tests build normal --timeout-multiplier 2
     run_conformance build normal
@@ -224,16 +251,21 @@ if build build normal -Dwerror=true; then
     CONF_STATE_DIR=$state run_conformance build normal
     rm -rf "$state"
     run_repro build
-    [[ ${LUNLAB_SKIP_REALSTACK:-0} == 1 ]] || { run_realstack build; run_multipath build; }
+    # the figures above are timed: nothing runs beside them
+    [[ ${LUNLAB_SKIP_REALSTACK:-0} == 1 ]] || { start_side_jobs; run_realstack build; run_multipath build; }
 fi
 
 if [[ ${LUNLAB_SKIP_ASAN:-0} != 1 ]]; then
     if lsan_works; then leaks=1; else leaks=0; echo "note: LeakSanitizer does not work on this machine; detect_leaks=0"; fi
     export ASAN_OPTIONS="detect_leaks=$leaks:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1"
     export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-    # werror stays off here: gcc's sanitizer instrumentation triggers false -Wstringop/-Wmaybe-
-    # uninitialized warnings; the normal build above already enforces a clean compile.
-    if build build-asan asan -Dwerror=false -Db_sanitize=address,undefined -Db_lundef=false; then
+    if [[ -n $bg_pid ]]; then
+        step "asan: configure + build (build-asan, beside the lanes above)"
+        while [[ ! -f $root/build-side.asan-rc ]] && kill -0 "$bg_pid" 2>/dev/null; do sleep 5; done
+        sed -n '1,/^== fuzz/p' "$bg_log" | tail -40
+        if [[ $(cat "$root/build-side.asan-rc" 2>/dev/null) == 0 ]]; then asan_built=1; else fail_step "asan: build"; asan_built=0; fi
+    elif build build-asan asan "${asan_opts[@]}"; then asan_built=1; else asan_built=0; fi
+    if (( asan_built )); then
         run_meson_tests build-asan asan --timeout-multiplier 5
         run_conformance build-asan asan
     fi
@@ -254,7 +286,13 @@ fi
 
 if [[ ${LUNLAB_SKIP_FUZZ:-0} != 1 ]]; then
     step "fuzz: tests/fuzz, ${LUNLAB_FUZZ_SECONDS:-20} s per target (clang, ASan + UBSan)"
-    fuzz_out=$(bash ci/fuzz.sh "$root/build-fuzz" "${LUNLAB_FUZZ_SECONDS:-20}" 2>&1); echo "$fuzz_out"
+    if [[ -n $bg_pid ]]; then
+        wait "$bg_pid"
+        fuzz_out=$(cat "$root/build-side.fuzz" 2>/dev/null)
+    else
+        fuzz_out=$(bash ci/fuzz.sh "$root/build-fuzz" "${LUNLAB_FUZZ_SECONDS:-20}" 2>&1)
+    fi
+    echo "$fuzz_out"
     if [[ $(tail -1 <<<"$fuzz_out") =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
         total_pass=$((total_pass + BASH_REMATCH[1])); total_fail=$((total_fail + BASH_REMATCH[2]))
         (( BASH_REMATCH[2] == 0 )) || failures+=("fuzz: see above")
@@ -262,6 +300,7 @@ if [[ ${LUNLAB_SKIP_FUZZ:-0} != 1 ]]; then
         fail_step "fuzz: build or setup failed"
     fi
 fi
+[[ -z $bg_pid ]] || wait "$bg_pid" 2>/dev/null
 
 step "summary ($(( SECONDS - started )) s)"
 if (( ${#failures[@]} > 0 )); then

@@ -28,6 +28,7 @@ static size_t nrules;
 static unsigned next_id = 1;
 static atomic_uint live; /* nrules, for the lock-free "no rules" test */
 static uint64_t (*clock_fn)(void);
+static uint64_t hit_totals[FAULT_ACTIONS]; /* under lock; never reset (fault_rules_hit_totals) */
 
 static uint64_t real_now_ms(void)
 {
@@ -260,6 +261,13 @@ static void fill_hit(struct rule *r, uint64_t at, struct fault_hit *h)
 	}
 }
 
+void fault_rules_hit_totals(uint64_t out[FAULT_ACTIONS])
+{
+	pthread_mutex_lock(&lock);
+	memcpy(out, hit_totals, sizeof(hit_totals));
+	pthread_mutex_unlock(&lock);
+}
+
 bool fault_rules_any(void)
 {
 	return atomic_load_explicit(&live, memory_order_relaxed) != 0;
@@ -297,6 +305,7 @@ bool fault_rules_check(const struct fault_cmd *c, struct fault_hit *hit)
 		if (r->s.has_p && r->s.p < 1.0 && !(uniform01(&r->rng) < r->s.p))
 			continue;
 		r->hits++;
+		hit_totals[r->s.action]++;
 		if (r->s.count && r->hits >= r->s.count)
 			r->spent = true;
 		fill_hit(r, at, hit);

@@ -69,6 +69,11 @@ void fault_rules_clear(void);
 size_t fault_rules_list(struct fault_rule_info *out, size_t max);
 bool fault_rules_get(unsigned id, struct fault_rule_info *out);
 
+/* Times rules fired since the start, by action (out[FAULT_ACTIONS]); unlike
+ * a rule's own hits these stay counted when the rule is removed, so
+ * /metrics can offer a counter that never goes back. */
+void fault_rules_hit_totals(uint64_t out[FAULT_ACTIONS]);
+
 /* Whether any rule exists: one relaxed atomic load (the hot path's test). */
 bool fault_rules_any(void);
 

@@ -621,3 +621,14 @@ int fault_spec_format(const struct fault_spec *s, char *buf, size_t len)
 	}
 	return (int)o;
 }
+
+const char *fault_action_name(enum fault_action a)
+{
+	static const char *const names[FAULT_ACTIONS] = {
+		[FAULT_ACT_SENSE] = "sense", [FAULT_ACT_STATUS] = "status", [FAULT_ACT_DELAY] = "delay",
+		[FAULT_ACT_HOLD] = "hold", [FAULT_ACT_DROP] = "drop",
+		[FAULT_ACT_XCOPY_FAIL] = "xcopy-fail-after", [FAULT_ACT_CORRUPT] = "corrupt",
+	};
+
+	return (unsigned)a < FAULT_ACTIONS ? names[a] : "unknown";
+}

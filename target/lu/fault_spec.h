@@ -51,6 +51,10 @@ enum fault_action {
 	FAULT_ACT_XCOPY_FAIL,  /* EXTENDED COPY stops after N segments (the array does it) */
 	FAULT_ACT_CORRUPT,     /* silent corruption: data read or written is altered */
 };
+#define FAULT_ACTIONS (FAULT_ACT_CORRUPT + 1)
+
+/* The action's name as a SPEC spells it ("sense", "xcopy-fail-after", ...). */
+const char *fault_action_name(enum fault_action a);
 
 enum fault_delay_kind { FAULT_DELAY_FIXED, FAULT_DELAY_UNIFORM, FAULT_DELAY_EXP };
 

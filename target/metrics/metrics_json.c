@@ -138,6 +138,23 @@ char *metrics_json_render(const struct metrics_snapshot *s, size_t *len)
 	json_object_object_add(x, "sessions", ss);
 	json_object_object_add(x, "logins", lg);
 	json_object_object_add(root, "iscsi", x);
+	x = json_object_new_object();
+	json_object *hits = json_object_new_object();
+	for (unsigned k = 0; k < FAULT_ACTIONS; k++)
+		put_u64(hits, fault_action_name((enum fault_action)k), s->fault_hits[k]);
+	json_object_object_add(x, "hits_by_action", hits);
+	a = json_object_new_array();
+	for (size_t i = 0; i < s->nrules; i++) {
+		json_object *r = json_object_new_object();
+
+		put_u64(r, "id", s->rules[i].id);
+		json_object_object_add(r, "spec", json_object_new_string(s->rules[i].spec));
+		put_u64(r, "matches", s->rules[i].matches);
+		put_u64(r, "hits", s->rules[i].hits);
+		json_object_array_add(a, r);
+	}
+	json_object_object_add(x, "rules", a);
+	json_object_object_add(root, "faults", x);
 	a = json_object_new_array();
 	for (size_t i = 0; i < s->narr; i++)
 		json_object_array_add(a, array_obj(&s->arr[i]));

@@ -234,6 +234,29 @@ static void target_figures(struct prom_out *o, const struct metrics_snapshot *s)
 	for (unsigned r = 0; r < LOGIN_RESULTS; r++)
 		prom_sample_u64(o, &(struct prom_label){ "result", login_result_name((enum login_result)r) }, 1,
 				s->logins[r]);
+	prom_family(o, "lunlab_fault_hits_total", PROM_COUNTER,
+		    "Commands a fault rule acted on since the start, by action (kept when a rule is removed).");
+	for (unsigned a = 0; a < FAULT_ACTIONS; a++)
+		prom_sample_u64(o, &(struct prom_label){ "action", fault_action_name((enum fault_action)a) }, 1,
+				s->fault_hits[a]);
+	prom_family(o, "lunlab_fault_rule_hits_total", PROM_COUNTER,
+		    "Commands each live fault rule acted on (the series ends when the rule is removed).");
+	for (size_t i = 0; i < s->nrules; i++) {
+		char id[16];
+
+		snprintf(id, sizeof(id), "%u", s->rules[i].id);
+		prom_sample_u64(o, (struct prom_label[]){ { "rule", id }, { "spec", s->rules[i].spec } }, 2,
+				s->rules[i].hits);
+	}
+	prom_family(o, "lunlab_fault_rule_matches_total", PROM_COUNTER,
+		    "Commands that fitted each live fault rule's match keys (fired or not).");
+	for (size_t i = 0; i < s->nrules; i++) {
+		char id[16];
+
+		snprintf(id, sizeof(id), "%u", s->rules[i].id);
+		prom_sample_u64(o, (struct prom_label[]){ { "rule", id }, { "spec", s->rules[i].spec } }, 2,
+				s->rules[i].matches);
+	}
 	prom_family(o, "process_resident_memory_bytes", PROM_GAUGE, "Resident memory size of lunlab-target.");
 	prom_sample_u64(o, NULL, 0, s->rss_bytes);
 	prom_family(o, "process_cpu_seconds_total", PROM_COUNTER, "User and system CPU time of lunlab-target.");

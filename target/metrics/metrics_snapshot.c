@@ -173,6 +173,18 @@ int metrics_snapshot_take(struct metrics_snapshot *s)
 	s->sessions[1] = iscsi_stats_sessions(true);
 	for (unsigned r = 0; r < LOGIN_RESULTS; r++)
 		s->logins[r] = iscsi_stats_logins((enum login_result)r);
+	fault_rules_hit_totals(s->fault_hits);
+	s->nrules = fault_rules_list(NULL, 0);
+	if (s->nrules) {
+		s->rules = calloc(s->nrules, sizeof(*s->rules));
+		if (!s->rules)
+			goto oom;
+		size_t now = fault_rules_list(s->rules, s->nrules);
+
+		/* rules added since the count are left for the next scrape */
+		if (now < s->nrules)
+			s->nrules = now;
+	}
 	/* An RCU reader while it walks the LU table: the management API frees a
 	 * deleted LU (and then its device) only after this thread is done. */
 	lu_rcu_register();
@@ -208,5 +220,6 @@ void metrics_snapshot_free(struct metrics_snapshot *s)
 {
 	free(s->lu);
 	free(s->arr);
+	free(s->rules);
 	memset(s, 0, sizeof(*s));
 }

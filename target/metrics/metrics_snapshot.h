@@ -20,6 +20,7 @@
 
 #include "lunlab/array_ctl.h"
 #include "target/iscsi/iscsi_stats.h"
+#include "target/lu/fault_rules.h"
 #include "target/lu/lu_stats.h"
 
 struct metrics_lu {
@@ -45,6 +46,9 @@ struct metrics_snapshot {
 	double cpu_seconds;               /* user + system CPU of the process */
 	uint64_t sessions[2];             /* [0] normal, [1] discovery */
 	uint64_t logins[LOGIN_RESULTS];
+	uint64_t fault_hits[FAULT_ACTIONS]; /* rules fired since the start, by action */
+	size_t nrules;                    /* the fault rules live now (docs/faults.md) */
+	struct fault_rule_info *rules;
 	size_t nlu;
 	struct metrics_lu *lu;
 	size_t narr;

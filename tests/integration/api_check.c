@@ -51,6 +51,27 @@ static const char *field_str(struct json_object *o, const char *k)
 												       : "";
 }
 
+/* /metrics.json: the sense faults hit since the start, and the hits of live rule id (-1: not listed) */
+static int64_t sense_hits(int64_t id, int64_t *rule_hits)
+{
+	struct json_object *o, *f, *v, *rules;
+	int64_t n = -1;
+
+	*rule_hits = -1;
+	if (api("GET", "/metrics.json", NULL, &o) != 200 || !json_object_object_get_ex(o, "faults", &f)) {
+		json_object_put(o);
+		return -1;
+	}
+	if (json_object_object_get_ex(f, "hits_by_action", &v))
+		n = field_int(v, "sense");
+	if (json_object_object_get_ex(f, "rules", &rules))
+		for (size_t i = 0; i < json_object_array_length(rules); i++)
+			if (field_int(json_object_array_get_idx(rules, i), "id") == id)
+				*rule_hits = field_int(json_object_array_get_idx(rules, i), "hits");
+	json_object_put(o);
+	return n;
+}
+
 static struct outcome tur(struct iscsi_context *i, int lun)
 {
 	return outcome_of(iscsi_testunitready_sync(i, lun));
@@ -61,7 +82,7 @@ static void rules(struct iscsi_context *s)
 	struct json_object *o;
 	struct outcome r;
 	long st;
-	int64_t id;
+	int64_t id, rh, before = sense_hits(0, &rh), after;
 	char path[64];
 
 	st = api("POST", "/api/lunlab/faults", "{\"spec\": \"sense=medium-error,lba=100-199,op=read,lun=0\"}", &o);
@@ -79,8 +100,14 @@ static void rules(struct iscsi_context *s)
 	      "GET %s: hits 1, matches 1 (got %lld, %lld)", path, (long long)field_int(o, "hits"),
 	      (long long)field_int(o, "matches"));
 	json_object_put(o);
+	after = sense_hits(id, &rh);
+	check(before >= 0 && after == before + 1 && rh == 1,
+	      "/metrics.json: faults.hits_by_action.sense %lld -> %lld, the rule's hits %lld", (long long)before,
+	      (long long)after, (long long)rh);
 	st = api("DELETE", path, NULL, NULL);
 	check(st == 200, "DELETE %s: 200", path);
+	check(sense_hits(id, &rh) == after && rh == -1, "  ... after DELETE the total stays %lld, the rule is gone",
+	      (long long)after);
 	r = outcome_of(iscsi_read10_sync(s, 0, 150, 512, 512, 0, 0, 0, 0, 0));
 	check(r.status == ST_GOOD, "  ... the same READ: GOOD again");
 	st = api("GET", path, NULL, &o);

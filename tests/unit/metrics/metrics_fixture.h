@@ -22,6 +22,11 @@ static void fixture_snapshot(struct metrics_snapshot *s)
 	s->sessions[0] = 2;
 	s->logins[LOGIN_RESULT_SUCCESS] = 5;
 	s->logins[LOGIN_RESULT_AUTHENTICATION_FAILURE] = 1;
+	s->fault_hits[FAULT_ACT_SENSE] = 3;
+	s->fault_hits[FAULT_ACT_DROP] = 1;
+	static struct fault_rule_info rule = { .id = 7, .spec = "op=read,sense=medium-error", .matches = 9, .hits = 3 };
+	s->rules = &rule;
+	s->nrules = 1;
 	for (int i = 0; i < 2; i++) {
 		struct metrics_lu *u = &fixture_lu[i];
 

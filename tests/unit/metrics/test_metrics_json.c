@@ -69,6 +69,12 @@ static void test_values(void **state)
 	assert_int_equal(json_object_get_int64(get(root, "luns.0.kinds.read.errors")), 1);
 	assert_int_equal(json_object_get_int64(get(root, "luns.0.kinds.read.latency_buckets.7")), 10);
 	assert_int_equal(json_object_get_int64(get(root, "luns.1.model.commands")), 4);
+	assert_int_equal(json_object_get_int64(get(root, "faults.hits_by_action.sense")), 3);
+	assert_int_equal(json_object_get_int64(get(root, "faults.hits_by_action.corrupt")), 0);
+	assert_int_equal(json_object_get_int64(get(root, "faults.rules.0.id")), 7);
+	assert_string_equal(json_object_get_string(get(root, "faults.rules.0.spec")), "op=read,sense=medium-error");
+	assert_int_equal(json_object_get_int64(get(root, "faults.rules.0.matches")), 9);
+	assert_int_equal(json_object_get_int64(get(root, "faults.rules.0.hits")), 3);
 	json_object_put(root);
 	free(t);
 }

@@ -87,6 +87,12 @@ static void test_names_scripts_use(void **state)
 	has_line(t, "lunlab_iscsi_sessions{type=\"normal\"} 2");
 	has_line(t, "lunlab_iscsi_logins_total{result=\"success\"} 5");
 	has_line(t, "lunlab_iscsi_logins_total{result=\"authentication_failure\"} 1");
+	has_line(t, "# TYPE lunlab_fault_hits_total counter");
+	has_line(t, "lunlab_fault_hits_total{action=\"sense\"} 3");
+	has_line(t, "lunlab_fault_hits_total{action=\"drop\"} 1");
+	has_line(t, "lunlab_fault_hits_total{action=\"xcopy-fail-after\"} 0");
+	has_line(t, "lunlab_fault_rule_hits_total{rule=\"7\",spec=\"op=read,sense=medium-error\"} 3");
+	has_line(t, "lunlab_fault_rule_matches_total{rule=\"7\",spec=\"op=read,sense=medium-error\"} 9");
 	has_line(t, "process_resident_memory_bytes 91234304");
 	has_line(t, "process_cpu_seconds_total 12.25");
 	free(t);

@@ -201,10 +201,46 @@ static void test_snapshot(void **state)
 	metrics_snapshot_free(&s);
 }
 
+/* the fault rules' figures come from the live rule set: a rule that fired
+ * twice of three matches, then its removal (the by-action total stays) */
+static void test_fault_hits(void **state)
+{
+	static const uint8_t read10[10] = { 0x28 }, tur[6] = { 0 };
+	struct fault_cmd c = { .lun = 0, .cdb = read10, .initiator = "iqn.2026-12.test:i" };
+	struct fault_hit hit;
+	struct metrics_snapshot s;
+	char err[160];
+	int id;
+
+	(void)state;
+	fault_rules_clear();
+	id = fault_rules_add("op=read,every=1,count=2,sense=medium-error", err, sizeof(err));
+	assert_true(id > 0);
+	assert_true(fault_rules_check(&c, &hit));
+	assert_true(fault_rules_check(&c, &hit));
+	assert_false(fault_rules_check(&c, &hit));   /* count=2: spent */
+	c.cdb = tur;
+	assert_false(fault_rules_check(&c, &hit));   /* not a read */
+	assert_int_equal(metrics_snapshot_take(&s), 0);
+	assert_int_equal(s.nrules, 1);
+	assert_int_equal(s.rules[0].id, (unsigned)id);
+	assert_int_equal(s.rules[0].hits, 2);
+	assert_int_equal(s.fault_hits[FAULT_ACT_SENSE], 2);
+	assert_int_equal(s.fault_hits[FAULT_ACT_DROP], 0);
+	metrics_snapshot_free(&s);
+	assert_int_equal(fault_rules_remove((unsigned)id), 0);
+	assert_int_equal(metrics_snapshot_take(&s), 0);
+	assert_int_equal(s.nrules, 0);
+	assert_null(s.rules);
+	assert_int_equal(s.fault_hits[FAULT_ACT_SENSE], 2);
+	metrics_snapshot_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_snapshot),
+		cmocka_unit_test(test_fault_hits),
 	};
 	return cmocka_run_group_tests(tests, setup_all, teardown_all);
 }
