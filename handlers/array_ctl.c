@@ -191,6 +191,20 @@ static int ctl_volume_delete(const char *array, const char *name, char *err, siz
 	return rc;
 }
 
+static int ctl_array_sync(const char *array, char *err, size_t errlen)
+{
+	struct array *a = find(array, err, errlen);
+	int rc;
+
+	if (!a)
+		return -ENOENT;
+	rc = array_sync(a);
+	if (rc)
+		put_err(err, errlen, "array '%s': its state directory could not be written (%d)", array, rc);
+	array_put(a);
+	return rc;
+}
+
 __attribute__((visibility("default"))) const struct lunlab_array_ctl lunlab_array_ctl = {
 	.version = LUNLAB_ARRAY_CTL_VERSION,
 	.size = sizeof(struct lunlab_array_ctl),
@@ -203,4 +217,5 @@ __attribute__((visibility("default"))) const struct lunlab_array_ctl lunlab_arra
 	.array_model = metrics_ctl_array_model, /* metrics_ctl.c (/metrics) */
 	.lu_figures = metrics_ctl_lu_figures,
 	.state_check = array_state_check,
+	.array_sync = ctl_array_sync,
 };

@@ -226,8 +226,16 @@ static int start_api(const struct cli *cli, const struct auth_config *auth)
 		.auth = auth,
 		.log = target_log,
 	};
+	static const struct xms_store_ops store = {
+		.load = target_state_load_api_model,
+		.save = target_state_save_api_model,
+	};
 	char err[512];
 
+	/* --state-dir: the API's volumes, snapshots, maps and initiators are
+	 * kept too (docs/persistence.md "The management API") */
+	if (cli->state_dir)
+		api_set_store(cli->state_dir, &store);
 	if (metrics_routes_register(cli->api_metrics_open, err, sizeof(err)) < 0 ||
 	    api_clusters_setup(cli->clusters, cli->nclusters, err, sizeof(err)) < 0 ||
 	    lunlab_api_register(err, sizeof(err)) < 0 || /* fault rules, portals, ALUA */

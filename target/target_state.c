@@ -13,6 +13,8 @@
 #include "target/lu/pr.h"
 
 #define NS_PR "pr"
+#define NS_API "api"
+#define KEY_XMS_MODEL "xms-model"
 
 /* one store for every LU: PR OUTs of different LUs run on different I/O
  * threads, and the store is not thread safe */
@@ -109,6 +111,33 @@ int target_state_attach_pr(struct pr_state *st, const char *serial, char *err, s
 		return -1;
 	}
 	return 0;
+}
+
+int target_state_load_api_model(char **doc, size_t *len, char *err, size_t errlen)
+{
+	void *blob = NULL;
+	int rc;
+
+	pthread_mutex_lock(&kv_mu);
+	rc = kv ? state_kv_get(kv, NS_API, KEY_XMS_MODEL, &blob, len, err, errlen) : 0;
+	pthread_mutex_unlock(&kv_mu);
+	*doc = blob;
+	return rc;
+}
+
+int target_state_save_api_model(const char *doc, size_t len, char *err, size_t errlen)
+{
+	int rc;
+
+	pthread_mutex_lock(&kv_mu);
+	if (kv) {
+		rc = state_kv_put(kv, NS_API, KEY_XMS_MODEL, doc, len, err, errlen);
+	} else {
+		snprintf(err, errlen, "no state directory is open");
+		rc = -1;
+	}
+	pthread_mutex_unlock(&kv_mu);
+	return rc;
 }
 
 int target_state_check(const char *dir, char *out, size_t outlen, char *err, size_t errlen)

@@ -29,6 +29,12 @@ bool target_state_active(void);
  * reason naming the LU. */
 int target_state_attach_pr(struct pr_state *st, const char *serial, char *err, size_t errlen);
 
+/* The management API's model (target/api/xms_store.h), one record of
+ * target.db: load gives 1 (doc malloc'd), 0 none stored, -1 with a reason;
+ * save is durable on return (0) or -1 with a reason. */
+int target_state_load_api_model(char **doc, size_t *len, char *err, size_t errlen);
+int target_state_save_api_model(const char *doc, size_t len, char *err, size_t errlen);
+
 /* --check-state: the lock, target.db's integrity and every record.
  * 0 (with a summary in out), or -1 with the first problem. */
 int target_state_check(const char *dir, char *out, size_t outlen, char *err, size_t errlen);

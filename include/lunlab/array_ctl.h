@@ -161,6 +161,14 @@ struct lunlab_array_ctl {
 	 * its CRC32C.  0 with a one-line summary in out; -1 with the first
 	 * inconsistency in err.  Callers check `size` before using it. */
 	int (*state_check)(const char *array_dir, char *out, size_t outlen, char *err, size_t errlen);
+
+	/* Every change made to the array before the call (volumes created,
+	 * snapshots, deletions, data) is durable in its state directory when
+	 * it returns 0; 0 at once for an array kept in memory.  -ENOENT (no
+	 * such array), -EIO (the state directory could not be written).  The
+	 * management API calls it before it records a change of its own that
+	 * names the array's volumes. */
+	int (*array_sync)(const char *array, char *err, size_t errlen);
 };
 
 /* Whether ctl offers function `member`: the .so's table is long enough to

@@ -10,6 +10,7 @@
 #include "target/api/xms_model.h"
 #include "target/api/xms_resources.h"
 #include "target/api/xms_scsi.h"
+#include "target/api/xms_store.h"
 
 static const struct xms_type *const xms_all_types[] = {
 	&xms_type_xms,
@@ -39,16 +40,36 @@ static void serial_of(const char *name, char *out, size_t cap)
 	snprintf(out, cap, "LL%08X", h);
 }
 
+void api_set_store(const char *state_dir, const struct xms_store_ops *ops)
+{
+	xms_scsi_set_state_dir(state_dir);
+	xms_store_set(ops);
+}
+
 int api_clusters_setup(const char *const *specs, int n, char *err, size_t errlen)
 {
 	static const char *const def[] = { "name=" XMS_CLUSTER_DEFAULT_NAME };
 	char why[320];
+	int loaded;
 
 	if (n == 0) {
 		specs = def;
 		n = 1;
 	}
 	xms_lock();
+	/* --state-dir: what the API made before the restart comes back first;
+	 * a --cluster the stored model already has is that cluster */
+	loaded = xms_store_load(&g_xms, why, sizeof(why));
+	if (loaded < 0) {
+		snprintf(err, errlen, "--state-dir: %s", why);
+		goto fail;
+	}
+	for (size_t i = 0; loaded && i < g_xms.clusters.n; i++) {
+		if (xms_scsi_cluster_probe(&g_xms.clusters.v[i], why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "--state-dir: cluster %s: %s", g_xms.clusters.v[i].name, why);
+			goto fail;
+		}
+	}
 	for (int i = 0; i < n; i++) {
 		struct xms_cluster_spec cs;
 		struct xms_cluster *c;
@@ -57,6 +78,8 @@ int api_clusters_setup(const char *const *specs, int n, char *err, size_t errlen
 			snprintf(err, errlen, "--cluster %s: %s", specs[i], why);
 			goto fail;
 		}
+		if (xms_cluster_by_name(&g_xms, cs.name))
+			continue;
 		c = xms_cluster_add(&g_xms);
 		if (!c) {
 			snprintf(err, errlen, "out of memory");
@@ -73,9 +96,18 @@ int api_clusters_setup(const char *const *specs, int n, char *err, size_t errlen
 			goto fail;
 		}
 	}
+	if (loaded && xms_scsi_open_all(&g_xms, why, sizeof(why)) < 0) {
+		snprintf(err, errlen, "--state-dir: %s", why);
+		goto fail;
+	}
+	if (xms_store_save(&g_xms, why, sizeof(why)) < 0) {
+		snprintf(err, errlen, "--state-dir: %s", why);
+		goto fail;
+	}
 	xms_unlock();
 	return 0;
 fail:
+	xms_scsi_close_all(&g_xms);
 	xms_model_free(&g_xms);
 	xms_unlock();
 	return -1;

@@ -8,9 +8,17 @@
 #include <stddef.h>
 
 #include "target/api/api_server.h"
+#include "target/api/xms_store.h"
+
+/* --state-dir: the API's volumes keep their arrays in state_dir (absolute)
+ * and its model is kept through ops (xms_store.h).  Before
+ * api_clusters_setup; NULL, NULL: everything in memory (the default). */
+void api_set_store(const char *state_dir, const struct xms_store_ops *ops);
 
 /* The clusters the API manages (--cluster SPECs; none: one default
- * cluster, name=xbrick1), each checked with the handler.  0, or -1 with a
+ * cluster, name=xbrick1), each checked with the handler.  With a store
+ * (api_set_store) the stored model comes back first, its volumes' devices
+ * opened and its maps published; a --cluster it already has is skipped.  0, or -1 with a
  * one-line reason naming the spec and key in err.  Before api_start. */
 int api_clusters_setup(const char *const *specs, int n, char *err, size_t errlen);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "target/api/api_json.h"
+#include "target/api/xms_store.h"
 
 #define V2_BASE "/api/json/v2/types"
 #define V1_BASE "/api/json/types"
@@ -370,6 +371,15 @@ static void handle(const struct api_request *req, struct api_response *rsp)
 		fn(&x, target);
 		break;
 	}
+	}
+	if (req->method != API_GET && req->method != API_HEAD && rsp->status >= 200 && rsp->status < 300 &&
+	    xms_store_active()) {
+		/* --state-dir: the change is kept before the client hears of it */
+		char why[400];
+
+		if (xms_store_save(&g_xms, why, sizeof(why)) < 0)
+			api_errorf(rsp, 500, "the change was made but could not be kept in the state directory: %s",
+				   why);
 	}
 	xms_unlock();
 out:

@@ -19,6 +19,14 @@ static struct {
 	uint64_t capacity;
 } probed[MAX_PROBED];
 
+/* --state-dir (absolute), given to every device as state_dir=; "" in memory */
+static char state_dir[512];
+
+void xms_scsi_set_state_dir(const char *dir)
+{
+	snprintf(state_dir, sizeof(state_dir), "%s", dir ? dir : "");
+}
+
 const struct lunlab_array_ctl *xms_scsi_ctl(void)
 {
 	return tcmu_host_array_ctl(XMS_HANDLER);
@@ -29,11 +37,12 @@ static void one_line(char *err, size_t errlen, const char *what, const char *why
 	snprintf(err, errlen, "%s: %s", what, why ? why : "refused by the handler");
 }
 
-/* "lunlab/KEYS;array=NAME[;volume=GUID][;readonly=1]" */
+/* "lunlab/KEYS;array=NAME[;volume=GUID][;readonly=1][;state_dir=DIR]" */
 static int cfgstring(char *out, size_t cap, const struct xms_cluster *c, const struct xms_volume *v)
 {
-	int n = snprintf(out, cap, "%s/%s%sarray=%s%s%s%s", XMS_HANDLER, c->keys, c->keys[0] ? ";" : "", c->name,
-			 v ? ";volume=" : "", v ? v->guid : "", v && v->readonly ? ";readonly=1" : "");
+	int n = snprintf(out, cap, "%s/%s%sarray=%s%s%s%s%s%s", XMS_HANDLER, c->keys, c->keys[0] ? ";" : "", c->name,
+			 v ? ";volume=" : "", v ? v->guid : "", v && v->readonly ? ";readonly=1" : "",
+			 state_dir[0] ? ";state_dir=" : "", state_dir);
 
 	return n < 0 || (size_t)n >= cap ? -1 : 0;
 }
@@ -315,6 +324,29 @@ int xms_scsi_open_all(struct xms_model *m, char *err, size_t errlen)
 	}
 	if (xms_scsi_publish_maps(m, err, errlen) < 0 || xms_scsi_publish_chap(m, err, errlen) < 0)
 		return -1;
+	return 0;
+}
+
+int xms_scsi_sync_all(const struct xms_model *m, char *err, size_t errlen)
+{
+	const struct lunlab_array_ctl *ctl = xms_scsi_ctl();
+	char why[320];
+
+	if (!state_dir[0])
+		return 0;
+	if (!lunlab_array_ctl_has(ctl, array_sync)) {
+		snprintf(err, errlen, "the handler cannot make its arrays durable (no array_sync)");
+		return -1;
+	}
+	for (size_t i = 0; i < m->clusters.n; i++) {
+		int rc = ctl->array_sync(m->clusters.v[i].name, why, sizeof(why));
+
+		/* -ENOENT: no device of the array is open, so nothing of it changed */
+		if (rc && rc != -ENOENT) {
+			snprintf(err, errlen, "cluster %s: %s", m->clusters.v[i].name, why);
+			return -1;
+		}
+	}
 	return 0;
 }
 

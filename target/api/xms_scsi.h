@@ -66,6 +66,14 @@ const struct lunlab_volume_info *xms_scsi_info_of(const struct lunlab_volume_inf
  * with xms_scsi_close_all). */
 int xms_scsi_open_all(struct xms_model *m, char *err, size_t errlen);
 
+/* --state-dir: every device of the API's volumes keeps its array in dir
+ * (cfgstring state_dir=); NULL or "": in memory.  Before any cluster. */
+void xms_scsi_set_state_dir(const char *dir);
+/* Every change so far of every cluster's array durable (array_sync of the
+ * array-control interface): 0, at once without a state directory; -1 with
+ * err naming the cluster. */
+int xms_scsi_sync_all(const struct xms_model *m, char *err, size_t errlen);
+
 /* Closes every volume's device (shutdown): the LU table is reset after. */
 void xms_scsi_close_all(struct xms_model *m);
 

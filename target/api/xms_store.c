@@ -1,0 +1,85 @@
+/* xms_store.c — see xms_store.h. */
+#include "target/api/xms_store.h"
+
+#include <json-c/json.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/api/xms_scsi.h"
+
+static const struct xms_store_ops *store;
+
+void xms_store_set(const struct xms_store_ops *ops)
+{
+	store = ops;
+}
+
+bool xms_store_active(void)
+{
+	return store != NULL;
+}
+
+int xms_store_load(struct xms_model *m, char *err, size_t errlen)
+{
+	struct json_tokener *tok;
+	struct json_object *doc;
+	char *text = NULL, why[320];
+	size_t len = 0;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (!store)
+		return 0;
+	rc = store->load(&text, &len, why, sizeof(why));
+	if (rc <= 0) {
+		if (rc < 0)
+			snprintf(err, errlen, "%s", why);
+		return rc;
+	}
+	/* the record's checksum held, but its bytes are still outside input */
+	tok = json_tokener_new();
+	doc = tok && len <= (size_t)INT32_MAX ? json_tokener_parse_ex(tok, text, (int)len) : NULL;
+	if (!doc || json_tokener_get_error(tok) != json_tokener_success) {
+		snprintf(err, errlen, "the stored model is not JSON: %s",
+			 tok ? json_tokener_error_desc(json_tokener_get_error(tok)) : "out of memory");
+		json_object_put(doc);
+		json_tokener_free(tok);
+		free(text);
+		return -1;
+	}
+	json_tokener_free(tok);
+	free(text);
+	rc = xms_model_from_json(m, doc, why, sizeof(why));
+	json_object_put(doc);
+	if (rc < 0) {
+		snprintf(err, errlen, "the stored model: %s", why);
+		return -1;
+	}
+	return 1;
+}
+
+int xms_store_save(const struct xms_model *m, char *err, size_t errlen)
+{
+	struct json_object *doc;
+	const char *text;
+	size_t len;
+	int rc;
+
+	if (!store)
+		return 0;
+	if (xms_scsi_sync_all(m, err, errlen) < 0)
+		return -1;
+	doc = xms_model_to_json(m);
+	text = doc ? json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN) : NULL;
+	if (!text) {
+		snprintf(err, errlen, "out of memory");
+		json_object_put(doc);
+		return -1;
+	}
+	len = strlen(text);
+	rc = store->save(text, len, err, errlen);
+	json_object_put(doc);
+	return rc < 0 ? -1 : 0;
+}

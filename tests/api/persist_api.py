@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""The management API on --state-dir (docs/persistence.md "The management API"), in phases
+that persist_api.sh runs against one state directory, restarting lunlab-target in between:
+
+  make     volume pv1 (written: seed 7), initiator group h1 with initiator A, pv1 at LUN 5,
+           a snapshot set ss1 of pv1 (pv1.snap, mapped at LUN 6), then pv1 rewritten (seed 8);
+           a volume 'gone' created and deleted
+  restart  (after a clean stop) every object is back with its index and name, 'gone' is not;
+           A sees LUNs 0 5 6, LUN 5 reads seed 8, LUN 6 (the snapshot) seed 7; then volume
+           pv2 is created, and the target is killed with SIGKILL
+  crash    pv2 is there (a change is kept before the API answers it)
+Environment as xms_api.py."""
+import os
+import subprocess
+import sys
+
+import requests
+import urllib3
+
+urllib3.disable_warnings()
+API = os.environ["LUNLAB_API"]
+AUTH = (os.environ["LUNLAB_API_USER"], os.environ["LUNLAB_API_PASSWORD"])
+PORTAL = os.environ["LUNLAB_PORTAL"]
+IQN = os.environ["LUNLAB_IQN"]
+API_SCSI = os.environ["API_SCSI"]
+A = "iqn.2026-11.org.example:persist-a"
+failures = 0
+
+
+def ok(label, cond, detail=""):
+    global failures
+    print(("ok: %s" if cond else "FAIL: %s " + str(detail)) % label)
+    if not cond:
+        failures += 1
+
+
+def req(method, path, **kw):
+    return requests.request(method, "https://%s/api/json/v2/types/%s" % (API, path), auth=AUTH, verify=False,
+                            timeout=60, **kw)
+
+
+def created(label, r):
+    ok(label + ": 201", r.status_code == 201, (r.status_code, r.text))
+    return int(r.json()["links"][0]["href"].rsplit("/", 1)[1]) if r.status_code == 201 else None
+
+
+def scsi(*args):
+    p = subprocess.run([API_SCSI, "-i", A] + list(args), capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout.strip()
+
+
+def url(lun):
+    return "iscsi://%s/%s/%d" % (PORTAL, IQN, lun)
+
+
+def names(kind):
+    r = req("GET", kind)
+    return sorted(x["name"] for x in r.json()[kind]) if r.status_code == 200 else None
+
+
+def make():
+    created("volume pv1", req("POST", "volumes", json={"vol-name": "pv1", "vol-size": "64m"}))
+    created("initiator group h1", req("POST", "initiator-groups", json={"ig-name": "h1"}))
+    created("initiator a", req("POST", "initiators", json={"initiator-name": "a", "ig-id": "h1", "port-address": A}))
+    created("pv1 at LUN 5", req("POST", "lun-maps", json={"vol-id": "pv1", "ig-id": "h1", "lun": 5}))
+    ok("LUN 5 written (seed 7)", scsi("write", url(5), "0", "256", "7")[0] == 0)
+    created("snapshot set ss1 of pv1", req("POST", "snapshots", json={"volume-list": ["pv1"],
+                                                                     "snapshot-set-name": "ss1",
+                                                                     "snap-suffix": "snap"}))
+    created("pv1.snap at LUN 6", req("POST", "lun-maps", json={"vol-id": "pv1.snap", "ig-id": "h1", "lun": 6}))
+    ok("LUN 5 rewritten (seed 8)", scsi("write", url(5), "0", "256", "8")[0] == 0)
+    created("volume gone", req("POST", "volumes", json={"vol-name": "gone", "vol-size": "16m"}))
+    r = req("DELETE", "volumes", params={"name": "gone"})
+    ok("volume gone deleted: 200", r.status_code == 200, (r.status_code, r.text))
+    ok("before the restart: LUN 6 reads seed 7", scsi("verify", url(6), "0", "256", "7")[0] == 0)
+
+
+def restart():
+    ok("volumes pv1, pv1.snap (not gone)", names("volumes") == ["pv1", "pv1.snap"], names("volumes"))
+    ok("snapshot set ss1", names("snapshot-sets") == ["ss1"], names("snapshot-sets"))
+    ok("initiator group h1, initiator a", names("initiator-groups") == ["h1"] and names("initiators") == ["a"])
+    r = req("GET", "lun-maps", params={"full": 1})
+    maps = sorted((m["vol-name"], m["lun"]) for m in r.json().get("lun-maps", [])) if r.status_code == 200 else None
+    ok("lun maps pv1:5, pv1.snap:6", maps == [("pv1", 5), ("pv1.snap", 6)], maps)
+    c = req("GET", "volumes", params={"name": "pv1"}).json().get("content", {})
+    ok("pv1 kept its index 1 and size", c.get("index") == 1 and c.get("vol-size") == str(64 * 1024), c)
+    ok("A sees LUNs 0 5 6", scsi("luns", url(0)) == (0, "0 5 6"), scsi("luns", url(0)))
+    ok("LUN 5 (pv1) reads what was written last (seed 8)", scsi("verify", url(5), "0", "256", "8")[0] == 0)
+    ok("LUN 6 (the snapshot) reads what pv1 held when it was taken (seed 7)",
+       scsi("verify", url(6), "0", "256", "7")[0] == 0)
+    created("volume pv2", req("POST", "volumes", json={"vol-name": "pv2", "vol-size": "32m"}))
+
+
+def crash():
+    ok("after SIGKILL: pv2 is there too", names("volumes") == ["pv1", "pv1.snap", "pv2"], names("volumes"))
+    ok("LUN 6 still reads seed 7", scsi("verify", url(6), "0", "256", "7")[0] == 0)
+
+
+{"make": make, "restart": restart, "crash": crash}[sys.argv[1]]()
+print("%s: %s, %d check(s) failed" % ("FAIL" if failures else "ok", sys.argv[1], failures))
+sys.exit(1 if failures else 0)

@@ -1,0 +1,47 @@
+#!/bin/bash
+# persist_api.sh TARGET_BIN HANDLER_DIR API_SCSI: the management API with --state-dir
+# (docs/persistence.md "The management API"): persist_api.py's phases against one state
+# directory — make, a clean stop and start (restart), SIGKILL and start (crash).
+# Exit 0 pass, 1 fail.
+set -uo pipefail
+bin=$1 handlers=$2 api_scsi=$3
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=run-api-target.sh
+source "$here/run-api-target.sh"
+
+work=$(mktemp -d /tmp/lunlab-api-persist.XXXXXX)
+status=0
+finish() {
+    [[ -n ${LL_PID:-} ]] && { api_stop || status=1; }
+    if (( status != 0 )) && [[ -s $work/target.log ]]; then
+        echo "---- target log tail ($work/target.log) ----"
+        tail -n 40 "$work/target.log"
+    fi
+    (( status == 0 )) && rm -rf "$work"
+    exit "$status"
+}
+trap finish EXIT
+
+phase() {
+    local name=$1
+    # api_start reads the API's address from the log: each start gets its own
+    [[ -f $work/target.log ]] && mv "$work/target.log" "$work/target.log.before-$name"
+    api_start "$bin" "$handlers" "$work" --state-dir "$work/state" --lun size=16M,model=unlimited || { status=1; exit; }
+    LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWORD LUNLAB_PORTAL=$PORTAL \
+        LUNLAB_IQN=$IQN API_SCSI=$api_scsi timeout 300 /usr/bin/python3 "$here/persist_api.py" "$name" || status=1
+}
+
+phase make
+api_stop || status=1
+phase restart
+kill -KILL "$LL_PID"
+wait "$LL_PID" 2>/dev/null
+LL_PID=
+phase crash
+api_stop || status=1
+# the state the API left is consistent offline too (target.db with its model, every array)
+if out=$("$bin" --check-state "$work/state" --handler-path "$handlers" 2>&1); then
+    echo "ok: --check-state: $(tr '\n' ' ' <<<"$out")"
+else
+    echo "FAIL: --check-state: $out"; status=1
+fi
