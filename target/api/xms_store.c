@@ -49,6 +49,14 @@ int xms_store_load(struct xms_model *m, char *err, size_t errlen)
 		free(text);
 		return -1;
 	}
+	if (json_tokener_get_parse_end(tok) != len) {
+		snprintf(err, errlen, "the stored model is not JSON: bytes after the document (at %zu of %zu)",
+			 json_tokener_get_parse_end(tok), len);
+		json_object_put(doc);
+		json_tokener_free(tok);
+		free(text);
+		return -1;
+	}
 	json_tokener_free(tok);
 	free(text);
 	rc = xms_model_from_json(m, doc, why, sizeof(why));
