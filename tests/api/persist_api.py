@@ -4,10 +4,11 @@ that persist_api.sh runs against one state directory, restarting lunlab-target i
 
   make     volume pv1 (written: seed 7), initiator group h1 with initiator A, pv1 at LUN 5,
            a snapshot set ss1 of pv1 (pv1.snap, mapped at LUN 6), then pv1 rewritten (seed 8);
-           a volume 'gone' created and deleted
+           a volume 'gone' created and deleted; CHAP on, A's credentials given through the API
   restart  (after a clean stop) every object is back with its index and name, 'gone' is not;
-           A sees LUNs 0 5 6, LUN 5 reads seed 8, LUN 6 (the snapshot) seed 7; then volume
-           pv2 is created, and the target is killed with SIGKILL
+           A logs in only with its CHAP secret; A sees LUNs 0 5 6, LUN 5 reads seed 8, LUN 6
+           (the snapshot) seed 7; then volume pv2 is created, and the target is killed with
+           SIGKILL
   crash    pv2 is there (a change is kept before the API answers it)
 Environment as xms_api.py."""
 import os
@@ -44,13 +45,21 @@ def created(label, r):
     return int(r.json()["links"][0]["href"].rsplit("/", 1)[1]) if r.status_code == 201 else None
 
 
-def scsi(*args):
-    p = subprocess.run([API_SCSI, "-i", A] + list(args), capture_output=True, text=True, timeout=120)
+CHAP_USER, CHAP_SECRET = "persist_a", "persistsecret1"
+chap = False     # A logs in with CHAP (from the end of make on)
+
+
+def scsi(*args, secret=None):
+    env = dict(os.environ)
+    env.pop("LIBISCSI_CHAP_PASSWORD", None)
+    if chap:
+        env["LIBISCSI_CHAP_PASSWORD"] = secret or CHAP_SECRET
+    p = subprocess.run([API_SCSI, "-i", A] + list(args), capture_output=True, text=True, timeout=120, env=env)
     return p.returncode, p.stdout.strip()
 
 
-def url(lun):
-    return "iscsi://%s/%s/%d" % (PORTAL, IQN, lun)
+def url(lun, user=True):
+    return "iscsi://%s%s/%s/%d" % (CHAP_USER + "@" if chap and user else "", PORTAL, IQN, lun)
 
 
 def names(kind):
@@ -73,9 +82,23 @@ def make():
     r = req("DELETE", "volumes", params={"name": "gone"})
     ok("volume gone deleted: 200", r.status_code == 200, (r.status_code, r.text))
     ok("before the restart: LUN 6 reads seed 7", scsi("verify", url(6), "0", "256", "7")[0] == 0)
+    r = req("PUT", "initiators", params={"name": "a"}, json={"initiator-authentication-user-name": CHAP_USER,
+                                                             "initiator-authentication-password": CHAP_SECRET})
+    ok("A's CHAP credentials: 200", r.status_code == 200, (r.status_code, r.text))
+    r = req("PUT", "clusters/1", json={"chap-authentication-mode": "initiator"})
+    ok("chap-authentication-mode initiator: 200", r.status_code == 200, (r.status_code, r.text))
+
+
+def chap_kept():
+    global chap
+    chap = True
+    ok("A without CHAP is refused (the mode came back)", scsi("login", url(0, user=False))[0] == 3)
+    ok("A with a wrong secret is refused", scsi("login", url(0), secret="wrongsecret12")[0] == 3)
+    ok("A with its secret logs in (its credentials came back)", scsi("login", url(0))[0] == 0)
 
 
 def restart():
+    chap_kept()
     ok("volumes pv1, pv1.snap (not gone)", names("volumes") == ["pv1", "pv1.snap"], names("volumes"))
     ok("snapshot set ss1", names("snapshot-sets") == ["ss1"], names("snapshot-sets"))
     ok("initiator group h1, initiator a", names("initiator-groups") == ["h1"] and names("initiators") == ["a"])
@@ -92,6 +115,7 @@ def restart():
 
 
 def crash():
+    chap_kept()
     ok("after SIGKILL: pv2 is there too", names("volumes") == ["pv1", "pv1.snap", "pv2"], names("volumes"))
     ok("LUN 6 still reads seed 7", scsi("verify", url(6), "0", "256", "7")[0] == 0)
 
