@@ -12,6 +12,7 @@
 
 #include "lunlab/array_ctl.h"
 #include "state/state_dir.h"
+#include "target/api/xms_store.h"
 #include "target/target_state.h"
 
 static int bad(const char *dir, const char *what, const char *why, int rc)
@@ -59,7 +60,7 @@ int state_check_run(const char *dir, const char *handler_path)
 
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || !state_dir_has_state(dir))
 		return bad(dir, "", "not a lunlab state directory", 2);
-	if (target_state_check(dir, out, sizeof(out), err, sizeof(err)) < 0)
+	if (target_state_check(dir, xms_store_check_doc, out, sizeof(out), err, sizeof(err)) < 0)
 		return bad(dir, "", err, 1);
 	printf("ok: %s\n", out);
 	snprintf(path, sizeof(path), "%s/arrays", dir);

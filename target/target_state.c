@@ -140,7 +140,8 @@ int target_state_save_api_model(const char *doc, size_t len, char *err, size_t e
 	return rc;
 }
 
-int target_state_check(const char *dir, char *out, size_t outlen, char *err, size_t errlen)
+int target_state_check(const char *dir, target_state_doc_check *check_api, char *out, size_t outlen, char *err,
+		       size_t errlen)
 {
 	char path[STATE_PATH_MAX], why[512];
 	struct state_kv *k;
@@ -168,6 +169,26 @@ int target_state_check(const char *dir, char *out, size_t outlen, char *err, siz
 	rc = state_kv_check(k, &n, err, errlen);
 	if (rc == 0)
 		snprintf(out, outlen, "target.db: %zu record(s) ok", n);
+	if (rc == 0 && check_api) {
+		/* the management API's model: its record decodes into a whole model */
+		void *doc = NULL;
+		size_t len = 0;
+		char sum[256];
+		int got = state_kv_get(k, NS_API, KEY_XMS_MODEL, &doc, &len, err, errlen);
+
+		if (got < 0) {
+			rc = -1;
+		} else if (got > 0) {
+			if (check_api(doc, len, sum, sizeof(sum), why, sizeof(why)) < 0) {
+				snprintf(err, errlen, "target.db: record %s/%s: %s", NS_API, KEY_XMS_MODEL, why);
+				rc = -1;
+			} else {
+				size_t used = strlen(out);
+				snprintf(out + used, outlen - used, "; %s", sum);
+			}
+		}
+		free(doc);
+	}
 	state_kv_close(k);
 	state_dir_unlock(fd);
 	return rc;

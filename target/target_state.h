@@ -35,8 +35,11 @@ int target_state_attach_pr(struct pr_state *st, const char *serial, char *err, s
 int target_state_load_api_model(char **doc, size_t *len, char *err, size_t errlen);
 int target_state_save_api_model(const char *doc, size_t len, char *err, size_t errlen);
 
-/* --check-state: the lock, target.db's integrity and every record.
+/* --check-state: the lock, target.db's integrity and every record, and
+ * (check_api not NULL) that the management API's stored model decodes.
  * 0 (with a summary in out), or -1 with the first problem. */
-int target_state_check(const char *dir, char *out, size_t outlen, char *err, size_t errlen);
+typedef int target_state_doc_check(const char *doc, size_t len, char *out, size_t outlen, char *err, size_t errlen);
+int target_state_check(const char *dir, target_state_doc_check *check_api, char *out, size_t outlen, char *err,
+		       size_t errlen);
 
 #endif

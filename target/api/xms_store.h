@@ -33,6 +33,10 @@ bool xms_store_active(void);
  * with err naming the bad field (m is left empty). */
 int xms_store_load(struct xms_model *m, char *err, size_t errlen);
 
+/* --check-state: a stored document decodes into a model (every field and
+ * reference checked): 0 with a one-line summary in out, or -1 with err. */
+int xms_store_check_doc(const char *doc, size_t len, char *out, size_t outlen, char *err, size_t errlen);
+
 /* Makes the arrays' changes durable, then stores m: 0, or -1 with err. */
 int xms_store_save(const struct xms_model *m, char *err, size_t errlen);
 

@@ -40,7 +40,8 @@ LL_PID=
 phase crash
 api_stop || status=1
 # the state the API left is consistent offline too (target.db with its model, every array)
-if out=$("$bin" --check-state "$work/state" --handler-path "$handlers" 2>&1); then
+if out=$("$bin" --check-state "$work/state" --handler-path "$handlers" 2>&1) &&
+   grep -q "the API's model: 1 cluster(s), 3 volume(s), 2 LUN map(s), 1 initiator(s)" <<<"$out"; then
     echo "ok: --check-state: $(tr '\n' ' ' <<<"$out")"
 else
     echo "FAIL: --check-state: $out"; status=1
