@@ -53,11 +53,15 @@ static void put_resource(struct page_buf *pb, uint16_t code, uint64_t blocks, en
 	put_param(pb, code, 0x03, val, 8);
 }
 
+/* A ratio x 1000, rounded down (docs/accounting.md; drr_recompute.py uses the same
+ * rule), 0 when the divisor is 0.  Integer arithmetic: a double loses the last digit
+ * once the byte counts pass 2^53 / 1000. */
 static uint64_t ratio_x1000(uint64_t num, uint64_t den)
 {
 	if (den == 0)
 		return 0;
-	return (uint64_t)((double)num * 1000.0 / (double)den + 0.5);
+	__extension__ unsigned __int128 q = (unsigned __int128)num * 1000u / den;
+	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
 }
 
 static void page_supported(struct page_buf *pb)

@@ -107,6 +107,29 @@ static void test_capacity_pages(void **state)
 /* Two LUs of one array: each reports the LBAs it mapped itself as used
  * (SBC-4 used LBA mapping resource count, scope dedicated), not the array's
  * logical total; the dedup saving is the array's and the same on both. */
+/* Ratios x1000 are rounded down, the rule of docs/accounting.md and drr_recompute.py:
+ * 5 logical dedup blocks over 3 unique is 1666.67, reported 1666 (not 1667). */
+static void test_ratios_round_down(void **state)
+{
+	struct scsi_lu *lu = fix_lu_new("log-floor", FIX_BS, FIX_LBAS);
+	struct fix_cmd fc;
+	static uint8_t b[2048];
+	struct array_stats st;
+
+	write_blocks(lu, 0, 3 * 32, 0x41);
+	write_blocks(lu, 3 * 32, 32, 0x42);
+	write_blocks(lu, 4 * 32, 32, 0x43);
+	array_get_stats(lu->dev.array, &st);
+	assert_true(st.logical_bytes == 5 * 16384);
+	assert_true(st.unique_bytes == 3 * 16384);
+	log_sense(lu, &fc, 0x30, 0, b, sizeof(b));
+	assert_int_equal(fc.status, TCMU_STS_OK);
+	assert_true(param_u64(b, 0x0010) == 1666);
+	assert_true(param_u64(b, 0x0011) == st.unique_bytes * 1000 / st.physical_bytes);
+	assert_true(param_u64(b, 0x0012) == st.logical_bytes * 1000 / st.physical_bytes);
+	fix_lu_free(lu);
+}
+
 static void test_lbp_used_per_lu(void **state)
 {
 	struct scsi_lu *a = fix_lu_new("log-lbp", FIX_BS, FIX_LBAS);
@@ -182,6 +205,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_supported_and_errors),
 		cmocka_unit_test(test_capacity_pages),
+		cmocka_unit_test(test_ratios_round_down),
 		cmocka_unit_test(test_lbp_used_per_lu),
 		cmocka_unit_test(test_telemetry_and_reset),
 	};
