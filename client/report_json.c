@@ -132,8 +132,10 @@ static json_object *clone_run_obj(const struct clone_result *r, const struct clo
 		add_d(m, "max_latency_ms", c->modeled_max_latency_ms);
 		add_d(m, "time_scale", c->time_scale);
 		add_s(m, "clock", c->virtual_streams ? "virtual" : "real");
-		if (c->virtual_streams)
+		if (c->virtual_streams) {
 			add_i(m, "host_streams", c->virtual_streams);
+			add_s(m, "host_streams_source", c->host_streams_source);
+		}
 		add_d(m, "mean_latency_ms", c->modeled_mean_latency_ms);
 		add_d(m, "machine_share", c->machine_share);
 		add_b(m, "machine_share_exact", c->machine_share_exact);

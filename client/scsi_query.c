@@ -65,6 +65,19 @@ int q_log_reset(struct bench_conn *c, uint8_t page)
 	return 0;
 }
 
+int q_set_host_streams(struct bench_conn *c, unsigned streams)
+{
+	/* PCR 0, PC 01b, page code 0 in the CDB (the list names its page, SPC-4 6.8) */
+	uint8_t cdb[10] = { 0x4c, 0x00, 0x40, 0, 0, 0, 0, 0, 16 };
+	uint8_t list[16] = { 0x31, 0x00, 0x00, 12, 0x00, 0x0a, 0x03, 8 };
+	struct cmd_status st;
+	for (int i = 0; i < 8; i++)
+		list[8 + i] = (uint8_t)((uint64_t)streams >> (56 - 8 * i));
+	if (conn_cmd(c, cdb, 10, 2, list, sizeof(list), NULL, 0, &st) || st.status != 0)
+		return -1;
+	return 0;
+}
+
 static int rso_query(struct bench_conn *c, uint8_t opcode, int sa, struct cmd_status *st)
 {
 	uint8_t cdb[12] = { 0xa3, 0x0c };

@@ -22,6 +22,7 @@
 #include "lunlab/host_ext.h"
 #include "lunlab/tcmu_abi.h"
 #include "models/cost.h"
+#include "models/cost_virtual.h"
 #include "models/pacer.h"
 #include "models/profile.h"
 
@@ -214,6 +215,8 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 		return -EEXIST;
 	}
 	d->model = cost_model_get(d->array_name, prof, c.time_scale);
+	if (d->model && c.host_streams) /* configured: a client's LOG SELECT may not change it */
+		cost_model_pin_virtual_streams(d->model);
 	scsi_lu_init(lu);
 	lunlab_dev_register(d);
 	tcmur_dev_set_private(tdev, lu);

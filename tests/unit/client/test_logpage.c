@@ -105,6 +105,8 @@ static void telemetry_page(void **state)
 	param(&p, 0x0005, 23000, 8);
 	param(&p, 0x0007, 700, 8);
 	param(&p, 0x0008, 4000, 8);
+	param(&p, 0x000A, 4, 8);
+	param(&p, 0x000B, 1, 8);
 	param(&p, 0x020C, 4874, 8);
 	param(&p, 0x030C, 1234567, 8);
 	for (uint16_t i = 0; i < 32; i++)
@@ -120,6 +122,9 @@ static void telemetry_page(void **state)
 	assert_int_equal(t.peak_latency_ns, 23000);
 	assert_int_equal(t.peak_cpu_permille, 700);
 	assert_int_equal(t.time_scale_x1000, 4000);
+	assert_int_equal(t.virtual_streams, 4);
+	assert_true(t.have_streams_pinned);
+	assert_int_equal(t.streams_pinned, 1);
 	assert_int_equal(t.bucket_ops[12], 4874);
 	assert_int_equal(t.bucket_bytes[12], 1234567);
 	assert_int_equal(t.bucket_ops[0], 0);
@@ -134,6 +139,7 @@ static void telemetry_page(void **state)
 	assert_int_equal(logpage_parse(p.b, p.n, &pg, err, sizeof(err)), 0);
 	assert_int_equal(logpage_telemetry(&pg, &t, err, sizeof(err)), 0);
 	assert_int_equal(t.time_scale_x1000, 1000);
+	assert_false(t.have_streams_pinned);     /* an older LU: no way to set the host streams */
 	/* the wrong page is refused */
 	assert_int_equal(logpage_capacity(&pg, &(struct array_capacity){ 0 }, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "expected log page 0x30, got 0x31"));
