@@ -6,6 +6,7 @@
 #                 meson ninja-build pkg-config binutils (nm for the handler symbol check)
 #   libraries:    libiscsi-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
 #                 libxxhash-dev libssl-dev libcmocka-dev (unit tests)
+#                 libgsl-dev (lunlab-bench calibrate: weighted least squares with covariance)
 #   test tools:   libiscsi-bin (iscsi-test-cu, iscsi-perf, iscsi-inq, iscsi-ls, ...)
 #                 tcmu-runner (its binary and libtcmu.so.2: the handler symbol check)
 #                 sg3-utils fio valgrind iproute2 (ss: free-port search) procps python3
@@ -17,7 +18,7 @@ set -euo pipefail
 packages=(
     build-essential gcc clang libclang-rt-14-dev meson ninja-build pkg-config binutils
     libiscsi-dev libiscsi-bin libcmocka-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
-    libxxhash-dev libssl-dev
+    libxxhash-dev libssl-dev libgsl-dev
     tgt tcmu-runner iperf3 sg3-utils fio valgrind jq librsvg2-bin
     iproute2 procps python3 git ca-certificates
 )
