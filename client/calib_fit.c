@@ -170,7 +170,8 @@ static double chi2_of(const struct calib_row *rows, size_t n, uint32_t d, const 
 
 struct solve {
 	bool free_[P_N];           /* parameters solved for */
-	bool confounded[P_N];
+	bool confounded[P_N];      /* dropped: the design could not separate them */
+	bool carrier[P_N];         /* kept, but took over the effect of a dropped one */
 	double v[P_N], se2[P_N];
 	double chi2;
 	int dof;
@@ -294,6 +295,17 @@ static int solve_assignment(const struct calib_row *rows, size_t n, uint32_t d, 
 			}
 			if (best < 0)
 				return -1;
+			/* whoever moved when it went carries its effect from now on */
+			double before[P_N];
+			memcpy(before, s->v, sizeof(before));
+			bool use[P_N];
+			memcpy(use, s->free_, sizeof(use));
+			use[best] = false;
+			double after[P_N], se2[P_N], c2;
+			if (lsq(rows, n, d, assign, use, after, se2, &c2) >= 0)
+				for (int q = 0; q < P_N; q++)
+					if (use[q] && fabs(after[q] - before[q]) > 0.02 * fabs(after[q]) + 1e-9)
+						s->carrier[q] = true;
 			s->free_[best] = false;
 			s->confounded[best] = true;
 			continue;
@@ -589,7 +601,15 @@ static int fit_core(struct calib_row *rows, size_t n, uint32_t d, struct calib_f
 			break;
 		allowed[drop] = false;
 		pruned[drop] = true;
+		/* the parameters that moved beyond their error to make up for it carry its effect:
+		 * their values are no longer their own */
+		bool carried[P_N] = { false };
+		for (int q = 0; q < P_N; q++)
+			carried[q] = best.carrier[q] || (q != drop && drop_fit.free_[q] && drop_fit.v[q] > 0 &&
+				     fabs(drop_fit.v[q] - best.v[q]) > 2 * sqrt(best.se2[q] * inflate) + 0.02 * best.v[q]);
 		best = drop_fit;
+		for (int q = 0; q < P_N; q++)
+			best.carrier[q] |= carried[q];
 		best_chi2 = drop_chi2;
 	}
 	out->chi2 = best_chi2;
@@ -611,7 +631,8 @@ static int fit_core(struct calib_row *rows, size_t n, uint32_t d, struct calib_f
 		out->bound[p] = INFINITY;
 		if (best.free_[p] && out->v[p] > 0) {
 			out->se[p] = sqrt(best.se2[p] * inflate);
-			out->st[p] = 1.96 * out->se[p] <= 0.10 * out->v[p] ? ST_FITTED : ST_WEAK;
+			out->st[p] = best.carrier[p] ? ST_CONFOUNDED
+				     : 1.96 * out->se[p] <= 0.10 * out->v[p] ? ST_FITTED : ST_WEAK;
 		} else if (best.confounded[p] || (pruned[p] && involved[p])) {
 			/* it explained measurements, but others explain them as well */
 			out->v[p] = 0;

@@ -39,7 +39,9 @@ enum calib_param {
 enum calib_status {
 	ST_UNMEASURED,   /* no measurement involves it (the command is not supported) */
 	ST_BOUND,        /* never the limit of a measurement: only an upper bound */
-	ST_CONFOUNDED,   /* involved, but the measurements cannot separate it from the others */
+	ST_CONFOUNDED,   /* involved, but the measurements cannot separate it from the others:
+	                  * value 0 when another parameter carries its effect, the value kept
+	                  * when it carries another's */
 	ST_WEAK,         /* fitted, 95% interval wider than +-10% */
 	ST_FITTED,       /* fitted, 95% interval within +-10% */
 };

@@ -7,6 +7,7 @@
 
 #include "client/cli.h"
 #include "client/plot_svg.h"
+#include "client/report_calibrate.h"
 #include "client/report.h"
 #include "client/scenarios.h"
 
@@ -87,6 +88,14 @@ int main(int argc, char **argv)
 		if (o.format == OUT_JSON) print_json(json_drr(&r));
 		else if (o.format == OUT_CSV) csv_drr(stdout, &r);
 		else table_drr(stdout, &r);
+		return 0;
+	}
+	case CMD_CALIBRATE: {
+		static struct calib_result r;
+		if (scenario_calibrate(&o, &r, err, sizeof(err)))
+			break;
+		if (o.format == OUT_JSON) print_json(json_calibrate(&r));
+		else table_calibrate(stdout, &r);
 		return 0;
 	}
 	default:

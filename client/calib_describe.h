@@ -1,0 +1,19 @@
+/* calib_describe.h - turn what calibrate measured and fitted into the profile document: its
+ * values and, for every key, a comment with the unit and the measurement the value came
+ * from, or why no measurement a host can make gives it.  Also sets r->machine_limited and
+ * the notes that explain it. */
+#ifndef LUNLAB_CLIENT_CALIB_DESCRIBE_H
+#define LUNLAB_CLIENT_CALIB_DESCRIBE_H
+
+#include <stddef.h>
+
+#include "client/calib_result.h"
+
+/* out_path names the profile (its base name) unless name is given. */
+void calib_describe(struct calib_result *r, const char *out_path, const char *name);
+
+/* "READ 4 KiB..16 KiB (QD1, saturated), WRITE SAME 512 B" : the measurements whose limit
+ * involved parameter p in the fit. */
+void calib_limited_by(const struct calib_result *r, enum calib_param p, char *buf, size_t len);
+
+#endif

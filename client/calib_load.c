@@ -1,0 +1,524 @@
+/* calib_load.c - closed-loop measurements for calibrate (calib_load.h). */
+#include "client/calib_load.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <iscsi/iscsi.h>
+#include <iscsi/scsi-lowlevel.h>
+
+#define UNMAP_LIST_LEN 24
+#define XCOPY_LIST_MAX (XCOPY_HDR_LEN + 2 * XCOPY_TGT_DESC_LEN + 8 * XCOPY_SEG_DESC_LEN)
+#define HANG_S 60.0 /* a LU silent for this long after the run's time is up has stopped answering */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+void calib_median_mad(double *v, size_t n, double *median, double *mad)
+{
+	*median = *mad = 0;
+	if (!n)
+		return;
+	qsort(v, n, sizeof(*v), cmp_double);
+	double m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	double *dev = malloc(n * sizeof(*dev));
+	if (dev) {
+		for (size_t i = 0; i < n; i++)
+			dev[i] = fabs(v[i] - m);
+		qsort(dev, n, sizeof(*dev), cmp_double);
+		*mad = n % 2 ? dev[n / 2] : (dev[n / 2 - 1] + dev[n / 2]) / 2;
+		free(dev);
+	}
+	*median = m;
+}
+
+uint64_t calib_wire_bytes(const struct calib_point *p, uint32_t bs)
+{
+	switch (p->kind) {
+	case CK_READ:
+	case CK_WRITE: return p->bytes;
+	case CK_VERIFY: return 0;
+	case CK_WRITE_SAME: return bs;
+	case CK_UNMAP: return UNMAP_LIST_LEN;
+	case CK_XCOPY: return XCOPY_HDR_LEN + 32 * 1 + (uint64_t)XCOPY_SEG_DESC_LEN * p->segments;
+	default: return 0;
+	}
+}
+
+struct lrun;
+
+struct lslot {
+	struct lrun *run;
+	struct bench_conn *c;
+	uint64_t lba, dlba;          /* the slot's range: blocks at lba (XCOPY: copied to dlba) */
+	uint64_t t0;
+	bool busy;
+	uint8_t *buf;                /* WRITE data */
+	uint8_t list[XCOPY_LIST_MAX];
+	struct iscsi_data data;
+};
+
+struct lrun {
+	struct calib_target *t;
+	const struct calib_point *p;
+	uint32_t blocks;             /* per command */
+	unsigned q, inflight;
+	uint64_t done, warmup, measure;
+	bool stop;
+	double t_start, max_s;
+	uint64_t *stamp;
+	uint8_t *scratch;            /* READ data lands here (never looked at) */
+	uint8_t *ws_block;           /* the WRITE SAME block */
+	uint64_t *tdone;             /* completion times of the timed commands */
+	double *lat;                 /* their latencies */
+	size_t n, cap;
+	enum calib_outcome outcome;
+	uint8_t key, asc, ascq;
+	bool failed;
+	char err[256];
+	uint64_t written_end;
+};
+
+static void put_be(uint8_t *p, uint64_t v, int bytes)
+{
+	for (int i = 0; i < bytes; i++)
+		p[i] = (uint8_t)(v >> (8 * (bytes - 1 - i)));
+}
+
+/* Every 512-byte sector of a WRITE starts with the command's stamp and its own index, so no
+ * block repeats what the array holds (no dedup) while the rest of the buffer stays random. */
+static void stamp_buf(uint8_t *buf, size_t len, uint64_t stamp)
+{
+	for (size_t o = 0; o + 16 <= len; o += 512) {
+		memcpy(buf + o, &stamp, 8);
+		uint64_t s = o >> 9;
+		memcpy(buf + o + 8, &s, 8);
+	}
+}
+
+static void fill_random(uint8_t *buf, size_t len, uint64_t seed)
+{
+	uint64_t x = seed ^ 0x2545f4914f6cdd1dull;
+	for (size_t i = 0; i + 8 <= len; i += 8) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(buf + i, &x, 8);
+	}
+}
+
+static void slot_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv);
+
+static int issue(struct lslot *s)
+{
+	struct lrun *r = s->run;
+	const struct calib_point *p = r->p;
+	uint8_t cdb[16] = { 0 };
+	int cdblen = 16, dir = SCSI_XFER_NONE;
+	uint32_t xfer = 0;
+	struct iscsi_data *out = NULL;
+	uint64_t bytes = (uint64_t)r->blocks * r->t->bs;
+	switch (p->kind) {
+	case CK_READ:
+		cdb[0] = 0x88;
+		dir = SCSI_XFER_READ;
+		xfer = (uint32_t)bytes;
+		break;
+	case CK_WRITE:
+		cdb[0] = 0x8a;
+		dir = SCSI_XFER_WRITE;
+		xfer = (uint32_t)bytes;
+		stamp_buf(s->buf, bytes, ++*r->stamp);
+		s->data = (struct iscsi_data){ .size = bytes, .data = s->buf };
+		out = &s->data;
+		break;
+	case CK_VERIFY:
+		cdb[0] = 0x8f; /* BYTCHK 00b: the medium is verified, no data is sent */
+		break;
+	case CK_WRITE_SAME:
+		cdb[0] = 0x93; /* no UNMAP, no ANCHOR: the range is written with one block */
+		dir = SCSI_XFER_WRITE;
+		xfer = r->t->bs;
+		s->data = (struct iscsi_data){ .size = r->t->bs, .data = r->ws_block };
+		out = &s->data;
+		break;
+	case CK_UNMAP:
+		cdb[0] = 0x42;
+		cdblen = 10;
+		put_be(cdb + 7, UNMAP_LIST_LEN, 2);
+		memset(s->list, 0, UNMAP_LIST_LEN);
+		put_be(s->list, UNMAP_LIST_LEN - 2, 2);
+		put_be(s->list + 2, 16, 2);
+		put_be(s->list + 8, s->lba, 8);
+		put_be(s->list + 16, r->blocks, 4);
+		dir = SCSI_XFER_WRITE;
+		xfer = UNMAP_LIST_LEN;
+		s->data = (struct iscsi_data){ .size = UNMAP_LIST_LEN, .data = s->list };
+		out = &s->data;
+		break;
+	case CK_XCOPY: {
+		struct xcopy_segment seg[8];
+		unsigned nseg = p->segments ? p->segments : 1;
+		uint32_t per = r->blocks / nseg;
+		for (unsigned i = 0; i < nseg; i++) {
+			uint32_t b = i + 1 == nseg ? r->blocks - per * i : per;
+			seg[i] = (struct xcopy_segment){ .src_index = 0, .dst_index = r->t->nlus == 2 ? 1 : 0,
+							 .blocks = (uint16_t)b, .src_lba = s->lba + (uint64_t)per * i,
+							 .dst_lba = s->dlba + (uint64_t)per * i };
+		}
+		int len = xcopy_build(r->t->lus, r->t->nlus, seg, nseg, s->list, sizeof(s->list));
+		if (len < 0) {
+			snprintf(r->err, sizeof(r->err), "cannot build an EXTENDED COPY list of %u segments", nseg);
+			return -1;
+		}
+		xcopy_cdb(cdb, (uint32_t)len);
+		dir = SCSI_XFER_WRITE;
+		xfer = (uint32_t)len;
+		s->data = (struct iscsi_data){ .size = (size_t)len, .data = s->list };
+		out = &s->data;
+		break;
+	}
+	default:
+		return -1;
+	}
+	if (p->kind != CK_UNMAP && p->kind != CK_XCOPY) {
+		put_be(cdb + 2, s->lba, 8);
+		put_be(cdb + 10, r->blocks, 4);
+	}
+	struct scsi_task *task = scsi_create_task(cdblen, cdb, dir, (int)xfer);
+	if (!task) {
+		snprintf(r->err, sizeof(r->err), "out of memory for a SCSI task");
+		return -1;
+	}
+	if (p->kind == CK_READ && scsi_task_add_data_in_buffer(task, (int)bytes, r->scratch)) {
+		scsi_free_scsi_task(task);
+		snprintf(r->err, sizeof(r->err), "cannot attach a read buffer");
+		return -1;
+	}
+	s->t0 = now_ns();
+	if (iscsi_scsi_command_async(s->c->iscsi, s->c->lun, task, slot_cb, out, s)) {
+		scsi_free_scsi_task(task);
+		snprintf(r->err, sizeof(r->err), "cannot queue a command: %s", iscsi_get_error(s->c->iscsi));
+		return -1;
+	}
+	s->busy = true;
+	r->inflight++;
+	uint64_t end = s->lba + r->blocks;
+	if ((p->kind == CK_WRITE || p->kind == CK_WRITE_SAME) && end > r->written_end)
+		r->written_end = end;
+	return 0;
+}
+
+static void slot_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv)
+{
+	struct lslot *s = priv;
+	struct lrun *r = s->run;
+	struct scsi_task *task = command_data;
+	uint64_t t = now_ns();
+	struct cmd_status st;
+	conn_task_status(task, status, &st);
+	if (task)
+		scsi_free_scsi_task(task);
+	s->busy = false;
+	r->inflight--;
+	if (st.status != 0) {
+		if (st.status == 2 && r->outcome == CALIB_OK) {
+			r->outcome = CALIB_REFUSED;
+			r->key = st.key;
+			r->asc = st.asc;
+			r->ascq = st.ascq;
+		} else if ((st.status == 0x08 || st.status == 0x28) && r->outcome == CALIB_OK) {
+			r->outcome = CALIB_BUSY;
+		} else if (st.status < 0 && !r->failed) {
+			r->failed = true;
+			snprintf(r->err, sizeof(r->err), "%s failed: %s", calib_kind_name(r->p->kind),
+				 iscsi_get_error(iscsi));
+		} else if (r->outcome == CALIB_OK && !r->failed) {
+			r->failed = true;
+			snprintf(r->err, sizeof(r->err), "%s: SCSI status 0x%02x", calib_kind_name(r->p->kind), st.status);
+		}
+		r->stop = true;
+		return;
+	}
+	r->done++;
+	if (r->done > r->warmup) {
+		if (r->n == r->cap) {
+			size_t cap = r->cap ? 2 * r->cap : 1024;
+			uint64_t *td = realloc(r->tdone, cap * sizeof(*td));
+			if (td)
+				r->tdone = td;
+			double *la = realloc(r->lat, cap * sizeof(*la));
+			if (la)
+				r->lat = la;
+			if (!td || !la) {
+				r->failed = true;
+				snprintf(r->err, sizeof(r->err), "out of memory for latencies");
+				r->stop = true;
+				return;
+			}
+			r->cap = cap;
+		}
+		r->tdone[r->n] = t;
+		r->lat[r->n] = (double)(t - s->t0);
+		r->n++;
+	}
+	double el = now_s() - r->t_start;
+	if (r->n >= r->measure || (el >= r->max_s && r->n >= 3))
+		r->stop = true;
+	if (!r->stop && issue(s)) {
+		r->failed = true;
+		r->stop = true;
+	}
+}
+
+/* the rate of the completion process over the timed part, and its standard error from four
+ * consecutive quarters */
+static void rate_of(const uint64_t *t, size_t n, double *rate, double *se)
+{
+	*rate = *se = 0;
+	if (n < 2 || t[n - 1] <= t[0])
+		return;
+	*rate = (double)(n - 1) / ((double)(t[n - 1] - t[0]) / 1e9);
+	if (n < 9) {
+		*se = *rate * 0.05; /* too few to tell: a generous 5% */
+		return;
+	}
+	double q[4], mean = 0, var = 0;
+	for (int j = 0; j < 4; j++) {
+		size_t a = j * (n - 1) / 4, b = (j + 1) * (n - 1) / 4;
+		q[j] = t[b] > t[a] ? (double)(b - a) / ((double)(t[b] - t[a]) / 1e9) : *rate;
+		mean += q[j] / 4;
+	}
+	for (int j = 0; j < 4; j++)
+		var += (q[j] - mean) * (q[j] - mean) / 3;
+	*se = sqrt(var / 4);
+}
+
+int calib_load_run(struct calib_target *t, const struct calib_point *p, const struct calib_area *src,
+		   const struct calib_area *dst, unsigned q, unsigned warmup, unsigned measure, double max_s,
+		   uint64_t *stamp, struct calib_run *res, char *err, size_t errlen)
+{
+	memset(res, 0, sizeof(*res));
+	res->q = q;
+	struct lrun r = { .t = t, .p = p, .q = q, .warmup = warmup, .measure = measure, .max_s = max_s,
+			  .stamp = stamp };
+	r.blocks = (uint32_t)(p->bytes / t->bs);
+	struct lslot *slots = calloc(q, sizeof(*slots));
+	int ret = -1;
+	if (!slots || !r.blocks) {
+		snprintf(err, errlen, "out of memory for %u slots", q);
+		goto out;
+	}
+	uint64_t fit = src->blocks / r.blocks;
+	if (!fit) {
+		snprintf(err, errlen, "a %s of %llu bytes does not fit its area", calib_kind_name(p->kind),
+			 (unsigned long long)p->bytes);
+		goto out;
+	}
+	if (p->kind == CK_READ && posix_memalign((void **)&r.scratch, 4096, p->bytes)) {
+		r.scratch = NULL;
+		snprintf(err, errlen, "out of memory for a %llu-byte buffer", (unsigned long long)p->bytes);
+		goto out;
+	}
+	if (p->kind == CK_WRITE_SAME) {
+		r.ws_block = malloc(t->bs);
+		if (!r.ws_block) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		fill_random(r.ws_block, t->bs, 0x5a5a + *stamp);
+	}
+	for (unsigned i = 0; i < q; i++) {
+		struct lslot *s = &slots[i];
+		s->run = &r;
+		s->c = p->kind == CK_XCOPY ? &t->dconns[i % t->ndconn] : &t->conns[i % t->nconn];
+		s->lba = src->lba + (i % fit) * r.blocks;
+		s->dlba = dst ? dst->lba + (i % (dst->blocks / r.blocks ? dst->blocks / r.blocks : 1)) * r.blocks : 0;
+		if (p->kind == CK_WRITE) {
+			if (posix_memalign((void **)&s->buf, 4096, p->bytes)) {
+				s->buf = NULL;
+				snprintf(err, errlen, "out of memory for %u write buffers of %llu bytes", q,
+					 (unsigned long long)p->bytes);
+				goto out;
+			}
+			fill_random(s->buf, p->bytes, *stamp * 977 + i);
+		}
+	}
+	double cpu0 = cpu_seconds();
+	r.t_start = now_s();
+	for (unsigned i = 0; i < q && !r.stop; i++)
+		if (issue(&slots[i])) {
+			r.failed = true;
+			r.stop = true;
+		}
+	/* every session of the pool: commands may be on any of them */
+	struct bench_conn *pool = p->kind == CK_XCOPY ? t->dconns : t->conns;
+	unsigned npool = p->kind == CK_XCOPY ? t->ndconn : t->nconn;
+	if (npool > q)
+		npool = q;
+	while (r.inflight) {
+		if (conn_poll_many(pool, npool, 200, err, errlen) < 0) {
+			/* commands still in flight reference the slots: leave them (the run is over) */
+			slots = NULL;
+			goto out;
+		}
+		if (now_s() - r.t_start > max_s + HANG_S) {
+			snprintf(err, errlen, "the LU did not complete %u outstanding %s commands within %.0f s",
+				 r.inflight, calib_kind_name(p->kind), max_s + HANG_S);
+			slots = NULL;
+			goto out;
+		}
+	}
+	res->wall_s = now_s() - r.t_start;
+	res->cpu_share = res->wall_s > 0 ? (cpu_seconds() - cpu0) / res->wall_s : 0;
+	if (r.failed) {
+		snprintf(err, errlen, "%s", r.err);
+		goto out;
+	}
+	res->outcome = r.outcome;
+	res->key = r.key;
+	res->asc = r.asc;
+	res->ascq = r.ascq;
+	res->measured = r.n;
+	res->written_lba_end = r.written_end;
+	rate_of(r.tdone, r.n, &res->rate, &res->rate_se);
+	calib_median_mad(r.lat, r.n, &res->lat_med_ns, &res->lat_mad_ns);
+	ret = 0;
+out:
+	if (slots) {
+		for (unsigned i = 0; i < q; i++)
+			free(slots[i].buf);
+		free(slots);
+		free(r.scratch);
+		free(r.ws_block);
+	}
+	free(r.tdone);
+	free(r.lat);
+	return ret;
+}
+
+/* ---- the transport's floor ---- */
+
+struct nop_state {
+	uint64_t t0;
+	bool done;
+	int status;
+	unsigned *count;
+};
+
+static void nop_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv)
+{
+	struct nop_state *n = priv;
+	n->done = true;
+	n->status = status;
+	if (n->count)
+		(*n->count)++;
+}
+
+int calib_nop_rtt(struct bench_conn *c, unsigned reps, double *median_ns, double *mad_ns, char *err, size_t errlen)
+{
+	double *v = calloc(reps ? reps : 1, sizeof(*v));
+	if (!v) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (unsigned i = 0; i < reps; i++) {
+		struct nop_state n = { .t0 = now_ns() };
+		if (iscsi_nop_out_async(c->iscsi, nop_cb, NULL, 0, &n)) {
+			snprintf(err, errlen, "cannot send a NOP-Out: %s", iscsi_get_error(c->iscsi));
+			free(v);
+			return -1;
+		}
+		double start = now_s();
+		while (!n.done) {
+			if (conn_poll_many(c, 1, 200, err, errlen) < 0) {
+				free(v);
+				return -1;
+			}
+			if (now_s() - start > HANG_S) {
+				snprintf(err, errlen, "no NOP-In within %.0f s", HANG_S);
+				free(v);
+				return -1;
+			}
+		}
+		if (n.status != 0) {
+			snprintf(err, errlen, "NOP-Out failed: %s", iscsi_get_error(c->iscsi));
+			free(v);
+			return -1;
+		}
+		v[i] = (double)(now_ns() - n.t0);
+	}
+	calib_median_mad(v, reps, median_ns, mad_ns);
+	free(v);
+	return 0;
+}
+
+struct nop_slot {
+	struct bench_conn *c;
+	bool *stop;
+	unsigned *count;
+	unsigned *inflight;
+	bool *failed;
+};
+
+static void nop_loop_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv)
+{
+	struct nop_slot *s = priv;
+	(*s->inflight)--;
+	if (status != 0) {
+		*s->failed = true;
+		return;
+	}
+	(*s->count)++;
+	if (!*s->stop && !iscsi_nop_out_async(s->c->iscsi, nop_loop_cb, NULL, 0, s))
+		(*s->inflight)++;
+}
+
+int calib_nop_rate(struct bench_conn *conns, unsigned n, unsigned q, double seconds, double *rate, char *err,
+		   size_t errlen)
+{
+	struct nop_slot *slots = calloc((size_t)n * q, sizeof(*slots));
+	bool stop = false, failed = false;
+	unsigned count = 0, inflight = 0;
+	if (!slots) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (unsigned i = 0; i < n * q; i++) {
+		slots[i] = (struct nop_slot){ .c = &conns[i % n], .stop = &stop, .count = &count, .inflight = &inflight,
+					      .failed = &failed };
+		if (!iscsi_nop_out_async(slots[i].c->iscsi, nop_loop_cb, NULL, 0, &slots[i]))
+			inflight++;
+	}
+	double t0 = now_s();
+	unsigned c0 = 0;
+	double tm = 0;
+	while (inflight) {
+		if (conn_poll_many(conns, n, 200, err, errlen) < 0)
+			return -1; /* slots stay referenced by libiscsi: leaked on purpose */
+		double el = now_s() - t0;
+		if (!tm && el >= seconds * 0.2) { /* a short warm-up */
+			tm = now_s();
+			c0 = count;
+		}
+		if (el >= seconds)
+			stop = true;
+		if (el > seconds + HANG_S) {
+			snprintf(err, errlen, "NOP-Ins stopped coming");
+			return -1;
+		}
+	}
+	double span = now_s() - tm;
+	*rate = tm && span > 0 ? (double)(count - c0) / span : 0;
+	free(slots);
+	if (failed) {
+		snprintf(err, errlen, "a NOP-Out failed");
+		return -1;
+	}
+	return 0;
+}
