@@ -150,8 +150,27 @@ double calib_predict(const struct calib_row *r, uint32_t d, const double *v, int
 	return predict(&c, v, active);
 }
 
-/* chi-square of the max() model.  A bound-only row (this host may have limited it) says the
- * LU is at least that fast: it counts only when the model is slower than it (one-sided). */
+/* A measurement more than HUBER standard errors off counts linearly, not squared (Huber's
+ * loss): a stall of the LU or of the measuring host in one measurement (a loaded machine, a
+ * garbage collection) must not drag every parameter with it. */
+#define HUBER 3.0
+
+/* Exploration (which resource limits which measurement) runs on plain least squares, where a
+ * wrong structure cannot hide its misfit by calling measurements outliers; the best structure
+ * found is then refined with Huber's loss.  Set by run_fit for the phase it is in. */
+static _Thread_local bool robust;
+
+static double huber(double e)
+{
+	e = fabs(e);
+	if (!robust)
+		return e * e;
+	return e <= HUBER ? e * e : 2 * HUBER * e - HUBER * HUBER;
+}
+
+/* The loss of the max() model: the sum of huber(residual / sigma), the chi-square when every
+ * measurement is within HUBER of the model.  A bound-only row (this host may have limited it)
+ * says the LU is at least that fast: it counts only when the model is slower than it. */
 static double chi2_of(const struct calib_row *rows, size_t n, uint32_t d, const double *v)
 {
 	double c = 0;
@@ -159,12 +178,28 @@ static double chi2_of(const struct calib_row *rows, size_t n, uint32_t d, const 
 		double e = (predict(&rows[i], v, NULL) - rows[i].y) / rows[i].sigma;
 		if (rows[i].bound_only && e <= 0)
 			continue;
-		c += e * e;
+		c += huber(e);
 	}
 	return c;
 }
 
 #define NOT_IN_FIT (-2) /* assignment of a bound-only row the model respects */
+
+/* Each row's largest line under the current parameters, and its weight in the next solve
+ * (1, or HUBER / |residual| beyond HUBER: iteratively reweighted least squares for Huber's
+ * loss). */
+struct asg {
+	int res;
+	double w;
+};
+
+static bool same_assign(const struct asg *a, const struct asg *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i].res != b[i].res)
+			return false;
+	return true;
+}
 
 /* ---- one weighted linear least-squares solve for a fixed assignment ---- */
 
@@ -186,7 +221,7 @@ static double design(const struct calib_row *r, uint32_t d, int active, int p)
 }
 
 /* Solve for the parameters in `use` (others fixed at 0).  Returns the rank, -1 on failure. */
-static int lsq(const struct calib_row *rows, size_t n, uint32_t d, const int *assign, const bool *use,
+static int lsq(const struct calib_row *rows, size_t n, uint32_t d, const struct asg *assign, const bool *use,
 	       double *v, double *se2, double *chi2)
 {
 	int idx[P_N], k = 0;
@@ -195,7 +230,7 @@ static int lsq(const struct calib_row *rows, size_t n, uint32_t d, const int *as
 			idx[k++] = p;
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
-		m += assign[i] != NOT_IN_FIT;
+		m += assign[i].res != NOT_IN_FIT;
 	for (int p = 0; p < P_N; p++) {
 		v[p] = 0;
 		se2[p] = 0;
@@ -214,16 +249,16 @@ static int lsq(const struct calib_row *rows, size_t n, uint32_t d, const int *as
 		scale[j] = 0;
 	size_t row = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (assign[i] == NOT_IN_FIT)
+		if (assign[i].res == NOT_IN_FIT)
 			continue;
 		for (int j = 0; j < k; j++) {
-			double x = design(&rows[i], d, assign[i], idx[j]);
+			double x = design(&rows[i], d, assign[i].res, idx[j]);
 			gsl_matrix_set(X, row, (size_t)j, x);
 			if (fabs(x) > scale[j])
 				scale[j] = fabs(x);
 		}
 		gsl_vector_set(y, row, rows[i].y);
-		gsl_vector_set(w, row, 1.0 / (rows[i].sigma * rows[i].sigma));
+		gsl_vector_set(w, row, assign[i].w / (rows[i].sigma * rows[i].sigma));
 		row++;
 	}
 	/* columns to a common magnitude: bytes (~1e6) and counts (~1) in one design */
@@ -255,13 +290,13 @@ out:
  * of full rank: a negative value is clamped to 0 (dropped, most negative first); a parameter
  * the design cannot separate from the others is dropped as confounded, choosing the one whose
  * absence leaves the max() model closest to the data. */
-static int solve_assignment(const struct calib_row *rows, size_t n, uint32_t d, const int *assign,
+static int solve_assignment(const struct calib_row *rows, size_t n, uint32_t d, const struct asg *assign,
 			    const bool *allowed, struct solve *s)
 {
 	memset(s, 0, sizeof(*s));
 	for (int p = 0; p < P_N; p++)
 		for (size_t i = 0; i < n && !s->free_[p] && allowed[p]; i++)
-			if (design(&rows[i], d, assign[i], p) != 0)
+			if (design(&rows[i], d, assign[i].res, p) != 0)
 				s->free_[p] = true;
 	for (int guard = 0; guard < 4 * P_N; guard++) {
 		int nfree = 0;
@@ -330,12 +365,14 @@ static int solve_assignment(const struct calib_row *rows, size_t n, uint32_t d, 
 
 /* Each row's largest line; a bound-only row joins the least squares only while the model is
  * slower than it measured (then as an equality, pulling the model back to the bound). */
-static void assign_rows(const struct calib_row *rows, size_t n, uint32_t d, const double *v, int *assign)
+static void assign_rows(const struct calib_row *rows, size_t n, uint32_t d, const double *v, struct asg *assign)
 {
 	for (size_t i = 0; i < n; i++) {
-		double pred = predict(&rows[i], v, &assign[i]);
+		double pred = predict(&rows[i], v, &assign[i].res);
+		double e = fabs(pred - rows[i].y) / rows[i].sigma;
+		assign[i].w = !robust || e <= HUBER ? 1 : HUBER / e;
 		if (rows[i].bound_only && pred <= rows[i].y)
-			assign[i] = NOT_IN_FIT;
+			assign[i].res = NOT_IN_FIT;
 	}
 }
 
@@ -411,16 +448,16 @@ static bool appears(const struct calib_row *rows, size_t n, uint32_t d, int p)
 /* Alternate from v0: assign every row its largest line, solve, until the assignment stays.
  * Returns the max() model's chi-square (INFINITY when nothing could be solved). */
 static double alternate(const struct calib_row *rows, size_t n, uint32_t d, const bool *allowed, const double *v0,
-			struct solve *out, int *assign, int *prev, int max_iter)
+			struct solve *out, struct asg *assign, struct asg *prev, int max_iter)
 {
 	double v[P_N];
 	memcpy(v, v0, sizeof(v));
 	bool have = false;
 	for (int it = 0; it < max_iter; it++) {
 		assign_rows(rows, n, d, v, assign);
-		if (it > 0 && !memcmp(assign, prev, n * sizeof(int)))
+		if (it > 2 && same_assign(assign, prev, n))
 			break;
-		memcpy(prev, assign, n * sizeof(int));
+		memcpy(prev, assign, n * sizeof(*prev));
 		struct solve s;
 		if (solve_assignment(rows, n, d, assign, allowed, &s))
 			break;
@@ -437,9 +474,9 @@ static double alternate(const struct calib_row *rows, size_t n, uint32_t d, cons
  * keep the move while the chi-square falls; a fit already within its noise is left alone. */
 #define POLISH_ROWS 12
 static double polish(const struct calib_row *rows, size_t n, uint32_t d, const bool *allowed, struct solve *s,
-		     double c2, int *assign, int *prev)
+		     double c2, struct asg *assign, struct asg *prev)
 {
-	int *trial = calloc(n ? n : 1, sizeof(int));
+	struct asg *trial = calloc(n ? n : 1, sizeof(*trial));
 	if (!trial)
 		return c2;
 	bool improved = true;
@@ -452,7 +489,7 @@ static double polish(const struct calib_row *rows, size_t n, uint32_t d, const b
 		struct bad { size_t i; double e; } worst[POLISH_ROWS];
 		unsigned nw = 0;
 		for (size_t i = 0; i < n; i++) {
-			if (trial[i] == NOT_IN_FIT)
+			if (trial[i].res == NOT_IN_FIT)
 				continue;
 			double e = fabs(predict(&rows[i], s->v, NULL) - rows[i].y) / rows[i].sigma;
 			if (e <= 2 || (nw == POLISH_ROWS && e <= worst[nw - 1].e))
@@ -464,16 +501,16 @@ static double polish(const struct calib_row *rows, size_t n, uint32_t d, const b
 		}
 		for (unsigned w = 0; w < nw && !improved; w++) {
 			size_t i = worst[w].i;
-			int keep = trial[i];
+			int keep = trial[i].res;
 			for (int r = 0; r < RES_N; r++) {
 				if (r == keep || !calib_uses(&rows[i], (enum calib_res)r))
 					continue;
-				trial[i] = r;
+				trial[i].res = r;
 				struct solve t, u;
 				double c = INFINITY;
 				if (solve_assignment(rows, n, d, trial, allowed, &t) == 0)
 					c = alternate(rows, n, d, allowed, t.v, &u, assign, prev, 20);
-				trial[i] = keep;
+				trial[i].res = keep;
 				if (c < c2 * (1 - 1e-9) - 1e-12) {
 					*s = u;
 					c2 = c;
@@ -494,7 +531,7 @@ static double polish(const struct calib_row *rows, size_t n, uint32_t d, const b
 static double run_fit(const struct calib_row *rows, size_t n, uint32_t d, const bool *allowed, const double *hint,
 		      int starts, struct solve *best)
 {
-	int *assign = calloc(n ? n : 1, sizeof(int)), *prev = calloc(n ? n : 1, sizeof(int));
+	struct asg *assign = calloc(n ? n : 1, sizeof(*assign)), *prev = calloc(n ? n : 1, sizeof(*prev));
 	struct solve top[3];
 	double top_c2[3] = { INFINITY, INFINITY, INFINITY };
 	double best_chi2 = INFINITY;
@@ -545,6 +582,20 @@ static double run_fit(const struct calib_row *rows, size_t n, uint32_t d, const 
 			best_chi2 = c2;
 			*best = top[j];
 		}
+	}
+	/* the robust refinement of the best structure */
+	if (isfinite(best_chi2)) {
+		robust = true;
+		struct solve r;
+		double plain = chi2_of(rows, n, d, best->v);
+		double c2 = alternate(rows, n, d, allowed, best->v, &r, assign, prev, MAX_ITER);
+		if (c2 <= plain) {
+			*best = r;
+			best_chi2 = c2;
+		} else {
+			best_chi2 = plain;
+		}
+		robust = false;
 	}
 out:
 	free(assign);
@@ -601,11 +652,23 @@ static int fit_core(struct calib_row *rows, size_t n, uint32_t d, struct calib_f
 			break;
 		allowed[drop] = false;
 		pruned[drop] = true;
-		/* the parameters that moved beyond their error to make up for it carry its effect:
-		 * their values are no longer their own */
+		/* when it mattered (3% or more of a measurement it limited), the parameters that moved
+		 * beyond their error to make up for it carry its effect: their values are no longer
+		 * their own.  A parameter that only fitted noise leaves nothing to carry. */
+		double share = 0;
+		struct asg *as = calloc(n ? n : 1, sizeof(*as));
+		if (as) {
+			assign_rows(rows, n, d, best.v, as);
+			for (size_t i = 0; i < n; i++) {
+				double c = design(&rows[i], d, as[i].res, drop) * best.v[drop] / rows[i].y;
+				if (c > share)
+					share = c;
+			}
+			free(as);
+		}
 		bool carried[P_N] = { false };
 		for (int q = 0; q < P_N; q++)
-			carried[q] = best.carrier[q] || (q != drop && drop_fit.free_[q] && drop_fit.v[q] > 0 &&
+			carried[q] = best.carrier[q] || (share >= 0.03 && q != drop && drop_fit.free_[q] && drop_fit.v[q] > 0 &&
 				     fabs(drop_fit.v[q] - best.v[q]) > 2 * sqrt(best.se2[q] * inflate) + 0.02 * best.v[q]);
 		best = drop_fit;
 		for (int q = 0; q < P_N; q++)

@@ -276,14 +276,20 @@ static void slot_cb(struct iscsi_context *iscsi, int status, void *command_data,
 	}
 }
 
-/* the rate of the completion process over the timed part, and its standard error from four
- * consecutive quarters */
-static void rate_of(const uint64_t *t, size_t n, double *rate, double *se)
+/* The rate of the completion process over the timed part: the median of its four consecutive
+ * quarters, so that one stall of the LU or of this host (a loaded machine, a garbage
+ * collection) does not set the figure; the standard error from the quarters' spread.
+ * best: the fastest quarter (what the transport can do at most, for the floor). */
+static void rate_of(const uint64_t *t, size_t n, double *rate, double *se, double *best)
 {
 	*rate = *se = 0;
+	if (best)
+		*best = 0;
 	if (n < 2 || t[n - 1] <= t[0])
 		return;
 	*rate = (double)(n - 1) / ((double)(t[n - 1] - t[0]) / 1e9);
+	if (best)
+		*best = *rate;
 	if (n < 9) {
 		*se = *rate * 0.05; /* too few to tell: a generous 5% */
 		return;
@@ -297,6 +303,12 @@ static void rate_of(const uint64_t *t, size_t n, double *rate, double *se)
 	for (int j = 0; j < 4; j++)
 		var += (q[j] - mean) * (q[j] - mean) / 3;
 	*se = sqrt(var / 4);
+	double m, mad;
+	double qq[4] = { q[0], q[1], q[2], q[3] };
+	calib_median_mad(qq, 4, &m, &mad);
+	*rate = m;
+	if (best)
+		*best = qq[3];
 }
 
 int calib_load_run(struct calib_target *t, const struct calib_point *p, const struct calib_area *src,
@@ -346,7 +358,10 @@ int calib_load_run(struct calib_target *t, const struct calib_point *p, const st
 					 (unsigned long long)p->bytes);
 				goto out;
 			}
-			fill_random(s->buf, p->bytes, *stamp * 977 + i);
+			if (t->sparse_writes)
+				memset(s->buf, 0, p->bytes); /* the stamp makes it unique */
+			else
+				fill_random(s->buf, p->bytes, *stamp * 977 + i);
 		}
 	}
 	double cpu0 = cpu_seconds();
@@ -386,7 +401,7 @@ int calib_load_run(struct calib_target *t, const struct calib_point *p, const st
 	res->ascq = r.ascq;
 	res->measured = r.n;
 	res->written_lba_end = r.written_end;
-	rate_of(r.tdone, r.n, &res->rate, &res->rate_se);
+	rate_of(r.tdone, r.n, &res->rate, &res->rate_se, NULL);
 	calib_median_mad(r.lat, r.n, &res->lat_med_ns, &res->lat_mad_ns);
 	ret = 0;
 out:
@@ -458,65 +473,72 @@ int calib_nop_rtt(struct bench_conn *c, unsigned reps, double *median_ns, double
 	return 0;
 }
 
+struct nop_loop {
+	bool stop, failed;
+	unsigned inflight;
+	uint64_t *t;           /* completion times */
+	size_t n, cap;
+};
+
 struct nop_slot {
 	struct bench_conn *c;
-	bool *stop;
-	unsigned *count;
-	unsigned *inflight;
-	bool *failed;
+	struct nop_loop *l;
 };
 
 static void nop_loop_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv)
 {
 	struct nop_slot *s = priv;
-	(*s->inflight)--;
+	struct nop_loop *l = s->l;
+	l->inflight--;
 	if (status != 0) {
-		*s->failed = true;
+		l->failed = true;
 		return;
 	}
-	(*s->count)++;
-	if (!*s->stop && !iscsi_nop_out_async(s->c->iscsi, nop_loop_cb, NULL, 0, s))
-		(*s->inflight)++;
+	if (l->n < l->cap)
+		l->t[l->n++] = now_ns();
+	if (!l->stop && !iscsi_nop_out_async(s->c->iscsi, nop_loop_cb, NULL, 0, s))
+		l->inflight++;
 }
 
+/* The fastest quarter of the run: the floor is what the transport can do at most, and a stall
+ * of this host in one quarter must not lower it. */
 int calib_nop_rate(struct bench_conn *conns, unsigned n, unsigned q, double seconds, double *rate, char *err,
 		   size_t errlen)
 {
+	static struct nop_loop l;
 	struct nop_slot *slots = calloc((size_t)n * q, sizeof(*slots));
-	bool stop = false, failed = false;
-	unsigned count = 0, inflight = 0;
-	if (!slots) {
+	memset(&l, 0, sizeof(l));
+	l.cap = 4u << 20;
+	l.t = malloc(l.cap * sizeof(*l.t));
+	if (!slots || !l.t) {
+		free(slots);
+		free(l.t);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	for (unsigned i = 0; i < n * q; i++) {
-		slots[i] = (struct nop_slot){ .c = &conns[i % n], .stop = &stop, .count = &count, .inflight = &inflight,
-					      .failed = &failed };
+		slots[i] = (struct nop_slot){ .c = &conns[i % n], .l = &l };
 		if (!iscsi_nop_out_async(slots[i].c->iscsi, nop_loop_cb, NULL, 0, &slots[i]))
-			inflight++;
+			l.inflight++;
 	}
 	double t0 = now_s();
-	unsigned c0 = 0;
-	double tm = 0;
-	while (inflight) {
+	while (l.inflight) {
 		if (conn_poll_many(conns, n, 200, err, errlen) < 0)
 			return -1; /* slots stay referenced by libiscsi: leaked on purpose */
 		double el = now_s() - t0;
-		if (!tm && el >= seconds * 0.2) { /* a short warm-up */
-			tm = now_s();
-			c0 = count;
-		}
 		if (el >= seconds)
-			stop = true;
+			l.stop = true;
 		if (el > seconds + HANG_S) {
 			snprintf(err, errlen, "NOP-Ins stopped coming");
 			return -1;
 		}
 	}
-	double span = now_s() - tm;
-	*rate = tm && span > 0 ? (double)(count - c0) / span : 0;
+	double med, se;
+	size_t skip = l.n / 5; /* a short warm-up */
+	rate_of(l.t + skip, l.n - skip, &med, &se, rate);
 	free(slots);
-	if (failed) {
+	free(l.t);
+	if (l.failed) {
 		snprintf(err, errlen, "a NOP-Out failed");
 		return -1;
 	}

@@ -23,6 +23,8 @@ struct calib_target {
 	uint32_t bs;                 /* logical block size (both LUs) */
 	struct xcopy_lu lus[2];      /* 0xE4 descriptors: source, then destination when two LUs */
 	unsigned nlus;
+	bool sparse_writes;          /* WRITE data: unique but almost all zero (--write-data sparse)
+	                              * instead of incompressible */
 };
 
 struct calib_point {

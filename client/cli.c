@@ -23,6 +23,7 @@ void cli_usage(char *buf, size_t len)
 		"  drr URL     --image FILE | --synthetic win10 [--size 11.9g] [--seed N]\n"
 		"  calibrate URL [--dest URL2] --out PROFILE.yaml --dataloss [--budget 10m]\n"
 		"              [--capacity-use 8g] [--offset 0] [--time-scale 1] [--name NAME]\n"
+		"              [--write-data random|sparse]\n"
 		"common: --json | --csv, --plot FILE.svg, --quiet, --initiator IQN\n");
 }
 
@@ -331,6 +332,11 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			NEEDVAL();
 			if (cli_parse_size(val, &o->offset))
 				FAIL("--offset: '%s' is not a size", val);
+		} else if (!strcmp(a, "--write-data")) {
+			NEEDVAL();
+			if (!strcmp(val, "random")) o->sparse_writes = false;
+			else if (!strcmp(val, "sparse")) o->sparse_writes = true;
+			else FAIL("--write-data: '%s' is not random or sparse", val);
 		} else if (!strcmp(a, "--dataloss")) {
 			o->dataloss = true;
 		} else if (!strcmp(a, "--time-scale")) {
@@ -370,14 +376,18 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 	if (o->cmd == CMD_CALIBRATE) {
 		if (!o->out_path)
 			FAIL("calibrate needs --out PROFILE.yaml (where the profile is written)");
+		if (!o->dataloss)
+			FAIL("calibrate writes to bytes %llu..%llu of the LU (--offset, --capacity-use), destroying what is "
+			     "there: add --dataloss to allow it", (unsigned long long)o->offset,
+			     (unsigned long long)(o->offset + o->capacity_use));
 		if (o->profile_name) {
 			size_t n = strlen(o->profile_name);
 			if (n == 0 || n > 31 || strspn(o->profile_name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 							   "0123456789._-") != n)
 				FAIL("--name: '%s' is not 1..31 characters of [A-Za-z0-9._-]", o->profile_name);
 		}
-	} else if (o->out_path || o->profile_name || o->dataloss || o->offset) {
-		FAIL("--out, --name, --dataloss and --offset apply to calibrate only");
+	} else if (o->out_path || o->profile_name || o->dataloss || o->offset || o->sparse_writes) {
+		FAIL("--out, --name, --dataloss, --offset and --write-data apply to calibrate only");
 	}
 	if (o->explain && o->cmd != CMD_CLONE)
 		FAIL("--explain applies to clone only");

@@ -64,6 +64,7 @@ struct bench_opts {
 	uint64_t offset;               /* --offset: where that region starts */
 	bool dataloss;                 /* --dataloss: the region's content may be destroyed */
 	double calib_time_scale;       /* --time-scale: the LU runs this much slower than the array */
+	bool sparse_writes;            /* --write-data sparse: unique, almost all-zero WRITE data */
 };
 
 /* Parse argv into opts.  Returns 0, or -1 with a one-line message naming the argument in err.
