@@ -653,8 +653,9 @@ static int fit_core(struct calib_row *rows, size_t n, uint32_t d, struct calib_f
 		allowed[drop] = false;
 		pruned[drop] = true;
 		/* when it mattered (3% or more of a measurement it limited), the parameters that moved
-		 * beyond their error to make up for it carry its effect: their values are no longer
-		 * their own.  A parameter that only fitted noise leaves nothing to carry. */
+		 * by more than 10% (and beyond their error) to make up for it carry its effect: their
+		 * values are no longer their own.  A parameter that only fitted noise leaves nothing
+		 * to carry, and a shift within 10% leaves a value good to that much. */
 		double share = 0;
 		struct asg *as = calloc(n ? n : 1, sizeof(*as));
 		if (as) {
@@ -669,7 +670,7 @@ static int fit_core(struct calib_row *rows, size_t n, uint32_t d, struct calib_f
 		bool carried[P_N] = { false };
 		for (int q = 0; q < P_N; q++)
 			carried[q] = best.carrier[q] || (share >= 0.03 && q != drop && drop_fit.free_[q] && drop_fit.v[q] > 0 &&
-				     fabs(drop_fit.v[q] - best.v[q]) > 2 * sqrt(best.se2[q] * inflate) + 0.02 * best.v[q]);
+				     fabs(drop_fit.v[q] - best.v[q]) > fmax(2 * sqrt(best.se2[q] * inflate), 0.10 * best.v[q]));
 		best = drop_fit;
 		for (int q = 0; q < P_N; q++)
 			best.carrier[q] |= carried[q];

@@ -328,21 +328,19 @@ static int measure_point(struct cctx *x, struct calib_point_result *pr, double s
 	if (p->kind == CK_XCOPY)
 		track_written(x, A_XCOPY, dst->lba + dst->blocks); /* copies land anywhere in the area */
 	double t1 = run.lat_med_ns / 1e9;
-	static const unsigned qs[] = { 2, 8, 32, 128, 256 };
-	unsigned qmax = max_q(x, p), levels = 0;
-	for (unsigned i = 0; i < 5; i++)
-		levels += qs[i] <= qmax;
-	if (!levels && qmax >= 2)
-		levels = 1;
-	for (unsigned i = 0; i < 5 && pr->ntries < levels; i++) {
-		unsigned q = qs[i] <= qmax ? qs[i] : qmax;
-		if (q < 2 || (pr->ntries && q <= pr->tries[pr->ntries - 1].q))
-			break;
-		double left = slice - (now_s() - t0);
-		double ms = left / (double)(levels - pr->ntries);
+	/* Outstanding commands: 2 first, then x4 while the commands clearly do not queue (rho
+	 * above 3/4), x2 to confirm a level that looks saturated; at most CALIB_MAX_TRIES levels. */
+	unsigned qmax = max_q(x, p);
+	unsigned q = qmax < 2 ? qmax : 2;
+	while (q >= 2 && pr->ntries < CALIB_MAX_TRIES) {
+		unsigned left_levels = CALIB_MAX_TRIES - pr->ntries;
+		if (left_levels > 3)
+			left_levels = 3;
+		double ms = (slice - (now_s() - t0)) / (double)left_levels;
 		if (ms < 0.2)
 			ms = 0.2;
-		if (calib_load_run(&x->t, p, src, dst, q, q, 1000000, ms, &x->stamp, &run, err, errlen))
+		/* a short warm-up: a closed loop reaches its steady state within a few completions */
+		if (calib_load_run(&x->t, p, src, dst, q, q < 4 ? q : 4, 1000000, ms, &x->stamp, &run, err, errlen))
 			return -1;
 		track_written(x, a, run.written_lba_end);
 		if (run.outcome == CALIB_REFUSED) {
@@ -369,10 +367,16 @@ static int measure_point(struct cctx *x, struct calib_point_result *pr, double s
 				pr->saturated = true;
 				break;
 			}
-		} else if (levels == 1 && rho <= 0.5) {
-			pr->saturated = true;
+		}
+		unsigned next = rho > 0.75 ? 4 * q : 2 * q;
+		if (next > qmax)
+			next = qmax;
+		if (next <= q) {
+			/* no level left to confirm with: queueing alone has to do */
+			pr->saturated = rho <= 0.5;
 			break;
 		}
+		q = next;
 	}
 	/* did this host set the pace? */
 	if (pr->ntries) {

@@ -171,6 +171,32 @@ def control_page(swp):
     return bytes(p)
 
 
+def calib_seeds():
+    # lunlab-bench calibrate's decoders: byte 0 = 0 LOG SENSE page, 1 VPD B0h
+    t = "fuzz-calib-pages"
+
+    def param(code, value, length=8):
+        return struct.pack(">HBB", code, 0x03, length) + value.to_bytes(length, "big")
+
+    def page(code, params):
+        body = b"".join(params)
+        return bytes([code, 0]) + struct.pack(">H", len(body)) + body
+    # 0Ch: available, used (dedicated), de-duplicated and compressed counts + SCOPE
+    lbp = page(0x0c, [param(0x0001, (4096 << 32) | (2 << 24)), param(0x0002, (1024 << 32) | (1 << 24)),
+                      param(0x0100, (256 << 32) | (2 << 24)), param(0x0101, (128 << 32) | (2 << 24))])
+    write(t, "lbp-counts", b"\0" + lbp)
+    write(t, "lbp-short-param", b"\0" + page(0x0c, [param(0x0100, 7, 4)]))
+    write(t, "telemetry-virtual", b"\0" + page(0x31, [param(0x0002, 5), param(0x000a, 4), param(0x000b, 1)]))
+    b0 = bytearray(64)
+    b0[1] = 0xb0
+    b0[3] = 0x3c
+    struct.pack_into(">I", b0, 8, 8192)
+    struct.pack_into(">I", b0, 20, 1 << 21)
+    struct.pack_into(">Q", b0, 36, 1 << 24)
+    write(t, "vpd-b0", b"\1" + bytes(b0))
+    write(t, "vpd-b0-short", b"\1" + bytes(b0[:16]))
+
+
 def scsi_seeds():
     t = "fuzz-scsi-dispatch"
 
@@ -343,6 +369,7 @@ def profile_seeds():
 if __name__ == "__main__":
     iscsi_seeds()
     scsi_seeds()
+    calib_seeds()
     profile_seeds()
     auth_file_seeds()
     chap_seeds()
