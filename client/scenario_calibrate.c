@@ -461,18 +461,30 @@ static void make_rows(struct cctx *x)
 		r->rows[r->nrows++] = q1;
 		if (!pr->ntries)
 			continue;
-		/* the best rate seen: saturated, it is the bottleneck's; not saturated, the bottleneck
-		 * is at least that fast (a bound only), as when this host may have set it */
-		const struct calib_try *best = &pr->tries[0];
-		for (unsigned t = 1; t < pr->ntries; t++)
-			if (pr->tries[t].rate > best->rate)
-				best = &pr->tries[t];
-		if (best->rate <= 0)
+		/* Saturated: the bottleneck's rate, from the last two levels, which both ran at it (their
+		 * geometric mean: one noisy level does not set it).  Not saturated: the best rate seen,
+		 * which the bottleneck is at least as fast as (a bound only), as when this host may
+		 * have set it. */
+		double rate = 0, rel_se = 0;
+		if (pr->saturated && pr->ntries >= 2) {
+			const struct calib_try *a = &pr->tries[pr->ntries - 2], *b = &pr->tries[pr->ntries - 1];
+			rate = sqrt(a->rate * b->rate);
+			rel_se = fmax(fabs(a->rate - b->rate) / (a->rate + b->rate),
+				      0.5 * (a->rate_se / a->rate + b->rate_se / b->rate));
+		} else {
+			const struct calib_try *best = &pr->tries[0];
+			for (unsigned t = 1; t < pr->ntries; t++)
+				if (pr->tries[t].rate > best->rate)
+					best = &pr->tries[t];
+			rate = best->rate;
+			rel_se = rate > 0 ? best->rate_se / rate : 0;
+		}
+		if (rate <= 0)
 			continue;
 		struct calib_row sr = base;
 		sr.obs = OBS_SAT;
-		sr.y = 1e9 / best->rate / s;
-		sr.sigma = sr.y * fmax(best->rate_se / best->rate, 0.005);
+		sr.y = 1e9 / rate / s;
+		sr.sigma = sr.y * fmax(rel_se, 0.005);
 		sr.bound_only = !pr->saturated || pr->machine_limited;
 		pr->row_sat = (int)r->nrows;
 		r->rows[r->nrows++] = sr;
