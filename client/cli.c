@@ -374,6 +374,10 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 	if (o->cmd == CMD_DRR && o->image_path && o->synthetic)
 		FAIL("drr takes either --image or --synthetic, not both");
 	if (o->cmd == CMD_CALIBRATE) {
+		if (o->format == OUT_CSV)
+			FAIL("--csv: calibrate writes a table or --json");
+		if (o->plot_path)
+			FAIL("--plot applies to clone and scale only");
 		if (!o->out_path)
 			FAIL("calibrate needs --out PROFILE.yaml (where the profile is written)");
 		if (!o->dataloss)
