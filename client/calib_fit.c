@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
 #include <gsl/gsl_multifit.h>
 
 #define MIB 1048576.0
@@ -220,6 +221,56 @@ static double design(const struct calib_row *r, uint32_t d, int active, int p)
 	return (active >= 0 ? r->cache[active][p] : 0) + r->cache[RES_N][p];
 }
 
+/* The normal equations of the scaled design, solved by Cholesky: a few hundred flops for the
+ * ten parameters, where the SVD below costs a hundred times more; it serves every solve whose
+ * design is well conditioned, and hands the rest (rank-deficient or nearly so) to the SVD,
+ * which tells the rank.  Returns the rank k, or -1 to let the SVD decide. */
+static int lsq_normal(const struct calib_row *rows, size_t n, uint32_t d, const struct asg *assign,
+		      const int *idx, int k, const double *scale, double *v, double *se2, double *chi2)
+{
+	double a[P_N * P_N] = { 0 }, b[P_N] = { 0 }, x[P_N];
+	for (size_t i = 0; i < n; i++) {
+		if (assign[i].res == NOT_IN_FIT)
+			continue;
+		double w = assign[i].w / (rows[i].sigma * rows[i].sigma), xi[P_N];
+		for (int j = 0; j < k; j++)
+			xi[j] = design(&rows[i], d, assign[i].res, idx[j]) / scale[j];
+		for (int j = 0; j < k; j++) {
+			b[j] += w * xi[j] * rows[i].y;
+			for (int l = 0; l <= j; l++)
+				a[j * k + l] += w * xi[j] * xi[l];
+		}
+	}
+	for (int j = 0; j < k; j++)
+		for (int l = j + 1; l < k; l++)
+			a[j * k + l] = a[l * k + j];
+	gsl_matrix_view A = gsl_matrix_view_array(a, (size_t)k, (size_t)k);
+	gsl_vector_view B = gsl_vector_view_array(b, (size_t)k), X = gsl_vector_view_array(x, (size_t)k);
+	double rcond = 0, wk[3 * P_N];
+	gsl_vector_view W = gsl_vector_view_array(wk, 3 * (size_t)k);
+	if (gsl_linalg_cholesky_decomp1(&A.matrix) != GSL_SUCCESS ||
+	    gsl_linalg_cholesky_rcond(&A.matrix, &rcond, &W.vector) != GSL_SUCCESS || rcond < 1e-10 ||
+	    gsl_linalg_cholesky_solve(&A.matrix, &B.vector, &X.vector) != GSL_SUCCESS ||
+	    gsl_linalg_cholesky_invert(&A.matrix) != GSL_SUCCESS)
+		return -1;
+	double c2 = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (assign[i].res == NOT_IN_FIT)
+			continue;
+		double pred = 0;
+		for (int j = 0; j < k; j++)
+			pred += design(&rows[i], d, assign[i].res, idx[j]) / scale[j] * x[j];
+		double e = pred - rows[i].y;
+		c2 += assign[i].w / (rows[i].sigma * rows[i].sigma) * e * e;
+	}
+	*chi2 = c2;
+	for (int j = 0; j < k; j++) {
+		v[idx[j]] = x[j] / scale[j];
+		se2[idx[j]] = a[j * k + j] / (scale[j] * scale[j]);
+	}
+	return k;
+}
+
 /* Solve for the parameters in `use` (others fixed at 0).  Returns the rank, -1 on failure. */
 static int lsq(const struct calib_row *rows, size_t n, uint32_t d, const struct asg *assign, const bool *use,
 	       double *v, double *se2, double *chi2)
@@ -237,36 +288,35 @@ static int lsq(const struct calib_row *rows, size_t n, uint32_t d, const struct 
 	}
 	if (k == 0 || m < (size_t)k)
 		return -1;
+	double scale[P_N];
+	for (int j = 0; j < k; j++) {
+		scale[j] = 0;
+		for (size_t i = 0; i < n; i++)
+			if (assign[i].res != NOT_IN_FIT && fabs(design(&rows[i], d, assign[i].res, idx[j])) > scale[j])
+				scale[j] = fabs(design(&rows[i], d, assign[i].res, idx[j]));
+		if (scale[j] == 0)
+			scale[j] = 1;
+	}
+	int quick = lsq_normal(rows, n, d, assign, idx, k, scale, v, se2, chi2);
+	if (quick >= 0)
+		return quick;
 	gsl_matrix *X = gsl_matrix_alloc(m, (size_t)k);
 	gsl_vector *y = gsl_vector_alloc(m), *w = gsl_vector_alloc(m), *c = gsl_vector_alloc((size_t)k);
 	gsl_matrix *cov = gsl_matrix_alloc((size_t)k, (size_t)k);
 	gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(m, (size_t)k);
-	double scale[P_N];
 	int rank = -1;
 	if (!X || !y || !w || !c || !cov || !ws)
 		goto out;
-	for (int j = 0; j < k; j++)
-		scale[j] = 0;
+	/* columns to a common magnitude: bytes (~1e6) and counts (~1) in one design */
 	size_t row = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (assign[i].res == NOT_IN_FIT)
 			continue;
-		for (int j = 0; j < k; j++) {
-			double x = design(&rows[i], d, assign[i].res, idx[j]);
-			gsl_matrix_set(X, row, (size_t)j, x);
-			if (fabs(x) > scale[j])
-				scale[j] = fabs(x);
-		}
+		for (int j = 0; j < k; j++)
+			gsl_matrix_set(X, row, (size_t)j, design(&rows[i], d, assign[i].res, idx[j]) / scale[j]);
 		gsl_vector_set(y, row, rows[i].y);
 		gsl_vector_set(w, row, assign[i].w / (rows[i].sigma * rows[i].sigma));
 		row++;
-	}
-	/* columns to a common magnitude: bytes (~1e6) and counts (~1) in one design */
-	for (int j = 0; j < k; j++) {
-		if (scale[j] == 0)
-			scale[j] = 1;
-		for (size_t i = 0; i < m; i++)
-			gsl_matrix_set(X, i, (size_t)j, gsl_matrix_get(X, i, (size_t)j) / scale[j]);
 	}
 	size_t rk = 0;
 	if (gsl_multifit_wlinear_tsvd(X, w, y, 1e-9, c, cov, chi2, &rk, ws) != GSL_SUCCESS)
@@ -636,6 +686,10 @@ static int fit_core(struct calib_row *rows, size_t n, uint32_t d, struct calib_f
 		struct solve drop_fit = { 0 };
 		for (int p = 0; p < P_N; p++) {
 			if (!best.free_[p] || best.v[p] <= 0)
+				continue;
+			/* a parameter 10 standard errors from 0 (the fixed structure's Wald test, chi-square
+			 * 100 for dropping it) is needed: no refit can make up that much */
+			if (best.v[p] * best.v[p] > 100 * best.se2[p] * inflate)
 				continue;
 			bool a[P_N];
 			memcpy(a, allowed, sizeof(a));
