@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "client/calib_describe.h"
 #include "client/calib_result.h"
 #include "client/cli.h"
 #include "client/conn.h"
@@ -36,7 +37,6 @@ struct cctx {
 	double t_start;
 };
 
-void calib_note(struct calib_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void calib_track_written(struct cctx *x, enum area_id a, uint64_t end_lba);
 const char *calib_area_name(enum area_id a);
 /* write `spec` (calib_dr.h) at lba, at most 1 MiB and the LU's limit per WRITE, 8 in flight */

@@ -180,8 +180,7 @@ static void describe_dr(struct calib_result *r)
 			 rep->compresses ? "fitted to the kinds' physical bytes" : "the whole block: nothing compressed");
 }
 
-static void note(struct calib_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct calib_result *r, const char *fmt, ...)
+void calib_note(struct calib_result *r, const char *fmt, ...)
 {
 	if (r->nnotes >= CALIB_MAX_NOTES)
 		return;
@@ -201,7 +200,7 @@ static void machine_notes(struct calib_result *r)
 		char sz[32];
 		fmt_size(sz, sizeof(sz), pr->pt.bytes);
 		r->machine_limited = true;
-		note(r, "%s %s saturated: %s. The LU is faster than this host can measure there: the rate is a "
+		calib_note(r, "%s %s saturated: %s. The LU is faster than this host can measure there: the rate is a "
 		     "lower bound, not fitted", calib_kind_name(pr->pt.kind), sz, pr->limit_reason);
 	}
 	/* what the model does not explain */
@@ -222,7 +221,7 @@ static void machine_notes(struct calib_result *r)
 	if (worst) {
 		char sz[32];
 		fmt_size(sz, sizeof(sz), worst->covered);
-		note(r, "%u of %u fitted measurements differ from the model by more than 20%% (the most: %s %s %s, "
+		calib_note(r, "%u of %u fitted measurements differ from the model by more than 20%% (the most: %s %s %s, "
 		     "%+.0f%%): the LU does something the cost model does not describe there, or this host limited "
 		     "those commands (lunlab's own unique-data writes, for one, are bound by its compression)",
 		     off, fitted, calib_kind_name(worst->kind), sz, worst->obs == OBS_QD1 ? "QD1" : "saturated",
@@ -232,7 +231,7 @@ static void machine_notes(struct calib_result *r)
 	double floor = 3 * 1.4826 * r->nop_mad_ns / r->time_scale;
 	if (f->v[P_FIXED] < floor || f->st[P_FIXED] == ST_BOUND || f->st[P_FIXED] == ST_CONFOUNDED) {
 		r->machine_limited = true;
-		note(r, "the LU's fixed latency (%.1f us) is within the noise of the transport's own round trip "
+		calib_note(r, "the LU's fixed latency (%.1f us) is within the noise of the transport's own round trip "
 		     "(NOP-Out %.1f us +- %.1f): below what this host can measure", f->v[P_FIXED] / 1e3,
 		     r->nop_rtt_ns / 1e3, 1.4826 * r->nop_mad_ns / 1e3);
 	}

@@ -9,6 +9,9 @@
 
 #include "client/calib_result.h"
 
+/* Add a note (at most CALIB_MAX_NOTES, each one line). */
+void calib_note(struct calib_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* out_path names the profile (its base name) unless name is given. */
 void calib_describe(struct calib_result *r, const char *out_path, const char *name);
 

@@ -37,27 +37,7 @@
 #include "models/cost_virtual.h"
 #include "models/profile_parse.h"
 
-void calib_note(struct calib_result *r, const char *fmt, ...)
-{
-	if (r->nnotes >= CALIB_MAX_NOTES)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->notes[r->nnotes++], sizeof(r->notes[0]), fmt, ap);
-	va_end(ap);
-}
 
-
-static void copy_trim(char *dst, const uint8_t *src, size_t n)
-{
-	memcpy(dst, src, n);
-	dst[n] = 0;
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)dst[i] < 0x20 || (unsigned char)dst[i] > 0x7e)
-			dst[i] = '?';
-	while (n && dst[n - 1] == ' ')
-		dst[--n] = 0;
-}
 
 /* ---- 1. identity and region ---- */
 
@@ -70,9 +50,9 @@ static int identify(struct cctx *x, char *err, size_t errlen)
 		snprintf(err, errlen, "standard INQUIRY returned %d bytes (< 36)", n);
 		return -1;
 	}
-	copy_trim(r->vendor, buf + 8, 8);
-	copy_trim(r->product, buf + 16, 16);
-	copy_trim(r->revision, buf + 32, 4);
+	q_ascii_field(r->vendor, buf + 8, 8);
+	q_ascii_field(r->product, buf + 16, 16);
+	q_ascii_field(r->revision, buf + 32, 4);
 	r->bs = x->main.block_size;
 	r->capacity = x->main.num_blocks * x->main.block_size;
 	snprintf(r->where, sizeof(r->where), "%s %s LUN %d", x->main.portal, x->main.target, x->main.lun);

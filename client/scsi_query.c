@@ -4,6 +4,17 @@
 #include <stdio.h>
 #include <string.h>
 
+void q_ascii_field(char *dst, const uint8_t *src, size_t n)
+{
+	memcpy(dst, src, n);
+	dst[n] = 0;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)dst[i] < 0x20 || (unsigned char)dst[i] > 0x7e)
+			dst[i] = '?';
+	while (n && dst[n - 1] == ' ')
+		dst[--n] = 0;
+}
+
 int q_inquiry(struct bench_conn *c, int page, uint8_t *buf, size_t len)
 {
 	uint8_t cdb[6] = { 0x12 };

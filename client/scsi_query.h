@@ -10,6 +10,9 @@
 #include "client/conn.h"
 #include "client/logpage.h"
 
+/* An INQUIRY ASCII field (vendor, product, revision) as a C string: n bytes, non-printable
+ * ones as '?', trailing spaces dropped.  dst holds n + 1 bytes. */
+void q_ascii_field(char *dst, const uint8_t *src, size_t n);
 /* INQUIRY (evpd when page >= 0).  Returns bytes received or -1 (CHECK CONDITION / transport). */
 int q_inquiry(struct bench_conn *c, int page, uint8_t *buf, size_t len);
 /* LOG SENSE page, cumulative values.  Returns bytes received or -1. */

@@ -111,6 +111,23 @@ static size_t ladder(const struct lunlab_profile *p, struct calib_row *rows, dou
 	return n;
 }
 
+/* What calibrate should find for a profile, in its units: pool time (core-ns / cores), ns per
+ * byte for the bandwidths (0: unlimited), fixed latency and turnaround together. */
+static void want_of(const struct lunlab_profile *p, double *want)
+{
+	const struct cost_params *c = p->cost_params;
+	want[P_CPU_CMD] = (double)c->cpu_cmd_ns / c->cores;
+	want[P_CPU_ENTRY] = (double)c->cpu_entry_ns / c->cores;
+	want[P_CPU_MIB] = (double)c->cpu_mib_ns / c->cores;
+	want[P_CPU_SEG] = (double)c->cpu_segment_ns / c->cores;
+	want[P_J_CMD] = (double)c->journal_cmd_ns;
+	want[P_J_ENTRY] = (double)c->journal_entry_ns;
+	want[P_FE] = c->frontend_mb_s ? 1000.0 / (double)c->frontend_mb_s : 0;
+	want[P_BE] = c->backend_mb_s ? 1000.0 / (double)c->backend_mb_s : 0;
+	want[P_FIXED] = (double)(c->fixed_latency_ns + c->host_turnaround_ns);
+	want[P_XC_MIB] = (double)c->host_turnaround_ns_per_mib;
+}
+
 static void assert_near(double got, double want, double rel, const char *what)
 {
 	if (fabs(got - want) > rel * want)
@@ -123,19 +140,12 @@ static void recovers_mixed_profile(void **state)
 {
 	(void)state;
 	struct lunlab_profile *p = parse(mixed_text);
-	const struct cost_params *c = p->cost_params;
 	static struct calib_row rows[128];
 	size_t n = ladder(p, rows, 0.005);
 	struct calib_fit f;
 	assert_int_equal(calib_fit(rows, n, 16384, &f), 0);
-	double want[P_N] = {
-		[P_CPU_CMD] = (double)c->cpu_cmd_ns / c->cores, [P_CPU_ENTRY] = (double)c->cpu_entry_ns / c->cores,
-		[P_CPU_MIB] = (double)c->cpu_mib_ns / c->cores, [P_CPU_SEG] = (double)c->cpu_segment_ns / c->cores,
-		[P_J_CMD] = (double)c->journal_cmd_ns, [P_J_ENTRY] = (double)c->journal_entry_ns,
-		[P_FE] = 1000.0 / (double)c->frontend_mb_s, [P_BE] = 1000.0 / (double)c->backend_mb_s,
-		[P_FIXED] = (double)(c->fixed_latency_ns + c->host_turnaround_ns),
-		[P_XC_MIB] = (double)c->host_turnaround_ns_per_mib,
-	};
+	double want[P_N];
+	want_of(p, want);
 	for (int i = 0; i < P_N; i++)
 		printf("  %-14s %-10s %12.4f (want %12.4f) se %.4f, limits %u measurements\n",
 		       calib_param_name((enum calib_param)i), calib_status_name(f.st[i]), f.v[i], want[i], f.se[i],
@@ -326,16 +336,8 @@ static void roundtrip_designs(void **state)
 			 "  xcopy_bucket: covered\n", name, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9],
 			 v[10], v[11], v[12], v[13], v[14], v[15]);
 		struct lunlab_profile *p = parse(text);
-		const struct cost_params *c = p->cost_params;
-		double want[P_N] = {
-			[P_CPU_CMD] = (double)c->cpu_cmd_ns / c->cores, [P_CPU_ENTRY] = (double)c->cpu_entry_ns / c->cores,
-			[P_CPU_MIB] = (double)c->cpu_mib_ns / c->cores, [P_CPU_SEG] = (double)c->cpu_segment_ns / c->cores,
-			[P_J_CMD] = (double)c->journal_cmd_ns, [P_J_ENTRY] = (double)c->journal_entry_ns,
-			[P_FE] = c->frontend_mb_s ? 1000.0 / (double)c->frontend_mb_s : 0,
-			[P_BE] = c->backend_mb_s ? 1000.0 / (double)c->backend_mb_s : 0,
-			[P_FIXED] = (double)(c->fixed_latency_ns + c->host_turnaround_ns),
-			[P_XC_MIB] = (double)c->host_turnaround_ns_per_mib,
-		};
+		double want[P_N];
+		want_of(p, want);
 		for (unsigned draw = 0; draw < 3; draw++) {
 			static struct calib_row rows[128];
 			size_t n = ladder(p, rows, 0.03);
