@@ -687,15 +687,11 @@ static int fit_core(struct calib_row *rows, size_t n, uint32_t d, struct calib_f
 		for (int p = 0; p < P_N; p++) {
 			if (!best.free_[p] || best.v[p] <= 0)
 				continue;
-			/* a parameter 10 standard errors from 0 (the fixed structure's Wald test, chi-square
-			 * 100 for dropping it) is needed: no refit can make up that much */
-			if (best.v[p] * best.v[p] > 100 * best.se2[p] * inflate)
-				continue;
 			bool a[P_N];
 			memcpy(a, allowed, sizeof(a));
 			a[p] = false;
 			struct solve s = { 0 };
-			double c = run_fit(rows, n, d, a, best.v, 4, &s);
+			double c = run_fit(rows, n, d, a, best.v, 1, &s);
 			if (c < drop_chi2) {
 				drop_chi2 = c;
 				drop = p;

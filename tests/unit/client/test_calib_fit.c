@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "client/calib_fit.h"
+#include "client/calib_load.h"
 #include "models/cost.h"
 #include "models/cost_params.h"
 #include "models/cost_virtual.h"
@@ -363,9 +364,110 @@ static void roundtrip_designs(void **state)
 	assert_true(nprof >= 3);
 }
 
+/* Real measurements, recorded from round trips through lunlab-target on a loaded machine
+ * (tests/unit/client/data/calib-rows-*.txt), fitted again: the same verdicts as the round trip
+ * (every identifiable parameter within 10%; anything reported fitted within 10% of a non-zero
+ * truth), so a change to the fit is judged on measurements with a real machine's noise, not
+ * only on the model's own numbers. */
+static const char *rows_dir;
+
+static enum calib_kind kind_by_name(const char *n)
+{
+	for (int k = 0; k < CK_N; k++) {
+		char name[32];
+		snprintf(name, sizeof(name), "%s", calib_kind_name((enum calib_kind)k));
+		for (char *c = name; *c; c++)
+			if (*c == ' ')
+				*c = '_';
+		if (!strcmp(n, name))
+			return (enum calib_kind)k;
+	}
+	fail_msg("unknown kind %s", n);
+	return CK_N;
+}
+
+static void recorded_round_trips(void **state)
+{
+	(void)state;
+	if (!profiles_path || !rows_dir)
+		skip();
+	FILE *pf = fopen(profiles_path, "r");
+	assert_non_null(pf);
+	char line[1024];
+	unsigned replayed = 0;
+	while (fgets(line, sizeof(line), pf)) {
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		char name[32];
+		unsigned long long v[16];
+		int off = 0;
+		assert_int_equal(sscanf(line, "%31s %llu %llu %llu %llu | %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu "
+				       "%llu %llu %n", name, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8],
+				       &v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &v[15], &off), 17);
+		char path[512];
+		snprintf(path, sizeof(path), "%s/calib-rows-%s.txt", rows_dir, name);
+		FILE *rf = fopen(path, "r");
+		if (!rf)
+			continue;
+		/* the truth, in calibrate's units */
+		double want[P_N] = {
+			[P_CPU_CMD] = (double)v[5] / v[4], [P_CPU_ENTRY] = (double)v[6] / v[4],
+			[P_CPU_SEG] = (double)v[7] / v[4], [P_CPU_MIB] = (double)v[8] / v[4],
+			[P_J_CMD] = (double)v[9], [P_J_ENTRY] = (double)v[10],
+			[P_FE] = v[11] ? 1000.0 / (double)v[11] : 0, [P_BE] = v[12] ? 1000.0 / (double)v[12] : 0,
+			[P_FIXED] = (double)(v[13] + v[14]), [P_XC_MIB] = (double)v[15],
+		};
+		static struct calib_row rows[128];
+		size_t n = 0;
+		char rl[256];
+		while (fgets(rl, sizeof(rl), rf) && n < 128) {
+			if (rl[0] == '#')
+				continue;
+			char kind[32], obs[16], bound[8];
+			unsigned long long bytes;
+			unsigned segs;
+			double y, sigma;
+			assert_int_equal(sscanf(rl, "%31s %15s %llu %u %lf %lf %7s", kind, obs, &bytes, &segs, &y, &sigma,
+						bound), 7);
+			struct calib_point pt = { .kind = kind_by_name(kind), .bytes = bytes, .segments = segs };
+			rows[n++] = (struct calib_row){ .kind = pt.kind, .obs = strcmp(obs, "qd1") ? OBS_SAT : OBS_QD1,
+							.covered = bytes, .segments = segs,
+							.wire = calib_wire_bytes(&pt, 512), .y = y, .sigma = sigma,
+							.bound_only = !strcmp(bound, "true") };
+		}
+		fclose(rf);
+		struct calib_fit fit;
+		assert_int_equal(calib_fit(rows, n, (uint32_t)v[0], &fit), 0);
+		const char *ident = strchr(line + off, '|');
+		assert_non_null(ident);
+		for (int q = 0; q < P_N; q++) {
+			char key[40];
+			snprintf(key, sizeof(key), " %s ", calib_param_name((enum calib_param)q));
+			char idl[300];
+			snprintf(idl, sizeof(idl), " %s ", ident + 1);
+			for (char *c = idl; *c; c++)
+				if (*c == '\n')
+					*c = ' ';
+			bool identifiable = strstr(idl, key) != NULL;
+			bool off10 = want[q] > 0 ? fabs(fit.v[q] / want[q] - 1) > 0.10 : fit.v[q] > 0;
+			if (identifiable && (fit.st[q] == ST_BOUND || fit.st[q] == ST_UNMEASURED || off10))
+				fail_msg("%s (recorded): %s %s %.1f, want %.1f", name, calib_param_name((enum calib_param)q),
+					 calib_status_name(fit.st[q]), fit.v[q], want[q]);
+			if (!identifiable && fit.st[q] == ST_FITTED && want[q] > 0 && off10)
+				fail_msg("%s (recorded): %s reported fitted at %.1f, truth %.1f", name,
+					 calib_param_name((enum calib_param)q), fit.v[q], want[q]);
+		}
+		printf("  %s: the recorded measurements give its identifiable parameters back within 10%%\n", name);
+		replayed++;
+	}
+	fclose(pf);
+	assert_true(replayed >= 3);
+}
+
 int main(int argc, char **argv)
 {
 	profiles_path = argc > 1 ? argv[1] : NULL;
+	rows_dir = argc > 2 ? argv[2] : NULL;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(recovers_mixed_profile),
 		cmocka_unit_test(never_limiting_is_a_bound),
@@ -373,6 +475,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(search_finds_dedup_block),
 		cmocka_unit_test(bound_only_rows_are_not_fitted),
 		cmocka_unit_test(roundtrip_designs),
+		cmocka_unit_test(recorded_round_trips),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
