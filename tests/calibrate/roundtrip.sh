@@ -19,7 +19,8 @@
 # and calibrate may not).  Two profiles run at a time, each with its own lunlab-target: the LUs
 # are in slow motion, so they mostly wait, and the test takes half as long.
 # Env: RT_SCALE (time scale, default 30; 60 for a sanitizer build), RT_BUDGET (calibrate's
-# --budget, default 30s), RT_PARALLEL (profiles at a time, default 2).
+# --budget, default 30s), RT_PARALLEL (profiles at a time, default 2), RT_PROFILES=all (a
+# sanitizer build runs all four profiles, not two).
 # Exit: 0 pass, 1 fail, 77 skipped (no lunlab-target in this build, or no jq).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,9 +33,12 @@ bench=$build/client/lunlab-bench
 lun_tool=$build/tests/integration/lun_tool
 [[ -x $target ]] || { echo "SKIP: no lunlab-target in $build"; exit 77; }
 command -v jq >/dev/null || { echo "SKIP: jq not installed"; exit 77; }
-# a sanitizer build spends more of this machine per command: slower motion keeps it small
-default_scale=30
-ldd "$target" 2>/dev/null | grep -q libasan && default_scale=60
+# A sanitizer build spends more of this machine per command: slower motion keeps it small.
+# There the round trip proves calibrate and lunlab-target sanitizer-clean on two profiles, one
+# journal-bound and one with a bandwidth cap, every check applied (RT_PROFILES=all for the
+# four); the normal build runs all four.
+default_scale=30 sanitized=0
+ldd "$target" 2>/dev/null | grep -q libasan && default_scale=60 sanitized=1
 scale=${RT_SCALE:-$default_scale}
 budget=${RT_BUDGET:-30s}
 parallel=${RT_PARALLEL:-2}
@@ -231,6 +235,9 @@ run_profile() {
     (( st == 0 )) && echo ok >"$d/verdict" || echo fail >"$d/verdict"
 }
 
+if (( $# == 0 && sanitized )) && [[ ${RT_PROFILES:-} != all ]]; then
+    set -- rt-journal rt-frontend
+fi
 selected=()
 for line in "${profiles[@]}"; do
     name=${line%% *}
