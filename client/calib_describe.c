@@ -203,6 +203,23 @@ static void machine_notes(struct calib_result *r)
 		calib_note(r, "%s %s saturated: %s. The LU is faster than this host can measure there: the rate is a "
 		     "lower bound, not fitted", calib_kind_name(pr->pt.kind), sz, pr->limit_reason);
 	}
+	/* where more commands in flight made each slower than one alone */
+	unsigned slow = 0;
+	char which[200] = "";
+	for (unsigned i = 0; i < r->npts; i++) {
+		const struct calib_point_result *pr = &r->pts[i];
+		if (!pr->measured || !pr->contended)
+			continue;
+		char sz[32];
+		fmt_size(sz, sizeof(sz), pr->pt.bytes);
+		if (slow++ < 4)
+			add(which, sizeof(which), "%s%s %s", slow > 1 ? ", " : "", calib_kind_name(pr->pt.kind), sz);
+	}
+	if (slow)
+		calib_note(r, "%u measurement%s (%s%s) ran slower per command with several in flight than one at a time: "
+			   "the LU (or this host) serializes its commands and loses more on the way, which no set of "
+			   "concurrent resources describes; only their latencies at queue depth 1 are fitted", slow,
+			   slow > 1 ? "s" : "", which, slow > 4 ? ", ..." : "");
 	/* what the model does not explain */
 	unsigned off = 0, fitted = 0;
 	const struct calib_row *worst = NULL;
@@ -229,7 +246,7 @@ static void machine_notes(struct calib_result *r)
 	}
 	const struct calib_fit *f = &r->fit;
 	double floor = 3 * 1.4826 * r->nop_mad_ns / r->time_scale;
-	if (f->v[P_FIXED] < floor || f->st[P_FIXED] == ST_BOUND || f->st[P_FIXED] == ST_CONFOUNDED) {
+	if (f->v[P_FIXED] < floor) {
 		r->machine_limited = true;
 		calib_note(r, "the LU's fixed latency (%.1f us) is within the noise of the transport's own round trip "
 		     "(NOP-Out %.1f us +- %.1f): below what this host can measure", f->v[P_FIXED] / 1e3,

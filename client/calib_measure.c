@@ -7,6 +7,7 @@
 
 #include "client/calib_ctx.h"
 #include "client/calib_load.h"
+#include "client/report.h"
 
 /* ---- 4. the timing measurements ---- */
 
@@ -201,34 +202,37 @@ int calib_measure_point(struct cctx *x, struct calib_point_result *pr, double sl
 }
 
 /* VERIFY measures the back-end only if the LU reads the medium for it.  Some answer a VERIFY
- * with BYTCHK 0 at once (tgt does): as fast as a NOP-Out while a READ of the same size takes
- * clearly longer.  Such VERIFYs say nothing about the back-end and contradict the model (every
- * command pays the per-command CPU), so they are left out, and said so. */
+ * with BYTCHK 0 without reading (tgt does): then the largest VERIFY (8 MiB) takes no longer
+ * than the smallest READ (4 KiB), which no LU that reads can do.  Such VERIFYs say nothing
+ * about the back-end and contradict the model (every command pays the per-command CPU), so
+ * they are left out, and said so. */
 void calib_verify_sanity(struct cctx *x)
 {
 	struct calib_result *r = x->r;
-	double noise = 3 * 1.4826 * r->nop_mad_ns + 0.05 * r->nop_rtt_ns;
+	const struct calib_point_result *vbig = NULL, *rsmall = NULL;
 	for (unsigned i = 0; i < r->npts; i++) {
-		struct calib_point_result *v = &r->pts[i];
-		if (v->pt.kind != CK_VERIFY || !v->measured)
+		const struct calib_point_result *p = &r->pts[i];
+		if (!p->measured)
 			continue;
-		double rd = 0;
-		for (unsigned j = 0; j < r->npts; j++)
-			if (r->pts[j].pt.kind == CK_READ && r->pts[j].measured && r->pts[j].pt.bytes <= v->pt.bytes)
-				rd = r->pts[j].qd1_ns - r->nop_rtt_ns; /* the largest READ not above the VERIFY */
-		if (v->qd1_ns - r->nop_rtt_ns <= noise && rd > 4 * noise) {
-			for (unsigned j = 0; j < r->npts; j++)
-				if (r->pts[j].pt.kind == CK_VERIFY) {
-					r->pts[j].measured = false;
-					snprintf(r->pts[j].reason, sizeof(r->pts[j].reason), "answered without reading the medium");
-				}
-			r->supported[CK_VERIFY] = false;
-			snprintf(r->unsupported[CK_VERIFY], sizeof(r->unsupported[0]),
-				 "answered as fast as a NOP-Out (%.1f us) while a READ takes %.1f us more: the LU does not "
-				 "read the medium for VERIFY, so it measures no back-end", v->qd1_ns / 1e3, rd / 1e3);
-			return;
-		}
+		if (p->pt.kind == CK_VERIFY && (!vbig || p->pt.bytes > vbig->pt.bytes))
+			vbig = p;
+		if (p->pt.kind == CK_READ && (!rsmall || p->pt.bytes < rsmall->pt.bytes))
+			rsmall = p;
 	}
+	if (!vbig || !rsmall || vbig->pt.bytes <= rsmall->pt.bytes || vbig->qd1_ns > rsmall->qd1_ns)
+		return;
+	char vb[32], rb[32];
+	fmt_size(vb, sizeof(vb), vbig->pt.bytes);
+	fmt_size(rb, sizeof(rb), rsmall->pt.bytes);
+	r->supported[CK_VERIFY] = false;
+	snprintf(r->unsupported[CK_VERIFY], sizeof(r->unsupported[0]),
+		 "a %s VERIFY took %.1f us, a %s READ %.1f us: the LU does not read the medium for VERIFY, so it "
+		 "measures no back-end", vb, vbig->qd1_ns / 1e3, rb, rsmall->qd1_ns / 1e3);
+	for (unsigned j = 0; j < r->npts; j++)
+		if (r->pts[j].pt.kind == CK_VERIFY && r->pts[j].measured) {
+			r->pts[j].measured = false;
+			snprintf(r->pts[j].reason, sizeof(r->pts[j].reason), "answered without reading the medium");
+		}
 }
 
 /* the fit's rows from the measurements, in the array's time */
@@ -287,6 +291,13 @@ void calib_make_rows(struct cctx *x)
 		sr.y = 1e9 / rate / s;
 		sr.sigma = sr.y * fmax(rel_se, 0.005);
 		sr.bound_only = !pr->saturated || pr->machine_limited;
+		/* More commands outstanding made each take longer than one at a time (the rate fell
+		 * below 1 / QD1 latency): the LU, or this host, serializes and then some.  No set of
+		 * concurrent resources does that, so the row is left out, and said so. */
+		if (sr.y > q1.y + 3 * q1.sigma) {
+			pr->contended = true;
+			continue;
+		}
 		pr->row_sat = (int)r->nrows;
 		r->rows[r->nrows++] = sr;
 	}

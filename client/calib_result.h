@@ -33,6 +33,8 @@ struct calib_point_result {
 	unsigned ntries;
 	bool saturated;               /* the last try kept the busiest resource busy */
 	bool machine_limited;         /* this host, not the LU, may have set the saturated rate */
+	bool contended;               /* with more outstanding each command took longer than alone:
+	                               * no row from the rates (the model cannot describe it) */
 	char limit_reason[200];
 	int row_qd1, row_sat;         /* rows[] of the fit, -1 none */
 };

@@ -80,7 +80,9 @@ void table_calibrate(FILE *f, const struct calib_result *r)
 				sr->bound_only ? "(bound)" : res_label(sr->active));
 		else
 			fprintf(f, " %10s %10s %7s %4s | %-9s", "-", "-", "-", "-", q1 ? res_label(q1->active) : "-");
-		if (p->machine_limited)
+		if (p->contended)
+			fprintf(f, " slower with %u in flight than alone: not fitted", p->tries[p->ntries - 1].q);
+		else if (p->machine_limited)
 			fprintf(f, " this host: %s", p->limit_reason);
 		else if (p->ntries && !p->saturated)
 			fprintf(f, " not saturated at %u outstanding: a bound", p->tries[p->ntries - 1].q);
@@ -260,6 +262,7 @@ json_object *json_calibrate(const struct calib_result *r)
 		json_object_object_add(e, "saturated", row_obj(p->row_sat >= 0 ? &r->rows[p->row_sat] : NULL));
 		add_b(e, "reached_saturation", p->saturated);
 		add_b(e, "machine_limited", p->machine_limited);
+		add_b(e, "contended", p->contended);
 		add_s(e, "machine_reason", p->limit_reason);
 		json_object *tr = json_object_new_array();
 		for (unsigned t = 0; t < p->ntries; t++) {
