@@ -47,6 +47,8 @@ void calib_plan(struct cctx *x)
 	for (unsigned l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
 		enum calib_kind k = lists[l].k;
 		uint64_t limit = x->area[area_of(k)].blocks * bs / 2;
+		if (x->o->max_io && x->o->max_io < limit)
+			limit = x->o->max_io;
 		if (k == CK_READ || k == CK_WRITE)
 			limit = limit < max_xfer ? limit : max_xfer;
 		if (k == CK_WRITE_SAME && x->b0.max_write_same_blocks)

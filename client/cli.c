@@ -23,7 +23,7 @@ void cli_usage(char *buf, size_t len)
 		"  drr URL     --image FILE | --synthetic win10 [--size 11.9g] [--seed N]\n"
 		"  calibrate URL [--dest URL2] --out PROFILE.yaml --dataloss [--budget 10m]\n"
 		"              [--capacity-use 8g] [--offset 0] [--time-scale 1] [--name NAME]\n"
-		"              [--write-data random|sparse]\n"
+		"              [--write-data random|sparse] [--max-io SIZE]\n"
 		"common: --json | --csv, --plot FILE.svg, --quiet, --initiator IQN\n");
 }
 
@@ -332,6 +332,10 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			NEEDVAL();
 			if (cli_parse_size(val, &o->offset))
 				FAIL("--offset: '%s' is not a size", val);
+		} else if (!strcmp(a, "--max-io")) {
+			NEEDVAL();
+			if (cli_parse_size(val, &o->max_io) || o->max_io < 4096)
+				FAIL("--max-io: '%s' is not a size of at least 4k", val);
 		} else if (!strcmp(a, "--write-data")) {
 			NEEDVAL();
 			if (!strcmp(val, "random")) o->sparse_writes = false;
@@ -390,8 +394,8 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 							   "0123456789._-") != n)
 				FAIL("--name: '%s' is not 1..31 characters of [A-Za-z0-9._-]", o->profile_name);
 		}
-	} else if (o->out_path || o->profile_name || o->dataloss || o->offset || o->sparse_writes) {
-		FAIL("--out, --name, --dataloss, --offset and --write-data apply to calibrate only");
+	} else if (o->out_path || o->profile_name || o->dataloss || o->offset || o->sparse_writes || o->max_io) {
+		FAIL("--out, --name, --dataloss, --offset, --write-data and --max-io apply to calibrate only");
 	}
 	if (o->explain && o->cmd != CMD_CLONE)
 		FAIL("--explain applies to clone only");

@@ -65,6 +65,7 @@ struct bench_opts {
 	bool dataloss;                 /* --dataloss: the region's content may be destroyed */
 	double calib_time_scale;       /* --time-scale: the LU runs this much slower than the array */
 	bool sparse_writes;            /* --write-data sparse: unique, almost all-zero WRITE data */
+	uint64_t max_io;               /* --max-io: no command covers more (0: the LU's limits only) */
 };
 
 /* Parse argv into opts.  Returns 0, or -1 with a one-line message naming the argument in err.

@@ -74,8 +74,10 @@ fi
 echo "== lunlab-bench calibrate against LIO + tcmu-runner (Debian's qcow handler, LUN 2): an unmodeled peer"
 # The profile of a stack lunlab does not model, measured through qemu's emulated NIC: its
 # figures are this lane's (calibrate must say so), and the profile must load in lunlab-target.
-if timeout 420 "$BENCH" calibrate "$URL/2" --out "$OUT/lio-qcow.yaml" --dataloss --capacity-use 90m \
-	--budget "${LANE_CALIBRATE_BUDGET:-60s}" --quiet > "$OUT/calibrate.txt" 2> "$OUT/calibrate.err"; then
+# Each command crosses qemu's emulated NIC (~1 ms, a few MB/s): commands up to 256 KiB, so that
+# the step stays a minute or two of the lane's ten.
+if timeout 420 "$BENCH" calibrate "$URL/2" --out "$OUT/lio-qcow.yaml" --dataloss --capacity-use 64m \
+	--max-io 256k --budget "${LANE_CALIBRATE_BUDGET:-40s}" --quiet > "$OUT/calibrate.txt" 2> "$OUT/calibrate.err"; then
 	cat "$OUT/calibrate.txt"
 	echo "---- $OUT/lio-qcow.yaml ----"
 	cat "$OUT/lio-qcow.yaml"

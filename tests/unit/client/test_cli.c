@@ -171,7 +171,8 @@ static void calibrate_opts(void **state)
 	assert_null(o.profile_name);
 	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "x.yaml", "--dataloss", "--budget", "90s",
 			       "--capacity-use", "1g", "--offset", "1m", "--time-scale", "20", "--name", "lab-x2",
-			       "--write-data", "sparse", "--dest", URL, "--json", NULL), 0);
+			       "--write-data", "sparse", "--dest", URL, "--json", "--max-io", "256k", NULL), 0);
+	assert_int_equal(o.max_io, 256u << 10);
 	assert_true(o.budget_s == 90);
 	assert_int_equal(o.capacity_use, 1ull << 30);
 	assert_int_equal(o.offset, 1u << 20);
@@ -200,6 +201,8 @@ static void calibrate_opts(void **state)
 	assert_non_null(strstr(err, "--name: 'a b'"));
 	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "x.yaml", "--dataloss", "--write-data", "zero", NULL), -1);
 	assert_non_null(strstr(err, "--write-data: 'zero'"));
+	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "x.yaml", "--dataloss", "--max-io", "1k", NULL), -1);
+	assert_non_null(strstr(err, "--max-io: '1k'"));
 	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "x.yaml", "--dataloss", "--csv", NULL), -1);
 	assert_non_null(strstr(err, "--csv"));
 	/* calibrate's options elsewhere */
