@@ -293,10 +293,11 @@ void calib_make_rows(struct cctx *x)
 		sr.y = 1e9 / rate / s;
 		sr.sigma = sr.y * fmax(rel_se, 0.005);
 		sr.bound_only = !pr->saturated || pr->machine_limited;
-		/* More commands outstanding made each take longer than one at a time (the rate fell
-		 * below 1 / QD1 latency): the LU, or this host, serializes and then some.  No set of
-		 * concurrent resources does that, so the row is left out, and said so. */
-		if (sr.y > q1.y + 3 * q1.sigma) {
+		/* More commands outstanding made each take longer than one at a time, transport
+		 * included (the rate fell below 1 / the host's QD1 latency): the LU, or this host,
+		 * serializes and then some.  No set of concurrent resources does that, so the row is
+		 * left out, and said so. */
+		if (!pr->machine_limited && sr.y > 1.1 * pr->qd1_ns / s) {
 			pr->contended = true;
 			continue;
 		}
