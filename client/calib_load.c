@@ -371,13 +371,20 @@ int calib_load_run(struct calib_target *t, const struct calib_point *p, const st
 			r.failed = true;
 			r.stop = true;
 		}
-	/* every session of the pool: commands may be on any of them */
-	struct bench_conn *pool = p->kind == CK_XCOPY ? t->dconns : t->conns;
-	unsigned npool = p->kind == CK_XCOPY ? t->ndconn : t->nconn;
-	if (npool > q)
-		npool = q;
+	/* Every session in one poll: the commands' and the idle ones, whose target may ping them
+	 * (copies of the session records: the poll only reads their contexts). */
+	struct bench_conn all[2 * 16 + 2];
+	unsigned nall = 0;
+	for (unsigned i = 0; i < t->nconn && nall < 16; i++)
+		all[nall++] = t->conns[i];
+	if (t->dconns != t->conns)
+		for (unsigned i = 0; i < t->ndconn && nall < 32; i++)
+			all[nall++] = t->dconns[i];
+	for (unsigned i = 0; i < t->nidle && nall < 34; i++)
+		if (t->idle[i] && t->idle[i]->iscsi)
+			all[nall++] = *t->idle[i];
 	while (r.inflight) {
-		if (conn_poll_many(pool, npool, 200, err, errlen) < 0) {
+		if (conn_poll_many(all, nall, 200, err, errlen) < 0) {
 			/* commands still in flight reference the slots: leave them (the run is over) */
 			slots = NULL;
 			goto out;

@@ -25,6 +25,10 @@ struct calib_target {
 	unsigned nlus;
 	bool sparse_writes;          /* WRITE data: unique but almost all zero (--write-data sparse)
 	                              * instead of incompressible */
+	struct bench_conn *idle[2];  /* sessions that wait while the pool works (the identification
+	                              * sessions): serviced too, so that the target's NOP-In pings
+	                              * are answered and it does not drop them (LIO: after 45 s) */
+	unsigned nidle;
 };
 
 struct calib_point {

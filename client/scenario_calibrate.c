@@ -328,6 +328,9 @@ int scenario_calibrate(const struct bench_opts *o, struct calib_result *r, char 
 			goto out;
 	}
 	x.t.sparse_writes = o->sparse_writes;
+	x.t.idle[x.t.nidle++] = &x.main;
+	if (x.have_dest)
+		x.t.idle[x.t.nidle++] = &x.dmain;
 	x.t.conns = x.pool;
 	x.t.nconn = x.npool;
 	x.t.dconns = x.have_dest ? x.dpool : x.pool;
