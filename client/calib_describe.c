@@ -30,6 +30,19 @@ static bool involves(const struct calib_result *r, const struct calib_row *row, 
 	return calib_coef(row, r->fit.dedup_block, (enum calib_res)row->active, p) > 0;
 }
 
+void calib_bound_text(const struct calib_fit *f, enum calib_param p, char *buf, size_t len)
+{
+	double b = f->bound[p];
+	if (!isfinite(b))
+		snprintf(buf, len, "no bound");
+	else if (b <= 0)
+		snprintf(buf, len, "no room: the model already exceeds a measurement where it acts");
+	else if (p == P_FE || p == P_BE)
+		snprintf(buf, len, "at least %.0f MB/s", 1000.0 / b);
+	else
+		snprintf(buf, len, "at most %.0f ns", b);
+}
+
 void calib_limited_by(const struct calib_result *r, enum calib_param p, char *buf, size_t len)
 {
 	buf[0] = 0;
@@ -88,13 +101,7 @@ static void cost_comment(const struct calib_result *r, enum calib_param p, const
 		/* dropped, the other one carries it: as a bound */
 		__attribute__((fallthrough));
 	case ST_BOUND:
-		if (p == P_FE || p == P_BE)
-			snprintf(v, sizeof(v), "at least %.0f MB/s", f->bound[p] > 0 && isfinite(f->bound[p]) ?
-				 1000.0 / f->bound[p] : 0);
-		else if (isfinite(f->bound[p]))
-			snprintf(v, sizeof(v), "at most %.0f ns", f->bound[p]);
-		else
-			snprintf(v, sizeof(v), "no bound");
+		calib_bound_text(f, p, v, sizeof(v));
 		add(out, len, "not identified: %s (%s); 0 = %s", f->st[p] == ST_BOUND ?
 		    "no measurement was limited by it" : "the measurements where it acts are explained as well without it",
 		    v, p == P_FE || p == P_BE ? "unlimited" : "none");

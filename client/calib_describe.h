@@ -19,4 +19,8 @@ void calib_describe(struct calib_result *r, const char *out_path, const char *na
  * involved parameter p in the fit. */
 void calib_limited_by(const struct calib_result *r, enum calib_param p, char *buf, size_t len);
 
+/* The bound of a parameter the fit left at 0: "at most 120 ns", "at least 900 MB/s", "no
+ * bound", or, when the model already exceeds a measurement where p acts (a noisy run), that. */
+void calib_bound_text(const struct calib_fit *f, enum calib_param p, char *buf, size_t len);
+
 #endif

@@ -734,6 +734,8 @@ static int fit_core(struct calib_row *rows, size_t n, uint32_t d, struct calib_f
 	memcpy(out->v, best.v, sizeof(out->v));
 	for (size_t i = 0; i < n; i++) {
 		rows[i].pred = predict(&rows[i], out->v, &rows[i].active);
+		if (rows[i].pred <= offset(&rows[i], out->v))
+			rows[i].active = -1;   /* no resource time at all: none limits the row */
 		out->nfit += !rows[i].bound_only;
 		if (rows[i].bound_only)
 			continue;

@@ -119,8 +119,8 @@ int calib_measure_point(struct cctx *x, struct calib_point_result *pr, double sl
 	calib_track_written(x, a, run.written_lba_end);
 	if (run.outcome != CALIB_OK) {
 		if (run.outcome == CALIB_REFUSED)
-			snprintf(pr->reason, sizeof(pr->reason), "refused with sense %02X/%02X/%02X", run.key, run.asc,
-				 run.ascq);
+			snprintf(pr->reason, sizeof(pr->reason), "%s with sense %02X/%02X/%02X",
+				 run.key == 0x05 ? "refused" : "failed", run.key, run.asc, run.ascq);
 		else
 			snprintf(pr->reason, sizeof(pr->reason), "answered BUSY or TASK SET FULL with one command outstanding");
 		return 1;
@@ -148,8 +148,10 @@ int calib_measure_point(struct cctx *x, struct calib_point_result *pr, double sl
 			return -1;
 		calib_track_written(x, a, run.written_lba_end);
 		if (run.outcome == CALIB_REFUSED) {
-			snprintf(pr->reason, sizeof(pr->reason), "refused with %u outstanding (sense %02X/%02X/%02X)", q,
-				 run.key, run.asc, run.ascq);
+			/* ILLEGAL REQUEST refuses; any other key (NOT READY, ABORTED COMMAND: a LU
+			 * that timed its own work out under load) is a failure of the LU */
+			snprintf(pr->reason, sizeof(pr->reason), "%s with %u outstanding (sense %02X/%02X/%02X)",
+				 run.key == 0x05 ? "refused" : "failed", q, run.key, run.asc, run.ascq);
 			break;
 		}
 		if (run.outcome == CALIB_BUSY) {

@@ -127,12 +127,7 @@ void table_calibrate(FILE *f, const struct calib_result *r)
 		if (fit->st[p] == ST_FITTED || fit->st[p] == ST_WEAK)
 			calib_limited_by(r, (enum calib_param)p, lim, sizeof(lim));
 		else if (fit->st[p] == ST_BOUND || fit->st[p] == ST_CONFOUNDED) {
-			if (!isfinite(fit->bound[p]))
-				snprintf(lim, sizeof(lim), "no bound");
-			else if (p == P_FE || p == P_BE)
-				snprintf(lim, sizeof(lim), "at least %.0f MB/s", fit->bound[p] > 0 ? 1000.0 / fit->bound[p] : 0);
-			else
-				snprintf(lim, sizeof(lim), "at most %.0f ns", fit->bound[p]);
+			calib_bound_text(fit, (enum calib_param)p, lim, sizeof(lim));
 		}
 		char ci[16] = "-";
 		if (fit->st[p] == ST_FITTED || fit->st[p] == ST_WEAK)
@@ -291,7 +286,8 @@ json_object *json_calibrate(const struct calib_result *r)
 		add_s(e, "status", calib_status_name(fit->st[p]));
 		add_d(e, "ci95_rel", rel_ci95(fit, (enum calib_param)p));
 		/* the bound in the profile's unit: ns at most, MB/s at least */
-		if (isfinite(fit->bound[p]) && (fit->st[p] == ST_BOUND || fit->st[p] == ST_CONFOUNDED))
+		if (isfinite(fit->bound[p]) && (fit->st[p] == ST_BOUND || fit->st[p] == ST_CONFOUNDED) &&
+		    (fit->bound[p] > 0 || (p != P_FE && p != P_BE)))
 			add_d(e, "bound", shown((enum calib_param)p, fit->bound[p]));
 		else
 			json_object_object_add(e, "bound", NULL);
