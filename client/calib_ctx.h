@@ -35,6 +35,8 @@ struct cctx {
 	uint64_t written_end[A_N];     /* one past the last LBA written in each area (0: none) */
 	uint64_t stamp;
 	double t_start;
+	bool lbp_listed;               /* LOG SENSE 00h listed page 0Ch, asked before the timings (a LU
+	                                * the timings overloaded may not answer promptly after them) */
 };
 
 void calib_track_written(struct cctx *x, enum area_id a, uint64_t end_lba);

@@ -101,7 +101,7 @@ int calib_data_reduction(struct cctx *x, char *err, size_t errlen)
 	struct calib_result *r = x->r;
 	struct lbp_counts c;
 	char e[200];
-	if (!q_log_supported(&x->main, 0x0c) || lbp_read(x, &c, e, sizeof(e))) {
+	if (!x->lbp_listed || lbp_read(x, &c, e, sizeof(e))) {
 		snprintf(r->dr_reason, sizeof(r->dr_reason), "the LU has no Logical Block Provisioning log page (0Ch)");
 		return 0;
 	}

@@ -123,6 +123,7 @@ int calib_measure_point(struct cctx *x, struct calib_point_result *pr, double sl
 				 run.key == 0x05 ? "refused" : "failed", run.key, run.asc, run.ascq);
 		else
 			snprintf(pr->reason, sizeof(pr->reason), "answered BUSY or TASK SET FULL with one command outstanding");
+		pr->lu_failed = run.outcome == CALIB_REFUSED && run.key != 0x05;
 		return 1;
 	}
 	pr->measured = true;
@@ -152,6 +153,7 @@ int calib_measure_point(struct cctx *x, struct calib_point_result *pr, double sl
 			 * that timed its own work out under load) is a failure of the LU */
 			snprintf(pr->reason, sizeof(pr->reason), "%s with %u outstanding (sense %02X/%02X/%02X)",
 				 run.key == 0x05 ? "refused" : "failed", q, run.key, run.asc, run.ascq);
+			pr->lu_failed = run.key != 0x05;
 			break;
 		}
 		if (run.outcome == CALIB_BUSY) {

@@ -36,6 +36,9 @@ struct calib_point_result {
 	bool contended;               /* with more outstanding each command took longer than alone:
 	                               * no row from the rates (the model cannot describe it) */
 	char limit_reason[200];
+	bool lu_failed;               /* a command failed with a sense key other than ILLEGAL REQUEST
+	                               * (the LU timed its own work out): the kind's larger sizes are
+	                               * not measured */
 	int row_qd1, row_sat;         /* rows[] of the fit, -1 none */
 };
 

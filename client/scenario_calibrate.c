@@ -29,6 +29,7 @@
 #include "client/calib_describe.h"
 #include "client/conn.h"
 #include "client/loopback_probe.h"
+#include "client/report.h"
 #include "client/scsi_query.h"
 #include "client/stream_write.h"
 #include "client/vpd_b0.h"
@@ -351,13 +352,26 @@ int scenario_calibrate(const struct bench_opts *o, struct calib_result *r, char 
 	calib_plan(&x);
 	/* the timings get what is left of the budget but a share for data reduction (~30 writes of
 	 * a few MiB, each waiting for the figures to settle) and the fit */
-	double timing_end = x.t_start + 0.85 * o->budget_s - (q_log_supported(&x.main, 0x0c) ? 0.15 * o->budget_s : 0);
+	x.lbp_listed = q_log_supported(&x.main, 0x0c);
+	double timing_end = x.t_start + 0.85 * o->budget_s - (x.lbp_listed ? 0.15 * o->budget_s : 0);
 	if (timing_end < now_s() + 0.3 * r->npts)
 		timing_end = now_s() + 0.3 * r->npts;
+	/* a kind the LU failed (not refused) at one size: its larger sizes are left alone, since
+	 * a LU that times its own work out tends to do it again (and each costs its timeout) */
+	int failed_at[CK_N];
+	for (int k = 0; k < CK_N; k++)
+		failed_at[k] = -1;
 	for (unsigned i = 0; i < r->npts; i++) {
 		struct calib_point_result *pr = &r->pts[i];
 		if (!r->supported[pr->pt.kind]) {
 			snprintf(pr->reason, sizeof(pr->reason), "not supported");
+			continue;
+		}
+		if (failed_at[pr->pt.kind] >= 0) {
+			char sz[32];
+			const struct calib_point_result *f = &r->pts[failed_at[pr->pt.kind]];
+			fmt_size(sz, sizeof(sz), f->pt.bytes);
+			snprintf(pr->reason, sizeof(pr->reason), "not measured: at %s the LU %s", sz, f->reason);
 			continue;
 		}
 		double slice = (timing_end - now_s()) / (double)(r->npts - i);
@@ -372,6 +386,8 @@ int scenario_calibrate(const struct bench_opts *o, struct calib_result *r, char 
 			r->supported[pr->pt.kind] = false;
 			snprintf(r->unsupported[pr->pt.kind], sizeof(r->unsupported[0]), "%s", pr->reason);
 		}
+		if (pr->lu_failed)
+			failed_at[pr->pt.kind] = (int)i;
 		if (!o->quiet)
 			fprintf(stderr, "\rcalibrate: %u of %u measurements   ", i + 1, r->npts);
 	}
