@@ -7,23 +7,42 @@
 #   libraries:    libiscsi-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
 #                 libxxhash-dev libssl-dev libcmocka-dev (unit tests)
 #                 libgsl-dev (lunlab-bench calibrate: weighted least squares with covariance)
+#                 libmicrohttpd-dev libgnutls28-dev (the HTTPS management API, --api)
+#                 libcurl4-gnutls-dev (lunlab-bench's API client; the API unit tests)
+#                 libisal-dev (ISA-L: CRC32C for the iSCSI header and data digests)
 #   test tools:   libiscsi-bin (iscsi-test-cu, iscsi-perf, iscsi-inq, iscsi-ls, ...)
 #                 tcmu-runner (its binary and libtcmu.so.2: the handler symbol check)
 #                 sg3-utils fio valgrind iproute2 (ss: free-port search) procps python3
 #   peers/bench:  tgt (Debian's userspace iSCSI target) iperf3 (loopback limit)
+#                 socat (a TCP proxy the lost-path tests of lunlab-bench cut and restore)
+#   API clients:  python3-cinder (OpenStack's XtremIO driver, the api-cinder test; it brings
+#                 python3-requests) curl jq (the api-bench and bench-lost tests, docs/api.md's examples)
+#   metrics:      prometheus (a real scraper of /metrics: tests/metrics/prometheus.sh, its promtool
+#                 lints the exposition in the unit tests), chromium (the dashboard in a real
+#                 browser: tests/browser), nodejs + npm only when no node is on the machine (npm ci
+#                 installs the dashboard's uPlot at build time and playwright-core for the browser
+#                 test, both pinned by package-lock.json; no browser is ever downloaded)
 # LUNLAB_REALSTACK=1 adds what tests/realstack/lane.sh needs (Debian's kernel under qemu with
-# LIO + tcmu-runner): qemu-system-x86 busybox-static cpio kmod.
+# LIO + tcmu-runner): qemu-system-x86 busybox-static cpio kmod; and what tests/multipath/lane.sh
+# copies into its guest (a Linux initiator): open-iscsi multipath-tools udev (their binaries and
+# rules; the host's services are not used).
 set -euo pipefail
 
 packages=(
     build-essential gcc clang libclang-rt-14-dev meson ninja-build pkg-config binutils
     libiscsi-dev libiscsi-bin libcmocka-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
-    libxxhash-dev libssl-dev libgsl-dev
-    tgt tcmu-runner iperf3 sg3-utils fio valgrind jq librsvg2-bin
+    libxxhash-dev libssl-dev libmicrohttpd-dev libgnutls28-dev libcurl4-gnutls-dev libisal-dev libgsl-dev
+    tgt tcmu-runner iperf3 sg3-utils fio valgrind jq librsvg2-bin socat
     iproute2 procps python3 git ca-certificates
+    python3-cinder curl
+    prometheus chromium
 )
+# a machine that came with its own Node.js (and npm) keeps it; Debian's would conflict with it
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    packages+=(nodejs npm)
+fi
 if [[ ${LUNLAB_REALSTACK:-0} == 1 ]]; then
-    packages+=(qemu-system-x86 busybox-static cpio kmod)
+    packages+=(qemu-system-x86 busybox-static cpio kmod open-iscsi multipath-tools udev)
 fi
 
 if [[ $(id -u) -ne 0 ]]; then

@@ -6,7 +6,9 @@
 #   4. the seeds' figures, scaled down (tests/repro/seed000.sh and seed002.sh --ci), and seed
 #      000's whole job on the array's virtual clock (seed000.sh --literal),
 #   5. the real stack: handler_lunlab.so under Linux LIO + Debian's tcmu-runner, in Debian's
-#      kernel booted with qemu (tests/realstack/lane.sh, 10-minute budget),
+#      kernel booted with qemu (tests/realstack/lane.sh, 10-minute budget), then Linux's
+#      open-iscsi + dm-multipath + fio against lunlab-target under faults, path changes and
+#      ALUA (tests/multipath/lane.sh, 15-minute budget),
 #   6. the same build, tests (tests/robust with LeakSanitizer) and suites again with
 #      AddressSanitizer + UBSan in build-asan/,
 #   7. every fuzz target for a bounded time (ci/fuzz.sh; LUNLAB_SKIP_FUZZ=1 skips it).
@@ -138,6 +140,25 @@ run_realstack() {
     echo "real stack lane: $((SECONDS - t0)) s"
 }
 
+# run_multipath BUILD_DIR: a Linux initiator (open-iscsi, dm-multipath, fio) under qemu against
+# lunlab-target while paths go down and up and ALUA states change (tests/multipath/lane.sh);
+# every "ok:"/"FAIL:" line of the lane is one test
+run_multipath() {
+    local dir=$1 out t0=$SECONDS p f
+    step "multipath: Linux open-iscsi + dm-multipath + fio under qemu"
+    out=$(mktemp)
+    timeout 900 flock /tmp/lunlab-qemu.lock bash tests/multipath/lane.sh "$dir" 2>&1 | tee "$out"
+    p=$(grep -c '^ok: ' "$out")
+    f=$(grep -c '^FAIL: ' "$out")
+    if ! grep -q '^multipath lane: 0 check(s) failed' "$out"; then
+        (( f == 0 )) && f=1
+        failures+=("multipath lane: $(grep '^FAIL: ' "$out" | cut -c7- | paste -sd ';' - | cut -c1-300)")
+    fi
+    total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+    rm -f "$out"
+    echo "multipath lane: $((SECONDS - t0)) s"
+}
+
 # run_repro BUILD_DIR: the seeds' figures, scaled down (tests/repro, docs/reproduce.md); every
 # figure checked is one test
 # The third run is seed 000's whole job (100 x 11.9 GiB per profile) on the array's virtual
@@ -191,7 +212,7 @@ if build build normal -Dwerror=true; then
     run_meson_tests build normal --timeout-multiplier 2
     run_conformance build normal
     run_repro build
-    [[ ${LUNLAB_SKIP_REALSTACK:-0} == 1 ]] || run_realstack build
+    [[ ${LUNLAB_SKIP_REALSTACK:-0} == 1 ]] || { run_realstack build; run_multipath build; }
 fi
 
 if [[ ${LUNLAB_SKIP_ASAN:-0} != 1 ]]; then

@@ -11,8 +11,21 @@ static const char *const key_names[K_NKEYS] = {
 	"dedup_block", "zlib_level", "zlib_window_bits", "alloc_unit",
 	"cores", "cpu_cmd_ns", "cpu_entry_ns", "cpu_segment_ns", "cpu_mib_ns", "journal_cmd_ns",
 	"journal_entry_ns", "frontend_mb_s", "backend_mb_s", "fixed_latency_ns", "host_turnaround_ns",
-	"host_turnaround_ns_per_mib", "xcopy_bucket",
+	"host_turnaround_ns_per_mib", "xcopy_bucket", "usable_bytes", "soft_threshold_percent",
 };
+
+void calib_profile_set_capacity(struct calib_profile_doc *d, uint64_t lu_bytes)
+{
+	d->value[K_USABLE_BYTES] = lu_bytes < (1u << 20) ? 1u << 20 : lu_bytes; /* the parser's minimum */
+	snprintf(d->comment[K_USABLE_BYTES], sizeof(d->comment[0]),
+		 "bytes; the LU's capacity (READ CAPACITY): no standard page tells a host the array's usable "
+		 "physical capacity, so the copy holds at least what the LU can; put the array's own figure here "
+		 "if known (lunlab-target's array_capacity= overrides it)");
+	d->value[K_SOFT_THRESHOLD] = 0;
+	snprintf(d->comment[K_SOFT_THRESHOLD], sizeof(d->comment[0]),
+		 "percent; 0: no soft threshold (calibrate does not fill the array to find the level at which it "
+		 "warns)");
+}
 
 const char *calib_key_name(enum calib_key k)
 {
@@ -127,7 +140,11 @@ int calib_profile_write(FILE *f, const struct calib_profile_doc *d)
 		if (key_line(f, d, (enum calib_key)k))
 			return -1;
 	fprintf(f, "\ncost:\n");
-	for (int k = K_CORES; k < K_NKEYS; k++)
+	for (int k = K_CORES; k <= K_XCOPY_BUCKET; k++)
+		if (key_line(f, d, (enum calib_key)k))
+			return -1;
+	fprintf(f, "\ncapacity:\n");
+	for (int k = K_USABLE_BYTES; k <= K_SOFT_THRESHOLD; k++)
 		if (key_line(f, d, (enum calib_key)k))
 			return -1;
 	return ferror(f) ? -1 : 0;

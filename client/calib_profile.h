@@ -13,7 +13,8 @@
 enum calib_key {
 	K_DEDUP_BLOCK, K_ZLIB_LEVEL, K_ZLIB_WINDOW_BITS, K_ALLOC_UNIT,
 	K_CORES, K_CPU_CMD, K_CPU_ENTRY, K_CPU_SEGMENT, K_CPU_MIB, K_JOURNAL_CMD, K_JOURNAL_ENTRY,
-	K_FRONTEND, K_BACKEND, K_FIXED, K_TURNAROUND, K_TURNAROUND_MIB, K_XCOPY_BUCKET, K_NKEYS
+	K_FRONTEND, K_BACKEND, K_FIXED, K_TURNAROUND, K_TURNAROUND_MIB, K_XCOPY_BUCKET,
+	K_USABLE_BYTES, K_SOFT_THRESHOLD, K_NKEYS
 };
 
 struct calib_profile_doc {
@@ -32,6 +33,11 @@ const char *calib_key_name(enum calib_key k);
  * and turnaround together in fixed_latency_ns (a host cannot tell them apart), the XCOPY
  * per-MiB delay in host_turnaround_ns_per_mib, xcopy_bucket covered.  Comments are not set. */
 void calib_profile_set_cost(struct calib_profile_doc *d, const struct calib_fit *f);
+
+/* The capacity section: a host sees no standard figure of the array's physical capacity, so
+ * usable_bytes is the LU's own size (what the copy must at least hold), with no soft threshold
+ * (calibrate does not fill the array to find one).  Sets the values and their comments. */
+void calib_profile_set_capacity(struct calib_profile_doc *d, uint64_t lu_bytes);
 
 /* A profile name from a file path: its base name without ".yaml", characters outside
  * [A-Za-z0-9._-] replaced by '-', at most 31 characters; "calibrated" when nothing is left. */

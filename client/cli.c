@@ -15,16 +15,25 @@ void cli_usage(char *buf, size_t len)
 		"  URL: iscsi://[user%%pass@]host[:port]/iqn/lun\n"
 		"commands:\n"
 		"  info URL                      identity, capacity, VAAI and thin provisioning support\n"
-		"  scale URL   --vms 1,2,4 --bs 4m --qd 1 --duration 10 --warmup 2 [--write]\n"
+		"  scale URL   --vms 1,2,4 --bs 4m --qd 1 --duration 10 --warmup 2 [--random]\n"
+		"              [--write [--data unique|repeat|zero|win10]]\n"
 		"  clone URL   [--dest URL2] --template-size 1g --template-content zero|pattern|synthetic\n"
 		"              --vms 10 --chunk 4m | --sweep 64k,256k,1m,4m,16m --parallel 2 --outstanding 2\n"
 		"              [--mode auto|xcopy|software] [--explain [N]] [--no-template] [--verify]\n"
 		"              [--plot-job SIZE: plot the modeled duration scaled to SIZE cloned]\n"
+		"  clone URL   --mode snapshot --api https://HOST:PORT [--vms 10] [--verify] [--keep-clones]:\n"
+		"              each clone one snapshot through the array's management API\n"
 		"  drr URL     --image FILE | --synthetic win10 [--size 11.9g] [--seed N]\n"
 		"  calibrate URL [--dest URL2] --out PROFILE.yaml --dataloss [--budget 10m]\n"
 		"              [--capacity-use 8g] [--offset 0] [--time-scale 1] [--name NAME]\n"
 		"              [--write-data random|sparse] [--max-io SIZE]\n"
-		"common: --json | --csv, --plot FILE.svg, --quiet, --initiator IQN\n");
+		"  watch HTTPS_URL [--interval 1] [--count N]   the target's live figures (its /metrics.json)\n"
+		"common: --json | --csv, --plot FILE.svg, --quiet, --initiator IQN,\n"
+		"        --metrics-url HTTPS_URL (record what the array saw into --json), --metrics-insecure\n"
+		"        --timeout S: log in again for up to S s after a lost connection, abort a command\n"
+		"                     unanswered for S s (default 30)\n"
+		"api:    --api https://HOST:PORT [--api-user NAME] [--api-cacert FILE | --api-insecure]\n"
+		"        (password in $LUNLAB_API_PASSWORD); info then shows the cluster's capacity too\n");
 }
 
 int cli_parse_size(const char *s, uint64_t *out)
@@ -146,6 +155,7 @@ static void defaults(struct bench_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->format = OUT_TABLE;
 	o->initiator = "iqn.2026-11.org.lunlab:bench";
+	o->timeout_s = 30;
 	static const unsigned vms[] = { 1, 2, 3, 4, 8, 20, 50, 100 };
 	memcpy(o->vms_list, vms, sizeof(vms));
 	o->n_vms = 8;
@@ -168,6 +178,8 @@ static void defaults(struct bench_opts *o)
 	o->budget_s = 600;
 	o->capacity_use = 8ull << 30;
 	o->calib_time_scale = 1;
+	o->data = DATA_UNIQUE;
+	o->interval_s = 1;
 }
 
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
@@ -176,7 +188,7 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 {
 	defaults(o);
 	if (argc < 2)
-		FAIL("missing command (info, scale, clone, drr, calibrate); try --help");
+		FAIL("missing command (info, scale, clone, drr, watch, calibrate); try --help");
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		cli_usage(err, errlen);
@@ -186,10 +198,11 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 	else if (!strcmp(cmd, "scale")) o->cmd = CMD_SCALE;
 	else if (!strcmp(cmd, "clone")) o->cmd = CMD_CLONE;
 	else if (!strcmp(cmd, "drr")) o->cmd = CMD_DRR;
+	else if (!strcmp(cmd, "watch")) o->cmd = CMD_WATCH;
 	else if (!strcmp(cmd, "calibrate")) o->cmd = CMD_CALIBRATE;
-	else FAIL("unknown command '%s' (info, scale, clone, drr, calibrate)", cmd);
+	else FAIL("unknown command '%s' (info, scale, clone, drr, watch, calibrate)", cmd);
 
-	bool vms_given = false;
+	bool vms_given = false, data_given = false;
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
 		/* Options taking a value accept "--opt value" and "--opt=value". */
@@ -220,6 +233,10 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			NEEDVAL(); o->plot_path = val;
 		} else if (!strcmp(a, "--initiator")) {
 			NEEDVAL(); o->initiator = val;
+		} else if (!strcmp(a, "--timeout")) {
+			NEEDVAL();
+			if (parse_seconds(val, &o->timeout_s) || o->timeout_s < 0.1 || o->timeout_s > 86400)
+				FAIL("--timeout: '%s' is not a number of seconds between 0.1 and 86400", val);
 		} else if (!strcmp(a, "--dest")) {
 			NEEDVAL(); o->dest_url = val;
 		} else if (!strcmp(a, "--vms")) {
@@ -245,6 +262,13 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 				FAIL("--warmup: '%s' is not a number of seconds", val);
 		} else if (!strcmp(a, "--write")) {
 			o->write = true;
+		} else if (!strcmp(a, "--data")) {
+			NEEDVAL();
+			if (write_data_parse(val, &o->data))
+				FAIL("--data: '%s' is not unique, repeat, zero or win10", val);
+			data_given = true;
+		} else if (!strcmp(a, "--random")) {
+			o->random = true;
 		} else if (!strcmp(a, "--template-size")) {
 			NEEDVAL();
 			if (cli_parse_size(val, &o->template_size) || o->template_size == 0)
@@ -280,7 +304,8 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			if (!strcmp(val, "auto")) o->mode = MODE_AUTO;
 			else if (!strcmp(val, "xcopy")) o->mode = MODE_XCOPY;
 			else if (!strcmp(val, "software")) o->mode = MODE_SOFTWARE;
-			else FAIL("--mode: '%s' is not auto, xcopy or software", val);
+			else if (!strcmp(val, "snapshot")) o->mode = MODE_SNAPSHOT;
+			else FAIL("--mode: '%s' is not auto, xcopy, software or snapshot", val);
 		} else if (!strcmp(a, "--explain")) {
 			o->explain = true;
 			if (val) {
@@ -312,6 +337,34 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			o->seed = strtoull(val, &end, 0);
 			if (errno || *end || end == val || val[0] == '-')
 				FAIL("--seed: '%s' is not an unsigned integer", val);
+		} else if (!strcmp(a, "--metrics-url")) {
+			NEEDVAL(); o->metrics_url = val;
+		} else if (!strcmp(a, "--metrics-insecure")) {
+			o->metrics_insecure = true;
+		} else if (!strcmp(a, "--interval")) {
+			NEEDVAL();
+			if (parse_seconds(val, &o->interval_s) || o->interval_s < 0.1 || o->interval_s > 3600)
+				FAIL("--interval: '%s' is not a number of seconds between 0.1 and 3600", val);
+		} else if (!strcmp(a, "--count")) {
+			NEEDVAL();
+			if (parse_uint(val, 1, 1000000, &o->count))
+				FAIL("--count: '%s' is not an integer 1..1000000", val);
+		} else if (!strcmp(a, "--api")) {
+			NEEDVAL();
+			if (strncmp(val, "https://", 8) || !val[8])
+				FAIL("--api: '%s' is not an https://HOST:PORT URL", val);
+			o->api_url = val;
+		} else if (!strcmp(a, "--api-user")) {
+			NEEDVAL();
+			if (!*val || strlen(val) > 64 || strchr(val, ':'))
+				FAIL("--api-user: want 1..64 characters without ':'");
+			o->api_user = val;
+		} else if (!strcmp(a, "--api-cacert")) {
+			NEEDVAL(); o->api_cacert = val;
+		} else if (!strcmp(a, "--api-insecure")) {
+			o->api_insecure = true;
+		} else if (!strcmp(a, "--keep-clones")) {
+			o->keep_clones = true;
 		} else if (!strcmp(a, "--settle-timeout")) {
 			NEEDVAL();
 			if (parse_seconds(val, &o->settle_timeout_s))
@@ -356,10 +409,23 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 		}
 #undef NEEDVAL
 	}
+	if (o->cmd == CMD_WATCH) {
+		if (!o->url)
+			FAIL("missing the target's API URL (https://[user:password@]host:port)");
+		if (strncmp(o->url, "https://", 8) && strncmp(o->url, "http://", 7))
+			FAIL("watch: URL '%s' does not start with https:// or http://", o->url);
+		if (o->metrics_url || o->format == OUT_CSV || o->plot_path)
+			FAIL("watch takes --interval, --count, --json, --metrics-insecure and --timeout");
+		return 0;
+	}
 	if (!o->url)
 		FAIL("missing target URL (iscsi://[user%%pass@]host[:port]/iqn/lun)");
 	if (strncmp(o->url, "iscsi://", 8))
 		FAIL("URL '%s' does not start with iscsi://", o->url);
+	if (o->metrics_url && strncmp(o->metrics_url, "https://", 8) && strncmp(o->metrics_url, "http://", 7))
+		FAIL("--metrics-url: '%s' does not start with https:// or http://", o->metrics_url);
+	if (o->count)
+		FAIL("--count applies to watch only");
 	if (o->dest_url && strncmp(o->dest_url, "iscsi://", 8))
 		FAIL("--dest: URL '%s' does not start with iscsi://", o->dest_url);
 	if (o->cmd == CMD_CLONE) {
@@ -373,6 +439,20 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			o->n_sweep = 1;
 		}
 	}
+	if (o->cmd == CMD_CLONE && o->mode == MODE_SNAPSHOT) {
+		if (!o->api_url)
+			FAIL("--mode snapshot needs --api https://HOST:PORT (the array's management API)");
+		if (o->dest_url || o->explain || o->n_sweep > 1)
+			FAIL("--mode snapshot clones within the array: no --dest, --explain or --sweep");
+	}
+	if (o->keep_clones && !(o->cmd == CMD_CLONE && o->mode == MODE_SNAPSHOT))
+		FAIL("--keep-clones applies to clone --mode snapshot only");
+	if ((o->api_user || o->api_cacert || o->api_insecure) && !o->api_url)
+		FAIL("--api-user, --api-cacert and --api-insecure need --api");
+	if (o->api_cacert && o->api_insecure)
+		FAIL("--api-cacert and --api-insecure exclude each other");
+	if (o->api_url && !o->api_user)
+		o->api_user = "admin";
 	if (o->cmd == CMD_DRR && !o->image_path && !o->synthetic)
 		FAIL("drr needs --image FILE or --synthetic win10");
 	if (o->cmd == CMD_DRR && o->image_path && o->synthetic)
@@ -397,6 +477,10 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 	} else if (o->out_path || o->profile_name || o->dataloss || o->offset || o->sparse_writes || o->max_io) {
 		FAIL("--out, --name, --dataloss, --offset, --write-data and --max-io apply to calibrate only");
 	}
+	if (data_given && !(o->cmd == CMD_SCALE && o->write))
+		FAIL("--data applies to scale --write only");
+	if (o->random && o->cmd != CMD_SCALE)
+		FAIL("--random applies to scale only");
 	if (o->explain && o->cmd != CMD_CLONE)
 		FAIL("--explain applies to clone only");
 	if (o->plot_job_bytes && o->cmd != CMD_CLONE)

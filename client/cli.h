@@ -7,12 +7,13 @@
 #include <stdint.h>
 
 #include "client/synthetic_image.h"
+#include "client/write_data.h"
 
 #define CLI_MAX_LIST 32
 
-enum bench_cmd { CMD_NONE, CMD_INFO, CMD_SCALE, CMD_CLONE, CMD_DRR, CMD_CALIBRATE };
+enum bench_cmd { CMD_NONE, CMD_INFO, CMD_SCALE, CMD_CLONE, CMD_DRR, CMD_WATCH, CMD_CALIBRATE };
 enum out_format { OUT_TABLE, OUT_JSON, OUT_CSV };
-enum clone_mode { MODE_AUTO, MODE_XCOPY, MODE_SOFTWARE };
+enum clone_mode { MODE_AUTO, MODE_XCOPY, MODE_SOFTWARE, MODE_SNAPSHOT };
 
 struct bench_opts {
 	enum bench_cmd cmd;
@@ -22,6 +23,11 @@ struct bench_opts {
 	const char *plot_path;         /* --plot FILE.svg */
 	bool quiet;                    /* --quiet: no progress bar even on a TTY */
 	const char *initiator;         /* --initiator IQN prefix */
+	const char *metrics_url;       /* --metrics-url: record the target's /metrics.json during the run */
+	bool metrics_insecure;         /* --metrics-insecure: accept a self-signed certificate */
+	double interval_s;             /* watch --interval (and the --metrics-url sampling period) */
+	unsigned count;                /* watch --count: readings, 0 = until killed */
+	double timeout_s;              /* --timeout: re-login window and per-command limit (conn.h) */
 
 	/* scale */
 	unsigned vms_list[CLI_MAX_LIST];
@@ -31,6 +37,8 @@ struct bench_opts {
 	double duration_s;
 	double warmup_s;
 	bool write;
+	enum write_data data;          /* --data: what scale --write sends (default unique) */
+	bool random;                   /* --random: random offsets within each VM's region */
 
 	/* clone */
 	uint64_t template_size;
@@ -66,6 +74,12 @@ struct bench_opts {
 	double calib_time_scale;       /* --time-scale: the LU runs this much slower than the array */
 	bool sparse_writes;            /* --write-data sparse: unique, almost all-zero WRITE data */
 	uint64_t max_io;               /* --max-io: no command covers more (0: the LU's limits only) */
+	/* the array's management API (XMS REST; password from $LUNLAB_API_PASSWORD) */
+	const char *api_url;           /* --api https://HOST:PORT */
+	const char *api_user;          /* --api-user (default admin) */
+	const char *api_cacert;        /* --api-cacert FILE */
+	bool api_insecure;             /* --api-insecure: accept any certificate */
+	bool keep_clones;              /* clone --mode snapshot --keep-clones */
 };
 
 /* Parse argv into opts.  Returns 0, or -1 with a one-line message naming the argument in err.

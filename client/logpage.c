@@ -134,7 +134,10 @@ int logpage_telemetry(const struct log_page *pg, struct model_telemetry *t, char
 	logpage_get(pg, 0x0007, &t->peak_cpu_permille);
 	t->have_turnaround = logpage_get(pg, 0x0009, &t->turnaround_ns);
 	logpage_get(pg, 0x000a, &t->virtual_streams);
-	t->have_streams_pinned = logpage_get(pg, 0x000b, &t->streams_pinned);
+	t->have_busy = logpage_get(pg, 0x000b, &t->frontend_busy_ns);
+	t->have_busy &= logpage_get(pg, 0x000c, &t->backend_busy_ns);
+	t->have_busy &= logpage_get(pg, 0x000d, &t->journal_busy_ns);
+	t->have_streams_pinned = logpage_get(pg, 0x000e, &t->streams_pinned);
 	if (!logpage_get(pg, 0x0008, &t->time_scale_x1000))
 		t->time_scale_x1000 = 1000;
 	for (unsigned b = 0; b < 13; b++) {

@@ -14,28 +14,36 @@ void csv_info(FILE *f, const struct info_result *r)
 
 void csv_scale(FILE *f, const struct scale_result *r)
 {
-	fprintf(f, "vms,total_mbps,min_mbps,avg_mbps,max_mbps,fairness,ios,seconds,client_cpu_pct\n");
+	fprintf(f, "vms,total_mbps,min_mbps,avg_mbps,max_mbps,fairness,ios,seconds,client_cpu_pct,"
+		"host_mean_latency_ms,modeled_mean_latency_ms,time_scale,machine_share,machine_limited\n");
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct scale_run *s = &r->runs[i];
-		fprintf(f, "%u,%.3f,%.3f,%.3f,%.3f,%.4f,%" PRIu64 ",%.3f,%.1f\n", s->vms, s->total_mbps, s->min_mbps,
+		fprintf(f, "%u,%.3f,%.3f,%.3f,%.3f,%.4f,%" PRIu64 ",%.3f,%.1f", s->vms, s->total_mbps, s->min_mbps,
 			s->avg_mbps, s->max_mbps, s->fairness, s->ios, s->seconds, s->client_cpu_pct);
+		if (s->have_modeled)
+			fprintf(f, ",%.4f,%.4f,%.3f,%.4f,%d\n", s->host_mean_latency_ms, s->modeled_mean_latency_ms,
+				s->time_scale, s->machine_share, s->machine_limited);
+		else
+			fprintf(f, ",,,,,%d\n", s->machine_limited);
 	}
 }
 
 void csv_clone(FILE *f, const struct clone_result *r)
 {
 	fprintf(f, "chunk,xcopy,fell_back,wall_s,commands,wire_bytes,p50_ms,p90_ms,p99_ms,max_ms,"
-		"modeled_duration_s,modeled_peak_latency_ms,modeled_peak_cpu_pct,time_scale,machine_limited\n");
+		"modeled_duration_s,modeled_peak_latency_ms,modeled_peak_cpu_pct,time_scale,machine_limited,"
+		"xcopy_bytes,software_bytes\n");
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct clone_run *c = &r->runs[i];
 		fprintf(f, "%" PRIu64 ",%d,%d,%.4f,%" PRIu64 ",%" PRIu64 ",%.4f,%.4f,%.4f,%.4f,", c->chunk, c->xcopy,
 			c->fell_back, c->wall_s, c->commands, c->wire_bytes, c->lat_p50_ms, c->lat_p90_ms,
 			c->lat_p99_ms, c->lat_max_ms);
 		if (c->have_modeled)
-			fprintf(f, "%.4f,%.5f,%.2f,%.3f,%d\n", c->modeled_duration_s, c->modeled_peak_latency_ms,
+			fprintf(f, "%.4f,%.5f,%.2f,%.3f,%d,", c->modeled_duration_s, c->modeled_peak_latency_ms,
 				c->modeled_peak_cpu_pct, c->time_scale, c->machine_limited);
 		else
-			fprintf(f, ",,,,%d\n", c->machine_limited);
+			fprintf(f, ",,,,%d,", c->machine_limited);
+		fprintf(f, "%" PRIu64 ",%" PRIu64 "\n", c->xcopy_bytes, c->software_bytes);
 	}
 }
 

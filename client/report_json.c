@@ -1,6 +1,7 @@
 /* report_json.c - --json output (json-c).  Keys are the interface scripts depend on:
  * keep them in step with docs/bench.md "JSON schema". */
 #include "client/report.h"
+#include "client/write_data.h"
 
 #include <json-c/json.h>
 
@@ -19,6 +20,24 @@ static json_object *capacity_obj(const struct array_capacity *c)
 	add_d(o, "dedup_ratio", c->dedup_ratio);
 	add_d(o, "compression_ratio", c->compression_ratio);
 	add_d(o, "drr", c->drr);
+	return o;
+}
+
+json_object *json_conn_stats(const struct conn_stats *s)
+{
+	json_object *o = json_object_new_object();
+	add_i(o, "reconnects", s->reconnects);
+	add_d(o, "outage_s", s->outage_s);
+	add_d(o, "longest_outage_s", s->longest_outage_s);
+	add_i(o, "resent", s->resent);
+	add_i(o, "timeouts", s->timeouts);
+	add_i(o, "aborts", s->aborts);
+	add_i(o, "busy", s->busy);
+	add_i(o, "task_set_full", s->task_set_full);
+	add_i(o, "unit_attentions", s->unit_attentions);
+	add_i(o, "resets", s->resets);
+	add_i(o, "not_ready", s->not_ready);
+	add_i(o, "aborted_commands", s->aborted_commands);
 	return o;
 }
 
@@ -77,7 +96,22 @@ json_object *json_info(const struct info_result *r)
 	add_i(t, "provisioning_type", r->provisioning_type);
 	json_object_object_add(o, "thin", t);
 	json_object_object_add(o, "array", r->have_capacity ? capacity_obj(&r->cap) : NULL);
+	json_object_object_add(o, "connection", json_conn_stats(&r->conn));
 	return o;
+}
+
+/* The machine check clone and scale both report (docs/bench.md "Machine-limited runs"). */
+static void add_machine_check(json_object *m, double time_scale, unsigned virtual_streams, double mean_ms,
+			      double share, bool exact, double suggested)
+{
+	add_d(m, "time_scale", time_scale);
+	add_s(m, "clock", virtual_streams ? "virtual" : "real");
+	if (virtual_streams)
+		add_i(m, "host_streams", virtual_streams);
+	add_d(m, "mean_latency_ms", mean_ms);
+	add_d(m, "machine_share", share);
+	add_b(m, "machine_share_exact", exact);
+	add_d(m, "suggested_time_scale", suggested);
 }
 
 json_object *json_scale(const struct scale_result *r)
@@ -85,8 +119,12 @@ json_object *json_scale(const struct scale_result *r)
 	json_object *o = json_object_new_object();
 	add_s(o, "command", "scale");
 	add_b(o, "write", r->write);
+	add_s(o, "pattern", r->random ? "random" : "sequential");
+	if (r->write)
+		add_s(o, "data", write_data_name((enum write_data)r->data));
 	add_i(o, "bs", (int64_t)r->bs);
 	add_i(o, "qd", r->qd);
+	struct conn_stats all = { 0 };
 	json_object *runs = json_object_new_array();
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct scale_run *s = &r->runs[i];
@@ -100,9 +138,23 @@ json_object *json_scale(const struct scale_result *r)
 		add_i(e, "ios", (int64_t)s->ios);
 		add_d(e, "seconds", s->seconds);
 		add_d(e, "client_cpu_pct", s->client_cpu_pct);
+		if (s->have_modeled) {
+			json_object *m = json_object_new_object();
+			add_d(m, "host_mean_latency_ms", s->host_mean_latency_ms);
+			add_d(m, "array_utilization", s->array_utilization);
+			add_machine_check(m, s->time_scale, s->virtual_streams, s->modeled_mean_latency_ms,
+					  s->machine_share, s->machine_share_exact, s->suggested_time_scale);
+			json_object_object_add(e, "modeled", m);
+		} else {
+			json_object_object_add(e, "modeled", NULL);
+		}
+		add_b(e, "machine_limited", s->machine_limited);
+		json_object_object_add(e, "connection", json_conn_stats(&s->conn));
 		json_object_array_add(runs, e);
+		conn_stats_add(&all, &s->conn);
 	}
 	json_object_object_add(o, "runs", runs);
+	json_object_object_add(o, "connection", json_conn_stats(&all));
 	return o;
 }
 
@@ -114,6 +166,9 @@ static json_object *clone_run_obj(const struct clone_result *r, const struct clo
 	add_b(e, "xcopy", c->xcopy);
 	add_b(e, "fell_back", c->fell_back);
 	add_s(e, "fallback_reason", c->fallback_reason);
+	add_i(e, "fallback_clones", c->fallback_clones);
+	add_i(e, "xcopy_bytes", (int64_t)c->xcopy_bytes);
+	add_i(e, "software_bytes", (int64_t)c->software_bytes);
 	add_i(e, "commands", (int64_t)c->commands);
 	add_i(e, "bytes_cloned", (int64_t)c->bytes_cloned);
 	add_i(e, "wire_bytes", (int64_t)c->wire_bytes);
@@ -130,21 +185,16 @@ static json_object *clone_run_obj(const struct clone_result *r, const struct clo
 		add_d(m, "peak_latency_ms", c->modeled_peak_latency_ms);
 		add_d(m, "peak_cpu_pct", c->modeled_peak_cpu_pct);
 		add_d(m, "max_latency_ms", c->modeled_max_latency_ms);
-		add_d(m, "time_scale", c->time_scale);
-		add_s(m, "clock", c->virtual_streams ? "virtual" : "real");
-		if (c->virtual_streams) {
-			add_i(m, "host_streams", c->virtual_streams);
+		add_machine_check(m, c->time_scale, c->virtual_streams, c->modeled_mean_latency_ms, c->machine_share,
+				  c->machine_share_exact, c->suggested_time_scale);
+		if (c->virtual_streams) /* whose host the virtual clock modeled: run, pinned or lu */
 			add_s(m, "host_streams_source", c->host_streams_source);
-		}
-		add_d(m, "mean_latency_ms", c->modeled_mean_latency_ms);
-		add_d(m, "machine_share", c->machine_share);
-		add_b(m, "machine_share_exact", c->machine_share_exact);
-		add_d(m, "suggested_time_scale", c->suggested_time_scale);
 		json_object_object_add(e, "modeled", m);
 	} else {
 		json_object_object_add(e, "modeled", NULL);
 	}
 	add_b(e, "machine_limited", c->machine_limited);
+	json_object_object_add(e, "connection", json_conn_stats(&c->conn));
 	(void)r;
 	return e;
 }
@@ -165,6 +215,8 @@ json_object *json_clone(const struct clone_result *r)
 	for (unsigned i = 0; i < r->n; i++)
 		json_object_array_add(runs, clone_run_obj(r, &r->runs[i]));
 	json_object_object_add(o, "runs", runs);
+	/* top level: the whole command (template write, every run, verify) */
+	json_object_object_add(o, "connection", json_conn_stats(&r->conn));
 	return o;
 }
 
@@ -175,6 +227,7 @@ json_object *json_drr(const struct drr_result *r)
 	add_s(o, "source", r->source ? r->source : "");
 	add_i(o, "image_bytes", (int64_t)r->image_bytes);
 	add_d(o, "write_s", r->write_s);
+	add_d(o, "settle_s", r->settle_s);
 	add_b(o, "settled", r->settled);
 	add_i(o, "logical_bytes_before", (int64_t)r->logical_before);
 	add_b(o, "reported", r->have_capacity);
@@ -184,5 +237,7 @@ json_object *json_drr(const struct drr_result *r)
 	add_d(o, "dedup_ratio", r->cap.dedup_ratio);
 	add_d(o, "compression_ratio", r->cap.compression_ratio);
 	add_d(o, "drr", r->cap.drr);
+	add_i(o, "readback_bytes", (int64_t)r->readback_bytes);
+	json_object_object_add(o, "connection", json_conn_stats(&r->conn));
 	return o;
 }

@@ -1,5 +1,6 @@
 /* report_table.c - the default, human-readable output. */
 #include "client/report.h"
+#include "client/write_data.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,6 +19,41 @@ void fmt_size(char *buf, size_t len, uint64_t b)
 		snprintf(buf, len, "%" PRIu64 " %s", (uint64_t)v, units[u]);
 	else
 		snprintf(buf, len, "%.2f %s", v, units[u]);
+}
+
+static void plural(FILE *f, bool *first, unsigned n, const char *what)
+{
+	if (!n)
+		return;
+	fprintf(f, "%s%u %s", *first ? "" : ", ", n, what);
+	*first = false;
+}
+
+void table_conn_stats(FILE *f, const struct conn_stats *s, const char *what)
+{
+	if (!conn_stats_any(s))
+		return;
+	fprintf(f, "note: connection%s%s:", what ? " during " : "", what ? what : "");
+	if (s->reconnects)
+		fprintf(f, " %u session%s lost and logged in again (the longest %.1f s without one, %u command%s resent);",
+			s->reconnects, s->reconnects == 1 ? "" : "s", s->longest_outage_s, s->resent,
+			s->resent == 1 ? "" : "s");
+	if (s->timeouts)
+		fprintf(f, " %u command%s unanswered for --timeout, aborted with ABORT TASK (%u answered) and sent again;",
+			s->timeouts, s->timeouts == 1 ? "" : "s", s->aborts);
+	if (s->busy || s->task_set_full || s->unit_attentions || s->not_ready || s->aborted_commands) {
+		bool first = true;
+		fprintf(f, " retried ");
+		plural(f, &first, s->busy, "BUSY");
+		plural(f, &first, s->task_set_full, "TASK SET FULL");
+		plural(f, &first, s->unit_attentions, "UNIT ATTENTION");
+		if (s->resets)
+			fprintf(f, " (%u of them 06/29/xx: the target was reset or restarted)", s->resets);
+		plural(f, &first, s->not_ready, "NOT READY");
+		plural(f, &first, s->aborted_commands, "ABORTED COMMAND / TASK ABORTED");
+		fprintf(f, ";");
+	}
+	fprintf(f, " the figures include that time\n");
 }
 
 static const char *yn(int v)
@@ -103,21 +139,47 @@ void table_info(FILE *f, const struct info_result *r)
 			fprintf(f, "Array model        %" PRIu64 " commands, %" PRIu64 " cores, time scale %.3f\n",
 				r->tel.commands, r->tel.cores, (double)r->tel.time_scale_x1000 / 1000.0);
 	}
+	table_conn_stats(f, &r->conn, NULL);
 }
 
 void table_scale(FILE *f, const struct scale_result *r)
 {
 	char bs[32];
 	fmt_size(bs, sizeof(bs), r->bs);
-	fprintf(f, "scale: %s sequential %s, QD%u per VM\n", bs, r->write ? "writes" : "reads", r->qd);
-	fprintf(f, "%5s %12s %10s %10s %10s %9s %8s %11s\n", "VMs", "total MB/s", "min MB/s", "avg MB/s",
-		"max MB/s", "fairness", "IOs", "client CPU");
+	fprintf(f, "scale: %s %s %s%s%s, QD%u per VM\n", bs, r->random ? "random" : "sequential",
+		r->write ? "writes" : "reads", r->write ? ", data " : "",
+		r->write ? write_data_name((enum write_data)r->data) : "", r->qd);
+	fprintf(f, "%5s %12s %10s %10s %10s %9s %8s %11s %14s\n", "VMs", "total MB/s", "min MB/s", "avg MB/s",
+		"max MB/s", "fairness", "IOs", "client CPU", "host/modeled");
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct scale_run *s = &r->runs[i];
-		fprintf(f, "%5u %12.1f %10.1f %10.1f %10.1f %9.3f %8" PRIu64 " %10.0f%%\n", s->vms, s->total_mbps,
-			s->min_mbps, s->avg_mbps, s->max_mbps, s->fairness, s->ios, s->client_cpu_pct);
+		char lat[40] = "-";
+		if (s->have_modeled)
+			snprintf(lat, sizeof(lat), "%.2f/%.2f ms", s->host_mean_latency_ms,
+				 s->modeled_mean_latency_ms * (s->time_scale > 0 ? s->time_scale : 1));
+		fprintf(f, "%5u %12.1f %10.1f %10.1f %10.1f %9.3f %8" PRIu64 " %10.0f%% %14s%s\n", s->vms,
+			s->total_mbps, s->min_mbps, s->avg_mbps, s->max_mbps, s->fairness, s->ios, s->client_cpu_pct,
+			lat, s->machine_limited ? "  MACHINE-LIMITED" : "");
 	}
-	fprintf(f, "(MB = 10^6 bytes; fairness = fastest VM / slowest VM; client CPU = lunlab-bench itself, %% of a core)\n");
+	fprintf(f, "(MB = 10^6 bytes; fairness = fastest VM / slowest VM; client CPU = lunlab-bench itself, %% of a core;\n"
+		" host/modeled = mean latency per command as the client saw it / as the LU's model charged it)\n");
+	for (unsigned i = 0; i < r->n; i++) {
+		const struct scale_run *s = &r->runs[i];
+		if (!s->machine_limited)
+			continue;
+		fprintf(f, "note: %u VMs: MACHINE-LIMITED: this machine added %.0f%% to each command, the array "
+			"was busy %.0f%% of the time (host mean %.3f ms vs modeled %.3f ms x time scale %.2f%s): these are not the array's "
+			"figures. Rerun in slow motion: time_scale=%.0f on the LUN (lunlab-target --lun "
+			"...,time_scale=%.0f); the modeled figures are then the measured ones x the time scale\n",
+			s->vms, s->machine_share * 100, s->array_utilization * 100, s->host_mean_latency_ms, s->modeled_mean_latency_ms,
+			s->time_scale > 0 ? s->time_scale : 1, s->client_cpu_pct > 90 ? "; lunlab-bench itself > 90% of a core" : "",
+			s->suggested_time_scale, s->suggested_time_scale);
+	}
+	for (unsigned i = 0; i < r->n; i++) {
+		char what[32];
+		snprintf(what, sizeof(what), "the %u-VM run", r->runs[i].vms);
+		table_conn_stats(f, &r->runs[i].conn, what);
+	}
 }
 
 void table_clone(FILE *f, const struct clone_result *r)
@@ -134,7 +196,8 @@ void table_clone(FILE *f, const struct clone_result *r)
 		char ch[32];
 		fmt_size(ch, sizeof(ch), c->chunk);
 		fprintf(f, "%8s %-9s %8.3f %9" PRIu64 " %9.3f %9.3f %9.3f %9.3f %11.1f |", ch,
-			c->xcopy ? "XCOPY" : c->fell_back ? "sw (fb)" : "software", c->wall_s, c->commands,
+			c->xcopy ? "XCOPY" : c->fallback_clones ? "mixed" : c->fell_back ? "sw (fb)" : "software",
+			c->wall_s, c->commands,
 			c->lat_p50_ms, c->lat_p90_ms, c->lat_p99_ms, c->lat_max_ms,
 			(double)c->wire_bytes / 1048576.0);
 		if (c->have_modeled)
@@ -150,6 +213,18 @@ void table_clone(FILE *f, const struct clone_result *r)
 		const struct clone_run *c = &r->runs[i];
 		if (c->fallback_reason[0] && (i == 0 || strcmp(c->fallback_reason, r->runs[i - 1].fallback_reason)))
 			fprintf(f, "note: %s\n", c->fallback_reason);
+		if (c->xcopy_bytes && c->software_bytes) {
+			char ch[32], xb[32], sb[32];
+			fmt_size(ch, sizeof(ch), c->chunk);
+			fmt_size(xb, sizeof(xb), c->xcopy_bytes);
+			fmt_size(sb, sizeof(sb), c->software_bytes);
+			fprintf(f, "note: chunk %s: %s cloned by EXTENDED COPY, %s by the software datamover "
+				"(host READ + WRITE)", ch, xb, sb);
+			if (c->fallback_clones)
+				fprintf(f, "; %u clone%s fell back part way", c->fallback_clones,
+					c->fallback_clones == 1 ? "" : "s");
+			fprintf(f, "\n");
+		}
 		if (c->have_modeled && c->time_scale > 1.0)
 			scale = c->time_scale;
 		bound_note |= c->have_modeled && !c->machine_share_exact && c->machine_share > 0.05;
@@ -164,7 +239,7 @@ void table_clone(FILE *f, const struct clone_result *r)
 					"outstanding does not change the modeled host\n", c->virtual_streams, r->parallel,
 					r->outstanding, r->parallel * r->outstanding);
 			else
-				fprintf(f, "the LU offers no way to set them (LOG SENSE 0x31 has no parameter 0x000B), so "
+				fprintf(f, "the LU offers no way to set them (LOG SENSE 0x31 has no parameter 0x000E), so "
 					"this run's %u outstanding does not change the modeled host\n",
 					r->parallel * r->outstanding);
 		}
@@ -193,6 +268,7 @@ void table_clone(FILE *f, const struct clone_result *r)
 	if (r->verified)
 		fprintf(f, "verify: every clone read back equal to the template (%" PRIu64 " bytes compared)\n",
 			r->verified_bytes);
+	table_conn_stats(f, &r->conn, NULL);
 	fprintf(f, "(latency = host-observed per command; wire = payload bytes sent/received for the copy)\n");
 }
 
@@ -201,6 +277,10 @@ void table_drr(FILE *f, const struct drr_result *r)
 	char sz[32];
 	fmt_size(sz, sizeof(sz), r->image_bytes);
 	fprintf(f, "drr: wrote %s (%s) in %.2f s\n", sz, r->source, r->write_s);
+	table_conn_stats(f, &r->conn, NULL);
+	if (r->readback_bytes)
+		fprintf(f, "note: after the lost session, %" PRIu64 " bytes of the image were read back and found "
+			"intact: the figures are the image's\n", r->readback_bytes);
 	if (!r->have_capacity) {
 		fprintf(f, "the LU does not report array capacity (LOG SENSE page 0x30): no data reduction figures\n");
 		return;

@@ -6,8 +6,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "client/conn_stats.h"
 #include "client/logpage.h"
 #include "client/vpd8f.h"
+#include "client/xms_client.h"
 
 struct info_result {
 	char vendor[9], product[17], revision[5];
@@ -33,6 +35,12 @@ struct info_result {
 	struct array_capacity cap;
 	bool have_telemetry;
 	struct model_telemetry tel;
+	/* --api: the cluster (array) the LU belongs to, from the management API */
+	bool have_cluster;
+	bool cluster_of_lu;              /* found by the LU's serial (false: the API's first cluster) */
+	char api_volume[128];            /* the LU's volume in the API, "" when it is none */
+	struct xms_cluster_figures cluster;
+	struct conn_stats conn;          /* what the connection layer did (conn_stats.h) */
 };
 
 #define SCALE_MAX_VMS 1024
@@ -44,10 +52,31 @@ struct scale_run {
 	uint64_t ios;
 	double seconds;
 	double client_cpu_pct;           /* lunlab-bench's own CPU over the run, % of one core */
+	/* the LU's model (page 0x31) against what the client saw, when the LU models */
+	bool have_modeled;
+	double time_scale;               /* the array's slow motion (1 = real time) */
+	unsigned virtual_streams;        /* > 0: virtual clock: the machine cannot limit the figures */
+	double host_mean_latency_ms;     /* every completed command of the run, as the client saw it */
+	double modeled_mean_latency_ms;  /* the model's, over the same run */
+	double array_utilization;        /* busiest modeled resource's busy time / modeled elapsed */
+	double machine_share;            /* share of the client's latency this machine added (0 when
+	                                  * the array was saturated: its queue absorbed it) */
+	bool machine_share_exact;        /* false: upper bound (no modeled turnaround reported) */
+	bool machine_limited;            /* the machine, not the modeled array, set the pace */
+	double suggested_time_scale;     /* slow motion that would bring machine_share under 2% */
+	struct conn_stats conn;          /* the run's sessions: re-logins, retries, aborts */
 };
+
+/* utilization of the busiest modeled resource from which a run counts as the array's
+ * capacity, whatever the host added */
+#define SCALE_SATURATED 0.97
+/* unique and win10 writes need a buffer per command in flight: at most this much in all */
+#define SCALE_MAX_WRITE_BUFFERS (2ull << 30)
 
 struct scale_result {
 	bool write;
+	bool random;                     /* --random offsets instead of sequential */
+	int data;                        /* enum write_data: what the writes carried */
 	uint64_t bs;
 	unsigned qd;
 	unsigned n;
@@ -57,8 +86,12 @@ struct scale_result {
 struct clone_run {
 	uint64_t chunk;
 	bool xcopy;                      /* true when every clone went through EXTENDED COPY */
-	bool fell_back;                  /* XCOPY refused mid-run: software datamover took over */
-	char fallback_reason[160];
+	bool fell_back;                  /* XCOPY refused or failed: the software datamover did some of it */
+	unsigned fallback_clones;        /* clones whose EXTENDED COPY failed part way (the rest of each
+	                                  * in software); 0 when the whole run fell back */
+	uint64_t xcopy_bytes;            /* template bytes cloned by EXTENDED COPY */
+	uint64_t software_bytes;         /* template bytes cloned by host READ + WRITE */
+	char fallback_reason[400];
 	double wall_s;
 	uint64_t commands;
 	uint64_t bytes_cloned;
@@ -78,6 +111,7 @@ struct clone_run {
 	double machine_share;            /* share of the modeled duration added by this machine */
 	double suggested_time_scale;     /* slow motion that would bring machine_share under 2% */
 	bool machine_share_exact;        /* false: upper bound (the LU does not report modeled turnaround) */
+	struct conn_stats conn;          /* during this run's copy phase */
 };
 
 struct clone_result {
@@ -87,6 +121,7 @@ struct clone_result {
 	bool two_lus;
 	bool verified;                   /* --verify: every clone read back equal to the template */
 	uint64_t verified_bytes;
+	struct conn_stats conn;          /* the whole command: template, runs, verify */
 	unsigned n;
 	struct clone_run runs[32];
 };
@@ -101,6 +136,25 @@ struct drr_result {
 	const char *source;              /* "synthetic win10 seed N" or the file name */
 	uint64_t logical_before;         /* the array's logical bytes before the image was written */
 	char source_buf[300];
+	struct conn_stats conn;
+	uint64_t readback_bytes;         /* after a lost session: bytes read back and found intact */
+};
+
+/* clone --mode snapshot (scenario_snapclone.c): clones made by the array's management API */
+struct snapclone_result {
+	uint64_t template_size;
+	unsigned clones, made;
+	char volume[128];                /* the template's XMS volume */
+	uint64_t volume_index;
+	double wall_s;                   /* every POST snapshots, back to back */
+	uint64_t bytes_cloned;           /* logical: clones x template */
+	double lat_mean_ms, lat_p50_ms, lat_p90_ms, lat_max_ms; /* per POST snapshots */
+	struct xms_cluster_figures before, after;
+	bool verified;
+	uint64_t verified_bytes;
+	bool kept;                       /* --keep-clones */
+	struct conn_stats conn;          /* the template's session and --verify's (conn_stats.h) */
+	uint64_t readback_bytes;         /* after a lost session: template bytes read back intact */
 };
 
 #endif

@@ -19,6 +19,7 @@
 #include "client/conn.h"
 #include "client/latency.h"
 #include "client/progress.h"
+#include "client/readback.h"
 #include "client/scsi_query.h"
 #include "client/stream_write.h"
 #include "client/xfer_limit.h"
@@ -41,7 +42,6 @@ struct cslot {
 	uint64_t blocks;            /* the command in flight covers [off, off + blocks) */
 	uint64_t t0;
 	uint8_t list[XCOPY_HDR_LEN + 2 * XCOPY_TGT_DESC_LEN + XCOPY_SEG_DESC_LEN];
-	struct iscsi_data data;
 	uint8_t *buf;               /* software datamover buffer */
 	struct scsi_iovec iov;
 };
@@ -50,6 +50,7 @@ struct lane {
 	int clone;                  /* -1 idle */
 	uint64_t next_off;          /* next template block to issue */
 	unsigned inflight;
+	bool software;              /* an EXTENDED COPY of this clone failed: the rest in software */
 };
 
 struct clone_ctx {
@@ -71,8 +72,9 @@ struct clone_ctx {
 	struct cslot *slots;
 	struct lat_samples lat;
 	uint64_t blocks_done;
+	bool *clone_fell_back;      /* per clone: an EXTENDED COPY of it failed part way */
 	bool failed;
-	char err[300];
+	char err[1024];
 };
 
 static uint64_t dst_lba(const struct clone_ctx *x, unsigned clone, uint64_t off)
@@ -92,7 +94,7 @@ static int build_list(struct clone_ctx *x, unsigned clone, uint64_t off, uint64_
 	return xcopy_build(x->lus, x->nconn, &seg, 1, buf, cap);
 }
 
-static void slot_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv);
+static void slot_cb(struct bench_conn *c, int status, struct scsi_task *task, void *priv);
 
 static int issue_software_read(struct cslot *s)
 {
@@ -107,9 +109,8 @@ static int issue_software_read(struct cslot *s)
 	s->iov.iov_base = s->buf;
 	s->iov.iov_len = (size_t)(s->blocks * x->bsz);
 	s->t0 = now_ns();
-	if (!iscsi_read16_iov_task(x->src->iscsi, x->src->lun, s->off, (uint32_t)(s->blocks * x->bsz), (int)x->bsz,
-				   0, 0, 0, 0, 0, slot_cb, s, &s->iov, 1)) {
-		snprintf(x->err, sizeof(x->err), "cannot queue READ(16): %s", iscsi_get_error(x->src->iscsi));
+	if (conn_read16(x->src, s->off, (uint32_t)(s->blocks * x->bsz), &s->iov, 1, slot_cb, s)) {
+		snprintf(x->err, sizeof(x->err), "%s", conn_failed(x->src) ? conn_error(x->src) : "cannot queue READ(16)");
 		return -1;
 	}
 	return 0;
@@ -120,9 +121,8 @@ static int issue_software_write(struct cslot *s)
 	struct clone_ctx *x = s->ctx;
 	s->phase = 2;
 	s->t0 = now_ns();
-	if (!iscsi_write16_iov_task(x->dst->iscsi, x->dst->lun, dst_lba(x, s->clone, s->off), NULL,
-				    (uint32_t)(s->blocks * x->bsz), (int)x->bsz, 0, 0, 0, 0, 0, slot_cb, s, &s->iov, 1)) {
-		snprintf(x->err, sizeof(x->err), "cannot queue WRITE(16): %s", iscsi_get_error(x->dst->iscsi));
+	if (conn_write16(x->dst, dst_lba(x, s->clone, s->off), (uint32_t)(s->blocks * x->bsz), &s->iov, 1, slot_cb, s)) {
+		snprintf(x->err, sizeof(x->err), "%s", conn_failed(x->dst) ? conn_error(x->dst) : "cannot queue WRITE(16)");
 		return -1;
 	}
 	return 0;
@@ -137,11 +137,15 @@ static int issue_xcopy(struct cslot *s)
 		return -1;
 	}
 	s->xcopy = true;
-	s->data.data = s->list;
-	s->data.size = (size_t)len;
 	s->t0 = now_ns();
-	if (!iscsi_extended_copy_task(x->dst->iscsi, x->dst->lun, &s->data, slot_cb, s)) {
-		snprintf(x->err, sizeof(x->err), "cannot queue EXTENDED COPY: %s", iscsi_get_error(x->dst->iscsi));
+	struct scsi_task *t = scsi_cdb_extended_copy(len);
+	if (!t || scsi_task_add_data_out_buffer(t, len, s->list)) {
+		scsi_free_scsi_task(t);
+		snprintf(x->err, sizeof(x->err), "out of memory for an EXTENDED COPY");
+		return -1;
+	}
+	if (conn_submit(x->dst, t, slot_cb, s)) {
+		snprintf(x->err, sizeof(x->err), "%s", conn_failed(x->dst) ? conn_error(x->dst) : "cannot queue EXTENDED COPY");
 		return -1;
 	}
 	x->run->wire_bytes += (uint64_t)len;
@@ -166,6 +170,7 @@ static void lane_fill(struct clone_ctx *x, unsigned l)
 			}
 			ln->clone = (int)x->next_clone++;
 			ln->next_off = 0;
+			ln->software = false;      /* every clone tries EXTENDED COPY again */
 		}
 		struct cslot *s = NULL;
 		for (unsigned q = 0; q < out; q++) {
@@ -176,7 +181,8 @@ static void lane_fill(struct clone_ctx *x, unsigned l)
 		}
 		if (!s)
 			return;
-		uint64_t per = x->use_xcopy ? x->chunk_blocks : x->sw_blocks;
+		bool xcopy = x->use_xcopy && !ln->software;
+		uint64_t per = xcopy ? x->chunk_blocks : x->sw_blocks;
 		uint64_t left = x->tmpl_blocks - ln->next_off;
 		s->clone = (unsigned)ln->clone;
 		s->off = ln->next_off;
@@ -185,7 +191,7 @@ static void lane_fill(struct clone_ctx *x, unsigned l)
 		s->busy = true;
 		ln->next_off = s->end;
 		ln->inflight++;
-		int rc = x->use_xcopy ? issue_xcopy(s) : issue_software_read(s);
+		int rc = xcopy ? issue_xcopy(s) : issue_software_read(s);
 		if (rc) {
 			x->failed = true;
 			s->busy = false;
@@ -203,29 +209,56 @@ static void slot_done(struct clone_ctx *x, struct cslot *s)
 		lane_fill(x, s->lane);
 }
 
-static void slot_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv)
+/* An EXTENDED COPY came back with CHECK CONDITION (--mode auto), as ESXi's datamover handles
+ * it: an array that does not know the command (05/20/00 INVALID COMMAND OPERATION CODE) gets
+ * the software datamover (host READ + WRITE) for the rest of the run; any other failure (a
+ * copy aborted part way: COPY ABORTED, ABORTED COMMAND, a parameter list refused mid-run...)
+ * sends the rest of that clone through the software datamover, and the next clones try
+ * EXTENDED COPY again.  The failed piece itself is always redone in software. */
+static void xcopy_failed(struct clone_ctx *x, struct cslot *s, const struct cmd_status *st)
+{
+	struct clone_run *run = x->run;
+	char answer[80];
+	conn_describe_status(st->status, st->key, st->asc, st->ascq, answer, sizeof(answer));
+	run->fell_back = true;
+	if (st->key == 0x05 && st->asc == 0x20) {
+		if (x->use_xcopy) {
+			x->use_xcopy = false;
+			snprintf(run->fallback_reason, sizeof(run->fallback_reason),
+				 "the array refused EXTENDED COPY (%s): fell back to the software datamover "
+				 "(host READ + WRITE) for the rest of the run, as ESXi does", answer);
+		}
+		return;
+	}
+	struct lane *ln = &x->lanes[s->lane];
+	if (ln->clone == (int)s->clone)
+		ln->software = true;     /* (a lane that moved on has issued all of this clone) */
+	if (!x->clone_fell_back[s->clone]) {
+		x->clone_fell_back[s->clone] = true;
+		run->fallback_clones++;
+	}
+	if (!run->fallback_reason[0])
+		snprintf(run->fallback_reason, sizeof(run->fallback_reason),
+			 "EXTENDED COPY failed at clone %u, template block %llu (%s): the rest of that clone "
+			 "went through the software datamover (host READ + WRITE), as ESXi does; the next "
+			 "clones tried EXTENDED COPY again", s->clone, (unsigned long long)s->off, answer);
+}
+
+static void slot_cb(struct bench_conn *c, int status, struct scsi_task *task, void *priv)
 {
 	struct cslot *s = priv;
 	struct clone_ctx *x = s->ctx;
-	struct scsi_task *task = command_data;
 	struct cmd_status st;
+	char answer[100];
 	uint64_t t = now_ns();
 	conn_task_status(task, status, &st);
-	if (task)
-		scsi_free_scsi_task(task);
+	conn_describe_answer(c, status, task, answer, sizeof(answer));
+	scsi_free_scsi_task(task);
 	lat_add(&x->lat, t - s->t0);
 	x->run->commands++;
 	if (st.status != 0) {
 		if (s->xcopy && st.status == SCSI_STATUS_CHECK_CONDITION && x->o->mode == MODE_AUTO) {
-			/* ESXi: a CHECK CONDITION on a VAAI primitive marks it unsupported and the
-			 * software datamover does the work from then on, this piece included. */
-			if (x->use_xcopy) {
-				x->use_xcopy = false;
-				x->run->fell_back = true;
-				snprintf(x->run->fallback_reason, sizeof(x->run->fallback_reason),
-					 "the array refused EXTENDED COPY (sense %02x/%02x/%02x): fell back to the "
-					 "software datamover (host READ + WRITE), as ESXi does", st.key, st.asc, st.ascq);
-			}
+			xcopy_failed(x, s, &st);
 			/* The refused piece [off, end) is copied in software pieces by this slot. */
 			if (issue_software_read(s)) {
 				x->failed = true;
@@ -235,13 +268,12 @@ static void slot_cb(struct iscsi_context *iscsi, int status, void *command_data,
 		}
 		if (!x->failed) {
 			x->failed = true;
-			if (st.status == SCSI_STATUS_CHECK_CONDITION)
-				snprintf(x->err, sizeof(x->err), "%s failed at clone %u, template block %llu: sense %02x/%02x/%02x",
-					 s->xcopy ? "EXTENDED COPY" : s->phase == 1 ? "READ(16)" : "WRITE(16)", s->clone,
-					 (unsigned long long)s->off, st.key, st.asc, st.ascq);
+			if (st.status < 0)
+				snprintf(x->err, sizeof(x->err), "%s", conn_error(c));
 			else
-				snprintf(x->err, sizeof(x->err), "%s failed: status %d (%s)",
-					 s->xcopy ? "EXTENDED COPY" : "I/O", st.status, iscsi_get_error(iscsi));
+				snprintf(x->err, sizeof(x->err), "%s: %s failed at clone %u, template block %llu: %s", c->url,
+					 s->xcopy ? "EXTENDED COPY" : s->phase == 1 ? "READ(16)" : "WRITE(16)", s->clone,
+					 (unsigned long long)s->off, answer);
 		}
 		slot_done(x, s);
 		return;
@@ -255,7 +287,10 @@ static void slot_cb(struct iscsi_context *iscsi, int status, void *command_data,
 		return;
 	}
 	x->blocks_done += s->blocks;
+	if (s->xcopy)
+		x->run->xcopy_bytes += s->blocks * x->bsz;
 	if (!s->xcopy) {
+		x->run->software_bytes += s->blocks * x->bsz;
 		x->run->wire_bytes += s->blocks * x->bsz;
 		s->off += s->blocks;
 		if (s->off < s->end && !x->failed) {
@@ -405,6 +440,19 @@ static void virtual_host_streams(struct clone_ctx *x, struct clone_run *run)
 	snprintf(run->host_streams_source, sizeof(run->host_streams_source), "%s", src);
 }
 
+/* A run's lanes and slots (the first nslots with software buffers), freed and forgotten. */
+static void run_state_free(struct clone_ctx *x, unsigned nslots)
+{
+	for (unsigned i = 0; x->slots && i < nslots; i++)
+		free(x->slots[i].buf);
+	free(x->lanes);
+	free(x->slots);
+	free(x->clone_fell_back);
+	x->lanes = NULL;
+	x->slots = NULL;
+	x->clone_fell_back = NULL;
+}
+
 static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run, bool telemetry,
 		     char *err, size_t errlen)
 {
@@ -451,7 +499,9 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 	unsigned nslots = o->parallel * o->outstanding;
 	x->lanes = calloc(o->parallel, sizeof(*x->lanes));
 	x->slots = calloc(nslots, sizeof(*x->slots));
-	if (!x->lanes || !x->slots) {
+	x->clone_fell_back = calloc(o->clones, sizeof(*x->clone_fell_back));
+	if (!x->lanes || !x->slots || !x->clone_fell_back) {
+		run_state_free(x, 0);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -470,6 +520,9 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 	snprintf(label, sizeof(label), "clone chunk %lluk", (unsigned long long)(chunk >> 10));
 	struct progress pb;
 	progress_start(&pb, label, x->tmpl_blocks * o->clones, o->quiet);
+	struct conn_stats cs0 = { 0 }, cs1 = { 0 };
+	for (unsigned k = 0; k < x->nconn; k++)
+		conn_stats_add(&cs0, &x->conns[k].stats);
 	double cpu0 = cpu_seconds();
 	uint64_t t0 = now_ns();
 	for (unsigned l = 0; l < o->parallel; l++)
@@ -481,18 +534,16 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 			inflight += x->lanes[l].inflight;
 		if (!inflight)
 			break;
-		if (conn_poll_many(x->conns, x->nconn, 1000, err, errlen) < 0) {
-			progress_end(&pb);
-			/* commands still in flight reference the slots: leak them (the run is over) */
-			x->slots = NULL;
-			x->lanes = NULL;
-			return -1;
-		}
+		/* a session that fails for good fails its commands back through slot_cb */
+		conn_poll_many(x->conns, x->nconn, 1000, err, errlen);
 		progress_update(&pb, x->blocks_done);
 	}
 	run->wall_s = (double)(now_ns() - t0) / 1e9;
 	double cpu = cpu_seconds() - cpu0;
 	progress_end(&pb);
+	for (unsigned k = 0; k < x->nconn; k++)
+		conn_stats_add(&cs1, &x->conns[k].stats);
+	conn_stats_diff(&run->conn, &cs1, &cs0);
 	if (x->failed) {
 		snprintf(err, errlen, "%s", x->err);
 		goto out;
@@ -504,7 +555,8 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 	run->lat_p50_ms = lat_percentile_ms(&x->lat, 50);
 	run->lat_p90_ms = lat_percentile_ms(&x->lat, 90);
 	run->lat_p99_ms = lat_percentile_ms(&x->lat, 99);
-	if (telemetry) {
+	/* After a re-login the page may hold only what a restarted target saw since. */
+	if (telemetry && !run->conn.reconnects) {
 		struct model_telemetry t;
 		char e[200];
 		/* An unmodeled profile (lunlab's "unlimited") still lists the page but charges
@@ -516,17 +568,15 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 			run->modeled_max_latency_ms = (double)t.max_latency_ns / 1e6;
 			run->modeled_peak_cpu_pct = (double)t.peak_cpu_permille / 10.0;
 			run->time_scale = (double)t.time_scale_x1000 / 1000.0;
-			machine_check(o, run, &t, cpu);
+			/* retried answers put backoffs into the latencies the model did not charge:
+			 * no verdict on this machine from such a run */
+			if (!conn_stats_any(&run->conn))
+				machine_check(o, run, &t, cpu);
 		}
 	}
 	ret = 0;
 out:
-	for (unsigned i = 0; i < nslots; i++)
-		free(x->slots[i].buf);
-	free(x->lanes);
-	free(x->slots);
-	x->lanes = NULL;
-	x->slots = NULL;
+	run_state_free(x, nslots);
 	return ret;
 }
 
@@ -677,10 +727,21 @@ int scenario_clone(const struct bench_opts *o, struct clone_result *r, FILE *exp
 	}
 	if (o->verify && verify_clones(&x, r, err, errlen))
 		goto out;
+	/* A session was lost and logged in again: the figures are the array's only if the
+	 * template it held before is still there (a target that came back empty fails the run). */
+	unsigned reconnects = 0;
+	for (unsigned i = 0; i < x.nconn; i++)
+		reconnects += x.conns[i].stats.reconnects;
+	uint64_t checked;
+	if (reconnects && readback_check(x.src, 0, o->template_size, fill_template, (void *)o, 16, &checked,
+					 err, errlen))
+		goto out;
 	ret = 0;
 out:
 	lat_free(&x.lat);
-	for (unsigned i = 0; i < x.nconn; i++)
+	for (unsigned i = 0; i < x.nconn; i++) {
+		conn_stats_add(&r->conn, &x.conns[i].stats);
 		conn_close(&x.conns[i]);
+	}
 	return ret;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "client/conn.h"
+#include "client/readback.h"
 #include "client/scsi_query.h"
 #include "client/stream_write.h"
 #include "client/xfer_limit.h"
@@ -27,15 +28,24 @@ static int fill_synthetic(void *arg, uint64_t offset, uint8_t *buf, size_t len)
 	return 0;
 }
 
+/* By offset (pread), not sequentially: the read-back check after a lost session reads the
+ * image again at chosen offsets. */
 static int fill_file(void *arg, uint64_t offset, uint8_t *buf, size_t len)
 {
 	struct drr_src *s = arg;
-	size_t got = fread(buf, 1, len, s->file);
-	if (got < len) {
-		if (ferror(s->file))
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = pread(fileno(s->file), buf + got, len - got, (off_t)(offset + got));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
 			return -1;
-		memset(buf + got, 0, len - got);   /* last block padded with zeros */
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
 	}
+	memset(buf + got, 0, len - got);   /* the last block is padded with zeros */
 	return 0;
 }
 
@@ -98,10 +108,8 @@ int scenario_drr(const struct bench_opts *o, struct drr_result *r, char *err, si
 	if (stream_write(&c, &wa, err, errlen))
 		goto out;
 	r->write_s = now_s() - t0;
-	if (!have_page) {
-		ret = 0;             /* tgt, LIO...: the image was written, no figures to read */
-		goto out;
-	}
+	if (!have_page)
+		goto check;          /* tgt, LIO...: the image was written, no figures to read */
 	double t1 = now_s();
 	for (;;) {
 		if (q_capacity(&c, &r->cap, err, errlen))
@@ -116,10 +124,18 @@ int scenario_drr(const struct bench_opts *o, struct drr_result *r, char *err, si
 			break;
 		usleep(200 * 1000);
 	}
+check:
+	/* A session was lost and logged in again: the figures are the image's only if what the
+	 * target acknowledged before the loss is still there (a path that came back, or a target
+	 * that kept its state); a target that came back empty fails the run. */
+	if (c.stats.reconnects &&
+	    readback_check(&c, 0, size, wa.fill, wa.fill_arg, 16, &r->readback_bytes, err, errlen))
+		goto out;
 	ret = 0;
 out:
 	if (src.file)
 		fclose(src.file);
+	r->conn = c.stats;
 	conn_close(&c);
 	return ret;
 }

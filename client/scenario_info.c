@@ -7,6 +7,7 @@
 #include "client/conn.h"
 #include "client/scsi_query.h"
 #include "client/xcopy_builder.h"
+#include "client/xms_client.h"
 
 static uint32_t be32(const uint8_t *p)
 {
@@ -26,6 +27,40 @@ static bool vpd_listed(const uint8_t *p, int n, uint8_t page)
 	return false;
 }
 
+/* --api: the capacity figures of the LU's cluster, as the management API reports them */
+static int info_cluster(const struct bench_opts *o, struct bench_conn *c, struct info_result *r, char *err,
+			size_t errlen)
+{
+	struct xms_client xc;
+	char serial[128] = "", cluster[64], why[256];
+	uint8_t page[260];
+	uint64_t index;
+	int n = q_inquiry(c, 0x80, page, sizeof(page)), ret;
+
+	if (n >= 4) {
+		size_t len = (size_t)(page[2] << 8 | page[3]), s = 0;
+		if (len > (size_t)n - 4)
+			len = (size_t)n - 4;
+		while (s < len && page[4 + s] == ' ')
+			s++;
+		while (len > s && page[4 + len - 1] == ' ')
+			len--;
+		if (len - s < sizeof(serial)) {
+			memcpy(serial, page + 4 + s, len - s);
+			serial[len - s] = '\0';
+		}
+	}
+	if (xms_client_open(&xc, o->api_url, o->api_user, o->api_cacert, o->api_insecure, err, errlen))
+		return -1;
+	r->cluster_of_lu = serial[0] && xms_client_volume_by_serial(&xc, serial, r->api_volume, sizeof(r->api_volume),
+								     &index, cluster, sizeof(cluster), why,
+								     sizeof(why)) == 0;
+	ret = xms_client_cluster(&xc, r->cluster_of_lu ? cluster : NULL, &r->cluster, err, errlen);
+	r->have_cluster = ret == 0;
+	xms_client_close(&xc);
+	return ret;
+}
+
 int scenario_info(const struct bench_opts *o, struct info_result *r, char *err, size_t errlen)
 {
 	struct bench_conn c;
@@ -39,7 +74,7 @@ int scenario_info(const struct bench_opts *o, struct info_result *r, char *err, 
 
 	int n = q_inquiry(&c, -1, buf, 96);
 	if (n < 36) {
-		snprintf(err, errlen, "standard INQUIRY returned %d bytes (< 36)", n);
+		snprintf(err, errlen, "%s: standard INQUIRY returned %d bytes (< 36)", c.url, n);
 		conn_close(&c);
 		return -1;
 	}
@@ -105,6 +140,8 @@ int scenario_info(const struct bench_opts *o, struct info_result *r, char *err, 
 		r->have_capacity = true;
 	if (q_log_supported(&c, 0x31) && q_telemetry(&c, &r->tel, lerr, sizeof(lerr)) == 0)
 		r->have_telemetry = true;
+	int ret = o->api_url ? info_cluster(o, &c, r, err, errlen) : 0;
+	r->conn = c.stats;
 	conn_close(&c);
-	return 0;
+	return ret;
 }

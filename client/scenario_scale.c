@@ -1,21 +1,33 @@
 /* scenario_scale.c - N "VMs", each its own iSCSI session reading (or writing) its own region
- * of the LU sequentially at a fixed queue depth; all sessions in one poll loop.
+ * of the LU sequentially (or at random, --random) at a fixed queue depth; all sessions in one
+ * poll loop.
  *
- * Reads land in one shared scratch buffer (the bytes are not looked at) and writes send one
- * shared pattern buffer, so 100 VMs x QD x 4 MiB costs no memory: the client must not be the
- * bottleneck it measures. */
+ * Reads land in one shared scratch buffer (the bytes are not looked at).  Writes send what
+ * --data says (write_data.h): repeat and zero one shared buffer; unique and win10 a buffer per
+ * command slot whose content each write sets (a 16-byte stamp per 4 KiB for unique), so the
+ * client stays far from being the bottleneck it measures.
+ *
+ * Whether this machine rather than the array set the pace: the LU's model telemetry (LOG
+ * SENSE 0x31, when it models) is read before and after each run, and its mean modeled latency
+ * (+ modeled host turnaround) x time scale compared with the mean latency the client saw;
+ * what the client saw beyond it is this machine's (docs/bench.md "Machine-limited runs"). */
 #include "client/scenarios.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
 #include "client/conn.h"
+#include "client/logpage.h"
 #include "client/progress.h"
+#include "client/scsi_query.h"
 #include "client/window.h"
+#include "client/write_data.h"
 #include "client/xfer_limit.h"
 
 struct vm;
@@ -24,6 +36,7 @@ struct slot {
 	struct vm *vm;
 	struct scsi_iovec iov;
 	double t_submit;
+	uint8_t *buf;                    /* its own write buffer (unique, win10), else NULL */
 };
 
 struct vm {
@@ -43,31 +56,41 @@ struct run_ctx {
 	uint8_t *buf;
 	double t_start, t_measure, t_end;
 	int stop;
-	char err[256];
+	char err[1024];
+	uint64_t write_seq;              /* writes issued: unique's stamp */
+	uint64_t data_seed;              /* unique: differs per run, so runs never dedup each other */
+	uint64_t rng;                    /* --random offsets */
+	double lat_sum;                  /* every completed I/O's latency, s */
+	uint64_t lat_n;
 };
 
 static struct run_ctx *g_run;
 
 static int submit(struct vm *v, struct slot *s);
 
-static void io_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv)
+static void io_cb(struct bench_conn *c, int status, struct scsi_task *task, void *priv)
 {
 	struct slot *s = priv;
 	struct vm *v = s->vm;
-	struct scsi_task *task = command_data;
 	v->inflight--;
 	if (status != SCSI_STATUS_GOOD) {
 		if (!v->failed) {
+			char what[96], why[100];
 			v->failed = 1;
-			snprintf(g_run->err, sizeof(g_run->err), "%s failed: %s",
-				 g_run->o->write ? "WRITE(16)" : "READ(16)", iscsi_get_error(iscsi));
+			conn_describe_cdb(task->cdb, task->cdb_size, what, sizeof(what));
+			conn_describe_answer(c, status, task, why, sizeof(why));
+			if (status == SCSI_STATUS_ERROR)
+				snprintf(g_run->err, sizeof(g_run->err), "%s", conn_error(c));
+			else
+				snprintf(g_run->err, sizeof(g_run->err), "%s: %s failed: %s", c->url, what, why);
 		}
-		if (task)
-			scsi_free_scsi_task(task);
+		scsi_free_scsi_task(task);
 		return;
 	}
 	scsi_free_scsi_task(task);
 	double t = now_s();
+	g_run->lat_sum += t - s->t_submit;
+	g_run->lat_n++;
 	/* Credit each I/O with the part of its bytes that falls inside the measurement window,
 	 * pro rata to the overlap of [submit, completion] with it: with 100 VMs a VM completes
 	 * only a few 4 MiB reads a second, and counting whole completions would quantise the
@@ -84,30 +107,107 @@ static void io_cb(struct iscsi_context *iscsi, int status, void *command_data, v
 		submit(v, s);
 }
 
+static uint64_t rng_next(uint64_t *st)
+{
+	uint64_t z = (*st += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
 static int submit(struct vm *v, struct slot *s)
 {
-	uint64_t lba = v->region_lba + v->next;
-	v->next += v->io_blocks;
-	if (v->next + v->io_blocks > v->region_blocks)
-		v->next = 0;                /* sequential, wrapping inside the VM's own region */
+	const struct bench_opts *o = g_run->o;
+	uint64_t lba;
+	if (o->random) {
+		/* uniform over the VM's region, aligned to the I/O size */
+		lba = v->region_lba + rng_next(&g_run->rng) % (v->region_blocks / v->io_blocks) * v->io_blocks;
+	} else {
+		lba = v->region_lba + v->next;
+		v->next += v->io_blocks;
+		if (v->next + v->io_blocks > v->region_blocks)
+			v->next = 0;        /* sequential, wrapping inside the VM's own region */
+	}
 	uint32_t len = v->io_blocks * v->conn->block_size;
-	s->t_submit = now_s();
 	s->iov.iov_base = g_run->buf;
+	if (o->write && s->buf) {
+		write_data_fill(o->data, s->buf, len, lba * v->conn->block_size, g_run->write_seq++,
+				o->data == DATA_UNIQUE ? g_run->data_seed : o->seed);
+		s->iov.iov_base = s->buf;
+	}
+	s->t_submit = now_s();
 	s->iov.iov_len = len;
-	struct scsi_task *t;
-	if (g_run->o->write)
-		t = iscsi_write16_iov_task(v->conn->iscsi, v->conn->lun, lba, NULL, len, (int)v->conn->block_size,
-					   0, 0, 0, 0, 0, io_cb, s, &s->iov, 1);
-	else
-		t = iscsi_read16_iov_task(v->conn->iscsi, v->conn->lun, lba, len, (int)v->conn->block_size,
-					  0, 0, 0, 0, 0, io_cb, s, &s->iov, 1);
-	if (!t) {
+	v->inflight++;
+	int rc = g_run->o->write ? conn_write16(v->conn, lba, len, &s->iov, 1, io_cb, s)
+				 : conn_read16(v->conn, lba, len, &s->iov, 1, io_cb, s);
+	if (rc) {
+		v->inflight--;
 		v->failed = 1;
-		snprintf(g_run->err, sizeof(g_run->err), "cannot queue I/O: %s", iscsi_get_error(v->conn->iscsi));
+		snprintf(g_run->err, sizeof(g_run->err), "%s",
+			 conn_failed(v->conn) ? conn_error(v->conn) : "cannot queue I/O");
 		return -1;
 	}
-	v->inflight++;
 	return 0;
+}
+
+/* The run's model telemetry (deltas of page 0x31 across it) against the mean latency the
+ * client saw.  Each VM slot is a closed loop: had the array alone set the pace, a command
+ * would take (modeled latency + modeled host turnaround) x time scale; what the client saw
+ * beyond that is this machine's (target and client CPU, loopback, scheduling), and its share
+ * of the client's latency is the share of throughput the run lost to the machine - unless
+ * the array was saturated: when its busiest resource (page 0x31 0x000B..0x000D, and the CPU
+ * pool) was busy all the time, the figure is the array's capacity and extra host time only
+ * shortened its queue.  Slow motion shrinks the share as 1 / scale, hence the scale that
+ * brings it under 2%. */
+void scale_machine_check(const struct model_telemetry *t0, const struct model_telemetry *t1, double host_mean_s,
+			 double client_cpu_pct, struct scale_run *out)
+{
+	uint64_t ops = 0, lat = 0;
+	for (unsigned b = 0; b < 13; b++) {
+		ops += t1->bucket_ops[b] - t0->bucket_ops[b];
+		lat += t1->bucket_latency_ns[b] - t0->bucket_latency_ns[b];
+	}
+	uint64_t cmds = t1->commands - t0->commands;
+	/* an unmodeled profile charges nothing: no model to compare with */
+	if (!ops || t1->modeled_busy_ns == t0->modeled_busy_ns)
+		return;
+	out->have_modeled = true;
+	out->time_scale = (double)t1->time_scale_x1000 / 1000.0;
+	out->virtual_streams = (unsigned)t1->virtual_streams;
+	out->host_mean_latency_ms = host_mean_s * 1e3;
+	out->modeled_mean_latency_ms = (double)lat / (double)ops / 1e6;
+	double turn_ms = t1->have_turnaround && cmds ? (double)(t1->turnaround_ns - t0->turnaround_ns) / (double)cmds / 1e6 : 0;
+	out->machine_share_exact = t1->have_turnaround;
+	/* how busy the busiest modeled resource was over the run */
+	double elapsed = (double)(t1->modeled_elapsed_ns - t0->modeled_elapsed_ns);
+	if (elapsed > 0) {
+		double busy[4] = { 0, 0, 0, 0 };
+		if (t1->cores)
+			busy[0] = (double)(t1->modeled_busy_ns - t0->modeled_busy_ns) / (double)t1->cores;
+		if (t1->have_busy) {
+			busy[1] = (double)(t1->frontend_busy_ns - t0->frontend_busy_ns);
+			busy[2] = (double)(t1->backend_busy_ns - t0->backend_busy_ns);
+			busy[3] = (double)(t1->journal_busy_ns - t0->journal_busy_ns);
+		}
+		for (unsigned i = 0; i < 4; i++)
+			if (busy[i] / elapsed > out->array_utilization)
+				out->array_utilization = busy[i] / elapsed;
+	}
+	if (out->virtual_streams) {
+		/* modeled time comes from the modeled host, not from this machine's clock */
+		out->machine_share_exact = true;
+		return;
+	}
+	double scale = out->time_scale > 0 ? out->time_scale : 1;
+	double modeled_ms = (out->modeled_mean_latency_ms + turn_ms) * scale;
+	double extra = out->host_mean_latency_ms - modeled_ms;
+	out->machine_share = extra > 0 && out->host_mean_latency_ms > 0 ? extra / out->host_mean_latency_ms : 0;
+	if (out->array_utilization >= SCALE_SATURATED)
+		out->machine_share = 0; /* the array set the pace: its queue absorbed the rest */
+	out->machine_limited = (out->machine_share_exact && out->machine_share > 0.05) || client_cpu_pct > 90;
+	out->suggested_time_scale = out->machine_share > 0.02 ? scale * out->machine_share / 0.02 : scale;
+	if (out->machine_share > 0.98)
+		out->suggested_time_scale = scale * 50; /* the figures say nothing: at least 50x more */
 }
 
 static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out, char *err, size_t errlen)
@@ -145,15 +245,38 @@ static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out
 			 (unsigned long long)conns[0].num_blocks, n, (unsigned long long)o->bs);
 		goto out_close;
 	}
+	bool own_bufs = o->write && write_data_per_write(o->data);
+	if (own_bufs && (uint64_t)n * o->qd * o->bs > SCALE_MAX_WRITE_BUFFERS) {
+		snprintf(err, errlen, "--data %s needs a buffer per command in flight: %u VMs x QD%u x %llu bytes "
+			 "is more than %llu MiB", write_data_name(o->data), n, o->qd, (unsigned long long)o->bs,
+			 (unsigned long long)(SCALE_MAX_WRITE_BUFFERS >> 20));
+		goto out_close;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		vms[i].conn = &conns[i];
 		vms[i].region_lba = region * i;
 		vms[i].region_blocks = region;
 		vms[i].io_blocks = io_blocks;
 		vms[i].slots = &slots[(size_t)i * o->qd];
-		for (unsigned q = 0; q < o->qd; q++)
-			vms[i].slots[q].vm = &vms[i];
+		for (unsigned q = 0; q < o->qd; q++) {
+			struct slot *sl = &vms[i].slots[q];
+			sl->vm = &vms[i];
+			if (own_bufs) {
+				if (posix_memalign((void **)&sl->buf, 4096, o->bs)) {
+					sl->buf = NULL;
+					snprintf(err, errlen, "out of memory for the write buffers of %u VMs", n);
+					goto out_close;
+				}
+				write_data_init(o->data, sl->buf, o->bs, g_run->data_seed + i * 256 + q);
+			}
+		}
 	}
+	/* the model's view of the run, when the LU reports one (page 0x31) */
+	struct model_telemetry tel0, tel1;
+	char terr[200];
+	bool have_tel = q_log_supported(&conns[0], 0x31) && q_telemetry(&conns[0], &tel0, terr, sizeof(terr)) == 0;
+	g_run->lat_sum = 0;
+	g_run->lat_n = 0;
 	g_run->stop = 0;
 	g_run->err[0] = 0;
 	double cpu0 = cpu_seconds();
@@ -177,15 +300,9 @@ static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out
 		}
 		if (inflight == 0)
 			break;
-		if (now_s() > g_run->t_end + 60) {
-			snprintf(err, errlen, "I/O did not complete 60 s after the run ended");
-			progress_end(&pb);
-			goto out_close;
-		}
-		if (conn_poll_many(conns, n, 100, err, errlen) < 0) {
-			progress_end(&pb);
-			goto out_close;
-		}
+		/* no deadline of its own: every command completes, is retried or fails within the
+		 * connection layer's --timeout bounds (conn.h); a session that fails for good fails its I/Os back through io_cb (g_run->err) */
+		conn_poll_many(conns, n, 100, err, errlen);
 		progress_update(&pb, (uint64_t)((now_s() - g_run->t_start) * 1000));
 	}
 	progress_end(&pb);
@@ -195,8 +312,16 @@ static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out
 		snprintf(err, errlen, "%s", g_run->err);
 		goto out_close;
 	}
-	double secs = o->duration_s;
 	memset(out, 0, sizeof(*out));
+	for (unsigned i = 0; i < n; i++)
+		conn_stats_add(&out->conn, &conns[i].stats);
+	/* A run the connection layer had to step into (a re-login, retried BUSY...) gets no
+	 * machine check: its latencies hold the outage or the backoffs, which the model does not
+	 * charge, and a target that restarted has counters that started again from zero. */
+	if (have_tel && !conn_stats_any(&out->conn) && q_telemetry(&conns[0], &tel1, terr, sizeof(terr)) == 0)
+		scale_machine_check(&tel0, &tel1, g_run->lat_n ? g_run->lat_sum / (double)g_run->lat_n : 0,
+				    run_wall > 0 ? 100.0 * run_cpu / run_wall : 0, out);
+	double secs = o->duration_s;
 	out->vms = n;
 	out->seconds = secs;
 	out->min_mbps = 1e300;
@@ -217,6 +342,9 @@ out_close:
 	for (unsigned i = 0; i < n; i++)
 		conn_close(&conns[i]);
 out_free:
+	if (slots)
+		for (size_t k = 0; k < (size_t)n * o->qd; k++)
+			free(slots[k].buf);
 	free(slots);
 	free(vms);
 	free(conns);
@@ -228,15 +356,21 @@ int scenario_scale(const struct bench_opts *o, struct scale_result *r, char *err
 	struct run_ctx ctx = { .o = o };
 	memset(r, 0, sizeof(*r));
 	r->write = o->write;
+	r->random = o->random;
+	r->data = o->data;
 	r->bs = o->bs;
 	r->qd = o->qd;
 	if (posix_memalign((void **)&ctx.buf, 4096, o->bs)) {
 		snprintf(err, errlen, "out of memory for a %llu-byte buffer", (unsigned long long)o->bs);
 		return -1;
 	}
-	/* Written data: a non-zero, non-repeating-per-block pattern so arrays cannot skip it. */
-	for (uint64_t i = 0; i < o->bs; i++)
-		ctx.buf[i] = (uint8_t)((i * 2654435761u) >> 13);
+	/* the shared buffer: what repeat and zero write (and where reads land) */
+	write_data_init(o->write && o->data == DATA_ZERO ? DATA_ZERO : DATA_REPEAT, ctx.buf, o->bs, 0);
+	/* unique: a seed of this run's own, so two runs never write the same block */
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ctx.data_seed = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + ((uint64_t)getpid() << 48);
+	ctx.rng = o->seed * 0x9e3779b97f4a7c15ull + 1;
 	g_run = &ctx;
 	int ret = 0;
 	for (unsigned i = 0; i < o->n_vms && i < 32; i++) {

@@ -16,5 +16,15 @@ int scenario_clone(const struct bench_opts *o, struct clone_result *r, FILE *exp
 		   char *err, size_t errlen);
 int scenario_drr(const struct bench_opts *o, struct drr_result *r, char *err, size_t errlen);
 int scenario_calibrate(const struct bench_opts *o, struct calib_result *r, char *err, size_t errlen);
+/* watch URL: prints the target's live figures until --count readings (0: until killed) */
+int scenario_watch(const struct bench_opts *o, char *err, size_t errlen);
+/* clone --mode snapshot: clones as snapshots through the management API */
+int scenario_snapclone(const struct bench_opts *o, struct snapclone_result *r, char *err, size_t errlen);
+
+/* scale's machine check (scenario_scale.c): fills out's modeled fields from the page 0x31
+ * telemetry before (t0) and after (t1) a run and the mean latency the client saw. */
+struct model_telemetry;
+void scale_machine_check(const struct model_telemetry *t0, const struct model_telemetry *t1, double host_mean_s,
+			 double client_cpu_pct, struct scale_run *out);
 
 #endif

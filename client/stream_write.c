@@ -1,4 +1,5 @@
-/* stream_write.c - sequential WRITE(16)s at a fixed queue depth over the async API. */
+/* stream_write.c - sequential WRITE(16)s at a fixed queue depth through the connection layer
+ * (conn.h: a lost session is logged in again and the writes in flight are sent again). */
 #include "client/stream_write.h"
 #include "client/xfer_limit.h"
 
@@ -16,37 +17,37 @@ struct sw_state;
 struct sw_slot {
 	struct sw_state *st;
 	uint8_t *buf;
+	struct scsi_iovec iov;
 	bool busy;
 };
 
 struct sw_state {
-	struct bench_conn *c;
 	const struct stream_write_args *a;
 	uint64_t next, done;
 	unsigned inflight;
 	int failed;
-	char err[256];
+	char err[1024];
 };
 
-static void write_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv)
+static void write_cb(struct bench_conn *c, int status, struct scsi_task *task, void *priv)
 {
 	struct sw_slot *s = priv;
 	struct sw_state *st = s->st;
-	struct scsi_task *task = command_data;
 	st->inflight--;
 	s->busy = false;
 	if (status != SCSI_STATUS_GOOD && !st->failed) {
+		char what[96], why[100];
 		st->failed = 1;
-		if (task && task->status == SCSI_STATUS_CHECK_CONDITION)
-			snprintf(st->err, sizeof(st->err), "WRITE(16) failed: sense %02x/%02x/%02x",
-				 task->sense.key, (task->sense.ascq >> 8) & 0xff, task->sense.ascq & 0xff);
+		conn_describe_cdb(task->cdb, task->cdb_size, what, sizeof(what));
+		conn_describe_answer(c, status, task, why, sizeof(why));
+		if (status == SCSI_STATUS_ERROR)
+			snprintf(st->err, sizeof(st->err), "%s", conn_error(c));
 		else
-			snprintf(st->err, sizeof(st->err), "WRITE(16) failed: %s", iscsi_get_error(iscsi));
-	} else if (task) {
+			snprintf(st->err, sizeof(st->err), "%s: %s failed: %s", c->url, what, why);
+	} else if (status == SCSI_STATUS_GOOD) {
 		st->done += task->expxferlen > 0 ? (uint64_t)task->expxferlen : 0;
 	}
-	if (task)
-		scsi_free_scsi_task(task);
+	scsi_free_scsi_task(task);
 }
 
 int stream_write(struct bench_conn *c, const struct stream_write_args *a, char *err, size_t errlen)
@@ -64,7 +65,7 @@ int stream_write(struct bench_conn *c, const struct stream_write_args *a, char *
 	}
 	/* Never more per WRITE than the LU's MAXIMUM TRANSFER LENGTH (VPD B0h, xfer_limit.h). */
 	const uint32_t io = xfer_clamp_bytes(a->io_bytes, c->block_size, c->max_xfer_blocks);
-	struct sw_state st = { .c = c, .a = a };
+	struct sw_state st = { .a = a };
 	struct sw_slot *slots = calloc(a->qd, sizeof(*slots));
 	if (!slots) {
 		snprintf(err, errlen, "out of memory");
@@ -93,28 +94,27 @@ int stream_write(struct bench_conn *c, const struct stream_write_args *a, char *
 				break;
 			}
 			uint64_t lba = a->start_lba + st.next / c->block_size;
-			struct scsi_task *t = iscsi_write16_task(c->iscsi, c->lun, lba, slots[i].buf, len,
-								  (int)c->block_size, 0, 0, 0, 0, 0, write_cb, &slots[i]);
-			if (!t) {
-				snprintf(st.err, sizeof(st.err), "cannot queue WRITE(16): %s", iscsi_get_error(c->iscsi));
+			slots[i].iov.iov_base = slots[i].buf;
+			slots[i].iov.iov_len = len;
+			slots[i].busy = true;
+			st.inflight++;
+			if (conn_write16(c, lba, len, &slots[i].iov, 1, write_cb, &slots[i])) {
+				slots[i].busy = false;
+				st.inflight--;
+				snprintf(st.err, sizeof(st.err), "%s", conn_failed(c) ? conn_error(c) : "cannot queue WRITE(16)");
 				st.failed = 1;
 				break;
 			}
-			slots[i].busy = true;
-			st.inflight++;
 			st.next += len;
 		}
-		if (st.inflight && conn_poll_many(c, 1, 1000, err, errlen) < 0) {
-			/* The session is dead with commands in flight: their callbacks run when the
-			 * context is destroyed and still point at the slots, so leak them on purpose. */
-			progress_end(&pb);
-			return -1;
-		}
+		/* a session that fails for good fails its writes back through write_cb */
+		if (st.inflight)
+			conn_poll_many(c, 1, 1000, err, errlen);
 		progress_update(&pb, st.done);
 	}
 	/* Drain what is in flight after a failure, so no callback outlives the slots. */
-	while (st.inflight && conn_poll_many(c, 1, 1000, err, errlen) == 0)
-		;
+	while (st.inflight)
+		conn_poll_many(c, 1, 1000, err, errlen);
 	progress_end(&pb);
 	if (st.failed) {
 		snprintf(err, errlen, "%s", st.err);

@@ -13,8 +13,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "handlers/array/array_admin.h"
 #include "handlers/array/volume.h"
+#include "handlers/array/volume_names.h"
 #include "handlers/copy/copy.h"
+#include "handlers/lu_metrics.h"
 #include "handlers/lunlab_dev.h"
 #include "handlers/scsi/lu_config.h"
 #include "handlers/scsi/naa.h"
@@ -52,6 +55,10 @@ int handler_init(void) __attribute__((visibility("default")));
 /* lunlab-target only (host_ext.h): let short READs and WRITEs of an unpaced
  * LU run on the I/O thread.  Resolves to NULL under tcmu-runner. */
 #pragma weak lunlab_host_dev_set_inline
+/* lunlab-target only: the ALUA the LU reports (the core keeps the port
+ * groups: target/lu/alua.h).  NULL under tcmu-runner, where LIO's own ALUA
+ * configuration (configfs alua/) applies instead. */
+#pragma weak lunlab_host_dev_set_tpgs
 
 /* Largest READ/WRITE run inline: a 64 KiB write (dedup hashing and zlib of
  * four 16 KiB blocks) is still well under the time a worker hand-off and
@@ -120,9 +127,10 @@ static void lu_free(struct scsi_lu *lu)
 	if (d->model)
 		cost_model_put(d->model);
 	if (d->vol)
-		volume_destroy(d->vol);
+		volume_release(d->vol); /* a named volume stays in its array */
 	if (d->array)
 		array_put(d->array);
+	scsi_lu_fini(lu);
 	free(lu);
 }
 
@@ -178,7 +186,20 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 		lu_free(lu);
 		return -EINVAL;
 	}
-	d->vol = volume_create(d->array, d->num_lbas * d->block_size, d->block_size);
+	array_set_profile(d->array, prof->name);
+	array_space_default(d->array, prof->capacity_bytes, prof->soft_threshold_percent);
+	if (c.volume[0]) {
+		int rc = volume_attach(d->array, c.volume, d->num_lbas * d->block_size, d->block_size, &d->vol, &err);
+		if (rc) {
+			tcmu_dev_err(tdev, "lunlab: %s\n", err ? err : "cannot attach the volume");
+			free(err);
+			lu_free(lu);
+			return rc;
+		}
+		snprintf(d->volume_name, sizeof(d->volume_name), "%s", c.volume);
+	} else {
+		d->vol = volume_create(d->array, d->num_lbas * d->block_size, d->block_size);
+	}
 	if (!d->vol) {
 		lu_free(lu);
 		return -ENOMEM;
@@ -190,7 +211,7 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 		max_xfer = DEFAULT_MAX_XFER_BYTES / d->block_size;
 	d->max_xfer_len = max_xfer;
 	tcmu_dev_set_max_xfer_len(tdev, max_xfer);
-	lu->readonly = c.readonly;
+	lu->readonly = c.readonly || volume_is_readonly(d->vol); /* a read-only snapshot */
 	if (scsi_lu_set_physical_block(lu, c.physical_block) != 0) {
 		tcmu_dev_err(tdev, "lunlab: physical_block %u: want a power-of-two multiple of the %u-byte block, "
 			     "at most 32768 blocks\n", c.physical_block, d->block_size);
@@ -214,6 +235,15 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 		lu_free(lu);
 		return -EEXIST;
 	}
+	/* last of the checks, as it changes the array: array_capacity= and
+	 * soft_threshold= must agree with the array's other LUNs */
+	int krc = array_space_keys(d->array, c.array_capacity, c.soft_threshold, &err);
+	if (krc) {
+		tcmu_dev_err(tdev, "lunlab: %s\n", err ? err : "array_capacity refused");
+		free(err);
+		lu_free(lu);
+		return krc;
+	}
 	d->model = cost_model_get(d->array_name, prof, c.time_scale);
 	if (d->model && c.host_streams) /* configured: a client's LOG SELECT may not change it */
 		cost_model_pin_virtual_streams(d->model);
@@ -223,6 +253,8 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 	lu->unpaced = !model_paces(d->model);
 	if (lunlab_host_dev_set_inline && lu->unpaced)
 		lunlab_host_dev_set_inline(tdev, lunlab_may_inline);
+	if (lunlab_host_dev_set_tpgs)
+		lunlab_host_dev_set_tpgs(tdev, (unsigned)(c.tpgs >= 0 ? c.tpgs : prof->tpgs));
 	tcmu_dev_info(tdev, "lunlab: LU serial %s, model %s, array %s, %llu x %u bytes\n", d->serial,
 		      d->model_name, d->array_name, (unsigned long long)d->num_lbas, d->block_size);
 	return 0;
@@ -269,6 +301,10 @@ static int lunlab_reconfig(struct tcmu_device *tdev, struct tcmulib_cfg_info *cf
 	}
 }
 
+/* lunlab-target only: when the command's PDU arrived.  NULL under
+ * tcmu-runner, where the kernel received the data: handle_cmd's time then. */
+#pragma weak lunlab_host_cmd_arrival_ns
+
 /* lunlab-target only: start sending a paced READ's data during its modeled
  * service time (the array's service time includes the transfer).  Resolves to
  * NULL under tcmu-runner, which has no such function. */
@@ -278,58 +314,18 @@ static int lunlab_reconfig(struct tcmu_device *tdev, struct tcmulib_cfg_info *cf
  * is still being copied.  NULL under tcmu-runner. */
 #pragma weak lunlab_host_cmd_data_progress
 
-/* READs of at least SPLIT_MIN bytes on an unpaced LU are copied from the
- * volume SPLIT_CHUNK bytes at a time, each piece reported with
- * lunlab_host_cmd_data_progress: at QD1 the wire transfer of a 4 MiB READ
- * (a 4 MiB sendmsg on loopback costs about twice the copy out of the
- * volume) then overlaps the copy instead of following it. */
-#define SPLIT_MIN (2u << 20)
-#define SPLIT_CHUNK (1u << 20)
+/* scsi_cmd.data_progress for lunlab-target: the host sends the Data-In of
+ * the first final_bytes while sbc_read copies the rest. */
+struct host_cmd {
+	struct tcmu_device *tdev;
+	struct tcmulib_cmd *lc;
+};
 
-/* A READ(10)/READ(16) scsi_dispatch would accept as it is, whose buffer is
- * exactly its length: only DPO/FUA set, group and control zero, within the
- * transfer limit and the capacity.  Anything else takes the normal path,
- * which produces the exact sense. */
-static bool split_read_ok(const struct scsi_cmd *cmd, uint64_t *off, uint64_t *len)
+static void host_data_progress(struct scsi_cmd *cmd, size_t final_bytes)
 {
-	const uint8_t *cdb = cmd->cdb;
-	const struct lunlab_dev *d = cmd->dev;
-	uint64_t lba, n;
+	struct host_cmd *h = cmd->host_ctx;
 
-	if (cdb[0] == 0x28 ? cdb[6] || cdb[9] : cdb[0] == 0x88 ? cdb[14] || cdb[15] : true)
-		return false;
-	lba = cdb_lba(cdb);
-	n = cdb_xfer_blocks(cdb);
-	uint64_t cap = __atomic_load_n(&d->num_lbas, __ATOMIC_ACQUIRE);
-
-	if ((cdb[1] & ~0x18) || n == 0 || (d->max_xfer_len && n > d->max_xfer_len) || lba > cap ||
-	    n > cap - lba)
-		return false;
-	*off = lba * d->block_size;
-	*len = n * d->block_size;
-	return *len >= SPLIT_MIN && cmd->iov_cnt == 1 && cmd->iov_len == *len;
-}
-
-/* Returns false when a piece failed: the caller then runs the command the
- * normal way, for the exact sense (pieces already sent carried the same
- * bytes a full read returns). */
-static bool read_in_pieces(struct tcmu_device *tdev, struct tcmulib_cmd *lc, struct scsi_cmd *cmd,
-			   uint64_t off, uint64_t len)
-{
-	uint8_t *base = cmd->iov[0].iov_base;
-
-	for (uint64_t done = 0; done < len;) {
-		uint64_t n = len - done < SPLIT_CHUNK ? len - done : SPLIT_CHUNK;
-		struct iovec v = { base + done, n };
-
-		if (volume_read(cmd->dev->vol, off + done, n, &v, 1) != 0)
-			return false;
-		done += n;
-		if (done < len)
-			lunlab_host_cmd_data_progress(tdev, lc, done);
-	}
-	cmd->bytes_moved = len;
-	return true;
+	lunlab_host_cmd_data_progress(h->tdev, h->lc, final_bytes);
 }
 
 struct paced_completion {
@@ -357,27 +353,34 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 		.iov_cnt = lc->iov_cnt,
 		.sense = lc->sense_buf,
 	};
+	struct host_cmd host = { tdev, lc };
 	enum cost_kind kind;
 
 	for (size_t i = 0; i < lc->iov_cnt; i++)
 		cmd.iov_len += lc->iovec[i].iov_len;
-	uint64_t arrival = pacer_now_ns();
-	uint64_t off, len;
-	int status;
-
-	if (lunlab_host_cmd_data_progress && lu->unpaced && split_read_ok(&cmd, &off, &len) &&
-	    read_in_pieces(tdev, lc, &cmd, off, len)) {
-		kind = COST_READ;
-		status = TCMU_STS_OK;
-	} else {
-		status = scsi_dispatch(&cmd, &kind);
+	/* a large READ of an unpaced LU goes out in pieces (sbc_read); a paced
+	 * one goes out whole at once (lunlab_host_cmd_data_ready, below) */
+	if (lunlab_host_cmd_data_progress && lu->unpaced) {
+		cmd.data_progress = host_data_progress;
+		cmd.host_ctx = &host;
 	}
+	/* A command's modeled time starts when it arrived, as on a real array:
+	 * a WRITE's data transfer (R2T round trips, Data-Out) and the work
+	 * below (fingerprinting, storing) overlap its modeled service time
+	 * instead of adding to it; only what exceeds it shows. */
+	uint64_t arrival = lunlab_host_cmd_arrival_ns ? lunlab_host_cmd_arrival_ns(lc) : 0;
+	uint64_t now = pacer_now_ns();
+	if (!arrival || arrival > now)
+		arrival = now;
+	int status = scsi_dispatch(&cmd, &kind);
 	if (!lu->dev.model)
 		return status;
 
 	struct cost_req req;
+	struct cost_result res;
 	scsi_cost_req(&cmd, kind, &req);
-	uint64_t deadline = cost_model_charge(lu->dev.model, &req, arrival);
+	uint64_t deadline = cost_model_charge_ex(lu->dev.model, &req, arrival, &res);
+	lu_metrics_record(&lu->metrics, &req, res.latency_ns, res.cpu_ns);
 	if (deadline <= pacer_now_ns())
 		return status;
 	if (!host_completes_async()) {
@@ -398,6 +401,13 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 	return TCMU_STS_ASYNC_HANDLED;
 }
 
+/* The host shuts down (its devices are closed): free the named volumes,
+ * and with them the arrays they kept alive. */
+static void lunlab_destroy(void)
+{
+	array_drop_named_volumes();
+}
+
 static struct tcmur_handler lunlab_handler = {
 	.name = "lunlab XtremIO-like array emulator",
 	.subtype = "lunlab",
@@ -408,6 +418,7 @@ static struct tcmur_handler lunlab_handler = {
 	.close = lunlab_close,
 	.nr_threads = 4,
 	.handle_cmd = lunlab_handle_cmd,
+	.destroy = lunlab_destroy,
 };
 
 int handler_init(void)

@@ -23,6 +23,7 @@ struct lunlab_dev {
 	struct cost_model *model;        /* shared by every LU of the array */
 	char model_name[32];
 	char array_name[64];
+	char volume_name[128];           /* the named volume (volume=NAME); "" anonymous */
 	char serial[128];                /* unit serial (VPD 0x80) */
 	uint8_t naa[16];                 /* NAA IEEE Registered Extended (type 6), VPD 0x83 */
 	uint32_t block_size;             /* logical block size, bytes */
@@ -41,6 +42,8 @@ void lunlab_dev_unregister(struct lunlab_dev *d);
  * unregistered from close(), which tcmu hosts never run concurrently with
  * commands of that device. */
 struct lunlab_dev *lunlab_dev_find_by_naa(const struct array *a, const uint8_t naa[16]);
+/* The open device whose tcmu device is tdev, or NULL (same lifetime rule). */
+struct lunlab_dev *lunlab_dev_find_by_tdev(const struct tcmu_device *tdev);
 
 /* One command as the SCSI modules see it. */
 struct scsi_cmd {
@@ -50,6 +53,12 @@ struct scsi_cmd {
 	size_t iov_cnt;
 	size_t iov_len;         /* total bytes of iov */
 	uint8_t *sense;         /* 96 bytes (tcmulib_cmd.sense_buf) */
+	/* Set by the host glue (handler.c) when the host can send a READ's
+	 * data in pieces: sbc_read then calls it each time another part of
+	 * the buffer, from its start, is final.  NULL: the data goes out when
+	 * the command completes. */
+	void (*data_progress)(struct scsi_cmd *cmd, size_t final_bytes);
+	void *host_ctx;         /* for data_progress */
 	/* filled by the modules for the cost model */
 	uint64_t bytes_moved;   /* data bytes read or written */
 	uint64_t xcopy_bytes;   /* logical bytes covered by EXTENDED COPY segments */

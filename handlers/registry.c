@@ -44,3 +44,17 @@ struct lunlab_dev *lunlab_dev_find_by_naa(const struct array *a, const uint8_t n
 	pthread_mutex_unlock(&reg_lock);
 	return hit;
 }
+
+struct lunlab_dev *lunlab_dev_find_by_tdev(const struct tcmu_device *tdev)
+{
+	struct lunlab_dev *hit = NULL;
+
+	pthread_mutex_lock(&reg_lock);
+	for (struct lunlab_dev *d = reg_head; d; d = d->next_in_array)
+		if (d->tdev == tdev) {
+			hit = d;
+			break;
+		}
+	pthread_mutex_unlock(&reg_lock);
+	return hit;
+}

@@ -11,11 +11,14 @@
  *   backend  data to and from the SSDs (bytes / bandwidth).
  * The command completes when its last resource is done, plus a fixed latency.  The
  * host turnaround (fabric + host stack, not seen by the array) is added to the
- * deadline only.  One mutex per array guards the few words of queue state. */
+ * deadline only.  One mutex per array guards the few words of queue state; an
+ * unmodeled array (profile `unlimited`) has no queues and counts its telemetry
+ * with atomics instead, so its commands take no lock here. */
 #include "models/cost.h"
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +44,7 @@ struct telemetry_state {
 	uint64_t first_arrival, last_completion;
 	uint64_t commands, busy, max_latency;
 	uint64_t turnaround;
+	uint64_t journal_busy, frontend_busy, backend_busy; /* ns of service, summed */
 	uint64_t hist[32];
 	uint64_t bucket_ops[COST_BUCKETS], bucket_bytes[COST_BUCKETS], bucket_latency[COST_BUCKETS];
 	struct window win[NWIN];
@@ -61,6 +65,19 @@ struct cost_model {
 	uint64_t t0_real;
 	uint64_t cpu_free, journal_free, frontend_free, backend_free;
 	struct telemetry_state t;
+	/* unmodeled and on the real clock: telemetry without the lock (every
+	 * latency is 0, so commands, sizes and elapsed time are all there is) */
+	struct {
+		_Atomic uint64_t t0;                 /* first command's real time + 1; 0: none yet */
+		_Atomic uint64_t last;               /* latest arrival, ns after t0 */
+		_Atomic uint64_t commands;
+		_Atomic uint64_t commands_ever;      /* never reset: cost_model_totals */
+		_Atomic uint64_t bucket_ops[COST_BUCKETS], bucket_bytes[COST_BUCKETS];
+	} fast;
+	/* never reset (cost_model_totals); first_arrival/last_completion in modeled time */
+	struct cost_totals totals;
+	bool totals_started;
+	uint64_t totals_first, totals_last;
 	/* virtual clock: when each modeled host stream may send its next command, a min-heap */
 	unsigned vstreams; /* 0: real clock */
 	bool vpinned;      /* the LU's configuration fixed vstreams: clients may not change it */
@@ -205,10 +222,28 @@ static void account_busy(struct telemetry_state *t, uint64_t start, uint64_t end
 	}
 }
 
+/* The never-reset totals /metrics exports (cost_model_totals). */
+static void account_totals(struct cost_model *m, const struct cost_result *res)
+{
+	struct cost_totals *o = &m->totals;
+
+	if (!m->totals_started) {
+		m->totals_started = true;
+		m->totals_first = res->arrival_ns;
+	}
+	if (res->completion_ns > m->totals_last)
+		m->totals_last = res->completion_ns;
+	o->commands++;
+	o->cpu_ns += res->cpu_ns;
+	o->latency_sum_ns += res->latency_ns;
+	o->latency_buckets[lunlab_lat_bucket(res->latency_ns)]++;
+}
+
 static void account(struct cost_model *m, const struct cost_req *r, const struct cost_result *res,
 		    uint64_t cpu_start, uint64_t cpu_end)
 {
 	struct telemetry_state *t = &m->t;
+	account_totals(m, res);
 	if (!t->started) {
 		t->started = true;
 		t->first_arrival = res->arrival_ns;
@@ -317,16 +352,60 @@ static void charge_locked(struct cost_model *m, const struct cost_req *r, uint64
 			done = e;
 		res->latency_ns = done - arrival + s.fixed_ns;
 		res->cpu_ns = s.cpu_work_ns;
+		m->t.journal_busy += s.journal_ns;
+		m->t.frontend_busy += s.frontend_ns;
+		m->t.backend_busy += s.backend_ns;
 	}
 	res->completion_ns = arrival + res->latency_ns;
 	res->next_arrival_ns = res->completion_ns + s.host_turnaround_ns;
 	account(m, r, res, cpu_start, cpu_end);
 }
 
+static bool lock_free(const struct cost_model *m) { return !m->cp && !m->vstreams; }
+
+/* An unmodeled command arriving at arrival (ns of the model's clock): no
+ * queue, latency 0; the telemetry account() would keep, in atomics. */
+static void charge_unmodeled(struct cost_model *m, const struct cost_req *r, uint64_t arrival,
+			     struct cost_result *out)
+{
+	uint64_t last = atomic_load_explicit(&m->fast.last, memory_order_relaxed);
+	while (arrival > last &&
+	       !atomic_compare_exchange_weak_explicit(&m->fast.last, &last, arrival, memory_order_relaxed,
+						       memory_order_relaxed))
+		;
+	atomic_fetch_add_explicit(&m->fast.commands, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&m->fast.commands_ever, 1, memory_order_relaxed);
+	if (r->kind != COST_OTHER) {
+		uint64_t size = covered_bytes(r);
+		if (r->kind == COST_CAW || size == 0)
+			size = r->bytes;
+		unsigned b = cost_bucket_of(size);
+		atomic_fetch_add_explicit(&m->fast.bucket_ops[b], 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&m->fast.bucket_bytes[b], size, memory_order_relaxed);
+	}
+	if (out) {
+		memset(out, 0, sizeof(*out));
+		out->arrival_ns = out->completion_ns = out->next_arrival_ns = arrival;
+	}
+}
+
+/* The real clock of a lock-free model: ns since its first command. */
+static uint64_t unmodeled_arrival(struct cost_model *m, uint64_t now_ns)
+{
+	uint64_t t0 = atomic_load_explicit(&m->fast.t0, memory_order_relaxed), none = 0;
+	if (!t0)
+		t0 = atomic_compare_exchange_strong(&m->fast.t0, &none, now_ns + 1) ? now_ns + 1 : none;
+	return now_ns + 1 > t0 ? now_ns + 1 - t0 : 0;
+}
+
 void cost_model_charge_at(struct cost_model *m, const struct cost_req *r, uint64_t arrival_ns,
 			  struct cost_result *out)
 {
 	struct cost_result res;
+	if (lock_free(m)) {
+		charge_unmodeled(m, r, arrival_ns, out);
+		return;
+	}
 	pthread_mutex_lock(&m->mu);
 	charge_locked(m, r, arrival_ns, &res);
 	pthread_mutex_unlock(&m->mu);
@@ -339,6 +418,10 @@ uint64_t cost_model_charge_ex(struct cost_model *m, const struct cost_req *r, ui
 {
 	struct cost_result res;
 	uint64_t deadline = now_ns;
+	if (lock_free(m)) {
+		charge_unmodeled(m, r, unmodeled_arrival(m, now_ns), out);
+		return now_ns;
+	}
 	pthread_mutex_lock(&m->mu);
 	if (m->vstreams) {
 		charge_locked(m, r, virtual_arrival_locked(m, r->kind), &res);
@@ -418,6 +501,20 @@ struct cost_model *cost_model_get(const char *array_name, const struct lunlab_pr
 	return m;
 }
 
+struct cost_model *cost_model_find(const char *array_name)
+{
+	struct cost_model *m;
+
+	pthread_mutex_lock(&registry_lock);
+	for (m = registry; m; m = m->next)
+		if (!strcmp(m->name, array_name ? array_name : "")) {
+			m->refs++;
+			break;
+		}
+	pthread_mutex_unlock(&registry_lock);
+	return m;
+}
+
 void cost_model_put(struct cost_model *m)
 {
 	if (!m)
@@ -439,13 +536,43 @@ void cost_model_put(struct cost_model *m)
 	free(m);
 }
 
+static void fast_telemetry(struct cost_model *m, struct cost_telemetry *out)
+{
+	out->commands = atomic_load(&m->fast.commands);
+	out->modeled_elapsed_ns = atomic_load(&m->fast.last);
+	out->latency_hist[0] = out->commands;
+	for (unsigned b = 0; b < COST_BUCKETS; b++) {
+		out->bucket_ops[b] = atomic_load(&m->fast.bucket_ops[b]);
+		out->bucket_bytes[b] = atomic_load(&m->fast.bucket_bytes[b]);
+	}
+	out->time_scale = m->scale;
+}
+
+static void fast_reset(struct cost_model *m)
+{
+	atomic_store(&m->fast.t0, 0);
+	atomic_store(&m->fast.last, 0);
+	atomic_store(&m->fast.commands, 0);
+	for (unsigned b = 0; b < COST_BUCKETS; b++) {
+		atomic_store(&m->fast.bucket_ops[b], 0);
+		atomic_store(&m->fast.bucket_bytes[b], 0);
+	}
+}
+
 void cost_model_telemetry(struct cost_model *m, struct cost_telemetry *out)
 {
 	memset(out, 0, sizeof(*out));
+	if (lock_free(m)) {
+		fast_telemetry(m, out);
+		return;
+	}
 	pthread_mutex_lock(&m->mu);
 	const struct telemetry_state *t = &m->t;
 	out->commands = t->commands;
 	out->turnaround_ns = t->turnaround;
+	out->journal_busy_ns = t->journal_busy;
+	out->frontend_busy_ns = t->frontend_busy;
+	out->backend_busy_ns = t->backend_busy;
 	out->modeled_elapsed_ns = t->started ? t->last_completion - t->first_arrival : 0;
 	out->modeled_busy_ns = t->busy;
 	out->cores = m->cp ? m->cp->cores : 0;
@@ -492,8 +619,32 @@ static void virtual_idle_locked(struct cost_model *m)
 		m->vfree[i] = idle;
 }
 
+void cost_model_totals(struct cost_model *m, struct cost_totals *out)
+{
+	if (lock_free(m)) {
+		/* unmodeled: every latency and every CPU charge is 0 */
+		memset(out, 0, sizeof(*out));
+		out->commands = atomic_load(&m->fast.commands_ever);
+		out->latency_buckets[lunlab_lat_bucket(0)] = out->commands;
+		out->time_scale = m->scale;
+		return;
+	}
+	pthread_mutex_lock(&m->mu);
+	*out = m->totals;
+	out->modeled_elapsed_ns = m->totals_started && m->totals_last > m->totals_first
+					  ? m->totals_last - m->totals_first : 0;
+	out->cores = m->cp ? m->cp->cores : 0;
+	out->time_scale = m->scale;
+	out->virtual_streams = m->vstreams;
+	pthread_mutex_unlock(&m->mu);
+}
+
 void cost_model_reset_telemetry(struct cost_model *m)
 {
+	if (lock_free(m)) {
+		fast_reset(m);
+		return;
+	}
 	pthread_mutex_lock(&m->mu);
 	telemetry_reset(&m->t);
 	if (m->vstreams)

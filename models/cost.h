@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "lunlab/latency_buckets.h"
 #include "models/profile.h"
 
 struct cost_model;
@@ -28,6 +29,10 @@ struct cost_req {
  * cost_time_virtual(N) (cost_virtual.h) a virtual clock. */
 struct cost_model *cost_model_get(const char *array_name, const struct lunlab_profile *p, double time_scale);
 void cost_model_put(struct cost_model *m);
+/* The model of array_name if one exists (one more reference: cost_model_put
+ * it), else NULL; never creates one.  For work that is not a command of a LU
+ * (a snapshot through the array-control interface). */
+struct cost_model *cost_model_find(const char *array_name);
 
 /* Charge one command arriving at now_ns (CLOCK_MONOTONIC).  Returns the real
  * CLOCK_MONOTONIC time at which its completion may be delivered (now_ns when
@@ -51,6 +56,9 @@ struct cost_telemetry {
 	uint64_t turnaround_ns;           /* modeled host turnaround added, summed over commands: lets a
 					   * client tell the model's host time from the machine's
 					   * (docs/bench.md "Machine-limited runs"; page 31h 0009h) */
+	uint64_t journal_busy_ns;         /* modeled service time of each single-queue resource, summed */
+	uint64_t frontend_busy_ns;        /* (with modeled_busy_ns / cores for the CPU pool: how busy */
+	uint64_t backend_busy_ns;         /* the array's busiest resource was; page 31h 000Bh..000Dh) */
 	double time_scale;                /* 0 when the clock is virtual */
 	uint32_t virtual_streams;         /* > 0: virtual clock, modeled time from this many
 					   * closed-loop host streams, not from the real clock
@@ -58,5 +66,20 @@ struct cost_telemetry {
 };
 void cost_model_telemetry(struct cost_model *m, struct cost_telemetry *out);
 void cost_model_reset_telemetry(struct cost_model *m);
+
+/* Running totals in modeled time since the model was made: never reset (LOG
+ * SELECT resets only the telemetry above), so /metrics can export them as
+ * counters.  Latency buckets: include/lunlab/latency_buckets.h. */
+struct cost_totals {
+	uint64_t commands;
+	uint64_t cpu_ns;                  /* CPU work charged, core-ns summed over cores */
+	uint64_t latency_sum_ns;
+	uint64_t latency_buckets[LUNLAB_LAT_BUCKETS];
+	uint64_t modeled_elapsed_ns;      /* first arrival .. last modeled completion */
+	uint32_t cores;                   /* 0: the profile is not modeled */
+	double time_scale;                /* 0: unpaced or a virtual clock */
+	uint32_t virtual_streams;         /* > 0: virtual clock */
+};
+void cost_model_totals(struct cost_model *m, struct cost_totals *out);
 
 #endif

@@ -17,6 +17,13 @@ struct lunlab_profile {
 	int zlib_window_bits;
 	uint32_t alloc_unit;       /* bytes */
 	bool modeled;              /* false for "unlimited": no cost, no pacing */
+	/* asymmetric access the array reports (INQUIRY TPGS): 0 off (the default;
+	 * XtremIO is active/active without ALUA), 1 implicit, 2 explicit, 3 both;
+	 * the target core keeps the port groups (target/lu/alua.h) */
+	uint8_t tpgs;
+	/* physical capacity (the array's default; array_capacity= overrides it) */
+	uint64_t capacity_bytes;   /* usable, after RAID: what reduced data may fill */
+	uint32_t soft_threshold_percent; /* of capacity_bytes: 06/38/07 when use reaches it; 0 = none */
 	/* cost-model parameters: owned by models/, opaque to the handler */
 	void *cost_params;
 };

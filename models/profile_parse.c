@@ -21,7 +21,7 @@ struct parsed {
 	struct cost_params c;
 };
 
-enum ftype { T_NAME, T_TEXT, T_BOOL, T_U32, T_U64, T_INT, T_BUCKET, T_SECTION };
+enum ftype { T_NAME, T_TEXT, T_BOOL, T_U32, T_U64, T_INT, T_BUCKET, T_TPGS, T_SECTION };
 
 struct field {
 	const char *section; /* NULL: top level */
@@ -39,8 +39,10 @@ static const struct field fields[] = {
 	{ NULL, "name", T_NAME, 1, sizeof(((struct lunlab_profile *)0)->name) - 1, P(name) },
 	{ NULL, "description", T_TEXT, 0, sizeof(((struct lunlab_profile *)0)->description) - 1, P(description) },
 	{ NULL, "modeled", T_BOOL, 0, 1, P(modeled) },
+	{ NULL, "tpgs", T_TPGS, 0, 3, P(tpgs) }, /* optional: off when absent */
 	{ NULL, "data_reduction", T_SECTION, 0, 0, 0 },
 	{ NULL, "cost", T_SECTION, 0, 0, 0 },
+	{ NULL, "capacity", T_SECTION, 0, 0, 0 },
 	{ "data_reduction", "dedup_block", T_U32, 512, 1u << 20, P(dedup_block) },
 	{ "data_reduction", "zlib_level", T_INT, 0, 9, P(zlib_level) },
 	{ "data_reduction", "zlib_window_bits", T_INT, 9, 15, P(zlib_window_bits) },
@@ -58,6 +60,9 @@ static const struct field fields[] = {
 	{ "cost", "host_turnaround_ns", T_U64, 0, NS_MAX, C(host_turnaround_ns) },
 	{ "cost", "host_turnaround_ns_per_mib", T_U64, 0, NS_MAX, C(host_turnaround_ns_per_mib) },
 	{ "cost", "xcopy_bucket", T_BUCKET, 0, 0, C(xcopy_bucket) },
+	/* usable physical capacity: 1 MiB .. 1 EiB */
+	{ "capacity", "usable_bytes", T_U64, 1u << 20, 1ull << 60, P(capacity_bytes) },
+	{ "capacity", "soft_threshold_percent", T_U32, 0, 100, P(soft_threshold_percent) },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -67,7 +72,7 @@ struct ctx {
 	struct parsed *out;
 	bool seen[NFIELDS];
 	size_t seen_line[NFIELDS];
-	size_t section_line[2]; /* data_reduction, cost: where a missing key is reported */
+	size_t section_line[3]; /* data_reduction, cost, capacity: where a missing key is reported */
 	char **err;
 };
 
@@ -181,6 +186,17 @@ static int set_value(struct ctx *c, const struct field *f, const yaml_node_t *v)
 		*(enum xcopy_bucket_rule *)(base + f->off) = r;
 		return 0;
 	}
+	case T_TPGS: {
+		static const char *const tpgs[] = { "off", "implicit", "explicit", "both" };
+		const char *s = scalar(v);
+		for (uint8_t i = 0; i < 4; i++) {
+			if (v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !strcmp(s, tpgs[i])) {
+				*(uint8_t *)(base + f->off) = i;
+				return 0;
+			}
+		}
+		return fail(c, line, f->section, f->key, "'%s' is not one of off, implicit, explicit, both", s);
+	}
 	case T_U32:
 	case T_U64:
 	case T_INT: {
@@ -202,6 +218,14 @@ static int set_value(struct ctx *c, const struct field *f, const yaml_node_t *v)
 		break;
 	}
 	return 0;
+}
+
+/* index into ctx.section_line */
+static unsigned section_index(const char *section)
+{
+	if (!strcmp(section, "cost"))
+		return 1;
+	return !strcmp(section, "capacity") ? 2 : 0;
 }
 
 static const struct field *find_field(const char *section, const char *key, size_t *idx)
@@ -238,7 +262,7 @@ static int walk_mapping(struct ctx *c, const yaml_node_t *map, const char *secti
 		if (f->type == T_SECTION) {
 			if (v->type != YAML_MAPPING_NODE)
 				return fail(c, line_of(v), NULL, f->key, "expected a mapping of parameters");
-			c->section_line[!strcmp(f->key, "cost")] = line_of(k);
+			c->section_line[section_index(f->key)] = line_of(k);
 			if (walk_mapping(c, v, f->key))
 				return -1;
 		} else if (set_value(c, f, v)) {
@@ -251,19 +275,19 @@ static int walk_mapping(struct ctx *c, const yaml_node_t *map, const char *secti
 static int check_complete(struct ctx *c)
 {
 	struct parsed *o = c->out;
-	size_t idx_cost = 0, idx_modeled = 0, idx_dr = 0;
+	size_t idx_cost = 0, idx_modeled = 0;
 	find_field(NULL, "cost", &idx_cost);
 	find_field(NULL, "modeled", &idx_modeled);
-	find_field(NULL, "data_reduction", &idx_dr);
 	bool want_cost = c->seen[idx_modeled] && o->p.modeled;
 	for (size_t i = 0; i < NFIELDS; i++) {
 		const struct field *f = &fields[i];
 		bool in_cost = f->section && !strcmp(f->section, "cost");
 		bool is_cost_section = !f->section && !strcmp(f->key, "cost");
-		if (c->seen[i] || ((in_cost || is_cost_section) && !want_cost))
+		if (c->seen[i] || ((in_cost || is_cost_section) && !want_cost) || f->type == T_TPGS)
 			continue;
-		size_t line = f->section ? c->section_line[in_cost] : 1;
-		if (f->section && !c->seen[in_cost ? idx_cost : idx_dr])
+		size_t line = f->section ? c->section_line[section_index(f->section)] : 1;
+		size_t idx_section = 0;
+		if (f->section && (find_field(NULL, f->section, &idx_section), !c->seen[idx_section]))
 			line = 1;
 		return fail(c, line ? line : 1, f->section, f->key, "missing");
 	}

@@ -10,8 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "target/api/api_listen.h"
+#include "target/api/xms_cluster_spec.h"
 #include "target/config_file.h"
 #include "target/iscsi/auth_config.h"
+#include "target/iscsi/portal.h"
+#include "target/lu/alua.h"
+#include "target/lu/fault_spec.h"
 
 #ifndef LUNLAB_HANDLER_DIR
 #define LUNLAB_HANDLER_DIR "handlers"
@@ -33,6 +38,13 @@ const struct cli_optdef cli_options[] = {
 	{ "trace", CLI_TRACE, CLI_K_FLAG, 0, 0 },
 	{ "quiet", CLI_QUIET, CLI_K_FLAG, 0, 0 },
 	{ "config", CLI_CONFIG, CLI_K_TEXT, 0, 0 },
+	{ "api", CLI_API, CLI_K_TEXT, 0, 0 },
+	{ "api-cert", CLI_API_CERT, CLI_K_TEXT, 0, 0 },
+	{ "api-key", CLI_API_KEY, CLI_K_TEXT, 0, 0 },
+	{ "api-metrics-open", CLI_API_METRICS_OPEN, CLI_K_FLAG, 0, 0 },
+	{ "cluster", CLI_CLUSTER, CLI_K_LIST, 0, CLI_MAX_CLUSTERS },
+	{ "fault", CLI_FAULT, CLI_K_LIST, 0, CLI_MAX_FAULTS },
+	{ "alua", CLI_ALUA, CLI_K_LIST, 0, CLI_MAX_FAULTS },
 	{ NULL, CLI_NOPTS, CLI_K_TEXT, 0, 0 },
 };
 
@@ -54,10 +66,15 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: lunlab-target [options]\n"
 		"  --config FILE          read options from a YAML file (docs/config.md); the\n"
-		"                         command line wins over it, and --listen, --lun or\n"
-		"                         --allow-initiator given here replace the file's list\n"
-		"  --listen ADDR[:PORT]   where to listen (default 127.0.0.1:3260); repeatable:\n"
-		"                         every portal serves the same LUNs (multipath)\n"
+		"                         command line wins over it, and --listen, --lun,\n"
+		"                         --allow-initiator, --fault or --alua given here\n"
+		"                         replace the file's list\n"
+		"  --listen ADDR[:PORT][,advertise=HOST[:PORT]][,tpg=N]\n"
+		"                         where to listen (default 127.0.0.1:3260); repeatable:\n"
+		"                         every portal serves the same LUNs (multipath);\n"
+		"                         advertise= is what SendTargets reports for it (NAT,\n"
+		"                         qemu user networking, containers); tpg= its portal\n"
+		"                         group (an ALUA target port group; default --portal-group)\n"
 		"  --iqn IQN              target name (default iqn.2026-11.org.lunlab:target)\n"
 		"  --lun SPEC             add a LUN (repeatable: LUN 0, 1, ... in order); SPEC is\n"
 		"                         comma-separated key=value: size=N[K|M|G|T] (required, thin),\n"
@@ -77,6 +94,24 @@ static void usage(FILE *f)
 		"                         'allow' lines of --auth-file); default: any initiator\n"
 		"  --auth-file PATH       CHAP users, mutual CHAP identity, allow-list; mode 0600,\n"
 		"                         owned by you (docs/access-control.md); default: no CHAP\n"
+		"  --api ADDR:PORT        serve the XMS-compatible management API over HTTPS there\n"
+		"                         (PORT alone: 127.0.0.1); users: 'api' lines of --auth-file\n"
+		"                         (docs/api.md)\n"
+		"  --api-cert FILE, --api-key FILE  the API's PEM certificate and key (the key\n"
+		"                         file 0600); default: a self-signed one made at start\n"
+		"  --api-metrics-open     serve /metrics, /metrics.json and the dashboard (/)\n"
+		"                         without authentication (docs/metrics.md)\n"
+		"  --cluster SPEC         a cluster (array) the API manages (repeatable; default\n"
+		"                         name=xbrick1): name=, block=, chap_authentication=,\n"
+		"                         chap_discovery=, and handler keys (model=, array_capacity=, ...)\n"
+		"  --fault SPEC           a fault rule (repeatable; docs/faults.md): match keys\n"
+		"                         lun= op= lba= initiator= portal=, triggers every= p=\n"
+		"                         seed= count= window=, one action: sense=KK/AA/QQ,\n"
+		"                         status=busy|task-set-full|reservation-conflict,\n"
+		"                         delay=MS, hold, drop[=after], xcopy-fail-after=N, corrupt\n"
+		"  --alua SPEC            an ALUA state at start (repeatable; LUs whose profile\n"
+		"                         reports ALUA): [lun=N,]tpg=N,state=ao|ano|standby|\n"
+		"                         unavailable|transitioning[,pref=0|1]\n"
 		"  --trace                print every SCSI command decoded, with its status\n"
 		"  --quiet                no log lines (login/logout)\n"
 		"  --help                 this text\n",
@@ -302,17 +337,43 @@ bool cli_set(struct cli *c, enum cli_opt id, const char *v, char *err, size_t er
 		return false;
 	}
 	switch (id) {
-	case CLI_LISTEN:
+	case CLI_LISTEN: {
+		struct portal_spec ps;
 		if (c->nlisten == CLI_MAX_LISTEN) {
 			snprintf(err, errlen, "more than %d addresses", CLI_MAX_LISTEN);
 			return false;
 		}
-		if ((why = listen_check(v))) {
+		if (!portal_spec_parse(v, &ps, err, errlen))
+			return false;
+		if ((why = listen_check(ps.listen))) {
 			snprintf(err, errlen, "%s", why);
 			return false;
 		}
 		c->listen[c->nlisten++] = v;
 		break;
+	}
+	case CLI_FAULT: {
+		struct fault_spec fs;
+		if (c->nfaults == CLI_MAX_FAULTS) {
+			snprintf(err, errlen, "more than %d fault rules", CLI_MAX_FAULTS);
+			return false;
+		}
+		if (!fault_spec_parse(v, &fs, err, errlen))
+			return false;
+		c->faults[c->nfaults++] = v;
+		break;
+	}
+	case CLI_ALUA: {
+		struct alua_spec as;
+		if (c->nalua == CLI_MAX_FAULTS) {
+			snprintf(err, errlen, "more than %d ALUA states", CLI_MAX_FAULTS);
+			return false;
+		}
+		if (!alua_spec_parse(v, &as, err, errlen))
+			return false;
+		c->alua[c->nalua++] = v;
+		break;
+	}
 	case CLI_ALLOW:
 		if (c->nallow == CLI_MAX_ALLOW) {
 			snprintf(err, errlen, "more than %d initiators", CLI_MAX_ALLOW);
@@ -339,6 +400,42 @@ bool cli_set(struct cli *c, enum cli_opt id, const char *v, char *err, size_t er
 			return false;
 		}
 		c->iqn = v;
+		break;
+	case CLI_API:
+		if ((why = api_listen_check(v))) {
+			snprintf(err, errlen, "%s", why);
+			return false;
+		}
+		c->api = v;
+		break;
+	case CLI_CLUSTER: {
+		struct xms_cluster_spec cs;
+		if (c->nclusters == CLI_MAX_CLUSTERS) {
+			snprintf(err, errlen, "more than %d clusters", CLI_MAX_CLUSTERS);
+			return false;
+		}
+		if (!xms_cluster_spec_parse(v, &cs, err, errlen))
+			return false;
+		for (int i = 0; i < c->nclusters; i++) {
+			struct xms_cluster_spec o;
+			if (xms_cluster_spec_parse(c->clusters[i], &o, err, errlen) && strcmp(o.name, cs.name) == 0) {
+				snprintf(err, errlen, "cluster '%s' given twice", cs.name);
+				return false;
+			}
+		}
+		c->clusters[c->nclusters++] = v;
+		break;
+	}
+	case CLI_API_CERT:
+	case CLI_API_KEY:
+		if (!*v) {
+			snprintf(err, errlen, "empty path");
+			return false;
+		}
+		if (id == CLI_API_CERT)
+			c->api_cert = v;
+		else
+			c->api_key = v;
 		break;
 	case CLI_HANDLER_PATH:
 	case CLI_AUTH_FILE:
@@ -373,6 +470,7 @@ bool cli_set(struct cli *c, enum cli_opt id, const char *v, char *err, size_t er
 	case CLI_STALL_TIMEOUT: c->stall_timeout = (long)u; break;
 	case CLI_TRACE: c->trace = v[0] == 't'; break;
 	case CLI_QUIET: c->quiet = v[0] == 't'; break;
+	case CLI_API_METRICS_OPEN: c->api_metrics_open = v[0] == 't'; break;
 	case CLI_NOPTS: return false;
 	}
 	c->given |= 1u << id;
@@ -432,6 +530,13 @@ static const struct option long_opts[] = {
 	{ "trace", no_argument, NULL, CLI_TRACE },
 	{ "quiet", no_argument, NULL, CLI_QUIET },
 	{ "config", required_argument, NULL, CLI_CONFIG },
+	{ "api", required_argument, NULL, CLI_API },
+	{ "api-cert", required_argument, NULL, CLI_API_CERT },
+	{ "api-key", required_argument, NULL, CLI_API_KEY },
+	{ "api-metrics-open", no_argument, NULL, CLI_API_METRICS_OPEN },
+	{ "cluster", required_argument, NULL, CLI_CLUSTER },
+	{ "fault", required_argument, NULL, CLI_FAULT },
+	{ "alua", required_argument, NULL, CLI_ALUA },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -463,9 +568,15 @@ static void clear_list(struct cli *c, enum cli_opt id)
 		c->nlisten = 0;
 	} else if (id == CLI_ALLOW) {
 		c->nallow = 0;
+	} else if (id == CLI_FAULT) {
+		c->nfaults = 0;
+	} else if (id == CLI_ALUA) {
+		c->nalua = 0;
 	} else if (id == CLI_LUN) {
 		c->nluns = 0;
 		c->nkeylines = 0;
+	} else if (id == CLI_CLUSTER) {
+		c->nclusters = 0;
 	}
 }
 

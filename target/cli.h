@@ -11,6 +11,8 @@
 #define CLI_MAX_LUNS 1024
 #define CLI_MAX_LISTEN 16     /* = TARGET_MAX_PORTALS */
 #define CLI_MAX_ALLOW 4096    /* = AUTH_MAX_ALLOW */
+#define CLI_MAX_FAULTS 256    /* = FAULT_RULES_MAX */
+#define CLI_MAX_CLUSTERS 16   /* = XMS_MAX_CLUSTERS */
 
 struct cli_lun {
 	uint64_t size;
@@ -39,6 +41,13 @@ enum cli_opt {
 	CLI_TRACE,
 	CLI_QUIET,
 	CLI_CONFIG,
+	CLI_API,
+	CLI_API_CERT,
+	CLI_API_KEY,
+	CLI_API_METRICS_OPEN,
+	CLI_CLUSTER,
+	CLI_FAULT,
+	CLI_ALUA,
 	CLI_NOPTS
 };
 
@@ -78,6 +87,10 @@ struct cli {
 	const char *auth_file;    /* --auth-file: CHAP credentials and allow-list */
 	const char **allow;       /* --allow-initiator, repeatable */
 	int nallow;
+	const char *faults[CLI_MAX_FAULTS]; /* --fault SPEC, repeatable (target/lu/fault_spec.h) */
+	int nfaults;
+	const char *alua[CLI_MAX_FAULTS];   /* --alua SPEC, repeatable (target/lu/alua.h) */
+	int nalua;
 	const char *iqn;
 	const char *alias;
 	const char *handler_path;
@@ -88,9 +101,15 @@ struct cli {
 	long stall_timeout;     /* seconds, -1 = not given */
 	bool trace;
 	bool quiet;
+	bool api_metrics_open; /* --api-metrics-open: /metrics and the dashboard without auth */
 	int nluns;
 	struct cli_lun *luns;
 
+	const char *api;        /* --api ADDR:PORT: the HTTPS management API; NULL: off */
+	const char *api_cert;   /* --api-cert / --api-key: PEM files; NULL: self-signed */
+	const char *api_key;
+	const char *clusters[CLI_MAX_CLUSTERS]; /* --cluster SPEC: the API's clusters (arrays) */
+	int nclusters;
 	const char *config;     /* --config FILE, NULL: none */
 	unsigned given;         /* bit (1u << enum cli_opt) per option set */
 	unsigned line[CLI_NOPTS]; /* the config file's line of each option it set;
@@ -105,8 +124,8 @@ int cli_init(struct cli *c);
 
 /* 0: run; 1: --help/--version printed (exit 0); -1: error printed (exit 2).
  * With --config FILE: command-line scalars win over the file's; a list given
- * on the command line (--listen, --lun, --allow-initiator) replaces the
- * file's list (docs/config.md). */
+ * on the command line (--listen, --lun, --allow-initiator, --fault, --alua) replaces
+ * the file's list (docs/config.md). */
 int cli_parse(int argc, char **argv, struct cli *out);
 void cli_free(struct cli *c);
 

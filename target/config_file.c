@@ -23,6 +23,8 @@
 
 #include "target/cli.h"
 
+#define FAULT_SPEC_TEXT_MAX 600 /* > FAULT_SPEC_MAX: the parser names the overlong rule */
+
 struct ctx {
 	const char *origin;
 	yaml_document_t *doc;
@@ -181,10 +183,13 @@ static int unknown_key(struct ctx *x, const yaml_node_t *k, const char *key)
 		if (d && d->id != CLI_CONFIG)
 			return fail(x, line_of(k), q, "unknown key (did you mean '%s'?)", d->name);
 	}
-	return fail(x, line_of(k), q,
-		    "unknown key (known: listen, iqn, alias, portal-group, io-threads, max-sessions, "
-		    "login-timeout, stall-timeout, handler-path, auth-file, allow-initiator, trace, "
-		    "quiet, lun)");
+	/* the known keys from the option table itself, so the list stays true */
+	char known[512];
+	size_t o = 0;
+	for (const struct cli_optdef *d = cli_options; d->name; d++)
+		if (d->id != CLI_CONFIG && o < sizeof(known))
+			o += (size_t)snprintf(known + o, sizeof(known) - o, "%s%s", o ? ", " : "", d->name);
+	return fail(x, line_of(k), q, "unknown key (known: %s)", known);
 }
 
 static int keyline_add(struct ctx *x, int lun, const char *key, size_t line)
@@ -256,6 +261,45 @@ static int one_lun(struct ctx *x, const yaml_node_t *m)
 	return 0;
 }
 
+/* A fault rule or an ALUA state written as a mapping of SPEC keys ({lun:
+ * 0, op: read, sense: 03/11/00}, hold: true): joined into the SPEC text,
+ * which cli_set() checks as it checks --fault / --alua. */
+static const char *spec_mapping(struct ctx *x, const yaml_node_t *m, const char *field)
+{
+	char spec[FAULT_SPEC_TEXT_MAX];
+	size_t o = 0;
+
+	for (yaml_node_pair_t *pr = m->data.mapping.pairs.start; pr < m->data.mapping.pairs.top; pr++) {
+		const yaml_node_t *kn, *v;
+		const char *k = key_of(x, m, pr, field, &kn);
+		int n;
+
+		if (!k)
+			return NULL;
+		v = yaml_document_get_node(x->doc, pr->value);
+		if (!v || v->type != YAML_SCALAR_NODE || is_null(v) ||
+		    memchr(v->data.scalar.value, '\0', v->data.scalar.length) ||
+		    memchr(v->data.scalar.value, ',', v->data.scalar.length)) {
+			fail(x, line_of(kn), field, "%.32s: want a scalar value without ','", k);
+			return NULL;
+		}
+		if (plain(v) && strcmp((const char *)v->data.scalar.value, "true") == 0)
+			n = snprintf(spec + o, sizeof(spec) - o, "%s%s", o ? "," : "", k); /* hold: true */
+		else
+			n = snprintf(spec + o, sizeof(spec) - o, "%s%s=%s", o ? "," : "", k,
+				     (const char *)v->data.scalar.value);
+		if (n < 0 || (size_t)n >= sizeof(spec) - o) {
+			fail(x, line_of(kn), field, "rule too long");
+			return NULL;
+		}
+		o += (size_t)n;
+	}
+	const char *s = cli_keep(x->c, spec, o);
+	if (!s)
+		fail(x, line_of(m), field, "out of memory");
+	return s;
+}
+
 static int one_option(struct ctx *x, const struct cli_optdef *d, const yaml_node_t *v)
 {
 	char err[256], field[96];
@@ -278,6 +322,13 @@ static int one_option(struct ctx *x, const struct cli_optdef *d, const yaml_node
 				continue;
 			}
 			snprintf(field, sizeof(field), "%s[%d]", d->name, n);
+			if ((d->id == CLI_FAULT || d->id == CLI_ALUA) && e->type == YAML_MAPPING_NODE) {
+				if (!(s = spec_mapping(x, e, field)))
+					return -1;
+				if (!cli_set(x->c, d->id, s, err, sizeof(err)))
+					return fail(x, line_of(e), field, "%s", err);
+				continue;
+			}
 			if (!(s = scalar_text(x, e, field)))
 				return -1;
 			if (!cli_set(x->c, d->id, s, err, sizeof(err)))

@@ -10,13 +10,18 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "target/api/api.h"
+#include "target/api/lunlab_api.h"
 #include "target/cli.h"
 #include "target/iscsi/auth_config.h"
 #include "target/iscsi/auth_file.h"
 #include "target/iscsi/io_thread.h"
-#include "target/iscsi/listener.h"
+#include "target/iscsi/portal.h"
 #include "target/iscsi/target.h"
+#include "target/lu/alua.h"
+#include "target/lu/fault_rules.h"
 #include "target/lu/lu_table.h"
+#include "target/metrics/metrics_routes.h"
 #include "target/tcmu/host.h"
 
 /* FNV-1a of the IQN: gives generated unit serials that differ per target */
@@ -110,10 +115,11 @@ static int load_access_control(const struct cli *cli, struct auth_config *cfg)
 /* Leaving before the target runs (a configuration refused, a port taken):
  * release what main() holds, as the shutdown at the end does, so a refusal
  * ends as cleanly as a run (and LeakSanitizer has nothing to report). */
-static int leave_early(struct cli *cli, struct auth_config *auth, int sfd, const int *lfds, int nl, int rc)
+static int leave_early(struct cli *cli, struct auth_config *auth, int sfd, int rc)
 {
-	for (int i = 0; i < nl; i++)
-		close(lfds[i]);
+	portals_close_all();
+	fault_rules_clear();
+	alua_reset();
 	tcmu_host_shutdown();
 	lu_table_reset();
 	g_target.auth = NULL;
@@ -122,6 +128,70 @@ static int leave_early(struct cli *cli, struct auth_config *auth, int sfd, const
 	if (sfd >= 0)
 		close(sfd);
 	return rc;
+}
+
+/* ALUA: one target port group per portal group, then the --alua states.
+ * -1 after a one-line error (a LUN without ALUA, a group no portal has). */
+static int setup_alua(const struct cli *cli)
+{
+	uint16_t ids[TARGET_MAX_PORTALS];
+
+	for (int i = 0; i < g_target.nportals; i++)
+		ids[i] = target_portal_tpgt(i);
+	alua_set_groups(ids, g_target.nportals);
+	for (int k = 0; k < cli->nalua; k++) {
+		struct alua_spec s;
+		char err[256];
+		int applied = 0;
+
+		if (!alua_spec_parse(cli->alua[k], &s, err, sizeof(err))) /* cli_set checked it */
+			goto bad;
+		for (size_t lun = 0; lun < lu_table_count(); lun++) {
+			struct lu_entry *e = lu_table_entry(lun);
+			if ((s.has_lun && lun != s.lun) || (!s.has_lun && !alua_tpgs(e)))
+				continue;
+			if (alua_set(e, lun, s.tpg, s.state, s.pref, s.transition_ms, err, sizeof(err)) < 0)
+				goto bad;
+			applied++;
+		}
+		if (!applied) {
+			snprintf(err, sizeof(err), s.has_lun ? "no LUN %u" : "no LU reports ALUA (its profile's tpgs: is off)",
+				 s.lun);
+			goto bad;
+		}
+		continue;
+bad:
+		if (cli->line[CLI_ALUA])
+			fprintf(stderr, "lunlab-target: %s:%u: alua[%d]: %s\n", cli->config, cli->line[CLI_ALUA], k, err);
+		else
+			fprintf(stderr, "lunlab-target: --alua %s: %s\n", cli->alua[k], err);
+		return -1;
+	}
+	return 0;
+}
+
+/* --api: the HTTPS management API on its own threads.  -1 after a one-line
+ * error (no api user, the port taken, a bad certificate). */
+static int start_api(const struct cli *cli, const struct auth_config *auth)
+{
+	struct api_server_cfg cfg = {
+		.listen = cli->api,
+		.cert_path = cli->api_cert,
+		.key_path = cli->api_key,
+		.auth = auth,
+		.log = target_log,
+	};
+	char err[512];
+
+	if (metrics_routes_register(cli->api_metrics_open, err, sizeof(err)) < 0 ||
+	    api_clusters_setup(cli->clusters, cli->nclusters, err, sizeof(err)) < 0 ||
+	    lunlab_api_register(err, sizeof(err)) < 0 || /* fault rules, portals, ALUA */
+	    api_start(&cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "lunlab-target: %s\n", err);
+		api_stop(); /* what the clusters' setup made */
+		return -1;
+	}
+	return 0;
 }
 
 static void raise_fd_limit(void)
@@ -138,7 +208,8 @@ int main(int argc, char **argv)
 {
 	struct cli cli;
 	sigset_t mask;
-	int sfd, lfds[CLI_MAX_LISTEN], ep, n, rc;
+	int sfd, ep, n, rc;
+	struct portal_spec portals[CLI_MAX_LISTEN];
 	struct auth_config auth;
 	char *err = NULL;
 	struct epoll_event ev, evs[8];
@@ -185,31 +256,44 @@ int main(int argc, char **argv)
 			fprintf(stderr, "lunlab-target: loading handlers from %s: %s\n", cli.handler_path,
 				err ? err : "failed");
 		free(err);
-		return leave_early(&cli, &auth, sfd, NULL, 0, 2); /* a configuration error, as a LUN refused */
+		return leave_early(&cli, &auth, sfd, 2); /* a configuration error, as a LUN refused */
 	}
 	if (create_luns(&cli) < 0)
-		return leave_early(&cli, &auth, sfd, NULL, 0, 2);
-	for (int i = 0; i < cli.nlisten; i++) {
-		lfds[i] = listener_open(cli.listen[i]);
-		if (lfds[i] >= 0 && !listener_portal(lfds[i], &g_target.portals[i])) {
-			fprintf(stderr, "lunlab-target: --listen %s: not an IPv4/IPv6 address\n",
-				cli.listen[i]);
-			close(lfds[i]);
-			lfds[i] = -1;
+		return leave_early(&cli, &auth, sfd, 2);
+	for (int i = 0; i < cli.nfaults; i++) {
+		char why[256];
+		if (fault_rules_add(cli.faults[i], why, sizeof(why)) < 0) { /* cli_set checked it */
+			fprintf(stderr, "lunlab-target: --fault %s: %s\n", cli.faults[i], why);
+			return leave_early(&cli, &auth, sfd, 2);
 		}
-		if (lfds[i] < 0)
-			return leave_early(&cli, &auth, sfd, lfds, i, 1);
-		g_target.nportals = i + 1;
 	}
+	for (int i = 0; i < cli.nlisten; i++) {
+		char why[256];
+		if (!portal_spec_parse(cli.listen[i], &portals[i], why, sizeof(why))) { /* checked by cli_set */
+			fprintf(stderr, "lunlab-target: --listen %s: %s\n", cli.listen[i], why);
+			return leave_early(&cli, &auth, sfd, 2);
+		}
+	}
+	if (portals_open(portals, cli.nlisten) < 0)
+		return leave_early(&cli, &auth, sfd, 1);
+	if (setup_alua(&cli) < 0)
+		return leave_early(&cli, &auth, sfd, 2);
 	if (io_threads_start(cli.io_threads) < 0) {
 		fprintf(stderr, "lunlab-target: cannot start I/O threads: %s\n", strerror(errno));
-		return leave_early(&cli, &auth, sfd, lfds, cli.nlisten, 1);
+		return leave_early(&cli, &auth, sfd, 1);
+	}
+	if (cli.api && start_api(&cli, &auth) < 0) {
+		io_threads_stop();
+		io_threads_free();
+		return leave_early(&cli, &auth, sfd, 2);
 	}
 	for (int i = 0; i < cli.nlisten; i++) {
 		const struct target_portal *p = &g_target.portals[i];
-		target_log("listening on %s%s%s:%u", p->v6 ? "[" : "", p->host, p->v6 ? "]" : "",
-			   p->port);
+		target_log("listening on %s (portal group %u)%s%s", p->name, target_portal_tpgt(i),
+			   p->adv_name[0] ? ", advertised as " : "", p->adv_name);
 	}
+	for (int i = 0; i < cli.nfaults; i++)
+		target_log("fault rule %d: %s", i + 1, cli.faults[i]);
 	target_log("target %s, %d LUN(s), %d I/O thread(s), access: %s%s%s", cli.iqn, cli.nluns,
 		   cli.io_threads, auth.nusers ? "CHAP" : "no CHAP",
 		   auth.has_mutual ? " (mutual available)" : "",
@@ -217,19 +301,16 @@ int main(int argc, char **argv)
 
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	ev.events = EPOLLIN;
-	for (int i = 0; i < cli.nlisten; i++) {
-		ev.data.fd = lfds[i];
-		epoll_ctl(ep, EPOLL_CTL_ADD, lfds[i], &ev);
-	}
-	ev.data.fd = sfd;
+	portals_attach(ep); /* listeners: data.u64 = PORTAL_EV_BASE + portal */
+	ev.data.u64 = 0;
 	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
 	while (running) {
 		n = epoll_wait(ep, evs, 8, -1);
 		if (n < 0 && errno != EINTR)
 			break;
 		for (int i = 0; i < n; i++) {
-			if (evs[i].data.fd != sfd) {
-				listener_accept_all(evs[i].data.fd);
+			if (evs[i].data.u64 >= PORTAL_EV_BASE) {
+				portals_accept((int)(evs[i].data.u64 - PORTAL_EV_BASE));
 			} else {
 				struct signalfd_siginfo si;
 				if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
@@ -239,12 +320,14 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	for (int i = 0; i < cli.nlisten; i++)
-		close(lfds[i]);
+	api_stop(); /* no management request runs while the LUs go */
+	portals_close_all();
 	io_threads_stop();
 	tcmu_host_shutdown();
 	io_threads_free();
 	lu_table_reset();
+	fault_rules_clear();
+	alua_reset();
 	close(ep);
 	close(sfd);
 	g_target.auth = NULL;

@@ -6,7 +6,9 @@
 # tcmur_* symbol they leave undefined must be exported by the tcmu-runner
 # executable or by libtcmu.so.2 (what the real runner resolves against at
 # dlopen), and by lunlab-target (export_dynamic) for the embedded host.
-# It also checks handler_init is exported.
+# It also checks handler_init is exported, and lunlab_array_ctl (the
+# array-control interface lunlab-target finds with dlsym,
+# include/lunlab/array_ctl.h; tcmu-runner never looks it up).
 # Exit 0: all good; 1: a problem (listed); 77: a system file is missing
 # (install the tcmu-runner package: ci/ does).
 set -eu
@@ -56,6 +58,10 @@ if [ -n "$missing_lunlab" ]; then
 fi
 if ! syms --defined-only "$HANDLER" | grep -qx handler_init; then
 	echo "handler_lunlab.so does not export handler_init (hosts call it after dlopen)"
+	fail=1
+fi
+if ! syms --defined-only "$HANDLER" | grep -qx lunlab_array_ctl; then
+	echo "handler_lunlab.so does not export lunlab_array_ctl (lunlab-target's API finds the array-control interface by it)"
 	fail=1
 fi
 if readelf -d "$HANDLER" 2>/dev/null | grep NEEDED | grep -q 'libtcmu'; then

@@ -1,5 +1,8 @@
 /* array.c — the process-wide registry of arrays (found by name, refcounted),
- * parameter validation and the capacity figures. */
+ * parameter validation, each array's volumes (created here, so the volume
+ * layer never needs the array) and its capacity figures.  The top of the
+ * store's layers (array_internal.h): it calls the volume layer, the block
+ * store and the accounting workers, and none of them calls back. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,12 +10,12 @@
 #include <string.h>
 
 #include "handlers/array/array_internal.h"
+#include "handlers/array/block_account.h"
 
 static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct array *registry;
 
-static char *msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *msg(const char *fmt, ...)
+char *array_msg(const char *fmt, ...)
 {
 	va_list ap;
 	char *s = NULL;
@@ -30,29 +33,29 @@ static char *validate(const struct array_params *p)
 	/* 32 KiB max keeps an exact compressed size (<= block + deflate's few
 	 * bytes of framing) inside the record's 16-bit field. */
 	if (!pow2(p->dedup_block) || p->dedup_block < 512 || p->dedup_block > 32768)
-		return msg("dedup_block %u: must be a power of two in 512..32768", p->dedup_block);
+		return array_msg("dedup_block %u: must be a power of two in 512..32768", p->dedup_block);
 	if (p->zlib_level < 0 || p->zlib_level > 9)
-		return msg("zlib_level %d: must be 0..9", p->zlib_level);
+		return array_msg("zlib_level %d: must be 0..9", p->zlib_level);
 	if (p->zlib_window_bits < 9 || p->zlib_window_bits > 15)
-		return msg("zlib_window_bits %d: must be 9..15", p->zlib_window_bits);
+		return array_msg("zlib_window_bits %d: must be 9..15", p->zlib_window_bits);
 	if (p->alloc_unit < 1 || p->alloc_unit > p->dedup_block)
-		return msg("alloc_unit %u: must be 1..dedup_block (%u)", p->alloc_unit, p->dedup_block);
+		return array_msg("alloc_unit %u: must be 1..dedup_block (%u)", p->alloc_unit, p->dedup_block);
 	return NULL;
 }
 
 static char *mismatch(const char *name, const struct array_params *have, const struct array_params *want)
 {
 	if (have->dedup_block != want->dedup_block)
-		return msg("array '%s' exists with dedup_block %u, requested %u", name, have->dedup_block,
+		return array_msg("array '%s' exists with dedup_block %u, requested %u", name, have->dedup_block,
 			   want->dedup_block);
 	if (have->zlib_level != want->zlib_level)
-		return msg("array '%s' exists with zlib_level %d, requested %d", name, have->zlib_level,
+		return array_msg("array '%s' exists with zlib_level %d, requested %d", name, have->zlib_level,
 			   want->zlib_level);
 	if (have->zlib_window_bits != want->zlib_window_bits)
-		return msg("array '%s' exists with zlib_window_bits %d, requested %d", name,
+		return array_msg("array '%s' exists with zlib_window_bits %d, requested %d", name,
 			   have->zlib_window_bits, want->zlib_window_bits);
 	if (have->alloc_unit != want->alloc_unit)
-		return msg("array '%s' exists with alloc_unit %u, requested %u", name, have->alloc_unit,
+		return array_msg("array '%s' exists with alloc_unit %u, requested %u", name, have->alloc_unit,
 			   want->alloc_unit);
 	return NULL;
 }
@@ -64,7 +67,7 @@ struct array *array_get(const char *name, const struct array_params *p, char **e
 	if (err)
 		*err = NULL;
 	if (!name || !*name || !p) {
-		e = msg("array name and parameters are required");
+		e = array_msg("array name and parameters are required");
 		goto out_err;
 	}
 	if ((e = validate(p)))
@@ -84,19 +87,22 @@ struct array *array_get(const char *name, const struct array_params *p, char **e
 		return a;
 	}
 	a = calloc(1, sizeof(*a));
-	if (!a || !(a->name = strdup(name)) || bs_init(a)) {
+	if (!a || !(a->name = strdup(name)) || !(a->bs = bs_create(p->dedup_block, p->alloc_unit)) ||
+	    acct_attach(a->bs, &(struct acct_params){ p->zlib_level, p->zlib_window_bits })) {
 		pthread_mutex_unlock(&registry_mu);
 		if (a) {
-			bs_fini(a);
+			bs_destroy(a->bs);
 			free(a->name);
 			free(a);
 		}
-		e = msg("out of memory creating array '%s'", name);
+		e = array_msg("out of memory creating array '%s'", name);
 		goto out_err;
 	}
 	a->p = *p;
 	a->users = 1;
 	pthread_mutex_init(&a->vol_mu, NULL);
+	space_init(&a->space);
+	space_attach(a); /* the block store's space hooks: before the first write */
 	a->next = registry;
 	registry = a;
 	pthread_mutex_unlock(&registry_mu);
@@ -130,7 +136,9 @@ void array_put(struct array *a)
 	 * anyway so nothing leaks. */
 	while (a->vols)
 		volume_destroy(a->vols);
-	bs_fini(a);
+	acct_detach(a->bs);
+	bs_destroy(a->bs);
+	space_fini(&a->space);
 	pthread_mutex_destroy(&a->vol_mu);
 	free(a->name);
 	free(a);
@@ -138,22 +146,70 @@ void array_put(struct array *a)
 
 const struct array_params *array_params(const struct array *a) { return &a->p; }
 
+void array_ref(struct array *a)
+{
+	pthread_mutex_lock(&registry_mu);
+	a->users++;
+	pthread_mutex_unlock(&registry_mu);
+}
+
+struct array *array_lookup(const char *name)
+{
+	struct array *a;
+
+	if (!name)
+		return NULL;
+	pthread_mutex_lock(&registry_mu);
+	for (a = registry; a; a = a->next)
+		if (!strcmp(a->name, name)) {
+			a->users++;
+			break;
+		}
+	pthread_mutex_unlock(&registry_mu);
+	return a;
+}
+
+int array_names(char (*names)[ARRAY_NAME_MAX], int max)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&registry_mu);
+	for (struct array *a = registry; a; a = a->next, n++)
+		if (names && n < max)
+			snprintf(names[n], ARRAY_NAME_MAX, "%s", a->name);
+	pthread_mutex_unlock(&registry_mu);
+	return n;
+}
+
+const char *array_name(const struct array *a) { return a->name; }
+
+void array_set_profile(struct array *a, const char *profile)
+{
+	pthread_mutex_lock(&a->vol_mu);
+	if (!a->profile[0] && profile)
+		snprintf(a->profile, sizeof(a->profile), "%s", profile);
+	pthread_mutex_unlock(&a->vol_mu);
+}
+
+void array_profile(struct array *a, char *out, size_t len)
+{
+	pthread_mutex_lock(&a->vol_mu);
+	snprintf(out, len, "%s", a->profile);
+	pthread_mutex_unlock(&a->vol_mu);
+}
+
 void array_get_stats(struct array *a, struct array_stats *out)
 {
+	struct bs_figures f;
+
 	memset(out, 0, sizeof(*out));
-	array_flush_accounting(a);
-	int64_t single = 0;
-	for (unsigned i = 0; i < NSHARDS; i++) {
-		struct shard *s = &a->shards[i];
-		pthread_mutex_lock(&s->mu);
-		out->unique_blocks += s->unique_blocks;
-		out->physical_bytes += s->physical_bytes;
-		out->compressed_bytes += s->compressed_bytes;
-		single += atomic_load(&s->single_ref);
-		pthread_mutex_unlock(&s->mu);
-	}
-	out->single_ref_blocks = single > 0 ? (uint64_t)single : 0;
-	out->metadata_bytes = atomic_load(&a->meta_bytes);
+	bs_figures(a->bs, &f);
+	out->unique_blocks = f.unique_blocks;
+	out->pending_blocks = f.pending_blocks;
+	out->physical_bytes = f.physical_bytes;
+	out->compressed_bytes = f.compressed_bytes;
+	out->single_ref_blocks = f.single_ref_blocks;
+	out->metadata_bytes = f.meta_bytes + sizeof(*a);
 	pthread_mutex_lock(&a->vol_mu);
 	for (struct volume *v = a->vols; v; v = v->next) {
 		out->mapped_blocks += atomic_load(&v->mapped);
@@ -162,14 +218,16 @@ void array_get_stats(struct array *a, struct array_stats *out)
 	pthread_mutex_unlock(&a->vol_mu);
 	out->logical_bytes = out->mapped_blocks * a->p.dedup_block;
 	out->unique_bytes = out->unique_blocks * a->p.dedup_block;
-	out->pending_blocks = 0; /* accounting is inline */
 }
 
-void array_flush_accounting(struct array *a) { (void)a; }
+void array_flush_accounting(struct array *a)
+{
+	acct_drain(a->bs);
+}
 
 void array_set_fingerprint(struct array *a, uint64_t (*fn)(const void *data, size_t len))
 {
-	a->fp = fn ? fn : bs_default_fingerprint;
+	bs_set_fingerprint(a->bs, fn);
 }
 
 unsigned array_registry_count(void)
@@ -181,3 +239,57 @@ unsigned array_registry_count(void)
 	pthread_mutex_unlock(&registry_mu);
 	return n;
 }
+
+/* ---- volumes: created and listed here, run by the volume layer ---- */
+
+struct volume *array_vol_alloc(struct array *a, uint64_t size_bytes, uint32_t lba_size)
+{
+	if (!a)
+		return NULL;
+	struct volume *v = calloc(1, sizeof(*v));
+	if (!v)
+		return NULL;
+	if (vol_init(v, a->bs, size_bytes, lba_size)) {
+		free(v);
+		return NULL;
+	}
+	v->owner = a;
+	return v;
+}
+
+void array_vol_link(struct array *a, struct volume *v)
+{
+	v->next = a->vols;
+	a->vols = v;
+}
+
+struct volume *volume_create(struct array *a, uint64_t size_bytes, uint32_t lba_size)
+{
+	struct volume *v = array_vol_alloc(a, size_bytes, lba_size);
+	if (!v)
+		return NULL;
+	pthread_mutex_lock(&a->vol_mu);
+	array_vol_link(a, v);
+	pthread_mutex_unlock(&a->vol_mu);
+	return v;
+}
+
+void volume_destroy(struct volume *v)
+{
+	if (!v)
+		return;
+	struct array *a = v->owner;
+	pthread_mutex_lock(&a->vol_mu);
+	for (struct volume **pp = &a->vols; *pp; pp = &(*pp)->next)
+		if (*pp == v) {
+			*pp = v->next;
+			break;
+		}
+	pthread_mutex_unlock(&a->vol_mu);
+	vol_fini(v);
+	free(v->name);
+	free(v->snapshot_of);
+	free(v);
+}
+
+struct array *volume_array(const struct volume *v) { return v->owner; }

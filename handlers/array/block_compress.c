@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <zlib.h>
 
-#include "handlers/array/array_internal.h"
+#include "handlers/array/block_compress.h"
 
 struct zctx {
 	z_stream zs;
@@ -57,15 +57,15 @@ static struct zctx *zctx_get(int level, int wbits)
 	return z;
 }
 
-uint32_t compressed_size(const struct array_params *p, const void *data)
+uint32_t compressed_size(int level, int wbits, const void *data, uint32_t len)
 {
-	struct zctx *z = zctx_get(p->zlib_level, p->zlib_window_bits);
+	struct zctx *z = zctx_get(level, wbits);
 	if (!z)
-		return p->dedup_block; /* cannot account: count it as incompressible */
+		return len; /* cannot account: count it as incompressible */
 	unsigned char out[4096];
 	uint32_t total = 0;
 	z->zs.next_in = (Bytef *)data;
-	z->zs.avail_in = p->dedup_block;
+	z->zs.avail_in = len;
 	int r;
 	do {
 		z->zs.next_out = out;
@@ -74,11 +74,4 @@ uint32_t compressed_size(const struct array_params *p, const void *data)
 		total += (uint32_t)(sizeof(out) - z->zs.avail_out);
 	} while (r == Z_OK || (r == Z_BUF_ERROR && z->zs.avail_out == 0));
 	return total;
-}
-
-uint32_t physical_size(const struct array_params *p, uint32_t csize)
-{
-	uint64_t u = p->alloc_unit;
-	uint64_t rounded = (csize + u - 1) / u * u;
-	return rounded > p->dedup_block ? p->dedup_block : (uint32_t)rounded;
 }

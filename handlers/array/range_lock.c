@@ -10,7 +10,7 @@
  * writers of disjoint regions run in parallel. */
 #include <string.h>
 
-#include "handlers/array/array_internal.h"
+#include "handlers/array/volume_internal.h"
 
 void lockset_add(struct lockset *ls, struct volume *v, uint64_t b0, uint64_t nb)
 {

@@ -60,6 +60,10 @@ int volume_resize(struct volume *v, uint64_t new_size);
 /* Data path.  iov is not modified. */
 int volume_read(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt);
 int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt);
+/* The same, but len need not be a multiple of the logical block size: a
+ * write carried out exactly as far as the initiator's data reached (its last
+ * logical block keeps its bytes beyond len), atomic like any write. */
+int volume_write_partial(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt);
 /* WRITE SAME: pattern is one logical block (lba_size bytes) repeated over
  * [off, off+len).  An all-zero pattern unmaps. */
 int volume_write_same(struct volume *v, uint64_t off, uint64_t len, const void *pattern);

@@ -8,11 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "handlers/array/array_internal.h"
+#include "handlers/array/volume_internal.h"
 
 #define DATA_CHUNK (1u << 20)
 
-static int copy_data(struct volume *dst, uint64_t doff, struct volume *src, uint64_t soff, uint64_t len)
+static int copy_data(struct volume *dst, uint64_t doff, struct volume *src, uint64_t soff, uint64_t len,
+		     struct bs_resv *resv)
 {
 	unsigned char *buf = malloc(len < DATA_CHUNK ? len : DATA_CHUNK);
 	if (!buf)
@@ -27,7 +28,7 @@ static int copy_data(struct volume *dst, uint64_t doff, struct volume *src, uint
 		struct iovec io = { buf, n };
 		r = vio_read_locked(src, soff + at, n, &io, 1);
 		if (!r)
-			r = vio_write_locked(dst, doff + at, n, &io, 1);
+			r = vio_write_locked(dst, doff + at, n, &io, 1, resv);
 		done += n;
 	}
 	free(buf);
@@ -44,7 +45,7 @@ static int copy_entries(struct volume *dst, uint64_t db0, struct volume *src, ui
 	for (uint64_t k = 0; k < n && !r; k++) {
 		uint64_t i = backward ? n - 1 - k : k;
 		uint32_t id = map_get(src, sb0 + i);
-		if (id && (r = bs_ref_more(src->a, id, &id)) != 0) /* src entry holds it: lock-free */
+		if (id && (r = bs_ref_more(src->bs, id, &id)) != 0) /* src entry holds it: lock-free */
 			break;
 		r = vio_set_block(dst, db0 + i, id, &delta);
 	}
@@ -52,17 +53,49 @@ static int copy_entries(struct volume *dst, uint64_t db0, struct volume *src, ui
 	return r;
 }
 
+/* Copy src's whole map into dst, empty and of the same size (a snapshot):
+ * every mapped block gets one more reference, no data moves.  The caller
+ * holds src's writes (vol_hold) and keeps dst to itself. */
+int vol_copy_map(struct volume *dst, struct volume *src, uint64_t *entries)
+{
+	uint64_t n = 0;
+	int rc = 0;
+
+	for (uint64_t l = 0; l < src->nleaves && !rc; l++) {
+		uint32_t *leaf = atomic_load(&src->leaves[l]);
+		if (!leaf)
+			continue;
+		for (uint32_t i = 0; i < MAP_LEAF_ENTRIES; i++) {
+			uint32_t id = __atomic_load_n(&leaf[i], __ATOMIC_RELAXED), nid, old;
+			if (!id)
+				continue;
+			/* src's entry holds id; a saturated count stores the content
+			 * again (the only way a snapshot can need space) */
+			if ((rc = bs_ref_more(src->bs, id, &nid)) != 0)
+				break;
+			if ((rc = map_set(dst, (l << MAP_LEAF_SHIFT) + i, nid, &old)) != 0) {
+				bs_unref(src->bs, nid);
+				break;
+			}
+			n++;
+		}
+	}
+	atomic_store(&dst->mapped, n); /* exact even on failure: vol_fini unmaps them */
+	*entries += n;
+	return rc;
+}
+
 int volume_copy(struct volume *dst, uint64_t dst_off, struct volume *src, uint64_t src_off, uint64_t len,
 		uint64_t *blocks_moved)
 {
 	if (blocks_moved)
 		*blocks_moved = 0;
-	if (dst->a != src->a)
+	if (dst->bs != src->bs)
 		return -EXDEV;
 	/* Refuse wrapping ranges before computing locks from them. */
 	if (src_off + len < src_off || dst_off + len < dst_off)
 		return -ERANGE;
-	uint64_t B = src->a->p.dedup_block;
+	uint64_t B = src->bs->block;
 	unsigned sh = src->bshift;
 	struct lockset ls;
 	memset(&ls, 0, sizeof(ls));
@@ -78,10 +111,23 @@ int volume_copy(struct volume *dst, uint64_t dst_off, struct volume *src, uint64
 	int r = vio_check_range(src, src_off, len);
 	if (!r)
 		r = vio_check_range(dst, dst_off, len);
+	/* Blocks the copy may have to create (data copies and partial edges)
+	 * are set aside before anything changes: a full array refuses the
+	 * whole copy.  Whole blocks moved as map entries need no space. */
+	struct bs_resv resv = { 0, false };
+	int unaligned = ((src_off ^ dst_off) & (B - 1)) != 0;
+	if (!r && len) {
+		uint64_t n = vio_blocks_touched(dst, dst_off, len);
+		if (!unaligned) {
+			uint64_t edges = (uint64_t)((dst_off & (B - 1)) != 0) + (((dst_off + len) & (B - 1)) != 0);
+			n = edges < n ? edges : n;
+		}
+		r = bs_reserve(dst->bs, &resv, n * B);
+	}
 	if (!r && len) {
 
-		if ((src_off ^ dst_off) & (B - 1)) {
-			r = copy_data(dst, dst_off, src, src_off, len);
+		if (unaligned) {
+			r = copy_data(dst, dst_off, src, src_off, len, &resv);
 		} else {
 			uint64_t head = (B - (dst_off & (B - 1))) & (B - 1);
 			if (head > len)
@@ -105,13 +151,14 @@ int volume_copy(struct volume *dst, uint64_t dst_off, struct volume *src, uint64
 					*blocks_moved = nblk;
 			}
 			if (!r && head)
-				r = vio_write_locked(dst, dst_off, head, &hio, 1);
+				r = vio_write_locked(dst, dst_off, head, &hio, 1, &resv);
 			if (!r && tail)
-				r = vio_write_locked(dst, tail_dst, tail, &tio, 1);
+				r = vio_write_locked(dst, tail_dst, tail, &tio, 1, &resv);
 			free(hb);
 			free(tb);
 		}
 	}
+	bs_release(dst->bs, &resv);
 	lockset_unlock(&ls);
 	return r;
 }

@@ -1,12 +1,15 @@
 /* volume_io.c — volumes and their data path: read, write (read-modify-write
- * of partial blocks), WRITE SAME, UNMAP, COMPARE AND WRITE, GET LBA STATUS.
+ * of partial blocks), WRITE SAME, UNMAP, COMPARE AND WRITE, GET LBA STATUS,
+ * resize, and a volume's own setup and teardown (array.c creates volumes and
+ * keeps their list).  Blocks go to and come from the block store only.
  * Each operation holds its volume's resize lock for reading and the stripe
  * locks of the blocks it touches (read or write), never one lock for all. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "handlers/array/array_internal.h"
+#include "handlers/array/volume_internal.h"
 
 #define MAX_BLOCK 32768u
 
@@ -112,20 +115,20 @@ int vio_set_block(struct volume *v, uint64_t b, uint32_t id, int64_t *delta)
 	int r = map_set(v, b, id, &old);
 	if (r) {
 		if (id)
-			bs_unref(v->a, id);
+			bs_unref(v->bs, id);
 		return r;
 	}
 	if (old)
-		bs_unref(v->a, old);
+		bs_unref(v->bs, old);
 	*delta += (id != 0) - (old != 0);
 	return 0;
 }
 
-static int store_block(struct volume *v, uint64_t b, const void *content, int64_t *delta)
+static int store_block(struct volume *v, uint64_t b, const void *content, int64_t *delta, struct bs_resv *resv)
 {
 	uint32_t id = 0;
-	if (!is_zero(content, v->a->p.dedup_block)) {
-		int r = bs_ref_content(v->a, content, &id);
+	if (!is_zero(content, v->bs->block)) {
+		int r = bs_ref_content_r(v->bs, content, &id, resv);
 		if (r)
 			return r;
 	}
@@ -136,9 +139,9 @@ static void load_block(struct volume *v, uint64_t b, void *buf)
 {
 	uint32_t id = map_get(v, b);
 	if (id)
-		memcpy(buf, bs_data(v->a, id), v->a->p.dedup_block);
+		memcpy(buf, bs_data(v->bs, id), v->bs->block);
 	else
-		memset(buf, 0, v->a->p.dedup_block);
+		memset(buf, 0, v->bs->block);
 }
 
 void vio_commit_delta(struct volume *v, int64_t delta)
@@ -160,12 +163,12 @@ int vio_check_range(const struct volume *v, uint64_t off, uint64_t len)
 
 static int read_cur(struct volume *v, uint64_t off, uint64_t len, struct iovcur *cp)
 {
-	uint64_t B = v->a->p.dedup_block;
+	uint64_t B = v->bs->block;
 	for (uint64_t pos = off; pos < off + len;) {
 		uint64_t b = pos >> v->bshift, bstart = b << v->bshift;
 		uint64_t e = bstart + B < off + len ? bstart + B : off + len;
 		uint32_t id = map_get(v, b);
-		int r = cur_scatter(cp, id ? (const char *)bs_data(v->a, id) + (pos - bstart) : NULL, e - pos);
+		int r = cur_scatter(cp, id ? (const char *)bs_data(v->bs, id) + (pos - bstart) : NULL, e - pos);
 		if (r)
 			return r;
 		pos = e;
@@ -182,11 +185,12 @@ int vio_read_locked(struct volume *v, uint64_t off, uint64_t len, const struct i
 
 /* Write [off, off+len).  pre, if not NULL, holds references already taken
  * (outside the locks) for the whole blocks first_full .. first_full+n-1: they
- * are installed as they are; every other block is stored here. */
+ * are installed as they are; every other block is stored here, its space
+ * taken from resv. */
 static int write_cur(struct volume *v, uint64_t off, uint64_t len, struct iovcur *cp, uint32_t *pre,
-		     uint64_t first_full, uint64_t nfull)
+		     uint64_t first_full, uint64_t nfull, struct bs_resv *resv)
 {
-	uint64_t B = v->a->p.dedup_block;
+	uint64_t B = v->bs->block;
 	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
 	int64_t delta = 0;
 	int r = 0;
@@ -216,18 +220,26 @@ static int write_cur(struct volume *v, uint64_t off, uint64_t len, struct iovcur
 			content = buf;
 		}
 		if (!r)
-			r = store_block(v, b, content, &delta);
+			r = store_block(v, b, content, &delta, resv);
 		pos = e;
 	}
 	vio_commit_delta(v, delta);
 	return r;
 }
 
-int vio_write_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
+int vio_write_locked(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt,
+		     struct bs_resv *r)
 {
 	struct iovcur c;
 	cur_init(&c, iov, iovcnt);
-	return write_cur(v, off, len, &c, NULL, 0, 0);
+	return write_cur(v, off, len, &c, NULL, 0, 0, r);
+}
+
+uint64_t vio_blocks_touched(const struct volume *v, uint64_t off, uint64_t len)
+{
+	if (!len || off + len < off)
+		return 0;
+	return ((off + len - 1) >> v->bshift) - (off >> v->bshift) + 1;
 }
 
 /* End of the lock chunk holding byte pos: reads and writes lock and process
@@ -249,7 +261,7 @@ static uint64_t chunk_end(const struct volume *v, uint64_t pos, uint64_t end)
 static int prestore(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt,
 		    uint32_t *ids, uint64_t first_full, uint64_t nfull)
 {
-	uint64_t B = v->a->p.dedup_block;
+	uint64_t B = v->bs->block;
 	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
 	struct iovcur c;
 	cur_init(&c, iov, iovcnt);
@@ -263,21 +275,23 @@ static int prestore(struct volume *v, uint64_t off, uint64_t len, const struct i
 			content = buf;
 		ids[i] = 0;
 		if (!r && !is_zero(content, B))
-			r = bs_ref_content(v->a, content, &ids[i]);
+			r = bs_ref_content(v->bs, content, &ids[i]);
 		if (r) {
 			while (i-- > 0)
 				if (ids[i])
-					bs_unref(v->a, ids[i]);
+					bs_unref(v->bs, ids[i]);
 			return r;
 		}
 	}
 	return 0;
 }
 
-/* Fill [off, off+len) with pattern (lba_size bytes; NULL = zeros). */
-static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const unsigned char *pattern)
+/* Fill [off, off+len) with pattern (lba_size bytes; NULL = zeros); new
+ * blocks take their space from resv. */
+static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const unsigned char *pattern,
+			     struct bs_resv *resv)
 {
-	uint64_t B = v->a->p.dedup_block, L = v->lba_size;
+	uint64_t B = v->bs->block, L = v->lba_size;
 	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
 	int64_t delta = 0;
 	int r = 0;
@@ -298,7 +312,7 @@ static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const
 			r = vio_set_block(v, b, 0, &delta);
 		} else if (whole && B >= L && have_full) {
 			uint32_t id = 0;
-			if (full_id && (r = bs_ref_more(v->a, full_id, &id)) != 0)
+			if (full_id && (r = bs_ref_more(v->bs, full_id, &id)) != 0)
 				break;
 			r = vio_set_block(v, b, id, &delta);
 		} else {
@@ -314,9 +328,9 @@ static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const
 				x += k;
 			}
 			uint32_t id = 0;
-			if (!is_zero(buf, B) && (r = bs_ref_content(v->a, buf, &id)) != 0)
+			if (!is_zero(buf, B) && (r = bs_ref_content_r(v->bs, buf, &id, resv)) != 0)
 				break;
-			if (whole && B >= L && (!id || bs_incref(v->a, id, 1) == 0)) {
+			if (whole && B >= L && (!id || bs_incref(v->bs, id, 1) == 0)) {
 				full_id = id; /* keep one reference for the next blocks */
 				have_full = 1;
 			}
@@ -325,7 +339,7 @@ static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const
 		pos = e;
 	}
 	if (have_full && full_id)
-		bs_unref(v->a, full_id);
+		bs_unref(v->bs, full_id);
 	vio_commit_delta(v, delta);
 	return r;
 }
@@ -365,15 +379,20 @@ int volume_read(struct volume *v, uint64_t off, uint64_t len, const struct iovec
 	return r;
 }
 
-int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
+/* The write itself; partial: len need not be a multiple of lba_size (the
+ * bytes of the last logical block beyond len keep their content). */
+static int write_range(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt,
+		       bool partial)
 {
 	struct lockset ls;
 	uint32_t local[64], *ids = local;
-	if (off % v->lba_size || len % v->lba_size || iov_total(iov, iovcnt) < len)
+	if (off % v->lba_size || (!partial && len % v->lba_size) || iov_total(iov, iovcnt) < len)
 		return -EINVAL;
 	if (off + len < off)
 		return -ERANGE;
-	uint64_t B = v->a->p.dedup_block;
+	/* the range check counts the last logical block whole */
+	uint64_t check_len = (len + v->lba_size - 1) / v->lba_size * v->lba_size;
+	uint64_t B = v->bs->block;
 	uint64_t first_full = (off + B - 1) >> v->bshift, end_full = (off + len) >> v->bshift;
 	uint64_t nfull = end_full > first_full ? end_full - first_full : 0;
 	if (nfull > sizeof(local) / sizeof(local[0]) && !(ids = malloc(nfull * sizeof(*ids))))
@@ -381,26 +400,65 @@ int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iove
 	int r = prestore(v, off, len, iov, iovcnt, ids, first_full, nfull);
 	if (r)
 		goto out;
+	/* Partial blocks are read-modify-written under the locks, after other
+	 * blocks are installed: set their worst case aside now, so a full array
+	 * refuses the whole write before any map entry changes. */
+	struct bs_resv resv = { 0, false };
+	uint64_t npart = vio_blocks_touched(v, off, len) - nfull;
+	if (npart && (r = bs_reserve(v->bs, &resv, npart * B)) != 0)
+		goto release;
 	struct iovcur c;
 	cur_init(&c, iov, iovcnt);
 	uint64_t pos = off;
 	do {
 		uint64_t ce = chunk_end(v, pos, off + len);
 		range_lock(v, &ls, pos, ce - pos, 1);
-		r = vio_check_range(v, off, len);
+		r = vio_check_range(v, off, check_len);
 		if (!r)
-			r = write_cur(v, pos, ce - pos, &c, ids, first_full, nfull);
+			r = write_cur(v, pos, ce - pos, &c, ids, first_full, nfull, &resv);
 		lockset_unlock(&ls);
 		pos = ce;
 	} while (!r && pos < off + len);
+	bs_release(v->bs, &resv);
+release:
 	/* Release what was not installed (range error or failure midway). */
 	for (uint64_t i = 0; i < nfull; i++)
 		if (ids[i])
-			bs_unref(v->a, ids[i]);
+			bs_unref(v->bs, ids[i]);
 out:
 	if (ids != local)
 		free(ids);
 	return r;
+}
+
+int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
+{
+	return write_range(v, off, len, iov, iovcnt, false);
+}
+
+int volume_write_partial(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
+{
+	return write_range(v, off, len, iov, iovcnt, true);
+}
+
+/* Deallocation (UNMAP, zeros, shrinking) is never refused for space: its
+ * partial blocks need new content, but it frees at least as many blocks as
+ * it makes, and a full array must still be able to free space. */
+static struct bs_resv dealloc_resv(void)
+{
+	struct bs_resv r = { 0, true };
+	return r;
+}
+
+/* The most blocks a WRITE SAME of a non-zero pattern may create: one for
+ * all its whole blocks and one per partial edge when a block holds whole
+ * logical blocks (B >= L); one per distinct slice of the pattern otherwise
+ * (then blocks are never partial: offsets are L-aligned and B divides L). */
+static uint64_t write_same_worst_blocks(const struct volume *v, uint64_t off, uint64_t len)
+{
+	uint64_t B = v->bs->block, L = v->lba_size, n = vio_blocks_touched(v, off, len);
+	uint64_t most = B >= L ? 3 : L / B;
+	return n < most ? n : most;
 }
 
 int volume_write_same(struct volume *v, uint64_t off, uint64_t len, const void *pattern)
@@ -408,10 +466,15 @@ int volume_write_same(struct volume *v, uint64_t off, uint64_t len, const void *
 	struct lockset ls;
 	if (!pattern)
 		return -EINVAL;
+	bool zero = is_zero(pattern, v->lba_size);
+	struct bs_resv resv = zero ? dealloc_resv() : (struct bs_resv){ 0, false };
 	range_lock(v, &ls, off, len, 1);
 	int r = vio_check_range(v, off, len);
+	if (!r && !zero)
+		r = bs_reserve(v->bs, &resv, write_same_worst_blocks(v, off, len) * v->bs->block);
 	if (!r)
-		r = write_same_locked(v, off, len, is_zero(pattern, v->lba_size) ? NULL : pattern);
+		r = write_same_locked(v, off, len, zero ? NULL : pattern, &resv);
+	bs_release(v->bs, &resv);
 	lockset_unlock(&ls);
 	return r;
 }
@@ -419,10 +482,11 @@ int volume_write_same(struct volume *v, uint64_t off, uint64_t len, const void *
 int volume_unmap(struct volume *v, uint64_t off, uint64_t len)
 {
 	struct lockset ls;
+	struct bs_resv resv = dealloc_resv();
 	range_lock(v, &ls, off, len, 1);
 	int r = vio_check_range(v, off, len);
 	if (!r)
-		r = write_same_locked(v, off, len, NULL);
+		r = write_same_locked(v, off, len, NULL, &resv);
 	lockset_unlock(&ls);
 	return r;
 }
@@ -450,8 +514,13 @@ int volume_compare_and_write(struct volume *v, uint64_t off, uint64_t len, const
 				*miscompare_off = i;
 			r = -EILSEQ;
 		} else if (!r) {
+			/* every block it touches may be new: decided before any changes */
+			struct bs_resv resv = { 0, false };
 			struct iovec w = { (void *)wr, len };
-			r = vio_write_locked(v, off, len, &w, 1);
+			r = bs_reserve(v->bs, &resv, vio_blocks_touched(v, off, len) * v->bs->block);
+			if (!r)
+				r = vio_write_locked(v, off, len, &w, 1, &resv);
+			bs_release(v->bs, &resv);
 		}
 	}
 	lockset_unlock(&ls);
@@ -490,21 +559,18 @@ int volume_get_status(struct volume *v, uint64_t off, bool *mapped, uint64_t *ru
 
 uint64_t volume_mapped_bytes(struct volume *v)
 {
-	return atomic_load(&v->mapped) * v->a->p.dedup_block;
+	return atomic_load(&v->mapped) * v->bs->block;
 }
 
 /* ---- lifecycle ---- */
 
-struct volume *volume_create(struct array *a, uint64_t size_bytes, uint32_t lba_size)
+int vol_init(struct volume *v, struct block_store *bs, uint64_t size_bytes, uint32_t lba_size)
 {
-	if (!a || (lba_size != 512 && lba_size != 4096) || size_bytes % lba_size)
-		return NULL;
-	struct volume *v = calloc(1, sizeof(*v));
-	if (!v)
-		return NULL;
-	v->a = a;
+	if ((lba_size != 512 && lba_size != 4096) || size_bytes % lba_size)
+		return -EINVAL;
+	v->bs = bs;
 	v->lba_size = lba_size;
-	v->bshift = (uint32_t)__builtin_ctz(a->p.dedup_block);
+	v->bshift = bs->bshift;
 	/* Writer-preferring: a huge-range operation or resize must not starve
 	 * behind a steady stream of small ones. */
 	pthread_rwlockattr_t attr;
@@ -515,16 +581,14 @@ struct volume *volume_create(struct array *a, uint64_t size_bytes, uint32_t lba_
 	for (unsigned i = 0; i < NSTRIPES; i++)
 		pthread_rwlock_init(&v->stripes[i], NULL);
 	atomic_init(&v->meta_bytes, sizeof(*v));
-	if (map_resize(v, (size_bytes + a->p.dedup_block - 1) >> v->bshift)) {
-		free(v);
-		return NULL;
+	if (map_resize(v, (size_bytes + bs->block - 1) >> v->bshift)) {
+		pthread_rwlock_destroy(&v->resize_lock);
+		for (unsigned i = 0; i < NSTRIPES; i++)
+			pthread_rwlock_destroy(&v->stripes[i]);
+		return -ENOMEM;
 	}
 	v->size = size_bytes;
-	pthread_mutex_lock(&a->vol_mu);
-	v->next = a->vols;
-	a->vols = v;
-	pthread_mutex_unlock(&a->vol_mu);
-	return v;
+	return 0;
 }
 
 /* Drop every map entry from block b on; caller holds resize_lock for writing. */
@@ -542,18 +606,8 @@ static void unmap_from(struct volume *v, uint64_t b)
 	vio_commit_delta(v, delta);
 }
 
-void volume_destroy(struct volume *v)
+void vol_fini(struct volume *v)
 {
-	if (!v)
-		return;
-	struct array *a = v->a;
-	pthread_mutex_lock(&a->vol_mu);
-	for (struct volume **pp = &a->vols; *pp; pp = &(*pp)->next)
-		if (*pp == v) {
-			*pp = v->next;
-			break;
-		}
-	pthread_mutex_unlock(&a->vol_mu);
 	pthread_rwlock_wrlock(&v->resize_lock);
 	unmap_from(v, 0);
 	map_free(v);
@@ -561,17 +615,18 @@ void volume_destroy(struct volume *v)
 	pthread_rwlock_destroy(&v->resize_lock);
 	for (unsigned i = 0; i < NSTRIPES; i++)
 		pthread_rwlock_destroy(&v->stripes[i]);
-	free(v);
 }
 
-struct array *volume_array(const struct volume *v) { return v->a; }
+void vol_hold(struct volume *v) { pthread_rwlock_wrlock(&v->resize_lock); }
+void vol_unhold(struct volume *v) { pthread_rwlock_unlock(&v->resize_lock); }
+
 uint64_t volume_size(const struct volume *v) { return v->size; }
 
 int volume_resize(struct volume *v, uint64_t new_size)
 {
 	if (new_size % v->lba_size)
 		return -EINVAL;
-	uint64_t B = v->a->p.dedup_block;
+	uint64_t B = v->bs->block;
 	pthread_rwlock_wrlock(&v->resize_lock);
 	int r = 0;
 	if (new_size < v->size) {
@@ -580,8 +635,9 @@ int volume_resize(struct volume *v, uint64_t new_size)
 		uint64_t tail_end = (new_size + B - 1) / B * B;
 		if (tail_end > v->size)
 			tail_end = v->size;
+		struct bs_resv resv = dealloc_resv();
 		if (tail_end > new_size)
-			r = write_same_locked(v, new_size, tail_end - new_size, NULL);
+			r = write_same_locked(v, new_size, tail_end - new_size, NULL, &resv);
 		if (!r)
 			unmap_from(v, (new_size + B - 1) >> v->bshift);
 	}

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "handlers/array/array_internal.h"
+#include "handlers/array/volume_internal.h"
 
 uint32_t map_get(const struct volume *v, uint64_t b)
 {
@@ -78,4 +78,23 @@ void map_free(struct volume *v)
 	free(v->leaves);
 	v->leaves = NULL;
 	v->nleaves = 0;
+}
+
+uint64_t vol_single_ref_entries(struct volume *v)
+{
+	uint64_t n = 0;
+
+	pthread_rwlock_rdlock(&v->resize_lock); /* the map stays in place */
+	for (uint64_t l = 0; l < v->nleaves; l++) {
+		uint32_t *leaf = atomic_load(&v->leaves[l]);
+		if (!leaf)
+			continue;
+		for (uint32_t i = 0; i < MAP_LEAF_ENTRIES; i++) {
+			uint32_t id = __atomic_load_n(&leaf[i], __ATOMIC_RELAXED);
+			if (id && atomic_load_explicit(&bs_rec(v->bs, id)->ref, memory_order_relaxed) == 1)
+				n++;
+		}
+	}
+	pthread_rwlock_unlock(&v->resize_lock);
+	return n;
 }

@@ -21,13 +21,17 @@
  *    nexus, copy_nexus.h): 05/00/16 OPERATION IN PROGRESS
  *  - more than XCOPY_TOTAL_CONCURRENT copies running: TASK SET FULL, which
  *    hosts retry, rather than a CHECK CONDITION that would make ESXi mark
- *    the primitive unsupported and fall back to host copies for good. */
+ *    the primitive unsupported and fall back to host copies for good.
+ *  - a fault rule of lunlab-target breaks the copy off before segment N
+ *    (copy_fault.h): COPY ABORTED 0D/02 naming segment N, or the rule's
+ *    sense; segments 0..N-1 are copied and RECEIVE COPY RESULTS says so. */
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
 #include "handlers/copy/copy.h"
 #include "handlers/copy/copy_be.h"
+#include "handlers/copy/copy_fault.h"
 #include "handlers/copy/copy_iov.h"
 #include "handlers/copy/copy_lists.h"
 #include "handlers/copy/copy_nexus.h"
@@ -138,14 +142,41 @@ static int plan_segment(struct xcopy_run *r, uint16_t segno)
 	return TCMU_STS_OK;
 }
 
+/* A fault rule stops the copy before segment i: the sense it asked for,
+ * COPY ABORTED with the segment number by default. */
+static int fault_break(struct xcopy_run *r, unsigned i, const uint8_t sense[3])
+{
+	tcmu_dev_info(r->cmd->dev->tdev, "EXTENDED COPY broken off before segment %u of %u by a fault rule", i,
+		      r->list->nseg);
+	if (sense[0] == 0 || sense[0] == SK_COPY_ABORTED)
+		return copy_sense_aborted(r->cmd, sense[0] ? sense[1] : ASC_COPY_TARGET,
+					  sense[0] ? sense[2] : ASCQ_NOT_REACHABLE, (uint16_t)i, -1);
+	return sense_set(r->cmd, sense[0], sense[1], sense[2]);
+}
+
 static int run_segments(struct xcopy_run *r, int slot, struct copy_status *st)
 {
+	uint32_t stop_at = UINT32_MAX;
+	uint8_t fault_sense[3] = { 0, 0, 0 };
+
+	if (!copy_cmd_fault(r->cmd, &stop_at, fault_sense))
+		stop_at = UINT32_MAX;
 	for (unsigned i = 0; i < r->list->nseg; i++) {
 		const struct seg_plan *p = &r->plan[i];
 		uint64_t moved = 0;
 
+		if (i >= stop_at)
+			return fault_break(r, i, fault_sense);
 		if (p->bytes) {
 			int rc = volume_copy(p->dst->vol, p->dst_off, p->src->vol, p->src_off, p->bytes, &moved);
+			if (rc == -ENOSPC) {
+				/* the array is full: as for WRITE (SBC-4 4.7.3.6), the
+				 * segment changed nothing (volume_copy decides first);
+				 * segments before it are done, as SPC-4 allows */
+				tcmu_dev_warn(r->cmd->dev->tdev, "EXTENDED COPY segment %u: no space left in the array",
+					      i);
+				return sense_set(r->cmd, SK_DATA_PROTECT, 0x27, 0x07);
+			}
 			if (rc < 0) {
 				tcmu_dev_warn(r->cmd->dev->tdev, "EXTENDED COPY segment %u: volume_copy: %s", i,
 					      strerror(-rc));
@@ -211,11 +242,14 @@ int xcopy_handle(struct scsi_cmd *cmd)
 	if (pll == 0)
 		return TCMU_STS_OK;      /* SPC-4: no parameter data is not an error */
 
-	/* what the initiator really sent may be less than the CDB claims */
-	size_t len = pll < cmd->iov_len ? pll : cmd->iov_len;
-	size_t have = copy_from_iov(buf, len < sizeof(buf) ? len : sizeof(buf), cmd->iov, cmd->iov_cnt);
-	if (have < len && have < sizeof(buf))
-		len = have;
+	/* the whole list must have arrived (the initiator's Expected Data
+	 * Transfer Length may be below the CDB's): never copy on part of it.
+	 * As LIO answers an overflowing control CDB: INVALID FIELD IN CDB, here
+	 * pointing at the PARAMETER LIST LENGTH. */
+	if (cmd->iov_len < pll)
+		return sense_invalid_cdb_field(cmd, 10, -1);
+	size_t len = pll;
+	copy_from_iov(buf, len < sizeof(buf) ? len : sizeof(buf), cmd->iov, cmd->iov_cnt);
 	cmd->bytes_moved = len;  /* the parameter list crossed the wire (cost_req.c) */
 
 	if (!xcopy_parse(buf, len, &list, &err)) {

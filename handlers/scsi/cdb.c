@@ -1,6 +1,7 @@
 /* cdb.c — CDB decoding for the block command family: lengths by group code,
- * LBA and transfer length by CDB size, and the two checks every data command
- * makes before touching the volume (transfer length, LBA range). */
+ * LBA and transfer length by CDB size, and the checks every data command
+ * makes before touching the volume (transfer length, LBA range, and a
+ * data-out that really holds what the CDB describes). */
 #include "handlers/scsi/bytes.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
@@ -55,6 +56,27 @@ int cdb_check_range(struct scsi_cmd *cmd, uint64_t lba, uint64_t nblocks)
 	/* written to avoid lba + nblocks overflowing for LBAs near 2^64 */
 	if (lba > cap || nblocks > cap - lba)
 		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+	return TCMU_STS_OK;
+}
+
+int cdb_check_dataout(struct scsi_cmd *cmd, uint64_t need)
+{
+	if (cmd->iov_len < need)
+		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x0e, 0x03); /* INVALID FIELD IN COMMAND INFORMATION UNIT */
+	return TCMU_STS_OK;
+}
+
+int cdb_check_dataout_exact(struct scsi_cmd *cmd, uint64_t need)
+{
+	if (cmd->iov_len != need)
+		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x0e, 0x03);
+	return TCMU_STS_OK;
+}
+
+int cdb_check_param_list(struct scsi_cmd *cmd, uint64_t plen, unsigned field)
+{
+	if (cmd->iov_len < plen)
+		return sense_invalid_cdb_field(cmd, (uint16_t)field, -1);
 	return TCMU_STS_OK;
 }
 

@@ -16,9 +16,19 @@ const char lu_config_desc[] =
 	"dedup store; default private), serial=TEXT (unit serial; default LIO's), "
 	"time_scale=FLOAT|virtual (>=0; 1 real time, 0 unpaced; virtual: modeled clock, completions at once), "
 	"host_streams=N (virtual clock: closed-loop host streams, 1..4096, default 4), readonly=0|1 (write-protected LU), "
-	"physical_block=BYTES (power of two, 512..4194304: LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT)";
+	"physical_block=BYTES (power of two, 512..4194304: LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT), "
+	"volume=NAME (the array's named volume, kept when the LU closes; needs array=), "
+	"array_capacity=SIZE (the array's physical capacity, K/M/G/T suffixes; default the profile's), "
+	"soft_threshold=PERCENT (0..100 of the capacity: 06/38/07 when use reaches it; 0 none), "
+	"tpgs=off|implicit|explicit|both (ALUA the LU reports; default the profile's)";
 
-#define KNOWN_KEYS "model, profile, array, serial, time_scale, host_streams, readonly, physical_block"
+#define KNOWN_KEYS \
+	"model, profile, array, serial, time_scale, host_streams, readonly, physical_block, volume, " \
+	"array_capacity, soft_threshold, tpgs"
+
+/* array_capacity: 1 MiB .. 1 EiB */
+#define CAPACITY_MIN (1ull << 20)
+#define CAPACITY_MAX (1ull << 60)
 
 /* the calibration host: 2 clones at a time x 2 XCOPY outstanding (docs/models.md "Host side") */
 #define VIRTUAL_STREAMS_DEFAULT 4u
@@ -33,6 +43,11 @@ static int fail(char **reason, const char *fmt, ...)
 	if (vasprintf(&s, fmt, ap) < 0)
 		s = NULL;
 	va_end(ap);
+	/* values quoted in the reason come from the cfgstring and may hold
+	 * control characters: keep the reason one line */
+	for (char *p = s; p && *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	if (reason)
 		*reason = s;
 	else
@@ -56,6 +71,49 @@ static bool printable(const char *v)
 		if (*p < 0x21 || *p > 0x7e)
 			return false;
 	return *v != 0;
+}
+
+/* SIZE: decimal digits and an optional K/M/G/T (x1024^n) suffix. */
+static bool parse_size(const char *v, uint64_t *out)
+{
+	uint64_t x = 0;
+	const char *p = v;
+
+	if (!isdigit((unsigned char)*p))
+		return false;
+	for (; isdigit((unsigned char)*p); p++) {
+		uint64_t d = (uint64_t)(*p - '0');
+		if (x > (UINT64_MAX - d) / 10)
+			return false;
+		x = x * 10 + d;
+	}
+	unsigned shift = 0;
+	switch (*p) {
+	case 0: break;
+	case 'k': case 'K': shift = 10; break;
+	case 'm': case 'M': shift = 20; break;
+	case 'g': case 'G': shift = 30; break;
+	case 't': case 'T': shift = 40; break;
+	default: return false;
+	}
+	if (*p && p[1])
+		return false;
+	if (shift && x > (UINT64_MAX >> shift))
+		return false;
+	*out = x << shift;
+	return true;
+}
+
+static bool volume_name_valid(const char *v, size_t max)
+{
+	size_t n = strlen(v);
+
+	if (n == 0 || n >= max)
+		return false;
+	for (const char *p = v; *p; p++)
+		if (*p < 0x21 || *p > 0x7e || strchr(";,/=", *p))
+			return false;
+	return true;
 }
 
 static int builtin_list(char *buf, size_t len)
@@ -132,6 +190,32 @@ static int set_key(struct lu_config *c, const char *key, const char *val, char *
 		if (!*val || *end || val[0] == '-' || v < 512 || v > (4ul << 20) || (v & (v - 1)))
 			return fail(reason, "physical_block '%s': want a power of two from 512 to 4194304", val);
 		c->physical_block = (unsigned)v;
+	} else if (strcmp(key, "tpgs") == 0) {
+		static const char *const names[] = { "off", "implicit", "explicit", "both" };
+		c->tpgs = -1;
+		for (int i = 0; i < 4; i++)
+			if (strcmp(val, names[i]) == 0)
+				c->tpgs = i;
+		if (c->tpgs < 0)
+			return fail(reason, "tpgs '%s': want off, implicit, explicit or both", val);
+	} else if (strcmp(key, "volume") == 0) {
+		if (!volume_name_valid(val, sizeof(c->volume)))
+			return fail(reason, "volume '%s': want 1..%zu printable characters other than space ; , / =", val,
+				    sizeof(c->volume) - 1);
+		strcpy(c->volume, val);
+	} else if (strcmp(key, "array_capacity") == 0) {
+		uint64_t v;
+		if (!parse_size(val, &v) || v < CAPACITY_MIN || v > CAPACITY_MAX)
+			return fail(reason, "array_capacity '%s': want a size from 1M to 1048576T (K/M/G/T suffixes)",
+				    val);
+		c->array_capacity = v;
+	} else if (strcmp(key, "soft_threshold") == 0) {
+		char *end = NULL;
+		unsigned long v = strtoul(val, &end, 10);
+		if (!isdigit((unsigned char)val[0]) || (*end && strcmp(end, "%") != 0) || v > 100)
+			return fail(reason, "soft_threshold '%s': want a percentage of the capacity, 0..100 (0: none)",
+				    val);
+		c->soft_threshold = (int)v;
 	} else {
 		return fail(reason, "unknown key '%s' (known: " KNOWN_KEYS ")", key);
 	}
@@ -143,6 +227,8 @@ int lu_config_parse(const char *cfgstring, struct lu_config *c, char **reason)
 	memset(c, 0, sizeof(*c));
 	strcpy(c->model, "x2");
 	c->time_scale = 1.0;
+	c->tpgs = -1;
+	c->soft_threshold = -1;
 	if (reason)
 		*reason = NULL;
 	if (!cfgstring)
@@ -173,6 +259,8 @@ int lu_config_parse(const char *cfgstring, struct lu_config *c, char **reason)
 			break;
 	}
 	free(copy);
+	if (rc == 0 && c->volume[0] && !c->array[0])
+		return fail(reason, "volume '%s': needs array=NAME (a named volume lives in a named array)", c->volume);
 	if (rc == 0 && c->host_streams) {
 		if (!cost_time_virtual_streams(c->time_scale))
 			return fail(reason, "host_streams '%u': only with time_scale=virtual", c->host_streams);

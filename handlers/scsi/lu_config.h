@@ -5,6 +5,7 @@
 #define LUNLAB_LU_CONFIG_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct lu_config {
 	char model[32];          /* built-in profile name (default x2) */
@@ -17,6 +18,11 @@ struct lu_config {
 	bool readonly;           /* readonly=1: every medium write fails with DATA PROTECT */
 	unsigned physical_block; /* physical_block=BYTES, 0 = one logical block per physical
 	                          * block; checked against the block size when the LU opens */
+	int tpgs;                /* tpgs=off|implicit|explicit|both: 0..3; -1 = the profile's */
+	char volume[128];        /* volume=NAME: the array's named volume ("" = anonymous);
+	                          * needs array= (handlers/array/volume_names.h) */
+	uint64_t array_capacity; /* array_capacity=SIZE: the array's physical capacity, 0 = not given */
+	int soft_threshold;      /* soft_threshold=PERCENT of the capacity, -1 = not given */
 };
 
 /* Parse cfgstring (with or without the "lunlab/" prefix) into *c.

@@ -10,6 +10,8 @@
  * lists them with the usage data of what the host evaluates; dispatch never
  * runs them (should one reach the handler it gets INVALID COMMAND OPERATION
  * CODE, as before they were listed). */
+#include <assert.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "handlers/copy/copy.h"
@@ -133,25 +135,43 @@ const struct scsi_op *scsi_op_at(size_t i)
 	return i < scsi_op_count() ? &ops[i] : NULL;
 }
 
+/* Per opcode, where its entries start in ops[] (index + 1; 0: not an
+ * opcode lunlab knows) and how many there are: one table lookup per command
+ * instead of a scan (scsi_debug's opcode_ind_arr, QEMU scsi-disk's dispatch
+ * table).  Entries of one opcode are adjacent in ops[] (checked here). */
+static uint8_t op_first[256], op_count[256];
+static pthread_once_t op_index_once = PTHREAD_ONCE_INIT;
+
+static void build_op_index(void)
+{
+	for (size_t i = 0; i < scsi_op_count(); i++) {
+		uint8_t o = ops[i].opcode;
+		if (!op_first[o])
+			op_first[o] = (uint8_t)(i + 1);
+		/* a split run would hide its later entries from scsi_op_find */
+		assert((size_t)op_first[o] - 1 + op_count[o] == i);
+		op_count[o]++;
+	}
+}
+
 const struct scsi_op *scsi_op_find(uint8_t opcode, uint16_t sa, bool *opcode_has_sa, bool *opcode_known)
 {
-	bool known = false, has_sa = false;
 	const struct scsi_op *hit = NULL;
 
-	for (size_t i = 0; i < scsi_op_count(); i++) {
-		if (ops[i].opcode != opcode)
-			continue;
-		known = true;
-		has_sa = ops[i].has_sa;
-		if (!ops[i].has_sa || ops[i].sa == sa) {
-			hit = &ops[i];
-			break;
-		}
+	pthread_once(&op_index_once, build_op_index);
+	unsigned first = op_first[opcode], n = op_count[opcode];
+	if (first) {
+		const struct scsi_op *e = &ops[first - 1];
+		for (unsigned i = 0; i < n; i++)
+			if (!e[i].has_sa || e[i].sa == sa) {
+				hit = &e[i];
+				break;
+			}
 	}
 	if (opcode_has_sa)
-		*opcode_has_sa = has_sa;
+		*opcode_has_sa = first && ops[first - 1].has_sa;
 	if (opcode_known)
-		*opcode_known = known;
+		*opcode_known = first != 0;
 	return hit;
 }
 
@@ -207,6 +227,10 @@ int scsi_dispatch(struct scsi_cmd *cmd, enum cost_kind *kind)
 	const struct scsi_op *op = scsi_op_find(cdb[0], cdb[1] & 0x1f, &has_sa, NULL);
 
 	*kind = COST_OTHER;
+	/* a unit attention the array's events owe this nexus comes first (ua.h) */
+	int ua = scsi_ua_check(cmd);
+	if (ua != TCMU_STS_OK)
+		return ua;
 	if (!op || op->fn == LU_LAYER) /* the host answers these: see the table */
 		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x20, 0x00); /* INVALID COMMAND OPERATION CODE */
 

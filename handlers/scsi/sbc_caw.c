@@ -22,10 +22,13 @@ int sbc_compare_and_write(struct scsi_cmd *cmd)
 	if ((rc = cdb_check_range(cmd, lba, n)) != TCMU_STS_OK)
 		return rc;
 	uint64_t len = (uint64_t)n * d->block_size;
-	/* the data-out buffer must carry exactly verify + write data; this also
-	 * catches a block count that wrapped in the one-byte field (256 -> 0) */
-	if (cmd->iov_len != 2 * len)
+	/* a block count that wrapped in the one-byte field (256 -> 0: libiscsi
+	 * sends that) is the CDB's fault, not the data's */
+	if (n == 0 && cmd->iov_len)
 		return sense_invalid_cdb_field(cmd, 13, -1);
+	/* the data-out buffer must carry exactly verify + write data */
+	if ((rc = cdb_check_dataout_exact(cmd, 2 * len)) != TCMU_STS_OK)
+		return rc;
 	if (n == 0)
 		return TCMU_STS_OK;                 /* SBC: zero blocks compares and writes nothing */
 	uint8_t *buf = malloc(2 * len);

@@ -33,12 +33,14 @@ int sbc_orwrite(struct scsi_cmd *cmd)
 	if (n == 0)
 		return TCMU_STS_OK; /* SBC: zero blocks is not an error, nothing is written */
 	uint64_t len = (uint64_t)n * d->block_size, off = lba * d->block_size;
+	if ((rc = cdb_check_dataout(cmd, len)) != TCMU_STS_OK)
+		return rc;
 	/* one allocation: data-out | current contents | new contents */
 	uint8_t *buf = calloc(3, len);
 	if (!buf)
 		return sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);
 	uint8_t *in = buf, *old = buf + len, *neu = buf + 2 * len;
-	scsi_dataout(cmd, in, len); /* a short data-out ORs zeros: the tail stays */
+	scsi_dataout(cmd, in, len);
 
 	for (int tries = 0;; tries++) {
 		struct iovec v = { old, len };

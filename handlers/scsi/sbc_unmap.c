@@ -21,10 +21,9 @@ int sbc_unmap(struct scsi_cmd *cmd)
 		return TCMU_STS_OK;
 	if (plen < HDR)
 		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00); /* PARAMETER LIST LENGTH ERROR */
-	if (cmd->iov_len < plen)
-		plen = (uint32_t)cmd->iov_len;
-	if (plen < HDR)
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	/* the whole list must have arrived: never unmap on part of it */
+	if ((rc = cdb_check_param_list(cmd, plen, 7)) != TCMU_STS_OK)
+		return rc;
 	uint8_t *p = malloc(plen);
 	if (!p)
 		return sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);

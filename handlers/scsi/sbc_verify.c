@@ -15,14 +15,16 @@ static int compare(struct scsi_cmd *cmd, uint64_t off, uint64_t len, bool one_bl
 {
 	struct lunlab_dev *d = cmd->dev;
 	uint64_t need = one_block ? d->block_size : len;
+	int rc = cdb_check_dataout(cmd, need);
+
+	if (rc != TCMU_STS_OK)
+		return rc; /* comparing against data never sent would prove nothing */
 	uint8_t *medium = malloc(len), *ref = malloc(need);
-	int rc = TCMU_STS_OK;
 
 	if (!medium || !ref) {
 		rc = sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);
 		goto out;
 	}
-	memset(ref, 0, need);
 	scsi_dataout(cmd, ref, need);
 	cmd->bytes_moved = need;
 	struct iovec v = { medium, len };

@@ -7,8 +7,6 @@
  *   ATOMIC ALIGNMENT 0 and ATOMIC TRANSFER LENGTH GRANULARITY 0 (none),
  *   MAXIMUM ATOMIC BOUNDARY SIZE 0 (ATOMIC BOUNDARY must be 0).
  * CDB: bytes 2-9 LBA, 10-11 ATOMIC BOUNDARY, 12-13 TRANSFER LENGTH. */
-#include <stdlib.h>
-
 #include "handlers/array/volume.h"
 #include "handlers/scsi/bytes.h"
 #include "handlers/scsi/scsi.h"
@@ -36,19 +34,9 @@ int sbc_write_atomic(struct scsi_cmd *cmd)
 	if (n == 0)
 		return TCMU_STS_OK;
 	uint64_t len = (uint64_t)n * d->block_size, off = lba * d->block_size;
-	if (cmd->iov_len >= len) {
-		rc = volume_write(d->vol, off, len, cmd->iov, cmd->iov_cnt);
-	} else {
-		/* less data than the CDB describes: the missing tail is zeros,
-		 * written in the same one call so it stays atomic */
-		uint8_t *bounce = calloc(1, len);
-		if (!bounce)
-			return sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);
-		scsi_dataout(cmd, bounce, len);
-		struct iovec v = { bounce, len };
-		rc = volume_write(d->vol, off, len, &v, 1);
-		free(bounce);
-	}
+	if ((rc = cdb_check_dataout(cmd, len)) != TCMU_STS_OK)
+		return rc;
+	rc = volume_write(d->vol, off, len, cmd->iov, cmd->iov_cnt);
 	if (rc)
 		return sbc_volume_error(cmd, rc, true);
 	cmd->bytes_moved = len;

@@ -41,9 +41,9 @@ int sbc_write_same(struct scsi_cmd *cmd)
 	if (!pattern)
 		return sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);
 	if (!ndob) {
-		if (cmd->iov_len != d->block_size) {  /* exactly one logical block of data-out */
-			free(pattern);
-			return sense_invalid_cdb_field(cmd, (uint16_t)cdb_xfer_field(cdb), -1);
+		if ((rc = cdb_check_dataout_exact(cmd, d->block_size)) != TCMU_STS_OK) {
+			free(pattern); /* exactly one logical block of data-out */
+			return rc;
 		}
 		scsi_dataout(cmd, pattern, d->block_size);
 		cmd->bytes_moved = d->block_size;

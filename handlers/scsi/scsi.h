@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "handlers/lu_metrics.h"
 #include "handlers/lunlab_dev.h"
+#include "handlers/scsi/ua.h"
 #include "models/cost.h"
 
 /* One LU as the SCSI layer holds it: struct lunlab_dev (the frozen, shared
@@ -23,6 +25,8 @@ struct scsi_lu {
 	bool readonly;              /* readonly=1: hardware-style write protection (WP, 27/00) */
 	uint8_t lbppbe;             /* LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT (physical_block=) */
 	bool unpaced;               /* the cost model never holds a completion back (handler.c) */
+	struct lu_metrics metrics;  /* what the model charged for this LU (/metrics; handler.c) */
+	struct scsi_ua ua;          /* unit attentions owed per I_T nexus (ua.h) */
 };
 
 static inline struct scsi_lu *scsi_lu(struct lunlab_dev *d)
@@ -30,8 +34,10 @@ static inline struct scsi_lu *scsi_lu(struct lunlab_dev *d)
 	return (struct scsi_lu *)d; /* dev is the first member */
 }
 
-/* Initialise the SCSI state of an LU whose struct lunlab_dev is filled. */
+/* Initialise the SCSI state of an LU whose struct lunlab_dev is filled;
+ * scsi_lu_fini frees what it gathered (before the LU is freed). */
 void scsi_lu_init(struct scsi_lu *lu);
+void scsi_lu_fini(struct scsi_lu *lu);
 
 /* Limits reported in VPD B0 and enforced by the commands (blocks unless named). */
 #define SCSI_MAX_UNMAP_LBA_COUNT  (1u << 20)  /* per UNMAP command */
@@ -56,6 +62,12 @@ uint32_t scsi_opt_gran(const struct lunlab_dev *d);
 int scsi_lu_set_physical_block(struct scsi_lu *lu, uint32_t physical_block);
 /* True when the medium may not be written: readonly=1 or control mode page SWP. */
 bool scsi_write_protected(const struct lunlab_dev *d);
+/* Logical block provisioning thresholds (SBC-4 4.7.3.7): the VPD B2
+ * THRESHOLD EXPONENT, 0 when the array has no capacity (no thresholds); the
+ * resource counts of log page 0Ch and the threshold count of mode page
+ * 1Ch/02h are in sets of 2^exponent logical blocks. */
+uint8_t scsi_threshold_exponent(const struct lunlab_dev *d);
+uint64_t scsi_threshold_set_bytes(const struct lunlab_dev *d);
 
 /* ---- the command table (opcodes.c) ---- */
 typedef int (*scsi_fn)(struct scsi_cmd *cmd);
@@ -115,6 +127,23 @@ unsigned cdb_xfer_field(const uint8_t *cdb);
 int cdb_check_range(struct scsi_cmd *cmd, uint64_t lba, uint64_t nblocks);
 /* max transfer length check (05/24/00 pointing at the length field). */
 int cdb_check_xfer(struct scsi_cmd *cmd, uint32_t nblocks);
+/* Data-out shorter than the CDB says (the initiator's Expected Data Transfer
+ * Length below the command's): a command is never carried out on missing
+ * data, nor on zeros in its place (handlers/scsi/README.md has the table).
+ * cdb_check_dataout, for block data (WRITE ATOMIC, ORWRITE, VERIFY with
+ * BYTCHK; WRITE when the data does not even reach its last block):
+ * fewer than need bytes -> 05/0E/03 INVALID FIELD IN COMMAND INFORMATION UNIT
+ * (LIO's answer for a data CDB whose EDTL differs).  cdb_check_param_list,
+ * for parameter lists (UNMAP, MODE SELECT, EXTENDED COPY): fewer than the
+ * PARAMETER LIST LENGTH (field at CDB byte `field`) -> 05/24/00 pointing at
+ * that field (LIO: "overflow for a WRITE control CDB").  More data than
+ * needed is accepted and the rest ignored (an underflow, which the transport
+ * reports as a residual). */
+int cdb_check_dataout(struct scsi_cmd *cmd, uint64_t need);
+int cdb_check_param_list(struct scsi_cmd *cmd, uint64_t plen, unsigned field);
+/* exactly need bytes of block data (COMPARE AND WRITE, WRITE SAME): any other
+ * length -> 05/0E/03 */
+int cdb_check_dataout_exact(struct scsi_cmd *cmd, uint64_t need);
 
 /* ---- command handlers, one file per area ---- */
 int spc_test_unit_ready(struct scsi_cmd *cmd);

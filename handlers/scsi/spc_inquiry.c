@@ -22,6 +22,7 @@ static const struct {
 	{ "x1", "XtremIO-X1 emu" },
 	{ "x2", "XtremIO-X2 emu" },
 	{ "fa420", "FA-420 emu" },
+	{ "fa420-ac", "FA-420 AC emu" },
 	{ "unlimited", "lunlab RAM LU" },
 };
 
@@ -148,15 +149,18 @@ static size_t vpd_characteristics(uint8_t *b)
 }
 
 /* Logical block provisioning: thin, UNMAP and WRITE SAME (10/16) with UNMAP
- * all deallocate, and unmapped blocks read as zeros (LBPRZ). */
-static size_t vpd_provisioning(uint8_t *b)
+ * all deallocate, and unmapped blocks read as zeros (LBPRZ).  Thresholds
+ * are supported when the array has a capacity: the soft threshold is the
+ * one descriptor of mode page 1Ch/02h, counted in threshold sets. */
+static size_t vpd_provisioning(const struct lunlab_dev *d, uint8_t *b)
 {
 	memset(b, 0, 8);
 	b[1] = 0xb2;
 	put_be16(b + 2, 4);
-	b[4] = 0;                                      /* threshold exponent: no thresholds */
+	b[4] = scsi_threshold_exponent(d);             /* THRESHOLD EXPONENT: a set = 2^n LBAs */
 	b[5] = 0x80 | 0x40 | 0x20 | 0x04;              /* LBPU LBPWS LBPWS10, LBPRZ=001b; ANC_SUP 0, DP 0 */
-	b[6] = 0x02;                                   /* provisioning type: thin */
+	b[6] = 0x02;                                   /* MINIMUM PERCENTAGE 0, provisioning type: thin */
+	b[7] = 0;                                      /* THRESHOLD PERCENTAGE 0: no percentage thresholds */
 	return 8;
 }
 
@@ -181,7 +185,7 @@ int spc_inquiry(struct scsi_cmd *cmd)
 		case 0x8f: len = copy_vpd_8f(d, page, sizeof(page)); break;
 		case 0xb0: len = vpd_block_limits(d, page); break;
 		case 0xb1: len = vpd_characteristics(page); break;
-		case 0xb2: len = vpd_provisioning(page); break;
+		case 0xb2: len = vpd_provisioning(d, page); break;
 		default: return sense_invalid_cdb_field(cmd, 2, -1);
 		}
 		if (len > sizeof(page))

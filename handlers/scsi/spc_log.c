@@ -4,7 +4,9 @@
  * Values are taken fresh from the array and the cost model on every call. */
 #include <string.h>
 
+#include "handlers/array/array_admin.h"
 #include "handlers/array/volume.h"
+#include "handlers/array/volume_names.h"
 #include "handlers/scsi/bytes.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
@@ -72,26 +74,49 @@ static void page_supported(struct page_buf *pb)
 	pb->len = 4 + sizeof(codes);
 }
 
+/* 0003h: a 2-byte percentage, then the SCOPE byte */
+static void put_percentage(struct page_buf *pb, uint16_t code, uint16_t pct, enum lbp_scope scope)
+{
+	uint8_t val[8] = { 0 };
+	put_be16(val, pct);
+	val[4] = (uint8_t)scope;
+	put_param(pb, code, 0x03, val, 8);
+}
+
+static uint64_t minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
+/* Counts are in threshold sets (VPD B2 THRESHOLD EXPONENT; logical blocks
+ * when the array has no capacity and so no thresholds). */
 static void page_lbp(struct lunlab_dev *d, struct page_buf *pb)
 {
 	struct array_stats st;
-	uint64_t bs = d->block_size ? d->block_size : 512;
+	struct array_space sp;
+	uint64_t set = scsi_threshold_set_bytes(d);
 
 	memset(&st, 0, sizeof(st));
-	if (d->array)
+	memset(&sp, 0, sizeof(sp));
+	if (d->array) {
 		array_get_stats(d->array, &st);
-	uint64_t phys_blocks = st.physical_bytes / bs;
-	/* available: the array's free space as this LU sees it (shared pool) */
-	put_resource(pb, 0x0001, d->num_lbas > phys_blocks ? d->num_lbas - phys_blocks : 0, SCOPE_SHARED);
+		array_get_space(d->array, &sp);
+	}
+	/* available: the array's free physical space, shared by its LUs (the
+	 * resource the soft threshold watches); without a capacity, the LU's
+	 * size less the array's use.  Use counts a block not yet accounted at
+	 * its worst case, dedup_block bytes (docs/accounting.md "When figures
+	 * lag"), so "available" is never overstated. */
+	uint64_t avail = sp.capacity_bytes ? minus(sp.capacity_bytes, sp.used_bytes)
+					   : minus(d->num_lbas * d->block_size, sp.used_bytes);
+	put_resource(pb, 0x0001, avail / set, SCOPE_SHARED);
 	/* used: the LBAs this LU has mapped; a map entry belongs to one LU, so
 	 * the count is dedicated to it (the array-wide logical figure is page
 	 * 30h code 0001h) */
-	put_resource(pb, 0x0002, d->vol ? volume_mapped_bytes(d->vol) / bs : 0, SCOPE_DEDICATED);
+	put_resource(pb, 0x0002, d->vol ? volume_mapped_bytes(d->vol) / set : 0, SCOPE_DEDICATED);
+	if (sp.capacity_bytes)
+		put_percentage(pb, 0x0003, (uint16_t)(avail * 100 / sp.capacity_bytes), SCOPE_SHARED);
 	/* savings come from blocks shared across the array's LUs */
-	put_resource(pb, 0x0100, st.logical_bytes > st.unique_bytes ? (st.logical_bytes - st.unique_bytes) / bs : 0,
-		     SCOPE_SHARED);
-	put_resource(pb, 0x0101, st.unique_bytes > st.physical_bytes ? (st.unique_bytes - st.physical_bytes) / bs : 0,
-		     SCOPE_SHARED);
+	put_resource(pb, 0x0100, minus(st.logical_bytes, st.unique_bytes) / set, SCOPE_SHARED);
+	put_resource(pb, 0x0101, minus(st.unique_bytes, st.physical_bytes) / set, SCOPE_SHARED);
+	put_resource(pb, 0x0102, minus(st.logical_bytes, st.physical_bytes) / set, SCOPE_SHARED);
 }
 
 static void page_capacity(struct lunlab_dev *d, struct page_buf *pb)
@@ -117,6 +142,21 @@ static void page_capacity(struct lunlab_dev *d, struct page_buf *pb)
 	put_u64(pb, 0x0011, ratio_x1000(st.unique_bytes, st.physical_bytes));
 	put_u64(pb, 0x0012, ratio_x1000(st.logical_bytes, st.physical_bytes));
 	put_u64(pb, 0x0020, d->vol ? volume_mapped_bytes(d->vol) : 0);
+	/* physical capacity (docs/accounting.md "Physical capacity") */
+	struct array_space sp;
+	uint64_t provisioned = 0;
+	int volumes = 0;
+	memset(&sp, 0, sizeof(sp));
+	if (d->array) {
+		array_get_space(d->array, &sp);
+		volumes = array_volumes_info(d->array, NULL, 0, &provisioned);
+	}
+	put_u64(pb, 0x0030, sp.capacity_bytes);
+	put_u64(pb, 0x0031, sp.soft_threshold_bytes);
+	put_u64(pb, 0x0032, sp.used_bytes);
+	put_u64(pb, 0x0033, sp.reserved_bytes);
+	put_u64(pb, 0x0034, provisioned);
+	put_u64(pb, 0x0035, (uint64_t)volumes);
 }
 
 static void page_telemetry(struct lunlab_dev *d, struct page_buf *pb)
@@ -136,9 +176,12 @@ static void page_telemetry(struct lunlab_dev *d, struct page_buf *pb)
 	put_u64(pb, 0x0008, (uint64_t)(t.time_scale * 1000.0 + 0.5));
 	put_u64(pb, 0x0009, t.turnaround_ns);
 	put_u64(pb, 0x000a, t.virtual_streams);
+	put_u64(pb, 0x000b, t.frontend_busy_ns);
+	put_u64(pb, 0x000c, t.backend_busy_ns);
+	put_u64(pb, 0x000d, t.journal_busy_ns);
 	/* 1: the LU's configuration pinned the modeled host streams (host_streams=N), so LOG
 	 * SELECT may not change them; 0: a client may (see spc_log_select) */
-	put_u64(pb, 0x000b, d->model && cost_model_virtual_streams_pinned(d->model));
+	put_u64(pb, 0x000e, d->model && cost_model_virtual_streams_pinned(d->model));
 	for (uint16_t i = 0; i < 32; i++)
 		put_u64(pb, (uint16_t)(0x0100 + i), t.latency_hist[i]);
 	for (uint16_t b = 0; b < COST_BUCKETS; b++)

@@ -12,22 +12,33 @@ int spc_test_unit_ready(struct scsi_cmd *cmd)
 	return TCMU_STS_OK; /* an in-memory LU is always ready */
 }
 
-/* lunlab keeps no deferred or pending sense (errors are reported with the
- * failing command), so REQUEST SENSE always reports NO SENSE, in the format
- * the DESC bit asks for. */
+/* lunlab keeps no deferred sense (errors are reported with the failing
+ * command), so REQUEST SENSE reports NO SENSE, or the unit attention the
+ * nexus is owed (ua.h), in the format the DESC bit asks for. */
 int spc_request_sense(struct scsi_cmd *cmd)
 {
 	uint8_t buf[18];
 	size_t len;
 	uint8_t alloc = cmd->cdb[4];
 
+	uint8_t key = SK_NO_SENSE, asc = 0, ascq = 0;
+
+	/* a pending unit attention is reported here, and so cleared (SPC-4 6.39) */
+	if (scsi_ua_take(cmd, &asc, &ascq))
+		key = SK_UNIT_ATTENTION;
 	memset(buf, 0, sizeof(buf));
 	if (cmd->cdb[1] & 0x01) {       /* descriptor format */
 		buf[0] = 0x72;
+		buf[1] = key;
+		buf[2] = asc;
+		buf[3] = ascq;
 		len = 8;
 	} else {
 		buf[0] = 0x70;
+		buf[2] = key;
 		buf[7] = 10;
+		buf[12] = asc;
+		buf[13] = ascq;
 		len = 18;
 	}
 	if (len > alloc)

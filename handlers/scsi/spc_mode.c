@@ -1,5 +1,7 @@
 /* spc_mode.c — MODE SENSE (6)/(10) and MODE SELECT (6)/(10), SPC-4 6.11-6.14,
- * with the caching (08h) and control (0Ah) pages.
+ * with the caching (08h) and control (0Ah) pages, and SBC-4's Logical Block
+ * Provisioning page (1Ch/02h, a subpage: reported, not changeable) when the
+ * array has a capacity.
  *
  * Each page is described once by three images: current (built from the LU's
  * state), default, and a changeable mask.  MODE SENSE returns the image the
@@ -8,6 +10,7 @@
  * Changeable: caching WCE, control SWP.  Saved values: none (05/39/00). */
 #include <string.h>
 
+#include "handlers/array/array_admin.h"
 #include "handlers/scsi/bytes.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
@@ -18,7 +21,11 @@ enum { PC_CURRENT = 0, PC_CHANGEABLE = 1, PC_DEFAULT = 2, PC_SAVED = 3 };
 #define CACHING_LEN 20
 #define CONTROL_PAGE 0x0a
 #define CONTROL_LEN 12
+#define LBP_PAGE 0x1c
+#define LBP_SUBPAGE 0x02
+#define LBP_LEN 24 /* 16-byte header + one threshold descriptor */
 #define ALL_PAGES 0x3f
+#define ALL_SUBPAGES 0xff
 
 static void caching_page(struct scsi_lu *lu, int pc, uint8_t *p)
 {
@@ -52,14 +59,52 @@ static void control_page(struct scsi_lu *lu, int pc, uint8_t *p)
 	put_be16(p + 8, 0xffff);                                  /* busy timeout: unlimited */
 }
 
+/* Logical Block Provisioning (SBC-4 6.5.x): SITUA 0 (the unit attention
+ * goes to every I_T nexus), one threshold descriptor: the array's soft
+ * threshold as an armed decreasing threshold on the available LBA mapping
+ * resources (log page 0Ch code 0001h), its count in threshold sets.  Nothing
+ * is changeable: the threshold is set with the LUN key soft_threshold= or the
+ * array-control interface (then 06/2A/01 MODE PARAMETERS CHANGED, ua.h). */
+static void lbp_page(struct scsi_lu *lu, int pc, uint8_t *p)
+{
+	struct array_space sp;
+
+	memset(p, 0, LBP_LEN);
+	p[0] = 0x40 | LBP_PAGE;                                   /* SPF */
+	p[1] = LBP_SUBPAGE;
+	put_be16(p + 2, LBP_LEN - 4);
+	if (pc == PC_CHANGEABLE)
+		return;
+	memset(&sp, 0, sizeof(sp));
+	if (lu->dev.array)
+		array_get_space(lu->dev.array, &sp);
+	uint8_t *t = p + 16;
+	uint64_t set = scsi_threshold_set_bytes(&lu->dev);
+	uint64_t count = sp.capacity_bytes > sp.soft_threshold_bytes
+				 ? (sp.capacity_bytes - sp.soft_threshold_bytes) / set
+				 : 0;
+	t[0] = sp.soft_threshold_bytes ? 0x80 : 0;                /* ENABLED; type 000b soft; arming 000b decreasing */
+	t[1] = 0x01;                                              /* THRESHOLD RESOURCE: available LBA mapping */
+	put_be32(t + 4, count > 0xffffffffu ? 0xffffffffu : (uint32_t)count);
+}
+
+/* The page exists when thresholds do (the array has a capacity). */
+static bool lbp_present(struct scsi_lu *lu)
+{
+	return scsi_threshold_exponent(&lu->dev) != 0;
+}
+
 typedef void (*page_fn)(struct scsi_lu *lu, int pc, uint8_t *p);
 static const struct {
 	uint8_t code;
+	uint8_t sub;
 	uint8_t len;
 	page_fn build;
+	bool (*present)(struct scsi_lu *lu); /* NULL: always */
 } pages[] = {
-	{ CACHING_PAGE, CACHING_LEN, caching_page },
-	{ CONTROL_PAGE, CONTROL_LEN, control_page },
+	{ CACHING_PAGE, 0, CACHING_LEN, caching_page, NULL },
+	{ CONTROL_PAGE, 0, CONTROL_LEN, control_page, NULL },
+	{ LBP_PAGE, LBP_SUBPAGE, LBP_LEN, lbp_page, lbp_present },
 };
 #define NPAGES (sizeof(pages) / sizeof(pages[0]))
 
@@ -80,9 +125,6 @@ int spc_mode_sense(struct scsi_cmd *cmd)
 
 	if (pc == PC_SAVED)
 		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x39, 0x00); /* SAVING PARAMETERS NOT SUPPORTED */
-	/* no subpages: subpage 0, or FFh with "all pages" */
-	if (sub != 0 && !(code == ALL_PAGES && sub == 0xff))
-		return sense_invalid_cdb_field(cmd, 3, -1);
 
 	memset(buf, 0, sizeof(buf));
 	p = hdr;
@@ -99,15 +141,22 @@ int spc_mode_sense(struct scsi_cmd *cmd)
 		}
 	}
 	size_t bdl = p - hdr;
+	bool code_known = code == ALL_PAGES;
 	for (size_t i = 0; i < NPAGES; i++) {
+		if (pages[i].present && !pages[i].present(lu))
+			continue;
 		if (code != ALL_PAGES && code != pages[i].code)
+			continue;
+		code_known = true;
+		/* subpage FFh: the page(s) and all their subpages; else an exact match */
+		if (sub != ALL_SUBPAGES && sub != pages[i].sub)
 			continue;
 		pages[i].build(lu, pc, buf + p);
 		p += pages[i].len;
 		found = true;
 	}
 	if (!found)
-		return sense_invalid_cdb_field(cmd, 2, 5);
+		return code_known ? sense_invalid_cdb_field(cmd, 3, -1) : sense_invalid_cdb_field(cmd, 2, 5);
 
 	/* header: device-specific parameter WP (SWP) and DPOFUA */
 	uint8_t dsp = 0x10 | (scsi_write_protected(&lu->dev) ? 0x80 : 0);
@@ -141,7 +190,7 @@ static int select_page(struct scsi_cmd *cmd, const uint8_t *pg, size_t off, size
 	uint8_t code = pg[0] & 0x3f;
 	size_t i;
 	for (i = 0; i < NPAGES; i++)
-		if (pages[i].code == code)
+		if (pages[i].code == code && pages[i].sub == 0)
 			break;
 	if (i == NPAGES)
 		return sense_invalid_field(cmd, 0x26, 0x00, false, (uint16_t)off, 5);
@@ -191,8 +240,10 @@ int spc_mode_select(struct scsi_cmd *cmd)
 		return TCMU_STS_OK;
 	if (plen < hdr || plen > sizeof(buf))
 		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
-	if (scsi_dataout(cmd, buf, plen) < plen)
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	int rc = cdb_check_param_list(cmd, plen, ten ? 7 : 4);
+	if (rc != TCMU_STS_OK)
+		return rc;
+	scsi_dataout(cmd, buf, plen);
 	cmd->bytes_moved = plen;
 
 	size_t bdl = ten ? get_be16(buf + 6) : buf[3];
@@ -209,7 +260,7 @@ int spc_mode_select(struct scsi_cmd *cmd)
 	for (int apply = 0; apply <= 1; apply++) {
 		for (size_t o = hdr + bdl; o < plen;) {
 			size_t used = 0;
-			int rc = select_page(cmd, buf + o, o, plen - o, &used, apply);
+			rc = select_page(cmd, buf + o, o, plen - o, &used, apply);
 			if (rc != TCMU_STS_OK)
 				return rc;
 			o += used;

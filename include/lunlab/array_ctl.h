@@ -36,6 +36,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lunlab/latency_buckets.h"
+
+struct tcmu_device;
+
 #define LUNLAB_ARRAY_CTL_SYMBOL "lunlab_array_ctl"
 #define LUNLAB_ARRAY_CTL_VERSION 1u
 #define LUNLAB_ARRAY_NAME_MAX 64   /* bytes, with the NUL */
@@ -75,6 +79,31 @@ struct lunlab_volume_info {
 	char snapshot_of[LUNLAB_VOLUME_NAME_MAX]; /* "" unless created by snapshot() */
 };
 
+/* Modeled figures (array_model, lu_figures): running totals in the model's
+ * own time since it was made; latency buckets as latency_buckets.h. */
+struct lunlab_model_figures {
+	uint64_t commands;            /* commands the model charged */
+	uint64_t cpu_ns;              /* modeled CPU work, core-ns summed over cores */
+	uint64_t latency_sum_ns;
+	uint64_t latency_buckets[LUNLAB_LAT_BUCKETS]; /* per bucket, not cumulative */
+	uint64_t modeled_elapsed_ns;  /* array only: first arrival .. last modeled completion */
+	uint32_t cores;               /* array only: modeled cores; 0 = profile not modeled */
+	uint32_t virtual_streams;     /* array only: > 0 = virtual clock (docs/models.md) */
+	double time_scale;            /* array only: 1 real time, > 1 slow motion, 0 unpaced/virtual */
+};
+
+/* One LU (lu_figures). */
+struct lunlab_lu_figures {
+	char array[LUNLAB_ARRAY_NAME_MAX];
+	char volume[LUNLAB_VOLUME_NAME_MAX]; /* the named volume; else the unit serial */
+	char profile[32];
+	uint64_t mapped_bytes;        /* this LU's mapped (non-zero) bytes */
+	uint64_t xcopy_covered_bytes; /* logical bytes its EXTENDED COPY segments covered */
+	uint64_t write_same_covered_bytes;
+	uint64_t unmap_covered_bytes;
+	struct lunlab_model_figures model; /* what the model charged for this LU's commands */
+};
+
 struct lunlab_array_ctl {
 	uint32_t version;             /* LUNLAB_ARRAY_CTL_VERSION */
 	uint32_t size;                /* sizeof(struct lunlab_array_ctl) of the .so */
@@ -108,6 +137,25 @@ struct lunlab_array_ctl {
 	/* Free a named volume that no device is attached to (-EBUSY if one is;
 	 * -ENOENT if none by that name).  Its blocks' references are dropped. */
 	int (*volume_delete)(const char *array, const char *name, char *err, size_t errlen);
+
+	/* ---- appended for /metrics (issue 15) ---- */
+
+	/* What the array's cost model charged since it was made (never reset:
+	 * LOG SELECT resets only the LOG SENSE telemetry).  -ENOENT when no LU
+	 * of that array is open. */
+	int (*array_model)(const char *array, struct lunlab_model_figures *out);
+
+	/* The LU behind tcmu device dev (a device of the handler module that
+	 * exports this table, kept open for the whole call): its array, volume and profile (the /metrics labels), its
+	 * mapped bytes, the logical bytes its copy commands covered and what
+	 * the model charged for it.  -ENODEV when dev is not open. */
+	int (*lu_figures)(struct tcmu_device *dev, struct lunlab_lu_figures *out);
 };
+
+/* Whether ctl offers function `member`: the .so's table is long enough to
+ * hold it (functions are only ever appended) and sets it. */
+#define lunlab_array_ctl_has(ctl, member)                                              \
+	((ctl) && (ctl)->size >= offsetof(struct lunlab_array_ctl, member) + sizeof((ctl)->member) && \
+	 (ctl)->member)
 
 #endif

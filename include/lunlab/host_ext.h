@@ -35,10 +35,39 @@ void lunlab_host_cmd_data_ready(struct tcmu_device *dev, struct tcmulib_cmd *cmd
  * Ignored for commands that are not READ-type. */
 void lunlab_host_cmd_data_progress(struct tcmu_device *dev, struct tcmulib_cmd *cmd, size_t bytes);
 
+/* When the transport received this command (its SCSI Command PDU's header),
+ * CLOCK_MONOTONIC ns; 0 when unknown.  A WRITE reaches handle_cmd only after
+ * all of its data arrived (R2T round trips, Data-Out): a handler that models
+ * a service time starts it here, so that transfer overlaps the modeled time
+ * as it would on a real array instead of adding to it. */
+uint64_t lunlab_host_cmd_arrival_ns(const struct tcmulib_cmd *cmd);
+
 /* The I_T nexus (iSCSI session) that sent this command, as a number unique
  * within the process; 0 when unknown.  EXTENDED COPY scopes list identifiers
  * and held copy results to it, as SPC-4 does (tcmu-runner cannot tell). */
 uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *cmd);
+
+/* A fault rule of lunlab-target (docs/faults.md, xcopy-fail-after=N) asks
+ * this EXTENDED COPY to fail when it would start segment N (0-based: N
+ * segments are copied, the rest are not) and end with CHECK CONDITION
+ * sense[0]/[1]/[2] (key, ASC, ASCQ; key 0: the handler's own sense for a
+ * copy that broke off, COPY ABORTED).  The handler reports the progress in
+ * RECEIVE COPY RESULTS as for any copy that failed part way.  false: no
+ * rule applies (the copy runs normally).  Only the array can stop a copy
+ * part way, which is why this one fault travels to the handler. */
+bool lunlab_host_cmd_xcopy_fault(const struct tcmulib_cmd *cmd, uint32_t *segments, uint8_t sense[3]);
+
+/* Optional, from open(): the asymmetric logical unit access this LU
+ * reports, as INQUIRY's TPGS field codes it (0 none, 1 implicit, 2
+ * explicit, 3 both).  The handler knows only what its array supports; the
+ * host knows the ports: lunlab-target's core then sets TPGS in the LU's
+ * standard INQUIRY data, adds the relative target port and target port
+ * group designators of the port a command came through to VPD page 0x83,
+ * answers REPORT (and, with explicit ALUA, SET) TARGET PORT GROUPS, and
+ * refuses commands on ports in standby, unavailable or transitioning
+ * state (docs/faults.md "ALUA").  Under tcmu-runner, LIO's configfs alua/
+ * groups play that part. */
+void lunlab_host_dev_set_tpgs(struct tcmu_device *dev, unsigned tpgs);
 
 /* What a handler passes to lunlab_host_dev_set_inline: true when this
  * command (its CDB and the bytes its data buffer holds) will complete

@@ -153,8 +153,56 @@ bool auth_config_add_user(struct auth_config *cfg, bool mutual, const char *name
 	return true;
 }
 
+bool auth_config_add_api_user(struct auth_config *cfg, const char *name, const char *secret, char *err,
+			      size_t errlen)
+{
+	size_t nl = strlen(name), sl = strlen(secret);
+	struct auth_user *u;
+
+	if (nl == 0 || nl > AUTH_API_NAME_MAX || !printable_word(name) || strchr(name, ':')) {
+		snprintf(err, errlen, "field 2 (user name): want 1..%d printable characters, no spaces or ':'",
+			 AUTH_API_NAME_MAX);
+		return false;
+	}
+	if (sl < AUTH_API_SECRET_MIN || sl > CHAP_SECRET_MAX) {
+		snprintf(err, errlen, "field 3 (secret): %zu bytes, want %d..%d", sl, AUTH_API_SECRET_MIN,
+			 CHAP_SECRET_MAX);
+		return false;
+	}
+	if (!printable_word(secret)) {
+		snprintf(err, errlen, "field 3 (secret): printable characters only, no spaces");
+		return false;
+	}
+	for (int i = 0; i < cfg->napi_users; i++) {
+		if (strcmp(cfg->api_users[i].name, name) == 0) {
+			snprintf(err, errlen, "field 2 (user name): api user '%s' defined twice", name);
+			return false;
+		}
+	}
+	if (cfg->napi_users == AUTH_MAX_API_USERS) {
+		snprintf(err, errlen, "more than %d api users", AUTH_MAX_API_USERS);
+		return false;
+	}
+	/* fixed room, as for chap users: no unwiped copies left by realloc */
+	if (!cfg->api_users)
+		cfg->api_users = calloc(AUTH_MAX_API_USERS, sizeof(*cfg->api_users));
+	if (!cfg->api_users) {
+		snprintf(err, errlen, "out of memory");
+		return false;
+	}
+	u = &cfg->api_users[cfg->napi_users++];
+	memset(u, 0, sizeof(*u));
+	memcpy(u->name, name, nl);
+	memcpy(u->secret, secret, sl);
+	u->secret_len = sl;
+	return true;
+}
+
 void auth_config_free(struct auth_config *cfg)
 {
+	if (cfg->api_users)
+		auth_wipe(cfg->api_users, (size_t)cfg->napi_users * sizeof(*cfg->api_users));
+	free(cfg->api_users);
 	if (cfg->users)
 		auth_wipe(cfg->users, (size_t)cfg->nusers * sizeof(*cfg->users));
 	free(cfg->users);

@@ -27,6 +27,8 @@ struct auth_config {
 	struct auth_user mutual;   /* "mutual": our own name + secret for mutual CHAP */
 	char **allow;              /* initiator names allowed; empty: every initiator */
 	int nallow;
+	struct auth_user *api_users; /* "api": users of the HTTP API (target/api/api_auth.h) */
+	int napi_users;
 };
 
 /* true when initiator may use this target: no allow-list, or on it (iSCSI
@@ -45,6 +47,16 @@ bool auth_config_add_allow(struct auth_config *cfg, const char *iqn, char *err, 
  * lengths and characters. false with a one-line reason naming the field. */
 bool auth_config_add_user(struct auth_config *cfg, bool mutual, const char *name,
 			  const char *secret, char *err, size_t errlen);
+
+/* Adds an HTTP API user ("api USER SECRET"): a name of 1..64 printable
+ * characters without ':' (HTTP Basic splits there), a secret of
+ * AUTH_API_SECRET_MIN..255 printable characters.  false with a one-line
+ * reason naming the field. */
+#define AUTH_MAX_API_USERS 64
+#define AUTH_API_NAME_MAX 64
+#define AUTH_API_SECRET_MIN 8
+bool auth_config_add_api_user(struct auth_config *cfg, const char *name, const char *secret, char *err,
+			      size_t errlen);
 
 /* Frees everything and wipes the secrets. */
 void auth_config_free(struct auth_config *cfg);

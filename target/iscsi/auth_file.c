@@ -59,6 +59,14 @@ static int parse_line(char *line, struct auth_config *cfg, char *why, size_t why
 		}
 		return auth_config_add_user(cfg, f[0][0] == 'm', f[1], f[2], why, whylen) ? 0 : -1;
 	}
+	if (strcmp(f[0], "api") == 0) {
+		if (n != 3) {
+			snprintf(why, whylen, "field %d: %s; want 'api USER SECRET' (no spaces in a secret)",
+				 n < 3 ? n + 1 : 4, n < 3 ? "missing" : "unexpected");
+			return -1;
+		}
+		return auth_config_add_api_user(cfg, f[1], f[2], why, whylen) ? 0 : -1;
+	}
 	if (strcmp(f[0], "allow") == 0) {
 		if (n != 2) {
 			snprintf(why, whylen, "field %d: want 'allow IQN'", n < 2 ? 2 : 3);
@@ -71,7 +79,7 @@ static int parse_line(char *line, struct auth_config *cfg, char *why, size_t why
 		}
 		return auth_config_add_allow(cfg, f[1], why, whylen) ? 0 : -1;
 	}
-	snprintf(why, whylen, "field 1: unknown keyword '%.32s' (want chap, mutual or allow)", f[0]);
+	snprintf(why, whylen, "field 1: unknown keyword '%.32s' (want chap, mutual, allow or api)", f[0]);
 	return -1;
 }
 

@@ -4,6 +4,7 @@
  *   chap   USER SECRET   an initiator may log in as USER with SECRET
  *   mutual USER SECRET   the target's own name and secret for mutual CHAP
  *   allow  IQN           only listed initiators may log in (repeatable)
+ *   api    USER SECRET   a user of the HTTP API (--api; target/api/api_auth.h)
  * The file must be a regular file owned by the user running lunlab-target
  * with no group/other permissions (0600 or stricter). */
 #ifndef LUNLAB_ISCSI_AUTH_FILE_H

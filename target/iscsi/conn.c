@@ -13,6 +13,8 @@
 
 #include "target/iscsi/conn_pool.h"
 #include "target/iscsi/io_thread.h"
+#include "target/iscsi/iscsi_stats.h"
+#include "target/iscsi/portal.h"
 #include "target/iscsi/target.h"
 
 static __thread struct conn_pool icmd_pool; /* conn_pool.h */
@@ -46,6 +48,7 @@ struct conn *conn_new(int fd, struct io_thread *thr)
 		free(c);
 		return NULL;
 	}
+	c->portal = -1;
 	c->stage = RX_BHS;
 	c->rx_need = ISCSI_BHS_LEN;
 	c->rx_dst = c->bhs;
@@ -62,7 +65,7 @@ void conn_put(struct conn *c)
 	free(c->login.acc);
 	free(c->rxbuf);
 	free(c->pdu_data);
-	free(c->reset_seen);
+	lu_nexus_free(&c->lunx);
 	free(c);
 }
 
@@ -157,10 +160,14 @@ void conn_close(struct conn *c, const char *why)
 {
 	struct icmd *ic, *nx;
 
+	bool refused;
+
 	if (c->closed)
 		return;
 	c->closed = true;
+	refused = c->state == CS_CLOSING; /* login_fail() answered it already */
 	c->state = CS_CLOSING;
+	portal_conn_change(c->portal, -1);
 	if (c->counted) {
 		/* an I_T nexus ends: SCSI-2 reservations it held are released
 		 * (SPC-4 5.13.1; libiscsi Reserve6.Logout / ITNexusLoss) */
@@ -168,7 +175,13 @@ void conn_close(struct conn *c, const char *why)
 			lu_pr_nexus_lost(c->initiator, c->isid, c->nexus_id);
 		log_logout(c, why);
 		atomic_fetch_sub(&g_session_count, 1);
+		iscsi_stats_session_close(c->discovery);
 		c->counted = false;
+	} else if (c->login.started && !refused) {
+		/* gone before the login got its answer */
+		iscsi_stats_login(LOGIN_RESULT_ABANDONED);
+		if (why && !g_target.quiet)
+			target_log("connection from %s closed during login (%s)", c->peer, why);
 	} else if (why && !g_target.quiet && c->login.started) {
 		target_log("connection from %s closed during login (%s)", c->peer, why);
 	}

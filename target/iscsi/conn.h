@@ -13,6 +13,7 @@
 #include "target/iscsi/params.h"
 #include "target/iscsi/pdu.h"
 #include "target/lu/lu_cmd.h"
+#include "target/lu/lu_table.h"
 
 struct io_thread;
 struct conn;
@@ -79,15 +80,24 @@ struct icmd {
 	bool local_check;         /* answer CHECK CONDITION, sense below, at delivery */
 	uint8_t local_sense[3];   /* key, ASC, ASCQ */
 	bool rw;                  /* READ/WRITE family: scsi_tl is exact */
-	bool skip_exec;           /* EDTL below one block: answer GOOD + residual */
+	bool skip_exec;           /* EDTL 0 for a READ/WRITE: drain, answer GOOD + residual */
 	uint32_t exp_datasn;      /* Data-In and R2T PDUs sent */
 	struct lu_backend *be;
+	uint64_t lu_id;           /* the LU it was delivered to (lu_entry id): a write
+	                           * whose data arrives later checks it is still there */
 	/* events from backend threads (ICMD_EV_*), handled on the I/O thread;
 	 * ICMD_EV_QUEUED: the task is on its thread's completion stack */
 	atomic_uint async_ev;
 	uint32_t early_len;       /* Data-In bytes sent before done() (data_ready) */
 	uint32_t data_charge;     /* its EDTL, counted in conn->data_bytes */
 	_Atomic size_t progress;  /* lu_cmd.data_progress: bytes of buf final so far */
+	uint64_t arrival_ns;      /* CLOCK_MONOTONIC when its header arrived (lu_cmd.arrival_ns, LU stats) */
+	/* fault rules (scsi_fault.c) */
+	unsigned fault_rule;      /* the rule that acts again at completion (fault_after) */
+	uint8_t fault_after;      /* SCSI_FAULT_AFTER_*: what happens when the LU is done */
+	uint64_t fault_lba_first, fault_lba_last; /* a corrupt rule's LBA range */
+	struct icmd *delay_next;  /* its thread's delayed list */
+	uint64_t delay_due_ns;    /* CLOCK_MONOTONIC */
 };
 
 #define ICMD_EV_READY  1u  /* lu_cmd.data_ready: Data-In may start */
@@ -107,6 +117,7 @@ struct txpdu {
 	struct icmd *ref;         /* released once sent */
 	void *owned;              /* freed once sent */
 	bool close_after;         /* logout response / failed login */
+	const char *close_why;    /* with close_after: the log's reason (NULL: "logged out") */
 };
 
 enum conn_state { CS_LOGIN, CS_FFP, CS_CLOSING };
@@ -183,12 +194,16 @@ struct conn {
 	struct tmf_wait *tmfs;
 	char peer[64];
 	char local[64];           /* address:port the initiator reached us on */
-	uint64_t *reset_seen;     /* per LUN: the LUN RESET generation this nexus knows */
-	size_t reset_seen_n;
+	int portal;               /* the --listen portal it came through (portal.h); -1 unknown */
+	struct lu_nexus lunx;     /* the LUs this session sees, and the unit
+	                           * attentions it owes (target/lu/lu_table.h) */
 
 	/* timeouts (io_thread.c sweeps once a second): a login must finish and
 	 * a PDU once started must keep arriving, or the connection is closed */
 	bool rx_progress;         /* bytes arrived since the last sweep */
+	bool rx_exact;            /* large data segments are arriving: recv() only
+	                           * what the current stage needs, so the data
+	                           * lands in its command's buffer, not staging */
 	/* CONN_MAX_DATA_BYTES: reading paused with a SCSI Command header in
 	 * c->bhs until data_bytes falls; then the thread resumes it */
 	uint64_t data_bytes;
@@ -260,6 +275,14 @@ int scsi_cmd_header(struct conn *c, const uint8_t *bhs);
 void scsi_cmd_deliver(struct conn *c, struct icmd *ic);
 void scsi_cmd_data_complete(struct conn *c, struct icmd *ic);
 void scsi_cmd_completed(struct icmd *ic); /* on the I/O thread */
+/* Is the LU ic was delivered to still the one its initiator sees at its
+ * LUN (the API may have unmapped or deleted it since)?  Sets lc.lu_entry. */
+bool scsi_cmd_lu_still_there(struct conn *c, struct icmd *ic);
+/* ic->buf of len bytes from the thread's buffer cache; -1: out of memory */
+int scsi_cmd_alloc_buf(struct conn *c, struct icmd *ic, size_t len);
+/* The target answers ic itself (no LU): status, sense, Data-In bytes in buf. */
+void scsi_cmd_answer(struct conn *c, struct icmd *ic, uint8_t status, const uint8_t *sense,
+		     uint8_t sense_len, size_t produced);
 void scsi_cmd_data_ready(struct icmd *ic); /* on the I/O thread */
 void scsi_cmd_data_progress(struct icmd *ic); /* on the I/O thread */
 /* dataout.c */

@@ -1,7 +1,15 @@
 /* conn_rx.c — the receive state machine: BHS, AHS + header digest, data
  * segment, pad + data digest.  Bytes come through a 256 KiB staging buffer,
  * except large data segments whose destination is known (immediate data and
- * Data-Out go to their command's buffer): those are received in place. */
+ * Data-Out go to their command's buffer): those are received in place.
+ *
+ * A recv() into staging takes whatever the socket holds, so the header of a
+ * 256 KiB Data-Out brought most of its data along, which then had to be
+ * copied into the command's buffer: one user-space copy of every byte
+ * written.  While large data segments are arriving (the last PDU carried at
+ * least RX_DIRECT_MIN bytes) each recv() therefore asks only for what the
+ * current stage needs (48 bytes of BHS, then the data straight into place);
+ * small PDUs switch back to batching, which serves 4 KiB commands best. */
 #include "target/iscsi/conn.h"
 
 #include <errno.h>
@@ -95,6 +103,7 @@ static int header_complete(struct conn *c)
 		c->rx_dst = c->pdu_data;
 	}
 	expect(c, RX_DATA, c->rx_dst, c->rx_dlen);
+	c->rx_exact = c->rx_dst && c->rx_dlen >= RX_DIRECT_MIN;
 	return 0;
 }
 
@@ -285,7 +294,11 @@ void conn_on_readable(struct conn *c)
 			c->rx_start = c->rx_end = 0;
 			if (drained || budget-- <= 0)
 				goto out;
-			size_t ask = c->rx_dst && want >= RX_DIRECT_MIN ? want : c->rx_cap;
+			size_t ask = c->rx_cap;
+			if (c->rx_dst && want >= RX_DIRECT_MIN)
+				ask = want;                    /* in place */
+			else if (c->rx_exact && want < c->rx_cap)
+				ask = want;                    /* staging, this stage only */
 
 			if (c->rx_dst && want >= RX_DIRECT_MIN)
 				r = recv(c->fd, c->rx_dst + c->rx_got, ask, 0);

@@ -182,8 +182,9 @@ void conn_flush(struct conn *c)
 			if (!c->tx_head)
 				c->tx_tail = NULL;
 			if (t->close_after) {
+				const char *why = t->close_why ? t->close_why : "logged out";
 				tx_free(t);
-				conn_close(c, "logged out");
+				conn_close(c, why);
 				return;
 			}
 			tx_free(t);

@@ -1,6 +1,5 @@
-/* crc32c.h — CRC32C (Castagnoli), the iSCSI header and data digest.
- * Debian has no CRC32C library, so we carry our own: SSE4.2 when the CPU has
- * it, a slicing-by-8 table otherwise. */
+/* crc32c.h — CRC32C (Castagnoli), the iSCSI header and data digest, computed
+ * by ISA-L's crc32_iscsi (Debian libisal2; crc32c.c). */
 #ifndef LUNLAB_ISCSI_CRC32C_H
 #define LUNLAB_ISCSI_CRC32C_H
 
@@ -11,8 +10,6 @@
  * or just call crc32c() for a whole buffer. */
 uint32_t crc32c_update(uint32_t crc, const void *buf, size_t len);
 uint32_t crc32c(const void *buf, size_t len);
-/* Same result, always the table path (tests compare both). */
-uint32_t crc32c_update_sw(uint32_t crc, const void *buf, size_t len);
 
 /* iSCSI puts the digest on the wire least significant byte first. */
 static inline void crc32c_put_wire(uint8_t out[4], uint32_t digest)

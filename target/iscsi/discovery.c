@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "target/iscsi/auth_config.h"
+#include "target/iscsi/portal.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/text.h"
 
@@ -25,26 +26,42 @@ static void local_host(const char *local, char *host, size_t cap)
 	host[n] = '\0';
 }
 
+/* What SendTargets says for portal i: its advertise= address if it has
+ * one (an initiator behind NAT or qemu's user network cannot reach the
+ * address we listen on), else the address it listens on; a wildcard portal
+ * is reported with the address the initiator reached (host). */
+static void portal_address(int i, const char *host, char *out, size_t cap)
+{
+	const struct target_portal *p = &g_target.portals[i];
+	uint16_t tpgt = target_portal_tpgt(i);
+
+	if (p->adv_host[0])
+		snprintf(out, cap, "%s%s%s:%u,%u", p->adv_v6 ? "[" : "", p->adv_host, p->adv_v6 ? "]" : "",
+			 p->adv_port, tpgt);
+	else if (p->wildcard)
+		snprintf(out, cap, "%s:%u,%u", host, p->port, tpgt);
+	else
+		snprintf(out, cap, "%s%s%s:%u,%u", p->v6 ? "[" : "", p->host, p->v6 ? "]" : "", p->port, tpgt);
+}
+
 /* TargetName plus one TargetAddress per portal (RFC 7143 section 13.8):
- * first the one this connection came in on, then every other --listen.  A
- * wildcard portal is reported with the address the initiator reached. */
+ * first the one this connection came in on, then every other --listen that
+ * is up (a portal set down is not offered). */
 static void add_target(struct conn *c, struct text_buf *out)
 {
 	char first[96], addr[96], host[80];
 
 	text_add(out, "TargetName", g_target.iqn);
-	snprintf(first, sizeof(first), "%s,%u", c->local, g_target.tpgt);
-	text_add(out, "TargetAddress", first);
 	local_host(c->local, host, sizeof(host));
+	if (c->portal >= 0 && c->portal < g_target.nportals)
+		portal_address(c->portal, host, first, sizeof(first));
+	else
+		snprintf(first, sizeof(first), "%s,%u", c->local, target_portal_tpgt(c->portal));
+	text_add(out, "TargetAddress", first);
 	for (int i = 0; i < g_target.nportals; i++) {
-		const struct target_portal *p = &g_target.portals[i];
-
-		if (p->wildcard)
-			snprintf(addr, sizeof(addr), "%s:%u,%u", host, p->port, g_target.tpgt);
-		else if (p->v6)
-			snprintf(addr, sizeof(addr), "[%s]:%u,%u", p->host, p->port, g_target.tpgt);
-		else
-			snprintf(addr, sizeof(addr), "%s:%u,%u", p->host, p->port, g_target.tpgt);
+		if (portal_is_down(i))
+			continue;
+		portal_address(i, host, addr, sizeof(addr));
 		if (strcmp(addr, first) != 0)
 			text_add(out, "TargetAddress", addr);
 	}

@@ -3,6 +3,7 @@
  * cache.  One wake-up handles all ready sockets and all completions, then
  * flushes every connection that got output once (batching). */
 #include "target/iscsi/io_thread.h"
+#include "target/lu/lu_rcu.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +17,8 @@
 #include <unistd.h>
 
 #include "target/iscsi/conn.h"
+#include "target/iscsi/portal.h"
+#include "target/iscsi/scsi_fault.h"
 #include "target/iscsi/target.h"
 
 #define EVENTS_PER_WAIT 128
@@ -139,7 +142,7 @@ static void addr_string(const struct sockaddr_storage *ss, char *out, size_t len
 	}
 }
 
-static void adopt(struct io_thread *t, int fd)
+static void adopt(struct io_thread *t, int fd, int portal)
 {
 	struct conn *c = conn_new(fd, t);
 	struct sockaddr_storage ss;
@@ -150,6 +153,8 @@ static void adopt(struct io_thread *t, int fd)
 		close(fd);
 		return;
 	}
+	c->portal = portal;
+	portal_conn_change(portal, 1);
 	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0)
 		addr_string(&ss, c->peer, sizeof(c->peer));
 	sl = sizeof(ss);
@@ -168,35 +173,34 @@ static void adopt(struct io_thread *t, int fd)
 
 static void take_new_conns(struct io_thread *t)
 {
-	int fds[64], n;
+	struct new_conn fds[64];
+	int n;
 
 	do {
 		pthread_mutex_lock(&t->new_lock);
 		n = t->new_n < 64 ? t->new_n : 64;
 		if (n) {
-			memcpy(fds, t->new_fds, (size_t)n * sizeof(int));
-			memmove(t->new_fds, t->new_fds + n, (size_t)(t->new_n - n) * sizeof(int));
+			memcpy(fds, t->new_fds, (size_t)n * sizeof(fds[0]));
+			memmove(t->new_fds, t->new_fds + n, (size_t)(t->new_n - n) * sizeof(fds[0]));
 			t->new_n -= n;
 		}
 		pthread_mutex_unlock(&t->new_lock);
 		for (int i = 0; i < n; i++)
-			adopt(t, fds[i]);
+			adopt(t, fds[i].fd, fds[i].portal);
 	} while (n == 64);
 }
 
-void io_threads_reinstate(const char *initiator, const uint8_t isid[6], uint16_t keep_tsih)
+static void post_request(const struct reinstate_req *tmpl)
 {
 	for (int i = 0; i < nthreads; i++) {
 		struct io_thread *t = &threads[i];
-		struct reinstate_req *r = calloc(1, sizeof(*r));
+		struct reinstate_req *r = malloc(sizeof(*r));
 		uint64_t one = 1;
 		ssize_t w;
 
 		if (!r)
 			continue;
-		snprintf(r->initiator, sizeof(r->initiator), "%s", initiator);
-		memcpy(r->isid, isid, 6);
-		r->keep_tsih = keep_tsih;
+		*r = *tmpl;
 		pthread_mutex_lock(&t->new_lock);
 		r->next = t->reinstate;
 		t->reinstate = r;
@@ -204,6 +208,29 @@ void io_threads_reinstate(const char *initiator, const uint8_t isid[6], uint16_t
 		w = write(t->evfd, &one, sizeof(one));
 		(void)w;
 	}
+}
+
+void io_threads_reinstate(const char *initiator, const uint8_t isid[6], uint16_t tpgt, uint16_t keep_tsih)
+{
+	struct reinstate_req r;
+
+	memset(&r, 0, sizeof(r));
+	snprintf(r.initiator, sizeof(r.initiator), "%s", initiator);
+	memcpy(r.isid, isid, 6);
+	r.keep_tsih = keep_tsih;
+	r.tpgt = tpgt;
+	r.portal = -1;
+	post_request(&r);
+}
+
+void io_threads_close_portal(int portal, const char *why)
+{
+	struct reinstate_req r;
+
+	memset(&r, 0, sizeof(r));
+	r.portal = portal;
+	snprintf(r.why, sizeof(r.why), "%s", why);
+	post_request(&r);
 }
 
 static void take_reinstatements(struct io_thread *t)
@@ -219,7 +246,15 @@ static void take_reinstatements(struct io_thread *t)
 		struct conn *c = t->conns, *nx;
 		for (; c; c = nx) {
 			nx = c->list_next;
+			if (r->portal >= 0) {
+				if (c->portal == r->portal && !c->closed)
+					conn_close(c, r->why);
+				continue;
+			}
+			/* a session is (initiator port, target port): the same ISID
+			 * through another portal group is another I_T nexus */
 			if (c->state == CS_FFP && !c->discovery && c->tsih != r->keep_tsih &&
+			    target_portal_tpgt(c->portal) == r->tpgt &&
 			    memcmp(c->isid, r->isid, 6) == 0 && strcmp(c->initiator, r->initiator) == 0)
 				conn_close(c, "session reinstated by a new login");
 		}
@@ -337,13 +372,23 @@ static void *thread_main(void *arg)
 	struct io_thread *t = arg;
 	struct epoll_event ev[EVENTS_PER_WAIT];
 
+	lu_rcu_register(); /* this thread reads the LU table (lu_rcu.h) */
 	while (!atomic_load(&t->stop)) {
-		int timeout = 1000, n;
+		int timeout = 1000, n, due;
 
+		due = io_thread_run_delayed(t); /* fault rules' late commands */
+		if (due >= 0 && due < timeout)
+			timeout = due;
+		if (t->nkick)
+			kick_backends(t);
+		/* no LU table pointer is held from one iteration to the next */
+		lu_rcu_quiescent();
 		atomic_store(&t->armed, true);
 		if (atomic_load(&t->done_head))
 			timeout = 0; /* completions arrived while we were busy */
+		lu_rcu_offline();
 		n = epoll_wait(t->epfd, ev, EVENTS_PER_WAIT, timeout);
+		lu_rcu_online();
 		atomic_store(&t->armed, false);
 		if (n < 0 && errno != EINTR)
 			break;
@@ -391,7 +436,9 @@ static void *thread_main(void *arg)
 	run_completions(t);
 	run_resumes(t);
 	flush_dirty(t);
+	io_thread_drop_delayed(t);
 	conn_pools_drain();
+	lu_rcu_unregister();
 	return NULL;
 }
 
@@ -450,7 +497,7 @@ int io_threads_start(int n)
 	return 0;
 }
 
-void io_threads_assign(int fd)
+void io_threads_assign(int fd, int portal)
 {
 	struct io_thread *t = &threads[atomic_fetch_add(&rr_next, 1) % (unsigned)nthreads];
 	uint64_t one = 1;
@@ -459,7 +506,7 @@ void io_threads_assign(int fd)
 	pthread_mutex_lock(&t->new_lock);
 	if (t->new_n == t->new_cap) {
 		int cap = t->new_cap ? t->new_cap * 2 : 64;
-		int *nf = realloc(t->new_fds, (size_t)cap * sizeof(int));
+		struct new_conn *nf = realloc(t->new_fds, (size_t)cap * sizeof(*nf));
 		if (!nf) {
 			pthread_mutex_unlock(&t->new_lock);
 			close(fd);
@@ -468,7 +515,8 @@ void io_threads_assign(int fd)
 		t->new_fds = nf;
 		t->new_cap = cap;
 	}
-	t->new_fds[t->new_n++] = fd;
+	t->new_fds[t->new_n].fd = fd;
+	t->new_fds[t->new_n++].portal = portal;
 	pthread_mutex_unlock(&t->new_lock);
 	w = write(t->evfd, &one, sizeof(one));
 	(void)w;
@@ -496,7 +544,7 @@ void io_threads_free(void)
 		run_resumes(t);
 		flush_dirty(t);
 		for (int k = 0; k < t->new_n; k++)
-			close(t->new_fds[k]);
+			close(t->new_fds[k].fd);
 		while (t->reinstate) {
 			struct reinstate_req *r = t->reinstate;
 			t->reinstate = r->next;

@@ -15,12 +15,23 @@
 struct conn;
 struct icmd;
 
-/* "close the session of this initiator + ISID, unless it is keep_tsih" */
+/* "close the session of this initiator + ISID on portal group tpgt, unless
+ * it is keep_tsih"; or, with portal >= 0, "close every connection that came
+ * in through that portal" (it was set down) */
 struct reinstate_req {
 	struct reinstate_req *next;
 	char initiator[224];
 	uint8_t isid[6];
 	uint16_t keep_tsih;
+	uint16_t tpgt;
+	int portal;
+	char why[96];
+};
+
+/* an accepted socket waiting for its thread, and the portal it came through */
+struct new_conn {
+	int fd;
+	int portal;
 };
 
 struct io_thread {
@@ -35,7 +46,7 @@ struct io_thread {
 	 * no eventfd writes at all (it looks at done_head before sleeping) */
 	atomic_bool armed;
 	pthread_mutex_t new_lock;         /* accept hand-off only, never hot */
-	int *new_fds;
+	struct new_conn *new_fds;
 	int new_n, new_cap;
 	struct reinstate_req *reinstate;  /* under new_lock */
 	struct conn *conns;               /* every connection of this thread */
@@ -47,6 +58,9 @@ struct io_thread {
 	int nkick;
 	struct timespec last_sweep;       /* timeouts are checked once a second */
 	struct conn *resume;              /* paused receivers whose budget came back */
+	/* tasks a fault rule delays (scsi_fault.c), soonest first; each holds
+	 * a task reference until it goes to its LU or is dropped */
+	struct icmd *delayed;
 };
 
 /* Seconds a connection may take from accept to the end of login, and may
@@ -64,15 +78,21 @@ int io_threads_start(int n);
  * while another process holds a copy of it (a fork that has not exec'ed
  * yet), and an event for a freed conn would then still arrive. */
 void io_thread_unwatch(struct conn *c);
-/* Round-robin hand-off of an accepted socket. */
-void io_threads_assign(int fd);
+/* Round-robin hand-off of an accepted socket of portal `portal` (-1: none). */
+void io_threads_assign(int fd, int portal);
 void io_threads_stop(void);
 void io_threads_free(void);
 int io_threads_count(void);
 
 /* Session reinstatement (RFC 7143 6.3.5): a new login with the same
  * initiator name and ISID ends the old session, wherever it lives. */
-void io_threads_reinstate(const char *initiator, const uint8_t isid[6], uint16_t keep_tsih);
+void io_threads_reinstate(const char *initiator, const uint8_t isid[6], uint16_t tpgt, uint16_t keep_tsih);
+/* A portal was set down: every connection that came in through it closes. */
+void io_threads_close_portal(int portal, const char *why);
+
+/* A fault rule delays this task: it goes to its LU after delay_us
+ * (scsi_fault.c), on the task's own I/O thread. */
+void io_thread_delay(struct io_thread *t, struct icmd *ic, uint64_t delay_us);
 
 /* lu_cmd.done for every command: any thread. */
 void io_thread_cmd_done(struct lu_cmd *lc);

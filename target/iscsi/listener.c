@@ -142,6 +142,11 @@ static void tune(int fd)
 
 void listener_accept_all(int lfd)
 {
+	listener_accept_portal(lfd, -1);
+}
+
+void listener_accept_portal(int lfd, int portal)
+{
 	for (;;) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
@@ -150,6 +155,6 @@ void listener_accept_all(int lfd)
 			return; /* EAGAIN, or EMFILE: try again on the next wake-up */
 		}
 		tune(fd);
-		io_threads_assign(fd);
+		io_threads_assign(fd, portal);
 	}
 }

@@ -13,5 +13,8 @@ struct target_portal;
 bool listener_portal(int lfd, struct target_portal *p);
 /* Accepts everything pending and hands it to the I/O threads. */
 void listener_accept_all(int lfd);
+/* The same for a socket of portal number `portal` (portal.h; -1: none),
+ * which every connection it accepts remembers. */
+void listener_accept_portal(int lfd, int portal);
 
 #endif

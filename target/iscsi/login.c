@@ -9,8 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "target/iscsi/auth_dyn.h"
 #include "target/iscsi/auth_login.h"
 #include "target/iscsi/io_thread.h"
+#include "target/iscsi/iscsi_stats.h"
+#include "target/iscsi/scsi_alua.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/text.h"
 #include "target/lu/lu_table.h"
@@ -37,6 +40,11 @@
  * counts the accumulated text bytes in text[]. */
 struct login_scratch {
 	struct auth_session auth;
+	/* CHAP credentials the management API set for this initiator
+	 * (auth_dyn.h): then they, not the auth file's users, must be used */
+	struct auth_config api_cfg;
+	struct auth_user api_user;
+	bool api_checked, api_creds;
 	char text[];
 };
 
@@ -61,6 +69,27 @@ static void scratch_free(struct conn *c)
 	c->login.acc_len = 0;
 }
 
+/* The access control this login must pass: the initiator's own CHAP
+ * credentials when the management API gave it some for this session type,
+ * else the auth file's (g_target.auth).  Asked once the initiator's name
+ * and session type are known (first_pdu_keys). */
+static const struct auth_config *login_auth(struct conn *c, struct login_scratch *ls)
+{
+	if (!ls->api_checked && c->initiator[0]) {
+		ls->api_checked = true;
+		ls->api_creds = auth_dyn_lookup(c->initiator, c->discovery, &ls->api_user);
+		if (ls->api_creds && g_target.auth && g_target.auth->has_mutual) {
+			ls->api_cfg.has_mutual = true;
+			ls->api_cfg.mutual = g_target.auth->mutual;
+		}
+	}
+	if (!ls->api_creds)
+		return g_target.auth;
+	ls->api_cfg.users = &ls->api_user; /* the scratch moves when login text grows */
+	ls->api_cfg.nusers = 1;
+	return &ls->api_cfg;
+}
+
 static void fill_rsp_header(struct conn *c, struct txpdu *t, const uint8_t *req)
 {
 	uint8_t *h = t->hdr;
@@ -82,6 +111,7 @@ static void login_fail(struct conn *c, const uint8_t *req, unsigned status, cons
 
 	target_log("login refused from %s (initiator %s): status %02x/%02x: %s", c->peer,
 		   c->initiator[0] ? c->initiator : "?", status >> 8, status & 0xff, why);
+	iscsi_stats_login(login_result_of_status(status));
 	if (!t) {
 		conn_close(c, "out of memory");
 		return;
@@ -290,7 +320,7 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 		}
 	}
 	if (csg == 0) {
-		st = auth_login_step(&ls->auth, g_target.auth, &kv, &out, whybuf, sizeof(whybuf));
+		st = auth_login_step(&ls->auth, login_auth(c, ls), &kv, &out, whybuf, sizeof(whybuf));
 		if (st) {
 			login_fail(c, bhs, st, whybuf);
 			return;
@@ -304,13 +334,13 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 		return;
 	}
 	/* leaving (or skipping) the security stage needs authentication done */
-	if (csg == 1 && auth_config_requires_chap(g_target.auth) && ls->auth.stage != AUTH_DONE) {
+	if (csg == 1 && auth_config_requires_chap(login_auth(c, ls)) && ls->auth.stage != AUTH_DONE) {
 		login_fail(c, bhs, LS_AUTH_FAILED,
 			   "CHAP required but the login skipped the security stage");
 		return;
 	}
 	if (csg == 0 && transit) {
-		st = auth_login_may_leave(&ls->auth, g_target.auth, &why);
+		st = auth_login_may_leave(&ls->auth, login_auth(c, ls), &why);
 		if (st == AUTH_STAY) {
 			transit = false; /* RFC 7143 11.13.3: we answer T=0 until CHAP is done */
 		} else if (st) {
@@ -319,7 +349,7 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 		}
 	}
 	if (!c->discovery && !c->login.tpgt_sent) {
-		text_add_u32(&out, "TargetPortalGroupTag", g_target.tpgt);
+		text_add_u32(&out, "TargetPortalGroupTag", target_portal_tpgt(c->portal));
 		if (g_target.alias)
 			text_add(&out, "TargetAlias", g_target.alias);
 		c->login.tpgt_sent = true;
@@ -369,19 +399,14 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 	c->state = CS_FFP;
 	c->digests_live = true;
 	c->nexus_id = target_next_nexus();
-	if (!c->discovery) {
-		/* a new nexus owes nothing to resets before it existed */
-		size_t n = lu_table_count();
-
-		c->reset_seen = n ? calloc(n, sizeof(*c->reset_seen)) : NULL;
-		c->reset_seen_n = c->reset_seen ? n : 0;
-		for (size_t i = 0; i < c->reset_seen_n; i++)
-			c->reset_seen[i] = lu_table_reset_gen(i);
-	}
+	if (!c->discovery) /* a new nexus owes nothing to events before it existed */
+		lu_nexus_start(&c->lunx, c->initiator);
 	if (!c->discovery && c->thr)
-		io_threads_reinstate(c->initiator, c->isid, c->tsih);
+		io_threads_reinstate(c->initiator, c->isid, target_portal_tpgt(c->portal), c->tsih);
 	c->counted = true;
 	atomic_fetch_add(&g_session_count, 1);
+	iscsi_stats_login(LOGIN_RESULT_SUCCESS);
+	iscsi_stats_session_open(c->discovery);
 	log_login(c, c->discovery ? NULL : g_target.iqn);
 	scratch_free(c); /* login over: the challenge and the auth state go */
 }

@@ -49,3 +49,10 @@ uint64_t target_next_nexus(void)
 	static atomic_ullong next;
 	return atomic_fetch_add(&next, 1) + 1;
 }
+
+uint16_t target_portal_tpgt(int i)
+{
+	if (i >= 0 && i < g_target.nportals && g_target.portals[i].tpgt)
+		return g_target.portals[i].tpgt;
+	return g_target.tpgt;
+}

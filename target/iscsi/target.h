@@ -15,7 +15,18 @@ struct target_portal {
 	unsigned port;
 	bool v6;
 	bool wildcard;   /* 0.0.0.0 or ::: report the address the initiator used */
+	/* --listen ...,advertise=HOST[:PORT]: what SendTargets reports instead
+	 * (a NAT, qemu's user network, a container's port mapping) */
+	char adv_host[64];  /* "" none */
+	unsigned adv_port;
+	bool adv_v6;
+	uint16_t tpgt;      /* its portal group (tpg=); 0: g_target.tpgt */
+	char name[80];      /* "host:port" as bound ("[v6]:port"), for fault rules and the API */
+	char adv_name[80];  /* the advertised "host:port", "" none */
 };
+
+/* The portal group tag of portal i (-1: a connection of no known portal). */
+uint16_t target_portal_tpgt(int i);
 
 #define TARGET_MAX_PORTALS 16
 

@@ -117,24 +117,28 @@ void tmf_deliver(struct conn *c, struct icmd *ic)
 	case TMF_ABORT_TASK_SET:
 	case TMF_CLEAR_TASK_SET:
 	case TMF_LUN_RESET:
-		if (!lun_ok || !lu_table_get(lun)) {
+	{
+		struct lu_entry *e = lu_nexus_lookup(&c->lunx, c->initiator, lun, lun_ok);
+
+		if (!e) {
 			rsp = TMF_RSP_NO_LUN;
 			break;
 		}
 		abort_matching(c, NULL, false, lun, w);
 		if (fn == TMF_LUN_RESET) {
-			struct lu_backend *be = lu_table_get(lun);
+			struct lu_backend *be = e->be;
 			/* SAM-5 6.3.3: the reset establishes 06/29/03 for EVERY I_T
 			 * nexus, the one that sent it included (as LIO does; libiscsi's
 			 * MultipathIO.Reset checks both paths) */
-			(void)lu_table_bump_reset_gen(lun);
+			(void)lu_entry_bump_reset_gen(e);
 			if (w->waiting && be->ops->abort_nexus)
 				be->ops->abort_nexus(be, c->nexus_id);
 			/* SPC-4 5.13.1: a LUN reset releases SCSI-2 reservations,
 			 * persistent ones stay */
-			lu_pr_lun_reset(lun);
+			lu_pr_entry_reset(e);
 		}
 		break;
+	}
 	case TMF_TARGET_WARM_RESET:
 		abort_matching(c, NULL, true, 0, w);
 		lu_pr_target_reset(false);

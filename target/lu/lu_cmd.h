@@ -8,6 +8,7 @@
 #ifndef LUNLAB_LU_CMD_H
 #define LUNLAB_LU_CMD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -62,6 +63,27 @@ struct lu_cmd {
 	 * their final data.  The transport may start sending them, so a large
 	 * READ's wire transfer overlaps the backend's filling of the rest. */
 	void (*data_progress)(struct lu_cmd *cmd, size_t bytes);
+
+	/* in: what the LU must get wrong itself because a fault rule says so
+	 * (target/lu/fault_rules.h): only the array can stop an EXTENDED COPY
+	 * part way.  All zero: nothing.  The tcmu host hands it to the handler
+	 * through lunlab_host_cmd_xcopy_fault (include/lunlab/host_ext.h). */
+	struct {
+		bool xcopy_fail;          /* stop after xcopy_segments segments */
+		uint32_t xcopy_segments;
+		uint8_t key, asc, ascq;   /* the sense it ends with; key 0: the LU's own */
+	} fault;
+	/* in: the LU layer's entry for lun (struct lu_entry, target/lu), set by
+	 * the transport for the LU layer's own use (reservations); NULL: look
+	 * lun up among the global LUNs.  Backends ignore it. */
+	void *lu_entry;
+
+	/* in: when the transport received the command (its SCSI Command PDU's
+	 * header), CLOCK_MONOTONIC ns; 0 when unknown.  A WRITE reaches the
+	 * backend only once all its data has arrived: a paced LU starts the
+	 * command's modeled service time here, so the data transfer overlaps it
+	 * as on a real array instead of adding to it. */
+	uint64_t arrival_ns;
 };
 
 /* A backend device that executes CDBs (one LU). */
@@ -86,6 +108,10 @@ struct lu_backend {
 	const struct lu_backend_ops *ops;
 	uint32_t block_size;
 	uint64_t num_lbas;
+	/* the LU's asymmetric access support (TPGS: 1 implicit, 2 explicit,
+	 * 3 both; 0 none), as its handler declares it; the target core does
+	 * the rest (target/lu/alua.h) */
+	uint8_t tpgs;
 };
 
 #endif

@@ -8,9 +8,17 @@ static void port_of(const struct lu_cmd *lc, struct pr_port *p)
 	pr_port_set(p, lc->initiator, lc->isid);
 }
 
+/* the command's LU: the entry the transport found, else a global LUN */
+static struct pr_state *pr_of(const struct lu_cmd *lc)
+{
+	const struct lu_entry *e = lc->lu_entry;
+
+	return e ? e->pr : lu_table_pr(lc->lun);
+}
+
 bool lu_pr_gate(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct pr_answer *ans)
 {
-	struct pr_state *st = lu_table_pr(lc->lun);
+	struct pr_state *st = pr_of(lc);
 	struct pr_port p;
 
 	ans->status = 0;
@@ -27,7 +35,7 @@ bool lu_pr_gate(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct pr_
 
 void lu_pr_execute(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct pr_answer *ans)
 {
-	struct pr_state *st = lu_table_pr(lc->lun);
+	struct pr_state *st = pr_of(lc);
 	struct pr_port p;
 
 	if (!st) { /* the transport only calls this for a LUN that exists */
@@ -41,29 +49,50 @@ void lu_pr_execute(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct 
 	pr_execute(st, lc->cdb, &p, lc->nexus_id, buf, buflen, ans);
 }
 
+struct lost {
+	struct pr_port p;
+	uint64_t nexus_id;
+};
+
+static void lost_on(struct lu_entry *e, void *cls)
+{
+	struct lost *l = cls;
+
+	pr_nexus_lost(e->pr, &l->p, l->nexus_id);
+}
+
 void lu_pr_nexus_lost(const char *initiator, const uint8_t isid[6], uint64_t nexus_id)
 {
-	struct pr_port p;
+	struct lost l = { .nexus_id = nexus_id };
 
-	pr_port_set(&p, initiator, isid);
-	for (size_t i = 0; i < lu_table_count(); i++)
-		pr_nexus_lost(lu_table_pr(i), &p, nexus_id);
+	pr_port_set(&l.p, initiator, isid);
+	lu_table_each(lost_on, &l);
+}
+
+void lu_pr_entry_reset(struct lu_entry *e)
+{
+	if (e)
+		pr_lun_reset(e->pr);
 }
 
 void lu_pr_lun_reset(uint64_t lun)
 {
-	struct pr_state *st = lu_table_pr(lun);
+	lu_pr_entry_reset(lu_table_entry(lun));
+}
 
-	if (st)
-		pr_lun_reset(st);
+static void warm_reset(struct lu_entry *e, void *cls)
+{
+	(void)cls;
+	pr_lun_reset(e->pr);
+}
+
+static void cold_reset(struct lu_entry *e, void *cls)
+{
+	(void)cls;
+	pr_power_on(e->pr);
 }
 
 void lu_pr_target_reset(bool cold)
 {
-	for (size_t i = 0; i < lu_table_count(); i++) {
-		if (cold)
-			pr_power_on(lu_table_pr(i));
-		else
-			pr_lun_reset(lu_table_pr(i));
-	}
+	lu_table_each(cold ? cold_reset : warm_reset, NULL);
 }

@@ -19,8 +19,11 @@ void lu_pr_execute(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct 
 /* the session nexus_id of this initiator port is gone: on every LU (to be
  * called by the transport when a Normal session ends) */
 void lu_pr_nexus_lost(const char *initiator, const uint8_t isid[6], uint64_t nexus_id);
-/* LUN RESET of one LU; TARGET WARM RESET (cold: a power on) of every LU */
+/* LUN RESET of one LU (a global LUN, or an entry); TARGET WARM RESET
+ * (cold: a power on) of every LU */
+struct lu_entry;
 void lu_pr_lun_reset(uint64_t lun);
+void lu_pr_entry_reset(struct lu_entry *e);
 void lu_pr_target_reset(bool cold);
 
 #endif

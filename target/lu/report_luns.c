@@ -4,16 +4,17 @@
  * allocation length but LUN LIST LENGTH always tells the full size. */
 #include "target/lu/lu_table.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "target/iscsi/pdu.h"
 
-uint8_t report_luns(const uint8_t *cdb, uint8_t *buf, size_t buflen, size_t *data_len,
-		    uint8_t *sense, uint8_t *sense_len)
+uint8_t report_luns_of(const uint64_t *luns, size_t n, const uint8_t *cdb, uint8_t *buf, size_t buflen,
+		       size_t *data_len, uint8_t *sense, uint8_t *sense_len)
 {
 	uint8_t sel = cdb[2];
 	uint32_t alloc = get_be32(cdb + 6);
-	size_t n = lu_table_count(), total, out;
+	size_t total, out;
 	uint8_t ent[8];
 
 	*data_len = 0;
@@ -35,11 +36,30 @@ uint8_t report_luns(const uint8_t *cdb, uint8_t *buf, size_t buflen, size_t *dat
 		memcpy(buf, ent, buflen < 8 ? buflen : 8);
 	for (size_t i = 0; i < n; i++) {
 		size_t at = 8 + i * 8;
-		pdu_lun_encode(ent, i);
+		pdu_lun_encode(ent, luns[i]);
 		if (at >= out || at >= buflen)
 			break;
 		memcpy(buf + at, ent, (buflen - at) < 8 ? buflen - at : 8);
 	}
 	*data_len = out;
 	return 0x00;
+}
+
+uint8_t report_luns(const uint8_t *cdb, uint8_t *buf, size_t buflen, size_t *data_len, uint8_t *sense,
+		    uint8_t *sense_len)
+{
+	size_t n = lu_table_count();
+	uint64_t *luns = malloc((n ? n : 1) * sizeof(*luns));
+	uint8_t st;
+
+	if (!luns) {
+		*data_len = 0;
+		*sense_len = lu_sense_fixed(sense, 0x04, 0x44, 0x00, -1);
+		return 0x02;
+	}
+	for (size_t i = 0; i < n; i++)
+		luns[i] = i;
+	st = report_luns_of(luns, n, cdb, buf, buflen, data_len, sense, sense_len);
+	free(luns);
+	return st;
 }

@@ -109,14 +109,40 @@ void lunlab_host_cmd_data_progress(struct tcmu_device *dev, struct tcmulib_cmd *
 	hc->lu->data_progress(hc->lu, bytes < hc->buf_len ? bytes : hc->buf_len);
 }
 
+/* The transport's command behind a handler's tcmulib_cmd, or NULL. */
+static const struct lu_cmd *lu_of(const struct tcmulib_cmd *cmd)
+{
+	return cmd ? container_of_host(cmd, struct host_cmd, lib)->lu : NULL;
+}
+
 uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *cmd)
+{
+	const struct lu_cmd *lu = lu_of(cmd);
+
+	return lu ? lu->nexus_id : 0;
+}
+
+uint64_t lunlab_host_cmd_arrival_ns(const struct tcmulib_cmd *cmd)
+{
+	const struct lu_cmd *lu = lu_of(cmd);
+
+	return lu ? lu->arrival_ns : 0;
+}
+
+bool lunlab_host_cmd_xcopy_fault(const struct tcmulib_cmd *cmd, uint32_t *segments, uint8_t sense[3])
 {
 	const struct host_cmd *hc;
 
 	if (!cmd)
-		return 0;
+		return false;
 	hc = container_of_host(cmd, struct host_cmd, lib);
-	return hc->lu ? hc->lu->nexus_id : 0;
+	if (!hc->lu || !hc->lu->fault.xcopy_fail)
+		return false;
+	*segments = hc->lu->fault.xcopy_segments;
+	sense[0] = hc->lu->fault.key;
+	sense[1] = hc->lu->fault.asc;
+	sense[2] = hc->lu->fault.ascq;
+	return true;
 }
 
 static void host_cmd_run(struct host_cmd *hc)

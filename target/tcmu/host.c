@@ -174,6 +174,42 @@ void host_dev_destroy(struct tcmu_device *dev)
 	dev_free(dev);
 }
 
+int tcmu_host_resize_device(struct lu_backend *be, uint64_t size_bytes, char **err)
+{
+	struct tcmu_device *dev = container_of_host(be, struct tcmu_device, be);
+	struct tcmulib_cfg_info cfg;
+	int rc;
+
+	if (err)
+		*err = NULL;
+	if (size_bytes < dev->block_size || size_bytes % dev->block_size) {
+		set_errf(err, dev->name, "resize", "the size is not a whole number of blocks");
+		return -1;
+	}
+	if (!dev->handler->reconfig) {
+		set_errf(err, dev->name, "resize", "the handler has no reconfig()");
+		return -1;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.type = TCMULIB_CFG_DEV_SIZE;
+	cfg.data.dev_size = size_bytes;
+	rc = dev->handler->reconfig(dev, &cfg);
+	if (rc != 0) {
+		set_errf(err, dev->name, "resize refused by the handler", strerror(rc < 0 ? -rc : rc));
+		return -1;
+	}
+	atomic_store(&dev->size_bytes, size_bytes);
+	tcmu_dev_set_num_lbas(dev, size_bytes / dev->block_size);
+	__atomic_store_n(&dev->be.num_lbas, size_bytes / dev->block_size, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void tcmu_host_destroy_device(struct lu_backend *be)
+{
+	if (be)
+		host_dev_destroy(container_of_host(be, struct tcmu_device, be));
+}
+
 void tcmu_host_shutdown(void)
 {
 	for (;;) {

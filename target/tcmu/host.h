@@ -28,6 +28,15 @@ int tcmu_host_load_handlers(const char *dir, char **err);
  * field) when the handler refuses the cfgstring or open() fails. */
 struct lu_backend *tcmu_host_create_device(const struct tcmu_host_dev_cfg *cfg, char **err);
 
+/* The array-control table (include/lunlab/array_ctl.h) of the handler
+ * module serving the LU behind be, and that LU's tcmu device in *dev; NULL
+ * when the module exports none (any plain tcmu-runner handler) or be is not
+ * a device of this host.  Callers check the table's size before using a
+ * function appended after version 1 (lunlab_array_ctl_has). */
+struct lunlab_array_ctl;
+struct tcmu_device;
+const struct lunlab_array_ctl *tcmu_host_backend_array_ctl(struct lu_backend *be, struct tcmu_device **dev);
+
 /* --trace: print every command decoded for a person on stderr. */
 void tcmu_host_set_trace(bool on);
 
@@ -38,5 +47,21 @@ void tcmu_host_set_log_level(int level);
 /* Close every device and call handlers' destroy(); handler modules stay
  * loaded (as in tcmu-runner: their background threads may outlive destroy). */
 void tcmu_host_shutdown(void);
+
+/* Changes a device's capacity the way LIO does: the handler's
+ * reconfig(TCMULIB_CFG_DEV_SIZE), then the new size and number of blocks.
+ * No unit attention is raised here: the LU layer owes 06/2A/09 to each I_T
+ * nexus (lu_entry_capacity_changed).  0, or -1 with *err (malloc'd). */
+int tcmu_host_resize_device(struct lu_backend *be, uint64_t size_bytes, char **err);
+
+/* Stops a device's workers, waits for its commands in flight, calls the
+ * handler's close() and frees it.  The transport must no longer reach it
+ * (the LU table's grace period has passed). */
+void tcmu_host_destroy_device(struct lu_backend *be);
+
+/* The array-control table of the module that registered subtype (before
+ * any of its LUs exists: the API asks an array's figures by name); NULL when
+ * it has none, or one whose version does not match. */
+const struct lunlab_array_ctl *tcmu_host_array_ctl(const char *subtype);
 
 #endif

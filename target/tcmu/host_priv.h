@@ -97,6 +97,9 @@ struct tcmu_device {
 
 /* registry.c */
 struct tcmur_handler *host_find_handler(const char *subtype, size_t len);
+/* the LUNLAB_ARRAY_CTL_SYMBOL table of the module that registered h, or NULL */
+struct lunlab_array_ctl;
+const struct lunlab_array_ctl *host_handler_array_ctl(const struct tcmur_handler *h);
 void host_handlers_destroy(void);
 
 /* host.c: stop workers, close(), free; unlinks from the device list */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lunlab/array_ctl.h"
 #include "target/tcmu/host_priv.h"
 
 #define MAX_HANDLERS 64
@@ -18,6 +19,9 @@
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tcmur_handler *handlers[MAX_HANDLERS];
 static size_t nr_handlers;
+/* the array-control table (array_ctl.h) of the module each handler came
+ * from; NULL for modules without one (any tcmu-runner handler) */
+static const struct lunlab_array_ctl *ctls[MAX_HANDLERS];
 /* why the last tcmur_register_handler() on this thread failed, so the
  * loader's one error line can say it instead of just "-1" */
 static _Thread_local char reg_why[128];
@@ -67,6 +71,20 @@ struct tcmur_handler *host_find_handler(const char *subtype, size_t len)
 	}
 	pthread_mutex_unlock(&reg_lock);
 	return found;
+}
+
+const struct lunlab_array_ctl *host_handler_array_ctl(const struct tcmur_handler *h)
+{
+	const struct lunlab_array_ctl *ctl = NULL;
+
+	pthread_mutex_lock(&reg_lock);
+	for (size_t i = 0; i < nr_handlers; i++)
+		if (handlers[i] == h) {
+			ctl = ctls[i];
+			break;
+		}
+	pthread_mutex_unlock(&reg_lock);
+	return ctl;
 }
 
 static int is_handler_file(const char *name)
@@ -123,9 +141,13 @@ static int load_one(const char *path, char **err)
 		 * pointing into the module (tcmu-runner never unloads either) */
 		return -1;
 	}
+	const struct lunlab_array_ctl *ctl = dlsym(h, LUNLAB_ARRAY_CTL_SYMBOL);
+
 	pthread_mutex_lock(&reg_lock);
 	int registered = (int)(nr_handlers - before);
 
+	for (size_t i = before; i < nr_handlers; i++)
+		ctls[i] = ctl;
 	pthread_mutex_unlock(&reg_lock);
 	return registered;
 }

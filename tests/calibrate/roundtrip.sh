@@ -78,6 +78,9 @@ cost:
   host_turnaround_ns: ${16}
   host_turnaround_ns_per_mib: ${17}
   xcopy_bucket: covered
+capacity:
+  usable_bytes: 1125899906842624
+  soft_threshold_percent: 0
 EOF
 }
 

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "handlers/array/array_admin.h"
 #include "handlers/array/volume.h"
 #include "handlers/scsi/naa.h"
 #include "handlers/scsi/scsi.h"
@@ -62,6 +63,11 @@ static struct scsi_lu *the_lu(void)
 		fprintf(stderr, "array_get: %s\n", err ? err : "?");
 		abort();
 	}
+	/* a capacity far above the volume (the array never fills, so block
+	 * contents stay free to change) and a soft threshold inside it: the
+	 * thin-provisioning pages and unit attentions are reachable */
+	if (array_set_capacity(d->array, 64ull << 20, ((uint64_t)LU_LBAS * LU_BS) / 2, &err) != 0)
+		abort();
 	d->vol = volume_create(d->array, (uint64_t)LU_LBAS * LU_BS, LU_BS);
 	if (!d->vol)
 		abort();
@@ -98,6 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* mode-page state back to power-on, so a finding reproduces from its one
 	 * input (block contents stay: they only change data, not code paths) */
 	lu->dev.write_cache = true;
+	scsi_lu_fini(lu);
 	scsi_lu_init(lu);
 #if FUZZ_MODE == FUZZ_ANY_CDB
 	memcpy(cdb, data, size < CDB_MAX ? size : CDB_MAX);

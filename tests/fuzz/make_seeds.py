@@ -234,6 +234,13 @@ def scsi_seeds():
     # WRITE ATOMIC(16): bytes 10-11 ATOMIC BOUNDARY (must be 0), 12-13 length
     write(t, "write-atomic16", cdb(0x9c, 0, *[0] * 7, 40, 0, 0, 0, 4, 0, 0) + b"\x3c" * 2048)
     write(t, "write-atomic16-boundary", cdb(0x9c, 0x08, *[0] * 7, 40, 0, 8, 0, 4, 0, 0) + b"\x3c" * 2048)
+    # thin provisioning (the fuzz LU's array has a capacity and a soft threshold):
+    # VPD B2, mode page 1Ch/02h and every subpage, log page 0Ch, descriptor REQUEST SENSE
+    write(t, "inquiry-vpdb2", cdb(0x12, 1, 0xb2, 0, 0x40, 0) + b"\0" * 64)
+    write(t, "mode-sense6-lbp", cdb(0x1a, 0, 0x1c, 0x02, 0xff, 0) + b"\0" * 255)
+    write(t, "mode-sense10-all-subpages", cdb(0x5a, 0, 0x3f, 0xff, 0, 0, 0, 0x01, 0, 0) + b"\0" * 256)
+    write(t, "log-sense-lbp", cdb(0x4d, 0, 0x4c, 0, 0, 0, 0, 0x01, 0, 0) + b"\0" * 256)
+    write(t, "request-sense-desc", cdb(0x03, 0x01, 0, 0, 8, 0) + b"\0" * 8)
 
     t = "fuzz-scsi-unmap"
     write(t, "one-range", unmap_list([(0, 8)]))
@@ -357,6 +364,19 @@ def chap_seeds():
     write(t, "discovery-chap", b"\x00" + disc)
 
 
+# ---------------------------------------------------------------- cfgstrings
+def lu_config_seeds():
+    t = "fuzz-lu-config"
+    write(t, "every-key", b"lunlab/model=x1;array=a1;serial=s-1;time_scale=2.5;readonly=1;"
+          b"physical_block=4096;volume=vol-1:x;array_capacity=64M;soft_threshold=50%")
+    write(t, "virtual-clock", b"lunlab/model=x2;time_scale=virtual;host_streams=16")
+    write(t, "no-prefix", b"array=b;volume=snap.1;array_capacity=5400000000000;soft_threshold=0")
+    write(t, "lio-style", b"lunlab/model=x2;array=a1")
+    write(t, "profile-path", b"lunlab/profile=models/profiles/x2.yaml")
+    write(t, "bad-volume-no-array", b"lunlab/volume=v1")
+    write(t, "bad-capacity", b"lunlab/array_capacity=64X;soft_threshold=101")
+
+
 # ---------------------------------------------------------------- profiles
 def profile_seeds():
     d = os.path.join(ROOT, "models", "profiles")
@@ -366,11 +386,71 @@ def profile_seeds():
                 write("fuzz-profile-parse", f[:-5], fh.read())
 
 
+# ---------------------------------------------------------------- the HTTPS API
+def api_seeds():
+    import json
+    bodies = {
+        "create-volume": {"vol-name": "vol1", "vol-size": "10g", "cluster-id": "xbrick1"},
+        "create-volume-kib": {"vol-name": "v2", "vol-size": 1048576, "lb-size": 4096},
+        "snapshot-set": {"volume-list": ["vol1", "vol2"], "snapshot-set-name": "set1",
+                         "snap-suffix": "snap", "snapshot-type": "readonly"},
+        "snapshot-cg": {"consistency-group-id": "cg1", "snapshot-set-name": "cgsnap"},
+        "initiator-chap": {"initiator-name": "h1", "ig-id": "host1", "port-address": "iqn.1993-08.org.debian:01:h1",
+                           "initiator-authentication-user-name": "chap_user",
+                           "initiator-authentication-password": "ABCDEF123456"},
+        "lun-map": {"vol-id": "vol1", "ig-id": 3, "lun": "7"},
+        "cg": {"consistency-group-name": "cg1", "vol-list": [["0" * 32, "vol1", 1], "vol2"]},
+        "cluster-chap": {"chap-authentication-mode": "initiator", "chap-discovery-mode": "disabled"},
+        "empty": {},
+    }
+    for name, b in bodies.items():
+        write("fuzz-api-json", name, json.dumps(b).encode())
+    queries = {
+        "name": "name=vol1&cluster-name=xbrick1",
+        "full-filters": "full=1&filter=vol-name%3Aeq%3Avol1&filter=ig-name:eq:host1",
+        "alternatives": "filter=port-address:eq:iqn.a:1,port-address:eq:iqn.b:2&full=1&prop=ig-id",
+        "props": "full=1&prop=lun&prop=index,name&props=ancestor-vol-id",
+        "like": "full=1&filter=name:like:snap&filter=lun:ge:3",
+    }
+    for name, q in queries.items():
+        write("fuzz-api-query", name, q.encode())
+    g = "0123456789abcdef0123456789abcdef"
+    def typ(nxt, objs):
+        return {"next-index": nxt, "objects": objs}
+    doc = {
+        "format": 1,
+        "clusters": typ(2, [{"index": 1, "guid": g, "name": "xbrick1", "keys": "model=x2", "lb-size": 512,
+                             "chap-authentication-mode": "initiator", "chap-discovery-mode": "disabled",
+                             "serial": "LL00000001"}]),
+        "volumes": typ(3, [
+            {"index": 1, "guid": g, "name": "vol1", "cluster": 1, "size": 1 << 30, "lb-size": 512, "ancestor": 0,
+             "snapset": 0, "snapshot": False, "readonly": False, "created": 1796000000},
+            {"index": 2, "guid": g, "name": "snap1", "cluster": 1, "size": 1 << 30, "lb-size": 512, "ancestor": 1,
+             "snapset": 1, "snapshot": True, "readonly": True, "created": 1796000001}]),
+        "snapshot-sets": typ(2, [{"index": 1, "guid": g, "name": "set1", "cluster": 1, "cg": 0, "vols": [2],
+                                  "created": 1796000001}]),
+        "consistency-groups": typ(2, [{"index": 1, "guid": g, "name": "cg1", "cluster": 1, "vols": [1]}]),
+        "initiator-groups": typ(2, [{"index": 1, "guid": g, "name": "host1", "cluster": 1}]),
+        "initiators": typ(2, [{"index": 1, "guid": g, "name": "h1", "port-address": "iqn.1993-08.org.debian:01:h1",
+                               "ig": 1, "cluster": 1, "auth-user": "chap_user", "auth-pass": "ABCDEF123456",
+                               "disc-user": "", "disc-pass": ""}]),
+        "lun-maps": typ(2, [{"index": 1, "guid": g, "vol": 1, "ig": 1, "lun": 1, "cluster": 1}]),
+    }
+    write("fuzz-xms-model", "model", json.dumps(doc).encode())
+    empty = {"format": 1}
+    for t in ("clusters", "volumes", "snapshot-sets", "consistency-groups", "initiator-groups", "initiators",
+              "lun-maps"):
+        empty[t] = typ(1, [])
+    write("fuzz-xms-model", "empty", json.dumps(empty).encode())
+
+
 if __name__ == "__main__":
+    api_seeds()
     iscsi_seeds()
     scsi_seeds()
     calib_seeds()
     profile_seeds()
+    lu_config_seeds()
     auth_file_seeds()
     chap_seeds()
     for t in sorted(os.listdir(OUT)):

@@ -22,6 +22,8 @@
 #                connection and no write; corrupted header digest -> PDU not acted on
 #   tools        libiscsi-bin tools (iscsi-ls, iscsi-inq, iscsi-readcapacity16): their output
 #                must show the LUNs, vendor, capacity, block size, serial and NAA designator
+#   edtl         edtl_check on LUN 0 and LUN 1: every data-carrying command with an Expected
+#                Data Transfer Length that does not match its CDB, data read back each time
 #
 # TARGET_BIN "" means lunlab-target is not part of this build: exit 77 (meson: skipped).
 # TARGET_BIN "tgt" runs the same check against Debian's tgtd instead (to validate the checks
@@ -160,6 +162,9 @@ case $check in
     digests-raw) timeout 240 "$(dirname "$io_check")/digest_check" "$url512" good || status=1 ;;
     digest-errors) timeout 240 "$(dirname "$io_check")/digest_check" "$url512" errors || status=1 ;;
     tools) tools_check ;;
+    edtl)
+        timeout 240 "$(dirname "$io_check")/edtl_check" "$url512" || status=1
+        if [[ -n $lun4k ]]; then timeout 240 "$(dirname "$io_check")/edtl_check" "$portal/$iqn/$lun4k" || status=1; fi ;;
     *) echo "unknown check '$check'"; status=2 ;;
 esac
 

@@ -57,11 +57,24 @@ static inline int rd(struct volume *v, uint64_t off, void *buf, uint64_t len)
 	return volume_read(v, off, len, &io, 1);
 }
 
+/* The figures once the accounting backlog is drained: exact by definition
+ * (docs/accounting.md); test_accounting.c checks what they are before. */
 static inline struct array_stats stats_of(struct array *a)
 {
 	struct array_stats s;
+	array_flush_accounting(a);
 	array_get_stats(a, &s);
 	return s;
+}
+
+/* err is a malloc'd one-line message containing part; frees it. */
+static inline void expect_msg(char *err, const char *part)
+{
+	assert_non_null(err);
+	if (!strstr(err, part))
+		fail_msg("'%s' lacks '%s'", err ? err : "(null)", part);
+	assert_null(strchr(err, '\n'));
+	free(err);
 }
 
 #endif

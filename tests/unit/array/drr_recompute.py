@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""drr_recompute.py — recompute lunlab's capacity figures for an image file,
+"""drr_recompute.py — recompute lunlab's capacity figures for image files,
 independently of the C store, from the rules in docs/accounting.md.
 
-The image is taken as a volume written from offset 0 (a final partial block
-reads as zero-padded).  Prints one "name value" line per figure; the ratios
-are integers x1000 (floor), 0 when the divisor is 0.
+Each image is taken as one volume of the array, written from offset 0 (its
+final partial block reads as zero-padded); the volumes share one store, so a
+snapshot, a clone or a copy is simply another image holding the same blocks.
+Prints one "name value" line per figure; the ratios are integers x1000
+(floor), 0 when the divisor is 0.
 
-usage: drr_recompute.py IMAGE --block B --level L --wbits W --unit U
+usage: drr_recompute.py IMAGE [IMAGE...] --block B --level L --wbits W --unit U
 """
 import argparse
 import hashlib
@@ -23,7 +25,7 @@ def compressed_size(block, level, wbits):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('image')
+    ap.add_argument('images', nargs='+')
     ap.add_argument('--block', type=int, required=True)
     ap.add_argument('--level', type=int, required=True)
     ap.add_argument('--wbits', type=int, required=True)
@@ -34,22 +36,23 @@ def main():
     refs = {}       # content digest -> number of mapped blocks holding it
     csize = {}      # content digest -> exact compressed size
     mapped = 0
-    with open(a.image, 'rb') as f:
-        while True:
-            blk = f.read(B)
-            if not blk:
-                break
-            blk = blk.ljust(B, b'\0')
-            if blk == zero:
-                continue  # all-zero blocks are never mapped
-            mapped += 1
-            # A cryptographic digest as the key: no collision in practice,
-            # and independent of the store's XXH3 + memcmp.
-            d = hashlib.sha256(blk).digest()
-            if d not in refs:
-                refs[d] = 0
-                csize[d] = compressed_size(blk, a.level, a.wbits)
-            refs[d] += 1
+    for image in a.images:
+        with open(image, 'rb') as f:
+            while True:
+                blk = f.read(B)
+                if not blk:
+                    break
+                blk = blk.ljust(B, b'\0')
+                if blk == zero:
+                    continue  # all-zero blocks are never mapped
+                mapped += 1
+                # A cryptographic digest as the key: no collision in practice,
+                # and independent of the store's XXH3 + memcmp.
+                d = hashlib.sha256(blk).digest()
+                if d not in refs:
+                    refs[d] = 0
+                    csize[d] = compressed_size(blk, a.level, a.wbits)
+                refs[d] += 1
     unique = len(refs)
     compressed = sum(csize.values())
     physical = sum(min(-(-c // a.unit) * a.unit, B) for c in csize.values())

@@ -1,16 +1,20 @@
 /* test_block_store.c — content addressing: dedup across the volumes of one
  * array and never across arrays, exact reference counts after copy,
  * overwrite and unmap, and fingerprint collisions that must never return
- * wrong data. */
+ * wrong data; on a bare block store (no accounting workers): the accounting
+ * backlog (pending blocks claim dedup_block bytes, blocks freed before or
+ * while being accounted, stale backlog entries of reused ids) and the
+ * capacity hooks. */
 #include <errno.h>
 #include <zlib.h>
 #include "array_test_util.h"
 #include "handlers/array/array_internal.h"
+#include "handlers/array/block_compress.h"
 
 static uint32_t ref_at(struct volume *v, uint64_t off)
 {
 	uint32_t id = map_get(v, off >> v->bshift);
-	return id ? atomic_load(&bs_rec(v->a, id)->ref) : 0;
+	return id ? atomic_load(&bs_rec(v->bs, id)->ref) : 0;
 }
 
 static void dedup_across_volumes_not_arrays(void **state)
@@ -128,7 +132,7 @@ static void fingerprint_collisions_verified(void **state)
 	memcpy(d + B, d, B);
 	d[2 * B - 1] ^= 1;
 	assert_int_equal(wr(v, 0, d, (uint64_t)N * B), 0);
-	assert_int_equal(bs_count_fragment(a, constant_fp(NULL, 0)), N);
+	assert_int_equal(bs_count_fragment(a->bs, constant_fp(NULL, 0)), N);
 	struct array_stats s = stats_of(a);
 	assert_int_equal(s.unique_blocks, N);
 	assert_int_equal(rd(v, 0, got, (uint64_t)N * B), 0);
@@ -349,10 +353,10 @@ static void refcount_saturation(void **state)
 	fill_random(d, B, &seed);
 	assert_int_equal(wr(v, 0, d, B), 0);
 	uint32_t id = map_get(v, 0);
-	struct blk *rec = bs_rec(a, id);
+	struct blk *rec = bs_rec(a->bs, id);
 	/* Pretend BLK_REF_MAX - 2 other entries point at it. */
 	atomic_store(&rec->ref, BLK_REF_MAX - 1);
-	atomic_fetch_sub(&a->shards[rec->shard].single_ref, 1);
+	atomic_fetch_sub(&a->bs->shards[rec->shard].single_ref, 1);
 	assert_int_equal(volume_copy(v, B, v, 0, B, &moved), 0); /* ref -> MAX - 1 + 1 refused */
 	assert_int_equal(moved, 1);
 	uint32_t id2 = map_get(v, 1);
@@ -367,12 +371,309 @@ static void refcount_saturation(void **state)
 	}
 	/* Undo the pretence so the block is freed normally. */
 	atomic_store(&rec->ref, 1);
-	atomic_fetch_add(&a->shards[rec->shard].single_ref, 1);
+	atomic_fetch_add(&a->bs->shards[rec->shard].single_ref, 1);
 	volume_destroy(v);
 	struct array_stats s = stats_of(a);
 	assert_int_equal(s.unique_blocks, 0);
 	assert_int_equal(s.single_ref_blocks, 0);
 	array_put(a);
+}
+
+/* ---- the bare block store: backlog and space hooks ---- */
+
+static void block_of(unsigned char *b, uint32_t B, uint64_t seed, int compressible)
+{
+	if (compressible)
+		for (uint32_t i = 0; i < B; i++)
+			b[i] = "block store backlog "[i % 20] + (unsigned char)(seed % 7);
+	else
+		fill_random(b, B, &seed);
+}
+
+static struct bs_figures figs(struct block_store *bs)
+{
+	struct bs_figures f;
+	bs_figures(bs, &f);
+	return f;
+}
+
+/* Account every pending block in this thread, as a worker would. */
+static size_t account_all(struct block_store *bs)
+{
+	struct bs_acct_job jobs[8];
+	size_t n, total = 0;
+	while ((n = bs_acct_take(bs, jobs, 8)) != 0) {
+		for (size_t i = 0; i < n; i++)
+			jobs[i].csize = compressed_size(1, 14, jobs[i].data, bs->block);
+		bs_acct_done(bs, jobs, n);
+		total += n;
+	}
+	return total;
+}
+
+static void backlog_counts_worst_case_until_accounted(void **state)
+{
+	const uint32_t B = 16384, U = 1024;
+	struct block_store *bs = bs_create(B, U);
+	unsigned char blk[3][16384];
+	uint32_t id[3], again;
+	for (int i = 0; i < 3; i++) {
+		block_of(blk[i], B, 40 + (uint64_t)i, i != 0);
+		assert_int_equal(bs_ref_content(bs, blk[i], &id[i]), 0);
+	}
+	/* a duplicate is a reference, not a new pending block */
+	assert_int_equal(bs_ref_content(bs, blk[1], &again), 0);
+	assert_int_equal(again, id[1]);
+	struct bs_figures f = figs(bs);
+	assert_int_equal(f.unique_blocks, 3);
+	assert_int_equal(f.pending_blocks, 3);
+	assert_int_equal(bs_backlog(bs), 3);
+	assert_int_equal(f.physical_bytes, 0);
+	assert_int_equal(f.compressed_bytes, 0);
+	assert_int_equal(f.used_bytes, 3 * (uint64_t)B); /* the worst case of rule 5 */
+	assert_int_equal(f.single_ref_blocks, 2);
+	/* pending blocks read back whole */
+	assert_memory_equal(bs_data(bs, id[2]), blk[2], B);
+
+	assert_int_equal(account_all(bs), 3);
+	f = figs(bs);
+	uint64_t c0 = compressed_size(1, 14, blk[0], B), c1 = compressed_size(1, 14, blk[1], B),
+		 c2 = compressed_size(1, 14, blk[2], B);
+	assert_true(c0 > B && c1 < 200);
+	assert_int_equal(f.pending_blocks, 0);
+	assert_int_equal(bs_backlog(bs), 0);
+	assert_int_equal(f.compressed_bytes, c0 + c1 + c2);
+	assert_int_equal(f.physical_bytes, B + bs_physical_size(bs, (uint32_t)c1) + bs_physical_size(bs, (uint32_t)c2));
+	assert_int_equal(f.used_bytes, f.physical_bytes);
+	assert_int_equal(bs_physical_size(bs, (uint32_t)c1), U);
+	assert_int_equal(bs_wait_drained(bs, 1), 0);
+	for (int i = 0; i < 3; i++)
+		bs_unref(bs, id[i]);
+	bs_unref(bs, again);
+	f = figs(bs);
+	assert_int_equal(f.unique_blocks, 0);
+	assert_int_equal(f.physical_bytes, 0);
+	assert_int_equal(f.compressed_bytes, 0);
+	assert_int_equal(f.used_bytes, 0);
+	bs_destroy(bs);
+}
+
+static void freed_before_or_while_accounted(void **state)
+{
+	const uint32_t B = 8192;
+	struct block_store *bs = bs_create(B, 512);
+	bs_set_fingerprint(bs, constant_fp); /* one shard: a freed id is the next one handed out */
+	unsigned char x[8192], y[8192], z[8192];
+	uint32_t ix, iy, iz;
+	block_of(x, B, 1, 1);
+	block_of(y, B, 2, 1);
+	block_of(z, B, 3, 0);
+
+	/* freed while pending: dropped, never counted; its backlog entry goes
+	 * stale, and when the id is reused by new content the entry must not
+	 * make that content count twice */
+	assert_int_equal(bs_ref_content(bs, x, &ix), 0);
+	bs_unref(bs, ix);
+	assert_int_equal(figs(bs).pending_blocks, 0);
+	assert_int_equal(bs_backlog(bs), 0);
+	assert_int_equal(bs_ref_content(bs, y, &iy), 0);
+	struct bs_acct_job jobs[8];
+	assert_int_equal(iy, ix);
+	size_t n = bs_acct_take(bs, jobs, 8); /* two entries for the id, one job */
+	assert_int_equal(n, 1);
+	assert_int_equal(jobs[0].id, iy);
+	jobs[0].csize = compressed_size(1, 14, jobs[0].data, B);
+	bs_acct_done(bs, jobs, n);
+	assert_int_equal(account_all(bs), 0);
+	struct bs_figures f = figs(bs);
+	assert_int_equal(f.unique_blocks, 1);
+	assert_int_equal(f.pending_blocks, 0);
+	assert_int_equal(f.compressed_bytes, compressed_size(1, 14, y, B));
+
+	/* freed while an accountant compresses it: its payload stays readable
+	 * until the accountant is done, then the block is gone uncounted */
+	assert_int_equal(bs_ref_content(bs, z, &iz), 0);
+	n = bs_acct_take(bs, jobs, 8);
+	assert_int_equal(n, 1);
+	assert_int_equal(jobs[0].id, iz);
+	bs_unref(bs, iz);
+	f = figs(bs);
+	assert_int_equal(f.unique_blocks, 1);
+	assert_int_equal(f.pending_blocks, 0);
+	assert_int_equal(bs_backlog(bs), 0);
+	assert_memory_equal(jobs[0].data, z, B);
+	jobs[0].csize = compressed_size(1, 14, jobs[0].data, B);
+	bs_acct_done(bs, jobs, 1);
+	f = figs(bs);
+	assert_int_equal(f.unique_blocks, 1);
+	assert_int_equal(f.compressed_bytes, compressed_size(1, 14, y, B));
+	/* the orphan's id is free again: new content may take it */
+	assert_int_equal(bs_ref_content(bs, z, &iz), 0);
+	assert_int_equal(account_all(bs), 1);
+	assert_int_equal(figs(bs).unique_blocks, 2);
+	bs_unref(bs, iz);
+	bs_unref(bs, iy);
+	assert_int_equal(figs(bs).unique_blocks, 0);
+	bs_destroy(bs);
+}
+
+/* Blocks freed while pending leave stale backlog entries; overwrites faster
+ * than the accounting must not make the list grow without bound. */
+static void backlog_stays_bounded_under_churn(void **state)
+{
+	const uint32_t B = 4096;
+	struct block_store *bs = bs_create(B, 512);
+	bs_set_fingerprint(bs, constant_fp); /* one shard, one list */
+	struct bs_shard *sh = &bs->shards[constant_fp(NULL, 0) >> 58];
+	unsigned char blk[4096];
+	uint64_t seed = 4;
+	uint32_t id, keep[100];
+	for (int i = 0; i < 20000; i++) {
+		fill_random(blk, B, &seed);
+		assert_int_equal(bs_ref_content(bs, blk, &id), 0);
+		bs_unref(bs, id); /* freed while pending: its entry goes stale */
+	}
+	assert_int_equal(bs_backlog(bs), 0);
+	assert_true(sh->backlog_cap <= 64);
+	for (int i = 0; i < 100; i++) {
+		fill_random(blk, B, &seed);
+		assert_int_equal(bs_ref_content(bs, blk, &keep[i]), 0);
+	}
+	for (int i = 0; i < 20000; i++) {
+		fill_random(blk, B, &seed);
+		assert_int_equal(bs_ref_content(bs, blk, &id), 0);
+		bs_unref(bs, id);
+	}
+	assert_int_equal(bs_backlog(bs), 100);
+	assert_true(sh->backlog_cap <= 512);  /* ~2 x pending, not 20000 */
+	assert_int_equal(account_all(bs), 100);
+	struct bs_figures f = figs(bs);
+	assert_int_equal(f.pending_blocks, 0);
+	assert_int_equal(f.unique_blocks, 100);
+	for (int i = 0; i < 100; i++)
+		bs_unref(bs, keep[i]);
+	bs_destroy(bs);
+}
+
+struct space_log {
+	int64_t claimed;                 /* what the hooks say is in use or set aside */
+	uint64_t limit;                  /* refuse new blocks beyond it */
+	int news, sized, freed, from_resv;
+};
+
+static int hook_new(void *ctx, uint32_t id, uint32_t bytes, struct bs_resv *r)
+{
+	struct space_log *l = ctx;
+	(void)id;
+	l->news++;
+	if (r && r->left >= bytes) { /* set aside before: already claimed */
+		r->left -= bytes;
+		l->from_resv++;
+		return 0;
+	}
+	if ((uint64_t)l->claimed + bytes > l->limit) {
+		l->news--;
+		return -ENOSPC;
+	}
+	l->claimed += bytes;
+	return 0;
+}
+
+static int hook_reserve(void *ctx, uint64_t bytes)
+{
+	struct space_log *l = ctx;
+	if ((uint64_t)l->claimed + bytes > l->limit)
+		return -ENOSPC;
+	l->claimed += (int64_t)bytes;
+	return 0;
+}
+
+static void hook_release(void *ctx, uint64_t bytes)
+{
+	struct space_log *l = ctx;
+	l->claimed -= (int64_t)bytes;
+}
+
+static void hook_sized(void *ctx, uint32_t id, uint32_t was, uint32_t now)
+{
+	struct space_log *l = ctx;
+	(void)id;
+	l->claimed += (int64_t)now - was;
+	l->sized++;
+}
+
+static void hook_freed(void *ctx, uint32_t id, uint32_t bytes)
+{
+	struct space_log *l = ctx;
+	(void)id;
+	l->claimed -= bytes;
+	l->freed++;
+}
+
+static void space_hooks_follow_the_claim(void **state)
+{
+	const uint32_t B = 16384;
+	struct block_store *bs = bs_create(B, 1024);
+	struct space_log log = { .limit = 2 * (uint64_t)B };
+	struct bs_space_hooks h = { &log, hook_new, hook_sized, hook_freed, hook_reserve, hook_release };
+	bs_set_space_hooks(bs, &h);
+	unsigned char a[16384], b[16384], c[16384];
+	uint32_t ia, ib, ic;
+	block_of(a, B, 1, 1);
+	block_of(b, B, 2, 1);
+	block_of(c, B, 3, 1);
+	assert_int_equal(bs_ref_content(bs, a, &ia), 0);
+	assert_int_equal(bs_ref_content(bs, b, &ib), 0);
+	assert_int_equal(log.claimed, 2 * (int64_t)B);
+	/* full while both are pending: refused, nothing stored */
+	assert_int_equal(bs_ref_content(bs, c, &ic), -ENOSPC);
+	assert_int_equal(figs(bs).unique_blocks, 2);
+	/* a duplicate needs no space */
+	uint32_t dup;
+	assert_int_equal(bs_ref_content(bs, a, &dup), 0);
+	bs_unref(bs, dup);
+	/* accounted, they claim their compressed size: room again */
+	assert_int_equal(account_all(bs), 2);
+	assert_int_equal(log.sized, 2);
+	assert_int_equal(log.claimed, (int64_t)figs(bs).used_bytes);
+	assert_int_equal(log.claimed, 2 * 1024);
+	assert_int_equal(bs_ref_content(bs, c, &ic), 0);
+	assert_int_equal(log.claimed, 2 * 1024 + (int64_t)B);
+	assert_int_equal(log.claimed, (int64_t)figs(bs).used_bytes);
+	/* freed pending (dedup_block) and accounted (physical) */
+	bs_unref(bs, ic);
+	bs_unref(bs, ia);
+	bs_unref(bs, ib);
+	assert_int_equal(log.freed, 3);
+	assert_int_equal(log.claimed, 0);
+	assert_int_equal(figs(bs).used_bytes, 0);
+	/* a reservation: set aside first, then a new block takes its space
+	 * from it (no second check); what is left goes back on release */
+	struct bs_resv r = { 0, false };
+	assert_int_equal(bs_reserve(bs, &r, 2 * (uint64_t)B), 0);
+	assert_int_equal(r.left, 2 * B);
+	struct bs_resv more = { 0, false };
+	assert_int_equal(bs_reserve(bs, &more, 1), -ENOSPC); /* all of it is set aside */
+	assert_int_equal(more.left, 0);
+	assert_int_equal(bs_ref_content(bs, a, &ia), -ENOSPC); /* not from r: refused */
+	assert_int_equal(bs_ref_content_r(bs, a, &ia, &r), 0);
+	assert_int_equal(r.left, B);
+	assert_int_equal(log.from_resv, 1);
+	bs_release(bs, &r);
+	assert_int_equal(r.left, 0);
+	assert_int_equal(log.claimed, (int64_t)B);
+	struct bs_resv free_pass = { 0, true }; /* unchecked: no hook call, never refused by it */
+	assert_int_equal(bs_reserve(bs, &free_pass, 1ull << 40), 0);
+	assert_int_equal(free_pass.left, 0);
+	bs_unref(bs, ia);
+	bs_destroy(bs);
+	/* a store without hooks: reservations are free and change nothing */
+	bs = bs_create(B, 1024);
+	struct bs_resv none = { 0, false };
+	assert_int_equal(bs_reserve(bs, &none, 1ull << 40), 0);
+	assert_int_equal(none.left, 0);
+	bs_release(bs, &none);
+	bs_destroy(bs);
 }
 
 int main(void)
@@ -383,6 +684,10 @@ int main(void)
 		cmocka_unit_test(fingerprint_collisions_verified),
 		cmocka_unit_test(random_ops_match_recount),
 		cmocka_unit_test(refcount_saturation),
+		cmocka_unit_test(backlog_counts_worst_case_until_accounted),
+		cmocka_unit_test(freed_before_or_while_accounted),
+		cmocka_unit_test(space_hooks_follow_the_claim),
+		cmocka_unit_test(backlog_stays_bounded_under_churn),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,7 +29,8 @@ static const char mixed_text[] =
 	"cost:\n  cores: 8\n  cpu_cmd_ns: 160000\n  cpu_entry_ns: 24000\n  cpu_segment_ns: 40000\n"
 	"  cpu_mib_ns: 800000\n  journal_cmd_ns: 4000\n  journal_entry_ns: 4500\n  frontend_mb_s: 700\n"
 	"  backend_mb_s: 900\n  fixed_latency_ns: 120000\n  host_turnaround_ns: 30000\n"
-	"  host_turnaround_ns_per_mib: 50000\n  xcopy_bucket: covered\n";
+	"  host_turnaround_ns_per_mib: 50000\n  xcopy_bucket: covered\n"
+	"capacity:\n  usable_bytes: 1125899906842624\n  soft_threshold_percent: 0\n";
 
 static struct lunlab_profile *parse(const char *text)
 {
@@ -212,7 +213,8 @@ static const char cpu_text[] =
 	"cost:\n  cores: 1\n  cpu_cmd_ns: 20000\n  cpu_entry_ns: 3000\n  cpu_segment_ns: 0\n"
 	"  cpu_mib_ns: 100000\n  journal_cmd_ns: 0\n  journal_entry_ns: 0\n  frontend_mb_s: 0\n"
 	"  backend_mb_s: 0\n  fixed_latency_ns: 50000\n  host_turnaround_ns: 0\n"
-	"  host_turnaround_ns_per_mib: 0\n  xcopy_bucket: covered\n";
+	"  host_turnaround_ns_per_mib: 0\n  xcopy_bucket: covered\n"
+	"capacity:\n  usable_bytes: 1125899906842624\n  soft_threshold_percent: 0\n";
 
 static void confounded_and_unmeasured(void **state)
 {
@@ -334,7 +336,8 @@ static void roundtrip_designs(void **state)
 			 "  cpu_cmd_ns: %llu\n  cpu_entry_ns: %llu\n  cpu_segment_ns: %llu\n  cpu_mib_ns: %llu\n"
 			 "  journal_cmd_ns: %llu\n  journal_entry_ns: %llu\n  frontend_mb_s: %llu\n  backend_mb_s: %llu\n"
 			 "  fixed_latency_ns: %llu\n  host_turnaround_ns: %llu\n  host_turnaround_ns_per_mib: %llu\n"
-			 "  xcopy_bucket: covered\n", name, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9],
+			 "  xcopy_bucket: covered\n"
+			 "capacity:\n  usable_bytes: 1125899906842624\n  soft_threshold_percent: 0\n", name, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9],
 			 v[10], v[11], v[12], v[13], v[14], v[15]);
 		struct lunlab_profile *p = parse(text);
 		double want[P_N];

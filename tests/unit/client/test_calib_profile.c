@@ -36,6 +36,7 @@ static void doc_of_fit(struct calib_profile_doc *d)
 	d->value[K_ZLIB_LEVEL] = 1;
 	d->value[K_ZLIB_WINDOW_BITS] = 14;
 	d->value[K_ALLOC_UNIT] = 1024;
+	calib_profile_set_capacity(d, 8ull << 30);
 	for (int k = 0; k < K_NKEYS; k++)
 		snprintf(d->comment[k], sizeof(d->comment[k]),
 			 "%s: a long explanation of where the value came from, long enough to be wrapped over "

@@ -79,8 +79,10 @@ static void defaults_scale(void **state)
 	assert_int_equal(o.qd, 1);
 	assert_false(o.write);
 	assert_int_equal(o.format, OUT_TABLE);
+	assert_true(o.timeout_s == 30);
 	assert_int_equal(parse(&o, err, "scale", URL, "--vms", "1,4", "--bs=1m", "--qd", "8", "--write",
-			       "--duration", "2.5", "--json", NULL), 0);
+			       "--duration", "2.5", "--json", "--timeout", "2.5s", NULL), 0);
+	assert_true(o.timeout_s == 2.5);
 	assert_int_equal(o.n_vms, 2);
 	assert_int_equal(o.vms_list[1], 4);
 	assert_int_equal(o.bs, 1u << 20);
@@ -88,6 +90,15 @@ static void defaults_scale(void **state)
 	assert_true(o.write);
 	assert_true(o.duration_s == 2.5);
 	assert_int_equal(o.format, OUT_JSON);
+	assert_int_equal(o.data, DATA_UNIQUE);   /* a dedup array's write speed depends on content */
+	assert_false(o.random);
+	assert_int_equal(parse(&o, err, "scale", URL, "--write", "--data", "win10", "--random", NULL), 0);
+	assert_int_equal(o.data, DATA_WIN10);
+	assert_true(o.random);
+	assert_int_equal(parse(&o, err, "scale", URL, "--write", "--data=zero", NULL), 0);
+	assert_int_equal(o.data, DATA_ZERO);
+	assert_int_equal(parse(&o, err, "scale", URL, "--write", "--data", "repeat", NULL), 0);
+	assert_int_equal(o.data, DATA_REPEAT);
 }
 
 static void clone_opts(void **state)
@@ -132,6 +143,9 @@ static void errors_name_the_field(void **state)
 		{ { "scale", URL, "--bs", "128m" }, "--bs" },
 		{ { "scale", URL, "--duration", "-1" }, "--duration" },
 		{ { "scale", URL, "--bogus" }, "unknown option '--bogus'" },
+		{ { "info", URL, "--timeout", "0" }, "--timeout: '0' is not a number of seconds between 0.1 and 86400" },
+		{ { "drr", URL, "--synthetic", "win10", "--timeout", "forever" }, "--timeout: 'forever'" },
+		{ { "info", URL, "--timeout" }, "--timeout needs a value" },
 		{ { "scale", URL, URL }, "unexpected argument" },
 		{ { "clone", URL, "--vms", "1,2" }, "clone takes one number" },
 		{ { "clone", URL, "--template-content", "random" }, "--template-content" },
@@ -143,6 +157,9 @@ static void errors_name_the_field(void **state)
 		{ { "drr", URL, "--synthetic", "win10", "--image", "f" }, "not both" },
 		{ { "drr", URL, "--synthetic", "win10", "--seed", "-1" }, "--seed" },
 		{ { "scale", URL, "--explain" }, "--explain applies to clone only" },
+		{ { "scale", URL, "--write", "--data", "random" }, "--data: 'random' is not unique, repeat, zero or win10" },
+		{ { "scale", URL, "--data", "zero" }, "--data applies to scale --write only" },
+		{ { "clone", URL, "--random" }, "--random applies to scale only" },
 		{ { "info", URL, "--plot", "x.svg" }, "--plot applies to clone and scale only" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -219,6 +236,48 @@ static void help(void **state)
 	assert_non_null(strstr(err, "usage: lunlab-bench"));
 }
 
+/* watch URL and --metrics-url (docs/metrics.md) */
+static void watch_and_metrics_url(void **state)
+{
+	struct bench_opts o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&o, err, "watch", "https://127.0.0.1:8443", "--interval", "0.5", "--count", "3",
+			       "--metrics-insecure", NULL), 0);
+	assert_int_equal(o.cmd, CMD_WATCH);
+	assert_string_equal(o.url, "https://127.0.0.1:8443");
+	assert_true(o.interval_s == 0.5);
+	assert_int_equal(o.count, 3);
+	assert_true(o.metrics_insecure);
+	assert_int_equal(parse(&o, err, "watch", "https://h:1", "--json", NULL), 0);
+	assert_int_equal(o.format, OUT_JSON);
+	assert_int_equal(o.count, 0);
+	assert_true(o.timeout_s == 30);
+	/* watch waits for a target that went away as a session does */
+	assert_int_equal(parse(&o, err, "watch", "https://h:1", "--timeout", "4", NULL), 0);
+	assert_true(o.timeout_s == 4);
+	assert_true(o.interval_s == 1);
+	assert_int_equal(parse(&o, err, "watch", URL, NULL), -1);
+	assert_string_equal(err, "watch: URL '" URL "' does not start with https:// or http://");
+	assert_int_equal(parse(&o, err, "watch", NULL), -1);
+	assert_string_equal(err, "missing the target's API URL (https://[user:password@]host:port)");
+	assert_int_equal(parse(&o, err, "watch", "https://h:1", "--csv", NULL), -1);
+	assert_string_equal(err, "watch takes --interval, --count, --json, --metrics-insecure and --timeout");
+	assert_int_equal(parse(&o, err, "watch", "https://h:1", "--interval", "0", NULL), -1);
+	assert_string_equal(err, "--interval: '0' is not a number of seconds between 0.1 and 3600");
+	assert_int_equal(parse(&o, err, "watch", "https://h:1", "--count", "0", NULL), -1);
+	assert_string_equal(err, "--count: '0' is not an integer 1..1000000");
+
+	assert_int_equal(parse(&o, err, "clone", URL, "--metrics-url", "https://u:p@127.0.0.1:8443", NULL), 0);
+	assert_string_equal(o.metrics_url, "https://u:p@127.0.0.1:8443");
+	assert_false(o.metrics_insecure);
+	assert_int_equal(parse(&o, err, "scale", URL, "--metrics-url", "ftp://x", NULL), -1);
+	assert_string_equal(err, "--metrics-url: 'ftp://x' does not start with https:// or http://");
+	assert_int_equal(parse(&o, err, "clone", URL, "--count", "2", NULL), -1);
+	assert_string_equal(err, "--count applies to watch only");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +288,7 @@ int main(void)
 		cmocka_unit_test(errors_name_the_field),
 		cmocka_unit_test(calibrate_opts),
 		cmocka_unit_test(help),
+		cmocka_unit_test(watch_and_metrics_url),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

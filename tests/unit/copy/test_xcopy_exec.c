@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "handlers/array/array_admin.h"
 #include "handlers/copy/copy.h"
 #include "handlers/copy/copy_limits.h"
 #include "handlers/copy/copy_lists.h"
@@ -281,6 +282,38 @@ static void test_multi_segment_and_dc(void **state)
 	assert_memory_equal(back, src + 2 * DEDUP, DEDUP);
 }
 
+/* A full array: a metadata copy of whole blocks needs no space and works; a
+ * copy that must write new blocks (source and destination at different
+ * offsets within a block: a data copy) is refused like a WRITE, 07/27/07,
+ * with nothing written. */
+static void test_full_array(void **state)
+{
+	uint8_t src[DEDUP * 4], back[DEDUP * 4], zero[DEDUP * 4];
+	const struct lunlab_dev *t[] = { &slu[0].dev, &slu[1].dev };
+	char *err = NULL;
+
+	fill(src, sizeof(src));
+	memset(zero, 0, sizeof(zero));
+	put_data(&slu[0].dev, 0, src, sizeof(src));
+	struct array_space sp;
+	array_flush_accounting(arr_a);
+	array_get_space(arr_a, &sp);
+	assert_int_equal(array_set_capacity(arr_a, sp.used_bytes, 0, &err), 0);
+
+	size_t len = begin_list(1, 2, t, 2, 1);
+	tb_seg(seg_at(2, 0), 0, 1, false, 64, 0, 1024);        /* aligned: map entries */
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
+	get_data(&slu[1].dev, 1024 * 512, back, sizeof(back));
+	assert_memory_equal(back, src, sizeof(src));
+	tb_seg(seg_at(2, 0), 0, 1, false, 64, 0, 2049);        /* 512 bytes off: data */
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(SENSE[2], 0x07);                      /* DATA PROTECT */
+	assert_int_equal(SENSE[12], 0x27);
+	assert_int_equal(SENSE[13], 0x07);                     /* SPACE ALLOCATION FAILED WRITE PROTECT */
+	get_data(&slu[1].dev, 2049 * 512, back, sizeof(back));
+	assert_memory_equal(back, zero, sizeof(back));
+}
+
 static void test_copy_across_arrays_refused(void **state)
 {
 	uint8_t src[DEDUP], back[DEDUP], zero[DEDUP];
@@ -434,13 +467,16 @@ static void test_parameter_list_errors_through_handler(void **state)
 	assert_int_equal(xcopy_to(&slu[0].dev, 15), TCMU_STS_PASSTHROUGH_ERR);
 	assert_int_equal(SENSE[12], 0x1A);
 	assert_int_equal(SENSE[15], 0);
-	/* the CDB claims more than was sent: judged on what arrived */
+	/* the CDB claims more than was sent (EDTL below the PARAMETER LIST
+	 * LENGTH): refused, INVALID FIELD IN CDB at the length, nothing copied */
 	tb_put32(list + 12, 0);
 	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
 	cmd.iov_len = len - 1;
 	iov.iov_len = len - 1;
 	assert_int_equal(xcopy_handle(&cmd), TCMU_STS_PASSTHROUGH_ERR);
-	assert_int_equal(SENSE[12], 0x1A);
+	const uint8_t short_list[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x24, 0x00, 0, 0xc0, 0, 10 };
+	assert_memory_equal(SENSE, short_list, sizeof(short_list));
+	assert_int_equal(cmd.xcopy_segments, 0);
 }
 
 /* RECEIVE COPY RESULTS (SA 0 / SA 4) after copies held with usage 00b */
@@ -574,6 +610,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_protected_destination, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unaligned_edges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_multi_segment_and_dc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_array, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_copy_across_arrays_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_cscd_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_range_past_end, setup, teardown),

@@ -17,6 +17,7 @@ struct mem_be {
 	bool stop;
 	bool hold;             /* queue commands, execute none (mem_backend_hold) */
 	unsigned long count;
+	uint64_t last_arrival;  /* lu_cmd.arrival_ns of the last command executed */
 	pthread_t th;
 };
 
@@ -121,6 +122,7 @@ static void *worker(void *arg)
 		if (!m->head)
 			m->tail = NULL;
 		m->count++;
+		m->last_arrival = c->arrival_ns;
 		pthread_mutex_unlock(&m->mu);
 		execute(m, c);
 		c->done(c);
@@ -160,6 +162,16 @@ struct lu_backend *mem_backend_new(size_t size, unsigned bs)
 	pthread_cond_init(&m->cv, NULL);
 	pthread_create(&m->th, NULL, worker, m);
 	return &m->be;
+}
+
+uint64_t mem_backend_last_arrival(struct lu_backend *be)
+{
+	struct mem_be *m = (struct mem_be *)be;
+
+	pthread_mutex_lock(&m->mu);
+	uint64_t a = m->last_arrival;
+	pthread_mutex_unlock(&m->mu);
+	return a;
 }
 
 unsigned long mem_backend_count(struct lu_backend *be)

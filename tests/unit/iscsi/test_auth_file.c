@@ -102,6 +102,29 @@ static void bad_lines(void **state)
 	bad(big, "line 1: longer than 1024 bytes", NULL);
 }
 
+/* api lines: HTTP API users, kept apart from CHAP users */
+static void api_users(void **state)
+{
+	assert_int_equal(parse("chap alice alicesecret123\napi admin Xtrem10secret\napi ops opssecret\n"), 0);
+	assert_int_equal(cfg.nusers, 1);
+	assert_int_equal(cfg.napi_users, 2);
+	assert_string_equal(cfg.api_users[0].name, "admin");
+	assert_int_equal(cfg.api_users[0].secret_len, 13);
+	assert_memory_equal(cfg.api_users[0].secret, "Xtrem10secret", 13);
+	assert_string_equal(cfg.api_users[1].name, "ops");
+	assert_null(auth_config_find_user(&cfg, "admin")); /* not a CHAP user */
+	auth_config_free(&cfg);
+	/* API users alone require no CHAP of initiators */
+	assert_int_equal(parse("api admin Xtrem10secret\n"), 0);
+	assert_false(auth_config_requires_chap(&cfg));
+	auth_config_free(&cfg);
+	bad("api admin\n", "line 1: field 3: missing", NULL);
+	bad("api admin Xtrem10secret more\n", "line 1: field 4: unexpected", NULL);
+	bad("api admin short\n", "line 1: field 3 (secret): 5 bytes, want 8..255", NULL);
+	bad("api ad:min Xtrem10secret\n", "line 1: field 2 (user name)", "':'");
+	bad("api admin Xtrem10secret\napi admin Xtrem10secret2\n", "line 2: field 2 (user name): api user 'admin' defined twice", NULL);
+}
+
 static void acl_matching(void **state)
 {
 	assert_true(auth_config_allows(NULL, "iqn.any:1"));    /* no config: open */
@@ -195,6 +218,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(good_file, reset, reset),
 		cmocka_unit_test_setup_teardown(bad_lines, reset, reset),
+		cmocka_unit_test_setup_teardown(api_users, reset, reset),
 		cmocka_unit_test_setup_teardown(acl_matching, reset, reset),
 		cmocka_unit_test_setup_teardown(file_modes, reset, reset),
 	};

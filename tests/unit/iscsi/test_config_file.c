@@ -53,7 +53,20 @@ static void values(void **state)
 		"  - size: 16M\n"
 		"    handler: other\n"
 		"    time_scale: 0.5\n"
-		"    readonly: false\n";
+		"    readonly: false\n"
+		"fault:\n"
+		"  - lun=0,op=read,lba=2048-4095,sense=03/11/00\n"
+		"  - {lun: 1, op: tur, status: busy, count: 2}\n"
+		"  - {op: write, hold: true}\n"
+		"alua:\n"
+		"  - lun=0,tpg=2,state=standby\n"
+		"  - {tpg: 1, state: ao, pref: 1}\n"
+
+		"api: 127.0.0.1:4443\n"
+		"api-cert: /etc/lunlab/api.pem\n"
+		"api-key: /etc/lunlab/api.key\n"
+		"api-metrics-open: true\n"
+		"cluster: [\"name=c1,model=x2\", \"name=c2,block=4096\"]\n";
 	struct cli c;
 	char err[512];
 
@@ -76,6 +89,12 @@ static void values(void **state)
 	assert_string_equal(c.handler_path, "/opt/h");
 	assert_true(c.trace);
 	assert_false(c.quiet);
+	assert_string_equal(c.api, "127.0.0.1:4443");
+	assert_string_equal(c.api_cert, "/etc/lunlab/api.pem");
+	assert_string_equal(c.api_key, "/etc/lunlab/api.key");
+	assert_true(c.api_metrics_open);
+	assert_int_equal(c.nclusters, 2);
+	assert_string_equal(c.clusters[1], "name=c2,block=4096");
 	assert_int_equal(c.nluns, 3);
 	assert_true(c.luns[0].size == 2ull << 30);
 	assert_int_equal(c.luns[0].block, 512);
@@ -90,6 +109,16 @@ static void values(void **state)
 	assert_string_equal(c.luns[2].handler, "other");
 	assert_string_equal(c.luns[2].cfgstring, "other/time_scale=0.5;readonly=0");
 	assert_int_equal(c.luns[2].line, 21);
+	/* a fault rule is a SPEC string or a mapping of its keys (hold: true = hold) */
+	assert_int_equal(c.nfaults, 3);
+	assert_string_equal(c.faults[0], "lun=0,op=read,lba=2048-4095,sense=03/11/00");
+	assert_string_equal(c.faults[1], "lun=1,op=tur,status=busy,count=2");
+	assert_string_equal(c.faults[2], "op=write,hold");
+	assert_int_equal(c.line[CLI_FAULT], 25);
+	assert_int_equal(c.nalua, 2);
+	assert_string_equal(c.alua[0], "lun=0,tpg=2,state=standby");
+	assert_string_equal(c.alua[1], "tpg=1,state=ao,pref=1");
+	assert_int_equal(c.line[CLI_ALUA], 29);
 	/* every option but config was given, each at its key's line */
 	assert_int_equal(c.given, ((1u << CLI_NOPTS) - 1) & ~(1u << CLI_CONFIG));
 	assert_int_equal(c.line[CLI_LISTEN], 2);
@@ -134,8 +163,8 @@ struct bad {
 	const char *msg;
 };
 
-#define KNOWN "listen, iqn, alias, portal-group, io-threads, max-sessions, login-timeout, " \
-	      "stall-timeout, handler-path, auth-file, allow-initiator, trace, quiet, lun"
+#define KNOWN "listen, iqn, lun, handler-path, io-threads, portal-group, max-sessions, login-timeout, " \
+	      "stall-timeout, alias, allow-initiator, auth-file, trace, quiet, api, api-cert, api-key, api-metrics-open, cluster, fault, alua"
 
 static const struct bad bads[] = {
 	/* unknown key */
@@ -179,6 +208,15 @@ static const struct bad bads[] = {
 	{ "lun:\n  - model: x2\n    block: 4096\n", "t.yaml:2: lun[0].size: missing (every LUN needs a size)" },
 	{ "lun:\n  - size: 1000\n", "t.yaml:2: lun[0]: size is not a multiple of block=512" },
 	{ "lun:\n  - size: 1G\n    handler: a/b\n", "t.yaml:3: lun[0].handler: 'a/b': bad handler name" },
+	{ "fault:\n  - lun=0,op=raed,hold\n",
+	  "t.yaml:2: fault[0]: 'lun=0,op=raed,hold': op=raed: unknown command kind (read, write, xcopy, unmap, "
+	  "caw, tur, sync, any, or an opcode in hex such as 0x28)" },
+	{ "fault:\n  - {lun: 0, status: sleepy}\n",
+	  "t.yaml:2: fault[0]: status=sleepy: want busy, task-set-full or reservation-conflict" },
+	{ "fault:\n  - {lun: 0, delay: [5]}\n", "t.yaml:2: fault[0]: delay: want a scalar value without ','" },
+	{ "alua:\n  - {tpg: 1, state: sleepy}\n",
+	  "t.yaml:2: alua[0]: state=sleepy: want ao, ano, standby, unavailable or transitioning" },
+	{ "alua:\n  - lun=0,state=ao\n", "t.yaml:2: alua[0]: 'lun=0,state=ao': tpg= missing (want lun=N,tpg=N,state=STATE)" },
 	/* duplicate key */
 	{ "iqn: iqn.a:b\nquiet: true\niqn: iqn.c:d\n", "t.yaml:3: iqn: duplicate key (first at line 1)" },
 	{ "lun:\n  - size: 1G\n    model: x2\n    size: 2G\n", "t.yaml:4: lun[0].size: duplicate key (first at line 2)" },

@@ -101,7 +101,7 @@ static void slow_destroy(struct lu_backend *be) { (void)be; }
 static const struct lu_backend_ops slow_ops = {
 	.submit = slow_submit, .abort_nexus = slow_abort, .destroy = slow_destroy,
 };
-static struct lu_backend slow_lu = { &slow_ops, BS, 2048 };
+static struct lu_backend slow_lu = { .ops = &slow_ops, .block_size = BS, .num_lbas = 2048 };
 
 /* ---- target and raw initiator ---- */
 

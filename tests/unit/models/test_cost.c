@@ -27,7 +27,8 @@ static const char arith_text[] =
 	"cost:\n  cores: 4\n  cpu_cmd_ns: 1000\n  cpu_entry_ns: 100\n  cpu_segment_ns: 50\n"
 	"  cpu_mib_ns: 1048576\n  journal_cmd_ns: 300\n  journal_entry_ns: 30\n  frontend_mb_s: 1000\n"
 	"  backend_mb_s: 500\n  fixed_latency_ns: 700\n  host_turnaround_ns: 5000\n"
-	"  host_turnaround_ns_per_mib: 1048576\n  xcopy_bucket: covered\n";
+	"  host_turnaround_ns_per_mib: 1048576\n  xcopy_bucket: covered\n"
+	"capacity:\n  usable_bytes: 1099511627776\n  soft_threshold_percent: 80\n";
 
 /* One core, 0.6 s of CPU per command and nothing else: easy 1-s window arithmetic. */
 static const char window_text[] =
@@ -36,7 +37,8 @@ static const char window_text[] =
 	"cost:\n  cores: 1\n  cpu_cmd_ns: 600000000\n  cpu_entry_ns: 0\n  cpu_segment_ns: 0\n"
 	"  cpu_mib_ns: 0\n  journal_cmd_ns: 0\n  journal_entry_ns: 0\n  frontend_mb_s: 0\n"
 	"  backend_mb_s: 0\n  fixed_latency_ns: 0\n  host_turnaround_ns: 0\n"
-	"  host_turnaround_ns_per_mib: 0\n  xcopy_bucket: covered\n";
+	"  host_turnaround_ns_per_mib: 0\n  xcopy_bucket: covered\n"
+	"capacity:\n  usable_bytes: 1099511627776\n  soft_threshold_percent: 80\n";
 
 static struct lunlab_profile *parse(const char *text)
 {
@@ -121,6 +123,10 @@ static void queueing_under_load(void **state)
 	assert_int_equal(r.latency_ns, 2 * 780 + 700);
 	cost_model_charge_at(m, &xcopy64k, 100, &r);
 	assert_int_equal(r.latency_ns, 3 * 780 - 100 + 700);
+	/* the journal's busy time is their services, whatever the queueing */
+	struct cost_telemetry bt;
+	cost_model_telemetry(m, &bt);
+	assert_int_equal(bt.journal_busy_ns, 3 * 780);
 	/* Once the queue has drained, the idle latency again. */
 	cost_model_charge_at(m, &xcopy64k, 10000, &r);
 	assert_int_equal(r.latency_ns, 780 + 700);
@@ -199,7 +205,81 @@ static void unlimited_costs_nothing(void **state)
 	assert_int_equal(t.latency_hist[0], 2);
 	assert_int_equal(t.bucket_ops[7], 1);  /* 64 KiB covered */
 	assert_int_equal(t.bucket_ops[11], 1); /* 1 MiB read */
+	assert_int_equal(t.bucket_bytes[11], 1 << 20);
+	assert_int_equal(t.modeled_elapsed_ns, 99999 - 12345); /* real time since the first command */
+	cost_model_reset_telemetry(m);
+	cost_model_telemetry(m, &t);
+	assert_int_equal(t.commands, 0);
+	assert_int_equal(t.bucket_ops[11], 0);
 	cost_model_put(m);
+}
+
+/* An unmodeled model counts without its lock (atomics): commands charged from
+ * several threads at once are all counted, by size. */
+struct charger {
+	struct cost_model *m;
+	int n;
+};
+
+static void *charge_many(void *arg)
+{
+	struct charger *c = arg;
+	struct cost_req rd = { .kind = COST_READ, .bytes = 4096 }, wr = { .kind = COST_WRITE, .bytes = 1 << 20 };
+	for (int i = 0; i < c->n; i++)
+		cost_model_charge(c->m, i % 4 ? &rd : &wr, (uint64_t)i + 1000);
+	return NULL;
+}
+
+static void unlimited_counts_from_many_threads(void **state)
+{
+	(void)state;
+	struct cost_model *m = cost_model_new(profile_get("unlimited", NULL), 0);
+	struct charger c = { m, 20000 };
+	pthread_t th[4];
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, charge_many, &c);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	struct cost_telemetry t;
+	cost_model_telemetry(m, &t);
+	assert_int_equal(t.commands, 80000);
+	assert_int_equal(t.latency_hist[0], 80000);
+	assert_int_equal(t.bucket_ops[3], 60000);   /* 4 KiB */
+	assert_int_equal(t.bucket_ops[11], 20000);  /* 1 MiB */
+	assert_int_equal(t.bucket_bytes[3], 60000ull * 4096);
+	cost_model_put(m);
+}
+
+/* cost_model_totals (/metrics): the same four commands as telemetry_windows, counted in
+ * the shared latency buckets; LOG SELECT's reset leaves them alone. */
+static void totals_survive_reset(void **state)
+{
+	(void)state;
+	struct lunlab_profile *p = parse(window_text);
+	struct cost_model *m = cost_model_new(p, 0);
+	struct cost_result r;
+	struct cost_req a = { .kind = COST_READ, .bytes = 512 };
+	struct cost_totals t;
+
+	cost_model_charge_at(m, &a, 0, &r);
+	cost_model_charge_at(m, &a, 800000000, &r);
+	cost_model_charge_at(m, &a, 1500000000, &r);
+	cost_model_reset_telemetry(m);
+	cost_model_charge_at(m, &a, 1600000000, &r);
+	cost_model_totals(m, &t);
+	assert_int_equal(t.commands, 4);
+	assert_int_equal(t.cpu_ns, 4 * 600000000ull);
+	assert_int_equal(t.latency_sum_ns, 3 * 600000000ull + 1100000000ull);
+	assert_int_equal(t.modeled_elapsed_ns, 2700000000ull);
+	assert_int_equal(t.cores, 1);
+	/* 0.6 s: le=1s (bucket 16); 1.1 s: le=2s (bucket 17) */
+	assert_int_equal(t.latency_buckets[16], 3);
+	assert_int_equal(t.latency_buckets[17], 1);
+	struct cost_telemetry tel;
+	cost_model_telemetry(m, &tel);
+	assert_int_equal(tel.commands, 1); /* the telemetry was reset, the totals were not */
+	cost_model_put(m);
+	profile_free(p);
 }
 
 static void telemetry_windows(void **state)
@@ -318,6 +398,11 @@ static void shared_by_array_name(void **state)
 	struct cost_model *c = cost_model_get("other-array", x1, 1.0);
 	assert_ptr_equal(a, b);
 	assert_ptr_not_equal(a, c);
+	/* find: the same model with a reference of its own, never a new one */
+	struct cost_model *f = cost_model_find("test-array");
+	assert_ptr_equal(f, a);
+	cost_model_put(f);
+	assert_null(cost_model_find("no-such-array"));
 	cost_model_charge_at(a, &xcopy64k, 0, NULL);
 	struct cost_telemetry t;
 	cost_model_telemetry(b, &t);
@@ -512,7 +597,9 @@ int main(void)
 		cmocka_unit_test(queueing_under_load),
 		cmocka_unit_test(deadlines_and_time_scale),
 		cmocka_unit_test(unlimited_costs_nothing),
+		cmocka_unit_test(unlimited_counts_from_many_threads),
 		cmocka_unit_test(telemetry_windows),
+		cmocka_unit_test(totals_survive_reset),
 		cmocka_unit_test(xcopy_buckets),
 		cmocka_unit_test(shared_by_array_name),
 		cmocka_unit_test(thread_safe),

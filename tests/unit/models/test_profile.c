@@ -38,7 +38,10 @@ static const char base[] =
 	"  fixed_latency_ns: 700\n"      /* 19 */
 	"  host_turnaround_ns: 5000\n"   /* 20 */
 	"  host_turnaround_ns_per_mib: 1048576\n" /* 21 */
-	"  xcopy_bucket: covered\n";     /* 22 */
+	"  xcopy_bucket: covered\n"      /* 22 */
+	"capacity:\n"                    /* 23 */
+	"  usable_bytes: 1099511627776\n" /* 24 */
+	"  soft_threshold_percent: 80\n"; /* 25 */
 
 /* base with line `line` (1-based) replaced by `repl` ("" deletes it). */
 static char *edit(unsigned line, const char *repl)
@@ -88,7 +91,7 @@ static void builtins_load(void **state)
 		assert_string_equal(p->name, names[n]);
 		assert_ptr_equal(profile_get(names[n], NULL), p); /* loaded once, kept */
 	}
-	assert_int_equal(n, 4);
+	assert_int_equal(n, 5);
 
 	const struct lunlab_profile *x1 = profile_get("x1", NULL), *x2 = profile_get("x2", NULL);
 	assert_int_equal(x1->dedup_block, 8192);
@@ -101,6 +104,44 @@ static void builtins_load(void **state)
 	const struct lunlab_profile *u = profile_get("unlimited", NULL);
 	assert_false(u->modeled);
 	assert_null(u->cost_params);
+	/* capacities with their sources in the files (docs/models.md "Capacity") */
+	assert_int_equal(x1->capacity_bytes, 7500000000000ull);
+	assert_int_equal(x2->capacity_bytes, 5400000000000ull);
+	assert_int_equal(fa->capacity_bytes, 25000000000000ull);
+	assert_int_equal(u->capacity_bytes, 1ull << 50);
+	assert_int_equal(x1->soft_threshold_percent, 80);
+	assert_int_equal(x2->soft_threshold_percent, 80);
+	assert_int_equal(fa->soft_threshold_percent, 80);
+	assert_int_equal(u->soft_threshold_percent, 0);
+	/* ALUA: only the ActiveCluster profile reports it (implicit); XtremIO keeps TPGS off */
+	const struct lunlab_profile *ac = profile_get("fa420-ac", NULL);
+	assert_int_equal(ac->tpgs, 1);
+	assert_int_equal(((const struct cost_params *)ac->cost_params)->frontend_mb_s, 820);
+	assert_true(x1->tpgs == 0 && x2->tpgs == 0 && fa->tpgs == 0 && u->tpgs == 0);
+}
+
+/* tpgs: optional, off by default, one of four words */
+static void tpgs_key(void **state)
+{
+	char text[sizeof(base) + 32], *err = NULL;
+	struct lunlab_profile *p;
+	static const char *const words[] = { "off", "implicit", "explicit", "both" };
+
+	(void)state;
+	p = profile_parse(base, strlen(base), "t.yaml", &err);
+	assert_non_null(p);
+	assert_int_equal(p->tpgs, 0);
+	profile_free(p);
+	for (int i = 0; i < 4; i++) {
+		snprintf(text, sizeof(text), "tpgs: %s\n%s", words[i], base);
+		p = profile_parse(text, strlen(text), "t.yaml", &err);
+		assert_non_null(p);
+		assert_int_equal(p->tpgs, i);
+		profile_free(p);
+	}
+	expect_error(edit(3, "modeled: true\ntpgs: yes\n"), "t.yaml:4: tpgs",
+		     "'yes' is not one of off, implicit, explicit, both");
+	expect_error(edit(3, "modeled: true\ntpgs: 'both'\n"), "t.yaml:4: tpgs", "is not one of");
 }
 
 static void base_parses(void **state)
@@ -121,6 +162,8 @@ static void base_parses(void **state)
 	assert_int_equal(c->journal_entry_ns, 30);
 	assert_int_equal(c->host_turnaround_ns_per_mib, 1048576);
 	assert_int_equal(c->xcopy_bucket, XCOPY_BUCKET_COVERED);
+	assert_int_equal(p->capacity_bytes, 1099511627776ull);
+	assert_int_equal(p->soft_threshold_percent, 80);
 	profile_free(p);
 }
 
@@ -183,6 +226,9 @@ static void out_of_range(void **state)
 	expect_error(edit(5, "  dedup_block: 12288\n"), "t.yaml:5: data_reduction.dedup_block", "power of two");
 	expect_error(edit(8, "  alloc_unit: 32768\n"), "t.yaml:8: data_reduction.alloc_unit", "larger than dedup_block");
 	expect_error(edit(1, "name: abcdefghijabcdefghijabcdefghijab\n"), "t.yaml:1: name", "length 32 out of range 1..31");
+	expect_error(edit(24, "  usable_bytes: 1048575\n"), "t.yaml:24: capacity.usable_bytes", "out of range");
+	expect_error(edit(25, "  soft_threshold_percent: 101\n"), "t.yaml:25: capacity.soft_threshold_percent",
+		     "out of range 0..100");
 }
 
 static void missing_key(void **state)
@@ -192,6 +238,11 @@ static void missing_key(void **state)
 	expect_error(edit(6, ""), "t.yaml:4: data_reduction.zlib_level", "missing");
 	expect_error(edit(3, ""), "modeled", "missing");
 	expect_error(edit(1, ""), "t.yaml:1: name", "missing");
+	expect_error(edit(24, ""), "t.yaml:23: capacity.usable_bytes", "missing");
+	char text[4096];
+	snprintf(text, sizeof(text), "%s", base);
+	*strstr(text, "capacity:\n") = '\0';
+	expect_error(text, "t.yaml:1: capacity", "missing");
 }
 
 /* Found by tests/fuzz (fuzz-profile-parse): a value or key with a newline in
@@ -217,7 +268,8 @@ static void structure_errors(void **state)
 	/* modeled false without a cost section is complete */
 	char text[4096];
 	snprintf(text, sizeof(text), "%s", edit(3, "modeled: false\n"));
-	*strstr(text, "cost:\n") = '\0';
+	snprintf(strstr(text, "cost:\n"), sizeof(text) - (size_t)(strstr(text, "cost:\n") - text), "%s",
+		 strstr(base, "capacity:\n"));
 	char *err = NULL;
 	struct lunlab_profile *p = profile_parse(text, strlen(text), "t.yaml", &err);
 	assert_non_null(p);
@@ -229,6 +281,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(builtins_load),
+		cmocka_unit_test(tpgs_key),
 		cmocka_unit_test(base_parses),
 		cmocka_unit_test(file_path_loads),
 		cmocka_unit_test(unknown_key),

@@ -47,6 +47,7 @@ static inline struct scsi_lu *fix_lu_new(const char *array_name, uint32_t bs, ui
 
 static inline void fix_lu_free(struct scsi_lu *lu)
 {
+	scsi_lu_fini(lu);
 	volume_destroy(lu->dev.vol);
 	array_put(lu->dev.array);
 	free(lu);

@@ -52,9 +52,15 @@ static void test_caw(void **state)
 	for (int i = 0; i < 1024; i++)
 		assert_int_equal(back[i], 'B');     /* nothing written */
 
-	/* data-out must be exactly 2 x NUMBER OF LOGICAL BLOCKS */
+	/* data-out must be exactly 2 x NUMBER OF LOGICAL BLOCKS: shorter or
+	 * longer is INVALID FIELD IN COMMAND INFORMATION UNIT, nothing written */
 	fix_run(&fc, lu, cdb, 16, buf, 3 * 512);
-	fix_assert_field(&fc, 0x24, true, 13, -1);
+	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x0e, 0x03);
+	fix_run(&fc, lu, cdb, 16, buf, 5 * 512);
+	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x0e, 0x03);
+	read_blocks(lu, 40, back, 2);
+	for (int i = 0; i < 1024; i++)
+		assert_int_equal(back[i], 'B');
 	/* zero blocks: nothing compared or written, and no data-out allowed (a
 	 * count of 256 wraps to 0 in the one-byte field: libiscsi sends that) */
 	cdb[13] = 0;

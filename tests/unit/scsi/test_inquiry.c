@@ -156,8 +156,35 @@ static void test_vpd_b1_b2(void **state)
 	assert_int_equal(get_be16(b + 4), 1);   /* non-rotating */
 	inquiry(&fc, true, 0xb2, 64, b, sizeof(b));
 	const uint8_t want[8] = { 0, 0xb2, 0, 4, 0, 0xe4, 0x02, 0 };
-	assert_memory_equal(b, want, 8);
+	assert_memory_equal(b, want, 8);   /* the array has no capacity: no thresholds */
 	assert_int_equal(fc.c.bytes_moved, 8);
+}
+
+/* With a capacity, thresholds exist: a threshold set is one dedup block (32
+ * LBAs of 512 bytes: exponent 5; 4 of 4096: exponent 2), larger when the LU
+ * would count 2^32 sets (SBC-4: capacity / 2^exponent < 2^32). */
+static void test_vpd_b2_thresholds(void **state)
+{
+	struct fix_cmd fc;
+	uint8_t b[64];
+	char *err = NULL;
+	struct scsi_lu *save = lu;
+	const struct { uint32_t bs; uint64_t lbas; uint8_t exp; } cases[] = {
+		{ 512, FIX_LBAS, 5 }, { 4096, 1024, 2 }, { 512, (1ull << 37) - 1, 5 }, { 512, 1ull << 37, 6 },
+		{ 4096, (1ull << 34) + 1, 3 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "inq-thr-%zu", i);
+		lu = fix_lu_new(name, cases[i].bs, 1024);
+		assert_int_equal(array_set_capacity(lu->dev.array, 64ull << 20, 32ull << 20, &err), 0);
+		lu->dev.num_lbas = cases[i].lbas; /* as READ CAPACITY reports it (thin: never written) */
+		inquiry(&fc, true, 0xb2, 64, b, sizeof(b));
+		const uint8_t want[8] = { 0, 0xb2, 0, 4, cases[i].exp, 0xe4, 0x02, 0 };
+		assert_memory_equal(b, want, 8);
+		fix_lu_free(lu);
+	}
+	lu = save;
 }
 
 int main(void)
@@ -172,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_vpd_block_limits),
 		cmocka_unit_test(test_vpd_block_limits_4k_on_8k_dedup),
 		cmocka_unit_test(test_vpd_b1_b2),
+		cmocka_unit_test(test_vpd_b2_thresholds),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -2,6 +2,7 @@
  * 30h against the array's own figures after real writes, page 31h from a
  * real cost model, LOG SELECT PCR resetting it, parameter pointer, errors. */
 #include "fixture.h"
+#include "handlers/array/array_admin.h"
 #include "handlers/scsi/bytes.h"
 #include "models/cost.h"
 #include "models/cost_virtual.h"
@@ -69,6 +70,7 @@ static void test_capacity_pages(void **state)
 	/* 4 dedup blocks of one content + 1 of another: dedup 5:2 */
 	write_blocks(lu, 0, 4 * 32, 0x11);
 	write_blocks(lu, 4 * 32, 32, 0x22);
+	array_flush_accounting(lu->dev.array); /* physical_bytes compared below must not move */
 	array_get_stats(lu->dev.array, &st);
 	assert_true(st.logical_bytes == 5 * 16384);
 	assert_true(st.unique_bytes == 2 * 16384);
@@ -88,10 +90,11 @@ static void test_capacity_pages(void **state)
 	log_sense(lu, &fc, 0x30, 0x0010, b, sizeof(b));
 	assert_int_equal(get_be16(b + 4), 0x0010);
 
-	/* 0Ch: 4-byte resource counts in blocks; used is the LU's (scope 01b),
-	 * the others the array's (scope 10b) */
+	/* 0Ch: 4-byte resource counts in blocks (the array has no capacity, so
+	 * no thresholds: a threshold set is one block); used is the LU's (scope
+	 * 01b), the others the array's (scope 10b) */
 	log_sense(lu, &fc, 0x0c, 0, b, sizeof(b));
-	assert_int_equal(get_be16(b + 2), 4 * 12);
+	assert_int_equal(get_be16(b + 2), 5 * 12);
 	assert_int_equal(b[12], 0x02);                         /* available: shared */
 	assert_int_equal(get_be16(b + 16), 0x0002);
 	assert_int_equal(b[19], 8);
@@ -101,6 +104,9 @@ static void test_capacity_pages(void **state)
 	assert_int_equal(get_be32(b + 32), 3 * 32);            /* saved by dedup */
 	assert_int_equal(b[36], 0x02);
 	assert_int_equal(b[48], 0x02);                         /* compressed: shared */
+	assert_int_equal(get_be16(b + 52), 0x0102);            /* total efficiency: logical - physical */
+	assert_int_equal(get_be32(b + 56), (5 * 16384 - st.physical_bytes) / 512);
+	assert_int_equal(b[60], 0x02);
 	fix_lu_free(lu);
 }
 
@@ -119,6 +125,7 @@ static void test_ratios_round_down(void **state)
 	write_blocks(lu, 0, 3 * 32, 0x41);
 	write_blocks(lu, 3 * 32, 32, 0x42);
 	write_blocks(lu, 4 * 32, 32, 0x43);
+	array_flush_accounting(lu->dev.array);                 /* the background accounting done */
 	array_get_stats(lu->dev.array, &st);
 	assert_true(st.logical_bytes == 5 * 16384);
 	assert_true(st.unique_bytes == 3 * 16384);
@@ -177,6 +184,13 @@ static void test_telemetry_and_reset(void **state)
 	assert_true(param_u64(b, 0x000a) == 0);                /* real clock */
 	/* x2's host turnaround (13,180 ns per command; per MiB only for XCOPY), summed */
 	assert_true(param_u64(b, 0x0009) == 2 * 13180);
+	/* resource busy times (0x000B front-end, 0x000C back-end, 0x000D journal) */
+	struct cost_telemetry t;
+	cost_model_telemetry(lu->dev.model, &t);
+	assert_true(t.frontend_busy_ns > 0);
+	assert_true(param_u64(b, 0x000b) == t.frontend_busy_ns);
+	assert_true(param_u64(b, 0x000c) == t.backend_busy_ns);
+	assert_true(param_u64(b, 0x000d) == t.journal_busy_ns);
 
 	uint8_t sel[10] = { 0x4c, 0x02, 0x40 | 0x31 };
 	assert_int_equal(fix_run(&fc, lu, sel, 10, NULL, 0), TCMU_STS_OK);
@@ -187,9 +201,9 @@ static void test_telemetry_and_reset(void **state)
 	uint8_t plist[8] = { 0 };
 	fix_run(&fc, lu, sel, 10, plist, sizeof(plist));
 	fix_assert_field(&fc, 0x24, true, 1, 1);
-	/* page 31h's pinned flag (000Bh) is 0 on a LU that did not configure host_streams */
+	/* page 31h's pinned flag (000Eh) is 0 on a LU that did not configure host_streams */
 	log_sense(lu, &fc, 0x31, 0, b, sizeof(b));
-	assert_true(param_u64(b, 0x000b) == 0);
+	assert_true(param_u64(b, 0x000e) == 0);
 	cost_model_put(lu->dev.model);
 
 	/* a virtual clock says so, with its number of host streams, and a time scale of 0 */
@@ -225,7 +239,7 @@ static void test_log_select_host_streams(void **state)
 	assert_int_equal(select_streams(lu, &fc, list, sizeof(list)), TCMU_STS_OK);
 	log_sense(lu, &fc, 0x31, 0, b, sizeof(b));
 	assert_true(param_u64(b, 0x000a) == 3);
-	assert_true(param_u64(b, 0x000b) == 0);
+	assert_true(param_u64(b, 0x000e) == 0);
 
 	/* every malformed list is refused before anything changes */
 	uint8_t bad[16];
@@ -276,7 +290,7 @@ static void test_log_select_host_streams(void **state)
 	fix_assert_field(&fc, 0x26, false, 4, -1);
 	log_sense(lu, &fc, 0x31, 0, b, sizeof(b));
 	assert_true(param_u64(b, 0x000a) == 3);
-	assert_true(param_u64(b, 0x000b) == 1);
+	assert_true(param_u64(b, 0x000e) == 1);
 	cost_model_put(lu->dev.model);
 
 	/* a real clock has no modeled host */
@@ -285,6 +299,50 @@ static void test_log_select_host_streams(void **state)
 	fix_assert_field(&fc, 0x26, false, 4, -1);
 	cost_model_put(lu->dev.model);
 	lu->dev.model = NULL;
+}
+
+/* An array with a capacity: 0Ch counts threshold sets (one dedup block, 32
+ * LBAs) and reports the free share; 30h the capacity figures. */
+static void test_thresholds_and_capacity(void **state)
+{
+	struct scsi_lu *lu = fix_lu_new("log-cap", FIX_BS, FIX_LBAS);
+	struct fix_cmd fc;
+	static uint8_t b[1024];
+	char *err = NULL;
+	const uint64_t cap = 64ull << 20;
+
+	assert_int_equal(array_set_capacity(lu->dev.array, cap, cap / 2, &err), 0);
+	write_blocks(lu, 0, 5 * 32, 0x31);                     /* 5 blocks, one content */
+	write_blocks(lu, 5 * 32, 3 * 32 + 1, 0x44);           /* 3 more and 1 LBA of a 4th */
+	array_flush_accounting(lu->dev.array);                 /* used = physical from here on */
+	struct array_space sp;
+	array_get_space(lu->dev.array, &sp);
+	struct array_stats st;
+	array_get_stats(lu->dev.array, &st);
+	assert_int_equal(sp.used_bytes, st.physical_bytes);
+	log_sense(lu, &fc, 0x0c, 0, b, sizeof(b));
+	assert_int_equal(get_be16(b + 2), 6 * 12);
+	assert_int_equal(get_be16(b + 4), 0x0001);
+	assert_int_equal(get_be32(b + 8), (cap - sp.used_bytes) / 16384); /* available, in sets */
+	assert_int_equal(b[12], 0x02);
+	assert_int_equal(get_be16(b + 16), 0x0002);
+	assert_int_equal(get_be32(b + 20), 9);                 /* this LU's 9 mapped blocks */
+	assert_int_equal(b[24], 0x01);
+	assert_int_equal(get_be16(b + 28), 0x0003);
+	assert_int_equal(get_be16(b + 32), (cap - sp.used_bytes) * 100 / cap);
+	assert_int_equal(b[36], 0x02);
+	assert_int_equal(get_be16(b + 40), 0x0100);
+	assert_int_equal(get_be32(b + 44), (st.logical_bytes - st.unique_bytes) / 16384);
+	assert_int_equal(get_be16(b + 64), 0x0102);
+	assert_int_equal(get_be32(b + 68), (st.logical_bytes - st.physical_bytes) / 16384);
+
+	log_sense(lu, &fc, 0x30, 0x0030, b, sizeof(b));
+	assert_true(param_u64(b, 0x0030) == cap);
+	assert_true(param_u64(b, 0x0031) == cap / 2);
+	assert_true(param_u64(b, 0x0032) == sp.used_bytes);
+	assert_true(param_u64(b, 0x0033) == 0);
+	assert_true(param_u64(b, 0x0034) == FIX_LBAS * FIX_BS);
+	assert_true(param_u64(b, 0x0035) == 1);
 	fix_lu_free(lu);
 }
 
@@ -294,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_supported_and_errors),
 		cmocka_unit_test(test_capacity_pages),
 		cmocka_unit_test(test_ratios_round_down),
+		cmocka_unit_test(test_thresholds_and_capacity),
 		cmocka_unit_test(test_lbp_used_per_lu),
 		cmocka_unit_test(test_telemetry_and_reset),
 		cmocka_unit_test(test_log_select_host_streams),

@@ -3,12 +3,18 @@
 #include "fixture.h"
 #include "handlers/scsi/bytes.h"
 
+static void sense6_sub(struct fix_cmd *fc, struct scsi_lu *lu, uint8_t dbd, uint8_t pc, uint8_t page, uint8_t sub,
+		       uint8_t *b, size_t len)
+{
+	uint8_t cdb[6] = { 0x1a, dbd ? 0x08 : 0, (uint8_t)(pc << 6 | page), sub, (uint8_t)len, 0 };
+	memset(b, 0xcc, len);
+	fix_run(fc, lu, cdb, 6, b, len);
+}
+
 static void sense6(struct fix_cmd *fc, struct scsi_lu *lu, uint8_t dbd, uint8_t pc, uint8_t page, uint8_t *b,
 		   size_t len)
 {
-	uint8_t cdb[6] = { 0x1a, dbd ? 0x08 : 0, (uint8_t)(pc << 6 | page), 0, (uint8_t)len, 0 };
-	memset(b, 0xcc, len);
-	fix_run(fc, lu, cdb, 6, b, len);
+	sense6_sub(fc, lu, dbd, pc, page, 0, b, len);
 }
 
 static void test_all_pages(void **state)
@@ -102,6 +108,23 @@ static void test_select_round_trip(void **state)
 	sel[4] = 12;
 	fix_run(&fc, lu, sel, 6, p, 12);
 	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	/* the list cut short by the EDTL (fewer bytes than PARAMETER LIST
+	 * LENGTH): INVALID FIELD IN CDB at that length, nothing applied */
+	p[4 + 2] |= 0x04;
+	sel[4] = 24;
+	fix_run(&fc, lu, sel, 6, p, 20);
+	fix_assert_field(&fc, 0x24, true, 4, -1);
+	uint8_t sel10[10] = { 0x55, 0x10, 0, 0, 0, 0, 0, 0, 28, 0 };
+	uint8_t p10[28] = { 0 };
+	memcpy(p10 + 8, p + 4, 20);
+	fix_run(&fc, lu, sel10, 10, p10, 27);
+	fix_assert_field(&fc, 0x24, true, 7, -1);
+	assert_false(atomic_load(&lu->wce));
+	assert_int_equal(fix_run(&fc, lu, sel10, 10, p10, 28), TCMU_STS_OK);
+	assert_true(atomic_load(&lu->wce));
+	p10[8 + 2] &= (uint8_t)~0x04;
+	assert_int_equal(fix_run(&fc, lu, sel10, 10, p10, 28), TCMU_STS_OK);
+	p[4 + 2] &= (uint8_t)~0x04;
 	/* a list whose second page is bad applies nothing: WCE stays off */
 	uint8_t two[4 + 20 + 12];
 	memset(two, 0, sizeof(two));
@@ -145,9 +168,63 @@ static void test_swp_blocks_writes(void **state)
 	fix_lu_free(lu);
 }
 
+/* Logical Block Provisioning (1Ch/02h): present when the array has a
+ * capacity, one descriptor holding the soft threshold as a count of
+ * threshold sets of available resources, nothing changeable; subpage
+ * addressing (exact, FFh = all subpages) and its field pointers. */
+static void test_lbp_subpage(void **state)
+{
+	struct scsi_lu *lu = fix_lu_new("mode-lbp", FIX_BS, FIX_LBAS);
+	struct fix_cmd fc;
+	uint8_t b[255];
+	char *err = NULL;
+
+	sense6_sub(&fc, lu, 0, 0, 0x1c, 0x02, b, sizeof(b));
+	fix_assert_field(&fc, 0x24, true, 2, 5);                /* no capacity: no thresholds, no page */
+	assert_int_equal(array_set_capacity(lu->dev.array, 64ull << 20, 48ull << 20, &err), 0);
+	/* changed by other means than MODE SELECT: first MODE PARAMETERS CHANGED */
+	sense6_sub(&fc, lu, 0, 0, 0x1c, 0x02, b, sizeof(b));
+	fix_assert_sense(&fc, SK_UNIT_ATTENTION, 0x2a, 0x01);
+	sense6_sub(&fc, lu, 0, 0, 0x1c, 0x02, b, sizeof(b));
+	assert_int_equal(fc.status, TCMU_STS_OK);
+	assert_int_equal(b[0], 4 + 8 + 24 - 1);
+	const uint8_t page[24] = { 0x5c, 0x02, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+				   0x80, 0x01, 0, 0, 0, 0, 0x04, 0x00 }; /* ENABLED, available, 1024 sets */
+	assert_memory_equal(b + 12, page, 24);
+	/* every page and subpage; every page without subpages */
+	sense6_sub(&fc, lu, 0, 0, 0x3f, 0xff, b, sizeof(b));
+	assert_int_equal(b[0], 4 + 8 + 20 + 12 + 24 - 1);
+	assert_memory_equal(b + 12 + 20 + 12, page, 24);
+	sense6_sub(&fc, lu, 0, 0, 0x3f, 0x00, b, sizeof(b));
+	assert_int_equal(b[0], 4 + 8 + 20 + 12 - 1);
+	sense6_sub(&fc, lu, 0, 0, 0x1c, 0xff, b, sizeof(b));
+	assert_int_equal(b[0], 4 + 8 + 24 - 1);
+	sense6_sub(&fc, lu, 0, 0, 0x08, 0xff, b, sizeof(b));
+	assert_int_equal(b[0], 4 + 8 + 20 - 1);
+	sense6_sub(&fc, lu, 0, 0, 0x1c, 0x00, b, sizeof(b));     /* 1Ch/00h (informational exceptions): none */
+	fix_assert_field(&fc, 0x24, true, 3, -1);
+	sense6_sub(&fc, lu, 0, 0, 0x3f, 0x05, b, sizeof(b));
+	fix_assert_field(&fc, 0x24, true, 3, -1);
+	/* nothing changeable; the default is the current */
+	sense6_sub(&fc, lu, 0, 1, 0x1c, 0x02, b, sizeof(b));
+	const uint8_t mask[24] = { 0x5c, 0x02, 0, 20 };
+	assert_memory_equal(b + 12, mask, 24);
+	sense6_sub(&fc, lu, 0, 2, 0x1c, 0x02, b, sizeof(b));
+	assert_memory_equal(b + 12, page, 24);
+	/* no soft threshold: the descriptor is there, not enabled */
+	assert_int_equal(array_set_capacity(lu->dev.array, 64ull << 20, 0, &err), 0);
+	sense6_sub(&fc, lu, 0, 0, 0x1c, 0x02, b, sizeof(b));
+	fix_assert_sense(&fc, SK_UNIT_ATTENTION, 0x2a, 0x01);
+	sense6_sub(&fc, lu, 0, 0, 0x1c, 0x02, b, sizeof(b));
+	assert_int_equal(b[28], 0x00);
+	assert_int_equal(get_be32(b + 32), 4096);
+	fix_lu_free(lu);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lbp_subpage),
 		cmocka_unit_test(test_all_pages),
 		cmocka_unit_test(test_changeable_saved_unknown),
 		cmocka_unit_test(test_sense10_long_lba),

@@ -90,6 +90,19 @@ static void test_checks(void **state)
 	orw_cdb(cdb, FIX_LBAS, 0);
 	assert_int_equal(fix_run(&fc, lu, cdb, 16, NULL, 0), TCMU_STS_OK);
 	assert_int_equal(volume_mapped_bytes(lu->dev.vol), 0);
+	(void)rw_cdb;
+	/* a data-out shorter than the blocks named: refused, nothing ORed (it
+	 * used to OR zeros into the missing part: GOOD for data never sent) */
+	uint8_t base[1024], back[1024];
+	memset(base, 0x11, sizeof(base));
+	rw_cdb(cdb, 0x8a, 8, 2);
+	assert_int_equal(fix_run(&fc, lu, cdb, 16, base, sizeof(base)), TCMU_STS_OK);
+	orw_cdb(cdb, 8, 2);
+	fix_run(&fc, lu, cdb, 16, o, 700);
+	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x0e, 0x03);
+	rw_cdb(cdb, 0x88, 8, 2);
+	assert_int_equal(fix_run(&fc, lu, cdb, 16, back, sizeof(back)), TCMU_STS_OK);
+	assert_memory_equal(back, base, sizeof(base));
 	/* DPO and FUA are accepted */
 	orw_cdb(cdb, 0, 1);
 	cdb[1] = 0x18;

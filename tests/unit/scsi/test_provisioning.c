@@ -96,6 +96,23 @@ static void test_unmap_bad_lists(void **state)
 	fix_run(&fc, lu, cdb, 10, list, 24);
 	fix_assert_field(&fc, 0x24, true, 1, 0);
 	cdb[1] = 0;
+	/* the list cut short by the EDTL: refused before anything is unmapped
+	 * (INVALID FIELD IN CDB at the PARAMETER LIST LENGTH) */
+	write_pattern(lu, 64, GRAN, 0x33);
+	put_be16(list, 22);
+	put_be16(list + 2, 16);
+	put_be64(list + 8, 64);
+	put_be32(list + 16, GRAN);
+	fix_run(&fc, lu, cdb, 10, list, 20);
+	fix_assert_field(&fc, 0x24, true, 7, -1);
+	uint64_t first;
+	uint32_t count;
+	uint8_t prov;
+	lba_status(lu, 64, &first, &count, &prov);
+	assert_int_equal(prov, 0);              /* still mapped */
+	assert_int_equal(fix_run(&fc, lu, cdb, 10, list, 24), TCMU_STS_OK);
+	lba_status(lu, 64, &first, &count, &prov);
+	assert_int_equal(prov, 1);
 	cdb[8] = 0;                             /* no list: nothing to do */
 	assert_int_equal(fix_run(&fc, lu, cdb, 10, NULL, 0), TCMU_STS_OK);
 	fix_lu_free(lu);
@@ -158,8 +175,10 @@ static void test_write_same(void **state)
 	fix_run(&fc, lu, ws, 16, pat, 512);
 	fix_assert_field(&fc, 0x24, true, 1, 4);
 	ws[1] = 0;
-	fix_run(&fc, lu, ws, 16, pat, 256);
-	fix_assert_field(&fc, 0x24, true, 10, -1);
+	fix_run(&fc, lu, ws, 16, pat, 256);     /* half a block of data-out */
+	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x0e, 0x03);
+	fix_run(&fc, lu, ws, 16, r, 1024);      /* two blocks */
+	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x0e, 0x03);
 	/* NDOB: zeros without a data-out buffer */
 	ws[1] = 0x01;
 	assert_int_equal(fix_run(&fc, lu, ws, 16, NULL, 0), TCMU_STS_OK);

@@ -72,6 +72,70 @@ static void test_short_buffer(void **state)
 	fix_lu_free(lu);
 }
 
+/* A data-out shorter than the blocks the CDB names (EDTL below the CDB's
+ * transfer length): written exactly as far as it reaches when it reaches
+ * into the last block named (what lunlab-target's transport sends after
+ * trimming the CDB), else refused with INVALID FIELD IN COMMAND INFORMATION
+ * UNIT and nothing written; never zeros in place of the missing data. */
+static void test_short_dataout_refused(void **state)
+{
+	struct scsi_lu *lu = fix_lu_new("rw-d", FIX_BS, FIX_LBAS);
+	struct fix_cmd fc;
+	static uint8_t w[4 * 512], r[4 * 512], old[4 * 512];
+	const uint8_t ops[] = { 0x0a, 0x2a, 0xaa, 0x8a, 0x2e, 0xae, 0x8e };
+	fill(old, sizeof(old), 5);
+	uint8_t cdb[16] = { 0x8a };
+	put_be64(cdb + 2, 40);
+	put_be32(cdb + 10, 4);
+	assert_int_equal(fix_run(&fc, lu, cdb, 16, old, sizeof(old)), TCMU_STS_OK);
+	fill(w, sizeof(w), 6);
+	for (size_t k = 0; k < sizeof(ops); k++) {
+		memset(cdb, 0, sizeof(cdb));
+		cdb[0] = ops[k];
+		switch (cdb_length(cdb[0])) {
+		case 6: put_be24(cdb + 1, 40); cdb[4] = 3; break;
+		case 10: put_be32(cdb + 2, 40); put_be16(cdb + 7, 3); break;
+		case 12: put_be32(cdb + 2, 40); put_be32(cdb + 6, 3); break;
+		default: put_be64(cdb + 2, 40); put_be32(cdb + 10, 3); break;
+		}
+		/* 2 whole blocks of data for 3: refused, nothing written */
+		fix_run(&fc, lu, cdb, cdb_length(cdb[0]), w, 1024);
+		fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x0e, 0x03);
+		assert_int_equal(fc.c.bytes_moved, 0);
+		uint8_t rd[16] = { 0x88 };
+		put_be64(rd + 2, 40);
+		put_be32(rd + 10, 4);
+		assert_int_equal(fix_run(&fc, lu, rd, 16, r, sizeof(r)), TCMU_STS_OK);
+		assert_memory_equal(r, old, sizeof(old));
+		/* 2.4 blocks for 3: exactly 1200 bytes written, the third block
+		 * keeps its other bytes */
+		assert_int_equal(fix_run(&fc, lu, cdb, cdb_length(cdb[0]), w, 1200), TCMU_STS_OK);
+		assert_int_equal(fc.c.bytes_moved, 1200);
+		assert_int_equal(fix_run(&fc, lu, rd, 16, r, sizeof(r)), TCMU_STS_OK);
+		assert_memory_equal(r, w, 1200);
+		assert_memory_equal(r + 1200, old + 1200, sizeof(old) - 1200);
+		cdb[0] = 0x8a;
+		put_be64(cdb + 2, 40);
+		put_be32(cdb + 10, 4);
+		assert_int_equal(fix_run(&fc, lu, cdb, 16, old, sizeof(old)), TCMU_STS_OK);
+	}
+	/* more data than the CDB names: the CDB's blocks are written, the rest
+	 * ignored (the transport reports the underflow) */
+	memset(cdb, 0, sizeof(cdb));
+	cdb[0] = 0x2a;
+	put_be32(cdb + 2, 40);
+	put_be16(cdb + 7, 1);
+	assert_int_equal(fix_run(&fc, lu, cdb, 10, w, sizeof(w)), TCMU_STS_OK);
+	assert_int_equal(fc.c.bytes_moved, 512);
+	uint8_t rd[16] = { 0x88 };
+	put_be64(rd + 2, 40);
+	put_be32(rd + 10, 2);
+	assert_int_equal(fix_run(&fc, lu, rd, 16, r, 1024), TCMU_STS_OK);
+	assert_memory_equal(r, w, 512);
+	assert_memory_equal(r + 512, old + 512, 512);
+	fix_lu_free(lu);
+}
+
 static void test_capacity(void **state)
 {
 	struct scsi_lu *lu = fix_lu_new("rw-d", 4096, 1000);
@@ -131,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_write_read_each_size),
 		cmocka_unit_test(test_rw6_zero_is_256),
 		cmocka_unit_test(test_short_buffer),
+		cmocka_unit_test(test_short_dataout_refused),
 		cmocka_unit_test(test_capacity),
 		cmocka_unit_test(test_sync_cache),
 	};

@@ -77,6 +77,13 @@ static void test_limits_and_sense(void **state)
 	wa_cdb(cdb, FIX_LBAS, 0);                                   /* zero blocks at the end: GOOD */
 	assert_int_equal(fix_run(&fc, lu, cdb, 16, NULL, 0), TCMU_STS_OK);
 	assert_int_equal(volume_mapped_bytes(lu->dev.vol), 0);
+	/* a data-out shorter than the blocks named: refused, nothing written
+	 * (it used to write zeros for the missing part) */
+	memset(w, 0x5a, sizeof(w));
+	wa_cdb(cdb, 0, 2);
+	fix_run(&fc, lu, cdb, 16, w, 600);
+	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x0e, 0x03);
+	assert_int_equal(volume_mapped_bytes(lu->dev.vol), 0);
 	fix_lu_free(lu);
 }
 

@@ -5,11 +5,13 @@
  * unknown opcode -> 05/20/00), and which thread runs them: short READs and
  * WRITEs of an unpaced LU inline on the submitting thread, large ones,
  * other opcodes and every command of a paced LU on workers; a large READ of
- * an unpaced LU reports its data in 1 MiB pieces (lu_cmd.data_progress). */
+ * an unpaced LU reports its data in 1 MiB pieces (lu_cmd.data_progress);
+ * a paced LU's modeled time starts at lu_cmd.arrival_ns. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -329,13 +331,39 @@ static void test_large_read_in_pieces(void **state)
 	assert_int_equal(pg_last, 3u << 20);
 	assert_int_equal(pg_early_done, 0);
 	tcmd_free(t);
-	/* a bit only the normal path checks (RARC): one piece, same data */
+	/* any READ sbc_read accepts goes in pieces (RARC set here; READ(12)
+	 * below), not only the READ(10)/(16) forms the handler used to pick out */
 	memset(r, 0, MB4);
 	t = read16(u, 0x04, 0x1000, BLK, r);
 	assert_int_equal(t->lu.status, 0);
 	assert_memory_equal(r, w, MB4);
-	assert_int_equal(pg_calls, 0);
+	assert_int_equal(pg_calls, 3);
 	tcmd_free(t);
+	{
+		static const uint8_t none12[1];
+		static struct iovec iov12;
+		struct tcmd *t12 = tcmd_new(none12, 1, LU_DIR_NONE, 0, 1);
+		memset(t12->lu.cdb, 0, sizeof(t12->lu.cdb));
+		memcpy(t12->lu.cdb, (uint8_t[12]){ 0xa8, 0, 0, 0, 0x10, 0, 0, 0, 0x20, 0, 0, 0 }, 12);
+		t12->lu.cdb_len = 12;
+		t12->lu.dir = LU_DIR_READ;
+		iov12.iov_base = r;
+		iov12.iov_len = MB4;
+		t12->lu.iov = &iov12;
+		t12->lu.iov_cnt = 1;
+		t12->lu.xfer_len = MB4;
+		t12->lu.data_progress = pg_progress;
+		pg_calls = pg_early_done = 0;
+		pg_last = 0;
+		memset(r, 0, MB4);
+		u->ops->submit(u, &t12->lu);
+		tcmd_wait(t12);
+		assert_int_equal(t12->lu.status, 0);
+		assert_memory_equal(r, w, MB4);
+		assert_int_equal(pg_calls, 3);
+		assert_int_equal(pg_early_done, 0);
+		tcmd_free(t12);
+	}
 	/* past the end: the exact sense, no data reported */
 	t = read16(u, 0, (64u << 20) / 512 - BLK + 1, BLK, r);
 	assert_int_equal(t->lu.status, 0x02);
@@ -352,6 +380,68 @@ static void test_large_read_in_pieces(void **state)
 	u->ops->destroy(u);
 }
 
+static double mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* A 1 MiB WRITE(16) of a paced LU (fa420 in slow motion x50: modeled
+ * 2.90 ms -> 145 ms); arrival_ns: when the transport says the command came
+ * in (0: unknown).  Returns the ms from submit to done(). */
+static double paced_write_ms(struct lu_backend *d, uint64_t arrival_ns)
+{
+	static const uint8_t none[1];
+	static uint8_t data[1 << 20];
+	struct tcmd *t = tcmd_new(none, 1, LU_DIR_NONE, 0, 1);
+	struct iovec v = { data, sizeof(data) };
+
+	memset(data, 0x5e, sizeof(data));
+	memcpy(t->lu.cdb, (uint8_t[16]){ 0x8a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x08, 0, 0, 0 }, 16);
+	t->lu.cdb_len = 16;
+	t->lu.dir = LU_DIR_WRITE;
+	t->lu.iov = &v;
+	t->lu.iov_cnt = 1;
+	t->lu.xfer_len = sizeof(data);
+	t->lu.arrival_ns = arrival_ns;
+	double t0 = mono_ms();
+	d->ops->submit(d, &t->lu);
+	tcmd_wait(t);
+	double ms = mono_ms() - t0;
+	assert_int_equal(t->lu.status, 0);
+	tcmd_free(t);
+	return ms;
+}
+
+/* A command's modeled time starts when the transport received it
+ * (lu_cmd.arrival_ns, lunlab_host_cmd_arrival_ns): a WRITE whose data took
+ * 100 ms to arrive completes 100 ms sooner after it reached the handler
+ * than one that arrived just now (its transfer overlapped the modeled
+ * time), and never before its modeled completion. */
+static void test_modeled_time_starts_at_arrival(void **state)
+{
+	/* two LUs with arrays (and models) of their own: nothing queued before */
+	struct lu_backend *p = mkdev("lunlab/model=fa420;time_scale=50;serial=arr-p", "lun4");
+	struct lu_backend *q = mkdev("lunlab/model=fa420;time_scale=50;serial=arr-q", "lun5");
+
+	(void)state;
+	assert_non_null(p);
+	assert_non_null(q);
+	double now_arrived = paced_write_ms(p, 0);
+	assert_true(now_arrived >= 140);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t early = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec - 100000000ull;
+	double arrived_before = paced_write_ms(q, early);
+	print_message("1 MiB fa420 x50 write: %.1f ms after submit when it arrived then, %.1f ms when it "
+		      "arrived 100 ms before\n", now_arrived, arrived_before);
+	assert_true(arrived_before >= 30);
+	assert_true(arrived_before < 110);
+	p->ops->destroy(p);
+	q->ops->destroy(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_unpaced_inline),
 		cmocka_unit_test(test_paced_on_worker),
 		cmocka_unit_test(test_large_read_in_pieces),
+		cmocka_unit_test(test_modeled_time_starts_at_arrival),
 	};
 
 	return cmocka_run_group_tests(tests, setup_all, teardown_all);

@@ -1,0 +1,252 @@
+/* block_account.c — background accounting (block_account.h): one process-wide
+ * pool of worker threads, one per online CPU (at most ACCT_MAX_WORKERS), at
+ * the lowest scheduling priority (nice 19), so they use cores the data path
+ * leaves idle.  Each attached block store is a source of work: when a new
+ * block enters a store's backlog the store runs acct_kick once, a worker
+ * takes the store's pending blocks in batches, compresses each (zlib, the
+ * array's level and window: block_compress.c) outside every lock, and posts
+ * the sizes back; while blocks keep coming it looks again every 5 ms rather
+ * than being woken by each write.  A block freed before it was accounted is dropped by the
+ * store.  Whoever needs exact figures calls acct_drain, which works through
+ * the backlog in its own thread too, so it does not depend on how much idle
+ * time the workers get. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "handlers/array/block_account.h"
+#include "handlers/array/block_compress.h"
+#include "handlers/array/block_store.h"
+
+#define ACCT_MAX_WORKERS 8
+#define ACCT_BATCH 32      /* blocks per bs_acct_take: one shard lock trip each way */
+#define ACCT_NICE 19
+#define ACCT_POLL_NS 5000000L /* how soon a busy store is looked at again */
+
+struct acct_entry {
+	struct block_store *bs;
+	struct acct_params p;
+	bool has_work;             /* kicked since a worker last started on it (pool.mu) */
+	int busy;                  /* workers working on it now (pool.mu) */
+	struct acct_entry *next;
+};
+
+static struct {
+	pthread_mutex_t mu;        /* the list, has_work, busy, stop */
+	pthread_cond_t work;       /* workers wait here for a kick */
+	pthread_cond_t idle;       /* acct_detach waits here for busy == 0 */
+	struct acct_entry *list;
+	bool stop;
+	unsigned nthreads;
+	pthread_t threads[ACCT_MAX_WORKERS];
+} pool = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, false, 0, { 0 } };
+
+/* attach and detach (thread start and stop) one at a time */
+static pthread_mutex_t life_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void account_jobs(const struct acct_params *p, struct block_store *bs, struct bs_acct_job *jobs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		jobs[i].csize = compressed_size(p->zlib_level, p->zlib_window_bits, jobs[i].data, bs->block);
+	bs_acct_done(bs, jobs, n);
+}
+
+/* Work through bs's backlog until it is empty (or only other threads'
+ * batches remain). */
+static void work_through(struct acct_entry *e)
+{
+	struct bs_acct_job jobs[ACCT_BATCH];
+	size_t n;
+
+	while ((n = bs_acct_take(e->bs, jobs, ACCT_BATCH)) != 0)
+		account_jobs(&e->p, e->bs, jobs, n);
+}
+
+static void nap(long ns)
+{
+	struct timespec ts = { 0, ns };
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* The store's notification: a block entered its backlog. */
+static void acct_kick(void *ctx)
+{
+	struct acct_entry *e = ctx;
+
+	pthread_mutex_lock(&pool.mu);
+	e->has_work = true;
+	pthread_cond_signal(&pool.work);
+	pthread_mutex_unlock(&pool.mu);
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	/* Linux: nice is per thread.  Raising it needs no privilege. */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), ACCT_NICE);
+	pthread_setname_np(pthread_self(), "lunlab-acct");
+	pthread_mutex_lock(&pool.mu);
+	while (!pool.stop) {
+		struct acct_entry **pe = &pool.list, *e;
+		while (*pe && !(*pe)->has_work)
+			pe = &(*pe)->next;
+		if (!(e = *pe)) {
+			pthread_cond_wait(&pool.work, &pool.mu);
+			continue;
+		}
+		/* to the end of the list: arrays with work take turns */
+		*pe = e->next;
+		e->next = NULL;
+		for (pe = &pool.list; *pe; pe = &(*pe)->next)
+			;
+		*pe = e;
+		e->has_work = false;
+		e->busy++;
+		pthread_mutex_unlock(&pool.mu);
+		/* While blocks keep coming, look again every ACCT_POLL_NS instead of
+		 * rearming the store's notification: a write then never pays for
+		 * waking a worker (a futex wake-up per write, measured at 4 KiB).
+		 * Only once a look finds nothing is the notification rearmed. */
+		for (;;) {
+			work_through(e);
+			if (!bs_backlog(e->bs)) {
+				nap(ACCT_POLL_NS);
+				if (!bs_backlog(e->bs))
+					break;
+			}
+		}
+		bs_acct_rearm(e->bs);
+		/* blocks that came between the last look and the rearm kicked nobody */
+		work_through(e);
+		pthread_mutex_lock(&pool.mu);
+		if (--e->busy == 0)
+			pthread_cond_broadcast(&pool.idle);
+	}
+	pthread_mutex_unlock(&pool.mu);
+	return NULL;
+}
+
+static unsigned wanted_workers(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		n = 1;
+	return n > ACCT_MAX_WORKERS ? ACCT_MAX_WORKERS : (unsigned)n;
+}
+
+/* Under life_mu. */
+static int start_workers(void)
+{
+	sigset_t all, old;
+	unsigned want = wanted_workers();
+
+	/* workers take no signals: the host (lunlab-target's signalfd,
+	 * tcmu-runner) expects them in its own threads */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pool.stop = false;
+	while (pool.nthreads < want && pthread_create(&pool.threads[pool.nthreads], NULL, worker, NULL) == 0)
+		pool.nthreads++;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return pool.nthreads ? 0 : -ENOMEM;
+}
+
+/* Under life_mu, with no store attached. */
+static void stop_workers(void)
+{
+	pthread_mutex_lock(&pool.mu);
+	pool.stop = true;
+	pthread_cond_broadcast(&pool.work);
+	pthread_mutex_unlock(&pool.mu);
+	for (unsigned i = 0; i < pool.nthreads; i++)
+		pthread_join(pool.threads[i], NULL);
+	pool.nthreads = 0;
+	pool.stop = false;
+}
+
+int acct_attach(struct block_store *bs, const struct acct_params *p)
+{
+	struct acct_entry *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	e->bs = bs;
+	e->p = *p;
+	pthread_mutex_lock(&life_mu);
+	if (!pool.nthreads && start_workers()) {
+		pthread_mutex_unlock(&life_mu);
+		free(e);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&pool.mu);
+	e->next = pool.list;
+	pool.list = e;
+	pthread_mutex_unlock(&pool.mu);
+	bs_set_backlog_notify(bs, acct_kick, e);
+	pthread_mutex_unlock(&life_mu);
+	if (bs_backlog(bs))
+		acct_kick(e);
+	return 0;
+}
+
+void acct_detach(struct block_store *bs)
+{
+	struct acct_entry *e = NULL;
+
+	pthread_mutex_lock(&life_mu);
+	pthread_mutex_lock(&pool.mu);
+	for (struct acct_entry **pp = &pool.list; *pp; pp = &(*pp)->next)
+		if ((*pp)->bs == bs) {
+			e = *pp;
+			*pp = e->next;
+			break;
+		}
+	while (e && e->busy)
+		pthread_cond_wait(&pool.idle, &pool.mu);
+	bool last = !pool.list;
+	pthread_mutex_unlock(&pool.mu);
+	if (e) {
+		bs_set_backlog_notify(bs, NULL, NULL);
+		free(e);
+	}
+	if (last && pool.nthreads)
+		stop_workers();
+	pthread_mutex_unlock(&life_mu);
+}
+
+void acct_drain(struct block_store *bs)
+{
+	struct acct_entry *e = NULL, self;
+
+	pthread_mutex_lock(&pool.mu);
+	for (e = pool.list; e && e->bs != bs; e = e->next)
+		;
+	if (e)
+		self = *e;
+	pthread_mutex_unlock(&pool.mu);
+	if (!e)
+		return; /* not accounted here: nothing will drain */
+	self.bs = bs;
+	while (bs_backlog(bs)) {
+		work_through(&self);
+		/* what is left is in other threads' batches: wait for them */
+		if (bs_backlog(bs))
+			bs_wait_drained(bs, 5);
+	}
+}
+
+unsigned acct_workers(void)
+{
+	pthread_mutex_lock(&life_mu);
+	unsigned n = pool.nthreads;
+	pthread_mutex_unlock(&life_mu);
+	return n;
+}

@@ -1,0 +1,224 @@
+/* block_store.h — the content-addressed block store of one array: the layer
+ * between the volumes and the payloads.
+ *
+ *   volumes (volume_*.c) -> block store (block_store.c) -> payloads (payload_*.c)
+ *
+ * A block is dedup_block bytes of non-zero content, stored once per array
+ * and addressed by a 32-bit id (0 = zeros / unmapped) that volumes keep in
+ * their maps.  The store counts references and keeps the capacity figures of
+ * docs/accounting.md.  It never compresses: a new block enters the
+ * accounting backlog, and a consumer above the store (block_account.c, or
+ * anyone calling bs_acct_take/bs_acct_done) computes its compressed size off
+ * the write path.  Until then the block counts dedup_block bytes of physical
+ * space (its worst case, rule 5), so "used" space is an upper bound at every
+ * instant and exact once the backlog is drained.
+ *
+ * Thread safety: every function may run concurrently.  The index is split in
+ * BS_NSHARDS shards by fingerprint, each with its own mutex; refcounts are
+ * atomics and only a possible 1 -> 0 transition takes the shard lock, so a
+ * concurrent lookup can never revive a block being freed. */
+#ifndef LUNLAB_ARRAY_BLOCK_STORE_H
+#define LUNLAB_ARRAY_BLOCK_STORE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct payload_store;
+
+/* ---- block records: id -> {data, refcount, compressed size} ----
+ * Records live in a three-level paged table so an almost empty store costs a
+ * few KiB and a record never moves (reading one takes no lock). */
+#define BLK_LEAF_SHIFT 10u                 /* 1024 records (16 KiB) per leaf page */
+#define BLK_MID_SHIFT 9u                   /* 512 leaf pointers per mid page */
+#define BLK_TOP_ENTRIES 512u
+#define BLK_MAX_IDS (BLK_TOP_ENTRIES << (BLK_MID_SHIFT + BLK_LEAF_SHIFT)) /* 2^28 */
+
+/* Accounting state of a record (blk.acct), changed under its shard lock. */
+enum blk_acct {
+	BLK_FREE = 0,      /* no block (id on the free list, or never used) */
+	BLK_PENDING,       /* stored; compressed size not known yet (in the backlog) */
+	BLK_WORKING,       /* an accountant is compressing it, outside any lock */
+	BLK_ORPHAN,        /* freed while WORKING: the accountant releases it */
+	BLK_ACCOUNTED,     /* csize is exact and counted in the figures */
+};
+
+struct blk {
+	void *data;               /* dedup_block bytes (payload); NULL while free */
+	uint64_t fp;              /* its fingerprint: freeing finds its index slot without hashing again */
+	_Atomic uint32_t ref;     /* map entries pointing here; next free id while free */
+	uint16_t csize;           /* exact compressed size once BLK_ACCOUNTED */
+	uint8_t shard;            /* index shard (hash-derived), for per-shard counters */
+	uint8_t acct;             /* enum blk_acct */
+};                                /* 24 bytes */
+
+#define BS_NSHARDS 64u
+/* Refcount ceiling: beyond it the same content is stored as another block
+ * (needs > 64 TiB of one x2 block mapped; kept so a count can never wrap). */
+#define BLK_REF_MAX 0xFFFFFF00u
+
+struct bs_shard {
+	pthread_mutex_t mu;
+	/* index: open addressing, linear probing; only a 64-bit fingerprint
+	 * fragment is kept, every match is verified by memcmp */
+	uint64_t *hash;
+	uint32_t *id;             /* block id per slot, 0 = empty */
+	uint32_t cap;             /* power of two */
+	uint32_t count;
+	uint32_t free_head;       /* freed ids, chained through blk.ref */
+	uint32_t fresh_next, fresh_end; /* ids reserved from the store's counter */
+	/* accounting backlog: ids of new blocks, taken from the end; an entry
+	 * whose block is no longer PENDING is stale and skipped */
+	uint32_t *backlog;
+	uint32_t backlog_len, backlog_cap;
+	/* figures of the blocks of this shard (under mu) */
+	uint64_t unique_blocks, pending_blocks, physical_bytes, compressed_bytes;
+	_Atomic int64_t single_ref;     /* lock-free refcount transitions touch it */
+	char pad[64];
+};
+
+typedef _Atomic(struct blk *) blk_leaf_ptr;
+typedef uint64_t (*bs_fingerprint_fn)(const void *data, size_t len);
+
+/* Space one command sets aside for the blocks it may create after it has
+ * begun to change map entries (the read-modify-write of partial blocks), so
+ * that a full array refuses it before any change (bs_reserve).  unchecked:
+ * its blocks are never refused (deallocation, which frees more than it
+ * makes).  Starts zeroed; bs_release gives back what was not used. */
+struct bs_resv {
+	uint64_t left;
+	bool unchecked;
+};
+
+/* The points where a block's claim on physical space changes, for the
+ * array's capacity (thin provisioning, out of space).  Each is called with
+ * the block's shard lock held (reserve/release with none): keep them to a
+ * few atomics, never call the store from them.  Space a block claims:
+ * dedup_block bytes from block_new until it is accounted, its physical size
+ * (rule 5) afterwards. */
+struct bs_space_hooks {
+	void *ctx;
+	/* A new unique block (id) is about to be stored and will claim `bytes`
+	 * (= dedup_block), taken from r when the writer reserved it (r may be
+	 * NULL).  A negative errno refuses it: nothing is stored and the write
+	 * that needed it fails with that error (-ENOSPC: 07/27/07). */
+	int (*block_new)(void *ctx, uint32_t id, uint32_t bytes, struct bs_resv *r);
+	/* The compressed size of block id is known: its claim goes from `was`
+	 * (dedup_block) to `now` (its physical size). */
+	void (*block_sized)(void *ctx, uint32_t id, uint32_t was, uint32_t now);
+	/* Block id was freed; it claimed `bytes` (dedup_block if it was still
+	 * pending, else its physical size). */
+	void (*block_freed)(void *ctx, uint32_t id, uint32_t bytes);
+	/* Set `bytes` aside for a command (-ENOSPC when they are not there);
+	 * give back what it did not use. */
+	int (*reserve)(void *ctx, uint64_t bytes);
+	void (*release)(void *ctx, uint64_t bytes);
+};
+
+struct block_store {
+	uint32_t block;                  /* dedup_block, bytes */
+	unsigned bshift;                 /* log2(block) */
+	uint32_t alloc_unit;             /* physical allocation unit (rule 5) */
+	bs_fingerprint_fn fp;
+	struct payload_store *payloads;
+	struct bs_shard shards[BS_NSHARDS];
+	_Atomic(blk_leaf_ptr *) top[BLK_TOP_ENTRIES]; /* -> mid pages, installed by CAS */
+	_Atomic uint32_t next_id;        /* fresh ids handed to shards in batches */
+	_Atomic uint64_t meta_bytes;     /* record pages + index tables + backlogs */
+	_Atomic uint64_t backlog;        /* blocks PENDING or WORKING, all shards */
+	_Atomic unsigned take_cursor;    /* shard where the next bs_acct_take looks first */
+	/* backlog notification: on_backlog(ctx) runs when a block enters the
+	 * backlog while `kicked` is clear (the consumer clears it before it
+	 * looks for work), so a busy write path pays one atomic per block */
+	void (*on_backlog)(void *ctx);
+	void *on_backlog_ctx;
+	_Atomic int kicked;
+	struct bs_space_hooks space;     /* all NULL: no capacity accounting */
+	pthread_mutex_t drain_mu;        /* bs_wait_drained sleeps here */
+	pthread_cond_t drained;
+};
+
+/* Aggregated figures (docs/accounting.md), bytes unless named otherwise. */
+struct bs_figures {
+	uint64_t unique_blocks;
+	uint64_t pending_blocks;     /* unique blocks whose csize is not known yet */
+	uint64_t physical_bytes;     /* accounted blocks only */
+	uint64_t compressed_bytes;   /* accounted blocks only */
+	uint64_t single_ref_blocks;
+	uint64_t used_bytes;         /* physical_bytes + pending_blocks x dedup_block */
+	uint64_t meta_bytes;
+};
+
+/* block is a power of two (512..32768), alloc_unit in 1..block.  NULL when
+ * out of memory. */
+struct block_store *bs_create(uint32_t block, uint32_t alloc_unit);
+/* Frees every block still stored; nothing may use the store any more
+ * (an accountant must have let go of it). */
+void bs_destroy(struct block_store *bs);
+void bs_set_fingerprint(struct block_store *bs, bs_fingerprint_fn fn);
+/* Install before the first write. */
+void bs_set_space_hooks(struct block_store *bs, const struct bs_space_hooks *h);
+void bs_set_backlog_notify(struct block_store *bs, void (*fn)(void *ctx), void *ctx);
+
+/* Take a reference to the block holding data (block bytes, not all zero),
+ * storing it if new.  *id receives the block id.  A new block's space comes
+ * from r (bs_ref_content_r) or is checked on its own (-ENOSPC: full). */
+int bs_ref_content(struct block_store *bs, const void *data, uint32_t *id);
+int bs_ref_content_r(struct block_store *bs, const void *data, uint32_t *id, struct bs_resv *r);
+/* Set bytes aside in r for the blocks a command may create (space hooks;
+ * 0 when the store has none); -ENOSPC when the array has not that much. */
+int bs_reserve(struct block_store *bs, struct bs_resv *r, uint64_t bytes);
+void bs_release(struct block_store *bs, struct bs_resv *r);
+/* Add n references to id (the caller holds one, so it cannot be freed);
+ * -EOVERFLOW if that would pass BLK_REF_MAX. */
+int bs_incref(struct block_store *bs, uint32_t id, uint32_t n);
+/* One more reference to id's content: id itself, or, if id's refcount is
+ * saturated, a duplicate block of the same content (*out). */
+int bs_ref_more(struct block_store *bs, uint32_t id, uint32_t *out);
+void bs_unref(struct block_store *bs, uint32_t id);
+
+static inline struct blk *bs_rec(const struct block_store *bs, uint32_t id)
+{
+	blk_leaf_ptr *mid = atomic_load_explicit(&((struct block_store *)bs)->top[id >> (BLK_MID_SHIFT + BLK_LEAF_SHIFT)],
+						 memory_order_acquire);
+	struct blk *leaf = atomic_load_explicit(&mid[(id >> BLK_LEAF_SHIFT) & ((1u << BLK_MID_SHIFT) - 1)],
+						memory_order_acquire);
+	return &leaf[id & ((1u << BLK_LEAF_SHIFT) - 1)];
+}
+
+/* The block's bytes; valid while the caller holds a reference (a map entry
+ * under its stripe lock). */
+static inline const void *bs_data(const struct block_store *bs, uint32_t id) { return bs_rec(bs, id)->data; }
+
+void bs_figures(struct block_store *bs, struct bs_figures *out);
+
+/* ---- the accounting backlog, for its consumer ---- */
+struct bs_acct_job {
+	uint32_t id;
+	const void *data;         /* readable until bs_acct_done */
+	uint32_t csize;           /* filled in by the consumer */
+};
+/* Take up to max PENDING blocks of one shard (they become WORKING: their
+ * data stays readable even if they are freed meanwhile); returns how many. */
+size_t bs_acct_take(struct block_store *bs, struct bs_acct_job *jobs, size_t max);
+/* Record the compressed sizes of jobs taken by one bs_acct_take. */
+void bs_acct_done(struct block_store *bs, const struct bs_acct_job *jobs, size_t n);
+/* Clear the notification flag before looking for work (see on_backlog). */
+void bs_acct_rearm(struct block_store *bs);
+static inline uint64_t bs_backlog(const struct block_store *bs)
+{
+	return atomic_load_explicit(&((struct block_store *)bs)->backlog, memory_order_acquire);
+}
+/* Sleep until the backlog is empty or timeout_ms passed; returns the backlog. */
+uint64_t bs_wait_drained(struct block_store *bs, unsigned timeout_ms);
+
+/* Physical size of a block of compressed size csize (rule 5). */
+uint32_t bs_physical_size(const struct block_store *bs, uint32_t csize);
+/* The default fingerprint: low 64 bits of XXH3-128. */
+uint64_t bs_default_fingerprint(const void *data, size_t len);
+/* Test hook: the number of index entries sharing fragment h. */
+uint64_t bs_count_fragment(struct block_store *bs, uint64_t h);
+
+#endif

@@ -1,0 +1,129 @@
+/* snapshot.c — instant snapshots (volume_names.h, array_snapshot): a new
+ * named volume whose map is a copy of its source's, every mapped block's
+ * reference count raised by one.  No data is read, hashed or copied, so
+ * unique and physical space do not change; the copies diverge from their
+ * sources block by block as either is written (a write replaces a map
+ * entry, the shared block keeps its other references).
+ *
+ * A snapshot set is taken at one point in time: every source's resize lock
+ * is held for writing (which waits for the commands in flight on it and
+ * holds new ones) while all the maps are copied.  Lock order as everywhere:
+ * the array's vol_mu, then resize locks by volume address. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handlers/array/array_internal.h"
+#include "handlers/array/volume_names.h"
+
+static int by_address(const void *x, const void *y)
+{
+	uintptr_t a = (uintptr_t) * (struct volume *const *)x, b = (uintptr_t) * (struct volume *const *)y;
+	return a < b ? -1 : a > b;
+}
+
+int array_snapshot(struct array *a, const char *const *src, const char *const *dst, size_t n, bool readonly,
+		   uint64_t *entries, char **err)
+{
+	char *e = NULL;
+	int rc = 0;
+
+	*entries = 0;
+	if (err)
+		*err = NULL;
+	if (!n || !src || !dst) {
+		e = array_msg("a snapshot needs at least one source volume");
+		rc = -EINVAL;
+		goto out_early;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!src[i] || !dst[i] || !volume_name_ok(dst[i])) {
+			e = array_msg("snapshot name '%s': want 1..%d printable characters other than space ; , / =",
+				dst[i] ? dst[i] : "", VOLUME_NAME_MAX - 1);
+			rc = -EINVAL;
+			goto out_early;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(dst[i], dst[j])) {
+				e = array_msg("snapshot name '%s' is given twice", dst[i]);
+				rc = -EEXIST;
+				goto out_early;
+			}
+	}
+	struct volume **sv = calloc(n, sizeof(*sv)), **dv = calloc(n, sizeof(*dv)), **lk = calloc(n, sizeof(*lk));
+	if (!sv || !dv || !lk) {
+		free(sv);
+		free(dv);
+		free(lk);
+		e = array_msg("out of memory");
+		rc = -ENOSPC;
+		goto out_early;
+	}
+
+	pthread_mutex_lock(&a->vol_mu);
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (!(sv[i] = vn_find(a, src[i]))) {
+			e = array_msg("volume '%s': no such volume in array '%s'", src[i], a->name);
+			rc = -ENOENT;
+		} else if (vn_find(a, dst[i])) {
+			e = array_msg("volume '%s' already exists in array '%s'", dst[i], a->name);
+			rc = -EEXIST;
+		}
+	}
+	if (rc) {
+		pthread_mutex_unlock(&a->vol_mu);
+		goto out;
+	}
+
+	/* hold every source (each once, in address order) */
+	size_t nl = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t j;
+		for (j = 0; j < nl && lk[j] != sv[i]; j++)
+			;
+		if (j == nl)
+			lk[nl++] = sv[i];
+	}
+	qsort(lk, nl, sizeof(*lk), by_address);
+	for (size_t j = 0; j < nl; j++)
+		vol_hold(lk[j]);
+	for (size_t i = 0; i < n && !rc; i++) {
+		dv[i] = array_vol_alloc(a, sv[i]->size, sv[i]->lba_size);
+		if (!dv[i] || !(dv[i]->name = strdup(dst[i])) || !(dv[i]->snapshot_of = strdup(src[i]))) {
+			e = array_msg("out of memory for the map of snapshot '%s'", dst[i]);
+			rc = -ENOSPC;
+		} else if (vol_copy_map(dv[i], sv[i], entries) != 0) {
+			e = array_msg("snapshot '%s' of '%s': out of space copying its map", dst[i], src[i]);
+			rc = -ENOSPC;
+		}
+	}
+	for (size_t j = nl; j-- > 0;)
+		vol_unhold(lk[j]);
+
+	if (rc) {
+		pthread_mutex_unlock(&a->vol_mu);
+		for (size_t i = 0; i < n; i++)
+			volume_destroy(dv[i]); /* not linked: drops what copy_map took */
+		*entries = 0;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		dv[i]->readonly = readonly;
+		dv[i]->attached = false;
+		array_vol_link(a, dv[i]);
+		array_ref(a); /* each name keeps the array alive */
+	}
+	pthread_mutex_unlock(&a->vol_mu);
+out:
+	free(sv);
+	free(dv);
+	free(lk);
+out_early:
+	if (err)
+		*err = e;
+	else
+		free(e);
+	return rc;
+}

@@ -1,0 +1,212 @@
+/* volume_names.c — named volumes (volume_names.h): attach, release, delete,
+ * list.  Names, the attached flag and the volume list are guarded by the
+ * array's vol_mu; lock order: vol_mu, then a volume's resize lock (the
+ * listing's count of single-referenced blocks), then the registry lock
+ * (array_ref). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "handlers/array/array_internal.h"
+#include "handlers/array/volume_names.h"
+
+static void set_err(char **err, char *m)
+{
+	if (err)
+		*err = m;
+	else
+		free(m);
+}
+
+bool volume_name_ok(const char *name)
+{
+	size_t n = 0;
+
+	if (!name)
+		return false;
+	for (const char *p = name; *p; p++, n++)
+		if (*p < 0x21 || *p > 0x7e || strchr(";,/=", *p) || n >= VOLUME_NAME_MAX - 1)
+			return false;
+	return n > 0;
+}
+
+struct volume *vn_find(struct array *a, const char *name)
+{
+	for (struct volume *v = a->vols; v; v = v->next)
+		if (v->name && !strcmp(v->name, name))
+			return v;
+	return NULL;
+}
+
+int volume_attach(struct array *a, const char *name, uint64_t size_bytes, uint32_t lba_size, struct volume **out,
+		  char **err)
+{
+	*out = NULL;
+	if (err)
+		*err = NULL;
+	if (!volume_name_ok(name)) {
+		set_err(err, array_msg("volume '%s': want 1..%d printable characters other than space ; , / =",
+				 name ? name : "", VOLUME_NAME_MAX - 1));
+		return -EINVAL;
+	}
+	if ((lba_size != 512 && lba_size != 4096) || size_bytes % lba_size) {
+		set_err(err, array_msg("volume '%s': size %llu is not a multiple of the %u-byte block", name,
+				 (unsigned long long)size_bytes, lba_size));
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&a->vol_mu);
+	struct volume *v = vn_find(a, name);
+	if (v) {
+		int rc = 0;
+		if (v->attached) {
+			set_err(err, array_msg("volume '%s' of array '%s' is attached to another device", name, a->name));
+			rc = -EBUSY;
+		} else if (v->lba_size != lba_size) {
+			set_err(err, array_msg("volume '%s' has %u-byte blocks, the device %u-byte blocks", name, v->lba_size,
+					 lba_size));
+			rc = -EINVAL;
+		} else if (v->size != size_bytes) {
+			set_err(err, array_msg("volume '%s' is %llu bytes, the device %llu: attach with the volume's size "
+					 "(and resize the device afterwards)",
+					 name, (unsigned long long)v->size, (unsigned long long)size_bytes));
+			rc = -EINVAL;
+		} else {
+			v->attached = true;
+			*out = v;
+		}
+		pthread_mutex_unlock(&a->vol_mu);
+		return rc;
+	}
+	v = array_vol_alloc(a, size_bytes, lba_size);
+	if (!v || !(v->name = strdup(name))) {
+		pthread_mutex_unlock(&a->vol_mu);
+		if (v)
+			volume_destroy(v);
+		set_err(err, array_msg("volume '%s': out of memory creating a %llu-byte volume", name,
+				 (unsigned long long)size_bytes));
+		return -ENOMEM;
+	}
+	v->attached = true;
+	array_vol_link(a, v);
+	array_ref(a); /* the name keeps its array alive */
+	pthread_mutex_unlock(&a->vol_mu);
+	*out = v;
+	return 0;
+}
+
+void volume_release(struct volume *v)
+{
+	if (!v)
+		return;
+	struct array *a = volume_array(v);
+	pthread_mutex_lock(&a->vol_mu);
+	if (v->name) {
+		v->attached = false;
+		pthread_mutex_unlock(&a->vol_mu);
+		return;
+	}
+	pthread_mutex_unlock(&a->vol_mu);
+	volume_destroy(v);
+}
+
+bool volume_is_readonly(struct volume *v)
+{
+	struct array *a = volume_array(v);
+	pthread_mutex_lock(&a->vol_mu);
+	bool ro = v->readonly;
+	pthread_mutex_unlock(&a->vol_mu);
+	return ro;
+}
+
+int array_volume_delete(struct array *a, const char *name, char **err)
+{
+	if (err)
+		*err = NULL;
+	pthread_mutex_lock(&a->vol_mu);
+	struct volume *v = name ? vn_find(a, name) : NULL;
+	if (!v) {
+		pthread_mutex_unlock(&a->vol_mu);
+		set_err(err, array_msg("volume '%s': no such volume in array '%s'", name ? name : "", a->name));
+		return -ENOENT;
+	}
+	if (v->attached) {
+		pthread_mutex_unlock(&a->vol_mu);
+		set_err(err, array_msg("volume '%s' of array '%s' is attached to a device: close the device first", name,
+				 a->name));
+		return -EBUSY;
+	}
+	for (struct volume **pp = &a->vols; *pp; pp = &(*pp)->next)
+		if (*pp == v) {
+			*pp = v->next;
+			break;
+		}
+	pthread_mutex_unlock(&a->vol_mu);
+	volume_destroy(v); /* drops every reference its map held */
+	array_put(a);      /* the name's reference; the caller still holds one */
+	return 0;
+}
+
+int array_volumes_info(struct array *a, struct volume_info *out, int max, uint64_t *provisioned)
+{
+	int n = 0;
+	uint64_t prov = 0, B = a->p.dedup_block;
+
+	pthread_mutex_lock(&a->vol_mu);
+	for (struct volume *v = a->vols; v; v = v->next, n++) {
+		prov += v->size;
+		if (!out || n >= max)
+			continue;
+		struct volume_info *o = &out[n];
+		memset(o, 0, sizeof(*o));
+		snprintf(o->name, sizeof(o->name), "%s", v->name ? v->name : "");
+		snprintf(o->snapshot_of, sizeof(o->snapshot_of), "%s", v->snapshot_of ? v->snapshot_of : "");
+		o->size_bytes = v->size;
+		o->mapped_bytes = atomic_load(&v->mapped) * B;
+		o->single_ref_bytes = vol_single_ref_entries(v) * B;
+		o->lba_size = v->lba_size;
+		o->attached = v->name ? v->attached : true; /* an anonymous volume lives with its device */
+		o->readonly = v->readonly;
+	}
+	pthread_mutex_unlock(&a->vol_mu);
+	if (provisioned)
+		*provisioned = prov;
+	return n;
+}
+
+/* Delete the unattached named volumes of one array. */
+static void drop_in(struct array *a)
+{
+	for (;;) {
+		char name[VOLUME_NAME_MAX] = "";
+		pthread_mutex_lock(&a->vol_mu);
+		for (struct volume *v = a->vols; v; v = v->next)
+			if (v->name && !v->attached) {
+				snprintf(name, sizeof(name), "%s", v->name);
+				break;
+			}
+		pthread_mutex_unlock(&a->vol_mu);
+		if (!name[0] || array_volume_delete(a, name, NULL) != 0)
+			return;
+	}
+}
+
+void array_drop_named_volumes(void)
+{
+	int n = array_names(NULL, 0);
+	char (*names)[ARRAY_NAME_MAX] = n > 0 ? calloc((size_t)n, sizeof(*names)) : NULL;
+
+	if (!names)
+		return;
+	int m = array_names(names, n);
+	n = m < n ? m : n;
+	for (int i = 0; i < n; i++) {
+		struct array *a = array_lookup(names[i]);
+		if (!a)
+			continue;
+		drop_in(a);
+		array_put(a);
+	}
+	free(names);
+}

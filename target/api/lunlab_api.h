@@ -1,0 +1,14 @@
+/* lunlab_api.h — the lunlab namespace of the management API (fault rules,
+ * portals, ALUA states at run time; lunlab_api.c lists the routes,
+ * docs/faults.md documents them).  main() registers it before api_start(). */
+#ifndef LUNLAB_API_LUNLAB_API_H
+#define LUNLAB_API_LUNLAB_API_H
+
+#include <stddef.h>
+
+#include "target/api/api_router.h"
+
+/* 0, or -1 with a reason in err (a route already taken). */
+int lunlab_api_register(char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,66 @@
+/* xms_engine.h — what every XMS resource type shares: the paths
+ * (/api/json/v2/types/TYPE[/INDEX] and, where v1 is the same,
+ * /api/json/types/TYPE[/INDEX]), GET of a list (name + href, or full=1
+ * objects), of one object (?name= or /INDEX) with prop= and filter=, the
+ * object lookup for PUT and DELETE, the "links" of a created object and the
+ * object ids [guid, name, index].  A type only says how to list its objects
+ * as JSON and how to create, change and delete one (xms_*.c). */
+#ifndef LUNLAB_XMS_ENGINE_H
+#define LUNLAB_XMS_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "target/api/api_query.h"
+#include "target/api/api_router.h"
+
+struct json_object;
+
+struct xms_ctx {
+	const struct api_request *req;
+	struct api_response *rsp;
+	const struct xms_type *type;
+	int version;                 /* 1: /api/json/types, 2: /api/json/v2/types */
+	char base[320];              /* "https://HOST/api/json/v2/types" */
+	struct api_query q;          /* GET/DELETE query */
+	struct json_object *body;    /* the request body (an object; empty when none) */
+	const char *cluster;         /* cluster-name (query) or cluster-id (body); NULL: none */
+};
+
+struct xms_type {
+	const char *name;            /* "volumes": the path segment and the key of the list */
+	bool v1;                     /* served under /api/json/types too */
+	/* every object's full content (each with "name" and "index") appended
+	 * to arr; runs with the model locked */
+	void (*list)(struct xms_ctx *x, struct json_object *arr);
+	/* create / change / delete; each answers x->rsp itself (api_error or
+	 * xms_reply_created / xms_reply_ok).  index: the object the request
+	 * names (0 for a DELETE that names none, e.g. by body fields).  NULL:
+	 * the method is refused for this type. */
+	void (*post)(struct xms_ctx *x);
+	void (*put)(struct xms_ctx *x, uint64_t index);
+	void (*del)(struct xms_ctx *x, uint64_t index);
+	bool del_without_name;       /* DELETE may name no object (fields in the body) */
+};
+
+/* Registers the routes of every type in types[] (n of them) plus the type
+ * list GET /api/json/v2/types.  -1 with the reason in err. */
+int xms_routes_register(const struct xms_type *const *types, size_t n, char *err, size_t errlen);
+
+/* 201 Created {"links": [{"href": BASE/TYPE/INDEX, "rel": "self"}]} */
+void xms_reply_created(struct xms_ctx *x, const char *type, uint64_t index);
+/* several links (a POST that creates several objects, e.g. a snapshot set) */
+void xms_reply_created_many(struct xms_ctx *x, const char *type, const uint64_t *index, size_t n);
+/* 200 with an empty body (PUT, DELETE) */
+void xms_reply_ok(struct xms_ctx *x);
+
+/* [guid, name, index], XMS's object id */
+struct json_object *xms_oid(const char *guid, const char *name, uint64_t index);
+/* a string property the way XMS sends numbers in most places: "123" */
+struct json_object *xms_num_string(uint64_t v);
+
+/* The model lock every resource runs under (one API operation at a time). */
+void xms_lock(void);
+void xms_unlock(void);
+
+#endif

@@ -1,0 +1,351 @@
+/* xms_initiators.c — `initiator-groups` and `initiators`.  An initiator is
+ * an iSCSI name (port-address) in one group; a LUN map to the group makes
+ * the volume visible to every initiator in it (LUN masking, xms_scsi.c).
+ * An initiator's CHAP credentials (initiator-authentication-*, and
+ * initiator-discovery-* for discovery sessions) are what it must log in
+ * with while its cluster's chap-authentication-mode (chap-discovery-mode)
+ * is not disabled (target/iscsi/auth_dyn.h). */
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "target/api/api_json.h"
+#include "target/api/xms_common.h"
+#include "target/api/xms_resources.h"
+#include "target/iscsi/auth_chap.h"
+#include "target/iscsi/auth_config.h"
+
+static size_t ig_vols(uint64_t ig)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < g_xms.lunmaps.n; i++)
+		if (g_xms.lunmaps.v[i].ig == ig)
+			n++;
+	return n;
+}
+
+static size_t ig_inits(uint64_t ig)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < g_xms.initiators.n; i++)
+		if (g_xms.initiators.v[i].ig == ig)
+			n++;
+	return n;
+}
+
+static void list_igs(struct xms_ctx *x, struct json_object *arr)
+{
+	(void)x;
+	for (size_t i = 0; i < g_xms.igs.n; i++) {
+		const struct xms_ig *g = &g_xms.igs.v[i];
+		const struct xms_cluster *c = xms_cluster_get(&g_xms, g->cluster);
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(g->name));
+		json_object_object_add(o, "index", json_object_new_int64((int64_t)g->index));
+		json_object_object_add(o, "guid", json_object_new_string(g->guid));
+		json_object_object_add(o, "ig-id", xms_ig_oid(g));
+		if (c)
+			json_object_object_add(o, "sys-id", xms_cluster_oid(c));
+		json_object_object_add(o, "num-of-initiators", json_object_new_int64((int64_t)ig_inits(g->index)));
+		json_object_object_add(o, "num-of-vols", json_object_new_int64((int64_t)ig_vols(g->index)));
+		json_object_array_add(arr, o);
+	}
+}
+
+static void post_ig(struct xms_ctx *x)
+{
+	static const char *const fields[] = { "ig-name", "name", NULL };
+	struct xms_cluster *c = xms_request_cluster(x);
+	const char *name;
+	struct xms_ig *g;
+	int rc;
+
+	if (!c)
+		return;
+	rc = xms_field_any(x, fields, XMS_NAME_MAX, &name, NULL);
+	if (rc < 0)
+		return;
+	if (rc == 0 || !xms_name_ok(name)) {
+		api_error(x->rsp, 400, "Command Syntax Error: ig-name: want 1..128 printable characters");
+		return;
+	}
+	if (xms_ig_by_name(&g_xms, name)) {
+		api_error(x->rsp, 400, XMS_ERR_OBJ_NAME_NOT_UNIQUE);
+		return;
+	}
+	if (g_xms.igs.n >= XMS_MAX_OBJECTS) {
+		api_error(x->rsp, 400, XMS_ERR_TOO_MANY);
+		return;
+	}
+	g = xms_ig_add(&g_xms);
+	if (!g) {
+		api_error(x->rsp, 500, "out of memory");
+		return;
+	}
+	snprintf(g->name, sizeof(g->name), "%s", name);
+	g->cluster = c->index;
+	xms_reply_created(x, "initiator-groups", g->index);
+}
+
+/* DELETE a group that maps no volume: its initiators go with it */
+static void del_ig(struct xms_ctx *x, uint64_t index)
+{
+	if (ig_vols(index)) {
+		api_error(x->rsp, 400, XMS_ERR_IG_NOT_EMPTY);
+		return;
+	}
+	for (size_t i = g_xms.initiators.n; i-- > 0;)
+		if (g_xms.initiators.v[i].ig == index)
+			xms_initiator_del(&g_xms, g_xms.initiators.v[i].index);
+	xms_ig_del(&g_xms, index);
+	if (xms_republish(x))
+		xms_reply_ok(x);
+}
+
+static void put_ig(struct xms_ctx *x, uint64_t index)
+{
+	static const char *const fields[] = { "new-name", "ig-name", "name", NULL };
+	struct xms_ig *g = xms_ig_get(&g_xms, index);
+	const char *name;
+	int rc = xms_field_any(x, fields, XMS_NAME_MAX, &name, NULL);
+
+	if (rc < 0)
+		return;
+	if (rc == 0 || !xms_name_ok(name)) {
+		api_error(x->rsp, 400, "Command Syntax Error: new-name: want 1..128 printable characters");
+		return;
+	}
+	if (xms_ig_by_name(&g_xms, name) && xms_ig_by_name(&g_xms, name) != g) {
+		api_error(x->rsp, 400, XMS_ERR_OBJ_NAME_NOT_UNIQUE);
+		return;
+	}
+	snprintf(g->name, sizeof(g->name), "%s", name);
+	xms_reply_ok(x);
+}
+
+const struct xms_type xms_type_igs = {
+	.name = "initiator-groups",
+	.v1 = true,
+	.list = list_igs,
+	.post = post_ig,
+	.put = put_ig,
+	.del = del_ig,
+};
+
+/* ---- initiators ---- */
+
+static void list_inits(struct xms_ctx *x, struct json_object *arr)
+{
+	(void)x;
+	for (size_t i = 0; i < g_xms.initiators.n; i++) {
+		const struct xms_initiator *n = &g_xms.initiators.v[i];
+		const struct xms_ig *g = xms_ig_get(&g_xms, n->ig);
+		const struct xms_cluster *c = xms_cluster_get(&g_xms, n->cluster);
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(n->name));
+		json_object_object_add(o, "index", json_object_new_int64((int64_t)n->index));
+		json_object_object_add(o, "guid", json_object_new_string(n->guid));
+		json_object_object_add(o, "initiator-id", xms_oid(n->guid, n->name, n->index));
+		if (g)
+			json_object_object_add(o, "ig-id", xms_ig_oid(g));
+		if (c)
+			json_object_object_add(o, "sys-id", xms_cluster_oid(c));
+		json_object_object_add(o, "port-address", json_object_new_string(n->port_address));
+		json_object_object_add(o, "port-type", json_object_new_string("iscsi"));
+		/* XMS shows the credentials (clients reuse them: the Cinder driver does) */
+		json_object_object_add(o, "chap-authentication-initiator-user-name", json_object_new_string(n->auth_user));
+		json_object_object_add(o, "chap-authentication-initiator-password", json_object_new_string(n->auth_pass));
+		json_object_object_add(o, "chap-discovery-initiator-user-name", json_object_new_string(n->disc_user));
+		json_object_object_add(o, "chap-discovery-initiator-password", json_object_new_string(n->disc_pass));
+		json_object_array_add(arr, o);
+	}
+}
+
+/* the CHAP fields of a POST/PUT, checked as the login will use them; each
+ * pair must come together (or "" to clear it) */
+static bool chap_fields(struct xms_ctx *x, struct xms_initiator *n)
+{
+	static const struct {
+		const char *user, *pass;
+		size_t ou, op;
+	} pairs[] = {
+		{ "initiator-authentication-user-name", "initiator-authentication-password",
+		  offsetof(struct xms_initiator, auth_user), offsetof(struct xms_initiator, auth_pass) },
+		{ "initiator-discovery-user-name", "initiator-discovery-password",
+		  offsetof(struct xms_initiator, disc_user), offsetof(struct xms_initiator, disc_pass) },
+	};
+
+	for (size_t i = 0; i < 2; i++) {
+		struct json_object *ju = NULL, *jp = NULL;
+		const char *u, *p;
+		size_t pl;
+		bool hu = json_object_object_get_ex(x->body, pairs[i].user, &ju) && ju;
+		bool hp = json_object_object_get_ex(x->body, pairs[i].pass, &jp) && jp;
+
+		if (!hu && !hp)
+			continue;
+		if (hu != hp || !json_object_is_type(ju, json_type_string) || !json_object_is_type(jp, json_type_string))
+			return api_errorf(x->rsp, 400, "Command Syntax Error: %s and %s: give both, as strings",
+					  pairs[i].user, pairs[i].pass);
+		u = json_object_get_string(ju);
+		p = json_object_get_string(jp);
+		pl = strlen(p);
+		if (!*u && !*p) { /* clears them */
+			((char *)n + pairs[i].ou)[0] = '\0';
+			((char *)n + pairs[i].op)[0] = '\0';
+			continue;
+		}
+		if (!*u || strlen(u) > CHAP_NAME_MAX || strcspn(u, " \t\r\n") != strlen(u) ||
+		    (size_t)json_object_get_string_len(ju) != strlen(u))
+			return api_errorf(x->rsp, 400, "Command Syntax Error: %s: want 1..%d characters without spaces",
+					  pairs[i].user, CHAP_NAME_MAX);
+		/* the secret itself is never echoed: its length is */
+		if (pl < CHAP_SECRET_MIN || pl > CHAP_SECRET_MAX || (size_t)json_object_get_string_len(jp) != pl)
+			return api_errorf(x->rsp, 400, "Command Syntax Error: %s: %zu characters, want %d..%d",
+					  pairs[i].pass, pl, CHAP_SECRET_MIN, CHAP_SECRET_MAX);
+		snprintf((char *)n + pairs[i].ou, XMS_CHAP_MAX + 1, "%s", u);
+		snprintf((char *)n + pairs[i].op, XMS_CHAP_MAX + 1, "%s", p);
+	}
+	return true;
+}
+
+static void post_init(struct xms_ctx *x)
+{
+	static const char *const name_fields[] = { "initiator-name", "name", NULL };
+	struct xms_cluster *c = xms_request_cluster(x);
+	struct xms_initiator tmp, *n;
+	const char *name = NULL, *port, *igref, *why;
+	char gbuf[24];
+	const struct xms_ig *g;
+	int rc;
+
+	if (!c)
+		return;
+	memset(&tmp, 0, sizeof(tmp));
+	if ((rc = xms_field_string(x, "port-address", XMS_IQN_MAX, &port)) < 0)
+		return;
+	if (rc == 0) {
+		api_error(x->rsp, 400, "Command Syntax Error: port-address: missing (the initiator's iSCSI name)");
+		return;
+	}
+	if ((why = auth_check_iqn(port))) {
+		api_errorf(x->rsp, 400, "Command Syntax Error: port-address: %s", why);
+		return;
+	}
+	if ((rc = xms_field_any(x, name_fields, XMS_NAME_MAX, &name, NULL)) < 0)
+		return;
+	if (rc == 0)
+		name = port;
+	if (!xms_name_ok(name)) {
+		api_error(x->rsp, 400, "Command Syntax Error: initiator-name: want 1..128 printable characters");
+		return;
+	}
+	static const char *const ig_fields[] = { "ig-id", "ig-name", NULL };
+	if ((rc = xms_field_ref(x, ig_fields, gbuf, sizeof(gbuf), &igref)) < 0)
+		return;
+	if (rc == 0) {
+		api_error(x->rsp, 400, "Command Syntax Error: ig-id: missing (the initiator group)");
+		return;
+	}
+	g = xms_ig_ref(&g_xms, igref);
+	if (!g) {
+		api_error(x->rsp, 400, XMS_ERR_IG_NOT_FOUND);
+		return;
+	}
+	if (xms_initiator_by_name(&g_xms, name)) {
+		api_error(x->rsp, 400, XMS_ERR_OBJ_NAME_NOT_UNIQUE);
+		return;
+	}
+	if (xms_initiator_by_port(&g_xms, port)) {
+		api_error(x->rsp, 400, XMS_ERR_INITIATOR_EXISTS);
+		return;
+	}
+	if (!chap_fields(x, &tmp))
+		return;
+	if (g_xms.initiators.n >= XMS_MAX_OBJECTS) {
+		api_error(x->rsp, 400, XMS_ERR_TOO_MANY);
+		return;
+	}
+	n = xms_initiator_add(&g_xms);
+	if (!n) {
+		api_error(x->rsp, 500, "out of memory");
+		return;
+	}
+	snprintf(n->name, sizeof(n->name), "%s", name);
+	snprintf(n->port_address, sizeof(n->port_address), "%s", port);
+	n->ig = g->index;
+	n->cluster = g->cluster;
+	memcpy(n->auth_user, tmp.auth_user, sizeof(n->auth_user));
+	memcpy(n->auth_pass, tmp.auth_pass, sizeof(n->auth_pass));
+	memcpy(n->disc_user, tmp.disc_user, sizeof(n->disc_user));
+	memcpy(n->disc_pass, tmp.disc_pass, sizeof(n->disc_pass));
+	auth_wipe(&tmp, sizeof(tmp));
+	if (xms_republish(x))
+		xms_reply_created(x, "initiators", n->index);
+}
+
+/* PUT: CHAP credentials, a new name, another group */
+static void put_init(struct xms_ctx *x, uint64_t index)
+{
+	static const char *const name_fields[] = { "new-name", "initiator-name", "name", NULL };
+	static const char *const ig_fields[] = { "ig-id", "ig-name", NULL };
+	struct xms_initiator *n = xms_initiator_get(&g_xms, index), tmp;
+	const char *name = NULL, *igref = NULL;
+	const struct xms_ig *g = NULL;
+	char gbuf[24];
+	int rn, rg;
+
+	if (!n) {
+		api_error(x->rsp, 400, XMS_ERR_NOT_FOUND);
+		return;
+	}
+	if ((rn = xms_field_any(x, name_fields, XMS_NAME_MAX, &name, NULL)) < 0 ||
+	    (rg = xms_field_ref(x, ig_fields, gbuf, sizeof(gbuf), &igref)) < 0)
+		return;
+	if (rn > 0 && (!xms_name_ok(name) || (xms_initiator_by_name(&g_xms, name) &&
+					      xms_initiator_by_name(&g_xms, name) != n))) {
+		api_error(x->rsp, 400, xms_name_ok(name) ? XMS_ERR_OBJ_NAME_NOT_UNIQUE
+							 : "Command Syntax Error: new-name: want 1..128 printable characters");
+		return;
+	}
+	if (rg > 0 && !(g = xms_ig_ref(&g_xms, igref))) {
+		api_error(x->rsp, 400, XMS_ERR_IG_NOT_FOUND);
+		return;
+	}
+	tmp = *n;
+	if (!chap_fields(x, &tmp)) {
+		auth_wipe(&tmp, sizeof(tmp));
+		return;
+	}
+	*n = tmp;
+	auth_wipe(&tmp, sizeof(tmp));
+	if (rn > 0)
+		snprintf(n->name, sizeof(n->name), "%s", name);
+	if (g) {
+		n->ig = g->index;
+		n->cluster = g->cluster;
+	}
+	if (xms_republish(x))
+		xms_reply_ok(x);
+}
+
+static void del_init(struct xms_ctx *x, uint64_t index)
+{
+	xms_initiator_del(&g_xms, index);
+	if (xms_republish(x))
+		xms_reply_ok(x);
+}
+
+const struct xms_type xms_type_initiators = {
+	.name = "initiators",
+	.v1 = true,
+	.list = list_inits,
+	.post = post_init,
+	.put = put_init,
+	.del = del_init,
+};

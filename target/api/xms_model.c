@@ -1,0 +1,669 @@
+/* xms_model.c — see xms_model.h.  Each type is a growable array kept in
+ * index order (new objects get the highest index), so a lookup by index is
+ * a binary search and a list comes out in creation order. */
+#include "target/api/xms_model.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct xms_model g_xms;
+
+/* ---- generic array helpers (each object type starts with index, guid) ---- */
+
+static void *arr_add(void **v, size_t *n, size_t *cap, uint64_t *next, size_t size)
+{
+	char *obj;
+
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		void *nv = realloc(*v, nc * size);
+		if (!nv)
+			return NULL;
+		*v = nv;
+		*cap = nc;
+	}
+	obj = (char *)*v + *n * size;
+	memset(obj, 0, size);
+	if (*next == 0)
+		*next = 1;
+	*(uint64_t *)(void *)obj = (*next)++;
+	if (!xms_guid_new(obj + sizeof(uint64_t)))
+		return NULL;
+	(*n)++;
+	return obj;
+}
+
+static void *arr_get(void *v, size_t n, size_t size, uint64_t index)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		uint64_t at = *(uint64_t *)(void *)((char *)v + mid * size);
+		if (at == index)
+			return (char *)v + mid * size;
+		if (index < at)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+static void arr_del(void *v, size_t *n, size_t size, uint64_t index)
+{
+	char *o = arr_get(v, *n, size, index);
+	size_t i;
+
+	if (!o)
+		return;
+	i = (size_t)(o - (char *)v) / size;
+	memmove(o, o + size, (*n - i - 1) * size);
+	(*n)--;
+}
+
+#define ADD(arr) arr_add((void **)&(arr).v, &(arr).n, &(arr).cap, &(arr).next, sizeof(*(arr).v))
+#define GET(arr, i) arr_get((arr).v, (arr).n, sizeof(*(arr).v), (i))
+#define DEL(arr, i) arr_del((arr).v, &(arr).n, sizeof(*(arr).v), (i))
+
+#define BY_NAME(arr, nm)                                                        \
+	do {                                                                    \
+		for (size_t i_ = 0; i_ < (arr).n; i_++)                         \
+			if (strcmp((arr).v[i_].name, (nm)) == 0)                \
+				return &(arr).v[i_];                            \
+		return NULL;                                                    \
+	} while (0)
+
+struct xms_cluster *xms_cluster_add(struct xms_model *m) { return ADD(m->clusters); }
+struct xms_volume *xms_volume_add(struct xms_model *m) { return ADD(m->volumes); }
+struct xms_snapset *xms_snapset_add(struct xms_model *m) { return ADD(m->snapsets); }
+struct xms_cg *xms_cg_add(struct xms_model *m) { return ADD(m->cgs); }
+struct xms_ig *xms_ig_add(struct xms_model *m) { return ADD(m->igs); }
+struct xms_initiator *xms_initiator_add(struct xms_model *m) { return ADD(m->initiators); }
+struct xms_lunmap *xms_lunmap_add(struct xms_model *m) { return ADD(m->lunmaps); }
+
+struct xms_cluster *xms_cluster_get(struct xms_model *m, uint64_t i) { return GET(m->clusters, i); }
+struct xms_volume *xms_volume_get(struct xms_model *m, uint64_t i) { return GET(m->volumes, i); }
+struct xms_snapset *xms_snapset_get(struct xms_model *m, uint64_t i) { return GET(m->snapsets, i); }
+struct xms_cg *xms_cg_get(struct xms_model *m, uint64_t i) { return GET(m->cgs, i); }
+struct xms_ig *xms_ig_get(struct xms_model *m, uint64_t i) { return GET(m->igs, i); }
+struct xms_initiator *xms_initiator_get(struct xms_model *m, uint64_t i) { return GET(m->initiators, i); }
+struct xms_lunmap *xms_lunmap_get(struct xms_model *m, uint64_t i) { return GET(m->lunmaps, i); }
+
+struct xms_cluster *xms_cluster_by_name(struct xms_model *m, const char *n) { BY_NAME(m->clusters, n); }
+struct xms_volume *xms_volume_by_name(struct xms_model *m, const char *n) { BY_NAME(m->volumes, n); }
+struct xms_snapset *xms_snapset_by_name(struct xms_model *m, const char *n) { BY_NAME(m->snapsets, n); }
+struct xms_cg *xms_cg_by_name(struct xms_model *m, const char *n) { BY_NAME(m->cgs, n); }
+struct xms_ig *xms_ig_by_name(struct xms_model *m, const char *n) { BY_NAME(m->igs, n); }
+struct xms_initiator *xms_initiator_by_name(struct xms_model *m, const char *n) { BY_NAME(m->initiators, n); }
+
+struct xms_initiator *xms_initiator_by_port(struct xms_model *m, const char *port)
+{
+	for (size_t i = 0; i < m->initiators.n; i++)
+		if (strcasecmp(m->initiators.v[i].port_address, port) == 0)
+			return &m->initiators.v[i];
+	return NULL;
+}
+
+struct xms_lunmap *xms_lunmap_find(struct xms_model *m, uint64_t vol, uint64_t ig)
+{
+	for (size_t i = 0; i < m->lunmaps.n; i++)
+		if (m->lunmaps.v[i].vol == vol && m->lunmaps.v[i].ig == ig)
+			return &m->lunmaps.v[i];
+	return NULL;
+}
+
+/* "12" is an index only when no object is named "12" */
+static bool as_index(const char *ref, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (*ref < '1' || *ref > '9')
+		return false;
+	errno = 0;
+	v = strtoull(ref, &end, 10);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+struct xms_volume *xms_volume_ref(struct xms_model *m, const char *ref)
+{
+	uint64_t i;
+	struct xms_volume *v = xms_volume_by_name(m, ref);
+
+	if (!v && as_index(ref, &i))
+		v = xms_volume_get(m, i);
+	return v;
+}
+
+struct xms_ig *xms_ig_ref(struct xms_model *m, const char *ref)
+{
+	uint64_t i;
+	struct xms_ig *g = xms_ig_by_name(m, ref);
+
+	if (!g && as_index(ref, &i))
+		g = xms_ig_get(m, i);
+	return g;
+}
+
+struct xms_cg *xms_cg_ref(struct xms_model *m, const char *ref)
+{
+	uint64_t i;
+	struct xms_cg *g = xms_cg_by_name(m, ref);
+
+	if (!g && as_index(ref, &i))
+		g = xms_cg_get(m, i);
+	return g;
+}
+
+struct xms_snapset *xms_snapset_ref(struct xms_model *m, const char *ref)
+{
+	uint64_t i;
+	struct xms_snapset *s = xms_snapset_by_name(m, ref);
+
+	if (!s && as_index(ref, &i))
+		s = xms_snapset_get(m, i);
+	return s;
+}
+
+/* ---- index lists ---- */
+
+bool xms_idlist_has(const struct xms_idlist *l, uint64_t v)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i] == v)
+			return true;
+	return false;
+}
+
+bool xms_idlist_add(struct xms_idlist *l, uint64_t v)
+{
+	uint64_t *n;
+
+	if (xms_idlist_has(l, v))
+		return true;
+	n = realloc(l->v, (l->n + 1) * sizeof(*n));
+	if (!n)
+		return false;
+	l->v = n;
+	l->v[l->n++] = v;
+	return true;
+}
+
+void xms_idlist_remove(struct xms_idlist *l, uint64_t v)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->v[i] == v) {
+			memmove(&l->v[i], &l->v[i + 1], (l->n - i - 1) * sizeof(*l->v));
+			l->n--;
+			return;
+		}
+	}
+}
+
+/* ---- removals ---- */
+
+void xms_volume_del(struct xms_model *m, uint64_t index)
+{
+	for (size_t i = 0; i < m->cgs.n; i++)
+		xms_idlist_remove(&m->cgs.v[i].vols, index);
+	for (size_t i = 0; i < m->snapsets.n; i++)
+		xms_idlist_remove(&m->snapsets.v[i].vols, index);
+	DEL(m->volumes, index);
+}
+
+void xms_snapset_del(struct xms_model *m, uint64_t index)
+{
+	struct xms_snapset *s = xms_snapset_get(m, index);
+
+	if (!s)
+		return;
+	for (size_t i = 0; i < m->volumes.n; i++)
+		if (m->volumes.v[i].snapset == index)
+			m->volumes.v[i].snapset = 0;
+	free(s->vols.v);
+	DEL(m->snapsets, index);
+}
+
+void xms_cg_del(struct xms_model *m, uint64_t index)
+{
+	struct xms_cg *g = xms_cg_get(m, index);
+
+	if (!g)
+		return;
+	free(g->vols.v);
+	DEL(m->cgs, index);
+}
+
+void xms_ig_del(struct xms_model *m, uint64_t index) { DEL(m->igs, index); }
+void xms_initiator_del(struct xms_model *m, uint64_t index) { DEL(m->initiators, index); }
+void xms_lunmap_del(struct xms_model *m, uint64_t index) { DEL(m->lunmaps, index); }
+
+static void wipe(void *p, size_t n)
+{
+	volatile unsigned char *c = p;
+
+	while (n--)
+		*c++ = 0;
+}
+
+void xms_model_free(struct xms_model *m)
+{
+	for (size_t i = 0; i < m->snapsets.n; i++)
+		free(m->snapsets.v[i].vols.v);
+	for (size_t i = 0; i < m->cgs.n; i++)
+		free(m->cgs.v[i].vols.v);
+	if (m->initiators.v)
+		wipe(m->initiators.v, m->initiators.cap * sizeof(*m->initiators.v)); /* CHAP secrets */
+	free(m->clusters.v);
+	free(m->volumes.v);
+	free(m->snapsets.v);
+	free(m->cgs.v);
+	free(m->igs.v);
+	free(m->initiators.v);
+	free(m->lunmaps.v);
+	memset(m, 0, sizeof(*m));
+}
+
+const char *xms_chap_mode_name(enum xms_chap_mode mode)
+{
+	return mode == XMS_CHAP_INITIATOR ? "initiator" : mode == XMS_CHAP_MUTUAL ? "mutual" : "disabled";
+}
+
+bool xms_chap_mode_parse(const char *s, enum xms_chap_mode *out)
+{
+	if (strcmp(s, "disabled") == 0)
+		*out = XMS_CHAP_DISABLED;
+	else if (strcmp(s, "initiator") == 0)
+		*out = XMS_CHAP_INITIATOR;
+	else if (strcmp(s, "mutual") == 0)
+		*out = XMS_CHAP_MUTUAL;
+	else
+		return false;
+	return true;
+}
+
+/* ---- serialisation ---- */
+
+#define PUT_STR(o, k, v) json_object_object_add((o), (k), json_object_new_string(v))
+#define PUT_U64(o, k, v) json_object_object_add((o), (k), json_object_new_int64((int64_t)(v)))
+#define PUT_BOOL(o, k, v) json_object_object_add((o), (k), json_object_new_boolean(v))
+
+static struct json_object *ids_json(const struct xms_idlist *l)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < l->n; i++)
+		json_object_array_add(a, json_object_new_int64((int64_t)l->v[i]));
+	return a;
+}
+
+static void head(struct json_object *o, uint64_t index, const char *guid, const char *name)
+{
+	PUT_U64(o, "index", index);
+	PUT_STR(o, "guid", guid);
+	if (name)
+		PUT_STR(o, "name", name);
+}
+
+static struct json_object *typed(struct json_object *doc, const char *key, uint64_t next)
+{
+	struct json_object *t = json_object_new_object(), *a = json_object_new_array();
+
+	PUT_U64(t, "next-index", next ? next : 1);
+	json_object_object_add(t, "objects", a);
+	json_object_object_add(doc, key, t);
+	return a;
+}
+
+struct json_object *xms_model_to_json(const struct xms_model *m)
+{
+	struct json_object *doc = json_object_new_object(), *a, *o;
+
+	PUT_U64(doc, "format", 1);
+	a = typed(doc, "clusters", m->clusters.next);
+	for (size_t i = 0; i < m->clusters.n; i++) {
+		const struct xms_cluster *c = &m->clusters.v[i];
+		o = json_object_new_object();
+		head(o, c->index, c->guid, c->name);
+		PUT_STR(o, "keys", c->keys);
+		PUT_U64(o, "lb-size", c->lb_size);
+		PUT_STR(o, "chap-authentication-mode", xms_chap_mode_name(c->chap_auth));
+		PUT_STR(o, "chap-discovery-mode", xms_chap_mode_name(c->chap_discovery));
+		PUT_STR(o, "serial", c->serial);
+		json_object_array_add(a, o);
+	}
+	a = typed(doc, "volumes", m->volumes.next);
+	for (size_t i = 0; i < m->volumes.n; i++) {
+		const struct xms_volume *v = &m->volumes.v[i];
+		o = json_object_new_object();
+		head(o, v->index, v->guid, v->name);
+		PUT_U64(o, "cluster", v->cluster);
+		PUT_U64(o, "size", v->size);
+		PUT_U64(o, "lb-size", v->lb_size);
+		PUT_U64(o, "ancestor", v->ancestor);
+		PUT_U64(o, "snapset", v->snapset);
+		PUT_BOOL(o, "snapshot", v->snapshot);
+		PUT_BOOL(o, "readonly", v->readonly);
+		PUT_U64(o, "created", v->created);
+		json_object_array_add(a, o);
+	}
+	a = typed(doc, "snapshot-sets", m->snapsets.next);
+	for (size_t i = 0; i < m->snapsets.n; i++) {
+		const struct xms_snapset *s = &m->snapsets.v[i];
+		o = json_object_new_object();
+		head(o, s->index, s->guid, s->name);
+		PUT_U64(o, "cluster", s->cluster);
+		PUT_U64(o, "cg", s->cg);
+		json_object_object_add(o, "vols", ids_json(&s->vols));
+		PUT_U64(o, "created", s->created);
+		json_object_array_add(a, o);
+	}
+	a = typed(doc, "consistency-groups", m->cgs.next);
+	for (size_t i = 0; i < m->cgs.n; i++) {
+		const struct xms_cg *g = &m->cgs.v[i];
+		o = json_object_new_object();
+		head(o, g->index, g->guid, g->name);
+		PUT_U64(o, "cluster", g->cluster);
+		json_object_object_add(o, "vols", ids_json(&g->vols));
+		json_object_array_add(a, o);
+	}
+	a = typed(doc, "initiator-groups", m->igs.next);
+	for (size_t i = 0; i < m->igs.n; i++) {
+		const struct xms_ig *g = &m->igs.v[i];
+		o = json_object_new_object();
+		head(o, g->index, g->guid, g->name);
+		PUT_U64(o, "cluster", g->cluster);
+		json_object_array_add(a, o);
+	}
+	a = typed(doc, "initiators", m->initiators.next);
+	for (size_t i = 0; i < m->initiators.n; i++) {
+		const struct xms_initiator *n = &m->initiators.v[i];
+		o = json_object_new_object();
+		head(o, n->index, n->guid, n->name);
+		PUT_STR(o, "port-address", n->port_address);
+		PUT_U64(o, "ig", n->ig);
+		PUT_U64(o, "cluster", n->cluster);
+		PUT_STR(o, "auth-user", n->auth_user);
+		PUT_STR(o, "auth-pass", n->auth_pass);
+		PUT_STR(o, "disc-user", n->disc_user);
+		PUT_STR(o, "disc-pass", n->disc_pass);
+		json_object_array_add(a, o);
+	}
+	a = typed(doc, "lun-maps", m->lunmaps.next);
+	for (size_t i = 0; i < m->lunmaps.n; i++) {
+		const struct xms_lunmap *l = &m->lunmaps.v[i];
+		o = json_object_new_object();
+		head(o, l->index, l->guid, NULL);
+		PUT_U64(o, "vol", l->vol);
+		PUT_U64(o, "ig", l->ig);
+		PUT_U64(o, "lun", l->lun);
+		PUT_U64(o, "cluster", l->cluster);
+		json_object_array_add(a, o);
+	}
+	return doc;
+}
+
+/* ---- loading: every field checked, every error names it ---- */
+
+struct rd {
+	char *err;
+	size_t errlen;
+	const char *where;   /* "volumes[3]" */
+	bool bad;
+};
+
+static struct json_object *fld(struct rd *r, struct json_object *o, const char *k, enum json_type t)
+{
+	struct json_object *v;
+
+	if (r->bad)
+		return NULL;
+	if (!json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, t)) {
+		snprintf(r->err, r->errlen, "%s.%s: missing or not a %s", r->where, k, json_type_to_name(t));
+		r->bad = true;
+		return NULL;
+	}
+	return v;
+}
+
+static uint64_t rd_u64(struct rd *r, struct json_object *o, const char *k)
+{
+	struct json_object *v = fld(r, o, k, json_type_int);
+	int64_t x = v ? json_object_get_int64(v) : 0;
+
+	if (v && x < 0) {
+		snprintf(r->err, r->errlen, "%s.%s: negative", r->where, k);
+		r->bad = true;
+		return 0;
+	}
+	return (uint64_t)x;
+}
+
+static void rd_str(struct rd *r, struct json_object *o, const char *k, char *dst, size_t cap, bool nonempty)
+{
+	struct json_object *v = fld(r, o, k, json_type_string);
+	const char *s = v ? json_object_get_string(v) : "";
+	size_t len = v ? (size_t)json_object_get_string_len(v) : 0;
+
+	if (!v)
+		return;
+	if (len >= cap || strlen(s) != len || (nonempty && !len)) {
+		snprintf(r->err, r->errlen, "%s.%s: want %s1..%zu bytes without NUL", r->where, k, nonempty ? "" : "0 or ",
+			 cap - 1);
+		r->bad = true;
+		return;
+	}
+	memcpy(dst, s, len + 1);
+}
+
+static bool rd_bool(struct rd *r, struct json_object *o, const char *k)
+{
+	struct json_object *v = fld(r, o, k, json_type_boolean);
+
+	return v && json_object_get_boolean(v);
+}
+
+static void rd_ids(struct rd *r, struct json_object *o, const char *k, struct xms_idlist *l)
+{
+	struct json_object *a = fld(r, o, k, json_type_array);
+
+	for (size_t i = 0; a && !r->bad && i < json_object_array_length(a); i++) {
+		struct json_object *e = json_object_array_get_idx(a, i);
+		if (!e || !json_object_is_type(e, json_type_int) || json_object_get_int64(e) < 1) {
+			snprintf(r->err, r->errlen, "%s.%s[%zu]: want an index >= 1", r->where, k, i);
+			r->bad = true;
+			return;
+		}
+		if (!xms_idlist_add(l, (uint64_t)json_object_get_int64(e))) {
+			snprintf(r->err, r->errlen, "out of memory");
+			r->bad = true;
+		}
+	}
+}
+
+static void rd_mode(struct rd *r, struct json_object *o, const char *k, enum xms_chap_mode *out)
+{
+	struct json_object *v = fld(r, o, k, json_type_string);
+
+	if (v && !xms_chap_mode_parse(json_object_get_string(v), out)) {
+		snprintf(r->err, r->errlen, "%s.%s: want disabled, initiator or mutual", r->where, k);
+		r->bad = true;
+	}
+}
+
+/* the object list of one type, and its next index; every index below next,
+ * ascending, unique */
+static struct json_object *rd_type(struct rd *r, struct json_object *doc, const char *key, uint64_t *next)
+{
+	struct json_object *t, *a;
+
+	r->where = key;
+	t = fld(r, doc, key, json_type_object);
+	if (!t)
+		return NULL;
+	*next = rd_u64(r, t, "next-index");
+	a = fld(r, t, "objects", json_type_array);
+	if (!r->bad && *next < 1) {
+		snprintf(r->err, r->errlen, "%s.next-index: want >= 1", key);
+		r->bad = true;
+	}
+	return r->bad ? NULL : a;
+}
+
+/* the index and GUID every object has; the array stays in index order */
+static bool rd_head(struct rd *r, struct json_object *o, uint64_t *index, char *guid, uint64_t prev, uint64_t next)
+{
+	*index = rd_u64(r, o, "index");
+	rd_str(r, o, "guid", guid, XMS_GUID_LEN + 1, true);
+	if (r->bad)
+		return false;
+	if (*index <= prev || *index >= next) {
+		snprintf(r->err, r->errlen, "%s.index: %llu is not above the one before (%llu) and below next-index (%llu)",
+			 r->where, (unsigned long long)*index, (unsigned long long)prev, (unsigned long long)next);
+		r->bad = true;
+		return false;
+	}
+	return true;
+}
+
+#define EACH(r, doc, key, arr, body)                                                        \
+	do {                                                                                \
+		uint64_t next_, prev_ = 0;                                                  \
+		struct json_object *a_ = rd_type((r), (doc), (key), &next_);                \
+		char where_[64];                                                            \
+		for (size_t i_ = 0; a_ && !(r)->bad && i_ < json_object_array_length(a_); i_++) { \
+			struct json_object *o = json_object_array_get_idx(a_, i_);          \
+			snprintf(where_, sizeof(where_), "%s[%zu]", (key), i_);             \
+			(r)->where = where_;                                                \
+			if (!o || !json_object_is_type(o, json_type_object)) {              \
+				snprintf((r)->err, (r)->errlen, "%s: want an object", where_); \
+				(r)->bad = true;                                            \
+				break;                                                      \
+			}                                                                   \
+			if ((arr).n == (arr).cap) {                                         \
+				size_t nc_ = (arr).cap ? 2 * (arr).cap : 16;                \
+				void *nv_ = realloc((arr).v, nc_ * sizeof(*(arr).v));       \
+				if (!nv_) {                                                 \
+					snprintf((r)->err, (r)->errlen, "out of memory");  \
+					(r)->bad = true;                                    \
+					break;                                              \
+				}                                                           \
+				(arr).v = nv_;                                              \
+				(arr).cap = nc_;                                            \
+			}                                                                   \
+			__typeof__((arr).v) x = &(arr).v[(arr).n];                          \
+			memset(x, 0, sizeof(*x));                                           \
+			if (!rd_head((r), o, &x->index, x->guid, prev_, next_))             \
+				break;                                                      \
+			prev_ = x->index;                                                   \
+			(arr).n++;                                                          \
+			body;                                                               \
+		}                                                                           \
+		(arr).next = next_;                                                         \
+	} while (0)
+
+int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err, size_t errlen)
+{
+	struct rd r = { err, errlen, "(document)", false };
+
+	memset(m, 0, sizeof(*m));
+	if (!doc || !json_object_is_type(doc, json_type_object)) {
+		snprintf(err, errlen, "(document): want a JSON object");
+		return -1;
+	}
+	if (rd_u64(&r, doc, "format") != 1 && !r.bad) {
+		snprintf(err, errlen, "format: want 1");
+		return -1;
+	}
+	EACH(&r, doc, "clusters", m->clusters, {
+		rd_str(&r, o, "name", x->name, sizeof(x->name), true);
+		rd_str(&r, o, "keys", x->keys, sizeof(x->keys), false);
+		x->lb_size = (uint32_t)rd_u64(&r, o, "lb-size");
+		rd_mode(&r, o, "chap-authentication-mode", &x->chap_auth);
+		rd_mode(&r, o, "chap-discovery-mode", &x->chap_discovery);
+		rd_str(&r, o, "serial", x->serial, sizeof(x->serial), false);
+	});
+	EACH(&r, doc, "volumes", m->volumes, {
+		rd_str(&r, o, "name", x->name, sizeof(x->name), true);
+		x->cluster = rd_u64(&r, o, "cluster");
+		x->size = rd_u64(&r, o, "size");
+		x->lb_size = (uint32_t)rd_u64(&r, o, "lb-size");
+		x->ancestor = rd_u64(&r, o, "ancestor");
+		x->snapset = rd_u64(&r, o, "snapset");
+		x->snapshot = rd_bool(&r, o, "snapshot");
+		x->readonly = rd_bool(&r, o, "readonly");
+		x->created = (int64_t)rd_u64(&r, o, "created");
+		if (!r.bad && (x->lb_size != 512 && x->lb_size != 4096)) {
+			snprintf(err, errlen, "%s.lb-size: want 512 or 4096", r.where);
+			r.bad = true;
+		}
+		if (!r.bad && (x->size == 0 || x->size % x->lb_size)) {
+			snprintf(err, errlen, "%s.size: want a positive multiple of lb-size", r.where);
+			r.bad = true;
+		}
+	});
+	EACH(&r, doc, "snapshot-sets", m->snapsets, {
+		rd_str(&r, o, "name", x->name, sizeof(x->name), true);
+		x->cluster = rd_u64(&r, o, "cluster");
+		x->cg = rd_u64(&r, o, "cg");
+		rd_ids(&r, o, "vols", &x->vols);
+		x->created = (int64_t)rd_u64(&r, o, "created");
+	});
+	EACH(&r, doc, "consistency-groups", m->cgs, {
+		rd_str(&r, o, "name", x->name, sizeof(x->name), true);
+		x->cluster = rd_u64(&r, o, "cluster");
+		rd_ids(&r, o, "vols", &x->vols);
+	});
+	EACH(&r, doc, "initiator-groups", m->igs, {
+		rd_str(&r, o, "name", x->name, sizeof(x->name), true);
+		x->cluster = rd_u64(&r, o, "cluster");
+	});
+	EACH(&r, doc, "initiators", m->initiators, {
+		rd_str(&r, o, "name", x->name, sizeof(x->name), true);
+		rd_str(&r, o, "port-address", x->port_address, sizeof(x->port_address), true);
+		x->ig = rd_u64(&r, o, "ig");
+		x->cluster = rd_u64(&r, o, "cluster");
+		rd_str(&r, o, "auth-user", x->auth_user, sizeof(x->auth_user), false);
+		rd_str(&r, o, "auth-pass", x->auth_pass, sizeof(x->auth_pass), false);
+		rd_str(&r, o, "disc-user", x->disc_user, sizeof(x->disc_user), false);
+		rd_str(&r, o, "disc-pass", x->disc_pass, sizeof(x->disc_pass), false);
+	});
+	EACH(&r, doc, "lun-maps", m->lunmaps, {
+		x->vol = rd_u64(&r, o, "vol");
+		x->ig = rd_u64(&r, o, "ig");
+		x->lun = rd_u64(&r, o, "lun");
+		x->cluster = rd_u64(&r, o, "cluster");
+	});
+	/* references must name objects that exist */
+	for (size_t i = 0; !r.bad && i < m->lunmaps.n; i++) {
+		if (!xms_volume_get(m, m->lunmaps.v[i].vol) || !xms_ig_get(m, m->lunmaps.v[i].ig)) {
+			snprintf(err, errlen, "lun-maps[%zu]: names a volume or initiator group that does not exist", i);
+			r.bad = true;
+		}
+	}
+	for (size_t i = 0; !r.bad && i < m->initiators.n; i++) {
+		if (!xms_ig_get(m, m->initiators.v[i].ig)) {
+			snprintf(err, errlen, "initiators[%zu].ig: no such initiator group", i);
+			r.bad = true;
+		}
+	}
+	for (size_t i = 0; !r.bad && i < m->volumes.n; i++) {
+		if (!xms_cluster_get(m, m->volumes.v[i].cluster)) {
+			snprintf(err, errlen, "volumes[%zu].cluster: no such cluster", i);
+			r.bad = true;
+		}
+	}
+	if (r.bad) {
+		xms_model_free(m);
+		return -1;
+	}
+	return 0;
+}

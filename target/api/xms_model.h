@@ -1,0 +1,188 @@
+/* xms_model.h — the XMS object model: clusters, volumes (snapshots are
+ * volumes with an ancestor), snapshot sets, consistency groups, initiator
+ * groups, initiators and LUN maps, with their indexes, GUIDs and names, and
+ * their (de)serialisation as one JSON document (xms_model_to_json /
+ * xms_model_from_json), so the whole management state can be stored and
+ * loaded (issue 11's --state-dir).
+ *
+ * The model is plain data: it knows nothing of devices or the LU table
+ * (xms_scsi.c realises it on the SCSI side; the xms_*.c resources change
+ * both).  Every function expects the caller to hold the model lock
+ * (xms_lock(), xms_engine.h).  Indexes are per type, start at 1 and are
+ * never reused, so a stale href never names a new object.  Object pointers
+ * stay valid until the next add or delete of that type. */
+#ifndef LUNLAB_XMS_MODEL_H
+#define LUNLAB_XMS_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "target/api/xms_ids.h"
+
+struct json_object;
+struct lu_backend;
+struct lu_entry;
+
+#define XMS_NAME_MAX 128        /* bytes of a name, without the NUL */
+#define XMS_IQN_MAX 223
+#define XMS_CHAP_MAX 255
+#define XMS_CLUSTER_KEYS_MAX 512
+
+enum xms_chap_mode { XMS_CHAP_DISABLED, XMS_CHAP_INITIATOR, XMS_CHAP_MUTUAL };
+
+struct xms_idlist {              /* a list of object indexes */
+	uint64_t *v;
+	size_t n;
+};
+
+struct xms_cluster {
+	uint64_t index;
+	char guid[XMS_GUID_LEN + 1];
+	char name[64];               /* the cluster's name = its array's name */
+	char keys[XMS_CLUSTER_KEYS_MAX]; /* handler cfgstring keys of its volumes: model=x2;array_capacity=... */
+	uint32_t lb_size;            /* default logical block size of new volumes */
+	enum xms_chap_mode chap_auth, chap_discovery;
+	char serial[32];             /* sys-psnt-serial-number */
+};
+
+struct xms_volume {
+	uint64_t index;
+	char guid[XMS_GUID_LEN + 1]; /* also the array's name for the volume (volume=GUID): names change, this does not */
+	char name[XMS_NAME_MAX + 1];
+	uint64_t cluster;            /* its cluster's index */
+	uint64_t size;               /* bytes */
+	uint32_t lb_size;            /* 512 or 4096 */
+	uint64_t ancestor;           /* the volume it is a snapshot of (0: none) */
+	uint64_t snapset;            /* the snapshot set that created it (0: none) */
+	bool snapshot;               /* made by a snapshot */
+	bool readonly;               /* a read-only snapshot */
+	int64_t created;             /* seconds since the epoch */
+	/* runtime only (never serialised): the device and LU that realise it */
+	struct lu_backend *be;
+	struct lu_entry *lu;
+};
+
+struct xms_snapset {
+	uint64_t index;
+	char guid[XMS_GUID_LEN + 1];
+	char name[XMS_NAME_MAX + 1];
+	uint64_t cluster;
+	uint64_t cg;                 /* the consistency group it was taken of (0: a volume list) */
+	struct xms_idlist vols;      /* its snapshots */
+	int64_t created;
+};
+
+struct xms_cg {
+	uint64_t index;
+	char guid[XMS_GUID_LEN + 1];
+	char name[XMS_NAME_MAX + 1];
+	uint64_t cluster;
+	struct xms_idlist vols;
+};
+
+struct xms_ig {
+	uint64_t index;
+	char guid[XMS_GUID_LEN + 1];
+	char name[XMS_NAME_MAX + 1];
+	uint64_t cluster;
+};
+
+struct xms_initiator {
+	uint64_t index;
+	char guid[XMS_GUID_LEN + 1];
+	char name[XMS_NAME_MAX + 1];
+	char port_address[XMS_IQN_MAX + 1]; /* the iSCSI name */
+	uint64_t ig;
+	uint64_t cluster;
+	char auth_user[XMS_CHAP_MAX + 1], auth_pass[XMS_CHAP_MAX + 1];   /* "" when unset */
+	char disc_user[XMS_CHAP_MAX + 1], disc_pass[XMS_CHAP_MAX + 1];
+};
+
+struct xms_lunmap {
+	uint64_t index;
+	char guid[XMS_GUID_LEN + 1];
+	uint64_t vol, ig;
+	uint64_t lun;
+	uint64_t cluster;
+};
+
+/* one dynamic array per type */
+#define XMS_ARRAY(T) struct { T *v; size_t n, cap; uint64_t next; }
+
+struct xms_model {
+	XMS_ARRAY(struct xms_cluster) clusters;
+	XMS_ARRAY(struct xms_volume) volumes;
+	XMS_ARRAY(struct xms_snapset) snapsets;
+	XMS_ARRAY(struct xms_cg) cgs;
+	XMS_ARRAY(struct xms_ig) igs;
+	XMS_ARRAY(struct xms_initiator) initiators;
+	XMS_ARRAY(struct xms_lunmap) lunmaps;
+};
+
+/* the process's one model */
+extern struct xms_model g_xms;
+
+void xms_model_free(struct xms_model *m);
+
+/* New objects: zeroed, with the next index and a fresh GUID; NULL when out
+ * of memory.  The caller fills the rest. */
+struct xms_cluster *xms_cluster_add(struct xms_model *m);
+struct xms_volume *xms_volume_add(struct xms_model *m);
+struct xms_snapset *xms_snapset_add(struct xms_model *m);
+struct xms_cg *xms_cg_add(struct xms_model *m);
+struct xms_ig *xms_ig_add(struct xms_model *m);
+struct xms_initiator *xms_initiator_add(struct xms_model *m);
+struct xms_lunmap *xms_lunmap_add(struct xms_model *m);
+
+/* Removals by index (no-op when absent).  A volume leaves every
+ * consistency group and snapshot set it is in; a snapshot set or group
+ * keeps no volume. */
+void xms_volume_del(struct xms_model *m, uint64_t index);
+void xms_snapset_del(struct xms_model *m, uint64_t index);
+void xms_cg_del(struct xms_model *m, uint64_t index);
+void xms_ig_del(struct xms_model *m, uint64_t index);
+void xms_initiator_del(struct xms_model *m, uint64_t index);
+void xms_lunmap_del(struct xms_model *m, uint64_t index);
+
+/* Lookups by index or by name (NULL when absent). */
+struct xms_cluster *xms_cluster_get(struct xms_model *m, uint64_t index);
+struct xms_cluster *xms_cluster_by_name(struct xms_model *m, const char *name);
+struct xms_volume *xms_volume_get(struct xms_model *m, uint64_t index);
+struct xms_volume *xms_volume_by_name(struct xms_model *m, const char *name);
+struct xms_snapset *xms_snapset_get(struct xms_model *m, uint64_t index);
+struct xms_snapset *xms_snapset_by_name(struct xms_model *m, const char *name);
+struct xms_cg *xms_cg_get(struct xms_model *m, uint64_t index);
+struct xms_cg *xms_cg_by_name(struct xms_model *m, const char *name);
+struct xms_ig *xms_ig_get(struct xms_model *m, uint64_t index);
+struct xms_ig *xms_ig_by_name(struct xms_model *m, const char *name);
+struct xms_initiator *xms_initiator_get(struct xms_model *m, uint64_t index);
+struct xms_initiator *xms_initiator_by_name(struct xms_model *m, const char *name);
+struct xms_initiator *xms_initiator_by_port(struct xms_model *m, const char *port_address);
+struct xms_lunmap *xms_lunmap_get(struct xms_model *m, uint64_t index);
+struct xms_lunmap *xms_lunmap_find(struct xms_model *m, uint64_t vol, uint64_t ig);
+
+/* A name of a volume, IG, ... given as "NAME" or as a decimal index:
+ * XMS clients use both for *-id fields. */
+struct xms_volume *xms_volume_ref(struct xms_model *m, const char *ref);
+struct xms_ig *xms_ig_ref(struct xms_model *m, const char *ref);
+struct xms_cg *xms_cg_ref(struct xms_model *m, const char *ref);
+struct xms_snapset *xms_snapset_ref(struct xms_model *m, const char *ref);
+
+/* index lists */
+bool xms_idlist_has(const struct xms_idlist *l, uint64_t v);
+bool xms_idlist_add(struct xms_idlist *l, uint64_t v);   /* false: out of memory */
+void xms_idlist_remove(struct xms_idlist *l, uint64_t v);
+
+/* The model as one JSON object (every type, the next indexes, no runtime
+ * fields); NULL when out of memory. */
+struct json_object *xms_model_to_json(const struct xms_model *m);
+/* Loads a document xms_model_to_json wrote into an empty model: 0, or -1
+ * with a reason naming the bad field in err (the model is left empty). */
+int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err, size_t errlen);
+
+const char *xms_chap_mode_name(enum xms_chap_mode m);
+/* "disabled" / "initiator" / "mutual"; false for anything else */
+bool xms_chap_mode_parse(const char *s, enum xms_chap_mode *out);
+
+#endif

@@ -1,0 +1,100 @@
+/* xms_ports.c — the target side as XMS shows it, from lunlab-target's own
+ * configuration: `iscsi-portals` (one per --listen address), `targets` (one
+ * iSCSI port per portal; port-address is the target's IQN) and
+ * `target-groups` (the one group "Default" every LUN map goes through).  A
+ * wildcard listener (0.0.0.0, ::) is shown as the loopback address, the one
+ * address it certainly serves.  A portal with advertise= is shown at the
+ * address it advertises (what a client such as Cinder must connect to), and
+ * a portal set down (/api/lunlab/portals) has port-state "down". */
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "target/api/xms_common.h"
+#include "target/api/xms_resources.h"
+#include "target/iscsi/portal.h"
+#include "target/iscsi/target.h"
+
+static void fixed_guid(char out[XMS_GUID_LEN + 1], unsigned kind, uint64_t index)
+{
+	snprintf(out, XMS_GUID_LEN + 1, "%08x%024llx", kind, (unsigned long long)index);
+}
+
+static void portal_addr(const struct target_portal *p, char *ip, size_t cap)
+{
+	if (p->adv_host[0])
+		snprintf(ip, cap, "%s", p->adv_host);
+	else if (p->wildcard)
+		snprintf(ip, cap, "%s", p->v6 ? "::1" : "127.0.0.1");
+	else
+		snprintf(ip, cap, "%s", p->host);
+}
+
+static void list_portals(struct xms_ctx *x, struct json_object *arr)
+{
+	(void)x;
+	for (int i = 0; i < g_target.nportals; i++) {
+		const struct target_portal *p = &g_target.portals[i];
+		struct json_object *o = json_object_new_object();
+		char ip[80], name[96], guid[XMS_GUID_LEN + 1], tguid[XMS_GUID_LEN + 1], tname[32];
+
+		portal_addr(p, ip, sizeof(ip));
+		snprintf(name, sizeof(name), "%s/%d", ip, (p->adv_host[0] ? p->adv_v6 : p->v6) ? 128 : 32);
+		fixed_guid(guid, 0x1c51, (uint64_t)i + 1);
+		fixed_guid(tguid, 0x7a26, (uint64_t)i + 1);
+		snprintf(tname, sizeof(tname), "X1-SC1-iscsi%d", i + 1);
+		json_object_object_add(o, "name", json_object_new_string(name));
+		json_object_object_add(o, "index", json_object_new_int(i + 1));
+		json_object_object_add(o, "guid", json_object_new_string(guid));
+		json_object_object_add(o, "portal-id", xms_oid(guid, name, (uint64_t)i + 1));
+		json_object_object_add(o, "ip-addr", json_object_new_string(name));
+		json_object_object_add(o, "ip-port", json_object_new_int((int)(p->adv_host[0] ? p->adv_port : p->port)));
+		json_object_object_add(o, "port-address", json_object_new_string(g_target.iqn));
+		json_object_object_add(o, "tar-id", xms_oid(tguid, tname, (uint64_t)i + 1));
+		json_object_object_add(o, "vlan", json_object_new_int(0));
+		if (g_xms.clusters.n)
+			json_object_object_add(o, "sys-id", xms_cluster_oid(&g_xms.clusters.v[0]));
+		json_object_array_add(arr, o);
+	}
+}
+
+static void list_targets(struct xms_ctx *x, struct json_object *arr)
+{
+	(void)x;
+	for (int i = 0; i < g_target.nportals; i++) {
+		struct json_object *o = json_object_new_object();
+		char guid[XMS_GUID_LEN + 1], name[32];
+
+		fixed_guid(guid, 0x7a26, (uint64_t)i + 1);
+		snprintf(name, sizeof(name), "X1-SC1-iscsi%d", i + 1);
+		json_object_object_add(o, "name", json_object_new_string(name));
+		json_object_object_add(o, "index", json_object_new_int(i + 1));
+		json_object_object_add(o, "guid", json_object_new_string(guid));
+		json_object_object_add(o, "tar-id", xms_oid(guid, name, (uint64_t)i + 1));
+		json_object_object_add(o, "port-type", json_object_new_string("iscsi"));
+		json_object_object_add(o, "port-address", json_object_new_string(g_target.iqn));
+		json_object_object_add(o, "port-state", json_object_new_string(portal_is_down(i) ? "down" : "up"));
+		json_object_object_add(o, "tg-id", xms_tg_oid());
+		if (g_xms.clusters.n)
+			json_object_object_add(o, "sys-id", xms_cluster_oid(&g_xms.clusters.v[0]));
+		json_object_array_add(arr, o);
+	}
+}
+
+static void list_tgs(struct xms_ctx *x, struct json_object *arr)
+{
+	struct json_object *o = json_object_new_object();
+
+	(void)x;
+	json_object_object_add(o, "name", json_object_new_string("Default"));
+	json_object_object_add(o, "index", json_object_new_int(1));
+	json_object_object_add(o, "tg-id", xms_tg_oid());
+	json_object_object_add(o, "num-of-tars", json_object_new_int(g_target.nportals));
+	if (g_xms.clusters.n)
+		json_object_object_add(o, "sys-id", xms_cluster_oid(&g_xms.clusters.v[0]));
+	json_object_array_add(arr, o);
+}
+
+const struct xms_type xms_type_portals = { .name = "iscsi-portals", .v1 = true, .list = list_portals };
+const struct xms_type xms_type_targets = { .name = "targets", .v1 = true, .list = list_targets };
+const struct xms_type xms_type_tgs = { .name = "target-groups", .v1 = true, .list = list_tgs };

@@ -1,0 +1,363 @@
+/* xms_snapshots.c — POST snapshots (XMS v2: a snapshot set of a volume
+ * list, a consistency group or another snapshot set, read-only or regular;
+ * v1's single snap-vol-name / ancestor-vol-id too) and the `snapshot-sets`
+ * resource.  The snapshots are instant: one array_ctl.snapshot() call copies
+ * every source's map at one point in time, then each snapshot gets its
+ * device.  A failure at any step undoes the steps before it. */
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "target/api/api_json.h"
+#include "target/api/xms_common.h"
+#include "target/api/xms_resources.h"
+#include "target/api/xms_scsi.h"
+
+struct snap_req {
+	uint64_t *src;            /* source volume indexes */
+	size_t n;
+	uint64_t cg;              /* when taken of a consistency group */
+	const char *set_name;
+	const char *suffix;
+	bool readonly;
+	const char *v1_name;      /* v1: the one snapshot's name */
+};
+
+/* the sources: volume-list | consistency-group-id | snapshot-set-id | (v1) ancestor-vol-id */
+static bool sources(struct xms_ctx *x, struct snap_req *r)
+{
+	static const char *const cgf[] = { "consistency-group-id", NULL }, *const ssf[] = { "snapshot-set-id", NULL },
+			  *const anf[] = { "ancestor-vol-id", NULL };
+	const char *names[XMS_MAX_LIST], *ref;
+	char buf[24];
+	size_t n = 0;
+	char err[256];
+	int given = 0, rc;
+
+	rc = api_json_string_list(x->body, "volume-list", XMS_MAX_LIST, XMS_NAME_MAX, names, &n, err, sizeof(err));
+	if (rc < 0)
+		return api_errorf(x->rsp, 400, "Command Syntax Error: %s", err);
+	if (rc > 0) {
+		given++;
+		r->src = calloc(n, sizeof(*r->src));
+		if (!r->src)
+			return api_error(x->rsp, 500, "out of memory");
+		for (size_t i = 0; i < n; i++) {
+			const struct xms_volume *v = xms_volume_ref(&g_xms, names[i]);
+			if (!v)
+				return api_error(x->rsp, 400, XMS_ERR_VOL_NOT_FOUND);
+			for (size_t j = 0; j < r->n; j++)
+				if (r->src[j] == v->index)
+					return api_errorf(x->rsp, 400, "Command Syntax Error: volume-list: '%s' given twice",
+							  names[i]);
+			r->src[r->n++] = v->index;
+		}
+	}
+	if ((rc = xms_field_ref(x, cgf, buf, sizeof(buf), &ref)) < 0)
+		return false;
+	if (rc > 0) {
+		const struct xms_cg *g = xms_cg_ref(&g_xms, ref);
+		given++;
+		if (!g)
+			return api_error(x->rsp, 400, XMS_ERR_CG_NOT_FOUND);
+		r->cg = g->index;
+		r->src = calloc(g->vols.n ? g->vols.n : 1, sizeof(*r->src));
+		if (!r->src)
+			return api_error(x->rsp, 500, "out of memory");
+		memcpy(r->src, g->vols.v, g->vols.n * sizeof(*r->src));
+		r->n = g->vols.n;
+	}
+	if ((rc = xms_field_ref(x, ssf, buf, sizeof(buf), &ref)) < 0)
+		return false;
+	if (rc > 0) {
+		const struct xms_snapset *s = xms_snapset_ref(&g_xms, ref);
+		given++;
+		if (!s)
+			return api_error(x->rsp, 400, XMS_ERR_NOT_FOUND);
+		r->src = calloc(s->vols.n ? s->vols.n : 1, sizeof(*r->src));
+		if (!r->src)
+			return api_error(x->rsp, 500, "out of memory");
+		memcpy(r->src, s->vols.v, s->vols.n * sizeof(*r->src));
+		r->n = s->vols.n;
+	}
+	if ((rc = xms_field_ref(x, anf, buf, sizeof(buf), &ref)) < 0)
+		return false;
+	if (rc > 0) { /* v1: one snapshot, named by snap-vol-name */
+		const struct xms_volume *v = xms_volume_ref(&g_xms, ref);
+		given++;
+		if (!v)
+			return api_error(x->rsp, 400, XMS_ERR_VOL_NOT_FOUND);
+		if (xms_field_string(x, "snap-vol-name", XMS_NAME_MAX, &r->v1_name) <= 0)
+			return x->rsp->status ? false
+					      : api_error(x->rsp, 400, "Command Syntax Error: snap-vol-name: missing");
+		r->src = calloc(1, sizeof(*r->src));
+		if (!r->src)
+			return api_error(x->rsp, 500, "out of memory");
+		r->src[0] = v->index;
+		r->n = 1;
+	}
+	if (given != 1)
+		return api_error(x->rsp, 400, "Command Syntax Error: give exactly one of volume-list, "
+				 "consistency-group-id, snapshot-set-id");
+	if (r->n == 0)
+		return api_error(x->rsp, 400, "Command Syntax Error: no volume to snapshot (the group is empty)");
+	return true;
+}
+
+static bool options(struct xms_ctx *x, struct snap_req *r)
+{
+	const char *type;
+	int rc;
+
+	if (xms_field_string(x, "snapshot-set-name", XMS_NAME_MAX, &r->set_name) < 0 ||
+	    xms_field_string(x, "snap-suffix", 64, &r->suffix) < 0)
+		return false;
+	if ((rc = xms_field_string(x, "snapshot-type", 16, &type)) < 0)
+		return false;
+	if (rc > 0 && strcmp(type, "readonly") != 0 && strcmp(type, "regular") != 0)
+		return api_error(x->rsp, 400, "Command Syntax Error: snapshot-type: want readonly or regular");
+	r->readonly = rc > 0 && strcmp(type, "readonly") == 0;
+	if (r->set_name && !xms_name_ok(r->set_name))
+		return api_error(x->rsp, 400, "Command Syntax Error: snapshot-set-name: want 1..128 printable characters");
+	if (r->set_name && xms_snapset_by_name(&g_xms, r->set_name))
+		return api_error(x->rsp, 400, XMS_ERR_OBJ_NAME_NOT_UNIQUE);
+	return true;
+}
+
+/* "SRC.SUFFIX" (XMS names snapshots after their source) */
+static bool snap_name(char *out, size_t cap, const char *src, const char *suffix, const char *v1_name)
+{
+	int n = v1_name ? snprintf(out, cap, "%s", v1_name)
+			: snprintf(out, cap, "%s%s%s", src, suffix[0] == '.' ? "" : ".", suffix);
+
+	return n > 0 && (size_t)n < cap && (size_t)n <= XMS_NAME_MAX;
+}
+
+/* takes back what a failed snapshot made: devices, array volumes, objects */
+static void undo(const struct xms_cluster *c, const uint64_t *dst, size_t made, bool in_array, uint64_t set)
+{
+	char err[256];
+
+	for (size_t i = 0; i < made; i++) {
+		struct xms_volume *v = xms_volume_get(&g_xms, dst[i]);
+		if (!v)
+			continue;
+		xms_scsi_volume_close(v);
+		if (in_array)
+			xms_scsi_volume_free(c, v, err, sizeof(err));
+		xms_volume_del(&g_xms, dst[i]);
+	}
+	xms_snapset_del(&g_xms, set);
+}
+
+void xms_post_snapshots(struct xms_ctx *x)
+{
+	struct snap_req r;
+	struct xms_cluster *c;
+	struct xms_snapset *set;
+	struct xms_volume **sp = NULL, **dp = NULL;
+	uint64_t *dst = NULL, set_index;
+	char suffix[64], name[XMS_NAME_MAX + 2], err[320];
+	time_t now = time(NULL);
+
+	memset(&r, 0, sizeof(r));
+	if (!sources(x, &r) || !options(x, &r))
+		goto out;
+	c = xms_cluster_get(&g_xms, xms_volume_get(&g_xms, r.src[0])->cluster);
+	for (size_t i = 1; i < r.n; i++) {
+		if (xms_volume_get(&g_xms, r.src[i])->cluster != c->index) {
+			api_error(x->rsp, 400, "Command Syntax Error: the volumes belong to different clusters");
+			goto out;
+		}
+	}
+	snprintf(suffix, sizeof(suffix), "snapshot.%lld", (long long)now);
+	if (!r.suffix)
+		r.suffix = suffix;
+	/* every name first: nothing is made when one is taken */
+	for (size_t i = 0; i < r.n; i++) {
+		if (!snap_name(name, sizeof(name), xms_volume_get(&g_xms, r.src[i])->name, r.suffix, r.v1_name) ||
+		    !xms_name_ok(name)) {
+			api_error(x->rsp, 400, "Command Syntax Error: snap-suffix: the snapshot's name would be longer "
+				  "than 128 characters");
+			goto out;
+		}
+		if (xms_volume_by_name(&g_xms, name)) {
+			api_error(x->rsp, 400, XMS_ERR_NAME_NOT_UNIQUE);
+			goto out;
+		}
+	}
+	if (g_xms.volumes.n + r.n > XMS_MAX_OBJECTS || g_xms.snapsets.n >= XMS_MAX_OBJECTS) {
+		api_error(x->rsp, 400, XMS_ERR_TOO_MANY);
+		goto out;
+	}
+	set = xms_snapset_add(&g_xms);
+	dst = calloc(r.n, sizeof(*dst));
+	sp = calloc(r.n, sizeof(*sp));
+	dp = calloc(r.n, sizeof(*dp));
+	if (!set || !dst || !sp || !dp) {
+		if (set)
+			xms_snapset_del(&g_xms, set->index);
+		api_error(x->rsp, 500, "out of memory");
+		goto out;
+	}
+	set_index = set->index;
+	if (r.set_name)
+		snprintf(set->name, sizeof(set->name), "%s", r.set_name);
+	else
+		snprintf(set->name, sizeof(set->name), "SnapshotSet.%lld.%llu", (long long)now,
+			 (unsigned long long)set_index);
+	set->cluster = c->index;
+	set->cg = r.cg;
+	set->created = (int64_t)now;
+	for (size_t i = 0; i < r.n; i++) {
+		struct xms_volume *d = xms_volume_add(&g_xms);
+		const struct xms_volume *s;
+		if (!d) {
+			undo(c, dst, i, false, set_index);
+			api_error(x->rsp, 500, "out of memory");
+			goto out;
+		}
+		s = xms_volume_get(&g_xms, r.src[i]); /* the add may have moved the array */
+		snap_name(d->name, sizeof(d->name), s->name, r.suffix, r.v1_name);
+		d->cluster = c->index;
+		d->size = s->size;
+		d->lb_size = s->lb_size;
+		d->ancestor = s->index;
+		d->snapset = set_index;
+		d->snapshot = true;
+		d->readonly = r.readonly;
+		d->created = (int64_t)now;
+		dst[i] = d->index;
+	}
+	for (size_t i = 0; i < r.n; i++) {
+		sp[i] = xms_volume_get(&g_xms, r.src[i]);
+		dp[i] = xms_volume_get(&g_xms, dst[i]);
+	}
+	if (xms_scsi_snapshot(c, sp, dp, r.n, r.readonly, err, sizeof(err)) < 0) {
+		undo(c, dst, r.n, false, set_index);
+		api_errorf(x->rsp, 400, "Command Syntax Error: %s", err);
+		goto out;
+	}
+	for (size_t i = 0; i < r.n; i++) {
+		if (xms_scsi_volume_open(c, xms_volume_get(&g_xms, dst[i]), err, sizeof(err)) < 0) {
+			undo(c, dst, r.n, true, set_index);
+			api_errorf(x->rsp, 400, "Command Syntax Error: %s", err);
+			goto out;
+		}
+	}
+	set = xms_snapset_get(&g_xms, set_index);
+	for (size_t i = 0; i < r.n; i++) {
+		if (!xms_idlist_add(&set->vols, dst[i])) {
+			undo(c, dst, r.n, true, set_index);
+			api_error(x->rsp, 500, "out of memory");
+			goto out;
+		}
+	}
+	xms_reply_created_many(x, "snapshots", dst, r.n);
+out:
+	free(r.src);
+	free(dst);
+	free(sp);
+	free(dp);
+}
+
+/* ---- snapshot-sets ---- */
+
+static void list_sets(struct xms_ctx *x, struct json_object *arr)
+{
+	(void)x;
+	for (size_t i = 0; i < g_xms.snapsets.n; i++) {
+		const struct xms_snapset *s = &g_xms.snapsets.v[i];
+		const struct xms_cluster *c = xms_cluster_get(&g_xms, s->cluster);
+		const struct xms_cg *g = s->cg ? xms_cg_get(&g_xms, s->cg) : NULL;
+		struct json_object *o = json_object_new_object(), *vl = json_object_new_array();
+
+		json_object_object_add(o, "name", json_object_new_string(s->name));
+		json_object_object_add(o, "index", json_object_new_int64((int64_t)s->index));
+		json_object_object_add(o, "guid", json_object_new_string(s->guid));
+		json_object_object_add(o, "snapset-id", xms_snapset_oid(s));
+		if (c)
+			json_object_object_add(o, "sys-id", xms_cluster_oid(c));
+		for (size_t j = 0; j < s->vols.n; j++) {
+			const struct xms_volume *v = xms_volume_get(&g_xms, s->vols.v[j]);
+			if (v)
+				json_object_array_add(vl, xms_volume_oid(v));
+		}
+		json_object_object_add(o, "vol-list", vl);
+		json_object_object_add(o, "num-of-vols", json_object_new_int64((int64_t)json_object_array_length(vl)));
+		json_object_object_add(o, "cg-id", g ? xms_cg_oid(g) : json_object_new_array());
+		json_object_object_add(o, "cg-name", json_object_new_string(g ? g->name : ""));
+		json_object_object_add(o, "creation-time", xms_time(s->created));
+		json_object_array_add(arr, o);
+	}
+}
+
+/* DELETE a snapshot set: its snapshots go with it (none may be mapped) */
+static void del_set(struct xms_ctx *x, uint64_t index)
+{
+	struct xms_snapset *s = xms_snapset_get(&g_xms, index);
+	struct xms_idlist vols = { NULL, 0 };
+
+	if (!s) {
+		api_error(x->rsp, 400, XMS_ERR_NOT_FOUND);
+		return;
+	}
+	for (size_t i = 0; i < s->vols.n; i++) {
+		if (xms_volume_is_mapped(s->vols.v[i])) {
+			api_error(x->rsp, 400, XMS_ERR_VOL_MAPPED);
+			return;
+		}
+	}
+	for (size_t i = 0; i < s->vols.n; i++)
+		if (!xms_idlist_add(&vols, s->vols.v[i])) {
+			free(vols.v);
+			api_error(x->rsp, 500, "out of memory");
+			return;
+		}
+	for (size_t i = 0; i < vols.n; i++) {
+		if (!xms_volume_remove(x, vols.v[i])) {
+			free(vols.v);
+			return;
+		}
+	}
+	free(vols.v);
+	xms_snapset_del(&g_xms, index);
+	xms_reply_ok(x);
+}
+
+/* PUT: a new name */
+static void put_set(struct xms_ctx *x, uint64_t index)
+{
+	struct xms_snapset *s = xms_snapset_get(&g_xms, index);
+	const char *name;
+	static const char *const fields[] = { "snapshot-set-name", "name", NULL };
+	int rc;
+
+	if (!s) {
+		api_error(x->rsp, 400, XMS_ERR_NOT_FOUND);
+		return;
+	}
+	rc = xms_field_any(x, fields, XMS_NAME_MAX, &name, NULL);
+	if (rc < 0)
+		return;
+	if (rc == 0 || !xms_name_ok(name)) {
+		api_error(x->rsp, 400, "Command Syntax Error: snapshot-set-name: want 1..128 printable characters");
+		return;
+	}
+	if (xms_snapset_by_name(&g_xms, name) && xms_snapset_by_name(&g_xms, name) != s) {
+		api_error(x->rsp, 400, XMS_ERR_OBJ_NAME_NOT_UNIQUE);
+		return;
+	}
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	xms_reply_ok(x);
+}
+
+const struct xms_type xms_type_snapsets = {
+	.name = "snapshot-sets",
+	.v1 = false,
+	.list = list_sets,
+	.put = put_set,
+	.del = del_set,
+};

@@ -1,0 +1,29 @@
+/* xms_system.c — the `xms` resource: the management server itself (one
+ * object, index 1).  Clients read its sw-version to pick their dialect (the
+ * Cinder driver uses its v4.2 client from XMS 4.2 on). */
+#include <json-c/json.h>
+
+#include "target/api/xms_ids.h"
+#include "target/api/xms_resources.h"
+
+static void list(struct xms_ctx *x, struct json_object *arr)
+{
+	struct json_object *o = json_object_new_object();
+
+	(void)x;
+	json_object_object_add(o, "name", json_object_new_string("xms"));
+	json_object_object_add(o, "index", json_object_new_int(1));
+	json_object_object_add(o, "guid", json_object_new_string(xms_ids_xms_guid()));
+	json_object_object_add(o, "xms-id", xms_oid(xms_ids_xms_guid(), "xms", 1));
+	json_object_object_add(o, "version", json_object_new_string(XMS_VERSION));
+	json_object_object_add(o, "sw-version", json_object_new_string(XMS_SW_VERSION));
+	json_object_object_add(o, "restapi-protocol-version", json_object_new_string(XMS_RESTAPI_VERSION));
+	json_object_object_add(o, "lunlab-version", json_object_new_string(LUNLAB_VERSION_STRING));
+	json_object_array_add(arr, o);
+}
+
+const struct xms_type xms_type_xms = {
+	.name = "xms",
+	.v1 = true,
+	.list = list,
+};

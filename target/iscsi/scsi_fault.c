@@ -1,0 +1,247 @@
+/* scsi_fault.c — what the transport does when a fault rule fires
+ * (target/lu/fault_rules.h decides; docs/faults.md): answer with a sense or
+ * a status instead of the LU, hold the command until the initiator aborts
+ * it, run it late, drop the connection before or after the data moved,
+ * alter the data (silent corruption), or ask the LU to stop an EXTENDED
+ * COPY part way.
+ *
+ * The check runs when a command would go to its LU, after its Data-Out
+ * arrived, after unit attentions and reservations (a misbehaving device is
+ * still a device with reservations), so a WRITE's medium error comes after
+ * its data, as on a disk. */
+#include "target/iscsi/scsi_fault.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "target/iscsi/datain.h"
+#include "target/iscsi/io_thread.h"
+#include "target/iscsi/target.h"
+#include "target/lu/fault_rules.h"
+#include "target/lu/lu_table.h"
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static const char *action_text(const struct fault_hit *h, char *buf, size_t len)
+{
+	switch (h->action) {
+	case FAULT_ACT_SENSE:
+		snprintf(buf, len, "CHECK CONDITION %02x/%02x/%02x", h->key, h->asc, h->ascq);
+		break;
+	case FAULT_ACT_STATUS:
+		snprintf(buf, len, "status 0x%02x", h->status);
+		break;
+	case FAULT_ACT_DELAY:
+		snprintf(buf, len, "delayed %" PRIu64 " us", h->delay_us);
+		break;
+	case FAULT_ACT_HOLD:
+		snprintf(buf, len, "held until aborted");
+		break;
+	case FAULT_ACT_DROP:
+		snprintf(buf, len, "connection dropped %s the data moved", h->drop_after ? "after" : "before");
+		break;
+	case FAULT_ACT_XCOPY_FAIL:
+		snprintf(buf, len, "EXTENDED COPY stops after %u segment(s)", h->xcopy_segments);
+		break;
+	case FAULT_ACT_CORRUPT:
+		snprintf(buf, len, "data corrupted");
+		break;
+	}
+	return buf;
+}
+
+static void log_hit(struct conn *c, struct icmd *ic, const struct fault_hit *h)
+{
+	char what[96];
+
+	if (!h->first && !g_target.trace_pdus)
+		return;
+	target_log("fault rule %u%s: LUN %" PRIu64 " opcode 0x%02x from %s -> %s", h->rule,
+		   h->first ? " (first hit)" : "", ic->lun, ic->lc.cdb[0], c->initiator,
+		   action_text(h, what, sizeof(what)));
+}
+
+/* Silent corruption of a READ's or WRITE's data (len bytes of ic->buf,
+ * from the CDB's LBA on): the first byte of every whole block inside the
+ * rule's LBA range is inverted, so any checksum over a block sees it, and
+ * the log says which blocks. */
+static void corrupt(struct conn *c, struct icmd *ic, size_t len, bool is_write)
+{
+	uint64_t lba, blocks, n = 0, from = UINT64_MAX, bs;
+
+	if (!ic->rw || !ic->be || !ic->buf || !fault_cdb_range(ic->lc.cdb, &lba, &blocks))
+		return;
+	bs = ic->be->block_size;
+	for (uint64_t b = 0; b < blocks && (b + 1) * bs <= len; b++) {
+		if (lba + b < ic->fault_lba_first || lba + b > ic->fault_lba_last)
+			continue;
+		ic->buf[b * bs] ^= 0xff;
+		if (from == UINT64_MAX)
+			from = lba + b;
+		n++;
+	}
+	target_log("fault rule %u: silent corruption: %s LUN %" PRIu64 " LBA %" PRIu64 "+%" PRIu64
+		   " from %s: first byte of %" PRIu64 " block(s) from LBA %" PRIu64 " inverted (%s)",
+		   ic->fault_rule, is_write ? "WRITE" : "READ", ic->lun, lba, blocks, c->initiator, n,
+		   n ? from : lba, is_write ? "stored that way" : "stored data unchanged");
+}
+
+bool scsi_fault_gate(struct conn *c, struct icmd *ic)
+{
+	struct fault_cmd fc;
+	struct fault_hit h;
+	const struct target_portal *p = c->portal >= 0 && c->portal < g_target.nportals ? &g_target.portals[c->portal] : NULL;
+	uint8_t sense[LU_SENSE_MAX], sl;
+
+	memset(&ic->lc.fault, 0, sizeof(ic->lc.fault));
+	if (!fault_rules_any())
+		return false; /* the common case: no rule at all */
+	fc.lun = ic->lun;
+	fc.cdb = ic->lc.cdb;
+	fc.initiator = c->initiator;
+	fc.portal = p ? p->name : NULL;
+	fc.portal_adv = p && p->adv_name[0] ? p->adv_name : NULL;
+	fc.data = ic->lc.dir == LU_DIR_WRITE ? ic->buf : NULL;
+	fc.data_len = ic->lc.dir == LU_DIR_WRITE ? (ic->got_total < ic->buf_len ? ic->got_total : ic->buf_len) : 0;
+	if (!fault_rules_check(&fc, &h))
+		return false;
+	log_hit(c, ic, &h);
+	switch (h.action) {
+	case FAULT_ACT_SENSE:
+		sl = lu_sense_fixed(sense, h.key, h.asc, h.ascq, -1);
+		if (h.has_info && h.info_lba <= UINT32_MAX) {
+			sense[0] |= 0x80; /* VALID: INFORMATION holds the failing LBA */
+			put_be32(sense + 3, (uint32_t)h.info_lba);
+		}
+		scsi_cmd_answer(c, ic, 0x02, sense, sl, 0);
+		return true;
+	case FAULT_ACT_STATUS:
+		scsi_cmd_answer(c, ic, h.status, NULL, 0, 0);
+		return true;
+	case FAULT_ACT_HOLD:
+		/* it stays on c->tasks with nothing in flight: ABORT TASK, a
+		 * reset or the connection's end frees it, nothing answers it */
+		return true;
+	case FAULT_ACT_DELAY:
+		if (!c->thr || h.delay_us == 0)
+			return false;
+		io_thread_delay(c->thr, ic, h.delay_us);
+		return true;
+	case FAULT_ACT_DROP:
+		if (h.drop_after) {
+			ic->fault_rule = h.rule;
+			ic->fault_after = SCSI_FAULT_AFTER_DROP;
+			ic->lc.data_ready = NULL; /* the data goes at completion, then the connection */
+			ic->lc.data_progress = NULL;
+			return false;
+		}
+		conn_close(c, "a fault rule dropped the connection"); /* frees ic */
+		return true;
+	case FAULT_ACT_XCOPY_FAIL:
+		ic->lc.fault.xcopy_fail = true;
+		ic->lc.fault.xcopy_segments = h.xcopy_segments;
+		if (h.has_sense) {
+			ic->lc.fault.key = h.key;
+			ic->lc.fault.asc = h.asc;
+			ic->lc.fault.ascq = h.ascq;
+		}
+		return false;
+	case FAULT_ACT_CORRUPT:
+		ic->fault_rule = h.rule;
+		ic->fault_lba_first = h.lba_first;
+		ic->fault_lba_last = h.lba_last;
+		if (ic->lc.dir == LU_DIR_WRITE) {
+			corrupt(c, ic, fc.data_len, true);
+		} else {
+			ic->fault_after = SCSI_FAULT_AFTER_CORRUPT;
+			ic->lc.data_ready = NULL;
+			ic->lc.data_progress = NULL;
+		}
+		return false;
+	}
+	return false;
+}
+
+bool scsi_fault_completed(struct conn *c, struct icmd *ic, uint32_t send, const struct residual *r)
+{
+	if (ic->fault_after == SCSI_FAULT_AFTER_CORRUPT) {
+		if (ic->lc.status == 0x00 && send)
+			corrupt(c, ic, send, false);
+		return false;
+	}
+	if (ic->fault_after != SCSI_FAULT_AFTER_DROP)
+		return false;
+	target_log("fault rule %u: connection of %s dropped after LUN %" PRIu64 " opcode 0x%02x moved its data",
+		   ic->fault_rule, c->initiator, ic->lun, ic->lc.cdb[0]);
+	if (send && ic->lc.status == 0x00) {
+		/* the data goes out, the status never does */
+		datain_queue(c, ic, send, false, 0, r);
+		if (c->tx_tail) {
+			c->tx_tail->close_after = true;
+			c->tx_tail->close_why = "a fault rule dropped the connection after the data";
+		}
+		return false; /* the caller finishes the task: its PDUs hold it */
+	}
+	conn_close(c, "a fault rule dropped the connection after the data"); /* frees ic */
+	return true;
+}
+
+void io_thread_delay(struct io_thread *t, struct icmd *ic, uint64_t delay_us)
+{
+	struct icmd **pp = &t->delayed;
+
+	ic->refs++; /* the list's: the task may be aborted meanwhile */
+	ic->delay_due_ns = mono_ns() + delay_us * 1000u;
+	while (*pp && (*pp)->delay_due_ns <= ic->delay_due_ns)
+		pp = &(*pp)->delay_next;
+	ic->delay_next = *pp;
+	*pp = ic;
+}
+
+int io_thread_run_delayed(struct io_thread *t)
+{
+	uint64_t now;
+
+	if (!t->delayed)
+		return -1; /* every loop iteration asks: no clock read when nothing waits */
+	now = mono_ns();
+
+	while (t->delayed && t->delayed->delay_due_ns <= now) {
+		struct icmd *ic = t->delayed;
+
+		t->delayed = ic->delay_next;
+		ic->delay_next = NULL;
+		if (!ic->aborted && !ic->finished && !ic->conn->closed) {
+			if (!scsi_cmd_lu_still_there(ic->conn, ic)) {
+				/* the API deleted or unmapped its LU while it waited */
+				uint8_t sense[18];
+				scsi_cmd_answer(ic->conn, ic, 0x02, sense, lu_sense_fixed(sense, 0x05, 0x25, 0x00, -1), 0);
+			} else {
+				ic->in_backend = true;
+				io_thread_submit(t, ic->be, &ic->lc);
+			}
+		}
+		icmd_put(ic);
+	}
+	if (!t->delayed)
+		return -1;
+	/* milliseconds until the next one, rounded up, for epoll_wait */
+	return (int)((t->delayed->delay_due_ns - now + 999999u) / 1000000u);
+}
+
+void io_thread_drop_delayed(struct io_thread *t)
+{
+	while (t->delayed) {
+		struct icmd *ic = t->delayed;
+		t->delayed = ic->delay_next;
+		icmd_put(ic);
+	}
+}

@@ -1,0 +1,33 @@
+/* scsi_fault.h — the transport's side of fault rules (scsi_fault.c): the
+ * check before a command goes to its LU, what happens at its completion,
+ * and the delayed-command timer of each I/O thread. */
+#ifndef LUNLAB_ISCSI_SCSI_FAULT_H
+#define LUNLAB_ISCSI_SCSI_FAULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "target/iscsi/conn.h"
+
+struct residual;
+
+#define SCSI_FAULT_AFTER_DROP 1    /* close the connection after the data, no status */
+#define SCSI_FAULT_AFTER_CORRUPT 2 /* alter a READ's data before it goes out */
+
+/* ic is about to go to its LU (Data-Out complete, lc filled): true when a
+ * rule took it (answered it, holds it, delays it, or the connection is
+ * gone: do not touch ic then); false: submit it (a rule may have asked for
+ * something at completion, or set lc.fault for the LU). */
+bool scsi_fault_gate(struct conn *c, struct icmd *ic);
+
+/* ic's LU is done and send bytes of Data-In are due: true when the task
+ * is already finished (the connection was dropped). */
+bool scsi_fault_completed(struct conn *c, struct icmd *ic, uint32_t send, const struct residual *r);
+
+/* I/O thread loop: submit the delayed tasks whose time came; returns the
+ * milliseconds until the next one, or -1 when none waits. */
+int io_thread_run_delayed(struct io_thread *t);
+/* thread end: release what still waits */
+void io_thread_drop_delayed(struct io_thread *t);
+
+#endif

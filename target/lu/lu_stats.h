@@ -1,0 +1,61 @@
+/* lu_stats.h — what the target core saw of each logical unit: commands,
+ * bytes that crossed the wire and host-observed latency, by command kind.
+ * LIO keeps the same per-LU figures in its core (target_core_stat.c); the
+ * array's own figures (modeled latency, capacity) come from the handler
+ * through include/lunlab/array_ctl.h.
+ *
+ * Cost on the I/O path: one record per command, a handful of relaxed atomic
+ * adds into the shard of the I/O thread that completes it (each shard on
+ * cache lines of its own, so threads never bounce a line and never take a
+ * lock).  Readers (the /metrics scrape) sum the shards; a snapshot taken
+ * while commands complete may be a few commands behind, never torn within
+ * one counter, and counters only ever grow. */
+#ifndef LUNLAB_LU_STATS_H
+#define LUNLAB_LU_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lunlab/latency_buckets.h"
+
+enum lu_kind {
+	LU_KIND_READ,        /* READ(6/10/12/16) */
+	LU_KIND_WRITE,       /* WRITE(6/10/12/16), WRITE AND VERIFY(10/16) */
+	LU_KIND_XCOPY,       /* EXTENDED COPY (83h) */
+	LU_KIND_WRITE_SAME,  /* WRITE SAME(10/16) */
+	LU_KIND_UNMAP,       /* UNMAP */
+	LU_KIND_CAW,         /* COMPARE AND WRITE */
+	LU_KIND_OTHER,       /* everything else (INQUIRY, LOG SENSE, TUR, ...) */
+	LU_KINDS
+};
+
+/* the kind of a CDB, from its operation code */
+enum lu_kind lu_kind_of(const uint8_t *cdb);
+/* "read", "write", "xcopy", "write_same", "unmap", "caw", "other" */
+const char *lu_kind_name(enum lu_kind k);
+
+struct lu_stats;
+
+/* NULL when out of memory. */
+struct lu_stats *lu_stats_new(void);
+void lu_stats_free(struct lu_stats *s);
+
+/* One command answered: bytes is what crossed the wire for it (Data-Out
+ * received or Data-In sent), good whether its status was GOOD, latency_ns
+ * from its command PDU's arrival to its response.  shard: the completing
+ * I/O thread's index (any value works; equal values share cache lines). */
+void lu_stats_record(struct lu_stats *s, unsigned shard, enum lu_kind kind, uint64_t bytes, bool good,
+		     uint64_t latency_ns);
+
+struct lu_kind_figures {
+	uint64_t commands;
+	uint64_t errors;                          /* status other than GOOD */
+	uint64_t bytes;
+	uint64_t latency_sum_ns;
+	uint64_t latency_buckets[LUNLAB_LAT_BUCKETS]; /* per bucket, not cumulative */
+};
+
+/* Sum of every shard, per kind. */
+void lu_stats_read(const struct lu_stats *s, struct lu_kind_figures out[LU_KINDS]);
+
+#endif

@@ -1,0 +1,41 @@
+# shellcheck shell=bash
+# Sourced by the API's integration scripts (tests/api/*.sh): start lunlab-target with the
+# HTTPS management API on 127.0.0.1, a free iSCSI port and API port 0 (the kernel picks; the
+# target's log line "api: https://127.0.0.1:PORT/..." says which), an auth file with an API
+# user, and stop it again, judging the shutdown (exit 0, no sanitizer report).
+#
+# api_start BIN HANDLER_DIR WORKDIR [more lunlab-target args]
+#   sets API (127.0.0.1:PORT), API_USER, API_PASSWORD, PORTAL (127.0.0.1:PORT), IQN, LL_PID
+# api_stop: 0 on a clean stop
+here_api=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../../ci/lib/target-ctl.sh
+source "$here_api/../../ci/lib/target-ctl.sh"
+
+api_start() {
+    local bin=$1 handlers=$2 dir=$3 i
+    shift 3
+    IQN=iqn.2026-11.org.lunlab:api-test
+    API_USER=admin
+    API_PASSWORD=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+    API_LOG=$dir/target.log
+    umask 077
+    printf 'api %s %s\n' "$API_USER" "$API_PASSWORD" > "$dir/auth"
+    ll_start_lunlab "$bin" "$API_LOG" --iqn "$IQN" --handler-path "$handlers" \
+        --auth-file "$dir/auth" --api 127.0.0.1:0 "$@" || return 1
+    PORTAL=127.0.0.1:$LL_PORT
+    for (( i = 0; i < 100; i++ )); do
+        API=$(grep -o 'api: https://127\.0\.0\.1:[0-9]*' "$API_LOG" | head -n 1 | sed 's|api: https://||')
+        [[ -n $API ]] && break
+        sleep 0.1
+    done
+    if [[ -z $API ]]; then
+        echo "FAIL: the target logged no API address; log $API_LOG:"
+        tail -n 20 "$API_LOG"
+        return 1
+    fi
+    export API API_USER API_PASSWORD PORTAL IQN
+}
+
+api_stop() {
+    ll_stop_verified "$API_LOG"
+}

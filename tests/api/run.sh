@@ -1,0 +1,46 @@
+#!/bin/bash
+# run.sh TARGET_BIN HANDLER_DIR API_SCSI LUNLAB_BENCH CHECK
+# One check of the HTTPS management API against a lunlab-target this script starts (and
+# stops, judging the shutdown) with --api on 127.0.0.1 and one --lun LU (LUN 0, every
+# initiator's) besides the API's volumes:
+#   cinder  Debian 12's python3-cinder XtremIOISCSIDriver, every call checked on the SCSI
+#           side, with CHAP off and then on (cinder_driver.py)
+#   xms     every resource, query and XMS error message, masking, unit attentions,
+#           read-only snapshots, discovery CHAP (xms_api.py)
+#   bench   lunlab-bench clone --mode snapshot --verify and info --api (bench_api.sh)
+# Exit 0 pass, 1 fail, 77 skipped (python3-cinder missing for cinder).
+set -uo pipefail
+bin=$1 handlers=$2 api_scsi=$3 bench=$4 check=$5
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=run-api-target.sh
+source "$here/run-api-target.sh"
+
+if [[ $check == cinder ]] &&
+   ! /usr/bin/python3 -c 'from cinder import objects; objects.register_all(); import cinder.volume.drivers.dell_emc.xtremio' 2>/dev/null; then
+    echo "SKIP: Debian's python3-cinder is not installed (ci/install-deps.sh installs it)"
+    exit 77
+fi
+work=$(mktemp -d "/tmp/lunlab-api-$check.XXXXXX")
+status=0
+finish() {
+    api_stop || status=1
+    if (( status != 0 )) && [[ -s $work/target.log ]]; then
+        echo "---- target log tail ($work/target.log) ----"
+        tail -n 40 "$work/target.log"
+    fi
+    (( status == 0 )) && rm -rf "$work"
+    exit "$status"
+}
+trap finish EXIT
+extra=()
+[[ $check == bench ]] && extra=(--cluster "name=xb1,model=x2,time_scale=0")
+api_start "$bin" "$handlers" "$work" --lun size=64M,model=unlimited "${extra[@]}" || { status=1; exit; }
+echo "target: iSCSI $PORTAL, API https://$API"
+export LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWORD LUNLAB_PORTAL=$PORTAL \
+    LUNLAB_IQN=$IQN API_SCSI=$api_scsi LUNLAB_BENCH=$bench
+case $check in
+    cinder) timeout 600 /usr/bin/python3 "$here/cinder_driver.py" || status=1 ;;
+    xms) timeout 600 /usr/bin/python3 "$here/xms_api.py" || status=1 ;;
+    bench) timeout 600 bash "$here/bench_api.sh" || status=1 ;;
+    *) echo "unknown check '$check'"; status=2 ;;
+esac

@@ -1,0 +1,183 @@
+/* test_xms_model.c — the XMS object model: indexes never reused, lookups by
+ * name and by index ("12" is a name when an object has it), removals that
+ * keep groups and sets consistent, and the JSON document it is stored as:
+ * a round trip keeps everything, and every bad field is refused by name. */
+#include <json-c/json.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "target/api/xms_model.h"
+
+static struct xms_model m;
+
+static int teardown(void **state)
+{
+	xms_model_free(&m);
+	return 0;
+}
+
+static void fill(void)
+{
+	struct xms_cluster *c = xms_cluster_add(&m);
+	struct xms_volume *v;
+	struct xms_ig *g;
+	struct xms_initiator *n;
+	struct xms_lunmap *l;
+	struct xms_cg *cg;
+	struct xms_snapset *s;
+
+	snprintf(c->name, sizeof(c->name), "xbrick1");
+	snprintf(c->keys, sizeof(c->keys), "model=x2");
+	c->lb_size = 512;
+	c->chap_auth = XMS_CHAP_INITIATOR;
+	for (int i = 0; i < 3; i++) {
+		v = xms_volume_add(&m);
+		snprintf(v->name, sizeof(v->name), i == 2 ? "1" : "vol%d", i);
+		v->cluster = 1;
+		v->size = 1 << 30;
+		v->lb_size = 512;
+	}
+	v = xms_volume_get(&m, 2);
+	v->ancestor = 1;
+	v->snapshot = v->readonly = true;
+	v->snapset = 1;
+	g = xms_ig_add(&m);
+	snprintf(g->name, sizeof(g->name), "host1");
+	g->cluster = 1;
+	n = xms_initiator_add(&m);
+	snprintf(n->name, sizeof(n->name), "h1");
+	snprintf(n->port_address, sizeof(n->port_address), "iqn.1993-08.org.debian:01:h1");
+	n->ig = 1;
+	n->cluster = 1;
+	snprintf(n->auth_user, sizeof(n->auth_user), "chap_user");
+	snprintf(n->auth_pass, sizeof(n->auth_pass), "secret123456");
+	l = xms_lunmap_add(&m);
+	l->vol = 1;
+	l->ig = 1;
+	l->lun = 5;
+	l->cluster = 1;
+	cg = xms_cg_add(&m);
+	snprintf(cg->name, sizeof(cg->name), "cg1");
+	cg->cluster = 1;
+	assert_true(xms_idlist_add(&cg->vols, 1) && xms_idlist_add(&cg->vols, 3));
+	s = xms_snapset_add(&m);
+	snprintf(s->name, sizeof(s->name), "set1");
+	s->cluster = 1;
+	assert_true(xms_idlist_add(&s->vols, 2));
+}
+
+static void objects(void **state)
+{
+	fill();
+	assert_int_equal(xms_volume_by_name(&m, "vol1")->index, 2);
+	/* "1" names volume 3; "2" (no such name) is index 2 */
+	assert_int_equal(xms_volume_ref(&m, "1")->index, 3);
+	assert_int_equal(xms_volume_ref(&m, "2")->index, 2);
+	assert_null(xms_volume_ref(&m, "9"));
+	assert_null(xms_volume_ref(&m, "01"));
+	assert_int_equal(xms_initiator_by_port(&m, "IQN.1993-08.org.debian:01:H1")->index, 1);
+	assert_non_null(xms_lunmap_find(&m, 1, 1));
+	assert_null(xms_lunmap_find(&m, 2, 1));
+	assert_int_equal(strlen(xms_volume_get(&m, 1)->guid), XMS_GUID_LEN);
+	assert_string_not_equal(xms_volume_get(&m, 1)->guid, xms_volume_get(&m, 2)->guid);
+	/* a removed volume leaves its group and set; its index is never reused */
+	xms_volume_del(&m, 3);
+	assert_int_equal(xms_cg_get(&m, 1)->vols.n, 1);
+	xms_volume_del(&m, 2);
+	assert_int_equal(xms_snapset_get(&m, 1)->vols.n, 0);
+	assert_int_equal(xms_volume_add(&m)->index, 4);
+	assert_null(xms_volume_get(&m, 3));
+	xms_snapset_del(&m, 1);
+	assert_null(xms_snapset_by_name(&m, "set1"));
+}
+
+static void round_trip(void **state)
+{
+	struct json_object *doc, *again;
+	struct xms_model m2;
+	char err[256];
+	const char *a, *b;
+
+	fill();
+	doc = xms_model_to_json(&m);
+	assert_non_null(doc);
+	assert_int_equal(xms_model_from_json(&m2, doc, err, sizeof(err)), 0);
+	again = xms_model_to_json(&m2);
+	a = json_object_to_json_string(doc);
+	b = json_object_to_json_string(again);
+	assert_string_equal(a, b);
+	assert_string_equal(xms_initiator_get(&m2, 1)->auth_pass, "secret123456");
+	assert_int_equal(xms_cluster_get(&m2, 1)->chap_auth, XMS_CHAP_INITIATOR);
+	assert_true(xms_volume_get(&m2, 2)->readonly && !xms_volume_get(&m2, 3)->readonly);
+	/* the next index survives: no reuse after a reload */
+	assert_int_equal(xms_volume_add(&m2)->index, 4);
+	json_object_put(again);
+	json_object_put(doc);
+	xms_model_free(&m2);
+}
+
+/* doc with one change made by edit, then loaded: the message must be msg */
+static void refused(const char *path_type, int i, const char *field, struct json_object *val, const char *msg)
+{
+	struct json_object *doc = xms_model_to_json(&m), *t, *objs, *o;
+	struct xms_model m2;
+	char err[256];
+
+	assert_true(json_object_object_get_ex(doc, path_type, &t));
+	assert_true(json_object_object_get_ex(t, "objects", &objs));
+	o = json_object_array_get_idx(objs, (size_t)i);
+	if (val)
+		json_object_object_add(o, field, val);
+	else
+		json_object_object_del(o, field);
+	assert_int_equal(xms_model_from_json(&m2, doc, err, sizeof(err)), -1);
+	assert_string_equal(err, msg);
+	assert_int_equal(m2.volumes.n, 0); /* left empty */
+	json_object_put(doc);
+}
+
+static void bad_documents(void **state)
+{
+	struct xms_model m2;
+	char err[256];
+	struct json_object *doc;
+
+	fill();
+	refused("volumes", 1, "name", NULL, "volumes[1].name: missing or not a string");
+	refused("volumes", 0, "size", json_object_new_int(100), "volumes[0].size: want a positive multiple of lb-size");
+	refused("volumes", 0, "lb-size", json_object_new_int(1024), "volumes[0].lb-size: want 512 or 4096");
+	refused("volumes", 2, "index", json_object_new_int(2),
+		"volumes[2].index: 2 is not above the one before (2) and below next-index (4)");
+	refused("volumes", 0, "cluster", json_object_new_int(7), "volumes[0].cluster: no such cluster");
+	refused("clusters", 0, "chap-authentication-mode", json_object_new_string("always"),
+		"clusters[0].chap-authentication-mode: want disabled, initiator or mutual");
+	refused("lun-maps", 0, "vol", json_object_new_int(9),
+		"lun-maps[0]: names a volume or initiator group that does not exist");
+	refused("snapshot-sets", 0, "vols", json_object_new_string("2"), "snapshot-sets[0].vols: missing or not a array");
+	refused("initiators", 0, "auth-pass", json_object_new_int(1), "initiators[0].auth-pass: missing or not a string");
+	doc = json_object_new_array();
+	assert_int_equal(xms_model_from_json(&m2, doc, err, sizeof(err)), -1);
+	assert_string_equal(err, "(document): want a JSON object");
+	json_object_put(doc);
+	doc = json_tokener_parse("{\"format\": 2}");
+	assert_int_equal(xms_model_from_json(&m2, doc, err, sizeof(err)), -1);
+	assert_string_equal(err, "format: want 1");
+	json_object_put(doc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(objects, teardown),
+		cmocka_unit_test_teardown(round_trip, teardown),
+		cmocka_unit_test_teardown(bad_documents, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,103 @@
+/* test_fault_cdb.c — command kinds and LBA ranges as fault rules see them
+ * (target/lu/fault_cdb.c): every opcode of each kind, the LBA/length fields
+ * of each CDB size, the "0 blocks" cases, and UNMAP parameter lists that
+ * lie about their length. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "target/lu/fault_rules.h"
+
+static void kinds(void **state)
+{
+	static const struct {
+		uint8_t op;
+		enum fault_op kind;
+	} k[] = {
+		{ 0x08, FAULT_OP_READ }, { 0x28, FAULT_OP_READ }, { 0xa8, FAULT_OP_READ }, { 0x88, FAULT_OP_READ },
+		{ 0x0a, FAULT_OP_WRITE }, { 0x2a, FAULT_OP_WRITE }, { 0xaa, FAULT_OP_WRITE }, { 0x8a, FAULT_OP_WRITE },
+		{ 0x2e, FAULT_OP_WRITE }, { 0xae, FAULT_OP_WRITE }, { 0x8e, FAULT_OP_WRITE }, { 0x41, FAULT_OP_WRITE },
+		{ 0x93, FAULT_OP_WRITE }, { 0x9c, FAULT_OP_WRITE }, { 0x83, FAULT_OP_XCOPY }, { 0x42, FAULT_OP_UNMAP },
+		{ 0x89, FAULT_OP_CAW }, { 0x00, FAULT_OP_TUR }, { 0x35, FAULT_OP_SYNC }, { 0x91, FAULT_OP_SYNC },
+		{ 0x12, FAULT_OP_OPCODE }, { 0x84, FAULT_OP_OPCODE }, { 0x9e, FAULT_OP_OPCODE },
+	};
+	uint8_t cdb[16] = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		cdb[0] = k[i].op;
+		assert_int_equal(fault_cdb_kind(cdb), k[i].kind);
+	}
+	cdb[0] = 0x12;
+	assert_true(fault_cdb_exempt(cdb));
+	cdb[0] = 0xa0;
+	assert_true(fault_cdb_exempt(cdb));
+	cdb[0] = 0x03;
+	assert_true(fault_cdb_exempt(cdb));
+	cdb[0] = 0x00;
+	assert_false(fault_cdb_exempt(cdb));
+}
+
+static void ranges(void **state)
+{
+	uint8_t c6[6] = { 0x08, 0x1f, 0xff, 0xfe, 0 }, c10[10] = { 0x2a, 0, 0x12, 0x34, 0x56, 0x78, 0, 0x01, 0x00 };
+	uint8_t c12[12] = { 0xa8, 0, 0, 0, 0, 9, 0, 0x01, 0, 0 };
+	uint8_t c16[16] = { 0x8a, 0, 0x00, 0x00, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0x10, 0 };
+	uint8_t caw[16] = { 0x89, 0, 0, 0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0, 4 };
+	uint8_t sync10[10] = { 0x35, 0, 0, 0, 0, 100, 0, 0, 0 }, tur[6] = { 0 };
+	uint64_t lba, n;
+
+	(void)state;
+	assert_true(fault_cdb_range(c6, &lba, &n)); /* 21-bit LBA, 0 blocks = 256 */
+	assert_true(lba == 0x1ffffe && n == 256);
+	assert_true(fault_cdb_range(c10, &lba, &n));
+	assert_true(lba == 0x12345678 && n == 256);
+	assert_true(fault_cdb_range(c12, &lba, &n));
+	assert_true(lba == 9 && n == 0x10000);
+	assert_true(fault_cdb_range(c16, &lba, &n));
+	assert_true(lba == 0x100000000ull && n == 0x1000);
+	assert_true(fault_cdb_range(caw, &lba, &n));
+	assert_true(lba == 0x20 && n == 4);
+	assert_true(fault_cdb_range(sync10, &lba, &n)); /* 0 blocks: to the end of the LU */
+	assert_true(lba == 100 && n == UINT64_MAX - 100);
+	c10[7] = c10[8] = 0;                               /* a READ/WRITE of nothing still names its LBA */
+	assert_true(fault_cdb_range(c10, &lba, &n) && n == 1);
+	assert_false(fault_cdb_range(tur, &lba, &n));
+}
+
+static void unmap_lists(void **state)
+{
+	uint8_t d[8 + 16 * 2];
+	uint64_t at = 0;
+
+	(void)state;
+	memset(d, 0, sizeof(d));
+	d[3] = 0xff;          /* claims far more descriptors than sent: bounded by len */
+	d[8 + 7] = 10;        /* 10..19 */
+	d[8 + 11] = 10;
+	d[24 + 0] = 0xff;     /* LBA near 2^64 with blocks past it: no wrap */
+	memset(d + 24, 0xff, 8);
+	d[24 + 11] = 8;
+	assert_true(fault_unmap_overlaps(d, sizeof(d), 15, 30, &at) && at == 15);
+	assert_true(fault_unmap_overlaps(d, sizeof(d), 0, 10, &at) && at == 10);
+	assert_false(fault_unmap_overlaps(d, sizeof(d), 20, 1000, &at));
+	assert_true(fault_unmap_overlaps(d, sizeof(d), UINT64_MAX, UINT64_MAX, &at) && at == UINT64_MAX);
+	assert_false(fault_unmap_overlaps(d, 7, 0, UINT64_MAX, &at)); /* not even a header */
+	assert_false(fault_unmap_overlaps(d, 23, 0, UINT64_MAX, &at)); /* half a descriptor */
+	assert_false(fault_unmap_overlaps(NULL, 40, 0, UINT64_MAX, &at));
+	d[8 + 11] = 0; /* zero blocks names nothing */
+	assert_false(fault_unmap_overlaps(d, 24, 0, UINT64_MAX, &at));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(kinds),
+		cmocka_unit_test(ranges),
+		cmocka_unit_test(unmap_lists),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
