@@ -25,9 +25,13 @@ enum area_id { A_READ, A_WRITE, A_XCOPY, A_SAME, A_DR, A_N };
 struct cctx {
 	const struct bench_opts *o;
 	struct calib_result *r;
-	struct bench_conn main, dmain;
+	/* every session of the run in one array, so that one conn_poll_many services them all
+	 * (calib_load.h): main at 0, dmain at 1 (unused without --dest), then pool and dpool */
+	struct bench_conn sess[2 + 2 * POOL_MAX];
+	unsigned nsess;
+	struct bench_conn *main, *dmain;  /* identification, queries, fills, UNMAP (dmain: --dest) */
 	bool have_dest;
-	struct bench_conn pool[POOL_MAX], dpool[POOL_MAX];
+	struct bench_conn *pool, *dpool;  /* the load: npool sessions to the LU, ndpool to --dest */
 	unsigned npool, ndpool;
 	struct calib_target t;
 	struct b0_limits b0;
@@ -35,6 +39,8 @@ struct cctx {
 	uint64_t written_end[A_N];     /* one past the last LBA written in each area (0: none) */
 	uint64_t stamp;
 	double t_start;
+	uint64_t lbp_set_blocks;       /* LOG SENSE 0Ch counts threshold sets of this many blocks
+	                                * (2^THRESHOLD EXPONENT of VPD B2h; 1 without one) */
 	bool lbp_listed;               /* LOG SENSE 00h listed page 0Ch, asked before the timings (a LU
 	                                * the timings overloaded may not answer promptly after them) */
 };

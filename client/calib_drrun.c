@@ -14,7 +14,7 @@
 static int lbp_read(struct cctx *x, struct lbp_counts *c, char *err, size_t errlen)
 {
 	static struct log_page pg;
-	if (q_log_page(&x->main, 0x0c, &pg, err, errlen))
+	if (q_log_page(x->main, 0x0c, &pg, err, errlen))
 		return -1;
 	return lbp_counts_decode(&pg, c, err, errlen);
 }
@@ -72,7 +72,7 @@ static int measure_kind(struct cctx *x, const struct dr_spec *spec, uint64_t lba
 {
 	struct lbp_counts c0, c1;
 	uint32_t bs = x->r->bs;
-	if (calib_unmap_range(x, &x->main, lba, spec->bytes / bs)) {
+	if (calib_unmap_range(x, x->main, lba, spec->bytes / bs)) {
 		snprintf(err, errlen, "UNMAP of the data-reduction area failed");
 		return -1;
 	}
@@ -87,9 +87,10 @@ static int measure_kind(struct cctx *x, const struct dr_spec *spec, uint64_t lba
 		return -1;
 	memset(m, 0, sizeof(*m));
 	m->spec = *spec;
-	int64_t logical = ((int64_t)c1.used - (int64_t)c0.used) * bs;
-	int64_t dedup = ((int64_t)c1.dedup - (int64_t)c0.dedup) * bs;
-	int64_t comp = ((int64_t)c1.compressed - (int64_t)c0.compressed) * bs;
+	int64_t unit = (int64_t)(x->lbp_set_blocks * bs); /* bytes per counted threshold set */
+	int64_t logical = ((int64_t)c1.used - (int64_t)c0.used) * unit;
+	int64_t dedup = ((int64_t)c1.dedup - (int64_t)c0.dedup) * unit;
+	int64_t comp = ((int64_t)c1.compressed - (int64_t)c0.compressed) * unit;
 	m->logical = logical > 0 ? (uint64_t)logical : 0;
 	m->unique = logical - dedup > 0 ? (uint64_t)(logical - dedup) : 0;
 	m->physical = logical - dedup - comp > 0 ? (uint64_t)(logical - dedup - comp) : 0;
@@ -114,6 +115,9 @@ int calib_data_reduction(struct cctx *x, char *err, size_t errlen)
 		snprintf(r->dr_reason, sizeof(r->dr_reason), "the LU cannot UNMAP, so no area can be measured fresh");
 		return 0;
 	}
+	if (x->lbp_set_blocks > 1)
+		calib_note(r, "LOG SENSE 0Ch counts threshold sets of %llu bytes (VPD B2h THRESHOLD EXPONENT): the data "
+			   "reduction figures are in whole sets", (unsigned long long)(x->lbp_set_blocks * r->bs));
 	uint64_t seed = x->stamp * 0x9e3779b97f4a7c15ull ^ (uint64_t)time(NULL);
 	uint64_t lba = x->area[A_DR].lba, end = lba + x->area[A_DR].blocks;
 	uint32_t bs = r->bs;

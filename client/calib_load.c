@@ -11,7 +11,7 @@
 
 #define UNMAP_LIST_LEN 24
 #define XCOPY_LIST_MAX (XCOPY_HDR_LEN + 2 * XCOPY_TGT_DESC_LEN + 8 * XCOPY_SEG_DESC_LEN)
-#define HANG_S 60.0 /* a LU silent for this long after the run's time is up has stopped answering */
+#define LOST_MAX 3  /* runs cut by a lost session that are run again */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -60,7 +60,7 @@ struct lslot {
 	bool busy;
 	uint8_t *buf;                /* WRITE data */
 	uint8_t list[XCOPY_LIST_MAX];
-	struct iscsi_data data;
+	struct scsi_iovec iov;       /* the data-out of the command in flight */
 };
 
 struct lrun {
@@ -112,7 +112,7 @@ static void fill_random(uint8_t *buf, size_t len, uint64_t seed)
 	}
 }
 
-static void slot_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv);
+static void slot_cb(struct bench_conn *c, int status, struct scsi_task *task, void *priv);
 
 static int issue(struct lslot *s)
 {
@@ -121,7 +121,7 @@ static int issue(struct lslot *s)
 	uint8_t cdb[16] = { 0 };
 	int cdblen = 16, dir = SCSI_XFER_NONE;
 	uint32_t xfer = 0;
-	struct iscsi_data *out = NULL;
+	struct scsi_iovec *out = NULL;
 	uint64_t bytes = (uint64_t)r->blocks * r->t->bs;
 	switch (p->kind) {
 	case CK_READ:
@@ -134,8 +134,8 @@ static int issue(struct lslot *s)
 		dir = SCSI_XFER_WRITE;
 		xfer = (uint32_t)bytes;
 		stamp_buf(s->buf, bytes, ++*r->stamp);
-		s->data = (struct iscsi_data){ .size = bytes, .data = s->buf };
-		out = &s->data;
+		s->iov = (struct scsi_iovec){ .iov_base = s->buf, .iov_len = bytes };
+		out = &s->iov;
 		break;
 	case CK_VERIFY:
 		cdb[0] = 0x8f; /* BYTCHK 00b: the medium is verified, no data is sent */
@@ -144,8 +144,8 @@ static int issue(struct lslot *s)
 		cdb[0] = 0x93; /* no UNMAP, no ANCHOR: the range is written with one block */
 		dir = SCSI_XFER_WRITE;
 		xfer = r->t->bs;
-		s->data = (struct iscsi_data){ .size = r->t->bs, .data = r->ws_block };
-		out = &s->data;
+		s->iov = (struct scsi_iovec){ .iov_base = r->ws_block, .iov_len = r->t->bs };
+		out = &s->iov;
 		break;
 	case CK_UNMAP:
 		cdb[0] = 0x42;
@@ -158,8 +158,8 @@ static int issue(struct lslot *s)
 		put_be(s->list + 16, r->blocks, 4);
 		dir = SCSI_XFER_WRITE;
 		xfer = UNMAP_LIST_LEN;
-		s->data = (struct iscsi_data){ .size = UNMAP_LIST_LEN, .data = s->list };
-		out = &s->data;
+		s->iov = (struct scsi_iovec){ .iov_base = s->list, .iov_len = UNMAP_LIST_LEN };
+		out = &s->iov;
 		break;
 	case CK_XCOPY: {
 		struct xcopy_segment seg[8];
@@ -179,8 +179,8 @@ static int issue(struct lslot *s)
 		xcopy_cdb(cdb, (uint32_t)len);
 		dir = SCSI_XFER_WRITE;
 		xfer = (uint32_t)len;
-		s->data = (struct iscsi_data){ .size = (size_t)len, .data = s->list };
-		out = &s->data;
+		s->iov = (struct scsi_iovec){ .iov_base = s->list, .iov_len = (size_t)len };
+		out = &s->iov;
 		break;
 	}
 	default:
@@ -200,10 +200,11 @@ static int issue(struct lslot *s)
 		snprintf(r->err, sizeof(r->err), "cannot attach a read buffer");
 		return -1;
 	}
+	if (out)
+		scsi_task_set_iov_out(task, out, 1);
 	s->t0 = now_ns();
-	if (iscsi_scsi_command_async(s->c->iscsi, s->c->lun, task, slot_cb, out, s)) {
-		scsi_free_scsi_task(task);
-		snprintf(r->err, sizeof(r->err), "cannot queue a command: %s", iscsi_get_error(s->c->iscsi));
+	if (conn_submit(s->c, task, slot_cb, s)) { /* the session failed for good: task freed */
+		snprintf(r->err, sizeof(r->err), "%s", conn_error(s->c));
 		return -1;
 	}
 	s->busy = true;
@@ -214,11 +215,10 @@ static int issue(struct lslot *s)
 	return 0;
 }
 
-static void slot_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv)
+static void slot_cb(struct bench_conn *c, int status, struct scsi_task *task, void *priv)
 {
 	struct lslot *s = priv;
 	struct lrun *r = s->run;
-	struct scsi_task *task = command_data;
 	uint64_t t = now_ns();
 	struct cmd_status st;
 	conn_task_status(task, status, &st);
@@ -236,8 +236,7 @@ static void slot_cb(struct iscsi_context *iscsi, int status, void *command_data,
 			r->outcome = CALIB_BUSY;
 		} else if (st.status < 0 && !r->failed) {
 			r->failed = true;
-			snprintf(r->err, sizeof(r->err), "%s failed: %s", calib_kind_name(r->p->kind),
-				 iscsi_get_error(iscsi));
+			snprintf(r->err, sizeof(r->err), "%s failed: %s", calib_kind_name(r->p->kind), conn_error(c));
 		} else if (r->outcome == CALIB_OK && !r->failed) {
 			r->failed = true;
 			snprintf(r->err, sizeof(r->err), "%s: SCSI status 0x%02x", calib_kind_name(r->p->kind), st.status);
@@ -311,9 +310,20 @@ static void rate_of(const uint64_t *t, size_t n, double *rate, double *se, doubl
 		*best = qq[3];
 }
 
-int calib_load_run(struct calib_target *t, const struct calib_point *p, const struct calib_area *src,
-		   const struct calib_area *dst, unsigned q, unsigned warmup, unsigned measure, double max_s,
-		   uint64_t *stamp, struct calib_run *res, char *err, size_t errlen)
+/* What the connection layer did on every session of the run so far: re-logins, and BUSY /
+ * TASK SET FULL answers it retried (the LU had more outstanding than it takes). */
+static void conn_counts(const struct calib_target *t, unsigned *reconnects, unsigned *busy)
+{
+	*reconnects = *busy = 0;
+	for (unsigned i = 0; i < t->nevery; i++) {
+		*reconnects += t->every[i].stats.reconnects;
+		*busy += t->every[i].stats.busy + t->every[i].stats.task_set_full;
+	}
+}
+
+static int load_once(struct calib_target *t, const struct calib_point *p, const struct calib_area *src,
+		     const struct calib_area *dst, unsigned q, unsigned warmup, unsigned measure, double max_s,
+		     uint64_t *stamp, struct calib_run *res, bool *lost, char *err, size_t errlen)
 {
 	memset(res, 0, sizeof(*res));
 	res->q = q;
@@ -364,6 +374,8 @@ int calib_load_run(struct calib_target *t, const struct calib_point *p, const st
 				fill_random(s->buf, p->bytes, *stamp * 977 + i);
 		}
 	}
+	unsigned rec0, busy0, rec1, busy1;
+	conn_counts(t, &rec0, &busy0);
 	double cpu0 = cpu_seconds();
 	r.t_start = now_s();
 	for (unsigned i = 0; i < q && !r.stop; i++)
@@ -371,31 +383,20 @@ int calib_load_run(struct calib_target *t, const struct calib_point *p, const st
 			r.failed = true;
 			r.stop = true;
 		}
-	/* Every session in one poll: the commands' and the idle ones, whose target may ping them
-	 * (copies of the session records: the poll only reads their contexts). */
-	struct bench_conn all[2 * 16 + 2];
-	unsigned nall = 0;
-	for (unsigned i = 0; i < t->nconn && nall < 16; i++)
-		all[nall++] = t->conns[i];
-	if (t->dconns != t->conns)
-		for (unsigned i = 0; i < t->ndconn && nall < 32; i++)
-			all[nall++] = t->dconns[i];
-	for (unsigned i = 0; i < t->nidle && nall < 34; i++)
-		if (t->idle[i] && t->idle[i]->iscsi)
-			all[nall++] = *t->idle[i];
+	/* Every session in one poll: the commands' and the idle ones, whose target may ping them.
+	 * No deadline of its own: the connection layer aborts a command unanswered for --timeout
+	 * and ends the run (exit 3) when that does not help. */
 	while (r.inflight) {
-		if (conn_poll_many(all, nall, 200, err, errlen) < 0) {
+		if (conn_poll_many(t->every, t->nevery, 200, err, errlen) < 0) {
 			/* commands still in flight reference the slots: leave them (the run is over) */
 			slots = NULL;
 			goto out;
 		}
-		if (now_s() - r.t_start > max_s + HANG_S) {
-			snprintf(err, errlen, "the LU did not complete %u outstanding %s commands within %.0f s",
-				 r.inflight, calib_kind_name(p->kind), max_s + HANG_S);
-			slots = NULL;
-			goto out;
-		}
 	}
+	conn_counts(t, &rec1, &busy1);
+	*lost = rec1 != rec0;
+	if (busy1 != busy0 && r.outcome == CALIB_OK)
+		r.outcome = CALIB_BUSY;
 	res->wall_s = now_s() - r.t_start;
 	res->cpu_share = res->wall_s > 0 ? (cpu_seconds() - cpu0) / res->wall_s : 0;
 	if (r.failed) {
@@ -424,64 +425,132 @@ out:
 	return ret;
 }
 
+int calib_load_run(struct calib_target *t, const struct calib_point *p, const struct calib_area *src,
+		   const struct calib_area *dst, unsigned q, unsigned warmup, unsigned measure, double max_s,
+		   uint64_t *stamp, struct calib_run *res, char *err, size_t errlen)
+{
+	uint64_t written = 0;
+	for (unsigned attempt = 0;; attempt++) {
+		bool lost = false;
+		if (load_once(t, p, src, dst, q, warmup, measure, max_s, stamp, res, &lost, err, errlen))
+			return -1;
+		if (res->written_lba_end > written)
+			written = res->written_lba_end;
+		res->written_lba_end = written;
+		if (!lost)
+			return 0;
+		if (attempt + 1 >= LOST_MAX) {
+			snprintf(err, errlen, "%s at %u outstanding: a session was lost and logged in again during each "
+				 "of %u runs, so no timing holds only the LU's work", calib_kind_name(p->kind), q,
+				 LOST_MAX);
+			return -1;
+		}
+	}
+}
+
 /* ---- the transport's floor ---- */
+
+/* NOP-Outs are not SCSI commands: the connection layer has no queue for them, so they go on
+ * the session's current libiscsi context while it is logged in.  A context the layer destroys
+ * (a lost connection) cancels them or drops them: either way the round trip is sent again on
+ * the next session. */
+static bool session_up(const struct bench_conn *c)
+{
+	return c->iscsi && !conn_failed(c) && iscsi_is_logged_in(c->iscsi);
+}
+
+static double timeout_s(void)
+{
+	double s = conn_get_policy()->timeout_s;
+	return s > 0 ? s : 30;
+}
+
+/* Service every session until all of c[0..n) are logged in; -1 when one failed for good. */
+static int wait_up(const struct calib_target *t, struct bench_conn *c, unsigned n, char *err, size_t errlen)
+{
+	for (;;) {
+		unsigned up = 0;
+		for (unsigned i = 0; i < n; i++)
+			up += session_up(&c[i]);
+		if (up == n)
+			return 0;
+		if (conn_poll_many(t->every, t->nevery, 200, err, errlen) < 0)
+			return -1;
+	}
+}
+
+/* No NOP-In within --timeout: the target stopped answering, which ends the run as an
+ * unanswered command does (exit 3, the one line naming the URL). */
+static int nop_unanswered(const struct bench_conn *c, char *err, size_t errlen)
+{
+	char msg[700];
+	snprintf(msg, sizeof(msg), "%s: a NOP-Out got no NOP-In within --timeout %g s", c->url, timeout_s());
+	conn_note_fatal(msg);
+	snprintf(err, errlen, "%s", msg);
+	return -1;
+}
 
 struct nop_state {
 	uint64_t t0;
 	bool done;
 	int status;
-	unsigned *count;
 };
 
 static void nop_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv)
 {
 	struct nop_state *n = priv;
+	(void)iscsi;
+	(void)command_data;
 	n->done = true;
 	n->status = status;
-	if (n->count)
-		(*n->count)++;
 }
 
-int calib_nop_rtt(struct bench_conn *c, unsigned reps, double *median_ns, double *mad_ns, char *err, size_t errlen)
+int calib_nop_rtt(const struct calib_target *t, struct bench_conn *c, unsigned reps, double *median_ns,
+		  double *mad_ns, char *err, size_t errlen)
 {
 	double *v = calloc(reps ? reps : 1, sizeof(*v));
 	if (!v) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	for (unsigned i = 0; i < reps; i++) {
+	unsigned i = 0, cut = 0;
+	while (i < reps) {
+		if (wait_up(t, c, 1, err, errlen))
+			goto fail;
+		struct iscsi_context *ctx = c->iscsi;
+		unsigned gen = c->stats.reconnects;
 		struct nop_state n = { .t0 = now_ns() };
-		if (iscsi_nop_out_async(c->iscsi, nop_cb, NULL, 0, &n)) {
-			snprintf(err, errlen, "cannot send a NOP-Out: %s", iscsi_get_error(c->iscsi));
-			free(v);
-			return -1;
-		}
+		bool gone = iscsi_nop_out_async(ctx, nop_cb, NULL, 0, &n) != 0;
 		double start = now_s();
-		while (!n.done) {
-			if (conn_poll_many(c, 1, 200, err, errlen) < 0) {
-				free(v);
-				return -1;
-			}
-			if (now_s() - start > HANG_S) {
-				snprintf(err, errlen, "no NOP-In within %.0f s", HANG_S);
-				free(v);
-				return -1;
+		while (!gone && !n.done) {
+			if (conn_poll_many(t->every, t->nevery, 200, err, errlen) < 0)
+				goto fail;
+			/* the context was destroyed (and with it the NOP-Out, cancelled or dropped) */
+			gone = c->iscsi != ctx || c->stats.reconnects != gen;
+			if (!gone && !n.done && now_s() - start > timeout_s()) {
+				nop_unanswered(c, err, errlen);
+				goto fail;
 			}
 		}
-		if (n.status != 0) {
-			snprintf(err, errlen, "NOP-Out failed: %s", iscsi_get_error(c->iscsi));
-			free(v);
-			return -1;
+		if (gone || n.status != 0) {
+			if (++cut > 100) {
+				snprintf(err, errlen, "%s: 100 NOP-Outs failed or were cut by lost sessions", c->url);
+				goto fail;
+			}
+			continue;
 		}
-		v[i] = (double)(now_ns() - n.t0);
+		v[i++] = (double)(now_ns() - n.t0);
 	}
 	calib_median_mad(v, reps, median_ns, mad_ns);
 	free(v);
 	return 0;
+fail:
+	free(v);
+	return -1;
 }
 
 struct nop_loop {
-	bool stop, failed;
+	bool stop, cut;
 	unsigned inflight;
 	uint64_t *t;           /* completion times */
 	size_t n, cap;
@@ -490,29 +559,77 @@ struct nop_loop {
 struct nop_slot {
 	struct bench_conn *c;
 	struct nop_loop *l;
+	struct iscsi_context *ctx;   /* where its NOP-Out is in flight */
+	bool pending;
 };
 
 static void nop_loop_cb(struct iscsi_context *iscsi, int status, void *command_data, void *priv)
 {
 	struct nop_slot *s = priv;
 	struct nop_loop *l = s->l;
+	(void)command_data;
+	if (!s->pending)
+		return;
+	s->pending = false;
 	l->inflight--;
 	if (status != 0) {
-		l->failed = true;
+		l->cut = true; /* cancelled with its context (a lost session), or refused */
 		return;
 	}
 	if (l->n < l->cap)
 		l->t[l->n++] = now_ns();
-	if (!l->stop && !iscsi_nop_out_async(s->c->iscsi, nop_loop_cb, NULL, 0, s))
+	if (!l->stop && !iscsi_nop_out_async(iscsi, nop_loop_cb, NULL, 0, s)) {
+		s->pending = true;
 		l->inflight++;
+	}
+}
+
+/* One measurement; *cut: a session was lost on the way (its NOP-Outs stopped). */
+static int nop_rate_once(const struct calib_target *t, struct nop_slot *slots, unsigned nslots, double seconds,
+			 struct nop_loop *l, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < nslots; i++) {
+		struct nop_slot *s = &slots[i];
+		s->ctx = s->c->iscsi;
+		s->pending = false;
+		if (!iscsi_nop_out_async(s->ctx, nop_loop_cb, NULL, 0, s)) {
+			s->pending = true;
+			l->inflight++;
+		}
+	}
+	double t0 = now_s(), last = now_s();
+	size_t seen = 0;
+	while (l->inflight) {
+		if (conn_poll_many(t->every, t->nevery, 200, err, errlen) < 0)
+			return -1;
+		for (unsigned i = 0; i < nslots; i++)
+			if (slots[i].pending && slots[i].c->iscsi != slots[i].ctx) { /* destroyed with it */
+				slots[i].pending = false;
+				l->inflight--;
+				l->cut = true;
+			}
+		double now = now_s();
+		if (now - t0 >= seconds)
+			l->stop = true;
+		if (l->n != seen) {
+			seen = l->n;
+			last = now;
+		} else if (now - last > timeout_s()) {
+			for (unsigned i = 0; i < nslots; i++)
+				if (slots[i].pending)
+					return nop_unanswered(slots[i].c, err, errlen);
+		}
+	}
+	return 0;
 }
 
 /* The fastest quarter of the run: the floor is what the transport can do at most, and a stall
  * of this host in one quarter must not lower it. */
-int calib_nop_rate(struct bench_conn *conns, unsigned n, unsigned q, double seconds, double *rate, char *err,
+int calib_nop_rate(const struct calib_target *t, unsigned q, double seconds, double *rate, char *err,
 		   size_t errlen)
 {
 	static struct nop_loop l;
+	unsigned n = t->nconn;
 	struct nop_slot *slots = calloc((size_t)n * q, sizeof(*slots));
 	memset(&l, 0, sizeof(l));
 	l.cap = 4u << 20;
@@ -523,20 +640,19 @@ int calib_nop_rate(struct bench_conn *conns, unsigned n, unsigned q, double seco
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	for (unsigned i = 0; i < n * q; i++) {
-		slots[i] = (struct nop_slot){ .c = &conns[i % n], .l = &l };
-		if (!iscsi_nop_out_async(slots[i].c->iscsi, nop_loop_cb, NULL, 0, &slots[i]))
-			l.inflight++;
-	}
-	double t0 = now_s();
-	while (l.inflight) {
-		if (conn_poll_many(conns, n, 200, err, errlen) < 0)
-			return -1; /* slots stay referenced by libiscsi: leaked on purpose */
-		double el = now_s() - t0;
-		if (el >= seconds)
-			l.stop = true;
-		if (el > seconds + HANG_S) {
-			snprintf(err, errlen, "NOP-Ins stopped coming");
+	for (unsigned i = 0; i < n * q; i++)
+		slots[i] = (struct nop_slot){ .c = &t->conns[i % n], .l = &l };
+	for (unsigned attempt = 0;; attempt++) {
+		l.n = 0;
+		l.stop = l.cut = false;
+		if (wait_up(t, t->conns, n, err, errlen) || nop_rate_once(t, slots, n * q, seconds, &l, err, errlen))
+			return -1; /* slots may stay referenced by libiscsi: leaked on purpose */
+		if (!l.cut)
+			break;
+		if (attempt + 1 >= LOST_MAX) {
+			snprintf(err, errlen, "NOP-Outs failed or were cut by lost sessions in each of %u runs", LOST_MAX);
+			free(slots);
+			free(l.t);
 			return -1;
 		}
 	}
@@ -545,9 +661,5 @@ int calib_nop_rate(struct bench_conn *conns, unsigned n, unsigned q, double seco
 	rate_of(l.t + skip, l.n - skip, &med, &se, rate);
 	free(slots);
 	free(l.t);
-	if (l.failed) {
-		snprintf(err, errlen, "a NOP-Out failed");
-		return -1;
-	}
 	return 0;
 }

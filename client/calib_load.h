@@ -1,8 +1,13 @@
 /* calib_load.h - calibrate's measurements: one command kind and size, a fixed number of
  * commands outstanding in a closed loop (each slot sends its next command when its last one
- * completes) over a pool of sessions, all on libiscsi's async API in one poll loop (the
- * helpers of client/conn.h).  Also the transport's own floor: the NOP-Out round trip, which
- * no SCSI device server sees, and how many NOP-Outs the transport turns around per second. */
+ * completes) over a pool of sessions, all through the connection layer (client/conn.h:
+ * conn_submit and one conn_poll_many over every session of the run), so a lost connection is
+ * logged in again within --timeout, a command unanswered for --timeout is aborted and resent,
+ * and BUSY / TASK SET FULL are retried and counted like in every subcommand.  Also the
+ * transport's own floor: the NOP-Out round trip, which no SCSI device server sees, and how
+ * many NOP-Outs the transport turns around per second (NOP-Outs are not SCSI commands, so they
+ * go on the session's libiscsi context while it is logged in, and are sent again after a
+ * re-login). */
 #ifndef LUNLAB_CLIENT_CALIB_LOAD_H
 #define LUNLAB_CLIENT_CALIB_LOAD_H
 
@@ -25,10 +30,12 @@ struct calib_target {
 	unsigned nlus;
 	bool sparse_writes;          /* WRITE data: unique but almost all zero (--write-data sparse)
 	                              * instead of incompressible */
-	struct bench_conn *idle[2];  /* sessions that wait while the pool works (the identification
-	                              * sessions): serviced too, so that the target's NOP-In pings
-	                              * are answered and it does not drop them (LIO: after 45 s) */
-	unsigned nidle;
+	struct bench_conn *every;    /* every session of the run, in one array (conns and dconns
+	                              * lie inside it): each poll services them all, so that the
+	                              * idle ones answer the target's NOP-In pings (LIO drops a
+	                              * session after 45 s without) and any of them is logged in
+	                              * again when its connection is lost */
+	unsigned nevery;
 };
 
 struct calib_point {
@@ -50,8 +57,10 @@ struct calib_run {
 	double lat_med_ns, lat_mad_ns; /* per command, submit to completion, as this host saw it */
 	double wall_s;
 	double cpu_share;            /* lunlab-bench's CPU over the run, share of one core */
-	enum calib_outcome outcome;  /* REFUSED: CHECK CONDITION (sense below); BUSY: BUSY or TASK
-	                              * SET FULL (too many outstanding for the LU) */
+	enum calib_outcome outcome;  /* REFUSED: CHECK CONDITION (sense below); BUSY: the LU answered
+	                              * BUSY or TASK SET FULL (too many outstanding for it; the
+	                              * connection layer retried them, so the timings hold its
+	                              * backoffs) */
 	uint8_t key, asc, ascq;
 	uint64_t written_lba_end;    /* one past the last LBA written (0: nothing) */
 };
@@ -61,18 +70,23 @@ uint64_t calib_wire_bytes(const struct calib_point *p, uint32_t bs);
 
 /* Run q slots (slot i on session i % nconn, its own range of the area: the caller keeps
  * q x bytes within the area) until `warmup` completions have passed and then `measure`
- * more, or max_s seconds once at least 3 were timed.  XCOPY copies from src to dst (dst on
+ * more, or max_s seconds once at least 3 were timed.  A run during which a session was lost
+ * and logged in again is run again (its timings hold the outage), up to 3 times.  XCOPY copies from src to dst (dst on
  * the destination LU).  *stamp makes every written block unique (advanced).  Returns 0 (see
  * r->outcome), or -1 with err on a transport failure or a LU that stopped answering. */
 int calib_load_run(struct calib_target *t, const struct calib_point *p, const struct calib_area *src,
 		   const struct calib_area *dst, unsigned q, unsigned warmup, unsigned measure, double max_s,
 		   uint64_t *stamp, struct calib_run *r, char *err, size_t errlen);
 
-/* NOP-Out round trips at queue depth 1 on one session: median and median absolute deviation,
- * ns.  Returns 0 or -1. */
-int calib_nop_rtt(struct bench_conn *c, unsigned reps, double *median_ns, double *mad_ns, char *err, size_t errlen);
-/* NOP-Outs per second with q outstanding per session over n sessions, for `seconds`. */
-int calib_nop_rate(struct bench_conn *conns, unsigned n, unsigned q, double seconds, double *rate, char *err,
+/* NOP-Out round trips at queue depth 1 on session c (one of t->every): median and median
+ * absolute deviation, ns.  A round trip cut by a lost session is sent again once c is logged
+ * in again; one unanswered for --timeout ends the run like an unanswered command (the session
+ * layer's fatal error: exit 3).  Returns 0 or -1. */
+int calib_nop_rtt(const struct calib_target *t, struct bench_conn *c, unsigned reps, double *median_ns,
+		  double *mad_ns, char *err, size_t errlen);
+/* NOP-Outs per second with q outstanding per session over t's pool sessions (t->conns), for
+ * `seconds`; measured again (up to 3 times) when a session was lost on the way. */
+int calib_nop_rate(const struct calib_target *t, unsigned q, double seconds, double *rate, char *err,
 		   size_t errlen);
 
 /* Median and MAD of v[n] (sorts v). */

@@ -77,6 +77,8 @@ struct calib_result {
 	/* the profile */
 	struct calib_profile_doc doc;
 	char out_path[512];
+	struct conn_stats conn;       /* what the connection layer did, summed over every session
+	                               * (a timing cut by a lost session was run again) */
 	char notes[CALIB_MAX_NOTES][400];
 	unsigned nnotes;
 	bool machine_limited;         /* some figure is this host's, not the LU's */

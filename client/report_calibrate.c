@@ -172,6 +172,7 @@ void table_calibrate(FILE *f, const struct calib_result *r)
 		fprintf(f, "\n");
 	for (unsigned i = 0; i < r->nnotes; i++)
 		fprintf(f, "note: %s\n", r->notes[i]);
+	table_conn_stats(f, &r->conn, "calibrate");
 	if (r->machine_limited)
 		fprintf(f, "MACHINE-LIMITED: some figures are this host's, not the LU's (notes above); the profile says "
 			"so where it matters\n");
@@ -348,5 +349,6 @@ json_object *json_calibrate(const struct calib_result *r)
 	for (unsigned i = 0; i < r->nnotes; i++)
 		json_object_array_add(notes, json_object_new_string(r->notes[i]));
 	json_object_object_add(o, "notes", notes);
+	json_object_object_add(o, "connection", json_conn_stats(&r->conn));
 	return o;
 }

@@ -46,7 +46,7 @@ static int identify(struct cctx *x, char *err, size_t errlen)
 {
 	struct calib_result *r = x->r;
 	uint8_t buf[1024];
-	int n = q_inquiry(&x->main, -1, buf, 96);
+	int n = q_inquiry(x->main, -1, buf, 96);
 	if (n < 36) {
 		snprintf(err, errlen, "standard INQUIRY returned %d bytes (< 36)", n);
 		return -1;
@@ -54,19 +54,27 @@ static int identify(struct cctx *x, char *err, size_t errlen)
 	q_ascii_field(r->vendor, buf + 8, 8);
 	q_ascii_field(r->product, buf + 16, 16);
 	q_ascii_field(r->revision, buf + 32, 4);
-	r->bs = x->main.block_size;
-	r->capacity = x->main.num_blocks * x->main.block_size;
-	snprintf(r->where, sizeof(r->where), "%s %s LUN %d", x->main.portal, x->main.target, x->main.lun);
-	n = q_inquiry(&x->main, 0x00, buf, 255);
+	r->bs = x->main->block_size;
+	r->capacity = x->main->num_blocks * x->main->block_size;
+	snprintf(r->where, sizeof(r->where), "%s %s LUN %d", x->main->portal, x->main->target, x->main->lun);
+	n = q_inquiry(x->main, 0x00, buf, 255);
+	bool b2 = n > 0 && vpd00_lists(buf, (size_t)n, 0xb2);
 	if (n > 0 && vpd00_lists(buf, (size_t)n, 0xb0)) {
-		int m = q_inquiry(&x->main, 0xb0, buf, 64);
+		int m = q_inquiry(x->main, 0xb0, buf, 64);
 		if (m < 0 || vpd_b0_decode(buf, (size_t)m, &x->b0, err, errlen))
 			return -1;
+	}
+	/* SBC-4: page 0Ch's resource counts are in threshold sets of 2^THRESHOLD EXPONENT blocks */
+	x->lbp_set_blocks = 1;
+	if (b2) {
+		int m = q_inquiry(x->main, 0xb2, buf, 64);
+		if (m >= 5 && buf[4] > 0 && buf[4] < 32)
+			x->lbp_set_blocks = 1ull << buf[4];
 	}
 	x->t.bs = r->bs;
 	x->t.nlus = 1;
 	bool naa = true;
-	struct bench_conn *lus[2] = { &x->main, &x->dmain };
+	struct bench_conn *lus[2] = { x->main, x->dmain };
 	for (unsigned i = 0; i < (x->have_dest ? 2u : 1u); i++) {
 		n = q_inquiry(lus[i], 0x83, buf, sizeof(buf));
 		x->t.lus[i].block_size = r->bs;
@@ -104,8 +112,8 @@ static int layout(struct cctx *x, char *err, size_t errlen)
 		     (unsigned long long)o->offset, (unsigned long long)cap);
 		end = cap;
 	}
-	if (x->have_dest && end > x->dmain.num_blocks * x->dmain.block_size)
-		end = x->dmain.num_blocks * x->dmain.block_size;
+	if (x->have_dest && end > x->dmain->num_blocks * x->dmain->block_size)
+		end = x->dmain->num_blocks * x->dmain->block_size;
 	uint64_t start = (o->offset + CALIB_MIB - 1) / CALIB_MIB * CALIB_MIB; /* areas on 1 MiB boundaries inside the region */
 	uint64_t units = end > start ? (end - start) / CALIB_MIB : 0;
 	if (units < 64) {
@@ -135,12 +143,12 @@ static int floors(struct cctx *x, char *err, size_t errlen)
 {
 	struct calib_result *r = x->r;
 	unsigned reps = x->o->budget_s >= 120 ? 200 : 40;
-	if (calib_nop_rtt(&x->main, reps, &r->nop_rtt_ns, &r->nop_mad_ns, err, errlen))
+	if (calib_nop_rtt(&x->t, x->main, reps, &r->nop_rtt_ns, &r->nop_mad_ns, err, errlen))
 		return -1;
 	double secs = x->o->budget_s >= 120 ? 2.0 : 0.5;
-	if (calib_nop_rate(x->pool, x->npool, 8, secs, &r->nop_rate, err, errlen))
+	if (calib_nop_rate(&x->t, 8, secs, &r->nop_rate, err, errlen))
 		return -1;
-	r->loopback_mb_s = portal_is_loopback(x->main.portal) ? loopback_tcp_mb_s(secs) : -1;
+	r->loopback_mb_s = portal_is_loopback(x->main->portal) ? loopback_tcp_mb_s(secs) : -1;
 	return 0;
 }
 
@@ -165,7 +173,7 @@ int calib_write_kind(struct cctx *x, const struct dr_spec *spec, uint64_t lba, c
 		.label = label, .quiet = x->o->quiet,
 	};
 	wa.io_bytes = xfer_clamp_bytes(spec->bytes < CALIB_MIB ? spec->bytes : CALIB_MIB, x->r->bs, x->b0.max_xfer_blocks);
-	return stream_write(&x->main, &wa, err, errlen);
+	return stream_write(x->main, &wa, err, errlen);
 }
 
 /* ---- 6. fit, profile, predictions ---- */
@@ -268,25 +276,8 @@ static int fit_and_profile(struct cctx *x, char *err, size_t errlen)
 
 static void close_all(struct cctx *x)
 {
-	for (unsigned i = 0; i < x->npool; i++)
-		conn_close(&x->pool[i]);
-	for (unsigned i = 0; i < x->ndpool; i++)
-		conn_close(&x->dpool[i]);
-	conn_close(&x->main);
-	if (x->have_dest)
-		conn_close(&x->dmain);
-}
-
-static int open_pool(const char *url, const char *prefix, struct bench_conn *pool, unsigned *n, char *err,
-		     size_t errlen)
-{
-	static const unsigned tries[] = { POOL_MAX, 2, 1 };
-	for (unsigned i = 0; i < 3; i++)
-		if (conn_open_many(url, prefix, tries[i], pool, err, errlen) == 0) {
-			*n = tries[i];
-			return 0;
-		}
-	return -1;
+	for (unsigned i = 0; i < sizeof(x->sess) / sizeof(x->sess[0]); i++)
+		conn_close(&x->sess[i]); /* nothing for a session never opened */
 }
 
 int scenario_calibrate(const struct bench_opts *o, struct calib_result *r, char *err, size_t errlen)
@@ -304,34 +295,42 @@ int scenario_calibrate(const struct bench_opts *o, struct calib_result *r, char 
 		r->supported[k] = true;
 	char prefix[300];
 	snprintf(prefix, sizeof(prefix), "%s-calib", o->initiator);
-	if (conn_open(o->url, o->initiator, &x.main, err, errlen))
+	x.main = &x.sess[0];
+	x.dmain = &x.sess[1];
+	x.pool = &x.sess[2];
+	if (conn_open(o->url, o->initiator, x.main, err, errlen))
 		return -1;
 	int ret = -1;
 	if (o->dest_url) {
-		if (conn_open(o->dest_url, o->initiator, &x.dmain, err, errlen))
+		if (conn_open(o->dest_url, o->initiator, x.dmain, err, errlen))
 			goto out;
 		x.have_dest = true;
-		if (x.dmain.block_size != x.main.block_size) {
-			snprintf(err, errlen, "the two LUs' block sizes differ (%u, %u)", x.main.block_size,
-				 x.dmain.block_size);
+		if (x.dmain->block_size != x.main->block_size) {
+			snprintf(err, errlen, "the two LUs' block sizes differ (%u, %u)", x.main->block_size,
+				 x.dmain->block_size);
 			goto out;
 		}
-		snprintf(r->dest, sizeof(r->dest), "%s %s LUN %d", x.dmain.portal, x.dmain.target, x.dmain.lun);
+		snprintf(r->dest, sizeof(r->dest), "%s %s LUN %d", x.dmain->portal, x.dmain->target, x.dmain->lun);
 	}
 	if (identify(&x, err, errlen) || layout(&x, err, errlen))
 		goto out;
-	if (open_pool(o->url, prefix, x.pool, &x.npool, err, errlen))
+	/* the load's sessions: one pool size for every LU (a target that refuses that many
+	 * sessions ends the run, exit 3, like a login any subcommand could not make) */
+	x.npool = POOL_MAX;
+	if (conn_open_many(o->url, prefix, x.npool, x.pool, err, errlen))
 		goto out;
+	x.dpool = &x.sess[2 + x.npool];
 	if (x.have_dest) {
 		char dp[320];
 		snprintf(dp, sizeof(dp), "%s-dest", prefix);
-		if (open_pool(o->dest_url, dp, x.dpool, &x.ndpool, err, errlen))
+		x.ndpool = POOL_MAX;
+		if (conn_open_many(o->dest_url, dp, x.ndpool, x.dpool, err, errlen))
 			goto out;
 	}
+	x.nsess = 2 + x.npool + x.ndpool;
+	x.t.every = x.sess;
+	x.t.nevery = x.nsess;
 	x.t.sparse_writes = o->sparse_writes;
-	x.t.idle[x.t.nidle++] = &x.main;
-	if (x.have_dest)
-		x.t.idle[x.t.nidle++] = &x.dmain;
 	x.t.conns = x.pool;
 	x.t.nconn = x.npool;
 	x.t.dconns = x.have_dest ? x.dpool : x.pool;
@@ -352,7 +351,7 @@ int scenario_calibrate(const struct bench_opts *o, struct calib_result *r, char 
 	calib_plan(&x);
 	/* the timings get what is left of the budget but a share for data reduction (~30 writes of
 	 * a few MiB, each waiting for the figures to settle) and the fit */
-	x.lbp_listed = q_log_supported(&x.main, 0x0c);
+	x.lbp_listed = q_log_supported(x.main, 0x0c);
 	double timing_end = x.t_start + 0.85 * o->budget_s - (x.lbp_listed ? 0.15 * o->budget_s : 0);
 	if (timing_end < now_s() + 0.3 * r->npts)
 		timing_end = now_s() + 0.3 * r->npts;
@@ -407,7 +406,7 @@ int scenario_calibrate(const struct bench_opts *o, struct calib_result *r, char 
 		for (int a = 0; a < A_N; a++) {
 			if (!x.written_end[a] || x.written_end[a] <= x.area[a].lba)
 				continue;
-			struct bench_conn *c = x.have_dest && a == A_XCOPY ? &x.dmain : &x.main;
+			struct bench_conn *c = x.have_dest && a == A_XCOPY ? x.dmain : x.main;
 			if (calib_unmap_range(&x, c, x.area[a].lba, x.written_end[a] - x.area[a].lba))
 				calib_note(r, "UNMAP of the %s area failed: it keeps calibrate's data", calib_area_name((enum area_id)a));
 		}
@@ -420,6 +419,8 @@ int scenario_calibrate(const struct bench_opts *o, struct calib_result *r, char 
 		     "completions each", r->elapsed_s, o->budget_s);
 	ret = 0;
 out:
+	for (unsigned i = 0; i < sizeof(x.sess) / sizeof(x.sess[0]); i++)
+		conn_stats_add(&r->conn, &x.sess[i].stats);
 	close_all(&x);
 	return ret;
 }
