@@ -282,16 +282,16 @@ struct kindfit {
 	uint32_t *cs;         /* compressed sizes of the sample, current (level, window) */
 };
 
-/* The squared log error of a kind in units of its measurement's resolution (two 512-byte
- * counts over what the kind occupies), so that a candidate within the resolution of every
- * kind scores below 1 per kind. */
+/* The squared log error of a kind in units of its measurement's resolution (two counts, of
+ * 512 bytes or the LU's threshold set, over what the kind occupies), so that a candidate
+ * within the resolution of every kind scores below 1 per kind. */
 static double kind_err(const struct kindfit *k, uint32_t unit, uint32_t d)
 {
 	double sum = 0;
 	for (size_t j = 0; j < k->ns; j++)
 		sum += phys(k->cs[j], unit, d);
 	double pred = sum / (double)k->ns;
-	double res = 2.0 * 512 / (double)k->m->physical;
+	double res = 2.0 * (k->m->resolution ? k->m->resolution : 512) / (double)k->m->physical;
 	if (res < 1e-4)
 		res = 1e-4;
 	if (!k->mixed && k->ns < SAMPLE * 4) /* a sample, if a uniform one */

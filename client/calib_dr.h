@@ -44,6 +44,8 @@ uint32_t dr_period(uint32_t k);
 struct dr_measure {
 	struct dr_spec spec;
 	uint64_t logical, unique, physical;
+	uint32_t resolution;         /* bytes per count the LU reported in (a threshold set, VPD
+	                              * B2h); 0: 512 */
 };
 
 struct dr_params {

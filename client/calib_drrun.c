@@ -19,13 +19,45 @@ static int lbp_read(struct cctx *x, struct lbp_counts *c, char *err, size_t errl
 	return lbp_counts_decode(&pg, c, err, errlen);
 }
 
-/* An array may account in the background: wait until the figures have not changed for a
- * while (0.1 s with a short budget, up to 1 s with the default 10 minutes; 30 s at most). */
-static int lbp_settled(struct cctx *x, struct lbp_counts *c, char *err, size_t errlen)
+/* Physical bytes a kind took between two readings, two ways (in bytes, counts x set):
+ *   from the compressed count: (used - de-duplicated - compressed) deltas, what calibrate
+ *   measures;
+ *   from the available count: its drop.  An array that accounts compression in the background
+ *   (lunlab: docs/accounting.md "When figures lag") counts a block it has not compressed yet
+ *   as compressed to nothing in the first and at its worst case in the second, so the two
+ *   agree only once the kind is accounted (and nothing else on the array changed). */
+static int64_t phys_by_counts(const struct lbp_counts *c0, const struct lbp_counts *c1, int64_t unit)
+{
+	return (((int64_t)c1->used - c0->used) - ((int64_t)c1->dedup - c0->dedup) -
+		((int64_t)c1->compressed - c0->compressed)) * unit;
+}
+
+static int64_t phys_by_available(const struct lbp_counts *c0, const struct lbp_counts *c1, int64_t unit)
+{
+	return ((int64_t)c0->available - c1->available) * unit;
+}
+
+/* whether the available count can take part: reported, and not saturated (a count of 2^32-1
+ * sets or more stays at 2^32-1) */
+static bool available_usable(const struct lbp_counts *c0, const struct lbp_counts *c1)
+{
+	return c0->have_available && c1->have_available && c0->available != UINT32_MAX && c1->available != UINT32_MAX;
+}
+
+/* An array may account in the background: wait until the figures have not changed for a while
+ * (0.5 s, up to 2 s with the default 10 minutes; 30 s at most, then the figures are noted as
+ * provisional).  With base (the reading before a kind was written) and a usable available
+ * count, also until both ways of counting the kind's physical bytes agree within 3 sets (the
+ * rounding of the counts).  Returns 0, 1 when they settled apart with the available count
+ * telling of more than the kind (blocks accounted that were pending before base: measure the
+ * kind again), -1 on a failure. */
+static int lbp_settled(struct cctx *x, struct lbp_counts *c, const struct lbp_counts *base, char *err,
+		       size_t errlen)
 {
 	struct lbp_counts prev;
-	double stable = x->o->budget_s / 600.0;
-	stable = stable < 0.1 ? 0.1 : stable > 1 ? 1 : stable;
+	double stable = x->o->budget_s / 300.0;
+	stable = stable < 0.5 ? 0.5 : stable > 2 ? 2 : stable;
+	int64_t unit = (int64_t)(x->lbp_set_blocks * x->r->bs);
 	if (lbp_read(x, &prev, err, errlen))
 		return -1;
 	double t0 = now_s(), since = t0;
@@ -36,13 +68,23 @@ static int lbp_settled(struct cctx *x, struct lbp_counts *c, char *err, size_t e
 			return -1;
 		if (memcmp(c, &prev, sizeof(*c)))
 			since = now_s();
-		else if (now_s() - since >= stable)
+		prev = *c;
+		bool quiet = now_s() - since >= stable;
+		if (quiet && !(base && available_usable(base, c)))
 			return 0;
+		if (quiet) {
+			int64_t apart = phys_by_available(base, c, unit) - phys_by_counts(base, c, unit);
+			if (apart <= 3 * unit && apart >= -3 * unit)
+				return 0;
+			/* the available count says less was taken than the counts: older blocks were
+			 * accounted meanwhile, and settle no further */
+			if (apart < -3 * unit && now_s() - since >= 4 * stable)
+				return 1;
+		}
 		if (now_s() - t0 > 30) {
 			calib_note(x->r, "the LU's capacity figures were still changing after 30 s: data reduction is provisional");
 			return 0;
 		}
-		prev = *c;
 	}
 }
 
@@ -76,15 +118,30 @@ static int measure_kind(struct cctx *x, const struct dr_spec *spec, uint64_t lba
 		snprintf(err, errlen, "UNMAP of the data-reduction area failed");
 		return -1;
 	}
-	if (lbp_settled(x, &c0, err, errlen))
-		return -1;
 	char label[40];
 	dr_name(spec, label, sizeof(label));
-	if (calib_write_kind(x, spec, lba, label, err, errlen))
-		return -1;
-	calib_track_written(x, A_DR, lba + spec->bytes / bs);
-	if (lbp_settled(x, &c1, err, errlen))
-		return -1;
+	for (unsigned attempt = 0;; attempt++) {
+		if (lbp_settled(x, &c0, NULL, err, errlen))
+			return -1;
+		if (calib_write_kind(x, spec, lba, label, err, errlen))
+			return -1;
+		calib_track_written(x, A_DR, lba + spec->bytes / bs);
+		int rc = lbp_settled(x, &c1, &c0, err, errlen);
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			break;
+		if (attempt == 2) {
+			calib_note(x->r, "%s: the capacity counts kept changing for other blocks than the kind's: its "
+				   "figures are provisional", label);
+			break;
+		}
+		/* the kind again, from a reading that is settled now */
+		if (calib_unmap_range(x, x->main, lba, spec->bytes / bs)) {
+			snprintf(err, errlen, "UNMAP of the data-reduction area failed");
+			return -1;
+		}
+	}
 	memset(m, 0, sizeof(*m));
 	m->spec = *spec;
 	int64_t unit = (int64_t)(x->lbp_set_blocks * bs); /* bytes per counted threshold set */
@@ -94,6 +151,7 @@ static int measure_kind(struct cctx *x, const struct dr_spec *spec, uint64_t lba
 	m->logical = logical > 0 ? (uint64_t)logical : 0;
 	m->unique = logical - dedup > 0 ? (uint64_t)(logical - dedup) : 0;
 	m->physical = logical - dedup - comp > 0 ? (uint64_t)(logical - dedup - comp) : 0;
+	m->resolution = (uint32_t)unit;
 	return 0;
 }
 

@@ -79,7 +79,10 @@ cost:
   host_turnaround_ns_per_mib: ${17}
   xcopy_bucket: covered
 capacity:
-  usable_bytes: 1125899906842624
+  # 16 GiB: room for everything the test writes, and few enough threshold sets that LOG SENSE
+  # 0Ch's available count does not saturate (calibrate checks its data-reduction readings
+  # against it)
+  usable_bytes: 17179869184
   soft_threshold_percent: 0
 EOF
 }

@@ -98,7 +98,7 @@ static unsigned measure_all(const struct dr_params *truth, struct dr_measure *m,
 		specs[n++] = (struct dr_spec){ .kind = DR_WIN10, .bytes = 6553600 };
 	for (unsigned i = 0; i < n; i++) {
 		specs[i].seed = SEED + i;
-		m[i].spec = specs[i];
+		m[i] = (struct dr_measure){ .spec = specs[i] }; /* counts of 512 bytes */
 		predict(&specs[i], truth, &m[i].logical, &m[i].unique, &m[i].physical);
 	}
 	return n;
@@ -152,12 +152,53 @@ static void fit_recovers(void **state)
 	}
 }
 
+/* A LU that counts threshold sets (SBC-4 page 0Ch; lunlab: one set per dedup block) reports
+ * every figure rounded down to a set: with the resolution said, the ranges the fit gives
+ * still hold the truth (calibrate's round trip met level 5..5 for a true 6 when the fit took
+ * set counts for 512-byte ones). */
+/* bytes x added to an array holding o, as the difference of two counts in whole sets */
+static int64_t counted(uint64_t o, uint64_t x, uint32_t set)
+{
+	return (int64_t)((o + x) / set - o / set) * set;
+}
+
+static void fit_in_threshold_sets(void **state)
+{
+	(void)state;
+	const struct dr_params truth = { 8192, 6, 13, 512 };
+	const uint32_t set = 8192;
+	struct dr_measure m[32];
+	unsigned n = measure_all(&truth, m, true);
+	/* as calibrate reads them: each count before and after the kind was written, each in
+	 * whole sets of an array that already held some bytes (o), then the differences */
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t o = (uint64_t)(i + 1) * 5003 % set;
+		int64_t l = counted(o, m[i].logical, set);
+		int64_t d = counted(o * 3 % set, m[i].logical - m[i].unique, set);
+		int64_t c = counted(o * 7 % set, m[i].unique - m[i].physical, set);
+		m[i].logical = (uint64_t)l;
+		m[i].unique = l - d > 0 ? (uint64_t)(l - d) : 0;
+		m[i].physical = l - d - c > 0 ? (uint64_t)(l - d - c) : 0;
+		m[i].resolution = set;
+	}
+	assert_int_equal(dr_dedup_block(m, n), truth.dedup_block);
+	struct dr_params got;
+	struct dr_fit_report rep;
+	assert_int_equal(dr_fit(m, n, truth.dedup_block, &got, &rep), 0);
+	printf("  in %u-byte sets: level %d (%d..%d) window %d (%d..%d) unit %u, err %.3g over %u kinds\n", set, got.zlib_level, rep.level_lo,
+	       rep.level_hi, got.zlib_window_bits, rep.window_lo, rep.window_hi, got.alloc_unit, rep.err, n);
+	assert_true(rep.compresses);
+	assert_true(truth.zlib_level >= rep.level_lo && truth.zlib_level <= rep.level_hi);
+	assert_true(truth.zlib_window_bits >= rep.window_lo && truth.zlib_window_bits <= rep.window_hi);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(dup_and_zero),
 		cmocka_unit_test(sparse_and_period),
 		cmocka_unit_test(fit_recovers),
+		cmocka_unit_test(fit_in_threshold_sets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
