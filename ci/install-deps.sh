@@ -8,6 +8,7 @@
 #                 libxxhash-dev libssl-dev libcmocka-dev (unit tests)
 #                 libsqlite3-dev (--state-dir: the metadata of a state directory, docs/persistence.md)
 #                 sqlite3 (its CLI: integration-persist damages a state on purpose; looking into one)
+#                 libgsl-dev (lunlab-bench calibrate: weighted least squares with covariance)
 #                 libmicrohttpd-dev libgnutls28-dev (the HTTPS management API, --api)
 #                 libcurl4-gnutls-dev (lunlab-bench's API client; the API unit tests)
 #                 libisal-dev (ISA-L: CRC32C for the iSCSI header and data digests, and for every
@@ -33,7 +34,7 @@ set -euo pipefail
 packages=(
     build-essential gcc clang libclang-rt-14-dev meson ninja-build pkg-config binutils
     libiscsi-dev libiscsi-bin libcmocka-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
-    libxxhash-dev libssl-dev libsqlite3-dev libmicrohttpd-dev libgnutls28-dev libcurl4-gnutls-dev libisal-dev
+    libxxhash-dev libssl-dev libsqlite3-dev libmicrohttpd-dev libgnutls28-dev libcurl4-gnutls-dev libisal-dev libgsl-dev
     tgt tcmu-runner iperf3 sg3-utils fio valgrind jq librsvg2-bin socat sqlite3
     iproute2 procps python3 git ca-certificates
     python3-cinder curl

@@ -24,6 +24,9 @@ void cli_usage(char *buf, size_t len)
 		"  clone URL   --mode snapshot --api https://HOST:PORT [--vms 10] [--verify] [--keep-clones]:\n"
 		"              each clone one snapshot through the array's management API\n"
 		"  drr URL     --image FILE | --synthetic win10 [--size 11.9g] [--seed N]\n"
+		"  calibrate URL [--dest URL2] --out PROFILE.yaml --dataloss [--budget 10m]\n"
+		"              [--capacity-use 8g] [--offset 0] [--time-scale 1] [--name NAME]\n"
+		"              [--write-data random|sparse] [--max-io SIZE]\n"
 		"  watch HTTPS_URL [--interval 1] [--count N]   the target's live figures (its /metrics.json)\n"
 		"common: --json | --csv, --plot FILE.svg, --quiet, --initiator IQN,\n"
 		"        --metrics-url HTTPS_URL (record what the array saw into --json), --metrics-insecure\n"
@@ -128,6 +131,25 @@ static int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+/* "90", "90s", "10m", "1.5h" */
+static int parse_duration(const char *s, double *out)
+{
+	char *end;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v <= 0)
+		return -1;
+	if (*end == 's') end++;
+	else if (*end == 'm') { v *= 60; end++; }
+	else if (*end == 'h') { v *= 3600; end++; }
+	if (*end || v > 86400.0 * 7)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 static void defaults(struct bench_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -153,6 +175,9 @@ static void defaults(struct bench_opts *o)
 	o->seed = 1;
 	o->settle_timeout_s = 600;
 	o->write_size = 1u << 20;
+	o->budget_s = 600;
+	o->capacity_use = 8ull << 30;
+	o->calib_time_scale = 1;
 	o->data = DATA_UNIQUE;
 	o->interval_s = 1;
 }
@@ -163,7 +188,7 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 {
 	defaults(o);
 	if (argc < 2)
-		FAIL("missing command (info, scale, clone, drr, watch); try --help");
+		FAIL("missing command (info, scale, clone, drr, watch, calibrate); try --help");
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		cli_usage(err, errlen);
@@ -174,7 +199,8 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 	else if (!strcmp(cmd, "clone")) o->cmd = CMD_CLONE;
 	else if (!strcmp(cmd, "drr")) o->cmd = CMD_DRR;
 	else if (!strcmp(cmd, "watch")) o->cmd = CMD_WATCH;
-	else FAIL("unknown command '%s' (info, scale, clone, drr, watch)", cmd);
+	else if (!strcmp(cmd, "calibrate")) o->cmd = CMD_CALIBRATE;
+	else FAIL("unknown command '%s' (info, scale, clone, drr, watch, calibrate)", cmd);
 
 	bool vms_given = false, data_given = false;
 	for (int i = 2; i < argc; i++) {
@@ -343,6 +369,41 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			NEEDVAL();
 			if (parse_seconds(val, &o->settle_timeout_s))
 				FAIL("--settle-timeout: '%s' is not a number of seconds", val);
+		} else if (!strcmp(a, "--out")) {
+			NEEDVAL(); o->out_path = val;
+		} else if (!strcmp(a, "--name")) {
+			NEEDVAL(); o->profile_name = val;
+		} else if (!strcmp(a, "--budget")) {
+			NEEDVAL();
+			if (parse_duration(val, &o->budget_s))
+				FAIL("--budget: '%s' is not a duration like 90s, 10m or 1h", val);
+		} else if (!strcmp(a, "--capacity-use")) {
+			NEEDVAL();
+			if (cli_parse_size(val, &o->capacity_use) || o->capacity_use == 0)
+				FAIL("--capacity-use: '%s' is not a positive size", val);
+		} else if (!strcmp(a, "--offset")) {
+			NEEDVAL();
+			if (cli_parse_size(val, &o->offset))
+				FAIL("--offset: '%s' is not a size", val);
+		} else if (!strcmp(a, "--max-io")) {
+			NEEDVAL();
+			if (cli_parse_size(val, &o->max_io) || o->max_io < 4096)
+				FAIL("--max-io: '%s' is not a size of at least 4k", val);
+		} else if (!strcmp(a, "--write-data")) {
+			NEEDVAL();
+			if (!strcmp(val, "random")) o->sparse_writes = false;
+			else if (!strcmp(val, "sparse")) o->sparse_writes = true;
+			else FAIL("--write-data: '%s' is not random or sparse", val);
+		} else if (!strcmp(a, "--dataloss")) {
+			o->dataloss = true;
+		} else if (!strcmp(a, "--time-scale")) {
+			NEEDVAL();
+			char *end;
+			errno = 0;
+			o->calib_time_scale = strtod(val, &end);
+			if (errno || *end || end == val || !isfinite(o->calib_time_scale) || o->calib_time_scale <= 0 ||
+			    o->calib_time_scale > 1e6)
+				FAIL("--time-scale: '%s' is not a number above 0", val);
 		} else {
 			FAIL("unknown option '%s'", a);
 		}
@@ -396,6 +457,26 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 		FAIL("drr needs --image FILE or --synthetic win10");
 	if (o->cmd == CMD_DRR && o->image_path && o->synthetic)
 		FAIL("drr takes either --image or --synthetic, not both");
+	if (o->cmd == CMD_CALIBRATE) {
+		if (o->format == OUT_CSV)
+			FAIL("--csv: calibrate writes a table or --json");
+		if (o->plot_path)
+			FAIL("--plot applies to clone and scale only");
+		if (!o->out_path)
+			FAIL("calibrate needs --out PROFILE.yaml (where the profile is written)");
+		if (!o->dataloss)
+			FAIL("calibrate writes to bytes %llu..%llu of the LU (--offset, --capacity-use), destroying what is "
+			     "there: add --dataloss to allow it", (unsigned long long)o->offset,
+			     (unsigned long long)(o->offset + o->capacity_use));
+		if (o->profile_name) {
+			size_t n = strlen(o->profile_name);
+			if (n == 0 || n > 31 || strspn(o->profile_name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+							   "0123456789._-") != n)
+				FAIL("--name: '%s' is not 1..31 characters of [A-Za-z0-9._-]", o->profile_name);
+		}
+	} else if (o->out_path || o->profile_name || o->dataloss || o->offset || o->sparse_writes || o->max_io) {
+		FAIL("--out, --name, --dataloss, --offset, --write-data and --max-io apply to calibrate only");
+	}
 	if (data_given && !(o->cmd == CMD_SCALE && o->write))
 		FAIL("--data applies to scale --write only");
 	if (o->random && o->cmd != CMD_SCALE)

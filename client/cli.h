@@ -11,7 +11,7 @@
 
 #define CLI_MAX_LIST 32
 
-enum bench_cmd { CMD_NONE, CMD_INFO, CMD_SCALE, CMD_CLONE, CMD_DRR, CMD_WATCH };
+enum bench_cmd { CMD_NONE, CMD_INFO, CMD_SCALE, CMD_CLONE, CMD_DRR, CMD_WATCH, CMD_CALIBRATE };
 enum out_format { OUT_TABLE, OUT_JSON, OUT_CSV };
 enum clone_mode { MODE_AUTO, MODE_XCOPY, MODE_SOFTWARE, MODE_SNAPSHOT };
 
@@ -64,6 +64,16 @@ struct bench_opts {
 	double settle_timeout_s;       /* wait for pending_blocks == 0 */
 	uint64_t write_size;           /* drr write size per command */
 
+	/* calibrate (docs/calibrate.md) */
+	const char *out_path;          /* --out PROFILE.yaml */
+	const char *profile_name;      /* --name: the profile's name (default: from --out) */
+	double budget_s;               /* --budget: measuring time, 10m by default */
+	uint64_t capacity_use;         /* --capacity-use: bytes of the LU calibrate may write */
+	uint64_t offset;               /* --offset: where that region starts */
+	bool dataloss;                 /* --dataloss: the region's content may be destroyed */
+	double calib_time_scale;       /* --time-scale: the LU runs this much slower than the array */
+	bool sparse_writes;            /* --write-data sparse: unique, almost all-zero WRITE data */
+	uint64_t max_io;               /* --max-io: no command covers more (0: the LU's limits only) */
 	/* the array's management API (XMS REST; password from $LUNLAB_API_PASSWORD) */
 	const char *api_url;           /* --api https://HOST:PORT */
 	const char *api_user;          /* --api-user (default admin) */

@@ -50,7 +50,8 @@ struct model_telemetry {
 	uint64_t turnaround_ns;      /* 0x0009: host turnaround the model added, summed */
 	uint64_t virtual_streams;    /* 0x000A: > 0: virtual clock with this many host streams */
 	uint64_t frontend_busy_ns, backend_busy_ns, journal_busy_ns; /* 0x000B..0x000D */
-	bool have_elapsed, have_turnaround, have_busy;
+	uint64_t streams_pinned;     /* 0x000E: 1: the LU's configuration fixed them (LOG SELECT refused) */
+	bool have_elapsed, have_turnaround, have_busy, have_streams_pinned;
 };
 
 int logpage_capacity(const struct log_page *pg, struct array_capacity *cap, char *err, size_t errlen);

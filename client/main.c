@@ -10,6 +10,7 @@
 #include "client/conn.h"
 #include "client/metrics_record.h"
 #include "client/plot_svg.h"
+#include "client/report_calibrate.h"
 #include "client/report.h"
 #include "client/scenarios.h"
 
@@ -207,6 +208,15 @@ static int run(const struct bench_opts *po, char *err, size_t errlen)
 		if (o.format == OUT_JSON) print_json(json_drr(&r));
 		else if (o.format == OUT_CSV) csv_drr(stdout, &r);
 		else table_drr(stdout, &r), table_array_metrics(stdout);
+		return 0;
+	}
+	case CMD_CALIBRATE: {
+		static struct calib_result r;
+		if (scenario_calibrate(&o, &r, err, errlen) || conn_fatal_error())
+			break;
+		record_finish();
+		if (o.format == OUT_JSON) print_json(json_calibrate(&r));
+		else table_calibrate(stdout, &r), table_array_metrics(stdout);
 		return 0;
 	}
 	default:

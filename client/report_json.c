@@ -187,6 +187,8 @@ static json_object *clone_run_obj(const struct clone_result *r, const struct clo
 		add_d(m, "max_latency_ms", c->modeled_max_latency_ms);
 		add_machine_check(m, c->time_scale, c->virtual_streams, c->modeled_mean_latency_ms, c->machine_share,
 				  c->machine_share_exact, c->suggested_time_scale);
+		if (c->virtual_streams) /* whose host the virtual clock modeled: run, pinned or lu */
+			add_s(m, "host_streams_source", c->host_streams_source);
 		json_object_object_add(e, "modeled", m);
 	} else {
 		json_object_object_add(e, "modeled", NULL);

@@ -228,11 +228,21 @@ void table_clone(FILE *f, const struct clone_result *r)
 		if (c->have_modeled && c->time_scale > 1.0)
 			scale = c->time_scale;
 		bound_note |= c->have_modeled && !c->machine_share_exact && c->machine_share > 0.05;
-		if (c->have_modeled && c->virtual_streams && (i == 0 || !r->runs[i - 1].virtual_streams))
+		if (c->have_modeled && c->virtual_streams && (i == 0 || !r->runs[i - 1].virtual_streams)) {
 			fprintf(f, "note: the array's clock is virtual: modeled time comes from %u closed-loop host "
-				"streams (the LU's host_streams), not from this machine, which cannot limit the figures; "
-				"this run kept up to %u commands outstanding\n",
-				c->virtual_streams, r->parallel * r->outstanding);
+				"streams, not from this machine, which cannot limit the figures; ", c->virtual_streams);
+			if (!strcmp(c->host_streams_source, "run"))
+				fprintf(f, "lunlab-bench set them to this run's --parallel x --outstanding (%u x %u)\n",
+					r->parallel, r->outstanding);
+			else if (!strcmp(c->host_streams_source, "pinned"))
+				fprintf(f, "the LU's configuration pins them (host_streams=%u), so this run's %u x %u = %u "
+					"outstanding does not change the modeled host\n", c->virtual_streams, r->parallel,
+					r->outstanding, r->parallel * r->outstanding);
+			else
+				fprintf(f, "the LU offers no way to set them (LOG SENSE 0x31 has no parameter 0x000E), so "
+					"this run's %u outstanding does not change the modeled host\n",
+					r->parallel * r->outstanding);
+		}
 	}
 	if (scale > 0)
 		fprintf(f, "note: the array ran in slow motion x%.2f (its time scale); modeled figures are in the "

@@ -102,6 +102,9 @@ struct clone_run {
 	double time_scale;               /* array's slow motion factor (1 = real time) */
 	unsigned virtual_streams;        /* > 0: the array's clock is virtual, with this many modeled
 	                                  * host streams: the machine cannot limit the figures */
+	char host_streams_source[8];     /* virtual clock: "run" (set to --parallel x --outstanding),
+	                                  * "pinned" (the LU's host_streams=N), "lu" (the LU offers no
+	                                  * way to set them) */
 	bool machine_limited;            /* this machine, not the modeled array, set the pace */
 	double lat_mean_ms;              /* host-observed mean per command */
 	double modeled_mean_latency_ms;  /* the model's mean per command (bucket latency / ops) */

@@ -423,6 +423,23 @@ static void machine_check(const struct bench_opts *o, struct clone_run *run, con
 }
 
 
+/* On a virtual clock the modeled host, not this one, sets the pace: make it the host this run
+ * is (--parallel x --outstanding streams) unless the LU's configuration pinned it.  Before the
+ * telemetry reset, which then starts every stream of the new host from an idle array. */
+static void virtual_host_streams(struct clone_ctx *x, struct clone_run *run)
+{
+	struct model_telemetry t;
+	char e[200];
+	if (q_telemetry(x->src, &t, e, sizeof(e)) || !t.virtual_streams)
+		return;
+	const char *src = "lu";
+	if (t.have_streams_pinned && t.streams_pinned)
+		src = "pinned";
+	else if (t.have_streams_pinned && q_set_host_streams(x->src, x->o->parallel * x->o->outstanding) == 0)
+		src = "run";
+	snprintf(run->host_streams_source, sizeof(run->host_streams_source), "%s", src);
+}
+
 /* A run's lanes and slots (the first nslots with software buffers), freed and forgotten. */
 static void run_state_free(struct clone_ctx *x, unsigned nslots)
 {
@@ -474,6 +491,8 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 		snprintf(err, errlen, "--mode xcopy: the LU has no binary NAA designator in VPD 0x83");
 		return -1;
 	}
+	if (telemetry)
+		virtual_host_streams(x, run);
 	if (telemetry && q_log_reset(x->src, 0x31))
 		telemetry = false;
 

@@ -14,17 +14,6 @@ static uint32_t be32(const uint8_t *p)
 	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
 
-static void copy_trim(char *dst, const uint8_t *src, size_t n)
-{
-	memcpy(dst, src, n);
-	dst[n] = 0;
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)dst[i] < 0x20 || (unsigned char)dst[i] > 0x7e)
-			dst[i] = '?';
-	while (n && dst[n - 1] == ' ')
-		dst[--n] = 0;
-}
-
 static bool vpd_listed(const uint8_t *p, int n, uint8_t page)
 {
 	if (n < 4)
@@ -89,9 +78,9 @@ int scenario_info(const struct bench_opts *o, struct info_result *r, char *err, 
 		conn_close(&c);
 		return -1;
 	}
-	copy_trim(r->vendor, buf + 8, 8);
-	copy_trim(r->product, buf + 16, 16);
-	copy_trim(r->revision, buf + 32, 4);
+	q_ascii_field(r->vendor, buf + 8, 8);
+	q_ascii_field(r->product, buf + 16, 16);
+	q_ascii_field(r->revision, buf + 32, 4);
 	r->tpc = (buf[5] & 0x08) != 0;
 
 	uint8_t vpdlist[256];

@@ -1,4 +1,4 @@
-/* scenarios.h - the four subcommands.  Each fills its result struct; main renders it. */
+/* scenarios.h - the subcommands.  Each fills its result struct; main renders it. */
 #ifndef LUNLAB_CLIENT_SCENARIOS_H
 #define LUNLAB_CLIENT_SCENARIOS_H
 
@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "client/cli.h"
+#include "client/calib_result.h"
 #include "client/results.h"
 
 int scenario_info(const struct bench_opts *o, struct info_result *r, char *err, size_t errlen);
@@ -14,6 +15,7 @@ int scenario_scale(const struct bench_opts *o, struct scale_result *r, char *err
 int scenario_clone(const struct bench_opts *o, struct clone_result *r, FILE *explain_out,
 		   char *err, size_t errlen);
 int scenario_drr(const struct bench_opts *o, struct drr_result *r, char *err, size_t errlen);
+int scenario_calibrate(const struct bench_opts *o, struct calib_result *r, char *err, size_t errlen);
 /* watch URL: prints the target's live figures until --count readings (0: until killed) */
 int scenario_watch(const struct bench_opts *o, char *err, size_t errlen);
 /* clone --mode snapshot: clones as snapshots through the management API */

@@ -4,6 +4,17 @@
 #include <stdio.h>
 #include <string.h>
 
+void q_ascii_field(char *dst, const uint8_t *src, size_t n)
+{
+	memcpy(dst, src, n);
+	dst[n] = 0;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)dst[i] < 0x20 || (unsigned char)dst[i] > 0x7e)
+			dst[i] = '?';
+	while (n && dst[n - 1] == ' ')
+		dst[--n] = 0;
+}
+
 int q_inquiry(struct bench_conn *c, int page, uint8_t *buf, size_t len)
 {
 	uint8_t cdb[6] = { 0x12 };
@@ -61,6 +72,19 @@ int q_log_reset(struct bench_conn *c, uint8_t page)
 	uint8_t cdb[10] = { 0x4c, 0x02, (uint8_t)(0xc0 | (page & 0x3f)) };
 	struct cmd_status st;
 	if (conn_cmd(c, cdb, 10, 0, NULL, 0, NULL, 0, &st) || st.status != 0)
+		return -1;
+	return 0;
+}
+
+int q_set_host_streams(struct bench_conn *c, unsigned streams)
+{
+	/* PCR 0, PC 01b, page code 0 in the CDB (the list names its page, SPC-4 6.8) */
+	uint8_t cdb[10] = { 0x4c, 0x00, 0x40, 0, 0, 0, 0, 0, 16 };
+	uint8_t list[16] = { 0x31, 0x00, 0x00, 12, 0x00, 0x0a, 0x03, 8 };
+	struct cmd_status st;
+	for (int i = 0; i < 8; i++)
+		list[8 + i] = (uint8_t)((uint64_t)streams >> (56 - 8 * i));
+	if (conn_cmd(c, cdb, 10, 2, list, sizeof(list), NULL, 0, &st) || st.status != 0)
 		return -1;
 	return 0;
 }

@@ -275,6 +275,8 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 		return krc;
 	}
 	d->model = cost_model_get(d->array_name, prof, c.time_scale);
+	if (d->model && c.host_streams) /* configured: a client's LOG SELECT may not change it */
+		cost_model_pin_virtual_streams(d->model);
 	scsi_lu_init(lu);
 	atomic_store(&lu->swp, (saved & STORE_VOL_SWP) != 0);
 	lunlab_dev_register(d);

@@ -80,6 +80,7 @@ struct cost_model {
 	uint64_t totals_first, totals_last;
 	/* virtual clock: when each modeled host stream may send its next command, a min-heap */
 	unsigned vstreams; /* 0: real clock */
+	bool vpinned;      /* the LU's configuration fixed vstreams: clients may not change it */
 	uint64_t vfront;   /* modeled "now": the latest arrival charged */
 	uint64_t *vfree;
 };
@@ -604,6 +605,20 @@ void cost_model_telemetry(struct cost_model *m, struct cost_telemetry *out)
 	pthread_mutex_unlock(&m->mu);
 }
 
+/* Virtual clock: the host starts over from an idle array: the queued work is done by the
+ * new front, and every stream is free at it.  Caller holds m->mu. */
+static void virtual_idle_locked(struct cost_model *m)
+{
+	uint64_t idle = m->vfront;
+	uint64_t busy[] = { m->cpu_free, m->journal_free, m->frontend_free, m->backend_free };
+	for (unsigned i = 0; i < sizeof(busy) / sizeof(busy[0]); i++)
+		if (busy[i] > idle)
+			idle = busy[i];
+	m->vfront = idle;
+	for (unsigned i = 0; i < m->vstreams; i++)
+		m->vfree[i] = idle;
+}
+
 void cost_model_totals(struct cost_model *m, struct cost_totals *out)
 {
 	if (lock_free(m)) {
@@ -632,17 +647,46 @@ void cost_model_reset_telemetry(struct cost_model *m)
 	}
 	pthread_mutex_lock(&m->mu);
 	telemetry_reset(&m->t);
-	if (m->vstreams) {
-		/* What follows is measured from an idle array and an idle host: the queued work
-		 * is done by the new front, and every stream is free at it. */
-		uint64_t idle = m->vfront;
-		uint64_t busy[] = { m->cpu_free, m->journal_free, m->frontend_free, m->backend_free };
-		for (unsigned i = 0; i < sizeof(busy) / sizeof(busy[0]); i++)
-			if (busy[i] > idle)
-				idle = busy[i];
-		m->vfront = idle;
-		for (unsigned i = 0; i < m->vstreams; i++)
-			m->vfree[i] = idle;
+	if (m->vstreams)
+		virtual_idle_locked(m); /* what follows is measured from a clean start */
+	pthread_mutex_unlock(&m->mu);
+}
+
+int cost_model_set_virtual_streams(struct cost_model *m, unsigned n)
+{
+	if (n < 1 || n > COST_VIRTUAL_STREAMS_MAX)
+		return -1;
+	pthread_mutex_lock(&m->mu);
+	int rc = 0;
+	if (!m->vstreams) {
+		rc = -1;
+	} else if (m->vpinned) {
+		rc = -2;
+	} else if (n != m->vstreams) {
+		uint64_t *f = realloc(m->vfree, n * sizeof(*f));
+		if (!f) {
+			rc = -3;
+		} else {
+			m->vfree = f;
+			m->vstreams = n;
+			virtual_idle_locked(m);
+		}
 	}
 	pthread_mutex_unlock(&m->mu);
+	return rc;
+}
+
+void cost_model_pin_virtual_streams(struct cost_model *m)
+{
+	pthread_mutex_lock(&m->mu);
+	m->vpinned = true;
+	pthread_mutex_unlock(&m->mu);
+}
+
+bool cost_model_virtual_streams_pinned(struct cost_model *m)
+{
+	pthread_mutex_lock(&m->mu);
+	bool p = m->vpinned;
+	pthread_mutex_unlock(&m->mu);
+	return p;
 }

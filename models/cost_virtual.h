@@ -4,6 +4,7 @@
 #ifndef LUNLAB_COST_VIRTUAL_H
 #define LUNLAB_COST_VIRTUAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "models/cost.h"
@@ -26,6 +27,16 @@ static inline unsigned cost_time_virtual_streams(double time_scale)
 {
 	return time_scale <= -1.0 && time_scale >= -(double)COST_VIRTUAL_STREAMS_MAX ? (unsigned)-time_scale : 0;
 }
+
+/* The modeled host of a virtual clock may be resized by a client that says how many commands
+ * it keeps outstanding (lunlab-bench clone: --parallel x --outstanding, sent by LOG SELECT of
+ * page 31h parameter 000Ah), unless the LU's configuration pinned it (host_streams=N).
+ * cost_model_set_virtual_streams: every stream of the new host is free once the work already
+ * queued is done (as after a telemetry reset).  Returns 0; -1 when the clock is not virtual
+ * or n is outside 1..COST_VIRTUAL_STREAMS_MAX; -2 when pinned; -3 out of memory. */
+int cost_model_set_virtual_streams(struct cost_model *m, unsigned n);
+void cost_model_pin_virtual_streams(struct cost_model *m);
+bool cost_model_virtual_streams_pinned(struct cost_model *m);
 
 /* What the model decided for one command, all in modeled ns. */
 struct cost_result {

@@ -11,6 +11,7 @@
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
 #include "models/cost.h"
+#include "models/cost_virtual.h"
 
 #define PAGE_MAX 4096
 
@@ -55,11 +56,15 @@ static void put_resource(struct page_buf *pb, uint16_t code, uint64_t blocks, en
 	put_param(pb, code, 0x03, val, 8);
 }
 
+/* A ratio x 1000, rounded down (docs/accounting.md; drr_recompute.py uses the same
+ * rule), 0 when the divisor is 0.  Integer arithmetic: a double loses the last digit
+ * once the byte counts pass 2^53 / 1000. */
 static uint64_t ratio_x1000(uint64_t num, uint64_t den)
 {
 	if (den == 0)
 		return 0;
-	return (uint64_t)((double)num * 1000.0 / (double)den + 0.5);
+	__extension__ unsigned __int128 q = (unsigned __int128)num * 1000u / den;
+	return q > UINT64_MAX ? UINT64_MAX : (uint64_t)q;
 }
 
 static void page_supported(struct page_buf *pb)
@@ -174,6 +179,9 @@ static void page_telemetry(struct lunlab_dev *d, struct page_buf *pb)
 	put_u64(pb, 0x000b, t.frontend_busy_ns);
 	put_u64(pb, 0x000c, t.backend_busy_ns);
 	put_u64(pb, 0x000d, t.journal_busy_ns);
+	/* 1: the LU's configuration pinned the modeled host streams (host_streams=N), so LOG
+	 * SELECT may not change them; 0: a client may (see spc_log_select) */
+	put_u64(pb, 0x000e, d->model && cost_model_virtual_streams_pinned(d->model));
 	for (uint16_t i = 0; i < 32; i++)
 		put_u64(pb, (uint16_t)(0x0100 + i), t.latency_hist[i]);
 	for (uint16_t b = 0; b < COST_BUCKETS; b++)
@@ -215,9 +223,51 @@ int spc_log_sense(struct scsi_cmd *cmd)
 	return TCMU_STS_OK;
 }
 
-/* Only PCR=1 (reset) with no parameter list is supported: it resets the
- * model telemetry of page 31h.  Page 0Ch and 30h describe capacity and
- * cannot be reset. */
+/* LOG SELECT with a parameter list: one page 31h holding parameter 000Ah, the number of
+ * closed-loop host streams of a virtual clock (docs/vendor-log-pages.md): a client says how
+ * many commands it keeps outstanding.  Everything is checked before anything is read:
+ * the list must be whole (PARAMETER LIST LENGTH ERROR otherwise), hold page 31h subpage 0
+ * and only parameter 000Ah with an 8-byte value 1..4096 (INVALID FIELD IN PARAMETER LIST at
+ * the offending byte otherwise); a LU whose clock is not virtual, or whose host_streams the
+ * configuration pinned, refuses the parameter the same way. */
+static int log_select_params(struct scsi_cmd *cmd, uint16_t plen)
+{
+	uint8_t b[64];
+
+	if (plen < 4 || plen > sizeof(b))
+		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00); /* PARAMETER LIST LENGTH ERROR */
+	if (scsi_dataout(cmd, b, plen) < plen)
+		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	if ((b[0] & 0x3f) != 0x31)
+		return sense_invalid_field(cmd, 0x26, 0x00, false, 0, -1);
+	if (b[0] & 0xc0) /* DS, SPF: no subpages, no saving */
+		return sense_invalid_field(cmd, 0x26, 0x00, false, 0, (b[0] & 0x80) ? 7 : 6);
+	if (b[1] != 0)
+		return sense_invalid_field(cmd, 0x26, 0x00, false, 1, -1);
+	uint16_t page_len = get_be16(b + 2);
+	if (page_len > plen - 4u) /* the page runs past the list: truncated */
+		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	if (page_len < plen - 4u)
+		return sense_invalid_field(cmd, 0x26, 0x00, false, 2, -1);
+	if (page_len != 12)     /* exactly one parameter: 4-byte header + 8-byte value */
+		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	if (get_be16(b + 4) != 0x000a)
+		return sense_invalid_field(cmd, 0x26, 0x00, false, 4, -1);
+	if (b[7] != 8)
+		return sense_invalid_field(cmd, 0x26, 0x00, false, 7, -1);
+	uint64_t n = get_be64(b + 8);
+	if (n < 1 || n > COST_VIRTUAL_STREAMS_MAX)
+		return sense_invalid_field(cmd, 0x26, 0x00, false, 8, -1);
+	/* not virtual, or pinned by the LU's configuration: the parameter is not changeable */
+	if (!cmd->dev->model || cost_model_set_virtual_streams(cmd->dev->model, (unsigned)n) != 0)
+		return sense_invalid_field(cmd, 0x26, 0x00, false, 4, -1);
+	return TCMU_STS_OK;
+}
+
+/* PCR=1 with no parameter list resets the model telemetry of page 31h (pages 0Ch and 30h
+ * describe capacity and cannot be reset); a parameter list sets page 31h's host streams
+ * (log_select_params).  SPC-4 6.8: with a parameter list the CDB's PAGE CODE and SUBPAGE
+ * CODE are 0 (the list names its page) and PCR is 0. */
 int spc_log_select(struct scsi_cmd *cmd)
 {
 	const uint8_t *cdb = cmd->cdb;
@@ -225,10 +275,17 @@ int spc_log_select(struct scsi_cmd *cmd)
 	uint16_t plen = get_be16(cdb + 7);
 	uint8_t code = cdb[2] & 0x3f;
 
-	if (plen != 0)
-		return sense_invalid_cdb_field(cmd, 7, -1); /* no parameters can be set */
 	if (cdb[3] != 0)
 		return sense_invalid_cdb_field(cmd, 3, -1);
+	if (plen != 0) {
+		if (pcr)
+			return sense_invalid_cdb_field(cmd, 1, 1);
+		if (code != 0)
+			return sense_invalid_cdb_field(cmd, 2, 5);
+		if ((cdb[2] >> 6) != 0x01) /* PC: the current cumulative values */
+			return sense_invalid_cdb_field(cmd, 2, 7);
+		return log_select_params(cmd, plen);
+	}
 	if (!pcr)
 		return TCMU_STS_OK;
 	if (code != 0x00 && code != 0x31)

@@ -171,6 +171,32 @@ def control_page(swp):
     return bytes(p)
 
 
+def calib_seeds():
+    # lunlab-bench calibrate's decoders: byte 0 = 0 LOG SENSE page, 1 VPD B0h
+    t = "fuzz-calib-pages"
+
+    def param(code, value, length=8):
+        return struct.pack(">HBB", code, 0x03, length) + value.to_bytes(length, "big")
+
+    def page(code, params):
+        body = b"".join(params)
+        return bytes([code, 0]) + struct.pack(">H", len(body)) + body
+    # 0Ch: available, used (dedicated), de-duplicated and compressed counts + SCOPE
+    lbp = page(0x0c, [param(0x0001, (4096 << 32) | (2 << 24)), param(0x0002, (1024 << 32) | (1 << 24)),
+                      param(0x0100, (256 << 32) | (2 << 24)), param(0x0101, (128 << 32) | (2 << 24))])
+    write(t, "lbp-counts", b"\0" + lbp)
+    write(t, "lbp-short-param", b"\0" + page(0x0c, [param(0x0100, 7, 4)]))
+    write(t, "telemetry-virtual", b"\0" + page(0x31, [param(0x0002, 5), param(0x000a, 4), param(0x000b, 1)]))
+    b0 = bytearray(64)
+    b0[1] = 0xb0
+    b0[3] = 0x3c
+    struct.pack_into(">I", b0, 8, 8192)
+    struct.pack_into(">I", b0, 20, 1 << 21)
+    struct.pack_into(">Q", b0, 36, 1 << 24)
+    write(t, "vpd-b0", b"\1" + bytes(b0))
+    write(t, "vpd-b0-short", b"\1" + bytes(b0[:16]))
+
+
 def scsi_seeds():
     t = "fuzz-scsi-dispatch"
 
@@ -189,6 +215,9 @@ def scsi_seeds():
     write(t, "mode-sense10-all", cdb(0x5a, 0, 0x3f, 0, 0, 0, 0, 0x01, 0, 0) + b"\0" * 256)
     write(t, "mode-select10-caching", cdb(0x55, 0x10, 0, 0, 0, 0, 0, 0, 28, 0) + b"\0" * 8 + caching_page(True))
     write(t, "log-sense", cdb(0x4d, 0, 0x40, 0, 0, 0, 0, 0x01, 0, 0) + b"\0" * 256)
+    # LOG SELECT with a parameter list: page 31h parameter 000Ah (virtual clock host streams)
+    write(t, "log-select-host-streams", cdb(0x4c, 0, 0x40, 0, 0, 0, 0, 0, 16, 0)
+          + bytes([0x31, 0, 0, 12, 0, 0x0a, 0x03, 8]) + struct.pack(">Q", 4))
     write(t, "rsoc-all", cdb(0xa3, 0x0c, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0) + b"\0" * 4096)
     write(t, "get-lba-status", cdb(0x9e, 0x12, *[0] * 8, 0, 0, 0x01, 0, 0, 0) + b"\0" * 256)
     write(t, "sync-cache10", cdb(0x35, 0, 0, 0, 0, 0, 0, 0, 0, 0))
@@ -438,7 +467,7 @@ def api_seeds():
 if __name__ == "__main__":
     # with names: only those seed sets (e.g. pr_state_seeds); default all
     only = sys.argv[1:]
-    for fn in (api_seeds, iscsi_seeds, scsi_seeds, profile_seeds, lu_config_seeds, auth_file_seeds, chap_seeds,
+    for fn in (api_seeds, iscsi_seeds, scsi_seeds, calib_seeds, profile_seeds, lu_config_seeds, auth_file_seeds, chap_seeds,
                pr_state_seeds):
         if not only or fn.__name__ in only:
             fn()

@@ -36,7 +36,12 @@
 #   kill-snapclone
 #       clone --mode snapshot while it makes snapshots through the management API: the API
 #       request that meets the dead target ends the run with exit 3 and one line naming the
-#       request (a POST that was sent is not sent twice).
+#       request (a POST that was sent is not sent twice);
+#   kill-calibrate, flap-calibrate
+#       calibrate (its ten sessions: identification, the load pool, NOP-Outs) when the target
+#       dies: exit 3 within --timeout, one line, no CPU spent waiting; when the path goes away
+#       for a second: the run completes (exit 0), its JSON counts the re-logins, and the
+#       profile it wrote loads in lunlab-target.
 # Exit: 0 pass, 1 fail, 77 skipped (no lunlab-target in this build, or socat or curl missing).
 set -uo pipefail
 (( $# == 4 )) || { echo "usage: $0 BENCH TARGET_BIN HANDLER_DIR CASE" >&2; exit 2; }
@@ -305,11 +310,13 @@ restart-drr)
     expect_one_line drr "^lunlab-bench: ${url//./\\.}/0: the session was lost and logged in again, and data the target had acknowledged reads back different at byte [0-9]+ \(LBA [0-9]+\): the target did not keep it"
     [[ -s $work/drr.out ]] && fail "drr printed figures: $(cat "$work/drr.out")"
     ;;
-flap-drr|flap-clone)
+flap-drr|flap-clone|flap-calibrate)
     # bench -> socat on PPORT -> lunlab-target: killing the proxy cuts the path, the target keeps
     # its data; the proxy comes back on the same port
     if [[ $case == flap-drr ]]; then
         start_target size=1G,model=x2,time_scale=1000 size=1G,model=x2,time_scale=0,array=ref
+    elif [[ $case == flap-calibrate ]]; then
+        start_target size=1G,model=x2,time_scale=10
     else
         start_target size=2G,model=x2,time_scale=1000
     fi
@@ -325,6 +332,9 @@ flap-drr|flap-clone)
     purl="iscsi://127.0.0.1:$pport/$iqn"
     if [[ $case == flap-drr ]]; then
         run_bench drr drr "$purl/0" --synthetic win10 --size 32m --timeout 15 --json --quiet
+    elif [[ $case == flap-calibrate ]]; then
+        run_bench calibrate calibrate "$purl/0" --out "$work/cal.yaml" --dataloss --budget 20s \
+            --capacity-use 128m --time-scale 10 --timeout 15 --json --quiet
     else
         run_bench clone clone "$purl/0" --template-size 16m --vms 4 --chunk 1m --verify --timeout 15 --json --quiet
     fi
@@ -338,7 +348,18 @@ flap-drr|flap-clone)
     (( rc == 0 )) && ok "$name completed across the lost path" || fail "$name: exit $rc, want 0: $(cat "$work/$name.err")"
     jq -e '.connection.reconnects >= 1 and .connection.longest_outage_s >= 0.9' "$work/$name.out" >/dev/null &&
         ok "$name: $(jq -c .connection "$work/$name.out")" || fail "$name: no re-login counted: $(jq -c .connection "$work/$name.out")"
-    if [[ $case == flap-drr ]]; then
+    if [[ $case == flap-calibrate ]]; then
+        # what it wrote is a profile lunlab-target serves
+        LL_PID_SAVE=$LL_PID LL_PORT_SAVE=$LL_PORT
+        if ll_start_lunlab "$bin" "$work/check.log" --iqn "$iqn:check" --handler-path "$handler_dir" --quiet \
+            --lun "size=64M,profile=$work/cal.yaml"; then
+            ok "the calibrated profile loads: $(jq -r .profile.name "$work/calibrate.out")"
+            ll_stop_verified "$work/check.log" || fail "the check target did not stop cleanly"
+        else
+            fail "lunlab-target does not load the calibrated profile: $(tail -n 3 "$work/check.log")"
+        fi
+        LL_PID=$LL_PID_SAVE LL_PORT=$LL_PORT_SAVE
+    elif [[ $case == flap-drr ]]; then
         # the same image on a second, uninterrupted array of the same target: the figures must
         # be exactly the same (writes resent after the loss rewrite the same content)
         "$bench" drr "$url/1" --synthetic win10 --size 32m --json --quiet >"$work/ref.out" 2>"$work/ref.err" ||
@@ -429,6 +450,11 @@ kill-snapclone)
     kill_running snapclone 1.5 || exit
     expect_one_line snapclone "^lunlab-bench: (POST|GET) $api/api/json/v2/types/snapshot[-a-z]*(\?[^ ]*)?: connection lost \(.+\) (and no answer again within --timeout $T s \([0-9]+ attempts?, the last: .+\)|after the request was sent; not sent twice)$"
     [[ -s $work/snapclone.out ]] && fail "snapclone printed a report: $(head -c 200 "$work/snapclone.out")"
+    ;;
+kill-calibrate)
+    start_target size=1G,model=x2,time_scale=10
+    kill_case calibrate 2 calibrate "$url/0" --out "$work/cal.yaml" --dataloss --budget 60s --capacity-use 128m \
+        --time-scale 10
     ;;
 *)
     echo "unknown case '$case'"; status=2 ;;

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Host-side checks of the real-stack lane (see lane.sh): conformance suites on the lunlab LUN
 # (must all pass), the same suites on Debian's qcow handler and the kernel's fileio backstore
-# (printed beside ours as the comparison), a two-LUN EXTENDED COPY, and lunlab-bench.
+# (printed beside ours as the comparison), a two-LUN EXTENDED COPY, lunlab-bench, and
+# lunlab-bench calibrate against the qcow LUN (LIO + tcmu-runner, a peer lunlab does not model).
 # env: BUILD (build dir), URL (iscsi://127.0.0.1:PORT/IQN, no LUN)
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -69,6 +70,28 @@ if "$BENCH" clone "$URL/0" --template-size 8m --vms 4 --chunk 256k --verify --js
 	grep -E '"(wall_s|duration_s|peak_latency_ms|peak_cpu_pct)"' "$OUT/clone.json" | head -8
 else
 	fail "lunlab-bench clone"
+fi
+echo "== lunlab-bench calibrate against LIO + tcmu-runner (Debian's qcow handler, LUN 2): an unmodeled peer"
+# The profile of a stack lunlab does not model, measured through qemu's emulated NIC: its
+# figures are this lane's (calibrate must say so), and the profile must load in lunlab-target.
+# Each command crosses qemu's emulated NIC (~1 ms, a few MB/s): commands up to 256 KiB, so that
+# the step stays a minute or two of the lane's ten.
+if timeout 420 "$BENCH" calibrate "$URL/2" --out "$OUT/lio-qcow.yaml" --dataloss --capacity-use 64m \
+	--max-io 256k --budget "${LANE_CALIBRATE_BUDGET:-40s}" --quiet > "$OUT/calibrate.txt" 2> "$OUT/calibrate.err"; then
+	cat "$OUT/calibrate.txt"
+	echo "---- $OUT/lio-qcow.yaml ----"
+	cat "$OUT/lio-qcow.yaml"
+	if "$BUILD/target/lunlab-target" --help >/dev/null 2>&1 &&
+		timeout 60 bash -c 'source "$1"; ll_start_lunlab "$2" "$3" --quiet --handler-path "$4" --lun "size=64M,profile=$5" &&
+			ll_stop_lunlab "$LL_PID"' _ "$TOP/ci/lib/target-ctl.sh" "$BUILD/target/lunlab-target" \
+			"$OUT/lunlab-lio-qcow.log" "$BUILD/handlers" "$OUT/lio-qcow.yaml"; then
+		pass "calibrate against LIO + tcmu-runner wrote a profile lunlab-target serves"
+	else
+		fail "lunlab-target refused the profile calibrate wrote for LIO + tcmu-runner"
+	fi
+else
+	cat "$OUT/calibrate.err"
+	fail "lunlab-bench calibrate against LIO + tcmu-runner"
 fi
 # summary for ci/test.sh: the lunlab LUN's conformance counts plus these checks
 read -r cp cf cs < "$OUT/lunlab.summary" || { cp=0 cf=1 cs=0; }

@@ -172,6 +172,61 @@ static void errors_name_the_field(void **state)
 	}
 }
 
+/* calibrate: every option, its defaults, and the refusals that protect the LU */
+static void calibrate_opts(void **state)
+{
+	struct bench_opts o;
+	char err[256];
+	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "lab.yaml", "--dataloss", NULL), 0);
+	assert_int_equal(o.cmd, CMD_CALIBRATE);
+	assert_string_equal(o.out_path, "lab.yaml");
+	assert_true(o.budget_s == 600);
+	assert_int_equal(o.capacity_use, 8ull << 30);
+	assert_int_equal(o.offset, 0);
+	assert_true(o.calib_time_scale == 1);
+	assert_false(o.sparse_writes);
+	assert_null(o.profile_name);
+	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "x.yaml", "--dataloss", "--budget", "90s",
+			       "--capacity-use", "1g", "--offset", "1m", "--time-scale", "20", "--name", "lab-x2",
+			       "--write-data", "sparse", "--dest", URL, "--json", "--max-io", "256k", NULL), 0);
+	assert_int_equal(o.max_io, 256u << 10);
+	assert_true(o.budget_s == 90);
+	assert_int_equal(o.capacity_use, 1ull << 30);
+	assert_int_equal(o.offset, 1u << 20);
+	assert_true(o.calib_time_scale == 20);
+	assert_string_equal(o.profile_name, "lab-x2");
+	assert_true(o.sparse_writes);
+	assert_non_null(o.dest_url);
+	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "x.yaml", "--dataloss", "--budget", "10m", NULL), 0);
+	assert_true(o.budget_s == 600);
+	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "x.yaml", "--dataloss", "--budget", "1.5h", NULL), 0);
+	assert_true(o.budget_s == 5400);
+
+	/* no --dataloss: refused, naming the bytes it would destroy */
+	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "x.yaml", "--offset", "1m", "--capacity-use", "1g",
+			       NULL), -1);
+	assert_string_equal(err, "calibrate writes to bytes 1048576..1074790400 of the LU (--offset, --capacity-use), "
+				 "destroying what is there: add --dataloss to allow it");
+	assert_int_equal(parse(&o, err, "calibrate", URL, "--dataloss", NULL), -1);
+	assert_non_null(strstr(err, "--out PROFILE.yaml"));
+	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "x.yaml", "--dataloss", "--budget", "ten", NULL), -1);
+	assert_non_null(strstr(err, "--budget: 'ten'"));
+	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "x.yaml", "--dataloss", "--budget", "0", NULL), -1);
+	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "x.yaml", "--dataloss", "--time-scale", "0", NULL), -1);
+	assert_non_null(strstr(err, "--time-scale: '0'"));
+	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "x.yaml", "--dataloss", "--name", "a b", NULL), -1);
+	assert_non_null(strstr(err, "--name: 'a b'"));
+	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "x.yaml", "--dataloss", "--write-data", "zero", NULL), -1);
+	assert_non_null(strstr(err, "--write-data: 'zero'"));
+	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "x.yaml", "--dataloss", "--max-io", "1k", NULL), -1);
+	assert_non_null(strstr(err, "--max-io: '1k'"));
+	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "x.yaml", "--dataloss", "--csv", NULL), -1);
+	assert_non_null(strstr(err, "--csv"));
+	/* calibrate's options elsewhere */
+	assert_int_equal(parse(&o, err, "clone", URL, "--dataloss", NULL), -1);
+	assert_non_null(strstr(err, "apply to calibrate only"));
+}
+
 static void help(void **state)
 {
 	struct bench_opts o;
@@ -231,6 +286,7 @@ int main(void)
 		cmocka_unit_test(defaults_scale),
 		cmocka_unit_test(clone_opts),
 		cmocka_unit_test(errors_name_the_field),
+		cmocka_unit_test(calibrate_opts),
 		cmocka_unit_test(help),
 		cmocka_unit_test(watch_and_metrics_url),
 	};

@@ -105,9 +105,11 @@ static void telemetry_page(void **state)
 	param(&p, 0x0005, 23000, 8);
 	param(&p, 0x0007, 700, 8);
 	param(&p, 0x0008, 4000, 8);
+	param(&p, 0x000A, 4, 8);
 	param(&p, 0x000B, 777000, 8);
 	param(&p, 0x000C, 5, 8);
 	param(&p, 0x000D, 6, 8);
+	param(&p, 0x000E, 1, 8);
 	param(&p, 0x020C, 4874, 8);
 	param(&p, 0x030C, 1234567, 8);
 	for (uint16_t i = 0; i < 32; i++)
@@ -123,6 +125,9 @@ static void telemetry_page(void **state)
 	assert_int_equal(t.peak_latency_ns, 23000);
 	assert_int_equal(t.peak_cpu_permille, 700);
 	assert_int_equal(t.time_scale_x1000, 4000);
+	assert_int_equal(t.virtual_streams, 4);
+	assert_true(t.have_streams_pinned);
+	assert_int_equal(t.streams_pinned, 1);
 	assert_true(t.have_busy);
 	assert_int_equal(t.frontend_busy_ns, 777000);
 	assert_int_equal(t.backend_busy_ns, 5);
@@ -141,6 +146,7 @@ static void telemetry_page(void **state)
 	assert_int_equal(logpage_parse(p.b, p.n, &pg, err, sizeof(err)), 0);
 	assert_int_equal(logpage_telemetry(&pg, &t, err, sizeof(err)), 0);
 	assert_int_equal(t.time_scale_x1000, 1000);
+	assert_false(t.have_streams_pinned);     /* an older LU: no way to set the host streams */
 	assert_false(t.have_busy);                 /* an older lunlab: no resource busy times */
 	/* the wrong page is refused */
 	assert_int_equal(logpage_capacity(&pg, &(struct array_capacity){ 0 }, err, sizeof(err)), -1);

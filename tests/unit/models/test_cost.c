@@ -542,6 +542,54 @@ static void virtual_clock_streams(void **state)
 	assert_int_equal(cost_time_virtual_streams(cost_time_virtual(COST_VIRTUAL_STREAMS_MAX)), COST_VIRTUAL_STREAMS_MAX);
 }
 
+/* A client may resize the modeled host of a virtual clock (lunlab-bench clone sends its
+ * --parallel x --outstanding), unless the LU pinned it; a real clock has no modeled host. */
+static void virtual_clock_set_streams(void **state)
+{
+	(void)state;
+	struct lunlab_profile *p = parse(arith_text);
+	struct cost_model *m = cost_model_new(p, cost_time_virtual(4));
+	struct cost_result a, b, c;
+	struct cost_telemetry t;
+	/* 1 stream: the second command waits for the first one's completion + turnaround */
+	assert_int_equal(cost_model_set_virtual_streams(m, 1), 0);
+	cost_model_telemetry(m, &t);
+	assert_int_equal(t.virtual_streams, 1);
+	cost_model_charge_ex(m, &xcopy64k, 1 * S, &a);
+	cost_model_charge_ex(m, &xcopy64k, 1 * S + 10, &b);
+	assert_int_equal(a.arrival_ns, 0);
+	assert_int_equal(b.arrival_ns, a.next_arrival_ns);
+	assert_int_equal(b.latency_ns, 1480);            /* alone on the array again */
+	/* 3 streams, fresh from idle: the work queued so far (b's journal) ends at the new front */
+	assert_int_equal(cost_model_set_virtual_streams(m, 3), 0);
+	cost_model_charge_ex(m, &xcopy64k, 2 * S, &c);
+	assert_int_equal(c.arrival_ns, b.arrival_ns + 780);
+	for (unsigned i = 0; i < 2; i++) {
+		struct cost_result r;
+		cost_model_charge_ex(m, &xcopy64k, 2 * S + 1 + i, &r);
+		assert_int_equal(r.arrival_ns, c.arrival_ns); /* two more streams free at the front */
+	}
+	cost_model_telemetry(m, &t);
+	assert_int_equal(t.virtual_streams, 3);
+	/* bounds, then pinned: refused and unchanged */
+	assert_int_equal(cost_model_set_virtual_streams(m, 0), -1);
+	assert_int_equal(cost_model_set_virtual_streams(m, COST_VIRTUAL_STREAMS_MAX + 1), -1);
+	assert_false(cost_model_virtual_streams_pinned(m));
+	cost_model_pin_virtual_streams(m);
+	assert_true(cost_model_virtual_streams_pinned(m));
+	assert_int_equal(cost_model_set_virtual_streams(m, 8), -2);
+	cost_model_telemetry(m, &t);
+	assert_int_equal(t.virtual_streams, 3);
+	cost_model_put(m);
+	/* a real clock (and an unpaced one) has no modeled host to resize */
+	m = cost_model_new(p, 1.0);
+	assert_int_equal(cost_model_set_virtual_streams(m, 2), -1);
+	cost_model_telemetry(m, &t);
+	assert_int_equal(t.virtual_streams, 0);
+	cost_model_put(m);
+	profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -557,6 +605,7 @@ int main(void)
 		cmocka_unit_test(thread_safe),
 		cmocka_unit_test(virtual_clock_is_a_closed_loop),
 		cmocka_unit_test(virtual_clock_streams),
+		cmocka_unit_test(virtual_clock_set_streams),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

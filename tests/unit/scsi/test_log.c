@@ -113,6 +113,30 @@ static void test_capacity_pages(void **state)
 /* Two LUs of one array: each reports the LBAs it mapped itself as used
  * (SBC-4 used LBA mapping resource count, scope dedicated), not the array's
  * logical total; the dedup saving is the array's and the same on both. */
+/* Ratios x1000 are rounded down, the rule of docs/accounting.md and drr_recompute.py:
+ * 5 logical dedup blocks over 3 unique is 1666.67, reported 1666 (not 1667). */
+static void test_ratios_round_down(void **state)
+{
+	struct scsi_lu *lu = fix_lu_new("log-floor", FIX_BS, FIX_LBAS);
+	struct fix_cmd fc;
+	static uint8_t b[2048];
+	struct array_stats st;
+
+	write_blocks(lu, 0, 3 * 32, 0x41);
+	write_blocks(lu, 3 * 32, 32, 0x42);
+	write_blocks(lu, 4 * 32, 32, 0x43);
+	array_flush_accounting(lu->dev.array);                 /* the background accounting done */
+	array_get_stats(lu->dev.array, &st);
+	assert_true(st.logical_bytes == 5 * 16384);
+	assert_true(st.unique_bytes == 3 * 16384);
+	log_sense(lu, &fc, 0x30, 0, b, sizeof(b));
+	assert_int_equal(fc.status, TCMU_STS_OK);
+	assert_true(param_u64(b, 0x0010) == 1666);
+	assert_true(param_u64(b, 0x0011) == st.unique_bytes * 1000 / st.physical_bytes);
+	assert_true(param_u64(b, 0x0012) == st.logical_bytes * 1000 / st.physical_bytes);
+	fix_lu_free(lu);
+}
+
 static void test_lbp_used_per_lu(void **state)
 {
 	struct scsi_lu *a = fix_lu_new("log-lbp", FIX_BS, FIX_LBAS);
@@ -172,11 +196,14 @@ static void test_telemetry_and_reset(void **state)
 	assert_int_equal(fix_run(&fc, lu, sel, 10, NULL, 0), TCMU_STS_OK);
 	log_sense(lu, &fc, 0x31, 0, b, sizeof(b));
 	assert_true(param_u64(b, 0x0001) == 0);
-	/* parameters cannot be set */
+	/* a reset (PCR=1) takes no parameter list (SPC-4 6.8) */
 	put_be16(sel + 7, 8);
 	uint8_t plist[8] = { 0 };
 	fix_run(&fc, lu, sel, 10, plist, sizeof(plist));
-	fix_assert_field(&fc, 0x24, true, 7, -1);
+	fix_assert_field(&fc, 0x24, true, 1, 1);
+	/* page 31h's pinned flag (000Eh) is 0 on a LU that did not configure host_streams */
+	log_sense(lu, &fc, 0x31, 0, b, sizeof(b));
+	assert_true(param_u64(b, 0x000e) == 0);
 	cost_model_put(lu->dev.model);
 
 	/* a virtual clock says so, with its number of host streams, and a time scale of 0 */
@@ -188,6 +215,90 @@ static void test_telemetry_and_reset(void **state)
 	cost_model_put(lu->dev.model);
 	lu->dev.model = NULL;
 	fix_lu_free(lu);
+}
+
+/* LOG SELECT of page 31h parameter 000Ah: the host says how many commands it keeps
+ * outstanding and a virtual clock models that many host streams, unless the LU pinned them. */
+static int select_streams(struct scsi_lu *lu, struct fix_cmd *fc, const uint8_t *list, uint16_t len)
+{
+	uint8_t cdb[10] = { 0x4c, 0x00, 0x40 }; /* PCR 0, PC 01b, page code 0: the list names it */
+	put_be16(cdb + 7, len);
+	return fix_run(fc, lu, cdb, 10, (void *)list, len);
+}
+
+static void test_log_select_host_streams(void **state)
+{
+	struct scsi_lu *lu = fix_lu_new("log-d", FIX_BS, FIX_LBAS);
+	struct fix_cmd fc;
+	static uint8_t b[2048];
+	const struct lunlab_profile *p = profile_get("x2", NULL);
+	uint8_t list[16] = { 0x31, 0x00, 0x00, 12, 0x00, 0x0a, 0x03, 8 };
+	put_be64(list + 8, 3);
+
+	lu->dev.model = cost_model_get("log-d-virtual", p, cost_time_virtual(4));
+	assert_int_equal(select_streams(lu, &fc, list, sizeof(list)), TCMU_STS_OK);
+	log_sense(lu, &fc, 0x31, 0, b, sizeof(b));
+	assert_true(param_u64(b, 0x000a) == 3);
+	assert_true(param_u64(b, 0x000e) == 0);
+
+	/* every malformed list is refused before anything changes */
+	uint8_t bad[16];
+	struct { unsigned byte; uint8_t val; uint16_t ptr; int bit; } cases[] = {
+		{ 0, 0x30, 0, -1 },       /* another page */
+		{ 0, 0x71, 0, 6 },        /* SPF */
+		{ 1, 0x01, 1, -1 },       /* a subpage */
+		{ 3, 8, 2, -1 },          /* page length short of the list */
+		{ 5, 0x09, 4, -1 },       /* another parameter */
+		{ 7, 4, 7, -1 },          /* a 4-byte value */
+		{ 15, 0, 8, -1 },         /* 0 streams */
+	};
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memcpy(bad, list, sizeof(bad));
+		bad[cases[i].byte] = cases[i].val;
+		select_streams(lu, &fc, bad, sizeof(bad));
+		fix_assert_field(&fc, 0x26, false, cases[i].ptr, cases[i].bit);
+	}
+	memcpy(bad, list, sizeof(bad));
+	put_be64(bad + 8, COST_VIRTUAL_STREAMS_MAX + 1);
+	select_streams(lu, &fc, bad, sizeof(bad));
+	fix_assert_field(&fc, 0x26, false, 8, -1);
+	/* a page running past the list, a list too short for its one parameter, or shorter
+	 * than a header: PARAMETER LIST LENGTH ERROR */
+	memcpy(bad, list, sizeof(bad));
+	bad[3] = 13;
+	select_streams(lu, &fc, bad, sizeof(bad));
+	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	select_streams(lu, &fc, list, 12);
+	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	select_streams(lu, &fc, list, 3);
+	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	/* the CDB: page code must be 0 with a list, PC 01b */
+	uint8_t cdb[10] = { 0x4c, 0x00, 0x40 | 0x31 };
+	put_be16(cdb + 7, sizeof(list));
+	fix_run(&fc, lu, cdb, 10, list, sizeof(list));
+	fix_assert_field(&fc, 0x24, true, 2, 5);
+	cdb[2] = 0xc0;
+	fix_run(&fc, lu, cdb, 10, list, sizeof(list));
+	fix_assert_field(&fc, 0x24, true, 2, 7);
+	log_sense(lu, &fc, 0x31, 0, b, sizeof(b));
+	assert_true(param_u64(b, 0x000a) == 3);
+
+	/* pinned by the LU's configuration (host_streams=N): refused, unchanged, and said */
+	cost_model_pin_virtual_streams(lu->dev.model);
+	put_be64(list + 8, 8);
+	select_streams(lu, &fc, list, sizeof(list));
+	fix_assert_field(&fc, 0x26, false, 4, -1);
+	log_sense(lu, &fc, 0x31, 0, b, sizeof(b));
+	assert_true(param_u64(b, 0x000a) == 3);
+	assert_true(param_u64(b, 0x000e) == 1);
+	cost_model_put(lu->dev.model);
+
+	/* a real clock has no modeled host */
+	lu->dev.model = cost_model_get("log-d-real", p, 1.0);
+	select_streams(lu, &fc, list, sizeof(list));
+	fix_assert_field(&fc, 0x26, false, 4, -1);
+	cost_model_put(lu->dev.model);
+	lu->dev.model = NULL;
 }
 
 /* An array with a capacity: 0Ch counts threshold sets (one dedup block, 32
@@ -240,9 +351,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_supported_and_errors),
 		cmocka_unit_test(test_capacity_pages),
+		cmocka_unit_test(test_ratios_round_down),
 		cmocka_unit_test(test_thresholds_and_capacity),
 		cmocka_unit_test(test_lbp_used_per_lu),
 		cmocka_unit_test(test_telemetry_and_reset),
+		cmocka_unit_test(test_log_select_host_streams),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
