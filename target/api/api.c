@@ -2,6 +2,7 @@
 #include "target/api/api.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "target/api/api_router.h"
@@ -40,6 +41,27 @@ static void serial_of(const char *name, char *out, size_t cap)
 	snprintf(out, cap, "LL%08X", h);
 }
 
+/* A volume the stored model has but its array does not was deleted just
+ * before a crash: the array's delete is durable before the model is stored
+ * again.  Opening it would make an empty volume of that name: it goes,
+ * with its LUN maps, as the DELETE meant. */
+static void drop_deleted(const struct xms_cluster *c, const struct lunlab_volume_info *vols, size_t nvols)
+{
+	for (size_t i = g_xms.volumes.n; i-- > 0;) {
+		struct xms_volume *v = &g_xms.volumes.v[i];
+		uint64_t index = v->index;
+
+		if (v->cluster != c->index || xms_scsi_info_of(vols, nvols, v))
+			continue;
+		fprintf(stderr, "lunlab-target: --state-dir: volume %s: array %s no longer has it (deleted before a "
+			"crash): dropped from the model\n", v->name, c->name);
+		for (size_t k = g_xms.lunmaps.n; k-- > 0;)
+			if (g_xms.lunmaps.v[k].vol == index)
+				xms_lunmap_del(&g_xms, g_xms.lunmaps.v[k].index);
+		xms_volume_del(&g_xms, index);
+	}
+}
+
 void api_set_store(const char *state_dir, const struct xms_store_ops *ops)
 {
 	xms_scsi_set_state_dir(state_dir);
@@ -65,10 +87,15 @@ int api_clusters_setup(const char *const *specs, int n, char *err, size_t errlen
 		goto fail;
 	}
 	for (size_t i = 0; loaded && i < g_xms.clusters.n; i++) {
-		if (xms_scsi_cluster_probe(&g_xms.clusters.v[i], why, sizeof(why)) < 0) {
+		struct lunlab_volume_info *vols;
+		size_t nvols;
+
+		if (xms_scsi_cluster_probe_volumes(&g_xms.clusters.v[i], &vols, &nvols, why, sizeof(why)) < 0) {
 			snprintf(err, errlen, "--state-dir: cluster %s: %s", g_xms.clusters.v[i].name, why);
 			goto fail;
 		}
+		drop_deleted(&g_xms.clusters.v[i], vols, nvols);
+		free(vols);
 	}
 	for (int i = 0; i < n; i++) {
 		struct xms_cluster_spec cs;

@@ -47,7 +47,36 @@ static int cfgstring(char *out, size_t cap, const struct xms_cluster *c, const s
 	return n < 0 || (size_t)n >= cap ? -1 : 0;
 }
 
+/* every volume name of c's array into *names (malloc'd), *n; -1 on any error */
+static int list_names(const struct xms_cluster *c, struct lunlab_volume_info **names, size_t *n)
+{
+	const struct lunlab_array_ctl *ctl = xms_scsi_ctl();
+	int want, got;
+
+	*names = NULL;
+	*n = 0;
+	if (!ctl || (want = ctl->volume_list(c->name, NULL, 0)) < 0)
+		return -1;
+	*names = calloc((size_t)want + 1, sizeof(**names));
+	if (!*names)
+		return -1;
+	got = ctl->volume_list(c->name, *names, want);
+	if (got < 0 || got > want) { /* another volume appeared between the calls: none can here */
+		free(*names);
+		*names = NULL;
+		return -1;
+	}
+	*n = (size_t)got;
+	return 0;
+}
+
 int xms_scsi_cluster_probe(struct xms_cluster *c, char *err, size_t errlen)
+{
+	return xms_scsi_cluster_probe_volumes(c, NULL, NULL, err, errlen);
+}
+
+int xms_scsi_cluster_probe_volumes(struct xms_cluster *c, struct lunlab_volume_info **vols, size_t *nvols, char *err,
+				   size_t errlen)
 {
 	char cfg[1024], name[96];
 	struct tcmu_host_dev_cfg dc;
@@ -85,6 +114,11 @@ int xms_scsi_cluster_probe(struct xms_cluster *c, char *err, size_t errlen)
 				break;
 			}
 		}
+	}
+	if (vols && list_names(c, vols, nvols) < 0) {
+		snprintf(err, errlen, "cluster %s: cannot list its array's volumes", c->name);
+		tcmu_host_destroy_device(be);
+		return -1;
 	}
 	tcmu_host_destroy_device(be);
 	return 0;

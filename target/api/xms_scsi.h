@@ -25,6 +25,10 @@ const struct lunlab_array_ctl *xms_scsi_ctl(void);
  * handler (the line that refuses them names the key) and learns the
  * array's physical capacity before any volume exists.  0 or -1 with err. */
 int xms_scsi_cluster_probe(struct xms_cluster *c, char *err, size_t errlen);
+/* The same, and every volume the array holds while the probe's LU has it
+ * open (*vols malloc'd, *nvols of them; an error to list them is -1). */
+int xms_scsi_cluster_probe_volumes(struct xms_cluster *c, struct lunlab_volume_info **vols, size_t *nvols, char *err,
+				   size_t errlen);
 /* The capacity the probe saw (bytes; 0: unknown). */
 uint64_t xms_scsi_cluster_probed_capacity(const struct xms_cluster *c);
 

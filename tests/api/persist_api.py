@@ -9,7 +9,10 @@ that persist_api.sh runs against one state directory, restarting lunlab-target i
            A logs in only with its CHAP secret; A sees LUNs 0 5 6, LUN 5 reads seed 8, LUN 6
            (the snapshot) seed 7; then volume pv2 is created, and the target is killed with
            SIGKILL
-  crash    pv2 is there (a change is kept before the API answers it)
+  crash    pv2 is there (a change is kept before the API answers it); then pv2 is deleted
+           (persist_api.sh then puts back the target.db of before the delete: a crash
+           between the array's delete and the model's save)
+  stale    pv2 is not there (dropped: its array no longer has it), pv1 and its snapshot are
 Environment as xms_api.py."""
 import os
 import subprocess
@@ -118,8 +121,17 @@ def crash():
     chap_kept()
     ok("after SIGKILL: pv2 is there too", names("volumes") == ["pv1", "pv1.snap", "pv2"], names("volumes"))
     ok("LUN 6 still reads seed 7", scsi("verify", url(6), "0", "256", "7")[0] == 0)
+    r = req("DELETE", "volumes", params={"name": "pv2"})
+    ok("pv2 deleted: 200", r.status_code == 200, (r.status_code, r.text))
 
 
-{"make": make, "restart": restart, "crash": crash}[sys.argv[1]]()
+def stale():
+    chap_kept()
+    ok("a model older than its array: pv2 (deleted in the array) is dropped, not made again empty",
+       names("volumes") == ["pv1", "pv1.snap"], names("volumes"))
+    ok("LUN 5 still reads seed 8", scsi("verify", url(5), "0", "256", "8")[0] == 0)
+
+
+{"make": make, "restart": restart, "crash": crash, "stale": stale}[sys.argv[1]]()
 print("%s: %s, %d check(s) failed" % ("FAIL" if failures else "ok", sys.argv[1], failures))
 sys.exit(1 if failures else 0)
