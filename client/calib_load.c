@@ -50,6 +50,15 @@ uint64_t calib_wire_bytes(const struct calib_point *p, uint32_t bs)
 	}
 }
 
+/* A session failed for good: the run is over.  Close every session of the run, so that no
+ * command or NOP-Out still queued on one refers to the caller's buffers once they are freed
+ * (conn_close drops them without their callbacks; closing again later does nothing). */
+static void end_sessions(const struct calib_target *t)
+{
+	for (unsigned i = 0; i < t->nevery; i++)
+		conn_close(&t->every[i]);
+}
+
 struct lrun;
 
 struct lslot {
@@ -388,8 +397,7 @@ static int load_once(struct calib_target *t, const struct calib_point *p, const 
 	 * and ends the run (exit 3) when that does not help. */
 	while (r.inflight) {
 		if (conn_poll_many(t->every, t->nevery, 200, err, errlen) < 0) {
-			/* commands still in flight reference the slots: leave them (the run is over) */
-			slots = NULL;
+			end_sessions(t); /* commands in flight reference the slots */
 			goto out;
 		}
 	}
@@ -545,6 +553,7 @@ int calib_nop_rtt(const struct calib_target *t, struct bench_conn *c, unsigned r
 	free(v);
 	return 0;
 fail:
+	end_sessions(t); /* a NOP-Out in flight refers to n: its callback runs now, not later */
 	free(v);
 	return -1;
 }
@@ -645,8 +654,12 @@ int calib_nop_rate(const struct calib_target *t, unsigned q, double seconds, dou
 	for (unsigned attempt = 0;; attempt++) {
 		l.n = 0;
 		l.stop = l.cut = false;
-		if (wait_up(t, t->conns, n, err, errlen) || nop_rate_once(t, slots, n * q, seconds, &l, err, errlen))
-			return -1; /* slots may stay referenced by libiscsi: leaked on purpose */
+		if (wait_up(t, t->conns, n, err, errlen) || nop_rate_once(t, slots, n * q, seconds, &l, err, errlen)) {
+			end_sessions(t); /* NOP-Outs in flight refer to the slots */
+			free(slots);
+			free(l.t);
+			return -1;
+		}
 		if (!l.cut)
 			break;
 		if (attempt + 1 >= LOST_MAX) {

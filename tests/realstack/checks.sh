@@ -75,9 +75,13 @@ echo "== lunlab-bench calibrate against LIO + tcmu-runner (Debian's qcow handler
 # The profile of a stack lunlab does not model, measured through qemu's emulated NIC: its
 # figures are this lane's (calibrate must say so), and the profile must load in lunlab-target.
 # Each command crosses qemu's emulated NIC (~1 ms, a few MB/s): commands up to 256 KiB, so that
-# the step stays a minute or two of the lane's ten.
+# the step stays a minute or two of the lane's ten.  --timeout 90: under TCG an EXTENDED COPY
+# with several outstanding can take LIO longer than lunlab-bench's default 30 s, and LIO
+# answers it itself after tcmu's own 30 s command timeout (02/08/00, which calibrate reports as
+# the LU failing that size); with 30 s lunlab-bench aborted it first, twice, and gave up (exit 3).
 if timeout 420 "$BENCH" calibrate "$URL/2" --out "$OUT/lio-qcow.yaml" --dataloss --capacity-use 64m \
-	--max-io 256k --budget "${LANE_CALIBRATE_BUDGET:-40s}" --quiet > "$OUT/calibrate.txt" 2> "$OUT/calibrate.err"; then
+	--max-io 256k --budget "${LANE_CALIBRATE_BUDGET:-40s}" --timeout 90 --quiet \
+	> "$OUT/calibrate.txt" 2> "$OUT/calibrate.err"; then
 	cat "$OUT/calibrate.txt"
 	echo "---- $OUT/lio-qcow.yaml ----"
 	cat "$OUT/lio-qcow.yaml"

@@ -299,6 +299,7 @@ static void test_log_select_host_streams(void **state)
 	fix_assert_field(&fc, 0x26, false, 4, -1);
 	cost_model_put(lu->dev.model);
 	lu->dev.model = NULL;
+	fix_lu_free(lu);
 }
 
 /* An array with a capacity: 0Ch counts threshold sets (one dedup block, 32
