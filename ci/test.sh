@@ -1,7 +1,8 @@
 #!/bin/bash
 # THE test command (README's second command; .ci/run calls it):
 #   1. install the Debian packages (ci/install-deps.sh),
-#   2. build with -Dwerror=true in build/ and run every meson test (unit + integration suites),
+#   2. build with -Dwerror=true in build/ and run every meson test (unit, integration, browser;
+#      the calibrate suite alone after step 4, as its checks are timings),
 #   3. libiscsi's whole iscsi-test-cu ALL family against a fresh lunlab-target (tests/conformance/run-all.sh),
 #      in memory and again with --state-dir,
 #   4. the seeds' figures, scaled down (tests/repro/seed000.sh and seed002.sh --ci; seed000 --ci
@@ -249,12 +250,14 @@ start_side_jobs() {
 }
 
 if build build normal -Dwerror=true; then
-    run_meson_tests build normal --timeout-multiplier 2
+    # the calibrate suite measures timings: it runs alone below, not beside other tests
+    run_meson_tests build normal --timeout-multiplier 2 --no-suite calibrate
     run_conformance build normal
     state=$(mktemp -d /tmp/lunlab-conf-state.XXXXXX)
     CONF_STATE_DIR=$state run_conformance build normal
     rm -rf "$state"
     run_repro build
+    run_meson_tests build calibrate --suite calibrate --num-processes 1 --timeout-multiplier 2
     # the figures above are timed: nothing runs beside them
     [[ ${LUNLAB_SKIP_REALSTACK:-0} == 1 ]] || { start_side_jobs; run_realstack build; run_multipath build; }
 fi
@@ -270,7 +273,9 @@ if [[ ${LUNLAB_SKIP_ASAN:-0} != 1 ]]; then
         if [[ $(cat "$root/build-side.asan-rc" 2>/dev/null) == 0 ]]; then asan_built=1; else fail_step "asan: build"; asan_built=0; fi
     elif build build-asan asan "${asan_opts[@]}"; then asan_built=1; else asan_built=0; fi
     if (( asan_built )); then
-        run_meson_tests build-asan asan --timeout-multiplier 5
+        # not the calibrate suite: what it checks are timings the sanitizers distort; its code
+        # runs here in the unit tests and in integration-bench-lost-*-calibrate
+        run_meson_tests build-asan asan --timeout-multiplier 5 --no-suite calibrate
         run_conformance build-asan asan
     fi
     # Without LeakSanitizer the robustness groups that drop, garble and shut down connections
