@@ -41,3 +41,9 @@ bool conn_stats_any(const struct conn_stats *s)
 	return s->reconnects || s->resent || s->timeouts || s->aborts || s->busy || s->task_set_full ||
 	       s->unit_attentions || s->resets || s->not_ready || s->aborted_commands || s->outage_s > 0;
 }
+
+bool conn_stats_disturbed(const struct conn_stats *s)
+{
+	return s->reconnects || s->resent || s->timeouts || s->aborts || s->busy || s->task_set_full ||
+	       s->not_ready || s->aborted_commands || s->outage_s > 0;
+}

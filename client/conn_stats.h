@@ -27,5 +27,10 @@ void conn_stats_add(struct conn_stats *sum, const struct conn_stats *s);
 void conn_stats_diff(struct conn_stats *d, const struct conn_stats *a, const struct conn_stats *b);
 /* Did anything happen at all? */
 bool conn_stats_any(const struct conn_stats *s);
+/* Did anything happen that put time the array did not charge into a run's latencies (a
+ * re-login, an outage, a timeout, backoffs after BUSY / TASK SET FULL / NOT READY)?  A
+ * retried UNIT ATTENTION alone is not that: every new session of a target owes one
+ * (06/29/01 power on, SPC-4) and its retry costs one round trip; a restart is a re-login. */
+bool conn_stats_disturbed(const struct conn_stats *s);
 
 #endif

@@ -570,7 +570,7 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 			run->time_scale = (double)t.time_scale_x1000 / 1000.0;
 			/* retried answers put backoffs into the latencies the model did not charge:
 			 * no verdict on this machine from such a run */
-			if (!conn_stats_any(&run->conn))
+			if (!conn_stats_disturbed(&run->conn))
 				machine_check(o, run, &t, cpu);
 		}
 	}

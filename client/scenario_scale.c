@@ -317,8 +317,9 @@ static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out
 		conn_stats_add(&out->conn, &conns[i].stats);
 	/* A run the connection layer had to step into (a re-login, retried BUSY...) gets no
 	 * machine check: its latencies hold the outage or the backoffs, which the model does not
-	 * charge, and a target that restarted has counters that started again from zero. */
-	if (have_tel && !conn_stats_any(&out->conn) && q_telemetry(&conns[0], &tel1, terr, sizeof(terr)) == 0)
+	 * charge, and a target that restarted has counters that started again from zero
+	 * (conn_stats_disturbed: a retried UNIT ATTENTION alone is not that). */
+	if (have_tel && !conn_stats_disturbed(&out->conn) && q_telemetry(&conns[0], &tel1, terr, sizeof(terr)) == 0)
 		scale_machine_check(&tel0, &tel1, g_run->lat_n ? g_run->lat_sum / (double)g_run->lat_n : 0,
 				    run_wall > 0 ? 100.0 * run_cpu / run_wall : 0, out);
 	double secs = o->duration_s;

@@ -109,6 +109,10 @@ limited() { [ "$(run_field "$1" "$2" machine_limited)" = true ]; }
 report() {
 	local op=$1 fa=$2 un=$3 r n got label
 	repro_header "fa420, 4 MiB ${op}s QD1"
+	# every verdict below rests on scale's machine check; a run without it (no model figures
+	# in its JSON) would let a figure this machine set pass as the array's
+	repro_check "fa420 $op runs with the model's figures" "$(jq '.runs | length' "$fa")" \
+		"$(jq '[.runs[] | select(.modeled.mean_latency_ms > 0)] | length' "$fa")" min 0
 	for r in $RUNS; do
 		n=${r%%:*}
 		got=$(run_field "$fa" "$n" total_mbps)

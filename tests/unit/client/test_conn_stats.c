@@ -59,11 +59,36 @@ static void anything(void **state)
 	assert_true(conn_stats_any(&s));
 }
 
+/* a power-on UNIT ATTENTION retried on a fresh session leaves a run's timings alone; a
+ * re-login, an outage or a backoff does not */
+static void disturbed(void **state)
+{
+	(void)state;
+	struct conn_stats s = { .unit_attentions = 3, .resets = 2 };
+	assert_true(conn_stats_any(&s));
+	assert_false(conn_stats_disturbed(&s));
+	s.reconnects = 1;
+	assert_true(conn_stats_disturbed(&s));
+	s = (struct conn_stats){ .busy = 1 };
+	assert_true(conn_stats_disturbed(&s));
+	s = (struct conn_stats){ .task_set_full = 1 };
+	assert_true(conn_stats_disturbed(&s));
+	s = (struct conn_stats){ .not_ready = 1 };
+	assert_true(conn_stats_disturbed(&s));
+	s = (struct conn_stats){ .timeouts = 1 };
+	assert_true(conn_stats_disturbed(&s));
+	s = (struct conn_stats){ .outage_s = 0.01 };
+	assert_true(conn_stats_disturbed(&s));
+	s = (struct conn_stats){ 0 };
+	assert_false(conn_stats_disturbed(&s));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(add_and_diff),
 		cmocka_unit_test(anything),
+		cmocka_unit_test(disturbed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
