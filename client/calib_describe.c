@@ -128,7 +128,7 @@ static void describe_dr(struct calib_result *r)
 	} else {
 		snprintf(d->comment[K_DEDUP_BLOCK], sizeof(d->comment[0]),
 			 "bytes; %s: the block whose map entries per command (covered bytes / block, rounded up) fit "
-			 "the timings best (chi-square over blocks 512 B..1 MiB in the calibrate output)",
+			 "the timings best (chi-square over blocks 512 B..32 KiB, the largest a lunlab array models, in the calibrate output)",
 			 r->have_dr ? "no piece size deduplicated in the dup test, so from timing" :
 				      "no capacity figures (LOG SENSE 0Ch), so from timing");
 	}

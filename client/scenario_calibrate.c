@@ -27,6 +27,7 @@
 
 #include "client/calib_ctx.h"
 #include "client/calib_describe.h"
+#include "models/profile.h"
 #include "client/conn.h"
 #include "client/loopback_probe.h"
 #include "client/report.h"
@@ -236,7 +237,7 @@ static int fit_and_profile(struct cctx *x, char *err, size_t errlen)
 		unsigned skip = 0;
 		for (uint32_t b = 512; b < lo; b <<= 1)
 			skip++;
-		rc = calib_fit_search(r->rows, r->nrows, lo, CALIB_MIB, &r->fit, r->chi2_by_block + skip, 12 - skip);
+		rc = calib_fit_search(r->rows, r->nrows, lo, PROFILE_DEDUP_BLOCK_MAX, &r->fit, r->chi2_by_block + skip, 12 - skip);
 	}
 	if (rc) {
 		snprintf(err, errlen, "the fit failed: too few measurements (%u) for the model's parameters", r->nrows);

@@ -5,6 +5,10 @@
 #ifndef LUNLAB_PROFILE_H
 #define LUNLAB_PROFILE_H
 
+/* The largest dedup block a lunlab array models (handlers/array/array.c: a block's exact
+ * compressed size must fit its record's 16-bit field); profiles and calibrate stay within it. */
+#define PROFILE_DEDUP_BLOCK_MAX 32768u
+
 #include <stdbool.h>
 #include <stdint.h>
 

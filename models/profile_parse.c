@@ -43,7 +43,7 @@ static const struct field fields[] = {
 	{ NULL, "data_reduction", T_SECTION, 0, 0, 0 },
 	{ NULL, "cost", T_SECTION, 0, 0, 0 },
 	{ NULL, "capacity", T_SECTION, 0, 0, 0 },
-	{ "data_reduction", "dedup_block", T_U32, 512, 1u << 20, P(dedup_block) },
+	{ "data_reduction", "dedup_block", T_U32, 512, PROFILE_DEDUP_BLOCK_MAX, P(dedup_block) },
 	{ "data_reduction", "zlib_level", T_INT, 0, 9, P(zlib_level) },
 	{ "data_reduction", "zlib_window_bits", T_INT, 9, 15, P(zlib_window_bits) },
 	{ "data_reduction", "alloc_unit", T_U32, 1, 1u << 20, P(alloc_unit) },

@@ -247,7 +247,7 @@ static void confounded_and_unmeasured(void **state)
 static void search_finds_dedup_block(void **state)
 {
 	(void)state;
-	static const char *blocks[] = { "4096", "16384", "65536" };
+	static const char *blocks[] = { "4096", "16384", "32768" }; /* up to PROFILE_DEDUP_BLOCK_MAX */
 	for (unsigned b = 0; b < 3; b++) {
 		char text[sizeof(mixed_text) + 16];
 		const char *at = strstr(mixed_text, "16384");
@@ -257,7 +257,7 @@ static void search_finds_dedup_block(void **state)
 		size_t n = ladder(p, rows, 0.002);
 		struct calib_fit f;
 		double chi2[12];
-		assert_int_equal(calib_fit_search(rows, n, 512, 1 << 20, &f, chi2, 12), 0);
+		assert_int_equal(calib_fit_search(rows, n, 512, PROFILE_DEDUP_BLOCK_MAX, &f, chi2, 12), 0);
 		printf("  dedup block %s: found %u (chi2 %.1f; 8 KiB %.1f, 32 KiB %.1f)\n", blocks[b], f.dedup_block,
 		       f.chi2, chi2[4], chi2[6]);
 		assert_int_equal(f.dedup_block, (uint32_t)atoi(blocks[b]));

@@ -224,6 +224,8 @@ static void out_of_range(void **state)
 	expect_error(edit(19, "  fixed_latency_ns: 10000000001\n"), "t.yaml:19: cost.fixed_latency_ns",
 		     "out of range");
 	expect_error(edit(5, "  dedup_block: 12288\n"), "t.yaml:5: data_reduction.dedup_block", "power of two");
+	/* larger than a lunlab array models (calibrate once wrote one LIO fitted best) */
+	expect_error(edit(5, "  dedup_block: 65536\n"), "t.yaml:5: data_reduction.dedup_block", "65536 out of range 512..32768");
 	expect_error(edit(8, "  alloc_unit: 32768\n"), "t.yaml:8: data_reduction.alloc_unit", "larger than dedup_block");
 	expect_error(edit(1, "name: abcdefghijabcdefghijabcdefghijab\n"), "t.yaml:1: name", "length 32 out of range 1..31");
 	expect_error(edit(24, "  usable_bytes: 1048575\n"), "t.yaml:24: capacity.usable_bytes", "out of range");
