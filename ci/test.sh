@@ -7,7 +7,7 @@
 #      in memory and again with --state-dir,
 #   4. the seeds' figures, scaled down (tests/repro/seed000.sh and seed002.sh --ci; seed000 --ci
 #      again with --state-dir), and seed 000's whole job on the array's virtual clock
-#      (seed000.sh --literal),
+#      (seed000.sh --literal; at nice 15 beside steps 5-7, as its figures do not depend on time),
 #   5. the real stack: handler_lunlab.so under Linux LIO + Debian's tcmu-runner, in Debian's
 #      kernel booted with qemu (tests/realstack/lane.sh, 10-minute budget), then Linux's
 #      open-iscsi + dm-multipath + fio against lunlab-target under faults, path changes and
@@ -175,8 +175,9 @@ run_multipath() {
 # over the ~6 minutes CI may add; seed002's checks on a state directory are its throughput
 # figures, which depend on the disk rather than on lunlab (docs/persistence.md "CI").
 run_repro() {
-    local dir=$1 s mode run out p f k missed sd label
-    for run in "seed000 --ci" "seed002 --ci" "seed000 --literal" "seed000 --ci state"; do
+    local dir=$1 s mode run out sd label
+    shift
+    for run in "$@"; do
         s=${run%% *}; mode=${run#* }; mode=${mode%% *}
         sd= label=$mode
         if [[ $run == *" state" ]]; then
@@ -185,20 +186,26 @@ run_repro() {
         step "reproduce $s ($label)"
         out=$(mktemp)
         REPRO_STATE_DIR=$sd REPRO_DRR_SIZE=256m bash "tests/repro/$s.sh" "$dir" "$mode" 2>&1 | tee "$out"
-        p=$(grep -cE '\| ok$' "$out")
-        f=$(grep -cE '\| (MISS|FAIL|no)[^|]*$' "$out")
-        k=$(grep -cE '\| SKIP$' "$out")
-        if ! grep -q 'all figures within the published tolerances' "$out"; then
-            (( f == 0 )) && f=1
-            # name the rows that missed: the summary is often all a CI log keeps
-            missed=$(grep -E '\| (MISS|FAIL|no)[^|]*$' "$out" | sed -E 's/ +\| +/ | /g' | paste -sd ';' -)
-            failures+=("reproduce $s $label: ${missed:-the run failed (see its output above)}")
-        fi
-        (( k > 0 )) && echo "reproduce $s: $k figure(s) not judged: this machine is too slow for them (SKIP rows above)"
-        total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + k))
+        count_repro "$out" "$s" "$label"
         rm -f "$out"
         [[ -n $sd ]] && rm -rf "$sd"
     done
+}
+
+# count_repro OUTPUT SEED LABEL: one reproduction's rows into the totals
+count_repro() {
+    local out=$1 s=$2 label=$3 p f k missed
+    p=$(grep -cE '\| ok$' "$out")
+    f=$(grep -cE '\| (MISS|FAIL|no)[^|]*$' "$out")
+    k=$(grep -cE '\| SKIP$' "$out")
+    if ! grep -q 'all figures within the published tolerances' "$out"; then
+        (( f == 0 )) && f=1
+        # name the rows that missed: the summary is often all a CI log keeps
+        missed=$(grep -E '\| (MISS|FAIL|no)[^|]*$' "$out" | sed -E 's/ +\| +/ | /g' | paste -sd ';' -)
+        failures+=("reproduce $s $label: ${missed:-the run failed (see its output above)}")
+    fi
+    (( k > 0 )) && echo "reproduce $s: $k figure(s) not judged: this machine is too slow for them (SKIP rows above)"
+    total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + k))
 }
 
 # Whether LeakSanitizer can run here (it cannot under some ptrace-restricted sandboxes).
@@ -245,6 +252,12 @@ start_side_jobs() {
             echo "== fuzz: tests/fuzz, ${LUNLAB_FUZZ_SECONDS:-20} s per target (clang, ASan + UBSan)"
             nice -n 15 bash ci/fuzz.sh "$root/build-fuzz" "${LUNLAB_FUZZ_SECONDS:-20}" >"$root/build-side.fuzz" 2>&1
         fi
+        touch "$root/build-side.fuzz-done"
+        # seed 000's whole job runs on the array's virtual clock: its figures do not depend on
+        # the CPU it gets, so it runs here (~8 min alone) rather than before the lanes
+        echo "== reproduce seed000 (--literal)"
+        REPRO_DRR_SIZE=256m nice -n 15 bash tests/repro/seed000.sh build --literal >"$root/build-side.literal" 2>&1
+        touch "$root/build-side.literal-done"
     ) >"$bg_log" 2>&1 &
     bg_pid=$!
 }
@@ -256,7 +269,11 @@ if build build normal -Dwerror=true; then
     state=$(mktemp -d /tmp/lunlab-conf-state.XXXXXX)
     CONF_STATE_DIR=$state run_conformance build normal
     rm -rf "$state"
-    run_repro build
+    if [[ ${LUNLAB_SERIAL:-0} == 1 || ${LUNLAB_SKIP_REALSTACK:-0} == 1 ]]; then
+        run_repro build "seed000 --ci" "seed002 --ci" "seed000 --literal" "seed000 --ci state"
+    else
+        run_repro build "seed000 --ci" "seed002 --ci" "seed000 --ci state"   # --literal: beside the lanes
+    fi
     run_meson_tests build calibrate --suite calibrate --num-processes 1 --timeout-multiplier 2
     # the figures above are timed: nothing runs beside them
     [[ ${LUNLAB_SKIP_REALSTACK:-0} == 1 ]] || { start_side_jobs; run_realstack build; run_multipath build; }
@@ -296,7 +313,7 @@ fi
 if [[ ${LUNLAB_SKIP_FUZZ:-0} != 1 ]]; then
     step "fuzz: tests/fuzz, ${LUNLAB_FUZZ_SECONDS:-20} s per target (clang, ASan + UBSan)"
     if [[ -n $bg_pid ]]; then
-        wait "$bg_pid"
+        while [[ ! -f $root/build-side.fuzz-done ]] && kill -0 "$bg_pid" 2>/dev/null; do sleep 5; done
         fuzz_out=$(cat "$root/build-side.fuzz" 2>/dev/null)
     else
         fuzz_out=$(bash ci/fuzz.sh "$root/build-fuzz" "${LUNLAB_FUZZ_SECONDS:-20}" 2>&1)
@@ -309,7 +326,13 @@ if [[ ${LUNLAB_SKIP_FUZZ:-0} != 1 ]]; then
         fail_step "fuzz: build or setup failed"
     fi
 fi
-[[ -z $bg_pid ]] || wait "$bg_pid" 2>/dev/null
+
+if [[ -n $bg_pid ]]; then
+    step "reproduce seed000 (--literal, beside the lanes and the sanitizer run)"
+    wait "$bg_pid"
+    cat "$root/build-side.literal" 2>/dev/null
+    count_repro "$root/build-side.literal" seed000 --literal
+fi
 
 step "summary ($(( SECONDS - started )) s)"
 if (( ${#failures[@]} > 0 )); then
