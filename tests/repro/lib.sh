@@ -50,27 +50,41 @@ repro_free_port() {
 # (--state-dir, docs/persistence.md): the figures must come out the same.
 # REPRO_STATE_CLEAN=1 with it: each directory's disk use is appended to DIR/usage (bytes and the
 # directory) when its target stops, and the directory removed (bench/persist.sh literal).
+# repro_alive PID: running (a child that exited stays a zombie until waited for, and a zombie
+# still answers kill -0)
+repro_alive() { kill -0 "$1" 2>/dev/null && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
+
 repro_start_target() {
-	REPRO_PORT=$(repro_free_port)
-	local args=() s
-	for s in "$@"; do args+=(--lun "$s"); done
-	if [ -n "${REPRO_STATE_DIR:-}" ]; then
-		mkdir -p "$REPRO_STATE_DIR"
-		REPRO_TSTATE=$(mktemp -d "$REPRO_STATE_DIR/target.XXXXXX")
-		args+=(--state-dir "$REPRO_TSTATE")
-	fi
-	"$TARGET" --listen "127.0.0.1:$REPRO_PORT" --quiet --handler-path "$BUILD/handlers" \
-		"${args[@]}" >"$REPRO_TMP/target.log" 2>&1 &
-	REPRO_TPID=$!
-	REPRO_PIDS="$REPRO_PIDS $REPRO_TPID"
-	local i
-	for i in $(seq 1 100); do
-		if ss -Htln "sport = :$REPRO_PORT" 2>/dev/null | grep -q .; then
-			REPRO_URL="iscsi://127.0.0.1:$REPRO_PORT/$REPRO_IQN/0"
-			return 0
+	local luns=() args s attempt i
+	for s in "$@"; do luns+=(--lun "$s"); done
+	# a free port can be taken by another process (a lane running beside) before the target
+	# binds it: a target that exits at start is tried again on another port
+	for attempt in 1 2 3 4 5; do
+		args=("${luns[@]}")
+		if [ -n "${REPRO_STATE_DIR:-}" ]; then
+			mkdir -p "$REPRO_STATE_DIR"
+			REPRO_TSTATE=$(mktemp -d "$REPRO_STATE_DIR/target.XXXXXX")
+			args+=(--state-dir "$REPRO_TSTATE")
 		fi
-		kill -0 "$REPRO_TPID" 2>/dev/null || break
-		sleep 0.1
+		REPRO_PORT=$(repro_free_port)
+		"$TARGET" --listen "127.0.0.1:$REPRO_PORT" --quiet --handler-path "$BUILD/handlers" \
+			"${args[@]}" >"$REPRO_TMP/target.log" 2>&1 &
+		REPRO_TPID=$!
+		REPRO_PIDS="$REPRO_PIDS $REPRO_TPID"
+		for i in $(seq 1 100); do
+			# listening, and it is this target that listens (not whoever took the port)
+			if ss -Htlnp "sport = :$REPRO_PORT" 2>/dev/null | grep -q "pid=$REPRO_TPID,"; then
+				REPRO_URL="iscsi://127.0.0.1:$REPRO_PORT/$REPRO_IQN/0"
+				return 0
+			fi
+			repro_alive "$REPRO_TPID" || break
+			sleep 0.1
+		done
+		repro_alive "$REPRO_TPID" && break # running but not listening: no retry helps
+		grep -q 'Address already in use' "$REPRO_TMP/target.log" || break
+		wait "$REPRO_TPID" 2>/dev/null
+		echo "lunlab-target: port $REPRO_PORT was taken at start (attempt $attempt); another port" >&2
+		[ -n "${REPRO_STATE_DIR:-}" ] && rm -rf "$REPRO_TSTATE"
 	done
 	cat "$REPRO_TMP/target.log" >&2
 	die "lunlab-target did not start ($*)"
