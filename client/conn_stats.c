@@ -38,8 +38,7 @@ void conn_stats_diff(struct conn_stats *d, const struct conn_stats *a, const str
 
 bool conn_stats_any(const struct conn_stats *s)
 {
-	return s->reconnects || s->resent || s->timeouts || s->aborts || s->busy || s->task_set_full ||
-	       s->unit_attentions || s->resets || s->not_ready || s->aborted_commands || s->outage_s > 0;
+	return conn_stats_disturbed(s) || s->unit_attentions || s->resets;
 }
 
 bool conn_stats_disturbed(const struct conn_stats *s)

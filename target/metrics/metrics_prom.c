@@ -224,6 +224,21 @@ static void array_model(struct prom_out *o, const struct metrics_snapshot *s)
 				       (double)s->arr[i].model.latency_sum_ns * NS);
 }
 
+/* one counter family over the live fault rules: the uint64_t at field of each rule's info */
+static void fault_rule_counter(struct prom_out *o, const struct metrics_snapshot *s, const char *name,
+			       const char *help, size_t field)
+{
+	prom_family(o, name, PROM_COUNTER, help);
+	for (size_t i = 0; i < s->nrules; i++) {
+		char id[16];
+		uint64_t v;
+
+		memcpy(&v, (const char *)&s->rules[i] + field, sizeof(v));
+		snprintf(id, sizeof(id), "%u", s->rules[i].id);
+		prom_sample_u64(o, (struct prom_label[]){ { "rule", id }, { "spec", s->rules[i].spec } }, 2, v);
+	}
+}
+
 static void target_figures(struct prom_out *o, const struct metrics_snapshot *s)
 {
 	prom_family(o, "lunlab_iscsi_sessions", PROM_GAUGE, "iSCSI sessions in full feature phase now, by type.");
@@ -239,24 +254,12 @@ static void target_figures(struct prom_out *o, const struct metrics_snapshot *s)
 	for (unsigned a = 0; a < FAULT_ACTIONS; a++)
 		prom_sample_u64(o, &(struct prom_label){ "action", fault_action_name((enum fault_action)a) }, 1,
 				s->fault_hits[a]);
-	prom_family(o, "lunlab_fault_rule_hits_total", PROM_COUNTER,
-		    "Commands each live fault rule acted on (the series ends when the rule is removed).");
-	for (size_t i = 0; i < s->nrules; i++) {
-		char id[16];
-
-		snprintf(id, sizeof(id), "%u", s->rules[i].id);
-		prom_sample_u64(o, (struct prom_label[]){ { "rule", id }, { "spec", s->rules[i].spec } }, 2,
-				s->rules[i].hits);
-	}
-	prom_family(o, "lunlab_fault_rule_matches_total", PROM_COUNTER,
-		    "Commands that fitted each live fault rule's match keys (fired or not).");
-	for (size_t i = 0; i < s->nrules; i++) {
-		char id[16];
-
-		snprintf(id, sizeof(id), "%u", s->rules[i].id);
-		prom_sample_u64(o, (struct prom_label[]){ { "rule", id }, { "spec", s->rules[i].spec } }, 2,
-				s->rules[i].matches);
-	}
+	fault_rule_counter(o, s, "lunlab_fault_rule_hits_total",
+			   "Commands each live fault rule acted on (the series ends when the rule is removed).",
+			   offsetof(struct fault_rule_info, hits));
+	fault_rule_counter(o, s, "lunlab_fault_rule_matches_total",
+			   "Commands that fitted each live fault rule's match keys (fired or not).",
+			   offsetof(struct fault_rule_info, matches));
 	prom_family(o, "process_resident_memory_bytes", PROM_GAUGE, "Resident memory size of lunlab-target.");
 	prom_sample_u64(o, NULL, 0, s->rss_bytes);
 	prom_family(o, "process_cpu_seconds_total", PROM_COUNTER, "User and system CPU time of lunlab-target.");
