@@ -436,6 +436,20 @@ static void *killer(void *arg)
 	return NULL;
 }
 
+/* Every volume of an array, however many there are: a fast machine gets
+ * through more generations before the kill than a slow one, and the
+ * snapshots kept pile up over the rounds. */
+static struct volume_info *all_volumes(struct array *a, int *n, uint64_t *prov)
+{
+	int want = array_volumes_info(a, NULL, 0, prov);
+	struct volume_info *vi = calloc((size_t)want + 1, sizeof(*vi));
+
+	*n = vi ? array_volumes_info(a, vi, want, prov) : -1;
+	if (*n != want)
+		*n = -1;
+	return vi;
+}
+
 static void snap_child(int fd, unsigned round)
 {
 	struct array *a = open_array("a6", "x2");
@@ -452,9 +466,11 @@ static void snap_child(int fd, unsigned round)
 		_exit(11);
 	/* the generation to start from: one past the last one a snapshot has */
 	unsigned g0 = 1;
-	struct volume_info *vi = calloc(SNAP_MAX + 8, sizeof(*vi));
-	int n = array_volumes_info(a, vi, SNAP_MAX + 8, &entries);
-	for (int i = 0; i < n && i < (int)SNAP_MAX + 8; i++) {
+	int n;
+	struct volume_info *vi = all_volumes(a, &n, &entries);
+	if (n < 0)
+		_exit(17);
+	for (int i = 0; i < n; i++) {
 		unsigned k;
 		if (sscanf(vi[i].name, "s-%u", &k) == 1 && k >= g0)
 			g0 = k + 1;
@@ -488,7 +504,6 @@ static void snap_child(int fd, unsigned round)
 static void test_snapshot_crash(void **state)
 {
 	uint8_t *buf = malloc(B), *back = malloc(B);
-	struct volume_info *vi = calloc(SNAP_MAX + 8, sizeof(*vi));
 	char *err = NULL;
 	unsigned g0 = 1;
 
@@ -512,8 +527,12 @@ static void test_snapshot_crash(void **state)
 
 		struct array *a = open_array("a6", "x2");
 		uint64_t prov;
-		int n = array_volumes_info(a, vi, SNAP_MAX + 8, &prov);
-		assert_true(n >= 1 && n <= (int)SNAP_MAX + 8);
+		int n;
+		struct volume_info *vi = all_volumes(a, &n, &prov);
+		/* a kill before the first commit leaves no volume at all */
+		assert_true(n >= 0);
+		if (synced)
+			assert_true(n >= 1);
 		bool have[SNAP_MAX * 8] = { false };
 		for (int i = 0; i < n; i++) {
 			unsigned k;
@@ -559,6 +578,7 @@ static void test_snapshot_crash(void **state)
 		for (unsigned k = 0; k < SNAP_MAX * 8; k++)
 			if (have[k] && k >= g0)
 				g0 = k + 1;
+		free(vi);
 		array_drop_named_volumes();
 		array_put(a);
 		char out[512], cerr[512], adir[512];
@@ -567,7 +587,6 @@ static void test_snapshot_crash(void **state)
 			fail_msg("check after round %u: %s", round, cerr);
 	}
 	free(err);
-	free(vi);
 	free(buf);
 	free(back);
 }
