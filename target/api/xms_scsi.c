@@ -8,6 +8,7 @@
 
 #include "target/iscsi/auth_dyn.h"
 #include "target/lu/lu_table.h"
+#include "target/lu/power_on.h"
 #include "target/tcmu/host.h"
 
 #define PROBE_SIZE (1u << 20)
@@ -353,6 +354,12 @@ int xms_scsi_open_all(struct xms_model *m, char *err, size_t errlen)
 			continue;
 		if (!c || xms_scsi_volume_open(c, v, why, sizeof(why)) < 0) {
 			snprintf(err, errlen, "volume %s: %s", v->name, c ? why : "no such cluster");
+			return -1;
+		}
+		/* reopened from the state directory: like a --lun LU, it owes
+		 * every initiator port its power on (06/29/01) */
+		if (!lu_entry_power_on_arm(v->lu)) {
+			snprintf(err, errlen, "volume %s: out of memory", v->name);
 			return -1;
 		}
 	}

@@ -303,6 +303,22 @@ static void trim_to_edtl(struct icmd *ic)
 		ic->skip_exec = true; /* nothing to move: GOOD + residual */
 }
 
+/* Is this the session's first command to e that may carry its power on?
+ * A --lun LU: the login's list says which are still owed to the port.  A
+ * mapped LU: only one reopened from a state directory owes it (power_on.h),
+ * checked once per session.  INQUIRY and REPORT LUNS never carry it. */
+static bool power_on_first(struct conn *c, struct icmd *ic, struct lu_entry *e)
+{
+	if (ic->lc.cdb[0] == 0xa0 || ic->lc.cdb[0] == 0x12)
+		return false;
+	if (!e->global)
+		return e->power_on && lu_nexus_power_on_first(&c->lunx, e);
+	if (ic->lun >= c->power_on_n || !c->power_on_owed[ic->lun])
+		return false;
+	c->power_on_owed[ic->lun] = false;
+	return true;
+}
+
 void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 {
 	uint8_t sense[LU_SENSE_MAX], sense_len, status, ua[3];
@@ -330,13 +346,12 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 	tl = cdb_xfer_len(ic->lc.cdb, ic->be ? ic->be->block_size : 512, &ic->rw);
 	ic->scsi_tl = tl;
 
-	if (e && e->global && ic->lun < c->power_on_n && c->power_on_owed[ic->lun] && ic->lc.cdb[0] != 0xa0 &&
-	    ic->lc.cdb[0] != 0x12) {
+	if (e && power_on_first(c, ic, e)) {
 		/* the LU's power on, owed to this nexus once (power_on.h); it
 		 * outranks a reset's 29/03, which it covers */
-		c->power_on_owed[ic->lun] = false;
 		lu_nexus_reset_seen(&c->lunx, e);
-		if (lu_power_on_claim(ic->lun, c->initiator, c->isid)) {
+		if (e->global ? lu_power_on_claim(ic->lun, c->initiator, c->isid)
+			      : lu_entry_power_on_claim(e, c->initiator, c->isid)) {
 			sense_len = lu_sense_fixed(sense, 0x06, 0x29, 0x01, -1);
 			if (ic->lc.cdb[0] != 0x03) {
 				complete_locally(c, ic, 0x02, sense, sense_len, 0);

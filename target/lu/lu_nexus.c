@@ -158,6 +158,16 @@ void lu_nexus_alua_seen(struct lu_nexus *nx, struct lu_entry *e)
 		seen->alua_gen = atomic_load(&e->alua_gen);
 }
 
+bool lu_nexus_power_on_first(struct lu_nexus *nx, struct lu_entry *e)
+{
+	struct lu_seen *seen = e && e->power_on ? seen_find(nx, e->id) : NULL;
+
+	if (!seen || seen->power_on_done)
+		return false;
+	seen->power_on_done = true;
+	return true;
+}
+
 void lu_nexus_reset_seen(struct lu_nexus *nx, struct lu_entry *e)
 {
 	struct lu_seen *seen = e ? seen_find(nx, e->id) : NULL;

@@ -15,6 +15,7 @@
 #include "target/lu/lu_rcu.h"
 #include "target/lu/lu_stats.h"
 #include "target/lu/power_on.h"
+#include "target/lu/power_on.h"
 #include "target/lu/pr.h"
 
 _Atomic(struct lu_snap *) lu_cur;
@@ -115,6 +116,7 @@ static void entry_release(struct lu_entry *e)
 			pr_state_free(n->e.pr);
 			lu_stats_free(n->e.stats);
 			alua_free(&n->e);
+			lu_entry_power_on_free(&n->e);
 			free(n);
 			return;
 		}

@@ -49,6 +49,9 @@ struct lu_entry {
 	struct lu_stats *stats;        /* what the target saw of its commands (lu_stats.h) */
 	_Atomic uint64_t alua_gen;     /* ALUA state changes (target/lu/alua.h) */
 	struct lu_alua *alua;          /* its ALUA states; NULL until first used */
+	struct lu_told *power_on;      /* a mapped LU that owes its power on: the
+	                                * ports told so far (power_on.h); NULL: owes
+	                                * none (made while the target ran) */
 };
 
 /* ---- writers (start-up, the management API): one at a time ---- */
@@ -107,6 +110,7 @@ struct lu_seen {
 	uint64_t reset_gen;     /* generations this nexus knows */
 	uint64_t capacity_gen;
 	uint64_t alua_gen;
+	bool power_on_done;     /* the power on of a mapped LU was dealt with */
 };
 struct lu_view;
 struct lu_nexus {
@@ -134,6 +138,10 @@ bool lu_nexus_take_ua(struct lu_nexus *nx, struct lu_entry *e, uint8_t opcode, u
 /* The nexus changed e's ALUA states itself (SET TARGET PORT GROUPS): it
  * owes no 06/2A/06 for that change. */
 void lu_nexus_alua_seen(struct lu_nexus *nx, struct lu_entry *e);
+/* The first command of this session to mapped LU e that owes a power on
+ * (e->power_on): true once per session and LU, when the port may still be
+ * owed the unit attention (lu_entry_power_on_claim() decides). */
+bool lu_nexus_power_on_first(struct lu_nexus *nx, struct lu_entry *e);
 /* The nexus was just told of e's power on (target/lu/power_on.h), which
  * covers any LUN RESET before it: it owes no 06/29/03 for those. */
 void lu_nexus_reset_seen(struct lu_nexus *nx, struct lu_entry *e);

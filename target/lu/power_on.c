@@ -13,6 +13,10 @@ struct told_set {
 	uint64_t *slot;
 	size_t cap, n; /* cap: a power of two, or 0 */
 };
+/* a mapped LU's (lu_entry.power_on) */
+struct lu_told {
+	struct told_set set;
+};
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct told_set told[LU_TABLE_MAX];
@@ -104,12 +108,63 @@ bool lu_power_on_claim(uint64_t lun, const char *iqn, const uint8_t isid[6])
 	return claim;
 }
 
+static void set_clear(struct told_set *s)
+{
+	free(s->slot);
+	memset(s, 0, sizeof(*s));
+}
+
 static void forget_all(void)
 {
-	for (size_t i = 0; i < LU_TABLE_MAX; i++) {
-		free(told[i].slot);
-		memset(&told[i], 0, sizeof(told[i]));
+	for (size_t i = 0; i < LU_TABLE_MAX; i++)
+		set_clear(&told[i]);
+}
+
+bool lu_entry_power_on_arm(struct lu_entry *e)
+{
+	struct lu_told *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return false;
+	pthread_mutex_lock(&mu);
+	if (e->power_on) {
+		set_clear(&e->power_on->set);
+		free(t);
+	} else {
+		e->power_on = t;
 	}
+	pthread_mutex_unlock(&mu);
+	return true;
+}
+
+bool lu_entry_power_on_claim(struct lu_entry *e, const char *iqn, const uint8_t isid[6])
+{
+	uint64_t h = port_hash(iqn, isid);
+	bool claim = false;
+
+	pthread_mutex_lock(&mu);
+	if (e->power_on && !set_has(&e->power_on->set, h)) {
+		(void)set_add(&e->power_on->set, h);
+		claim = true;
+	}
+	pthread_mutex_unlock(&mu);
+	return claim;
+}
+
+void lu_entry_power_on_free(struct lu_entry *e)
+{
+	if (!e->power_on)
+		return;
+	set_clear(&e->power_on->set);
+	free(e->power_on);
+	e->power_on = NULL;
+}
+
+static void rearm_mapped(struct lu_entry *e, void *cls)
+{
+	(void)cls;
+	if (!e->global)
+		(void)lu_entry_power_on_arm(e);
 }
 
 void lu_power_on_rearm(void)
@@ -117,6 +172,7 @@ void lu_power_on_rearm(void)
 	pthread_mutex_lock(&mu);
 	forget_all();
 	pthread_mutex_unlock(&mu);
+	lu_table_each(rearm_mapped, NULL);
 }
 
 void lu_power_on_reset(void)

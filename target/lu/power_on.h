@@ -30,7 +30,20 @@ bool lu_power_on_owed(uint64_t lun, const char *iqn, const uint8_t isid[6]);
  * now told); false when another session of the same port took it first. */
 bool lu_power_on_claim(uint64_t lun, const char *iqn, const uint8_t isid[6]);
 
-/* TARGET COLD RESET: every LU owes it to every port again. */
+/* Mapped LUs (API volumes) are not numbered: each keeps its own told set.
+ * A volume reopened from a state directory at start owes the power on like
+ * a --lun LU does; one created while the target runs does not (its
+ * initiators learn of it by 06/3F/0E).  Arm: e now owes it to every port
+ * (false: out of memory, nothing owed). */
+struct lu_entry;
+bool lu_entry_power_on_arm(struct lu_entry *e);
+/* lu_power_on_claim for a mapped LU: false when e owes none. */
+bool lu_entry_power_on_claim(struct lu_entry *e, const char *iqn, const uint8_t isid[6]);
+/* frees e's told set (lu_entry_free) */
+void lu_entry_power_on_free(struct lu_entry *e);
+
+/* TARGET COLD RESET: every LU owes it to every port again (mapped LUs
+ * too: from an I/O thread, lu_table_each). */
 void lu_power_on_rearm(void);
 
 /* lu_table_reset(): forget every LU's told ports. */

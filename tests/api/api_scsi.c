@@ -12,6 +12,10 @@
  *   api_scsi [-i IQN] logsense URL PAGE           LOG SENSE PAGE: "CODE VALUE" lines (hex
  *                                                  code, decimal value of 8-byte parameters)
  *   api_scsi [-i IQN] login URL                   log in and out: exit 0, or 3 when refused
+ *   api_scsi [-i IQN] tur URL                     log in without libiscsi's TEST UNIT READY
+ *                                                  (which repeats every unit attention),
+ *                                                  then 2 TEST UNIT READY: "GOOD" or
+ *                                                  "CHECK K/AA/QQ" each, one per line
  *   api_scsi [-i IQN] watch URL                   log in, TEST UNIT READY, print "ready";
  *                                                  then for every line read from stdin one
  *                                                  TEST UNIT READY: "GOOD" or "CHECK K/AA/QQ"
@@ -35,7 +39,7 @@ static struct iscsi_context *iscsi;
 static int lun;
 static const char *initiator = "iqn.2026-11.org.lunlab:api-scsi";
 
-static int connect_url(const char *url)
+static int connect_url(const char *url, bool keep_ua)
 {
 	struct iscsi_url *u;
 
@@ -50,7 +54,8 @@ static int connect_url(const char *url)
 	iscsi_set_targetname(iscsi, u->target);
 	iscsi_set_session_type(iscsi, ISCSI_SESSION_NORMAL);
 	iscsi_set_timeout(iscsi, 60);
-	if (iscsi_full_connect_sync(iscsi, u->portal, u->lun) != 0) {
+	/* LUN -1: libiscsi sends no TEST UNIT READY of its own after the login */
+	if (iscsi_full_connect_sync(iscsi, u->portal, keep_ua ? -1 : u->lun) != 0) {
 		fprintf(stderr, "login as %s to %s failed: %s\n", initiator, url, iscsi_get_error(iscsi));
 		iscsi_destroy_url(u);
 		return -3;
@@ -244,9 +249,24 @@ static int watch(void)
 	return 0;
 }
 
+/* one TEST UNIT READY, not repeated: its status on stdout */
+static void tur_once(void)
+{
+	struct scsi_task *t = iscsi_testunitready_sync(iscsi, lun);
+
+	if (!t)
+		printf("ERROR %s\n", iscsi_get_error(iscsi));
+	else if (t->status == SCSI_STATUS_GOOD)
+		printf("GOOD\n");
+	else
+		printf("CHECK %x/%02x/%02x\n", t->sense.key, (t->sense.ascq >> 8) & 0xff, t->sense.ascq & 0xff);
+	if (t)
+		scsi_free_scsi_task(t);
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: api_scsi [-i IQN] write|verify URL LBA BLOCKS SEED | capacity|luns|login|watch URL | "
+	fprintf(stderr, "usage: api_scsi [-i IQN] write|verify URL LBA BLOCKS SEED | capacity|luns|login|tur|watch URL | "
 			"logsense URL PAGE\n");
 	return 2;
 }
@@ -264,7 +284,7 @@ int main(int argc, char **argv)
 	if (argc - optind < 2)
 		return usage();
 	cmd = argv[optind];
-	rc = connect_url(argv[optind + 1]);
+	rc = connect_url(argv[optind + 1], !strcmp(cmd, "tur"));
 	if (rc == -3)
 		return 3;
 	if (rc < 0)
@@ -283,6 +303,10 @@ int main(int argc, char **argv)
 	} else if (!strcmp(cmd, "logsense") && argc - optind == 3) {
 		rc = log_sense((int)strtol(argv[optind + 2], NULL, 0));
 	} else if (!strcmp(cmd, "login") && argc - optind == 2) {
+		rc = 0;
+	} else if (!strcmp(cmd, "tur") && argc - optind == 2) {
+		tur_once();
+		tur_once();
 		rc = 0;
 	} else if (!strcmp(cmd, "watch") && argc - optind == 2) {
 		rc = watch();

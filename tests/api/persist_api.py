@@ -100,8 +100,19 @@ def chap_kept():
     ok("A with its secret logs in (its credentials came back)", scsi("login", url(0))[0] == 0)
 
 
+def power_on(label, lun, owed):
+    """a new I_T nexus's first two TEST UNIT READY to lun: a volume reopened from the state
+    directory owes 06/29/01 once, like a --lun LU (docs/persistence.md "Power on"); one made
+    while the target runs owes nothing"""
+    want = "CHECK 6/29/01\nGOOD" if owed else "GOOD\nGOOD"
+    got = scsi("tur", url(lun))
+    ok(label, got == (0, want), got)
+
+
 def restart():
     chap_kept()
+    power_on("LUN 5 (pv1, reopened) owes a new nexus its power on (06/29/01), once", 5, True)
+    power_on("LUN 6 (the snapshot, reopened) too", 6, True)
     ok("volumes pv1, pv1.snap (not gone)", names("volumes") == ["pv1", "pv1.snap"], names("volumes"))
     ok("snapshot set ss1", names("snapshot-sets") == ["ss1"], names("snapshot-sets"))
     ok("initiator group h1, initiator a", names("initiator-groups") == ["h1"] and names("initiators") == ["a"])
@@ -115,11 +126,16 @@ def restart():
     ok("LUN 6 (the snapshot) reads what pv1 held when it was taken (seed 7)",
        scsi("verify", url(6), "0", "256", "7")[0] == 0)
     created("volume pv2", req("POST", "volumes", json={"vol-name": "pv2", "vol-size": "32m"}))
+    m = created("pv2 at LUN 7", req("POST", "lun-maps", json={"vol-id": "pv2", "ig-id": "h1", "lun": 7}))
+    power_on("LUN 7 (pv2, made while the target runs) owes no power on", 7, False)
+    r = req("DELETE", "lun-maps/%s" % m)
+    ok("pv2's map deleted: 200", r.status_code == 200, (r.status_code, r.text))
 
 
 def crash():
     chap_kept()
     ok("after SIGKILL: pv2 is there too", names("volumes") == ["pv1", "pv1.snap", "pv2"], names("volumes"))
+    power_on("after SIGKILL: LUN 5 owes a new nexus its power on again", 5, True)
     ok("LUN 6 still reads seed 7", scsi("verify", url(6), "0", "256", "7")[0] == 0)
     r = req("DELETE", "volumes", params={"name": "pv2"})
     ok("pv2 deleted: 200", r.status_code == 200, (r.status_code, r.text))

@@ -1,6 +1,7 @@
 /* test_power_on.c — target/lu/power_on.c: each LU owes its power-on unit
  * attention once to each initiator port (name + ISID), a cold reset owes it
- * again, and LUNs that do not exist owe nothing. */
+ * again, and LUNs that do not exist owe nothing; a mapped LU owes it only
+ * when armed (reopened from a state directory). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -89,6 +90,42 @@ static void test_table_reset_forgets(void **state)
 	assert_true(lu_power_on_owed(0, "iqn.x:a", isid1));
 }
 
+/* a mapped LU (an API volume): owes nothing unless armed (reopened from a
+ * state directory), then once per port; a cold reset arms every mapped LU,
+ * and one session asks once per LU (lu_nexus_power_on_first) */
+static void test_mapped_lu(void **state)
+{
+	static struct lu_backend bev;
+	struct lu_entry *e = lu_entry_new(&bev), *made = lu_entry_new(&bev);
+	struct lu_map_spec maps[] = { { "iqn.x:a", 5, e }, { "iqn.x:a", 6, made } };
+	struct lu_nexus nx = { 0 };
+	char err[128];
+
+	(void)state;
+	assert_non_null(e);
+	assert_non_null(made);
+	assert_int_equal(lu_table_set_maps(maps, 2, err, sizeof(err)), 0);
+	assert_false(lu_entry_power_on_claim(e, "iqn.x:a", isid1)); /* made while running */
+	assert_true(lu_entry_power_on_arm(e));
+	lu_nexus_start(&nx, "iqn.x:a");
+	assert_ptr_equal(lu_nexus_lookup(&nx, "iqn.x:a", 5, true), e);
+	assert_true(lu_nexus_power_on_first(&nx, e));
+	assert_false(lu_nexus_power_on_first(&nx, e)); /* asked once per session */
+	assert_false(lu_nexus_power_on_first(&nx, made));
+	assert_true(lu_entry_power_on_claim(e, "iqn.x:a", isid1));
+	assert_false(lu_entry_power_on_claim(e, "iqn.x:a", isid1));
+	assert_true(lu_entry_power_on_claim(e, "iqn.x:a", isid2));
+	assert_false(lu_entry_power_on_claim(made, "iqn.x:a", isid1));
+	lu_nexus_free(&nx);
+	/* TARGET COLD RESET: both owe it to every port again */
+	lu_power_on_rearm();
+	assert_true(lu_entry_power_on_claim(e, "iqn.x:a", isid1));
+	assert_true(lu_entry_power_on_claim(made, "iqn.x:a", isid1));
+	assert_int_equal(lu_table_set_maps(NULL, 0, err, sizeof(err)), 0);
+	lu_entry_free(e);
+	lu_entry_free(made);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -97,6 +134,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cold_reset_owes_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_such_lun, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_reset_forgets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mapped_lu, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
