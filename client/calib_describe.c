@@ -322,5 +322,5 @@ void calib_describe(struct calib_result *r, const char *out_path, const char *na
 		     d->comment[K_TURNAROUND_MIB], sizeof(d->comment[0]));
 	snprintf(d->comment[K_XCOPY_BUCKET], sizeof(d->comment[0]),
 		 "telemetry only (lunlab's vendor log page), nothing a host can measure: covered");
-	calib_profile_set_capacity(d, r->capacity);
+	calib_profile_set_capacity(d, r);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/calib_result.h"
 #include "models/profile_parse.h"
 
 static const char *const key_names[K_NKEYS] = {
@@ -14,17 +15,27 @@ static const char *const key_names[K_NKEYS] = {
 	"host_turnaround_ns_per_mib", "xcopy_bucket", "usable_bytes", "soft_threshold_percent",
 };
 
-void calib_profile_set_capacity(struct calib_profile_doc *d, uint64_t lu_bytes)
+void calib_profile_set_capacity(struct calib_profile_doc *d, const struct calib_result *r)
 {
-	d->value[K_USABLE_BYTES] = lu_bytes < (1u << 20) ? 1u << 20 : lu_bytes; /* the parser's minimum */
-	snprintf(d->comment[K_USABLE_BYTES], sizeof(d->comment[0]),
-		 "bytes; the LU's capacity (READ CAPACITY): no standard page tells a host the array's usable "
-		 "physical capacity, so the copy holds at least what the LU can; put the array's own figure here "
-		 "if known (lunlab-target's array_capacity= overrides it)");
-	d->value[K_SOFT_THRESHOLD] = 0;
-	snprintf(d->comment[K_SOFT_THRESHOLD], sizeof(d->comment[0]),
-		 "percent; 0: no soft threshold (calibrate does not fill the array to find the level at which it "
-		 "warns)");
+	uint64_t usable = r->usable_bytes ? r->usable_bytes : r->capacity;
+
+	d->value[K_USABLE_BYTES] = usable < (1u << 20) ? 1u << 20 : usable; /* the parser's minimum */
+	if (r->usable_measured)
+		snprintf(d->comment[K_USABLE_BYTES], sizeof(d->comment[0]),
+			 "bytes; measured: %s, so the capacity is %llu..%llu bytes (the middle is kept)",
+			 r->capacity_how, (unsigned long long)r->usable_lo, (unsigned long long)r->usable_hi);
+	else
+		snprintf(d->comment[K_USABLE_BYTES], sizeof(d->comment[0]),
+			 "bytes; the LU's capacity (READ CAPACITY), not measured (%s): the copy holds at least what the "
+			 "LU can; put the array's own figure here if known (lunlab-target's array_capacity= overrides "
+			 "it)", r->capacity_how[0] ? r->capacity_how : "no reading");
+	d->value[K_SOFT_THRESHOLD] = r->soft_threshold_pct;
+	if (r->soft_measured)
+		snprintf(d->comment[K_SOFT_THRESHOLD], sizeof(d->comment[0]), "percent of usable_bytes (0: none); "
+			 "measured: %s", r->soft_how);
+	else
+		snprintf(d->comment[K_SOFT_THRESHOLD], sizeof(d->comment[0]),
+			 "percent; 0: not measured (%s)", r->soft_how[0] ? r->soft_how : "the capacity was not");
 }
 
 const char *calib_key_name(enum calib_key k)

@@ -37,7 +37,8 @@ void calib_profile_set_cost(struct calib_profile_doc *d, const struct calib_fit 
 /* The capacity section: a host sees no standard figure of the array's physical capacity, so
  * usable_bytes is the LU's own size (what the copy must at least hold), with no soft threshold
  * (calibrate does not fill the array to find one).  Sets the values and their comments. */
-void calib_profile_set_capacity(struct calib_profile_doc *d, uint64_t lu_bytes);
+struct calib_result;
+void calib_profile_set_capacity(struct calib_profile_doc *d, const struct calib_result *r);
 
 /* A profile name from a file path: its base name without ".yaml", characters outside
  * [A-Za-z0-9._-] replaced by '-', at most 31 characters; "calibrated" when nothing is left. */

@@ -46,6 +46,11 @@ struct calib_result {
 	char vendor[9], product[17], revision[5];
 	uint64_t capacity;
 	uint32_t bs;
+	/* the array's usable capacity and soft threshold (calib_capacity.h) */
+	uint64_t usable_bytes, usable_lo, usable_hi;
+	bool usable_measured, soft_measured;
+	unsigned soft_threshold_pct;
+	char capacity_how[240], soft_how[200];
 	char where[600];              /* portal, target, LUN: never the credentials */
 	char dest[600];               /* the --dest LU, "" without */
 	uint64_t offset, region;      /* bytes */

@@ -17,12 +17,25 @@ struct lbp_counts {
 	uint32_t used;               /* 0002h used LBA mapping resource count */
 	uint32_t dedup;              /* 0100h de-duplicated LBA resource count */
 	uint32_t compressed;         /* 0101h compressed LBA resource count */
+	uint16_t avail_pct;          /* 0003h available provisioning resource percentage */
 	uint8_t used_scope;          /* SCOPE of 0002h: 1 dedicated to this LU, 2 not dedicated */
-	bool have_available, have_used, have_dedup, have_compressed;
+	bool have_available, have_used, have_dedup, have_compressed, have_avail_pct;
 };
 
 /* Decode a parsed page 0Ch.  Each resource count parameter is 8 bytes (a 4-byte count, then
  * the SCOPE field); another length is an error naming the parameter.  Returns 0 or -1. */
 int lbp_counts_decode(const struct log_page *pg, struct lbp_counts *c, char *err, size_t errlen);
+
+/* The soft threshold of the Logical Block Provisioning mode page (MODE SENSE(10) page 1Ch
+ * subpage 02h, SBC-4 6.5.7): the first threshold descriptor on the available LBA mapping
+ * resource (01h) of type soft, decreasing.  count: its THRESHOLD COUNT in threshold sets. */
+struct lbp_threshold {
+	bool have;                   /* the page held such a descriptor */
+	bool enabled;
+	uint32_t count;
+};
+/* Decode the MODE SENSE(10) data buf[n] (header, block descriptors, the page), bounds-checked:
+ * 0 (t->have false when no soft descriptor), or -1 with the bad field named in err. */
+int lbp_threshold_decode(const uint8_t *buf, size_t n, struct lbp_threshold *t, char *err, size_t errlen);
 
 #endif

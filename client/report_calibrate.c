@@ -344,6 +344,16 @@ json_object *json_calibrate(const struct calib_result *r)
 		else
 			add_i(pr, calib_key_name((enum calib_key)k), (int64_t)r->doc.value[k]);
 	json_object_object_add(o, "profile", pr);
+	json_object *cap = json_object_new_object();
+	add_b(cap, "measured", r->usable_measured);
+	add_i(cap, "usable_bytes", (int64_t)r->usable_bytes);
+	add_i(cap, "usable_lo", (int64_t)r->usable_lo);
+	add_i(cap, "usable_hi", (int64_t)r->usable_hi);
+	add_s(cap, "how", r->capacity_how);
+	add_b(cap, "soft_threshold_measured", r->soft_measured);
+	add_i(cap, "soft_threshold_percent", r->soft_threshold_pct);
+	add_s(cap, "soft_threshold_how", r->soft_how);
+	json_object_object_add(o, "capacity", cap);
 	add_b(o, "machine_limited", r->machine_limited);
 	json_object *notes = json_object_new_array();
 	for (unsigned i = 0; i < r->nnotes; i++)

@@ -25,6 +25,7 @@
 
 #include <iscsi/iscsi.h>
 
+#include "client/calib_capacity.h"
 #include "client/calib_ctx.h"
 #include "client/calib_describe.h"
 #include "models/profile.h"
@@ -339,6 +340,9 @@ int scenario_calibrate(const struct bench_opts *o, struct calib_result *r, char 
 	double tp = now_s();
 	if (floors(&x, err, errlen))
 		goto out;
+	/* the capacity before calibrate writes anything: the emptier, the finer the reading */
+	x.lbp_listed = q_log_supported(x.main, 0x0c);
+	calib_capacity(&x);
 	r->phase_s[0] = now_s() - tp;
 	tp = now_s();
 	/* the read area, and XCOPY's source, hold unique incompressible data */
@@ -352,7 +356,6 @@ int scenario_calibrate(const struct bench_opts *o, struct calib_result *r, char 
 	calib_plan(&x);
 	/* the timings get what is left of the budget but a share for data reduction (~30 writes of
 	 * a few MiB, each waiting for the figures to settle) and the fit */
-	x.lbp_listed = q_log_supported(x.main, 0x0c);
 	double timing_end = x.t_start + 0.85 * o->budget_s - (x.lbp_listed ? 0.15 * o->budget_s : 0);
 	if (timing_end < now_s() + 0.3 * r->npts)
 		timing_end = now_s() + 0.3 * r->npts;

@@ -30,6 +30,19 @@ int q_inquiry(struct bench_conn *c, int page, uint8_t *buf, size_t len)
 	return (int)st.got;
 }
 
+int q_mode_sense10(struct bench_conn *c, uint8_t page, uint8_t subpage, uint8_t *buf, size_t len)
+{
+	uint8_t cdb[10] = { 0x5a, 0x08 }; /* DBD */
+	struct cmd_status st;
+	cdb[2] = (uint8_t)(page & 0x3f); /* PC 00b: current values */
+	cdb[3] = subpage;
+	cdb[7] = (uint8_t)(len >> 8);
+	cdb[8] = (uint8_t)len;
+	if (conn_cmd(c, cdb, 10, 1, NULL, 0, buf, len, &st) || st.status != 0)
+		return -1;
+	return (int)st.got;
+}
+
 int q_log_sense(struct bench_conn *c, uint8_t page, uint8_t *buf, size_t len)
 {
 	uint8_t cdb[10] = { 0x4d };

@@ -15,6 +15,9 @@
 void q_ascii_field(char *dst, const uint8_t *src, size_t n);
 /* INQUIRY (evpd when page >= 0).  Returns bytes received or -1 (CHECK CONDITION / transport). */
 int q_inquiry(struct bench_conn *c, int page, uint8_t *buf, size_t len);
+/* MODE SENSE(10) of page/subpage, current values, no block descriptors.  Returns bytes
+ * received or -1. */
+int q_mode_sense10(struct bench_conn *c, uint8_t page, uint8_t subpage, uint8_t *buf, size_t len);
 /* LOG SENSE page, cumulative values.  Returns bytes received or -1. */
 int q_log_sense(struct bench_conn *c, uint8_t page, uint8_t *buf, size_t len);
 /* LOG SENSE + parse.  Returns 0 or -1 (err says why: not supported, malformed...). */

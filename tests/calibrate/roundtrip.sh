@@ -79,12 +79,22 @@ cost:
   host_turnaround_ns_per_mib: ${17}
   xcopy_bucket: covered
 capacity:
-  # 16 GiB: room for everything the test writes, and few enough threshold sets that LOG SENSE
-  # 0Ch's available count does not saturate (calibrate checks its data-reduction readings
-  # against it)
-  usable_bytes: 17179869184
-  soft_threshold_percent: 0
+  # 12-24 GiB: room for everything the test writes, and few enough threshold sets that LOG
+  # SENSE 0Ch's available count does not saturate (calibrate checks its data-reduction
+  # readings against it); calibrate reads both back from standard pages
+  usable_bytes: ${18}
+  soft_threshold_percent: ${19}
 EOF
+}
+
+# each profile's capacity and soft threshold (calibrate must read them back): "BYTES PERCENT"
+capacity_of() {
+    case $1 in
+        rt-journal) echo "17179869184 80" ;;
+        rt-frontend) echo "12884901888 0" ;;
+        rt-cpu) echo "21474836480 70" ;;
+        *) echo "25769803776 90" ;;
+    esac
 }
 
 # within VALUE TRUTH REL: |value / truth - 1| <= REL
@@ -129,8 +139,10 @@ run_profile() {
     }
     echo "== $name: served at time_scale $scale, calibrated with --budget $budget"
     local orig=$d/$name.yaml cal=$d/$name-calibrated.yaml j=$d/$name.json
+    local cap_bytes cap_soft
+    read -r cap_bytes cap_soft < <(capacity_of "$name")
     gen "$name" "$block" "$level" "$wbits" "$unit" "$P_CORES" "$P_CMD" "$P_ENTRY" "$P_SEG" "$P_MIB" "$P_JCMD" \
-        "$P_JENTRY" "$P_FE" "$P_BE" "$P_FIXED" "$P_TURN" "$P_TURNMIB" >"$orig"
+        "$P_JENTRY" "$P_FE" "$P_BE" "$P_FIXED" "$P_TURN" "$P_TURNMIB" "$cap_bytes" "$cap_soft" >"$orig"
 
     # 1-2. calibrate LU 0 in a region with data before and after it that must survive
     if start --lun "size=2G,profile=$orig,time_scale=$scale,array=orig"; then
@@ -194,6 +206,19 @@ run_profile() {
     jq -e --argjson w "$wbits" --argjson l "$level" '.data_reduction.window_lo <= $w and $w <= .data_reduction.window_hi
         and .data_reduction.level_lo <= $l and $l <= .data_reduction.level_hi' "$j" >/dev/null ||
         fail "the true window 2^$wbits or level $level is outside what calibrate says fits"
+
+    # the capacity and the soft threshold, from LOG SENSE 0Ch and mode page 1Ch/02h: within 1%
+    # (the page's percentage is whole) and exactly
+    local vcap vsoft
+    vcap=$(jq -r '.profile.usable_bytes' "$j")
+    vsoft=$(jq -r '.profile.soft_threshold_percent' "$j")
+    if jq -e '.capacity.measured' "$j" >/dev/null && within "$vcap" "$cap_bytes" 0.01; then
+        echo "   ok: usable_bytes $vcap ($(pct "$vcap" "$cap_bytes"); $(jq -r .capacity.how "$j"))"
+    else
+        fail "usable_bytes $vcap, want $cap_bytes within 1% ($(jq -r .capacity.how "$j"))"
+    fi
+    [[ $vsoft == "$cap_soft" ]] && echo "   ok: soft_threshold_percent $vsoft" ||
+        fail "soft_threshold_percent $vsoft, want $cap_soft ($(jq -r .capacity.soft_threshold_how "$j"))"
 
     # 4. (b) the calibrated profile against the original on workloads calibrate did not run
     if start --lun "size=2G,profile=$orig,time_scale=$scale,array=orig" \

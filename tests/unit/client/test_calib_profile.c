@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "client/calib_profile.h"
+#include "client/calib_result.h"
 #include "models/cost_params.h"
 #include "models/profile_parse.h"
 
@@ -36,7 +37,15 @@ static void doc_of_fit(struct calib_profile_doc *d)
 	d->value[K_ZLIB_LEVEL] = 1;
 	d->value[K_ZLIB_WINDOW_BITS] = 14;
 	d->value[K_ALLOC_UNIT] = 1024;
-	calib_profile_set_capacity(d, 8ull << 30);
+	static struct calib_result r; /* large: not on the stack */
+	memset(&r, 0, sizeof(r));
+	r.capacity = 8ull << 30;
+	r.usable_bytes = 5ull << 40;
+	r.usable_lo = r.usable_bytes - 1000;
+	r.usable_hi = r.usable_bytes + 1000;
+	r.usable_measured = r.soft_measured = true;
+	r.soft_threshold_pct = 80;
+	calib_profile_set_capacity(d, &r);
 	for (int k = 0; k < K_NKEYS; k++)
 		snprintf(d->comment[k], sizeof(d->comment[k]),
 			 "%s: a long explanation of where the value came from, long enough to be wrapped over "
@@ -72,6 +81,8 @@ static void renders_and_loads(void **state)
 	assert_int_equal(c->host_turnaround_ns, 0);
 	assert_int_equal(c->host_turnaround_ns_per_mib, 117930);
 	assert_int_equal(c->xcopy_bucket, XCOPY_BUCKET_COVERED);
+	assert_int_equal(p->capacity_bytes, 5ull << 40);
+	assert_int_equal(p->soft_threshold_percent, 80);
 	/* every key line follows a comment line, and no line runs past 100 columns */
 	char *save = NULL, *prev = NULL;
 	unsigned keys = 0;
