@@ -1,7 +1,7 @@
 /* block_account.c — background accounting (block_account.h): one process-wide
  * pool of worker threads, one per online CPU (at most ACCT_MAX_WORKERS), at
- * the lowest scheduling priority (nice 19), so they use cores the data path
- * leaves idle.  Each attached block store is a source of work: when a new
+ * the lowest scheduling priority (SCHED_IDLE, else nice 19), so they use
+ * cores the data path leaves idle.  Each attached block store is a source of work: when a new
  * block enters a store's backlog the store runs acct_kick once, a worker
  * takes the store's pending blocks in batches, compresses each (zlib, the
  * array's level and window: block_compress.c) outside every lock, and posts
@@ -12,6 +12,7 @@
  * time the workers get. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -93,7 +94,15 @@ static void *worker(void *arg)
 {
 	(void)arg;
 	/* Linux: nice is per thread.  Raising it needs no privilege. */
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), ACCT_NICE);
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	setpriority(PRIO_PROCESS, (id_t)tid, ACCT_NICE);
+	/* SCHED_IDLE on top (Linux; lowering a thread's policy needs no
+	 * privilege): a nice-19 thread still takes a share of a core from a
+	 * data-path thread that wakes, and on 2 cores that cost 4 KiB random
+	 * writes a third of their rate (docs/accounting.md "Scheduling"); an
+	 * idle-class thread is preempted at once.  If refused, nice 19 stays. */
+	struct sched_param sp = { 0 };
+	(void)sched_setscheduler(tid, SCHED_IDLE, &sp);
 	pthread_setname_np(pthread_self(), "lunlab-acct");
 	pthread_mutex_lock(&pool.mu);
 	while (!pool.stop) {
