@@ -168,6 +168,14 @@ void table_calibrate(FILE *f, const struct calib_result *r)
 	} else {
 		fprintf(f, "\ndata reduction: not measured: %s\n", r->dr_reason);
 	}
+	if (r->usable_measured)
+		fprintf(f, "\ncapacity: %llu bytes usable (%llu..%llu: %s); soft threshold %u%%%s%s\n",
+			(unsigned long long)r->usable_bytes, (unsigned long long)r->usable_lo,
+			(unsigned long long)r->usable_hi, r->capacity_how, r->soft_threshold_pct,
+			r->soft_how[0] ? ": " : "", r->soft_how);
+	else
+		fprintf(f, "\ncapacity: not measured (%s): the profile holds the LU's size\n",
+			r->capacity_how[0] ? r->capacity_how : "no reading");
 	if (r->nnotes)
 		fprintf(f, "\n");
 	for (unsigned i = 0; i < r->nnotes; i++)
