@@ -401,6 +401,7 @@ void lu_table_reset(void)
 		pr_state_free(n->e.pr);
 		lu_stats_free(n->e.stats);
 		alua_free(&n->e);
+		lu_entry_power_on_free(&n->e);
 		free(n);
 	}
 	pthread_mutex_unlock(&wlock);
