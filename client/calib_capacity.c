@@ -74,7 +74,7 @@ void calib_capacity(struct cctx *x)
 		 (unsigned long long)avail, (unsigned long long)set, c.avail_pct);
 
 	/* the soft threshold: MODE SENSE(10) 1Ch/02h */
-	static uint8_t buf[512];
+	uint8_t buf[512];
 	struct lbp_threshold t;
 	int n = q_mode_sense10(x->main, 0x1c, 0x02, buf, sizeof(buf));
 	if (n < 0) {

@@ -8,18 +8,15 @@
 
 #include "target/lu/lu_table.h"
 
-/* One LU's told ports: open addressing over 64-bit hashes (0 = empty). */
-struct told_set {
+/* One LU's told ports: open addressing over 64-bit hashes (0 = empty).  A
+ * --lun LU's is told[lun] below; a mapped LU's is its lu_entry.power_on. */
+struct lu_told {
 	uint64_t *slot;
 	size_t cap, n; /* cap: a power of two, or 0 */
 };
-/* a mapped LU's (lu_entry.power_on) */
-struct lu_told {
-	struct told_set set;
-};
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static struct told_set told[LU_TABLE_MAX];
+static struct lu_told told[LU_TABLE_MAX];
 
 static uint64_t port_hash(const char *iqn, const uint8_t isid[6])
 {
@@ -36,7 +33,7 @@ static uint64_t port_hash(const char *iqn, const uint8_t isid[6])
 	return h ? h : 1;
 }
 
-static bool set_has(const struct told_set *s, uint64_t h)
+static bool set_has(const struct lu_told *s, uint64_t h)
 {
 	if (!s->cap)
 		return false;
@@ -49,7 +46,7 @@ static bool set_has(const struct told_set *s, uint64_t h)
 }
 
 /* false: out of memory (the port then stays owed: told again next session) */
-static bool set_add(struct told_set *s, uint64_t h)
+static bool set_add(struct lu_told *s, uint64_t h)
 {
 	if ((s->n + 1) * 4 > s->cap * 3) {
 		size_t cap = s->cap ? s->cap * 2 : 16;
@@ -108,7 +105,7 @@ bool lu_power_on_claim(uint64_t lun, const char *iqn, const uint8_t isid[6])
 	return claim;
 }
 
-static void set_clear(struct told_set *s)
+static void set_clear(struct lu_told *s)
 {
 	free(s->slot);
 	memset(s, 0, sizeof(*s));
@@ -122,19 +119,15 @@ static void forget_all(void)
 
 bool lu_entry_power_on_arm(struct lu_entry *e)
 {
-	struct lu_told *t = calloc(1, sizeof(*t));
+	bool ok = true;
 
-	if (!t)
-		return false;
 	pthread_mutex_lock(&mu);
-	if (e->power_on) {
-		set_clear(&e->power_on->set);
-		free(t);
-	} else {
-		e->power_on = t;
-	}
+	if (e->power_on)
+		set_clear(e->power_on); /* armed before: every port is owed it again */
+	else
+		ok = (e->power_on = calloc(1, sizeof(*e->power_on))) != NULL;
 	pthread_mutex_unlock(&mu);
-	return true;
+	return ok;
 }
 
 bool lu_entry_power_on_claim(struct lu_entry *e, const char *iqn, const uint8_t isid[6])
@@ -143,8 +136,8 @@ bool lu_entry_power_on_claim(struct lu_entry *e, const char *iqn, const uint8_t 
 	bool claim = false;
 
 	pthread_mutex_lock(&mu);
-	if (e->power_on && !set_has(&e->power_on->set, h)) {
-		(void)set_add(&e->power_on->set, h);
+	if (e->power_on && !set_has(e->power_on, h)) {
+		(void)set_add(e->power_on, h);
 		claim = true;
 	}
 	pthread_mutex_unlock(&mu);
@@ -155,7 +148,7 @@ void lu_entry_power_on_free(struct lu_entry *e)
 {
 	if (!e->power_on)
 		return;
-	set_clear(&e->power_on->set);
+	set_clear(e->power_on);
 	free(e->power_on);
 	e->power_on = NULL;
 }
