@@ -5,8 +5,8 @@
  *
  *   volumes (volume_*.c) -> block store (block_store.c) -> payloads (payload_*.c)
  *
- * Two backends implement the same calls: memory (payload_mem.c: one
- * allocation per block) and a file of slots (payload_file.c, --state-dir:
+ * Two backends implement the same calls: memory (payload_mem.c: slot = block
+ * id in anonymous memory) and a file of slots (payload_file.c, --state-dir:
  * slot = block id, mapped read-only, every payload with its CRC32C).  A
  * payload is written once (payload_put), read through the returned pointer
  * for as long as the block lives, and released once (payload_free); the

@@ -61,6 +61,42 @@ static void assert_blocks(struct volume *v, uint64_t at, uint64_t n, uint64_t se
 	free(want);
 }
 
+/* A write of 1 MiB or more is stored in pieces on several cores
+ * (volume_io.c prestore, split_work.h): when one piece finds the array full
+ * the blocks the other pieces stored are let go again, so the refused write
+ * leaves the map, the unique blocks and the space as they were. */
+static void split_write_refused_whole(void **state)
+{
+	(void)state;
+	struct array *a = full_array(100, 0);
+	struct volume *v = volume_create(a, 512 * B, 512);
+	assert_int_equal(write_blocks(v, 0, 40, 100), 0);
+	for (int round = 0; round < 5; round++) {
+		/* 128 new blocks (2 MiB) do not fit in the 60 left */
+		assert_int_equal(write_blocks(v, 128, 128, 1000 + (uint64_t)round * 1000), -ENOSPC);
+		struct array_stats st = stats_of(a);
+		assert_int_equal(st.mapped_blocks, 40);
+		assert_int_equal(st.unique_blocks, 40);
+		assert_int_equal(space_of(a).used_bytes, 40 * B);
+		assert_int_equal(space_of(a).reserved_bytes, 0);
+		assert_blocks(v, 128, 128, 0);
+	}
+	/* 60 new blocks plus 68 the array holds (dedup) fit exactly */
+	unsigned char *buf = malloc(128 * B);
+	for (uint64_t i = 0; i < 60; i++)
+		rnd_block(buf + i * B, 5000 + i);
+	for (uint64_t i = 60; i < 128; i++)
+		rnd_block(buf + i * B, 100 + (i - 60) % 40);
+	assert_int_equal(wr(v, 128 * B, buf, 128 * B), 0);
+	free(buf);
+	assert_blocks(v, 128, 60, 5000);
+	assert_blocks(v, 0, 40, 100);
+	assert_int_equal(space_of(a).used_bytes, 100 * B);
+	assert_int_equal(stats_of(a).unique_blocks, 100);
+	volume_destroy(v);
+	array_put(a);
+}
+
 static void no_capacity_no_limit(void **state)
 {
 	struct array *a = new_array(B, 1, 512);
@@ -345,6 +381,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(no_capacity_no_limit),
 		cmocka_unit_test(whole_writes_refused_when_full),
+		cmocka_unit_test(split_write_refused_whole),
 		cmocka_unit_test(partial_writes_reserve_first),
 		cmocka_unit_test(unmap_of_partial_blocks_never_refused),
 		cmocka_unit_test(copies_move_entries_without_space),

@@ -1,0 +1,146 @@
+/* test_payload_mem.c — handlers/array/payload_mem.c: a payload reads back
+ * through the returned pointer, page-aligned, in whatever segment its id
+ * falls; an id's slot holds its next block after a free; a segment whose
+ * payloads are all freed gives its memory back (mincore), and one with a
+ * payload left keeps it; writers on one segment at once never see each
+ * other's bytes. */
+#include "array_test_util.h"
+
+#include <pthread.h>
+#include <sys/mman.h>
+
+#include "handlers/array/block_store.h"
+#include "handlers/array/payload.h"
+
+#define B 4096u
+#define SEG_IDS 16384u /* payload_mem.c's segment */
+
+static void fill(uint8_t *p, uint64_t seed)
+{
+	fill_random(p, B, &seed);
+}
+
+static void test_put_read_ids(void **state)
+{
+	(void)state;
+	struct payload_store *ps = payload_open(B);
+	assert_non_null(ps);
+	const uint32_t ids[] = { 1, 2, SEG_IDS - 1, SEG_IDS, 3 * SEG_IDS + 5, BLK_MAX_IDS - 1 };
+	uint8_t buf[B];
+	void *at[6];
+	for (unsigned i = 0; i < 6; i++) {
+		fill(buf, ids[i]);
+		at[i] = payload_put(ps, ids[i], buf);
+		assert_non_null(at[i]);
+		assert_int_equal((uintptr_t)at[i] % 4096, 0);
+	}
+	for (unsigned i = 0; i < 6; i++) {
+		fill(buf, ids[i]);
+		assert_memory_equal(at[i], buf, B);
+	}
+	/* the slot of a freed id holds its next block */
+	payload_free(ps, ids[1], at[1]);
+	fill(buf, 999);
+	void *again = payload_put(ps, ids[1], buf);
+	assert_ptr_equal(again, at[1]);
+	assert_memory_equal(again, buf, B);
+	payload_free(ps, ids[1], again);
+	for (unsigned i = 0; i < 6; i++)
+		if (i != 1)
+			payload_free(ps, ids[i], at[i]);
+	payload_close(ps);
+}
+
+static unsigned resident_pages(void *p, size_t len)
+{
+	unsigned char vec[64];
+	unsigned n = 0;
+	assert_true(len / 4096 <= sizeof(vec));
+	assert_int_equal(mincore(p, len, vec), 0);
+	for (size_t i = 0; i < len / 4096; i++)
+		n += vec[i] & 1;
+	return n;
+}
+
+static void test_empty_segment_given_back(void **state)
+{
+	(void)state;
+	struct payload_store *ps = payload_open(B);
+	uint8_t buf[B];
+	void *at[33];
+	for (uint32_t id = 0; id < 33; id++) {
+		fill(buf, id);
+		at[id] = payload_put(ps, id, buf);
+	}
+	/* 32 consecutive slots: 32 resident pages */
+	assert_int_equal(resident_pages(at[0], 32 * B), 32);
+	for (uint32_t id = 1; id < 33; id++)
+		payload_free(ps, id, at[id]);
+	/* id 0 still lives: the segment keeps its memory */
+	assert_int_equal(resident_pages(at[0], 32 * B), 32);
+	fill(buf, 0);
+	assert_memory_equal(at[0], buf, B);
+	payload_free(ps, 0, at[0]);
+	assert_int_equal(resident_pages(at[0], 32 * B), 0);
+	/* and is used again */
+	fill(buf, 7);
+	void *p = payload_put(ps, 5, buf);
+	assert_ptr_equal(p, at[5]);
+	assert_memory_equal(p, buf, B);
+	payload_free(ps, 5, p);
+	payload_close(ps);
+}
+
+/* Four threads put, check and free their own ids (interleaved in one
+ * segment) 20,000 times each: every read shows the writer's bytes, and the
+ * segment is emptied and refilled many times on the way. */
+struct worker {
+	struct payload_store *ps;
+	uint32_t base;
+	int bad;
+};
+
+static void *churn(void *arg)
+{
+	struct worker *w = arg;
+	uint8_t buf[B];
+	uint64_t seed = w->base;
+	for (int k = 0; k < 20000; k++) {
+		uint32_t id = w->base + 4 * (uint32_t)(rng_next(&seed) % 8);
+		uint64_t tag = rng_next(&seed);
+		memset(buf, (int)(tag & 0xff), B);
+		memcpy(buf, &tag, sizeof(tag));
+		void *p = payload_put(w->ps, id, buf);
+		if (!p || memcmp(p, buf, B))
+			w->bad++;
+		payload_free(w->ps, id, p);
+	}
+	return NULL;
+}
+
+static void test_concurrent_churn(void **state)
+{
+	(void)state;
+	struct payload_store *ps = payload_open(B);
+	pthread_t t[4];
+	struct worker w[4];
+	for (uint32_t i = 0; i < 4; i++) {
+		w[i] = (struct worker){ ps, i, 0 };
+		assert_int_equal(pthread_create(&t[i], NULL, churn, &w[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(w[i].bad, 0);
+	}
+	payload_close(ps);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_put_read_ids),
+		cmocka_unit_test(test_empty_segment_given_back),
+		cmocka_unit_test(test_concurrent_churn),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,136 @@
+/* test_split_work.c — handlers/array/split_work.c: every piece runs exactly
+ * once, for any count; a piece the caller is stuck in does not stop the
+ * others (a helper takes them); many callers at once each get all their
+ * pieces; a forked child (no helper threads) still runs everything. */
+#include "array_test_util.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "handlers/array/split_work.h"
+
+struct counts {
+	atomic_uint ran[64];
+};
+
+static void count_piece(void *arg, unsigned piece)
+{
+	struct counts *c = arg;
+	atomic_fetch_add(&c->ran[piece], 1);
+}
+
+static void test_each_piece_once(void **state)
+{
+	(void)state;
+	for (unsigned n = 0; n <= 64; n++) {
+		struct counts c;
+		memset(&c, 0, sizeof(c));
+		split_run(n, count_piece, &c);
+		for (unsigned i = 0; i < 64; i++)
+			assert_int_equal(atomic_load(&c.ran[i]), i < n ? 1 : 0);
+	}
+}
+
+/* The caller's own piece waits (up to 5 s) until another thread has run one:
+ * only a helper can, so the pieces were really shared out. */
+struct shared {
+	pthread_t caller;
+	atomic_uint by_others;
+	atomic_uint ran;
+};
+
+static void shared_piece(void *arg, unsigned piece)
+{
+	struct shared *s = arg;
+	(void)piece;
+	atomic_fetch_add(&s->ran, 1);
+	if (!pthread_equal(pthread_self(), s->caller)) {
+		atomic_fetch_add(&s->by_others, 1);
+		return;
+	}
+	for (int i = 0; i < 5000 && !atomic_load(&s->by_others); i++)
+		usleep(1000);
+}
+
+static void test_helpers_take_pieces(void **state)
+{
+	(void)state;
+	if (split_width() < 2)
+		skip(); /* one core: no helpers by design */
+	struct shared s = { .caller = pthread_self() };
+	split_run(8, shared_piece, &s);
+	assert_int_equal(atomic_load(&s.ran), 8);
+	assert_true(atomic_load(&s.by_others) >= 1);
+}
+
+/* Four threads, each running 300 jobs of 1..16 pieces at once. */
+static void *caller_thread(void *arg)
+{
+	uint64_t seed = (uint64_t)(uintptr_t)arg;
+	for (int k = 0; k < 300; k++) {
+		unsigned n = 1 + (unsigned)(rng_next(&seed) % 16);
+		struct counts c;
+		memset(&c, 0, sizeof(c));
+		split_run(n, count_piece, &c);
+		for (unsigned i = 0; i < 64; i++)
+			if (atomic_load(&c.ran[i]) != (i < n ? 1u : 0u))
+				return (void *)1;
+	}
+	return NULL;
+}
+
+static void test_many_callers(void **state)
+{
+	(void)state;
+	pthread_t t[4];
+	for (uintptr_t i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, caller_thread, (void *)(i + 1)), 0);
+	for (int i = 0; i < 4; i++) {
+		void *r;
+		assert_int_equal(pthread_join(t[i], &r), 0);
+		assert_null(r);
+	}
+}
+
+static void test_fork_child_runs_all(void **state)
+{
+	(void)state;
+	struct counts c;
+	memset(&c, 0, sizeof(c));
+	split_run(8, count_piece, &c); /* the pool is up in the parent */
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct counts cc;
+		memset(&cc, 0, sizeof(cc));
+		split_run(8, count_piece, &cc);
+		for (unsigned i = 0; i < 8; i++)
+			if (atomic_load(&cc.ran[i]) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	int st = 0;
+	/* a child stuck on the pool's lock would never exit: wait 10 s at most */
+	for (int i = 0; i < 1000 && waitpid(pid, &st, WNOHANG) == 0; i++)
+		usleep(10000);
+	if (waitpid(pid, &st, WNOHANG) == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		fail_msg("the forked child hung in split_run");
+	}
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_each_piece_once),
+		cmocka_unit_test(test_helpers_take_pieces),
+		cmocka_unit_test(test_many_callers),
+		cmocka_unit_test(test_fork_child_runs_all),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
