@@ -69,7 +69,7 @@ static struct array *array_new(const char *name, const struct array_params *p, b
 	struct array *a = calloc(1, sizeof(*a));
 
 	if (!a || !(a->name = strdup(name)) || !(a->bs = bs_create(p->dedup_block, p->alloc_unit)) ||
-	    (account && acct_attach(a->bs, &(struct acct_params){ p->zlib_level, p->zlib_window_bits }))) {
+	    (account && acct_attach(a->bs, &(struct acct_params){ p->zlib_level, p->zlib_window_bits, space_headroom, a }))) {
 		if (a) {
 			bs_destroy(a->bs);
 			free(a->name);
@@ -149,7 +149,7 @@ struct array *array_get_state(const char *name, const struct array_params *p, co
 		array_free(a, false);
 		goto out_err;
 	}
-	if (acct_attach(a->bs, &(struct acct_params){ p->zlib_level, p->zlib_window_bits })) {
+	if (acct_attach(a->bs, &(struct acct_params){ p->zlib_level, p->zlib_window_bits, space_headroom, a })) {
 		pthread_mutex_unlock(&registry_mu);
 		array_state_detach(a);
 		array_free(a, false);

@@ -427,6 +427,7 @@ int bs_ref_content_r(struct block_store *bs, const void *data, uint32_t *idp, st
 	s->backlog[s->backlog_len++] = id;
 	atomic_fetch_add(&s->single_ref, 1);
 	atomic_fetch_add_explicit(&bs->backlog, 1, memory_order_release);
+	atomic_fetch_add_explicit(&bs->arrivals, 1, memory_order_relaxed);
 	mark(bs, id);
 	pthread_mutex_unlock(&s->mu);
 	notify_backlog(bs);

@@ -142,6 +142,7 @@ struct block_store {
 	_Atomic uint32_t next_id;        /* fresh ids handed to shards in batches */
 	_Atomic uint64_t meta_bytes;     /* record pages + index tables + backlogs */
 	_Atomic uint64_t backlog;        /* blocks PENDING or WORKING, all shards */
+	_Atomic uint64_t arrivals;       /* blocks that ever entered the backlog */
 	_Atomic unsigned take_cursor;    /* shard where the next bs_acct_take looks first */
 	/* backlog notification: on_backlog(ctx) runs when a block enters the
 	 * backlog while `kicked` is clear (the consumer clears it before it
@@ -231,6 +232,12 @@ void bs_acct_rearm(struct block_store *bs);
 static inline uint64_t bs_backlog(const struct block_store *bs)
 {
 	return atomic_load_explicit(&((struct block_store *)bs)->backlog, memory_order_acquire);
+}
+/* How many new blocks ever entered the backlog: a consumer sees from it
+ * whether writes of new data are arriving (block_account.c yields to them). */
+static inline uint64_t bs_arrivals(const struct block_store *bs)
+{
+	return atomic_load_explicit(&((struct block_store *)bs)->arrivals, memory_order_relaxed);
 }
 /* Sleep until the backlog is empty or timeout_ms passed; returns the backlog. */
 uint64_t bs_wait_drained(struct block_store *bs, unsigned timeout_ms);

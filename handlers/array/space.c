@@ -81,6 +81,21 @@ static int hold(struct array *a, uint64_t n)
 	}
 }
 
+uint64_t space_headroom(void *ctx)
+{
+	struct space *s = &((struct array *)ctx)->space;
+	uint64_t cap = atomic_load(&s->capacity), held = atomic_load(&s->held);
+	uint64_t soft = atomic_load(&s->soft), used = atomic_load(&s->used);
+	uint64_t room = UINT64_MAX;
+
+	if (cap)
+		room = cap > held ? cap - held : 0;
+	/* below the soft threshold, the crossing (a unit attention) is near */
+	if (soft && !atomic_load(&s->above) && soft - (used < soft ? used : soft) < room)
+		room = used < soft ? soft - used : 0;
+	return room;
+}
+
 /* ---- the block store's space hooks (block_store.h), ctx = the array ---- */
 
 static int hook_new(void *ctx, uint32_t id, uint32_t bytes, struct bs_resv *r)

@@ -38,6 +38,9 @@ struct space {
 };
 
 void space_init(struct space *s);
+/* Bytes array ctx can take before it is full or crosses its soft threshold
+ * (UINT64_MAX: no capacity set); block_account.h's headroom. */
+uint64_t space_headroom(void *ctx);
 void space_fini(struct space *s);
 /* Install the array's space hooks in its block store (before the first write). */
 void space_attach(struct array *a);

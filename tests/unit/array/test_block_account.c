@@ -2,7 +2,9 @@
  * the first store and stop with the last, they work a store's backlog off on
  * their own (no caller waiting), acct_drain leaves no block pending while
  * writers and frees run beside the workers, and the figures after a drain
- * are exactly what a one-shot compression of the live blocks gives. */
+ * are exactly what a one-shot compression of the live blocks gives; while
+ * new blocks keep arriving the workers hold back (one batch per 20 ms each)
+ * unless the backlog or the array's headroom calls for exact figures. */
 #include <errno.h>
 #include <pthread.h>
 #include <time.h>
@@ -12,7 +14,7 @@
 #include "handlers/array/block_compress.h"
 #include "handlers/array/block_store.h"
 
-static const struct acct_params P = { 1, 14 };
+static const struct acct_params P = { 1, 14, NULL, NULL };
 
 static void put_blocks(struct block_store *bs, uint32_t *ids, int n, uint64_t seed)
 {
@@ -140,12 +142,108 @@ static void drain_while_writers_free_blocks(void **state)
 	bs_destroy(bs);
 }
 
+static void hold_back_rule(void **state)
+{
+	(void)state;
+	const uint32_t B = 16384;
+	/* nothing arrived since the last look: full speed */
+	assert_false(acct_hold_back(0, 10, UINT64_MAX, B));
+	/* writes of new data arriving, far from full: hold back */
+	assert_true(acct_hold_back(1, 10, UINT64_MAX, B));
+	assert_true(acct_hold_back(500, (1u << 20) - 1, UINT64_MAX, B));
+	/* a backlog of 2^20 blocks: full speed whatever arrives */
+	assert_false(acct_hold_back(500, 1u << 20, UINT64_MAX, B));
+	/* near full: the backlog's worst case (pending x B) reaches the headroom */
+	assert_true(acct_hold_back(1, 99, 100ull * B, B));
+	assert_false(acct_hold_back(1, 100, 100ull * B, B));
+	assert_false(acct_hold_back(1, 1, 0, B));
+}
+
+/* A writer adds 8 blocks a millisecond for 1.5 s.  The backlog starts at
+ * 4,000 blocks; the workers may account at most one batch (32) per worker per
+ * 20 ms meanwhile (doubled for slack), where unrestrained they would have
+ * emptied it in a fraction of that. */
+static uint64_t headroom_value;
+static uint64_t headroom_fn(void *ctx)
+{
+	(void)ctx;
+	return headroom_value;
+}
+
+struct trickle {
+	struct block_store *bs;
+	uint32_t *ids;
+	int n;
+	double seconds;
+};
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void *trickler(void *arg)
+{
+	struct trickle *t = arg;
+	unsigned char blk[4096];
+	uint64_t seed = 77;
+	double t0 = now_s();
+	while (now_s() - t0 < 1.5 && t->n + 8 <= 20000) {
+		for (int k = 0; k < 8; k++) {
+			fill_random(blk, 64, &seed);
+			memset(blk + 64, 'x', sizeof(blk) - 64);
+			assert_int_equal(bs_ref_content(t->bs, blk, &t->ids[t->n]), 0);
+			t->n++;
+		}
+		usleep(1000);
+	}
+	t->seconds = now_s() - t0;
+	return NULL;
+}
+
+static void workers_hold_back_while_blocks_arrive(void **state)
+{
+	(void)state;
+	static uint32_t ids[24000];
+	struct block_store *bs = bs_create(4096, 512);
+	headroom_value = UINT64_MAX;
+	struct acct_params p = { 1, 12, headroom_fn, NULL };
+	/* 4,000 pending before the workers exist */
+	put_blocks(bs, ids, 4000, 5);
+	uint64_t before = bs_backlog(bs);
+	assert_int_equal(before, 4000);
+	struct trickle t = { bs, ids + 4000, 0, 0 };
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, trickler, &t), 0);
+	usleep(2000); /* the first arrivals come before the workers start */
+	assert_int_equal(acct_attach(bs, &p), 0);
+	pthread_join(th, NULL);
+	uint64_t accounted = 4000 + (uint64_t)t.n - bs_backlog(bs);
+	uint64_t bound = 2 * ((uint64_t)(t.seconds * 1000 / 20) + 2) * 32 * acct_workers();
+	printf("     %d blocks arrived in %.2f s; the workers accounted %llu (bound %llu)\n", t.n, t.seconds,
+	       (unsigned long long)accounted, (unsigned long long)bound);
+	assert_true(accounted <= bound);
+	assert_true(bs_backlog(bs) > 0);
+	/* once the writer stops they catch up on their own */
+	for (int i = 0; i < 1200 && bs_backlog(bs); i++)
+		bs_wait_drained(bs, 100);
+	assert_int_equal(bs_backlog(bs), 0);
+	acct_detach(bs);
+	for (int i = 0; i < 4000 + t.n; i++)
+		bs_unref(bs, ids[i]);
+	bs_destroy(bs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(workers_start_and_stop_with_stores),
 		cmocka_unit_test(workers_drain_a_backlog_unasked),
 		cmocka_unit_test(drain_while_writers_free_blocks),
+		cmocka_unit_test(hold_back_rule),
+		cmocka_unit_test(workers_hold_back_while_blocks_arrive),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
