@@ -78,7 +78,7 @@ static void nap(long ns)
  * arrived since it last looked (*seen), and neither the backlog's size nor
  * the array's headroom calls for exact figures.  Even in the idle class
  * (below) a worker compressing beside the data path cost it: 4 KiB random
- * unique writes at QD32 ran 36-44k IOPS with the workers busy and 53-58k with
+ * unique writes at QD32 ran 36-44k IOPS with the workers busy and 49-59k with
  * them held back (profile unlimited, the 2-core machine; zlib's tables and
  * the blocks it reads push the I/O threads' data out of the caches). */
 bool acct_hold_back(uint64_t arrived, uint64_t pending, uint64_t headroom, uint32_t block)

@@ -324,10 +324,9 @@ static void prestore_piece(void *arg, unsigned piece)
  * verifying and compressing new content is the slow part, and it needs no
  * lock of the volume.  Installing the ids later, under the range locks, is
  * what makes the write visible, so ordering and atomicity are unchanged. */
-static int prestore(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt,
-		    uint32_t *ids, uint64_t first_full, uint64_t nfull)
+static int prestore(struct volume *v, uint64_t off, const struct iovec *iov, size_t iovcnt, uint32_t *ids,
+		    uint64_t first_full, uint64_t nfull)
 {
-	(void)len;
 	uint64_t pieces = (nfull << v->bshift) / PRESTORE_PIECE;
 	if (pieces < 2 || split_width() < 2)
 		return prestore_range(v, off, iov, iovcnt, ids, first_full, 0, nfull);
@@ -462,7 +461,7 @@ static int write_range(struct volume *v, uint64_t off, uint64_t len, const struc
 		return -ENOMEM;
 	/* one command, one piece of a commit (block_store.h "persistence") */
 	bs_mutation_begin(v->bs);
-	int r = prestore(v, off, len, iov, iovcnt, ids, first_full, nfull);
+	int r = prestore(v, off, iov, iovcnt, ids, first_full, nfull);
 	if (r)
 		goto out;
 	/* Partial blocks are read-modify-written under the locks, after other
