@@ -26,6 +26,7 @@
 #define SEG_SHIFT 14u /* 16384 ids per segment: 64 MiB of 4 KiB blocks */
 #define SEG_IDS (1u << SEG_SHIFT)
 #define NSEGS (BLK_MAX_IDS >> SEG_SHIFT)
+#define SEG_GIVING_BACK (1u << 31) /* in mem_seg.live: its memory is being given back */
 
 struct mem_seg {
 	_Atomic(unsigned char *) base; /* NULL until the segment's first put */
@@ -49,7 +50,8 @@ static void *mem_put(struct payload_store *ps, uint32_t id, const void *src)
 	struct mem_seg *g = &m->segs[id >> SEG_SHIFT];
 	unsigned char *base = atomic_load_explicit(&g->base, memory_order_acquire);
 
-	if (atomic_fetch_add(&g->live, 1) == 0 || !base) {
+	unsigned prev = atomic_fetch_add(&g->live, 1);
+	if (prev == 0 || (prev & SEG_GIVING_BACK) || !base) {
 		/* first slot of an empty segment: wait out a give-back in progress,
 		 * reserve the mapping if it has none */
 		pthread_mutex_lock(&m->seg_mu);
@@ -82,8 +84,13 @@ static void mem_free(struct payload_store *ps, uint32_t id, void *p)
 	/* the last one: give the segment's memory back, unless a put came in
 	 * meanwhile (it counted itself before it writes, and waits for us) */
 	pthread_mutex_lock(&m->seg_mu);
-	if (atomic_load(&g->live) == 0)
+	unsigned zero = 0;
+	/* marked while the memory goes: a put that counts itself now sees the
+	 * mark and waits for the lock instead of writing into the slot */
+	if (atomic_compare_exchange_strong(&g->live, &zero, SEG_GIVING_BACK)) {
 		(void)madvise(atomic_load_explicit(&g->base, memory_order_relaxed), m->seg_bytes, MADV_DONTNEED);
+		atomic_fetch_and(&g->live, ~SEG_GIVING_BACK);
+	}
 	pthread_mutex_unlock(&m->seg_mu);
 }
 
