@@ -61,6 +61,10 @@ int handler_init(void) __attribute__((visibility("default")));
  * groups: target/lu/alua.h).  NULL under tcmu-runner, where LIO's own ALUA
  * configuration (configfs alua/) applies instead. */
 #pragma weak lunlab_host_dev_set_tpgs
+/* lunlab-target only: a large WRITE's blocks are stored while its data
+ * arrives (scsi/sbc_write_early.c).  NULL under tcmu-runner. */
+#pragma weak lunlab_host_dev_set_data_arrived
+#pragma weak lunlab_host_cmd_early
 
 /* Largest READ/WRITE run inline: a 64 KiB write (dedup hashing and zlib of
  * four 16 KiB blocks) is still well under the time a worker hand-off and
@@ -83,6 +87,16 @@ static bool lunlab_may_inline(struct tcmu_device *tdev, const uint8_t *cdb, size
 	default:
 		return false;
 	}
+}
+
+/* lunlab_data_arrived_fn: the SBC personality's (sbc_write_early.c). */
+static void lunlab_data_arrived(struct tcmu_device *tdev, const uint8_t *cdb, const struct iovec *iov, size_t iovcnt,
+				size_t bytes, void **state)
+{
+	struct scsi_lu *lu = tcmur_dev_get_private(tdev);
+
+	if (lu)
+		sbc_write_early_feed(&lu->dev, cdb, iov, iovcnt, bytes, state);
 }
 
 /* Whether the LU's cost model ever holds a completion back: the array's
@@ -284,6 +298,8 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 	lu->unpaced = !model_paces(d->model);
 	if (lunlab_host_dev_set_inline && lu->unpaced)
 		lunlab_host_dev_set_inline(tdev, lunlab_may_inline);
+	if (lunlab_host_dev_set_data_arrived && lunlab_host_cmd_early)
+		lunlab_host_dev_set_data_arrived(tdev, lunlab_data_arrived, sbc_write_early_drop);
 	if (lunlab_host_dev_set_tpgs)
 		lunlab_host_dev_set_tpgs(tdev, (unsigned)(c.tpgs >= 0 ? c.tpgs : prof->tpgs));
 	tcmu_dev_info(tdev, "lunlab: LU serial %s, model %s, array %s, %llu x %u bytes\n", d->serial,
@@ -385,6 +401,7 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 		.iov = lc->iovec,
 		.iov_cnt = lc->iov_cnt,
 		.sense = lc->sense_buf,
+		.early = lunlab_host_cmd_early ? lunlab_host_cmd_early(lc) : NULL,
 	};
 	struct host_cmd host = { tdev, lc };
 	enum cost_kind kind;

@@ -59,6 +59,9 @@ struct scsi_cmd {
 	 * the command completes. */
 	void (*data_progress)(struct scsi_cmd *cmd, size_t final_bytes);
 	void *host_ctx;         /* for data_progress */
+	/* What sbc_write_early_feed kept while this WRITE's data arrived (the
+	 * host's to drop afterwards); NULL: nothing, or not lunlab-target. */
+	void *early;
 	/* filled by the modules for the cost model */
 	uint64_t bytes_moved;   /* data bytes read or written */
 	uint64_t xcopy_bytes;   /* logical bytes covered by EXTENDED COPY segments */

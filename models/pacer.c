@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -84,6 +85,10 @@ static struct timer *realloc_heap(void)
 static void *pacer_main(void *unused)
 {
 	(void)unused;
+	/* A timed sleep ends up to the thread's timer slack late (50 us by
+	 * default, for wake-ups the kernel may batch): every paced command
+	 * would complete that much after its modeled time. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	pthread_mutex_lock(&lock);
 	for (;;) {
 		if (len == 0) {

@@ -17,17 +17,6 @@
 
 #define SPLIT_MAX_HELPERS 3
 
-struct split_job {
-	void (*fn)(void *arg, unsigned piece);
-	void *arg;
-	unsigned n;
-	unsigned next;          /* next piece to claim */
-	unsigned finished;      /* pieces returned */
-	unsigned users;         /* helpers running one of its pieces */
-	pthread_cond_t done;    /* finished == n and users == 0 */
-	struct split_job *link; /* in pool.queue while pieces are left */
-};
-
 static struct {
 	pthread_mutex_t mu;     /* everything below, and every job's counters */
 	pthread_cond_t work;    /* helpers wait here for a job */
@@ -135,6 +124,33 @@ unsigned split_width(void)
 	return w;
 }
 
+/* Queue j (pool.mu held) and wake as many helpers as it has pieces for
+ * them beyond the `own` the caller will run itself. */
+static void enqueue(struct split_job *j, unsigned own)
+{
+	struct split_job **tail = &pool.queue;
+	while (*tail)
+		tail = &(*tail)->link;
+	*tail = j;
+	for (unsigned i = own; i < j->n && i - own < pool.nhelpers; i++)
+		pthread_cond_signal(&pool.work);
+}
+
+/* Run the unclaimed pieces of j here, then wait for the helpers' (pool.mu
+ * held on entry and on return). */
+static void run_and_wait(struct split_job *j)
+{
+	unsigned piece;
+	while (claim(j, &piece)) {
+		pthread_mutex_unlock(&pool.mu);
+		j->fn(j->arg, piece);
+		pthread_mutex_lock(&pool.mu);
+		j->finished++;
+	}
+	while (j->finished < j->n || j->users)
+		pthread_cond_wait(&j->done, &pool.mu);
+}
+
 void split_run(unsigned n, void (*fn)(void *arg, unsigned piece), void *arg)
 {
 	if (n <= 1 || split_width() <= 1) {
@@ -143,24 +159,39 @@ void split_run(unsigned n, void (*fn)(void *arg, unsigned piece), void *arg)
 		return;
 	}
 	struct split_job j = { .fn = fn, .arg = arg, .n = n };
-	unsigned piece;
 	pthread_cond_init(&j.done, NULL);
 	pthread_mutex_lock(&pool.mu);
-	struct split_job **tail = &pool.queue;
-	while (*tail)
-		tail = &(*tail)->link;
-	*tail = &j;
-	/* wake as many helpers as there are pieces for them */
-	for (unsigned i = 1; i < n && i <= pool.nhelpers; i++)
-		pthread_cond_signal(&pool.work);
-	while (claim(&j, &piece)) {
-		pthread_mutex_unlock(&pool.mu);
-		fn(arg, piece);
-		pthread_mutex_lock(&pool.mu);
-		j.finished++;
-	}
-	while (j.finished < j.n || j.users)
-		pthread_cond_wait(&j.done, &pool.mu);
+	enqueue(&j, 1);
+	run_and_wait(&j);
 	pthread_mutex_unlock(&pool.mu);
 	pthread_cond_destroy(&j.done);
+}
+
+void split_post(struct split_job *j, unsigned n, void (*fn)(void *arg, unsigned piece), void *arg)
+{
+	*j = (struct split_job){ .fn = fn, .arg = arg, .n = n };
+	pthread_cond_init(&j->done, NULL);
+	if (!n || split_width() <= 1)
+		return; /* split_join runs them */
+	pthread_mutex_lock(&pool.mu);
+	j->queued = 1;
+	enqueue(j, 0);
+	pthread_mutex_unlock(&pool.mu);
+}
+
+void split_join(struct split_job *j)
+{
+	if (!j->queued) {
+		/* never queued (no helpers): nobody else can claim it */
+		while (j->next < j->n) {
+			j->fn(j->arg, j->next++);
+			j->finished++;
+		}
+		pthread_cond_destroy(&j->done);
+		return;
+	}
+	pthread_mutex_lock(&pool.mu);
+	run_and_wait(j);
+	pthread_mutex_unlock(&pool.mu);
+	pthread_cond_destroy(&j->done);
 }

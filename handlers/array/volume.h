@@ -64,6 +64,30 @@ int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iove
  * write carried out exactly as far as the initiator's data reached (its last
  * logical block keeps its bytes beyond len), atomic like any write. */
 int volume_write_partial(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt);
+/* A WRITE's whole blocks stored while the rest of its data is still on the
+ * wire (volume_early.c): lunlab-target tells its handler each time another
+ * burst of Data-Out has landed, and the blocks it completes are
+ * fingerprinted, looked up and copied by helper threads (split_work.h)
+ * meanwhile, instead of all after the last byte.  Nothing becomes visible
+ * before the WRITE itself runs (volume_write_early), which installs them
+ * under its range locks as any write does.  Only stores that are not
+ * persistent: a --state-dir array commits at command granularity, and
+ * blocks held for a command that has not run would straddle a commit.
+ * vio_early_new returns NULL where it does not apply (persistent store, a
+ * write too small to be worth it, a range outside the volume). */
+struct vio_early;
+struct vio_early *vio_early_new(struct volume *v, uint64_t off, uint64_t len);
+/* The first `bytes` bytes of the write's data (iov, the whole buffer: it
+ * must stay valid and unchanged until vio_early_free) are final. */
+void vio_early_feed(struct vio_early *e, const struct iovec *iov, size_t iovcnt, uint64_t bytes);
+/* Waits for its helpers, drops the blocks no write took, frees e.  The
+ * volume may be gone by then (the store must not: its array's owner keeps a
+ * reference for e's life). */
+void vio_early_free(struct vio_early *e);
+/* volume_write, using what e stored (NULL: none; e stays the caller's to
+ * free, after this returns). */
+int volume_write_early(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt,
+		       struct vio_early *e);
 /* WRITE SAME: pattern is one logical block (lba_size bytes) repeated over
  * [off, off+len).  An all-zero pattern unmaps. */
 int volume_write_same(struct volume *v, uint64_t off, uint64_t len, const void *pattern);

@@ -132,5 +132,14 @@ int vio_set_block(struct volume *v, uint64_t b, uint32_t id, int64_t *delta);
 void vio_commit_delta(struct volume *v, int64_t delta);
 int vio_check_range(const struct volume *v, uint64_t off, uint64_t len);
 int is_zero(const void *p, size_t n);
+int vio_store_range(struct block_store *bs, unsigned bshift, uint64_t off, const struct iovec *iov,
+		    size_t iovcnt, uint32_t *ids, uint64_t first_full, uint64_t from, uint64_t to);
+/* The write at [off, off+len) of a volume on bs takes what e stored early:
+ * returns how many of its nfull whole blocks, from the first, e holds
+ * references for, and hands e's id array (nfull entries) to the caller in
+ * *ids, who then owns both; 0 and *ids untouched when e was for another
+ * write or stored nothing usable (e then keeps and later drops its own). */
+uint64_t vio_early_take(struct vio_early *e, struct block_store *bs, uint64_t off, uint64_t len, uint64_t nfull,
+			uint32_t **ids);
 
 #endif

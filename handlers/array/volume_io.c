@@ -262,17 +262,19 @@ static uint64_t chunk_end(const struct volume *v, uint64_t pos, uint64_t end)
 	return ce < end && ce > pos ? ce : end;
 }
 
-/* Store whole blocks [from, to) of a prestore (ids[i] for block
- * first_full + i); on failure releases the ones it stored and returns the
- * error. */
-static int prestore_range(struct volume *v, uint64_t off, const struct iovec *iov, size_t iovcnt, uint32_t *ids,
-			  uint64_t first_full, uint64_t from, uint64_t to)
+/* Store whole blocks [from, to) of a write at byte off of a volume whose
+ * blocks are 1 << bshift bytes (ids[i] for block first_full + i; iov holds
+ * the write's data from off on); on failure releases the ones it stored and
+ * returns the error.  Needs the store, not the volume: early stores
+ * (volume_early.c) run while the data still arrives. */
+int vio_store_range(struct block_store *bs, unsigned bshift, uint64_t off, const struct iovec *iov,
+		    size_t iovcnt, uint32_t *ids, uint64_t first_full, uint64_t from, uint64_t to)
 {
-	uint64_t B = v->bs->block;
+	uint64_t B = bs->block;
 	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
 	struct iovcur c;
 	cur_init(&c, iov, iovcnt);
-	cur_skip(&c, ((first_full + from) << v->bshift) - off);
+	cur_skip(&c, ((first_full + from) << bshift) - off);
 	for (uint64_t i = from; i < to; i++) {
 		const void *content = cur_peek(&c, B);
 		int r = 0;
@@ -282,15 +284,21 @@ static int prestore_range(struct volume *v, uint64_t off, const struct iovec *io
 			content = buf;
 		ids[i] = 0;
 		if (!r && !is_zero(content, B))
-			r = bs_ref_content(v->bs, content, &ids[i]);
+			r = bs_ref_content(bs, content, &ids[i]);
 		if (r) {
 			while (i-- > from)
 				if (ids[i])
-					bs_unref(v->bs, ids[i]);
+					bs_unref(bs, ids[i]);
 			return r;
 		}
 	}
 	return 0;
+}
+
+static int prestore_range(struct volume *v, uint64_t off, const struct iovec *iov, size_t iovcnt, uint32_t *ids,
+			  uint64_t first_full, uint64_t from, uint64_t to)
+{
+	return vio_store_range(v->bs, v->bshift, off, iov, iovcnt, ids, first_full, from, to);
 }
 
 /* A large prestore in pieces of at least PRESTORE_PIECE bytes, run on
@@ -444,7 +452,7 @@ int volume_read(struct volume *v, uint64_t off, uint64_t len, const struct iovec
 /* The write itself; partial: len need not be a multiple of lba_size (the
  * bytes of the last logical block beyond len keep their content). */
 static int write_range(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt,
-		       bool partial)
+		       bool partial, struct vio_early *early)
 {
 	struct lockset ls;
 	uint32_t local[64], *ids = local;
@@ -457,13 +465,21 @@ static int write_range(struct volume *v, uint64_t off, uint64_t len, const struc
 	uint64_t B = v->bs->block;
 	uint64_t first_full = (off + B - 1) >> v->bshift, end_full = (off + len) >> v->bshift;
 	uint64_t nfull = end_full > first_full ? end_full - first_full : 0;
-	if (nfull > sizeof(local) / sizeof(local[0]) && !(ids = malloc(nfull * sizeof(*ids))))
+	/* blocks stored while the data arrived (volume_early.c): the first
+	 * `have` of ids, which the write now owns */
+	uint64_t have = early ? vio_early_take(early, v->bs, off, len, nfull, &ids) : 0;
+	if (ids == local && nfull > sizeof(local) / sizeof(local[0]) && !(ids = malloc(nfull * sizeof(*ids))))
 		return -ENOMEM;
 	/* one command, one piece of a commit (block_store.h "persistence") */
 	bs_mutation_begin(v->bs);
-	int r = prestore(v, off, iov, iovcnt, ids, first_full, nfull);
-	if (r)
+	int r = prestore(v, off, iov, iovcnt, ids + have, first_full + have, nfull - have);
+	if (r) {
+		/* prestore released its own; these are the early ones */
+		for (uint64_t i = 0; i < have; i++)
+			if (ids[i])
+				bs_unref(v->bs, ids[i]);
 		goto out;
+	}
 	/* Partial blocks are read-modify-written under the locks, after other
 	 * blocks are installed: set their worst case aside now, so a full array
 	 * refuses the whole write before any map entry changes. */
@@ -518,12 +534,18 @@ static uint64_t write_same_worst_blocks(const struct volume *v, uint64_t off, ui
 
 int volume_write(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
 {
-	return write_range(v, off, len, iov, iovcnt, false);
+	return write_range(v, off, len, iov, iovcnt, false, NULL);
+}
+
+int volume_write_early(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt,
+		       struct vio_early *early)
+{
+	return write_range(v, off, len, iov, iovcnt, false, early);
 }
 
 int volume_write_partial(struct volume *v, uint64_t off, uint64_t len, const struct iovec *iov, size_t iovcnt)
 {
-	return write_range(v, off, len, iov, iovcnt, true);
+	return write_range(v, off, len, iov, iovcnt, true, NULL);
 }
 
 int volume_write_same(struct volume *v, uint64_t off, uint64_t len, const void *pattern)

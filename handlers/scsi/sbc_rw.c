@@ -105,7 +105,7 @@ int sbc_write(struct scsi_cmd *cmd)
 	if (rc != TCMU_STS_OK || len == 0)
 		return rc;
 	if (cmd->iov_len >= len) {
-		rc = volume_write(cmd->dev->vol, off, len, cmd->iov, cmd->iov_cnt);
+		rc = volume_write_early(cmd->dev->vol, off, len, cmd->iov, cmd->iov_cnt, sbc_write_early_of(cmd->early));
 	} else {
 		/* The initiator's data ends inside the last block named:
 		 * lunlab-target's transport trims a CDB to the blocks the EDTL

@@ -156,6 +156,14 @@ int spc_log_sense(struct scsi_cmd *cmd);
 int spc_log_select(struct scsi_cmd *cmd);
 int sbc_read(struct scsi_cmd *cmd);
 int sbc_write(struct scsi_cmd *cmd);
+/* lunlab-target's early Data-Out (sbc_write_early.c): another part of a
+ * WRITE's data, the first `bytes` of iov, has landed; *state (NULL at first)
+ * is what this command keeps, for scsi_cmd.early and then
+ * sbc_write_early_drop. */
+void sbc_write_early_feed(struct lunlab_dev *d, const uint8_t *cdb, const struct iovec *iov, size_t iovcnt,
+			  size_t bytes, void **state);
+struct vio_early *sbc_write_early_of(void *state);
+void sbc_write_early_drop(void *state);
 int sbc_read_capacity10(struct scsi_cmd *cmd);
 int sbc_read_capacity16(struct scsi_cmd *cmd);
 int sbc_sync_cache(struct scsi_cmd *cmd);

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct iovec;
 struct tcmu_device;
 struct tcmulib_cmd;
 
@@ -87,5 +88,26 @@ typedef bool (*lunlab_inline_fn)(struct tcmu_device *dev, const uint8_t *cdb, si
  * default).  Everything else is unchanged: pending UNIT ATTENTIONs, status
  * mapping, --trace. */
 void lunlab_host_dev_set_inline(struct tcmu_device *dev, lunlab_inline_fn may_run_inline);
+
+/* Optional, from open(): lets the handler start on a large WRITE while its
+ * data is still arriving.  lunlab-target receives a WRITE's data in bursts
+ * (one R2T round trip each); after each burst but the last it calls
+ * arrived(dev, cdb, iov, iovcnt, bytes, &state) on its I/O thread, before
+ * the command reaches handle_cmd: the first `bytes` of the buffer (iov, the
+ * whole buffer) are final and stay unchanged until the command is freed.
+ * state starts NULL; arrived may set it, and handle_cmd finds it with
+ * lunlab_host_cmd_early.  The host calls drop(state) once the command is
+ * done, or instead of handle_cmd when the command never runs (aborted,
+ * refused before the handler), on the I/O thread.  arrived must not block.
+ * Under tcmu-runner the kernel collects the data and nothing of this
+ * happens. */
+typedef void (*lunlab_data_arrived_fn)(struct tcmu_device *dev, const uint8_t *cdb, const struct iovec *iov,
+				       size_t iovcnt, size_t bytes, void **state);
+void lunlab_host_dev_set_data_arrived(struct tcmu_device *dev, lunlab_data_arrived_fn arrived,
+				      void (*drop)(void *state));
+
+/* In handle_cmd: the state lunlab_data_arrived_fn left for this command, or
+ * NULL.  It stays the host's to drop. */
+void *lunlab_host_cmd_early(const struct tcmulib_cmd *cmd);
 
 #endif

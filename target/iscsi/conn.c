@@ -122,6 +122,11 @@ void icmd_put(struct icmd *ic)
 		c->data_bytes -= ic->data_charge;
 		conn_data_released(c);
 	}
+	if (ic->lc.early) {
+		/* before the buffer goes: the backend's early work reads it */
+		ic->lc.early_drop(ic->lc.early);
+		ic->lc.early = NULL;
+	}
 	if (ic->buf)
 		bufcache_put(cache_of(c), ic->buf, ic->buf_cap);
 	conn_pool_put(&icmd_pool, ic);

@@ -81,6 +81,28 @@ int dataout_header(struct conn *c, const uint8_t *h)
 	return 0;
 }
 
+/* A burst of a WRITE's data has landed and more is on its way: tell the
+ * backend, which may start on what is there (lu_backend_ops.data_arrived).
+ * Only when the buffer is filled strictly from its start: unsolicited data
+ * complete, one R2T outstanding at a time (so the one just satisfied ends
+ * the prefix: final is where its data ended). */
+static void early_data(struct conn *c, struct icmd *ic, size_t final)
+{
+	if (!ic->be || !ic->be->ops->data_arrived || !ic->delivered || ic->aborted || ic->submitted ||
+	    ic->lc.dir != LU_DIR_WRITE || c->params.max_r2t != 1 ||
+	    ic->imm_len + ic->unsol_got < ic->unsol_expect || ic->got_total >= ic->edtl)
+		return;
+	if (!scsi_cmd_lu_still_there(c, ic))
+		return; /* (the command ends with LOGICAL UNIT NOT SUPPORTED) */
+	ic->iov.iov_base = ic->buf;
+	ic->iov.iov_len = ic->buf_len;
+	ic->lc.iov = &ic->iov;
+	ic->lc.iov_cnt = 1;
+	ic->lc.xfer_len = ic->buf_len;
+	ic->lc.lun = ic->lun;
+	ic->be->ops->data_arrived(ic->be, &ic->lc, final);
+}
+
 void dataout_received(struct conn *c)
 {
 	struct icmd *ic = c->rx_cmd;
@@ -98,9 +120,12 @@ void dataout_received(struct conn *c)
 				bad_dataout(c, ic, c->bhs, "Data-Out sequence ended before its R2T was satisfied");
 				return;
 			}
+			/* (the slot is reused by the next R2T) */
+			size_t prefix = (size_t)s->offset + s->len;
 			s->used = false;
 			ic->r2t_outstanding--;
 			r2t_send_more(c, ic);
+			early_data(c, ic, prefix);
 		}
 	} else {
 		ic->unsol_got += c->rx_dlen;

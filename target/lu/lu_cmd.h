@@ -84,6 +84,14 @@ struct lu_cmd {
 	 * command's modeled service time here, so the data transfer overlaps it
 	 * as on a real array instead of adding to it. */
 	uint64_t arrival_ns;
+
+	/* A WRITE's early work (lu_backend_ops.data_arrived): state the
+	 * backend keeps while the data arrives, and the function that frees
+	 * it.  The transport calls early_drop(early) when it frees the command,
+	 * after done() or instead of submitting it, on its own thread, before
+	 * the data buffer goes (the state may still read it until then). */
+	void *early;
+	void (*early_drop)(void *early);
 };
 
 /* A backend device that executes CDBs (one LU). */
@@ -102,6 +110,13 @@ struct lu_backend_ops {
 	 * not once per command. */
 	void (*submit_deferred)(struct lu_backend *be, struct lu_cmd *cmd);
 	void (*kick)(struct lu_backend *be);
+	/* Optional: the first `bytes` of this WRITE's data buffer (cmd->iov,
+	 * the whole buffer, xfer_len bytes) are final, the rest still on the
+	 * wire; cmd->cdb, dir and lun are set, the command is not submitted
+	 * yet.  Called on the transport's thread, any number of times with
+	 * growing values; the backend may set cmd->early and cmd->early_drop
+	 * (above), and must not block. */
+	void (*data_arrived)(struct lu_backend *be, struct lu_cmd *cmd, size_t bytes);
 };
 
 struct lu_backend {

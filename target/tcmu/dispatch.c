@@ -145,6 +145,35 @@ bool lunlab_host_cmd_xcopy_fault(const struct tcmulib_cmd *cmd, uint32_t *segmen
 	return true;
 }
 
+void *lunlab_host_cmd_early(const struct tcmulib_cmd *cmd)
+{
+	const struct lu_cmd *lu = lu_of(cmd);
+
+	return lu ? lu->early : NULL;
+}
+
+void lunlab_host_dev_set_data_arrived(struct tcmu_device *dev, lunlab_data_arrived_fn arrived,
+				      void (*drop)(void *state))
+{
+	if (dev && (!arrived || drop)) {
+		dev->data_arrived = arrived;
+		dev->early_drop = drop;
+	}
+}
+
+/* lu_backend_ops.data_arrived: the handler's, with the state kept in the
+ * transport's command (which drops it when it frees the command). */
+static void host_data_arrived(struct lu_backend *be, struct lu_cmd *lu, size_t bytes)
+{
+	struct tcmu_device *dev = container_of_host(be, struct tcmu_device, be);
+
+	if (!dev->data_arrived)
+		return;
+	dev->data_arrived(dev, lu->cdb, lu->iov, lu->iov_cnt, bytes, &lu->early);
+	if (lu->early)
+		lu->early_drop = dev->early_drop;
+}
+
 static void host_cmd_run(struct host_cmd *hc)
 {
 	struct tcmu_device *dev = hc->dev;
@@ -498,4 +527,5 @@ const struct lu_backend_ops host_backend_ops = {
 	.destroy = host_backend_destroy,
 	.submit_deferred = host_submit_deferred,
 	.kick = host_kick,
+	.data_arrived = host_data_arrived,
 };

@@ -87,6 +87,9 @@ struct tcmu_device {
 	atomic_long inflight;        /* submitted, not yet completed */
 	/* lunlab_host_dev_set_inline: set by open(), before any command */
 	lunlab_inline_fn may_inline;
+	/* lunlab_host_dev_set_data_arrived: set by open(), before any command */
+	lunlab_data_arrived_fn data_arrived;
+	void (*early_drop)(void *state);
 	atomic_long backlog;         /* commands queued or handed to workers, not yet completed */
 	bool opened;
 

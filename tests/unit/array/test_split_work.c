@@ -1,7 +1,9 @@
 /* test_split_work.c — handlers/array/split_work.c: every piece runs exactly
  * once, for any count; a piece the caller is stuck in does not stop the
  * others (a helper takes them); many callers at once each get all their
- * pieces; a forked child (no helper threads) still runs everything. */
+ * pieces; a forked child (no helper threads) still runs everything.
+ * Posted jobs (split_post): helpers run them with nobody waiting, and
+ * split_join runs whatever is left and returns only once all have run. */
 #include "array_test_util.h"
 
 #include <pthread.h>
@@ -124,6 +126,84 @@ static void test_fork_child_runs_all(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* A posted job runs on the helpers while its owner does something else:
+ * every piece is seen done (up to 5 s) before split_join is ever called. */
+static void test_posted_job_runs_without_join(void **state)
+{
+	(void)state;
+	if (split_width() < 2)
+		skip(); /* one core: posted pieces wait for split_join */
+	struct counts c;
+	struct split_job j;
+	memset(&c, 0, sizeof(c));
+	split_post(&j, 6, count_piece, &c);
+	unsigned total = 0;
+	for (int i = 0; i < 5000 && total < 6; i++) {
+		total = 0;
+		for (unsigned k = 0; k < 6; k++)
+			total += atomic_load(&c.ran[k]);
+		if (total < 6)
+			usleep(1000);
+	}
+	assert_int_equal(total, 6);
+	split_join(&j);
+	for (unsigned k = 0; k < 64; k++)
+		assert_int_equal(atomic_load(&c.ran[k]), k < 6 ? 1 : 0);
+}
+
+/* Many posted jobs at once, joined in reverse order: each piece exactly
+ * once, whoever ran it (a helper, or the joiner). */
+static void test_posted_jobs_joined(void **state)
+{
+	(void)state;
+	enum { JOBS = 40 };
+	static struct counts c[JOBS];
+	static struct split_job j[JOBS];
+	memset(c, 0, sizeof(c));
+	for (unsigned i = 0; i < JOBS; i++)
+		split_post(&j[i], i % 9, count_piece, &c[i]);
+	for (unsigned i = JOBS; i-- > 0;) {
+		split_join(&j[i]);
+		for (unsigned k = 0; k < 64; k++)
+			assert_int_equal(atomic_load(&c[i].ran[k]), k < i % 9 ? 1 : 0);
+	}
+}
+
+/* In a forked child (no helpers) a posted job runs at split_join. */
+static void test_fork_child_posted(void **state)
+{
+	(void)state;
+	struct counts c;
+	memset(&c, 0, sizeof(c));
+	split_run(4, count_piece, &c); /* the pool is up in the parent */
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct counts cc;
+		struct split_job j;
+		memset(&cc, 0, sizeof(cc));
+		split_post(&j, 5, count_piece, &cc);
+		for (unsigned i = 0; i < 5; i++)
+			if (atomic_load(&cc.ran[i]) != 0)
+				_exit(2); /* nobody but the joiner may run them */
+		split_join(&j);
+		for (unsigned i = 0; i < 5; i++)
+			if (atomic_load(&cc.ran[i]) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	int st = 0;
+	for (int i = 0; i < 1000 && waitpid(pid, &st, WNOHANG) == 0; i++)
+		usleep(10000);
+	if (waitpid(pid, &st, WNOHANG) == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		fail_msg("the forked child hung in split_join");
+	}
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -131,6 +211,9 @@ int main(void)
 		cmocka_unit_test(test_helpers_take_pieces),
 		cmocka_unit_test(test_many_callers),
 		cmocka_unit_test(test_fork_child_runs_all),
+		cmocka_unit_test(test_posted_job_runs_without_join),
+		cmocka_unit_test(test_posted_jobs_joined),
+		cmocka_unit_test(test_fork_child_posted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

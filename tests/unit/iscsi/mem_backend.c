@@ -19,7 +19,28 @@ struct mem_be {
 	unsigned long count;
 	uint64_t last_arrival;  /* lu_cmd.arrival_ns of the last command executed */
 	pthread_t th;
+	struct mem_early_stats early; /* under mu */
 };
+
+/* One command's early state: what each data_arrived call said was final. */
+#define EARLY_MAX_CALLS 256
+struct mem_early {
+	struct mem_be *m;
+	unsigned n;
+	size_t bytes[EARLY_MAX_CALLS];
+	uint64_t sum[EARLY_MAX_CALLS];
+};
+
+/* FNV-1a over the first n bytes of the command's buffer (one iovec). */
+static uint64_t prefix_sum(const struct lu_cmd *c, size_t n)
+{
+	const uint8_t *p = c->iov[0].iov_base;
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
 
 static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]; }
 
@@ -107,6 +128,61 @@ static void execute(struct mem_be *m, struct lu_cmd *c)
 	c->data_len = c->xfer_len;
 }
 
+/* At execution: every prefix a data_arrived call declared final is
+ * unchanged (the transport wrote nothing into it since). */
+static void early_verify(struct mem_be *m, struct lu_cmd *c)
+{
+	struct mem_early *e = c->early;
+	unsigned long bad = 0;
+
+	if (!e)
+		return;
+	for (unsigned i = 0; i < e->n; i++)
+		if (prefix_sum(c, e->bytes[i]) != e->sum[i])
+			bad++;
+	pthread_mutex_lock(&m->mu);
+	m->early.bad += bad;
+	pthread_mutex_unlock(&m->mu);
+}
+
+static void early_drop(void *state)
+{
+	struct mem_early *e = state;
+
+	pthread_mutex_lock(&e->m->mu);
+	e->m->early.drops++;
+	pthread_mutex_unlock(&e->m->mu);
+	free(e);
+}
+
+/* The contract (lu_cmd.h): a WRITE not yet submitted, one whole buffer,
+ * bytes growing and short of the whole. */
+static void data_arrived(struct lu_backend *be, struct lu_cmd *c, size_t bytes)
+{
+	struct mem_be *m = (struct mem_be *)be;
+	struct mem_early *e = c->early;
+	bool bad = c->dir != LU_DIR_WRITE || c->iov_cnt != 1 || c->iov[0].iov_len != c->xfer_len ||
+		   bytes == 0 || bytes >= c->xfer_len || (e && e->n && bytes <= e->bytes[e->n - 1]);
+
+	if (!e && (e = calloc(1, sizeof(*e)))) {
+		e->m = m;
+		c->early = e;
+		c->early_drop = early_drop;
+		pthread_mutex_lock(&m->mu);
+		m->early.states++;
+		pthread_mutex_unlock(&m->mu);
+	}
+	if (e && e->n < EARLY_MAX_CALLS && !bad) {
+		e->bytes[e->n] = bytes;
+		e->sum[e->n++] = prefix_sum(c, bytes);
+	}
+	pthread_mutex_lock(&m->mu);
+	m->early.calls++;
+	m->early.bad += bad;
+	m->early.last_bytes = bytes;
+	pthread_mutex_unlock(&m->mu);
+}
+
 static void *worker(void *arg)
 {
 	struct mem_be *m = arg;
@@ -124,6 +200,7 @@ static void *worker(void *arg)
 		m->count++;
 		m->last_arrival = c->arrival_ns;
 		pthread_mutex_unlock(&m->mu);
+		early_verify(m, c);
 		execute(m, c);
 		c->done(c);
 		pthread_mutex_lock(&m->mu);
@@ -148,6 +225,22 @@ static void submit(struct lu_backend *be, struct lu_cmd *c)
 }
 
 static const struct lu_backend_ops ops = { .submit = submit };
+static const struct lu_backend_ops ops_early = { .submit = submit, .data_arrived = data_arrived };
+
+void mem_backend_early(struct lu_backend *be, bool on)
+{
+	be->ops = on ? &ops_early : &ops;
+}
+
+struct mem_early_stats mem_backend_early_stats(struct lu_backend *be)
+{
+	struct mem_be *m = (struct mem_be *)be;
+
+	pthread_mutex_lock(&m->mu);
+	struct mem_early_stats s = m->early;
+	pthread_mutex_unlock(&m->mu);
+	return s;
+}
 
 struct lu_backend *mem_backend_new(size_t size, unsigned bs)
 {

@@ -21,4 +21,18 @@ unsigned long mem_backend_count(struct lu_backend *be);
  * still drains them) */
 void mem_backend_hold(struct lu_backend *be, bool hold);
 
+/* Early Data-Out (lu_backend_ops.data_arrived): when on, the LU records
+ * every call with a checksum of the prefix it says is final, and checks at
+ * execution that those bytes did not change; its state is dropped through
+ * lu_cmd.early_drop. */
+struct mem_early_stats {
+	unsigned long calls;     /* data_arrived calls */
+	unsigned long states;    /* commands that got a state */
+	unsigned long drops;     /* early_drop calls */
+	unsigned long bad;       /* calls that broke the contract (see mem_backend.c) */
+	unsigned long last_bytes; /* bytes of the latest call */
+};
+void mem_backend_early(struct lu_backend *be, bool on);
+struct mem_early_stats mem_backend_early_stats(struct lu_backend *be);
+
 #endif

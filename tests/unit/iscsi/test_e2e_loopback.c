@@ -133,6 +133,41 @@ static void data_header_digest(void **state) { patterns(true, true, false); }
 static void data_no_immediate_initial_r2t(void **state) { patterns(false, false, true); }
 static void data_immediate_initial_r2t(void **state) { patterns(true, true, true); }
 
+/* lu_backend_ops.data_arrived: a 4 MiB WRITE arrives in 16 bursts of
+ * MaxBurstLength (256 KiB, libiscsi's); the backend hears of each one but
+ * the last, with the prefix that is final (checked unchanged when the
+ * command runs), and the state it kept is dropped exactly once. */
+static void early_bursts(bool immediate, bool initial_r2t, unsigned long want_calls)
+{
+	struct iscsi_context *ic = connect_lun(1, false, immediate, initial_r2t);
+	struct mem_early_stats s0, s;
+
+	mem_backend_early(lu1, true);
+	s0 = mem_backend_early_stats(lu1);
+	roundtrip(ic, 1, 4096, 64, 4u << 20, 4242);
+	/* the command is freed (and its state dropped) just after its status
+	 * is sent: give the I/O thread a moment */
+	for (int i = 0; i < 200; i++) {
+		s = mem_backend_early_stats(lu1);
+		if (s.drops > s0.drops)
+			break;
+		usleep(5000);
+	}
+	assert_int_equal(s.calls - s0.calls, want_calls);
+	assert_int_equal(s.states - s0.states, 1);
+	assert_int_equal(s.drops - s0.drops, 1);
+	assert_int_equal(s.bad, 0);
+	assert_int_equal(s.last_bytes, (4u << 20) - 262144);
+	/* a small write has a single burst: never told */
+	roundtrip(ic, 1, 4096, 4000, 262144, 4343);
+	assert_int_equal(mem_backend_early_stats(lu1).calls, s.calls);
+	mem_backend_early(lu1, false);
+	disconnect(ic);
+}
+
+static void early_data_r2t_only(void **state) { early_bursts(false, true, 15); }
+static void early_data_after_first_burst(void **state) { early_bursts(true, false, 14); }
+
 static void lun1_4k_blocks(void **state)
 {
 	struct iscsi_context *ic = connect_lun(1, false, true, false);
@@ -223,6 +258,8 @@ int main(void)
 		cmocka_unit_test(data_no_immediate_initial_r2t),
 		cmocka_unit_test(data_immediate_initial_r2t),
 		cmocka_unit_test(lun1_4k_blocks),
+		cmocka_unit_test(early_data_r2t_only),
+		cmocka_unit_test(early_data_after_first_burst),
 		cmocka_unit_test(report_luns_and_missing_lun),
 		cmocka_unit_test(discovery),
 		cmocka_unit_test(sessions_256),

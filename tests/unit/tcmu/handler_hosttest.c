@@ -22,6 +22,10 @@
  * cfgstring key inline=1: open() installs an inline predicate
  * (lunlab_host_dev_set_inline) that accepts TEST UNIT READY, 0xC0, 0xC2,
  * 0xC3 and 0xC6 with at most HT_INLINE_MAX bytes of data, nothing else.
+ * cfgstring key early=1: open() installs a data_arrived hook
+ * (lunlab_host_dev_set_data_arrived) whose state counts its calls and the
+ * last byte count; 0xC2 records what lunlab_host_cmd_early shows it, read
+ * with hosttest_early(), which also counts the states dropped.
  * Counters are read by the tests through hosttest_counters(). */
 #include <errno.h>
 #include <pthread.h>
@@ -39,14 +43,55 @@
 #pragma weak lunlab_host_cmd_data_ready
 #pragma weak lunlab_host_dev_set_inline
 #pragma weak lunlab_host_cmd_data_progress
+#pragma weak lunlab_host_dev_set_data_arrived
+#pragma weak lunlab_host_cmd_early
 
 #define HT_INLINE_MAX 1024
 
 int handler_init(void);
 void hosttest_counters(int *opens, int *closes, int *inits, int *destroys);
 int hosttest_busy(void);
+void hosttest_early(unsigned *seen_calls, size_t *seen_last, int *drops);
 
 static atomic_int n_open, n_close, n_init, n_destroy, n_busy;
+
+/* early=1: the state data_arrived keeps for one command */
+struct ht_early {
+	unsigned calls;
+	size_t last;
+};
+
+static atomic_uint early_seen_calls;
+static atomic_size_t early_seen_last;
+static atomic_int early_drops;
+
+void hosttest_early(unsigned *seen_calls, size_t *seen_last, int *drops)
+{
+	*seen_calls = atomic_load(&early_seen_calls);
+	*seen_last = atomic_load(&early_seen_last);
+	*drops = atomic_load(&early_drops);
+}
+
+static void ht_arrived(struct tcmu_device *dev, const uint8_t *cdb, const struct iovec *iov, size_t iovcnt,
+		       size_t bytes, void **state)
+{
+	struct ht_early *e = *state;
+
+	(void)dev, (void)iov, (void)iovcnt;
+	if (cdb[0] != 0xC2)
+		return;
+	if (!e && !(e = calloc(1, sizeof(*e))))
+		return;
+	e->calls++;
+	e->last = bytes;
+	*state = e;
+}
+
+static void ht_early_drop(void *state)
+{
+	atomic_fetch_add(&early_drops, 1);
+	free(state);
+}
 
 /* commands currently blocked in 0xC7 */
 int hosttest_busy(void) { return atomic_load(&n_busy); }
@@ -79,7 +124,7 @@ static bool ht_check_config(const char *cfgstring, char **reason)
 			return false;
 		}
 		if (!((klen == 4 && !strncmp(p, "name", 4)) || (klen == 9 && !strncmp(p, "fail_open", 9)) ||
-		      (klen == 6 && !strncmp(p, "inline", 6)))) {
+		      (klen == 6 && !strncmp(p, "inline", 6)) || (klen == 5 && !strncmp(p, "early", 5)))) {
 			if (asprintf(reason, "unknown key '%.*s'", (int)klen, p) < 0)
 				*reason = NULL;
 			return false;
@@ -117,6 +162,8 @@ static int ht_open(struct tcmu_device *dev, bool reopen)
 	tcmu_dev_set_unmap_gran_align(dev, 1);
 	if (strstr(tcmu_dev_get_cfgstring(dev), "inline=1") && lunlab_host_dev_set_inline)
 		lunlab_host_dev_set_inline(dev, ht_may_inline);
+	if (strstr(tcmu_dev_get_cfgstring(dev), "early=1") && lunlab_host_dev_set_data_arrived)
+		lunlab_host_dev_set_data_arrived(dev, ht_arrived, ht_early_drop);
 	return 0;
 }
 
@@ -208,6 +255,10 @@ static int ht_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 	case 0xC2: {
 		size_t want = tcmu_iovec_length(lc->iovec, lc->iov_cnt);
 
+		const struct ht_early *e = lunlab_host_cmd_early ? lunlab_host_cmd_early(lc) : NULL;
+
+		atomic_store(&early_seen_calls, e ? e->calls : 0);
+		atomic_store(&early_seen_last, e ? e->last : 0);
 		if (want > sizeof(d->store))
 			return TCMU_STS_INVALID_PARAM_LIST_LEN;
 		d->stored = tcmu_memcpy_from_iovec(d->store, want, lc->iovec, lc->iov_cnt);
@@ -319,7 +370,7 @@ static void ht_destroy(void)
 static struct tcmur_handler ht_threads = {
 	.name = "host test handler (2 threads)",
 	.subtype = "hosttest",
-	.cfg_desc = "name=TEXT;fail_open=0|1;inline=1",
+	.cfg_desc = "name=TEXT;fail_open=0|1;inline=1;early=1",
 	.check_config = ht_check_config,
 	.open = ht_open,
 	.close = ht_close,
