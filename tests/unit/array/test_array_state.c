@@ -591,6 +591,30 @@ static void test_snapshot_crash(void **state)
 	free(back);
 }
 
+/* A persistent array commits at command granularity: no block is stored
+ * for a WRITE before it runs (volume_early.c), and a write still works. */
+static void test_no_early_store(void **state)
+{
+	(void)state;
+	struct array *a = open_array("a9", "x2");
+	struct volume *v = open_vol(a, "lu:early", VOL);
+	uint8_t *buf = malloc(2u << 20);
+
+	assert_null(vio_early_new(v, 0, 2u << 20));
+	for (uint32_t i = 0; i < (2u << 20) / B; i++)
+		pattern(buf + (size_t)i * B, 9, i);
+	struct iovec io = { buf, 2u << 20 };
+	assert_int_equal(volume_write_early(v, 0, 2u << 20, &io, 1, NULL), 0);
+	uint8_t *back = malloc(2u << 20);
+	struct iovec bio = { back, 2u << 20 };
+	assert_int_equal(volume_read(v, 0, 2u << 20, &bio, 1), 0);
+	assert_memory_equal(back, buf, 2u << 20);
+	array_volume_close(v);
+	array_put(a);
+	free(buf);
+	free(back);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -600,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_damage),
 		cmocka_unit_test(test_named_and_snapshots),
 		cmocka_unit_test(test_snapshot_crash),
+		cmocka_unit_test(test_no_early_store),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
