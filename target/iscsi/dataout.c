@@ -88,12 +88,12 @@ int dataout_header(struct conn *c, const uint8_t *h)
  * the prefix: final is where its data ended). */
 static void early_data(struct conn *c, struct icmd *ic, size_t final)
 {
-	if (!ic->be || !ic->be->ops->data_arrived || !ic->delivered || ic->aborted || ic->submitted ||
-	    ic->lc.dir != LU_DIR_WRITE || c->params.max_r2t != 1 ||
-	    ic->imm_len + ic->unsol_got < ic->unsol_expect || ic->got_total >= ic->edtl)
+	if (!ic->be || !ic->delivered || ic->aborted || ic->submitted || ic->lc.dir != LU_DIR_WRITE ||
+	    c->params.max_r2t != 1 || ic->imm_len + ic->unsol_got < ic->unsol_expect || ic->got_total >= ic->edtl)
 		return;
-	if (!scsi_cmd_lu_still_there(c, ic))
-		return; /* (the command ends with LOGICAL UNIT NOT SUPPORTED) */
+	/* ic->be is only safe to follow while its LU is still there (lu_rcu.h) */
+	if (!scsi_cmd_lu_still_there(c, ic) || !ic->be->ops->data_arrived)
+		return; /* (a removed LU: the command ends with LOGICAL UNIT NOT SUPPORTED) */
 	ic->iov.iov_base = ic->buf;
 	ic->iov.iov_len = ic->buf_len;
 	ic->lc.iov = &ic->iov;

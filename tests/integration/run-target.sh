@@ -6,12 +6,15 @@
 # a free port (retrying if the port is taken), with two LUNs:
 #   LUN 0: size=2G (512-byte blocks)          LUN 1: size=1G,block=4096,array=b,serial=abc
 #   LUN 2: size=4T (thin: must work on a small machine; LBAs past 2^32)
+#   LUN 3: size=1G,model=x2 (paced in real time: its large WRITEs are stored as their data
+#          arrives, docs/accounting.md "Concurrency")
 # and stops again with SIGTERM, failing unless the target exits 0 (clean shutdown).
 #
 # CHECK is one of
 #   patterns     io_check patterns on LUN 0 (READ/WRITE 10+16, 512 B .. 8 MiB, odd sizes)
 #   patterns-4k  the same on LUN 1 (4096-byte blocks)
 #   patterns-4t  the same on LUN 2 (4 TiB thin; includes a transfer across LBA 2^32)
+#   patterns-paced the same on LUN 3 (a paced LU)
 #   sessions     io_check sessions: 64 sessions logged in at once, each verifying its region
 #   digests      io_check digests (libiscsi): HeaderDigest CRC32C / None / both preference
 #                orders, data written and read back
@@ -79,15 +82,16 @@ if [[ $bin == tgt ]]; then
         tgtadm -C "$TGT_CP" --lld iscsi --mode target --op update --tid 1 --name "$key" --value CRC32C,None
     done
     port=$TGT_PORT
-    lun512=1 lun4k= lunbig=
+    lun512=1 lun4k= lunbig= lunpaced=
 else
     [[ -x $bin ]] || { echo "FAIL: $bin is not an executable"; status=1; exit; }
     ll_start_lunlab "$bin" "$log" --iqn "$iqn" --handler-path "$handler_dir" \
         --lun size=2G,model=unlimited \
         --lun size=1G,block=4096,array=b,serial=abc,model=unlimited \
-        --lun size=4T,model=unlimited || { status=1; exit; }
+        --lun size=4T,model=unlimited \
+        --lun size=1G,array=p,model=x2 || { status=1; exit; }
     port=$LL_PORT
-    lun512=0 lun4k=1 lunbig=2
+    lun512=0 lun4k=1 lunbig=2 lunpaced=3
 fi
 echo "$mode target up on 127.0.0.1:$port (log $log)"
 portal="iscsi://127.0.0.1:$port"
@@ -163,6 +167,9 @@ case $check in
     patterns-4k)
         if [[ -z $lun4k ]]; then echo "SKIP: no 4096-byte LUN on tgt"; status=77
         else timeout 240 "$io_check" patterns "$portal/$iqn/$lun4k" || status=1; fi ;;
+    patterns-paced)
+        if [[ -z $lunpaced ]]; then echo "SKIP: no paced LU on tgt"; status=77
+        else timeout 240 "$io_check" patterns "$portal/$iqn/$lunpaced" || status=1; fi ;;
     patterns-4t)
         if [[ -z $lunbig ]]; then echo "SKIP: no 4 TiB LUN on tgt"; status=77
         else timeout 240 "$io_check" patterns "$portal/$iqn/$lunbig" || status=1; fi ;;
