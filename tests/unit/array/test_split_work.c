@@ -96,6 +96,22 @@ static void test_many_callers(void **state)
 	}
 }
 
+/* The forked child exits 0 within 10 s (a child stuck on the pool's lock
+ * would never exit: it is killed and the test fails, naming where). */
+static void expect_child_ok(pid_t pid, const char *where)
+{
+	int st = 0;
+	for (int i = 0; i < 1000 && waitpid(pid, &st, WNOHANG) == 0; i++)
+		usleep(10000);
+	if (waitpid(pid, &st, WNOHANG) == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		fail_msg("the forked child hung in %s", where);
+	}
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 static void test_fork_child_runs_all(void **state)
 {
 	(void)state;
@@ -113,17 +129,7 @@ static void test_fork_child_runs_all(void **state)
 				_exit(1);
 		_exit(0);
 	}
-	int st = 0;
-	/* a child stuck on the pool's lock would never exit: wait 10 s at most */
-	for (int i = 0; i < 1000 && waitpid(pid, &st, WNOHANG) == 0; i++)
-		usleep(10000);
-	if (waitpid(pid, &st, WNOHANG) == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-		fail_msg("the forked child hung in split_run");
-	}
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	expect_child_ok(pid, "split_run");
 }
 
 /* A posted job runs on the helpers while its owner does something else:
@@ -192,16 +198,7 @@ static void test_fork_child_posted(void **state)
 				_exit(1);
 		_exit(0);
 	}
-	int st = 0;
-	for (int i = 0; i < 1000 && waitpid(pid, &st, WNOHANG) == 0; i++)
-		usleep(10000);
-	if (waitpid(pid, &st, WNOHANG) == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-		fail_msg("the forked child hung in split_join");
-	}
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	expect_child_ok(pid, "split_join");
 }
 
 int main(void)
