@@ -172,24 +172,15 @@ void split_post(struct split_job *j, unsigned n, void (*fn)(void *arg, unsigned 
 	*j = (struct split_job){ .fn = fn, .arg = arg, .n = n };
 	pthread_cond_init(&j->done, NULL);
 	if (!n || split_width() <= 1)
-		return; /* split_join runs them */
+		return; /* no helpers: split_join runs them */
 	pthread_mutex_lock(&pool.mu);
-	j->queued = 1;
 	enqueue(j, 0);
 	pthread_mutex_unlock(&pool.mu);
 }
 
 void split_join(struct split_job *j)
 {
-	if (!j->queued) {
-		/* never queued (no helpers): nobody else can claim it */
-		while (j->next < j->n) {
-			j->fn(j->arg, j->next++);
-			j->finished++;
-		}
-		pthread_cond_destroy(&j->done);
-		return;
-	}
+	/* a job never queued (no helpers) has all its pieces left to claim */
 	pthread_mutex_lock(&pool.mu);
 	run_and_wait(j);
 	pthread_mutex_unlock(&pool.mu);

@@ -36,7 +36,6 @@ struct split_job {
 	unsigned users;         /* helpers running one of its pieces */
 	pthread_cond_t done;    /* finished == n and users == 0 */
 	struct split_job *link; /* in the pool's queue while pieces are left */
-	int queued;             /* split_post handed it to the pool */
 };
 
 /* Queue fn(arg, i) for i in [0, n) for the helpers and return at once,

@@ -54,8 +54,7 @@ struct vio_early {
 struct vio_early *vio_early_new(struct volume *v, uint64_t off, uint64_t len)
 {
 	uint64_t B = v->bs->block;
-	if (v->bs->gated || len < EARLY_MIN_BYTES || off % v->lba_size || len % v->lba_size || off + len < off ||
-	    off + len > v->size)
+	if (v->bs->gated || len < EARLY_MIN_BYTES || vio_check_range(v, off, len))
 		return NULL;
 	uint64_t first_full = (off + B - 1) >> v->bshift, end_full = (off + len) >> v->bshift;
 	if (end_full <= first_full)

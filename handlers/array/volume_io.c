@@ -295,12 +295,6 @@ int vio_store_range(struct block_store *bs, unsigned bshift, uint64_t off, const
 	return 0;
 }
 
-static int prestore_range(struct volume *v, uint64_t off, const struct iovec *iov, size_t iovcnt, uint32_t *ids,
-			  uint64_t first_full, uint64_t from, uint64_t to)
-{
-	return vio_store_range(v->bs, v->bshift, off, iov, iovcnt, ids, first_full, from, to);
-}
-
 /* A large prestore in pieces of at least PRESTORE_PIECE bytes, run on
  * several cores (split_work.h): at queue depth 1 a 4 MiB write of unique
  * data otherwise keeps one core busy while the others idle. */
@@ -322,7 +316,8 @@ static void prestore_piece(void *arg, unsigned piece)
 {
 	struct prestore_split *ps = arg;
 	uint64_t from = ps->nfull * piece / ps->pieces, to = ps->nfull * (piece + 1) / ps->pieces;
-	ps->err[piece] = prestore_range(ps->v, ps->off, ps->iov, ps->iovcnt, ps->ids, ps->first_full, from, to);
+	ps->err[piece] = vio_store_range(ps->v->bs, ps->v->bshift, ps->off, ps->iov, ps->iovcnt, ps->ids,
+					 ps->first_full, from, to);
 	if (ps->err[piece]) /* the failed piece released its own; the caller the others' */
 		for (uint64_t i = from; i < to; i++)
 			ps->ids[i] = 0;
@@ -337,7 +332,7 @@ static int prestore(struct volume *v, uint64_t off, const struct iovec *iov, siz
 {
 	uint64_t pieces = (nfull << v->bshift) / PRESTORE_PIECE;
 	if (pieces < 2 || split_width() < 2)
-		return prestore_range(v, off, iov, iovcnt, ids, first_full, 0, nfull);
+		return vio_store_range(v->bs, v->bshift, off, iov, iovcnt, ids, first_full, 0, nfull);
 	unsigned most = 2 * split_width();
 	if (most > PRESTORE_MAX_PIECES)
 		most = PRESTORE_MAX_PIECES;

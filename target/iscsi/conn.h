@@ -80,6 +80,7 @@ struct icmd {
 	bool local_check;         /* answer CHECK CONDITION, sense below, at delivery */
 	uint8_t local_sense[3];   /* key, ASC, ASCQ */
 	bool rw;                  /* READ/WRITE family: scsi_tl is exact */
+	bool early_data;          /* its backend wants data_arrived (dataout.c) */
 	bool skip_exec;           /* EDTL 0 for a READ/WRITE: drain, answer GOOD + residual */
 	uint32_t exp_datasn;      /* Data-In and R2T PDUs sent */
 	struct lu_backend *be;
@@ -281,6 +282,8 @@ void scsi_cmd_completed(struct icmd *ic); /* on the I/O thread */
 /* Is the LU ic was delivered to still the one its initiator sees at its
  * LUN (the API may have unmapped or deleted it since)?  Sets lc.lu_entry. */
 bool scsi_cmd_lu_still_there(struct conn *c, struct icmd *ic);
+/* lu_cmd's buffer fields (iov, iov_cnt, xfer_len) and lun from the task */
+void scsi_cmd_set_buffer(struct icmd *ic);
 /* ic->buf of len bytes from the thread's buffer cache; -1: out of memory */
 int scsi_cmd_alloc_buf(struct conn *c, struct icmd *ic, size_t len);
 /* The target answers ic itself (no LU): status, sense, Data-In bytes in buf. */

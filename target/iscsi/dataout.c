@@ -88,18 +88,13 @@ int dataout_header(struct conn *c, const uint8_t *h)
  * the prefix: final is where its data ended). */
 static void early_data(struct conn *c, struct icmd *ic, size_t final)
 {
-	if (!ic->be || !ic->delivered || ic->aborted || ic->submitted || ic->lc.dir != LU_DIR_WRITE ||
+	if (!ic->early_data || !ic->delivered || ic->aborted || ic->submitted || ic->lc.dir != LU_DIR_WRITE ||
 	    c->params.max_r2t != 1 || ic->imm_len + ic->unsol_got < ic->unsol_expect || ic->got_total >= ic->edtl)
 		return;
 	/* ic->be is only safe to follow while its LU is still there (lu_rcu.h) */
-	if (!scsi_cmd_lu_still_there(c, ic) || !ic->be->ops->data_arrived)
+	if (!scsi_cmd_lu_still_there(c, ic))
 		return; /* (a removed LU: the command ends with LOGICAL UNIT NOT SUPPORTED) */
-	ic->iov.iov_base = ic->buf;
-	ic->iov.iov_len = ic->buf_len;
-	ic->lc.iov = &ic->iov;
-	ic->lc.iov_cnt = 1;
-	ic->lc.xfer_len = ic->buf_len;
-	ic->lc.lun = ic->lun;
+	scsi_cmd_set_buffer(ic);
 	ic->be->ops->data_arrived(ic->be, &ic->lc, final);
 }
 

@@ -256,15 +256,20 @@ static void execute_pr(struct conn *c, struct icmd *ic)
 			 ic->lc.dir == LU_DIR_WRITE ? len : ans.data_len);
 }
 
-static void submit(struct conn *c, struct icmd *ic)
+void scsi_cmd_set_buffer(struct icmd *ic)
 {
-	ic->submitted = true;
 	ic->iov.iov_base = ic->buf;
 	ic->iov.iov_len = ic->buf_len;
 	ic->lc.iov = ic->buf ? &ic->iov : NULL;
 	ic->lc.iov_cnt = ic->buf ? 1 : 0;
 	ic->lc.xfer_len = ic->buf_len;
 	ic->lc.lun = ic->lun;
+}
+
+static void submit(struct conn *c, struct icmd *ic)
+{
+	ic->submitted = true;
+	scsi_cmd_set_buffer(ic);
 	ic->lc.itt_tag = ic->itt;
 	ic->lc.initiator = c->initiator;
 	ic->lc.nexus_id = c->nexus_id;
@@ -342,6 +347,8 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 	e = lu_nexus_lookup(&c->lunx, c->initiator, ic->lun, lun_ok);
 	ic->be = e ? e->be : NULL;
 	ic->lu_id = e ? e->id : 0;
+	/* decided here, while ic->be is known to be live (lu_rcu.h) */
+	ic->early_data = ic->be && ic->be->ops->data_arrived && ic->be->wants_data_arrived;
 	ic->lc.lu_entry = e;
 	tl = cdb_xfer_len(ic->lc.cdb, ic->be ? ic->be->block_size : 512, &ic->rw);
 	ic->scsi_tl = tl;

@@ -110,7 +110,8 @@ struct lu_backend_ops {
 	 * not once per command. */
 	void (*submit_deferred)(struct lu_backend *be, struct lu_cmd *cmd);
 	void (*kick)(struct lu_backend *be);
-	/* Optional: the first `bytes` of this WRITE's data buffer (cmd->iov,
+	/* Optional, called only for LUs whose wants_data_arrived (struct
+	 * lu_backend) is set: the first `bytes` of this WRITE's data buffer (cmd->iov,
 	 * the whole buffer, xfer_len bytes) are final, the rest still on the
 	 * wire; cmd->cdb, dir and lun are set, the command is not submitted
 	 * yet.  Called on the transport's thread, any number of times with
@@ -127,6 +128,10 @@ struct lu_backend {
 	 * 3 both; 0 none), as its handler declares it; the target core does
 	 * the rest (target/lu/alua.h) */
 	uint8_t tpgs;
+	/* ops->data_arrived does something for this LU (its handler asked
+	 * for it); set before the first command.  The transport looks at it
+	 * once per command, not once per burst. */
+	bool wants_data_arrived;
 };
 
 #endif

@@ -158,6 +158,7 @@ void lunlab_host_dev_set_data_arrived(struct tcmu_device *dev, lunlab_data_arriv
 	if (dev && (!arrived || drop)) {
 		dev->data_arrived = arrived;
 		dev->early_drop = drop;
+		dev->be.wants_data_arrived = arrived != NULL;
 	}
 }
 

@@ -26,12 +26,32 @@ static int write_early(struct volume *v, uint64_t off, void *buf, uint64_t len, 
 	return volume_write_early(v, off, len, &io, 1, e);
 }
 
+/* A state made for [made_at, +len) and fed all of buf, then the write of
+ * buf at write_at through it; the state freed.  The write's status. */
+static int fed_write(struct volume *v, uint64_t made_at, uint64_t write_at, void *buf, uint64_t len)
+{
+	struct vio_early *e = vio_early_new(v, made_at, len);
+	assert_non_null(e);
+	feed_bursts(e, buf, len);
+	int r = write_early(v, write_at, buf, len, e);
+	vio_early_free(e);
+	return r;
+}
+
+static void assert_reads_back(struct volume *v, uint64_t off, const void *buf, uint64_t len)
+{
+	unsigned char *back = malloc(len);
+	assert_int_equal(rd(v, off, back, len), 0);
+	assert_memory_equal(back, buf, len);
+	free(back);
+}
+
 static void bursts_read_back_and_same_figures(void **state)
 {
 	(void)state;
 	const uint64_t len = 4u << 20;
 	uint64_t seed = 7;
-	unsigned char *buf = malloc(len), *back = malloc(len);
+	unsigned char *buf = malloc(len);
 	fill_random(buf, len, &seed);
 	memset(buf + BURST, 0, 3 * B); /* zero blocks stay unmapped */
 	memcpy(buf + 2 * BURST, buf, 8 * B); /* dedup inside the write */
@@ -40,15 +60,10 @@ static void bursts_read_back_and_same_figures(void **state)
 	struct volume *v = volume_create(a, 64u << 20, 512), *pv = volume_create(p, 64u << 20, 512);
 	/* at an offset that is not block aligned: partial blocks at both ends */
 	uint64_t off = 3 * B + 1024;
-	struct vio_early *e = vio_early_new(v, off, len);
-	assert_non_null(e);
-	feed_bursts(e, buf, len);
-	assert_int_equal(write_early(v, off, buf, len, e), 0);
-	vio_early_free(e);
+	assert_int_equal(fed_write(v, off, off, buf, len), 0);
 	assert_int_equal(wr(pv, off, buf, len), 0);
 
-	assert_int_equal(rd(v, off, back, len), 0);
-	assert_memory_equal(back, buf, len);
+	assert_reads_back(v, off, buf, len);
 	struct array_stats s = stats_of(a), ps = stats_of(p);
 	assert_int_equal(s.unique_blocks, ps.unique_blocks);
 	assert_int_equal(s.mapped_blocks, ps.mapped_blocks);
@@ -56,14 +71,10 @@ static void bursts_read_back_and_same_figures(void **state)
 	/* overwrite the same range through early states again: old blocks go */
 	for (int round = 0; round < 3; round++) {
 		fill_random(buf, len, &seed);
-		e = vio_early_new(v, off, len);
-		feed_bursts(e, buf, len);
-		assert_int_equal(write_early(v, off, buf, len, e), 0);
-		vio_early_free(e);
+		assert_int_equal(fed_write(v, off, off, buf, len), 0);
 		assert_int_equal(wr(pv, off, buf, len), 0);
 	}
-	assert_int_equal(rd(v, off, back, len), 0);
-	assert_memory_equal(back, buf, len);
+	assert_reads_back(v, off, buf, len);
 	s = stats_of(a);
 	ps = stats_of(p);
 	assert_int_equal(s.unique_blocks, ps.unique_blocks);
@@ -74,7 +85,6 @@ static void bursts_read_back_and_same_figures(void **state)
 	array_put(a);
 	array_put(p);
 	free(buf);
-	free(back);
 }
 
 /* The state stores what was final when fed: bytes the buffer receives
@@ -121,17 +131,11 @@ static void untaken_states_release_their_blocks(void **state)
 	assert_int_equal(stats_of(a).unique_blocks, 0);
 
 	/* fed for [0, len), used by a write at another offset */
-	e = vio_early_new(v, 0, len);
-	feed_bursts(e, buf, len);
-	assert_int_equal(write_early(v, len, buf, len, e), 0);
-	vio_early_free(e);
+	assert_int_equal(fed_write(v, 0, len, buf, len), 0);
 	struct array_stats s = stats_of(a);
 	assert_int_equal(s.unique_blocks, len / B);
 	assert_int_equal(s.mapped_blocks, len / B);
-	unsigned char *back = malloc(len);
-	assert_int_equal(rd(v, len, back, len), 0);
-	assert_memory_equal(back, buf, len);
-	free(back);
+	assert_reads_back(v, len, buf, len);
 	volume_destroy(v);
 	array_put(a);
 	free(buf);
@@ -153,10 +157,7 @@ static void full_array_write_refused_whole(void **state)
 	assert_int_equal(wr(v, 0, buf, 40 * B), 0);
 	for (int round = 0; round < 3; round++) {
 		fill_random(buf, len, &seed);
-		struct vio_early *e = vio_early_new(v, 1u << 20, len);
-		feed_bursts(e, buf, len);
-		assert_int_equal(write_early(v, 1u << 20, buf, len, e), -ENOSPC);
-		vio_early_free(e);
+		assert_int_equal(fed_write(v, 1u << 20, 1u << 20, buf, len), -ENOSPC);
 		struct array_stats s = stats_of(a);
 		assert_int_equal(s.unique_blocks, 40);
 		assert_int_equal(s.mapped_blocks, 40);

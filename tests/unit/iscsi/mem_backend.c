@@ -230,6 +230,7 @@ static const struct lu_backend_ops ops_early = { .submit = submit, .data_arrived
 void mem_backend_early(struct lu_backend *be, bool on)
 {
 	be->ops = on ? &ops_early : &ops;
+	be->wants_data_arrived = on;
 }
 
 struct mem_early_stats mem_backend_early_stats(struct lu_backend *be)
