@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "client/calib_ctx.h"
+#include "client/calib_host_limit.h"
 #include "client/calib_load.h"
 #include "client/report.h"
 
@@ -189,20 +190,11 @@ int calib_measure_point(struct cctx *x, struct calib_point_result *pr, double sl
 	/* did this host set the pace? */
 	if (pr->ntries) {
 		const struct calib_try *tr = &pr->tries[pr->ntries - 1];
-		double mb_s = tr->rate * (double)p->bytes / 1e6;
-		if (tr->cpu_share >= 0.85)
-			snprintf(pr->limit_reason, sizeof(pr->limit_reason), "lunlab-bench used %.0f%% of a core",
-				 tr->cpu_share * 100);
-		else if (r->nop_rate > 0 && tr->rate >= 0.6 * r->nop_rate)
-			snprintf(pr->limit_reason, sizeof(pr->limit_reason),
-				 "%.0f commands/s, %.0f%% of the %.0f NOP-Outs/s the transport alone turns around",
-				 tr->rate, 100 * tr->rate / r->nop_rate, r->nop_rate);
-		else if ((p->kind == CK_READ || p->kind == CK_WRITE) && r->loopback_mb_s > 0 &&
-			 mb_s >= 0.35 * r->loopback_mb_s)
-			snprintf(pr->limit_reason, sizeof(pr->limit_reason),
-				 "%.0f MB/s, over a third of this host's own loopback TCP (%.0f MB/s)", mb_s,
-				 r->loopback_mb_s);
-		pr->machine_limited = pr->limit_reason[0] != 0;
+		struct calib_host_obs o = { .rate = tr->rate, .bytes = p->bytes,
+					    .moves_data = p->kind == CK_READ || p->kind == CK_WRITE,
+					    .cpu_share = tr->cpu_share, .nop_rate = r->nop_rate,
+					    .loopback_mb_s = r->loopback_mb_s };
+		pr->machine_limited = calib_host_limited(&o, pr->limit_reason, sizeof(pr->limit_reason));
 	}
 	return 0;
 }
