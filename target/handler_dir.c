@@ -49,3 +49,9 @@ const char *handler_dir_default(void)
 		*slash = '\0';
 	return handler_dir_pick(exe, LUNLAB_BUILD_EXE_DIR, LUNLAB_HANDLER_DIR, LUNLAB_INSTALLED_HANDLER_DIR);
 }
+
+bool handler_dir_is_shared(const char *dir)
+{
+	return dir && strcmp(dir, LUNLAB_INSTALLED_HANDLER_DIR) == 0 &&
+	       strcmp(LUNLAB_INSTALLED_HANDLER_DIR, LUNLAB_HANDLER_DIR) != 0;
+}

@@ -17,6 +17,7 @@
 #include "target/api/api.h"
 #include "target/api/lunlab_api.h"
 #include "target/cli.h"
+#include "target/handler_dir.h"
 #include "target/iscsi/auth_config.h"
 #include "target/iscsi/auth_file.h"
 #include "target/iscsi/io_thread.h"
@@ -251,6 +252,18 @@ static int start_api(const struct cli *cli, const struct auth_config *auth)
 	return 0;
 }
 
+/* tcmu-runner's directory (the installed default): lunlab's handler only
+ * (handler_dir.h says why); any other directory: every handler in it */
+static int load_handlers(const char *dir, char **err)
+{
+	char path[4096];
+
+	if (!handler_dir_is_shared(dir))
+		return tcmu_host_load_handlers(dir, err);
+	snprintf(path, sizeof(path), "%.4000s/handler_lunlab.so", dir);
+	return tcmu_host_load_handler_file(path, err);
+}
+
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
@@ -341,7 +354,7 @@ int main(int argc, char **argv)
 	raise_fd_limit();
 
 	tcmu_host_set_trace(cli.trace);
-	if (tcmu_host_load_handlers(cli.handler_path, &err) < 0) {
+	if (load_handlers(cli.handler_path, &err) < 0) {
 		if (cli.line[CLI_HANDLER_PATH])
 			fprintf(stderr, "lunlab-target: %s:%u: handler-path: loading handlers from %s: %s\n",
 				cli.config, cli.line[CLI_HANDLER_PATH], cli.handler_path, err ? err : "failed");

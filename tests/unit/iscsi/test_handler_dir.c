@@ -46,6 +46,15 @@ static void environment_wins(void **state)
 	assert_string_equal(handler_dir_default(), INST);
 }
 
+static void only_the_installed_dir_is_shared(void **state)
+{
+	/* lunlab-target loads only handler_lunlab.so from tcmu-runner's directory */
+	assert_true(handler_dir_is_shared(INST));
+	assert_false(handler_dir_is_shared(BUILD_H));
+	assert_false(handler_dir_is_shared("/opt/handlers"));
+	assert_false(handler_dir_is_shared(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -53,6 +62,7 @@ int main(void)
 		cmocka_unit_test(installed_executable_uses_installed_dir),
 		cmocka_unit_test(unknown_executable_uses_installed_dir),
 		cmocka_unit_test(environment_wins),
+		cmocka_unit_test(only_the_installed_dir_is_shared),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
