@@ -16,13 +16,18 @@
 set -uo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d /tmp/lunlab-debtest.XXXXXX)
-pass=0 fail=0 tpid= npid=
+pass=0 fail=0 tpid= npid= installed=0
 ok() { echo "ok   - $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL - $*"; fail=$((fail + 1)); }
 check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
 finish() {
 	[[ -n $tpid ]] && kill "$tpid" 2>/dev/null
 	[[ -n $npid ]] && kill "$npid" 2>/dev/null
+	# stopped half-way: leave the machine as it was found
+	if (( installed )); then
+		rm -f /etc/lunlab/auth
+		DEBIAN_FRONTEND=noninteractive apt-get purge -y lunlab lunlab-tcmu-handler >/dev/null 2>&1
+	fi
 	rm -rf "$work"
 }
 trap finish EXIT
@@ -50,6 +55,7 @@ fi
 t0=$SECONDS
 if DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 	"$debdir"/lunlab_*.deb "$debdir"/lunlab-tcmu-handler_*.deb >"$work/apt.log" 2>&1; then
+	installed=1
 	ok "apt-get install of lunlab + lunlab-tcmu-handler: $((SECONDS - t0)) s"
 else
 	tail -20 "$work/apt.log"; bad "apt-get install"; echo "deb.sh: $pass passed, $fail failed"; exit 1
@@ -57,7 +63,7 @@ fi
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 handler=/usr/lib/$multiarch/tcmu-runner/handler_lunlab.so
 check "handler in tcmu-runner's directory ($handler)" test -f "$handler"
-check "system user lunlab made by postinst" getent passwd lunlab
+check "system user lunlab made by postinst" bash -c "getent passwd lunlab >/dev/null"
 for page in lunlab-target.8 lunlab-bench.1 lunlab-target.yaml.5 lunlab-profile.5; do
 	check "man page $page" test -f "/usr/share/man/man${page##*.}/$page.gz"
 done
@@ -156,11 +162,11 @@ grep -E "reload|listening|signal" "$work/target.log" | sed 's/^/    log: /'
 
 # --- purge: what is left is what Debian policy keeps ---
 rm -f /etc/lunlab/auth # the admin's file, not the package's: the admin removes it
-DEBIAN_FRONTEND=noninteractive apt-get purge -y lunlab lunlab-tcmu-handler >"$work/purge.log" 2>&1
+DEBIAN_FRONTEND=noninteractive apt-get purge -y lunlab lunlab-tcmu-handler >"$work/purge.log" 2>&1 && installed=0
 check "apt-get purge" bash -c "! dpkg-query -W -f='\${Status}' lunlab 2>/dev/null | grep -q installed"
 check "purge: no package file left" bash -c "[[ ! -e /usr/bin/lunlab-target && ! -e $handler && ! -e $unit && ! -e /usr/share/lunlab ]]"
 check "purge: /etc/lunlab and /var/lib/lunlab gone" bash -c "[[ ! -e /etc/lunlab && ! -e /var/lib/lunlab ]]"
-check "purge: the system user lunlab kept (Debian policy)" getent passwd lunlab
+check "purge: the system user lunlab kept (Debian policy)" bash -c "getent passwd lunlab >/dev/null"
 echo "deb.sh: $((SECONDS - started)) s"
 echo "deb.sh: $pass passed, $fail failed"
 (( fail == 0 ))
