@@ -41,7 +41,8 @@ for p in lunlab lunlab-tcmu-handler; do
 	fi
 done
 
-debdir=${1:-$work/debs}
+# LUNLAB_DEB_OUT: build into that directory and keep the .debs (packaging/oci/build.sh DEBDIR)
+debdir=${1:-${LUNLAB_DEB_OUT:-$work/debs}}
 if [[ -z ${1:-} ]]; then
 	t0=$SECONDS
 	if "$src/packaging/build-deb.sh" "$debdir" >/dev/null; then
