@@ -25,6 +25,11 @@
 #                 browser: tests/browser), nodejs + npm only when no node is on the machine (npm ci
 #                 installs the dashboard's uPlot at build time and playwright-core for the browser
 #                 test, both pinned by package-lock.json; no browser is ever downloaded)
+#   packaging:    scdoc (the man pages, docs/man/*.scd), libsystemd-dev (sd_notify for
+#                 lunlab-target.service), debhelper lintian (tests/package/deb.sh: the .debs
+#                 built by dpkg-buildpackage and checked)
+# LUNLAB_OCI=1 adds what packaging/oci/build.sh needs (the OCI image, opt-in): podman buildah
+# debootstrap runc
 # LUNLAB_REALSTACK=1 adds what tests/realstack/lane.sh needs (Debian's kernel under qemu with
 # LIO + tcmu-runner): qemu-system-x86 busybox-static cpio kmod; and what tests/multipath/lane.sh
 # copies into its guest (a Linux initiator): open-iscsi multipath-tools udev (their binaries and
@@ -39,10 +44,14 @@ packages=(
     iproute2 procps python3 git ca-certificates
     python3-cinder curl
     prometheus chromium
+    scdoc libsystemd-dev debhelper lintian
 )
 # a machine that came with its own Node.js (and npm) keeps it; Debian's would conflict with it
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     packages+=(nodejs npm)
+fi
+if [[ ${LUNLAB_OCI:-0} == 1 ]]; then
+    packages+=(podman buildah debootstrap runc)
 fi
 if [[ ${LUNLAB_REALSTACK:-0} == 1 ]]; then
     packages+=(qemu-system-x86 busybox-static cpio kmod open-iscsi multipath-tools udev)

@@ -290,6 +290,9 @@ start_side_jobs() {
             printf 'fuzz: build + every target\t%d\tside\n' $((SECONDS - t)) >>"$root/build-side.times"
         fi
         touch "$root/build-side.fuzz-done"
+        # the .debs built, installed with apt, smoke-tested and purged (~90 s alone)
+        [[ ${LUNLAB_SKIP_DEB:-0} == 1 ]] || nice -n 15 bash tests/package/deb.sh >"$root/build-side.deb" 2>&1
+        touch "$root/build-side.deb-done"
         # seed 000's whole job runs on the array's virtual clock: its figures do not depend on
         # the CPU it gets, so it runs here (~8 min alone) rather than before the lanes
         echo "== reproduce seed000 (--literal)"
@@ -363,6 +366,23 @@ if [[ ${LUNLAB_SKIP_FUZZ:-0} != 1 ]]; then
         (( BASH_REMATCH[2] == 0 )) || failures+=("fuzz: see above")
     else
         fail_step "fuzz: build or setup failed"
+    fi
+fi
+
+if [[ ${LUNLAB_SKIP_DEB:-0} != 1 ]]; then
+    step "package: tests/package/deb.sh (the .debs built, installed, run with no build tree, purged)"
+    if [[ -n $bg_pid ]]; then
+        while [[ ! -f $root/build-side.deb-done ]] && kill -0 "$bg_pid" 2>/dev/null; do sleep 5; done
+        deb_out=$(cat "$root/build-side.deb" 2>/dev/null)
+    else
+        deb_out=$(bash tests/package/deb.sh 2>&1)
+    fi
+    echo "$deb_out"
+    if [[ $(tail -1 <<<"$deb_out") =~ ^deb\.sh:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        total_pass=$((total_pass + BASH_REMATCH[1])); total_fail=$((total_fail + BASH_REMATCH[2]))
+        (( BASH_REMATCH[2] == 0 )) || failures+=("package: tests/package/deb.sh, see above")
+    else
+        fail_step "package: tests/package/deb.sh did not finish"
     fi
 fi
 

@@ -13,6 +13,7 @@
 #include "client/report_calibrate.h"
 #include "client/report.h"
 #include "client/scenarios.h"
+#include "lunlab_version.h"
 
 /* --metrics-url: the target's figures recorded during the run */
 static struct metrics_record *g_rec;
@@ -101,6 +102,10 @@ int main(int argc, char **argv)
 {
 	static struct bench_opts o;
 	char err[1024];
+	if (lunlab_version_asked(argc, argv)) {
+		lunlab_version_print(stdout, "lunlab-bench");
+		return 0;
+	}
 	int rc = cli_parse(argc, argv, &o, err, sizeof(err));
 	if (rc == 1) {
 		fputs(err, stdout);

@@ -216,7 +216,7 @@ static bool authenticate(struct MHD_Connection *mc, struct req_state *st)
 		for (; user[i] && i < AUTH_API_NAME_MAX; i++)
 			st->user[i] = (unsigned char)user[i] > ' ' && (unsigned char)user[i] < 0x7f ? user[i] : '?';
 		st->user[i] = '\0';
-		ok = api_auth_check(srv.auth, user, pass);
+		ok = api_auth_check(__atomic_load_n(&srv.auth, __ATOMIC_ACQUIRE), user, pass);
 	}
 	if (pass) {
 		volatile char *p = pass;
@@ -410,6 +410,11 @@ int api_server_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 	logf_("api: https://%s%s%s:%u/api/json/v2/types (%s certificate %s, %s)", v6 ? "[" : "", host, v6 ? "]" : "",
 	      srv.port, srv.tls.generated ? "self-signed" : "given", srv.tls.subject, srv.tls.fingerprint);
 	return 0;
+}
+
+void api_server_set_auth(const struct auth_config *auth)
+{
+	__atomic_store_n(&srv.auth, auth, __ATOMIC_RELEASE);
 }
 
 unsigned api_server_port(void)
