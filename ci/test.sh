@@ -291,7 +291,9 @@ start_side_jobs() {
         fi
         touch "$root/build-side.fuzz-done"
         # the .debs built, installed with apt, smoke-tested and purged (~90 s alone)
+        t=$SECONDS
         [[ ${LUNLAB_SKIP_DEB:-0} == 1 ]] || nice -n 15 bash tests/package/deb.sh >"$root/build-side.deb" 2>&1
+        printf 'package: build, install, smoke, purge\t%d\tside\n' $((SECONDS - t)) >>"$root/build-side.times"
         touch "$root/build-side.deb-done"
         # seed 000's whole job runs on the array's virtual clock: its figures do not depend on
         # the CPU it gets, so it runs here (~8 min alone) rather than before the lanes
