@@ -63,6 +63,7 @@ struct scn_work {
 	enum scn_work_kind kind;
 	double start_s;                /* when it starts, from the run's start */
 	struct scn_mark start_mark;
+	bool start_by_event;           /* start: event - a start_workload event starts it */
 	struct scn_lunref lun;         /* verify, scale; clone: the source */
 	struct scn_lunref dest;        /* clone: destination (-1: the source LU) */
 	/* verify: a write-then-verify stream */
@@ -83,8 +84,8 @@ struct scn_work {
 };
 
 enum scn_ev_kind { SCN_E_FAULT, SCN_E_FAULT_OFF, SCN_E_FAULTS_CLEAR, SCN_E_PORTAL, SCN_E_ALUA,
-		   SCN_E_KILL, SCN_E_RESTART, SCN_E_PAUSE };
-enum scn_cond_kind { SCN_C_TIME, SCN_C_METRIC, SCN_C_PROGRESS, SCN_C_FINISHED };
+		   SCN_E_KILL, SCN_E_RESTART, SCN_E_PAUSE, SCN_E_START };
+enum scn_cond_kind { SCN_C_TIME, SCN_C_METRIC, SCN_C_PROGRESS, SCN_C_FINISHED, SCN_C_AFTER };
 
 struct scn_event {
 	struct scn_mark mark;
@@ -93,9 +94,12 @@ struct scn_event {
 	char metric[SCN_TEXT];         /* SCN_C_METRIC: a /metrics series name, with {labels} */
 	double min;                    /* metric >= min (progress: fraction >= min) */
 	int work;                      /* SCN_C_PROGRESS / SCN_C_FINISHED */
+	int after;                     /* SCN_C_AFTER: an earlier event ... */
+	double delay_s;                /* ... and how long after it happened */
 	enum scn_ev_kind kind;
 	int array;
-	char name[SCN_NAME];           /* fault: the rule's name, for a later fault_off */
+	char name[SCN_NAME];           /* names it for fault_off (a fault) and for after: */
+	int start;                     /* start_workload: the workload */
 	char spec[SCN_TEXT];           /* fault SPEC */
 	int ref;                       /* fault_off: the event that added the rule */
 	unsigned portal;               /* portal: 1-based */

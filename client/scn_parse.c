@@ -481,8 +481,11 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 		}
 		if (!strcmp(key, "kind")) {
 		} else if (!strcmp(key, "start")) {
-			w->start_s = get_duration(p, v, kp);
 			w->start_mark = mark_of(v);
+			if (v->type == YAML_SCALAR_NODE && !strcmp((const char *)v->data.scalar.value, "event"))
+				w->start_by_event = true;
+			else
+				w->start_s = get_duration(p, v, kp);
 		} else if (!strcmp(key, "lun")) {
 			w->lun = get_lunref(p, v, kp);
 			have_lun = true;
@@ -560,7 +563,7 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 static void parse_when(struct pctx *p, struct scn_event *e, const yaml_node_t *n, const char *path)
 {
 	check_mapping(p, n, path);
-	bool metric = false, work = false, have_min = false, fin = false;
+	bool metric = false, work = false, have_min = false, fin = false, after = false, delay = false;
 	EACH_PAIR(p, n, key, k, v) {
 		char kp[SCN_TEXT];
 		path_key(kp, sizeof(kp), path, key);
@@ -585,12 +588,32 @@ static void parse_when(struct pctx *p, struct scn_event *e, const yaml_node_t *n
 			if (!get_bool(p, v, kp))
 				fail(p, v, kp, "only 'finished: true' is a condition");
 			fin = true;
+		} else if (!strcmp(key, "after")) {
+			const char *s = str(p, v, kp);
+			e->after = -1;
+			for (int i = 0; i < (int)(e - p->m->events); i++)
+				if (!strcmp(p->m->events[i].name, s))
+					e->after = i;
+			if (e->after < 0)
+				fail(p, v, kp, "'%s': no event named so earlier in the timeline", s);
+			after = true;
+		} else if (!strcmp(key, "delay")) {
+			e->delay_s = get_duration(p, v, kp);
+			delay = true;
 		} else {
-			unknown(p, k, path, key, "metric, min, workload, progress, finished");
+			unknown(p, k, path, key, "metric, min, workload, progress, finished, after, delay");
 		}
 	}
+	if (delay && !after)
+		fail(p, n, path, "delay goes with after: EVENT");
+	if (after) {
+		if (metric || work || have_min || fin)
+			fail(p, n, path, "after: is a condition of its own (with delay:), not with a metric or a workload");
+		e->cond = SCN_C_AFTER;
+		return;
+	}
 	if (metric == work)
-		fail(p, n, path, "name either a metric (with min) or a workload (with progress or finished)");
+		fail(p, n, path, "name either a metric (with min), a workload (with progress or finished) or an event (after)");
 	if (metric) {
 		if (!have_min)
 			fail(p, n, path, "missing min (the value the metric must reach)");
@@ -614,7 +637,8 @@ static bool array_has_alua(const struct scn_array *a)
 
 static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *n, const char *path)
 {
-	static const char actions[] = "fault, fault_off, faults_clear, portal_down, portal_up, alua, kill, restart, pause";
+	static const char actions[] = "fault, fault_off, faults_clear, portal_down, portal_up, alua, kill, restart, pause, "
+				      "start_workload";
 	struct scn_model *m = p->m;
 	check_mapping(p, n, path);
 	e->mark = mark_of(n);
@@ -622,6 +646,7 @@ static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *
 	e->lun = -1;
 	e->pref = -1;
 	e->ref = -1;
+	e->start = -1;
 	int nconds = 0, nacts = 0;
 	const yaml_node_t *act = NULL;
 	EACH_PAIR(p, n, key, k, v) {
@@ -650,9 +675,9 @@ static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *
 				e->kind = SCN_E_FAULT_OFF;
 				const char *s = str(p, v, kp);
 				for (int i = (int)(e - m->events) - 1; i >= 0; i--)
-					if (m->events[i].kind == SCN_E_FAULT && !strcmp(m->events[i].name, s))
+					if (!strcmp(m->events[i].name, s))
 						e->ref = i;
-				if (e->ref < 0)
+				if (e->ref < 0 || m->events[e->ref].kind != SCN_E_FAULT)
 					fail(p, v, kp, "'%s': no fault named so earlier in the timeline", s);
 			} else if (!strcmp(key, "faults_clear")) {
 				e->kind = SCN_E_FAULTS_CLEAR;
@@ -697,6 +722,14 @@ static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *
 				e->kind = SCN_E_RESTART;
 				if (!get_bool(p, v, kp))
 					fail(p, v, kp, "only 'restart: true' is an action");
+			} else if (!strcmp(key, "start_workload")) {
+				e->kind = SCN_E_START;
+				e->start = find_work(p, v, kp);
+				if (!m->work[e->start].start_by_event)
+					fail(p, v, kp, "workload %s starts at a time; write start: event in it", m->work[e->start].name);
+				for (unsigned i = 0; i < (unsigned)(e - m->events); i++)
+					if (m->events[i].kind == SCN_E_START && m->events[i].start == e->start)
+						fail(p, v, kp, "workload %s is started by timeline[%u] already", m->work[e->start].name, i);
 			} else if (!strcmp(key, "pause")) {
 				e->kind = SCN_E_PAUSE;
 				e->pause_s = get_duration(p, v, kp);
@@ -705,21 +738,26 @@ static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *
 			}
 		} else {
 			unknown(p, k, path, key, "at, when, array, name, fault, fault_off, faults_clear, portal_down, portal_up, "
-						 "alua, kill, restart, pause");
+						 "alua, kill, restart, pause, start_workload");
 		}
 	}
 	if (nconds != 1)
 		fail(p, n, path, nconds ? "give at: or when:, not both" : "missing at: (a time) or when: (a condition)");
 	if (!nacts)
 		fail(p, n, path, "missing the action (one of %s)", actions);
-	if (e->array < 0)
-		fail(p, n, path, "name the array (array: NAME): there are %u", m->n_arrays);
-	if (e->name[0] && e->kind != SCN_E_FAULT)
-		fail(p, n, path, "name: is for a fault event (fault_off refers to it)");
-	const struct scn_array *a = &m->arrays[e->array];
-	const char *an = (const char *)act->data.scalar.value;
 	if (e->cond == SCN_C_TIME && e->at_s >= m->timeout_s)
 		fail(p, n, path, "at %.3gs is not before the scenario's timeout (%.3gs)", e->at_s, m->timeout_s);
+	for (unsigned i = 0; e->name[0] && i < (unsigned)(e - m->events); i++)
+		if (!strcmp(m->events[i].name, e->name))
+			fail(p, n, path, "name %s is timeline[%u]'s already", e->name, i);
+	if (e->kind == SCN_E_START && e->cond != SCN_C_METRIC)
+		return; /* no array in it */
+	if (e->array < 0)
+		fail(p, n, path, "name the array (array: NAME): there are %u", m->n_arrays);
+	const struct scn_array *a = &m->arrays[e->array];
+	const char *an = (const char *)act->data.scalar.value;
+	if (e->kind == SCN_E_START)
+		return;
 	if (a->external && (e->kind == SCN_E_KILL || e->kind == SCN_E_RESTART || e->kind == SCN_E_PAUSE))
 		fail(p, act, an, "array %s is an existing target (url:): the runner cannot kill, restart or pause it", a->name);
 	if (a->external && !a->api_url[0] && e->kind != SCN_E_KILL)
@@ -772,6 +810,15 @@ static void check_timeline(struct pctx *p)
 					m->arrays[ai].name);
 			down = e->kind == SCN_E_KILL;
 		}
+	}
+	for (unsigned i = 0; i < m->n_work; i++) {
+		bool started = false;
+		for (unsigned e = 0; e < m->n_events; e++)
+			started |= m->events[e].kind == SCN_E_START && m->events[e].start == (int)i;
+		char key[64];
+		snprintf(key, sizeof(key), "workloads.%s.start", m->work[i].name);
+		if (m->work[i].start_by_event && !started)
+			fail_at(p, m->work[i].start_mark, key, "no start_workload: %s event in the timeline", m->work[i].name);
 	}
 	for (unsigned i = 0; i < m->n_work; i++)
 		if (m->work[i].start_s >= m->timeout_s) {

@@ -146,7 +146,7 @@ static void unknown_keys(void **state)
 	refused(21, "    chunk: 64k", "f.yaml:21:5: workloads.w.chunk: not a key of a verify workload (known: kind, start, lun, "
 			"bs, size, offset, sync_every, reconnect)");
 	refused(33, "    kil: true", "f.yaml:33:5: timeline[1].kil: unknown key (known: at, when, array, name, fault, fault_off, "
-			"faults_clear, portal_down, portal_up, alua, kill, restart, pause)");
+			"faults_clear, portal_down, portal_up, alua, kill, restart, pause, start_workload)");
 	refused(14, "      dst: {size: 32M, blok: 4096}", "f.yaml:14:24: arrays.a.luns.dst.blok: unknown key (known: size, block)");
 	refused(3, "seed: 8", "f.yaml:3:1: seed: duplicate key (first at line 2)");
 }
@@ -171,6 +171,9 @@ static void dangling_references(void **state)
 	refused(19, "    lun: b.src", "f.yaml:19:10: workloads.w.lun: 'b.src': no array 'b'");
 	refused(32, "  - when: {workload: x, progress: 50%}", "f.yaml:32:22: timeline[1].when.workload: 'x': no such workload");
 	refused(37, "    fault_off: fool", "f.yaml:37:16: timeline[3].fault_off: 'fool': no fault named so earlier in the timeline");
+	refused(37, "    start_workload: c", "f.yaml:37:21: timeline[3].start_workload: workload c starts at a time; write start: event in it");
+	refused(32, "  - when: {after: nothing, delay: 1s}", "f.yaml:32:19: timeline[1].when.after: 'nothing': no event named so earlier in the timeline");
+	refused(27, "    start: event", "f.yaml:27:12: workloads.c.start: no start_workload: c event in the timeline");
 	refused(42, "  - {workload: v, verified: true}", "f.yaml:42:16: expect[1].workload: 'v': no such workload");
 	refused(36, "  - when: {metric: x, min: 1}\n    array: b", "f.yaml:37:12: timeline[3].array: 'b': no such array");
 }
