@@ -55,6 +55,7 @@ library)
     for f in "$dir"/*.yaml; do
         n=$((n + 1))
         name=$(basename "$f" .yaml)
+        grep -q "'$name.yaml'" "$dir/meson.build" || fail "$name.yaml is not installed: add it to $dir/meson.build"
         want=0
         [[ $name == must-fail-* ]] && want=1
         rc=0
