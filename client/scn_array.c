@@ -103,6 +103,8 @@ static void build_args(struct scn_array_rt *a, const char *target_bin, const cha
 		add_arg(a, "--state-dir=%s", a->state_dir);
 	for (unsigned f = 0; f < c->n_faults; f++)
 		add_arg(a, "--fault=%s", c->faults[f]);
+	for (unsigned f = 0; f < c->n_alua; f++)
+		add_arg(a, "--alua=%s", c->alua[f]);
 	a->argv[a->argc] = NULL;
 }
 

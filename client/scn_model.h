@@ -48,6 +48,8 @@ struct scn_array {
 	struct scn_lun luns[SCN_MAX_LUNS];
 	unsigned n_faults;             /* fault rules at start */
 	char faults[SCN_MAX_LIST][SCN_TEXT];
+	unsigned n_alua;               /* ALUA states at start (--alua SPEC) */
+	char alua[SCN_MAX_LIST][SCN_TEXT];
 };
 
 enum scn_work_kind { SCN_W_VERIFY, SCN_W_CLONE, SCN_W_SCALE, SCN_W_RUN };

@@ -231,6 +231,14 @@ static void path_key(char *dst, size_t len, const char *path, const char *key)
 
 /* ---- arrays ---- */
 
+static bool array_has_alua(const struct scn_array *a)
+{
+	if (a->tpgs[0])
+		return strcmp(a->tpgs, "off") != 0;
+	return !strcmp(a->model, "fa420-ac");
+}
+
+
 static void parse_luns(struct pctx *p, struct scn_array *a, const yaml_node_t *n, const char *path)
 {
 	check_mapping(p, n, path);
@@ -272,7 +280,7 @@ static void parse_luns(struct pctx *p, struct scn_array *a, const yaml_node_t *n
 static void parse_array(struct pctx *p, struct scn_array *a, const yaml_node_t *n, const char *path)
 {
 	static const char known[] = "url, api, api_user, model, profile, capacity, soft_threshold, time_scale, "
-				    "host_streams, state_dir, portals, tpgs, luns, faults";
+				    "host_streams, state_dir, portals, tpgs, luns, faults, alua";
 	check_mapping(p, n, path);
 	strcpy(a->model, "x2");
 	strcpy(a->time_scale, "0");
@@ -343,14 +351,18 @@ static void parse_array(struct pctx *p, struct scn_array *a, const yaml_node_t *
 			if (strcmp(a->tpgs, "off") && strcmp(a->tpgs, "implicit") && strcmp(a->tpgs, "explicit") &&
 			    strcmp(a->tpgs, "both"))
 				fail(p, v, kp, "'%s': expected off, implicit, explicit or both", a->tpgs);
-		} else if (!strcmp(key, "faults")) {
+		} else if (!strcmp(key, "faults") || !strcmp(key, "alua")) {
+			bool fl = key[0] == 'f';
+			unsigned *cnt = fl ? &a->n_faults : &a->n_alua;
 			if (v->type != YAML_SEQUENCE_NODE)
-				fail(p, v, kp, "expected a sequence of fault rules, got %s", type_name(v));
+				fail(p, v, kp, "expected a sequence of %s, got %s", fl ? "fault rules" : "ALUA SPEC strings",
+				     type_name(v));
 			for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
 				yaml_node_t *f = yaml_document_get_node(p->doc, *it);
-				if (a->n_faults == SCN_MAX_LIST)
-					fail(p, f, kp, "at most %d rules here", SCN_MAX_LIST);
-				copy_str(p, f, kp, a->faults[a->n_faults++], SCN_TEXT);
+				if (*cnt == SCN_MAX_LIST)
+					fail(p, f, kp, "at most %d here", SCN_MAX_LIST);
+				copy_str(p, f, kp, fl ? a->faults[*cnt] : a->alua[*cnt], SCN_TEXT);
+				(*cnt)++;
 			}
 		} else {
 			unknown(p, k, path, key, known);
@@ -363,6 +375,8 @@ static void parse_array(struct pctx *p, struct scn_array *a, const yaml_node_t *
 		fail(p, n, path, "api and api_user are for an existing target (url:); the runner gives its arrays an API");
 	if (!have_luns)
 		fail(p, n, path, "missing luns (name: {size: 64M} for each)");
+	if (a->n_alua && !array_has_alua(a))
+		fail(p, n, path, "alua: states at start need an array that reports ALUA (model: fa420-ac or tpgs: implicit)");
 	if (a->host_streams && strcmp(a->time_scale, "virtual"))
 		fail(p, n, path, "host_streams needs time_scale: virtual");
 }
@@ -626,13 +640,6 @@ static void parse_when(struct pctx *p, struct scn_event *e, const yaml_node_t *n
 			fail(p, n, path, "workload %s: progress is known for verify workloads only (use finished: true)",
 			     p->m->work[e->work].name);
 	}
-}
-
-static bool array_has_alua(const struct scn_array *a)
-{
-	if (a->tpgs[0])
-		return strcmp(a->tpgs, "off") != 0;
-	return !strcmp(a->model, "fa420-ac");
 }
 
 static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *n, const char *path)

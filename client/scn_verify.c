@@ -108,9 +108,12 @@ static int recover(struct vs *v, bool change_path)
 			snprintf(v->error, sizeof(v->error), "no path came back within %.3gs", v->o->reconnect_s);
 			return -1;
 		}
-		if (v->o->n_paths > 1)
+		if (v->o->n_paths > 1) { /* this path does not log in (or refuses I/O at login): the next */
 			v->path = (v->path + 1) % v->o->n_paths;
-		scn_sleep(0.1);
+			v->failovers++;
+		}
+		if ((tries + 1) % v->o->n_paths == 0)
+			scn_sleep(0.1); /* every path tried: wait a little before the next round */
 	}
 }
 

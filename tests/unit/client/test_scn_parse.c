@@ -141,7 +141,7 @@ static void yaml_syntax(void **state)
 static void unknown_keys(void **state)
 {
 	refused(7, "    capacty: 64M", "f.yaml:7:5: arrays.a.capacty: unknown key (known: url, api, api_user, model, profile, "
-			"capacity, soft_threshold, time_scale, host_streams, state_dir, portals, tpgs, luns, faults)");
+			"capacity, soft_threshold, time_scale, host_streams, state_dir, portals, tpgs, luns, faults, alua)");
 	refused(1, "nmae: fill", "f.yaml:1:1: nmae: unknown key (known: name, seed, timeout, arrays, workloads, timeline, expect)");
 	refused(21, "    chunk: 64k", "f.yaml:21:5: workloads.w.chunk: not a key of a verify workload (known: kind, start, lun, "
 			"bs, size, offset, sync_every, reconnect)");
@@ -184,6 +184,8 @@ static void impossible_timeline(void **state)
 	refused(35, "    kill: true", "f.yaml:34:5: timeline[2]: kill of array a while it is already killed (no restart between)");
 	refused(29, "  - at: 25s", "f.yaml:29:5: timeline[0]: at 25s is not before the scenario's timeout (20s)");
 	refused(39, "    alua: {tpg: 3, state: standby}", "f.yaml:39:5: alua: array a has 2 portal group(s)");
+	refused(6, "    model: x1\n    alua: ['tpg=2,state=standby']",
+		"f.yaml:6:5: arrays.a: alua: states at start need an array that reports ALUA (model: fa420-ac or tpgs: implicit)");
 	refused(6, "    model: x2", "f.yaml:39:5: alua: array a reports no ALUA (model: fa420-ac or tpgs: implicit)");
 	refused(10, "    state_dir: false", "f.yaml:35:5: restart: array a has no state_dir: a restart would find it empty");
 	refused(32, "  - when: {workload: c, progress: 50%}",
