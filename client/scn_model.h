@@ -52,7 +52,7 @@ struct scn_array {
 	char alua[SCN_MAX_LIST][SCN_TEXT];
 };
 
-enum scn_work_kind { SCN_W_VERIFY, SCN_W_CLONE, SCN_W_SCALE, SCN_W_RUN };
+enum scn_work_kind { SCN_W_VERIFY, SCN_W_CLONE, SCN_W_SCALE, SCN_W_RUN, SCN_W_DRR };
 
 /* a reference to one LUN of one array */
 struct scn_lunref {
@@ -83,6 +83,8 @@ struct scn_work {
 	char data[SCN_NAME];           /* unique, repeat, zero, win10 */
 	/* run */
 	char command[SCN_TEXT];
+	/* drr: a disk image to write (default: the synthetic win10 image of size bytes) */
+	char image[SCN_TEXT];
 };
 
 enum scn_ev_kind { SCN_E_FAULT, SCN_E_FAULT_OFF, SCN_E_FAULTS_CLEAR, SCN_E_PORTAL, SCN_E_ALUA,

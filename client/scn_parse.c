@@ -433,6 +433,7 @@ static const char *const kind_keys[] = {
 	[SCN_W_CLONE] = "kind, start, lun, dest, template_size, chunk, clones, mode",
 	[SCN_W_SCALE] = "kind, start, lun, vms, bs, qd, duration, write, random, data",
 	[SCN_W_RUN] = "kind, start, command",
+	[SCN_W_DRR] = "kind, start, lun, size, image",
 };
 
 static bool key_in(const char *key, const char *list)
@@ -448,7 +449,7 @@ static bool key_in(const char *key, const char *list)
 	return false;
 }
 
-static const char *const kind_names[] = { "verify", "clone", "scale", "run" };
+static const char *const kind_names[] = { "verify", "clone", "scale", "run", "drr" };
 
 static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n, const char *path)
 {
@@ -474,14 +475,14 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 		char kp[SCN_TEXT];
 		path_key(kp, sizeof(kp), path, key);
 		const char *s = str(p, v, kp);
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < 5; i++)
 			if (!strcmp(s, kind_names[i]))
 				kind = i;
 		if (kind < 0)
-			fail(p, v, kp, "'%s': expected verify, clone, scale or run", s);
+			fail(p, v, kp, "'%s': expected verify, clone, scale, drr or run", s);
 	}
 	if (kind < 0)
-		fail(p, n, path, "missing kind (verify, clone, scale or run)");
+		fail(p, n, path, "missing kind (verify, clone, scale, drr or run)");
 	w->kind = (enum scn_work_kind)kind;
 	bool have_lun = false;
 	EACH_PAIR(p, n, key, k, v) {
@@ -489,7 +490,7 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 		path_key(kp, sizeof(kp), path, key);
 		if (!key_in(key, kind_keys[kind])) {
 			if (key_in(key, "start, lun, dest, bs, size, offset, sync_every, reconnect, template_size, chunk, clones, "
-					"mode, vms, qd, duration, write, random, data, command"))
+					"mode, vms, qd, duration, write, random, data, command, image"))
 				fail(p, k, kp, "not a key of a %s workload (known: %s)", kind_names[kind], kind_keys[kind]);
 			unknown(p, k, path, key, kind_keys[kind]);
 		}
@@ -544,6 +545,8 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 			if (strcmp(w->data, "unique") && strcmp(w->data, "repeat") && strcmp(w->data, "zero") &&
 			    strcmp(w->data, "win10"))
 				fail(p, v, kp, "'%s': expected unique, repeat, zero or win10", w->data);
+		} else if (!strcmp(key, "image")) {
+			copy_str(p, v, kp, w->image, sizeof(w->image));
 		} else if (!strcmp(key, "command")) {
 			copy_str(p, v, kp, w->command, sizeof(w->command));
 			if (!w->command[0])
@@ -561,6 +564,12 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 		if (w->offset + w->size > l->size)
 			fail(p, n, path, "offset + size (%llu) is beyond LUN %s (%llu bytes)",
 			     (unsigned long long)(w->offset + w->size), l->name, (unsigned long long)l->size);
+	}
+	if (kind == SCN_W_DRR && !w->image[0]) {
+		const struct scn_lun *l = &p->m->arrays[w->lun.array].luns[w->lun.lun];
+		if (w->size > l->size)
+			fail(p, n, path, "size %llu is beyond LUN %s (%llu bytes)", (unsigned long long)w->size, l->name,
+			     (unsigned long long)l->size);
 	}
 	if (kind == SCN_W_CLONE) {
 		const struct scn_lun *src = &p->m->arrays[w->lun.array].luns[w->lun.lun];

@@ -235,12 +235,12 @@ static void bounds(const struct scn_expect *x, double v, struct scn_xresult *res
 	res->ok = (!x->have_min || v >= x->min) && (!x->have_max || v <= x->max);
 	char want[128] = "";
 	if (x->have_min && x->have_max)
-		snprintf(want, sizeof(want), "want %g..%g", x->min, x->max);
+		snprintf(want, sizeof(want), "want %.10g..%.10g", x->min, x->max);
 	else if (x->have_min)
-		snprintf(want, sizeof(want), "want >= %g", x->min);
+		snprintf(want, sizeof(want), "want >= %.10g", x->min);
 	else
-		snprintf(want, sizeof(want), "want <= %g", x->max);
-	snprintf(res->observed, sizeof(res->observed), "%.6g%s (%s)", v, unit, want);
+		snprintf(want, sizeof(want), "want <= %.10g", x->max);
+	snprintf(res->observed, sizeof(res->observed), "%.10g%s (%s)", v, unit, want);
 }
 
 /* the last non-empty line of text, for a message */
@@ -369,7 +369,7 @@ static void workloads_json(struct run *R)
 		const struct scn_work_rt *w = &R->work[i];
 		json_object *o = json_object_new_object();
 		json_object_object_add(o, "kind", json_object_new_string(
-			(const char *[]){ "verify", "clone", "scale", "run" }[R->m->work[i].kind]));
+			(const char *[]){ "verify", "clone", "scale", "run", "drr" }[R->m->work[i].kind]));
 		json_object_object_add(o, "started", json_object_new_boolean(w->started));
 		if (w->started) {
 			json_object_object_add(o, "exit", json_object_new_int(w->exit_code));
@@ -475,7 +475,7 @@ int scn_run(const struct scn_model *m, const struct scn_run_opts *o, struct scn_
 				if (scn_work_start(w, &m->work[i], &env, t, err, sizeof(err)))
 					goto could_not;
 				say(&R, t, "workload %s (%s): started, pid %d", m->work[i].name,
-				    (const char *[]){ "verify", "clone", "scale", "run" }[m->work[i].kind], (int)w->pid);
+				    (const char *[]){ "verify", "clone", "scale", "run", "drr" }[m->work[i].kind], (int)w->pid);
 			}
 			if (w->started && !w->done && scn_work_poll(w, t)) {
 				char ll[256];

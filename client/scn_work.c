@@ -149,6 +149,25 @@ static _Noreturn void child(const struct scn_work *w, const struct scn_env *env,
 		ARG("--json");
 		ARG("--quiet");
 		break;
+	case SCN_W_DRR:
+		lun_url(env, w->lun, 0, src, sizeof(src));
+		ARG("%s", env->self);
+		ARG("drr");
+		ARG("%s", src);
+		if (w->image[0]) {
+			ARG("--image");
+			ARG("%s", w->image);
+		} else {
+			ARG("--synthetic");
+			ARG("win10");
+			ARG("--size");
+			ARG("%llu", (unsigned long long)w->size);
+		}
+		ARG("--seed");
+		ARG("%llu", (unsigned long long)env->seed);
+		ARG("--json");
+		ARG("--quiet");
+		break;
 	case SCN_W_RUN:
 		ARG("/bin/sh");
 		ARG("-c");
