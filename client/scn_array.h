@@ -25,6 +25,7 @@ struct scn_array_rt {
 	char state_dir[SCN_TEXT];
 	char *argv[128];               /* kept for a restart on the same ports */
 	unsigned argc;
+	void *curl;                    /* one libcurl handle per array: its TLS connection is reused */
 };
 
 /* Starts a runner's array (target_bin: lunlab-target), or fills an external one's URLs.
@@ -40,11 +41,11 @@ void scn_array_lun_url(const struct scn_array_rt *a, int lun, char *out, size_t 
 
 /* METHOD path [body]: the answer's JSON (caller puts it), or NULL with err naming the
  * HTTP status and the array's message */
-json_object *scn_api(const struct scn_array_rt *a, const char *method, const char *path, const char *body,
+json_object *scn_api(struct scn_array_rt *a, const char *method, const char *path, const char *body,
 		     char *err, size_t errlen);
 /* the sum of /metrics series matching "name" or "name{k=\"v\",...}" (every label given must
  * be on the series); 0, or -1 with err (no such series, no answer) */
-int scn_metric(const struct scn_array_rt *a, const char *series, double *out, char *err, size_t errlen);
+int scn_metric(struct scn_array_rt *a, const char *series, double *out, char *err, size_t errlen);
 /* the same over a /metrics text already fetched (unit tests) */
 int scn_metric_sum(const char *text, const char *series, double *out);
 

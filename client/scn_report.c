@@ -101,6 +101,8 @@ json_object *scn_json_report(const struct scn_model *m, const struct scn_result 
 	json_object_object_add(j, "status", json_object_new_int(r->status));
 	json_object_object_add(j, "error", r->status == 2 ? json_object_new_string(r->error) : NULL);
 	json_object_object_add(j, "seconds", json_object_new_double(r->seconds));
+	json_object_object_add(j, "runner_cpu_s", json_object_new_double(r->runner_cpu_s));
+	json_object_object_add(j, "workloads_cpu_s", json_object_new_double(r->workloads_cpu_s));
 	json_object *xs = json_object_new_array();
 	for (unsigned i = 0; i < m->n_expect; i++) {
 		json_object *x = json_object_new_object();

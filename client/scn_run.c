@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -374,6 +375,7 @@ static void workloads_json(struct run *R)
 		if (w->started) {
 			json_object_object_add(o, "exit", json_object_new_int(w->exit_code));
 			json_object_object_add(o, "seconds", json_object_new_double(w->t_end - w->t_start));
+			json_object_object_add(o, "cpu_s", json_object_new_double(w->cpu_s));
 			json_object_object_add(o, "timed_out", json_object_new_boolean(w->timed_out));
 			json_object_object_add(o, "report", w->json ? json_object_get(w->json) : NULL);
 		}
@@ -552,6 +554,7 @@ out:
 	for (unsigned i = 0; i < m->n_work; i++) {
 		if (R.work[i].started && !R.work[i].done)
 			scn_work_stop(&R.work[i], now_rel(&R));
+		r->workloads_cpu_s += R.work[i].cpu_s;
 		scn_work_free(&R.work[i]);
 	}
 	for (unsigned i = 0; i < m->n_arrays; i++) {
@@ -560,6 +563,11 @@ out:
 	}
 	scn_proc_stop_all();
 	r->seconds = scn_now() - start;
+	struct rusage ru;
+	if (!getrusage(RUSAGE_SELF, &ru))
+		r->runner_cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+				  (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+
 	if (r->rundir[0]) {
 		/* kept when the run could not start (the target's log says why), not after Ctrl-C */
 		if (o->keep_dir || (r->status == 2 && !scn_proc_interrupted()))

@@ -28,6 +28,8 @@ struct scn_result {
 	int status;                    /* 0 every expectation held, 1 one did not, 2 could not run */
 	char error[SCN_TEXT * 2];      /* status 2: why */
 	double seconds;
+	double runner_cpu_s;           /* the runner's own CPU (its children not included) */
+	double workloads_cpu_s;        /* the workloads' CPU, as wait4 reported it */
 	char rundir[SCN_TEXT];
 	struct scn_xresult x[SCN_MAX_EXPECT];
 	json_object *timeline;         /* [{"t": s, "what": text}] */

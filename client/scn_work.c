@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -276,9 +277,13 @@ bool scn_work_poll(struct scn_work_rt *w, double t)
 	if (!w->started || w->done)
 		return w->done;
 	int st;
-	pid_t r = waitpid(w->pid, &st, WNOHANG);
-	if (r == w->pid)
+	struct rusage ru;
+	pid_t r = wait4(w->pid, &st, WNOHANG, &ru);
+	if (r == w->pid) {
+		w->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+			   (double)ru.ru_stime.tv_usec / 1e6;
 		finish(w, st, t);
+	}
 	return w->done;
 }
 

@@ -22,6 +22,7 @@ struct scn_work_rt {
 	bool started, done;
 	double t_start, t_end;         /* seconds since the run's start */
 	int exit_code;                 /* 0..255, 128+N for signal N */
+	double cpu_s;                  /* user + system CPU of the child (wait4), its own children not included */
 	bool timed_out;                /* stopped by the runner at the scenario's timeout */
 	struct scn_progress *progress; /* verify: shared with the child */
 	char out_path[SCN_TEXT], err_path[SCN_TEXT];

@@ -161,7 +161,7 @@ static void wrong_types(void **state)
 	refused(10, "    state_dir: maybe", "f.yaml:10:16: arrays.a.state_dir: 'maybe': expected true or false");
 	refused(41, "  - {workload: w, fails_with: 7/27/7}",
 		"f.yaml:41:31: expect[0].fails_with: '7/27/7': expected a sense KK/AA/QQ in hex (07/27/07)");
-	refused(18, "    kind: fio", "f.yaml:18:11: workloads.w.kind: 'fio': expected verify, clone, scale or run");
+	refused(18, "    kind: fio", "f.yaml:18:11: workloads.w.kind: 'fio': expected verify, clone, scale, drr or run");
 	refused(15, "    faults: lun=0", "f.yaml:15:13: arrays.a.faults: expected a sequence of fault rules, got a scalar");
 }
 
