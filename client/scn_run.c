@@ -287,6 +287,8 @@ static void judge(struct run *R, unsigned i)
 	char st[300];
 	if (w->timed_out)
 		snprintf(st, sizeof(st), "stopped at the scenario's timeout");
+	else if (w->exit_code == 0)
+		snprintf(st, sizeof(st), "finished (exit status 0)");
 	else
 		snprintf(st, sizeof(st), "exit status %d%s%.200s", w->exit_code, ll[0] ? ": " : "", ll);
 	switch (x->kind) {
