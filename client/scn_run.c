@@ -280,7 +280,7 @@ static void judge(struct run *R, unsigned i)
 	char ll[256];
 	last_line(w->output, ll, sizeof(ll));
 	if (!w->started) {
-		snprintf(res->observed, sizeof(res->observed), "workload %s never started", w->cfg ? w->cfg->name : "?");
+		snprintf(res->observed, sizeof(res->observed), "workload %s never started", R->m->work[x->work].name);
 		return;
 	}
 	res->time_s = w->t_end - w->t_start;
@@ -322,9 +322,10 @@ static void judge(struct run *R, unsigned i)
 		break;
 	}
 	case SCN_X_VERIFIED: {
-		double ok = 0, mism = 0, acked = 0, ver = 0;
+		double ok = 0, mism = 0, acked = 0, ver = 0, unr = 0;
 		bool have = !scn_json_number(w->json, "data_verified", &ok);
 		scn_json_number(w->json, "mismatches", &mism);
+		scn_json_number(w->json, "unreadable", &unr);
 		scn_json_number(w->json, "acked", &acked);
 		scn_json_number(w->json, "verified", &ver);
 		res->ok = have && ok == 1;
@@ -332,9 +333,10 @@ static void judge(struct run *R, unsigned i)
 			snprintf(res->observed, sizeof(res->observed), "no report (%s)", st);
 		else
 			snprintf(res->observed, sizeof(res->observed),
-				 "%.0f of %.0f acknowledged pieces read back right, %.0f wrong%s%s", ver, acked, mism,
+				 "%.0f of %.0f acknowledged pieces read back right, %.0f wrong%s%s%s", ver, acked, mism,
 				 jstr(w->json, "first_mismatch_lba") ? ", the first at LBA " : "",
-				 jstr(w->json, "first_mismatch_lba") ? jstr(w->json, "first_mismatch_lba") : "");
+				 jstr(w->json, "first_mismatch_lba") ? jstr(w->json, "first_mismatch_lba") : "",
+				 unr > 0 ? ", some could not be read" : "");
 		break;
 	}
 	case SCN_X_DURATION:
@@ -490,7 +492,8 @@ int scn_run(const struct scn_model *m, const struct scn_run_opts *o, struct scn_
 					say(&R, t, "workload %s: failed (exit %d) after %.3fs: %s", m->work[i].name, w->exit_code,
 					    w->t_end - w->t_start, ll);
 			}
-			all_done &= w->done || (!w->started && m->work[i].start_by_event); /* its event may never come */
+			/* a start: event workload whose event has not come may never start */
+			all_done &= w->done || (!w->started && m->work[i].start_by_event);
 		}
 		bool timed_pending = false;
 		for (unsigned i = 0; i < m->n_events; i++) {
@@ -512,6 +515,9 @@ int scn_run(const struct scn_model *m, const struct scn_run_opts *o, struct scn_
 				timed_pending = true;
 			}
 		}
+		for (unsigned i = 0; i < m->n_work; i++)
+			if (R.start_now[i] && !R.work[i].started)
+				all_done = false; /* its start event came in this pass: it starts in the next */
 		if (all_done && !timed_pending)
 			break;
 		if (t >= m->timeout_s) {

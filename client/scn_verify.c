@@ -186,7 +186,7 @@ int scn_verify_run(const struct scn_verify_opts *o, struct scn_progress *pg, FIL
 	struct vs v = { .o = o };
 	uint64_t n = o->size / o->bs;
 	uint8_t *state = calloc(n ? n : 1, 1), *buf = malloc(o->bs), *rd = NULL;
-	uint64_t acked = 0, synced = 0, verified = 0, mismatches = 0, rewritten = 0, first_bad = UINT64_MAX;
+	uint64_t acked = 0, synced = 0, verified = 0, mismatches = 0, unreadable = 0, rewritten = 0, first_bad = UINT64_MAX;
 	uint64_t first_unsynced = 0;  /* pieces before it are covered by a good SYNCHRONIZE CACHE */
 	double t0 = scn_now();
 	pg->total = n;
@@ -316,9 +316,7 @@ int scn_verify_run(const struct scn_verify_opts *o, struct scn_progress *pg, FIL
 				break;
 		}
 		if (!t) {
-			mismatches++;
-			if (first_bad == UINT64_MAX)
-				first_bad = lba;
+			unreadable++; /* the error says which command and sense */
 			continue;
 		}
 		size_t got = t->datain.size > 0 ? (size_t)t->datain.size : 0;
@@ -345,6 +343,7 @@ report:;
 	json_object_object_add(j, "synced", json_object_new_int64((int64_t)synced));
 	json_object_object_add(j, "verified", json_object_new_int64((int64_t)verified));
 	json_object_object_add(j, "mismatches", json_object_new_int64((int64_t)mismatches));
+	json_object_object_add(j, "unreadable", json_object_new_int64((int64_t)unreadable));
 	json_object_object_add(j, "first_mismatch_lba",
 			       first_bad == UINT64_MAX ? NULL : json_object_new_int64((int64_t)first_bad));
 	json_object_object_add(j, "rewritten", json_object_new_int64((int64_t)rewritten));
@@ -367,6 +366,8 @@ report:;
 	fprintf(out, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 	if (v.error[0])
 		fprintf(stderr, "verify: %s\n", v.error);
+	if (unreadable)
+		fprintf(stderr, "verify: %llu acknowledged piece(s) could not be read back\n", (unsigned long long)unreadable);
 	if (mismatches)
 		fprintf(stderr, "verify: %llu acknowledged piece(s) read back wrong, the first at LBA %llu\n",
 			(unsigned long long)mismatches, (unsigned long long)first_bad);

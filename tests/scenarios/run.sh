@@ -134,8 +134,47 @@ badfile)
     rm -rf "$work"/lunlab-scenario-*   # kept on purpose for a run that could not start (its log)
     echo "ok: bad files refused with one line, exit 2"
     ;;
+external)
+    # an existing target (url: and api:): the runner drives its API and leaves it running
+    # shellcheck source=../../ci/lib/target-ctl.sh
+    source "$here/../../ci/lib/target-ctl.sh"
+    umask 077
+    printf 'api admin ext-secret-123\n' >"$work/auth"
+    api_port=$(ll_free_port)
+    ll_start_lunlab "$target" "$work/target.log" --lun size=64M,model=x2 --api "127.0.0.1:$api_port" \
+        --auth-file "$work/auth" --quiet || { echo "FAIL: the test's own target did not start"; exit 1; }
+    cat >"$work/ext.yaml" <<YAML
+arrays:
+  ext:
+    url: iscsi://127.0.0.1:$LL_PORT/iqn.2026-11.org.lunlab:target
+    api: https://127.0.0.1:$api_port
+    luns: {d: {size: 64M}}
+workloads:
+  w: {kind: verify, lun: d, size: 2M, start: event}
+  api: {kind: run, start: event, command: 'curl -sk -u "\$LUNLAB_EXT_API_USER:\$LUNLAB_EXT_API_PASSWORD" "\$LUNLAB_EXT_API/api/lunlab/faults"'}
+timeline:
+  - {at: 0s, fault: 'lun=0,op=read,lba=0-15,sense=medium-error', name: m}
+  - {when: {after: m, delay: 0s}, start_workload: w}
+  - {when: {after: m, delay: 0s}, start_workload: api}
+expect:
+  - {workload: w, fails_with: 03/11/00}
+  - {workload: api, output: '"spec": ?"lun=0,op=read,lba=0-15,sense=03/11/00"'}
+  - {metric: 'lunlab_fault_hits_total{action="sense"}', min: 1}
+YAML
+    rc=0
+    LUNLAB_API_PASSWORD=ext-secret-123 "$bench" scenario "$work/ext.yaml" >"$work/ext.log" 2>&1 || rc=$?
+    cat "$work/ext.log"
+    (( rc == 0 )) || fail "existing target: exit $rc, want 0"
+    kill -0 "$LL_PID" 2>/dev/null || fail "the runner stopped a target it did not start"
+    rc=0
+    LUNLAB_API_PASSWORD=wrong-password "$bench" scenario "$work/ext.yaml" >"$work/ext2.log" 2>&1 || rc=$?
+    (( rc == 2 )) || fail "wrong API password: exit $rc, want 2"
+    grep -q "timeline\[0\]: POST /api/lunlab/faults: HTTP 401" "$work/ext2.log" || fail "wrong API password: $(tail -1 "$work/ext2.log")"
+    rm -rf "$work"/lunlab-scenario-*
+    ll_stop_verified "$work/target.log" || fail "the test's own target did not stop cleanly"
+    ;;
 *)
-    echo "usage: $0 BENCH TARGET library DIR | sigint | badfile" >&2
+    echo "usage: $0 BENCH TARGET library DIR | sigint | badfile | external" >&2
     exit 2
     ;;
 esac
