@@ -356,6 +356,29 @@ json_object *scn_api(struct scn_array_rt *a, const char *method, const char *pat
 	return j;
 }
 
+int scn_api_text(struct scn_array_rt *a, const char *method, const char *path, const char *body, char **text,
+		 char *err, size_t errlen)
+{
+	struct buf b = { 0 };
+	long code = http(a, method, path, body, &b, err, errlen);
+	*text = NULL;
+	if (code < 0) {
+		free(b.p);
+		return -1;
+	}
+	if (code / 100 != 2) {
+		json_object *j = b.p ? json_tokener_parse(b.p) : NULL, *m;
+		bool msg = j && json_object_is_type(j, json_type_object) && json_object_object_get_ex(j, "message", &m);
+		snprintf(err, errlen, "%s %s: HTTP %ld%s%s", method, path, code, msg ? ": " : "",
+			 msg ? json_object_get_string(m) : "");
+		json_object_put(j);
+		free(b.p);
+		return -1;
+	}
+	*text = b.p ? b.p : strdup("");
+	return *text ? 0 : -1;
+}
+
 /* every k="v" of want's {...} is in have's label block */
 static bool labels_match(const char *want, size_t wl, const char *have, size_t hl)
 {

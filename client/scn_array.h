@@ -43,6 +43,10 @@ void scn_array_lun_url(const struct scn_array_rt *a, int lun, char *out, size_t 
  * HTTP status and the array's message */
 json_object *scn_api(struct scn_array_rt *a, const char *method, const char *path, const char *body,
 		     char *err, size_t errlen);
+/* METHOD path [body]: 0 with the answer's text in *text (caller frees) when it is 2xx, or
+ * -1 with err naming the HTTP status and the array's message */
+int scn_api_text(struct scn_array_rt *a, const char *method, const char *path, const char *body, char **text,
+		 char *err, size_t errlen);
 /* the sum of /metrics series matching "name" or "name{k=\"v\",...}" (every label given must
  * be on the series); 0, or -1 with err (no such series, no answer) */
 int scn_metric(struct scn_array_rt *a, const char *series, double *out, char *err, size_t errlen);

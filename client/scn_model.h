@@ -88,14 +88,19 @@ struct scn_work {
 };
 
 enum scn_ev_kind { SCN_E_FAULT, SCN_E_FAULT_OFF, SCN_E_FAULTS_CLEAR, SCN_E_PORTAL, SCN_E_ALUA,
-		   SCN_E_KILL, SCN_E_RESTART, SCN_E_PAUSE, SCN_E_START };
-enum scn_cond_kind { SCN_C_TIME, SCN_C_METRIC, SCN_C_PROGRESS, SCN_C_FINISHED, SCN_C_AFTER };
+		   SCN_E_KILL, SCN_E_RESTART, SCN_E_PAUSE, SCN_E_START, SCN_E_API };
+enum scn_cond_kind { SCN_C_TIME, SCN_C_METRIC, SCN_C_PROGRESS, SCN_C_FINISHED, SCN_C_AFTER, SCN_C_API };
 
 struct scn_event {
 	struct scn_mark mark;
 	enum scn_cond_kind cond;
 	double at_s;                   /* SCN_C_TIME */
-	char metric[SCN_TEXT];         /* SCN_C_METRIC: a /metrics series name, with {labels} */
+	char metric[SCN_TEXT];         /* SCN_C_METRIC: a /metrics series name, with {labels};
+					* SCN_C_API: the path GET */
+	char match[SCN_TEXT];          /* SCN_C_API: a regex its answer must match */
+	char method[8];                /* api action: GET, POST, PUT, DELETE ... */
+	char path[SCN_TEXT];           /* ... on this path ... */
+	char body[SCN_TEXT * 2];       /* ... with this JSON body (empty: none) */
 	double min;                    /* metric >= min (progress: fraction >= min) */
 	int work;                      /* SCN_C_PROGRESS / SCN_C_FINISHED */
 	int after;                     /* SCN_C_AFTER: an earlier event ... */
@@ -117,7 +122,7 @@ struct scn_event {
 };
 
 enum scn_exp_kind { SCN_X_STATUS, SCN_X_SENSE, SCN_X_VERIFIED, SCN_X_DURATION, SCN_X_JSON,
-		    SCN_X_EXIT, SCN_X_OUTPUT, SCN_X_METRIC, SCN_X_SAW_SENSE };
+		    SCN_X_EXIT, SCN_X_OUTPUT, SCN_X_METRIC, SCN_X_SAW_SENSE, SCN_X_API };
 
 struct scn_expect {
 	struct scn_mark mark;
@@ -126,7 +131,8 @@ struct scn_expect {
 	int work;                      /* workload expectations */
 	int array;                     /* metric expectations */
 	bool want_finished;            /* status */
-	char text[SCN_TEXT];           /* sense KK/AA/QQ, output regex, json path, metric series */
+	char text[SCN_TEXT];           /* sense KK/AA/QQ, output regex, json path, metric series, API path */
+	char match[SCN_TEXT];          /* api: the regex the answer must match */
 	bool have_min, have_max;
 	double min, max;               /* duration, json, metric bounds */
 	int exit_code;

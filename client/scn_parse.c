@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
 #include <yaml.h>
 
 #include "client/cli.h"
@@ -227,6 +228,22 @@ static void path_key(char *dst, size_t len, const char *path, const char *key)
 	} else {
 		dst[pl] = 0;
 	}
+}
+
+static void get_regex(struct pctx *p, const yaml_node_t *n, const char *key, char *dst, size_t len)
+{
+	copy_str(p, n, key, dst, len);
+	regex_t re;
+	if (regcomp(&re, dst, REG_EXTENDED | REG_NOSUB))
+		fail(p, n, key, "'%s': not a POSIX extended regular expression", dst);
+	regfree(&re);
+}
+
+static void get_api_path(struct pctx *p, const yaml_node_t *n, const char *key, char *dst, size_t len)
+{
+	copy_str(p, n, key, dst, len);
+	if (dst[0] != '/' || strpbrk(dst, " \t\r\n"))
+		fail(p, n, key, "'%s': expected a path on the API (/api/..., /metrics.json), no spaces", dst);
 }
 
 /* ---- arrays ---- */
@@ -586,7 +603,8 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 static void parse_when(struct pctx *p, struct scn_event *e, const yaml_node_t *n, const char *path)
 {
 	check_mapping(p, n, path);
-	bool metric = false, work = false, have_min = false, fin = false, after = false, delay = false;
+	bool metric = false, work = false, have_min = false, fin = false, after = false, delay = false, api = false,
+	     match = false;
 	EACH_PAIR(p, n, key, k, v) {
 		char kp[SCN_TEXT];
 		path_key(kp, sizeof(kp), path, key);
@@ -623,9 +641,23 @@ static void parse_when(struct pctx *p, struct scn_event *e, const yaml_node_t *n
 		} else if (!strcmp(key, "delay")) {
 			e->delay_s = get_duration(p, v, kp);
 			delay = true;
+		} else if (!strcmp(key, "api")) {
+			get_api_path(p, v, kp, e->metric, sizeof(e->metric));
+			api = true;
+		} else if (!strcmp(key, "match")) {
+			get_regex(p, v, kp, e->match, sizeof(e->match));
+			match = true;
 		} else {
-			unknown(p, k, path, key, "metric, min, workload, progress, finished, after, delay");
+			unknown(p, k, path, key, "metric, min, workload, progress, finished, after, delay, api, match");
 		}
+	}
+	if (api != match)
+		fail(p, n, path, "api: PATH goes with match: REGEX (what its answer must contain)");
+	if (api) {
+		if (metric || work || have_min || fin || after || delay)
+			fail(p, n, path, "api: is a condition of its own (with match:)");
+		e->cond = SCN_C_API;
+		return;
 	}
 	if (delay && !after)
 		fail(p, n, path, "delay goes with after: EVENT");
@@ -654,7 +686,7 @@ static void parse_when(struct pctx *p, struct scn_event *e, const yaml_node_t *n
 static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *n, const char *path)
 {
 	static const char actions[] = "fault, fault_off, faults_clear, portal_down, portal_up, alua, kill, restart, pause, "
-				      "start_workload";
+				      "start_workload, api";
 	struct scn_model *m = p->m;
 	check_mapping(p, n, path);
 	e->mark = mark_of(n);
@@ -738,6 +770,30 @@ static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *
 				e->kind = SCN_E_RESTART;
 				if (!get_bool(p, v, kp))
 					fail(p, v, kp, "only 'restart: true' is an action");
+			} else if (!strcmp(key, "api")) {
+				e->kind = SCN_E_API;
+				check_mapping(p, v, kp);
+				EACH_PAIR(p, v, ak, k2, v2) {
+					char ap[SCN_TEXT];
+					path_key(ap, sizeof(ap), kp, ak);
+					if (!strcmp(ak, "method")) {
+						copy_str(p, v2, ap, e->method, sizeof(e->method));
+						if (!key_in(e->method, "GET, POST, PUT, DELETE"))
+							fail(p, v2, ap, "'%s': expected GET, POST, PUT or DELETE", e->method);
+					} else if (!strcmp(ak, "path")) {
+						get_api_path(p, v2, ap, e->path, sizeof(e->path));
+					} else if (!strcmp(ak, "body")) {
+						copy_str(p, v2, ap, e->body, sizeof(e->body));
+						json_object *j = json_tokener_parse(e->body);
+						if (!j)
+							fail(p, v2, ap, "not JSON");
+						json_object_put(j);
+					} else {
+						unknown(p, k2, kp, ak, "method, path, body");
+					}
+				}
+				if (!e->method[0] || !e->path[0])
+					fail(p, v, kp, "needs method and path");
 			} else if (!strcmp(key, "start_workload")) {
 				e->kind = SCN_E_START;
 				e->start = find_work(p, v, kp);
@@ -754,7 +810,7 @@ static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *
 			}
 		} else {
 			unknown(p, k, path, key, "at, when, array, name, fault, fault_off, faults_clear, portal_down, portal_up, "
-						 "alua, kill, restart, pause, start_workload");
+						 "alua, kill, restart, pause, start_workload, api");
 		}
 	}
 	if (nconds != 1)
@@ -788,7 +844,7 @@ static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *
 		fail(p, act, an, "array %s has no LUN %d", a->name, e->lun);
 	if (e->kind == SCN_E_RESTART && !a->state_dir)
 		fail(p, act, an, "array %s has no state_dir: a restart would find it empty", a->name);
-	if (e->cond == SCN_C_METRIC && a->external && !a->api_url[0])
+	if ((e->cond == SCN_C_METRIC || e->cond == SCN_C_API) && a->external && !a->api_url[0])
 		fail(p, n, path, "array %s has no api: to read its metrics from", a->name);
 }
 
@@ -861,7 +917,7 @@ static void set_name(struct scn_expect *x, const char *fmt, ...)
 static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t *n, const char *path)
 {
 	struct scn_model *m = p->m;
-	static const char checks[] = "finished, fails_with, verified, saw_sense, duration, json, exit, output, metric";
+	static const char checks[] = "finished, fails_with, verified, saw_sense, duration, json, exit, output, metric, api";
 	check_mapping(p, n, path);
 	x->mark = mark_of(n);
 	x->work = x->array = -1;
@@ -877,6 +933,8 @@ static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t
 			x->array = find_array(p, v, kp);
 		} else if (!strcmp(key, "name")) {
 			copy_str(p, v, kp, label, sizeof(label));
+		} else if (!strcmp(key, "match")) {
+			get_regex(p, v, kp, x->match, sizeof(x->match));
 		} else if (!strcmp(key, "min") || !strcmp(key, "max")) {
 			double d = get_number(p, v, kp);
 			if (key[1] == 'i')
@@ -890,8 +948,8 @@ static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t
 			ck = k;
 			cv = v;
 		} else {
-			unknown(p, k, path, key, "workload, array, name, min, max, finished, fails_with, verified, saw_sense, "
-						 "duration, json, exit, output, metric");
+			unknown(p, k, path, key, "workload, array, name, min, max, match, finished, fails_with, verified, "
+						 "saw_sense, duration, json, exit, output, metric, api");
 		}
 	}
 	if (!ck)
@@ -899,21 +957,23 @@ static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t
 	const char *c = (const char *)ck->data.scalar.value;
 	char kp[SCN_TEXT];
 	path_key(kp, sizeof(kp), path, c);
-	bool is_metric = !strcmp(c, "metric");
+	bool is_metric = !strcmp(c, "metric") || !strcmp(c, "api");
 	if (is_metric) {
 		if (x->array < 0 && m->n_arrays == 1)
 			x->array = 0;
 		if (x->array < 0)
 			fail(p, n, path, "name the array (array: NAME)");
 		if (x->work >= 0)
-			fail(p, n, path, "a metric is the array's, not a workload's");
+			fail(p, n, path, "%s is the array's, not a workload's", c);
 	} else {
 		if (x->work < 0)
 			fail(p, n, path, "name the workload (workload: NAME)");
 		if (x->array >= 0)
 			fail(p, n, path, "array: is for metric checks");
 	}
-	bool bounds = is_metric || !strcmp(c, "duration") || !strcmp(c, "json");
+	bool bounds = !strcmp(c, "metric") || !strcmp(c, "duration") || !strcmp(c, "json");
+	if ((!strcmp(c, "api")) != (x->match[0] != 0))
+		fail(p, n, path, "match: REGEX goes with api: PATH, and api: needs it");
 	if (bounds && !x->have_min && !x->have_max)
 		fail(p, n, path, "%s needs min:, max: or both", c);
 	if (!bounds && (x->have_min || x->have_max))
@@ -960,6 +1020,12 @@ static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t
 			fail(p, cv, kp, "'%s': not a POSIX extended regular expression", x->text);
 		regfree(&re);
 		set_name(x, "workload %s output matches /%s/", w->name, x->text);
+	} else if (!strcmp(c, "api")) {
+		x->kind = SCN_X_API;
+		get_api_path(p, cv, kp, x->text, sizeof(x->text));
+		set_name(x, "array %s GET %s matches /%s/", m->arrays[x->array].name, x->text, x->match);
+		if (m->arrays[x->array].external && !m->arrays[x->array].api_url[0])
+			fail(p, ck, kp, "array %s has no api: to ask", m->arrays[x->array].name);
 	} else {
 		x->kind = SCN_X_METRIC;
 		copy_str(p, cv, kp, x->text, sizeof(x->text));

@@ -138,6 +138,14 @@ static int fire(struct run *R, unsigned i, double t, char *err, size_t errlen)
 			return -1;
 		say(R, t, "array %s: restarted on its state directory (pid %d), listening again", an, (int)a->pid);
 		break;
+	case SCN_E_API: {
+		char *text = NULL;
+		if (scn_api_text(a, e->method, e->path, e->body[0] ? e->body : NULL, &text, err, errlen))
+			return -1;
+		say(R, t, "array %s: %s %s: %.200s", an, e->method, e->path, text);
+		free(text);
+		break;
+	}
 	case SCN_E_START:
 		R->start_now[e->start] = true;
 		say(R, t, "workload %s: its start event", R->m->work[e->start].name);
@@ -167,6 +175,22 @@ static bool cond_met(struct run *R, unsigned i, double t)
 		return R->work[e->work].done;
 	case SCN_C_AFTER:
 		return R->ev[e->after].fired && t >= R->ev[e->after].t + e->delay_s;
+	case SCN_C_API: {
+		struct scn_array_rt *a = &R->arrays[e->array];
+		if ((!a->pid && !a->cfg->external) || a->paused || (R->checked_t[i] > 0 && t - R->checked_t[i] < 0.2))
+			return false;
+		R->checked_t[i] = t;
+		char *text = NULL, err[SCN_TEXT];
+		regex_t re;
+		bool met = false;
+		if (!scn_api_text(a, "GET", e->metric, NULL, &text, err, sizeof(err)) &&
+		    !regcomp(&re, e->match, REG_EXTENDED | REG_NOSUB)) {
+			met = !regexec(&re, text, 0, NULL, 0);
+			regfree(&re);
+		}
+		free(text);
+		return met;
+	}
 	case SCN_C_PROGRESS: {
 		const struct scn_progress *p = R->work[e->work].progress;
 		return p && p->total && (double)p->done / (double)p->total >= e->min;
@@ -193,6 +217,7 @@ static const char *cond_text(const struct scn_event *e, const struct scn_model *
 	case SCN_C_PROGRESS: snprintf(buf, len, "when %s reached %.0f%%", m->work[e->work].name, e->min * 100); break;
 	case SCN_C_METRIC: snprintf(buf, len, "when %s >= %g", e->metric, e->min); break;
 	case SCN_C_AFTER: snprintf(buf, len, "%.3gs after %s", e->delay_s, m->events[e->after].name); break;
+	case SCN_C_API: snprintf(buf, len, "when GET %.200s matches /%.200s/", e->metric, e->match); break;
 	}
 	return buf;
 }
@@ -264,6 +289,22 @@ static void judge(struct run *R, unsigned i)
 	const struct scn_expect *x = &R->m->expect[i];
 	struct scn_xresult *res = &R->r->x[i];
 	res->ok = false;
+	if (x->kind == SCN_X_API) {
+		struct scn_array_rt *a = &R->arrays[x->array];
+		char *text = NULL, err[SCN_TEXT];
+		regex_t re;
+		if (!a->pid && !a->cfg->external) {
+			snprintf(res->observed, sizeof(res->observed), "array %s is not running at the end", a->cfg->name);
+		} else if (scn_api_text(a, "GET", x->text, NULL, &text, err, sizeof(err))) {
+			snprintf(res->observed, sizeof(res->observed), "%s", err);
+		} else if (!regcomp(&re, x->match, REG_EXTENDED | REG_NOSUB)) {
+			res->ok = !regexec(&re, text, 0, NULL, 0);
+			regfree(&re);
+			snprintf(res->observed, sizeof(res->observed), res->ok ? "matched" : "the answer: %.300s", text);
+		}
+		free(text);
+		return;
+	}
 	if (x->kind == SCN_X_METRIC) {
 		struct scn_array_rt *a = &R->arrays[x->array];
 		double v;
@@ -362,6 +403,7 @@ static void judge(struct run *R, unsigned i)
 		break;
 	}
 	case SCN_X_METRIC:
+	case SCN_X_API:
 		break;
 	}
 }

@@ -151,15 +151,19 @@ arrays:
     luns: {d: {size: 64M}}
 workloads:
   w: {kind: verify, lun: d, size: 2M, start: event}
+  idle: {kind: run, command: 'sleep 1'}
   api: {kind: run, start: event, command: 'curl -sk -u "\$LUNLAB_EXT_API_USER:\$LUNLAB_EXT_API_PASSWORD" "\$LUNLAB_EXT_API/api/lunlab/faults"'}
 timeline:
   - {at: 0s, fault: 'lun=0,op=read,lba=0-15,sense=medium-error', name: m}
   - {when: {after: m, delay: 0s}, start_workload: w}
   - {when: {after: m, delay: 0s}, start_workload: api}
+  # once the rule has fired, every rule goes, through the API action (the run lasts 1 s: idle)
+  - {when: {api: /api/lunlab/faults, match: '"hits": ?[1-9]'}, api: {method: DELETE, path: /api/lunlab/faults}}
 expect:
   - {workload: w, fails_with: 03/11/00}
   - {workload: api, output: '"spec": ?"lun=0,op=read,lba=0-15,sense=03/11/00"'}
   - {metric: 'lunlab_fault_hits_total{action="sense"}', min: 1}
+  - {api: /api/lunlab/faults, match: '"faults": ?\\[ ?\\]', name: "no rule left"}
 YAML
     rc=0
     LUNLAB_API_PASSWORD=ext-secret-123 "$bench" scenario "$work/ext.yaml" >"$work/ext.log" 2>&1 || rc=$?

@@ -146,7 +146,7 @@ static void unknown_keys(void **state)
 	refused(21, "    chunk: 64k", "f.yaml:21:5: workloads.w.chunk: not a key of a verify workload (known: kind, start, lun, "
 			"bs, size, offset, sync_every, reconnect)");
 	refused(33, "    kil: true", "f.yaml:33:5: timeline[1].kil: unknown key (known: at, when, array, name, fault, fault_off, "
-			"faults_clear, portal_down, portal_up, alua, kill, restart, pause, start_workload)");
+			"faults_clear, portal_down, portal_up, alua, kill, restart, pause, start_workload, api)");
 	refused(14, "      dst: {size: 32M, blok: 4096}", "f.yaml:14:24: arrays.a.luns.dst.blok: unknown key (known: size, block)");
 	refused(3, "seed: 8", "f.yaml:3:1: seed: duplicate key (first at line 2)");
 }
@@ -196,12 +196,27 @@ static void impossible_timeline(void **state)
 	refused(26, "    template_size: 20M", "f.yaml:23:5: workloads.c: 2 clones of 20971520 bytes do not fit on LUN dst (33554432 bytes)");
 }
 
+static void api_events(void **state)
+{
+	refused(37, "    api: {method: PATCH, path: /api/lunlab/faults}",
+		"f.yaml:37:19: timeline[3].api.method: 'PATCH': expected GET, POST, PUT or DELETE");
+	refused(37, "    api: {method: POST, path: /api/lunlab/faults, body: '{\"spec\": '}",
+		"f.yaml:37:57: timeline[3].api.body: not JSON");
+	refused(37, "    api: {method: GET, path: api/lunlab/faults}",
+		"f.yaml:37:30: timeline[3].api.path: 'api/lunlab/faults': expected a path on the API (/api/..., /metrics.json), no spaces");
+	refused(36, "  - when: {api: /api/lunlab/faults}",
+		"f.yaml:36:11: timeline[3].when: api: PATH goes with match: REGEX (what its answer must contain)");
+	refused(44, "  - {api: /api/lunlab/faults, match: '('}",
+		"f.yaml:44:38: expect[3].match: '(': not a POSIX extended regular expression");
+	refused(44, "  - {workload: w, api: /api/lunlab/faults, match: x}", "f.yaml:44:5: expect[3]: api is the array's, not a workload's");
+}
+
 static void expectation_checks(void **state)
 {
 	refused(43, "  - {workload: c, duration: s}", "f.yaml:43:5: expect[2]: duration needs min:, max: or both");
 	refused(43, "  - {workload: c, verified: true}", "f.yaml:43:19: expect[2].verified: workload c is a clone workload; verified is for verify workloads");
 	refused(43, "  - {workload: c, output: '('}", "f.yaml:43:27: expect[2].output: '(': not a POSIX extended regular expression");
-	refused(43, "  - {workload: c}", "f.yaml:43:5: expect[2]: missing the check (one of finished, fails_with, verified, saw_sense, duration, json, exit, output, metric)");
+	refused(43, "  - {workload: c}", "f.yaml:43:5: expect[2]: missing the check (one of finished, fails_with, verified, saw_sense, duration, json, exit, output, metric, api)");
 }
 
 static void values(void **state)
@@ -234,6 +249,7 @@ int main(void)
 		cmocka_unit_test(wrong_types),
 		cmocka_unit_test(dangling_references),
 		cmocka_unit_test(impossible_timeline),
+		cmocka_unit_test(api_events),
 		cmocka_unit_test(expectation_checks),
 		cmocka_unit_test(values),
 	};
