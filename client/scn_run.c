@@ -37,6 +37,7 @@ struct run {
 	double resume_at[SCN_MAX_ARRAYS]; /* a paused array: when it goes on (0: not paused) */
 	double checked_t[SCN_MAX_EVENTS]; /* a metric condition's last /metrics read */
 	bool start_now[SCN_MAX_WORK];     /* start: event workloads their event started */
+	bool crashed;                     /* a target exited by itself: its log is kept */
 	double t0;
 };
 
@@ -509,6 +510,19 @@ int scn_run(const struct scn_model *m, const struct scn_run_opts *o, struct scn_
 			say(&R, t, "interrupted: stopping everything");
 			goto could_not;
 		}
+		for (unsigned i = 0; i < m->n_arrays; i++) {
+			int st;
+			if (R.arrays[i].pid && waitpid(R.arrays[i].pid, &st, WNOHANG) == R.arrays[i].pid) {
+				/* the target went by itself (a crash, a refused restart): said, not hidden */
+				say(&R, t, "array %s: lunlab-target (pid %d) exited by itself with %s %d; its log: %s",
+				    m->arrays[i].name, (int)R.arrays[i].pid, WIFSIGNALED(st) ? "signal" : "status",
+				    WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), R.arrays[i].log);
+				scn_proc_forget(R.arrays[i].pid);
+				R.arrays[i].pid = 0;
+				R.resume_at[i] = 0;
+				R.crashed = true;
+			}
+		}
 		for (unsigned i = 0; i < m->n_arrays; i++)
 			if (R.resume_at[i] > 0 && t >= R.resume_at[i]) {
 				kill(R.arrays[i].pid, SIGCONT);
@@ -620,7 +634,7 @@ out:
 
 	if (r->rundir[0]) {
 		/* kept when the run could not start (the target's log says why), not after Ctrl-C */
-		if (o->keep_dir || (r->status == 2 && !scn_proc_interrupted()))
+		if (o->keep_dir || R.crashed || (r->status == 2 && !scn_proc_interrupted()))
 			say(&R, now_rel(&R), "logs and outputs kept in %s", r->rundir);
 		else
 			rm_rf(r->rundir);
