@@ -151,8 +151,13 @@ static int spawn(struct scn_array_rt *a, char *err, size_t errlen)
 		bool up = port_answers((unsigned)atoi(strrchr(a->api, ':') + 1));
 		for (unsigned i = 0; up && i < a->cfg->portals; i++)
 			up = port_answers(a->ports[i]);
-		if (up)
+		/* and the API answers: this first request also sets up the TLS connection the
+		 * timeline's requests reuse, so the first event is not late by a handshake */
+		char *text = NULL, e2[256];
+		if (up && !scn_api_text(a, "GET", "/api/lunlab/portals", NULL, &text, e2, sizeof(e2))) {
+			free(text);
 			return 0;
+		}
 		scn_sleep(0.05);
 	}
 	snprintf(err, errlen, "lunlab-target did not listen within 60 s; its log: %s", a->log);

@@ -351,7 +351,7 @@ static void judge(struct run *R, unsigned i)
 			if (x->kind == SCN_X_SAW_SENSE)
 				snprintf(res->observed, sizeof(res->observed), "senses met: %s",
 					 w->json && json_object_object_get_ex(w->json, "senses_seen", &arr)
-						 ? json_object_to_json_string(arr) : "(no report)");
+						 ? json_object_to_json_string_ext(arr, JSON_C_TO_STRING_NOSLASHESCAPE) : "(no report)");
 			else
 				snprintf(res->observed, sizeof(res->observed), "%s", s ? s : st);
 		} else {
