@@ -14,6 +14,7 @@
 #include "client/report.h"
 #include "client/scenarios.h"
 #include "lunlab_version.h"
+#include "client/scn_main.h"
 
 /* --metrics-url: the target's figures recorded during the run */
 static struct metrics_record *g_rec;
@@ -106,6 +107,8 @@ int main(int argc, char **argv)
 		lunlab_version_print(stdout, "lunlab-bench");
 		return 0;
 	}
+	if (argc > 1 && !strcmp(argv[1], "scenario")) /* its own command line (client/scn_main.c) */
+		return scn_main(argc - 1, argv + 1);
 	int rc = cli_parse(argc, argv, &o, err, sizeof(err));
 	if (rc == 1) {
 		fputs(err, stdout);
