@@ -185,6 +185,15 @@ static json_object *clone_run_obj(const struct clone_result *r, const struct clo
 		add_d(m, "peak_latency_ms", c->modeled_peak_latency_ms);
 		add_d(m, "peak_cpu_pct", c->modeled_peak_cpu_pct);
 		add_d(m, "max_latency_ms", c->modeled_max_latency_ms);
+		/* --plot-job SIZE: this run is a sample of a job of SIZE bytes cloned at the same
+		 * rates (the modeled duration is linear in the bytes, docs/reproduce.md), so a
+		 * script or a scenario expectation can hold the job's duration against a
+		 * published figure without redoing the arithmetic */
+		if (r->plot_job_bytes && c->bytes_cloned) {
+			add_i(m, "job_bytes", (int64_t)r->plot_job_bytes);
+			add_d(m, "job_duration_s",
+			      c->modeled_duration_s * (double)r->plot_job_bytes / (double)c->bytes_cloned);
+		}
 		add_machine_check(m, c->time_scale, c->virtual_streams, c->modeled_mean_latency_ms, c->machine_share,
 				  c->machine_share_exact, c->suggested_time_scale);
 		if (c->virtual_streams) /* whose host the virtual clock modeled: run, pinned or lu */
@@ -195,7 +204,6 @@ static json_object *clone_run_obj(const struct clone_result *r, const struct clo
 	}
 	add_b(e, "machine_limited", c->machine_limited);
 	json_object_object_add(e, "connection", json_conn_stats(&c->conn));
-	(void)r;
 	return e;
 }
 

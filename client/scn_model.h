@@ -76,6 +76,7 @@ struct scn_work {
 	uint64_t template_size, chunk;
 	unsigned clones;
 	char mode[SCN_NAME];           /* auto, xcopy, software */
+	uint64_t job;                  /* --plot-job: the job the clone samples (0: none) */
 	/* scale */
 	unsigned vms, qd;
 	double duration_s;

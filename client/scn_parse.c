@@ -447,7 +447,7 @@ static int find_work(struct pctx *p, const yaml_node_t *n, const char *key)
 
 static const char *const kind_keys[] = {
 	[SCN_W_VERIFY] = "kind, start, lun, bs, size, offset, sync_every, reconnect",
-	[SCN_W_CLONE] = "kind, start, lun, dest, template_size, chunk, clones, mode",
+	[SCN_W_CLONE] = "kind, start, lun, dest, template_size, chunk, clones, mode, job",
 	[SCN_W_SCALE] = "kind, start, lun, vms, bs, qd, duration, write, random, data",
 	[SCN_W_RUN] = "kind, start, command",
 	[SCN_W_DRR] = "kind, start, lun, size, image",
@@ -507,7 +507,7 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 		path_key(kp, sizeof(kp), path, key);
 		if (!key_in(key, kind_keys[kind])) {
 			if (key_in(key, "start, lun, dest, bs, size, offset, sync_every, reconnect, template_size, chunk, clones, "
-					"mode, vms, qd, duration, write, random, data, command, image"))
+					"mode, job, vms, qd, duration, write, random, data, command, image"))
 				fail(p, k, kp, "not a key of a %s workload (known: %s)", kind_names[kind], kind_keys[kind]);
 			unknown(p, k, path, key, kind_keys[kind]);
 		}
@@ -539,6 +539,8 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 			w->template_size = get_size(p, v, kp);
 		} else if (!strcmp(key, "chunk")) {
 			w->chunk = get_size(p, v, kp);
+		} else if (!strcmp(key, "job")) {
+			w->job = get_size(p, v, kp);
 		} else if (!strcmp(key, "clones")) {
 			w->clones = (unsigned)get_uint(p, v, kp, 1, 10000);
 		} else if (!strcmp(key, "mode")) {

@@ -121,6 +121,10 @@ static _Noreturn void child(const struct scn_work *w, const struct scn_env *env,
 		ARG("%llu", (unsigned long long)w->chunk);
 		ARG("--mode");
 		ARG("%s", w->mode);
+		if (w->job) { /* modeled.job_duration_s: the duration scaled to the job */
+			ARG("--plot-job");
+			ARG("%llu", (unsigned long long)w->job);
+		}
 		ARG("--verify");
 		ARG("--json");
 		ARG("--quiet");

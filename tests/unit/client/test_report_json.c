@@ -48,6 +48,8 @@ static void clone_keys(void **state)
 	assert_true(json_object_get_double(path(o, "modeled", "peak_latency_ms")) == 0.023);
 	assert_true(json_object_get_double(path(o, "modeled", "peak_cpu_pct")) == 70.1);
 	assert_int_equal(json_object_get_int(path(o, "commands", NULL)), 12);
+	json_object *v = NULL;
+	assert_false(json_object_object_get_ex(path(o, "modeled", NULL), "job_duration_s", &v)); /* no --plot-job */
 	json_object *runs = path(o, "runs", NULL);
 	assert_int_equal(json_object_array_length(runs), 2);
 	json_object *r1 = json_object_array_get_idx(runs, 1);
@@ -61,6 +63,18 @@ static void clone_keys(void **state)
 	assert_int_equal(json_object_get_int(path(o, "connection", "busy")), 3);
 	assert_int_equal(json_object_get_int(path(o, "connection", "reconnects")), 1);
 	assert_true(json_object_get_double(path(o, "connection", "longest_outage_s")) == 0.5);
+	json_object_put(o);
+	/* --plot-job: the modeled duration scaled to the job the run samples (64 MiB of a
+	 * 100 x 11.9 GiB job, about 1/19040) */
+	r.plot_job_bytes = 1277748838400ull;
+	r.runs[0].bytes_cloned = 64ull << 20;
+	r.runs[0].modeled_duration_s = 0.004204032;
+	o = roundtrip(json_clone(&r));
+	assert_int_equal(json_object_get_int64(path(o, "modeled", "job_bytes")), 1277748838400ll);
+	double job = json_object_get_double(path(o, "modeled", "job_duration_s"));
+	double want = 0.004204032 * 1277748838400.0 / 67108864.0; /* 80.04 s */
+	assert_true(job > want - 1e-9 && job < want + 1e-9);
+	assert_null(path(json_object_array_get_idx(path(o, "runs", NULL), 1), "modeled", NULL)); /* no model, no job */
 	json_object_put(o);
 }
 

@@ -132,6 +132,19 @@ static void refused(unsigned line, const char *repl, const char *want)
 		fail_msg("line %u '%s':\n  got  '%s'\n  want '%s'", line, repl, err, want);
 }
 
+/* clone job: the job a clone samples (--plot-job), and only on a clone */
+static void clone_job(void **state)
+{
+	char text[4096], err[512] = "";
+	with_line(text, sizeof(text), 26, "    template_size: 4M\n    job: 11.9g");
+	assert_int_equal(scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)), 0);
+	assert_int_equal(g_m.work[1].job, (uint64_t)(11.9 * 1073741824.0));
+	assert_int_equal(g_m.work[0].job, 0);
+	refused(21, "    job: 1g", "f.yaml:21:5: workloads.w.job: not a key of a verify workload (known: kind, start, lun, "
+			"bs, size, offset, sync_every, reconnect)");
+	refused(26, "    job: lots", "f.yaml:26:10: workloads.c.job: 'lots': expected a size (64M, 4k, 1g)");
+}
+
 static void yaml_syntax(void **state)
 {
 	refused(7, "    capacity: [64M", "f.yaml:8:19: yaml: did not find expected ',' or ']' while parsing a flow sequence");
@@ -245,6 +258,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(good_file),
 		cmocka_unit_test(yaml_syntax),
+		cmocka_unit_test(clone_job),
 		cmocka_unit_test(unknown_keys),
 		cmocka_unit_test(wrong_types),
 		cmocka_unit_test(dangling_references),
