@@ -80,6 +80,7 @@ struct scn_work {
 	/* scale */
 	unsigned vms, qd;
 	double duration_s;
+	double warmup_s;               /* scale: I/O before the measured window (0: none) */
 	bool write, random;
 	char data[SCN_NAME];           /* unique, repeat, zero, win10 */
 	/* run */
@@ -137,6 +138,8 @@ struct scn_expect {
 	bool have_min, have_max;
 	double min, max;               /* duration, json, metric bounds */
 	int exit_code;
+	char skip_if[SCN_TEXT];        /* a dot path of the workload's JSON report: when it is true
+					* (machine_limited), the check is skipped, not judged */
 };
 
 struct scn_model {

@@ -448,7 +448,7 @@ static int find_work(struct pctx *p, const yaml_node_t *n, const char *key)
 static const char *const kind_keys[] = {
 	[SCN_W_VERIFY] = "kind, start, lun, bs, size, offset, sync_every, reconnect",
 	[SCN_W_CLONE] = "kind, start, lun, dest, template_size, chunk, clones, mode, job",
-	[SCN_W_SCALE] = "kind, start, lun, vms, bs, qd, duration, write, random, data",
+	[SCN_W_SCALE] = "kind, start, lun, vms, bs, qd, duration, warmup, write, random, data",
 	[SCN_W_RUN] = "kind, start, command",
 	[SCN_W_DRR] = "kind, start, lun, size, image",
 };
@@ -507,7 +507,7 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 		path_key(kp, sizeof(kp), path, key);
 		if (!key_in(key, kind_keys[kind])) {
 			if (key_in(key, "start, lun, dest, bs, size, offset, sync_every, reconnect, template_size, chunk, clones, "
-					"mode, job, vms, qd, duration, write, random, data, command, image"))
+					"mode, job, vms, qd, duration, warmup, write, random, data, command, image"))
 				fail(p, k, kp, "not a key of a %s workload (known: %s)", kind_names[kind], kind_keys[kind]);
 			unknown(p, k, path, key, kind_keys[kind]);
 		}
@@ -555,6 +555,8 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 			w->duration_s = get_duration(p, v, kp);
 			if (w->duration_s <= 0)
 				fail(p, v, kp, "must be above 0");
+		} else if (!strcmp(key, "warmup")) {
+			w->warmup_s = get_duration(p, v, kp);
 		} else if (!strcmp(key, "write")) {
 			w->write = get_bool(p, v, kp);
 		} else if (!strcmp(key, "random")) {
@@ -937,6 +939,10 @@ static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t
 			copy_str(p, v, kp, label, sizeof(label));
 		} else if (!strcmp(key, "match")) {
 			get_regex(p, v, kp, x->match, sizeof(x->match));
+		} else if (!strcmp(key, "skip_if")) {
+			copy_str(p, v, kp, x->skip_if, sizeof(x->skip_if));
+			if (!x->skip_if[0])
+				fail(p, v, kp, "empty path (a dot path of the workload's JSON report: runs.0.machine_limited)");
 		} else if (!strcmp(key, "min") || !strcmp(key, "max")) {
 			double d = get_number(p, v, kp);
 			if (key[1] == 'i')
@@ -950,8 +956,8 @@ static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t
 			ck = k;
 			cv = v;
 		} else {
-			unknown(p, k, path, key, "workload, array, name, min, max, match, finished, fails_with, verified, "
-						 "saw_sense, duration, json, exit, output, metric, api");
+			unknown(p, k, path, key, "workload, array, name, min, max, match, skip_if, finished, fails_with, "
+						 "verified, saw_sense, duration, json, exit, output, metric, api");
 		}
 	}
 	if (!ck)
@@ -981,6 +987,8 @@ static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t
 	if (!bounds && (x->have_min || x->have_max))
 		fail(p, n, path, "min/max go with duration, json or metric, not %s", c);
 	const struct scn_work *w = x->work >= 0 ? &m->work[x->work] : NULL;
+	if (x->skip_if[0] && (!w || w->kind == SCN_W_RUN))
+		fail(p, n, path, "skip_if reads a workload's JSON report (clone, scale, drr, verify)");
 	if (!strcmp(c, "finished")) {
 		x->kind = SCN_X_STATUS;
 		x->want_finished = get_bool(p, cv, kp);

@@ -37,10 +37,12 @@ static void timeline_text(FILE *f, const struct scn_result *r)
 
 int scn_junit_write(FILE *f, const struct scn_model *m, const struct scn_result *r, uint64_t seed)
 {
-	unsigned failures = 0, errors = r->status == 2 ? 1 : 0, tests = m->n_expect + errors;
+	unsigned failures = 0, skipped = 0, errors = r->status == 2 ? 1 : 0, tests = m->n_expect + errors;
 	if (r->status != 2)
-		for (unsigned i = 0; i < m->n_expect; i++)
+		for (unsigned i = 0; i < m->n_expect; i++) {
 			failures += !r->x[i].ok;
+			skipped += r->x[i].skipped;
+		}
 	char ts[32];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -51,7 +53,7 @@ int scn_junit_write(FILE *f, const struct scn_model *m, const struct scn_result 
 	fprintf(f, "  <testsuite name=\"");
 	scn_xml_escape(f, m->name);
 	fprintf(f, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"%u\" time=\"%.3f\" timestamp=\"%s\">\n", tests,
-		failures, errors, r->status == 2 ? m->n_expect : 0, r->seconds, ts);
+		failures, errors, r->status == 2 ? m->n_expect : skipped, r->seconds, ts);
 	fprintf(f, "    <properties>\n      <property name=\"file\" value=\"");
 	scn_xml_escape(f, m->file);
 	fprintf(f, "\"/>\n      <property name=\"seed\" value=\"%llu\"/>\n    </properties>\n", (unsigned long long)seed);
@@ -72,6 +74,10 @@ int scn_junit_write(FILE *f, const struct scn_model *m, const struct scn_result 
 		fprintf(f, "\" time=\"%.3f\"", r->x[i].time_s);
 		if (r->status == 2) {
 			fprintf(f, ">\n      <skipped message=\"the scenario could not run\"/>\n    </testcase>\n");
+		} else if (r->x[i].skipped) {
+			fprintf(f, ">\n      <skipped message=\"");
+			scn_xml_escape(f, r->x[i].observed);
+			fprintf(f, "\"/>\n    </testcase>\n");
 		} else if (!r->x[i].ok) {
 			char msg[SCN_TEXT * 2];
 			snprintf(msg, sizeof(msg), "%s: observed %s", m->expect[i].name, r->x[i].observed);
@@ -108,7 +114,9 @@ json_object *scn_json_report(const struct scn_model *m, const struct scn_result 
 		json_object *x = json_object_new_object();
 		json_object_object_add(x, "name", json_object_new_string(m->expect[i].name));
 		json_object_object_add(x, "line", json_object_new_int((int)m->expect[i].mark.line));
-		json_object_object_add(x, "held", r->status == 2 ? NULL : json_object_new_boolean(r->x[i].ok));
+		/* held: null when not judged (the run could not run, or skip_if held) */
+		json_object_object_add(x, "held", r->status == 2 || r->x[i].skipped ? NULL : json_object_new_boolean(r->x[i].ok));
+		json_object_object_add(x, "skipped", json_object_new_boolean(r->status == 2 || r->x[i].skipped));
 		json_object_object_add(x, "observed", json_object_new_string(r->x[i].observed));
 		json_object_object_add(x, "seconds", json_object_new_double(r->x[i].time_s));
 		json_object_array_add(xs, x);

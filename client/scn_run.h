@@ -20,6 +20,7 @@ struct scn_run_opts {
 
 struct scn_xresult {
 	bool ok;
+	bool skipped;                  /* skip_if held: not judged (ok is true, observed says why) */
 	char observed[SCN_TEXT * 2];
 	double time_s;                 /* the workload's duration (JUnit time) */
 };

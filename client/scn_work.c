@@ -143,7 +143,7 @@ static _Noreturn void child(const struct scn_work *w, const struct scn_env *env,
 		ARG("--duration");
 		ARG("%g", w->duration_s);
 		ARG("--warmup");
-		ARG("0");
+		ARG("%g", w->warmup_s);
 		if (w->write) {
 			ARG("--write");
 			ARG("--data");

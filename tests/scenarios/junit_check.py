@@ -25,7 +25,7 @@ def main():
     want = report["expectations"]
     errors = 1 if report["status"] == 2 else 0
     assert len(cases) == len(want) + errors, f"{len(cases)} test cases, want {len(want) + errors}"
-    failures = 0
+    failures = skipped = 0
     for case, exp in zip(cases[errors:], want):
         assert case.name == exp["name"], f"test case {case.name!r}, want {exp['name']!r}"
         assert case.classname == report["scenario"], f"classname {case.classname!r}"
@@ -40,15 +40,19 @@ def main():
             msg = res[0].message
             assert exp["name"] in msg and exp["observed"] in msg, f"{case.name}: message {msg!r} names neither"
         else:
+            skipped += 1
             assert len(res) == 1 and isinstance(res[0], junitparser.Skipped), f"{case.name}: want skipped, got {res}"
+            if not errors:  # skip_if held: the message says which report field and why
+                assert res[0].message == exp["observed"], f"{case.name}: skipped {res[0].message!r}, JSON {exp['observed']!r}"
     if errors:
         assert isinstance(cases[0].result[0], junitparser.Error), "want an error test case first"
         assert report["error"] in cases[0].result[0].message
     assert suite.tests == len(cases), f"suite tests={suite.tests}"
     assert suite.failures == failures, f"suite failures={suite.failures}, counted {failures}"
     assert suite.errors == errors, f"suite errors={suite.errors}"
+    assert suite.skipped == skipped, f"suite skipped={suite.skipped}, counted {skipped}"
     assert suite.time is not None and suite.time > 0, f"suite time {suite.time!r}"
-    print(f"{xml_path}: {len(cases)} test case(s), {failures} failure(s), {errors} error(s): as the run reported")
+    print(f"{xml_path}: {len(cases)} test case(s), {failures} failure(s), {skipped} skipped, {errors} error(s): as the run reported")
 
 
 if __name__ == "__main__":

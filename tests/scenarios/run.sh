@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Scenario runner tests (docs/scenarios.md "Tests"):
 #   library DIR   every scenario of DIR: exit 0 (1 for must-fail-*.yaml), its JUnit file read by
-#                 python3-junitparser and checked against its --json, nothing left behind
+#                 python3-junitparser and checked against its --json, nothing left behind;
+#                 DIR/real-time/*.yaml only read (--check): their figures depend on the machine
 #   sigint        Ctrl-C in the middle of a run: exit 2, every process stopped, no port left
 #   badfile       a bad file: exit 2, one line FILE:LINE:COLUMN, nothing started
 # "Nothing left behind" is checked, not assumed: every PID the timeline printed is gone (or is
@@ -75,6 +76,15 @@ library)
         leftovers "$work/$name.log"
     done
     (( n >= 6 )) || fail "only $n scenarios in $dir"
+    # the real-time ones (figures that depend on the machine) are read, never run here
+    for f in "$dir"/real-time/*.yaml; do
+        name=$(basename "$f" .yaml)
+        grep -q "'real-time/$name.yaml'" "$dir/meson.build" || fail "real-time/$name.yaml is not installed: add it to $dir/meson.build"
+        out=$("$bench" scenario "$f" --check 2>&1) || fail "real-time/$name.yaml does not read: $out"
+        [[ $out == "$f: "*" expectation(s)" ]] || fail "real-time/$name.yaml --check printed: $out"
+        compgen -G "$work/lunlab-scenario-*" >/dev/null && fail "real-time/$name.yaml --check made a run directory"
+        echo "ok: real-time/$name.yaml reads (not run: its figures depend on the machine)"
+    done
     ;;
 sigint)
     cat >"$work/long.yaml" <<'YAML'

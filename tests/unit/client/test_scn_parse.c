@@ -145,6 +145,34 @@ static void clone_job(void **state)
 	refused(26, "    job: lots", "f.yaml:26:10: workloads.c.job: 'lots': expected a size (64M, 4k, 1g)");
 }
 
+/* skip_if: a dot path of a workload's JSON report; not on array checks nor run: workloads */
+static void skip_if_path(void **state)
+{
+	char text[4096], err[512] = "";
+	with_line(text, sizeof(text), 43, "  - {workload: c, json: modeled.duration_s, max: 10, skip_if: machine_limited}");
+	assert_int_equal(scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)), 0);
+	assert_string_equal(g_m.expect[2].skip_if, "machine_limited");
+	assert_string_equal(g_m.expect[0].skip_if, "");
+	refused(44, "  - {metric: lunlab_array_used_bytes, min: 1, skip_if: x}",
+		"f.yaml:44:5: expect[3]: skip_if reads a workload's JSON report (clone, scale, drr, verify)");
+	refused(43, "  - {workload: c, duration: s, max: 10, skip_if: ''}",
+		"f.yaml:43:50: expect[2].skip_if: empty path (a dot path of the workload's JSON report: runs.0.machine_limited)");
+}
+
+/* scale warmup: the I/O before the measured window (lunlab-bench scale --warmup) */
+static void scale_warmup(void **state)
+{
+	char text[4096], err[512] = "";
+	with_line(text, sizeof(text), 17, "  s: {kind: scale, lun: a.src, vms: 4, bs: 4m, warmup: 1.5s}\n  w:");
+	assert_int_equal(scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)), 0);
+	assert_int_equal(g_m.work[0].kind, SCN_W_SCALE);
+	assert_true(g_m.work[0].warmup_s == 1.5);
+	assert_true(g_m.work[1].warmup_s == 0);
+	with_line(text, sizeof(text), 17, "  s: {kind: scale, lun: a.src, warmup: soon}\n  w:");
+	assert_int_equal(scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)), -1);
+	assert_string_equal(err, "f.yaml:17:40: workloads.s.warmup: 'soon': expected a duration (2s, 500ms, 1.5m; at most a day)");
+}
+
 static void yaml_syntax(void **state)
 {
 	refused(7, "    capacity: [64M", "f.yaml:8:19: yaml: did not find expected ',' or ']' while parsing a flow sequence");
@@ -259,6 +287,8 @@ int main(void)
 		cmocka_unit_test(good_file),
 		cmocka_unit_test(yaml_syntax),
 		cmocka_unit_test(clone_job),
+		cmocka_unit_test(skip_if_path),
+		cmocka_unit_test(scale_warmup),
 		cmocka_unit_test(unknown_keys),
 		cmocka_unit_test(wrong_types),
 		cmocka_unit_test(dangling_references),

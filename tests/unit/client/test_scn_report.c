@@ -88,11 +88,38 @@ static void could_not_run(void **state)
 	json_object_put(j);
 }
 
+/* skip_if held: the test case is skipped with the reason, counted as skipped, not a failure */
+static void skipped_by_skip_if(void **state)
+{
+	setup_run();
+	g_r.status = 0;
+	g_r.x[1].ok = g_r.x[1].skipped = true;
+	snprintf(g_r.x[1].observed, sizeof(g_r.x[1].observed), "skipped: runs.0.machine_limited is true <here>");
+	char *x = junit();
+	assert_non_null(strstr(x, "tests=\"2\" failures=\"0\" errors=\"0\" skipped=\"1\""));
+	assert_non_null(strstr(x, "name=\"out&apos;put\" time=\"0.250\">\n      <skipped message=\"skipped: "
+				  "runs.0.machine_limited is true &lt;here&gt;\"/>\n    </testcase>\n"));
+	assert_non_null(strstr(x, "name=\"workload w: acknowledged data verified\" time=\"0.250\"/>\n"));
+	assert_null(strstr(x, "<failure"));
+	free(x);
+
+	json_object *j = scn_json_report(&g_m, &g_r, 42);
+	json_object *v, *xs;
+	assert_true(json_object_object_get_ex(j, "expectations", &xs));
+	json_object *x0 = json_object_array_get_idx(xs, 0), *x1 = json_object_array_get_idx(xs, 1);
+	assert_true(json_object_object_get_ex(x1, "held", &v) && v == NULL); /* not judged */
+	assert_true(json_object_object_get_ex(x1, "skipped", &v) && json_object_get_boolean(v));
+	assert_true(json_object_object_get_ex(x0, "held", &v) && json_object_get_boolean(v));
+	assert_true(json_object_object_get_ex(x0, "skipped", &v) && !json_object_get_boolean(v));
+	json_object_put(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(failure),
 		cmocka_unit_test(could_not_run),
+		cmocka_unit_test(skipped_by_skip_if),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
