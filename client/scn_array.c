@@ -96,6 +96,25 @@ static void build_args(struct scn_array_rt *a, const char *target_bin, const cha
 			snprintf(spec + n, sizeof(spec) - (size_t)n, ",tpgs=%s", c->tpgs);
 		add_arg(a, "%s", spec);
 	}
+	/* the API's cluster is this very array (array=NAME), so volumes and snapshots made
+	 * through the API (clone mode: snapshot, api: events) share its store and capacity with
+	 * the luns:, as on a real array; without it they would land in a default cluster, a
+	 * second array */
+	{
+		char spec[SCN_TEXT * 2];
+		int n = snprintf(spec, sizeof(spec), "--cluster=name=%s,time_scale=%s", c->name, c->time_scale);
+		if (c->profile[0])
+			n += snprintf(spec + n, sizeof(spec) - (size_t)n, ",profile=%s", c->profile);
+		else
+			n += snprintf(spec + n, sizeof(spec) - (size_t)n, ",model=%s", c->model);
+		if (c->capacity)
+			n += snprintf(spec + n, sizeof(spec) - (size_t)n, ",array_capacity=%llu", (unsigned long long)c->capacity);
+		if (c->soft_threshold >= 0)
+			n += snprintf(spec + n, sizeof(spec) - (size_t)n, ",soft_threshold=%d", c->soft_threshold);
+		if (c->host_streams)
+			snprintf(spec + n, sizeof(spec) - (size_t)n, ",host_streams=%u", c->host_streams);
+		add_arg(a, "%s", spec);
+	}
 	add_arg(a, "--api=127.0.0.1:%u", (unsigned)atoi(strrchr(a->api, ':') + 1));
 	add_arg(a, "--auth-file=%s", auth);
 	add_arg(a, "--api-metrics-open");

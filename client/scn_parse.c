@@ -447,7 +447,7 @@ static int find_work(struct pctx *p, const yaml_node_t *n, const char *key)
 
 static const char *const kind_keys[] = {
 	[SCN_W_VERIFY] = "kind, start, lun, bs, size, offset, sync_every, reconnect",
-	[SCN_W_CLONE] = "kind, start, lun, dest, template_size, chunk, clones, mode, job",
+	[SCN_W_CLONE] = "kind, start, lun, dest, array, template_size, chunk, clones, mode, job",
 	[SCN_W_SCALE] = "kind, start, lun, vms, bs, qd, duration, warmup, write, random, data",
 	[SCN_W_RUN] = "kind, start, command",
 	[SCN_W_DRR] = "kind, start, lun, size, image",
@@ -502,11 +502,13 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 		fail(p, n, path, "missing kind (verify, clone, scale, drr or run)");
 	w->kind = (enum scn_work_kind)kind;
 	bool have_lun = false;
+	int snap_array = -1;
+	const yaml_node_t *snap_mark = NULL;
 	EACH_PAIR(p, n, key, k, v) {
 		char kp[SCN_TEXT];
 		path_key(kp, sizeof(kp), path, key);
 		if (!key_in(key, kind_keys[kind])) {
-			if (key_in(key, "start, lun, dest, bs, size, offset, sync_every, reconnect, template_size, chunk, clones, "
+			if (key_in(key, "start, lun, dest, array, bs, size, offset, sync_every, reconnect, template_size, chunk, clones, "
 					"mode, job, vms, qd, duration, warmup, write, random, data, command, image"))
 				fail(p, k, kp, "not a key of a %s workload (known: %s)", kind_names[kind], kind_keys[kind]);
 			unknown(p, k, path, key, kind_keys[kind]);
@@ -523,6 +525,9 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 			have_lun = true;
 		} else if (!strcmp(key, "dest")) {
 			w->dest = get_lunref(p, v, kp);
+		} else if (!strcmp(key, "array")) {
+			snap_array = find_array(p, v, kp);
+			snap_mark = v;
 		} else if (!strcmp(key, "bs")) {
 			w->bs = get_size(p, v, kp);
 		} else if (!strcmp(key, "size")) {
@@ -545,8 +550,9 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 			w->clones = (unsigned)get_uint(p, v, kp, 1, 10000);
 		} else if (!strcmp(key, "mode")) {
 			copy_str(p, v, kp, w->mode, sizeof(w->mode));
-			if (strcmp(w->mode, "auto") && strcmp(w->mode, "xcopy") && strcmp(w->mode, "software"))
-				fail(p, v, kp, "'%s': expected auto, xcopy or software", w->mode);
+			if (strcmp(w->mode, "auto") && strcmp(w->mode, "xcopy") && strcmp(w->mode, "software") &&
+			    strcmp(w->mode, "snapshot"))
+				fail(p, v, kp, "'%s': expected auto, xcopy, software or snapshot", w->mode);
 		} else if (!strcmp(key, "vms")) {
 			w->vms = (unsigned)get_uint(p, v, kp, 1, 1000);
 		} else if (!strcmp(key, "qd")) {
@@ -574,6 +580,25 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 				fail(p, v, kp, "empty command");
 		}
 	}
+	if (kind == SCN_W_CLONE && !strcmp(w->mode, "snapshot")) {
+		/* clone by snapshot: the runner makes the template volume through the array's API
+		 * (a volume, not one of its luns:), so the workload names the array only */
+		if (have_lun || w->dest.array >= 0)
+			fail(p, n, path, "mode: snapshot clones a volume the runner makes through the API: "
+					 "name the array (array: NAME), not lun or dest");
+		if (snap_array < 0 && p->m->n_arrays > 1)
+			fail(p, n, path, "mode: snapshot: name the array (array: NAME)");
+		if (snap_array < 0)
+			snap_array = 0;
+		const struct scn_array *a = &p->m->arrays[snap_array];
+		if (a->external)
+			fail(p, snap_mark ? snap_mark : n, path, "mode: snapshot needs an array the runner starts (array %s is url:)",
+			     a->name);
+		w->lun = (struct scn_lunref){ snap_array, -1 };
+		return;
+	}
+	if (snap_array >= 0)
+		fail(p, snap_mark, path, "array: is for mode: snapshot (other clones name their lun)");
 	if (kind != SCN_W_RUN && !have_lun)
 		fail(p, n, path, "missing lun (ARRAY.LUN)");
 	if (kind == SCN_W_RUN && !w->command[0])
@@ -687,10 +712,67 @@ static void parse_when(struct pctx *p, struct scn_event *e, const yaml_node_t *n
 	}
 }
 
+/* volume: {name, size}, snapshot: {volume, name, readonly}, resize: {volume, size}: the
+ * array's XMS API (docs/api.md) said in a line; each becomes the api: request it stands for,
+ * so the run, its timeline and its errors are the api: action's.  The array name fills in
+ * cluster-id later (e->array may still be unknown here). */
+static void parse_volume_action(struct pctx *p, struct scn_event *e, const char *key, const yaml_node_t *v,
+				const char *kp)
+{
+	char vol[64] = "", name[64] = "";
+	uint64_t size = 0;
+	int readonly = 0;
+	const char *known = !strcmp(key, "volume") ? "name, size" : !strcmp(key, "snapshot") ? "volume, name, readonly"
+											     : "volume, size";
+	check_mapping(p, v, kp);
+	EACH_PAIR(p, v, ak, k2, v2) {
+		char ap[SCN_TEXT];
+		path_key(ap, sizeof(ap), kp, ak);
+		if (!key_in(ak, known))
+			unknown(p, k2, kp, ak, known);
+		if (!strcmp(ak, "size")) {
+			size = get_size(p, v2, ap);
+			if (size % 1024)
+				fail(p, v2, ap, "must be a multiple of 1k");
+		} else if (!strcmp(ak, "readonly")) {
+			readonly = get_bool(p, v2, ap);
+		} else {
+			char *dst = !strcmp(ak, "volume") ? vol : name;
+			copy_str(p, v2, ap, dst, 64);
+			/* no quote or escape can reach the request body */
+			if (!dst[0] || strspn(dst, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(dst))
+				fail(p, v2, ap, "'%s': a volume or snapshot name here is 1..63 of a-z 0-9 _", dst);
+		}
+	}
+	e->kind = SCN_E_API;
+	if (!strcmp(key, "volume")) {
+		if (!name[0] || !size)
+			fail(p, v, kp, "needs name and size");
+		strcpy(e->method, "POST");
+		strcpy(e->path, "/api/json/v2/types/volumes");
+		snprintf(e->body, sizeof(e->body), "{\"vol-name\": \"%s\", \"vol-size\": \"%lluk\", \"cluster-id\": \"%%ARRAY%%\"}",
+			 name, (unsigned long long)(size / 1024));
+	} else if (!strcmp(key, "snapshot")) {
+		if (!vol[0] || !name[0])
+			fail(p, v, kp, "needs volume and name");
+		strcpy(e->method, "POST");
+		strcpy(e->path, "/api/json/v2/types/snapshots");
+		/* one snapshot set named NAME; the snapshot itself is VOLUME.NAME */
+		snprintf(e->body, sizeof(e->body), "{\"volume-list\": [\"%s\"], \"snapshot-set-name\": \"%s\", "
+			 "\"snap-suffix\": \"%s\", \"snapshot-type\": \"%s\"}", vol, name, name, readonly ? "readonly" : "regular");
+	} else {
+		if (!vol[0] || !size)
+			fail(p, v, kp, "needs volume and size");
+		strcpy(e->method, "PUT");
+		snprintf(e->path, sizeof(e->path), "/api/json/v2/types/volumes?name=%s", vol);
+		snprintf(e->body, sizeof(e->body), "{\"vol-size\": \"%lluk\"}", (unsigned long long)(size / 1024));
+	}
+}
+
 static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *n, const char *path)
 {
 	static const char actions[] = "fault, fault_off, faults_clear, portal_down, portal_up, alua, kill, restart, pause, "
-				      "start_workload, api";
+				      "start_workload, api, volume, snapshot, resize";
 	struct scn_model *m = p->m;
 	check_mapping(p, n, path);
 	e->mark = mark_of(n);
@@ -798,6 +880,8 @@ static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *
 				}
 				if (!e->method[0] || !e->path[0])
 					fail(p, v, kp, "needs method and path");
+			} else if (!strcmp(key, "volume") || !strcmp(key, "snapshot") || !strcmp(key, "resize")) {
+				parse_volume_action(p, e, key, v, kp);
 			} else if (!strcmp(key, "start_workload")) {
 				e->kind = SCN_E_START;
 				e->start = find_work(p, v, kp);
@@ -814,7 +898,7 @@ static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *
 			}
 		} else {
 			unknown(p, k, path, key, "at, when, array, name, fault, fault_off, faults_clear, portal_down, portal_up, "
-						 "alua, kill, restart, pause, start_workload, api");
+						 "alua, kill, restart, pause, start_workload, api, volume, snapshot, resize");
 		}
 	}
 	if (nconds != 1)
@@ -834,6 +918,17 @@ static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *
 	const char *an = (const char *)act->data.scalar.value;
 	if (e->kind == SCN_E_START)
 		return;
+	char *slot = e->kind == SCN_E_API ? strstr(e->body, "%ARRAY%") : NULL;
+	if (slot) { /* volume: the runner's arrays are their API's cluster of the same name */
+		char tail[SCN_TEXT * 2];
+		snprintf(tail, sizeof(tail), "%s", slot + 7);
+		snprintf(slot, sizeof(e->body) - (size_t)(slot - e->body), "%s%s", a->external ? "" : a->name, tail);
+		if (a->external) { /* an existing target: its first cluster (no cluster-id) */
+			char *c = strstr(e->body, ", \"cluster-id\": \"\"");
+			if (c)
+				memmove(c, c + 18, strlen(c + 18) + 1);
+		}
+	}
 	if (a->external && (e->kind == SCN_E_KILL || e->kind == SCN_E_RESTART || e->kind == SCN_E_PAUSE))
 		fail(p, act, an, "array %s is an existing target (url:): the runner cannot kill, restart or pause it", a->name);
 	if (a->external && !a->api_url[0] && e->kind != SCN_E_KILL)

@@ -80,8 +80,69 @@ static void set_env(const struct scn_env *env)
 
 #define ARG(...) do { if (n < 40 && asprintf(&argv[n], __VA_ARGS__) >= 0) n++; } while (0)
 
+/* the initiator a clone by snapshot logs in as: its own, so the runner can map the
+ * template volume (and --verify the clones) to it alone */
+static void snap_initiator(const struct scn_work *w, char *out, size_t len)
+{
+	snprintf(out, len, "iqn.2026-11.org.lunlab:scenario-snap-%s", w->name);
+	for (char *c = out; *c; c++)
+		if (*c == '_')
+			*c = '-';              /* an iSCSI name has no '_' */
+}
+
+/* Clone by snapshot: lunlab-bench clone --mode snapshot clones a volume of the array's API
+ * (found by its serial number), not a --lun LU, so the runner makes one first, in the
+ * parent (the array's API connection is the parent's), named WORKLOAD_template, sized for the
+ * template, maps it to the workload's own initiator and remembers its LUN. */
+static int snap_prepare(struct scn_work_rt *rt, const struct scn_work *w, const struct scn_env *env, char *err,
+			size_t errlen)
+{
+	struct scn_array_rt *a = &env->arrays[w->lun.array];
+	char body[SCN_TEXT * 2], ini[SCN_TEXT], path[SCN_TEXT], e[SCN_TEXT];
+	json_object *j;
+	snap_initiator(w, ini, sizeof(ini));
+	unsigned long long mib = (w->template_size + (1u << 20) - 1) >> 20;
+	static const char *const types[4] = { "volumes", "initiator-groups", "initiators", "lun-maps" };
+	for (unsigned i = 0; i < 4; i++) {
+		if (i == 0)
+			snprintf(body, sizeof(body), "{\"vol-name\": \"%s_template\", \"vol-size\": \"%llum\", \"cluster-id\": \"%s\"}",
+				 w->name, mib, a->cfg->name);
+		else if (i == 1)
+			snprintf(body, sizeof(body), "{\"ig-name\": \"scn-%s\"}", w->name);
+		else if (i == 2)
+			snprintf(body, sizeof(body), "{\"ig-id\": \"scn-%s\", \"initiator-name\": \"scn-%s\", \"port-address\": \"%s\"}",
+				 w->name, w->name, ini);
+		else
+			snprintf(body, sizeof(body), "{\"vol-id\": \"%s_template\", \"ig-id\": \"scn-%s\"}", w->name, w->name);
+		snprintf(path, sizeof(path), "/api/json/v2/types/%s", types[i]);
+		if (!(j = scn_api(a, "POST", path, body, e, sizeof(e)))) {
+			snprintf(err, errlen, "workload %s: the template volume: POST %s: %s", w->name, path, e);
+			return -1;
+		}
+		json_object_put(j);
+	}
+	snprintf(path, sizeof(path), "/api/json/v2/types/lun-maps?full=1&prop=lun&filter=vol-name:eq:%s_template", w->name);
+	json_object *maps, *lun;
+	if (!(j = scn_api(a, "GET", path, NULL, e, sizeof(e)))) {
+		snprintf(err, errlen, "workload %s: the template volume's LUN: %s", w->name, e);
+		return -1;
+	}
+	if (!json_object_object_get_ex(j, "lun-maps", &maps) || !json_object_is_type(maps, json_type_array) ||
+	    json_object_array_length(maps) != 1 ||
+	    !json_object_object_get_ex(json_object_array_get_idx(maps, 0), "lun", &lun) ||
+	    !json_object_is_type(lun, json_type_int)) {
+		snprintf(err, errlen, "workload %s: the template volume's LUN map has no LUN", w->name);
+		json_object_put(j);
+		return -1;
+	}
+	rt->snap_lun = json_object_get_int(lun);
+	json_object_put(j);
+	return 0;
+}
+
 /* in the child: exec the workload (never returns) */
-static _Noreturn void child(const struct scn_work *w, const struct scn_env *env, struct scn_progress *pg)
+static _Noreturn void child(const struct scn_work *w, const struct scn_work_rt *rt, const struct scn_env *env,
+			    struct scn_progress *pg)
 {
 	char *argv[48] = { 0 };
 	int n = 0;
@@ -104,6 +165,33 @@ static _Noreturn void child(const struct scn_work *w, const struct scn_env *env,
 		_exit(rc);
 	}
 	case SCN_W_CLONE:
+		if (!strcmp(w->mode, "snapshot")) {
+			const struct scn_array_rt *a = &env->arrays[w->lun.array];
+			char ini[SCN_TEXT];
+			snap_initiator(w, ini, sizeof(ini));
+			/* lunlab-bench --api reads the password from $LUNLAB_API_PASSWORD */
+			setenv("LUNLAB_API_PASSWORD", a->password, 1);
+			ARG("%s", env->self);
+			ARG("clone");
+			ARG("%s/%d", a->url, rt->snap_lun);
+			ARG("--mode");
+			ARG("snapshot");
+			ARG("--api");
+			ARG("%s", a->api);
+			ARG("--api-user");
+			ARG("%s", a->user);
+			ARG("--api-insecure");
+			ARG("--initiator");
+			ARG("%s", ini);
+			ARG("--template-size");
+			ARG("%llu", (unsigned long long)w->template_size);
+			ARG("--vms");
+			ARG("%u", w->clones);
+			ARG("--verify");
+			ARG("--json");
+			ARG("--quiet");
+			break;
+		}
 		lun_url(env, w->lun, 0, src, sizeof(src));
 		ARG("%s", env->self);
 		ARG("clone");
@@ -199,6 +287,8 @@ int scn_work_start(struct scn_work_rt *w, const struct scn_work *cfg, const stru
 		}
 		w->progress = p;
 	}
+	if (cfg->kind == SCN_W_CLONE && !strcmp(cfg->mode, "snapshot") && snap_prepare(w, cfg, env, err, errlen))
+		return -1;
 	int fo = open(w->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	int fe = open(w->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fo < 0 || fe < 0) {
@@ -230,7 +320,7 @@ int scn_work_start(struct scn_work_rt *w, const struct scn_work *cfg, const stru
 		if (nul >= 0)
 			dup2(nul, 0);
 		set_env(env);
-		child(cfg, env, w->progress);
+		child(cfg, w, env, w->progress);
 	}
 	setpgid(pid, pid); /* both sides: no race with the kill of the group */
 	close(fo);

@@ -28,6 +28,7 @@ struct scn_work_rt {
 	char out_path[SCN_TEXT], err_path[SCN_TEXT];
 	char *output;                  /* stdout + stderr, read when done (bounded) */
 	json_object *json;             /* the report on stdout, when it is JSON */
+	int snap_lun;                  /* clone mode: snapshot: the LUN the template volume is mapped at */
 };
 
 struct scn_env {
