@@ -76,6 +76,26 @@ library)
         leftovers "$work/$name.log"
     done
     (( n >= 6 )) || fail "only $n scenarios in $dir"
+    # skip_if end to end: a check whose report field is true is skipped (SKIP, JUnit
+    # <skipped> with the reason, exit 0), one whose field is false is judged as usual
+    cat >"$work/skip.yaml" <<'YAML'
+name: skip-if
+arrays:
+  a: {time_scale: virtual, luns: {src: {size: 16M}}}
+workloads:
+  c: {kind: clone, lun: src, template_size: 1M, clones: 2, chunk: 256k, mode: xcopy}
+expect:
+  - {workload: c, json: xcopy_bytes, max: 0, skip_if: xcopy, name: "skipped: the clone used XCOPY"}
+  - {workload: c, json: xcopy_bytes, min: 2097152, max: 2097152, skip_if: fell_back, name: "judged: it did not fall back"}
+YAML
+    rc=0
+    "$bench" scenario "$work/skip.yaml" --junit "$work/skip.xml" --json "$work/skip.json" >"$work/skip.log" 2>&1 || rc=$?
+    (( rc == 0 )) || { fail "skip_if: exit $rc, want 0"; cat "$work/skip.log"; }
+    grep -q '\] SKIP skipped: the clone used XCOPY: xcopy is true in its report' "$work/skip.log" || fail "skip_if: no SKIP line"
+    grep -q '\] PASS judged: it did not fall back' "$work/skip.log" || fail "skip_if: the other check was not judged"
+    /usr/bin/python3 "$here/junit_check.py" "$work/skip.xml" "$work/skip.json" || fail "skip_if: JUnit check"
+    grep -q '<skipped message="xcopy is true in its report' "$work/skip.xml" || fail "skip_if: no <skipped> with the reason"
+    leftovers "$work/skip.log"
     # the real-time ones (figures that depend on the machine) are read, never run here
     for f in "$dir"/real-time/*.yaml; do
         name=$(basename "$f" .yaml)

@@ -187,7 +187,7 @@ static void unknown_keys(void **state)
 	refused(21, "    chunk: 64k", "f.yaml:21:5: workloads.w.chunk: not a key of a verify workload (known: kind, start, lun, "
 			"bs, size, offset, sync_every, reconnect)");
 	refused(33, "    kil: true", "f.yaml:33:5: timeline[1].kil: unknown key (known: at, when, array, name, fault, fault_off, "
-			"faults_clear, portal_down, portal_up, alua, kill, restart, pause, start_workload, api)");
+			"faults_clear, portal_down, portal_up, alua, kill, restart, pause, start_workload, api, volume, snapshot, resize)");
 	refused(14, "      dst: {size: 32M, blok: 4096}", "f.yaml:14:24: arrays.a.luns.dst.blok: unknown key (known: size, block)");
 	refused(3, "seed: 8", "f.yaml:3:1: seed: duplicate key (first at line 2)");
 }
@@ -252,6 +252,51 @@ static void api_events(void **state)
 	refused(44, "  - {workload: w, api: /api/lunlab/faults, match: x}", "f.yaml:44:5: expect[3]: api is the array's, not a workload's");
 }
 
+/* volume:, snapshot:, resize: become the API request they stand for, checked when read */
+static void volume_actions(void **state)
+{
+	char text[4096], err[512] = "";
+	with_line(text, sizeof(text), 37, "    volume: {name: scratch, size: 64M}");
+	assert_int_equal(scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)), 0);
+	assert_int_equal(g_m.events[3].kind, SCN_E_API);
+	assert_string_equal(g_m.events[3].method, "POST");
+	assert_string_equal(g_m.events[3].path, "/api/json/v2/types/volumes");
+	assert_string_equal(g_m.events[3].body, "{\"vol-name\": \"scratch\", \"vol-size\": \"65536k\", \"cluster-id\": \"a\"}");
+	with_line(text, sizeof(text), 37, "    snapshot: {volume: vms_template, name: nightly, readonly: true}");
+	assert_int_equal(scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)), 0);
+	assert_string_equal(g_m.events[3].path, "/api/json/v2/types/snapshots");
+	assert_string_equal(g_m.events[3].body, "{\"volume-list\": [\"vms_template\"], \"snapshot-set-name\": \"nightly\", "
+						"\"snap-suffix\": \"nightly\", \"snapshot-type\": \"readonly\"}");
+	with_line(text, sizeof(text), 37, "    resize: {volume: v1, size: 32M}");
+	assert_int_equal(scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)), 0);
+	assert_string_equal(g_m.events[3].method, "PUT");
+	assert_string_equal(g_m.events[3].path, "/api/json/v2/types/volumes?name=v1");
+	assert_string_equal(g_m.events[3].body, "{\"vol-size\": \"32768k\"}");
+	refused(37, "    snapshot: {volume: v1}", "f.yaml:37:15: timeline[3].snapshot: needs volume and name");
+	refused(37, "    resize: {volume: 'v\"1', size: 1M}",
+		"f.yaml:37:22: timeline[3].resize.volume: 'v\"1': a volume or snapshot name here is 1..63 of a-z 0-9 _");
+	refused(37, "    volume: {name: v1, size: 1M, lun: 3}", "f.yaml:37:34: timeline[3].volume.lun: unknown key (known: name, size)");
+	refused(37, "    resize: {volume: v1, size: 1000}", "f.yaml:37:32: timeline[3].resize.size: must be a multiple of 1k");
+}
+
+/* clone mode: snapshot names the array (the runner makes the template volume), not a LUN */
+static void snapshot_clone(void **state)
+{
+	static const char two[] = "arrays:\n  a: {luns: {d: {size: 16M}}}\n  b: {luns: {d: {size: 16M}}}\n"
+				  "workloads:\n  s: {kind: clone, mode: snapshot, array: b, clones: 3}\n"
+				  "expect:\n  - {workload: s, finished: true}\n";
+	char err[512] = "";
+	assert_int_equal(scn_parse_text("f.yaml", two, strlen(two), &g_m, err, sizeof(err)), 0);
+	assert_string_equal(g_m.work[0].mode, "snapshot");
+	assert_int_equal(g_m.work[0].lun.array, 1);
+	assert_int_equal(g_m.work[0].lun.lun, -1);
+	refused(23, "    kind: clone\n    mode: snapshot",
+		"f.yaml:23:5: workloads.c: mode: snapshot clones a volume the runner makes through the API: name the array (array: NAME), not lun or dest");
+	refused(24, "    array: a", "f.yaml:24:12: workloads.c: array: is for mode: snapshot (other clones name their lun)");
+	refused(24, "    lun: src\n    array: a", "f.yaml:25:12: workloads.c: array: is for mode: snapshot (other clones name their lun)");
+	refused(23, "    kind: clone\n    mode: snap", "f.yaml:24:11: workloads.c.mode: 'snap': expected auto, xcopy, software or snapshot");
+}
+
 static void expectation_checks(void **state)
 {
 	refused(43, "  - {workload: c, duration: s}", "f.yaml:43:5: expect[2]: duration needs min:, max: or both");
@@ -289,6 +334,8 @@ int main(void)
 		cmocka_unit_test(clone_job),
 		cmocka_unit_test(skip_if_path),
 		cmocka_unit_test(scale_warmup),
+		cmocka_unit_test(volume_actions),
+		cmocka_unit_test(snapshot_clone),
 		cmocka_unit_test(unknown_keys),
 		cmocka_unit_test(wrong_types),
 		cmocka_unit_test(dangling_references),
