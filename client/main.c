@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 	char err[1024];
 	int rc = cli_parse(argc, argv, &o, err, sizeof(err));
 	if (rc == 1) {
-		fputs(err, stdout);
+		fputs(cli_usage(), stdout);
 		return 0;
 	}
 	if (rc) {
