@@ -57,9 +57,7 @@ url0="$portal/$iqn/0"
 url1="$portal/$iqn/1"
 
 section "discovery and LUNs"
-show iscsi-ls "$portal"
-# (not iscsi-ls -s: every new I_T nexus first gets UNIT ATTENTION 06/29/01 POWER ON OCCURRED,
-# which iscsi-ls -s does not retry; iscsi-inq and iscsi-readcapacity16 below do)
+show iscsi-ls -s "$portal"
 
 section "write and read back"
 printf 'hello from the lunlab demo, %s\n' "$(date -u +%FT%TZ)" >"$work/msg"

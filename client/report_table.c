@@ -48,7 +48,10 @@ void table_conn_stats(FILE *f, const struct conn_stats *s, const char *what)
 		plural(f, &first, s->task_set_full, "TASK SET FULL");
 		plural(f, &first, s->unit_attentions, "UNIT ATTENTION");
 		if (s->resets)
-			fprintf(f, " (%u of them 06/29/xx: the target was reset or restarted)", s->resets);
+			/* plain words: 06/29/xx is the target's notice, owed once to each
+			 * initiator, that it restarted or was reset */
+			fprintf(f, " (%u of them 06/29/xx: the target said it had restarted or been reset, "
+				   "a notice each initiator gets once)", s->resets);
 		plural(f, &first, s->not_ready, "NOT READY");
 		plural(f, &first, s->aborted_commands, "ABORTED COMMAND / TASK ABORTED");
 		fprintf(f, ";");

@@ -23,6 +23,7 @@
 #include "target/lu/alua.h"
 #include "target/lu/fault_rules.h"
 #include "target/lu/lu_table.h"
+#include "target/lu/power_on.h"
 #include "target/metrics/metrics_routes.h"
 #include "target/state_check.h"
 #include "target/target_state.h"
@@ -94,6 +95,10 @@ static int create_luns(const struct cli *cli)
 			fprintf(stderr, "lunlab-target: --state-dir %s: %s\n", cli->state_dir, err_buf);
 			return -1;
 		}
+		/* a restart on a state directory owes every initiator port the power on
+		 * (06/29/01); a fresh array owes none (target/lu/power_on.h says why) */
+		if (target_state_reopened())
+			lu_power_on_arm((uint64_t)i);
 	}
 	return 0;
 }
