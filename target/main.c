@@ -230,6 +230,7 @@ static int start_api(const struct cli *cli, const struct auth_config *auth)
 		.key_path = cli->api_key,
 		.auth = auth,
 		.log = target_log,
+		.log_start = target_log_always,
 	};
 	static const struct xms_store_ops store = {
 		.load = target_state_load_api_model,
@@ -337,6 +338,10 @@ int main(int argc, char **argv)
 	raise_fd_limit();
 
 	tcmu_host_set_trace(cli.trace);
+	/* --quiet quiets the handlers' INFO lines too (tcmu-runner's level 4: warnings and
+	 * errors still print) */
+	if (cli.quiet)
+		tcmu_host_set_log_level(4);
 	if (tcmu_host_load_handlers(cli.handler_path, &err) < 0) {
 		if (cli.line[CLI_HANDLER_PATH])
 			fprintf(stderr, "lunlab-target: %s:%u: handler-path: loading handlers from %s: %s\n",
@@ -378,7 +383,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < cli.nlisten; i++) {
 		const struct target_portal *p = &g_target.portals[i];
-		target_log("listening on %s (portal group %u)%s%s", p->name, target_portal_tpgt(i),
+		target_log_always("listening on %s (portal group %u)%s%s", p->name, target_portal_tpgt(i),
 			   p->adv_name[0] ? ", advertised as " : "", p->adv_name);
 	}
 	for (int i = 0; i < cli.nfaults; i++)

@@ -49,6 +49,7 @@ static struct {
 	struct api_tls tls;
 	const struct auth_config *auth;
 	void (*log)(const char *fmt, ...);
+	void (*log_start)(const char *fmt, ...);
 	unsigned port;
 } srv;
 
@@ -381,6 +382,7 @@ int api_server_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 	}
 	srv.auth = cfg->auth;
 	srv.log = cfg->log;
+	srv.log_start = cfg->log_start;
 	fd = open_listener(cfg->listen, &v6, host, sizeof(host), err, errlen);
 	if (fd < 0)
 		return -1;
@@ -407,8 +409,14 @@ int api_server_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 		api_tls_free(&srv.tls);
 		return -1;
 	}
-	logf_("api: https://%s%s%s:%u/api/json/v2/types (%s certificate %s, %s)", v6 ? "[" : "", host, v6 ? "]" : "",
-	      srv.port, srv.tls.generated ? "self-signed" : "given", srv.tls.subject, srv.tls.fingerprint);
+	if (srv.log_start)
+		srv.log_start("api: https://%s%s%s:%u/api/json/v2/types (%s certificate %s, %s)", v6 ? "[" : "", host,
+			      v6 ? "]" : "", srv.port, srv.tls.generated ? "self-signed" : "given", srv.tls.subject,
+			      srv.tls.fingerprint);
+	else
+		logf_("api: https://%s%s%s:%u/api/json/v2/types (%s certificate %s, %s)", v6 ? "[" : "", host,
+		      v6 ? "]" : "", srv.port, srv.tls.generated ? "self-signed" : "given", srv.tls.subject,
+		      srv.tls.fingerprint);
 	return 0;
 }
 
