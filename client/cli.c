@@ -470,10 +470,12 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			FAIL("--plot applies to clone and scale only");
 		if (!o->out_path)
 			FAIL("calibrate needs --out PROFILE.yaml (where the profile is written)");
+		/* the LU's size is not known yet (no session): the region ends at
+		 * --capacity-use or at the LU's end, whichever comes first */
 		if (!o->dataloss)
-			FAIL("calibrate writes to bytes %llu..%llu of the LU (--offset, --capacity-use), destroying what is "
-			     "there: add --dataloss to allow it", (unsigned long long)o->offset,
-			     (unsigned long long)(o->offset + o->capacity_use));
+			FAIL("calibrate writes to the LU from byte %llu for up to %llu bytes (--offset, --capacity-use; "
+			     "no further than the LU's end), destroying what is there: add --dataloss to allow it",
+			     (unsigned long long)o->offset, (unsigned long long)o->capacity_use);
 		if (o->profile_name) {
 			size_t n = strlen(o->profile_name);
 			if (n == 0 || n > 31 || strspn(o->profile_name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"

@@ -110,6 +110,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lunlab-bench: %s\n", err);
 		return 2;
 	}
+	/* an iSCSI URL libiscsi cannot parse (no LUN, a typo) is bad usage, as the parser's
+	 * own refusals: exit 2, before any connection */
+	if (o.cmd != CMD_WATCH && (conn_check_url(o.url, err, sizeof(err)) ||
+				   (o.dest_url && conn_check_url(o.dest_url, err, sizeof(err))))) {
+		fprintf(stderr, "lunlab-bench: %s\n", err);
+		return 2;
+	}
 	const struct conn_policy policy = { .timeout_s = o.timeout_s, .status_line = !o.quiet && isatty(STDERR_FILENO) };
 	conn_set_policy(&policy);
 	if (o.cmd == CMD_WATCH) {

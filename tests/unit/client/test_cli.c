@@ -207,8 +207,9 @@ static void calibrate_opts(void **state)
 	/* no --dataloss: refused, naming the bytes it would destroy */
 	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "x.yaml", "--offset", "1m", "--capacity-use", "1g",
 			       NULL), -1);
-	assert_string_equal(err, "calibrate writes to bytes 1048576..1074790400 of the LU (--offset, --capacity-use), "
-				 "destroying what is there: add --dataloss to allow it");
+	assert_string_equal(err, "calibrate writes to the LU from byte 1048576 for up to 1073741824 bytes (--offset, "
+				 "--capacity-use; no further than the LU's end), destroying what is there: add --dataloss "
+				 "to allow it");
 	assert_int_equal(parse(&o, err, "calibrate", URL, "--dataloss", NULL), -1);
 	assert_non_null(strstr(err, "--out PROFILE.yaml"));
 	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "x.yaml", "--dataloss", "--budget", "ten", NULL), -1);
