@@ -10,7 +10,8 @@
 #   - lunlab-bench on a fresh target: no UNIT ATTENTION note (no power on owed);
 #   - a LUN the target lacks: the sense named (LOGICAL UNIT NOT SUPPORTED), exit 1;
 #   - a plain-HTTP client of the API: the log names its address and port;
-#   - an allow-list without lunlab-bench's name: the refusal names the name and --initiator.
+#   - an allow-list without lunlab-bench's name: the refusal names the name and --initiator;
+#   - GET /api/lunlab/luns lists the --lun LUs.
 # Exit: 0 pass, 1 fail, 77 skipped (no lunlab-target in this build, no curl).
 set -uo pipefail
 
@@ -86,7 +87,7 @@ ll_stop_lunlab "$pid" >/dev/null; pid=
 # --- a target as the docs start it ------------------------------------------------------------
 LL_START_TIMEOUT=30 ll_start_lunlab "$bin" "$work/target.log" --iqn "$iqn" --handler-path "$handler_dir" \
     --auth-file "$work/auth" --api 127.0.0.1:0 --allow-initiator iqn.2026-11.org.lunlab:bench \
-    --lun size=64M,time_scale=0 || { fail "the target did not start"; exit 1; }
+    --lun size=64M,time_scale=0,array=fd || { fail "the target did not start"; exit 1; }
 pid=$LL_PID
 url=iscsi://127.0.0.1:$LL_PORT/$iqn
 out=$("$bench" info "$url/0" 2>&1); rc=$?
@@ -117,6 +118,12 @@ if grep -Eq 'api: 127\.0\.0\.1:[0-9]+ closed before any HTTPS request \(a plain-
     ok "a plain-HTTP client: the log names its address and port"
 else
     fail "a plain-HTTP client: no line with its address: $(grep 'api:' "$work/target.log" | tail -3)"
+fi
+out=$(curl -sk -m 10 -u admin:frontdoor-secret-1 "$api/api/lunlab/luns")
+if [[ $out == '{ "luns": [ { "lun": 0, "size": 67108864, "block-size": 512, "array": "fd", "profile": "x2", "serial": "lunlab-'*'-lun0", "tpgs": "off" } ] }' ]]; then
+    ok "GET /api/lunlab/luns lists the --lun LU with its array"
+else
+    fail "GET /api/lunlab/luns: $out"
 fi
 ll_stop_lunlab "$pid" || fail "the target did not stop cleanly"
 pid=

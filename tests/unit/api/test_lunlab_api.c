@@ -32,7 +32,8 @@
 
 static struct auth_config auth;
 static unsigned port;
-static struct lu_backend plain = { .tpgs = 0 }, alua_lu = { .tpgs = 1 };
+static struct lu_backend plain = { .tpgs = 0, .block_size = 512, .num_lbas = 2048 },
+			 alua_lu = { .tpgs = 1, .block_size = 4096, .num_lbas = 256 };
 
 static void quiet(const char *fmt, ...)
 {
@@ -165,6 +166,26 @@ static bool connects(unsigned p)
 	return ok;
 }
 
+/* GET /api/lunlab/luns: the --lun LUs, in LUN order (no handler here: no array figures) */
+static void luns(void **state)
+{
+	struct http_result r;
+
+	(void)state;
+	assert_int_equal(call("GET", "/api/lunlab/luns", NULL, &r), 200);
+	assert_string_equal(r.body, "{ \"luns\": [ "
+			    "{ \"lun\": 0, \"size\": 1048576, \"block-size\": 512, \"array\": null, \"profile\": null, "
+			    "\"serial\": null, \"tpgs\": \"off\" }, "
+			    "{ \"lun\": 1, \"size\": 1048576, \"block-size\": 4096, \"array\": null, \"profile\": null, "
+			    "\"serial\": null, \"tpgs\": \"implicit\" } ] }");
+	assert_int_equal(call("GET", "/api/lunlab/luns/1", NULL, &r), 200);
+	assert_non_null(strstr(r.body, "\"lun\": 1, \"size\": 1048576, \"block-size\": 4096"));
+	assert_int_equal(call("GET", "/api/lunlab/luns/2", NULL, &r), 404);
+	assert_int_equal(call("GET", "/api/lunlab/luns/-1", NULL, &r), 404);
+	assert_int_equal(call("GET", "/api/lunlab/luns/1x", NULL, &r), 404);
+	assert_int_not_equal(call("DELETE", "/api/lunlab/luns/1", NULL, &r), 200);
+}
+
 static void portals(void **state)
 {
 	struct http_result r;
@@ -246,6 +267,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rules),
 		cmocka_unit_test(portals),
+		cmocka_unit_test(luns),
 		cmocka_unit_test(alua),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
