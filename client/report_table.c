@@ -170,12 +170,17 @@ void table_scale(FILE *f, const struct scale_result *r)
 		const struct scale_run *s = &r->runs[i];
 		if (!s->machine_limited)
 			continue;
+		char inj[96] = "";
+		if (s->injected_latency_ms > 0)
+			snprintf(inj, sizeof(inj), " (of which %.3f ms held by fault rules, not counted)",
+				 s->injected_latency_ms);
 		fprintf(f, "note: %u VMs: MACHINE-LIMITED: this machine added %.0f%% to each command, the array "
-			"was busy %.0f%% of the time (host mean %.3f ms vs modeled %.3f ms x time scale %.2f%s): these are not the array's "
+			"was busy %.0f%% of the time (host mean %.3f ms%s vs modeled %.3f ms x time scale %.2f%s): these are not the array's "
 			"figures. Rerun in slow motion: time_scale=%.0f on the LUN (lunlab-target --lun "
 			"...,time_scale=%.0f); the modeled figures are then the measured ones x the time scale\n",
-			s->vms, s->machine_share * 100, s->array_utilization * 100, s->host_mean_latency_ms, s->modeled_mean_latency_ms,
-			s->time_scale > 0 ? s->time_scale : 1, s->client_cpu_pct > 90 ? "; lunlab-bench itself > 90% of a core" : "",
+			s->vms, s->machine_share * 100, s->array_utilization * 100, s->host_mean_latency_ms, inj,
+			s->modeled_mean_latency_ms, s->time_scale > 0 ? s->time_scale : 1,
+			s->client_cpu_pct > 90 ? "; lunlab-bench itself > 90% of a core" : "",
 			s->suggested_time_scale, s->suggested_time_scale);
 	}
 	for (unsigned i = 0; i < r->n; i++) {
