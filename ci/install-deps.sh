@@ -25,12 +25,31 @@
 #                 browser: tests/browser), nodejs + npm only when no node is on the machine (npm ci
 #                 installs the dashboard's uPlot at build time and playwright-core for the browser
 #                 test, both pinned by package-lock.json; no browser is ever downloaded)
+# --demo installs only what ci/demo.sh (the README's first command) needs: a C compiler (gcc
+# and libc6-dev, not build-essential's g++ and dpkg-dev), meson and the libraries it asks for
+# (python3: tests/unit/array's configure step), libiscsi-bin, jq and
+# iproute2 (the short seed reproductions: tests/repro/lib.sh), procps; no test peers, API
+# clients, metrics tools or browser (chromium, Cinder, Prometheus, tgt, ...), no nodejs/npm (the
+# dashboard is then built without its chart library and says so).
 # LUNLAB_REALSTACK=1 adds what tests/realstack/lane.sh needs (Debian's kernel under qemu with
 # LIO + tcmu-runner): qemu-system-x86 busybox-static cpio kmod; and what tests/multipath/lane.sh
 # copies into its guest (a Linux initiator): open-iscsi multipath-tools udev (their binaries and
 # rules; the host's services are not used).
 set -euo pipefail
 
+demo=0
+case ${1:-} in
+--demo) demo=1 ;;
+"") ;;
+*) echo "usage: install-deps.sh [--demo]" >&2; exit 2 ;;
+esac
+
+demo_packages=(
+    gcc libc6-dev meson ninja-build pkg-config
+    libiscsi-dev libiscsi-bin libcmocka-dev zlib1g-dev libjson-c-dev libyaml-dev
+    libxxhash-dev libssl-dev libsqlite3-dev libmicrohttpd-dev libgnutls28-dev libcurl4-gnutls-dev libisal-dev libgsl-dev
+    python3 jq iproute2 procps
+)
 packages=(
     build-essential gcc clang libclang-rt-14-dev meson ninja-build pkg-config binutils
     libiscsi-dev libiscsi-bin libcmocka-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
@@ -46,6 +65,9 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 fi
 if [[ ${LUNLAB_REALSTACK:-0} == 1 ]]; then
     packages+=(qemu-system-x86 busybox-static cpio kmod open-iscsi multipath-tools udev)
+fi
+if (( demo )); then
+    packages=("${demo_packages[@]}")
 fi
 
 if [[ $(id -u) -ne 0 ]]; then
