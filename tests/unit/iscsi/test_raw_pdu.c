@@ -419,8 +419,9 @@ static void lun_reset_unit_attention_for_others(void **state)
 	close(a);
 }
 
-/* After a start (and a TARGET COLD RESET) every initiator port gets CHECK
- * CONDITION 06/29/01 POWER ON OCCURRED once, on its first command other than
+/* After a restart on a state directory (and a TARGET COLD RESET) every
+ * initiator port gets CHECK CONDITION 06/29/01 POWER ON OCCURRED once (a fresh
+ * array owes none: test_power_on.c), on its first command other than
  * INQUIRY and REPORT LUNS; REQUEST SENSE returns it as data; a session that
  * never sent a command leaves it to the port's next session. */
 static void power_on_unit_attention_once_per_port(void **state)
@@ -429,6 +430,7 @@ static void power_on_unit_attention_once_per_port(void **state)
 	uint32_t st, ua;
 	int fd;
 
+	lu_power_on_arm(0); /* what main.c does for a target restarted on its state */
 	login_isid = 0x40;
 	fd = login_fresh(&st, "InitialR2T=Yes", 15); /* logs out without a command */
 	close(fd);
