@@ -9,7 +9,13 @@
 #   2. the data outside the region it was given (--offset/--capacity-use) is untouched;
 #   3. (a) every parameter the profile was designed to make identifiable comes back within 10%
 #      (and is not reported as unidentified), and every parameter calibrate reports as fitted
-#      (95% interval within 10%) is within 10% of the truth;
+#      (95% interval within 10%) is within 10% of the truth - or, either way, within twice its
+#      own 95% interval when that is wider: the interval is calibrate's statement of what this
+#      run's noise allows (a fitted value with a +-10% interval lies outside +-10% in about one
+#      run in 20 by chance alone, outside +-20%, 3.9 standard errors, about once in 11,000), so
+#      a value outside twice its interval is a defect (a bias, or an interval that understates
+#      the noise), not bad luck.  The same verdicts on controlled noise, exactly:
+#      tests/unit/client/test_calib_fit.c (seeded noise and recorded measurements);
 #   4. (b) lunlab serving the calibrated profile reproduces the original's figures, within 5%,
 #      on workloads calibrate never ran: a clone at a chunk size it did not try (512 KiB,
 #      4 x 4 outstanding) and an 8-VM scale run of 192 KiB reads at queue depth 2; original
@@ -97,6 +103,13 @@ capacity_of() {
     esac
 }
 
+# close VALUE TRUTH CI95_REL: within 10% of the truth, or within twice the value's own 95%
+# interval when that is wider (the header, step 3, says why)
+close() {
+    local r
+    r=$(awk -v c="$3" 'BEGIN { c = (c == "null" || c == "") ? 0 : 2 * c; print (c > 0.10 ? c : 0.10) }')
+    within "$1" "$2" "$r"
+}
 # within VALUE TRUTH REL: |value / truth - 1| <= REL
 within() { awk -v v="$1" -v t="$2" -v r="$3" 'BEGIN { exit !(t > 0 && (v / t - 1 <= r) && (1 - v / t <= r)) }'; }
 pct() { awk -v v="$1" -v t="$2" 'BEGIN { if (t > 0) printf "%+.1f%%", 100 * (v / t - 1); else printf "-" }'; }
@@ -183,16 +196,16 @@ run_profile() {
         [[ $s == fitted || $s == weak ]] && printf ' +-%.1f%%' "$(awk -v c="$ci" 'BEGIN { print 100 * c }')"
         if [[ " $ident " == *" $p "* ]]; then
             printf ' (identifiable)'
-            if [[ $s == bound || $s == "not measured" ]] || ! within "$v" "$t" 0.10; then
-                printf '  <- MISS\n'; fail "$p should come back within 10%"; continue
+            if [[ $s == bound || $s == "not measured" ]] || ! close "$v" "$t" "$ci"; then
+                printf '  <- MISS\n'; fail "$p should come back within 10% (or twice its interval)"; continue
             fi
-        elif [[ $s == fitted ]] && ! within "$v" "$t" 0.10; then
+        elif [[ $s == fitted ]] && ! close "$v" "$t" "$ci"; then
             if awk -v t="$t" 'BEGIN { exit !(t == 0) }'; then
                 # a resource the profile does not have: what calibrate fitted is what this
                 # machine added (e.g. lunlab's own Data-In after a paced READ), said, not failed
                 printf '  (the profile has none: this machine'"'"'s own share)\n'; continue
             fi
-            printf '  <- MISS\n'; fail "$p is reported fitted (within 10%) but is not"; continue
+            printf '  <- MISS\n'; fail "$p is reported fitted (+-$ci) but is outside 10% and twice that"; continue
         fi
         printf '\n'
     done
