@@ -113,8 +113,12 @@ busy)
     bench always scale "$url/1" --vms 1 --bs 256k --duration 1 --warmup 0 --timeout 2 --quiet
     want_rc always 1
     one_line always "^lunlab-bench: ${url//./\\.}/1: READ\(16\) at LBA 0 failed: BUSY$"
-    (( $(echo "$took >= 1.5 && $took < 8" | bc) )) && ok "always BUSY: gave up after $took s (--timeout 2)" ||
-        fail "always BUSY: gave up after $took s, want about --timeout 2"
+    # from below only: retrying BUSY for --timeout since the first submission holds by
+    # construction (minus 0.1 s: date's clock is not the bench's); an upper bound would be a
+    # wall-clock threshold, and when the layer gives up is conn_policy's rule, tested on
+    # controlled elapsed times (test_conn_policy.c); exit 1 above says it did give up
+    (( $(echo "$took >= 1.9" | bc) )) && ok "always BUSY: gave up after $took s (--timeout 2)" ||
+        fail "always BUSY: gave up after $took s, before --timeout 2"
     ;;
 task-set-full)
     start --lun size=256M,model=x2,time_scale=0 --lun size=256M,model=x2,time_scale=0,array=ref \
@@ -164,7 +168,9 @@ hold)
     bench always scale "$url/1" --vms 1 --bs 256k --duration 1 --warmup 0 --timeout 1 --quiet
     want_rc always 3
     one_line always "^lunlab-bench: ${url//./\\.}/1: READ\(16\) at LBA 0 got no answer within --timeout 1 s, 2 times; each time it was aborted with ABORT TASK$"
-    (( $(echo "$took < 6" | bc) )) && ok "gave up after $took s" || fail "gave up after $took s, want about 2 x --timeout 1"
+    # two --timeout 1 waits, each ended by an ABORT TASK (the message above counts them): from
+    # below only, as for BUSY
+    (( $(echo "$took >= 1.9" | bc) )) && ok "gave up after $took s" || fail "gave up after $took s, before 2 x --timeout 1"
     ;;
 xcopy-halfway)
     start --lun size=256M,model=x2,time_scale=0 --lun size=256M,model=x2,time_scale=0,array=b \
