@@ -703,35 +703,54 @@ static void limits_max_r2t(void)
 	raw_scsi_cmd(&r, bhs, 0, cdb, 65536, false, true, true);
 	itt = r.itt;
 	raw_send(&r, bhs, NULL, 0, false);
-	/* exactly MaxOutstandingR2T R2Ts, then silence until Data-Out comes */
-	while ((n = raw_recv(&r, bhs, rsp, sizeof(rsp), 700)) >= 0 && bhs_opcode(bhs) == ISCSI_OP_R2T && nr2t < 64) {
+	/* exactly MaxOutstandingR2T R2Ts, then none until Data-Out comes.  Counted, not timed (a
+	 * silence window read a slow target's second R2T as missing): the two R2Ts are read,
+	 * then a NOP-Out ping whose NOP-In proves the target had sent everything it would for
+	 * the WRITE before it (one connection, in order): a third R2T shows up before the NOP-In.
+	 * The 20 s reads are hang guards, not thresholds. */
+	while (nr2t < 2 && (n = raw_recv(&r, bhs, rsp, sizeof(rsp), 20000)) >= 0 && bhs_opcode(bhs) == ISCSI_OP_R2T) {
 		ttts[nr2t] = get_be32(bhs + 20);
 		offs[nr2t] = get_be32(bhs + 40);
 		lens[nr2t] = get_be32(bhs + 44);
 		nr2t++;
 	}
-	CHECK(n == RAW_TIMEOUT, "unexpected PDU 0x%02x while R2Ts were outstanding", bhs_opcode(bhs));
-	CHECK(nr2t == 2, "%u R2Ts outstanding at once, MaxOutstandingR2T is 2", nr2t);
+	CHECK(nr2t == 2, "%u R2Ts before anything else, MaxOutstandingR2T is 2 (then %d, opcode 0x%02x)", nr2t, n,
+	      n >= 0 ? bhs_opcode(bhs) : 0xff);
+	{
+		uint32_t ping;
+		raw_nop_ping(&r, bhs);
+		ping = r.itt;
+		raw_send(&r, bhs, "ping", 4, false);
+		n = raw_recv(&r, bhs, rsp, sizeof(rsp), 20000);
+		CHECK(n >= 0 && bhs_opcode(bhs) == ISCSI_OP_NOP_IN && get_be32(bhs + 16) == ping,
+		      "want the ping's NOP-In next, got %d bytes opcode 0x%02x (a third R2T is 0x%02x)", n,
+		      n >= 0 ? bhs_opcode(bhs) : 0xff, ISCSI_OP_R2T);
+	}
 	CHECK(nr2t < 1 || (offs[0] == 0 && lens[0] == 8192), "R2T 0: offset %u length %u", offs[0], lens[0]);
 	CHECK(nr2t < 2 || (offs[1] == 8192 && lens[1] == 8192), "R2T 1: offset %u length %u", offs[1], lens[1]);
-	/* answer them one at a time: each answer frees a slot for one more */
-	while (answered < nr2t && answered < 8) {
+	/* answer them one at a time: each answer frees a slot for exactly one more R2T until all
+	 * eight bursts are asked for, then the last answer brings the response */
+	bool started = nr2t == 2;
+	while (started && answered < nr2t && answered < 8) {
 		send_dataout(&r, itt, ttts[answered], 0, offs[answered], data + offs[answered], lens[answered], true);
 		answered++;
-		while ((n = raw_recv(&r, bhs, rsp, sizeof(rsp), answered == 8 ? 5000 : 700)) >= 0) {
-			if (bhs_opcode(bhs) == ISCSI_OP_R2T && nr2t < 64) {
-				ttts[nr2t] = get_be32(bhs + 20);
-				offs[nr2t] = get_be32(bhs + 40);
-				lens[nr2t] = get_be32(bhs + 44);
-				nr2t++;
-				CHECK(nr2t - answered <= 2, "%u R2Ts outstanding", nr2t - answered);
-			} else if (bhs_opcode(bhs) == ISCSI_OP_SCSI_RSP) {
-				CHECK(answered == 8 && bhs[3] == 0, "response after %u bursts, status 0x%02x", answered, bhs[3]);
-				break;
-			}
-		}
-		if (n >= 0 && bhs_opcode(bhs) == ISCSI_OP_SCSI_RSP)
+		if (nr2t == 8 && answered < 8)
+			continue; /* every burst asked for: nothing comes until the last is in */
+		n = raw_recv(&r, bhs, rsp, sizeof(rsp), 20000);
+		if (n >= 0 && bhs_opcode(bhs) == ISCSI_OP_R2T && nr2t < 8) {
+			ttts[nr2t] = get_be32(bhs + 20);
+			offs[nr2t] = get_be32(bhs + 40);
+			lens[nr2t] = get_be32(bhs + 44);
+			nr2t++;
+			CHECK(nr2t - answered <= 2, "%u R2Ts outstanding", nr2t - answered);
+		} else if (n >= 0 && bhs_opcode(bhs) == ISCSI_OP_SCSI_RSP) {
+			CHECK(answered == 8 && bhs[3] == 0, "response after %u bursts, status 0x%02x", answered, bhs[3]);
 			break;
+		} else if (answered < 8) {
+			CHECK(false, "after burst %u: got %d bytes opcode 0x%02x, want an R2T", answered, n,
+			      n >= 0 ? bhs_opcode(bhs) : 0xff);
+			break;
+		}
 	}
 	CHECK(answered == 8 && nr2t == 8, "%u R2Ts, %u answered, want 8", nr2t, answered);
 	raw_close(&r);
