@@ -497,7 +497,8 @@ kill-snapclone)
     ;;
 kill-calibrate)
     start_target size=1G,model=x2,time_scale=10
-    kill_case calibrate 2 1 calibrate "$url/0" --out "$work/cal.yaml" --dataloss --budget 60s --capacity-use 128m \
+    # its identification session and its pool of 8 (docs/calibrate.md) up before the delay
+    kill_case calibrate 2 9 calibrate "$url/0" --out "$work/cal.yaml" --dataloss --budget 60s --capacity-use 128m \
         --time-scale 10
     ;;
 *)
