@@ -245,7 +245,17 @@ static void paths(void)
 	st = api("PUT", "/api/lunlab/portals/2", "{\"state\": \"down\"}", &o);
 	check(st == 200 && strcmp(field_str(o, "state"), "down") == 0, "PUT portal 2 down: 200");
 	json_object_put(o);
-	usleep(200000); /* the I/O threads close its connections */
+	/* the I/O threads close its connections: wait until the portal counts none (no limit of
+	 * our own; a 200 ms sleep raced them on a loaded machine, and a session still open
+	 * answered GOOD) */
+	for (;;) {
+		st = api("GET", "/api/lunlab/portals/1", NULL, &o);
+		long long conns = st == 200 ? field_int(o, "connections") : -1;
+		json_object_put(o);
+		if (conns == 0)
+			break;
+		usleep(20000);
+	}
 	r = tur(s2, 0);
 	check(r.status != ST_GOOD, "  ... its session is gone (TEST UNIT READY gets no status)");
 	iscsi_destroy_context(s2);
