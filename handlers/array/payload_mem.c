@@ -72,8 +72,51 @@ struct mem_store {
 	bool fill_idle, fill_done;     /* nothing to populate now; gone for good */
 	uint64_t filled;               /* populated (or passed by the writers) up to here */
 	pthread_t filler;
+	struct mem_store *next;        /* every store of the process (fork, below) */
 	struct mem_seg segs[NSEGS];
 };
+
+/* fork (the crash tests fork writers): the child has no filler.  Every
+ * store's locks are taken across the fork, so the child never inherits one
+ * held by a filler in the middle of a step; the child's stores then never
+ * start one (their slots fault in the writers, as without it). */
+static pthread_mutex_t stores_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct mem_store *stores;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void before_fork(void)
+{
+	pthread_mutex_lock(&stores_mu);
+	for (struct mem_store *m = stores; m; m = m->next) {
+		pthread_mutex_lock(&m->fill_mu);
+		pthread_mutex_lock(&m->seg_mu);
+	}
+}
+
+static void after_fork_parent(void)
+{
+	for (struct mem_store *m = stores; m; m = m->next) {
+		pthread_mutex_unlock(&m->seg_mu);
+		pthread_mutex_unlock(&m->fill_mu);
+	}
+	pthread_mutex_unlock(&stores_mu);
+}
+
+static void after_fork_child(void)
+{
+	for (struct mem_store *m = stores; m; m = m->next) {
+		m->fill_started = false;
+		m->fill_stop = true;
+		/* the parent's filler may have been waiting on it: a condition
+		 * variable with a waiter that does not exist here never destroys */
+		pthread_cond_init(&m->fill_cv, NULL);
+		pthread_mutex_unlock(&m->seg_mu);
+		pthread_mutex_unlock(&m->fill_mu);
+	}
+	pthread_mutex_unlock(&stores_mu);
+}
+
+static void register_atfork(void) { (void)pthread_atfork(before_fork, after_fork_parent, after_fork_child); }
 
 static struct mem_store *mem_of(struct payload_store *ps) { return (struct mem_store *)ps; }
 
@@ -228,6 +271,14 @@ static void mem_close(struct payload_store *ps)
 {
 	struct mem_store *m = mem_of(ps);
 
+	pthread_mutex_lock(&stores_mu);
+	for (struct mem_store **pp = &stores; *pp; pp = &(*pp)->next)
+		if (*pp == m) {
+			*pp = m->next;
+			break;
+		}
+	pthread_mutex_unlock(&stores_mu);
+
 	pthread_mutex_lock(&m->fill_mu);
 	m->fill_stop = true;
 	pthread_cond_broadcast(&m->fill_cv);
@@ -267,5 +318,10 @@ struct payload_store *payload_open(uint32_t block_bytes)
 	pthread_mutex_init(&m->seg_mu, NULL);
 	pthread_mutex_init(&m->fill_mu, NULL);
 	pthread_cond_init(&m->fill_cv, NULL);
+	pthread_once(&atfork_once, register_atfork);
+	pthread_mutex_lock(&stores_mu);
+	m->next = stores;
+	stores = m;
+	pthread_mutex_unlock(&stores_mu);
 	return &m->ps;
 }

@@ -5,11 +5,14 @@
  * payload left keeps it; writers on one segment at once never see each
  * other's bytes; once a store holds 8 MiB, the filler makes the slots just
  * ahead of the highest one resident (as many bytes as the store holds, at
- * most 32 MiB) and no further, and a smaller store gets nothing ahead. */
+ * most 32 MiB) and no further, a smaller store gets nothing ahead, and a
+ * child forked meanwhile goes on without it. */
 #include "array_test_util.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "handlers/array/block_store.h"
 #include "handlers/array/payload.h"
@@ -134,6 +137,38 @@ static void test_small_store_no_filler(void **state)
 	payload_close(ps);
 }
 
+/* A child forked while the filler runs (it is gone there) stores more,
+ * across the filler's steps, reads it back and closes the store: it must
+ * neither hang on a lock the filler held nor wait for the missing thread. */
+static void test_fork_with_filler(void **state)
+{
+	(void)state;
+	struct payload_store *ps = payload_open(B);
+	const uint32_t n = 12 * MiB / B;
+	void **at = store_ids(ps, n);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		alarm(60); /* a hang dies by SIGALRM and fails below */
+		uint8_t buf[B];
+		for (uint32_t id = n; id < n + 4 * MiB / B; id++) {
+			fill(buf, id);
+			void *p = payload_put(ps, id, buf);
+			if (!p || memcmp(p, buf, B))
+				_exit(1);
+		}
+		payload_mem_settle(ps);
+		payload_close(ps);
+		_exit(0);
+	}
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	free_ids(ps, at, n);
+	payload_close(ps);
+}
+
 static void test_empty_segment_given_back(void **state)
 {
 	(void)state;
@@ -215,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_concurrent_churn),
 		cmocka_unit_test(test_filler_populates_ahead),
 		cmocka_unit_test(test_small_store_no_filler),
+		cmocka_unit_test(test_fork_with_filler),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
