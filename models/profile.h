@@ -5,7 +5,7 @@
 #ifndef LUNLAB_PROFILE_H
 #define LUNLAB_PROFILE_H
 
-/* The largest dedup block a lunlab array models (handlers/array/array.c: a block's exact
+/* The largest dedup block a lunlab array models (handlers/array/array_core.c: a block's exact
  * compressed size must fit its record's 16-bit field); profiles and calibrate stay within it. */
 #define PROFILE_DEDUP_BLOCK_MAX 32768u
 
