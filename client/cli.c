@@ -30,6 +30,10 @@ static const char usage_text[] =
 	"              [--capacity-use 8g] [--offset 0] [--time-scale 1] [--name NAME]\n"
 	"              [--write-data random|sparse] [--max-io SIZE]\n"
 	"  watch HTTPS_URL [--interval 1] [--count N]   the target's live figures (its /metrics.json)\n"
+	"  scenario FILE.yaml [--junit OUT.xml] [--json OUT.json] [--seed N] [--check]: arrays,\n"
+	"              workloads, a timeline of array events and expectations in one file; exit 0\n"
+	"              held, 1 not, 2 could not run (lunlab-bench scenario --help; library in\n"
+	"              share/lunlab/scenarios/)\n"
 	"common: --json | --csv, --plot FILE.svg, --quiet (-q), --initiator IQN,\n"
 	"        --metrics-url HTTPS_URL (record what the array saw into --json), --metrics-insecure\n"
 	"        --timeout S: log in again for up to S s after a lost connection, abort a command\n"
@@ -37,7 +41,7 @@ static const char usage_text[] =
 	"        --help (-h): this text\n"
 	"api:    --api https://HOST:PORT [--api-user NAME] [--api-cacert FILE | --api-insecure]\n"
 	"        (password in $LUNLAB_API_PASSWORD); info then shows the cluster's capacity too\n"
-	"docs:   docs/bench.md, docs/calibrate.md, docs/metrics.md\n";
+	"docs:   docs/bench.md, docs/calibrate.md, docs/metrics.md, docs/scenarios.md\n";
 
 const char *cli_usage(void)
 {
@@ -196,7 +200,7 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 {
 	defaults(o);
 	if (argc < 2)
-		FAIL("missing command (info, scale, clone, drr, watch, calibrate); try --help");
+		FAIL("missing command (info, scale, clone, drr, watch, calibrate, scenario); try --help");
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		return 1;
