@@ -272,6 +272,14 @@ static void volume_actions(void **state)
 	assert_string_equal(g_m.events[3].method, "PUT");
 	assert_string_equal(g_m.events[3].path, "/api/json/v2/types/volumes?name=v1");
 	assert_string_equal(g_m.events[3].body, "{\"vol-size\": \"32768k\"}");
+	/* an existing target: its first cluster (the runner does not know its names) */
+	static const char ext[] = "arrays:\n  e: {url: 'iscsi://127.0.0.1:3260/iqn.x:t', api: 'https://127.0.0.1:8443', "
+				  "luns: {d: {size: 16M}}}\n"
+				  "workloads:\n  w: {kind: verify, lun: d}\n"
+				  "timeline:\n  - {at: 0s, volume: {name: v1, size: 1M}}\n"
+				  "expect:\n  - {workload: w, finished: true}\n";
+	assert_int_equal(scn_parse_text("f.yaml", ext, strlen(ext), &g_m, err, sizeof(err)), 0);
+	assert_string_equal(g_m.events[0].body, "{\"vol-name\": \"v1\", \"vol-size\": \"1024k\"}");
 	refused(37, "    snapshot: {volume: v1}", "f.yaml:37:15: timeline[3].snapshot: needs volume and name");
 	refused(37, "    resize: {volume: 'v\"1', size: 1M}",
 		"f.yaml:37:22: timeline[3].resize.volume: 'v\"1': a volume or snapshot name here is 1..63 of a-z 0-9 _");
