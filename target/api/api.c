@@ -144,7 +144,8 @@ int api_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 {
 	if (!g_xms.clusters.n && api_clusters_setup(NULL, 0, err, errlen) < 0)
 		return -1;
-	if (xms_routes_register(xms_all_types, sizeof(xms_all_types) / sizeof(xms_all_types[0]), err, errlen) < 0)
+	if (xms_routes_register(xms_all_types, sizeof(xms_all_types) / sizeof(xms_all_types[0]), err, errlen) < 0 ||
+	    xms_commands_register(err, errlen) < 0)
 		return -1;
 	if (api_server_start(cfg, err, errlen) < 0) {
 		api_routes_clear();

@@ -45,6 +45,7 @@ struct api_request {
 	const char *body;           /* request body, NUL-terminated; "" when none */
 	size_t body_len;
 	const char *user;           /* the authenticated API user; NULL on a public route */
+	const char *session;        /* the v3 session token it came with (api_session.h); NULL: Basic */
 	const char *host;           /* the Host header ("" when absent), for hrefs */
 	bool tls;                   /* https (always, today) */
 	void *route_cls;            /* the route's cls */

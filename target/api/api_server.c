@@ -20,12 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "target/api/api_auth.h"
 #include "target/api/api_json.h"
 #include "target/api/api_listen.h"
 #include "target/api/api_router.h"
+#include "target/api/api_session.h"
 #include "target/api/api_tls.h"
 
 #define API_HEADER_MEMORY (64u << 10) /* per connection: request line, headers, query */
@@ -39,6 +41,8 @@ struct req_state {
 	bool answered;          /* a response was queued on the first call */
 	char user[AUTH_API_NAME_MAX + 1];
 	bool authenticated;
+	char session[API_SESSION_TOKEN_LEN + 1]; /* the cookie that authenticated it, or "" */
+	char *path;             /* the URL with runs of '/' made one (XMS takes "types//volumes") */
 	struct api_param params[API_MAX_PARAMS];
 	size_t nparams;
 	bool too_many_params;
@@ -204,19 +208,66 @@ static enum MHD_Result answer_now(struct MHD_Connection *mc, struct req_state *s
 	return queue(mc, &rsp, auth_fail);
 }
 
-static bool authenticate(struct MHD_Connection *mc, struct req_state *st)
+static uint64_t now_s(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec;
+}
+
+static void keep_user(struct req_state *st, const char *user)
+{
+	/* the name goes into the log: keep what is printable and short */
+	size_t i = 0;
+
+	for (; user[i] && i < AUTH_API_NAME_MAX; i++)
+		st->user[i] = (unsigned char)user[i] > ' ' && (unsigned char)user[i] < 0x7f ? user[i] : '?';
+	st->user[i] = '\0';
+}
+
+/* true when the session still belongs to a user of the auth file */
+static bool session_valid(struct req_state *st, const char *cookie)
+{
+	char user[API_SESSION_USER_MAX + 1];
+
+	if (!api_session_check(cookie, now_s(), user, sizeof(user)))
+		return false;
+	for (int i = 0; srv.auth && i < srv.auth->napi_users; i++) {
+		if (strcmp(srv.auth->api_users[i].name, user) == 0) {
+			keep_user(st, user);
+			snprintf(st->session, sizeof(st->session), "%s", cookie);
+			return true;
+		}
+	}
+	api_session_close_user(user); /* the user is gone from the auth file */
+	return false;
+}
+
+/* A session cookie, else HTTP Basic, else (the login command only) user= and
+ * password= in the query, as the Prometheus exporter sends them. */
+static bool authenticate(struct MHD_Connection *mc, struct req_state *st, bool login)
+{
+	const char *cookie = MHD_lookup_connection_value(mc, MHD_COOKIE_KIND, API_SESSION_COOKIE);
 	char *pass = NULL;
-	char *user = MHD_basic_auth_get_username_password(mc, &pass);
+	char *user;
 	bool ok = false;
 
+	if (cookie && session_valid(st, cookie)) {
+		st->authenticated = true;
+		return true;
+	}
+	user = MHD_basic_auth_get_username_password(mc, &pass);
 	if (user) {
-		/* the name goes into the log: keep what is printable and short */
-		size_t i = 0;
-		for (; user[i] && i < AUTH_API_NAME_MAX; i++)
-			st->user[i] = (unsigned char)user[i] > ' ' && (unsigned char)user[i] < 0x7f ? user[i] : '?';
-		st->user[i] = '\0';
+		keep_user(st, user);
 		ok = api_auth_check(srv.auth, user, pass);
+	} else if (login) {
+		const char *qu = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "user");
+		const char *qp = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "password");
+		if (qu && qp) {
+			keep_user(st, qu);
+			ok = api_auth_check(srv.auth, qu, qp);
+		}
 	}
 	if (pass) {
 		volatile char *p = pass;
@@ -227,6 +278,20 @@ static bool authenticate(struct MHD_Connection *mc, struct req_state *st)
 	MHD_free(pass);
 	st->authenticated = ok;
 	return ok;
+}
+
+/* url with every run of '/' made one; NULL without memory */
+static char *collapse_slashes(const char *url)
+{
+	char *p = malloc(strlen(url) + 1), *o = p;
+
+	if (!p)
+		return NULL;
+	for (const char *i = url; *i; i++)
+		if (*i != '/' || o == p || o[-1] != '/')
+			*o++ = *i;
+	*o = '\0';
+	return p;
 }
 
 static enum MHD_Result collect_param(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
@@ -280,9 +345,13 @@ static enum MHD_Result first_call(struct MHD_Connection *mc, struct req_state *s
 	st->method = method_of(method);
 	if (!st->method)
 		return answer_now(mc, st, method, url, 405, "method_not_allowed", false);
+	st->path = collapse_slashes(url);
+	if (!st->path)
+		return MHD_NO;
+	url = st->path;
 	r = api_route_find(st->method, url, &rest, &known);
 	if (!r || !(r->flags & API_ROUTE_PUBLIC)) {
-		if (!authenticate(mc, st))
+		if (!authenticate(mc, st, strcmp(url, API_SESSION_LOGIN_PATH) == 0))
 			return answer_now(mc, st, method, url, 401, "Unauthorized", true);
 	}
 	if (cl) {
@@ -304,6 +373,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
 
 	(void)cls;
 	(void)version;
+	if (st && st->path)
+		url = st->path;
 	if (!st) {
 		st = calloc(1, sizeof(*st));
 		if (!st)
@@ -336,6 +407,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
 	req.body = st->body ? st->body : "";
 	req.body_len = st->len;
 	req.user = st->authenticated ? st->user : NULL;
+	req.session = st->session[0] ? st->session : NULL;
 	req.host = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
 	if (!req.host)
 		req.host = "";
@@ -358,6 +430,7 @@ static void on_completed(void *cls, struct MHD_Connection *mc, void **con_cls, e
 	if (!st)
 		return;
 	free(st->body);
+	free(st->path);
 	free(st);
 	*con_cls = NULL;
 }
@@ -424,6 +497,7 @@ void api_server_stop(void)
 	MHD_stop_daemon(srv.daemon); /* closes the listening socket too */
 	srv.daemon = NULL;
 	api_tls_free(&srv.tls);
+	api_session_clear();
 	srv.auth = NULL;
 	srv.port = 0;
 }

@@ -12,6 +12,7 @@
 #include "target/api/api_json.h"
 #include "target/api/xms_store.h"
 
+#define V3_BASE "/api/json/v3/types"
 #define V2_BASE "/api/json/v2/types"
 #define V1_BASE "/api/json/types"
 #define MAX_TYPES 32
@@ -225,12 +226,33 @@ static struct json_object *find(struct json_object *all, uint64_t index, const c
 	return NULL;
 }
 
+/* XMS names an object's cluster "sys-name" beside its "sys-id" (the
+ * exporters read it, and v3 lists carry it): the name in the sys-id */
+static void add_sys_name(struct json_object *o)
+{
+	struct json_object *sid, *n;
+
+	if (json_object_object_get_ex(o, "sys-name", NULL) || !json_object_object_get_ex(o, "sys-id", &sid) ||
+	    !json_object_is_type(sid, json_type_array) || json_object_array_length(sid) != 3)
+		return;
+	n = json_object_array_get_idx(sid, 1);
+	if (n && json_object_is_type(n, json_type_string))
+		json_object_object_add(o, "sys-name", json_object_get(n));
+}
+
+static const char *list_key(const struct xms_type *t)
+{
+	return t->list_key ? t->list_key : t->name;
+}
+
 static void get(struct xms_ctx *x, uint64_t index)
 {
 	struct json_object *all = json_object_new_array(), *out, *one;
 	char href[512];
 
 	x->type->list(x, all);
+	for (size_t i = 0; i < json_object_array_length(all); i++)
+		add_sys_name(json_object_array_get_idx(all, i));
 	if (index || x->q.name) {
 		one = find(all, index, x->q.name);
 		if (!one || !passes(one, &x->q)) {
@@ -258,11 +280,15 @@ static void get(struct xms_ctx *x, uint64_t index)
 			snprintf(href, sizeof(href), "%s/%s/%" PRIu64, x->base, x->type->name, obj_index(o));
 			json_object_object_add(ref, "href", json_object_new_string(href));
 			json_object_object_add(ref, "name", json_object_new_string(obj_name(o)));
+			/* v3's list entries name the cluster too */
+			struct json_object *sn;
+			if (x->version == 3 && json_object_object_get_ex(o, "sys-name", &sn))
+				json_object_object_add(ref, "sys-name", json_object_get(sn));
 			json_object_array_add(list, ref);
 		}
 	}
 	out = json_object_new_object();
-	json_object_object_add(out, x->type->name, list);
+	json_object_object_add(out, list_key(x->type), list);
 	snprintf(href, sizeof(href), "%s/%s/", x->base, x->type->name);
 	json_object_object_add(out, "links", links_one(href));
 	json_object_put(all);
@@ -285,6 +311,18 @@ static uint64_t target_of(struct xms_ctx *x, uint64_t index)
 	return found;
 }
 
+static int version_of(const char *path)
+{
+	if (strncmp(path, V3_BASE, strlen(V3_BASE)) == 0)
+		return 3;
+	return strncmp(path, V2_BASE, strlen(V2_BASE)) == 0 ? 2 : 1;
+}
+
+static const char *base_of(int version)
+{
+	return version == 3 ? V3_BASE : version == 2 ? V2_BASE : V1_BASE;
+}
+
 static void handle(const struct api_request *req, struct api_response *rsp)
 {
 	struct xms_ctx x;
@@ -297,9 +335,8 @@ static void handle(const struct api_request *req, struct api_response *rsp)
 	x.req = req;
 	x.rsp = rsp;
 	x.type = req->route_cls;
-	x.version = strncmp(req->path, V2_BASE, strlen(V2_BASE)) == 0 ? 2 : 1;
-	snprintf(x.base, sizeof(x.base), "https://%s%s", *req->host ? req->host : "localhost",
-		 x.version == 2 ? V2_BASE : V1_BASE);
+	x.version = version_of(req->path);
+	snprintf(x.base, sizeof(x.base), "https://%s%s", *req->host ? req->host : "localhost", base_of(x.version));
 	ir = parse_index(req->rest, &index);
 	if (ir < 0) {
 		api_errorf(rsp, 400, "Command Syntax Error: '%.64s' is not an object index", req->rest);
@@ -394,16 +431,16 @@ static size_t nall_types;
 static void list_types(const struct api_request *req, struct api_response *rsp)
 {
 	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
-	bool v2 = strncmp(req->path, V2_BASE, strlen(V2_BASE)) == 0;
+	int version = version_of(req->path);
 	char href[512];
 
 	for (size_t i = 0; i < nall_types; i++) {
 		struct json_object *c;
-		if (!v2 && !all_types[i]->v1)
+		if (version == 1 && !all_types[i]->v1)
 			continue;
 		c = json_object_new_object();
 		snprintf(href, sizeof(href), "https://%s%s/%s", *req->host ? req->host : "localhost",
-			 v2 ? V2_BASE : V1_BASE, all_types[i]->name);
+			 base_of(version), all_types[i]->name);
 		json_object_object_add(c, "href", json_object_new_string(href));
 		json_object_object_add(c, "name", json_object_new_string(all_types[i]->name));
 		json_object_array_add(a, c);
@@ -414,8 +451,8 @@ static void list_types(const struct api_request *req, struct api_response *rsp)
 
 int xms_routes_register(const struct xms_type *const *types, size_t n, char *err, size_t errlen)
 {
-	static struct api_route routes[2 * MAX_TYPES + 2];
-	static char paths[2 * MAX_TYPES][96];
+	static struct api_route routes[3 * MAX_TYPES + 3];
+	static char paths[3 * MAX_TYPES][96];
 	size_t nr = 0;
 
 	if (n > MAX_TYPES) {
@@ -425,15 +462,16 @@ int xms_routes_register(const struct xms_type *const *types, size_t n, char *err
 	all_types = types;
 	nall_types = n;
 	for (size_t i = 0; i < n; i++) {
-		for (int v = 2; v >= 1; v--) {
+		for (int v = 3; v >= 1; v--) {
 			if (v == 1 && !types[i]->v1)
 				continue;
-			snprintf(paths[nr], sizeof(paths[nr]), "%s/%s", v == 2 ? V2_BASE : V1_BASE, types[i]->name);
+			snprintf(paths[nr], sizeof(paths[nr]), "%s/%s", base_of(v), types[i]->name);
 			routes[nr] = (struct api_route){ API_GET | API_HEAD | API_POST | API_PUT | API_DELETE, paths[nr],
 							 API_ROUTE_PREFIX, handle, (void *)types[i] };
 			nr++;
 		}
 	}
+	routes[nr++] = (struct api_route){ API_GET | API_HEAD, V3_BASE, 0, list_types, NULL };
 	routes[nr++] = (struct api_route){ API_GET | API_HEAD, V2_BASE, 0, list_types, NULL };
 	routes[nr++] = (struct api_route){ API_GET | API_HEAD, V1_BASE, 0, list_types, NULL };
 	return api_routes_add(routes, nr, err, errlen);

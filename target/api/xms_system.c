@@ -24,6 +24,7 @@ static void list(struct xms_ctx *x, struct json_object *arr)
 
 const struct xms_type xms_type_xms = {
 	.name = "xms",
+	.list_key = "xmss", /* XMS lists itself under "xmss" (Telegraf, CoprHD read that key) */
 	.v1 = true,
 	.list = list,
 };

@@ -8,6 +8,9 @@
 #   xms     every resource, query and XMS error message, masking, unit attentions,
 #           read-only snapshots, discovery CHAP (xms_api.py)
 #   bench   lunlab-bench clone --mode snapshot --verify and info --api (bench_api.sh)
+#   sessions  v3 login/logout, the session cookie on every version (sessions_api.py)
+#   replay-CLIENT  a public XMS client's requests replayed, its fields type-checked
+#           (replay_CLIENT.py; the source and commit each is derived from are named there)
 # Exit 0 pass, 1 fail, 77 skipped (python3-cinder missing for cinder).
 set -uo pipefail
 bin=$1 handlers=$2 api_scsi=$3 bench=$4 check=$5
@@ -42,5 +45,7 @@ case $check in
     cinder) timeout 600 /usr/bin/python3 "$here/cinder_driver.py" || status=1 ;;
     xms) timeout 600 /usr/bin/python3 "$here/xms_api.py" || status=1 ;;
     bench) timeout 600 bash "$here/bench_api.sh" || status=1 ;;
+    sessions) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/sessions_api.py" || status=1 ;;
+    replay-*) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/replay_${check#replay-}.py" || status=1 ;;
     *) echo "unknown check '$check'"; status=2 ;;
 esac
