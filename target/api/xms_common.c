@@ -160,3 +160,12 @@ struct json_object *xms_time(int64_t t)
 	strftime(s, sizeof(s), "%Y-%m-%d %H:%M:%S", &tm);
 	return json_object_new_string(s);
 }
+
+bool xms_attrs_field(struct xms_ctx *x, unsigned set, struct xms_attrs *a)
+{
+	char err[200];
+
+	if (xms_attrs_parse(x->body, set, a, err, sizeof(err)))
+		return true;
+	return api_errorf(x->rsp, 400, "Command Syntax Error: %s", err);
+}

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "target/api/xms_attrs.h"
 #include "target/api/xms_ids.h"
 
 struct json_object;
@@ -58,6 +59,7 @@ struct xms_volume {
 	bool snapshot;               /* made by a snapshot */
 	bool readonly;               /* a read-only snapshot */
 	int64_t created;             /* seconds since the epoch */
+	struct xms_attrs attrs;      /* alerts, management-locked, vol-access, tag-list as set */
 	/* runtime only (never serialised): the device and LU that realise it */
 	struct lu_backend *be;
 	struct lu_entry *lu;
@@ -79,6 +81,7 @@ struct xms_cg {
 	char name[XMS_NAME_MAX + 1];
 	uint64_t cluster;
 	struct xms_idlist vols;
+	struct xms_attrs attrs;      /* tag-list */
 };
 
 struct xms_ig {
@@ -86,6 +89,7 @@ struct xms_ig {
 	char guid[XMS_GUID_LEN + 1];
 	char name[XMS_NAME_MAX + 1];
 	uint64_t cluster;
+	struct xms_attrs attrs;      /* operating-system, tag-list */
 };
 
 struct xms_initiator {
@@ -97,6 +101,7 @@ struct xms_initiator {
 	uint64_t cluster;
 	char auth_user[XMS_CHAP_MAX + 1], auth_pass[XMS_CHAP_MAX + 1];   /* "" when unset */
 	char disc_user[XMS_CHAP_MAX + 1], disc_pass[XMS_CHAP_MAX + 1];
+	struct xms_attrs attrs;      /* operating-system */
 };
 
 struct xms_lunmap {

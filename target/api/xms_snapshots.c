@@ -332,7 +332,7 @@ static void put_set(struct xms_ctx *x, uint64_t index)
 {
 	struct xms_snapset *s = xms_snapset_get(&g_xms, index);
 	const char *name;
-	static const char *const fields[] = { "snapshot-set-name", "name", NULL };
+	static const char *const fields[] = { "new-name", "snapshot-set-name", "name", NULL };
 	int rc;
 
 	if (!s) {

@@ -78,6 +78,7 @@ static struct json_object *volume_json(const struct xms_volume *v, const struct 
 		if (xms_idlist_has(&g_xms.cgs.v[i].vols, v->index))
 			json_object_array_add(a, xms_cg_oid(&g_xms.cgs.v[i]));
 	json_object_object_add(o, "related-consistency-groups", a);
+	xms_attrs_show(&v->attrs, XMS_ATTR_VOLUME | XMS_ATTR_TAGS, o);
 	return o;
 }
 
@@ -116,8 +117,14 @@ static int size_field(struct xms_ctx *x, uint32_t lb, uint64_t *bytes)
 	const char *s;
 	uint64_t kb;
 	char num[32];
-	int rc = xms_field_string(x, "vol-size", 32, &s);
+	struct json_object *jv = NULL;
+	int rc;
 
+	/* a JSON number is KiB (goxtremio, docbert's modules send integers) */
+	if (json_object_object_get_ex(x->body, "vol-size", &jv) && jv && json_object_is_type(jv, json_type_int))
+		rc = 0;
+	else
+		rc = xms_field_string(x, "vol-size", 32, &s);
 	if (rc == 0) { /* also a plain number of KiB */
 		rc = xms_field_uint(x, "vol-size", XMS_VOL_MAX_BYTES / 1024, &kb);
 		if (rc <= 0)
@@ -147,6 +154,7 @@ static void post_volume(struct xms_ctx *x)
 	const char *name;
 	uint64_t size, lb64 = 0;
 	struct xms_volume *v;
+	struct xms_attrs attrs;
 	char err[320];
 	int rc;
 
@@ -174,6 +182,9 @@ static void post_volume(struct xms_ctx *x)
 		api_error(x->rsp, 400, "Command Syntax Error: vol-size: missing");
 		return;
 	}
+	memset(&attrs, 0, sizeof(attrs));
+	if (!xms_attrs_field(x, XMS_ATTR_VOLUME | XMS_ATTR_TAGS, &attrs))
+		return;
 	if (xms_volume_by_name(&g_xms, name)) {
 		api_error(x->rsp, 400, XMS_ERR_NAME_NOT_UNIQUE);
 		return;
@@ -192,12 +203,25 @@ static void post_volume(struct xms_ctx *x)
 	v->size = size;
 	v->lb_size = (uint32_t)lb64;
 	v->created = (int64_t)time(NULL);
+	v->attrs = attrs;
 	if (xms_scsi_volume_open(c, v, err, sizeof(err)) < 0) {
 		xms_volume_del(&g_xms, v->index);
 		api_errorf(x->rsp, 400, "Command Syntax Error: %s", err);
 		return;
 	}
 	xms_reply_created(x, "volumes", v->index);
+}
+
+/* the body sets one of the kept settings (perhaps to what it is) */
+static bool has_attr(struct xms_ctx *x)
+{
+	static const char *const f[] = { "small-io-alerts", "unaligned-io-alerts", "vaai-tp-alerts",
+					 "management-locked", "vol-access", "tag-list" };
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (json_object_object_get_ex(x->body, f[i], NULL))
+			return true;
+	return false;
 }
 
 static bool mapped(uint64_t vol)
@@ -208,12 +232,14 @@ static bool mapped(uint64_t vol)
 	return false;
 }
 
-/* PUT volumes|snapshots: vol-size (grow), vol-name / name (rename) */
+/* PUT volumes|snapshots: vol-size (grow), vol-name / name (rename), and
+ * the kept settings (xms_attrs.h) */
 static void put_volume(struct xms_ctx *x, uint64_t index)
 {
 	struct xms_volume *v = xms_volume_get(&g_xms, index);
 	const char *name = NULL;
 	uint64_t size = 0;
+	struct xms_attrs attrs;
 	char err[320];
 	int rn, rs;
 
@@ -231,7 +257,10 @@ static void put_volume(struct xms_ctx *x, uint64_t index)
 	rs = size_field(x, v->lb_size, &size);
 	if (rs < 0)
 		return;
-	if (rn == 0 && rs == 0) {
+	attrs = v->attrs;
+	if (!xms_attrs_field(x, XMS_ATTR_VOLUME | XMS_ATTR_TAGS, &attrs))
+		return;
+	if (rn == 0 && rs == 0 && memcmp(&attrs, &v->attrs, sizeof(attrs)) == 0 && !has_attr(x)) {
 		api_error(x->rsp, 400, "Command Syntax Error: nothing to change (vol-size, vol-name)");
 		return;
 	}
@@ -252,6 +281,7 @@ static void put_volume(struct xms_ctx *x, uint64_t index)
 	}
 	if (rn > 0)
 		snprintf(v->name, sizeof(v->name), "%s", name);
+	v->attrs = attrs;
 	xms_reply_ok(x);
 }
 

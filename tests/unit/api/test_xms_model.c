@@ -47,9 +47,13 @@ static void fill(void)
 	v->ancestor = 1;
 	v->snapshot = v->readonly = true;
 	v->snapset = 1;
+	v->attrs.small_io = XMS_TOGGLE_ENABLED;
+	snprintf(v->attrs.access, sizeof(v->attrs.access), "no_access");
+	snprintf(v->attrs.tags, sizeof(v->attrs.tags), "[\"t1\",2]");
 	g = xms_ig_add(&m);
 	snprintf(g->name, sizeof(g->name), "host1");
 	g->cluster = 1;
+	snprintf(g->attrs.os, sizeof(g->attrs.os), "esx");
 	n = xms_initiator_add(&m);
 	snprintf(n->name, sizeof(n->name), "h1");
 	snprintf(n->port_address, sizeof(n->port_address), "iqn.1993-08.org.debian:01:h1");
@@ -115,6 +119,11 @@ static void round_trip(void **state)
 	assert_string_equal(xms_initiator_get(&m2, 1)->auth_pass, "secret123456");
 	assert_int_equal(xms_cluster_get(&m2, 1)->chap_auth, XMS_CHAP_INITIATOR);
 	assert_true(xms_volume_get(&m2, 2)->readonly && !xms_volume_get(&m2, 3)->readonly);
+	/* the kept settings come back; objects without any store none */
+	assert_memory_equal(&xms_volume_get(&m2, 2)->attrs, &xms_volume_get(&m, 2)->attrs, sizeof(struct xms_attrs));
+	assert_string_equal(xms_ig_get(&m2, 1)->attrs.os, "esx");
+	assert_false(json_object_object_get_ex(json_object_array_get_idx(json_object_object_get(
+		json_object_object_get(doc, "volumes"), "objects"), 0), "attrs", NULL));
 	/* the next index survives: no reuse after a reload */
 	assert_int_equal(xms_volume_add(&m2)->index, 4);
 	json_object_put(again);
@@ -161,6 +170,8 @@ static void bad_documents(void **state)
 		"lun-maps[0]: names a volume or initiator group that does not exist");
 	refused("snapshot-sets", 0, "vols", json_object_new_string("2"), "snapshot-sets[0].vols: missing or not a array");
 	refused("initiators", 0, "auth-pass", json_object_new_int(1), "initiators[0].auth-pass: missing or not a string");
+	refused("initiator-groups", 0, "attrs", json_tokener_parse("{\"operating-system\": \"os2\"}"),
+		"initiator-groups[0].attrs.operating-system: want linux, windows, esx, solaris, aix, hpux or other");
 	doc = json_object_new_array();
 	assert_int_equal(xms_model_from_json(&m2, doc, err, sizeof(err)), -1);
 	assert_string_equal(err, "(document): want a JSON object");
