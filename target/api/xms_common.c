@@ -27,6 +27,8 @@ struct xms_cluster *xms_request_cluster(struct xms_ctx *x)
 	}
 	if (!c)
 		api_error(x->rsp, 400, XMS_ERR_NOT_FOUND);
+	else
+		g_xms.scope = c->index; /* what the request makes is unique within its cluster */
 	return c;
 }
 

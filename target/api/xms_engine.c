@@ -215,12 +215,33 @@ static int parse_index(const char *rest, uint64_t *index)
 	return 1;
 }
 
+/* the cluster index an object belongs to (its sys-id); 0: none */
+static uint64_t obj_cluster(struct json_object *o)
+{
+	struct json_object *sid, *i;
+
+	if (!json_object_object_get_ex(o, "sys-id", &sid) || !json_object_is_type(sid, json_type_array) ||
+	    json_object_array_length(sid) != 3)
+		return 0;
+	i = json_object_array_get_idx(sid, 2);
+	return i && json_object_is_type(i, json_type_int) ? (uint64_t)json_object_get_int64(i) : 0;
+}
+
+/* in the cluster the request names (cluster-name= / cluster-id), when it
+ * names one; objects of no cluster (xms, ports) are in every scope */
+static bool in_scope(struct json_object *o)
+{
+	uint64_t c = obj_cluster(o);
+
+	return !g_xms.scope || !c || c == g_xms.scope;
+}
+
 /* the object the request names (by /INDEX or ?name=), from the list */
 static struct json_object *find(struct json_object *all, uint64_t index, const char *name)
 {
 	for (size_t i = 0; i < json_object_array_length(all); i++) {
 		struct json_object *o = json_object_array_get_idx(all, i);
-		if (index ? obj_index(o) == index : strcmp(obj_name(o), name) == 0)
+		if (in_scope(o) && (index ? obj_index(o) == index : strcmp(obj_name(o), name) == 0))
 			return o;
 	}
 	return NULL;
@@ -271,7 +292,7 @@ static void get(struct xms_ctx *x, uint64_t index)
 	struct json_object *list = json_object_new_array();
 	for (size_t i = 0; i < json_object_array_length(all); i++) {
 		struct json_object *o = json_object_array_get_idx(all, i);
-		if (!passes(o, &x->q))
+		if (!in_scope(o) || !passes(o, &x->q))
 			continue;
 		if (x->q.full) {
 			json_object_array_add(list, project(o, &x->q));
@@ -303,12 +324,30 @@ static uint64_t target_of(struct xms_ctx *x, uint64_t index)
 
 	x->type->list(x, all);
 	o = find(all, index, x->q.name);
-	if (o)
+	if (o) {
 		found = obj_index(o);
+		/* a change is checked against the names of the object's own cluster */
+		if (obj_cluster(o))
+			g_xms.scope = obj_cluster(o);
+	}
 	json_object_put(all);
 	if (!found)
 		api_error(x->rsp, 400, "obj_not_found");
 	return found;
+}
+
+/* the cluster a cluster-name / cluster-id names: by name, or a decimal index */
+static const struct xms_cluster *scope_cluster(const char *ref)
+{
+	const struct xms_cluster *c = xms_cluster_by_name(&g_xms, ref);
+	char *end;
+	unsigned long long i;
+
+	if (c || *ref < '1' || *ref > '9')
+		return c;
+	errno = 0;
+	i = strtoull(ref, &end, 10);
+	return errno || *end ? NULL : xms_cluster_get(&g_xms, i);
 }
 
 static int version_of(const char *path)
@@ -374,6 +413,16 @@ static void handle(const struct api_request *req, struct api_response *rsp)
 	if (cid && !x.cluster)
 		x.cluster = cid;
 	xms_lock();
+	g_xms.scope = 0;
+	if (x.cluster) {
+		const struct xms_cluster *c = scope_cluster(x.cluster);
+		if (!c) {
+			api_error(rsp, 400, "obj_not_found");
+			xms_unlock();
+			goto out;
+		}
+		g_xms.scope = c->index;
+	}
 	switch (req->method) {
 	case API_GET:
 	case API_HEAD:
@@ -418,6 +467,7 @@ static void handle(const struct api_request *req, struct api_response *rsp)
 			api_errorf(rsp, 500, "the change was made but could not be kept in the state directory: %s",
 				   why);
 	}
+	g_xms.scope = 0;
 	xms_unlock();
 out:
 	json_object_put(x.body);

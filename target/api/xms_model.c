@@ -78,6 +78,16 @@ static void arr_del(void *v, size_t *n, size_t size, uint64_t index)
 		return NULL;                                                    \
 	} while (0)
 
+/* by name within the model's scope (a cluster's objects, or all) */
+#define BY_NAME_SCOPED(m, arr, nm)                                                          \
+	do {                                                                                \
+		for (size_t i_ = 0; i_ < (arr).n; i_++)                                     \
+			if ((!(m)->scope || (arr).v[i_].cluster == (m)->scope) &&           \
+			    strcmp((arr).v[i_].name, (nm)) == 0)                            \
+				return &(arr).v[i_];                                        \
+		return NULL;                                                                \
+	} while (0)
+
 struct xms_cluster *xms_cluster_add(struct xms_model *m) { return ADD(m->clusters); }
 struct xms_volume *xms_volume_add(struct xms_model *m) { return ADD(m->volumes); }
 struct xms_snapset *xms_snapset_add(struct xms_model *m) { return ADD(m->snapsets); }
@@ -95,16 +105,20 @@ struct xms_initiator *xms_initiator_get(struct xms_model *m, uint64_t i) { retur
 struct xms_lunmap *xms_lunmap_get(struct xms_model *m, uint64_t i) { return GET(m->lunmaps, i); }
 
 struct xms_cluster *xms_cluster_by_name(struct xms_model *m, const char *n) { BY_NAME(m->clusters, n); }
-struct xms_volume *xms_volume_by_name(struct xms_model *m, const char *n) { BY_NAME(m->volumes, n); }
-struct xms_snapset *xms_snapset_by_name(struct xms_model *m, const char *n) { BY_NAME(m->snapsets, n); }
-struct xms_cg *xms_cg_by_name(struct xms_model *m, const char *n) { BY_NAME(m->cgs, n); }
-struct xms_ig *xms_ig_by_name(struct xms_model *m, const char *n) { BY_NAME(m->igs, n); }
-struct xms_initiator *xms_initiator_by_name(struct xms_model *m, const char *n) { BY_NAME(m->initiators, n); }
+struct xms_volume *xms_volume_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, m->volumes, n); }
+struct xms_snapset *xms_snapset_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, m->snapsets, n); }
+struct xms_cg *xms_cg_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, m->cgs, n); }
+struct xms_ig *xms_ig_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, m->igs, n); }
+struct xms_initiator *xms_initiator_by_name(struct xms_model *m, const char *n)
+{
+	BY_NAME_SCOPED(m, m->initiators, n);
+}
 
 struct xms_initiator *xms_initiator_by_port(struct xms_model *m, const char *port)
 {
 	for (size_t i = 0; i < m->initiators.n; i++)
-		if (strcasecmp(m->initiators.v[i].port_address, port) == 0)
+		if ((!m->scope || m->initiators.v[i].cluster == m->scope) &&
+		    strcasecmp(m->initiators.v[i].port_address, port) == 0)
 			return &m->initiators.v[i];
 	return NULL;
 }

@@ -123,6 +123,12 @@ struct xms_model {
 	XMS_ARRAY(struct xms_ig) igs;
 	XMS_ARRAY(struct xms_initiator) initiators;
 	XMS_ARRAY(struct xms_lunmap) lunmaps;
+	/* The cluster the operation under way addresses (0: every cluster).
+	 * Names and initiator IQNs are unique per cluster, as on an XMS that
+	 * manages several: lookups by name (and so by a name-or-index ref) and
+	 * by IQN see only this cluster's objects.  Set by the API engine under
+	 * the model lock for each request; never stored. */
+	uint64_t scope;
 };
 
 /* the process's one model */
@@ -150,7 +156,8 @@ void xms_ig_del(struct xms_model *m, uint64_t index);
 void xms_initiator_del(struct xms_model *m, uint64_t index);
 void xms_lunmap_del(struct xms_model *m, uint64_t index);
 
-/* Lookups by index or by name (NULL when absent). */
+/* Lookups by index or by name (NULL when absent).  By name and by port:
+ * within m->scope (see there); by index: any cluster. */
 struct xms_cluster *xms_cluster_get(struct xms_model *m, uint64_t index);
 struct xms_cluster *xms_cluster_by_name(struct xms_model *m, const char *name);
 struct xms_volume *xms_volume_get(struct xms_model *m, uint64_t index);

@@ -8,6 +8,7 @@
 #   xms     every resource, query and XMS error message, masking, unit attentions,
 #           read-only snapshots, discovery CHAP (xms_api.py)
 #   bench   lunlab-bench clone --mode snapshot --verify and info --api (bench_api.sh)
+#   clusters  two clusters as scopes of names, IQNs, lists and lookups (clusters_api.py)
 #   sessions  v3 login/logout, the session cookie on every version (sessions_api.py)
 #   replay-CLIENT  a public XMS client's requests replayed, its fields type-checked
 #           (replay_CLIENT.py; the source and commit each is derived from are named there)
@@ -37,6 +38,7 @@ finish() {
 trap finish EXIT
 extra=()
 [[ $check == bench ]] && extra=(--cluster "name=xb1,model=x2,time_scale=0")
+[[ $check == clusters ]] && extra=(--cluster "name=x1a,model=x1" --cluster "name=x2a,model=x2")
 api_start "$bin" "$handlers" "$work" --lun size=64M,model=unlimited "${extra[@]}" || { status=1; exit; }
 echo "target: iSCSI $PORTAL, API https://$API"
 export LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWORD LUNLAB_PORTAL=$PORTAL \
@@ -45,6 +47,7 @@ case $check in
     cinder) timeout 600 /usr/bin/python3 "$here/cinder_driver.py" || status=1 ;;
     xms) timeout 600 /usr/bin/python3 "$here/xms_api.py" || status=1 ;;
     bench) timeout 600 bash "$here/bench_api.sh" || status=1 ;;
+    clusters) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/clusters_api.py" || status=1 ;;
     sessions) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/sessions_api.py" || status=1 ;;
     replay-*) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/replay_${check#replay-}.py" || status=1 ;;
     *) echo "unknown check '$check'"; status=2 ;;

@@ -101,6 +101,39 @@ static void objects(void **state)
 	assert_null(xms_snapset_by_name(&m, "set1"));
 }
 
+/* names and IQNs are per cluster: lookups see the model's scope */
+static void scoped_lookups(void **state)
+{
+	struct xms_volume *v;
+	struct xms_initiator *n;
+
+	fill();
+	assert_non_null(xms_cluster_add(&m)); /* cluster 2 */
+	v = xms_volume_add(&m);               /* volume 4: "vol1" again, in cluster 2 */
+	snprintf(v->name, sizeof(v->name), "vol1");
+	v->cluster = 2;
+	n = xms_initiator_add(&m);            /* the same IQN in cluster 2 */
+	snprintf(n->name, sizeof(n->name), "h1");
+	snprintf(n->port_address, sizeof(n->port_address), "iqn.1993-08.org.debian:01:h1");
+	n->cluster = 2;
+	m.scope = 0;                          /* every cluster: the first */
+	assert_int_equal(xms_volume_by_name(&m, "vol1")->index, 2);
+	m.scope = 2;
+	assert_int_equal(xms_volume_by_name(&m, "vol1")->index, 4);
+	assert_int_equal(xms_volume_ref(&m, "vol1")->index, 4);
+	assert_null(xms_volume_by_name(&m, "vol0"));
+	assert_int_equal(xms_volume_ref(&m, "1")->index, 1); /* an index names any cluster's object */
+	assert_int_equal(xms_initiator_by_port(&m, "iqn.1993-08.org.debian:01:h1")->index, 2);
+	assert_int_equal(xms_initiator_by_name(&m, "h1")->index, 2);
+	assert_null(xms_ig_by_name(&m, "host1"));
+	m.scope = 1;
+	assert_int_equal(xms_initiator_by_port(&m, "iqn.1993-08.org.debian:01:h1")->index, 1);
+	assert_int_equal(xms_volume_by_name(&m, "vol1")->index, 2);
+	assert_non_null(xms_ig_by_name(&m, "host1"));
+	assert_string_equal(xms_cluster_by_name(&m, "xbrick1")->name, "xbrick1"); /* clusters: never scoped */
+	m.scope = 0;
+}
+
 static void round_trip(void **state)
 {
 	struct json_object *doc, *again;
@@ -186,6 +219,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(objects, teardown),
+		cmocka_unit_test_teardown(scoped_lookups, teardown),
 		cmocka_unit_test_teardown(round_trip, teardown),
 		cmocka_unit_test_teardown(bad_documents, teardown),
 	};

@@ -1,0 +1,83 @@
+#!/usr/bin/python3
+"""Clusters as scopes (docs/api.md "Clusters"): a target with two clusters,
+x1a (model x1) and x2a (model x2), started by run.sh.  Each cluster reports
+its profile before its first volume; volume, group and initiator names and
+initiator IQNs are unique per cluster, not per target; cluster-name= (query)
+and cluster-id (body, a name or an index) scope lists, ?name= lookups,
+references in bodies, PUT and DELETE; an unknown cluster is obj_not_found.
+"""
+from replay_lib import BASE, USER, PASSWORD, ok, finish, session
+
+s = session()
+s.auth = (USER, PASSWORD)
+V2 = BASE + "/api/json/v2/types/"
+NOT_FOUND = {"message": "obj_not_found", "error_code": 400}
+
+
+def get(path, **params):
+    return s.get(V2 + path, params=params)
+
+
+def post(path, body, **params):
+    return s.post(V2 + path, json=body, params=params)
+
+
+def main():
+    r = get("clusters", full=1)
+    prof = {c["name"]: c["lunlab-profile"] for c in r.json()["clusters"]}
+    ok("each cluster's profile before its first volume", prof == {"x1a": "x1", "x2a": "x2"}, prof)
+    idx = {c["name"]: c["index"] for c in r.json()["clusters"]}
+    ok("one volume name in two clusters",
+       post("volumes", {"vol-name": "v", "vol-size": "1m", "cluster-id": "x1a"}).status_code == 201 and
+       post("volumes", {"vol-name": "v", "vol-size": "2m", "cluster-id": idx["x2a"]}).status_code == 201)
+    r = post("volumes", {"vol-name": "v", "vol-size": "1m"}, **{"cluster-name": "x1a"})
+    ok("the same name again in x1a: vol_obj_name_not_unique",
+       r.json() == {"message": "vol_obj_name_not_unique", "error_code": 400}, r.text)
+    for cl, size in (("x1a", "1024"), ("x2a", "2048")):
+        r = get("volumes", name="v", **{"cluster-name": cl})
+        c = r.json().get("content", {})
+        ok("?name=v&cluster-name=%s is %s's" % (cl, cl), c.get("sys-name") == cl and c.get("vol-size") == size, r.text)
+        r = get("volumes", full=1, prop="name", **{"cluster-name": cl})
+        ok("the list of %s holds only its volume" % cl, r.json()["volumes"] == [{"name": "v"}], r.text)
+    r = get("volumes", full=1, prop="name")
+    ok("without cluster-name: both", [v["name"] for v in r.json()["volumes"]] == ["v", "v"], r.text)
+    r = get("volumes", name="v", **{"cluster-name": "nosuch"})
+    ok("an unknown cluster: obj_not_found", r.json() == NOT_FOUND, r.text)
+    # groups, initiators: names and IQNs per cluster
+    iqn = "iqn.2026-12.org.example:both"
+    for cl in ("x1a", "x2a"):
+        ok("a group h in " + cl, post("initiator-groups", {"ig-name": "h", "cluster-id": cl}).status_code == 201)
+        r = post("initiators", {"initiator-name": "h-i", "ig-id": "h", "port-address": iqn, "cluster-id": cl})
+        ok("one IQN in " + cl, r.status_code == 201, r.text)
+    r = post("initiators", {"initiator-name": "h-j", "ig-id": "h", "port-address": iqn.upper(), "cluster-id": "x1a"})
+    ok("the IQN again in x1a: initiator_already_exists",
+       r.json() == {"message": "initiator_already_exists", "error_code": 400}, r.text)
+    # a map names the volume and group of its cluster
+    r = post("lun-maps", {"vol-id": "v", "ig-id": "h", "cluster-id": "x2a"})
+    ok("a lun-map in x2a", r.status_code == 201, r.text)
+    r = get("lun-maps", full=1, **{"cluster-name": "x2a"})
+    maps = r.json()["lun-maps"]
+    ok("it maps x2a's v to x2a's h", len(maps) == 1 and maps[0]["vol-name"] == "v" and
+       maps[0]["sys-name"] == "x2a", r.text)
+    ok("x1a has no map", get("lun-maps", full=1, **{"cluster-name": "x1a"}).json()["lun-maps"] == [])
+    r = get("volumes", name="v", **{"cluster-name": "x1a"})
+    ok("x1a's v is not mapped", r.json()["content"]["num-of-lun-mappings"] == 0, r.text)
+    # renames are checked within the object's cluster
+    ok("w in x1a", post("volumes", {"vol-name": "w", "vol-size": "1m", "cluster-id": "x1a"}).status_code == 201)
+    r = s.put(V2 + "volumes", params={"name": "w", "cluster-name": "x1a"}, json={"vol-name": "v"})
+    ok("renaming x1a's w to v (taken in x1a): refused",
+       r.json() == {"message": "vol_obj_name_not_unique", "error_code": 400}, r.text)
+    ok("x2a's w does not exist", get("volumes", name="w", **{"cluster-name": "x2a"}).json() == NOT_FOUND)
+    r = s.put(V2 + "volumes", params={"name": "v", "cluster-name": "x2a"}, json={"vol-name": "w"})
+    ok("renaming x2a's v to w (taken only in x1a)", r.status_code == 200, r.text)
+    # DELETE by name removes the one of the named cluster
+    s.delete(V2 + "lun-maps", params={"name": maps[0]["name"], "cluster-name": "x2a"})
+    r = s.delete(V2 + "volumes", params={"name": "w", "cluster-name": "x2a"})
+    ok("DELETE ?name=w&cluster-name=x2a", r.status_code == 200, r.text)
+    r = get("volumes", full=1, prop=["name", "sys-name"])
+    ok("x1a's v and w remain", sorted((v["sys-name"], v["name"]) for v in r.json()["volumes"]) ==
+       [("x1a", "v"), ("x1a", "w")], r.text)
+    finish("clusters")
+
+
+main()
