@@ -194,6 +194,24 @@ static const char *peer_of(struct MHD_Connection *mc, char *buf, size_t len)
 	return buf;
 }
 
+/* the local address of the connection (a wildcard listener answers on
+ * several); "" when unknown */
+static const char *local_of(struct MHD_Connection *mc, char *buf, size_t len)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	buf[0] = '\0';
+	if (!ci || getsockname(ci->connect_fd, (struct sockaddr *)&ss, &sl) < 0)
+		return buf;
+	if (ss.ss_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)&ss)->sin_addr, buf, (socklen_t)len);
+	else if (ss.ss_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)&ss)->sin6_addr, buf, (socklen_t)len);
+	return buf;
+}
+
 static enum MHD_Result answer_now(struct MHD_Connection *mc, struct req_state *st, const char *method,
 				  const char *url, unsigned status, const char *message, bool auth_fail)
 {
@@ -369,7 +387,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
 	struct req_state *st = *con_cls;
 	struct api_request req;
 	struct api_response rsp;
-	char peer[64];
+	char peer[64], local[64];
 
 	(void)cls;
 	(void)version;
@@ -411,6 +429,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
 	req.host = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
 	if (!req.host)
 		req.host = "";
+	req.local_addr = local_of(mc, local, sizeof(local));
 	req.tls = true;
 	api_dispatch(&req, &rsp);
 	if (!rsp.status)

@@ -10,7 +10,6 @@ static void list(struct xms_ctx *x, struct json_object *arr)
 {
 	struct json_object *o = json_object_new_object();
 
-	(void)x;
 	json_object_object_add(o, "name", json_object_new_string("xms"));
 	json_object_object_add(o, "index", json_object_new_int(1));
 	json_object_object_add(o, "guid", json_object_new_string(xms_ids_xms_guid()));
@@ -18,6 +17,9 @@ static void list(struct xms_ctx *x, struct json_object *arr)
 	json_object_object_add(o, "version", json_object_new_string(XMS_VERSION));
 	json_object_object_add(o, "sw-version", json_object_new_string(XMS_SW_VERSION));
 	json_object_object_add(o, "restapi-protocol-version", json_object_new_string(XMS_RESTAPI_VERSION));
+	json_object_object_add(o, "db-version", json_object_new_string(XMS_DB_VERSION));
+	/* the address the client reached the XMS at (Telegraf tags its figures with it) */
+	json_object_object_add(o, "xms-ip", json_object_new_string(x->req->local_addr ? x->req->local_addr : ""));
 	json_object_object_add(o, "lunlab-version", json_object_new_string(LUNLAB_VERSION_STRING));
 	json_object_array_add(arr, o);
 }

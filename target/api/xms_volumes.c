@@ -11,12 +11,27 @@
 #include <string.h>
 #include <time.h>
 
+#include "handlers/scsi/naa.h"
 #include "target/api/api_json.h"
 #include "target/api/xms_common.h"
 #include "target/api/xms_resources.h"
 #include "target/api/xms_scsi.h"
 
 #define XMS_VOL_MAX_BYTES (1ull << 50) /* 1 PiB: thin, the machine never holds it */
+
+/* the LU's NAA designator (VPD 83h) as 32 lower-case hex digits: the handler
+ * derives it from the unit serial, which is the volume's GUID, with the same
+ * function; REX-Ray matches it against /dev/disk/by-id/wwn-0x... */
+static struct json_object *naa_name(const char *guid)
+{
+	uint8_t naa[16];
+	char hex[33];
+
+	naa_from_serial(guid, naa);
+	for (int i = 0; i < 16; i++)
+		snprintf(hex + 2 * i, 3, "%02x", naa[i]);
+	return json_object_new_string(hex);
+}
 
 /* the properties of volume v as XMS lists them */
 static struct json_object *volume_json(const struct xms_volume *v, const struct lunlab_volume_info *info)
@@ -31,6 +46,7 @@ static struct json_object *volume_json(const struct xms_volume *v, const struct 
 	json_object_object_add(o, "index", json_object_new_int64((int64_t)v->index));
 	json_object_object_add(o, "guid", json_object_new_string(v->guid));
 	json_object_object_add(o, "vol-id", xms_volume_oid(v));
+	json_object_object_add(o, "naa-name", naa_name(v->guid));
 	if (c)
 		json_object_object_add(o, "sys-id", xms_cluster_oid(c));
 	json_object_object_add(o, "xms-id", xms_oid(xms_ids_xms_guid(), "xms", 1));

@@ -6,6 +6,9 @@ initiator IQNs are unique per cluster, not per target; cluster-name= (query)
 and cluster-id (body, a name or an index) scope lists, ?name= lookups,
 references in bodies, PUT and DELETE; an unknown cluster is obj_not_found.
 """
+import os
+import subprocess
+
 from replay_lib import BASE, USER, PASSWORD, ok, finish, session
 
 s = session()
@@ -77,7 +80,32 @@ def main():
     r = get("volumes", full=1, prop=["name", "sys-name"])
     ok("x1a's v and w remain", sorted((v["sys-name"], v["name"]) for v in r.json()["volumes"]) ==
        [("x1a", "v"), ("x1a", "w")], r.text)
+    identity()
     finish("clusters")
+
+
+def identity():
+    """the identity fields the exporters and REX-Ray read"""
+    r = get("clusters", full=1)
+    for c in r.json()["clusters"]:
+        ok("%s hardware-platform" % c["name"], c["hardware-platform"] == {"x1a": "X1", "x2a": "X2"}[c["name"]], c)
+        ok("%s license-id from its serial" % c["name"], c["license-id"] == "LL-" + c["sys-psnt-serial-number"], c)
+        free = c["free-ud-ssd-space-in-percent"]
+        cap, used = int(c["ud-ssd-space"]), int(c["ud-ssd-space-in-use"])
+        ok("%s free-ud-ssd-space-in-percent = floor((capacity - used) * 100 / capacity)" % c["name"],
+           isinstance(free, int) and cap > 0 and free == (cap - used) * 100 // cap, (free, cap, used))
+    # naa-name is what INQUIRY VPD 83h reports for the LU
+    iqn = "iqn.2026-12.org.example:naa"
+    post("initiator-groups", {"ig-name": "naa-h", "cluster-id": "x1a"})
+    post("initiators", {"ig-id": "naa-h", "port-address": iqn, "cluster-id": "x1a"})
+    r = post("lun-maps", {"vol-id": "v", "ig-id": "naa-h", "lun": 3, "cluster-id": "x1a"})
+    ok("map x1a's v at LUN 3", r.status_code == 201, r.text)
+    naa = get("volumes", name="v", **{"cluster-name": "x1a"}).json()["content"]["naa-name"]
+    p = subprocess.run([os.environ["API_SCSI"], "-i", iqn, "naa", "iscsi://%s/%s/3" % (os.environ["LUNLAB_PORTAL"],
+                                                                                         os.environ["LUNLAB_IQN"])],
+                       capture_output=True, text=True, timeout=60)
+    ok("naa-name (%s) is the LU's VPD 83h NAA designator" % naa,
+       p.returncode == 0 and p.stdout.strip() == naa and len(naa) == 32 and naa[0] == "6", (p.stdout, p.stderr))
 
 
 main()

@@ -16,20 +16,20 @@ are left out; docs/api.md says so.
 from replay_lib import BASE, USER, PASSWORD, ok, fields, absent, finish, session
 
 COLLECTORS = {
-    "clusters": {"guid": "str", "name": "str",
+    "clusters": {"hardware-platform": "str", "license-id": "str", "guid": "str", "name": "str",
+                 "free-ud-ssd-space-in-percent": "int",
                  "sys-psnt-serial-number": "str", "compression-factor": "num", "num-of-vols": "int",
                  "data-reduction-ratio": "num"},
     "volumes": {"guid": "str", "sys-name": "str", "name": "str", "vol-size": "strint",
                 "logical-space-in-use": "strint"},
-    "xms": {"guid": "str", "name": "str", "version": "str"},
+    "xms": {"guid": "str", "name": "str", "version": "str", "xms-ip": "str"},
 }
 # read by the plugin, not served by lunlab yet (performance counters, the
 # XMS host's own figures): Go leaves them zero
 NOT_SERVED = {
-    "clusters": ["total-memory-in-use-in-percent", "rd-iops", "wr-iops", "hardware-platform", "license-id",
-                 "free-ud-ssd-space-in-percent", "num-of-ssds"],
+    "clusters": ["total-memory-in-use-in-percent", "rd-iops", "wr-iops", "num-of-ssds"],
     "volumes": ["rd-iops", "wr-iops", "rd-latency", "wr-latency", "data-reduction-ratio"],
-    "xms": ["xms-ip", "wr-iops", "rd-iops", "overall-efficiency-ratio", "ssd-space-in-use", "ram-usage", "ram-total",
+    "xms": ["wr-iops", "rd-iops", "overall-efficiency-ratio", "ssd-space-in-use", "ram-usage", "ram-total",
             "cpu", "wr-latency", "rd-latency", "num-of-user-accounts"],
 }
 LIST_KEY = {"clusters": "clusters", "volumes": "volumes", "xms": "xmss"}

@@ -7,7 +7,7 @@ cluster (sys-name), and runs of '/' in a path taken as one.
 """
 import requests
 
-from replay_lib import BASE, USER, PASSWORD, ok, finish, session
+from replay_lib import API, BASE, USER, PASSWORD, ok, finish, session
 
 UNAUTH = {"message": "Unauthorized", "error_code": 401}
 
@@ -47,6 +47,8 @@ def main():
     c = r.json()["content"]
     ok("restapi-protocol-version 3.0 (v3 is served), sw-version 6.3.0-58",
        c["restapi-protocol-version"] == "3.0" and c["sw-version"] == "6.3.0-58", c)
+    ok("xms-ip is the address the client reached, db-version",
+       c["xms-ip"] == API.rsplit(":", 1)[0] and c["db-version"] == "6.3.0-58", c)
     r = requests.get(BASE + "/api/json/v3/types", cookies=jar, verify=False, timeout=30)
     ok("GET v3/types lists v3 hrefs", all("/api/json/v3/types/" in x["href"] for x in r.json()["children"]), r.text)
     r = requests.get(BASE + "//api/json//v3/types///volumes", cookies=jar, verify=False, timeout=30,
