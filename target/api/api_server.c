@@ -29,6 +29,7 @@
 #include "target/api/api_router.h"
 #include "target/api/api_session.h"
 #include "target/api/api_tls.h"
+#include "target/iscsi/login_throttle.h"
 
 #define API_HEADER_MEMORY (64u << 10) /* per connection: request line, headers, query */
 #define API_REALM "XMS"
@@ -42,6 +43,7 @@ struct req_state {
 	char user[AUTH_API_NAME_MAX + 1];
 	bool authenticated;
 	char session[API_SESSION_TOKEN_LEN + 1]; /* the cookie that authenticated it, or "" */
+	uint64_t throttled_ms;  /* refused unchecked: the client's address must wait this long */
 	char *path;             /* the URL with runs of '/' made one (XMS takes "types//volumes") */
 	struct api_param params[API_MAX_PARAMS];
 	size_t nparams;
@@ -226,6 +228,26 @@ static enum MHD_Result answer_now(struct MHD_Connection *mc, struct req_state *s
 	return queue(mc, &rsp, auth_fail);
 }
 
+/* 429 at once: the address is inside its wait after failed logins; the
+ * secret was not looked at.  Retry-After says when (RFC 6585 4). */
+static enum MHD_Result answer_throttled(struct MHD_Connection *mc, struct req_state *st, const char *method,
+					const char *url)
+{
+	struct api_response rsp;
+	char peer[64], after[24];
+	unsigned long long s = (st->throttled_ms + 999) / 1000;
+
+	memset(&rsp, 0, sizeof(rsp));
+	api_errorf(&rsp, 429, "too_many_failed_logins: retry in %llu s", s);
+	snprintf(after, sizeof(after), "%llu", s);
+	rsp.extra_header_name = strdup("Retry-After");
+	rsp.extra_header_value = strdup(after);
+	st->answered = true;
+	logf_("api: %s %s %s user=%s -> 429 (failed logins: refused unchecked for %llu s)",
+	      peer_of(mc, peer, sizeof(peer)), method, url, st->user[0] ? st->user : "-", s);
+	return queue(mc, &rsp, false);
+}
+
 static uint64_t now_s(void)
 {
 	struct timespec ts;
@@ -263,12 +285,18 @@ static bool session_valid(struct req_state *st, const char *cookie)
 }
 
 /* A session cookie, else HTTP Basic, else (the login command only) user= and
- * password= in the query, as the Prometheus exporter sends them. */
+ * password= in the query, as the Prometheus exporter sends them.  A
+ * password is checked only when the client's address may try one
+ * (login_throttle.h); a wrong one is counted and logged with the user and
+ * the address. */
 static bool authenticate(struct MHD_Connection *mc, struct req_state *st, bool login)
 {
 	const char *cookie = MHD_lookup_connection_value(mc, MHD_COOKIE_KIND, API_SESSION_COOKIE);
 	char *pass = NULL;
 	char *user;
+	const char *u = NULL, *p = NULL;
+	char peer[64], host[LOGIN_THROTTLE_HOST_MAX];
+	uint64_t now;
 	bool ok = false;
 
 	if (cookie && session_valid(st, cookie)) {
@@ -277,20 +305,36 @@ static bool authenticate(struct MHD_Connection *mc, struct req_state *st, bool l
 	}
 	user = MHD_basic_auth_get_username_password(mc, &pass);
 	if (user) {
-		keep_user(st, user);
-		ok = api_auth_check(srv.auth, user, pass);
+		u = user;
+		p = pass ? pass : "";
 	} else if (login) {
-		const char *qu = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "user");
-		const char *qp = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "password");
-		if (qu && qp) {
-			keep_user(st, qu);
-			ok = api_auth_check(srv.auth, qu, qp);
+		u = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "user");
+		p = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "password");
+		if (!p)
+			u = NULL;
+	}
+	if (u) {
+		keep_user(st, u);
+		login_throttle_host(peer_of(mc, peer, sizeof(peer)), host, sizeof(host));
+		now = login_throttle_now_ms();
+		st->throttled_ms = login_throttle_check(LOGIN_THROTTLE_API, host, now);
+		if (!st->throttled_ms) {
+			ok = api_auth_check(srv.auth, u, p);
+			if (ok) {
+				login_throttle_ok(host);
+			} else {
+				unsigned row = 0;
+				uint64_t wait = login_throttle_fail(LOGIN_THROTTLE_API, host, now, &row);
+				logf_("api: failed login: user=%s from %s (%u in a row%s%llu s)", st->user, host, row,
+				      row >= LOGIN_THROTTLE_LOCK_FAILS ? "; locked out for " : "; next try in ",
+				      (unsigned long long)((wait + 999) / 1000));
+			}
 		}
 	}
 	if (pass) {
-		volatile char *p = pass;
-		while (*p)
-			*p++ = 0;
+		volatile char *q = pass;
+		while (*q)
+			*q++ = 0;
 	}
 	MHD_free(user);
 	MHD_free(pass);
@@ -369,8 +413,11 @@ static enum MHD_Result first_call(struct MHD_Connection *mc, struct req_state *s
 	url = st->path;
 	r = api_route_find(st->method, url, &rest, &known);
 	if (!r || !(r->flags & API_ROUTE_PUBLIC)) {
-		if (!authenticate(mc, st, strcmp(url, API_SESSION_LOGIN_PATH) == 0))
+		if (!authenticate(mc, st, strcmp(url, API_SESSION_LOGIN_PATH) == 0)) {
+			if (st->throttled_ms)
+				return answer_throttled(mc, st, method, url);
 			return answer_now(mc, st, method, url, 401, "Unauthorized", true);
+		}
 	}
 	if (cl) {
 		char *end;

@@ -173,6 +173,11 @@ int metrics_snapshot_take(struct metrics_snapshot *s)
 	s->sessions[1] = iscsi_stats_sessions(true);
 	for (unsigned r = 0; r < LOGIN_RESULTS; r++)
 		s->logins[r] = iscsi_stats_logins((enum login_result)r);
+	for (unsigned k = 0; k < LOGIN_THROTTLE_KINDS; k++) {
+		s->auth_failures[k] = login_throttle_failures((enum login_throttle_kind)k);
+		s->auth_refused[k] = login_throttle_refused((enum login_throttle_kind)k);
+	}
+	s->auth_locked = login_throttle_locked(login_throttle_now_ms());
 	fault_rules_hit_totals(s->fault_hits);
 	s->nrules = fault_rules_list(NULL, 0);
 	if (s->nrules) {

@@ -8,6 +8,8 @@
 #   xms     every resource, query and XMS error message, masking, unit attentions,
 #           read-only snapshots, discovery CHAP (xms_api.py)
 #   bench   lunlab-bench clone --mode snapshot --verify and info --api (bench_api.sh)
+#   throttle  failed API and CHAP logins counted, logged, another address not slowed
+#           (throttle_api.py)
 #   clusters  two clusters as scopes of names, IQNs, lists and lookups (clusters_api.py)
 #   sessions  v3 login/logout, the session cookie on every version (sessions_api.py)
 #   replay-CLIENT  a public XMS client's requests replayed, its fields type-checked
@@ -42,11 +44,12 @@ extra=()
 api_start "$bin" "$handlers" "$work" --lun size=64M,model=unlimited "${extra[@]}" || { status=1; exit; }
 echo "target: iSCSI $PORTAL, API https://$API"
 export LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWORD LUNLAB_PORTAL=$PORTAL \
-    LUNLAB_IQN=$IQN API_SCSI=$api_scsi LUNLAB_BENCH=$bench
+    LUNLAB_IQN=$IQN API_SCSI=$api_scsi LUNLAB_BENCH=$bench LUNLAB_TARGET_LOG=$API_LOG
 case $check in
     cinder) timeout 600 /usr/bin/python3 "$here/cinder_driver.py" || status=1 ;;
     xms) timeout 600 /usr/bin/python3 "$here/xms_api.py" || status=1 ;;
     bench) timeout 600 bash "$here/bench_api.sh" || status=1 ;;
+    throttle) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/throttle_api.py" || status=1 ;;
     clusters) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/clusters_api.py" || status=1 ;;
     sessions) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/sessions_api.py" || status=1 ;;
     replay-*) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/replay_${check#replay-}.py" || status=1 ;;
