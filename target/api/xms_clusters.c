@@ -10,6 +10,7 @@
 #include "target/api/xms_common.h"
 #include "target/api/xms_resources.h"
 #include "target/api/xms_scsi.h"
+#include "target/lu/lu_table.h"
 
 /* XMS's hardware-platform names the brick generation: "X1" or "X2" for the
  * XtremIO profiles; another profile says its own name */
@@ -41,7 +42,7 @@ static int free_percent(uint64_t capacity, uint64_t used)
 	return (int)((capacity - used) * 100 / capacity);
 }
 
-static void one(struct json_object *arr, const struct xms_cluster *c)
+static void one(struct json_object *arr, struct xms_cluster *c, uint64_t now_ms)
 {
 	struct json_object *o = json_object_new_object();
 	struct lunlab_array_figures f;
@@ -82,14 +83,22 @@ static void one(struct json_object *arr, const struct xms_cluster *c)
 	json_object_object_add(o, "lunlab-soft-threshold", xms_kb(f.soft_threshold_bytes));
 	json_object_object_add(o, "lunlab-unique-space", xms_kb(f.unique_bytes));
 	json_object_object_add(o, "lunlab-physical-space", xms_kb(f.physical_bytes));
+	/* performance: the sum of its volumes' LU counters (xms_perf.h) */
+	struct xms_perf_counters pc = { 0 };
+	for (size_t i = 0; i < g_xms.volumes.n; i++)
+		if (g_xms.volumes.v[i].cluster == c->index && g_xms.volumes.v[i].lu)
+			xms_perf_add(&pc, g_xms.volumes.v[i].lu->stats);
+	xms_perf_show(&c->perf, &pc, now_ms, o);
 	json_object_array_add(arr, o);
 }
 
 static void list(struct xms_ctx *x, struct json_object *arr)
 {
+	uint64_t now_ms = xms_perf_now_ms();
+
 	(void)x;
 	for (size_t i = 0; i < g_xms.clusters.n; i++)
-		one(arr, &g_xms.clusters.v[i]);
+		one(arr, &g_xms.clusters.v[i], now_ms);
 }
 
 static bool mode_field(struct xms_ctx *x, const char *field, enum xms_chap_mode *out)

@@ -20,6 +20,7 @@
 
 #include "target/api/xms_attrs.h"
 #include "target/api/xms_ids.h"
+#include "target/api/xms_perf.h"
 
 struct json_object;
 struct lu_backend;
@@ -45,6 +46,7 @@ struct xms_cluster {
 	uint32_t lb_size;            /* default logical block size of new volumes */
 	enum xms_chap_mode chap_auth, chap_discovery;
 	char serial[32];             /* sys-psnt-serial-number */
+	struct xms_perf_sample perf; /* runtime only: the last readings of its volumes' counters */
 };
 
 struct xms_volume {
@@ -63,6 +65,7 @@ struct xms_volume {
 	/* runtime only (never serialised): the device and LU that realise it */
 	struct lu_backend *be;
 	struct lu_entry *lu;
+	struct xms_perf_sample perf;  /* the last readings of its counters (xms_perf.h) */
 };
 
 struct xms_snapset {

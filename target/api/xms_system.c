@@ -4,7 +4,9 @@
 #include <json-c/json.h>
 
 #include "target/api/xms_ids.h"
+#include "target/api/xms_model.h"
 #include "target/api/xms_resources.h"
+#include "target/lu/lu_table.h"
 
 static void list(struct xms_ctx *x, struct json_object *arr)
 {
@@ -21,6 +23,13 @@ static void list(struct xms_ctx *x, struct json_object *arr)
 	/* the address the client reached the XMS at (Telegraf tags its figures with it) */
 	json_object_object_add(o, "xms-ip", json_object_new_string(x->req->local_addr ? x->req->local_addr : ""));
 	json_object_object_add(o, "lunlab-version", json_object_new_string(LUNLAB_VERSION_STRING));
+	/* performance of every volume it manages (xms_perf.h); one sample: one xms */
+	static struct xms_perf_sample perf;
+	struct xms_perf_counters pc = { 0 };
+	for (size_t i = 0; i < g_xms.volumes.n; i++)
+		if (g_xms.volumes.v[i].lu)
+			xms_perf_add(&pc, g_xms.volumes.v[i].lu->stats);
+	xms_perf_show(&perf, &pc, xms_perf_now_ms(), o);
 	json_object_array_add(arr, o);
 }
 

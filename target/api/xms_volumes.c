@@ -16,6 +16,7 @@
 #include "target/api/xms_common.h"
 #include "target/api/xms_resources.h"
 #include "target/api/xms_scsi.h"
+#include "target/lu/lu_table.h"
 
 #define XMS_VOL_MAX_BYTES (1ull << 50) /* 1 PiB: thin, the machine never holds it */
 
@@ -34,7 +35,7 @@ static struct json_object *naa_name(const char *guid)
 }
 
 /* the properties of volume v as XMS lists them */
-static struct json_object *volume_json(const struct xms_volume *v, const struct lunlab_volume_info *info)
+static struct json_object *volume_json(struct xms_volume *v, const struct lunlab_volume_info *info, uint64_t now_ms)
 {
 	struct json_object *o = json_object_new_object(), *a;
 	const struct xms_cluster *c = xms_cluster_get(&g_xms, v->cluster);
@@ -95,21 +96,27 @@ static struct json_object *volume_json(const struct xms_volume *v, const struct 
 			json_object_array_add(a, xms_cg_oid(&g_xms.cgs.v[i]));
 	json_object_object_add(o, "related-consistency-groups", a);
 	xms_attrs_show(&v->attrs, XMS_ATTR_VOLUME | XMS_ATTR_TAGS, o);
+	/* performance: its LU's counters, the ones /metrics serves */
+	struct xms_perf_counters pc = { 0 };
+	xms_perf_add(&pc, v->lu ? v->lu->stats : NULL);
+	xms_perf_show(&v->perf, &pc, now_ms, o);
 	return o;
 }
 
 static void list_some(struct json_object *arr, bool snapshots_only)
 {
+	uint64_t now_ms = xms_perf_now_ms();
+
 	for (size_t ci = 0; ci < g_xms.clusters.n; ci++) {
 		const struct xms_cluster *c = &g_xms.clusters.v[ci];
 		struct lunlab_volume_info *infos;
 		size_t n = xms_scsi_volume_infos(c, &infos);
 
 		for (size_t i = 0; i < g_xms.volumes.n; i++) {
-			const struct xms_volume *v = &g_xms.volumes.v[i];
+			struct xms_volume *v = &g_xms.volumes.v[i];
 			if (v->cluster != c->index || (snapshots_only && !v->snapshot))
 				continue;
-			json_object_array_add(arr, volume_json(v, xms_scsi_info_of(infos, n, v)));
+			json_object_array_add(arr, volume_json(v, xms_scsi_info_of(infos, n, v), now_ms));
 		}
 		free(infos);
 	}

@@ -8,6 +8,7 @@ references in bodies, PUT and DELETE; an unknown cluster is obj_not_found.
 """
 import os
 import subprocess
+import time
 
 from replay_lib import BASE, USER, PASSWORD, ok, finish, session
 
@@ -106,6 +107,51 @@ def identity():
                        capture_output=True, text=True, timeout=60)
     ok("naa-name (%s) is the LU's VPD 83h NAA designator" % naa,
        p.returncode == 0 and p.stdout.strip() == naa and len(naa) == 32 and naa[0] == "6", (p.stdout, p.stderr))
+    performance(iqn)
+
+
+def scsi(iqn, *args):
+    url = "iscsi://%s/%s/3" % (os.environ["LUNLAB_PORTAL"], os.environ["LUNLAB_IQN"])
+    return subprocess.run([os.environ["API_SCSI"], "-i", iqn, args[0], url] + list(args[1:]), capture_output=True,
+                          text=True, timeout=60).returncode
+
+
+PERF = ("acc-num-of-rd", "acc-num-of-wr", "acc-size-of-rd", "acc-size-of-wr", "rd-iops", "wr-iops", "iops",
+        "rd-bw", "wr-bw", "bw", "rd-latency", "wr-latency", "avg-latency")
+
+
+def performance(iqn):
+    """XMS's performance figures are the /metrics counters of the volume's LU"""
+    # 2 WRITE(16) of 8 blocks and 3 READ(16) of 4 blocks, 512-byte blocks, on x1a's v
+    ok("I/O to x1a's v", scsi(iqn, "write", "0", "8", "5") == 0 and scsi(iqn, "write", "8", "8", "6") == 0 and
+       all(scsi(iqn, "verify", "0", "4", "5") == 0 for _ in range(3)))
+    vol = get("volumes", name="v", **{"cluster-name": "x1a"}).json()["content"]
+    want = {"acc-num-of-wr": "2", "acc-num-of-rd": "3", "acc-size-of-wr": "8", "acc-size-of-rd": "6"}
+    ok("the volume's cumulative counters", {k: vol.get(k) for k in want} == want, {k: vol.get(k) for k in want})
+    ok("every figure a decimal string", all(isinstance(vol.get(k), str) and vol[k].isdigit() for k in PERF),
+       {k: vol.get(k) for k in PERF})
+    text = s.get(BASE + "/metrics").text
+    prom = {}
+    for line in text.splitlines():
+        if line.startswith("lunlab_commands_total{") and 'volume="%s"' % vol["guid"] in line:
+            kind = line.split('kind="')[1].split('"')[0]
+            prom[kind] = int(line.split()[-1])
+    ok("the same counts /metrics serves for its LU", prom.get("write") == 2 and prom.get("read") == 3, prom)
+    cl = get("clusters", name="x1a").json()["content"]
+    ok("x1a: the sum of its volumes", (cl["acc-num-of-wr"], cl["acc-num-of-rd"]) == ("2", "3"), cl)
+    cl2 = get("clusters", name="x2a").json()["content"]
+    ok("x2a: none of x1a's", (cl2["acc-num-of-wr"], cl2["acc-num-of-rd"]) == ("0", "0"), cl2)
+    xms = get("xms/1").json()["content"]
+    ok("xms: every volume", (xms["acc-num-of-wr"], xms["acc-num-of-rd"]) == ("2", "3"), xms)
+    # a rate: 4 reads between two readings at least 1 s apart (XMS_PERF_MIN_INTERVAL_MS);
+    # each sleep makes sure the next GET's reading is kept (not a bound on anything measured)
+    time.sleep(1.2)
+    get("volumes", name="v", **{"cluster-name": "x1a"})
+    ok("4 more reads", all(scsi(iqn, "verify", "0", "4", "5") == 0 for _ in range(4)))
+    time.sleep(1.2)
+    vol = get("volumes", name="v", **{"cluster-name": "x1a"}).json()["content"]
+    ok("rd-iops over the interval: at most 4 per second, no writes",
+       int(vol["rd-iops"]) <= 4 and vol["wr-iops"] == "0" and vol["wr-latency"] == "0", vol)
 
 
 main()

@@ -17,20 +17,22 @@ from replay_lib import BASE, USER, PASSWORD, ok, fields, absent, finish, session
 
 COLLECTORS = {
     "clusters": {"hardware-platform": "str", "license-id": "str", "guid": "str", "name": "str",
-                 "free-ud-ssd-space-in-percent": "int",
+                 "free-ud-ssd-space-in-percent": "int", "rd-iops": "strint", "wr-iops": "strint",
                  "sys-psnt-serial-number": "str", "compression-factor": "num", "num-of-vols": "int",
                  "data-reduction-ratio": "num"},
     "volumes": {"guid": "str", "sys-name": "str", "name": "str", "vol-size": "strint",
-                "logical-space-in-use": "strint"},
-    "xms": {"guid": "str", "name": "str", "version": "str", "xms-ip": "str"},
+                "logical-space-in-use": "strint", "rd-iops": "strint", "wr-iops": "strint", "rd-latency": "strint",
+                "wr-latency": "strint"},
+    "xms": {"guid": "str", "name": "str", "version": "str", "xms-ip": "str", "rd-iops": "strint",
+            "wr-iops": "strint", "rd-latency": "strint", "wr-latency": "strint"},
 }
 # read by the plugin, not served by lunlab yet (performance counters, the
 # XMS host's own figures): Go leaves them zero
 NOT_SERVED = {
-    "clusters": ["total-memory-in-use-in-percent", "rd-iops", "wr-iops", "num-of-ssds"],
-    "volumes": ["rd-iops", "wr-iops", "rd-latency", "wr-latency", "data-reduction-ratio"],
-    "xms": ["wr-iops", "rd-iops", "overall-efficiency-ratio", "ssd-space-in-use", "ram-usage", "ram-total",
-            "cpu", "wr-latency", "rd-latency", "num-of-user-accounts"],
+    "clusters": ["total-memory-in-use-in-percent", "num-of-ssds"],
+    "volumes": ["data-reduction-ratio"],
+    "xms": ["overall-efficiency-ratio", "ssd-space-in-use", "ram-usage", "ram-total",
+            "cpu", "num-of-user-accounts"],
 }
 LIST_KEY = {"clusters": "clusters", "volumes": "volumes", "xms": "xmss"}
 
