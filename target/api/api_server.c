@@ -551,6 +551,11 @@ int api_server_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+int api_server_user_count(void)
+{
+	return srv.auth ? srv.auth->napi_users : 0;
+}
+
 unsigned api_server_port(void)
 {
 	return srv.daemon ? srv.port : 0;

@@ -24,15 +24,16 @@ COLLECTORS = {
                 "logical-space-in-use": "strint", "rd-iops": "strint", "wr-iops": "strint", "rd-latency": "strint",
                 "wr-latency": "strint"},
     "xms": {"guid": "str", "name": "str", "version": "str", "xms-ip": "str", "rd-iops": "strint",
-            "wr-iops": "strint", "rd-latency": "strint", "wr-latency": "strint"},
+            "wr-iops": "strint", "rd-latency": "strint", "wr-latency": "strint", "overall-efficiency-ratio": "strnum",
+            "ssd-space-in-use": "strint", "ram-usage": "strint", "ram-total": "strint", "cpu": "num",
+            "num-of-user-accounts": "int"},
 }
 # read by the plugin, not served by lunlab yet (performance counters, the
 # XMS host's own figures): Go leaves them zero
 NOT_SERVED = {
     "clusters": ["total-memory-in-use-in-percent", "num-of-ssds"],
     "volumes": ["data-reduction-ratio"],
-    "xms": ["overall-efficiency-ratio", "ssd-space-in-use", "ram-usage", "ram-total",
-            "cpu", "num-of-user-accounts"],
+    "xms": [],
 }
 LIST_KEY = {"clusters": "clusters", "volumes": "volumes", "xms": "xmss"}
 

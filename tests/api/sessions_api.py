@@ -47,6 +47,8 @@ def main():
     c = r.json()["content"]
     ok("restapi-protocol-version 3.0 (v3 is served), sw-version 6.3.0-58",
        c["restapi-protocol-version"] == "3.0" and c["sw-version"] == "6.3.0-58", c)
+    ok("num-of-user-accounts: the auth file's one api user; ram-usage below ram-total",
+       c["num-of-user-accounts"] == 1 and 0 < int(c["ram-usage"]) < int(c["ram-total"]), c)
     ok("xms-ip is the address the client reached, db-version",
        c["xms-ip"] == API.rsplit(":", 1)[0] and c["db-version"] == "6.3.0-58", c)
     r = requests.get(BASE + "/api/json/v3/types", cookies=jar, verify=False, timeout=30)
