@@ -76,6 +76,8 @@ static void one(struct json_object *arr, struct xms_cluster *c, uint64_t now_ms)
 	json_object_object_add(o, "data-reduction-ratio", xms_ratio(f.logical_bytes, f.physical_bytes));
 	json_object_object_add(o, "thin-provisioning-ratio", xms_ratio(f.provisioned_bytes, f.logical_bytes));
 	json_object_object_add(o, "num-of-vols", json_object_new_int64((int64_t)nvol));
+	/* the SSDs its profile's brick has (a profile's capacity.ssds) */
+	json_object_object_add(o, "num-of-ssds", json_object_new_int64((int64_t)f.ssds));
 	json_object_object_add(o, "chap-authentication-mode", json_object_new_string(xms_chap_mode_name(c->chap_auth)));
 	json_object_object_add(o, "chap-discovery-mode", json_object_new_string(xms_chap_mode_name(c->chap_discovery)));
 	/* lunlab's own: which profile emulates it, and the soft threshold */

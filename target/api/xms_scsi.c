@@ -20,6 +20,7 @@ static struct {
 	uint64_t cluster;
 	uint64_t capacity;
 	char profile[32];
+	uint32_t ssds;
 } probed[MAX_PROBED];
 
 /* --state-dir (absolute), given to every device as state_dir=; "" in memory */
@@ -116,6 +117,7 @@ int xms_scsi_cluster_probe_volumes(struct xms_cluster *c, struct lunlab_volume_i
 				probed[i].capacity = f.capacity_bytes;
 				memcpy(probed[i].profile, f.profile, sizeof(probed[i].profile));
 				probed[i].profile[sizeof(probed[i].profile) - 1] = '\0';
+				probed[i].ssds = f.ssds;
 				break;
 			}
 		}
@@ -312,9 +314,12 @@ int xms_scsi_cluster_figures(const struct xms_cluster *c, struct lunlab_array_fi
 		f->capacity_bytes = xms_scsi_cluster_probed_capacity(c);
 	}
 	if (!f->profile[0]) {
-		for (size_t i = 0; i < MAX_PROBED; i++)
-			if (probed[i].cluster == c->index)
+		for (size_t i = 0; i < MAX_PROBED; i++) {
+			if (probed[i].cluster == c->index) {
 				memcpy(f->profile, probed[i].profile, sizeof(f->profile));
+				f->ssds = probed[i].ssds;
+			}
+		}
 	}
 	return rc;
 }

@@ -28,8 +28,9 @@ def post(path, body, **params):
 
 def main():
     r = get("clusters", full=1)
-    prof = {c["name"]: c["lunlab-profile"] for c in r.json()["clusters"]}
-    ok("each cluster's profile before its first volume", prof == {"x1a": "x1", "x2a": "x2"}, prof)
+    prof = {c["name"]: (c["lunlab-profile"], c["num-of-ssds"]) for c in r.json()["clusters"]}
+    ok("each cluster's profile and SSDs before its first volume", prof == {"x1a": ("x1", 25), "x2a": ("x2", 18)},
+       prof)
     idx = {c["name"]: c["index"] for c in r.json()["clusters"]}
     ok("one volume name in two clusters",
        post("volumes", {"vol-name": "v", "vol-size": "1m", "cluster-id": "x1a"}).status_code == 201 and
@@ -90,6 +91,7 @@ def identity():
     r = get("clusters", full=1)
     for c in r.json()["clusters"]:
         ok("%s hardware-platform" % c["name"], c["hardware-platform"] == {"x1a": "X1", "x2a": "X2"}[c["name"]], c)
+        ok("%s num-of-ssds from its profile" % c["name"], c["num-of-ssds"] == {"x1a": 25, "x2a": 18}[c["name"]], c)
         ok("%s license-id from its serial" % c["name"], c["license-id"] == "LL-" + c["sys-psnt-serial-number"], c)
         free = c["free-ud-ssd-space-in-percent"]
         cap, used = int(c["ud-ssd-space"]), int(c["ud-ssd-space-in-use"])

@@ -27,8 +27,9 @@ LIST_ONLY = ["consistency-groups", "initiator-groups", "initiators", "iscsi-port
 NOT_SERVED_TYPES = ["alert-definitions", "bbus", "bricks", "ssds", "xenvs", "dae-controllers", "dae-psus", "events"]
 CLUSTER = {"hardware-platform": "str", "name": "str", "license-id": "str", "guid": "str",
            "sys-psnt-serial-number": "str", "compression-factor": "num", "rd-iops": "strint", "wr-iops": "strint",
-           "num-of-vols": "int", "free-ud-ssd-space-in-percent": "int", "data-reduction-ratio": "num"}
-CLUSTER_NOT_SERVED = ["total-memory-in-use-in-percent", "num-of-ssds"]
+           "num-of-vols": "int", "free-ud-ssd-space-in-percent": "int", "data-reduction-ratio": "num",
+           "num-of-ssds": "int"}
+CLUSTER_NOT_SERVED = ["total-memory-in-use-in-percent"]
 XMS = {"xms-ip": "str", "version": "str", "name": "str", "guid": "str", "wr-iops": "strint", "rd-iops": "strint",
        "wr-latency": "strint", "rd-latency": "strint", "overall-efficiency-ratio": "strnum",
        "ssd-space-in-use": "strint", "ram-usage": "strint", "ram-total": "strint", "cpu": "num",

@@ -17,7 +17,7 @@ from replay_lib import BASE, USER, PASSWORD, ok, fields, absent, finish, session
 
 COLLECTORS = {
     "clusters": {"hardware-platform": "str", "license-id": "str", "guid": "str", "name": "str",
-                 "free-ud-ssd-space-in-percent": "int", "rd-iops": "strint", "wr-iops": "strint",
+                 "free-ud-ssd-space-in-percent": "int", "rd-iops": "strint", "wr-iops": "strint", "num-of-ssds": "int",
                  "sys-psnt-serial-number": "str", "compression-factor": "num", "num-of-vols": "int",
                  "data-reduction-ratio": "num"},
     "volumes": {"guid": "str", "sys-name": "str", "name": "str", "vol-size": "strint",
@@ -31,7 +31,7 @@ COLLECTORS = {
 # read by the plugin, not served by lunlab yet (performance counters, the
 # XMS host's own figures): Go leaves them zero
 NOT_SERVED = {
-    "clusters": ["total-memory-in-use-in-percent", "num-of-ssds"],
+    "clusters": ["total-memory-in-use-in-percent"],
     "volumes": ["data-reduction-ratio"],
     "xms": [],
 }
