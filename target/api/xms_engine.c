@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "target/api/api_json.h"
+#include "target/api/xms_ids.h"
 #include "target/api/xms_store.h"
 
 #define V3_BASE "/api/json/v3/types"
@@ -253,6 +254,9 @@ static void add_sys_name(struct json_object *o)
 {
 	struct json_object *sid, *n;
 
+	/* every XMS object names its XMS (goxtremio's structs carry xms-id) */
+	if (!json_object_object_get_ex(o, "xms-id", NULL))
+		json_object_object_add(o, "xms-id", xms_oid(xms_ids_xms_guid(), "xms", 1));
 	if (json_object_object_get_ex(o, "sys-name", NULL) || !json_object_object_get_ex(o, "sys-id", &sid) ||
 	    !json_object_is_type(sid, json_type_array) || json_object_array_length(sid) != 3)
 		return;
