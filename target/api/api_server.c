@@ -325,6 +325,7 @@ static bool authenticate(struct MHD_Connection *mc, struct req_state *st, bool l
 			} else {
 				unsigned row = 0;
 				uint64_t wait = login_throttle_fail(LOGIN_THROTTLE_API, host, now, &row);
+				login_throttle_notify(LOGIN_THROTTLE_API, host, st->user, row, wait);
 				logf_("api: failed login: user=%s from %s (%u in a row%s%llu s)", st->user, host, row,
 				      row >= LOGIN_THROTTLE_LOCK_FAILS ? "; locked out for " : "; next try in ",
 				      (unsigned long long)((wait + 999) / 1000));

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "target/api/api_json.h"
+#include "target/api/xms_events.h"
 #include "target/api/xms_ids.h"
 #include "target/api/xms_store.h"
 
@@ -320,6 +321,71 @@ static void get(struct xms_ctx *x, uint64_t index)
 	api_reply_json(x->rsp, 200, out);
 }
 
+/* XMS's entity type of a resource, for its events */
+static const char *entity_of(const char *type)
+{
+	static const struct {
+		const char *type, *entity;
+	} map[] = {
+		{ "volumes", "Volume" }, { "snapshots", "Volume" }, { "snapshot-sets", "SnapshotSet" },
+		{ "consistency-groups", "ConsistencyGroup" }, { "consistency-group-volumes", "ConsistencyGroup" },
+		{ "initiator-groups", "InitiatorGroup" }, { "initiators", "Initiator" }, { "lun-maps", "LunMapping" },
+		{ "clusters", "Cluster" },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(map[i].type, type) == 0)
+			return map[i].entity;
+	return "XMS";
+}
+
+/* the name of the object at index (after a change: a POST's new one) */
+static void name_of(struct xms_ctx *x, uint64_t index, char *out, size_t len)
+{
+	struct json_object *all = json_object_new_array(), *o;
+	uint64_t scope = g_xms.scope;
+
+	g_xms.scope = 0;
+	x->type->list(x, all);
+	g_xms.scope = scope;
+	o = index ? find(all, index, NULL) : NULL;
+	snprintf(out, len, "%s", o ? obj_name(o) : "");
+	json_object_put(all);
+}
+
+/* the index in a 201's first link (".../TYPE/INDEX") */
+static uint64_t created_index(const struct api_response *rsp)
+{
+	const char *l = rsp->body ? strstr(rsp->body, "\"href\"") : NULL, *slash = NULL;
+
+	if (!l)
+		return 0;
+	for (const char *p = l + 6; *p && *p != ','; p++)
+		if (*p == '/')
+			slash = p;
+	return slash ? strtoull(slash + 1, NULL, 10) : 0;
+}
+
+/* a change made: XMS's audit event */
+static void audit(struct xms_ctx *x, uint64_t index)
+{
+	static const char *const verb[] = { [API_POST] = "created", [API_PUT] = "modified", [API_DELETE] = "removed" };
+	char name[sizeof(x->target_name)] = "";
+	const char *v = x->req->method == API_POST ? verb[API_POST]
+			: x->req->method == API_PUT ? verb[API_PUT] : verb[API_DELETE];
+
+	if (x->req->method == API_POST)
+		index = created_index(x->rsp);
+	if (index && x->req->method != API_DELETE)
+		name_of(x, index, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "%s", x->target_name);
+	xms_event(XMS_SEV_INFO, "audit", entity_of(x->type->name), name,
+		  x->req->method == API_POST ? "LL0101" : x->req->method == API_PUT ? "LL0102" : "LL0103",
+		  "User %s %s %s %s%s%s", x->req->user ? x->req->user : "-", v, x->type->name, name[0] ? "'" : "",
+		  name, name[0] ? "'" : "");
+}
+
 /* the index of the object a PUT/DELETE names; 0 with the answer given */
 static uint64_t target_of(struct xms_ctx *x, uint64_t index)
 {
@@ -330,6 +396,7 @@ static uint64_t target_of(struct xms_ctx *x, uint64_t index)
 	o = find(all, index, x->q.name);
 	if (o) {
 		found = obj_index(o);
+		snprintf(x->target_name, sizeof(x->target_name), "%s", obj_name(o));
 		/* a change is checked against the names of the object's own cluster */
 		if (obj_cluster(o))
 			g_xms.scope = obj_cluster(o);
@@ -458,10 +525,16 @@ static void handle(const struct api_request *req, struct api_response *rsp)
 			api_error(rsp, 400, "Command Syntax Error: name the object: /INDEX or ?name=NAME");
 			break;
 		}
+		x.target_index = target;
 		fn(&x, target);
 		break;
 	}
 	}
+	uint64_t changed = 0;
+	if (req->method == API_PUT || req->method == API_DELETE)
+		changed = x.target_index;
+	if (req->method != API_GET && req->method != API_HEAD && rsp->status >= 200 && rsp->status < 300)
+		audit(&x, changed);
 	if (req->method != API_GET && req->method != API_HEAD && rsp->status >= 200 && rsp->status < 300 &&
 	    xms_store_active()) {
 		/* --state-dir: the change is kept before the client hears of it */

@@ -26,6 +26,8 @@ struct xms_ctx {
 	struct api_query q;          /* GET/DELETE query */
 	struct json_object *body;    /* the request body (an object; empty when none) */
 	const char *cluster;         /* cluster-name (query) or cluster-id (body); NULL: none */
+	uint64_t target_index;       /* the object a PUT/DELETE names (0: none) */
+	char target_name[130];       /* and its name, for the event the change leaves */
 };
 
 struct xms_type {

@@ -342,6 +342,7 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 		if (checked && st == LS_AUTH_FAILED) {
 			unsigned row = 0;
 			wait = login_throttle_fail(LOGIN_THROTTLE_CHAP, host, now, &row);
+			login_throttle_notify(LOGIN_THROTTLE_CHAP, host, text_get(&kv, "CHAP_N"), row, wait);
 			target_log("login throttle: %s failed CHAP %u in a row (%s); %s %llu s", host, row, whybuf,
 				   row >= LOGIN_THROTTLE_LOCK_FAILS ? "locked out for" : "next try in",
 				   (unsigned long long)((wait + 999) / 1000));

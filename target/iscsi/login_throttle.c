@@ -146,6 +146,22 @@ uint64_t login_throttle_fail(enum login_throttle_kind k, const char *host, uint6
 	return w;
 }
 
+static _Atomic login_throttle_listener listener;
+
+void login_throttle_set_listener(login_throttle_listener fn)
+{
+	listener = fn;
+}
+
+void login_throttle_notify(enum login_throttle_kind k, const char *host, const char *user, unsigned in_row,
+			   uint64_t wait_ms)
+{
+	login_throttle_listener fn = listener;
+
+	if (fn)
+		fn(k, host, user, in_row, wait_ms);
+}
+
 void login_throttle_ok(const char *host)
 {
 	pthread_mutex_lock(&lock);

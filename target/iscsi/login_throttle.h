@@ -57,6 +57,13 @@ uint64_t login_throttle_check(enum login_throttle_kind k, const char *host, uint
 /* A wrong secret from host: counted; returns the wait it imposes now (ms,
  * 0 none) and the failures in a row into *in_row. */
 uint64_t login_throttle_fail(enum login_throttle_kind k, const char *host, uint64_t now_ms, unsigned *in_row);
+/* Tells the listener (the management API's event log) of a failure the
+ * caller has counted: who, from where, how many in a row, the wait now. */
+typedef void (*login_throttle_listener)(enum login_throttle_kind k, const char *host, const char *user,
+					unsigned in_row, uint64_t wait_ms);
+void login_throttle_set_listener(login_throttle_listener fn);
+void login_throttle_notify(enum login_throttle_kind k, const char *host, const char *user, unsigned in_row,
+			   uint64_t wait_ms);
 /* A right one: host is forgotten. */
 void login_throttle_ok(const char *host);
 

@@ -12,9 +12,9 @@ a JSON integer}; POST lun-maps {"vol-id": INDEX, "ig-id": INDEX} (ints);
 POST snapshots {"snap-list": [{"ancestor-vol-id", "snap-vol-name"}],
 "folder-id": ""}; DELETE TYPE/ID or ?name=.  It decodes with Go's
 encoding/json, which fails a whole answer on one field of the wrong type, so
-every field of its Volume, Snapshot, LunMap, Initiator, InitiatorGroup and
-ISCSIPortal structs that lunlab sends is asserted with its Go type.  Not
-served (docs/api.md): events (severity=), volume-folders, ig-folders.
+every field of its Volume, Snapshot, LunMap, Initiator, InitiatorGroup,
+ISCSIPortal and Event structs that lunlab sends is asserted with its Go type.
+Not served (docs/api.md): volume-folders, ig-folders.
 """
 import json
 
@@ -95,7 +95,14 @@ def main():
                               ("/types/volumes", "", {"name": "gxvol"})):
         r = query("DELETE", path, id_, params)
         ok("DELETE %s%s with a null body" % (path, id_ and "/" + id_), r.status_code == 200, r.text)
-    for t, params in (("events", {"severity": "major"}), ("volume-folders", None), ("ig-folders", None)):
+    r = query("GET", "/types/events", "", {"severity": "information"})
+    evs = r.json().get("events", [])
+    ok("GetEvents(severity): the volume's creation among them",
+       any(e.get("entity") == "Volume" and e.get("entity_details") == "gxvol" for e in evs), evs[:3])
+    for e in evs:
+        fields("Event", e, {"entity_details": S, "severity": S, "classification": S, "timestamp": S, "entity": S,
+                            "event_code": S, "id": I, "description": S})
+    for t, params in (("volume-folders", None), ("ig-folders", None)):
         r = query("GET", "/types/" + t, "", params)
         ok("%s: not served (404)" % t, r.status_code == 404, r.status_code)
     finish("goxtremio")

@@ -88,7 +88,42 @@ def main():
                         timeout=60).returncode
     ok("after the wait the right secret logs in", rc == 0, rc)
     here.put(V2 + "clusters/1", json={"chap-authentication-mode": "disabled"})
+    events(here)
     finish("throttle")
+
+
+def events(s):
+    """the event log (xms_events.h): failed logins, changes, the start"""
+    def ev(**params):
+        r = s.get(BASE + "/api/json/v3/types/events", params=params)
+        return r.json()["events"] if r.status_code == 200 else r
+    api = ev(entity="XMS", severity="minor")
+    ok("4 API login failures as minor security events, newest first",
+       [e["description"] for e in api if e["classification"] == "security"] ==
+       ["API login failed for user %s from 127.0.0.1 (%d in a row); next try in %d s" % (USER, n, w)
+        for n, w in ((4, 1), (3, 0), (2, 0), (1, 0))], api)
+    chap = ev(entity="Target")
+    ok("4 CHAP failures with the CHAP user", len(chap) == 4 and all(e["entity_details"] == "th_user" and
+       e["severity"] == "minor" for e in chap), chap)
+    vol = ev(entity="Volume")
+    ok("the volume's creation, an audit event", [e["description"] for e in vol] ==
+       ["User %s created volumes 'thv'" % USER], vol)
+    ok("the start", [e["description"] for e in ev(entity="XMS", severity="information")] ==
+       ["The management server started (1 cluster)"])
+    allev = ev()
+    ok("ids increase, newest first; every field a string but id",
+       [e["id"] for e in allev] == sorted((e["id"] for e in allev), reverse=True) and
+       all(isinstance(e["id"], int) and all(isinstance(e[k], str) for k in
+           ("timestamp", "severity", "entity", "entity_details", "classification", "event_code", "description"))
+           for e in allev), allev[:2])
+    ok("limit=2", len(ev(limit=2)) == 2)
+    ok("to-date-time before any event: none", ev(**{"to-date-time": "2000-01-01 00:00:00"}) == [])
+    ok("from-date-time long ago: all", len(ev(**{"from-date-time": "2000-01-01 00:00:00"})) == len(allev))
+    r = ev(**{"from-date-time": "yesterday"})
+    ok("a bad time: 400 naming it", r.json() == {"message": "Command Syntax Error: from-date-time: want "
+                                                 "YYYY-MM-DD HH:MM:SS", "error_code": 400}, r.text)
+    r = ev(severity="fatal")
+    ok("a bad severity: 400", r.status_code == 400, r.text)
 
 
 main()
