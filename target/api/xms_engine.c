@@ -369,10 +369,8 @@ static uint64_t created_index(const struct api_response *rsp)
 /* a change made: XMS's audit event */
 static void audit(struct xms_ctx *x, uint64_t index)
 {
-	static const char *const verb[] = { [API_POST] = "created", [API_PUT] = "modified", [API_DELETE] = "removed" };
 	char name[sizeof(x->target_name)] = "";
-	const char *v = x->req->method == API_POST ? verb[API_POST]
-			: x->req->method == API_PUT ? verb[API_PUT] : verb[API_DELETE];
+	const char *v = x->req->method == API_POST ? "created" : x->req->method == API_PUT ? "modified" : "removed";
 
 	if (x->req->method == API_POST)
 		index = created_index(x->rsp);
