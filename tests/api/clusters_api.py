@@ -82,6 +82,12 @@ def main():
     r = get("volumes", full=1, prop=["name", "sys-name"])
     ok("x1a's v and w remain", sorted((v["sys-name"], v["name"]) for v in r.json()["volumes"]) ==
        [("x1a", "v"), ("x1a", "w")], r.text)
+    # the one target and its portals serve every cluster
+    for cl in ("x1a", "x2a"):
+        r = get("iscsi-portals", full=1, **{"cluster-name": cl})
+        ps = r.json()["iscsi-portals"]
+        ok("%s lists the target's portals as its own" % cl, len(ps) >= 1 and all(p["sys-name"] == cl for p in ps),
+           r.text)
     identity()
     finish("clusters")
 
