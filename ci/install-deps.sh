@@ -18,6 +18,8 @@
 #                 sg3-utils fio valgrind iproute2 (ss: free-port search) procps python3
 #   peers/bench:  tgt (Debian's userspace iSCSI target) iperf3 (loopback limit)
 #                 socat (a TCP proxy the lost-path tests of lunlab-bench cut and restore)
+#   scenarios:    python3-junitparser (reads the JUnit files of lunlab-bench scenario as CI
+#                 systems do: tests/scenarios/junit_check.py)
 #   API clients:  python3-cinder (OpenStack's XtremIO driver, the api-cinder test; it brings
 #                 python3-requests) curl jq (the api-bench and bench-lost tests, docs/api.md's examples)
 #   metrics:      prometheus (a real scraper of /metrics: tests/metrics/prometheus.sh, its promtool
@@ -25,6 +27,11 @@
 #                 browser: tests/browser), nodejs + npm only when no node is on the machine (npm ci
 #                 installs the dashboard's uPlot at build time and playwright-core for the browser
 #                 test, both pinned by package-lock.json; no browser is ever downloaded)
+#   packaging:    scdoc (the man pages, docs/man/*.scd), libsystemd-dev (sd_notify for
+#                 lunlab-target.service), debhelper lintian (tests/package/deb.sh: the .debs
+#                 built by dpkg-buildpackage and checked)
+# LUNLAB_OCI=1 adds what packaging/oci/build.sh needs (the OCI image, opt-in): podman buildah
+# debootstrap runc
 # LUNLAB_REALSTACK=1 adds what tests/realstack/lane.sh needs (Debian's kernel under qemu with
 # LIO + tcmu-runner): qemu-system-x86 busybox-static cpio kmod; and what tests/multipath/lane.sh
 # copies into its guest (a Linux initiator): open-iscsi multipath-tools udev (their binaries and
@@ -38,11 +45,16 @@ packages=(
     tgt tcmu-runner iperf3 sg3-utils fio valgrind jq librsvg2-bin socat sqlite3
     iproute2 procps python3 git ca-certificates
     python3-cinder curl
+    python3-junitparser
     prometheus chromium
+    scdoc libsystemd-dev debhelper lintian
 )
 # a machine that came with its own Node.js (and npm) keeps it; Debian's would conflict with it
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
     packages+=(nodejs npm)
+fi
+if [[ ${LUNLAB_OCI:-0} == 1 ]]; then
+    packages+=(podman buildah debootstrap runc)
 fi
 if [[ ${LUNLAB_REALSTACK:-0} == 1 ]]; then
     packages+=(qemu-system-x86 busybox-static cpio kmod open-iscsi multipath-tools udev)

@@ -39,7 +39,22 @@ cleanup() {
 }
 trap cleanup EXIT
 
-step() { printf '\n===== %s =====\n' "$*"; }
+# Where the time goes: every step is a lane of the foreground sequence, timed from its start to
+# the next step's; the side jobs (beside the qemu lanes) time themselves into build-side.times.
+# lane_table prints them all at the end beside the previous run's times (the last run on this
+# machine, /var/tmp/lunlab-ci/lane-times.tsv, else the committed ci/lane-times.tsv) and names
+# every lane that grew by more than a quarter (and 15 s: a few seconds on a short lane are noise).
+lane_names=() lane_secs=() lane_name= lane_t0=0
+lane_close() {
+    [[ -n $lane_name ]] || return 0
+    lane_names+=("$lane_name"); lane_secs+=($((SECONDS - lane_t0)))
+    lane_name=
+}
+step() {
+    lane_close
+    lane_name=$*; lane_t0=$SECONDS
+    printf '\n===== %s =====\n' "$*"
+}
 
 fail_step() {
     failures+=("$1")
@@ -68,6 +83,21 @@ print(p, f, s)
 PY
 }
 
+# slowest_meson LOG: the ten longest tests of a meson run (where a meson lane's time goes)
+slowest_meson() {
+    python3 - "$1" <<'PY'
+import json, sys
+rows = []
+with open(sys.argv[1]) as fh:
+    for line in fh:
+        if line.strip():
+            r = json.loads(line)
+            rows.append((r.get("duration", 0), r.get("name", "?")))
+rows.sort(reverse=True)
+print("slowest: " + ", ".join(f"{n} {d:.0f} s" for d, n in rows[:10]))
+PY
+}
+
 # build DIR LABEL meson-options...
 build() {
     local dir=$1 label=$2
@@ -92,6 +122,7 @@ run_meson_tests() {
         counts=$(count_meson "$dir/meson-logs/testlog.json")
         read -r p f s <<<"$counts"
         echo "$label meson tests: $p passed, $f failed, $s skipped"
+        slowest_meson "$dir/meson-logs/testlog.json"
         total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + s))
         (( f > 0 )) && failures+=("$label: $f meson test(s) failed")
         (( rc != 0 && f == 0 )) && fail_step "$label: meson test exited $rc"
@@ -244,22 +275,32 @@ start_side_jobs() {
     [[ ${LUNLAB_SERIAL:-0} != 1 && -z $bg_pid ]] || return 0
     (
         trap - EXIT
-        rc=0
+        rc=0 t=$SECONDS
         if [[ ${LUNLAB_SKIP_ASAN:-0} != 1 ]]; then
             echo "== asan: configure + build (build-asan)"
             { [[ -f build-asan/build.ninja ]] && meson setup --reconfigure build-asan "${asan_opts[@]}" ||
                 meson setup build-asan "${asan_opts[@]}"; } && nice -n 15 ninja -C build-asan -j"$jobs" || rc=1
             echo "$rc" >"$root/build-side.asan-rc"
+            printf 'asan: configure + build\t%d\tside\n' $((SECONDS - t)) >>"$root/build-side.times"
         fi
         if [[ ${LUNLAB_SKIP_FUZZ:-0} != 1 ]]; then
             echo "== fuzz: tests/fuzz, ${LUNLAB_FUZZ_SECONDS:-20} s per target (clang, ASan + UBSan)"
+            t=$SECONDS
             nice -n 15 bash ci/fuzz.sh "$root/build-fuzz" "${LUNLAB_FUZZ_SECONDS:-20}" >"$root/build-side.fuzz" 2>&1
+            printf 'fuzz: build + every target\t%d\tside\n' $((SECONDS - t)) >>"$root/build-side.times"
         fi
         touch "$root/build-side.fuzz-done"
+        # the .debs built, installed with apt, smoke-tested and purged (~90 s alone)
+        t=$SECONDS
+        [[ ${LUNLAB_SKIP_DEB:-0} == 1 ]] || nice -n 15 bash tests/package/deb.sh >"$root/build-side.deb" 2>&1
+        printf 'package: build, install, smoke, purge\t%d\tside\n' $((SECONDS - t)) >>"$root/build-side.times"
+        touch "$root/build-side.deb-done"
         # seed 000's whole job runs on the array's virtual clock: its figures do not depend on
         # the CPU it gets, so it runs here (~8 min alone) rather than before the lanes
         echo "== reproduce seed000 (--literal)"
+        t=$SECONDS
         REPRO_DRR_SIZE=256m nice -n 15 bash tests/repro/seed000.sh build --literal >"$root/build-side.literal" 2>&1
+        printf 'reproduce seed000 (--literal)\t%d\tside\n' $((SECONDS - t)) >>"$root/build-side.times"
         touch "$root/build-side.literal-done"
     ) >"$bg_log" 2>&1 &
     bg_pid=$!
@@ -330,12 +371,44 @@ if [[ ${LUNLAB_SKIP_FUZZ:-0} != 1 ]]; then
     fi
 fi
 
+if [[ ${LUNLAB_SKIP_DEB:-0} != 1 ]]; then
+    step "package: tests/package/deb.sh (the .debs built, installed, run with no build tree, purged)"
+    if [[ -n $bg_pid ]]; then
+        while [[ ! -f $root/build-side.deb-done ]] && kill -0 "$bg_pid" 2>/dev/null; do sleep 5; done
+        deb_out=$(cat "$root/build-side.deb" 2>/dev/null)
+    else
+        deb_out=$(bash tests/package/deb.sh 2>&1)
+    fi
+    echo "$deb_out"
+    if [[ $(tail -1 <<<"$deb_out") =~ ^deb\.sh:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+        total_pass=$((total_pass + BASH_REMATCH[1])); total_fail=$((total_fail + BASH_REMATCH[2]))
+        (( BASH_REMATCH[2] == 0 )) || failures+=("package: tests/package/deb.sh, see above")
+    else
+        fail_step "package: tests/package/deb.sh did not finish"
+    fi
+fi
+
 if [[ -n $bg_pid ]]; then
     step "reproduce seed000 (--literal, beside the lanes and the sanitizer run)"
     wait "$bg_pid"
     cat "$root/build-side.literal" 2>/dev/null
     count_repro "$root/build-side.literal" seed000 --literal
 fi
+
+lane_close
+step "where the time went"
+lane_name=
+times=$root/build/ci-lane-times.tsv prev_times=/var/tmp/lunlab-ci/lane-times.tsv
+[[ -s $prev_times ]] || prev_times=$root/ci/lane-times.tsv
+mkdir -p "$root/build"
+{
+    for i in "${!lane_names[@]}"; do printf '%s\t%d\tfg\n' "${lane_names[$i]}" "${lane_secs[$i]}"; done
+    cat "$root/build-side.times" 2>/dev/null
+} >"$times"
+python3 ci/lib/lane_table.py "$times" "$prev_times"
+# the next run on this machine compares with this one (ci/lane-times.tsv keeps a full run's for
+# a fresh machine: copy build/ci-lane-times.tsv there after a full run)
+mkdir -p /var/tmp/lunlab-ci 2>/dev/null && cp "$times" /var/tmp/lunlab-ci/lane-times.tsv 2>/dev/null
 
 step "summary ($(( SECONDS - started )) s)"
 if (( ${#failures[@]} > 0 )); then

@@ -15,6 +15,7 @@
 
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
+#include "lunlab/be.h"
 
 /* conn_close waits at most this long for the answer to its logout. */
 #define LOGOUT_WAIT_NS (1000ull * 1000000ull)
@@ -165,11 +166,6 @@ int conn_cmd(struct bench_conn *c, const uint8_t *cdb, int cdblen, int dir,
 	return st->status < 0 ? -1 : 0;
 }
 
-static uint32_t be32(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-
 static int read_capacity(struct bench_conn *c, char *err, size_t errlen)
 {
 	uint8_t cdb[16] = { 0x9e, 0x10 };
@@ -177,9 +173,9 @@ static int read_capacity(struct bench_conn *c, char *err, size_t errlen)
 	struct cmd_status st;
 	cdb[13] = sizeof(buf);
 	if (conn_cmd(c, cdb, 16, 1, NULL, 0, buf, sizeof(buf), &st) == 0 && st.status == 0 && st.got >= 16) {
-		uint64_t last = ((uint64_t)be32(buf) << 32) | be32(buf + 4);
+		uint64_t last = ((uint64_t)get_be32(buf) << 32) | get_be32(buf + 4);
 		c->num_blocks = last + 1;
-		c->block_size = be32(buf + 8);
+		c->block_size = get_be32(buf + 8);
 		c->lbpme = (buf[14] & 0x80) != 0;
 	} else if (conn_failed(c)) {
 		snprintf(err, errlen, "%s", conn_error(c));
@@ -195,8 +191,8 @@ static int read_capacity(struct bench_conn *c, char *err, size_t errlen)
 					 c->url, st.status, st.key, st.asc, st.ascq);
 			return -1;
 		}
-		c->num_blocks = (uint64_t)be32(buf) + 1;
-		c->block_size = be32(buf + 4);
+		c->num_blocks = (uint64_t)get_be32(buf) + 1;
+		c->block_size = get_be32(buf + 4);
 	}
 	if (c->block_size == 0 || c->block_size > (1u << 20)) {
 		snprintf(err, errlen, "%s: READ CAPACITY block length %u is not usable", c->url, c->block_size);

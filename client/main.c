@@ -13,6 +13,8 @@
 #include "client/report_calibrate.h"
 #include "client/report.h"
 #include "client/scenarios.h"
+#include "lunlab_version.h"
+#include "client/scn_main.h"
 
 /* --metrics-url: the target's figures recorded during the run */
 static struct metrics_record *g_rec;
@@ -101,6 +103,12 @@ int main(int argc, char **argv)
 {
 	static struct bench_opts o;
 	char err[1024];
+	if (lunlab_version_asked(argc, argv)) {
+		lunlab_version_print(stdout, "lunlab-bench");
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "scenario")) /* its own command line (client/scn_main.c) */
+		return scn_main(argc - 1, argv + 1);
 	int rc = cli_parse(argc, argv, &o, err, sizeof(err));
 	if (rc == 1) {
 		fputs(err, stdout);

@@ -8,11 +8,7 @@
 #include "client/scsi_query.h"
 #include "client/xcopy_builder.h"
 #include "client/xms_client.h"
-
-static uint32_t be32(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
+#include "lunlab/be.h"
 
 static bool vpd_listed(const uint8_t *p, int n, uint8_t page)
 {
@@ -97,12 +93,12 @@ int scenario_info(const struct bench_opts *o, struct info_result *r, char *err, 
 			snprintf(r->naa_hex + 2 * i, 3, "%02x", lu.naa[i]);
 	}
 	if (r->vpd_b0 && (n = q_inquiry(&c, 0xb0, buf, 64)) >= 16) {
-		r->max_xfer_blocks = be32(buf + 8);
-		r->opt_xfer_blocks = be32(buf + 12);
+		r->max_xfer_blocks = get_be32(buf + 8);
+		r->opt_xfer_blocks = get_be32(buf + 12);
 		if (n >= 44) {
-			r->max_unmap_lba = be32(buf + 20);
-			r->max_unmap_desc = be32(buf + 24);
-			r->max_write_same_blocks = ((uint64_t)be32(buf + 36) << 32) | be32(buf + 40);
+			r->max_unmap_lba = get_be32(buf + 20);
+			r->max_unmap_desc = get_be32(buf + 24);
+			r->max_write_same_blocks = ((uint64_t)get_be32(buf + 36) << 32) | get_be32(buf + 40);
 		}
 	}
 	if (r->vpd_b2 && (n = q_inquiry(&c, 0xb2, buf, 64)) >= 8) {
@@ -131,8 +127,8 @@ int scenario_info(const struct bench_opts *o, struct info_result *r, char *err, 
 		r->rcr_ok = true;
 		r->rcr_max_tgt = (unsigned)((buf[8] << 8) | buf[9]);
 		r->rcr_max_seg = (unsigned)((buf[10] << 8) | buf[11]);
-		r->rcr_max_desc_list = be32(buf + 12);
-		r->rcr_max_seg_len = be32(buf + 16);
+		r->rcr_max_desc_list = get_be32(buf + 12);
+		r->rcr_max_seg_len = get_be32(buf + 16);
 	}
 
 	char lerr[256];

@@ -3,13 +3,7 @@
 
 #include <stdio.h>
 #include <string.h>
-
-static uint16_t be16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
-static uint32_t be32(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-static uint64_t be64(const uint8_t *p) { return ((uint64_t)be32(p) << 32) | be32(p + 4); }
+#include "lunlab/be.h"
 
 /* 0001h: [4] list length, then per command: opcode, SA count, SAs. */
 static int commands(const uint8_t *d, size_t dlen, struct tpc_vpd *o, char *err, size_t errlen)
@@ -52,7 +46,7 @@ int vpd8f_parse(const uint8_t *page, size_t len, struct tpc_vpd *o, char *err, s
 		snprintf(err, errlen, "VPD 0x8F: %s", !page || len < 4 ? "shorter than its 4-byte header" : "wrong page code");
 		return -1;
 	}
-	size_t end = 4 + (size_t)be16(page + 2);
+	size_t end = 4 + (size_t)get_be16(page + 2);
 	if (end > len) {
 		snprintf(err, errlen, "VPD 0x8F: PAGE LENGTH %zu runs past the %zu bytes received", end - 4, len);
 		return -1;
@@ -62,8 +56,8 @@ int vpd8f_parse(const uint8_t *page, size_t len, struct tpc_vpd *o, char *err, s
 			snprintf(err, errlen, "VPD 0x8F: descriptor header at byte %zu is truncated", off);
 			return -1;
 		}
-		uint16_t type = be16(page + off);
-		size_t dlen = 4 + (size_t)be16(page + off + 2);
+		uint16_t type = get_be16(page + off);
+		size_t dlen = 4 + (size_t)get_be16(page + off + 2);
 		if (dlen > end - off) {
 			snprintf(err, errlen, "VPD 0x8F: descriptor %04xh of %zu bytes runs past the page", type, dlen);
 			return -1;
@@ -78,27 +72,27 @@ int vpd8f_parse(const uint8_t *page, size_t len, struct tpc_vpd *o, char *err, s
 			if (dlen < 20)
 				goto short_desc;
 			o->have_params = true;
-			o->max_cscd = be16(d + 8);
-			o->max_segments = be16(d + 10);
-			o->max_list_len = be32(d + 12);
-			o->max_inline_len = be32(d + 16);
+			o->max_cscd = get_be16(d + 8);
+			o->max_segments = get_be16(d + 10);
+			o->max_list_len = get_be32(d + 12);
+			o->max_inline_len = get_be32(d + 16);
 			break;
 		case 0x8001:
 			if (dlen < 17)
 				goto short_desc;
 			o->have_general = true;
-			o->total_concurrent = be32(d + 4);
-			o->max_identified = be32(d + 8);
-			o->max_segment_len = be32(d + 12);
+			o->total_concurrent = get_be32(d + 4);
+			o->max_identified = get_be32(d + 8);
+			o->max_segment_len = get_be32(d + 12);
 			o->data_granularity_log2 = d[16];
 			break;
 		case 0x0000:
 			if (dlen < 36)
 				goto short_desc;
 			o->have_rod = true;
-			o->max_range_descriptors = be16(d + 10);
-			o->max_token_transfer = be64(d + 20);
-			o->optimal_transfer_count = be64(d + 28);
+			o->max_range_descriptors = get_be16(d + 10);
+			o->max_token_transfer = get_be64(d + 20);
+			o->optimal_transfer_count = get_be64(d + 28);
 			break;
 		default:
 			break;              /* descriptors we do not report are skipped by length */

@@ -3,19 +3,7 @@
 
 #include <stdio.h>
 #include <string.h>
-
-static void put_be16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
-}
-static void put_be64(uint8_t *p, uint64_t v) { put_be32(p, (uint32_t)(v >> 32)); put_be32(p + 4, (uint32_t)v); }
-static uint16_t be16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
-static uint32_t be32(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-}
-static uint64_t be64(const uint8_t *p) { return ((uint64_t)be32(p) << 32) | be32(p + 4); }
+#include "lunlab/be.h"
 
 int xcopy_build(const struct xcopy_lu *lus, unsigned n_lu, const struct xcopy_segment *segs,
 		unsigned n_seg, uint8_t *buf, size_t cap)
@@ -84,8 +72,8 @@ int xcopy_describe(const uint8_t *buf, size_t len, char *out, size_t outlen)
 		APPEND("parameter list: %zu bytes, shorter than the 16-byte header\n", len);
 		return -1;
 	}
-	unsigned tdll = be16(buf + 2);
-	uint32_t sdll = be32(buf + 8);
+	unsigned tdll = get_be16(buf + 2);
+	uint32_t sdll = get_be32(buf + 8);
 	if ((size_t)XCOPY_HDR_LEN + tdll + sdll > len) {
 		APPEND("parameter list: descriptor lengths %u + %u exceed %zu bytes\n", tdll, sdll, len);
 		return -1;
@@ -103,8 +91,8 @@ int xcopy_describe(const uint8_t *buf, size_t len, char *out, size_t outlen)
 	d = buf + XCOPY_HDR_LEN + tdll;
 	for (uint32_t i = 0; i + XCOPY_SEG_DESC_LEN <= sdll; i += XCOPY_SEG_DESC_LEN, d += XCOPY_SEG_DESC_LEN) {
 		APPEND("  segment type 0x%02X: CSCD %u LBA %llu -> CSCD %u LBA %llu, %u blocks\n",
-		       d[0], be16(d + 4), (unsigned long long)be64(d + 12), be16(d + 6),
-		       (unsigned long long)be64(d + 20), be16(d + 10));
+		       d[0], get_be16(d + 4), (unsigned long long)get_be64(d + 12), get_be16(d + 6),
+		       (unsigned long long)get_be64(d + 20), get_be16(d + 10));
 	}
 	return 0;
 }

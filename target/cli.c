@@ -13,14 +13,11 @@
 #include "target/api/api_listen.h"
 #include "target/api/xms_cluster_spec.h"
 #include "target/config_file.h"
+#include "target/handler_dir.h"
 #include "target/iscsi/auth_config.h"
 #include "target/iscsi/portal.h"
 #include "target/lu/alua.h"
 #include "target/lu/fault_spec.h"
-
-#ifndef LUNLAB_HANDLER_DIR
-#define LUNLAB_HANDLER_DIR "handlers"
-#endif
 
 const struct cli_optdef cli_options[] = {
 	{ "listen", CLI_LISTEN, CLI_K_LIST, 0, CLI_MAX_LISTEN },
@@ -123,8 +120,9 @@ static void usage(FILE *f)
 		"                         unavailable|transitioning[,pref=0|1]\n"
 		"  --trace                print every SCSI command decoded, with its status\n"
 		"  --quiet                no log lines (login/logout)\n"
-		"  --help                 this text\n",
-		LUNLAB_HANDLER_DIR);
+		"  --help                 this text\n"
+		"  --version              the version and the git revision it was built from\n",
+		handler_dir_default());
 }
 
 bool cli_parse_size(const char *s, uint64_t *out)
@@ -518,11 +516,9 @@ const char *cli_keep(struct cli *c, const char *s, size_t len)
 
 int cli_init(struct cli *c)
 {
-	const char *env = getenv("LUNLAB_HANDLER_PATH");
-
 	memset(c, 0, sizeof(*c));
 	c->iqn = "iqn.2026-11.org.lunlab:target";
-	c->handler_path = env && *env ? env : LUNLAB_HANDLER_DIR;
+	c->handler_path = handler_dir_default();
 	c->portal_group = 1;
 	c->max_sessions = 1024;
 	c->login_timeout = -1; /* not given: the environment or the default */

@@ -1,5 +1,6 @@
 /* main.c — lunlab-target: load handlers, create the LUNs, start the I/O
- * threads and the listener, run until SIGINT/SIGTERM, shut down cleanly. */
+ * threads and the listener, run until SIGINT/SIGTERM, shut down cleanly;
+ * SIGHUP re-reads the auth file (target/auth_reload.h). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,9 +13,11 @@
 #include <unistd.h>
 
 #include "state/state_dir.h"
+#include "target/auth_reload.h"
 #include "target/api/api.h"
 #include "target/api/lunlab_api.h"
 #include "target/cli.h"
+#include "target/handler_dir.h"
 #include "target/iscsi/auth_config.h"
 #include "target/iscsi/auth_file.h"
 #include "target/iscsi/io_thread.h"
@@ -24,9 +27,11 @@
 #include "target/lu/fault_rules.h"
 #include "target/lu/lu_table.h"
 #include "target/metrics/metrics_routes.h"
+#include "target/service_notify.h"
 #include "target/state_check.h"
 #include "target/target_state.h"
 #include "target/tcmu/host.h"
+#include "lunlab_version.h"
 
 /* FNV-1a of the IQN: gives generated unit serials that differ per target */
 static uint32_t iqn_hash(const char *s)
@@ -247,6 +252,18 @@ static int start_api(const struct cli *cli, const struct auth_config *auth)
 	return 0;
 }
 
+/* tcmu-runner's directory (the installed default): lunlab's handler only
+ * (handler_dir.h says why); any other directory: every handler in it */
+static int load_handlers(const char *dir, char **err)
+{
+	char path[4096];
+
+	if (!handler_dir_is_shared(dir))
+		return tcmu_host_load_handlers(dir, err);
+	snprintf(path, sizeof(path), "%.4000s/handler_lunlab.so", dir);
+	return tcmu_host_load_handler_file(path, err);
+}
+
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
@@ -268,6 +285,10 @@ int main(int argc, char **argv)
 	struct epoll_event ev, evs[8];
 	bool running = true;
 
+	if (lunlab_version_asked(argc, argv)) {
+		lunlab_version_print(stdout, "lunlab-target");
+		return 0;
+	}
 	rc = cli_parse(argc, argv, &cli);
 	if (rc != 0) {
 		cli_free(&cli);
@@ -326,13 +347,14 @@ int main(int argc, char **argv)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
 	/* blocked before any thread starts, so only the signalfd sees them */
 	pthread_sigmask(SIG_BLOCK, &mask, NULL);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	raise_fd_limit();
 
 	tcmu_host_set_trace(cli.trace);
-	if (tcmu_host_load_handlers(cli.handler_path, &err) < 0) {
+	if (load_handlers(cli.handler_path, &err) < 0) {
 		if (cli.line[CLI_HANDLER_PATH])
 			fprintf(stderr, "lunlab-target: %s:%u: handler-path: loading handlers from %s: %s\n",
 				cli.config, cli.line[CLI_HANDLER_PATH], cli.handler_path, err ? err : "failed");
@@ -382,6 +404,9 @@ int main(int argc, char **argv)
 		   cli.io_threads, auth.nusers ? "CHAP" : "no CHAP",
 		   auth.has_mutual ? " (mutual available)" : "",
 		   auth.nallow ? ", allow-list" : ", any initiator");
+	auth_reload_init(&cli);
+	/* every portal and the API listen: a unit ordered After= this one can connect */
+	service_notify_ready("serving");
 
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	ev.events = EPOLLIN;
@@ -397,10 +422,19 @@ int main(int argc, char **argv)
 				portals_accept((int)(evs[i].data.u64 - PORTAL_EV_BASE));
 			} else {
 				struct signalfd_siginfo si;
-				if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-					target_log("signal %u: shutting down", si.ssi_signo);
-					running = false;
+				if (read(sfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+					continue;
+				if (si.ssi_signo == SIGHUP) {
+					char msg[1024];
+					service_notify_reloading();
+					auth_reload(&cli, cli.api != NULL, msg, sizeof(msg));
+					target_log("%s", msg);
+					service_notify_ready("serving");
+					continue;
 				}
+				target_log("signal %u: shutting down", si.ssi_signo);
+				service_notify_stopping();
+				running = false;
 			}
 		}
 	}
@@ -416,6 +450,7 @@ int main(int argc, char **argv)
 	close(ep);
 	close(sfd);
 	g_target.auth = NULL;
+	auth_reload_free(); /* nothing reads them now */
 	auth_config_free(&auth);
 	cli_free(&cli);
 	return 0;

@@ -57,11 +57,6 @@ void target_state_close(void)
 	lock_fd = -1;
 }
 
-bool target_state_active(void)
-{
-	return kv != NULL;
-}
-
 /* pr_persist_fn: ctx is the LU's serial */
 static int save_pr(void *ctx, const uint8_t *blob, size_t len)
 {

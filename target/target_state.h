@@ -21,8 +21,6 @@ int target_state_open(const char *dir, const char *iqn, char *err, size_t errlen
 /* Close target.db and release the lock (nothing else to flush: every
  * record is durable when written). */
 void target_state_close(void);
-/* Is a state directory open? */
-bool target_state_active(void);
 
 /* The LU with unit serial `serial` gets its reservations from the state
  * (restored, and saved from now on while APTPL is on).  0, or -1 with a

@@ -1,5 +1,5 @@
 /* copy_sense.c — parameter-list and COPY ABORTED sense for the copy manager. */
-#include "handlers/copy/copy_be.h"
+#include "lunlab/be.h"
 #include "handlers/copy/copy_sense.h"
 #include "handlers/scsi/sense.h"
 
@@ -17,10 +17,10 @@ int copy_sense_aborted(struct scsi_cmd *cmd, uint8_t asc, uint8_t ascq, uint16_t
 
 	/* fixed format: bytes 8..11 COMMAND-SPECIFIC INFORMATION,
 	 * 15..17 sense-key specific; sense_set() sized the sense to 18 bytes */
-	cp_put32(s + 8, seg);
+	put_be32(s + 8, seg);
 	if (seg_field >= 0) {
 		s[15] = 0x80 | 0x20;           /* SKSV, SD: relative to the segment descriptor */
-		cp_put16(s + 16, (uint16_t)seg_field);
+		put_be16(s + 16, (uint16_t)seg_field);
 	}
 	return ret;
 }

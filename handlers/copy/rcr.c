@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "handlers/copy/copy.h"
-#include "handlers/copy/copy_be.h"
+#include "lunlab/be.h"
 #include "handlers/copy/copy_iov.h"
 #include "handlers/copy/copy_limits.h"
 #include "handlers/copy/copy_lists.h"
@@ -39,15 +39,15 @@ static void put_transfer_count(uint8_t *units, uint8_t *count, uint64_t bytes)
 		u = u ? (uint8_t)(u + 1) : 0xF1;
 	}
 	*units = u;
-	cp_put32(count, (uint32_t)bytes);
+	put_be32(count, (uint32_t)bytes);
 }
 
 size_t rcr_copy_status_bytes(const struct copy_status *st, uint8_t out[RCR_COPY_STATUS_LEN])
 {
 	memset(out, 0, RCR_COPY_STATUS_LEN);
-	cp_put32(out, RCR_COPY_STATUS_LEN - 4);
+	put_be32(out, RCR_COPY_STATUS_LEN - 4);
 	out[4] = st->cm_status & 0x7f;    /* HDD = 0: we hold no data */
-	cp_put16(out + 5, st->segments);
+	put_be16(out + 5, st->segments);
 	put_transfer_count(&out[7], &out[8], st->bytes);
 	return RCR_COPY_STATUS_LEN;
 }
@@ -55,15 +55,15 @@ size_t rcr_copy_status_bytes(const struct copy_status *st, uint8_t out[RCR_COPY_
 size_t rcr_op_params_bytes(const struct lunlab_dev *dev, uint8_t out[RCR_OP_PARAMS_LEN])
 {
 	memset(out, 0, RCR_OP_PARAMS_LEN);
-	cp_put32(out, RCR_OP_PARAMS_LEN - 4);          /* AVAILABLE DATA */
+	put_be32(out, RCR_OP_PARAMS_LEN - 4);          /* AVAILABLE DATA */
 	out[4] = 0x01;                                 /* SNLID: usage 11b supported */
-	cp_put16(out + 8, XCOPY_MAX_TGT_DESC);
-	cp_put16(out + 10, XCOPY_MAX_SEG_DESC);
-	cp_put32(out + 12, XCOPY_MAX_DESC_LIST_LEN);
-	cp_put32(out + 16, XCOPY_MAX_SEG_BYTES);
-	cp_put32(out + 20, XCOPY_MAX_INLINE_LEN);
+	put_be16(out + 8, XCOPY_MAX_TGT_DESC);
+	put_be16(out + 10, XCOPY_MAX_SEG_DESC);
+	put_be32(out + 12, XCOPY_MAX_DESC_LIST_LEN);
+	put_be32(out + 16, XCOPY_MAX_SEG_BYTES);
+	put_be32(out + 20, XCOPY_MAX_INLINE_LEN);
 	/* 24..27 held data limit, 28..31 max stream device transfer size: 0 */
-	cp_put16(out + 34, XCOPY_TOTAL_CONCURRENT);
+	put_be16(out + 34, XCOPY_TOTAL_CONCURRENT);
 	out[36] = XCOPY_MAX_IDENTIFIED;
 	out[37] = rcr_log2(dev->block_size);           /* data segment granularity */
 	/* 38 inline data granularity, 39 held data granularity: 0 (none) */
@@ -95,9 +95,9 @@ static int failed_segment(struct scsi_cmd *cmd, uint8_t list_id, uint32_t alloc)
 	size_t n = RCR_FAILED_HDR_LEN + st.sense_len;
 	if (alloc >= n)
 		copy_lists_failed(cmd->dev, copy_cmd_nexus(cmd), list_id, true, &st);
-	cp_put32(out, (uint32_t)(n - 4));
+	put_be32(out, (uint32_t)(n - 4));
 	out[56] = st.scsi_status;                       /* COPY COMMAND STATUS */
-	cp_put16(out + 58, st.sense_len);
+	put_be16(out + 58, st.sense_len);
 	memcpy(out + RCR_FAILED_HDR_LEN, st.sense, st.sense_len);
 	return send(cmd, out, n, alloc);
 }
@@ -106,7 +106,7 @@ int rcr_handle(struct scsi_cmd *cmd)
 {
 	uint8_t sa = cmd->cdb[1] & 0x1f;
 	uint8_t list_id = cmd->cdb[2];
-	uint32_t alloc = cp_be32(cmd->cdb + 10);
+	uint32_t alloc = get_be32(cmd->cdb + 10);
 	uint8_t out[RCR_OP_PARAMS_LEN];
 
 	if (alloc > cmd->iov_len)

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "handlers/copy/copy.h"
-#include "handlers/copy/copy_be.h"
+#include "lunlab/be.h"
 #include "handlers/copy/copy_limits.h"
 #include "handlers/copy/rcr_layout.h"
 
@@ -24,7 +24,7 @@
 /* Start a descriptor at p; returns where its body starts. */
 static uint8_t *desc_start(uint8_t *p, uint16_t type)
 {
-	cp_put16(p, type);
+	put_be16(p, type);
 	return p + 4;
 }
 
@@ -36,7 +36,7 @@ static uint8_t *desc_end(uint8_t *start, uint8_t *end)
 	size_t padded = (body + 3) & ~(size_t)3;
 
 	memset(end, 0, padded - body);
-	cp_put16(start + 2, (uint16_t)padded);
+	put_be16(start + 2, (uint16_t)padded);
 	return start + 4 + padded;
 }
 
@@ -58,10 +58,10 @@ static uint8_t *parameter_data(uint8_t *d)
 	uint8_t *b = desc_start(d, 0x0004);
 
 	memset(b, 0, 28);
-	cp_put16(b + 4, XCOPY_MAX_TGT_DESC);
-	cp_put16(b + 6, XCOPY_MAX_SEG_DESC);
-	cp_put32(b + 8, XCOPY_MAX_DESC_LIST_LEN);
-	cp_put32(b + 12, XCOPY_MAX_INLINE_LEN);
+	put_be16(b + 4, XCOPY_MAX_TGT_DESC);
+	put_be16(b + 6, XCOPY_MAX_SEG_DESC);
+	put_be32(b + 8, XCOPY_MAX_DESC_LIST_LEN);
+	put_be32(b + 12, XCOPY_MAX_INLINE_LEN);
 	return desc_end(d, b + 28);
 }
 
@@ -79,7 +79,7 @@ static uint8_t *supported_cscd_ids(uint8_t *d)
 {
 	uint8_t *b = desc_start(d, 0x000C);
 
-	cp_put16(b, 0);                   /* no CSCD IDs above 7FFh */
+	put_be16(b, 0);                   /* no CSCD IDs above 7FFh */
 	return desc_end(d, b + 2);
 }
 
@@ -88,9 +88,9 @@ static uint8_t *general_copy_ops(uint8_t *d, uint32_t block_size)
 	uint8_t *b = desc_start(d, 0x8001);
 
 	memset(b, 0, 32);
-	cp_put32(b, XCOPY_TOTAL_CONCURRENT);
-	cp_put32(b + 4, XCOPY_MAX_IDENTIFIED);
-	cp_put32(b + 8, XCOPY_MAX_SEG_BYTES);
+	put_be32(b, XCOPY_TOTAL_CONCURRENT);
+	put_be32(b + 4, XCOPY_MAX_IDENTIFIED);
+	put_be32(b + 8, XCOPY_MAX_SEG_BYTES);
 	b[12] = rcr_log2(block_size);     /* data segment granularity */
 	b[13] = 0;                        /* inline data granularity: no inline data */
 	return desc_end(d, b + 32);
@@ -111,7 +111,7 @@ size_t copy_vpd_8f(const struct lunlab_dev *dev, uint8_t *buf, size_t len)
 	p = general_copy_ops(p, dev->block_size);
 
 	size_t total = (size_t)(p - page);
-	cp_put16(page + 2, (uint16_t)(total - 4));
+	put_be16(page + 2, (uint16_t)(total - 4));
 	memcpy(buf, page, total < len ? total : len);
 	return total;
 }

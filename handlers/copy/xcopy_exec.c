@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "handlers/copy/copy.h"
-#include "handlers/copy/copy_be.h"
+#include "lunlab/be.h"
 #include "handlers/copy/copy_fault.h"
 #include "handlers/copy/copy_iov.h"
 #include "handlers/copy/copy_lists.h"
@@ -241,7 +241,7 @@ int xcopy_handle(struct scsi_cmd *cmd)
 	cmd->xcopy_bytes = 0;
 	cmd->xcopy_segments = 0;
 
-	uint32_t pll = cp_be32(cmd->cdb + 10);
+	uint32_t pll = get_be32(cmd->cdb + 10);
 	if (pll == 0)
 		return TCMU_STS_OK;      /* SPC-4: no parameter data is not an error */
 

@@ -34,7 +34,7 @@
  * Field pointers are byte offsets from the start of the parameter list. */
 #include <string.h>
 
-#include "handlers/copy/copy_be.h"
+#include "lunlab/be.h"
 #include "handlers/copy/xcopy_parse.h"
 
 #define SK_ILLEGAL 0x05
@@ -87,19 +87,19 @@ static bool parse_segments(const uint8_t *p, size_t start, uint32_t sdll, struct
 
 		if (d[0] != XCOPY_DESC_TYPE_B2B)
 			return fail(e, ASC_INVALID_PARAM, ASCQ_UNSUPP_SEG, true, o, -1);
-		if (cp_be16(d + 2) != XCOPY_SEG_B2B_DESC_LEN)
+		if (get_be16(d + 2) != XCOPY_SEG_B2B_DESC_LEN)
 			return invalid(e, o + 2, -1);
-		s->src_index = cp_be16(d + 4);
-		s->dst_index = cp_be16(d + 6);
+		s->src_index = get_be16(d + 4);
+		s->dst_index = get_be16(d + 6);
 		if (s->src_index > XCOPY_CSCD_INDEX_MAX)
 			return invalid(e, o + 4, -1);
 		if (s->dst_index > XCOPY_CSCD_INDEX_MAX)
 			return invalid(e, o + 6, -1);
 		s->dc = (d[1] & 0x02) != 0;
 		s->cat = (d[1] & 0x01) != 0;
-		s->nblocks = cp_be16(d + 10);
-		s->src_lba = cp_be64(d + 12);
-		s->dst_lba = cp_be64(d + 20);
+		s->nblocks = get_be16(d + 10);
+		s->src_lba = get_be64(d + 12);
+		s->dst_lba = get_be64(d + 20);
 		s->offset = (uint16_t)o;
 	}
 	return true;
@@ -119,7 +119,7 @@ static bool parse_ident_desc(const uint8_t *d, size_t o, struct xcopy_tgt *t, st
 		return invalid(e, o + 8, 7);
 	memcpy(t->naa, d + 8, 16);
 	t->pdt = d[1] & 0x1f;
-	t->block_len = cp_be24(d + 29);
+	t->block_len = get_be24(d + 29);
 	t->offset = (uint16_t)o;
 	return true;
 }
@@ -155,9 +155,9 @@ bool xcopy_parse(const uint8_t *p, size_t len, struct xcopy_list *out, struct xc
 		return len_error(e);
 
 	/* header: every read below is inside the 16 bytes checked above */
-	uint32_t tdll = cp_be16(p + 2);
-	uint32_t sdll = cp_be32(p + 8);
-	uint32_t inline_len = cp_be32(p + 12);
+	uint32_t tdll = get_be16(p + 2);
+	uint32_t sdll = get_be32(p + 8);
+	uint32_t inline_len = get_be32(p + 12);
 
 	/* 64-bit sums: sdll and inline_len are 32-bit fields from the wire */
 	if ((uint64_t)tdll + sdll > XCOPY_MAX_DESC_LIST_LEN)

@@ -2,7 +2,7 @@
  * LBA and transfer length by CDB size, and the checks every data command
  * makes before touching the volume (transfer length, LBA range, and a
  * data-out that really holds what the CDB describes). */
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
 

@@ -5,7 +5,7 @@
  * see the libiscsi UNMAP trap in facts). */
 #include <string.h>
 
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
 

@@ -4,7 +4,7 @@
  * format, which SBC allows for an empty list in any format. */
 #include <string.h>
 
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
 

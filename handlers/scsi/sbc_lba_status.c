@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "handlers/array/volume.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
 

@@ -8,7 +8,7 @@
  *   MAXIMUM ATOMIC BOUNDARY SIZE 0 (ATOMIC BOUNDARY must be 0).
  * CDB: bytes 2-9 LBA, 10-11 ATOMIC BOUNDARY, 12-13 TRANSFER LENGTH. */
 #include "handlers/array/volume.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
 

@@ -6,7 +6,7 @@
 
 #include "handlers/array/volume.h"
 #include "handlers/copy/copy.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
 

@@ -7,7 +7,7 @@
 #include "handlers/array/array_admin.h"
 #include "handlers/array/volume.h"
 #include "handlers/array/volume_names.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
 #include "models/cost.h"

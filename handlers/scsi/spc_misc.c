@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
 

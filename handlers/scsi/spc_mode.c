@@ -20,7 +20,7 @@
 #include "handlers/array/array_admin.h"
 #include "handlers/array/array_state.h"
 #include "handlers/array/store_db.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
 

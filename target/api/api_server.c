@@ -266,15 +266,25 @@ static void keep_user(struct req_state *st, const char *user)
 	st->user[i] = '\0';
 }
 
-/* true when the session still belongs to a user of the auth file */
+/* the users requests are checked against now (SIGHUP may replace them:
+ * target/auth_reload.c; an old set stays valid until the server stops) */
+static const struct auth_config *auth_now(void)
+{
+	return __atomic_load_n(&srv.auth, __ATOMIC_ACQUIRE);
+}
+
+/* true when the session still belongs to a user of the auth file (a user
+ * removed by a re-read ends every session of theirs at its next use) */
 static bool session_valid(struct req_state *st, const char *cookie)
 {
 	char user[API_SESSION_USER_MAX + 1];
 
 	if (!api_session_check(cookie, now_s(), user, sizeof(user)))
 		return false;
-	for (int i = 0; srv.auth && i < srv.auth->napi_users; i++) {
-		if (strcmp(srv.auth->api_users[i].name, user) == 0) {
+	const struct auth_config *a = auth_now();
+
+	for (int i = 0; a && i < a->napi_users; i++) {
+		if (strcmp(a->api_users[i].name, user) == 0) {
 			keep_user(st, user);
 			snprintf(st->session, sizeof(st->session), "%s", cookie);
 			return true;
@@ -319,7 +329,7 @@ static bool authenticate(struct MHD_Connection *mc, struct req_state *st, bool l
 		now = login_throttle_now_ms();
 		st->throttled_ms = login_throttle_check(LOGIN_THROTTLE_API, host, now);
 		if (!st->throttled_ms) {
-			ok = api_auth_check(srv.auth, u, p);
+			ok = api_auth_check(auth_now(), u, p);
 			if (ok) {
 				login_throttle_ok(host);
 			} else {
@@ -554,7 +564,14 @@ int api_server_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 
 int api_server_user_count(void)
 {
-	return srv.auth ? srv.auth->napi_users : 0;
+	const struct auth_config *a = auth_now();
+
+	return a ? a->napi_users : 0;
+}
+
+void api_server_set_auth(const struct auth_config *auth)
+{
+	__atomic_store_n(&srv.auth, auth, __ATOMIC_RELEASE);
 }
 
 unsigned api_server_port(void)

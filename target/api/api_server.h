@@ -32,6 +32,10 @@ int api_server_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 int api_server_user_count(void);
 /* The bound port (useful with port 0); 0 when not running. */
 unsigned api_server_port(void);
+/* The users the next request is checked against (SIGHUP re-read the auth
+ * file: target/auth_reload.c); auth must stay valid until the server stops
+ * and have at least one api user. */
+void api_server_set_auth(const struct auth_config *auth);
 /* Stops accepting, finishes or closes every connection, joins the threads. */
 void api_server_stop(void);
 

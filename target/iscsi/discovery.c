@@ -71,7 +71,7 @@ static void add_target(struct conn *c, struct text_buf *out)
  * so a refused initiator does not even learn the name. */
 static bool may_see_target(struct conn *c)
 {
-	if (auth_config_allows(g_target.auth, c->initiator))
+	if (auth_config_allows(target_auth(), c->initiator))
 		return true;
 	target_log("discovery from %s (initiator %s): not on the allow-list, SendTargets "
 		   "reports no target", c->peer, c->initiator);

@@ -29,8 +29,6 @@ static struct io_thread *threads;
 static int nthreads;
 static atomic_uint rr_next;
 
-int io_threads_count(void) { return nthreads; }
-
 void io_thread_watch(struct conn *c, bool want_out)
 {
 	/* paused: no EPOLLIN, but a peer that leaves must still be seen */

@@ -82,7 +82,6 @@ void io_thread_unwatch(struct conn *c);
 void io_threads_assign(int fd, int portal);
 void io_threads_stop(void);
 void io_threads_free(void);
-int io_threads_count(void);
 
 /* Session reinstatement (RFC 7143 6.3.5): a new login with the same
  * initiator name and ISID ends the old session, wherever it lives. */

@@ -46,6 +46,10 @@ struct login_scratch {
 	 * (auth_dyn.h): then they, not the auth file's users, must be used */
 	struct auth_config api_cfg;
 	struct auth_user api_user;
+	/* the auth file's config this login started with: a SIGHUP reload in the
+	 * middle of it does not mix two files' users and allow-lists */
+	const struct auth_config *file_auth;
+	bool file_auth_pinned;
 	bool api_checked, api_creds;
 	char text[];
 };
@@ -73,20 +77,24 @@ static void scratch_free(struct conn *c)
 
 /* The access control this login must pass: the initiator's own CHAP
  * credentials when the management API gave it some for this session type,
- * else the auth file's (g_target.auth).  Asked once the initiator's name
+ * else the auth file's (target_auth(), pinned at the first call).  Asked once the initiator's name
  * and session type are known (first_pdu_keys). */
 static const struct auth_config *login_auth(struct conn *c, struct login_scratch *ls)
 {
+	if (!ls->file_auth_pinned) {
+		ls->file_auth = target_auth();
+		ls->file_auth_pinned = true;
+	}
 	if (!ls->api_checked && c->initiator[0]) {
 		ls->api_checked = true;
 		ls->api_creds = auth_dyn_lookup(c->initiator, c->discovery, &ls->api_user);
-		if (ls->api_creds && g_target.auth && g_target.auth->has_mutual) {
+		if (ls->api_creds && ls->file_auth && ls->file_auth->has_mutual) {
 			ls->api_cfg.has_mutual = true;
-			ls->api_cfg.mutual = g_target.auth->mutual;
+			ls->api_cfg.mutual = ls->file_auth->mutual;
 		}
 	}
 	if (!ls->api_creds)
-		return g_target.auth;
+		return ls->file_auth;
 	ls->api_cfg.users = &ls->api_user; /* the scratch moves when login text grows */
 	ls->api_cfg.nusers = 1;
 	return &ls->api_cfg;
@@ -184,7 +192,7 @@ static unsigned first_pdu_keys(struct conn *c, const struct text_list *kv, const
 		}
 		/* checked before authentication, as LIO does: a name not on the
 		 * list gets nowhere near the CHAP exchange */
-		if (!auth_config_allows(g_target.auth, c->initiator)) {
+		if (!auth_config_allows(target_auth(), c->initiator)) {
 			*why = "initiator not on the target's allow-list (--allow-initiator / 'allow')";
 			return LS_NOT_ALLOWED;
 		}

@@ -37,7 +37,10 @@ struct target_cfg {
 	uint32_t max_sessions;
 	bool quiet;
 	bool trace_pdus;        /* --trace: also commands the target answers itself */
-	/* access control (auth_config.h); NULL: open to every initiator */
+	/* access control (auth_config.h); NULL: open to every initiator.  The one
+	 * field that changes while running (SIGHUP re-reads the auth file,
+	 * target/auth_reload.c): read it with target_auth(), which pairs with the
+	 * release store there; a replaced config is kept until exit */
 	const struct auth_config *auth;
 	/* every portal (--listen), for SendTargets; none: the connection's own */
 	struct target_portal portals[TARGET_MAX_PORTALS];
@@ -45,6 +48,12 @@ struct target_cfg {
 };
 
 extern struct target_cfg g_target;
+
+/* the access control in force (see target_cfg.auth) */
+static inline const struct auth_config *target_auth(void)
+{
+	return __atomic_load_n(&g_target.auth, __ATOMIC_ACQUIRE);
+}
 
 /* live sessions (normal + discovery), for --max-sessions */
 extern atomic_uint g_session_count;

@@ -438,20 +438,6 @@ struct pr_state *lu_table_pr(uint64_t lun)
 	return e ? e->pr : NULL;
 }
 
-uint64_t lu_table_reset_gen(uint64_t lun)
-{
-	struct lu_entry *e = lu_table_entry(lun);
-
-	return e ? atomic_load(&e->reset_gen) : 0;
-}
-
-uint64_t lu_table_bump_reset_gen(uint64_t lun)
-{
-	struct lu_entry *e = lu_table_entry(lun);
-
-	return e ? lu_entry_bump_reset_gen(e) : 0;
-}
-
 void lu_table_each(void (*fn)(struct lu_entry *e, void *cls), void *cls)
 {
 	struct lu_snap *s = cur();

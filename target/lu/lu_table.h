@@ -93,10 +93,7 @@ size_t lu_table_count(void);
 struct pr_state *lu_table_pr(uint64_t lun);
 struct lu_entry *lu_table_entry(uint64_t lun);
 
-/* LUN RESET generations of a global LUN (0 for one that does not exist),
- * and one more LUN RESET of an entry (returns the generation it replaced). */
-uint64_t lu_table_reset_gen(uint64_t lun);
-uint64_t lu_table_bump_reset_gen(uint64_t lun);
+/* One more LUN RESET of an entry (returns the generation it replaced). */
 uint64_t lu_entry_bump_reset_gen(struct lu_entry *e);
 
 /* Calls fn on every LU of the current snapshot (global and mapped, each

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lunlab/be.h"
 
 #define SA_READ_KEYS 0x00
 #define SA_READ_RESERVATION 0x01
@@ -16,20 +17,6 @@
 /* iSCSI TransportID, FORMAT CODE 01b (SPC-4 7.6.4.6): name ",i,0x" ISID,
  * NUL-terminated, padded to a multiple of 4 (at least 20 bytes). */
 #define TID_MAX (4 + PR_IQN_MAX + 5 + 12 + 1 + 3)
-
-static void be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static void be64(uint8_t *p, uint64_t v)
-{
-	be32(p, (uint32_t)(v >> 32));
-	be32(p + 4, (uint32_t)v);
-}
 
 static size_t transport_id(const struct pr_port *port, uint8_t *out)
 {
@@ -52,25 +39,25 @@ static size_t transport_id(const struct pr_port *port, uint8_t *out)
 
 static size_t read_keys(struct pr_state *st, uint8_t *d)
 {
-	be32(d, st->generation);
-	be32(d + 4, (uint32_t)(st->nregs * 8));
+	put_be32(d, st->generation);
+	put_be32(d + 4, (uint32_t)(st->nregs * 8));
 	for (size_t i = 0; i < st->nregs; i++)
-		be64(d + 8 + 8 * i, st->regs[i].key);
+		put_be64(d + 8 + 8 * i, st->regs[i].key);
 	return 8 + st->nregs * 8;
 }
 
 static size_t read_reservation(struct pr_state *st, uint8_t *d)
 {
-	be32(d, st->generation);
+	put_be32(d, st->generation);
 	if (!st->reserved) {
-		be32(d + 4, 0);
+		put_be32(d + 4, 0);
 		return 8;
 	}
-	be32(d + 4, 16);
+	put_be32(d + 4, 16);
 	memset(d + 8, 0, 16);
 	if (!pr_type_all_registrants(st->type)) {
 		struct pr_reg *r = pr_find_reg(st, &st->holder);
-		be64(d + 8, r ? r->key : 0);
+		put_be64(d + 8, r ? r->key : 0);
 	} /* all registrants: the key reads 0 (SPC-4 6.15.3.3) */
 	d[21] = st->type; /* SCOPE 0h: LU_SCOPE */
 	return 24;
@@ -96,24 +83,24 @@ static size_t read_full_status(struct pr_state *st, uint8_t *d)
 {
 	size_t off = 8;
 
-	be32(d, st->generation);
+	put_be32(d, st->generation);
 	for (size_t i = 0; i < st->nregs; i++) {
 		uint8_t *e = d + off;
 		bool holder = pr_is_holder(st, &st->regs[i].port);
 		size_t tid;
 
 		memset(e, 0, 24);
-		be64(e, st->regs[i].key);
+		put_be64(e, st->regs[i].key);
 		if (holder) {
 			e[12] = 0x01;        /* R_HOLDER; ALL_TG_PT 0 */
 			e[13] = st->type;    /* SCOPE 0h */
 		}
 		e[19] = 1;                   /* RELATIVE TARGET PORT IDENTIFIER: our one port */
 		tid = transport_id(&st->regs[i].port, e + 24);
-		be32(e + 20, (uint32_t)tid);
+		put_be32(e + 20, (uint32_t)tid);
 		off += 24 + tid;
 	}
-	be32(d + 4, (uint32_t)(off - 8));
+	put_be32(d + 4, (uint32_t)(off - 8));
 	return off;
 }
 

@@ -8,6 +8,7 @@
 #include "target/lu/pr_internal.h"
 
 #include <string.h>
+#include "lunlab/be.h"
 
 #define SA_REGISTER 0x00
 #define SA_RESERVE 0x01
@@ -27,15 +28,6 @@
 #define ASCQ_RESERVATIONS_PREEMPTED 0x03
 #define ASCQ_RESERVATIONS_RELEASED 0x04
 #define ASCQ_REGISTRATIONS_PREEMPTED 0x05
-
-static uint64_t get_be64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
 
 /* Removes registration i; a holder's reservation goes with it (for the
  * all-registrants types only with the last registrant), and the

@@ -6,13 +6,7 @@
 #include <stdio.h>
 
 #include "target/tcmu/host_priv.h"
-
-static uint32_t be16(const uint8_t *p) { return (uint32_t)p[0] << 8 | p[1]; }
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static uint64_t be64(const uint8_t *p) { return (uint64_t)be32(p) << 32 | be32(p + 4); }
+#include "lunlab/be.h"
 
 int tcmu_cdb_get_length(uint8_t *cdb)
 {
@@ -42,12 +36,12 @@ uint64_t tcmu_cdb_get_lba(uint8_t *cdb)
 {
 	switch (tcmu_cdb_get_length(cdb)) {
 	case 6:
-		return (uint64_t)(cdb[1] & 0x1f) << 16 | be16(cdb + 2);
+		return (uint64_t)(cdb[1] & 0x1f) << 16 | get_be16(cdb + 2);
 	case 10:
 	case 12:
-		return be32(cdb + 2);
+		return get_be32(cdb + 2);
 	case 16:
-		return be64(cdb + 2);
+		return get_be64(cdb + 2);
 	default:
 		/* upstream asserts here; a bad CDB must not kill the target */
 		return 0;
@@ -60,11 +54,11 @@ uint32_t tcmu_cdb_get_xfer_length(uint8_t *cdb)
 	case 6:
 		return cdb[4];
 	case 10:
-		return be16(cdb + 7);
+		return get_be16(cdb + 7);
 	case 12:
-		return be32(cdb + 6);
+		return get_be32(cdb + 6);
 	case 16:
-		return be32(cdb + 10);
+		return get_be32(cdb + 10);
 	default:
 		return 0;
 	}

@@ -23,6 +23,10 @@ struct tcmu_host_dev_cfg {
 /* Load every handler_*.so in dir (RTLD_NOW|RTLD_LOCAL, then handler_init()).
  * Returns the number of handlers registered, or -1 with *err (malloc'd). */
 int tcmu_host_load_handlers(const char *dir, char **err);
+/* Load the one handler file path (a directory shared with tcmu-runner holds
+ * handlers that need tcmu-runner's own exports: target/handler_dir.h).
+ * Returns the number of handlers it registered, or -1 with *err (malloc'd). */
+int tcmu_host_load_handler_file(const char *path, char **err);
 
 /* check_config + open(): NULL with *err (malloc'd, one line naming the bad
  * field) when the handler refuses the cfgstring or open() fails. */

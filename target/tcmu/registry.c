@@ -152,6 +152,15 @@ static int load_one(const char *path, char **err)
 	return registered;
 }
 
+int tcmu_host_load_handler_file(const char *path, char **err)
+{
+	if (err)
+		*err = NULL;
+	if (!path)
+		return set_err(err, "handler file not given");
+	return load_one(path, err);
+}
+
 int tcmu_host_load_handlers(const char *dir, char **err)
 {
 	struct dirent **list = NULL;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "lunlab/be.h"
 
 int g_failed;
 
@@ -78,11 +79,6 @@ void session_end(struct iscsi_context *i)
 	iscsi_destroy_context(i);
 }
 
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 struct outcome outcome_of(struct scsi_task *t)
 {
 	struct outcome o;
@@ -98,8 +94,8 @@ struct outcome outcome_of(struct scsi_task *t)
 		if (t->datain.size >= 2 + 18) {
 			const uint8_t *s = t->datain.data + 2;
 			o.info_valid = s[0] & 0x80;
-			o.info = be32(s + 3);
-			o.csi = be32(s + 8);
+			o.info = get_be32(s + 3);
+			o.csi = get_be32(s + 8);
 		}
 	} else if (t->status == ST_GOOD && t->datain.size > 0) {
 		o.data_len = t->datain.size < (int)sizeof(o.data) ? t->datain.size : (int)sizeof(o.data);

@@ -27,6 +27,7 @@
 
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
+#include "lunlab/be.h"
 
 static struct iscsi_context *iscsi;
 static int lun;
@@ -45,10 +46,6 @@ static void fail(const char *fmt, ...)
 	va_end(ap);
 	failures++;
 }
-
-static void put_be16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
-static void put_be32(uint8_t *p, uint32_t v) { put_be16(p, (uint16_t)(v >> 16)); put_be16(p + 2, (uint16_t)v); }
-static void put_be64(uint8_t *p, uint64_t v) { put_be32(p, (uint32_t)(v >> 32)); put_be32(p + 4, (uint32_t)v); }
 
 struct answer {
 	int status, key, asc, ascq;

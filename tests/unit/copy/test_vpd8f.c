@@ -11,9 +11,7 @@
 
 #include "handlers/copy/copy.h"
 #include "handlers/copy/copy_limits.h"
-
-static unsigned be16(const uint8_t *p) { return (unsigned)p[0] << 8 | p[1]; }
-static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+#include "lunlab/be.h"
 
 /* Find descriptor type in page; returns its start (header included). */
 static const uint8_t *find_desc(const uint8_t *page, size_t total, unsigned type, unsigned *len)
@@ -21,7 +19,7 @@ static const uint8_t *find_desc(const uint8_t *page, size_t total, unsigned type
 	size_t off = 4;
 
 	while (off + 4 <= total) {
-		unsigned t = be16(page + off), l = be16(page + off + 2);
+		unsigned t = get_be16(page + off), l = get_be16(page + off + 2);
 		assert_true(off + 4 + l <= total);     /* never runs past the page */
 		assert_int_equal((4 + l) % 4, 0);      /* descriptors are padded to 4 bytes */
 		if (t == type) {
@@ -47,7 +45,7 @@ static void check_page(uint32_t block_size, uint8_t granularity_log2)
 	assert_true(total > 4 && total < sizeof(page));
 	assert_int_equal(page[0], 0x00);
 	assert_int_equal(page[1], 0x8F);
-	assert_int_equal(be16(page + 2), total - 4);
+	assert_int_equal(get_be16(page + 2), total - 4);
 	assert_int_equal(page[total], 0xEE);       /* wrote nothing past the page */
 
 	/* Supported Commands: 83h SA 00h; 84h SAs 00h 03h 04h */
@@ -75,10 +73,10 @@ static void check_page(uint32_t block_size, uint8_t granularity_log2)
 	d = find_desc(page, total, 0x0004, &len);
 	assert_non_null(d);
 	assert_int_equal(len, 0x1C);
-	assert_int_equal(be16(d + 8), XCOPY_MAX_TGT_DESC);
-	assert_int_equal(be16(d + 10), XCOPY_MAX_SEG_DESC);
-	assert_int_equal(be32(d + 12), XCOPY_MAX_DESC_LIST_LEN);
-	assert_int_equal(be32(d + 16), 0);
+	assert_int_equal(get_be16(d + 8), XCOPY_MAX_TGT_DESC);
+	assert_int_equal(get_be16(d + 10), XCOPY_MAX_SEG_DESC);
+	assert_int_equal(get_be32(d + 12), XCOPY_MAX_DESC_LIST_LEN);
+	assert_int_equal(get_be32(d + 16), 0);
 
 	/* Supported Descriptors: exactly 02h and E4h */
 	d = find_desc(page, total, 0x0008, &len);
@@ -90,15 +88,15 @@ static void check_page(uint32_t block_size, uint8_t granularity_log2)
 	/* Supported CSCD IDs: none */
 	d = find_desc(page, total, 0x000C, &len);
 	assert_non_null(d);
-	assert_int_equal(be16(d + 4), 0);
+	assert_int_equal(get_be16(d + 4), 0);
 
 	/* General Copy Operations */
 	d = find_desc(page, total, 0x8001, &len);
 	assert_non_null(d);
 	assert_int_equal(len, 0x20);
-	assert_int_equal(be32(d + 4), XCOPY_TOTAL_CONCURRENT);
-	assert_int_equal(be32(d + 8), XCOPY_MAX_IDENTIFIED);
-	assert_int_equal(be32(d + 12), XCOPY_MAX_SEG_BYTES);
+	assert_int_equal(get_be32(d + 4), XCOPY_TOTAL_CONCURRENT);
+	assert_int_equal(get_be32(d + 8), XCOPY_MAX_IDENTIFIED);
+	assert_int_equal(get_be32(d + 12), XCOPY_MAX_SEG_BYTES);
 	assert_int_equal(d[16], granularity_log2);
 	assert_int_equal(d[17], 0);
 

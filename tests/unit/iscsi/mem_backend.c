@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include "lunlab/be.h"
 
 struct mem_be {
 	struct lu_backend be;
@@ -41,8 +42,6 @@ static uint64_t prefix_sum(const struct lu_cmd *c, size_t n)
 		h = (h ^ p[i]) * 1099511628211ull;
 	return h;
 }
-
-static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3]; }
 
 static void check(struct lu_cmd *c, uint8_t key, uint8_t asc)
 {
@@ -109,12 +108,12 @@ static void execute(struct mem_be *m, struct lu_cmd *c)
 		put(c, out, 8);
 		return;
 	case 0x28: case 0x2a:
-		lba = be32(cdb + 2);
+		lba = get_be32(cdb + 2);
 		blocks = (uint64_t)(cdb[7] << 8 | cdb[8]);
 		break;
 	case 0x88: case 0x8a:
-		lba = (uint64_t)be32(cdb + 2) << 32 | be32(cdb + 6);
-		blocks = be32(cdb + 10);
+		lba = (uint64_t)get_be32(cdb + 2) << 32 | get_be32(cdb + 6);
+		blocks = get_be32(cdb + 10);
 		break;
 	default:
 		check(c, 0x05, 0x20);

@@ -3,7 +3,7 @@
 #include <pthread.h>
 
 #include "fixture.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 
 static void write_blocks(struct scsi_lu *lu, uint64_t lba, uint8_t *d, uint32_t n)
 {

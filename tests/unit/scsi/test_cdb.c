@@ -1,7 +1,7 @@
 /* test_cdb.c — CDB decoding (cdb.c) and the table-driven checks of
  * scsi_dispatch (opcodes.c): unknown opcodes, reserved bits, ranges. */
 #include "fixture.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 
 static void test_lengths(void **state)
 {

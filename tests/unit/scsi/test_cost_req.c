@@ -3,7 +3,7 @@
  * logical range WRITE SAME / UNMAP / VERIFY cover in `xcopy_bytes`, and the
  * map entries the x2 model derives from them (cost_service_of). */
 #include "fixture.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 #include "models/cost_virtual.h"
 #include "models/profile.h"
 

@@ -5,7 +5,7 @@
  * (libiscsi: "Padding data is not zero").  Each command runs on a buffer
  * pre-filled with 0xAA, larger than its answer. */
 #include "fixture.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 
 #define BUFLEN 1024u
 

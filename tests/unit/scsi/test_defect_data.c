@@ -2,7 +2,7 @@
  * list whose header echoes the lists and format asked for, truncated to the
  * allocation length. */
 #include "fixture.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 
 static void test_rdd10(void **state)
 {

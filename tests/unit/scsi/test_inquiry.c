@@ -1,7 +1,7 @@
 /* test_inquiry.c — standard INQUIRY and VPD pages (spc_inquiry.c), NAA
  * designator (naa.c): exact bytes and allocation-length truncation. */
 #include "fixture.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 
 static struct scsi_lu *lu;
 

@@ -3,7 +3,7 @@
  * real cost model, LOG SELECT PCR resetting it, parameter pointer, errors. */
 #include "fixture.h"
 #include "handlers/array/array_admin.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 #include "models/cost.h"
 #include "models/cost_virtual.h"
 #include "models/profile.h"

@@ -4,7 +4,7 @@
  * BLOCKS PER PHYSICAL BLOCK EXPONENT in READ CAPACITY(16), VPD B0
  * granularities a multiple of the physical block). */
 #include "fixture.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 
 static void test_readonly_refuses_every_write(void **state)
 {

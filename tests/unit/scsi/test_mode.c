@@ -2,7 +2,7 @@
  * descriptors, MODE SELECT round trip and its field pointers, SWP. */
 #include "fixture.h"
 #include "handlers/array/store_db.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 
 static void sense6_sub(struct fix_cmd *fc, struct scsi_lu *lu, uint8_t dbd, uint8_t pc, uint8_t page, uint8_t sub,
 		       uint8_t *b, size_t len)

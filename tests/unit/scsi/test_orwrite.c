@@ -5,7 +5,7 @@
 #include <pthread.h>
 
 #include "fixture.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 
 static void orw_cdb(uint8_t *cdb, uint64_t lba, uint32_t n)
 {

@@ -1,7 +1,7 @@
 /* test_provisioning.c — WRITE SAME (sbc_write_same.c), UNMAP (sbc_unmap.c)
  * and GET LBA STATUS (sbc_lba_status.c) on a real thin volume. */
 #include "fixture.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 
 /* 16 KiB dedup blocks = 32 LBAs of 512 bytes */
 #define GRAN 32

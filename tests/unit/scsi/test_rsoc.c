@@ -2,7 +2,7 @@
  * OPERATION CODES (spc_misc.c): both formats, RCTD, reporting options, and
  * the commands the host answers before the handler (listed, not run). */
 #include "fixture.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 
 static struct scsi_lu *lu;
 static int setup(void **state) { lu = fix_lu_new("rsoc", FIX_BS, FIX_LBAS); return 0; }

@@ -1,7 +1,7 @@
 /* test_rw.c — READ/WRITE 6/10/12/16 (sbc_rw.c), READ CAPACITY (sbc_capacity.c)
  * and SYNCHRONIZE CACHE (sbc_sync.c) against a real volume. */
 #include "fixture.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 
 static void fill(uint8_t *p, size_t n, unsigned seed)
 {

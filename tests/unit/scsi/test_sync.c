@@ -4,7 +4,7 @@
  * AND VERIFY, and every write of a LU whose WCE is 0 (SBC-4 4.15,
  * docs/persistence.md).  A commit shows in the array's commit count. */
 #include "fixture.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 
 static uint64_t commits(struct scsi_lu *lu)
 {

@@ -9,7 +9,7 @@
  * crossing after the threshold re-arms. */
 #include "fixture.h"
 #include "handlers/array/array_admin.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 
 #define DB 16384u                 /* dedup block of the fixture's arrays */
 #define LBAS_PER_DB (DB / FIX_BS)

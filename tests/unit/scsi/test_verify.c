@@ -4,7 +4,7 @@
  * data-out shorter than what BYTCHK needs is refused, never compared as
  * zeros (which made a VERIFY of unwritten blocks GOOD without its data). */
 #include "fixture.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 
 static void vcdb(uint8_t *cdb, uint8_t op, uint8_t bytchk, uint64_t lba, uint32_t n)
 {

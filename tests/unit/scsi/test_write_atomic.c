@@ -6,7 +6,7 @@
 #include <stdatomic.h>
 
 #include "fixture.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 
 static void wa_cdb(uint8_t *cdb, uint64_t lba, uint16_t n)
 {

@@ -7,7 +7,7 @@
  * nothing behind once the host drops its state. */
 #include "fixture.h"
 #include "handlers/array/array_admin.h"
-#include "handlers/scsi/bytes.h"
+#include "lunlab/be.h"
 
 #define LEN (1u << 20) /* 2048 blocks of 512 bytes: four 256 KiB bursts */
 

@@ -116,12 +116,39 @@ static void test_broken_file(void **state)
 	rm_dir(dir);
 }
 
+/* one named file: only it is opened, even with a broken neighbour */
+static void test_load_one_file(void **state)
+{
+	char *err = NULL;
+	char tmpl[] = "/tmp/lunlab-tcmu-test-XXXXXX";
+	char *dir = mkdtemp(tmpl);
+	char path[PATH_MAX];
+
+	(void)state;
+	assert_non_null(dir);
+	write_file(dir, "handler_a.so", "not an ELF file, long enough for the loader to read its header\n");
+	write_file(dir, "handler_b.so", "not an ELF file, long enough for the loader to read its header\n");
+	snprintf(path, sizeof(path), "%s/handler_a.so", dir);
+	assert_int_equal(tcmu_host_load_handler_file(path, &err), -1);
+	assert_non_null(err);
+	assert_non_null(strstr(err, "/handler_a.so: dlopen failed: "));
+	assert_null(strstr(err, "handler_b.so"));
+	free(err);
+	err = NULL;
+	snprintf(path, sizeof(path), "%s/handler_missing.so", dir);
+	assert_int_equal(tcmu_host_load_handler_file(path, &err), -1);
+	assert_non_null(strstr(err, "/handler_missing.so: dlopen failed: "));
+	free(err);
+	rm_dir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_load_register_duplicate),
 		cmocka_unit_test(test_init_failure_refuses),
 		cmocka_unit_test(test_broken_file),
+		cmocka_unit_test(test_load_one_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,1184 @@
+/* scn_parse.c - scenario file -> struct scn_model (docs/scenarios.md "Format").  libyaml
+ * builds the node tree and keeps each node's mark; this file walks it once, checks every
+ * key, type and reference, then checks the timeline as a whole.  The first refusal ends
+ * the parse (longjmp back to scn_parse_text, which frees the document). */
+#include "client/scn_parse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <regex.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+#include <yaml.h>
+
+#include "client/cli.h"
+
+struct pctx {
+	const char *file;
+	yaml_document_t *doc;
+	struct scn_model *m;
+	char *err;
+	size_t errlen;
+	jmp_buf out;
+};
+
+static _Noreturn void failv(struct pctx *p, unsigned line, unsigned col, const char *key, const char *fmt, va_list ap)
+{
+	char msg[SCN_TEXT];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	snprintf(p->err, p->errlen, "%s:%u:%u: %s: %s", p->file, line, col, key, msg);
+	longjmp(p->out, 1);
+}
+
+__attribute__((format(printf, 4, 5)))
+static _Noreturn void fail(struct pctx *p, const yaml_node_t *n, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	failv(p, (unsigned)n->start_mark.line + 1, (unsigned)n->start_mark.column + 1, key, fmt, ap);
+}
+
+__attribute__((format(printf, 4, 5)))
+static _Noreturn void fail_at(struct pctx *p, struct scn_mark mk, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	failv(p, mk.line, mk.col, key, fmt, ap);
+}
+
+static struct scn_mark mark_of(const yaml_node_t *n)
+{
+	return (struct scn_mark){ (unsigned)n->start_mark.line + 1, (unsigned)n->start_mark.column + 1 };
+}
+
+static const char *type_name(const yaml_node_t *n)
+{
+	return n->type == YAML_MAPPING_NODE ? "a mapping" : n->type == YAML_SEQUENCE_NODE ? "a sequence" : "a scalar";
+}
+
+static const char *str(struct pctx *p, const yaml_node_t *n, const char *key)
+{
+	if (n->type != YAML_SCALAR_NODE)
+		fail(p, n, key, "expected a string, got %s", type_name(n));
+	return (const char *)n->data.scalar.value;
+}
+
+static void copy_str(struct pctx *p, const yaml_node_t *n, const char *key, char *dst, size_t len)
+{
+	const char *s = str(p, n, key);
+	if (strlen(s) >= len)
+		fail(p, n, key, "longer than %zu characters", len - 1);
+	strcpy(dst, s);
+}
+
+static void check_mapping(struct pctx *p, const yaml_node_t *n, const char *key)
+{
+	if (n->type != YAML_MAPPING_NODE)
+		fail(p, n, key, "expected a mapping, got %s", type_name(n));
+}
+
+static uint64_t get_uint(struct pctx *p, const yaml_node_t *n, const char *key, uint64_t min, uint64_t max)
+{
+	const char *s = str(p, n, key);
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (!*s || *s == '-' || errno || *end)
+		fail(p, n, key, "'%s': expected a whole number", s);
+	if (v < min || v > max)
+		fail(p, n, key, "%llu: out of range %llu..%llu", v, (unsigned long long)min, (unsigned long long)max);
+	return v;
+}
+
+static double get_number(struct pctx *p, const yaml_node_t *n, const char *key)
+{
+	const char *s = str(p, n, key);
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (!*s || errno || *end || !isfinite(v))
+		fail(p, n, key, "'%s': expected a number", s);
+	return v;
+}
+
+static bool get_bool(struct pctx *p, const yaml_node_t *n, const char *key)
+{
+	const char *s = str(p, n, key);
+	if (!strcmp(s, "true") || !strcmp(s, "yes"))
+		return true;
+	if (!strcmp(s, "false") || !strcmp(s, "no"))
+		return false;
+	fail(p, n, key, "'%s': expected true or false", s);
+}
+
+int scn_parse_duration(const char *s, double *out)
+{
+	char *end;
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		return -1;
+	if (!strcmp(end, "ms"))
+		v /= 1000;
+	else if (!strcmp(end, "m"))
+		v *= 60;
+	else if (*end && strcmp(end, "s"))
+		return -1;
+	if (v > 86400)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static double get_duration(struct pctx *p, const yaml_node_t *n, const char *key)
+{
+	double v;
+	const char *s = str(p, n, key);
+	if (scn_parse_duration(s, &v))
+		fail(p, n, key, "'%s': expected a duration (2s, 500ms, 1.5m; at most a day)", s);
+	return v;
+}
+
+static uint64_t get_size(struct pctx *p, const yaml_node_t *n, const char *key)
+{
+	uint64_t v;
+	const char *s = str(p, n, key);
+	if (cli_parse_size(s, &v) || v == 0)
+		fail(p, n, key, "'%s': expected a size (64M, 4k, 1g)", s);
+	return v;
+}
+
+int scn_parse_sense(const char *s, unsigned *out)
+{
+	unsigned k, a, q;
+	char tail;
+	if (!s || strlen(s) != 8 || s[2] != '/' || s[5] != '/' ||
+	    sscanf(s, "%2x/%2x/%2x%c", &k, &a, &q, &tail) != 3 || k > 0xf)
+		return -1;
+	for (int i = 0; i < 8; i++)
+		if (i != 2 && i != 5 && !isxdigit((unsigned char)s[i]))
+			return -1;
+	*out = k << 16 | a << 8 | q;
+	return 0;
+}
+
+static void get_sense(struct pctx *p, const yaml_node_t *n, const char *key, char *dst)
+{
+	unsigned v;
+	const char *s = str(p, n, key);
+	if (scn_parse_sense(s, &v))
+		fail(p, n, key, "'%s': expected a sense KK/AA/QQ in hex (07/27/07)", s);
+	snprintf(dst, SCN_TEXT, "%02x/%02x/%02x", (v >> 16) & 0xf, (v >> 8) & 0xff, v & 0xff);
+}
+
+static bool name_ok(const char *s)
+{
+	return *s && strlen(s) < SCN_NAME && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == strlen(s) &&
+	       !isdigit((unsigned char)s[0]);
+}
+
+/* Iterate a mapping's pairs: key text, key node, value node.  Duplicate keys refused. */
+#define EACH_PAIR(p, map, kname, knode, vnode)                                                        \
+	for (yaml_node_pair_t *pr_##kname = (map)->data.mapping.pairs.start; pr_##kname < (map)->data.mapping.pairs.top; \
+	     pr_##kname++)                                                                                   \
+		for (yaml_node_t *knode = yaml_document_get_node((p)->doc, pr_##kname->key),                   \
+				 *vnode = yaml_document_get_node((p)->doc, pr_##kname->value);                   \
+		     knode; knode = NULL)                                                                    \
+			for (const char *kname = key_text(p, map, pr_##kname, knode); kname; kname = NULL)
+
+static const char *key_text(struct pctx *p, const yaml_node_t *map, const yaml_node_pair_t *pr, const yaml_node_t *k)
+{
+	if (k->type != YAML_SCALAR_NODE)
+		fail(p, k, "key", "a key must be a string, got %s", type_name(k));
+	const char *s = (const char *)k->data.scalar.value;
+	for (const yaml_node_pair_t *q = map->data.mapping.pairs.start; q < pr; q++) {
+		yaml_node_t *o = yaml_document_get_node(p->doc, q->key);
+		if (o && o->type == YAML_SCALAR_NODE && !strcmp((const char *)o->data.scalar.value, s))
+			fail(p, k, s, "duplicate key (first at line %u)", (unsigned)o->start_mark.line + 1);
+	}
+	return s;
+}
+
+static _Noreturn void unknown(struct pctx *p, const yaml_node_t *k, const char *path, const char *key, const char *known)
+{
+	char full[SCN_TEXT];
+	snprintf(full, sizeof(full), "%s%s%s", path, *path ? "." : "", key);
+	fail(p, k, full, "unknown key (known: %s)", known);
+}
+
+/* "path.key", cut to len (a key path only names things in messages) */
+static void path_key(char *dst, size_t len, const char *path, const char *key)
+{
+	size_t pl = strnlen(path, len - 1), kl = strnlen(key, len - 1);
+	if (pl + 1 + kl >= len)
+		kl = pl + 1 < len - 1 ? len - 2 - pl : 0;
+	memcpy(dst, path, pl);
+	if (pl + 1 < len) {
+		dst[pl] = '.';
+		memcpy(dst + pl + 1, key, kl);
+		dst[pl + 1 + kl] = 0;
+	} else {
+		dst[pl] = 0;
+	}
+}
+
+static void get_regex(struct pctx *p, const yaml_node_t *n, const char *key, char *dst, size_t len)
+{
+	copy_str(p, n, key, dst, len);
+	regex_t re;
+	if (regcomp(&re, dst, REG_EXTENDED | REG_NOSUB))
+		fail(p, n, key, "'%s': not a POSIX extended regular expression", dst);
+	regfree(&re);
+}
+
+static void get_api_path(struct pctx *p, const yaml_node_t *n, const char *key, char *dst, size_t len)
+{
+	copy_str(p, n, key, dst, len);
+	if (dst[0] != '/' || strpbrk(dst, " \t\r\n"))
+		fail(p, n, key, "'%s': expected a path on the API (/api/..., /metrics.json), no spaces", dst);
+}
+
+/* ---- arrays ---- */
+
+static bool array_has_alua(const struct scn_array *a)
+{
+	if (a->tpgs[0])
+		return strcmp(a->tpgs, "off") != 0;
+	return !strcmp(a->model, "fa420-ac");
+}
+
+
+static void parse_luns(struct pctx *p, struct scn_array *a, const yaml_node_t *n, const char *path)
+{
+	check_mapping(p, n, path);
+	EACH_PAIR(p, n, name, k, v) {
+		char kp[SCN_TEXT];
+		path_key(kp, sizeof(kp), path, name);
+		if (!name_ok(name))
+			fail(p, k, kp, "a LUN name is 1..31 of a-z 0-9 _, not starting with a digit");
+		if (a->n_luns == SCN_MAX_LUNS)
+			fail(p, k, kp, "at most %d LUNs per array", SCN_MAX_LUNS);
+		struct scn_lun *l = &a->luns[a->n_luns++];
+		strcpy(l->name, name);
+		l->block = 512;
+		check_mapping(p, v, kp);
+		bool have_size = false;
+		EACH_PAIR(p, v, key, k2, v2) {
+			char vp[SCN_TEXT];
+			path_key(vp, sizeof(vp), kp, key);
+			if (!strcmp(key, "size")) {
+				l->size = get_size(p, v2, vp);
+				have_size = true;
+			} else if (!strcmp(key, "block")) {
+				l->block = (unsigned)get_uint(p, v2, vp, 512, 4096);
+				if (l->block != 512 && l->block != 4096)
+					fail(p, v2, vp, "%u: want 512 or 4096", l->block);
+			} else {
+				unknown(p, k2, kp, key, "size, block");
+			}
+		}
+		if (!have_size)
+			fail(p, v, kp, "missing size (every LUN needs one)");
+		if (l->size % l->block)
+			fail(p, v, kp, "size %llu is not a multiple of the %u-byte block", (unsigned long long)l->size, l->block);
+	}
+	if (!a->n_luns)
+		fail(p, n, path, "an array needs at least one LUN");
+}
+
+static void parse_array(struct pctx *p, struct scn_array *a, const yaml_node_t *n, const char *path)
+{
+	static const char known[] = "url, api, api_user, model, profile, capacity, soft_threshold, time_scale, "
+				    "host_streams, state_dir, portals, tpgs, luns, faults, alua";
+	check_mapping(p, n, path);
+	strcpy(a->model, "x2");
+	strcpy(a->time_scale, "0");
+	a->soft_threshold = -1;
+	a->portals = 1;
+	a->mark = mark_of(n);
+	bool have_luns = false;
+	const yaml_node_t *started_key = NULL;
+	EACH_PAIR(p, n, key, k, v) {
+		char kp[SCN_TEXT];
+		path_key(kp, sizeof(kp), path, key);
+		if (!strcmp(key, "url")) {
+			copy_str(p, v, kp, a->url, sizeof(a->url));
+			if (strncmp(a->url, "iscsi://", 8))
+				fail(p, v, kp, "'%s': expected iscsi://HOST[:PORT]/IQN", a->url);
+			a->external = true;
+			continue;
+		} else if (!strcmp(key, "api")) {
+			copy_str(p, v, kp, a->api_url, sizeof(a->api_url));
+			if (strncmp(a->api_url, "https://", 8))
+				fail(p, v, kp, "'%s': expected https://HOST:PORT", a->api_url);
+			continue;
+		} else if (!strcmp(key, "api_user")) {
+			copy_str(p, v, kp, a->api_user, sizeof(a->api_user));
+			continue;
+		} else if (!strcmp(key, "luns")) {
+			parse_luns(p, a, v, kp);
+			have_luns = true;
+			continue;
+		}
+		started_key = k;
+		if (!strcmp(key, "model")) {
+			copy_str(p, v, kp, a->model, sizeof(a->model));
+		} else if (!strcmp(key, "profile")) {
+			copy_str(p, v, kp, a->profile, sizeof(a->profile));
+		} else if (!strcmp(key, "capacity")) {
+			a->capacity = get_size(p, v, kp);
+			if (a->capacity < (1u << 20))
+				fail(p, v, kp, "%llu: at least 1M", (unsigned long long)a->capacity);
+		} else if (!strcmp(key, "soft_threshold")) {
+			const char *s = str(p, v, kp);
+			char buf[16];
+			snprintf(buf, sizeof(buf), "%s", s);
+			size_t l = strlen(buf);
+			if (l && buf[l - 1] == '%')
+				buf[l - 1] = 0;
+			char *end;
+			long t = strtol(buf, &end, 10);
+			if (!*buf || *end || t < 0 || t > 100)
+				fail(p, v, kp, "'%s': expected a percentage 0..100", s);
+			a->soft_threshold = (int)t;
+		} else if (!strcmp(key, "time_scale")) {
+			copy_str(p, v, kp, a->time_scale, sizeof(a->time_scale));
+			if (strcmp(a->time_scale, "virtual")) {
+				char *end;
+				double t = strtod(a->time_scale, &end);
+				if (*end || !*a->time_scale || !(t >= 0) || t > 1000)
+					fail(p, v, kp, "'%s': expected virtual or a number 0..1000", a->time_scale);
+			}
+		} else if (!strcmp(key, "host_streams")) {
+			a->host_streams = (unsigned)get_uint(p, v, kp, 1, 4096);
+		} else if (!strcmp(key, "state_dir")) {
+			a->state_dir = get_bool(p, v, kp);
+		} else if (!strcmp(key, "portals")) {
+			a->portals = (unsigned)get_uint(p, v, kp, 1, SCN_MAX_PORTALS);
+		} else if (!strcmp(key, "tpgs")) {
+			copy_str(p, v, kp, a->tpgs, sizeof(a->tpgs));
+			if (strcmp(a->tpgs, "off") && strcmp(a->tpgs, "implicit") && strcmp(a->tpgs, "explicit") &&
+			    strcmp(a->tpgs, "both"))
+				fail(p, v, kp, "'%s': expected off, implicit, explicit or both", a->tpgs);
+		} else if (!strcmp(key, "faults") || !strcmp(key, "alua")) {
+			bool fl = key[0] == 'f';
+			unsigned *cnt = fl ? &a->n_faults : &a->n_alua;
+			if (v->type != YAML_SEQUENCE_NODE)
+				fail(p, v, kp, "expected a sequence of %s, got %s", fl ? "fault rules" : "ALUA SPEC strings",
+				     type_name(v));
+			for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+				yaml_node_t *f = yaml_document_get_node(p->doc, *it);
+				if (*cnt == SCN_MAX_LIST)
+					fail(p, f, kp, "at most %d here", SCN_MAX_LIST);
+				copy_str(p, f, kp, fl ? a->faults[*cnt] : a->alua[*cnt], SCN_TEXT);
+				(*cnt)++;
+			}
+		} else {
+			unknown(p, k, path, key, known);
+		}
+	}
+	if (a->external && started_key)
+		fail(p, started_key, path, "'%s' describes an array the runner starts; this one has url: (an existing target)",
+		     (const char *)started_key->data.scalar.value);
+	if (!a->external && (a->api_url[0] || a->api_user[0]))
+		fail(p, n, path, "api and api_user are for an existing target (url:); the runner gives its arrays an API");
+	if (!have_luns)
+		fail(p, n, path, "missing luns (name: {size: 64M} for each)");
+	if (a->n_alua && !array_has_alua(a))
+		fail(p, n, path, "alua: states at start need an array that reports ALUA (model: fa420-ac or tpgs: implicit)");
+	if (a->host_streams && strcmp(a->time_scale, "virtual"))
+		fail(p, n, path, "host_streams needs time_scale: virtual");
+}
+
+/* "array.lun", or "lun" when there is one array */
+static struct scn_lunref get_lunref(struct pctx *p, const yaml_node_t *n, const char *key)
+{
+	const char *s = str(p, n, key);
+	const char *dot = strchr(s, '.');
+	struct scn_model *m = p->m;
+	int ai = -1;
+	if (dot) {
+		for (unsigned i = 0; i < m->n_arrays; i++)
+			if (strlen(m->arrays[i].name) == (size_t)(dot - s) && !strncmp(m->arrays[i].name, s, (size_t)(dot - s)))
+				ai = (int)i;
+		if (ai < 0)
+			fail(p, n, key, "'%s': no array '%.*s'", s, (int)(dot - s), s);
+		dot++;
+	} else {
+		if (m->n_arrays != 1)
+			fail(p, n, key, "'%s': name the array too (ARRAY.LUN): there are %u arrays", s, m->n_arrays);
+		ai = 0;
+		dot = s;
+	}
+	const struct scn_array *a = &m->arrays[ai];
+	for (unsigned l = 0; l < a->n_luns; l++)
+		if (!strcmp(a->luns[l].name, dot))
+			return (struct scn_lunref){ ai, (int)l };
+	fail(p, n, key, "'%s': array %s has no LUN '%s'", s, a->name, dot);
+}
+
+static int find_array(struct pctx *p, const yaml_node_t *n, const char *key)
+{
+	const char *s = str(p, n, key);
+	for (unsigned i = 0; i < p->m->n_arrays; i++)
+		if (!strcmp(p->m->arrays[i].name, s))
+			return (int)i;
+	fail(p, n, key, "'%s': no such array", s);
+}
+
+static int find_work(struct pctx *p, const yaml_node_t *n, const char *key)
+{
+	const char *s = str(p, n, key);
+	for (unsigned i = 0; i < p->m->n_work; i++)
+		if (!strcmp(p->m->work[i].name, s))
+			return (int)i;
+	fail(p, n, key, "'%s': no such workload", s);
+}
+
+/* ---- workloads ---- */
+
+static const char *const kind_keys[] = {
+	[SCN_W_VERIFY] = "kind, start, lun, bs, size, offset, sync_every, reconnect",
+	[SCN_W_CLONE] = "kind, start, lun, dest, template_size, chunk, clones, mode",
+	[SCN_W_SCALE] = "kind, start, lun, vms, bs, qd, duration, write, random, data",
+	[SCN_W_RUN] = "kind, start, command",
+	[SCN_W_DRR] = "kind, start, lun, size, image",
+};
+
+static bool key_in(const char *key, const char *list)
+{
+	size_t kl = strlen(key);
+	for (const char *s = list; *s;) {
+		size_t l = strcspn(s, ",");
+		if (l == kl && !strncmp(s, key, l))
+			return true;
+		s += l;
+		s += strspn(s, ", ");
+	}
+	return false;
+}
+
+static const char *const kind_names[] = { "verify", "clone", "scale", "run", "drr" };
+
+static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n, const char *path)
+{
+	check_mapping(p, n, path);
+	w->mark = mark_of(n);
+	w->lun = w->dest = (struct scn_lunref){ -1, -1 };
+	w->bs = 64 << 10;
+	w->size = 4 << 20;
+	w->reconnect_s = 30;
+	w->sync_every = 16;
+	w->template_size = 16 << 20;
+	w->chunk = 1 << 20;
+	w->clones = 2;
+	strcpy(w->mode, "auto");
+	w->vms = 1;
+	w->qd = 1;
+	w->duration_s = 2;
+	strcpy(w->data, "unique");
+	int kind = -1;
+	EACH_PAIR(p, n, key, k, v) {
+		if (strcmp(key, "kind"))
+			continue;
+		char kp[SCN_TEXT];
+		path_key(kp, sizeof(kp), path, key);
+		const char *s = str(p, v, kp);
+		for (int i = 0; i < 5; i++)
+			if (!strcmp(s, kind_names[i]))
+				kind = i;
+		if (kind < 0)
+			fail(p, v, kp, "'%s': expected verify, clone, scale, drr or run", s);
+	}
+	if (kind < 0)
+		fail(p, n, path, "missing kind (verify, clone, scale, drr or run)");
+	w->kind = (enum scn_work_kind)kind;
+	bool have_lun = false;
+	EACH_PAIR(p, n, key, k, v) {
+		char kp[SCN_TEXT];
+		path_key(kp, sizeof(kp), path, key);
+		if (!key_in(key, kind_keys[kind])) {
+			if (key_in(key, "start, lun, dest, bs, size, offset, sync_every, reconnect, template_size, chunk, clones, "
+					"mode, vms, qd, duration, write, random, data, command, image"))
+				fail(p, k, kp, "not a key of a %s workload (known: %s)", kind_names[kind], kind_keys[kind]);
+			unknown(p, k, path, key, kind_keys[kind]);
+		}
+		if (!strcmp(key, "kind")) {
+		} else if (!strcmp(key, "start")) {
+			w->start_mark = mark_of(v);
+			if (v->type == YAML_SCALAR_NODE && !strcmp((const char *)v->data.scalar.value, "event"))
+				w->start_by_event = true;
+			else
+				w->start_s = get_duration(p, v, kp);
+		} else if (!strcmp(key, "lun")) {
+			w->lun = get_lunref(p, v, kp);
+			have_lun = true;
+		} else if (!strcmp(key, "dest")) {
+			w->dest = get_lunref(p, v, kp);
+		} else if (!strcmp(key, "bs")) {
+			w->bs = get_size(p, v, kp);
+		} else if (!strcmp(key, "size")) {
+			w->size = get_size(p, v, kp);
+		} else if (!strcmp(key, "offset")) {
+			const char *s = str(p, v, kp);
+			if (strcmp(s, "0") && cli_parse_size(s, &w->offset))
+				fail(p, v, kp, "'%s': expected a size", s);
+		} else if (!strcmp(key, "sync_every")) {
+			w->sync_every = (unsigned)get_uint(p, v, kp, 0, 1u << 20);
+		} else if (!strcmp(key, "reconnect")) {
+			w->reconnect_s = get_duration(p, v, kp);
+		} else if (!strcmp(key, "template_size")) {
+			w->template_size = get_size(p, v, kp);
+		} else if (!strcmp(key, "chunk")) {
+			w->chunk = get_size(p, v, kp);
+		} else if (!strcmp(key, "clones")) {
+			w->clones = (unsigned)get_uint(p, v, kp, 1, 10000);
+		} else if (!strcmp(key, "mode")) {
+			copy_str(p, v, kp, w->mode, sizeof(w->mode));
+			if (strcmp(w->mode, "auto") && strcmp(w->mode, "xcopy") && strcmp(w->mode, "software"))
+				fail(p, v, kp, "'%s': expected auto, xcopy or software", w->mode);
+		} else if (!strcmp(key, "vms")) {
+			w->vms = (unsigned)get_uint(p, v, kp, 1, 1000);
+		} else if (!strcmp(key, "qd")) {
+			w->qd = (unsigned)get_uint(p, v, kp, 1, 256);
+		} else if (!strcmp(key, "duration")) {
+			w->duration_s = get_duration(p, v, kp);
+			if (w->duration_s <= 0)
+				fail(p, v, kp, "must be above 0");
+		} else if (!strcmp(key, "write")) {
+			w->write = get_bool(p, v, kp);
+		} else if (!strcmp(key, "random")) {
+			w->random = get_bool(p, v, kp);
+		} else if (!strcmp(key, "data")) {
+			copy_str(p, v, kp, w->data, sizeof(w->data));
+			if (strcmp(w->data, "unique") && strcmp(w->data, "repeat") && strcmp(w->data, "zero") &&
+			    strcmp(w->data, "win10"))
+				fail(p, v, kp, "'%s': expected unique, repeat, zero or win10", w->data);
+		} else if (!strcmp(key, "image")) {
+			copy_str(p, v, kp, w->image, sizeof(w->image));
+		} else if (!strcmp(key, "command")) {
+			copy_str(p, v, kp, w->command, sizeof(w->command));
+			if (!w->command[0])
+				fail(p, v, kp, "empty command");
+		}
+	}
+	if (kind != SCN_W_RUN && !have_lun)
+		fail(p, n, path, "missing lun (ARRAY.LUN)");
+	if (kind == SCN_W_RUN && !w->command[0])
+		fail(p, n, path, "missing command");
+	if (kind == SCN_W_VERIFY) {
+		const struct scn_lun *l = &p->m->arrays[w->lun.array].luns[w->lun.lun];
+		if (w->bs % l->block || w->size % w->bs || w->offset % l->block)
+			fail(p, n, path, "bs must be a multiple of the LUN's %u-byte block, size and offset of bs", l->block);
+		if (w->offset + w->size > l->size)
+			fail(p, n, path, "offset + size (%llu) is beyond LUN %s (%llu bytes)",
+			     (unsigned long long)(w->offset + w->size), l->name, (unsigned long long)l->size);
+	}
+	if (kind == SCN_W_DRR && !w->image[0]) {
+		const struct scn_lun *l = &p->m->arrays[w->lun.array].luns[w->lun.lun];
+		if (w->size > l->size)
+			fail(p, n, path, "size %llu is beyond LUN %s (%llu bytes)", (unsigned long long)w->size, l->name,
+			     (unsigned long long)l->size);
+	}
+	if (kind == SCN_W_CLONE) {
+		const struct scn_lun *src = &p->m->arrays[w->lun.array].luns[w->lun.lun];
+		const struct scn_lun *dst = w->dest.array >= 0 ? &p->m->arrays[w->dest.array].luns[w->dest.lun] : src;
+		uint64_t need = w->template_size * (w->clones + (w->dest.array < 0 ? 1 : 0));
+		if (need > dst->size)
+			fail(p, n, path, "%u clones of %llu bytes do not fit on LUN %s (%llu bytes)", w->clones,
+			     (unsigned long long)w->template_size, dst->name, (unsigned long long)dst->size);
+	}
+}
+
+/* ---- timeline ---- */
+
+static void parse_when(struct pctx *p, struct scn_event *e, const yaml_node_t *n, const char *path)
+{
+	check_mapping(p, n, path);
+	bool metric = false, work = false, have_min = false, fin = false, after = false, delay = false, api = false,
+	     match = false;
+	EACH_PAIR(p, n, key, k, v) {
+		char kp[SCN_TEXT];
+		path_key(kp, sizeof(kp), path, key);
+		if (!strcmp(key, "metric")) {
+			copy_str(p, v, kp, e->metric, sizeof(e->metric));
+			metric = true;
+		} else if (!strcmp(key, "min")) {
+			e->min = get_number(p, v, kp);
+			have_min = true;
+		} else if (!strcmp(key, "workload")) {
+			e->work = find_work(p, v, kp);
+			work = true;
+		} else if (!strcmp(key, "progress")) {
+			const char *s = str(p, v, kp);
+			char *end;
+			double f = strtod(s, &end);
+			if (end == s || strcmp(end, "%") || f <= 0 || f > 100)
+				fail(p, v, kp, "'%s': expected a percentage (50%%)", s);
+			e->min = f / 100;
+			have_min = true;
+		} else if (!strcmp(key, "finished")) {
+			if (!get_bool(p, v, kp))
+				fail(p, v, kp, "only 'finished: true' is a condition");
+			fin = true;
+		} else if (!strcmp(key, "after")) {
+			const char *s = str(p, v, kp);
+			e->after = -1;
+			for (int i = 0; i < (int)(e - p->m->events); i++)
+				if (!strcmp(p->m->events[i].name, s))
+					e->after = i;
+			if (e->after < 0)
+				fail(p, v, kp, "'%s': no event named so earlier in the timeline", s);
+			after = true;
+		} else if (!strcmp(key, "delay")) {
+			e->delay_s = get_duration(p, v, kp);
+			delay = true;
+		} else if (!strcmp(key, "api")) {
+			get_api_path(p, v, kp, e->metric, sizeof(e->metric));
+			api = true;
+		} else if (!strcmp(key, "match")) {
+			get_regex(p, v, kp, e->match, sizeof(e->match));
+			match = true;
+		} else {
+			unknown(p, k, path, key, "metric, min, workload, progress, finished, after, delay, api, match");
+		}
+	}
+	if (api != match)
+		fail(p, n, path, "api: PATH goes with match: REGEX (what its answer must contain)");
+	if (api) {
+		if (metric || work || have_min || fin || after || delay)
+			fail(p, n, path, "api: is a condition of its own (with match:)");
+		e->cond = SCN_C_API;
+		return;
+	}
+	if (delay && !after)
+		fail(p, n, path, "delay goes with after: EVENT");
+	if (after) {
+		if (metric || work || have_min || fin)
+			fail(p, n, path, "after: is a condition of its own (with delay:), not with a metric or a workload");
+		e->cond = SCN_C_AFTER;
+		return;
+	}
+	if (metric == work)
+		fail(p, n, path, "name either a metric (with min), a workload (with progress or finished) or an event (after)");
+	if (metric) {
+		if (!have_min)
+			fail(p, n, path, "missing min (the value the metric must reach)");
+		e->cond = SCN_C_METRIC;
+	} else {
+		if (have_min == fin)
+			fail(p, n, path, "give progress: N%% or finished: true");
+		e->cond = fin ? SCN_C_FINISHED : SCN_C_PROGRESS;
+		if (!fin && p->m->work[e->work].kind != SCN_W_VERIFY)
+			fail(p, n, path, "workload %s: progress is known for verify workloads only (use finished: true)",
+			     p->m->work[e->work].name);
+	}
+}
+
+static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *n, const char *path)
+{
+	static const char actions[] = "fault, fault_off, faults_clear, portal_down, portal_up, alua, kill, restart, pause, "
+				      "start_workload, api";
+	struct scn_model *m = p->m;
+	check_mapping(p, n, path);
+	e->mark = mark_of(n);
+	e->array = m->n_arrays == 1 ? 0 : -1;
+	e->lun = -1;
+	e->pref = -1;
+	e->ref = -1;
+	e->start = -1;
+	int nconds = 0, nacts = 0;
+	const yaml_node_t *act = NULL;
+	EACH_PAIR(p, n, key, k, v) {
+		char kp[SCN_TEXT];
+		path_key(kp, sizeof(kp), path, key);
+		if (!strcmp(key, "at")) {
+			e->cond = SCN_C_TIME;
+			e->at_s = get_duration(p, v, kp);
+			nconds++;
+		} else if (!strcmp(key, "when")) {
+			parse_when(p, e, v, kp);
+			nconds++;
+		} else if (!strcmp(key, "array")) {
+			e->array = find_array(p, v, kp);
+		} else if (!strcmp(key, "name")) {
+			copy_str(p, v, kp, e->name, sizeof(e->name));
+		} else if (key_in(key, actions)) {
+			if (nacts++)
+				fail(p, k, kp, "one action per event (this one has %s too)",
+				     (const char *)act->data.scalar.value);
+			act = k;
+			if (!strcmp(key, "fault")) {
+				e->kind = SCN_E_FAULT;
+				copy_str(p, v, kp, e->spec, sizeof(e->spec));
+			} else if (!strcmp(key, "fault_off")) {
+				e->kind = SCN_E_FAULT_OFF;
+				const char *s = str(p, v, kp);
+				for (int i = (int)(e - m->events) - 1; i >= 0; i--)
+					if (!strcmp(m->events[i].name, s))
+						e->ref = i;
+				if (e->ref < 0 || m->events[e->ref].kind != SCN_E_FAULT)
+					fail(p, v, kp, "'%s': no fault named so earlier in the timeline", s);
+			} else if (!strcmp(key, "faults_clear")) {
+				e->kind = SCN_E_FAULTS_CLEAR;
+				if (!get_bool(p, v, kp))
+					fail(p, v, kp, "only 'faults_clear: true' is an action");
+			} else if (!strcmp(key, "portal_down") || !strcmp(key, "portal_up")) {
+				e->kind = SCN_E_PORTAL;
+				e->up = !strcmp(key, "portal_up");
+				e->portal = (unsigned)get_uint(p, v, kp, 1, SCN_MAX_PORTALS);
+			} else if (!strcmp(key, "alua")) {
+				e->kind = SCN_E_ALUA;
+				check_mapping(p, v, kp);
+				bool have_tpg = false, have_state = false;
+				EACH_PAIR(p, v, ak, k2, v2) {
+					char ap[SCN_TEXT];
+					path_key(ap, sizeof(ap), kp, ak);
+					if (!strcmp(ak, "lun")) {
+						e->lun = (int)get_uint(p, v2, ap, 0, 16383);
+					} else if (!strcmp(ak, "tpg")) {
+						e->tpg = (unsigned)get_uint(p, v2, ap, 1, SCN_MAX_PORTALS);
+						have_tpg = true;
+					} else if (!strcmp(ak, "state")) {
+						copy_str(p, v2, ap, e->state, sizeof(e->state));
+						if (!key_in(e->state, "active/optimized, active/non-optimized, standby, unavailable, ao, ano"))
+							fail(p, v2, ap, "'%s': expected ao, ano, standby or unavailable", e->state);
+						have_state = true;
+					} else if (!strcmp(ak, "pref")) {
+						e->pref = get_bool(p, v2, ap);
+					} else if (!strcmp(ak, "transition")) {
+						e->transition_ms = (unsigned)(get_duration(p, v2, ap) * 1000 + 0.5);
+					} else {
+						unknown(p, k2, kp, ak, "lun, tpg, state, pref, transition");
+					}
+				}
+				if (!have_tpg || !have_state)
+					fail(p, v, kp, "needs tpg and state");
+			} else if (!strcmp(key, "kill")) {
+				e->kind = SCN_E_KILL;
+				if (!get_bool(p, v, kp))
+					fail(p, v, kp, "only 'kill: true' is an action");
+			} else if (!strcmp(key, "restart")) {
+				e->kind = SCN_E_RESTART;
+				if (!get_bool(p, v, kp))
+					fail(p, v, kp, "only 'restart: true' is an action");
+			} else if (!strcmp(key, "api")) {
+				e->kind = SCN_E_API;
+				check_mapping(p, v, kp);
+				EACH_PAIR(p, v, ak, k2, v2) {
+					char ap[SCN_TEXT];
+					path_key(ap, sizeof(ap), kp, ak);
+					if (!strcmp(ak, "method")) {
+						copy_str(p, v2, ap, e->method, sizeof(e->method));
+						if (!key_in(e->method, "GET, POST, PUT, DELETE"))
+							fail(p, v2, ap, "'%s': expected GET, POST, PUT or DELETE", e->method);
+					} else if (!strcmp(ak, "path")) {
+						get_api_path(p, v2, ap, e->path, sizeof(e->path));
+					} else if (!strcmp(ak, "body")) {
+						copy_str(p, v2, ap, e->body, sizeof(e->body));
+						json_object *j = json_tokener_parse(e->body);
+						if (!j)
+							fail(p, v2, ap, "not JSON");
+						json_object_put(j);
+					} else {
+						unknown(p, k2, kp, ak, "method, path, body");
+					}
+				}
+				if (!e->method[0] || !e->path[0])
+					fail(p, v, kp, "needs method and path");
+			} else if (!strcmp(key, "start_workload")) {
+				e->kind = SCN_E_START;
+				e->start = find_work(p, v, kp);
+				if (!m->work[e->start].start_by_event)
+					fail(p, v, kp, "workload %s starts at a time; write start: event in it", m->work[e->start].name);
+				for (unsigned i = 0; i < (unsigned)(e - m->events); i++)
+					if (m->events[i].kind == SCN_E_START && m->events[i].start == e->start)
+						fail(p, v, kp, "workload %s is started by timeline[%u] already", m->work[e->start].name, i);
+			} else if (!strcmp(key, "pause")) {
+				e->kind = SCN_E_PAUSE;
+				e->pause_s = get_duration(p, v, kp);
+				if (e->pause_s <= 0)
+					fail(p, v, kp, "must be above 0");
+			}
+		} else {
+			unknown(p, k, path, key, "at, when, array, name, fault, fault_off, faults_clear, portal_down, portal_up, "
+						 "alua, kill, restart, pause, start_workload, api");
+		}
+	}
+	if (nconds != 1)
+		fail(p, n, path, nconds ? "give at: or when:, not both" : "missing at: (a time) or when: (a condition)");
+	if (!nacts)
+		fail(p, n, path, "missing the action (one of %s)", actions);
+	if (e->cond == SCN_C_TIME && e->at_s >= m->timeout_s)
+		fail(p, n, path, "at %.3gs is not before the scenario's timeout (%.3gs)", e->at_s, m->timeout_s);
+	for (unsigned i = 0; e->name[0] && i < (unsigned)(e - m->events); i++)
+		if (!strcmp(m->events[i].name, e->name))
+			fail(p, n, path, "name %s is timeline[%u]'s already", e->name, i);
+	if (e->kind == SCN_E_START && e->cond != SCN_C_METRIC)
+		return; /* no array in it */
+	if (e->array < 0)
+		fail(p, n, path, "name the array (array: NAME): there are %u", m->n_arrays);
+	const struct scn_array *a = &m->arrays[e->array];
+	const char *an = (const char *)act->data.scalar.value;
+	if (e->kind == SCN_E_START)
+		return;
+	if (a->external && (e->kind == SCN_E_KILL || e->kind == SCN_E_RESTART || e->kind == SCN_E_PAUSE))
+		fail(p, act, an, "array %s is an existing target (url:): the runner cannot kill, restart or pause it", a->name);
+	if (a->external && !a->api_url[0] && e->kind != SCN_E_KILL)
+		fail(p, act, an, "array %s has no api: (the runner changes faults, portals and ALUA through it)", a->name);
+	if (e->kind == SCN_E_PORTAL && !a->external && e->portal > a->portals)
+		fail(p, act, an, "array %s has %u portal(s)", a->name, a->portals);
+	if (e->kind == SCN_E_ALUA && !a->external && !array_has_alua(a))
+		fail(p, act, an, "array %s reports no ALUA (model: fa420-ac or tpgs: implicit)", a->name);
+	if (e->kind == SCN_E_ALUA && !a->external && e->tpg > a->portals)
+		fail(p, act, an, "array %s has %u portal group(s)", a->name, a->portals);
+	if (e->kind == SCN_E_ALUA && e->lun >= 0 && !a->external && (unsigned)e->lun >= a->n_luns)
+		fail(p, act, an, "array %s has no LUN %d", a->name, e->lun);
+	if (e->kind == SCN_E_RESTART && !a->state_dir)
+		fail(p, act, an, "array %s has no state_dir: a restart would find it empty", a->name);
+	if ((e->cond == SCN_C_METRIC || e->cond == SCN_C_API) && a->external && !a->api_url[0])
+		fail(p, n, path, "array %s has no api: to read its metrics from", a->name);
+}
+
+/* Kill and restart must alternate per array in time order: timed events are ordered by
+ * time, conditional ones by their place in the file (they fire after the time ones only
+ * if the file says so; a restart before any kill cannot happen). */
+static void check_timeline(struct pctx *p)
+{
+	struct scn_model *m = p->m;
+	for (unsigned ai = 0; ai < m->n_arrays; ai++) {
+		int order[SCN_MAX_EVENTS], n = 0;
+		for (unsigned i = 0; i < m->n_events; i++)
+			if ((int)ai == m->events[i].array &&
+			    (m->events[i].kind == SCN_E_KILL || m->events[i].kind == SCN_E_RESTART))
+				order[n++] = (int)i;
+		/* timed ones by time (stable), conditional ones keep their file position */
+		for (int i = 1; i < n; i++)
+			for (int j = i; j > 0; j--) {
+				struct scn_event *x = &m->events[order[j - 1]], *y = &m->events[order[j]];
+				if (x->cond == SCN_C_TIME && y->cond == SCN_C_TIME && y->at_s < x->at_s) {
+					int t = order[j];
+					order[j] = order[j - 1];
+					order[j - 1] = t;
+				}
+			}
+		bool down = false;
+		for (int i = 0; i < n; i++) {
+			struct scn_event *e = &m->events[order[i]];
+			char key[32];
+			snprintf(key, sizeof(key), "timeline[%d]", order[i]);
+			if (e->kind == SCN_E_RESTART && !down)
+				fail_at(p, e->mark, key, "restart of array %s with no kill before it", m->arrays[ai].name);
+			if (e->kind == SCN_E_KILL && down)
+				fail_at(p, e->mark, key, "kill of array %s while it is already killed (no restart between)",
+					m->arrays[ai].name);
+			down = e->kind == SCN_E_KILL;
+		}
+	}
+	for (unsigned i = 0; i < m->n_work; i++) {
+		bool started = false;
+		for (unsigned e = 0; e < m->n_events; e++)
+			started |= m->events[e].kind == SCN_E_START && m->events[e].start == (int)i;
+		char key[64];
+		snprintf(key, sizeof(key), "workloads.%s.start", m->work[i].name);
+		if (m->work[i].start_by_event && !started)
+			fail_at(p, m->work[i].start_mark, key, "no start_workload: %s event in the timeline", m->work[i].name);
+	}
+	for (unsigned i = 0; i < m->n_work; i++)
+		if (m->work[i].start_s >= m->timeout_s) {
+			char key[64];
+			snprintf(key, sizeof(key), "workloads.%s.start", m->work[i].name);
+			fail_at(p, m->work[i].start_mark, key, "%.3gs is not before the scenario's timeout (%.3gs)",
+				m->work[i].start_s, m->timeout_s);
+		}
+}
+
+/* ---- expectations ---- */
+
+__attribute__((format(printf, 2, 3)))
+static void set_name(struct scn_expect *x, const char *fmt, ...)
+{
+	char b[SCN_TEXT];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof(b), fmt, ap);
+	va_end(ap);
+	memcpy(x->name, b, sizeof(b));
+}
+
+static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t *n, const char *path)
+{
+	struct scn_model *m = p->m;
+	static const char checks[] = "finished, fails_with, verified, saw_sense, duration, json, exit, output, metric, api";
+	check_mapping(p, n, path);
+	x->mark = mark_of(n);
+	x->work = x->array = -1;
+	int nk = 0;
+	const yaml_node_t *ck = NULL, *cv = NULL;
+	char label[SCN_TEXT] = "";
+	EACH_PAIR(p, n, key, k, v) {
+		char kp[SCN_TEXT];
+		path_key(kp, sizeof(kp), path, key);
+		if (!strcmp(key, "workload")) {
+			x->work = find_work(p, v, kp);
+		} else if (!strcmp(key, "array")) {
+			x->array = find_array(p, v, kp);
+		} else if (!strcmp(key, "name")) {
+			copy_str(p, v, kp, label, sizeof(label));
+		} else if (!strcmp(key, "match")) {
+			get_regex(p, v, kp, x->match, sizeof(x->match));
+		} else if (!strcmp(key, "min") || !strcmp(key, "max")) {
+			double d = get_number(p, v, kp);
+			if (key[1] == 'i')
+				x->have_min = true, x->min = d;
+			else
+				x->have_max = true, x->max = d;
+		} else if (key_in(key, checks)) {
+			if (nk++)
+				fail(p, k, kp, "one check per expectation (this one has %s too)",
+				     (const char *)ck->data.scalar.value);
+			ck = k;
+			cv = v;
+		} else {
+			unknown(p, k, path, key, "workload, array, name, min, max, match, finished, fails_with, verified, "
+						 "saw_sense, duration, json, exit, output, metric, api");
+		}
+	}
+	if (!ck)
+		fail(p, n, path, "missing the check (one of %s)", checks);
+	const char *c = (const char *)ck->data.scalar.value;
+	char kp[SCN_TEXT];
+	path_key(kp, sizeof(kp), path, c);
+	bool is_metric = !strcmp(c, "metric") || !strcmp(c, "api");
+	if (is_metric) {
+		if (x->array < 0 && m->n_arrays == 1)
+			x->array = 0;
+		if (x->array < 0)
+			fail(p, n, path, "name the array (array: NAME)");
+		if (x->work >= 0)
+			fail(p, n, path, "%s is the array's, not a workload's", c);
+	} else {
+		if (x->work < 0)
+			fail(p, n, path, "name the workload (workload: NAME)");
+		if (x->array >= 0)
+			fail(p, n, path, "array: is for metric checks");
+	}
+	bool bounds = !strcmp(c, "metric") || !strcmp(c, "duration") || !strcmp(c, "json");
+	if ((!strcmp(c, "api")) != (x->match[0] != 0))
+		fail(p, n, path, "match: REGEX goes with api: PATH, and api: needs it");
+	if (bounds && !x->have_min && !x->have_max)
+		fail(p, n, path, "%s needs min:, max: or both", c);
+	if (!bounds && (x->have_min || x->have_max))
+		fail(p, n, path, "min/max go with duration, json or metric, not %s", c);
+	const struct scn_work *w = x->work >= 0 ? &m->work[x->work] : NULL;
+	if (!strcmp(c, "finished")) {
+		x->kind = SCN_X_STATUS;
+		x->want_finished = get_bool(p, cv, kp);
+		set_name(x, "workload %s %s", w->name, x->want_finished ? "finishes" : "fails");
+	} else if (!strcmp(c, "fails_with") || !strcmp(c, "saw_sense")) {
+		x->kind = c[0] == 'f' ? SCN_X_SENSE : SCN_X_SAW_SENSE;
+		get_sense(p, cv, kp, x->text);
+		if (x->kind == SCN_X_SAW_SENSE && w->kind != SCN_W_VERIFY)
+			fail(p, ck, kp, "workload %s: the senses met are known for verify workloads only", w->name);
+		set_name(x, x->kind == SCN_X_SENSE ? "workload %s fails with %s" : "workload %s sees %s",
+			 w->name, x->text);
+	} else if (!strcmp(c, "verified")) {
+		x->kind = SCN_X_VERIFIED;
+		if (!get_bool(p, cv, kp))
+			fail(p, cv, kp, "only 'verified: true' is a check (a corruption expected: fails_with or finished: false)");
+		if (w->kind != SCN_W_VERIFY)
+			fail(p, ck, kp, "workload %s is a %s workload; verified is for verify workloads", w->name, kind_names[w->kind]);
+		set_name(x, "workload %s: acknowledged data verified", w->name);
+	} else if (!strcmp(c, "duration")) {
+		x->kind = SCN_X_DURATION;
+		if (strcmp(str(p, cv, kp), "s"))
+			fail(p, cv, kp, "write duration: s (seconds) with min:/max:");
+		set_name(x, "workload %s duration", w->name);
+	} else if (!strcmp(c, "json")) {
+		x->kind = SCN_X_JSON;
+		copy_str(p, cv, kp, x->text, sizeof(x->text));
+		if (w->kind == SCN_W_RUN)
+			fail(p, ck, kp, "workload %s is a run: workload (no JSON report; use output:)", w->name);
+		set_name(x, "workload %s %s", w->name, x->text);
+	} else if (!strcmp(c, "exit")) {
+		x->kind = SCN_X_EXIT;
+		x->exit_code = (int)get_uint(p, cv, kp, 0, 255);
+		set_name(x, "workload %s exits %d", w->name, x->exit_code);
+	} else if (!strcmp(c, "output")) {
+		x->kind = SCN_X_OUTPUT;
+		copy_str(p, cv, kp, x->text, sizeof(x->text));
+		regex_t re;
+		if (regcomp(&re, x->text, REG_EXTENDED | REG_NOSUB))
+			fail(p, cv, kp, "'%s': not a POSIX extended regular expression", x->text);
+		regfree(&re);
+		set_name(x, "workload %s output matches /%s/", w->name, x->text);
+	} else if (!strcmp(c, "api")) {
+		x->kind = SCN_X_API;
+		get_api_path(p, cv, kp, x->text, sizeof(x->text));
+		set_name(x, "array %s GET %s matches /%s/", m->arrays[x->array].name, x->text, x->match);
+		if (m->arrays[x->array].external && !m->arrays[x->array].api_url[0])
+			fail(p, ck, kp, "array %s has no api: to ask", m->arrays[x->array].name);
+	} else {
+		x->kind = SCN_X_METRIC;
+		copy_str(p, cv, kp, x->text, sizeof(x->text));
+		set_name(x, "array %s %s", m->arrays[x->array].name, x->text);
+		if (m->arrays[x->array].external && !m->arrays[x->array].api_url[0])
+			fail(p, ck, kp, "array %s has no api: to read its metrics from", m->arrays[x->array].name);
+	}
+	if (label[0])
+		set_name(x, "%s", label);
+}
+
+/* ---- the document ---- */
+
+static void parse_root(struct pctx *p, const yaml_node_t *root)
+{
+	struct scn_model *m = p->m;
+	if (!root)
+		fail_at(p, (struct scn_mark){ 1, 1 }, "file", "empty: a scenario needs arrays, workloads and expect");
+	check_mapping(p, root, "file");
+	/* the order of the sections in the file does not matter: names first */
+	static const char *const names[] = { "name", "seed", "timeout", "arrays", "workloads", "timeline", "expect" };
+	const yaml_node_t *secs[7] = { 0 };
+	EACH_PAIR(p, root, key, k, v) {
+		int i;
+		for (i = 0; i < 7 && strcmp(key, names[i]); i++)
+			;
+		if (i == 7)
+			unknown(p, k, "", key, "name, seed, timeout, arrays, workloads, timeline, expect");
+		secs[i] = v;
+	}
+	const char *base = strrchr(m->file, '/');
+	base = base ? base + 1 : m->file;
+	memcpy(m->name, base, strlen(base) + 1); /* same size as file */
+	char *dot = strrchr(m->name, '.');
+	if (dot)
+		*dot = 0;
+	m->seed = 1;
+	m->timeout_s = 120;
+	if (secs[0])
+		copy_str(p, secs[0], "name", m->name, sizeof(m->name));
+	if (secs[1])
+		m->seed = get_uint(p, secs[1], "seed", 0, UINT64_MAX);
+	if (secs[2]) {
+		m->timeout_s = get_duration(p, secs[2], "timeout");
+		if (m->timeout_s <= 0)
+			fail(p, secs[2], "timeout", "must be above 0");
+	}
+	if (!secs[3])
+		fail(p, root, "arrays", "missing (at least one array)");
+	check_mapping(p, secs[3], "arrays");
+	EACH_PAIR(p, secs[3], name, k, v) {
+		char kp[SCN_TEXT];
+		snprintf(kp, sizeof(kp), "arrays.%s", name);
+		if (!name_ok(name))
+			fail(p, k, kp, "an array name is 1..31 of a-z 0-9 _, not starting with a digit");
+		if (m->n_arrays == SCN_MAX_ARRAYS)
+			fail(p, k, kp, "at most %d arrays", SCN_MAX_ARRAYS);
+		struct scn_array *a = &m->arrays[m->n_arrays++];
+		strcpy(a->name, name);
+		parse_array(p, a, v, kp);
+	}
+	if (!m->n_arrays)
+		fail(p, secs[3], "arrays", "at least one array");
+	if (secs[4]) {
+		check_mapping(p, secs[4], "workloads");
+		EACH_PAIR(p, secs[4], name, k, v) {
+			char kp[SCN_TEXT];
+			snprintf(kp, sizeof(kp), "workloads.%s", name);
+			if (!name_ok(name))
+				fail(p, k, kp, "a workload name is 1..31 of a-z 0-9 _, not starting with a digit");
+			if (m->n_work == SCN_MAX_WORK)
+				fail(p, k, kp, "at most %d workloads", SCN_MAX_WORK);
+			struct scn_work *w = &m->work[m->n_work++];
+			strcpy(w->name, name);
+			parse_work(p, w, v, kp);
+		}
+	}
+	if (secs[5]) {
+		if (secs[5]->type != YAML_SEQUENCE_NODE)
+			fail(p, secs[5], "timeline", "expected a sequence of events, got %s", type_name(secs[5]));
+		for (yaml_node_item_t *it = secs[5]->data.sequence.items.start; it < secs[5]->data.sequence.items.top; it++) {
+			yaml_node_t *e = yaml_document_get_node(p->doc, *it);
+			char kp[32];
+			snprintf(kp, sizeof(kp), "timeline[%u]", m->n_events);
+			if (m->n_events == SCN_MAX_EVENTS)
+				fail(p, e, kp, "at most %d events", SCN_MAX_EVENTS);
+			parse_event(p, &m->events[m->n_events++], e, kp);
+		}
+	}
+	check_timeline(p);
+	if (!secs[6])
+		fail(p, root, "expect", "missing (a scenario without expectations proves nothing)");
+	if (secs[6]->type != YAML_SEQUENCE_NODE)
+		fail(p, secs[6], "expect", "expected a sequence of expectations, got %s", type_name(secs[6]));
+	for (yaml_node_item_t *it = secs[6]->data.sequence.items.start; it < secs[6]->data.sequence.items.top; it++) {
+		yaml_node_t *x = yaml_document_get_node(p->doc, *it);
+		char kp[32];
+		snprintf(kp, sizeof(kp), "expect[%u]", m->n_expect);
+		if (m->n_expect == SCN_MAX_EXPECT)
+			fail(p, x, kp, "at most %d expectations", SCN_MAX_EXPECT);
+		parse_expect(p, &m->expect[m->n_expect++], x, kp);
+	}
+	if (!m->n_expect)
+		fail(p, secs[6], "expect", "at least one expectation");
+}
+
+int scn_parse_text(const char *name, const char *text, size_t len, struct scn_model *m, char *err, size_t errlen)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	struct pctx p = { .file = name, .doc = &doc, .m = m, .err = err, .errlen = errlen };
+
+	memset(m, 0, sizeof(*m));
+	snprintf(m->file, sizeof(m->file), "%s", name);
+	if (!yaml_parser_initialize(&parser)) {
+		snprintf(err, errlen, "%s: out of memory", name);
+		return -1;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		snprintf(err, errlen, "%s:%zu:%zu: yaml: %s%s%s", name, parser.problem_mark.line + 1,
+			 parser.problem_mark.column + 1, parser.problem ? parser.problem : "syntax error",
+			 parser.context ? " " : "", parser.context ? parser.context : "");
+		yaml_parser_delete(&parser);
+		return -1;
+	}
+	int rc = 0;
+	if (setjmp(p.out))
+		rc = -1;
+	else
+		parse_root(&p, yaml_document_get_root_node(&doc));
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
+int scn_parse_file(const char *path, struct scn_model *m, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(err, errlen, "%s:1:1: file: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	char *buf = malloc(1 << 20);
+	size_t n = buf ? fread(buf, 1, 1 << 20, f) : 0;
+	bool big = buf && n == 1 << 20 && fgetc(f) != EOF;
+	fclose(f);
+	if (!buf || big) {
+		free(buf);
+		snprintf(err, errlen, "%s:1:1: file: %s", path, buf ? "larger than 1 MiB" : "out of memory");
+		return -1;
+	}
+	int rc = scn_parse_text(path, buf, n, m, err, errlen);
+	free(buf);
+	return rc;
+}

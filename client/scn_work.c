@@ -1,0 +1,306 @@
+/* scn_work.c - start, watch and stop a scenario's workloads (scn_work.h).  Each child is
+ * its own process group, so stopping a run: command stops what it started too. */
+#include "client/scn_work.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "client/scn_proc.h"
+
+static void lun_url(const struct scn_env *env, struct scn_lunref r, unsigned portal, char *out, size_t len)
+{
+	const struct scn_array_rt *a = &env->arrays[r.array];
+	if (a->cfg->external || portal == 0) {
+		scn_array_lun_url(a, r.lun, out, len);
+		return;
+	}
+	snprintf(out, len, "iscsi://127.0.0.1:%u/%s/%d", a->ports[portal], a->iqn, r.lun);
+}
+
+static void upper(char *s)
+{
+	for (; *s; s++)
+		*s = (char)toupper((unsigned char)*s);
+}
+
+/* the environment a run: command gets (docs/scenarios.md "run: workloads") */
+static void set_env(const struct scn_env *env)
+{
+	char k[128], v[SCN_TEXT * 2];
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)env->seed);
+	setenv("LUNLAB_SEED", v, 1);
+	setenv("LUNLAB_BENCH", env->self, 1);
+	for (unsigned i = 0; i < env->m->n_arrays; i++) {
+		const struct scn_array_rt *a = &env->arrays[i];
+		char n[SCN_NAME];
+		snprintf(n, sizeof(n), "%s", a->cfg->name);
+		upper(n);
+		snprintf(k, sizeof(k), "LUNLAB_%s_URL", n);
+		setenv(k, a->url, 1);
+		for (unsigned l = 0; l < a->cfg->n_luns; l++) {
+			char ln[SCN_NAME];
+			snprintf(ln, sizeof(ln), "%s", a->cfg->luns[l].name);
+			upper(ln);
+			snprintf(k, sizeof(k), "LUNLAB_%s_%s_URL", n, ln);
+			scn_array_lun_url(a, (int)l, v, sizeof(v));
+			setenv(k, v, 1);
+		}
+		if (!a->cfg->external) {
+			size_t off = 0;
+			v[0] = 0;
+			for (unsigned p = 0; p < a->cfg->portals; p++)
+				off += (size_t)snprintf(v + off, sizeof(v) - off, "%s127.0.0.1:%u", p ? " " : "", a->ports[p]);
+			snprintf(k, sizeof(k), "LUNLAB_%s_PORTALS", n);
+			setenv(k, v, 1);
+		}
+		if (a->api[0]) {
+			snprintf(k, sizeof(k), "LUNLAB_%s_API", n);
+			setenv(k, a->api, 1);
+			snprintf(k, sizeof(k), "LUNLAB_%s_API_USER", n);
+			setenv(k, a->user, 1);
+			snprintf(k, sizeof(k), "LUNLAB_%s_API_PASSWORD", n);
+			setenv(k, a->password, 1);
+			if (i == 0) { /* lunlab-bench --api reads $LUNLAB_API_PASSWORD */
+				setenv("LUNLAB_API", a->api, 1);
+				setenv("LUNLAB_API_USER", a->user, 1);
+				setenv("LUNLAB_API_PASSWORD", a->password, 1);
+			}
+		}
+	}
+}
+
+#define ARG(...) do { if (n < 40 && asprintf(&argv[n], __VA_ARGS__) >= 0) n++; } while (0)
+
+/* in the child: exec the workload (never returns) */
+static _Noreturn void child(const struct scn_work *w, const struct scn_env *env, struct scn_progress *pg)
+{
+	char *argv[48] = { 0 };
+	int n = 0;
+	char src[SCN_TEXT], dst[SCN_TEXT];
+	switch (w->kind) {
+	case SCN_W_VERIFY: {
+		struct scn_verify_opts o = { .bs = w->bs, .size = w->size, .offset = w->offset, .sync_every = w->sync_every,
+					     .reconnect_s = w->reconnect_s, .seed = env->seed,
+					     .initiator = "iqn.2026-11.org.lunlab:scenario-verify" };
+		static char paths[SCN_MAX_PORTALS][SCN_TEXT];
+		const struct scn_array_rt *a = &env->arrays[w->lun.array];
+		unsigned np = a->cfg->external ? 1 : a->cfg->portals;
+		for (unsigned p = 0; p < np; p++) {
+			lun_url(env, w->lun, p, paths[p], sizeof(paths[p]));
+			o.paths[p] = paths[p];
+		}
+		o.n_paths = np;
+		int rc = scn_verify_run(&o, pg, stdout);
+		fflush(stdout);
+		_exit(rc);
+	}
+	case SCN_W_CLONE:
+		lun_url(env, w->lun, 0, src, sizeof(src));
+		ARG("%s", env->self);
+		ARG("clone");
+		ARG("%s", src);
+		if (w->dest.array >= 0) {
+			lun_url(env, w->dest, 0, dst, sizeof(dst));
+			ARG("--dest");
+			ARG("%s", dst);
+		}
+		ARG("--template-size");
+		ARG("%llu", (unsigned long long)w->template_size);
+		ARG("--vms");
+		ARG("%u", w->clones);
+		ARG("--chunk");
+		ARG("%llu", (unsigned long long)w->chunk);
+		ARG("--mode");
+		ARG("%s", w->mode);
+		ARG("--verify");
+		ARG("--json");
+		ARG("--quiet");
+		break;
+	case SCN_W_SCALE:
+		lun_url(env, w->lun, 0, src, sizeof(src));
+		ARG("%s", env->self);
+		ARG("scale");
+		ARG("%s", src);
+		ARG("--vms");
+		ARG("%u", w->vms);
+		ARG("--bs");
+		ARG("%llu", (unsigned long long)w->bs);
+		ARG("--qd");
+		ARG("%u", w->qd);
+		ARG("--duration");
+		ARG("%g", w->duration_s);
+		ARG("--warmup");
+		ARG("0");
+		if (w->write) {
+			ARG("--write");
+			ARG("--data");
+			ARG("%s", w->data);
+		}
+		if (w->random)
+			ARG("--random");
+		ARG("--json");
+		ARG("--quiet");
+		break;
+	case SCN_W_DRR:
+		lun_url(env, w->lun, 0, src, sizeof(src));
+		ARG("%s", env->self);
+		ARG("drr");
+		ARG("%s", src);
+		if (w->image[0]) {
+			ARG("--image");
+			ARG("%s", w->image);
+		} else {
+			ARG("--synthetic");
+			ARG("win10");
+			ARG("--size");
+			ARG("%llu", (unsigned long long)w->size);
+		}
+		ARG("--seed");
+		ARG("%llu", (unsigned long long)env->seed);
+		ARG("--json");
+		ARG("--quiet");
+		break;
+	case SCN_W_RUN:
+		ARG("/bin/sh");
+		ARG("-c");
+		ARG("%s", w->command);
+		break;
+	}
+	argv[n] = NULL;
+	execv(argv[0], argv);
+	fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+int scn_work_start(struct scn_work_rt *w, const struct scn_work *cfg, const struct scn_env *env, double t,
+		   char *err, size_t errlen)
+{
+	w->cfg = cfg;
+	snprintf(w->out_path, sizeof(w->out_path), "%s/%s.out", env->rundir, cfg->name);
+	snprintf(w->err_path, sizeof(w->err_path), "%s/%s.err", env->rundir, cfg->name);
+	if (cfg->kind == SCN_W_VERIFY) {
+		void *p = mmap(NULL, sizeof(struct scn_progress), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED) {
+			snprintf(err, errlen, "mmap: %s", strerror(errno));
+			return -1;
+		}
+		w->progress = p;
+	}
+	int fo = open(w->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fe = open(w->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fo < 0 || fe < 0) {
+		snprintf(err, errlen, "%s: %s", w->out_path, strerror(errno));
+		if (fo >= 0)
+			close(fo);
+		if (fe >= 0)
+			close(fe);
+		return -1;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fo);
+		close(fe);
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		dup2(fo, 1);
+		dup2(fe, 2);
+		int nul = open("/dev/null", O_RDONLY);
+		if (nul >= 0)
+			dup2(nul, 0);
+		set_env(env);
+		child(cfg, env, w->progress);
+	}
+	setpgid(pid, pid); /* both sides: no race with the kill of the group */
+	close(fo);
+	close(fe);
+	w->pid = pid;
+	w->started = true;
+	w->t_start = t;
+	scn_proc_track(pid, true);
+	return 0;
+}
+
+static char *slurp(const char *path, size_t max)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *b = malloc(max + 1);
+	size_t n = b ? fread(b, 1, max, f) : 0;
+	fclose(f);
+	if (b)
+		b[n] = 0;
+	return b;
+}
+
+static void finish(struct scn_work_rt *w, int st, double t)
+{
+	w->done = true;
+	w->t_end = t;
+	w->exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 255;
+	scn_proc_forget(w->pid);
+	w->pid = 0;
+	char *o = slurp(w->out_path, 1 << 20), *e = slurp(w->err_path, 64 << 10);
+	if (o && w->cfg->kind != SCN_W_RUN)
+		w->json = json_tokener_parse(o);
+	size_t lo = o ? strlen(o) : 0, le = e ? strlen(e) : 0;
+	w->output = malloc(lo + le + 1);
+	if (w->output) {
+		memcpy(w->output, o ? o : "", lo);
+		memcpy(w->output + lo, e ? e : "", le);
+		w->output[lo + le] = 0;
+	}
+	free(o);
+	free(e);
+}
+
+bool scn_work_poll(struct scn_work_rt *w, double t)
+{
+	if (!w->started || w->done)
+		return w->done;
+	int st;
+	struct rusage ru;
+	pid_t r = wait4(w->pid, &st, WNOHANG, &ru);
+	if (r == w->pid) {
+		w->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+			   (double)ru.ru_stime.tv_usec / 1e6;
+		finish(w, st, t);
+	}
+	return w->done;
+}
+
+void scn_work_stop(struct scn_work_rt *w, double t)
+{
+	if (!w->started || w->done)
+		return;
+	int st = scn_proc_stop(w->pid, 3);
+	w->timed_out = true;
+	finish(w, st < 0 ? 0 : st, t);
+}
+
+void scn_work_free(struct scn_work_rt *w)
+{
+	if (w->progress)
+		munmap(w->progress, sizeof(*w->progress));
+	json_object_put(w->json);
+	free(w->output);
+	memset(w, 0, sizeof(*w));
+}

@@ -1,0 +1,257 @@
+/* test_scn_parse.c - scenario files: a good one read into the exact model, and every kind of
+ * refusal (YAML syntax, unknown key, wrong type, a reference to nothing, an impossible
+ * timeline) as the exact one line FILE:LINE:COLUMN: key: what. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "client/scn_parse.h"
+
+static struct scn_model g_m;
+
+static const char good[] =
+	"name: fill\n"                                   /* 1 */
+	"seed: 7\n"                                      /* 2 */
+	"timeout: 20s\n"                                 /* 3 */
+	"arrays:\n"                                      /* 4 */
+	"  a:\n"                                         /* 5 */
+	"    model: fa420-ac\n"                          /* 6 */
+	"    capacity: 64M\n"                            /* 7 */
+	"    soft_threshold: 50%\n"                      /* 8 */
+	"    time_scale: virtual\n"                      /* 9 */
+	"    state_dir: true\n"                          /* 10 */
+	"    portals: 2\n"                               /* 11 */
+	"    luns:\n"                                    /* 12 */
+	"      src: {size: 32M}\n"                       /* 13 */
+	"      dst: {size: 32M, block: 4096}\n"          /* 14 */
+	"    faults: ['lun=0,op=tur,count=1,status=busy']\n" /* 15 */
+	"workloads:\n"                                   /* 16 */
+	"  w:\n"                                         /* 17 */
+	"    kind: verify\n"                             /* 18 */
+	"    lun: a.src\n"                               /* 19 */
+	"    size: 1M\n"                                 /* 20 */
+	"    bs: 64k\n"                                  /* 21 */
+	"  c:\n"                                         /* 22 */
+	"    kind: clone\n"                              /* 23 */
+	"    lun: src\n"                                 /* 24 */
+	"    dest: a.dst\n"                              /* 25 */
+	"    template_size: 4M\n"                        /* 26 */
+	"    start: 500ms\n"                             /* 27 */
+	"timeline:\n"                                    /* 28 */
+	"  - at: 1s\n"                                   /* 29 */
+	"    fault: lun=0,op=write,sense=space-exhausted\n" /* 30 */
+	"    name: full\n"                               /* 31 */
+	"  - when: {workload: w, progress: 50%}\n"       /* 32 */
+	"    kill: true\n"                               /* 33 */
+	"  - at: 3s\n"                                   /* 34 */
+	"    restart: true\n"                            /* 35 */
+	"  - when: {metric: 'lunlab_array_used_bytes{array=\"a\"}', min: 1000}\n" /* 36 */
+	"    fault_off: full\n"                          /* 37 */
+	"  - at: 2s\n"                                   /* 38 */
+	"    alua: {tpg: 1, state: standby, pref: false, transition: 1.5s}\n" /* 39 */
+	"expect:\n"                                      /* 40 */
+	"  - {workload: w, fails_with: 07/27/07}\n"      /* 41 */
+	"  - {workload: w, verified: true}\n"            /* 42 */
+	"  - {workload: c, duration: s, max: 10}\n"      /* 43 */
+	"  - {metric: lunlab_array_used_bytes, min: 1, name: used}\n"; /* 44 */
+
+static void good_file(void **state)
+{
+	char err[512] = "";
+	int rc = scn_parse_text("f.yaml", good, strlen(good), &g_m, err, sizeof(err));
+	assert_string_equal(err, "");
+	assert_int_equal(rc, 0);
+	assert_string_equal(g_m.name, "fill");
+	assert_int_equal(g_m.seed, 7);
+	assert_true(g_m.timeout_s == 20);
+	assert_int_equal(g_m.n_arrays, 1);
+	const struct scn_array *a = &g_m.arrays[0];
+	assert_string_equal(a->model, "fa420-ac");
+	assert_int_equal(a->capacity, 64u << 20);
+	assert_int_equal(a->soft_threshold, 50);
+	assert_string_equal(a->time_scale, "virtual");
+	assert_true(a->state_dir);
+	assert_int_equal(a->portals, 2);
+	assert_int_equal(a->n_luns, 2);
+	assert_int_equal(a->luns[1].block, 4096);
+	assert_int_equal(a->luns[1].size, 32u << 20);
+	assert_int_equal(a->n_faults, 1);
+	assert_string_equal(a->faults[0], "lun=0,op=tur,count=1,status=busy");
+	assert_int_equal(g_m.n_work, 2);
+	assert_int_equal(g_m.work[0].kind, SCN_W_VERIFY);
+	assert_int_equal(g_m.work[0].size, 1u << 20);
+	assert_int_equal(g_m.work[0].bs, 64u << 10);
+	assert_int_equal(g_m.work[1].lun.lun, 0);
+	assert_int_equal(g_m.work[1].dest.lun, 1);
+	assert_true(g_m.work[1].start_s == 0.5);
+	assert_int_equal(g_m.n_events, 5);
+	assert_int_equal(g_m.events[0].kind, SCN_E_FAULT);
+	assert_int_equal(g_m.events[0].mark.line, 29);
+	assert_int_equal(g_m.events[0].mark.col, 5);
+	assert_int_equal(g_m.events[1].cond, SCN_C_PROGRESS);
+	assert_true(g_m.events[1].min == 0.5);
+	assert_int_equal(g_m.events[3].cond, SCN_C_METRIC);
+	assert_int_equal(g_m.events[3].ref, 0);
+	assert_string_equal(g_m.events[3].metric, "lunlab_array_used_bytes{array=\"a\"}");
+	assert_int_equal(g_m.events[4].transition_ms, 1500);
+	assert_int_equal(g_m.events[4].pref, 0);
+	assert_int_equal(g_m.n_expect, 4);
+	assert_string_equal(g_m.expect[0].text, "07/27/07");
+	assert_string_equal(g_m.expect[0].name, "workload w fails with 07/27/07");
+	assert_true(g_m.expect[2].have_max && g_m.expect[2].max == 10 && !g_m.expect[2].have_min);
+	assert_string_equal(g_m.expect[3].name, "used");
+	assert_int_equal(g_m.expect[3].array, 0);
+}
+
+/* the good file with line n (1-based) replaced by repl ("" deletes it) */
+static void with_line(char *out, size_t len, unsigned n, const char *repl)
+{
+	const char *s = good;
+	size_t o = 0;
+	for (unsigned line = 1; *s; line++) {
+		const char *eol = strchr(s, '\n');
+		size_t l = (size_t)(eol - s) + 1;
+		if (line == n)
+			o += (size_t)snprintf(out + o, len - o, "%s%s", repl, *repl ? "\n" : "");
+		else
+			o += (size_t)snprintf(out + o, len - o, "%.*s", (int)l, s);
+		s += l;
+	}
+}
+
+static void refused(unsigned line, const char *repl, const char *want)
+{
+	char text[4096], err[512] = "";
+	with_line(text, sizeof(text), line, repl);
+	int rc = scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err));
+	if (rc != -1 || strcmp(err, want))
+		fail_msg("line %u '%s':\n  got  '%s'\n  want '%s'", line, repl, err, want);
+}
+
+static void yaml_syntax(void **state)
+{
+	refused(7, "    capacity: [64M", "f.yaml:8:19: yaml: did not find expected ',' or ']' while parsing a flow sequence");
+	refused(19, "\tlun: a.src", "f.yaml:19:1: yaml: found a tab character that violates indentation while scanning a plain scalar");
+}
+
+static void unknown_keys(void **state)
+{
+	refused(7, "    capacty: 64M", "f.yaml:7:5: arrays.a.capacty: unknown key (known: url, api, api_user, model, profile, "
+			"capacity, soft_threshold, time_scale, host_streams, state_dir, portals, tpgs, luns, faults, alua)");
+	refused(1, "nmae: fill", "f.yaml:1:1: nmae: unknown key (known: name, seed, timeout, arrays, workloads, timeline, expect)");
+	refused(21, "    chunk: 64k", "f.yaml:21:5: workloads.w.chunk: not a key of a verify workload (known: kind, start, lun, "
+			"bs, size, offset, sync_every, reconnect)");
+	refused(33, "    kil: true", "f.yaml:33:5: timeline[1].kil: unknown key (known: at, when, array, name, fault, fault_off, "
+			"faults_clear, portal_down, portal_up, alua, kill, restart, pause, start_workload, api)");
+	refused(14, "      dst: {size: 32M, blok: 4096}", "f.yaml:14:24: arrays.a.luns.dst.blok: unknown key (known: size, block)");
+	refused(3, "seed: 8", "f.yaml:3:1: seed: duplicate key (first at line 2)");
+}
+
+static void wrong_types(void **state)
+{
+	refused(11, "    portals: two", "f.yaml:11:14: arrays.a.portals: 'two': expected a whole number");
+	refused(11, "    portals: 9", "f.yaml:11:14: arrays.a.portals: 9: out of range 1..4");
+	refused(7, "    capacity: [1, 2]", "f.yaml:7:15: arrays.a.capacity: expected a string, got a sequence");
+	refused(20, "    size: lots", "f.yaml:20:11: workloads.w.size: 'lots': expected a size (64M, 4k, 1g)");
+	refused(29, "  - at: soon", "f.yaml:29:9: timeline[0].at: 'soon': expected a duration (2s, 500ms, 1.5m; at most a day)");
+	refused(10, "    state_dir: maybe", "f.yaml:10:16: arrays.a.state_dir: 'maybe': expected true or false");
+	refused(41, "  - {workload: w, fails_with: 7/27/7}",
+		"f.yaml:41:31: expect[0].fails_with: '7/27/7': expected a sense KK/AA/QQ in hex (07/27/07)");
+	refused(18, "    kind: fio", "f.yaml:18:11: workloads.w.kind: 'fio': expected verify, clone, scale, drr or run");
+	refused(15, "    faults: lun=0", "f.yaml:15:13: arrays.a.faults: expected a sequence of fault rules, got a scalar");
+}
+
+static void dangling_references(void **state)
+{
+	refused(19, "    lun: a.nope", "f.yaml:19:10: workloads.w.lun: 'a.nope': array a has no LUN 'nope'");
+	refused(19, "    lun: b.src", "f.yaml:19:10: workloads.w.lun: 'b.src': no array 'b'");
+	refused(32, "  - when: {workload: x, progress: 50%}", "f.yaml:32:22: timeline[1].when.workload: 'x': no such workload");
+	refused(37, "    fault_off: fool", "f.yaml:37:16: timeline[3].fault_off: 'fool': no fault named so earlier in the timeline");
+	refused(37, "    start_workload: c", "f.yaml:37:21: timeline[3].start_workload: workload c starts at a time; write start: event in it");
+	refused(32, "  - when: {after: nothing, delay: 1s}", "f.yaml:32:19: timeline[1].when.after: 'nothing': no event named so earlier in the timeline");
+	refused(27, "    start: event", "f.yaml:27:12: workloads.c.start: no start_workload: c event in the timeline");
+	refused(42, "  - {workload: v, verified: true}", "f.yaml:42:16: expect[1].workload: 'v': no such workload");
+	refused(36, "  - when: {metric: x, min: 1}\n    array: b", "f.yaml:37:12: timeline[3].array: 'b': no such array");
+}
+
+static void impossible_timeline(void **state)
+{
+	refused(32, "  - at: 3.5s", "f.yaml:34:5: timeline[2]: restart of array a with no kill before it");
+	refused(35, "    kill: true", "f.yaml:34:5: timeline[2]: kill of array a while it is already killed (no restart between)");
+	refused(29, "  - at: 25s", "f.yaml:29:5: timeline[0]: at 25s is not before the scenario's timeout (20s)");
+	refused(39, "    alua: {tpg: 3, state: standby}", "f.yaml:39:5: alua: array a has 2 portal group(s)");
+	refused(6, "    model: x1\n    alua: ['tpg=2,state=standby']",
+		"f.yaml:6:5: arrays.a: alua: states at start need an array that reports ALUA (model: fa420-ac or tpgs: implicit)");
+	refused(6, "    model: x2", "f.yaml:39:5: alua: array a reports no ALUA (model: fa420-ac or tpgs: implicit)");
+	refused(10, "    state_dir: false", "f.yaml:35:5: restart: array a has no state_dir: a restart would find it empty");
+	refused(32, "  - when: {workload: c, progress: 50%}",
+		"f.yaml:32:11: timeline[1].when: workload c: progress is known for verify workloads only (use finished: true)");
+	refused(33, "    pause: 0s", "f.yaml:33:12: timeline[1].pause: must be above 0");
+	refused(29, "  - at: 1s\n    portal_down: 1", "f.yaml:31:5: timeline[0].fault: one action per event (this one has portal_down too)");
+	refused(27, "    start: 30s", "f.yaml:27:12: workloads.c.start: 30s is not before the scenario's timeout (20s)");
+	refused(26, "    template_size: 20M", "f.yaml:23:5: workloads.c: 2 clones of 20971520 bytes do not fit on LUN dst (33554432 bytes)");
+}
+
+static void api_events(void **state)
+{
+	refused(37, "    api: {method: PATCH, path: /api/lunlab/faults}",
+		"f.yaml:37:19: timeline[3].api.method: 'PATCH': expected GET, POST, PUT or DELETE");
+	refused(37, "    api: {method: POST, path: /api/lunlab/faults, body: '{\"spec\": '}",
+		"f.yaml:37:57: timeline[3].api.body: not JSON");
+	refused(37, "    api: {method: GET, path: api/lunlab/faults}",
+		"f.yaml:37:30: timeline[3].api.path: 'api/lunlab/faults': expected a path on the API (/api/..., /metrics.json), no spaces");
+	refused(36, "  - when: {api: /api/lunlab/faults}",
+		"f.yaml:36:11: timeline[3].when: api: PATH goes with match: REGEX (what its answer must contain)");
+	refused(44, "  - {api: /api/lunlab/faults, match: '('}",
+		"f.yaml:44:38: expect[3].match: '(': not a POSIX extended regular expression");
+	refused(44, "  - {workload: w, api: /api/lunlab/faults, match: x}", "f.yaml:44:5: expect[3]: api is the array's, not a workload's");
+}
+
+static void expectation_checks(void **state)
+{
+	refused(43, "  - {workload: c, duration: s}", "f.yaml:43:5: expect[2]: duration needs min:, max: or both");
+	refused(43, "  - {workload: c, verified: true}", "f.yaml:43:19: expect[2].verified: workload c is a clone workload; verified is for verify workloads");
+	refused(43, "  - {workload: c, output: '('}", "f.yaml:43:27: expect[2].output: '(': not a POSIX extended regular expression");
+	refused(43, "  - {workload: c}", "f.yaml:43:5: expect[2]: missing the check (one of finished, fails_with, verified, saw_sense, duration, json, exit, output, metric, api)");
+}
+
+static void values(void **state)
+{
+	double d;
+	unsigned s;
+	assert_int_equal(scn_parse_duration("500ms", &d), 0);
+	assert_true(d == 0.5);
+	assert_int_equal(scn_parse_duration("1.5m", &d), 0);
+	assert_true(d == 90);
+	assert_int_equal(scn_parse_duration("3", &d), 0);
+	assert_true(d == 3);
+	assert_int_equal(scn_parse_duration("-1s", &d), -1);
+	assert_int_equal(scn_parse_duration("2h", &d), -1);
+	assert_int_equal(scn_parse_sense("07/27/07", &s), 0);
+	assert_int_equal(s, 0x072707);
+	assert_int_equal(scn_parse_sense("0b/44/00", &s), 0);
+	assert_int_equal(s, 0x0b4400);
+	assert_int_equal(scn_parse_sense("17/27/07", &s), -1);
+	assert_int_equal(scn_parse_sense("07/27/0", &s), -1);
+	assert_int_equal(scn_parse_sense("07-27-07", &s), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(good_file),
+		cmocka_unit_test(yaml_syntax),
+		cmocka_unit_test(unknown_keys),
+		cmocka_unit_test(wrong_types),
+		cmocka_unit_test(dangling_references),
+		cmocka_unit_test(impossible_timeline),
+		cmocka_unit_test(api_events),
+		cmocka_unit_test(expectation_checks),
+		cmocka_unit_test(values),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
