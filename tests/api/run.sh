@@ -45,7 +45,8 @@ extra=()
 api_start "$bin" "$handlers" "$work" --lun size=64M,model=unlimited "${extra[@]}" || { status=1; exit; }
 echo "target: iSCSI $PORTAL, API https://$API"
 export LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWORD LUNLAB_PORTAL=$PORTAL \
-    LUNLAB_IQN=$IQN API_SCSI=$api_scsi LUNLAB_BENCH=$bench LUNLAB_TARGET_LOG=$API_LOG
+    LUNLAB_IQN=$IQN API_SCSI=$api_scsi LUNLAB_BENCH=$bench LUNLAB_TARGET_LOG=$API_LOG \
+    LUNLAB_TARGET_PID=$LL_PID LUNLAB_AUTH_FILE=$work/auth
 case $check in
     cinder) timeout 600 /usr/bin/python3 "$here/cinder_driver.py" || status=1 ;;
     cinder2) PYTHONPATH=$here timeout 600 /usr/bin/python3 "$here/cinder_two_backends.py" || status=1 ;;

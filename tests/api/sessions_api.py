@@ -5,6 +5,10 @@ in place of Basic on v1, v2 and v3, logout ending it, forged and malformed
 cookies refused, the xms list under "xmss", v3 lists naming each object's
 cluster (sys-name), and runs of '/' in a path taken as one.
 """
+import os
+import signal
+import time
+
 import requests
 
 from replay_lib import API, BASE, USER, PASSWORD, ok, finish, session
@@ -75,7 +79,41 @@ def main():
     ok("the other session still works", r.status_code == 200, r.text)
     r = requests.get(BASE + "/api/json/v3/commands/logout", verify=False, timeout=30)
     ok("logout without a cookie or credentials: 401", r.status_code == 401, r.text)
+    reload_ends_sessions()
     finish("sessions")
+
+
+def reloaded(n):
+    """SIGHUP (auth re-read, target/auth_reload.c) to the target run.sh started; wait for the
+    n-th reload line in its log (no timing: a bounded wait for a line that must come)"""
+    os.kill(int(os.environ["LUNLAB_TARGET_PID"]), signal.SIGHUP)
+    for _ in range(300):
+        with open(os.environ["LUNLAB_TARGET_LOG"], encoding="utf-8", errors="replace") as f:
+            if f.read().count("reload: ") >= n:
+                return True
+        time.sleep(0.1)
+    return False
+
+
+def reload_ends_sessions():
+    """a user removed from the auth file by a re-read: their session is refused"""
+    path = os.environ["LUNLAB_AUTH_FILE"]
+    with open(path, encoding="utf-8") as f:
+        original = f.read()
+    with open(path, "a", encoding="utf-8") as f:
+        f.write("api temp TempSecret123\n")
+    ok("SIGHUP re-reads the auth file with a second api user", reloaded(1))
+    tmp = session().get(BASE + "/api/json/v3/commands/login", auth=("temp", "TempSecret123")).cookies.get("sessid")
+    mine = session().get(BASE + "/api/json/v3/commands/login", auth=(USER, PASSWORD)).cookies.get("sessid")
+    ok("the new user logs in", tmp is not None and requests.get(
+        BASE + "/api/json/v3/types/clusters", cookies={"sessid": tmp}, verify=False, timeout=30).status_code == 200)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(original)
+    ok("SIGHUP re-reads it without the user", reloaded(2))
+    r = requests.get(BASE + "/api/json/v3/types/clusters", cookies={"sessid": tmp}, verify=False, timeout=30)
+    ok("the removed user's session is refused", r.status_code == 401 and r.json() == UNAUTH, r.text)
+    r = requests.get(BASE + "/api/json/v3/types/clusters", cookies={"sessid": mine}, verify=False, timeout=30)
+    ok("the remaining user's session lives on", r.status_code == 200, r.text)
 
 
 main()
