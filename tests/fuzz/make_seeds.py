@@ -464,6 +464,13 @@ def api_seeds():
         "lun-maps": typ(2, [{"index": 1, "guid": g, "vol": 1, "ig": 1, "lun": 1, "cluster": 1}]),
     }
     write("fuzz-xms-model", "model", json.dumps(doc).encode())
+    # the kept settings (target/api/xms_attrs.h) on a volume, a group, an initiator and a group of volumes
+    doc["volumes"]["objects"][0]["attrs"] = {"small-io-alerts": "enabled", "vol-access": "read_access",
+                                             "management-locked": "disabled", "tag-list": ["/Volume/t1", 2]}
+    doc["initiator-groups"]["objects"][0]["attrs"] = {"operating-system": "esx", "tag-list": [["0" * 32, "t", 1]]}
+    doc["initiators"]["objects"][0]["attrs"] = {"operating-system": "linux"}
+    doc["consistency-groups"]["objects"][0]["attrs"] = {"tag-list": ["gold"]}
+    write("fuzz-xms-model", "model-attrs", json.dumps(doc).encode())
     empty = {"format": 1}
     for t in ("clusters", "volumes", "snapshot-sets", "consistency-groups", "initiator-groups", "initiators",
               "lun-maps"):
