@@ -55,6 +55,7 @@ static struct {
 	struct api_tls tls;
 	const struct auth_config *auth;
 	void (*log)(const char *fmt, ...);
+	void (*log_start)(const char *fmt, ...);
 	unsigned port;
 } srv;
 
@@ -212,6 +213,56 @@ static const char *local_of(struct MHD_Connection *mc, char *buf, size_t len)
 	else if (ss.ss_family == AF_INET6)
 		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)&ss)->sin6_addr, buf, (socklen_t)len);
 	return buf;
+}
+
+/* "ADDR:PORT" ("[V6]:PORT") of the client: the port tells one connection from another */
+static const char *peer_port_of(struct MHD_Connection *mc, char *buf, size_t len)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+	char a[INET6_ADDRSTRLEN];
+
+	snprintf(buf, len, "?");
+	if (sa && sa->sa_family == AF_INET && inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, a, sizeof(a)))
+		snprintf(buf, len, "%s:%u", a, ntohs(((const struct sockaddr_in *)sa)->sin_port));
+	else if (sa && sa->sa_family == AF_INET6 &&
+		 inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, a, sizeof(a)))
+		snprintf(buf, len, "[%s]:%u", a, ntohs(((const struct sockaddr_in6 *)sa)->sin6_port));
+	return buf;
+}
+
+/* One per TCP connection (MHD's socket context): whether a request came on it.  A
+ * connection that ends without one failed its TLS handshake (a plain-HTTP client, one
+ * that does not trust the certificate) or was a bare probe; GnuTLS's line, which MHD
+ * logs from the connection's thread, names no peer, so this line does. */
+struct conn_state {
+	bool requested;
+};
+
+static void on_connection(void *cls, struct MHD_Connection *mc, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct conn_state *cs = *socket_context;
+	char peer[80];
+
+	(void)cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		*socket_context = calloc(1, sizeof(struct conn_state));
+		return;
+	}
+	if (cs && !cs->requested)
+		logf_("api: %s closed before any HTTPS request (a plain-HTTP client, or a client that does not "
+		      "trust the certificate, fails the TLS handshake)", peer_port_of(mc, peer, sizeof(peer)));
+	free(cs);
+	*socket_context = NULL;
+}
+
+static void mark_requested(struct MHD_Connection *mc)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	if (ci && ci->socket_context)
+		((struct conn_state *)ci->socket_context)->requested = true;
 }
 
 static enum MHD_Result answer_now(struct MHD_Connection *mc, struct req_state *st, const char *method,
@@ -456,6 +507,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
 		if (!st)
 			return MHD_NO;
 		*con_cls = st;
+		mark_requested(mc);
 		return first_call(mc, st, url, method);
 	}
 	if (st->answered) { /* refused on the first call: drain what still comes */
@@ -531,6 +583,7 @@ int api_server_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 	}
 	srv.auth = cfg->auth;
 	srv.log = cfg->log;
+	srv.log_start = cfg->log_start;
 	fd = open_listener(cfg->listen, &v6, host, sizeof(host), err, errlen);
 	if (fd < 0)
 		return -1;
@@ -550,6 +603,7 @@ int api_server_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 				      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)API_TIMEOUT_S,
 				      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)API_HEADER_MEMORY,
 				      MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+				      MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
 				      MHD_OPTION_END);
 	if (!srv.daemon) {
 		snprintf(err, errlen, "--api %s: the HTTPS server (libmicrohttpd) would not start", cfg->listen);
@@ -557,8 +611,14 @@ int api_server_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 		api_tls_free(&srv.tls);
 		return -1;
 	}
-	logf_("api: https://%s%s%s:%u/api/json/v2/types (%s certificate %s, %s)", v6 ? "[" : "", host, v6 ? "]" : "",
-	      srv.port, srv.tls.generated ? "self-signed" : "given", srv.tls.subject, srv.tls.fingerprint);
+	if (srv.log_start)
+		srv.log_start("api: https://%s%s%s:%u/api/json/v2/types (%s certificate %s, %s)", v6 ? "[" : "", host,
+			      v6 ? "]" : "", srv.port, srv.tls.generated ? "self-signed" : "given", srv.tls.subject,
+			      srv.tls.fingerprint);
+	else
+		logf_("api: https://%s%s%s:%u/api/json/v2/types (%s certificate %s, %s)", v6 ? "[" : "", host,
+		      v6 ? "]" : "", srv.port, srv.tls.generated ? "self-signed" : "given", srv.tls.subject,
+		      srv.tls.fingerprint);
 	return 0;
 }
 

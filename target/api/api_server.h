@@ -22,6 +22,9 @@ struct api_server_cfg {
 	const struct auth_config *auth; /* api users; must outlive the server */
 	/* one log line (no newline); NULL: stderr */
 	void (*log)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+	/* the "api: https://..." line when it started, which a quiet log still shows
+	 * (the port of --api HOST:0 is printed nowhere else); NULL: log */
+	void (*log_start)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 };
 
 /* Binds, loads or generates the certificate, starts the threads.  0, or -1
