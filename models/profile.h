@@ -28,6 +28,7 @@ struct lunlab_profile {
 	/* physical capacity (the array's default; array_capacity= overrides it) */
 	uint64_t capacity_bytes;   /* usable, after RAID: what reduced data may fill */
 	uint32_t soft_threshold_percent; /* of capacity_bytes: 06/38/07 when use reaches it; 0 = none */
+	uint32_t ssds;             /* SSDs of the brick the capacity is for (XMS num-of-ssds); 0 = not said */
 	/* cost-model parameters: owned by models/, opaque to the handler */
 	void *cost_params;
 };

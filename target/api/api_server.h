@@ -31,6 +31,8 @@ struct api_server_cfg {
  * with a one-line reason in err (the port taken, a bad certificate, no api
  * user).  Routes must be registered before. */
 int api_server_start(const struct api_server_cfg *cfg, char *err, size_t errlen);
+/* The auth file's API users (XMS's num-of-user-accounts); 0 when not running. */
+int api_server_user_count(void);
 /* The bound port (useful with port 0); 0 when not running. */
 unsigned api_server_port(void);
 /* The users the next request is checked against (SIGHUP re-read the auth
