@@ -18,6 +18,7 @@
 #include "handlers/array/store_db.h"
 #include "handlers/array/volume.h"
 #include "handlers/array/volume_names.h"
+#include "handlers/array_ctl.h"
 #include "handlers/copy/copy.h"
 #include "handlers/host.h"
 #include "handlers/lu_metrics.h"
@@ -442,5 +443,11 @@ static struct tcmur_handler lunlab_handler = {
 
 int handler_init(void)
 {
-	return tcmur_register_handler(&lunlab_handler);
+	int rc = tcmur_register_handler(&lunlab_handler);
+
+	/* lunlab-target: its management plane reaches the arrays through this
+	 * table (under tcmu-runner this does nothing) */
+	if (rc == 0)
+		host_handler_set_array_ctl(&lunlab_handler, &lunlab_array_ctl);
+	return rc;
 }

@@ -38,7 +38,7 @@ int host_ops_check(const struct lunlab_host_ops *ops, char *why, size_t len)
 	 * on its first call, so say it now instead */
 	if (!ops->cmd_data_ready || !ops->cmd_data_progress || !ops->cmd_arrival_ns || !ops->cmd_nexus ||
 	    !ops->cmd_xcopy_fault || !ops->dev_set_tpgs || !ops->dev_set_inline || !ops->dev_set_data_arrived ||
-	    !ops->cmd_early) {
+	    !ops->cmd_early || !ops->handler_set_array_ctl) {
 		snprintf(why, len, "host extension contract %u.%u refused: a member is NULL", major, minor);
 		return -1;
 	}
@@ -144,6 +144,14 @@ void host_dev_set_data_arrived(struct tcmu_device *dev, lunlab_data_arrived_fn a
 
 	if (ops)
 		ops->dev_set_data_arrived(dev, arrived, drop);
+}
+
+void host_handler_set_array_ctl(const struct tcmur_handler *h, const struct lunlab_array_ctl *ctl)
+{
+	const struct lunlab_host_ops *ops = host_ops();
+
+	if (ops && ops->handler_set_array_ctl(h, ctl) != 0)
+		tcmu_err_message(NULL, __func__, __LINE__, "lunlab: the host refused the array-control table\n");
 }
 
 void host_dev_set_tpgs(struct tcmu_device *dev, unsigned tpgs)

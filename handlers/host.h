@@ -57,4 +57,9 @@ void host_dev_set_inline(struct tcmu_device *dev, lunlab_inline_fn may_run_inlin
 void host_dev_set_data_arrived(struct tcmu_device *dev, lunlab_data_arrived_fn arrived, void (*drop)(void *state));
 void host_dev_set_tpgs(struct tcmu_device *dev, unsigned tpgs);
 
+/* From handler_init, once h is registered: give lunlab-target the module's
+ * array-control table (include/lunlab/array_ctl.h).  tcmu-runner path:
+ * ignored (no one there asks for it). */
+void host_handler_set_array_ctl(const struct tcmur_handler *h, const struct lunlab_array_ctl *ctl);
+
 #endif

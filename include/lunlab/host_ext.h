@@ -44,8 +44,10 @@
 #define LUNLAB_HOST_OPS_VERSION_MINOR(v) ((uint32_t)(v) & 0xffffu)
 
 struct iovec;
+struct lunlab_array_ctl;
 struct tcmu_device;
 struct tcmulib_cmd;
+struct tcmur_handler;
 
 /* What a handler passes to dev_set_inline: true when this
  * command (its CDB and the bytes its data buffer holds) will complete
@@ -147,6 +149,15 @@ struct lunlab_host_ops {
 	/* In handle_cmd: the state arrived left for this command, or
 	 * NULL.  It stays the host's to drop. */
 	void *(*cmd_early)(const struct tcmulib_cmd *cmd);
+
+	/* From handler_init, once tcmur_register_handler(h) succeeded: the
+	 * array-control table (include/lunlab/array_ctl.h) of the module that
+	 * registered h, through which lunlab-target's management plane (the
+	 * API, /metrics, --check-state) reaches the array.  The table must
+	 * outlive the process (a const object of the module: hosts never
+	 * unload a handler).  0; -ENOENT when h is not registered; -EINVAL for
+	 * a NULL ctl.  Under tcmu-runner no one asks for a table. */
+	int (*handler_set_array_ctl)(const struct tcmur_handler *h, const struct lunlab_array_ctl *ctl);
 };
 
 /* Whether ops offers member `member`: its struct is long enough to hold it

@@ -20,4 +20,5 @@ __attribute__((visibility("default"))) const struct lunlab_host_ops lunlab_host_
 	.dev_set_inline = host_ext_dev_set_inline,
 	.dev_set_data_arrived = host_ext_dev_set_data_arrived,
 	.cmd_early = host_ext_cmd_early,
+	.handler_set_array_ctl = host_ext_handler_set_array_ctl,
 };

@@ -100,7 +100,8 @@ struct tcmu_device {
 
 /* registry.c */
 struct tcmur_handler *host_find_handler(const char *subtype, size_t len);
-/* the LUNLAB_ARRAY_CTL_SYMBOL table of the module that registered h, or NULL */
+/* the array-control table the module that registered h gave the host
+ * (lunlab_host_ops.handler_set_array_ctl), or NULL */
 struct lunlab_array_ctl;
 const struct lunlab_array_ctl *host_handler_array_ctl(const struct tcmur_handler *h);
 void host_handlers_destroy(void);
@@ -119,6 +120,8 @@ void host_ext_dev_set_data_arrived(struct tcmu_device *dev, lunlab_data_arrived_
 void *host_ext_cmd_early(const struct tcmulib_cmd *cmd);
 /* device_attrs.c: */
 void host_ext_dev_set_tpgs(struct tcmu_device *dev, unsigned tpgs);
+/* registry.c: */
+int host_ext_handler_set_array_ctl(const struct tcmur_handler *h, const struct lunlab_array_ctl *ctl);
 /* host_ops.c: the struct itself, exported (export_dynamic) under
  * LUNLAB_HOST_OPS_SYMBOL for handlers to find */
 extern const struct lunlab_host_ops lunlab_host_ops;

@@ -65,6 +65,13 @@ static void *early(const struct tcmulib_cmd *cmd)
 	return NULL;
 }
 
+static int set_array_ctl(const struct tcmur_handler *h, const struct lunlab_array_ctl *ctl)
+{
+	(void)h, (void)ctl;
+	host_double_calls++;
+	return 0;
+}
+
 void host_double_fill(struct lunlab_host_ops *ops)
 {
 	*ops = (struct lunlab_host_ops){
@@ -79,5 +86,6 @@ void host_double_fill(struct lunlab_host_ops *ops)
 		.dev_set_inline = set_inline,
 		.dev_set_data_arrived = set_data_arrived,
 		.cmd_early = early,
+		.handler_set_array_ctl = set_array_ctl,
 	};
 }

@@ -41,6 +41,7 @@ static void assert_runner_path(void)
 	host_dev_set_inline(NULL, NULL);
 	host_dev_set_data_arrived(NULL, NULL, NULL);
 	host_dev_set_tpgs(NULL, 1);
+	host_handler_set_array_ctl(NULL, NULL);
 	assert_int_equal(host_double_calls, calls);
 }
 
@@ -128,7 +129,7 @@ static void test_smaller_size_refused(void **state)
 	(void)state;
 	host_double_fill(&ops);
 	/* a host built before the last member existed */
-	ops.size = (uint32_t)offsetof(struct lunlab_host_ops, cmd_early);
+	ops.size = (uint32_t)offsetof(struct lunlab_host_ops, handler_set_array_ctl);
 	snprintf(reason, sizeof(reason), "size %u, this handler needs %zu", ops.size, sizeof(ops));
 	assert_refused(&ops, reason);
 }
@@ -166,9 +167,9 @@ static void test_newer_minor_bigger_struct_accepted(void **state)
 	assert_int_equal(host_cmd_nexus(&lib), 7);
 	assert_true(host_completes_async());
 	/* lunlab_host_ops_has: what the struct holds, not what it lacks */
-	assert_true(lunlab_host_ops_has(&newer.known, cmd_early));
-	newer.known.size = (uint32_t)offsetof(struct lunlab_host_ops, cmd_early);
-	assert_false(lunlab_host_ops_has(&newer.known, cmd_early));
+	assert_true(lunlab_host_ops_has(&newer.known, handler_set_array_ctl));
+	newer.known.size = (uint32_t)offsetof(struct lunlab_host_ops, handler_set_array_ctl);
+	assert_false(lunlab_host_ops_has(&newer.known, handler_set_array_ctl));
 	assert_true(lunlab_host_ops_has(&newer.known, cmd_nexus));
 }
 
