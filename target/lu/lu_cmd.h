@@ -67,7 +67,7 @@ struct lu_cmd {
 	/* in: what the LU must get wrong itself because a fault rule says so
 	 * (target/lu/fault_rules.h): only the array can stop an EXTENDED COPY
 	 * part way.  All zero: nothing.  The tcmu host hands it to the handler
-	 * through lunlab_host_cmd_xcopy_fault (include/lunlab/host_ext.h). */
+	 * through the contract's cmd_xcopy_fault (include/lunlab/host_ext.h). */
 	struct {
 		bool xcopy_fail;          /* stop after xcopy_segments segments */
 		uint32_t xcopy_segments;

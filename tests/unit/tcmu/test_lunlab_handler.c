@@ -415,7 +415,7 @@ static double paced_write_ms(struct lu_backend *d, uint64_t arrival_ns)
 }
 
 /* A command's modeled time starts when the transport received it
- * (lu_cmd.arrival_ns, lunlab_host_cmd_arrival_ns): a WRITE whose data took
+ * (lu_cmd.arrival_ns, lunlab_host_ops.cmd_arrival_ns): a WRITE whose data took
  * 100 ms to arrive completes 100 ms sooner after it reached the handler
  * than one that arrived just now (its transfer overlapped the modeled
  * time), and never before its modeled completion. */
