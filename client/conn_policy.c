@@ -208,6 +208,26 @@ void conn_describe_cdb(const uint8_t *cdb, int len, char *out, size_t outlen)
 	snprintf(out, outlen, "opcode 0x%02x", op);
 }
 
+/* The additional sense codes a user of lunlab-bench meets when the URL or the request is
+ * wrong (SPC-4 table 51): named so that "05/25/00" says what it means.  A media or
+ * transport error is said well enough by its sense key. */
+static const char *asc_name(uint8_t asc, uint8_t ascq)
+{
+	static const struct { uint8_t asc, ascq; const char *name; } names[] = {
+		{ 0x20, 0x00, "INVALID COMMAND OPERATION CODE" },
+		{ 0x21, 0x00, "LOGICAL BLOCK ADDRESS OUT OF RANGE" },
+		{ 0x24, 0x00, "INVALID FIELD IN CDB" },
+		{ 0x25, 0x00, "LOGICAL UNIT NOT SUPPORTED" },
+		{ 0x26, 0x00, "INVALID FIELD IN PARAMETER LIST" },
+		{ 0x27, 0x00, "WRITE PROTECTED" },
+		{ 0x3f, 0x0e, "REPORTED LUNS DATA HAS CHANGED" },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].asc == asc && names[i].ascq == ascq)
+			return names[i].name;
+	return NULL;
+}
+
 void conn_describe_status(int status, uint8_t key, uint8_t asc, uint8_t ascq, char *out, size_t outlen)
 {
 	static const char *const keys[16] = {
@@ -219,7 +239,8 @@ void conn_describe_status(int status, uint8_t key, uint8_t asc, uint8_t ascq, ch
 	switch (status) {
 	case ST_GOOD: snprintf(out, outlen, "GOOD"); break;
 	case ST_CHECK_CONDITION:
-		snprintf(out, outlen, "CHECK CONDITION, sense %02x/%02x/%02x (%s)", key, asc, ascq, keys[key & 0x0f]);
+		snprintf(out, outlen, "CHECK CONDITION, sense %02x/%02x/%02x (%s%s%s)", key, asc, ascq, keys[key & 0x0f],
+			 asc_name(asc, ascq) ? ": " : "", asc_name(asc, ascq) ? asc_name(asc, ascq) : "");
 		break;
 	case ST_BUSY: snprintf(out, outlen, "BUSY"); break;
 	case ST_RESERVATION_CONFLICT: snprintf(out, outlen, "RESERVATION CONFLICT"); break;

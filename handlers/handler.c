@@ -398,6 +398,9 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 	struct cost_result res;
 	scsi_cost_req(&cmd, kind, &req);
 	uint64_t deadline = cost_model_charge_ex(lu->dev.model, &req, arrival, &res);
+	/* lunlab-target only: how long a fault rule (delay=) held the command
+	 * (0 under tcmu-runner, which injects no faults) */
+	cost_model_note_fault_delay(lu->dev.model, host_cmd_fault_delay_ns(lc));
 	lu_metrics_record(&lu->metrics, &req, res.latency_ns, res.cpu_ns);
 	if (deadline <= pacer_now_ns())
 		return status;

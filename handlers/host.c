@@ -37,7 +37,7 @@ int host_ops_check(const struct lunlab_host_ops *ops, char *why, size_t len)
 	/* major 1 promises every member; a NULL one would crash the handler
 	 * on its first call, so say it now instead */
 	if (!ops->cmd_data_ready || !ops->cmd_data_progress || !ops->cmd_arrival_ns || !ops->cmd_nexus ||
-	    !ops->cmd_xcopy_fault || !ops->dev_set_tpgs || !ops->dev_set_inline || !ops->dev_set_data_arrived ||
+	    !ops->cmd_xcopy_fault || !ops->cmd_fault_delay_ns || !ops->dev_set_tpgs || !ops->dev_set_inline || !ops->dev_set_data_arrived ||
 	    !ops->cmd_early || !ops->handler_set_array_ctl) {
 		snprintf(why, len, "host extension contract %u.%u refused: a member is NULL", major, minor);
 		return -1;
@@ -100,6 +100,13 @@ bool host_cmd_xcopy_fault(const struct tcmulib_cmd *cmd, uint32_t *segments, uin
 	const struct lunlab_host_ops *ops = host_ops();
 
 	return ops ? ops->cmd_xcopy_fault(cmd, segments, sense) : false;
+}
+
+uint64_t host_cmd_fault_delay_ns(const struct tcmulib_cmd *cmd)
+{
+	const struct lunlab_host_ops *ops = host_ops();
+
+	return ops ? ops->cmd_fault_delay_ns(cmd) : 0;
 }
 
 void *host_cmd_early(const struct tcmulib_cmd *cmd)

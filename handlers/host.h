@@ -39,10 +39,12 @@ bool host_completes_async(void);
 
 /* Per command (cmd: the library command handle_cmd got).  tcmu-runner path:
  * nexus 0 (unknown: one copy scope per LU), arrival 0 (unknown: now),
- * no xcopy fault (false), no early state (NULL), data_ready ignored. */
+ * no xcopy fault (false), fault delay 0 (no fault rules there), no early
+ * state (NULL), data_ready ignored. */
 uint64_t host_cmd_nexus(const struct tcmulib_cmd *cmd);
 uint64_t host_cmd_arrival_ns(const struct tcmulib_cmd *cmd);
 bool host_cmd_xcopy_fault(const struct tcmulib_cmd *cmd, uint32_t *segments, uint8_t sense[3]);
+uint64_t host_cmd_fault_delay_ns(const struct tcmulib_cmd *cmd);
 void *host_cmd_early(const struct tcmulib_cmd *cmd);
 void host_cmd_data_ready(struct tcmu_device *dev, struct tcmulib_cmd *cmd);
 /* Whether host_cmd_data_progress reaches the transport (false: tcmu-runner,

@@ -16,6 +16,7 @@ __attribute__((visibility("default"))) const struct lunlab_host_ops lunlab_host_
 	.cmd_arrival_ns = host_ext_cmd_arrival_ns,
 	.cmd_nexus = host_ext_cmd_nexus,
 	.cmd_xcopy_fault = host_ext_cmd_xcopy_fault,
+	.cmd_fault_delay_ns = host_ext_cmd_fault_delay_ns,
 	.dev_set_tpgs = host_ext_dev_set_tpgs,
 	.dev_set_inline = host_ext_dev_set_inline,
 	.dev_set_data_arrived = host_ext_dev_set_data_arrived,

@@ -114,6 +114,7 @@ void host_ext_cmd_data_progress(struct tcmu_device *dev, struct tcmulib_cmd *cmd
 uint64_t host_ext_cmd_arrival_ns(const struct tcmulib_cmd *cmd);
 uint64_t host_ext_cmd_nexus(const struct tcmulib_cmd *cmd);
 bool host_ext_cmd_xcopy_fault(const struct tcmulib_cmd *cmd, uint32_t *segments, uint8_t sense[3]);
+uint64_t host_ext_cmd_fault_delay_ns(const struct tcmulib_cmd *cmd);
 void host_ext_dev_set_inline(struct tcmu_device *dev, lunlab_inline_fn may_run_inline);
 void host_ext_dev_set_data_arrived(struct tcmu_device *dev, lunlab_data_arrived_fn arrived,
 				   void (*drop)(void *state));

@@ -196,6 +196,11 @@ static void describing(void **state)
 	assert_string_equal(out, "CHECK CONDITION, sense 03/11/00 (MEDIUM ERROR)");
 	conn_describe_status(0x02, 0x0b, 0x44, 0x00, out, sizeof(out));
 	assert_string_equal(out, "CHECK CONDITION, sense 0b/44/00 (ABORTED COMMAND)");
+	/* a LUN the target does not have: named, not only numbered */
+	conn_describe_status(0x02, 0x05, 0x25, 0x00, out, sizeof(out));
+	assert_string_equal(out, "CHECK CONDITION, sense 05/25/00 (ILLEGAL REQUEST: LOGICAL UNIT NOT SUPPORTED)");
+	conn_describe_status(0x02, 0x05, 0x24, 0x00, out, sizeof(out));
+	assert_string_equal(out, "CHECK CONDITION, sense 05/24/00 (ILLEGAL REQUEST: INVALID FIELD IN CDB)");
 	conn_describe_status(0x08, 0, 0, 0, out, sizeof(out));
 	assert_string_equal(out, "BUSY");
 	conn_describe_status(0x28, 0, 0, 0, out, sizeof(out));

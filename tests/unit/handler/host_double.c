@@ -40,6 +40,13 @@ static bool xcopy_fault(const struct tcmulib_cmd *cmd, uint32_t *segments, uint8
 	return false;
 }
 
+static uint64_t fault_delay_ns(const struct tcmulib_cmd *cmd)
+{
+	(void)cmd;
+	host_double_calls++;
+	return 0;
+}
+
 static void set_tpgs(struct tcmu_device *dev, unsigned tpgs)
 {
 	(void)dev, (void)tpgs;
@@ -82,6 +89,7 @@ void host_double_fill(struct lunlab_host_ops *ops)
 		.cmd_arrival_ns = arrival_ns,
 		.cmd_nexus = nexus,
 		.cmd_xcopy_fault = xcopy_fault,
+		.cmd_fault_delay_ns = fault_delay_ns,
 		.dev_set_tpgs = set_tpgs,
 		.dev_set_inline = set_inline,
 		.dev_set_data_arrived = set_data_arrived,

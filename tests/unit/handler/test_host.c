@@ -35,6 +35,7 @@ static void assert_runner_path(void)
 	assert_int_equal(host_cmd_arrival_ns(&lib), 0);
 	assert_false(host_cmd_xcopy_fault(&lib, &segments, sense));
 	assert_int_equal(segments, 99);
+	assert_int_equal(host_cmd_fault_delay_ns(&lib), 0);
 	assert_null(host_cmd_early(&lib));
 	host_cmd_data_ready(NULL, &lib);
 	host_cmd_data_progress(NULL, &lib, 4096);

@@ -15,6 +15,7 @@
 
 #include "handlers/array/array_state.h"
 #include "handlers/array/volume.h"
+#include "handlers/array/volume_names.h"
 #include "handlers/scsi/naa.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
