@@ -62,6 +62,15 @@ if ! syms --defined-only "$HANDLER" | grep -qx handler_init; then
 	echo "handler_lunlab.so does not export handler_init (hosts call it after dlopen)"
 	fail=1
 fi
+# the contract is found by one dlsym at run time: a lunlab_* symbol the
+# module leaves undefined (even weak) is a second way in, and a code path
+# that silently differs between the hosts
+bylink=$(syms --undefined-only "$HANDLER" | grep '^lunlab_' || true)
+if [ -n "$bylink" ]; then
+	echo "handler_lunlab.so binds lunlab host symbols by name (use include/lunlab/host_ext.h's struct):"
+	echo "$bylink" | sed 's/^/  /'
+	fail=1
+fi
 extra=$(syms --defined-only "$HANDLER" | grep -vx handler_init || true)
 if [ -n "$extra" ]; then
 	echo "handler_lunlab.so exports more than handler_init (it could interpose on the host's symbols):"
