@@ -8,8 +8,12 @@
  * lunlab_* function by name: its undefined symbols stay exactly the tcmu_* /
  * tcmur_* ones tcmu-runner and libtcmu export, so the module loads unchanged
  * in both hosts.  tcmu-runner has no such symbol: the lookup finds nothing
- * and the handler takes its tcmu-runner path (handlers/host_ext.c is where
- * handler_lunlab makes that one decision).
+ * and the handler takes its tcmu-runner path (handlers/host.c is where
+ * handler_lunlab makes that one decision).  The other direction rides on it
+ * too: the module's handler_init hands its array-control table
+ * (array_ctl.h) to the host through handler_set_array_ctl, so the module
+ * exports handler_init and nothing else.  tests/check-handler-symbols.sh
+ * fails a module that binds a lunlab_* symbol by name or exports more.
  *
  * Versioning.  version = LUNLAB_HOST_OPS_VERSION(major, minor); size =
  * sizeof(struct lunlab_host_ops) as the host was built.
@@ -18,8 +22,8 @@
  *     minor N works with a host of minor N or newer.
  *   - A major version changes a member's place or meaning.
  * A handler refuses (one log line, then the tcmu-runner path) a struct whose
- * major version differs from LUNLAB_HOST_OPS_MAJOR, or whose size is smaller
- * than the members it calls need.  A host of a newer minor version, with a
+ * major version differs from LUNLAB_HOST_OPS_MAJOR, whose size is smaller
+ * than the members it calls need, or that leaves a member NULL.  A host of a newer minor version, with a
  * bigger struct, is accepted: the handler uses the members it knows.  A
  * member a handler wants to treat as optional (appended in a later minor) is
  * tested with lunlab_host_ops_has().
