@@ -1,9 +1,10 @@
 /* array_ctl.c — handler_lunlab.so's side of include/lunlab/array_ctl.h: the
- * one data symbol lunlab-target's management plane finds with dlsym().  Each
+ * table handler_init gives lunlab-target's management plane through the
+ * extension contract (handlers/host.h, host_handler_set_array_ctl).  Each
  * function looks its array up by name (holding a reference for the call),
  * asks the array layer (handlers/array) and turns the answer into the
- * contract's structures and one-line errors.  tcmu-runner never looks for
- * the symbol; exporting it changes nothing there. */
+ * contract's structures and one-line errors.  Under tcmu-runner no one asks
+ * for it. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "handlers/array/array_state.h"
 #include "handlers/array/volume.h"
 #include "handlers/array/volume_names.h"
+#include "handlers/array_ctl.h"
 #include "handlers/metrics_ctl.h"
 #include "models/profile.h"
 #include "lunlab/array_ctl.h"
@@ -211,7 +213,7 @@ static int ctl_array_sync(const char *array, char *err, size_t errlen)
 	return rc;
 }
 
-__attribute__((visibility("default"))) const struct lunlab_array_ctl lunlab_array_ctl = {
+const struct lunlab_array_ctl lunlab_array_ctl = {
 	.version = LUNLAB_ARRAY_CTL_VERSION,
 	.size = sizeof(struct lunlab_array_ctl),
 	.array_list = ctl_array_list,

@@ -5,8 +5,8 @@
  *
  * Passthrough mode: no read/write/flush callbacks, so every CDB reaches
  * handle_cmd on one of nr_threads worker threads.  Only handler_init is
- * exported (handler.map); tcmu_* / tcmur_* resolve from the host at dlopen. */
-#include <dlfcn.h>
+ * exported (handler.map); tcmu_* / tcmur_* resolve from the host at dlopen.
+ * What only lunlab-target's host offers comes through handlers/host.h. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,13 +18,14 @@
 #include "handlers/array/store_db.h"
 #include "handlers/array/volume.h"
 #include "handlers/array/volume_names.h"
+#include "handlers/array_ctl.h"
 #include "handlers/copy/copy.h"
+#include "handlers/host.h"
 #include "handlers/lu_metrics.h"
 #include "handlers/lunlab_dev.h"
 #include "handlers/scsi/lu_config.h"
 #include "handlers/scsi/naa.h"
 #include "handlers/scsi/scsi.h"
-#include "lunlab/host_ext.h"
 #include "lunlab/tcmu_abi.h"
 #include "models/cost.h"
 #include "models/cost_virtual.h"
@@ -33,38 +34,7 @@
 
 #define DEFAULT_MAX_XFER_BYTES (8u << 20)
 
-/* How a paced completion is delivered.  lunlab-target's host treats
- * TCMU_STS_ASYNC_HANDLED from a worker as "completion comes later through
- * tcmur_cmd_complete", so the worker is freed and the pacer completes the
- * command at its deadline.  tcmu-runner 1.5.4 does not: with nr_threads > 0
- * its work queue passes handle_cmd's return value to tcmur_cmd_complete
- * unconditionally (tcmur_aio.c, io_work_queue), so an ASYNC_HANDLED there
- * would complete the command twice.  Under the real runner the worker thread
- * therefore sleeps until the deadline instead.  The embedded host is
- * recognised by a symbol only it exports (lunlab-target is linked with
- * export_dynamic). */
-static bool host_completes_async(void)
-{
-	static int known = -1;
-
-	if (known < 0)
-		known = dlsym(RTLD_DEFAULT, "tcmu_host_load_handlers") != NULL;
-	return known;
-}
-
 int handler_init(void) __attribute__((visibility("default")));
-
-/* lunlab-target only (host_ext.h): let short READs and WRITEs of an unpaced
- * LU run on the I/O thread.  Resolves to NULL under tcmu-runner. */
-#pragma weak lunlab_host_dev_set_inline
-/* lunlab-target only: the ALUA the LU reports (the core keeps the port
- * groups: target/lu/alua.h).  NULL under tcmu-runner, where LIO's own ALUA
- * configuration (configfs alua/) applies instead. */
-#pragma weak lunlab_host_dev_set_tpgs
-/* lunlab-target only: a large WRITE's blocks are stored while its data
- * arrives (scsi/sbc_write_early.c).  NULL under tcmu-runner. */
-#pragma weak lunlab_host_dev_set_data_arrived
-#pragma weak lunlab_host_cmd_early
 
 /* Largest READ/WRITE run inline: a 64 KiB write (dedup hashing and zlib of
  * four 16 KiB blocks) is still well under the time a worker hand-off and
@@ -296,8 +266,10 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 	lunlab_dev_register(d);
 	tcmur_dev_set_private(tdev, lu);
 	lu->unpaced = !model_paces(d->model);
-	if (lunlab_host_dev_set_inline && lu->unpaced)
-		lunlab_host_dev_set_inline(tdev, lunlab_may_inline);
+	/* lunlab-target only (handlers/host.h): short READs and WRITEs of an
+	 * unpaced LU run on the I/O thread */
+	if (lu->unpaced)
+		host_dev_set_inline(tdev, lunlab_may_inline);
 	/* Only where the model paces: there a WRITE's modeled time runs from its
 	 * arrival and the cores idle while its data trickles in, so storing each
 	 * burst as it lands takes the store off the command's critical path.
@@ -305,10 +277,11 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 	 * and the helper wake-ups cost more than they save (1 MiB QD1 unique
 	 * writes, alternating runs: 1,072-1,193 MB/s with it, 1,489-1,665
 	 * without). */
-	if (lunlab_host_dev_set_data_arrived && lunlab_host_cmd_early && !lu->unpaced)
-		lunlab_host_dev_set_data_arrived(tdev, lunlab_data_arrived, sbc_write_early_drop);
-	if (lunlab_host_dev_set_tpgs)
-		lunlab_host_dev_set_tpgs(tdev, (unsigned)(c.tpgs >= 0 ? c.tpgs : prof->tpgs));
+	if (!lu->unpaced)
+		host_dev_set_data_arrived(tdev, lunlab_data_arrived, sbc_write_early_drop);
+	/* the ALUA the LU reports (lunlab-target's core keeps the port groups:
+	 * target/lu/alua.h; under tcmu-runner LIO's configfs alua/ does) */
+	host_dev_set_tpgs(tdev, (unsigned)(c.tpgs >= 0 ? c.tpgs : prof->tpgs));
 	tcmu_dev_info(tdev, "lunlab: LU serial %s, model %s, array %s, %llu x %u bytes\n", d->serial,
 		      d->model_name, d->array_name, (unsigned long long)d->num_lbas, d->block_size);
 	return 0;
@@ -357,23 +330,6 @@ static int lunlab_reconfig(struct tcmu_device *tdev, struct tcmulib_cfg_info *cf
 	}
 }
 
-/* lunlab-target only: when the command's PDU arrived.  NULL under
- * tcmu-runner, where the kernel received the data: handle_cmd's time then. */
-#pragma weak lunlab_host_cmd_arrival_ns
-
-/* lunlab-target only: how long a fault rule (delay=) held the command.  NULL
- * under tcmu-runner, which injects no faults. */
-#pragma weak lunlab_host_cmd_fault_delay_ns
-
-/* lunlab-target only: start sending a paced READ's data during its modeled
- * service time (the array's service time includes the transfer).  Resolves to
- * NULL under tcmu-runner, which has no such function. */
-#pragma weak lunlab_host_cmd_data_ready
-
-/* lunlab-target only: a large READ's data goes out in pieces while the rest
- * is still being copied.  NULL under tcmu-runner. */
-#pragma weak lunlab_host_cmd_data_progress
-
 /* scsi_cmd.data_progress for lunlab-target: the host sends the Data-In of
  * the first final_bytes while sbc_read copies the rest. */
 struct host_cmd {
@@ -385,7 +341,7 @@ static void host_data_progress(struct scsi_cmd *cmd, size_t final_bytes)
 {
 	struct host_cmd *h = cmd->host_ctx;
 
-	lunlab_host_cmd_data_progress(h->tdev, h->lc, final_bytes);
+	host_cmd_data_progress(h->tdev, h->lc, final_bytes);
 }
 
 struct paced_completion {
@@ -412,7 +368,7 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 		.iov = lc->iovec,
 		.iov_cnt = lc->iov_cnt,
 		.sense = lc->sense_buf,
-		.early = lunlab_host_cmd_early ? lunlab_host_cmd_early(lc) : NULL,
+		.early = host_cmd_early(lc),
 	};
 	struct host_cmd host = { tdev, lc };
 	enum cost_kind kind;
@@ -420,8 +376,9 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 	for (size_t i = 0; i < lc->iov_cnt; i++)
 		cmd.iov_len += lc->iovec[i].iov_len;
 	/* a large READ of an unpaced LU goes out in pieces (sbc_read); a paced
-	 * one goes out whole at once (lunlab_host_cmd_data_ready, below) */
-	if (lunlab_host_cmd_data_progress && lu->unpaced) {
+	 * one goes out whole at once (host_cmd_data_ready, below); under
+	 * tcmu-runner the kernel sends the data after completion anyway */
+	if (host_has_data_progress() && lu->unpaced) {
 		cmd.data_progress = host_data_progress;
 		cmd.host_ctx = &host;
 	}
@@ -429,7 +386,7 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 	 * a WRITE's data transfer (R2T round trips, Data-Out) and the work
 	 * below (fingerprinting, storing) overlap its modeled service time
 	 * instead of adding to it; only what exceeds it shows. */
-	uint64_t arrival = lunlab_host_cmd_arrival_ns ? lunlab_host_cmd_arrival_ns(lc) : 0;
+	uint64_t arrival = host_cmd_arrival_ns(lc); /* 0 under tcmu-runner: now */
 	uint64_t now = pacer_now_ns();
 	if (!arrival || arrival > now)
 		arrival = now;
@@ -441,11 +398,14 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 	struct cost_result res;
 	scsi_cost_req(&cmd, kind, &req);
 	uint64_t deadline = cost_model_charge_ex(lu->dev.model, &req, arrival, &res);
-	if (lunlab_host_cmd_fault_delay_ns)
-		cost_model_note_fault_delay(lu->dev.model, lunlab_host_cmd_fault_delay_ns(lc));
+	/* lunlab-target only: how long a fault rule (delay=) held the command
+	 * (0 under tcmu-runner, which injects no faults) */
+	cost_model_note_fault_delay(lu->dev.model, host_cmd_fault_delay_ns(lc));
 	lu_metrics_record(&lu->metrics, &req, res.latency_ns, res.cpu_ns);
 	if (deadline <= pacer_now_ns())
 		return status;
+	/* tcmu-runner 1.5.4 would complete an ASYNC_HANDLED from a worker at
+	 * once with that value (tcmur_aio.c, io_work_queue): sleep there */
 	if (!host_completes_async()) {
 		struct timespec ts = { (time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u) };
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
@@ -458,8 +418,8 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 	pc->tdev = tdev;
 	pc->cmd = tcmur_cmd;
 	pc->status = status;
-	if (status == TCMU_STS_OK && lunlab_host_cmd_data_ready)
-		lunlab_host_cmd_data_ready(tdev, lc);
+	if (status == TCMU_STS_OK) /* start the Data-In during the modeled time */
+		host_cmd_data_ready(tdev, lc);
 	pacer_schedule(deadline, complete_paced, pc);
 	return TCMU_STS_ASYNC_HANDLED;
 }
@@ -486,5 +446,11 @@ static struct tcmur_handler lunlab_handler = {
 
 int handler_init(void)
 {
-	return tcmur_register_handler(&lunlab_handler);
+	int rc = tcmur_register_handler(&lunlab_handler);
+
+	/* lunlab-target: its management plane reaches the arrays through this
+	 * table (under tcmu-runner this does nothing) */
+	if (rc == 0)
+		host_handler_set_array_ctl(&lunlab_handler, &lunlab_array_ctl);
+	return rc;
 }

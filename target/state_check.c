@@ -1,10 +1,11 @@
 /* state_check.c — lunlab-target --check-state DIR (state_check.h).  The
- * arrays are the handler's: it is loaded (dlopen) and asked through the
- * array-control interface, so the target never reads the array's format. */
+ * arrays are the handler's: it is loaded as the host loads it (its
+ * handler_init gives the host its array-control table through the
+ * extension contract, include/lunlab/host_ext.h) and asked through that
+ * table, so the target never reads the array's format. */
 #include "target/state_check.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "lunlab/array_ctl.h"
 #include "state/state_dir.h"
+#include "target/tcmu/host.h"
 #include "target/api/xms_store.h"
 #include "target/target_state.h"
 
@@ -21,24 +23,23 @@ static int bad(const char *dir, const char *what, const char *why, int rc)
 	return rc;
 }
 
-/* the interface of handler_lunlab.so in handler_path, or NULL with why */
-static const struct lunlab_array_ctl *find_ctl(const char *handler_path, void **handle, char *why, size_t len)
+/* the interface of handler_lunlab.so in handler_path, or NULL with why.
+ * The module stays loaded (hosts never unload a handler: the registry
+ * keeps pointers into it). */
+static const struct lunlab_array_ctl *find_ctl(const char *handler_path, char *why, size_t len)
 {
-	char path[1024];
+	char path[1024], *err = NULL;
 	const struct lunlab_array_ctl *ctl;
 
 	snprintf(path, sizeof(path), "%.990s/handler_lunlab.so", handler_path);
-	*handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!*handle) {
-		snprintf(why, len, "cannot load %s: %s", path, dlerror());
+	if (tcmu_host_load_handler_file(path, &err) < 0) {
+		snprintf(why, len, "cannot load %s", err ? err : path);
+		free(err);
 		return NULL;
 	}
-	ctl = dlsym(*handle, LUNLAB_ARRAY_CTL_SYMBOL);
-	if (!ctl || ctl->size < offsetof(struct lunlab_array_ctl, state_check) + sizeof(ctl->state_check) ||
-	    !ctl->state_check) {
+	ctl = tcmu_host_array_ctl("lunlab");
+	if (!lunlab_array_ctl_has(ctl, state_check)) {
 		snprintf(why, len, "%s has no state check in its array-control interface (an older handler?)", path);
-		dlclose(*handle);
-		*handle = NULL;
 		return NULL;
 	}
 	return ctl;
@@ -55,7 +56,6 @@ int state_check_run(const char *dir, const char *handler_path)
 	struct stat st;
 	struct dirent **names = NULL;
 	const struct lunlab_array_ctl *ctl = NULL;
-	void *handle = NULL;
 	int n, rc = 0;
 
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || !state_dir_has_state(dir))
@@ -73,7 +73,7 @@ int state_check_run(const char *dir, const char *handler_path)
 		snprintf(adir, sizeof(adir), "%s/%s", path, names[i]->d_name);
 		if (stat(adir, &st) < 0 || !S_ISDIR(st.st_mode))
 			continue;
-		if (!ctl && !(ctl = find_ctl(handler_path, &handle, err, sizeof(err)))) {
+		if (!ctl && !(ctl = find_ctl(handler_path, err, sizeof(err)))) {
 			rc = bad(dir, "", err, 2);
 			break;
 		}
@@ -89,8 +89,6 @@ int state_check_run(const char *dir, const char *handler_path)
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
-	if (handle)
-		dlclose(handle);
 	if (rc == 0)
 		printf("state %s: consistent\n", dir);
 	return rc;

@@ -6,9 +6,11 @@
 # tcmur_* symbol they leave undefined must be exported by the tcmu-runner
 # executable or by libtcmu.so.2 (what the real runner resolves against at
 # dlopen), and by lunlab-target (export_dynamic) for the embedded host.
-# It also checks handler_init is exported, and lunlab_array_ctl (the
-# array-control interface lunlab-target finds with dlsym,
-# include/lunlab/array_ctl.h; tcmu-runner never looks it up).
+# It also checks handler_init is exported and nothing else is: what
+# lunlab-target and the module offer each other beyond the tcmu-runner ABI
+# goes through the extension contract (include/lunlab/host_ext.h), which
+# the module finds with one dlsym, so no lunlab_* symbol is needed or
+# exported either way.
 # Exit 0: all good; 1: a problem (listed); 77: a system file is missing
 # (install the tcmu-runner package: ci/ does).
 set -eu
@@ -60,8 +62,19 @@ if ! syms --defined-only "$HANDLER" | grep -qx handler_init; then
 	echo "handler_lunlab.so does not export handler_init (hosts call it after dlopen)"
 	fail=1
 fi
-if ! syms --defined-only "$HANDLER" | grep -qx lunlab_array_ctl; then
-	echo "handler_lunlab.so does not export lunlab_array_ctl (lunlab-target's API finds the array-control interface by it)"
+# the contract is found by one dlsym at run time: a lunlab_* symbol the
+# module leaves undefined (even weak) is a second way in, and a code path
+# that silently differs between the hosts
+bylink=$(syms --undefined-only "$HANDLER" | grep '^lunlab_' || true)
+if [ -n "$bylink" ]; then
+	echo "handler_lunlab.so binds lunlab host symbols by name (use include/lunlab/host_ext.h's struct):"
+	echo "$bylink" | sed 's/^/  /'
+	fail=1
+fi
+extra=$(syms --defined-only "$HANDLER" | grep -vx handler_init || true)
+if [ -n "$extra" ]; then
+	echo "handler_lunlab.so exports more than handler_init (it could interpose on the host's symbols):"
+	echo "$extra" | sed 's/^/  /'
 	fail=1
 fi
 if readelf -d "$HANDLER" 2>/dev/null | grep NEEDED | grep -q 'libtcmu'; then

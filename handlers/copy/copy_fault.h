@@ -1,10 +1,8 @@
 /* copy_fault.h — an EXTENDED COPY a fault rule of lunlab-target wants to
  * break off part way (xcopy-fail-after=N, docs/faults.md), when the host can
- * say so.  lunlab-target exports
- *     bool lunlab_host_cmd_xcopy_fault(const struct tcmulib_cmd *cmd,
- *                                      uint32_t *segments, uint8_t sense[3]);
- * (include/lunlab/host_ext.h); under tcmu-runner the weak reference is NULL
- * and no copy is ever broken off. */
+ * say so: lunlab-target tells it through the extension contract's
+ * cmd_xcopy_fault (include/lunlab/host_ext.h, handlers/host.h); under
+ * tcmu-runner no copy is ever broken off. */
 #ifndef LUNLAB_COPY_FAULT_H
 #define LUNLAB_COPY_FAULT_H
 

@@ -3,9 +3,8 @@
  * I_T nexus; the TCMU handler ABI does not carry one (LIO never passes it to
  * userspace), so under tcmu-runner the answer is 0 ("unknown") and the copy
  * manager falls back to one scope per LU.  lunlab-target knows the nexus of
- * every command (lu_cmd.nexus_id) and may export
- *     uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *cmd);
- * which this module uses when the dynamic linker finds it. */
+ * every command (lu_cmd.nexus_id) and tells it through the extension
+ * contract's cmd_nexus (include/lunlab/host_ext.h, handlers/host.h). */
 #ifndef LUNLAB_COPY_NEXUS_H
 #define LUNLAB_COPY_NEXUS_H
 

@@ -1,5 +1,5 @@
 /* sbc_write_early.c — a WRITE's blocks stored while its Data-Out still
- * arrives (lunlab-target only: host_ext.h lunlab_host_dev_set_data_arrived;
+ * arrives (lunlab-target only: host_ext.h dev_set_data_arrived;
  * the store side is handlers/array/volume_early.c, which says why).
  *
  * The host calls sbc_write_early_feed on its I/O thread each time another

@@ -3,11 +3,12 @@
  * snapshot requests) may ask of the array that handler_lunlab.so emulates.
  *
  * Direction and layering.  The target never reaches into the handler's
- * structures.  handler_lunlab.so exports ONE data symbol,
- * LUNLAB_ARRAY_CTL_SYMBOL, a const struct lunlab_array_ctl; lunlab-target's
- * tcmu host finds it with dlsym() on the handler module it loaded
- * (tcmu_host_array_ctl()).  tcmu-runner never looks for it, so the .so loads
- * there unchanged.  Everything else about a LU still goes through the
+ * structures.  handler_lunlab.so's handler_init hands its const struct
+ * lunlab_array_ctl to lunlab-target's tcmu host through the extension
+ * contract (include/lunlab/host_ext.h, handler_set_array_ctl); the
+ * management plane asks the host for it (tcmu_host_array_ctl()).  Under
+ * tcmu-runner there is no contract and no one asks, so the .so loads there
+ * unchanged.  Everything else about a LU still goes through the
  * tcmu-runner ABI:
  *   - a volume is realised as a tcmu device, created with the standard
  *     open() path from a cfgstring (tcmu_host_create_device);
@@ -40,7 +41,6 @@
 
 struct tcmu_device;
 
-#define LUNLAB_ARRAY_CTL_SYMBOL "lunlab_array_ctl"
 #define LUNLAB_ARRAY_CTL_VERSION 1u
 #define LUNLAB_ARRAY_NAME_MAX 64   /* bytes, with the NUL */
 #define LUNLAB_VOLUME_NAME_MAX 128 /* bytes, with the NUL */

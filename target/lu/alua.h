@@ -8,7 +8,7 @@
  *
  * Which LUs.  A LU reports ALUA when its handler says so: handler_lunlab.so
  * declares its profile's `tpgs:` at open() through the host extension
- * lunlab_host_dev_set_tpgs() (include/lunlab/host_ext.h), which lands in
+ * contract's dev_set_tpgs (include/lunlab/host_ext.h), which lands in
  * lu_backend.tpgs.  The core then sets the TPGS field of the LU's standard
  * INQUIRY data, adds the relative target port and target port group
  * designators of the port a command came through to its VPD page 0x83,

@@ -67,13 +67,13 @@ struct lu_cmd {
 	/* in: what the LU must get wrong itself because a fault rule says so
 	 * (target/lu/fault_rules.h): only the array can stop an EXTENDED COPY
 	 * part way.  All zero: nothing.  The tcmu host hands it to the handler
-	 * through lunlab_host_cmd_xcopy_fault (include/lunlab/host_ext.h). */
+	 * through the contract's cmd_xcopy_fault (include/lunlab/host_ext.h). */
 	struct {
 		bool xcopy_fail;          /* stop after xcopy_segments segments */
 		uint32_t xcopy_segments;
 		uint8_t key, asc, ascq;   /* the sense it ends with; key 0: the LU's own */
 		uint64_t delay_ns;        /* a delay= rule held it this long before delivery
-		                           * (lunlab_host_cmd_fault_delay_ns) */
+		                           * (host_ext.h cmd_fault_delay_ns) */
 	} fault;
 	/* in: the LU layer's entry for lun (struct lu_entry, target/lu), set by
 	 * the transport for the LU layer's own use (reservations); NULL: look

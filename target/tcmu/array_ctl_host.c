@@ -1,6 +1,7 @@
 /* array_ctl_host.c — from an LU to its handler module's array-control table
- * (include/lunlab/array_ctl.h), found by dlsym() when the module was loaded
- * (registry.c).  tcmu-runner has no such table; lunlab-target's management
+ * (include/lunlab/array_ctl.h), which the module's handler_init gave the
+ * host through the extension contract (host_ext.h handler_set_array_ctl,
+ * registry.c).  tcmu-runner has no such table; lunlab-target's management
  * plane (/metrics, the API) reaches the array only through it. */
 #include "lunlab/array_ctl.h"
 #include "target/tcmu/host_priv.h"

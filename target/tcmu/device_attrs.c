@@ -161,7 +161,7 @@ void tcmu_notify_cmd_timed_out(struct tcmu_device *dev)
 
 /* host_ext.h: the ALUA the handler's LU reports; the target core does the
  * rest from lu_backend.tpgs (target/lu/alua.h) */
-void lunlab_host_dev_set_tpgs(struct tcmu_device *dev, unsigned tpgs)
+void host_ext_dev_set_tpgs(struct tcmu_device *dev, unsigned tpgs)
 {
 	if (dev)
 		dev->be.tpgs = (uint8_t)(tpgs & 3u);

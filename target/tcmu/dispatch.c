@@ -5,7 +5,7 @@
  * list: submitters push one command, workers pop a batch (their fair share
  * of what is queued), so nothing process-wide sits on the I/O path.
  * Submitters wake a worker only when none is awake (host_priv.h).
- * Commands the handler declares non-blocking (lunlab_host_dev_set_inline)
+ * Commands the handler declares non-blocking (host_ext_dev_set_inline)
  * skip the queue and run on the submitting thread while the device has
  * nothing queued or on a worker. */
 #include <errno.h>
@@ -86,7 +86,7 @@ static struct host_cmd *host_read_in_progress(struct tcmulib_cmd *cmd)
 }
 
 /* host_ext.h: forwarded to the transport once, for reads only. */
-void lunlab_host_cmd_data_ready(struct tcmu_device *dev, struct tcmulib_cmd *cmd)
+void host_ext_cmd_data_ready(struct tcmu_device *dev, struct tcmulib_cmd *cmd)
 {
 	struct host_cmd *hc = host_read_in_progress(cmd);
 
@@ -99,7 +99,7 @@ void lunlab_host_cmd_data_ready(struct tcmu_device *dev, struct tcmulib_cmd *cmd
 
 /* host_ext.h: forwarded to the transport, for reads only, while the data
  * is not final as a whole yet (data_ready not forwarded). */
-void lunlab_host_cmd_data_progress(struct tcmu_device *dev, struct tcmulib_cmd *cmd, size_t bytes)
+void host_ext_cmd_data_progress(struct tcmu_device *dev, struct tcmulib_cmd *cmd, size_t bytes)
 {
 	struct host_cmd *hc = host_read_in_progress(cmd);
 
@@ -115,28 +115,28 @@ static const struct lu_cmd *lu_of(const struct tcmulib_cmd *cmd)
 	return cmd ? container_of_host(cmd, struct host_cmd, lib)->lu : NULL;
 }
 
-uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *cmd)
+uint64_t host_ext_cmd_nexus(const struct tcmulib_cmd *cmd)
 {
 	const struct lu_cmd *lu = lu_of(cmd);
 
 	return lu ? lu->nexus_id : 0;
 }
 
-uint64_t lunlab_host_cmd_arrival_ns(const struct tcmulib_cmd *cmd)
+uint64_t host_ext_cmd_arrival_ns(const struct tcmulib_cmd *cmd)
 {
 	const struct lu_cmd *lu = lu_of(cmd);
 
 	return lu ? lu->arrival_ns : 0;
 }
 
-uint64_t lunlab_host_cmd_fault_delay_ns(const struct tcmulib_cmd *cmd)
+uint64_t host_ext_cmd_fault_delay_ns(const struct tcmulib_cmd *cmd)
 {
 	const struct lu_cmd *lu = lu_of(cmd);
 
 	return lu ? lu->fault.delay_ns : 0;
 }
 
-bool lunlab_host_cmd_xcopy_fault(const struct tcmulib_cmd *cmd, uint32_t *segments, uint8_t sense[3])
+bool host_ext_cmd_xcopy_fault(const struct tcmulib_cmd *cmd, uint32_t *segments, uint8_t sense[3])
 {
 	const struct host_cmd *hc;
 
@@ -152,15 +152,15 @@ bool lunlab_host_cmd_xcopy_fault(const struct tcmulib_cmd *cmd, uint32_t *segmen
 	return true;
 }
 
-void *lunlab_host_cmd_early(const struct tcmulib_cmd *cmd)
+void *host_ext_cmd_early(const struct tcmulib_cmd *cmd)
 {
 	const struct lu_cmd *lu = lu_of(cmd);
 
 	return lu ? lu->early : NULL;
 }
 
-void lunlab_host_dev_set_data_arrived(struct tcmu_device *dev, lunlab_data_arrived_fn arrived,
-				      void (*drop)(void *state))
+void host_ext_dev_set_data_arrived(struct tcmu_device *dev, lunlab_data_arrived_fn arrived,
+				   void (*drop)(void *state))
 {
 	if (dev && (!arrived || drop)) {
 		dev->data_arrived = arrived;
@@ -204,7 +204,7 @@ static void host_cmd_run(struct host_cmd *hc)
 		host_cmd_finish(hc, rc);
 }
 
-void lunlab_host_dev_set_inline(struct tcmu_device *dev, lunlab_inline_fn may_run_inline)
+void host_ext_dev_set_inline(struct tcmu_device *dev, lunlab_inline_fn may_run_inline)
 {
 	if (dev)
 		dev->may_inline = may_run_inline;

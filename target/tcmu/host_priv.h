@@ -32,7 +32,7 @@ struct host_cmd {
 	struct host_cmd *next;       /* work queue link */
 	struct timespec t_start;     /* CLOCK_MONOTONIC at submit, for latency */
 	size_t buf_len;              /* bytes the transport's iovec holds */
-	bool data_ready_sent;        /* lunlab_host_cmd_data_ready forwarded */
+	bool data_ready_sent;        /* host_ext_cmd_data_ready forwarded */
 	bool on_worker;              /* counted in dev->backlog */
 	struct iovec iov[];          /* lu->iov_cnt entries */
 };
@@ -85,9 +85,9 @@ struct tcmu_device {
 	pthread_t *workers;
 	int nr_workers;
 	atomic_long inflight;        /* submitted, not yet completed */
-	/* lunlab_host_dev_set_inline: set by open(), before any command */
+	/* host_ext_dev_set_inline: set by open(), before any command */
 	lunlab_inline_fn may_inline;
-	/* lunlab_host_dev_set_data_arrived: set by open(), before any command */
+	/* host_ext_dev_set_data_arrived: set by open(), before any command */
 	lunlab_data_arrived_fn data_arrived;
 	void (*early_drop)(void *state);
 	atomic_long backlog;         /* commands queued or handed to workers, not yet completed */
@@ -100,10 +100,32 @@ struct tcmu_device {
 
 /* registry.c */
 struct tcmur_handler *host_find_handler(const char *subtype, size_t len);
-/* the LUNLAB_ARRAY_CTL_SYMBOL table of the module that registered h, or NULL */
+/* the array-control table the module that registered h gave the host
+ * (lunlab_host_ops.handler_set_array_ctl), or NULL */
 struct lunlab_array_ctl;
 const struct lunlab_array_ctl *host_handler_array_ctl(const struct tcmur_handler *h);
 void host_handlers_destroy(void);
+
+/* The extension contract's members (include/lunlab/host_ext.h), which
+ * host_ops.c gathers into the one exported struct lunlab_host_ops.
+ * dispatch.c: */
+void host_ext_cmd_data_ready(struct tcmu_device *dev, struct tcmulib_cmd *cmd);
+void host_ext_cmd_data_progress(struct tcmu_device *dev, struct tcmulib_cmd *cmd, size_t bytes);
+uint64_t host_ext_cmd_arrival_ns(const struct tcmulib_cmd *cmd);
+uint64_t host_ext_cmd_nexus(const struct tcmulib_cmd *cmd);
+bool host_ext_cmd_xcopy_fault(const struct tcmulib_cmd *cmd, uint32_t *segments, uint8_t sense[3]);
+uint64_t host_ext_cmd_fault_delay_ns(const struct tcmulib_cmd *cmd);
+void host_ext_dev_set_inline(struct tcmu_device *dev, lunlab_inline_fn may_run_inline);
+void host_ext_dev_set_data_arrived(struct tcmu_device *dev, lunlab_data_arrived_fn arrived,
+				   void (*drop)(void *state));
+void *host_ext_cmd_early(const struct tcmulib_cmd *cmd);
+/* device_attrs.c: */
+void host_ext_dev_set_tpgs(struct tcmu_device *dev, unsigned tpgs);
+/* registry.c: */
+int host_ext_handler_set_array_ctl(const struct tcmur_handler *h, const struct lunlab_array_ctl *ctl);
+/* host_ops.c: the struct itself, exported (export_dynamic) under
+ * LUNLAB_HOST_OPS_SYMBOL for handlers to find */
+extern const struct lunlab_host_ops lunlab_host_ops;
 
 /* host.c: stop workers, close(), free; unlinks from the device list */
 void host_dev_destroy(struct tcmu_device *dev);

@@ -19,8 +19,9 @@
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct tcmur_handler *handlers[MAX_HANDLERS];
 static size_t nr_handlers;
-/* the array-control table (array_ctl.h) of the module each handler came
- * from; NULL for modules without one (any tcmu-runner handler) */
+/* the array-control table (array_ctl.h) each handler's module gave through
+ * the extension contract (host_ext.h); NULL for modules that gave none (any
+ * tcmu-runner handler) */
 static const struct lunlab_array_ctl *ctls[MAX_HANDLERS];
 /* why the last tcmur_register_handler() on this thread failed, so the
  * loader's one error line can say it instead of just "-1" */
@@ -55,6 +56,24 @@ int tcmur_register_handler(struct tcmur_handler *h)
 	handlers[nr_handlers++] = h;
 	pthread_mutex_unlock(&reg_lock);
 	return 0;
+}
+
+/* lunlab_host_ops.handler_set_array_ctl (include/lunlab/host_ext.h) */
+int host_ext_handler_set_array_ctl(const struct tcmur_handler *h, const struct lunlab_array_ctl *ctl)
+{
+	int rc = -ENOENT;
+
+	if (!ctl)
+		return -EINVAL;
+	pthread_mutex_lock(&reg_lock);
+	for (size_t i = 0; i < nr_handlers; i++)
+		if (handlers[i] == h) {
+			ctls[i] = ctl;
+			rc = 0;
+			break;
+		}
+	pthread_mutex_unlock(&reg_lock);
+	return rc;
 }
 
 struct tcmur_handler *host_find_handler(const char *subtype, size_t len)
@@ -141,13 +160,9 @@ static int load_one(const char *path, char **err)
 		 * pointing into the module (tcmu-runner never unloads either) */
 		return -1;
 	}
-	const struct lunlab_array_ctl *ctl = dlsym(h, LUNLAB_ARRAY_CTL_SYMBOL);
-
 	pthread_mutex_lock(&reg_lock);
 	int registered = (int)(nr_handlers - before);
 
-	for (size_t i = before; i < nr_handlers; i++)
-		ctls[i] = ctl;
 	pthread_mutex_unlock(&reg_lock);
 	return registered;
 }

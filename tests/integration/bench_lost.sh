@@ -383,7 +383,10 @@ flap-drr|flap-clone|flap-calibrate)
     wait_bench
     name=${case#flap-}
     (( rc == 0 )) && ok "$name completed across the lost path" || fail "$name: exit $rc, want 0: $(cat "$work/$name.err")"
-    jq -e '.connection.reconnects >= 1 and .connection.longest_outage_s >= 0.9' "$work/$name.out" >/dev/null &&
+    # the outage counts from when the bench notices the loss, which may be well after the cut
+    # (calibrate has phases where a session is idle), so only its presence is certain: a bound
+    # near the 1 s cut failed on a loaded machine (0.71 s)
+    jq -e '.connection.reconnects >= 1 and .connection.longest_outage_s > 0' "$work/$name.out" >/dev/null &&
         ok "$name: $(jq -c .connection "$work/$name.out")" || fail "$name: no re-login counted: $(jq -c .connection "$work/$name.out")"
     if [[ $case == flap-calibrate ]]; then
         # what it wrote is a profile lunlab-target serves

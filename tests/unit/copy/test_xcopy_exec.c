@@ -16,9 +16,11 @@
 #include "handlers/copy/copy.h"
 #include "handlers/copy/copy_limits.h"
 #include "handlers/copy/copy_lists.h"
+#include "handlers/host.h"
 #include "handlers/scsi/scsi.h"
 #include "tests/unit/copy/tcmu_log_capture.h"
 #include "tests/unit/copy/xcopy_list_builder.h"
+#include "tests/unit/handler/host_double.h"
 
 #define DEDUP 8192u
 #define LU_BYTES (8u << 20)
@@ -35,16 +37,10 @@ static uint8_t list[16 + 8192];
  * copy manager can ask the host which I_T nexus sent the command */
 static struct tcmulib_cmd lib;
 #define SENSE (lib.sense_buf)
-/* 0: the host cannot tell (tcmu-runner); else this session's nexus id */
-static uint64_t current_nexus;
-
-/* What lunlab-target's host exports (copy_nexus.h). */
-uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *c);
-uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *c)
-{
-	assert_ptr_equal(c, &lib);             /* found from scsi_cmd.sense */
-	return current_nexus;
-}
+/* the stand-in for lunlab-target's extension contract, adopted in setup:
+ * its host_double_nexus is 0 (the host cannot tell, as tcmu-runner) or this
+ * session's nexus id */
+static struct lunlab_host_ops host;
 static uint8_t cdb[16];
 static struct scsi_cmd cmd;
 static struct iovec iov;
@@ -89,7 +85,9 @@ static void make_lu(struct lunlab_dev *d, struct array *a, uint32_t bs, uint8_t 
 
 static int setup(void **state)
 {
-	current_nexus = 0;
+	host_double_fill(&host);
+	assert_ptr_equal(host_ops_adopt(&host), &host);
+	host_double_nexus = 0;
 	arr_a = make_array();
 	arr_b = make_array();
 	make_lu(&slu[0].dev, arr_a, 512, 1);
@@ -574,16 +572,18 @@ static void test_list_ids_per_nexus(void **state)
 	size_t len = begin_list(1, 0, t, 2, 1);
 
 	tb_seg(seg_at(2, 0), 0, 1, false, 16, 0, 100);
-	current_nexus = 7;
+	host_double_nexus = 7;
+	host_double_nexus_cmd = NULL;
 	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);        /* held for session 7 */
-	current_nexus = 8;
+	assert_ptr_equal(host_double_nexus_cmd, &lib);              /* found from scsi_cmd.sense */
+	host_double_nexus = 8;
 	assert_int_equal(rcr_to(&slu[0].dev, 0, 1, out, sizeof(out)), TCMU_STS_PASSTHROUGH_ERR);
 	assert_int_equal(SENSE[12], 0x24);                           /* unknown to session 8 */
 	tb_seg(seg_at(2, 0), 0, 1, false, 32, 0, 100);
 	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);        /* session 8's own list 1 */
 	assert_int_equal(rcr_to(&slu[0].dev, 0, 1, out, sizeof(out)), TCMU_STS_OK);
 	assert_int_equal(out[11] | out[10] << 8, 32 * 512);
-	current_nexus = 7;
+	host_double_nexus = 7;
 	assert_int_equal(rcr_to(&slu[0].dev, 0, 1, out, sizeof(out)), TCMU_STS_OK);
 	assert_int_equal(out[11] | out[10] << 8, 16 * 512);
 
@@ -596,7 +596,7 @@ static void test_list_ids_per_nexus(void **state)
 	assert_int_equal(SENSE[2], 0x05);
 	assert_int_equal(SENSE[12], 0x00);
 	assert_int_equal(SENSE[13], 0x16);                           /* OPERATION IN PROGRESS */
-	current_nexus = 8;
+	host_double_nexus = 8;
 	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);        /* another session: fine */
 	struct copy_status st = { .cm_status = COPY_DONE_OK };
 	copy_lists_end(running, &st);

@@ -9,26 +9,24 @@
  * crossing after the threshold re-arms. */
 #include "fixture.h"
 #include "handlers/array/array_admin.h"
+#include "handlers/host.h"
 #include "lunlab/be.h"
+#include "tests/unit/handler/host_double.h"
 
 #define DB 16384u                 /* dedup block of the fixture's arrays */
 #define LBAS_PER_DB (DB / FIX_BS)
 
-/* lunlab-target's host names the nexus of each command (copy_nexus.h) */
-static uint64_t cur_nexus;
-uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *c);
-uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *c)
-{
-	(void)c;
-	return cur_nexus;
-}
+/* lunlab-target's host names the nexus of each command (copy_nexus.h):
+ * here a stand-in for its extension contract, adopted in setup, whose
+ * host_double_nexus is the nexus */
+static struct lunlab_host_ops host;
 
 static struct scsi_lu *lu1, *lu2;
 
 static int run_as(uint64_t nexus, struct fix_cmd *fc, struct scsi_lu *lu, const uint8_t *cdb, size_t n, void *buf,
 		  size_t len)
 {
-	cur_nexus = nexus;
+	host_double_nexus = nexus;
 	return fix_run(fc, lu, cdb, n, buf, len);
 }
 
@@ -75,6 +73,8 @@ static void assert_ua(const struct fix_cmd *fc, uint8_t asc, uint8_t ascq)
 static int setup(void **state)
 {
 	char *err = NULL;
+	host_double_fill(&host);
+	assert_ptr_equal(host_ops_adopt(&host), &host);
 	lu1 = fix_lu_new("ua-array", FIX_BS, FIX_LBAS);
 	lu2 = fix_lu_new("ua-array", FIX_BS, FIX_LBAS);
 	/* 40 blocks of capacity, the soft threshold at 20 */

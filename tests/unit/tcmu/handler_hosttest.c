@@ -13,20 +13,21 @@
  *   0xC5 <lba:be32@2>    tcmur_dev_update_size(dev, lba * block size)
  *   0xC6                 Data-In: the calling thread's name
  *   0xC7 ms              block the worker for ms milliseconds, then GOOD
- *   0xC8 ms              fill the Data-In with 0x5A, call lunlab_host_cmd_data_ready
+ *   0xC8 ms              fill the Data-In with 0x5A, call cmd_data_ready
  *                        (twice: the host forwards once), complete GOOD after ms
  *   0xC9 ready           fill the Data-In with 0x6B a quarter at a time, calling
- *                        lunlab_host_cmd_data_progress after each quarter but the
+ *                        cmd_data_progress after each quarter but the
  *                        last, then once with twice the length; ready 1: also
- *                        lunlab_host_cmd_data_ready, then progress again; GOOD
+ *                        cmd_data_ready, then progress again; GOOD
  * cfgstring key inline=1: open() installs an inline predicate
- * (lunlab_host_dev_set_inline) that accepts TEST UNIT READY, 0xC0, 0xC2,
+ * (dev_set_inline) that accepts TEST UNIT READY, 0xC0, 0xC2,
  * 0xC3 and 0xC6 with at most HT_INLINE_MAX bytes of data, nothing else.
  * cfgstring key early=1: open() installs a data_arrived hook
- * (lunlab_host_dev_set_data_arrived) whose state counts its calls and the
- * last byte count; 0xC2 records what lunlab_host_cmd_early shows it, read
+ * (dev_set_data_arrived) whose state counts its calls and the
+ * last byte count; 0xC2 records what cmd_early shows it, read
  * with hosttest_early(), which also counts the states dropped.
  * Counters are read by the tests through hosttest_counters(). */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -38,13 +39,10 @@
 #include "lunlab/host_ext.h"
 #include "lunlab/tcmu_abi.h"
 
-/* lunlab-target only: weak, as a handler that also runs under tcmu-runner
- * must reference it */
-#pragma weak lunlab_host_cmd_data_ready
-#pragma weak lunlab_host_dev_set_inline
-#pragma weak lunlab_host_cmd_data_progress
-#pragma weak lunlab_host_dev_set_data_arrived
-#pragma weak lunlab_host_cmd_early
+/* lunlab-target only: its extension contract, found with the one lookup a
+ * handler that also runs under tcmu-runner makes (include/lunlab/host_ext.h);
+ * NULL there.  Set by handler_init, read-only afterwards. */
+static const struct lunlab_host_ops *host;
 
 #define HT_INLINE_MAX 1024
 
@@ -160,10 +158,10 @@ static int ht_open(struct tcmu_device *dev, bool reopen)
 	tcmur_dev_set_private(dev, d);
 	tcmu_dev_set_write_cache_enabled(dev, true);
 	tcmu_dev_set_unmap_gran_align(dev, 1);
-	if (strstr(tcmu_dev_get_cfgstring(dev), "inline=1") && lunlab_host_dev_set_inline)
-		lunlab_host_dev_set_inline(dev, ht_may_inline);
-	if (strstr(tcmu_dev_get_cfgstring(dev), "early=1") && lunlab_host_dev_set_data_arrived)
-		lunlab_host_dev_set_data_arrived(dev, ht_arrived, ht_early_drop);
+	if (strstr(tcmu_dev_get_cfgstring(dev), "inline=1") && host)
+		host->dev_set_inline(dev, ht_may_inline);
+	if (strstr(tcmu_dev_get_cfgstring(dev), "early=1") && host)
+		host->dev_set_data_arrived(dev, ht_arrived, ht_early_drop);
 	return 0;
 }
 
@@ -255,7 +253,7 @@ static int ht_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 	case 0xC2: {
 		size_t want = tcmu_iovec_length(lc->iovec, lc->iov_cnt);
 
-		const struct ht_early *e = lunlab_host_cmd_early ? lunlab_host_cmd_early(lc) : NULL;
+		const struct ht_early *e = host ? host->cmd_early(lc) : NULL;
 
 		atomic_store(&early_seen_calls, e ? e->calls : 0);
 		atomic_store(&early_seen_last, e ? e->last : 0);
@@ -321,9 +319,9 @@ static int ht_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 			return TCMU_STS_NO_RESOURCE;
 		for (size_t i = 0; i < lc->iov_cnt; i++)
 			memset(lc->iovec[i].iov_base, 0x5A, lc->iovec[i].iov_len);
-		if (lunlab_host_cmd_data_ready) {
-			lunlab_host_cmd_data_ready(dev, lc);
-			lunlab_host_cmd_data_ready(dev, lc);
+		if (host) {
+			host->cmd_data_ready(dev, lc);
+			host->cmd_data_ready(dev, lc);
 		}
 		*j = (struct async_job){ dev, cmd, TCMU_STS_OK, cdb[1] };
 		if (pthread_create(&t, NULL, async_main, j) != 0) {
@@ -337,17 +335,17 @@ static int ht_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 		size_t len = tcmu_iovec_length(lc->iovec, lc->iov_cnt), q = len / 4;
 		unsigned char *p = lc->iov_cnt == 1 ? lc->iovec[0].iov_base : NULL;
 
-		if (!p || !lunlab_host_cmd_data_progress)
+		if (!p || !host)
 			return TCMU_STS_HW_ERR;
 		for (int i = 0; i < 4; i++) {
 			memset(p + i * q, 0x6B, i == 3 ? len - 3 * q : q);
 			if (i < 3)
-				lunlab_host_cmd_data_progress(dev, lc, (size_t)(i + 1) * q);
+				host->cmd_data_progress(dev, lc, (size_t)(i + 1) * q);
 		}
-		lunlab_host_cmd_data_progress(dev, lc, 2 * len); /* capped at the buffer */
-		if (cdb[1] == 1 && lunlab_host_cmd_data_ready) {
-			lunlab_host_cmd_data_ready(dev, lc);
-			lunlab_host_cmd_data_progress(dev, lc, len); /* dropped: data is final */
+		host->cmd_data_progress(dev, lc, 2 * len); /* capped at the buffer */
+		if (cdb[1] == 1) {
+			host->cmd_data_ready(dev, lc);
+			host->cmd_data_progress(dev, lc, len); /* dropped: data is final */
 		}
 		return TCMU_STS_OK;
 	}
@@ -394,6 +392,11 @@ static struct tcmur_handler ht_inline = {
 
 int handler_init(void)
 {
+	const struct lunlab_host_ops *ops = dlsym(RTLD_DEFAULT, LUNLAB_HOST_OPS_SYMBOL);
+
+	if (ops && LUNLAB_HOST_OPS_VERSION_MAJOR(ops->version) == LUNLAB_HOST_OPS_MAJOR &&
+	    ops->size >= sizeof(struct lunlab_host_ops))
+		host = ops;
 	int rc = tcmur_register_handler(&ht_threads);
 
 	if (rc)

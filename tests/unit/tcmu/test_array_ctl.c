@@ -1,13 +1,13 @@
 /* test_array_ctl.c — the array-control interface of the real handler_lunlab.so
- * (handlers/array_ctl.c, include/lunlab/array_ctl.h), found by dlsym as
- * lunlab-target's management plane finds it, with devices created through the
+ * (handlers/array_ctl.c, include/lunlab/array_ctl.h), as the module's
+ * handler_init gives it to the host through the extension contract
+ * (include/lunlab/host_ext.h) and the management plane finds it, with devices created through the
  * host from cfgstrings: named volumes (volume=) outliving their device and
  * attached to one device at a time, array_capacity= agreement between LUNs,
  * the figures against the data written over SCSI, a read-only snapshot that
  * reads back its moment through its own device and refuses writes, the
  * snapshot charged to the cost model (page 31h), capacity changes, deletion,
  * and every error path with its message. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,14 +32,12 @@ static int setup_all(void **state)
 		fprintf(stderr, "load: %s\n", err ? err : "no handler");
 		return -1;
 	}
-	/* the module the host loaded: RTLD_NOLOAD finds it, as the host's own
-	 * dlsym on its handle would */
-	void *h = dlopen(LUNLAB_HANDLER_DIR "/handler_lunlab.so", RTLD_NOW | RTLD_NOLOAD);
-	if (!h || !(ctl = dlsym(h, LUNLAB_ARRAY_CTL_SYMBOL))) {
-		fprintf(stderr, "%s: %s\n", LUNLAB_ARRAY_CTL_SYMBOL, dlerror());
+	/* the table the module's handler_init gave the host through the
+	 * extension contract (include/lunlab/host_ext.h) */
+	if (!(ctl = tcmu_host_array_ctl("lunlab"))) {
+		fprintf(stderr, "handler_lunlab.so gave the host no array-control table\n");
 		return -1;
 	}
-	dlclose(h); /* the host keeps its own reference */
 	return 0;
 }
 

@@ -1,8 +1,8 @@
 /* test_data_arrived.c — the host's early Data-Out path
- * (lunlab_host_dev_set_data_arrived, lu_backend_ops.data_arrived): each
+ * (lunlab_host_ops.dev_set_data_arrived, lu_backend_ops.data_arrived): each
  * call reaches the handler's hook with the command's CDB and byte count,
  * the state it keeps rides in the transport's command, handle_cmd sees it
- * through lunlab_host_cmd_early, and the transport's early_drop frees it
+ * through lunlab_host_ops.cmd_early, and the transport's early_drop frees it
  * once, whether the command ran or not.  A handler without the hook leaves
  * the command untouched.  Uses the test handler with early=1
  * (handler_hosttest.c: the hook counts calls for opcode 0xC2). */

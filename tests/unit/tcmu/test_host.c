@@ -379,7 +379,7 @@ static void test_update_size_unit_attention(void **state)
 	be->ops->destroy(be);
 }
 
-/* lunlab_host_cmd_data_ready reaches lu_cmd.data_ready once, for a read,
+/* lunlab_host_ops.cmd_data_ready reaches lu_cmd.data_ready once, for a read,
  * with the buffer filled and before done(); never for other directions. */
 static atomic_int ready_calls, ready_done_seen, ready_filled;
 
@@ -428,7 +428,7 @@ static void test_data_ready_forwarded(void **state)
 	be->ops->destroy(be);
 }
 
-/* lunlab_host_cmd_data_progress reaches lu_cmd.data_progress for reads,
+/* lunlab_host_ops.cmd_data_progress reaches lu_cmd.data_progress for reads,
  * with growing byte counts capped at the buffer, before done(), each time
  * with those bytes already final; never after data_ready. */
 static size_t prog_seen[8];

@@ -1,4 +1,4 @@
-/* test_inline.c — the host's inline path (lunlab_host_dev_set_inline): a
+/* test_inline.c — the host's inline path (lunlab_host_ops.dev_set_inline): a
  * command the handler declares non-blocking runs on the submitting thread,
  * with the same data, status, sense, UNIT ATTENTION and trace as on a
  * worker; anything it does not accept, anything larger than it allows, and

@@ -415,7 +415,7 @@ static double paced_write_ms(struct lu_backend *d, uint64_t arrival_ns)
 }
 
 /* A command's modeled time starts when the transport received it
- * (lu_cmd.arrival_ns, lunlab_host_cmd_arrival_ns): a WRITE whose data took
+ * (lu_cmd.arrival_ns, lunlab_host_ops.cmd_arrival_ns): a WRITE whose data took
  * 100 ms to arrive completes 100 ms sooner after it reached the handler
  * than one that arrived just now (its transfer overlapped the modeled
  * time), and never before its modeled completion. */
@@ -442,6 +442,64 @@ static void test_modeled_time_starts_at_arrival(void **state)
 	q->ops->destroy(q);
 }
 
+/* Parameter `code` of LOG SENSE page 31h (the model's telemetry, 8-byte
+ * values) of d, as a client reads it. */
+static uint64_t telemetry_param(struct lu_backend *d, uint16_t code)
+{
+	static const uint8_t cdb[10] = { 0x4d, 0, 0x40 | 0x31, 0, 0, 0, 0, 0x10, 0x00, 0 };
+	struct tcmd *t = tcmd_new(cdb, sizeof(cdb), LU_DIR_READ, 4096, 1);
+	uint64_t v = UINT64_MAX;
+
+	d->ops->submit(d, &t->lu);
+	tcmd_wait(t);
+	assert_int_equal(t->lu.status, 0);
+	const uint8_t *p = t->lu.iov[0].iov_base;
+	size_t end = t->lu.data_len, off = 4;
+	while (off + 4 <= end) {
+		uint16_t c = (uint16_t)(p[off] << 8 | p[off + 1]);
+		size_t len = p[off + 3];
+
+		if (c == code && len == 8 && off + 12 <= end) {
+			v = 0;
+			for (int i = 0; i < 8; i++)
+				v = v << 8 | p[off + 4 + i];
+			break;
+		}
+		off += 4 + len;
+	}
+	tcmd_free(t);
+	assert_true(v != UINT64_MAX);
+	return v;
+}
+
+/* How long a fault rule held a command (lu_cmd.fault.delay_ns) reaches the
+ * handler through the contract's cmd_fault_delay_ns, and the model sums it
+ * apart: LOG SENSE page 31h parameter 000Fh (0 under tcmu-runner). */
+static void test_fault_delay_reaches_the_model(void **state)
+{
+	struct lu_backend *d = mkdev("lunlab/model=x2;serial=arr-fd", "lun6");
+	uint8_t buf[4096];
+
+	(void)state;
+	assert_non_null(d);
+	assert_int_equal(telemetry_param(d, 0x000f), 0);
+	memset(buf, 0x11, sizeof(buf));
+	for (int i = 0; i < 2; i++) {
+		static const uint8_t none[1];
+		struct tcmd *t = tcmd_new(none, 1, LU_DIR_NONE, 0, 1);
+		struct iovec iov;
+
+		rw10(&t->lu, &iov, 0x2a, (uint32_t)(8 * i), 8, buf);
+		t->lu.fault.delay_ns = i == 0 ? 7000000u : 0; /* a delay= rule held the first 7 ms */
+		d->ops->submit(d, &t->lu);
+		tcmd_wait(t);
+		assert_int_equal(t->lu.status, 0);
+		tcmd_free(t);
+	}
+	assert_int_equal(telemetry_param(d, 0x000f), 7000000u);
+	d->ops->destroy(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -453,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_paced_on_worker),
 		cmocka_unit_test(test_large_read_in_pieces),
 		cmocka_unit_test(test_modeled_time_starts_at_arrival),
+		cmocka_unit_test(test_fault_delay_reaches_the_model),
 	};
 
 	return cmocka_run_group_tests(tests, setup_all, teardown_all);
