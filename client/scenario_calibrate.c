@@ -374,7 +374,9 @@ int scenario_calibrate(const struct bench_opts *o, struct calib_result *r, char 
 			char sz[32];
 			const struct calib_point_result *f = &r->pts[failed_at[pr->pt.kind]];
 			fmt_size(sz, sizeof(sz), f->pt.bytes);
-			snprintf(pr->reason, sizeof(pr->reason), "not measured: at %s the LU %s", sz, f->reason);
+			char why[128]; /* f is another point, but the compiler cannot know; the rest fits */
+			snprintf(why, sizeof(why), "%s", f->reason);
+			snprintf(pr->reason, sizeof(pr->reason), "not measured: at %s the LU %s", sz, why);
 			continue;
 		}
 		double slice = (timing_end - now_s()) / (double)(r->npts - i);
@@ -387,7 +389,9 @@ int scenario_calibrate(const struct bench_opts *o, struct calib_result *r, char 
 		bool first = !i || r->pts[i - 1].pt.kind != pr->pt.kind;
 		if (rc == 1 && first) {
 			r->supported[pr->pt.kind] = false;
-			snprintf(r->unsupported[pr->pt.kind], sizeof(r->unsupported[0]), "%s", pr->reason);
+			memcpy(r->unsupported[pr->pt.kind], pr->reason,
+			       sizeof(r->unsupported[0]) < sizeof(pr->reason) ? sizeof(r->unsupported[0]) : sizeof(pr->reason));
+			r->unsupported[pr->pt.kind][sizeof(r->unsupported[0]) - 1] = 0;
 		}
 		if (pr->lu_failed)
 			failed_at[pr->pt.kind] = (int)i;
