@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "target/tcmu/host_priv.h"
 #include "target/tcmu/scsi_names.h"
 
@@ -112,13 +113,13 @@ static void add_details(struct line *l, const uint8_t *cdb, size_t len)
 static void add_sense(struct line *l, const uint8_t *s, size_t len)
 {
 	uint8_t rc = s[0] & 0x7f, key, asc, ascq;
-	bool fixed = rc == SCSI_SENSE_FIXED_CURRENT || rc == SCSI_SENSE_FIXED_DEFERRED;
+	bool fixed = rc == SCSI_SENSE_FMT_FIXED_CURRENT || rc == SCSI_SENSE_FMT_FIXED_DEFERRED;
 
 	if (fixed && len >= 14) {
 		key = s[2] & 0x0f;
 		asc = s[12];
 		ascq = s[13];
-	} else if ((rc == SCSI_SENSE_DESC_CURRENT || rc == SCSI_SENSE_DESC_DEFERRED) && len >= 4) {
+	} else if ((rc == SCSI_SENSE_FMT_DESC_CURRENT || rc == SCSI_SENSE_FMT_DESC_DEFERRED) && len >= 4) {
 		key = s[1] & 0x0f;
 		asc = s[2];
 		ascq = s[3];
@@ -183,7 +184,7 @@ void host_trace_cmd(const struct tcmu_device *dev, const struct lu_cmd *lu, cons
 		add(&l, " -> %s", st);
 	else
 		add(&l, " -> STATUS 0x%02X", lu->status);
-	if (lu->status == SCSI_STATUS_CHECK_CONDITION)
+	if (lu->status == SCSI_STAT_CHECK_CONDITION)
 		add_sense(&l, lu->sense, lu->sense_len);
 	add(&l, " (%lld us)\n", us);
 	if (l.n >= sizeof(l.buf) - 1)
