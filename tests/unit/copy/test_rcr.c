@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "handlers/copy/copy.h"
 #include "handlers/copy/copy_limits.h"
 #include "handlers/copy/copy_lists.h"
@@ -47,7 +48,7 @@ static int teardown(void **state)
 static int rcr(uint8_t sa, uint8_t list_id, uint32_t alloc)
 {
 	memset(cdb, 0, sizeof(cdb));
-	cdb[0] = 0x84;
+	cdb[0] = SCSI_OP_THIRD_PARTY_COPY_IN;
 	cdb[1] = sa;
 	cdb[2] = list_id;
 	cdb[10] = (uint8_t)(alloc >> 24);

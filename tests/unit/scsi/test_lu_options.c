@@ -5,6 +5,7 @@
  * granularities a multiple of the physical block). */
 #include "fixture.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 static void test_readonly_refuses_every_write(void **state)
 {
@@ -41,7 +42,7 @@ static void test_readonly_refuses_every_write(void **state)
 	memset(w, 0xa5, sizeof(w));
 	for (size_t i = 0; i < sizeof(writes) / sizeof(writes[0]); i++) {
 		fix_run(&fc, lu, writes[i].cdb, writes[i].len, writes[i].buf, writes[i].data);
-		fix_assert_sense(&fc, SK_DATA_PROTECT, 0x27, 0x00);
+		fix_assert_sense(&fc, SCSI_SK_DATA_PROTECT, SCSI_ASC_WRITE_PROTECTED);
 	}
 	/* block 8 still holds what was written before */
 	const uint8_t rd10[10] = { 0x28, 0, 0, 0, 0, 8, 0, 0, 1, 0 };
@@ -57,7 +58,7 @@ static void test_readonly_refuses_every_write(void **state)
 	lu->readonly = false;
 	atomic_store(&lu->swp, true);
 	fix_run(&fc, lu, wr10, 10, w, 512);
-	fix_assert_sense(&fc, SK_DATA_PROTECT, 0x27, 0x02);
+	fix_assert_sense(&fc, SCSI_SK_DATA_PROTECT, SCSI_ASC_SOFTWARE_WRITE_PROTECTED);
 	atomic_store(&lu->swp, false);
 	assert_int_equal(fix_run(&fc, lu, ms6, 6, ms, sizeof(ms)), TCMU_STS_OK);
 	assert_int_equal(ms[2], 0x10);
@@ -69,7 +70,7 @@ static void expect_geometry(uint32_t bs, uint32_t physical, uint8_t want_exp, ui
 	struct scsi_lu *lu = fix_lu_new(bs == 512 ? "opt-pb512" : "opt-pb4k", bs, 4096);
 	struct fix_cmd fc;
 	uint8_t rc16[32] = { 0 }, b0[64] = { 0 };
-	const uint8_t cdb16[16] = { 0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0 };
+	const uint8_t cdb16[16] = { SCSI_OP_SERVICE_ACTION_IN_16, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0 };
 	const uint8_t inq[6] = { 0x12, 0x01, 0xb0, 0x00, 64, 0 };
 
 	assert_int_equal(scsi_lu_set_physical_block(lu, physical), 0);

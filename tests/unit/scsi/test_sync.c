@@ -5,6 +5,7 @@
  * docs/persistence.md).  A commit shows in the array's commit count. */
 #include "fixture.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 static uint64_t commits(struct scsi_lu *lu)
 {
@@ -37,7 +38,7 @@ static void test_memory(void **state)
 	put_be64(sc16 + 2, FIX_LBAS);               /* past the end */
 	put_be32(sc16 + 10, 1);
 	fix_run(&fc, lu, sc16, 16, NULL, 0);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
 	write10(&fc, lu, 0x2a, 0x08, 7);            /* FUA: nothing to wait for */
 	assert_int_equal(array_sync(lu->dev.array), 0);
 	fix_lu_free(lu);
