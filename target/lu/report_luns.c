@@ -2,6 +2,7 @@
  * 1 (well-known LUs only: none here) and 2 (all); single-level LUN format
  * (peripheral addressing below 256, flat space above); the list is cut to the
  * allocation length but LUN LIST LENGTH always tells the full size. */
+#include "lunlab/scsi_vocab.h"
 #include "target/lu/lu_table.h"
 
 #include <stdlib.h>
@@ -19,11 +20,11 @@ uint8_t report_luns_of(const uint64_t *luns, size_t n, const uint8_t *cdb, uint8
 
 	*data_len = 0;
 	if (sel != 0x00 && sel != 0x01 && sel != 0x02) {
-		*sense_len = lu_sense_fixed(sense, 0x05, 0x24, 0x00, 2);
+		*sense_len = lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB, 2);
 		return 0x02;
 	}
 	if (alloc < 16) { /* SPC-4: an allocation length below 16 is an error */
-		*sense_len = lu_sense_fixed(sense, 0x05, 0x24, 0x00, 6);
+		*sense_len = lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB, 6);
 		return 0x02;
 	}
 	if (sel == 0x01)
@@ -54,7 +55,7 @@ uint8_t report_luns(const uint8_t *cdb, uint8_t *buf, size_t buflen, size_t *dat
 
 	if (!luns) {
 		*data_len = 0;
-		*sense_len = lu_sense_fixed(sense, 0x04, 0x44, 0x00, -1);
+		*sense_len = lu_sense_fixed(sense, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INTERNAL_TARGET_FAILURE, -1);
 		return 0x02;
 	}
 	for (size_t i = 0; i < n; i++)

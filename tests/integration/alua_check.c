@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "check_util.h"
 
 #define INI "iqn.2026-11.org.lunlab:alua-check"
@@ -22,13 +23,13 @@ static const char *g_iqn;
 
 static struct outcome inquiry(struct iscsi_context *i, int lun, int evpd, int page, int alloc)
 {
-	uint8_t cdb[6] = { 0x12, (uint8_t)evpd, (uint8_t)page, (uint8_t)(alloc >> 8), (uint8_t)alloc, 0 };
+	uint8_t cdb[6] = { SCSI_OP_INQUIRY, (uint8_t)evpd, (uint8_t)page, (uint8_t)(alloc >> 8), (uint8_t)alloc, 0 };
 	return raw_cdb(i, lun, cdb, 6, SCSI_XFER_READ, alloc, NULL);
 }
 
 static struct outcome rtpg(struct iscsi_context *i, int lun, bool ext, int alloc)
 {
-	uint8_t cdb[12] = { 0xa3, (uint8_t)(0x0a | (ext ? 0x20 : 0)), 0, 0, 0, 0,
+	uint8_t cdb[12] = { SCSI_OP_MAINTENANCE_IN, (uint8_t)(0x0a | (ext ? 0x20 : 0)), 0, 0, 0, 0,
 			    (uint8_t)(alloc >> 24), (uint8_t)(alloc >> 16), (uint8_t)(alloc >> 8), (uint8_t)alloc, 0, 0 };
 	return raw_cdb(i, lun, cdb, 12, SCSI_XFER_READ, alloc, NULL);
 }
@@ -37,7 +38,7 @@ static struct outcome rtpg(struct iscsi_context *i, int lun, bool ext, int alloc
  * the parameter list length when >= 0 */
 static struct outcome stpg(struct iscsi_context *i, int lun, const uint8_t (*d)[2], int n, int len)
 {
-	uint8_t list[4 + 4 * 8], cdb[12] = { 0xa4, 0x0a };
+	uint8_t list[4 + 4 * 8], cdb[12] = { SCSI_OP_MAINTENANCE_OUT, 0x0a };
 	int pll = len >= 0 ? len : 4 + 4 * n;
 
 	memset(list, 0, sizeof(list));

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "loopback_target.h"
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/listener.h"
@@ -85,7 +86,7 @@ static void slow_submit(struct lu_backend *be, struct lu_cmd *lc)
 	pthread_t t;
 
 	(void)be;
-	if (lc->cdb[0] != 0x28) { /* only READ(10) is used here */
+	if (lc->cdb[0] != SCSI_OP_READ_10) { /* only READ(10) is used here */
 		lc->status = 0;
 		lc->sense_len = 0;
 		lc->data_len = 0;

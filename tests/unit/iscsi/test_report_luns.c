@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "target/iscsi/pdu.h"
 #include "target/lu/lu_table.h"
 
@@ -24,7 +25,7 @@ static int setup(void **state)
 static void rl_cdb(uint8_t *cdb, uint8_t sel, uint32_t alloc)
 {
 	memset(cdb, 0, 12);
-	cdb[0] = 0xa0;
+	cdb[0] = SCSI_OP_REPORT_LUNS;
 	cdb[2] = sel;
 	put_be32(cdb + 6, alloc);
 }

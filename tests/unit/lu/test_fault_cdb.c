@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "target/lu/fault_rules.h"
 
 static void kinds(void **state)
@@ -31,13 +32,13 @@ static void kinds(void **state)
 		cdb[0] = k[i].op;
 		assert_int_equal(fault_cdb_kind(cdb), k[i].kind);
 	}
-	cdb[0] = 0x12;
+	cdb[0] = SCSI_OP_INQUIRY;
 	assert_true(fault_cdb_exempt(cdb));
-	cdb[0] = 0xa0;
+	cdb[0] = SCSI_OP_REPORT_LUNS;
 	assert_true(fault_cdb_exempt(cdb));
-	cdb[0] = 0x03;
+	cdb[0] = SCSI_OP_REQUEST_SENSE;
 	assert_true(fault_cdb_exempt(cdb));
-	cdb[0] = 0x00;
+	cdb[0] = SCSI_OP_TEST_UNIT_READY;
 	assert_false(fault_cdb_exempt(cdb));
 }
 

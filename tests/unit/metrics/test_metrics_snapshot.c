@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "target/lu/lu_table.h"
 #include "target/metrics/metrics_snapshot.h"
 #include "target/tcmu/host.h"
@@ -131,7 +132,7 @@ static size_t xcopy_list(uint8_t *p, const uint8_t naa[2][16], uint16_t blocks)
 /* the NAA designator of a LU from VPD 0x83 */
 static void naa_of(struct lu_backend *b, uint8_t naa[16])
 {
-	static const uint8_t cdb[6] = { 0x12, 0x01, 0x83, 0, 255, 0 };
+	static const uint8_t cdb[6] = { SCSI_OP_INQUIRY, 0x01, 0x83, 0, 255, 0 };
 
 	assert_int_equal(run(b, cdb, 6, LU_DIR_READ, NULL, 255), 0);
 	/* first designator: header at 4, the NAA (type 3, 16 bytes) from 8 */

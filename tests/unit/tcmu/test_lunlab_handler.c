@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "lunlab/tcmu_abi.h"
+#include "lunlab/scsi_vocab.h"
 #include "target/tcmu/host.h"
 #include "tcmu_test_util.h"
 
@@ -159,7 +160,7 @@ static void rw10(struct lu_cmd *lu, struct iovec *iov, uint8_t op, uint32_t lba,
 	lu->cdb[7] = (uint8_t)(blocks >> 8);
 	lu->cdb[8] = (uint8_t)blocks;
 	lu->cdb_len = 10;
-	lu->dir = op == 0x2a ? LU_DIR_WRITE : LU_DIR_READ;
+	lu->dir = op == SCSI_OP_WRITE_10 ? LU_DIR_WRITE : LU_DIR_READ;
 	iov->iov_base = buf;
 	iov->iov_len = (size_t)blocks * 512;
 	lu->iov = iov;
@@ -273,7 +274,7 @@ static struct tcmd *read16(struct lu_backend *d, uint8_t flags, uint64_t lba, ui
 	static struct iovec iov;
 
 	memset(t->lu.cdb, 0, sizeof(t->lu.cdb));
-	t->lu.cdb[0] = 0x88;
+	t->lu.cdb[0] = SCSI_OP_READ_16;
 	t->lu.cdb[1] = flags;
 	for (int i = 0; i < 8; i++)
 		t->lu.cdb[2 + i] = (uint8_t)(lba >> (56 - 8 * i));
