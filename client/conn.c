@@ -16,6 +16,7 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 /* conn_close waits at most this long for the answer to its logout. */
 #define LOGOUT_WAIT_NS (1000ull * 1000000ull)
@@ -168,7 +169,7 @@ int conn_cmd(struct bench_conn *c, const uint8_t *cdb, int cdblen, int dir,
 
 static int read_capacity(struct bench_conn *c, char *err, size_t errlen)
 {
-	uint8_t cdb[16] = { 0x9e, 0x10 };
+	uint8_t cdb[16] = { SCSI_OP_SERVICE_ACTION_IN_16, 0x10 };
 	uint8_t buf[32];
 	struct cmd_status st;
 	cdb[13] = sizeof(buf);
@@ -182,7 +183,7 @@ static int read_capacity(struct bench_conn *c, char *err, size_t errlen)
 		return -1;
 	} else {
 		/* fall back to READ CAPACITY(10) for small targets that lack the 16-byte form */
-		uint8_t cdb10[10] = { 0x25 };
+		uint8_t cdb10[10] = { SCSI_OP_READ_CAPACITY_10 };
 		if (conn_cmd(c, cdb10, 10, 1, NULL, 0, buf, 8, &st) || st.status != 0 || st.got < 8) {
 			if (conn_failed(c))
 				snprintf(err, errlen, "%s", conn_error(c));
