@@ -10,9 +10,12 @@ reader never decodes a number.  This script finds the bare numbers that crept ba
   opcode-build    a CDB's byte 0 set to a hex literal (cdb[0] = 0x28, cdb[] = { 0x28, ... })
   sense-triple    a sense builder called with hex ASC/ASCQ (or key/ASC) bytes
   sense-define    a private #define / enum of a sense key, ASC or ASCQ number
+  sa-build        a multiplexed opcode's CDB with a numeric service action ({ SCSI_OP_MAINTENANCE_IN, 0x0c })
+  sa-compare      a service action compared with a number (sa == 0x0a)
   sense-compare   a sense key / ASC / ASCQ compared with a number (key == 0x05)
   sense-case      a hex case label in a switch on a sense key
   sense-pair      libtcmu's tcmu_sense_set_data with a hex key or ASC/ASCQ
+  status-set      a status stored or passed to the iSCSI answer as a number
   status-define   a private name for a status number (ST_GOOD 0x00)
   opcode-define   a private name for a vocabulary opcode (OP_INQUIRY = 0x12)
   status-compare  a status compared with CHECK CONDITION / BUSY / RESERVATION CONFLICT /
@@ -74,8 +77,17 @@ RULES = [
     ("sense-pair", re.compile(r"\btcmu_sense_set_data\s*\([^,]+,\s*(?:0x|\d)")),
     ("sense-pair", re.compile(r"\btcmu_sense_set_data\s*\([^,]+,[^,]+,\s*0x")),
     ("status-compare", re.compile(r"\bstatus\s*[!=]=\s*0x(?:0?2|0?8|18|28)\b")),
+    # a service action compared with a number: sa == 0x0a, (cdb[1] & 0x1f) != 0x12
+    ("sa-compare", re.compile(r"(?:\bsa\b|\(\s*cdb\s*\[\s*1\s*\]\s*&\s*(?:0x1f|SCSI_SA_MASK)\s*\))\s*[!=]=\s*"
+                              + HEX)),
+    # a multiplexed opcode's CDB built with its service action as a number
+    ("sa-build", re.compile(r"\{\s*SCSI_OP_(?:MAINTENANCE_(?:IN|OUT)|SERVICE_ACTION_(?:IN|OUT)_1[26]|THIRD_PARTY_COPY_"
+                            r"(?:IN|OUT)|PERSISTENT_RESERVE_(?:IN|OUT))\s*,\s*0x")),
     # a sense key, ASC or ASCQ compared with a number: key == 0x05, st.asc == 0x24
     ("sense-compare", re.compile(r"\b(?:\w+_)?(?:key|asc|ascq)\s*[!=]=\s*0x[0-9a-fA-F]{1,2}\b")),
+    # a status stored or passed as a number: ans->status = 0x02, complete_locally(c, ic, 0x02, ...)
+    ("status-set", re.compile(r"\b(?:\w+_)?status\s*=\s*0x(?:0?2|0?8|18|28|40)\b")),
+    ("status-set", re.compile(r"\b(?:complete_locally|scsi_cmd_answer)\s*\([^,;]+,[^,;]+,\s*0x")),
     # libtcmu-style table rows: { KEY, ASC<<8|ASCQ, ... }
     ("sense-pair", re.compile(r"\{\s*0x0?[1-9a-fA-F]\s*,\s*0x[0-9a-fA-F]{4}\b")),
     # a private name for a status: ST_GOOD 0x00, STATUS_BUSY = 0x08
@@ -206,7 +218,10 @@ PLANTED = {
     "sense-define": "#define ASC_INVALID_PARAM 0x26\n",
     "status-compare": "if (status == 0x02)\n\treturn 1;\n",
     "status-define": "#define ST_CHECK 0x02\n",
+    "status-set": "ans->status = 0x02;\n",
     "sense-compare": "if (st->key == 0x05 && st->asc == 0x20)\n\treturn 1;\n",
+    "sa-build": "uint8_t c[12] = { SCSI_OP_MAINTENANCE_IN, 0x0c };\n",
+    "sa-compare": "if ((cdb[1] & 0x1f) == 0x0a)\n\treturn 1;\n",
     "sense-case": "switch (key) {\ncase 0x06:\n\treturn 1;\n}\n",
     "opcode-define": "enum { OP_INQUIRY = 0x12 };\n",
 }

@@ -169,7 +169,7 @@ int conn_cmd(struct bench_conn *c, const uint8_t *cdb, int cdblen, int dir,
 
 static int read_capacity(struct bench_conn *c, char *err, size_t errlen)
 {
-	uint8_t cdb[16] = { SCSI_OP_SERVICE_ACTION_IN_16, 0x10 };
+	uint8_t cdb[16] = { SCSI_OP_SERVICE_ACTION_IN_16, SCSI_SA_READ_CAPACITY_16 };
 	uint8_t buf[32];
 	struct cmd_status st;
 	cdb[13] = sizeof(buf);

@@ -30,7 +30,7 @@ uint64_t conn_login_backoff_ns(unsigned failed_attempts)
 static bool repeatable(uint8_t opcode)
 {
 	switch (opcode) {
-	case SCSI_OP_THIRD_PARTY_COPY_OUT:   /* EXTENDED COPY */
+	case SCSI_OP_THIRD_PARTY_COPY_OUT:
 	case SCSI_OP_COMPARE_AND_WRITE:
 	case SCSI_OP_PERSISTENT_RESERVE_OUT:
 	case SCSI_OP_WRITE_ATOMIC_16:
@@ -69,7 +69,7 @@ struct retry_decision conn_retry_decide(uint8_t opcode, int status, uint8_t key,
 		return none;
 	}
 	switch (key) {
-	case SCSI_SK_UNIT_ATTENTION:   /* the command was not executed */
+	case SCSI_SK_UNIT_ATTENTION: /* the command was not executed */
 		if (t->unit_attention < CONN_MAX_UA_RETRIES)
 			return (struct retry_decision){ RETRY_UNIT_ATTENTION, 0 };
 		return none;

@@ -33,7 +33,7 @@ int q_inquiry(struct bench_conn *c, int page, uint8_t *buf, size_t len)
 
 int q_mode_sense10(struct bench_conn *c, uint8_t page, uint8_t subpage, uint8_t *buf, size_t len)
 {
-	uint8_t cdb[10] = { SCSI_OP_MODE_SENSE_10, 0x08 }; /* DBD */
+	uint8_t cdb[10] = { SCSI_OP_MODE_SENSE_10, 0x08 };
 	struct cmd_status st;
 	cdb[2] = (uint8_t)(page & 0x3f); /* PC 00b: current values */
 	cdb[3] = subpage;
@@ -105,7 +105,7 @@ int q_set_host_streams(struct bench_conn *c, unsigned streams)
 
 static int rso_query(struct bench_conn *c, uint8_t opcode, int sa, struct cmd_status *st)
 {
-	uint8_t cdb[12] = { SCSI_OP_MAINTENANCE_IN, 0x0c };
+	uint8_t cdb[12] = { SCSI_OP_MAINTENANCE_IN, SCSI_SA_REPORT_SUPPORTED_OPCODES };
 	uint8_t buf[64];
 	/* REPORTING OPTIONS 001b (opcode only) or 010b (opcode + service action). */
 	cdb[2] = sa >= 0 ? 0x02 : 0x01;

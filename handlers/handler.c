@@ -82,8 +82,8 @@ static bool lunlab_may_inline(struct tcmu_device *tdev, const uint8_t *cdb, size
 {
 	(void)tdev;
 	switch (cdb[0]) {
-	case SCSI_OP_READ_6: case SCSI_OP_READ_10: case SCSI_OP_READ_12: case SCSI_OP_READ_16: /* READ(6/10/12/16) */
-	case SCSI_OP_WRITE_6: case SCSI_OP_WRITE_10: case SCSI_OP_WRITE_12: case SCSI_OP_WRITE_16: /* WRITE(6/10/12/16) */
+	case SCSI_OP_READ_6: case SCSI_OP_READ_10: case SCSI_OP_READ_12: case SCSI_OP_READ_16:
+	case SCSI_OP_WRITE_6: case SCSI_OP_WRITE_10: case SCSI_OP_WRITE_12: case SCSI_OP_WRITE_16:
 		return data_len <= INLINE_MAX_BYTES;
 	default:
 		return false;

@@ -215,7 +215,7 @@ static int execute(struct scsi_cmd *cmd, const struct xcopy_list *list)
 
 	if (ret != TCMU_STS_OK) {
 		st.cm_status = COPY_DONE_ERROR;
-		st.scsi_status = 0x02;        /* CHECK CONDITION */
+		st.scsi_status = SCSI_STAT_CHECK_CONDITION;
 		st.sense_len = COPY_SENSE_MAX;
 		memcpy(st.sense, cmd->sense, COPY_SENSE_MAX);
 	}

@@ -63,7 +63,7 @@ int cdb_check_range(struct scsi_cmd *cmd, uint64_t lba, uint64_t nblocks)
 int cdb_check_dataout(struct scsi_cmd *cmd, uint64_t need)
 {
 	if (cmd->iov_len < need)
-		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CMD_IU); /* INVALID FIELD IN COMMAND INFORMATION UNIT */
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CMD_IU);
 	return TCMU_STS_OK;
 }
 

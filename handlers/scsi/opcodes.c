@@ -203,9 +203,9 @@ static bool returns_parameter_data(uint8_t opcode)
 	case SCSI_OP_READ_DEFECT_DATA_10:
 	case SCSI_OP_LOG_SENSE:
 	case SCSI_OP_MODE_SENSE_10:
-	case SCSI_OP_THIRD_PARTY_COPY_IN: /* RECEIVE COPY RESULTS */
-	case SCSI_OP_SERVICE_ACTION_IN_16: /* SERVICE ACTION IN(16): READ CAPACITY(16), GET LBA STATUS */
-	case SCSI_OP_MAINTENANCE_IN: /* MAINTENANCE IN: REPORT SUPPORTED OPERATION CODES */
+	case SCSI_OP_THIRD_PARTY_COPY_IN:
+	case SCSI_OP_SERVICE_ACTION_IN_16:
+	case SCSI_OP_MAINTENANCE_IN:
 	case SCSI_OP_READ_DEFECT_DATA_12:
 		return true;
 	default:
@@ -234,10 +234,11 @@ static bool must_be_durable(const struct scsi_cmd *cmd)
 	if (!atomic_load(&scsi_lu(cmd->dev)->wce))
 		return true;
 	switch (cdb[0]) {
-	case SCSI_OP_WRITE_10: case SCSI_OP_WRITE_12: case SCSI_OP_WRITE_16: /* WRITE(10/12/16) */
+	case SCSI_OP_WRITE_10: case SCSI_OP_WRITE_12: case SCSI_OP_WRITE_16:
 	case SCSI_OP_COMPARE_AND_WRITE: case SCSI_OP_ORWRITE_16: case SCSI_OP_WRITE_ATOMIC_16:
 		return cdb[1] & 0x08;
-	case SCSI_OP_WRITE_AND_VERIFY_10: case SCSI_OP_WRITE_AND_VERIFY_12: case SCSI_OP_WRITE_AND_VERIFY_16: /* WRITE AND VERIFY(10/12/16) */
+	case SCSI_OP_WRITE_AND_VERIFY_10: case SCSI_OP_WRITE_AND_VERIFY_12:
+	case SCSI_OP_WRITE_AND_VERIFY_16:
 		return true;
 	default:
 		return false;
@@ -256,7 +257,7 @@ int scsi_dispatch(struct scsi_cmd *cmd, enum cost_kind *kind)
 	if (ua != TCMU_STS_OK)
 		return ua;
 	if (!op || op->fn == LU_LAYER) /* the host answers these: see the table */
-		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE); /* INVALID COMMAND OPERATION CODE */
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE);
 
 	/* Every bit outside the usage data is reserved (or a feature lunlab does
 	 * not have, e.g. RDPROTECT): point at the highest offending bit. */

@@ -16,9 +16,9 @@ static int volume_error(struct scsi_cmd *cmd, int err, bool write)
 	if (err == -ERANGE)
 		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
 	if (err == -ENOMEM || err == -ENOSPC)
-		return write ? sense_set(cmd, SCSI_SK_DATA_PROTECT, SCSI_ASC_SPACE_ALLOC_FAILED_WRITE_PROTECT) /* SPACE ALLOCATION FAILED WRITE PROTECT */
+		return write ? sense_set(cmd, SCSI_SK_DATA_PROTECT, SCSI_ASC_SPACE_ALLOC_FAILED_WRITE_PROTECT)
 			     : sense_set(cmd, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INSUFFICIENT_RESOURCES);
-	return write ? sense_set(cmd, SCSI_SK_MEDIUM_ERROR, SCSI_ASC_WRITE_ERROR) : sense_set(cmd, SCSI_SK_MEDIUM_ERROR, SCSI_ASC_UNRECOVERED_READ_ERROR);
+	return sense_set(cmd, SCSI_SK_MEDIUM_ERROR, write ? SCSI_ASC_WRITE_ERROR : SCSI_ASC_UNRECOVERED_READ_ERROR);
 }
 
 int sbc_volume_error(struct scsi_cmd *cmd, int err, bool write)

@@ -56,7 +56,8 @@ int sbc_unmap(struct scsi_cmd *cmd)
 			goto out;
 		total += n;
 		if (n > SCSI_MAX_UNMAP_LBA_COUNT || total > SCSI_MAX_UNMAP_LBA_COUNT) {
-			rc = sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, (uint16_t)(HDR + i * DESC + 8), -1);
+			rc = sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false,
+						 (uint16_t)(HDR + i * DESC + 8), -1);
 			goto out;
 		}
 	}

@@ -287,7 +287,8 @@ int spc_mode_select(struct scsi_cmd *cmd)
 	for (size_t o = hdr; o < hdr + bdl; o += bd_size) {
 		uint32_t bl = longlba ? get_be32(buf + o + 12) : get_be24(buf + o + 5);
 		if (bl != cmd->dev->block_size)
-			return sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, (uint16_t)(o + (longlba ? 12 : 5)), -1);
+			return sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false,
+						   (uint16_t)(o + (longlba ? 12 : 5)), -1);
 	}
 	for (int apply = 0; apply <= 1; apply++) {
 		for (size_t o = hdr + bdl; o < plen;) {

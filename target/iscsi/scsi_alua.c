@@ -30,7 +30,7 @@ bool scsi_alua_deliver(struct conn *c, struct icmd *ic)
 		answer(c, ic, &a);
 		return true;
 	}
-	if (alua_owns(cdb) && cdb[0] == SCSI_OP_MAINTENANCE_IN) { /* REPORT TARGET PORT GROUPS */
+	if (alua_owns(cdb) && cdb[0] == SCSI_OP_MAINTENANCE_IN) {
 		if (ic->edtl && !ic->buf && scsi_cmd_alloc_buf(c, ic, ic->edtl) < 0) {
 			conn_close(c, "out of memory");
 			return true;

@@ -170,8 +170,10 @@ int scsi_cmd_header(struct conn *c, const uint8_t *bhs)
  * the transport answers without it. */
 static void trace_local(struct icmd *ic, uint8_t status, const uint8_t *sense, uint8_t sense_len)
 {
-	const char *name = ic->lc.cdb[0] == SCSI_OP_REPORT_LUNS ? "REPORT LUNS" : ic->lc.cdb[0] == SCSI_OP_INQUIRY ? "INQUIRY" :
-			   ic->lc.cdb[0] == SCSI_OP_REQUEST_SENSE ? "REQUEST SENSE" : "opcode";
+	const char *name = scsi_opcode_base_name(ic->lc.cdb[0]);
+
+	if (!name)
+		name = "opcode";
 
 	if (status == SCSI_STAT_CHECK_CONDITION && sense_len >= 14)
 		target_log("trace: LUN %lld %s 0x%02x answered by the target -> CHECK CONDITION %02x/%02x/%02x",
@@ -341,7 +343,7 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 	if (ic->local_check) {
 		sense_len = lu_sense_fixed(sense, ic->local_sense[0],
 					   scsi_asc_pair(ic->local_sense[1], ic->local_sense[2]), -1);
-		complete_locally(c, ic, 0x02, sense, sense_len, 0);
+		complete_locally(c, ic, SCSI_STAT_CHECK_CONDITION, sense, sense_len, 0);
 		return;
 	}
 	/* the LU this initiator sees at this LUN (LUN masking: lu_table.h) */
@@ -362,7 +364,7 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 			      : lu_entry_power_on_claim(e, c->initiator, c->isid)) {
 			sense_len = lu_sense_fixed(sense, SCSI_SK_UNIT_ATTENTION, SCSI_ASC_POWER_ON_OCCURRED, -1);
 			if (ic->lc.cdb[0] != SCSI_OP_REQUEST_SENSE) {
-				complete_locally(c, ic, 0x02, sense, sense_len, 0);
+				complete_locally(c, ic, SCSI_STAT_CHECK_CONDITION, sense, sense_len, 0);
 				return;
 			}
 			/* REQUEST SENSE: the unit attention is its sense data */
@@ -375,7 +377,7 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 			}
 			if (produced)
 				memcpy(ic->buf, sense, produced);
-			complete_locally(c, ic, 0x00, NULL, 0, produced);
+			complete_locally(c, ic, SCSI_STAT_GOOD, NULL, 0, produced);
 			return;
 		}
 	}
@@ -385,7 +387,7 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 	alua_settle(e); /* a timed ALUA transition that ended owes its 06/2A/06 now */
 	if (e && lu_nexus_take_ua(&c->lunx, e, ic->lc.cdb[0], ua)) {
 		sense_len = lu_sense_fixed(sense, ua[0], scsi_asc_pair(ua[1], ua[2]), -1);
-		complete_locally(c, ic, 0x02, sense, sense_len, 0);
+		complete_locally(c, ic, SCSI_STAT_CHECK_CONDITION, sense, sense_len, 0);
 		return;
 	}
 	if (ic->be && scsi_alua_deliver(c, ic))
@@ -435,7 +437,7 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 	if (ic->rw && tl != XFER_LEN_UNKNOWN && tl > ic->edtl)
 		trim_to_edtl(ic);
 	if (ic->skip_exec && !(ic->wants_data && ic->got_total < ic->edtl)) {
-		complete_locally(c, ic, 0x00, NULL, 0, 0);
+		complete_locally(c, ic, SCSI_STAT_GOOD, NULL, 0, 0);
 		return;
 	}
 	if (ic->rw)
@@ -467,12 +469,13 @@ void scsi_cmd_data_complete(struct conn *c, struct icmd *ic)
 	if (!ic->delivered || ic->submitted || ic->aborted)
 		return;
 	if (ic->skip_exec) { /* the data only had to be drained */
-		complete_locally(c, ic, 0x00, NULL, 0, 0);
+		complete_locally(c, ic, SCSI_STAT_GOOD, NULL, 0, 0);
 		return;
 	}
 	if (ic->be && !scsi_cmd_lu_still_there(c, ic)) {
 		uint8_t sense[18];
-		complete_locally(c, ic, 0x02, sense, lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1), 0);
+		complete_locally(c, ic, SCSI_STAT_CHECK_CONDITION, sense,
+				 lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1), 0);
 		return;
 	}
 	if (scsi_alua_data_complete(c, ic))

@@ -122,7 +122,7 @@ bool scsi_fault_gate(struct conn *c, struct icmd *ic)
 			sense[0] |= 0x80; /* VALID: INFORMATION holds the failing LBA */
 			put_be32(sense + 3, (uint32_t)h.info_lba);
 		}
-		scsi_cmd_answer(c, ic, 0x02, sense, sl, 0);
+		scsi_cmd_answer(c, ic, SCSI_STAT_CHECK_CONDITION, sense, sl, 0);
 		return true;
 	case FAULT_ACT_STATUS:
 		scsi_cmd_answer(c, ic, h.status, NULL, 0, 0);
@@ -224,7 +224,9 @@ int io_thread_run_delayed(struct io_thread *t)
 			if (!scsi_cmd_lu_still_there(ic->conn, ic)) {
 				/* the API deleted or unmapped its LU while it waited */
 				uint8_t sense[18];
-				scsi_cmd_answer(ic->conn, ic, 0x02, sense, lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1), 0);
+				scsi_cmd_answer(ic->conn, ic, SCSI_STAT_CHECK_CONDITION, sense,
+						lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1),
+						0);
 			} else {
 				ic->in_backend = true;
 				io_thread_submit(t, ic->be, &ic->lc);

@@ -44,7 +44,7 @@ uint64_t cdb_xfer_len(const uint8_t *cdb, uint32_t bs, bool *rw)
 	case SCSI_OP_REPORT_LUNS:
 	case SCSI_OP_MAINTENANCE_IN: /* MAINTENANCE IN (REPORT SUPPORTED OPCODES ...) */
 		return get_be32(cdb + 6);
-	case SCSI_OP_SERVICE_ACTION_IN_16: /* SERVICE ACTION IN(16): READ CAPACITY(16), GET LBA STATUS */
+	case SCSI_OP_SERVICE_ACTION_IN_16:
 		return get_be32(cdb + 10);
 	default:
 		return XFER_LEN_UNKNOWN;
@@ -102,12 +102,12 @@ static size_t declared_len(const uint8_t *cdb, const uint8_t *buf, size_t produc
 		return produced >= 8 ? 8 + (size_t)buf[7] : 0;
 	case SCSI_OP_THIRD_PARTY_COPY_IN: /* RECEIVE COPY RESULTS: AVAILABLE DATA counts what follows it */
 		return produced >= 4 ? 4 + (size_t)get_be32(buf) : 0;
-	case SCSI_OP_SERVICE_ACTION_IN_16: /* SERVICE ACTION IN(16): GET LBA STATUS */
-		if ((cdb[1] & 0x1f) != 0x12)
+	case SCSI_OP_SERVICE_ACTION_IN_16:
+		if ((cdb[1] & SCSI_SA_MASK) != SCSI_SA_GET_LBA_STATUS)
 			return 0;
 		return produced >= 4 ? 4 + (size_t)get_be32(buf) : 0;
-	case SCSI_OP_MAINTENANCE_IN: /* MAINTENANCE IN: REPORT SUPPORTED OPERATION CODES */
-		if ((cdb[1] & 0x1f) != 0x0c)
+	case SCSI_OP_MAINTENANCE_IN:
+		if ((cdb[1] & SCSI_SA_MASK) != SCSI_SA_REPORT_SUPPORTED_OPCODES)
 			return 0;
 		if ((cdb[2] & 0x07) == 0) /* all commands: COMMAND DATA LENGTH */
 			return produced >= 4 ? 4 + (size_t)get_be32(buf) : 0;

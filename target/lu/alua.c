@@ -211,50 +211,54 @@ int alua_set(struct lu_entry *e, uint64_t lun, uint16_t tpg, enum alua_state sta
 
 static void check(struct alua_answer *ans, enum scsi_vocab_sense_key key, uint16_t asc_ascq)
 {
-	ans->status = 0x02;
+	ans->status = SCSI_STAT_CHECK_CONDITION;
 	ans->sense_len = lu_sense_fixed(ans->sense, key, asc_ascq, -1);
 	ans->data_len = 0;
 }
 
 static void check_field(struct alua_answer *ans, enum scsi_vocab_sense_key key, uint16_t asc_ascq, int field)
 {
-	ans->status = 0x02;
+	ans->status = SCSI_STAT_CHECK_CONDITION;
 	ans->sense_len = lu_sense_fixed(ans->sense, key, asc_ascq, field);
 	ans->data_len = 0;
 }
 
 bool alua_owns(const uint8_t *cdb)
 {
-	return (cdb[0] == SCSI_OP_MAINTENANCE_IN || cdb[0] == SCSI_OP_MAINTENANCE_OUT) && (cdb[1] & 0x1f) == 0x0a;
+	uint8_t sa = cdb[1] & SCSI_SA_MASK;
+
+	return (cdb[0] == SCSI_OP_MAINTENANCE_IN && sa == SCSI_SA_REPORT_TARGET_PORT_GROUPS) ||
+	       (cdb[0] == SCSI_OP_MAINTENANCE_OUT && sa == SCSI_SA_SET_TARGET_PORT_GROUPS);
 }
 
 /* SPC-4 5.15.2.4.4-5 and 5.15.2.5: what each state still accepts */
 static bool allowed(enum alua_state s, const uint8_t *cdb)
 {
-	uint8_t op = cdb[0], sa = cdb[1] & 0x1f;
+	uint8_t op = cdb[0], sa = cdb[1] & SCSI_SA_MASK;
 
 	switch (op) {
-	case SCSI_OP_INQUIRY: case SCSI_OP_REPORT_LUNS: case SCSI_OP_REQUEST_SENSE: case SCSI_OP_READ_BUFFER_10: case SCSI_OP_WRITE_BUFFER:
+	case SCSI_OP_INQUIRY: case SCSI_OP_REPORT_LUNS: case SCSI_OP_REQUEST_SENSE:
+	case SCSI_OP_READ_BUFFER_10: case SCSI_OP_WRITE_BUFFER:
 		return true; /* INQUIRY, REPORT LUNS, REQUEST SENSE, READ/WRITE BUFFER */
 	case SCSI_OP_MAINTENANCE_IN:
-		return sa == 0x0a; /* REPORT TARGET PORT GROUPS */
+		return sa == SCSI_SA_REPORT_TARGET_PORT_GROUPS;
 	case SCSI_OP_MAINTENANCE_OUT:
-		return sa == 0x0a && s != ALUA_TRANSITIONING; /* SET TARGET PORT GROUPS */
+		return sa == SCSI_SA_SET_TARGET_PORT_GROUPS && s != ALUA_TRANSITIONING;
 	default:
 		break;
 	}
 	if (s != ALUA_STANDBY)
 		return false;
 	switch (op) {
-	case SCSI_OP_LOG_SELECT: case SCSI_OP_LOG_SENSE:             /* LOG SELECT / SENSE */
-	case SCSI_OP_MODE_SELECT_6: case SCSI_OP_MODE_SELECT_10:             /* MODE SELECT(6/10) */
-	case SCSI_OP_MODE_SENSE_6: case SCSI_OP_MODE_SENSE_10:             /* MODE SENSE(6/10) */
-	case SCSI_OP_RECEIVE_DIAGNOSTIC_RESULTS: case SCSI_OP_SEND_DIAGNOSTIC:             /* RECEIVE / SEND DIAGNOSTIC */
-	case SCSI_OP_PERSISTENT_RESERVE_IN: case SCSI_OP_PERSISTENT_RESERVE_OUT:             /* PERSISTENT RESERVE IN / OUT */
-	case SCSI_OP_READ_CAPACITY_10:                        /* READ CAPACITY(10): as LIO, hosts size standby paths */
+	case SCSI_OP_LOG_SELECT: case SCSI_OP_LOG_SENSE:
+	case SCSI_OP_MODE_SELECT_6: case SCSI_OP_MODE_SELECT_10:
+	case SCSI_OP_MODE_SENSE_6: case SCSI_OP_MODE_SENSE_10:
+	case SCSI_OP_RECEIVE_DIAGNOSTIC_RESULTS: case SCSI_OP_SEND_DIAGNOSTIC:
+	case SCSI_OP_PERSISTENT_RESERVE_IN: case SCSI_OP_PERSISTENT_RESERVE_OUT:
+	case SCSI_OP_READ_CAPACITY_10: /* READ CAPACITY(10): as LIO, hosts size standby paths */
 		return true;
 	case SCSI_OP_SERVICE_ACTION_IN_16:
-		return sa == 0x10;        /* READ CAPACITY(16) */
+		return sa == SCSI_SA_READ_CAPACITY_16;
 	default:
 		return false;
 	}
@@ -353,7 +357,7 @@ void alua_set_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, const u
 
 		if (st > ALUA_UNAVAILABLE || g < 0) { /* transitioning cannot be asked for */
 			pthread_mutex_unlock(&lock);
-			check_field(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, -1); /* INVALID FIELD IN PARAMETER LIST */
+			check_field(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, -1);
 			if (ans->sense_len >= 18) {
 				ans->sense[15] = 0x80;    /* SKSV, C/D 0: a parameter list byte */
 				put16(ans->sense + 16, (unsigned)(4 + 4 * i + (st > ALUA_UNAVAILABLE ? 0 : 2)));

@@ -17,9 +17,10 @@ enum fault_op fault_cdb_kind(const uint8_t *cdb)
 	switch (cdb[0]) {
 	case SCSI_OP_READ_6: case SCSI_OP_READ_10: case SCSI_OP_READ_12: case SCSI_OP_READ_16:
 		return FAULT_OP_READ;
-	case SCSI_OP_WRITE_6: case SCSI_OP_WRITE_10: case SCSI_OP_WRITE_12: case SCSI_OP_WRITE_16: /* WRITE(6/10/12/16) */
-	case SCSI_OP_WRITE_AND_VERIFY_10: case SCSI_OP_WRITE_AND_VERIFY_12: case SCSI_OP_WRITE_AND_VERIFY_16:            /* WRITE AND VERIFY(10/12/16) */
-	case SCSI_OP_WRITE_SAME_10: case SCSI_OP_WRITE_SAME_16:                       /* WRITE SAME(10/16) */
+	case SCSI_OP_WRITE_6: case SCSI_OP_WRITE_10: case SCSI_OP_WRITE_12: case SCSI_OP_WRITE_16:
+	case SCSI_OP_WRITE_AND_VERIFY_10: case SCSI_OP_WRITE_AND_VERIFY_12:
+	case SCSI_OP_WRITE_AND_VERIFY_16:
+	case SCSI_OP_WRITE_SAME_10: case SCSI_OP_WRITE_SAME_16:
 	case SCSI_OP_WRITE_ATOMIC_16:
 		return FAULT_OP_WRITE;
 	case SCSI_OP_THIRD_PARTY_COPY_OUT:
@@ -49,15 +50,19 @@ bool fault_cdb_range(const uint8_t *cdb, uint64_t *lba, uint64_t *blocks)
 		*lba = be(cdb + 1, 3) & 0x1fffff;
 		*blocks = cdb[4] ? cdb[4] : 256;
 		return true;
-	case SCSI_OP_READ_10: case SCSI_OP_WRITE_10: case SCSI_OP_WRITE_AND_VERIFY_10: case SCSI_OP_VERIFY_10: case SCSI_OP_WRITE_SAME_10: case SCSI_OP_SYNCHRONIZE_CACHE_10:
+	case SCSI_OP_READ_10: case SCSI_OP_WRITE_10: case SCSI_OP_WRITE_AND_VERIFY_10:
+	case SCSI_OP_VERIFY_10: case SCSI_OP_WRITE_SAME_10: case SCSI_OP_SYNCHRONIZE_CACHE_10:
 		*lba = be(cdb + 2, 4);
 		*blocks = be(cdb + 7, 2);
 		break;
-	case SCSI_OP_READ_12: case SCSI_OP_WRITE_12: case SCSI_OP_WRITE_AND_VERIFY_12: case SCSI_OP_VERIFY_12:
+	case SCSI_OP_READ_12: case SCSI_OP_WRITE_12: case SCSI_OP_WRITE_AND_VERIFY_12:
+	case SCSI_OP_VERIFY_12:
 		*lba = be(cdb + 2, 4);
 		*blocks = be(cdb + 6, 4);
 		break;
-	case SCSI_OP_READ_16: case SCSI_OP_WRITE_16: case SCSI_OP_WRITE_AND_VERIFY_16: case SCSI_OP_VERIFY_16: case SCSI_OP_WRITE_SAME_16: case SCSI_OP_SYNCHRONIZE_CACHE_16: case SCSI_OP_WRITE_ATOMIC_16:
+	case SCSI_OP_READ_16: case SCSI_OP_WRITE_16: case SCSI_OP_WRITE_AND_VERIFY_16:
+	case SCSI_OP_VERIFY_16: case SCSI_OP_WRITE_SAME_16: case SCSI_OP_SYNCHRONIZE_CACHE_16:
+	case SCSI_OP_WRITE_ATOMIC_16:
 		*lba = be(cdb + 2, 8);
 		*blocks = be(cdb + 10, 4);
 		break;
@@ -71,7 +76,8 @@ bool fault_cdb_range(const uint8_t *cdb, uint64_t *lba, uint64_t *blocks)
 	/* 0 blocks: SYNCHRONIZE CACHE / WRITE SAME mean "to the end"; a
 	 * transfer of nothing still names its LBA */
 	if (*blocks == 0)
-		*blocks = (cdb[0] == SCSI_OP_SYNCHRONIZE_CACHE_10 || cdb[0] == SCSI_OP_SYNCHRONIZE_CACHE_16 || cdb[0] == SCSI_OP_WRITE_SAME_10 || cdb[0] == SCSI_OP_WRITE_SAME_16) ? UINT64_MAX - *lba : 1;
+		*blocks = (cdb[0] == SCSI_OP_SYNCHRONIZE_CACHE_10 || cdb[0] == SCSI_OP_SYNCHRONIZE_CACHE_16 ||
+			   cdb[0] == SCSI_OP_WRITE_SAME_10 || cdb[0] == SCSI_OP_WRITE_SAME_16) ? UINT64_MAX - *lba : 1;
 	return true;
 }
 

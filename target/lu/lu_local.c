@@ -49,7 +49,7 @@ static uint8_t report_nexus(struct lu_nexus *nx, const uint8_t *cdb, uint8_t *bu
 	if (!luns) { /* no memory for the list: the target's own failure */
 		*data_len = 0;
 		*sense_len = lu_sense_fixed(sense, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INTERNAL_TARGET_FAILURE, -1);
-		return 0x02;
+		return SCSI_STAT_CHECK_CONDITION;
 	}
 	while (i < ng || j < nv) { /* merge; the two lists share no LUN */
 		if (j == nv || (i < ng && i < nx->view->luns[j]))
@@ -86,7 +86,7 @@ bool lu_local_answer_nexus(struct lu_nexus *nx, const struct lu_entry *e, const 
 
 		if (cdb[1] & 0x01) { /* EVPD: there is no LU to describe */
 			*sense_len = lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1);
-			*status = 0x02;
+			*status = SCSI_STAT_CHECK_CONDITION;
 			return true;
 		}
 		memset(inq, 0, sizeof(inq));
@@ -109,8 +109,8 @@ bool lu_local_answer_nexus(struct lu_nexus *nx, const struct lu_entry *e, const 
 		copy_out(buf, buflen, s, n, data_len);
 		return true;
 	}
-	*sense_len = lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1); /* LOGICAL UNIT NOT SUPPORTED */
-	*status = 0x02;
+	*sense_len = lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1);
+	*status = SCSI_STAT_CHECK_CONDITION;
 	return true;
 }
 

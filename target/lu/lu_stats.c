@@ -29,7 +29,8 @@ enum lu_kind lu_kind_of(const uint8_t *cdb)
 	switch (cdb[0]) {
 	case SCSI_OP_READ_6: case SCSI_OP_READ_10: case SCSI_OP_READ_12: case SCSI_OP_READ_16:
 		return LU_KIND_READ;
-	case SCSI_OP_WRITE_6: case SCSI_OP_WRITE_10: case SCSI_OP_WRITE_12: case SCSI_OP_WRITE_16: case SCSI_OP_WRITE_AND_VERIFY_10: case SCSI_OP_WRITE_AND_VERIFY_16:
+	case SCSI_OP_WRITE_6: case SCSI_OP_WRITE_10: case SCSI_OP_WRITE_12: case SCSI_OP_WRITE_16:
+	case SCSI_OP_WRITE_AND_VERIFY_10: case SCSI_OP_WRITE_AND_VERIFY_16:
 		return LU_KIND_WRITE;
 	case SCSI_OP_THIRD_PARTY_COPY_OUT:
 		return LU_KIND_XCOPY;

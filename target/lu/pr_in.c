@@ -108,7 +108,7 @@ void pr_in_execute(struct pr_state *st, const uint8_t *cdb, uint8_t *buf, size_t
 	uint8_t *d;
 
 	if (sa > SCSI_SA_PRIN_READ_FULL_STATUS) {
-		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB, 1); /* INVALID FIELD IN CDB: SERVICE ACTION */
+		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB, 1);
 		return;
 	}
 	/* the whole answer: READ FULL STATUS is the biggest */

@@ -101,7 +101,7 @@ static void do_release(struct pr_state *st, const struct pr_port *port, uint8_t 
 		return;
 	}
 	if (type != st->type) {
-		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_RELEASE_OF_PR, -1); /* INVALID RELEASE OF PERSISTENT RESERVATION */
+		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_RELEASE_OF_PR, -1);
 		return;
 	}
 	st->reserved = false;
@@ -191,7 +191,7 @@ static void do_preempt(struct pr_state *st, const struct pr_port *port, uint8_t 
 			pr_queue_ua_registrants(st, port, SCSI_ASC_RESERVATIONS_RELEASED);
 	} else if (sark == 0) {
 		/* only an all-registrants reservation gives SARK 0 a meaning */
-		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, -1); /* INVALID FIELD IN PARAMETER LIST */
+		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, -1);
 		return;
 	} else if (!preempt_registrations(st, port, sark, abort, ans)) {
 		pr_ans_conflict(ans); /* the key identifies nobody */
@@ -217,7 +217,7 @@ void pr_out_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_por
 	 * must be refused for its flag, not for its length */
 	if (buf && plen >= PARAM_LEN && buflen >= PARAM_LEN &&
 	    (buf[20] & (FLAG_SPEC_I_PT | FLAG_ALL_TG_PT | (st->persist ? 0 : FLAG_APTPL)))) {
-		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, -1); /* INVALID FIELD IN PARAMETER LIST */
+		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, -1);
 		return;
 	}
 	/* without SPEC_I_PT the list is always the basic 24 bytes */
@@ -225,9 +225,10 @@ void pr_out_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_por
 		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR, -1);
 		return;
 	}
-	if (sa == SCSI_SA_PROUT_RESERVE || sa == SCSI_SA_PROUT_RELEASE || sa == SCSI_SA_PROUT_PREEMPT || sa == SCSI_SA_PROUT_PREEMPT_AND_ABORT) {
+	if (sa == SCSI_SA_PROUT_RESERVE || sa == SCSI_SA_PROUT_RELEASE || sa == SCSI_SA_PROUT_PREEMPT ||
+	    sa == SCSI_SA_PROUT_PREEMPT_AND_ABORT) {
 		if (scope != 0 || (sa != SCSI_SA_PROUT_RELEASE && !pr_type_valid(type))) {
-			pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB, 2); /* INVALID FIELD IN CDB: SCOPE/TYPE */
+			pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB, 2);
 			return;
 		}
 	}

@@ -132,7 +132,7 @@ void pr_ans_conflict(struct pr_answer *ans)
 
 void pr_ans_check(struct pr_answer *ans, enum scsi_vocab_sense_key key, uint16_t asc_ascq, int field)
 {
-	ans->status = 0x02;
+	ans->status = SCSI_STAT_CHECK_CONDITION;
 	ans->sense_len = lu_sense_fixed(ans->sense, key, asc_ascq, field);
 	ans->data_len = 0;
 }
@@ -145,7 +145,8 @@ static void ans_init(struct pr_answer *ans)
 
 bool pr_owns_opcode(uint8_t op)
 {
-	return op == SCSI_OP_PERSISTENT_RESERVE_IN || op == SCSI_OP_PERSISTENT_RESERVE_OUT || op == SCSI_OP_RESERVE_6 || op == SCSI_OP_RELEASE_6 || op == SCSI_OP_RESERVE_10 || op == SCSI_OP_RELEASE_10;
+	return op == SCSI_OP_PERSISTENT_RESERVE_IN || op == SCSI_OP_PERSISTENT_RESERVE_OUT || op == SCSI_OP_RESERVE_6 ||
+	       op == SCSI_OP_RELEASE_6 || op == SCSI_OP_RESERVE_10 || op == SCSI_OP_RELEASE_10;
 }
 
 /* How a command meets a persistent reservation it does not hold (SPC-4
@@ -166,15 +167,16 @@ static enum cmd_class classify(const uint8_t *cdb)
 	case SCSI_OP_PERSISTENT_RESERVE_OUT: /* PERSISTENT RESERVE OUT: each service action checks the key */
 	case SCSI_OP_REPORT_LUNS:
 	case SCSI_OP_MAINTENANCE_IN: /* MAINTENANCE IN: REPORT TARGET PORT GROUPS, supported opcodes... */
-	case SCSI_OP_SERVICE_ACTION_IN_12: /* READ MEDIA SERIAL NUMBER */
-	case SCSI_OP_RESERVE_6: case SCSI_OP_RELEASE_6: case SCSI_OP_RESERVE_10: case SCSI_OP_RELEASE_10: /* RESERVE/RELEASE: own rules */
+	case SCSI_OP_SERVICE_ACTION_IN_12:
+	case SCSI_OP_RESERVE_6: case SCSI_OP_RELEASE_6:
+	case SCSI_OP_RESERVE_10: case SCSI_OP_RELEASE_10: /* RESERVE/RELEASE: own rules */
 		return CLS_ALLOWED;
 	case SCSI_OP_SERVICE_ACTION_IN_16:
-		return (cdb[1] & 0x1f) == 0x10 ? CLS_ALLOWED /* READ CAPACITY(16) */ : CLS_READ;
-	case SCSI_OP_READ_6: case SCSI_OP_READ_10: case SCSI_OP_READ_12: case SCSI_OP_READ_16: /* READ */
-	case SCSI_OP_VERIFY_10: case SCSI_OP_VERIFY_12: case SCSI_OP_VERIFY_16:            /* VERIFY */
-	case SCSI_OP_PRE_FETCH_10: case SCSI_OP_PRE_FETCH_16:                       /* PRE-FETCH */
-	case SCSI_OP_MODE_SENSE_6: case SCSI_OP_MODE_SENSE_10:                       /* MODE SENSE: changes nothing */
+		return (cdb[1] & SCSI_SA_MASK) == SCSI_SA_READ_CAPACITY_16 ? CLS_ALLOWED : CLS_READ;
+	case SCSI_OP_READ_6: case SCSI_OP_READ_10: case SCSI_OP_READ_12: case SCSI_OP_READ_16:
+	case SCSI_OP_VERIFY_10: case SCSI_OP_VERIFY_12: case SCSI_OP_VERIFY_16:
+	case SCSI_OP_PRE_FETCH_10: case SCSI_OP_PRE_FETCH_16:
+	case SCSI_OP_MODE_SENSE_6: case SCSI_OP_MODE_SENSE_10: /* MODE SENSE: changes nothing */
 		return CLS_READ;
 	default:
 		return CLS_WRITE;
@@ -194,7 +196,8 @@ static bool conflicts(struct pr_state *st, const uint8_t *cdb, const struct pr_p
 	if (st->scsi2 && !pr_port_eq(&st->scsi2_holder, port)) {
 		/* SPC-2 5.5.1: another nexus's RESERVE shuts out everything
 		 * but the commands that cannot disturb it */
-		return !(op == SCSI_OP_INQUIRY || op == SCSI_OP_REPORT_LUNS || op == SCSI_OP_REQUEST_SENSE || op == SCSI_OP_RELEASE_6 || op == SCSI_OP_RELEASE_10);
+		return !(op == SCSI_OP_INQUIRY || op == SCSI_OP_REPORT_LUNS || op == SCSI_OP_REQUEST_SENSE ||
+			 op == SCSI_OP_RELEASE_6 || op == SCSI_OP_RELEASE_10);
 	}
 	if (!st->reserved || pr_is_holder(st, port))
 		return false;

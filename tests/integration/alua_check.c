@@ -38,7 +38,7 @@ static struct outcome rtpg(struct iscsi_context *i, int lun, bool ext, int alloc
  * the parameter list length when >= 0 */
 static struct outcome stpg(struct iscsi_context *i, int lun, const uint8_t (*d)[2], int n, int len)
 {
-	uint8_t list[4 + 4 * 8], cdb[12] = { SCSI_OP_MAINTENANCE_OUT, 0x0a };
+	uint8_t list[4 + 4 * 8], cdb[12] = { SCSI_OP_MAINTENANCE_OUT, SCSI_SA_SET_TARGET_PORT_GROUPS };
 	int pll = len >= 0 ? len : 4 + 4 * n;
 
 	memset(list, 0, sizeof(list));

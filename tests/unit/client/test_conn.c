@@ -21,6 +21,7 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "client/conn.h"
 #include "fake_target.h"
 
@@ -87,9 +88,9 @@ static void busy_and_ua_retried(void **state)
 	(void)state;
 	struct world w;
 	open_world(&w, 5);
-	fake_push(&w.f, (struct fake_action){ .kind = FAKE_STATUS, .status = 0x08 });
-	fake_push(&w.f, (struct fake_action){ .kind = FAKE_STATUS, .status = 0x28 });
-	fake_push(&w.f, (struct fake_action){ .kind = FAKE_STATUS, .status = 0x08 });
+	fake_push(&w.f, (struct fake_action){ .kind = FAKE_STATUS, .status = SCSI_STAT_BUSY });
+	fake_push(&w.f, (struct fake_action){ .kind = FAKE_STATUS, .status = SCSI_STAT_TASK_SET_FULL });
+	fake_push(&w.f, (struct fake_action){ .kind = FAKE_STATUS, .status = SCSI_STAT_BUSY });
 	fake_push(&w.f, (struct fake_action){ .kind = FAKE_SENSE, .key = 0x06, .asc = 0x29, .ascq = 0x00 });
 	fake_push(&w.f, (struct fake_action){ .kind = FAKE_SENSE, .key = 0x06, .asc = 0x2a, .ascq = 0x09 });
 	fake_push(&w.f, (struct fake_action){ .kind = FAKE_SENSE, .key = 0x02, .asc = 0x04, .ascq = 0x01 });

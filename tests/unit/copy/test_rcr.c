@@ -176,7 +176,7 @@ static void test_failed_segment_details(void **state)
 
 	memset(&st, 0, sizeof(st));
 	st.cm_status = COPY_DONE_ERROR;
-	st.scsi_status = 0x02;
+	st.scsi_status = SCSI_STAT_CHECK_CONDITION;
 	st.sense_len = 18;
 	for (unsigned i = 0; i < 18; i++)
 		st.sense[i] = (uint8_t)(0xA0 + i);

@@ -46,7 +46,7 @@ static uint64_t prefix_sum(const struct lu_cmd *c, size_t n)
 
 static void check(struct lu_cmd *c, uint8_t key, uint8_t asc)
 {
-	c->status = 0x02;
+	c->status = SCSI_STAT_CHECK_CONDITION;
 	memset(c->sense, 0, 18);
 	c->sense[0] = 0x70;
 	c->sense[2] = key;

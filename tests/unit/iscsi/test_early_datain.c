@@ -68,7 +68,7 @@ static void *slow_cmd(void *arg)
 		usleep(HOLD_MS * 1000);
 	if (lba == LBA_SLOW_CHECK) {
 		static const uint8_t sense[18] = { 0x70, 0, 0x03, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x11, 0x00 };
-		lc->status = 0x02;
+		lc->status = SCSI_STAT_CHECK_CONDITION;
 		memcpy(lc->sense, sense, 18);
 		lc->sense_len = 18;
 		lc->data_len = 0;

@@ -165,7 +165,7 @@ static void filters(void **state)
 
 static void report(void **state)
 {
-	uint8_t cdb[12] = { SCSI_OP_MAINTENANCE_IN, 0x0a, 0, 0, 0, 0, 0, 0, 0, 255 }, buf[256];
+	uint8_t cdb[12] = { SCSI_OP_MAINTENANCE_IN, SCSI_SA_REPORT_TARGET_PORT_GROUPS, 0, 0, 0, 0, 0, 0, 0, 255 }, buf[256];
 	static const uint8_t want[28] = {
 		0, 0, 0, 24,
 		0x80, 0x8f, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, /* PREF AO, group 1, port 1 */
@@ -196,7 +196,7 @@ static void report(void **state)
 
 static struct alua_answer stpg(struct lu_entry *e, const uint8_t *list, uint32_t pll, size_t len, bool *changed)
 {
-	uint8_t cdb[12] = { SCSI_OP_MAINTENANCE_OUT, 0x0a, 0, 0, 0, 0, (uint8_t)(pll >> 24), (uint8_t)(pll >> 16), (uint8_t)(pll >> 8),
+	uint8_t cdb[12] = { SCSI_OP_MAINTENANCE_OUT, SCSI_SA_SET_TARGET_PORT_GROUPS, 0, 0, 0, 0, (uint8_t)(pll >> 24), (uint8_t)(pll >> 16), (uint8_t)(pll >> 8),
 			    (uint8_t)pll };
 	struct alua_answer a;
 

@@ -70,7 +70,7 @@ static void expect_geometry(uint32_t bs, uint32_t physical, uint8_t want_exp, ui
 	struct scsi_lu *lu = fix_lu_new(bs == 512 ? "opt-pb512" : "opt-pb4k", bs, 4096);
 	struct fix_cmd fc;
 	uint8_t rc16[32] = { 0 }, b0[64] = { 0 };
-	const uint8_t cdb16[16] = { SCSI_OP_SERVICE_ACTION_IN_16, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0 };
+	const uint8_t cdb16[16] = { SCSI_OP_SERVICE_ACTION_IN_16, SCSI_SA_READ_CAPACITY_16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0 };
 	const uint8_t inq[6] = { 0x12, 0x01, 0xb0, 0x00, 64, 0 };
 
 	assert_int_equal(scsi_lu_set_physical_block(lu, physical), 0);

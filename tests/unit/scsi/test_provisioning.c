@@ -23,7 +23,7 @@ static void lba_status(struct scsi_lu *lu, uint64_t lba, uint64_t *first, uint32
 {
 	struct fix_cmd fc;
 	uint8_t b[24];
-	uint8_t cdb[16] = { SCSI_OP_SERVICE_ACTION_IN_16, 0x12 };
+	uint8_t cdb[16] = { SCSI_OP_SERVICE_ACTION_IN_16, SCSI_SA_GET_LBA_STATUS };
 	put_be64(cdb + 2, lba);
 	put_be32(cdb + 10, sizeof(b));
 	assert_int_equal(fix_run(&fc, lu, cdb, 16, b, sizeof(b)), TCMU_STS_OK);
@@ -217,7 +217,7 @@ static void test_get_lba_status_range(void **state)
 	struct scsi_lu *lu = fix_lu_new("prov-d", FIX_BS, FIX_LBAS);
 	struct fix_cmd fc;
 	uint8_t b[24];
-	uint8_t cdb[16] = { SCSI_OP_SERVICE_ACTION_IN_16, 0x12 };
+	uint8_t cdb[16] = { SCSI_OP_SERVICE_ACTION_IN_16, SCSI_SA_GET_LBA_STATUS };
 	put_be64(cdb + 2, FIX_LBAS);
 	put_be32(cdb + 10, 24);
 	fix_run(&fc, lu, cdb, 16, b, sizeof(b));

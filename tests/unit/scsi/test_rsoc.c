@@ -11,7 +11,7 @@ static int teardown(void **state) { fix_lu_free(lu); return 0; }
 
 static void rsoc(struct fix_cmd *fc, uint8_t opts, uint8_t op, uint16_t sa, uint8_t *b, uint32_t len)
 {
-	uint8_t cdb[12] = { SCSI_OP_MAINTENANCE_IN, 0x0c, opts, op };
+	uint8_t cdb[12] = { SCSI_OP_MAINTENANCE_IN, SCSI_SA_REPORT_SUPPORTED_OPCODES, opts, op };
 	put_be16(cdb + 4, sa);
 	put_be32(cdb + 6, len);
 	memset(b, 0xcc, len);
@@ -243,7 +243,7 @@ static void test_lu_layer_commands_not_dispatched(void **state)
 	for (size_t i = 0; i < sizeof(lens); i++) {
 		memset(b, 0xcc, sizeof(b));
 		fix_run(&fc, lu, cdbs[i], lens[i], b, sizeof(b));
-		fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE); /* INVALID COMMAND OPERATION CODE */
+		fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE);
 		assert_int_equal(fc.c.bytes_moved, 0);
 		assert_int_equal(b[0], 0xcc);                          /* nothing written */
 	}

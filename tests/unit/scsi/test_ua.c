@@ -130,7 +130,7 @@ static void soft_threshold_and_full_array(void **state)
 	/* fill it: 20 more blocks, then the array is full */
 	assert_int_equal(write_db(1, lu1, 20, 20, 200, &fc), TCMU_STS_OK);
 	assert_int_equal(write_db(1, lu1, 40, 1, 300, &fc), TCMU_STS_PASSTHROUGH_ERR);
-	fix_assert_sense(&fc, SCSI_SK_DATA_PROTECT, SCSI_ASC_SPACE_ALLOC_FAILED_WRITE_PROTECT);     /* SPACE ALLOCATION FAILED WRITE PROTECT */
+	fix_assert_sense(&fc, SCSI_SK_DATA_PROTECT, SCSI_ASC_SPACE_ALLOC_FAILED_WRITE_PROTECT);
 	/* a multi-block write that needs more than is left fails whole: nothing mapped */
 	assert_int_equal(write_db(1, lu1, 41, 3, 400, &fc), TCMU_STS_PASSTHROUGH_ERR);
 	fix_assert_sense(&fc, SCSI_SK_DATA_PROTECT, SCSI_ASC_SPACE_ALLOC_FAILED_WRITE_PROTECT);
