@@ -32,12 +32,31 @@
 #                 built by dpkg-buildpackage and checked)
 # LUNLAB_OCI=1 adds what packaging/oci/build.sh needs (the OCI image, opt-in): podman buildah
 # debootstrap runc
+# --demo installs only what ci/demo.sh (the README's first command) needs: a C compiler (gcc
+# and libc6-dev, not build-essential's g++ and dpkg-dev), meson and the libraries it asks for
+# (python3: tests/unit/array's configure step), libiscsi-bin, jq and
+# iproute2 (the short seed reproductions: tests/repro/lib.sh), procps; no test peers, API
+# clients, metrics tools or browser (chromium, Cinder, Prometheus, tgt, ...), no nodejs/npm (the
+# dashboard is then built without its chart library and says so).
 # LUNLAB_REALSTACK=1 adds what tests/realstack/lane.sh needs (Debian's kernel under qemu with
 # LIO + tcmu-runner): qemu-system-x86 busybox-static cpio kmod; and what tests/multipath/lane.sh
 # copies into its guest (a Linux initiator): open-iscsi multipath-tools udev (their binaries and
 # rules; the host's services are not used).
 set -euo pipefail
 
+demo=0
+case ${1:-} in
+--demo) demo=1 ;;
+"") ;;
+*) echo "usage: install-deps.sh [--demo]" >&2; exit 2 ;;
+esac
+
+demo_packages=(
+    gcc libc6-dev meson ninja-build pkg-config
+    libiscsi-dev libiscsi-bin libcmocka-dev zlib1g-dev libjson-c-dev libyaml-dev
+    libxxhash-dev libssl-dev libsqlite3-dev libmicrohttpd-dev libgnutls28-dev libcurl4-gnutls-dev libisal-dev libgsl-dev
+    python3 jq iproute2 procps
+)
 packages=(
     build-essential gcc clang libclang-rt-14-dev meson ninja-build pkg-config binutils
     libiscsi-dev libiscsi-bin libcmocka-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
@@ -58,6 +77,9 @@ if [[ ${LUNLAB_OCI:-0} == 1 ]]; then
 fi
 if [[ ${LUNLAB_REALSTACK:-0} == 1 ]]; then
     packages+=(qemu-system-x86 busybox-static cpio kmod open-iscsi multipath-tools udev)
+fi
+if (( demo )); then
+    packages=("${demo_packages[@]}")
 fi
 
 if [[ $(id -u) -ne 0 ]]; then

@@ -8,32 +8,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cli_usage(char *buf, size_t len)
+/* The whole usage, as one constant: it is printed as is (it once went through a 1 KiB error
+ * buffer and lost its second half).  Every option cli_parse() accepts is named here; the unit
+ * test holds that against this file's parser. */
+static const char usage_text[] =
+	"usage: lunlab-bench COMMAND URL [options]\n"
+	"  URL: iscsi://[user%pass@]host[:port]/iqn/lun\n"
+	"commands:\n"
+	"  info URL                      identity, capacity, VAAI and thin provisioning support\n"
+	"  scale URL   --vms 1,2,4 --bs 4m --qd 1 --duration 10 --warmup 2 [--random]\n"
+	"              [--write [--data unique|repeat|zero|win10]]\n"
+	"  clone URL   [--dest URL2] --template-size 1g --template-content zero|pattern|synthetic\n"
+	"              --vms 10 --chunk 4m | --sweep 64k,256k,1m,4m,16m --parallel 2 --outstanding 2\n"
+	"              [--mode auto|xcopy|software] [--explain [N]] [--no-template] [--verify]\n"
+	"              [--plot-job SIZE: plot the modeled duration scaled to SIZE cloned]\n"
+	"  clone URL   --mode snapshot --api https://HOST:PORT [--vms 10] [--verify] [--keep-clones]\n"
+	"              [--settle-timeout S (600)]: each clone one snapshot through the array's\n"
+	"              management API\n"
+	"  drr URL     --image FILE | --synthetic win10 [--size 11.9g] [--seed N]\n"
+	"  calibrate URL [--dest URL2] --out PROFILE.yaml --dataloss [--budget 10m]\n"
+	"              [--capacity-use 8g] [--offset 0] [--time-scale 1] [--name NAME]\n"
+	"              [--write-data random|sparse] [--max-io SIZE]\n"
+	"  watch HTTPS_URL [--interval 1] [--count N]   the target's live figures (its /metrics.json)\n"
+	"common: --json | --csv, --plot FILE.svg, --quiet (-q), --initiator IQN,\n"
+	"        --metrics-url HTTPS_URL (record what the array saw into --json), --metrics-insecure\n"
+	"        --timeout S: log in again for up to S s after a lost connection, abort a command\n"
+	"                     unanswered for S s (default 30)\n"
+	"        --help (-h): this text\n"
+	"api:    --api https://HOST:PORT [--api-user NAME] [--api-cacert FILE | --api-insecure]\n"
+	"        (password in $LUNLAB_API_PASSWORD); info then shows the cluster's capacity too\n"
+	"docs:   docs/bench.md, docs/calibrate.md, docs/metrics.md\n";
+
+const char *cli_usage(void)
 {
-	snprintf(buf, len,
-		"usage: lunlab-bench COMMAND URL [options]\n"
-		"  URL: iscsi://[user%%pass@]host[:port]/iqn/lun\n"
-		"commands:\n"
-		"  info URL                      identity, capacity, VAAI and thin provisioning support\n"
-		"  scale URL   --vms 1,2,4 --bs 4m --qd 1 --duration 10 --warmup 2 [--random]\n"
-		"              [--write [--data unique|repeat|zero|win10]]\n"
-		"  clone URL   [--dest URL2] --template-size 1g --template-content zero|pattern|synthetic\n"
-		"              --vms 10 --chunk 4m | --sweep 64k,256k,1m,4m,16m --parallel 2 --outstanding 2\n"
-		"              [--mode auto|xcopy|software] [--explain [N]] [--no-template] [--verify]\n"
-		"              [--plot-job SIZE: plot the modeled duration scaled to SIZE cloned]\n"
-		"  clone URL   --mode snapshot --api https://HOST:PORT [--vms 10] [--verify] [--keep-clones]:\n"
-		"              each clone one snapshot through the array's management API\n"
-		"  drr URL     --image FILE | --synthetic win10 [--size 11.9g] [--seed N]\n"
-		"  calibrate URL [--dest URL2] --out PROFILE.yaml --dataloss [--budget 10m]\n"
-		"              [--capacity-use 8g] [--offset 0] [--time-scale 1] [--name NAME]\n"
-		"              [--write-data random|sparse] [--max-io SIZE]\n"
-		"  watch HTTPS_URL [--interval 1] [--count N]   the target's live figures (its /metrics.json)\n"
-		"common: --json | --csv, --plot FILE.svg, --quiet, --initiator IQN,\n"
-		"        --metrics-url HTTPS_URL (record what the array saw into --json), --metrics-insecure\n"
-		"        --timeout S: log in again for up to S s after a lost connection, abort a command\n"
-		"                     unanswered for S s (default 30)\n"
-		"api:    --api https://HOST:PORT [--api-user NAME] [--api-cacert FILE | --api-insecure]\n"
-		"        (password in $LUNLAB_API_PASSWORD); info then shows the cluster's capacity too\n");
+	return usage_text;
 }
 
 int cli_parse_size(const char *s, uint64_t *out)
@@ -191,7 +199,6 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 		FAIL("missing command (info, scale, clone, drr, watch, calibrate); try --help");
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-		cli_usage(err, errlen);
 		return 1;
 	}
 	if (!strcmp(cmd, "info")) o->cmd = CMD_INFO;
@@ -221,7 +228,6 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			FAIL("unexpected argument '%s'", a);
 		}
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			cli_usage(err, errlen);
 			return 1;
 		} else if (!strcmp(a, "--json")) {
 			o->format = OUT_JSON;
@@ -464,10 +470,12 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			FAIL("--plot applies to clone and scale only");
 		if (!o->out_path)
 			FAIL("calibrate needs --out PROFILE.yaml (where the profile is written)");
+		/* the LU's size is not known yet (no session): the region ends at
+		 * --capacity-use or at the LU's end, whichever comes first */
 		if (!o->dataloss)
-			FAIL("calibrate writes to bytes %llu..%llu of the LU (--offset, --capacity-use), destroying what is "
-			     "there: add --dataloss to allow it", (unsigned long long)o->offset,
-			     (unsigned long long)(o->offset + o->capacity_use));
+			FAIL("calibrate writes to the LU from byte %llu for up to %llu bytes (--offset, --capacity-use; "
+			     "no further than the LU's end), destroying what is there: add --dataloss to allow it",
+			     (unsigned long long)o->offset, (unsigned long long)o->capacity_use);
 		if (o->profile_name) {
 			size_t n = strlen(o->profile_name);
 			if (n == 0 || n > 31 || strspn(o->profile_name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"

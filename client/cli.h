@@ -83,7 +83,7 @@ struct bench_opts {
 };
 
 /* Parse argv into opts.  Returns 0, or -1 with a one-line message naming the argument in err.
- * Returns 1 when help was requested (usage printed into err). */
+ * Returns 1 when help was requested: print cli_usage(). */
 int cli_parse(int argc, char **argv, struct bench_opts *opts, char *err, size_t errlen);
 
 /* "4m" -> 4194304, "256k", "1g", "512", "1.5g".  Returns 0 or -1. */
@@ -92,6 +92,7 @@ int cli_parse_size(const char *s, uint64_t *out);
 int cli_parse_size_list(const char *s, uint64_t *out, unsigned max, unsigned *n);
 int cli_parse_uint_list(const char *s, unsigned *out, unsigned max, unsigned *n);
 
-void cli_usage(char *buf, size_t len);
+/* The full usage text (every option cli_parse accepts), ending in a newline. */
+const char *cli_usage(void);
 
 #endif

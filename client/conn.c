@@ -185,11 +185,18 @@ static int read_capacity(struct bench_conn *c, char *err, size_t errlen)
 		/* fall back to READ CAPACITY(10) for small targets that lack the 16-byte form */
 		uint8_t cdb10[10] = { SCSI_OP_READ_CAPACITY_10 };
 		if (conn_cmd(c, cdb10, 10, 1, NULL, 0, buf, 8, &st) || st.status != 0 || st.got < 8) {
-			if (conn_failed(c))
+			char what[160];
+			if (conn_failed(c)) {
 				snprintf(err, errlen, "%s", conn_error(c));
-			else
-				snprintf(err, errlen, "%s: READ CAPACITY failed (status %d, sense %02x/%02x/%02x)",
-					 c->url, st.status, st.key, st.asc, st.ascq);
+				return -1;
+			}
+			conn_describe_status(st.status, st.key, st.asc, st.ascq, what, sizeof(what));
+			/* LOGICAL UNIT NOT SUPPORTED: the URL names a LUN the target does not have */
+			snprintf(err, errlen, "%s: READ CAPACITY failed: %s%s", c->url, what,
+				 st.status == SCSI_STAT_CHECK_CONDITION && st.key == SCSI_SK_ILLEGAL_REQUEST &&
+					 scsi_asc_pair(st.asc, st.ascq) == SCSI_ASC_LU_NOT_SUPPORTED
+					 ? "; the target has no such LUN (iscsi-ls -s lists its LUNs)"
+					 : "");
 			return -1;
 		}
 		c->num_blocks = (uint64_t)get_be32(buf) + 1;
@@ -204,7 +211,7 @@ static int read_capacity(struct bench_conn *c, char *err, size_t errlen)
 
 /* Check the URL once with libiscsi's parser, so a typo is a usage error and not a login
  * retried for --timeout. */
-static int check_url(const char *url, char *err, size_t errlen)
+int conn_check_url(const char *url, char *err, size_t errlen)
 {
 	struct iscsi_context *ctx = iscsi_create_context("iqn.2026-11.org.lunlab:url-check");
 	if (!ctx) {
@@ -253,7 +260,7 @@ int conn_open_many(const char *url, const char *initiator_prefix, unsigned n,
 {
 	memset(conns, 0, sizeof(*conns) * n);
 	ignore_sigpipe();
-	if (check_url(url, err, errlen))
+	if (conn_check_url(url, err, errlen))
 		return -1;
 	if (strlen(url) >= sizeof(((struct conn_link *)0)->url_full)) {
 		snprintf(err, errlen, "URL longer than %zu characters", sizeof(((struct conn_link *)0)->url_full) - 1);

@@ -79,6 +79,9 @@ struct cmd_status {
 int conn_open_many(const char *url, const char *initiator_prefix, unsigned n,
 		   struct bench_conn *conns, char *err, size_t errlen);
 int conn_open(const char *url, const char *initiator, struct bench_conn *c, char *err, size_t errlen);
+/* 0 when libiscsi parses url as iscsi://[user%pass@]host[:port]/iqn/lun; else -1 with the
+ * reason (no LUN, a typo) in err, which main reports as bad usage. */
+int conn_check_url(const char *url, char *err, size_t errlen);
 /* Log out (waiting at most a second for the answer) and free everything.  Commands still
  * pending are dropped without their callbacks being called. */
 void conn_close(struct bench_conn *c);

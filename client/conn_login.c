@@ -102,7 +102,14 @@ void link_login_failed(struct bench_conn *c, uint64_t now, const char *why)
 	link_destroy_context(c);
 	l->attempts++;
 	if (conn_login_error_final(l->last_err)) {
-		link_fail(c, "%s: login refused: %s", c->url, l->last_err);
+		/* 02/02 Authorization failure: most often an allow-list that does not name
+		 * the initiator name lunlab-bench logs in with; say which and how to change it */
+		if (strstr(l->last_err, "(514)"))
+			link_fail(c, "%s: login refused: %s (this session logs in as %s: the target's allow-list "
+				     "must name it, or give a name it lists with --initiator IQN)",
+				  c->url, l->last_err, l->initiator);
+		else
+			link_fail(c, "%s: login refused: %s", c->url, l->last_err);
 		return;
 	}
 	uint64_t deadline = l->down_since_ns + l->timeout_ns;

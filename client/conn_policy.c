@@ -185,18 +185,36 @@ void conn_describe_cdb(const uint8_t *cdb, int len, char *out, size_t outlen)
 		snprintf(out, outlen, "opcode 0x%02x", op);
 }
 
+/* The additional sense codes a user of lunlab-bench meets when the URL or the request is
+ * wrong (SPC-4 table 51): named so that "05/25/00" says what it means.  A media or
+ * transport error is said well enough by its sense key.  The words are the vocabulary's. */
+static const char *asc_name(uint8_t asc, uint8_t ascq)
+{
+	static const uint16_t named[] = {
+		SCSI_ASC_INVALID_OPCODE, SCSI_ASC_LBA_OUT_OF_RANGE, SCSI_ASC_INVALID_FIELD_IN_CDB,
+		SCSI_ASC_LU_NOT_SUPPORTED, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, SCSI_ASC_WRITE_PROTECTED,
+		SCSI_ASC_REPORTED_LUNS_DATA_CHANGED,
+	};
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (named[i] == scsi_asc_pair(asc, ascq))
+			return scsi_asc_name(asc, ascq);
+	return NULL;
+}
+
 void conn_describe_status(int status, uint8_t key, uint8_t asc, uint8_t ascq, char *out, size_t outlen)
 {
-	const char *key_name = scsi_sense_key_name(key & 0x0f);
+	const char *key_name = scsi_sense_key_name(key & 0x0f), *an = asc_name(asc, ascq);
+	char unnamed[16];
 
+	if (!key_name) {
+		snprintf(unnamed, sizeof(unnamed), "sense key %02Xh", key & 0x0f);
+		key_name = unnamed;
+	}
 	switch (status) {
 	case SCSI_STAT_GOOD: snprintf(out, outlen, "GOOD"); break;
 	case SCSI_STAT_CHECK_CONDITION:
-		if (key_name)
-			snprintf(out, outlen, "CHECK CONDITION, sense %02x/%02x/%02x (%s)", key, asc, ascq, key_name);
-		else
-			snprintf(out, outlen, "CHECK CONDITION, sense %02x/%02x/%02x (sense key %02Xh)", key, asc, ascq,
-				 key & 0x0f);
+		snprintf(out, outlen, "CHECK CONDITION, sense %02x/%02x/%02x (%s%s%s)", key, asc, ascq, key_name,
+			 an ? ": " : "", an ? an : "");
 		break;
 	case SCSI_STAT_BUSY: snprintf(out, outlen, "BUSY"); break;
 	case SCSI_STAT_RESERVATION_CONFLICT: snprintf(out, outlen, "RESERVATION CONFLICT"); break;

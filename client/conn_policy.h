@@ -72,7 +72,9 @@ void conn_url_redact(const char *url, char *out, size_t outlen);
 void conn_describe_cdb(const uint8_t *cdb, int cdb_len, char *out, size_t outlen);
 
 /* "GOOD", "BUSY", "TASK SET FULL", "RESERVATION CONFLICT", "TASK ABORTED",
- * "CHECK CONDITION, sense 03/11/00 (MEDIUM ERROR)", "status 0x30". */
+ * "CHECK CONDITION, sense 03/11/00 (MEDIUM ERROR)", "status 0x30"; a usage-like
+ * refusal has its additional sense named too: "CHECK CONDITION, sense 05/25/00
+ * (ILLEGAL REQUEST: LOGICAL UNIT NOT SUPPORTED)". */
 void conn_describe_status(int status, uint8_t key, uint8_t asc, uint8_t ascq, char *out, size_t outlen);
 
 #endif

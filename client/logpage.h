@@ -51,6 +51,7 @@ struct model_telemetry {
 	uint64_t virtual_streams;    /* 0x000A: > 0: virtual clock with this many host streams */
 	uint64_t frontend_busy_ns, backend_busy_ns, journal_busy_ns; /* 0x000B..0x000D */
 	uint64_t streams_pinned;     /* 0x000E: 1: the LU's configuration fixed them (LOG SELECT refused) */
+	uint64_t fault_delay_ns;     /* 0x000F: what fault rules (delay=) held commands, summed */
 	bool have_elapsed, have_turnaround, have_busy, have_streams_pinned;
 };
 

@@ -111,10 +111,17 @@ int main(int argc, char **argv)
 		return scn_main(argc - 1, argv + 1);
 	int rc = cli_parse(argc, argv, &o, err, sizeof(err));
 	if (rc == 1) {
-		fputs(err, stdout);
+		fputs(cli_usage(), stdout);
 		return 0;
 	}
 	if (rc) {
+		fprintf(stderr, "lunlab-bench: %s\n", err);
+		return 2;
+	}
+	/* an iSCSI URL libiscsi cannot parse (no LUN, a typo) is bad usage, as the parser's
+	 * own refusals: exit 2, before any connection */
+	if (o.cmd != CMD_WATCH && (conn_check_url(o.url, err, sizeof(err)) ||
+				   (o.dest_url && conn_check_url(o.dest_url, err, sizeof(err))))) {
 		fprintf(stderr, "lunlab-bench: %s\n", err);
 		return 2;
 	}

@@ -141,6 +141,7 @@ json_object *json_scale(const struct scale_result *r)
 		if (s->have_modeled) {
 			json_object *m = json_object_new_object();
 			add_d(m, "host_mean_latency_ms", s->host_mean_latency_ms);
+			add_d(m, "injected_latency_ms", s->injected_latency_ms);
 			add_d(m, "array_utilization", s->array_utilization);
 			add_machine_check(m, s->time_scale, s->virtual_streams, s->modeled_mean_latency_ms,
 					  s->machine_share, s->machine_share_exact, s->suggested_time_scale);

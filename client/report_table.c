@@ -48,7 +48,10 @@ void table_conn_stats(FILE *f, const struct conn_stats *s, const char *what)
 		plural(f, &first, s->task_set_full, "TASK SET FULL");
 		plural(f, &first, s->unit_attentions, "UNIT ATTENTION");
 		if (s->resets)
-			fprintf(f, " (%u of them 06/29/xx: the target was reset or restarted)", s->resets);
+			/* plain words: 06/29/xx is the target's notice, owed once to each
+			 * initiator, that it restarted or was reset */
+			fprintf(f, " (%u of them 06/29/xx: the target said it had restarted or been reset, "
+				   "a notice each initiator gets once)", s->resets);
 		plural(f, &first, s->not_ready, "NOT READY");
 		plural(f, &first, s->aborted_commands, "ABORTED COMMAND / TASK ABORTED");
 		fprintf(f, ";");
@@ -167,12 +170,17 @@ void table_scale(FILE *f, const struct scale_result *r)
 		const struct scale_run *s = &r->runs[i];
 		if (!s->machine_limited)
 			continue;
+		char inj[96] = "";
+		if (s->injected_latency_ms > 0)
+			snprintf(inj, sizeof(inj), " (of which %.3f ms held by fault rules, not counted)",
+				 s->injected_latency_ms);
 		fprintf(f, "note: %u VMs: MACHINE-LIMITED: this machine added %.0f%% to each command, the array "
-			"was busy %.0f%% of the time (host mean %.3f ms vs modeled %.3f ms x time scale %.2f%s): these are not the array's "
+			"was busy %.0f%% of the time (host mean %.3f ms%s vs modeled %.3f ms x time scale %.2f%s): these are not the array's "
 			"figures. Rerun in slow motion: time_scale=%.0f on the LUN (lunlab-target --lun "
 			"...,time_scale=%.0f); the modeled figures are then the measured ones x the time scale\n",
-			s->vms, s->machine_share * 100, s->array_utilization * 100, s->host_mean_latency_ms, s->modeled_mean_latency_ms,
-			s->time_scale > 0 ? s->time_scale : 1, s->client_cpu_pct > 90 ? "; lunlab-bench itself > 90% of a core" : "",
+			s->vms, s->machine_share * 100, s->array_utilization * 100, s->host_mean_latency_ms, inj,
+			s->modeled_mean_latency_ms, s->time_scale > 0 ? s->time_scale : 1,
+			s->client_cpu_pct > 90 ? "; lunlab-bench itself > 90% of a core" : "",
 			s->suggested_time_scale, s->suggested_time_scale);
 	}
 	for (unsigned i = 0; i < r->n; i++) {

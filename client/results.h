@@ -58,6 +58,8 @@ struct scale_run {
 	unsigned virtual_streams;        /* > 0: virtual clock: the machine cannot limit the figures */
 	double host_mean_latency_ms;     /* every completed command of the run, as the client saw it */
 	double modeled_mean_latency_ms;  /* the model's, over the same run */
+	double injected_latency_ms;      /* of host_mean_latency_ms, what fault rules (delay=) held
+	                                  * each command on average (page 0x31 0x000F) */
 	double array_utilization;        /* busiest modeled resource's busy time / modeled elapsed */
 	double machine_share;            /* share of the client's latency this machine added (0 when
 	                                  * the array was saturated: its queue absorbed it) */

@@ -407,7 +407,10 @@ static void machine_check(const struct bench_opts *o, struct clone_run *run, con
 	 * it (page 0x31 parameter 0x0009), the share is an upper bound. */
 	double turn_ms = t->have_turnaround && t->commands ? (double)t->turnaround_ns / (double)t->commands / 1e6 : 0;
 	run->machine_share_exact = t->have_turnaround;
-	double extra_ms = run->lat_mean_ms - (run->modeled_mean_latency_ms + turn_ms) * scale;
+	/* what fault rules (delay=) held the commands is neither the model's nor this machine's
+	 * (page 0x31 parameter 0x000F) */
+	double injected_ms = t->commands ? (double)t->fault_delay_ns / (double)t->commands / 1e6 : 0;
+	double extra_ms = run->lat_mean_ms - injected_ms - (run->modeled_mean_latency_ms + turn_ms) * scale;
 	if (extra_ms < 0)
 		extra_ms = 0;
 	double streams = (double)o->parallel * o->outstanding;

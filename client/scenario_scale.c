@@ -158,7 +158,8 @@ static int submit(struct vm *v, struct slot *s)
  * the array was saturated: when its busiest resource (page 0x31 0x000B..0x000D, and the CPU
  * pool) was busy all the time, the figure is the array's capacity and extra host time only
  * shortened its queue.  Slow motion shrinks the share as 1 / scale, hence the scale that
- * brings it under 2%. */
+ * brings it under 2%.  Time a fault rule injected (delay=, page 0x31 0x000F) is neither the
+ * array's nor the machine's: it leaves the client's latency before the comparison. */
 void scale_machine_check(const struct model_telemetry *t0, const struct model_telemetry *t1, double host_mean_s,
 			 double client_cpu_pct, struct scale_run *out)
 {
@@ -200,8 +201,12 @@ void scale_machine_check(const struct model_telemetry *t0, const struct model_te
 	}
 	double scale = out->time_scale > 0 ? out->time_scale : 1;
 	double modeled_ms = (out->modeled_mean_latency_ms + turn_ms) * scale;
-	double extra = out->host_mean_latency_ms - modeled_ms;
-	out->machine_share = extra > 0 && out->host_mean_latency_ms > 0 ? extra / out->host_mean_latency_ms : 0;
+	double injected_ms = cmds && t1->fault_delay_ns >= t0->fault_delay_ns
+				     ? (double)(t1->fault_delay_ns - t0->fault_delay_ns) / (double)cmds / 1e6 : 0;
+	out->injected_latency_ms = injected_ms;
+	double host_ms = out->host_mean_latency_ms - injected_ms; /* what the array and the machine took */
+	double extra = host_ms - modeled_ms;
+	out->machine_share = extra > 0 && host_ms > 0 ? extra / host_ms : 0;
 	if (out->array_utilization >= SCALE_SATURATED)
 		out->machine_share = 0; /* the array set the pace: its queue absorbed the rest */
 	out->machine_limited = (out->machine_share_exact && out->machine_share > 0.05) || client_cpu_pct > 90;

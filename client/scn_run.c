@@ -105,7 +105,8 @@ static int fire(struct run *R, unsigned i, double t, char *err, size_t errlen)
 		say(R, t, "array %s: every fault rule removed", an);
 		break;
 	case SCN_E_PORTAL:
-		snprintf(path, sizeof(path), "/api/lunlab/portals/%u", e->portal - 1);
+		/* portals count from 1 in the scenario file and in /api/lunlab/portals/N alike */
+		snprintf(path, sizeof(path), "/api/lunlab/portals/%u", e->portal);
 		snprintf(body, sizeof(body), "{\"state\": \"%s\"}", e->up ? "up" : "down");
 		if (!(j = scn_api(a, "PUT", path, body, err, errlen)))
 			return -1;

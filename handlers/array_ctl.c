@@ -15,6 +15,7 @@
 #include "handlers/array/volume.h"
 #include "handlers/array/volume_names.h"
 #include "handlers/metrics_ctl.h"
+#include "models/profile.h"
 #include "lunlab/array_ctl.h"
 #include "models/cost.h"
 #include "models/pacer.h"
@@ -90,6 +91,11 @@ static int ctl_array_figures(const char *array, bool wait_accounting, struct lun
 	out->dedup_block = array_params(a)->dedup_block;
 	out->volumes = (uint32_t)volumes;
 	array_profile(a, out->profile, sizeof(out->profile));
+	/* the profile's SSD count (a built-in name or a file already loaded: no I/O) */
+	char *perr = NULL;
+	const struct lunlab_profile *prof = out->profile[0] ? profile_get(out->profile, &perr) : NULL;
+	out->ssds = prof ? prof->ssds : 0;
+	free(perr);
 	array_put(a);
 	return 0;
 }

@@ -362,6 +362,10 @@ static int lunlab_reconfig(struct tcmu_device *tdev, struct tcmulib_cfg_info *cf
  * tcmu-runner, where the kernel received the data: handle_cmd's time then. */
 #pragma weak lunlab_host_cmd_arrival_ns
 
+/* lunlab-target only: how long a fault rule (delay=) held the command.  NULL
+ * under tcmu-runner, which injects no faults. */
+#pragma weak lunlab_host_cmd_fault_delay_ns
+
 /* lunlab-target only: start sending a paced READ's data during its modeled
  * service time (the array's service time includes the transfer).  Resolves to
  * NULL under tcmu-runner, which has no such function. */
@@ -438,6 +442,8 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 	struct cost_result res;
 	scsi_cost_req(&cmd, kind, &req);
 	uint64_t deadline = cost_model_charge_ex(lu->dev.model, &req, arrival, &res);
+	if (lunlab_host_cmd_fault_delay_ns)
+		cost_model_note_fault_delay(lu->dev.model, lunlab_host_cmd_fault_delay_ns(lc));
 	lu_metrics_record(&lu->metrics, &req, res.latency_ns, res.cpu_ns);
 	if (deadline <= pacer_now_ns())
 		return status;

@@ -65,6 +65,7 @@ struct cost_model {
 	uint64_t t0_real;
 	uint64_t cpu_free, journal_free, frontend_free, backend_free;
 	struct telemetry_state t;
+	_Atomic uint64_t fault_delay;        /* telemetry fault_delay_ns, for both paths */
 	/* unmodeled and on the real clock: telemetry without the lock (every
 	 * latency is 0, so commands, sizes and elapsed time are all there is) */
 	struct {
@@ -559,9 +560,16 @@ static void fast_reset(struct cost_model *m)
 	}
 }
 
+void cost_model_note_fault_delay(struct cost_model *m, uint64_t ns)
+{
+	if (m && ns)
+		atomic_fetch_add(&m->fault_delay, ns);
+}
+
 void cost_model_telemetry(struct cost_model *m, struct cost_telemetry *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->fault_delay_ns = atomic_load(&m->fault_delay);
 	if (lock_free(m)) {
 		fast_telemetry(m, out);
 		return;
@@ -641,6 +649,7 @@ void cost_model_totals(struct cost_model *m, struct cost_totals *out)
 
 void cost_model_reset_telemetry(struct cost_model *m)
 {
+	atomic_store(&m->fault_delay, 0);
 	if (lock_free(m)) {
 		fast_reset(m);
 		return;

@@ -63,8 +63,14 @@ struct cost_telemetry {
 	uint32_t virtual_streams;         /* > 0: virtual clock, modeled time from this many
 					   * closed-loop host streams, not from the real clock
 					   * (cost_virtual.h; page 31h 000Ah) */
+	uint64_t fault_delay_ns;          /* what fault rules (delay=) held commands before
+					   * the array saw them, summed: not modeled, not the
+					   * machine's (page 31h 000Fh) */
 };
 void cost_model_telemetry(struct cost_model *m, struct cost_telemetry *out);
+/* A command of the array was held ns by a fault rule before it arrived (telemetry
+ * fault_delay_ns; reset with the rest). */
+void cost_model_note_fault_delay(struct cost_model *m, uint64_t ns);
 void cost_model_reset_telemetry(struct cost_model *m);
 
 /* Running totals in modeled time since the model was made: never reset (LOG

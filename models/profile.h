@@ -5,7 +5,7 @@
 #ifndef LUNLAB_PROFILE_H
 #define LUNLAB_PROFILE_H
 
-/* The largest dedup block a lunlab array models (handlers/array/array.c: a block's exact
+/* The largest dedup block a lunlab array models (handlers/array/array_core.c: a block's exact
  * compressed size must fit its record's 16-bit field); profiles and calibrate stay within it. */
 #define PROFILE_DEDUP_BLOCK_MAX 32768u
 
@@ -28,6 +28,7 @@ struct lunlab_profile {
 	/* physical capacity (the array's default; array_capacity= overrides it) */
 	uint64_t capacity_bytes;   /* usable, after RAID: what reduced data may fill */
 	uint32_t soft_threshold_percent; /* of capacity_bytes: 06/38/07 when use reaches it; 0 = none */
+	uint32_t ssds;             /* SSDs of the brick the capacity is for (XMS num-of-ssds); 0 = not said */
 	/* cost-model parameters: owned by models/, opaque to the handler */
 	void *cost_params;
 };

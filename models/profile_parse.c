@@ -63,6 +63,8 @@ static const struct field fields[] = {
 	/* usable physical capacity: 1 MiB .. 1 EiB */
 	{ "capacity", "usable_bytes", T_U64, 1u << 20, 1ull << 60, P(capacity_bytes) },
 	{ "capacity", "soft_threshold_percent", T_U32, 0, 100, P(soft_threshold_percent) },
+	/* optional: the SSDs behind usable_bytes (XMS's num-of-ssds); 0 when absent */
+	{ "capacity", "ssds", T_U32, 0, 4096, P(ssds) },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -283,7 +285,8 @@ static int check_complete(struct ctx *c)
 		const struct field *f = &fields[i];
 		bool in_cost = f->section && !strcmp(f->section, "cost");
 		bool is_cost_section = !f->section && !strcmp(f->key, "cost");
-		if (c->seen[i] || ((in_cost || is_cost_section) && !want_cost) || f->type == T_TPGS)
+		if (c->seen[i] || ((in_cost || is_cost_section) && !want_cost) || f->type == T_TPGS ||
+		    (f->section && !strcmp(f->key, "ssds")))
 			continue;
 		size_t line = f->section ? c->section_line[section_index(f->section)] : 1;
 		size_t idx_section = 0;

@@ -117,9 +117,11 @@ static void usage(FILE *f)
 		"                         delay=MS, hold, drop[=after], xcopy-fail-after=N, corrupt\n"
 		"  --alua SPEC            an ALUA state at start (repeatable; LUs whose profile\n"
 		"                         reports ALUA): [lun=N,]tpg=N,state=ao|ano|standby|\n"
-		"                         unavailable|transitioning[,pref=0|1]\n"
+		"                         unavailable|transitioning[,pref=0|1][,transition=MS:\n"
+		"                         transitioning for MS ms first, 0..600000]\n"
 		"  --trace                print every SCSI command decoded, with its status\n"
-		"  --quiet                no log lines (login/logout)\n"
+		"  --quiet                no log lines (login/logout, the handlers' INFO); the\n"
+		"                         \"listening on\" lines and warnings still print\n"
 		"  --help                 this text\n"
 		"  --version              the version and the git revision it was built from\n",
 		handler_dir_default());

@@ -26,6 +26,7 @@
 #include "target/lu/alua.h"
 #include "target/lu/fault_rules.h"
 #include "target/lu/lu_table.h"
+#include "target/lu/power_on.h"
 #include "target/metrics/metrics_routes.h"
 #include "target/service_notify.h"
 #include "target/state_check.h"
@@ -99,6 +100,10 @@ static int create_luns(const struct cli *cli)
 			fprintf(stderr, "lunlab-target: --state-dir %s: %s\n", cli->state_dir, err_buf);
 			return -1;
 		}
+		/* a restart on a state directory owes every initiator port the power on
+		 * (06/29/01); a fresh array owes none (target/lu/power_on.h says why) */
+		if (target_state_reopened())
+			lu_power_on_arm((uint64_t)i);
 	}
 	return 0;
 }
@@ -230,6 +235,7 @@ static int start_api(const struct cli *cli, const struct auth_config *auth)
 		.key_path = cli->api_key,
 		.auth = auth,
 		.log = target_log,
+		.log_start = target_log_always,
 	};
 	static const struct xms_store_ops store = {
 		.load = target_state_load_api_model,
@@ -354,6 +360,10 @@ int main(int argc, char **argv)
 	raise_fd_limit();
 
 	tcmu_host_set_trace(cli.trace);
+	/* --quiet quiets the handlers' INFO lines too (tcmu-runner's level 4: warnings and
+	 * errors still print) */
+	if (cli.quiet)
+		tcmu_host_set_log_level(4);
 	if (load_handlers(cli.handler_path, &err) < 0) {
 		if (cli.line[CLI_HANDLER_PATH])
 			fprintf(stderr, "lunlab-target: %s:%u: handler-path: loading handlers from %s: %s\n",
@@ -395,7 +405,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < cli.nlisten; i++) {
 		const struct target_portal *p = &g_target.portals[i];
-		target_log("listening on %s (portal group %u)%s%s", p->name, target_portal_tpgt(i),
+		target_log_always("listening on %s (portal group %u)%s%s", p->name, target_portal_tpgt(i),
 			   p->adv_name[0] ? ", advertised as " : "", p->adv_name);
 	}
 	for (int i = 0; i < cli.nfaults; i++)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "state/state_dir.h"
 #include "state/state_kv.h"
@@ -21,6 +22,7 @@
 static pthread_mutex_t kv_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct state_kv *kv;
 static int lock_fd = -1;
+static bool reopened; /* target.db was there before this start */
 
 static int db_path(const char *dir, char *out, size_t len)
 {
@@ -38,6 +40,8 @@ int target_state_open(const char *dir, const char *iqn, char *err, size_t errlen
 	}
 	if (state_dir_lock(dir, true, &lock_fd, err, errlen) < 0)
 		return -1;
+	/* under the lock: no other target can be making it meanwhile */
+	reopened = access(path, F_OK) == 0;
 	kv = state_kv_open(path, true, st, 1, err, errlen);
 	if (!kv) {
 		state_dir_unlock(lock_fd);
@@ -55,6 +59,11 @@ void target_state_close(void)
 	pthread_mutex_unlock(&kv_mu);
 	state_dir_unlock(lock_fd);
 	lock_fd = -1;
+}
+
+bool target_state_reopened(void)
+{
+	return kv != NULL && reopened;
 }
 
 /* pr_persist_fn: ctx is the LU's serial */

@@ -21,6 +21,9 @@ int target_state_open(const char *dir, const char *iqn, char *err, size_t errlen
 /* Close target.db and release the lock (nothing else to flush: every
  * record is durable when written). */
 void target_state_close(void);
+/* Was the open state directory's target.db there before this start (the
+ * target ran on it already: its LUs owe a power on, target/lu/power_on.h)? */
+bool target_state_reopened(void);
 
 /* The LU with unit serial `serial` gets its reservations from the state
  * (restored, and saved from now on while APTPL is on).  0, or -1 with a

@@ -17,7 +17,6 @@
 #include "handlers/array/payload.h"
 #include "handlers/array/payload_file.h"
 #include "handlers/array/store_db.h"
-#include "handlers/array/volume_names.h"
 #include "state/state_dir.h"
 
 _Static_assert(VOL_PCHUNK == STORE_CHUNK, "a volume's persisted chunk is a store_db chunk");
@@ -766,6 +765,32 @@ fail:
 	return NULL;
 }
 
+/* ---- the volume list's hooks ---- */
+
+static void vol_joined(struct array *a, struct volume *v)
+{
+	if (!a->state || v->pvid)
+		return;
+	v->pvid = a->state->next_vid++;
+	a->state->vols_changed = true;
+}
+
+static void vol_left(struct array *a, struct volume *v)
+{
+	struct array_state *st = a->state;
+
+	if (!st || !v->pvid)
+		return;
+	/* out of memory: the row stays and comes back as a volume at the next
+	 * start; never worse than that */
+	if (GROW(st->gone, st->ngone, st->capgone) == 0)
+		st->gone[st->ngone++] = v->pvid;
+	st->vols_changed = true;
+}
+
+/* array_core.c calls them under a->vol_mu (array_internal.h) */
+static const struct array_vol_hooks vol_hooks = { vol_joined, vol_left };
+
 int array_state_attach(struct array *a, const char *state_dir, const char *profile, char **err)
 {
 	char adir[STATE_PATH_MAX], e[1024];
@@ -786,6 +811,8 @@ int array_state_attach(struct array *a, const char *state_dir, const char *profi
 		*err = dup_err("cannot start the committer thread");
 		return -1;
 	}
+	/* the hooks look at a->state themselves: installed once, they stay */
+	a->vol_hooks = &vol_hooks;
 	a->state = st;
 	return 0;
 }
@@ -835,113 +862,6 @@ const char *array_state_dir(const struct array *a)
 bool array_persistent(const struct array *a)
 {
 	return a && a->state;
-}
-
-/* ---- volumes ---- */
-
-void array_state_vol_new(struct array *a, struct volume *v)
-{
-	if (!a->state || v->pvid)
-		return;
-	v->pvid = a->state->next_vid++;
-	a->state->vols_changed = true;
-}
-
-void array_state_vol_gone(struct array *a, struct volume *v)
-{
-	struct array_state *st = a->state;
-
-	if (!st || !v->pvid)
-		return;
-	/* out of memory: the row stays and comes back as a volume at the next
-	 * start; never worse than that */
-	if (GROW(st->gone, st->ngone, st->capgone) == 0)
-		st->gone[st->ngone++] = v->pvid;
-	st->vols_changed = true;
-}
-
-struct volume *array_volume_open(struct array *a, const char *key, uint64_t size_bytes, uint32_t lba_size,
-				 char **err)
-{
-	struct volume *v;
-	char e[512];
-
-	*err = NULL;
-	if (!a->state) {
-		v = volume_create(a, size_bytes, lba_size);
-		if (!v)
-			*err = dup_err("cannot create the volume (bad size or out of memory)");
-		return v;
-	}
-	if (strlen(key) >= STORE_KEY_MAX) {
-		*err = dup_err("volume key too long");
-		return NULL;
-	}
-	pthread_mutex_lock(&a->vol_mu);
-	for (v = a->vols; v; v = v->next)
-		if (v->pkey && !strcmp(v->pkey, key))
-			break;
-	if (v) {
-		uint64_t have = volume_size(v);
-
-		if (v->attached)
-			snprintf(e, sizeof(e), "volume %s is already in use by another LU", key);
-		else if (v->lba_size != lba_size)
-			snprintf(e, sizeof(e), "the stored volume %s has %u-byte blocks, this LU asks for %u", key,
-				 v->lba_size, lba_size);
-		else if (size_bytes < have)
-			snprintf(e, sizeof(e),
-				 "the stored volume %s holds %llu bytes, this LU only %llu: shrinking would drop data "
-				 "(give its size, or remove the state directory)",
-				 key, (unsigned long long)have, (unsigned long long)size_bytes);
-		else
-			e[0] = '\0';
-		if (e[0]) {
-			pthread_mutex_unlock(&a->vol_mu);
-			*err = dup_err(e);
-			return NULL;
-		}
-		v->attached = true;
-		pthread_mutex_unlock(&a->vol_mu);
-		if (size_bytes > have && volume_resize(v, size_bytes) != 0) {
-			pthread_mutex_lock(&a->vol_mu);
-			v->attached = false;
-			pthread_mutex_unlock(&a->vol_mu);
-			*err = dup_err("out of memory growing the stored volume");
-			return NULL;
-		}
-		return v;
-	}
-	pthread_mutex_unlock(&a->vol_mu);
-	v = array_vol_alloc(a, size_bytes, lba_size);
-	if (!v || !(v->pkey = strdup(key))) {
-		if (v)
-			volume_destroy(v);
-		*err = dup_err("cannot create the volume (bad size or out of memory)");
-		return NULL;
-	}
-	v->attached = true;
-	pthread_mutex_lock(&a->vol_mu);
-	array_vol_link(a, v); /* gets its vid */
-	pthread_mutex_unlock(&a->vol_mu);
-	return v;
-}
-
-void array_volume_close(struct volume *v)
-{
-	struct array *a;
-	bool keep;
-
-	if (!v)
-		return;
-	a = v->owner;
-	pthread_mutex_lock(&a->vol_mu);
-	keep = a->state && v->pkey;
-	if (keep)
-		v->attached = false;
-	pthread_mutex_unlock(&a->vol_mu);
-	if (!keep)
-		volume_release(v); /* a named volume stays, an anonymous one goes */
 }
 
 uint32_t array_volume_flags(struct volume *v)
@@ -1055,7 +975,7 @@ int array_state_check(const char *adir, char *out, size_t outlen, char *err, siz
 
 	if (stamp_params(adir, &p, name, sizeof(name), err, errlen) < 0)
 		return -1;
-	a = array_check_new(name, &p, &e);
+	a = array_new(name, &p, &e);
 	if (!a) {
 		fail(err, errlen, "%s: %s", adir, e ? e : "its stamp holds impossible parameters");
 		free(e);
@@ -1063,7 +983,7 @@ int array_state_check(const char *adir, char *out, size_t outlen, char *err, siz
 	}
 	st = state_open(a, adir, NULL, false, err, errlen);
 	if (!st) {
-		array_check_free(a);
+		array_free(a);
 		return -1;
 	}
 	rc = store_db_integrity(st->db, err, errlen);
@@ -1084,6 +1004,6 @@ int array_state_check(const char *adir, char *out, size_t outlen, char *err, siz
 	}
 	bs_persist_detach(a->bs);
 	state_free(st);
-	array_check_free(a);
+	array_free(a);
 	return rc;
 }

@@ -1,8 +1,10 @@
 /* array_state.h — an array kept in a state directory (--state-dir,
  * cfgstring state_dir=; docs/persistence.md): DIR/arrays/NAME holds its
  * metadata (meta.db, store_db.h) and its payload slots (blocks.dat,
- * payload_file.h).  The top of the store's layers, beside the registry
- * (array.c): it loads the block store and the volumes at open, and commits
+ * payload_file.h).  Below the registry (array.c), which attaches it, and
+ * above one array's core (array_core.c), whose volume list it fills at open
+ * and follows through hooks (array_internal.h): it loads the block store
+ * and the volumes at open, and commits
  * what changed, always a cut between commands, as one SQLite transaction
  * after the payloads it references are on disk.
  *
@@ -43,16 +45,6 @@ struct array *array_get_state(const char *name, const struct array_params *p, co
 
 /* Is a kept in a state directory? */
 bool array_persistent(const struct array *a);
-
-/* The volume known by key (a LU's own volume: "lu:SERIAL"), for a device:
- * in a state directory the stored one when there is one (size and logical
- * block size must match it, except that a larger size grows it), a new
- * empty one otherwise; in memory always a new one.  NULL with *err. */
-struct volume *array_volume_open(struct array *a, const char *key, uint64_t size_bytes, uint32_t lba_size,
-				 char **err);
-/* The device is done with v: in a state directory it stays (detached), in
- * memory it is destroyed. */
-void array_volume_close(struct volume *v);
 
 /* Flags of the volume that survive a restart (store_db.h STORE_VOL_*). */
 uint32_t array_volume_flags(struct volume *v);

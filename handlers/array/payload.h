@@ -37,6 +37,10 @@ struct payload_store {
 /* A store of payloads of block_bytes bytes each in memory; NULL when out of
  * memory. */
 struct payload_store *payload_open(uint32_t block_bytes);
+/* For tests of payload_open's store: wait until its filler thread (which
+ * populates the memory just ahead of the slots stored so far) has done what
+ * it aims at now; at once when it never started. */
+void payload_mem_settle(struct payload_store *ps);
 /* Every payload must have been freed (the block store frees what it holds)
  * or, for a persistent backend, be kept by it. */
 static inline void payload_close(struct payload_store *ps)

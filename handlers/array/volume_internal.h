@@ -1,12 +1,13 @@
 /* volume_internal.h — the volume layer's private structures, shared by its
  * modules (volume_map.c thin maps, range_lock.c, volume_io.c data path and
- * lifecycle, volume_copy.c).  A volume maps its blocks onto the ids of one
+ * lifecycle, volume_early.c and range_store.c below it, volume_copy.c).  A volume maps its blocks onto the ids of one
  * block store and calls nothing but that store (block_store.h); the array
- * (array.c) creates volumes, keeps their list and sums their figures.
+ * (array_core.c) creates volumes, keeps their list and sums their figures.
  * Nothing outside handlers/array/ includes this. */
 #ifndef LUNLAB_ARRAY_VOLUME_INTERNAL_H
 #define LUNLAB_ARRAY_VOLUME_INTERNAL_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -29,7 +30,7 @@
 
 struct volume {
 	struct block_store *bs;          /* the array's store: the only layer below */
-	void *owner;                     /* the array; set and read by array.c only */
+	void *owner;                     /* the array; set and read by array_core.c only */
 	uint32_t lba_size;
 	uint32_t bshift;                 /* log2(dedup_block) */
 	pthread_rwlock_t resize_lock;    /* data path: read; resize/destroy/huge ranges: write */
@@ -40,7 +41,7 @@ struct volume {
 	_Atomic uint64_t mapped;         /* non-zero map entries */
 	_Atomic uint64_t meta_bytes;     /* leaves + leaf pointer table */
 	pthread_rwlock_t stripes[NSTRIPES];
-	struct volume *next;             /* the array's volume list (array.c) */
+	struct volume *next;             /* the array's volume list (array_core.c) */
 	/* named volumes: the array's (volume_names.c, snapshot.c), read and
 	 * set under its vol_mu only; the volume layer never looks at them */
 	char *name;                      /* NULL: anonymous, dies with its device */
@@ -130,11 +131,32 @@ uint64_t vio_blocks_touched(const struct volume *v, uint64_t off, uint64_t len);
  * the change in mapped entries, applied later by vio_commit_delta. */
 int vio_set_block(struct volume *v, uint64_t b, uint32_t id, int64_t *delta);
 void vio_commit_delta(struct volume *v, int64_t delta);
-int vio_check_range(const struct volume *v, uint64_t off, uint64_t len);
+
+/* The data path's range check, for every module of the volume layer: off and
+ * len whole logical blocks (-EINVAL), [off, off+len) inside the volume
+ * (-ERANGE). */
+static inline int vio_check_range(const struct volume *v, uint64_t off, uint64_t len)
+{
+	if (off % v->lba_size || len % v->lba_size)
+		return -EINVAL;
+	if (off > v->size || len > v->size - off)
+		return -ERANGE;
+	return 0;
+}
+
+/* The largest dedup block (array_core.c refuses larger): a block's bounce
+ * buffer on the stack. */
+#define MAX_BLOCK 32768u
+
+/* range_store.c: is n bytes at p all zero? */
 int is_zero(const void *p, size_t n);
+/* range_store.c: store whole blocks [from, to) of a write at byte off of a
+ * volume whose blocks are 1 << bshift bytes (ids[i] for block first_full +
+ * i; iov holds the write's data from off on); on failure releases the ones
+ * it stored and returns the error. */
 int vio_store_range(struct block_store *bs, unsigned bshift, uint64_t off, const struct iovec *iov,
 		    size_t iovcnt, uint32_t *ids, uint64_t first_full, uint64_t from, uint64_t to);
-/* The write at [off, off+len) of a volume on bs takes what e stored early:
+/* volume_early.c, for volume_io.c: the write at [off, off+len) of a volume on bs takes what e stored early:
  * returns how many of its nfull whole blocks, from the first, e holds
  * references for, and hands e's id array (nfull entries) to the caller in
  * *ids, who then owns both; 0 and *ids untouched when e was for another

@@ -1,6 +1,6 @@
 /* volume_io.c — volumes and their data path: read, write (read-modify-write
  * of partial blocks), WRITE SAME, UNMAP, COMPARE AND WRITE, GET LBA STATUS,
- * resize, and a volume's own setup and teardown (array.c creates volumes and
+ * resize, and a volume's own setup and teardown (array_core.c creates volumes and
  * keeps their list).  Blocks go to and come from the block store only.
  * Each operation holds its volume's resize lock for reading and the stripe
  * locks of the blocks it touches (read or write), never one lock for all. */
@@ -9,103 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "handlers/array/iov_cursor.h"
 #include "handlers/array/split_work.h"
 #include "handlers/array/volume_internal.h"
-
-#define MAX_BLOCK 32768u
-
-int is_zero(const void *p, size_t n)
-{
-	const unsigned char *c = p;
-	return n == 0 || (c[0] == 0 && memcmp(c, c + 1, n - 1) == 0);
-}
-
-/* ---- a cursor over a caller's iovec (never modified) ---- */
-struct iovcur {
-	const struct iovec *iov;
-	size_t cnt, idx, off;
-};
-
-static void cur_skip(struct iovcur *c, size_t n);
-
-static void cur_init(struct iovcur *c, const struct iovec *iov, size_t cnt)
-{
-	c->iov = iov;
-	c->cnt = cnt;
-	c->idx = 0;
-	c->off = 0;
-	cur_skip(c, 0);
-}
-
-/* Advance n bytes; the cursor never rests on an exhausted or empty segment. */
-static void cur_skip(struct iovcur *c, size_t n)
-{
-	while (c->idx < c->cnt) {
-		size_t k = c->iov[c->idx].iov_len - c->off;
-		if (k > n)
-			k = n;
-		c->off += k;
-		n -= k;
-		if (c->off < c->iov[c->idx].iov_len)
-			break;
-		c->idx++;
-		c->off = 0;
-	}
-}
-
-/* Pointer to n contiguous bytes at the cursor, or NULL if they straddle. */
-static const void *cur_peek(const struct iovcur *c, size_t n)
-{
-	if (c->idx >= c->cnt || c->iov[c->idx].iov_len - c->off < n)
-		return NULL;
-	return (const char *)c->iov[c->idx].iov_base + c->off;
-}
-
-static int cur_gather(struct iovcur *c, void *dst, size_t n)
-{
-	char *d = dst;
-	while (n) {
-		if (c->idx >= c->cnt)
-			return -EINVAL;
-		size_t k = c->iov[c->idx].iov_len - c->off;
-		if (k > n)
-			k = n;
-		memcpy(d, (const char *)c->iov[c->idx].iov_base + c->off, k);
-		d += k;
-		n -= k;
-		cur_skip(c, k);
-	}
-	return 0;
-}
-
-static int cur_scatter(struct iovcur *c, const void *src, size_t n)
-{
-	const char *s = src;
-	while (n) {
-		if (c->idx >= c->cnt)
-			return -EINVAL;
-		size_t k = c->iov[c->idx].iov_len - c->off;
-		if (k > n)
-			k = n;
-		if (s)
-			memcpy((char *)c->iov[c->idx].iov_base + c->off, s, k);
-		else
-			memset((char *)c->iov[c->idx].iov_base + c->off, 0, k);
-		if (s)
-			s += k;
-		n -= k;
-		cur_skip(c, k);
-	}
-	return 0;
-}
-
-static size_t iov_total(const struct iovec *iov, size_t cnt)
-{
-	size_t t = 0;
-	for (size_t i = 0; i < cnt; i++)
-		t += iov[i].iov_len;
-	return t;
-}
 
 /* ---- block helpers (caller holds the block's stripe lock for writing) ---- */
 
@@ -153,15 +59,6 @@ void vio_commit_delta(struct volume *v, int64_t delta)
 {
 	if (delta)
 		atomic_fetch_add(&v->mapped, (uint64_t)delta);
-}
-
-int vio_check_range(const struct volume *v, uint64_t off, uint64_t len)
-{
-	if (off % v->lba_size || len % v->lba_size)
-		return -EINVAL;
-	if (off > v->size || len > v->size - off)
-		return -ERANGE;
-	return 0;
 }
 
 /* ---- locked bodies ---- */
@@ -260,39 +157,6 @@ static uint64_t chunk_end(const struct volume *v, uint64_t pos, uint64_t end)
 	unsigned sh = v->bshift + IO_CHUNK_SHIFT;
 	uint64_t ce = ((pos >> sh) + 1) << sh;
 	return ce < end && ce > pos ? ce : end;
-}
-
-/* Store whole blocks [from, to) of a write at byte off of a volume whose
- * blocks are 1 << bshift bytes (ids[i] for block first_full + i; iov holds
- * the write's data from off on); on failure releases the ones it stored and
- * returns the error.  Needs the store, not the volume: early stores
- * (volume_early.c) run while the data still arrives. */
-int vio_store_range(struct block_store *bs, unsigned bshift, uint64_t off, const struct iovec *iov,
-		    size_t iovcnt, uint32_t *ids, uint64_t first_full, uint64_t from, uint64_t to)
-{
-	uint64_t B = bs->block;
-	unsigned char buf[MAX_BLOCK] __attribute__((aligned(64)));
-	struct iovcur c;
-	cur_init(&c, iov, iovcnt);
-	cur_skip(&c, ((first_full + from) << bshift) - off);
-	for (uint64_t i = from; i < to; i++) {
-		const void *content = cur_peek(&c, B);
-		int r = 0;
-		if (content)
-			cur_skip(&c, B);
-		else if ((r = cur_gather(&c, buf, B)) == 0)
-			content = buf;
-		ids[i] = 0;
-		if (!r && !is_zero(content, B))
-			r = bs_ref_content(bs, content, &ids[i]);
-		if (r) {
-			while (i-- > from)
-				if (ids[i])
-					bs_unref(bs, ids[i]);
-			return r;
-		}
-	}
-	return 0;
 }
 
 /* A large prestore in pieces of at least PRESTORE_PIECE bytes, run on

@@ -1,5 +1,6 @@
-/* volume_names.c — named volumes (volume_names.h): attach, release, delete,
- * list.  Names, the attached flag and the volume list are guarded by the
+/* volume_names.c — the volumes devices use (volume_names.h): named ones
+ * (attach, release, delete, list) and a LU's own (array_volume_open/close,
+ * kept by key in a state directory).  Names, the attached flag and the volume list are guarded by the
  * array's vol_mu; lock order: vol_mu, then a volume's resize lock (the
  * listing's count of single-referenced blocks), then the registry lock
  * (array_ref). */
@@ -10,6 +11,8 @@
 #include <string.h>
 
 #include "handlers/array/array_internal.h"
+#include "handlers/array/array_state.h"
+#include "handlers/array/store_db.h"
 #include "handlers/array/volume_names.h"
 
 static void set_err(char **err, char *m)
@@ -111,6 +114,90 @@ void volume_release(struct volume *v)
 	}
 	pthread_mutex_unlock(&a->vol_mu);
 	volume_destroy(v);
+}
+
+struct volume *array_volume_open(struct array *a, const char *key, uint64_t size_bytes, uint32_t lba_size,
+				 char **err)
+{
+	struct volume *v;
+	char e[512];
+
+	*err = NULL;
+	if (!a->state) {
+		v = volume_create(a, size_bytes, lba_size);
+		if (!v)
+			*err = array_msg("cannot create the volume (bad size or out of memory)");
+		return v;
+	}
+	if (strlen(key) >= STORE_KEY_MAX) {
+		*err = array_msg("volume key too long");
+		return NULL;
+	}
+	pthread_mutex_lock(&a->vol_mu);
+	for (v = a->vols; v; v = v->next)
+		if (v->pkey && !strcmp(v->pkey, key))
+			break;
+	if (v) {
+		uint64_t have = volume_size(v);
+
+		if (v->attached)
+			snprintf(e, sizeof(e), "volume %s is already in use by another LU", key);
+		else if (v->lba_size != lba_size)
+			snprintf(e, sizeof(e), "the stored volume %s has %u-byte blocks, this LU asks for %u", key,
+				 v->lba_size, lba_size);
+		else if (size_bytes < have)
+			snprintf(e, sizeof(e),
+				 "the stored volume %s holds %llu bytes, this LU only %llu: shrinking would drop data "
+				 "(give its size, or remove the state directory)",
+				 key, (unsigned long long)have, (unsigned long long)size_bytes);
+		else
+			e[0] = '\0';
+		if (e[0]) {
+			pthread_mutex_unlock(&a->vol_mu);
+			*err = array_msg("%s", e);
+			return NULL;
+		}
+		v->attached = true;
+		pthread_mutex_unlock(&a->vol_mu);
+		if (size_bytes > have && volume_resize(v, size_bytes) != 0) {
+			pthread_mutex_lock(&a->vol_mu);
+			v->attached = false;
+			pthread_mutex_unlock(&a->vol_mu);
+			*err = array_msg("out of memory growing the stored volume");
+			return NULL;
+		}
+		return v;
+	}
+	pthread_mutex_unlock(&a->vol_mu);
+	v = array_vol_alloc(a, size_bytes, lba_size);
+	if (!v || !(v->pkey = strdup(key))) {
+		if (v)
+			volume_destroy(v);
+		*err = array_msg("cannot create the volume (bad size or out of memory)");
+		return NULL;
+	}
+	v->attached = true;
+	pthread_mutex_lock(&a->vol_mu);
+	array_vol_link(a, v); /* gets its vid */
+	pthread_mutex_unlock(&a->vol_mu);
+	return v;
+}
+
+void array_volume_close(struct volume *v)
+{
+	struct array *a;
+	bool keep;
+
+	if (!v)
+		return;
+	a = v->owner;
+	pthread_mutex_lock(&a->vol_mu);
+	keep = a->state && v->pkey;
+	if (keep)
+		v->attached = false;
+	pthread_mutex_unlock(&a->vol_mu);
+	if (!keep)
+		volume_release(v); /* a named volume stays, an anonymous one goes */
 }
 
 bool volume_is_readonly(struct volume *v)

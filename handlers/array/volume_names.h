@@ -57,6 +57,16 @@ struct volume_info {
  * every map entry: O(mapped blocks of the array). */
 int array_volumes_info(struct array *a, struct volume_info *out, int max, uint64_t *provisioned);
 
+/* The volume known by key (a LU's own volume: "lu:SERIAL"), for a device:
+ * in a state directory the stored one when there is one (size and logical
+ * block size must match it, except that a larger size grows it), a new
+ * empty one otherwise; in memory always a new one.  NULL with *err. */
+struct volume *array_volume_open(struct array *a, const char *key, uint64_t size_bytes, uint32_t lba_size,
+				 char **err);
+/* The device is done with v: in a state directory it stays (detached), in
+ * memory it is destroyed. */
+void array_volume_close(struct volume *v);
+
 /* snapshot.c: instant snapshots of n named volumes at one point in time.
  * Writes (and reads) of every source are held while their maps are copied;
  * each dst[i] becomes a named volume sharing src[i]'s blocks (references

@@ -183,6 +183,9 @@ static void page_telemetry(struct lunlab_dev *d, struct page_buf *pb)
 	/* 1: the LU's configuration pinned the modeled host streams (host_streams=N), so LOG
 	 * SELECT may not change them; 0: a client may (see spc_log_select) */
 	put_u64(pb, 0x000e, d->model && cost_model_virtual_streams_pinned(d->model));
+	/* time fault rules (delay=) held the array's commands before it saw them: a client
+	 * leaves it out of what it blames on the machine (docs/bench.md) */
+	put_u64(pb, 0x000f, t.fault_delay_ns);
 	for (uint16_t i = 0; i < 32; i++)
 		put_u64(pb, (uint16_t)(0x0100 + i), t.latency_hist[i]);
 	for (uint16_t b = 0; b < COST_BUCKETS; b++)

@@ -65,6 +65,7 @@ struct lunlab_array_figures {
 	uint32_t dedup_block;         /* bytes */
 	uint32_t volumes;             /* named + anonymous volumes alive */
 	char profile[32];             /* model / profile name of the array */
+	uint32_t ssds;                /* SSDs its profile says it has (XMS num-of-ssds); 0 = not said */
 };
 
 /* One volume of an array, as the API lists it. */

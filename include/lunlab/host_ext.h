@@ -58,6 +58,12 @@ uint64_t lunlab_host_cmd_nexus(const struct tcmulib_cmd *cmd);
  * part way, which is why this one fault travels to the handler. */
 bool lunlab_host_cmd_xcopy_fault(const struct tcmulib_cmd *cmd, uint32_t *segments, uint8_t sense[3]);
 
+/* How long a fault rule of lunlab-target (docs/faults.md, delay=MS) held
+ * this command before it reached the handler, ns; 0 for most commands.
+ * The handler sums it apart from its model (LOG SENSE page 31h parameter
+ * 000Fh), so that a client can tell injected time from the machine's. */
+uint64_t lunlab_host_cmd_fault_delay_ns(const struct tcmulib_cmd *cmd);
+
 /* Optional, from open(): the asymmetric logical unit access this LU
  * reports, as INQUIRY's TPGS field codes it (0 none, 1 implicit, 2
  * explicit, 3 both).  The handler knows only what its array supports; the

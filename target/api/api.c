@@ -8,6 +8,7 @@
 #include "target/api/api_router.h"
 #include "target/api/xms_cluster_spec.h"
 #include "target/api/xms_engine.h"
+#include "target/api/xms_events.h"
 #include "target/api/xms_model.h"
 #include "target/api/xms_resources.h"
 #include "target/api/xms_scsi.h"
@@ -144,12 +145,15 @@ int api_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 {
 	if (!g_xms.clusters.n && api_clusters_setup(NULL, 0, err, errlen) < 0)
 		return -1;
-	if (xms_routes_register(xms_all_types, sizeof(xms_all_types) / sizeof(xms_all_types[0]), err, errlen) < 0)
+	if (xms_routes_register(xms_all_types, sizeof(xms_all_types) / sizeof(xms_all_types[0]), err, errlen) < 0 ||
+	    xms_commands_register(err, errlen) < 0 || xms_events_register(err, errlen) < 0)
 		return -1;
 	if (api_server_start(cfg, err, errlen) < 0) {
 		api_routes_clear();
 		return -1;
 	}
+	xms_event(XMS_SEV_INFO, "activity", "XMS", "xms", "LL0001", "The management server started (%zu cluster%s)",
+		  g_xms.clusters.n, g_xms.clusters.n == 1 ? "" : "s");
 	return 0;
 }
 

@@ -95,6 +95,20 @@ struct json_object *api_json_parse_body(const char *body, size_t len, char *err,
 	obj = json_tokener_parse_ex(tok, body, (int)len);
 	jerr = json_tokener_get_error(tok);
 	used = json_tokener_get_parse_end(tok);
+	if (!obj && jerr == json_tokener_continue) {
+		/* a bare literal ("null", a number) is complete only once something
+		 * follows it: the end of the body is that something */
+		obj = json_tokener_parse_ex(tok, " ", 1);
+		jerr = json_tokener_get_error(tok);
+		if (jerr == json_tokener_success)
+			used = len;
+	}
+	if (!obj && jerr == json_tokener_success && used == len) {
+		/* a body of JSON null: no fields, as XMS takes it (docbert's modules
+		 * and goxtremio send DELETE with "null") */
+		json_tokener_free(tok);
+		return json_object_new_object();
+	}
 	if (!obj || jerr != json_tokener_success) {
 		if (jerr == json_tokener_continue)
 			snprintf(err, errlen, "body: JSON ends early (at byte %zu)", len);

@@ -188,8 +188,10 @@ int api_query_parse(const struct api_param *params, size_t n, struct api_query *
 			if (add_filter(q, v, err, errlen) < 0)
 				return -1;
 		} else if (strcmp(k, "cluster-name") == 0) {
-			if (!*v || strlen(v) > API_QUERY_VALUE_MAX || !printable(v, strlen(v))) {
-				snprintf(err, errlen, "Command Syntax Error: cluster-name: want 1..%d printable characters",
+			if (!*v)
+				continue; /* "cluster-name=" (xtremio-ansible sends it): no cluster named */
+			if (strlen(v) > API_QUERY_VALUE_MAX || !printable(v, strlen(v))) {
+				snprintf(err, errlen, "Command Syntax Error: cluster-name: want at most %d printable characters",
 					 API_QUERY_VALUE_MAX);
 				return -1;
 			}

@@ -45,7 +45,9 @@ struct api_request {
 	const char *body;           /* request body, NUL-terminated; "" when none */
 	size_t body_len;
 	const char *user;           /* the authenticated API user; NULL on a public route */
+	const char *session;        /* the v3 session token it came with (api_session.h); NULL: Basic */
 	const char *host;           /* the Host header ("" when absent), for hrefs */
+	const char *local_addr;     /* the server's address this connection reached ("" unknown): XMS's xms-ip */
 	bool tls;                   /* https (always, today) */
 	void *route_cls;            /* the route's cls */
 };

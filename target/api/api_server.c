@@ -20,13 +20,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "target/api/api_auth.h"
 #include "target/api/api_json.h"
 #include "target/api/api_listen.h"
 #include "target/api/api_router.h"
+#include "target/api/api_session.h"
 #include "target/api/api_tls.h"
+#include "target/iscsi/login_throttle.h"
 
 #define API_HEADER_MEMORY (64u << 10) /* per connection: request line, headers, query */
 #define API_REALM "XMS"
@@ -39,6 +42,9 @@ struct req_state {
 	bool answered;          /* a response was queued on the first call */
 	char user[AUTH_API_NAME_MAX + 1];
 	bool authenticated;
+	char session[API_SESSION_TOKEN_LEN + 1]; /* the cookie that authenticated it, or "" */
+	uint64_t throttled_ms;  /* refused unchecked: the client's address must wait this long */
+	char *path;             /* the URL with runs of '/' made one (XMS takes "types//volumes") */
 	struct api_param params[API_MAX_PARAMS];
 	size_t nparams;
 	bool too_many_params;
@@ -49,6 +55,7 @@ static struct {
 	struct api_tls tls;
 	const struct auth_config *auth;
 	void (*log)(const char *fmt, ...);
+	void (*log_start)(const char *fmt, ...);
 	unsigned port;
 } srv;
 
@@ -190,6 +197,74 @@ static const char *peer_of(struct MHD_Connection *mc, char *buf, size_t len)
 	return buf;
 }
 
+/* the local address of the connection (a wildcard listener answers on
+ * several); "" when unknown */
+static const char *local_of(struct MHD_Connection *mc, char *buf, size_t len)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	buf[0] = '\0';
+	if (!ci || getsockname(ci->connect_fd, (struct sockaddr *)&ss, &sl) < 0)
+		return buf;
+	if (ss.ss_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)&ss)->sin_addr, buf, (socklen_t)len);
+	else if (ss.ss_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)&ss)->sin6_addr, buf, (socklen_t)len);
+	return buf;
+}
+
+/* "ADDR:PORT" ("[V6]:PORT") of the client: the port tells one connection from another */
+static const char *peer_port_of(struct MHD_Connection *mc, char *buf, size_t len)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+	char a[INET6_ADDRSTRLEN];
+
+	snprintf(buf, len, "?");
+	if (sa && sa->sa_family == AF_INET && inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, a, sizeof(a)))
+		snprintf(buf, len, "%s:%u", a, ntohs(((const struct sockaddr_in *)sa)->sin_port));
+	else if (sa && sa->sa_family == AF_INET6 &&
+		 inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, a, sizeof(a)))
+		snprintf(buf, len, "[%s]:%u", a, ntohs(((const struct sockaddr_in6 *)sa)->sin6_port));
+	return buf;
+}
+
+/* One per TCP connection (MHD's socket context): whether a request came on it.  A
+ * connection that ends without one failed its TLS handshake (a plain-HTTP client, one
+ * that does not trust the certificate) or was a bare probe; GnuTLS's line, which MHD
+ * logs from the connection's thread, names no peer, so this line does. */
+struct conn_state {
+	bool requested;
+};
+
+static void on_connection(void *cls, struct MHD_Connection *mc, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct conn_state *cs = *socket_context;
+	char peer[80];
+
+	(void)cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		*socket_context = calloc(1, sizeof(struct conn_state));
+		return;
+	}
+	if (cs && !cs->requested)
+		logf_("api: %s closed before any HTTPS request (a plain-HTTP client, or a client that does not "
+		      "trust the certificate, fails the TLS handshake)", peer_port_of(mc, peer, sizeof(peer)));
+	free(cs);
+	*socket_context = NULL;
+}
+
+static void mark_requested(struct MHD_Connection *mc)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	if (ci && ci->socket_context)
+		((struct conn_state *)ci->socket_context)->requested = true;
+}
+
 static enum MHD_Result answer_now(struct MHD_Connection *mc, struct req_state *st, const char *method,
 				  const char *url, unsigned status, const char *message, bool auth_fail)
 {
@@ -204,29 +279,143 @@ static enum MHD_Result answer_now(struct MHD_Connection *mc, struct req_state *s
 	return queue(mc, &rsp, auth_fail);
 }
 
-static bool authenticate(struct MHD_Connection *mc, struct req_state *st)
+/* 429 at once: the address is inside its wait after failed logins; the
+ * secret was not looked at.  Retry-After says when (RFC 6585 4). */
+static enum MHD_Result answer_throttled(struct MHD_Connection *mc, struct req_state *st, const char *method,
+					const char *url)
 {
+	struct api_response rsp;
+	char peer[64], after[24];
+	unsigned long long s = (st->throttled_ms + 999) / 1000;
+
+	memset(&rsp, 0, sizeof(rsp));
+	api_errorf(&rsp, 429, "too_many_failed_logins: retry in %llu s", s);
+	snprintf(after, sizeof(after), "%llu", s);
+	rsp.extra_header_name = strdup("Retry-After");
+	rsp.extra_header_value = strdup(after);
+	st->answered = true;
+	logf_("api: %s %s %s user=%s -> 429 (failed logins: refused unchecked for %llu s)",
+	      peer_of(mc, peer, sizeof(peer)), method, url, st->user[0] ? st->user : "-", s);
+	return queue(mc, &rsp, false);
+}
+
+static uint64_t now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec;
+}
+
+static void keep_user(struct req_state *st, const char *user)
+{
+	/* the name goes into the log: keep what is printable and short */
+	size_t i = 0;
+
+	for (; user[i] && i < AUTH_API_NAME_MAX; i++)
+		st->user[i] = (unsigned char)user[i] > ' ' && (unsigned char)user[i] < 0x7f ? user[i] : '?';
+	st->user[i] = '\0';
+}
+
+/* the users requests are checked against now (SIGHUP may replace them:
+ * target/auth_reload.c; an old set stays valid until the server stops) */
+static const struct auth_config *auth_now(void)
+{
+	return __atomic_load_n(&srv.auth, __ATOMIC_ACQUIRE);
+}
+
+/* true when the session still belongs to a user of the auth file (a user
+ * removed by a re-read ends every session of theirs at its next use) */
+static bool session_valid(struct req_state *st, const char *cookie)
+{
+	char user[API_SESSION_USER_MAX + 1];
+
+	if (!api_session_check(cookie, now_s(), user, sizeof(user)))
+		return false;
+	const struct auth_config *a = auth_now();
+
+	for (int i = 0; a && i < a->napi_users; i++) {
+		if (strcmp(a->api_users[i].name, user) == 0) {
+			keep_user(st, user);
+			snprintf(st->session, sizeof(st->session), "%s", cookie);
+			return true;
+		}
+	}
+	api_session_close_user(user); /* the user is gone from the auth file */
+	return false;
+}
+
+/* A session cookie, else HTTP Basic, else (the login command only) user= and
+ * password= in the query, as the Prometheus exporter sends them.  A
+ * password is checked only when the client's address may try one
+ * (login_throttle.h); a wrong one is counted and logged with the user and
+ * the address. */
+static bool authenticate(struct MHD_Connection *mc, struct req_state *st, bool login)
+{
+	const char *cookie = MHD_lookup_connection_value(mc, MHD_COOKIE_KIND, API_SESSION_COOKIE);
 	char *pass = NULL;
-	char *user = MHD_basic_auth_get_username_password(mc, &pass);
+	char *user;
+	const char *u = NULL, *p = NULL;
+	char peer[64], host[LOGIN_THROTTLE_HOST_MAX];
+	uint64_t now;
 	bool ok = false;
 
+	if (cookie && session_valid(st, cookie)) {
+		st->authenticated = true;
+		return true;
+	}
+	user = MHD_basic_auth_get_username_password(mc, &pass);
 	if (user) {
-		/* the name goes into the log: keep what is printable and short */
-		size_t i = 0;
-		for (; user[i] && i < AUTH_API_NAME_MAX; i++)
-			st->user[i] = (unsigned char)user[i] > ' ' && (unsigned char)user[i] < 0x7f ? user[i] : '?';
-		st->user[i] = '\0';
-		ok = api_auth_check(__atomic_load_n(&srv.auth, __ATOMIC_ACQUIRE), user, pass);
+		u = user;
+		p = pass ? pass : "";
+	} else if (login) {
+		u = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "user");
+		p = MHD_lookup_connection_value(mc, MHD_GET_ARGUMENT_KIND, "password");
+		if (!p)
+			u = NULL;
+	}
+	if (u) {
+		keep_user(st, u);
+		login_throttle_host(peer_of(mc, peer, sizeof(peer)), host, sizeof(host));
+		now = login_throttle_now_ms();
+		st->throttled_ms = login_throttle_check(LOGIN_THROTTLE_API, host, now);
+		if (!st->throttled_ms) {
+			ok = api_auth_check(auth_now(), u, p);
+			if (ok) {
+				login_throttle_ok(host);
+			} else {
+				unsigned row = 0;
+				uint64_t wait = login_throttle_fail(LOGIN_THROTTLE_API, host, now, &row);
+				login_throttle_notify(LOGIN_THROTTLE_API, host, st->user, row, wait);
+				logf_("api: failed login: user=%s from %s (%u in a row%s%llu s)", st->user, host, row,
+				      row >= LOGIN_THROTTLE_LOCK_FAILS ? "; locked out for " : "; next try in ",
+				      (unsigned long long)((wait + 999) / 1000));
+			}
+		}
 	}
 	if (pass) {
-		volatile char *p = pass;
-		while (*p)
-			*p++ = 0;
+		volatile char *q = pass;
+		while (*q)
+			*q++ = 0;
 	}
 	MHD_free(user);
 	MHD_free(pass);
 	st->authenticated = ok;
 	return ok;
+}
+
+/* url with every run of '/' made one; NULL without memory */
+static char *collapse_slashes(const char *url)
+{
+	char *p = malloc(strlen(url) + 1), *o = p;
+
+	if (!p)
+		return NULL;
+	for (const char *i = url; *i; i++)
+		if (*i != '/' || o == p || o[-1] != '/')
+			*o++ = *i;
+	*o = '\0';
+	return p;
 }
 
 static enum MHD_Result collect_param(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
@@ -280,10 +469,17 @@ static enum MHD_Result first_call(struct MHD_Connection *mc, struct req_state *s
 	st->method = method_of(method);
 	if (!st->method)
 		return answer_now(mc, st, method, url, 405, "method_not_allowed", false);
+	st->path = collapse_slashes(url);
+	if (!st->path)
+		return MHD_NO;
+	url = st->path;
 	r = api_route_find(st->method, url, &rest, &known);
 	if (!r || !(r->flags & API_ROUTE_PUBLIC)) {
-		if (!authenticate(mc, st))
+		if (!authenticate(mc, st, strcmp(url, API_SESSION_LOGIN_PATH) == 0)) {
+			if (st->throttled_ms)
+				return answer_throttled(mc, st, method, url);
 			return answer_now(mc, st, method, url, 401, "Unauthorized", true);
+		}
 	}
 	if (cl) {
 		char *end;
@@ -300,15 +496,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
 	struct req_state *st = *con_cls;
 	struct api_request req;
 	struct api_response rsp;
-	char peer[64];
+	char peer[64], local[64];
 
 	(void)cls;
 	(void)version;
+	if (st && st->path)
+		url = st->path;
 	if (!st) {
 		st = calloc(1, sizeof(*st));
 		if (!st)
 			return MHD_NO;
 		*con_cls = st;
+		mark_requested(mc);
 		return first_call(mc, st, url, method);
 	}
 	if (st->answered) { /* refused on the first call: drain what still comes */
@@ -336,9 +535,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
 	req.body = st->body ? st->body : "";
 	req.body_len = st->len;
 	req.user = st->authenticated ? st->user : NULL;
+	req.session = st->session[0] ? st->session : NULL;
 	req.host = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
 	if (!req.host)
 		req.host = "";
+	req.local_addr = local_of(mc, local, sizeof(local));
 	req.tls = true;
 	api_dispatch(&req, &rsp);
 	if (!rsp.status)
@@ -358,6 +559,7 @@ static void on_completed(void *cls, struct MHD_Connection *mc, void **con_cls, e
 	if (!st)
 		return;
 	free(st->body);
+	free(st->path);
 	free(st);
 	*con_cls = NULL;
 }
@@ -381,6 +583,7 @@ int api_server_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 	}
 	srv.auth = cfg->auth;
 	srv.log = cfg->log;
+	srv.log_start = cfg->log_start;
 	fd = open_listener(cfg->listen, &v6, host, sizeof(host), err, errlen);
 	if (fd < 0)
 		return -1;
@@ -400,6 +603,7 @@ int api_server_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 				      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)API_TIMEOUT_S,
 				      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)API_HEADER_MEMORY,
 				      MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+				      MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
 				      MHD_OPTION_END);
 	if (!srv.daemon) {
 		snprintf(err, errlen, "--api %s: the HTTPS server (libmicrohttpd) would not start", cfg->listen);
@@ -407,9 +611,22 @@ int api_server_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 		api_tls_free(&srv.tls);
 		return -1;
 	}
-	logf_("api: https://%s%s%s:%u/api/json/v2/types (%s certificate %s, %s)", v6 ? "[" : "", host, v6 ? "]" : "",
-	      srv.port, srv.tls.generated ? "self-signed" : "given", srv.tls.subject, srv.tls.fingerprint);
+	if (srv.log_start)
+		srv.log_start("api: https://%s%s%s:%u/api/json/v2/types (%s certificate %s, %s)", v6 ? "[" : "", host,
+			      v6 ? "]" : "", srv.port, srv.tls.generated ? "self-signed" : "given", srv.tls.subject,
+			      srv.tls.fingerprint);
+	else
+		logf_("api: https://%s%s%s:%u/api/json/v2/types (%s certificate %s, %s)", v6 ? "[" : "", host,
+		      v6 ? "]" : "", srv.port, srv.tls.generated ? "self-signed" : "given", srv.tls.subject,
+		      srv.tls.fingerprint);
 	return 0;
+}
+
+int api_server_user_count(void)
+{
+	const struct auth_config *a = auth_now();
+
+	return a ? a->napi_users : 0;
 }
 
 void api_server_set_auth(const struct auth_config *auth)
@@ -429,6 +646,7 @@ void api_server_stop(void)
 	MHD_stop_daemon(srv.daemon); /* closes the listening socket too */
 	srv.daemon = NULL;
 	api_tls_free(&srv.tls);
+	api_session_clear();
 	srv.auth = NULL;
 	srv.port = 0;
 }

@@ -22,12 +22,17 @@ struct api_server_cfg {
 	const struct auth_config *auth; /* api users; must outlive the server */
 	/* one log line (no newline); NULL: stderr */
 	void (*log)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+	/* the "api: https://..." line when it started, which a quiet log still shows
+	 * (the port of --api HOST:0 is printed nowhere else); NULL: log */
+	void (*log_start)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 };
 
 /* Binds, loads or generates the certificate, starts the threads.  0, or -1
  * with a one-line reason in err (the port taken, a bad certificate, no api
  * user).  Routes must be registered before. */
 int api_server_start(const struct api_server_cfg *cfg, char *err, size_t errlen);
+/* The auth file's API users (XMS's num-of-user-accounts); 0 when not running. */
+int api_server_user_count(void);
 /* The bound port (useful with port 0); 0 when not running. */
 unsigned api_server_port(void);
 /* The users the next request is checked against (SIGHUP re-read the auth

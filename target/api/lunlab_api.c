@@ -9,7 +9,8 @@
  *   DELETE /api/lunlab/faults/ID         remove it; DELETE .../faults: all
  *   GET    /api/lunlab/portals           every --listen portal, up or down
  *   PUT    /api/lunlab/portals/N         {"state": "down"|"up"} (N: its
- *                                        number or its HOST:PORT)
+ *                                        number from 1, as XMS iscsi-portals,
+ *                                        or its HOST:PORT)
  *   GET    /api/lunlab/alua              groups, and each ALUA LU's states
  *   PUT    /api/lunlab/alua              {"lun": N (absent: every ALUA LU),
  *                                        "tpg": N, "state": ..., "pref": bool,
@@ -189,7 +190,8 @@ static struct json_object *portal_json(int i)
 	const struct target_portal *p = &g_target.portals[i];
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "index", json_object_new_int(i));
+	/* numbered from 1, as XMS's iscsi-portals: the same portal has the same number in both */
+	json_object_object_add(o, "index", json_object_new_int(i + 1));
 	json_object_object_add(o, "address", json_object_new_string(p->name));
 	json_object_object_add(o, "advertise", p->adv_name[0] ? json_object_new_string(p->adv_name) : NULL);
 	json_object_object_add(o, "tpg", json_object_new_int(target_portal_tpgt(i)));
@@ -249,7 +251,7 @@ static void portals(const struct api_request *req, struct api_response *rsp)
 	for (int i = 0; i < 500 && portal_is_down(idx) && portal_connections(idx); i++)
 		usleep(10000);
 	json_object_put(body);
-	target_log("API: %s set portal %d (%s) %s", req->user ? req->user : "?", idx, g_target.portals[idx].name,
+	target_log("API: %s set portal %d (%s) %s", req->user ? req->user : "?", idx + 1, g_target.portals[idx].name,
 		   portal_is_down(idx) ? "down" : "up");
 	api_reply_json(rsp, 200, portal_json(idx));
 }
@@ -364,5 +366,7 @@ static const struct api_route routes[] = {
 
 int lunlab_api_register(char *err, size_t errlen)
 {
-	return api_routes_add(routes, sizeof(routes) / sizeof(routes[0]), err, errlen);
+	if (api_routes_add(routes, sizeof(routes) / sizeof(routes[0]), err, errlen) < 0)
+		return -1;
+	return lunlab_luns_register(err, errlen);
 }

@@ -29,6 +29,7 @@ static struct json_object *cg_json(const struct xms_cg *g)
 	}
 	json_object_object_add(o, "vol-list", vl);
 	json_object_object_add(o, "num-of-vols", json_object_new_int64((int64_t)g->vols.n));
+	xms_attrs_show(&g->attrs, XMS_ATTR_TAGS, o);
 	return o;
 }
 
@@ -45,7 +46,14 @@ static bool vol_list(struct xms_ctx *x, const struct xms_cluster *c, struct xms_
 	const char *names[XMS_MAX_LIST];
 	size_t n = 0;
 	char err[256];
-	int rc = api_json_string_list(x->body, "vol-list", XMS_MAX_LIST, XMS_NAME_MAX, names, &n, err, sizeof(err));
+	struct json_object *jl;
+	int rc;
+
+	/* an empty vol-list is a group made empty (docbert's create_cg sends [] by default) */
+	if (json_object_object_get_ex(x->body, "vol-list", &jl) && jl && json_object_is_type(jl, json_type_array) &&
+	    json_object_array_length(jl) == 0)
+		return true;
+	rc = api_json_string_list(x->body, "vol-list", XMS_MAX_LIST, XMS_NAME_MAX, names, &n, err, sizeof(err));
 
 	if (rc < 0)
 		return api_errorf(x->rsp, 400, "Command Syntax Error: %s", err);
@@ -68,10 +76,12 @@ static void post_cg(struct xms_ctx *x)
 	struct xms_idlist vols = { NULL, 0 };
 	const char *name;
 	struct xms_cg *g;
+	struct xms_attrs attrs;
 	int rc;
 
 	if (!c)
 		return;
+	memset(&attrs, 0, sizeof(attrs));
 	rc = xms_field_any(x, fields, XMS_NAME_MAX, &name, NULL);
 	if (rc < 0)
 		return;
@@ -79,6 +89,8 @@ static void post_cg(struct xms_ctx *x)
 		api_error(x->rsp, 400, "Command Syntax Error: consistency-group-name: want 1..128 printable characters");
 		return;
 	}
+	if (!xms_attrs_field(x, XMS_ATTR_TAGS, &attrs))
+		return;
 	if (xms_cg_by_name(&g_xms, name)) {
 		api_error(x->rsp, 400, XMS_ERR_OBJ_NAME_NOT_UNIQUE);
 		return;
@@ -100,6 +112,7 @@ static void post_cg(struct xms_ctx *x)
 	snprintf(g->name, sizeof(g->name), "%s", name);
 	g->cluster = c->index;
 	g->vols = vols;
+	g->attrs = attrs;
 	xms_reply_created(x, "consistency-groups", g->index);
 }
 

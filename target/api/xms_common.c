@@ -27,6 +27,8 @@ struct xms_cluster *xms_request_cluster(struct xms_ctx *x)
 	}
 	if (!c)
 		api_error(x->rsp, 400, XMS_ERR_NOT_FOUND);
+	else
+		g_xms.scope = c->index; /* what the request makes is unique within its cluster */
 	return c;
 }
 
@@ -159,4 +161,13 @@ struct json_object *xms_time(int64_t t)
 	gmtime_r(&tt, &tm);
 	strftime(s, sizeof(s), "%Y-%m-%d %H:%M:%S", &tm);
 	return json_object_new_string(s);
+}
+
+bool xms_attrs_field(struct xms_ctx *x, unsigned set, struct xms_attrs *a)
+{
+	char err[200];
+
+	if (xms_attrs_parse(x->body, set, a, err, sizeof(err)))
+		return true;
+	return api_errorf(x->rsp, 400, "Command Syntax Error: %s", err);
 }

@@ -48,6 +48,9 @@ int xms_field_any(struct xms_ctx *x, const char *const *fields, size_t maxlen, c
 /* an object reference (vol-id, ig-id, cg-id, ...): a name, or an index as a
  * number or a string; numbers are written into buf */
 int xms_field_ref(struct xms_ctx *x, const char *const *fields, char *buf, size_t buflen, const char **out);
+/* the kept settings of xms_attrs.h in set, read from the body over *a;
+ * false after answering 400 naming the field */
+bool xms_attrs_field(struct xms_ctx *x, unsigned set, struct xms_attrs *a);
 /* a name a client may give: printable, no leading/trailing space */
 bool xms_name_ok(const char *s);
 

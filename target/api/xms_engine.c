@@ -10,8 +10,11 @@
 #include <string.h>
 
 #include "target/api/api_json.h"
+#include "target/api/xms_events.h"
+#include "target/api/xms_ids.h"
 #include "target/api/xms_store.h"
 
+#define V3_BASE "/api/json/v3/types"
 #define V2_BASE "/api/json/v2/types"
 #define V1_BASE "/api/json/types"
 #define MAX_TYPES 32
@@ -214,15 +217,58 @@ static int parse_index(const char *rest, uint64_t *index)
 	return 1;
 }
 
+/* the cluster index an object belongs to (its sys-id); 0: none */
+static uint64_t obj_cluster(struct json_object *o)
+{
+	struct json_object *sid, *i;
+
+	if (!json_object_object_get_ex(o, "sys-id", &sid) || !json_object_is_type(sid, json_type_array) ||
+	    json_object_array_length(sid) != 3)
+		return 0;
+	i = json_object_array_get_idx(sid, 2);
+	return i && json_object_is_type(i, json_type_int) ? (uint64_t)json_object_get_int64(i) : 0;
+}
+
+/* in the cluster the request names (cluster-name= / cluster-id), when it
+ * names one; objects of no cluster (xms, ports) are in every scope */
+static bool in_scope(struct json_object *o)
+{
+	uint64_t c = obj_cluster(o);
+
+	return !g_xms.scope || !c || c == g_xms.scope;
+}
+
 /* the object the request names (by /INDEX or ?name=), from the list */
 static struct json_object *find(struct json_object *all, uint64_t index, const char *name)
 {
 	for (size_t i = 0; i < json_object_array_length(all); i++) {
 		struct json_object *o = json_object_array_get_idx(all, i);
-		if (index ? obj_index(o) == index : strcmp(obj_name(o), name) == 0)
+		if (in_scope(o) && (index ? obj_index(o) == index : strcmp(obj_name(o), name) == 0))
 			return o;
 	}
 	return NULL;
+}
+
+/* XMS names an object's cluster "sys-name" beside its "sys-id" (the
+ * exporters read it, and v3 lists carry it): the name in the sys-id */
+static void add_sys_name(struct json_object *o)
+{
+	struct json_object *sid, *n;
+
+	/* every XMS object names its XMS (goxtremio's structs carry xms-id) */
+	if (!json_object_object_get_ex(o, "xms-id", NULL))
+		json_object_object_add(o, "xms-id", xms_oid(xms_ids_xms_guid(), "xms", 1));
+	if (json_object_object_get_ex(o, "sys-name", NULL) || !json_object_object_get_ex(o, "sys-id", &sid) ||
+	    !json_object_is_type(sid, json_type_array) || json_object_array_length(sid) != 3)
+		return;
+	n = json_object_array_get_idx(sid, 1);
+	if (n && json_object_is_type(n, json_type_string))
+		json_object_object_add(o, "sys-name", json_object_get(n));
+}
+
+static const char *list_key(const struct xms_type *t)
+{
+	return t->list_key ? t->list_key : t->name;
 }
 
 static void get(struct xms_ctx *x, uint64_t index)
@@ -231,6 +277,8 @@ static void get(struct xms_ctx *x, uint64_t index)
 	char href[512];
 
 	x->type->list(x, all);
+	for (size_t i = 0; i < json_object_array_length(all); i++)
+		add_sys_name(json_object_array_get_idx(all, i));
 	if (index || x->q.name) {
 		one = find(all, index, x->q.name);
 		if (!one || !passes(one, &x->q)) {
@@ -249,7 +297,7 @@ static void get(struct xms_ctx *x, uint64_t index)
 	struct json_object *list = json_object_new_array();
 	for (size_t i = 0; i < json_object_array_length(all); i++) {
 		struct json_object *o = json_object_array_get_idx(all, i);
-		if (!passes(o, &x->q))
+		if (!in_scope(o) || !passes(o, &x->q))
 			continue;
 		if (x->q.full) {
 			json_object_array_add(list, project(o, &x->q));
@@ -258,15 +306,82 @@ static void get(struct xms_ctx *x, uint64_t index)
 			snprintf(href, sizeof(href), "%s/%s/%" PRIu64, x->base, x->type->name, obj_index(o));
 			json_object_object_add(ref, "href", json_object_new_string(href));
 			json_object_object_add(ref, "name", json_object_new_string(obj_name(o)));
+			/* v3's list entries name the cluster too */
+			struct json_object *sn;
+			if (x->version == 3 && json_object_object_get_ex(o, "sys-name", &sn))
+				json_object_object_add(ref, "sys-name", json_object_get(sn));
 			json_object_array_add(list, ref);
 		}
 	}
 	out = json_object_new_object();
-	json_object_object_add(out, x->type->name, list);
+	json_object_object_add(out, list_key(x->type), list);
 	snprintf(href, sizeof(href), "%s/%s/", x->base, x->type->name);
 	json_object_object_add(out, "links", links_one(href));
 	json_object_put(all);
 	api_reply_json(x->rsp, 200, out);
+}
+
+/* XMS's entity type of a resource, for its events */
+static const char *entity_of(const char *type)
+{
+	static const struct {
+		const char *type, *entity;
+	} map[] = {
+		{ "volumes", "Volume" }, { "snapshots", "Volume" }, { "snapshot-sets", "SnapshotSet" },
+		{ "consistency-groups", "ConsistencyGroup" }, { "consistency-group-volumes", "ConsistencyGroup" },
+		{ "initiator-groups", "InitiatorGroup" }, { "initiators", "Initiator" }, { "lun-maps", "LunMapping" },
+		{ "clusters", "Cluster" },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(map[i].type, type) == 0)
+			return map[i].entity;
+	return "XMS";
+}
+
+/* the name of the object at index (after a change: a POST's new one) */
+static void name_of(struct xms_ctx *x, uint64_t index, char *out, size_t len)
+{
+	struct json_object *all = json_object_new_array(), *o;
+	uint64_t scope = g_xms.scope;
+
+	g_xms.scope = 0;
+	x->type->list(x, all);
+	g_xms.scope = scope;
+	o = index ? find(all, index, NULL) : NULL;
+	snprintf(out, len, "%s", o ? obj_name(o) : "");
+	json_object_put(all);
+}
+
+/* the index in a 201's first link (".../TYPE/INDEX") */
+static uint64_t created_index(const struct api_response *rsp)
+{
+	const char *l = rsp->body ? strstr(rsp->body, "\"href\"") : NULL, *slash = NULL;
+
+	if (!l)
+		return 0;
+	for (const char *p = l + 6; *p && *p != ','; p++)
+		if (*p == '/')
+			slash = p;
+	return slash ? strtoull(slash + 1, NULL, 10) : 0;
+}
+
+/* a change made: XMS's audit event */
+static void audit(struct xms_ctx *x, uint64_t index)
+{
+	char name[sizeof(x->target_name)] = "";
+	const char *v = x->req->method == API_POST ? "created" : x->req->method == API_PUT ? "modified" : "removed";
+
+	if (x->req->method == API_POST)
+		index = created_index(x->rsp);
+	if (index && x->req->method != API_DELETE)
+		name_of(x, index, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "%s", x->target_name);
+	xms_event(XMS_SEV_INFO, "audit", entity_of(x->type->name), name,
+		  x->req->method == API_POST ? "LL0101" : x->req->method == API_PUT ? "LL0102" : "LL0103",
+		  "User %s %s %s %s%s%s", x->req->user ? x->req->user : "-", v, x->type->name, name[0] ? "'" : "",
+		  name, name[0] ? "'" : "");
 }
 
 /* the index of the object a PUT/DELETE names; 0 with the answer given */
@@ -277,12 +392,43 @@ static uint64_t target_of(struct xms_ctx *x, uint64_t index)
 
 	x->type->list(x, all);
 	o = find(all, index, x->q.name);
-	if (o)
+	if (o) {
 		found = obj_index(o);
+		snprintf(x->target_name, sizeof(x->target_name), "%s", obj_name(o));
+		/* a change is checked against the names of the object's own cluster */
+		if (obj_cluster(o))
+			g_xms.scope = obj_cluster(o);
+	}
 	json_object_put(all);
 	if (!found)
 		api_error(x->rsp, 400, "obj_not_found");
 	return found;
+}
+
+/* the cluster a cluster-name / cluster-id names: by name, or a decimal index */
+static const struct xms_cluster *scope_cluster(const char *ref)
+{
+	const struct xms_cluster *c = xms_cluster_by_name(&g_xms, ref);
+	char *end;
+	unsigned long long i;
+
+	if (c || *ref < '1' || *ref > '9')
+		return c;
+	errno = 0;
+	i = strtoull(ref, &end, 10);
+	return errno || *end ? NULL : xms_cluster_get(&g_xms, i);
+}
+
+static int version_of(const char *path)
+{
+	if (strncmp(path, V3_BASE, strlen(V3_BASE)) == 0)
+		return 3;
+	return strncmp(path, V2_BASE, strlen(V2_BASE)) == 0 ? 2 : 1;
+}
+
+static const char *base_of(int version)
+{
+	return version == 3 ? V3_BASE : version == 2 ? V2_BASE : V1_BASE;
 }
 
 static void handle(const struct api_request *req, struct api_response *rsp)
@@ -297,9 +443,8 @@ static void handle(const struct api_request *req, struct api_response *rsp)
 	x.req = req;
 	x.rsp = rsp;
 	x.type = req->route_cls;
-	x.version = strncmp(req->path, V2_BASE, strlen(V2_BASE)) == 0 ? 2 : 1;
-	snprintf(x.base, sizeof(x.base), "https://%s%s", *req->host ? req->host : "localhost",
-		 x.version == 2 ? V2_BASE : V1_BASE);
+	x.version = version_of(req->path);
+	snprintf(x.base, sizeof(x.base), "https://%s%s", *req->host ? req->host : "localhost", base_of(x.version));
 	ir = parse_index(req->rest, &index);
 	if (ir < 0) {
 		api_errorf(rsp, 400, "Command Syntax Error: '%.64s' is not an object index", req->rest);
@@ -337,6 +482,16 @@ static void handle(const struct api_request *req, struct api_response *rsp)
 	if (cid && !x.cluster)
 		x.cluster = cid;
 	xms_lock();
+	g_xms.scope = 0;
+	if (x.cluster) {
+		const struct xms_cluster *c = scope_cluster(x.cluster);
+		if (!c) {
+			api_error(rsp, 400, "obj_not_found");
+			xms_unlock();
+			goto out;
+		}
+		g_xms.scope = c->index;
+	}
 	switch (req->method) {
 	case API_GET:
 	case API_HEAD:
@@ -368,10 +523,16 @@ static void handle(const struct api_request *req, struct api_response *rsp)
 			api_error(rsp, 400, "Command Syntax Error: name the object: /INDEX or ?name=NAME");
 			break;
 		}
+		x.target_index = target;
 		fn(&x, target);
 		break;
 	}
 	}
+	uint64_t changed = 0;
+	if (req->method == API_PUT || req->method == API_DELETE)
+		changed = x.target_index;
+	if (req->method != API_GET && req->method != API_HEAD && rsp->status >= 200 && rsp->status < 300)
+		audit(&x, changed);
 	if (req->method != API_GET && req->method != API_HEAD && rsp->status >= 200 && rsp->status < 300 &&
 	    xms_store_active()) {
 		/* --state-dir: the change is kept before the client hears of it */
@@ -381,6 +542,7 @@ static void handle(const struct api_request *req, struct api_response *rsp)
 			api_errorf(rsp, 500, "the change was made but could not be kept in the state directory: %s",
 				   why);
 	}
+	g_xms.scope = 0;
 	xms_unlock();
 out:
 	json_object_put(x.body);
@@ -394,16 +556,16 @@ static size_t nall_types;
 static void list_types(const struct api_request *req, struct api_response *rsp)
 {
 	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
-	bool v2 = strncmp(req->path, V2_BASE, strlen(V2_BASE)) == 0;
+	int version = version_of(req->path);
 	char href[512];
 
 	for (size_t i = 0; i < nall_types; i++) {
 		struct json_object *c;
-		if (!v2 && !all_types[i]->v1)
+		if (version == 1 && !all_types[i]->v1)
 			continue;
 		c = json_object_new_object();
 		snprintf(href, sizeof(href), "https://%s%s/%s", *req->host ? req->host : "localhost",
-			 v2 ? V2_BASE : V1_BASE, all_types[i]->name);
+			 base_of(version), all_types[i]->name);
 		json_object_object_add(c, "href", json_object_new_string(href));
 		json_object_object_add(c, "name", json_object_new_string(all_types[i]->name));
 		json_object_array_add(a, c);
@@ -414,8 +576,8 @@ static void list_types(const struct api_request *req, struct api_response *rsp)
 
 int xms_routes_register(const struct xms_type *const *types, size_t n, char *err, size_t errlen)
 {
-	static struct api_route routes[2 * MAX_TYPES + 2];
-	static char paths[2 * MAX_TYPES][96];
+	static struct api_route routes[3 * MAX_TYPES + 3];
+	static char paths[3 * MAX_TYPES][96];
 	size_t nr = 0;
 
 	if (n > MAX_TYPES) {
@@ -425,15 +587,16 @@ int xms_routes_register(const struct xms_type *const *types, size_t n, char *err
 	all_types = types;
 	nall_types = n;
 	for (size_t i = 0; i < n; i++) {
-		for (int v = 2; v >= 1; v--) {
+		for (int v = 3; v >= 1; v--) {
 			if (v == 1 && !types[i]->v1)
 				continue;
-			snprintf(paths[nr], sizeof(paths[nr]), "%s/%s", v == 2 ? V2_BASE : V1_BASE, types[i]->name);
+			snprintf(paths[nr], sizeof(paths[nr]), "%s/%s", base_of(v), types[i]->name);
 			routes[nr] = (struct api_route){ API_GET | API_HEAD | API_POST | API_PUT | API_DELETE, paths[nr],
 							 API_ROUTE_PREFIX, handle, (void *)types[i] };
 			nr++;
 		}
 	}
+	routes[nr++] = (struct api_route){ API_GET | API_HEAD, V3_BASE, 0, list_types, NULL };
 	routes[nr++] = (struct api_route){ API_GET | API_HEAD, V2_BASE, 0, list_types, NULL };
 	routes[nr++] = (struct api_route){ API_GET | API_HEAD, V1_BASE, 0, list_types, NULL };
 	return api_routes_add(routes, nr, err, errlen);

@@ -1,5 +1,6 @@
 /* xms_engine.h — what every XMS resource type shares: the paths
- * (/api/json/v2/types/TYPE[/INDEX] and, where v1 is the same,
+ * (/api/json/v2/types/TYPE[/INDEX] and /api/json/v3/types/TYPE[/INDEX], where v3
+ * lists name each object's cluster (sys-name) too, and, where v1 is the same,
  * /api/json/types/TYPE[/INDEX]), GET of a list (name + href, or full=1
  * objects), of one object (?name= or /INDEX) with prop= and filter=, the
  * object lookup for PUT and DELETE, the "links" of a created object and the
@@ -20,15 +21,18 @@ struct xms_ctx {
 	const struct api_request *req;
 	struct api_response *rsp;
 	const struct xms_type *type;
-	int version;                 /* 1: /api/json/types, 2: /api/json/v2/types */
-	char base[320];              /* "https://HOST/api/json/v2/types" */
+	int version;                 /* 1: /api/json/types, 2: /api/json/v2/types, 3: /api/json/v3/types */
+	char base[320];              /* "https://HOST/api/json/v3/types" */
 	struct api_query q;          /* GET/DELETE query */
 	struct json_object *body;    /* the request body (an object; empty when none) */
 	const char *cluster;         /* cluster-name (query) or cluster-id (body); NULL: none */
+	uint64_t target_index;       /* the object a PUT/DELETE names (0: none) */
+	char target_name[130];       /* and its name, for the event the change leaves */
 };
 
 struct xms_type {
 	const char *name;            /* "volumes": the path segment and the key of the list */
+	const char *list_key;        /* the list's key when it is not name (xms: "xmss"); NULL: name */
 	bool v1;                     /* served under /api/json/types too */
 	/* every object's full content (each with "name" and "index") appended
 	 * to arr; runs with the model locked */

@@ -52,6 +52,7 @@ static void list_igs(struct xms_ctx *x, struct json_object *arr)
 			json_object_object_add(o, "sys-id", xms_cluster_oid(c));
 		json_object_object_add(o, "num-of-initiators", json_object_new_int64((int64_t)ig_inits(g->index)));
 		json_object_object_add(o, "num-of-vols", json_object_new_int64((int64_t)ig_vols(g->index)));
+		xms_attrs_show(&g->attrs, XMS_ATTR_OS | XMS_ATTR_TAGS, o);
 		json_object_array_add(arr, o);
 	}
 }
@@ -62,10 +63,12 @@ static void post_ig(struct xms_ctx *x)
 	struct xms_cluster *c = xms_request_cluster(x);
 	const char *name;
 	struct xms_ig *g;
+	struct xms_attrs attrs;
 	int rc;
 
 	if (!c)
 		return;
+	memset(&attrs, 0, sizeof(attrs));
 	rc = xms_field_any(x, fields, XMS_NAME_MAX, &name, NULL);
 	if (rc < 0)
 		return;
@@ -73,6 +76,8 @@ static void post_ig(struct xms_ctx *x)
 		api_error(x->rsp, 400, "Command Syntax Error: ig-name: want 1..128 printable characters");
 		return;
 	}
+	if (!xms_attrs_field(x, XMS_ATTR_OS | XMS_ATTR_TAGS, &attrs))
+		return;
 	if (xms_ig_by_name(&g_xms, name)) {
 		api_error(x->rsp, 400, XMS_ERR_OBJ_NAME_NOT_UNIQUE);
 		return;
@@ -88,6 +93,7 @@ static void post_ig(struct xms_ctx *x)
 	}
 	snprintf(g->name, sizeof(g->name), "%s", name);
 	g->cluster = c->index;
+	g->attrs = attrs;
 	xms_reply_created(x, "initiator-groups", g->index);
 }
 
@@ -106,24 +112,31 @@ static void del_ig(struct xms_ctx *x, uint64_t index)
 		xms_reply_ok(x);
 }
 
+/* PUT: a new name, operating-system, tag-list */
 static void put_ig(struct xms_ctx *x, uint64_t index)
 {
 	static const char *const fields[] = { "new-name", "ig-name", "name", NULL };
 	struct xms_ig *g = xms_ig_get(&g_xms, index);
 	const char *name;
+	struct xms_attrs attrs = g->attrs;
 	int rc = xms_field_any(x, fields, XMS_NAME_MAX, &name, NULL);
 
 	if (rc < 0)
 		return;
-	if (rc == 0 || !xms_name_ok(name)) {
+	if ((rc == 0 && !json_object_object_get_ex(x->body, "operating-system", NULL) &&
+	     !json_object_object_get_ex(x->body, "tag-list", NULL)) || (rc > 0 && !xms_name_ok(name))) {
 		api_error(x->rsp, 400, "Command Syntax Error: new-name: want 1..128 printable characters");
 		return;
 	}
-	if (xms_ig_by_name(&g_xms, name) && xms_ig_by_name(&g_xms, name) != g) {
+	if (!xms_attrs_field(x, XMS_ATTR_OS | XMS_ATTR_TAGS, &attrs))
+		return;
+	if (rc > 0 && xms_ig_by_name(&g_xms, name) && xms_ig_by_name(&g_xms, name) != g) {
 		api_error(x->rsp, 400, XMS_ERR_OBJ_NAME_NOT_UNIQUE);
 		return;
 	}
-	snprintf(g->name, sizeof(g->name), "%s", name);
+	if (rc > 0)
+		snprintf(g->name, sizeof(g->name), "%s", name);
+	g->attrs = attrs;
 	xms_reply_ok(x);
 }
 
@@ -162,54 +175,85 @@ static void list_inits(struct xms_ctx *x, struct json_object *arr)
 		json_object_object_add(o, "chap-authentication-initiator-password", json_object_new_string(n->auth_pass));
 		json_object_object_add(o, "chap-discovery-initiator-user-name", json_object_new_string(n->disc_user));
 		json_object_object_add(o, "chap-discovery-initiator-password", json_object_new_string(n->disc_pass));
+		xms_attrs_show(&n->attrs, XMS_ATTR_OS, o);
 		json_object_array_add(arr, o);
 	}
 }
 
-/* the CHAP fields of a POST/PUT, checked as the login will use them; each
- * pair must come together (or "" to clear it) */
+/* the CHAP fields of a POST/PUT, checked as the login will use them.  A
+ * field may come alone (PyXtremIO PUTs one): it replaces that half of the
+ * pair, and the pair it makes with what the initiator has must be whole
+ * (both set) or cleared (both ""). */
 static bool chap_fields(struct xms_ctx *x, struct xms_initiator *n)
 {
 	static const struct {
-		const char *user, *pass;
+		const char *user, *pass, *remove;
 		size_t ou, op;
 	} pairs[] = {
 		{ "initiator-authentication-user-name", "initiator-authentication-password",
+		  "remove-initiator-authentication-credentials",
 		  offsetof(struct xms_initiator, auth_user), offsetof(struct xms_initiator, auth_pass) },
 		{ "initiator-discovery-user-name", "initiator-discovery-password",
+		  "remove-initiator-discovery-credentials",
 		  offsetof(struct xms_initiator, disc_user), offsetof(struct xms_initiator, disc_pass) },
 	};
 
 	for (size_t i = 0; i < 2; i++) {
-		struct json_object *ju = NULL, *jp = NULL;
-		const char *u, *p;
+		struct json_object *ju = NULL, *jp = NULL, *jr = NULL;
+		char u[XMS_CHAP_MAX + 1], p[XMS_CHAP_MAX + 1];
 		size_t pl;
 		bool hu = json_object_object_get_ex(x->body, pairs[i].user, &ju) && ju;
 		bool hp = json_object_object_get_ex(x->body, pairs[i].pass, &jp) && jp;
 
+		/* PyXtremIO clears a pair with {"remove-...-credentials": "enabled"} */
+		if (json_object_object_get_ex(x->body, pairs[i].remove, &jr) && jr) {
+			if (!json_object_is_type(jr, json_type_string) ||
+			    (strcmp(json_object_get_string(jr), "enabled") && strcmp(json_object_get_string(jr), "disabled")))
+				return api_errorf(x->rsp, 400, "Command Syntax Error: %s: want enabled or disabled",
+						  pairs[i].remove);
+			if (strcmp(json_object_get_string(jr), "enabled") == 0) {
+				if (hu || hp)
+					return api_errorf(x->rsp, 400, "Command Syntax Error: %s: and new credentials too",
+							  pairs[i].remove);
+				memset((char *)n + pairs[i].ou, 0, XMS_CHAP_MAX + 1);
+				memset((char *)n + pairs[i].op, 0, XMS_CHAP_MAX + 1);
+				continue;
+			}
+		}
 		if (!hu && !hp)
 			continue;
-		if (hu != hp || !json_object_is_type(ju, json_type_string) || !json_object_is_type(jp, json_type_string))
-			return api_errorf(x->rsp, 400, "Command Syntax Error: %s and %s: give both, as strings",
-					  pairs[i].user, pairs[i].pass);
-		u = json_object_get_string(ju);
-		p = json_object_get_string(jp);
+		if ((hu && !json_object_is_type(ju, json_type_string)) || (hp && !json_object_is_type(jp, json_type_string)))
+			return api_errorf(x->rsp, 400, "Command Syntax Error: %s: want a string",
+					  hu && !json_object_is_type(ju, json_type_string) ? pairs[i].user : pairs[i].pass);
+		if ((hu && (size_t)json_object_get_string_len(ju) > CHAP_NAME_MAX) ||
+		    (hu && strlen(json_object_get_string(ju)) != (size_t)json_object_get_string_len(ju)))
+			return api_errorf(x->rsp, 400, "Command Syntax Error: %s: want 1..%d characters without spaces",
+					  pairs[i].user, CHAP_NAME_MAX);
+		if (hp && ((size_t)json_object_get_string_len(jp) > CHAP_SECRET_MAX ||
+			   strlen(json_object_get_string(jp)) != (size_t)json_object_get_string_len(jp)))
+			return api_errorf(x->rsp, 400, "Command Syntax Error: %s: %d characters, want %d..%d",
+					  pairs[i].pass, json_object_get_string_len(jp), CHAP_SECRET_MIN, CHAP_SECRET_MAX);
+		snprintf(u, sizeof(u), "%s", hu ? json_object_get_string(ju) : (char *)n + pairs[i].ou);
+		snprintf(p, sizeof(p), "%s", hp ? json_object_get_string(jp) : (char *)n + pairs[i].op);
 		pl = strlen(p);
 		if (!*u && !*p) { /* clears them */
 			((char *)n + pairs[i].ou)[0] = '\0';
 			((char *)n + pairs[i].op)[0] = '\0';
 			continue;
 		}
-		if (!*u || strlen(u) > CHAP_NAME_MAX || strcspn(u, " \t\r\n") != strlen(u) ||
-		    (size_t)json_object_get_string_len(ju) != strlen(u))
+		if (!*u || !*p)
+			return api_errorf(x->rsp, 400, "Command Syntax Error: %s and %s: one would be set without the other",
+					  pairs[i].user, pairs[i].pass);
+		if (strlen(u) > CHAP_NAME_MAX || strcspn(u, " \t\r\n") != strlen(u))
 			return api_errorf(x->rsp, 400, "Command Syntax Error: %s: want 1..%d characters without spaces",
 					  pairs[i].user, CHAP_NAME_MAX);
 		/* the secret itself is never echoed: its length is */
-		if (pl < CHAP_SECRET_MIN || pl > CHAP_SECRET_MAX || (size_t)json_object_get_string_len(jp) != pl)
+		if (pl < CHAP_SECRET_MIN || pl > CHAP_SECRET_MAX)
 			return api_errorf(x->rsp, 400, "Command Syntax Error: %s: %zu characters, want %d..%d",
 					  pairs[i].pass, pl, CHAP_SECRET_MIN, CHAP_SECRET_MAX);
 		snprintf((char *)n + pairs[i].ou, XMS_CHAP_MAX + 1, "%s", u);
 		snprintf((char *)n + pairs[i].op, XMS_CHAP_MAX + 1, "%s", p);
+		memset(p, 0, sizeof(p));
 	}
 	return true;
 }
@@ -265,8 +309,10 @@ static void post_init(struct xms_ctx *x)
 		api_error(x->rsp, 400, XMS_ERR_INITIATOR_EXISTS);
 		return;
 	}
-	if (!chap_fields(x, &tmp))
+	if (!chap_fields(x, &tmp) || !xms_attrs_field(x, XMS_ATTR_OS, &tmp.attrs)) {
+		auth_wipe(&tmp, sizeof(tmp));
 		return;
+	}
 	if (g_xms.initiators.n >= XMS_MAX_OBJECTS) {
 		api_error(x->rsp, 400, XMS_ERR_TOO_MANY);
 		return;
@@ -284,12 +330,13 @@ static void post_init(struct xms_ctx *x)
 	memcpy(n->auth_pass, tmp.auth_pass, sizeof(n->auth_pass));
 	memcpy(n->disc_user, tmp.disc_user, sizeof(n->disc_user));
 	memcpy(n->disc_pass, tmp.disc_pass, sizeof(n->disc_pass));
+	n->attrs = tmp.attrs;
 	auth_wipe(&tmp, sizeof(tmp));
 	if (xms_republish(x))
 		xms_reply_created(x, "initiators", n->index);
 }
 
-/* PUT: CHAP credentials, a new name, another group */
+/* PUT: CHAP credentials, a new name, another group, operating-system */
 static void put_init(struct xms_ctx *x, uint64_t index)
 {
 	static const char *const name_fields[] = { "new-name", "initiator-name", "name", NULL };
@@ -318,7 +365,7 @@ static void put_init(struct xms_ctx *x, uint64_t index)
 		return;
 	}
 	tmp = *n;
-	if (!chap_fields(x, &tmp)) {
+	if (!chap_fields(x, &tmp) || !xms_attrs_field(x, XMS_ATTR_OS, &tmp.attrs)) {
 		auth_wipe(&tmp, sizeof(tmp));
 		return;
 	}

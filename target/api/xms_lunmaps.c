@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "target/api/api_json.h"
 #include "target/api/xms_common.h"
@@ -49,12 +50,29 @@ static void list_maps(struct xms_ctx *x, struct json_object *arr)
 	}
 }
 
+/* do groups a and b hold one iSCSI name?  (Two clusters may each have a
+ * group with the same initiator: lunlab serves every cluster on one target,
+ * so that initiator sees both groups' maps in one LUN space.) */
+static bool share_initiator(uint64_t a, uint64_t b)
+{
+	for (size_t i = 0; i < g_xms.initiators.n; i++) {
+		if (g_xms.initiators.v[i].ig != a)
+			continue;
+		for (size_t j = 0; j < g_xms.initiators.n; j++)
+			if (g_xms.initiators.v[j].ig == b &&
+			    strcasecmp(g_xms.initiators.v[i].port_address, g_xms.initiators.v[j].port_address) == 0)
+				return true;
+	}
+	return false;
+}
+
 static bool lun_taken(uint64_t ig, uint64_t lun)
 {
 	if (lun < xms_scsi_global_luns())
 		return true;
 	for (size_t i = 0; i < g_xms.lunmaps.n; i++)
-		if (g_xms.lunmaps.v[i].ig == ig && g_xms.lunmaps.v[i].lun == lun)
+		if (g_xms.lunmaps.v[i].lun == lun &&
+		    (g_xms.lunmaps.v[i].ig == ig || share_initiator(ig, g_xms.lunmaps.v[i].ig)))
 			return true;
 	return false;
 }

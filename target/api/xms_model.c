@@ -78,6 +78,16 @@ static void arr_del(void *v, size_t *n, size_t size, uint64_t index)
 		return NULL;                                                    \
 	} while (0)
 
+/* by name within the model's scope (a cluster's objects, or all) */
+#define BY_NAME_SCOPED(m, arr, nm)                                                          \
+	do {                                                                                \
+		for (size_t i_ = 0; i_ < (arr).n; i_++)                                     \
+			if ((!(m)->scope || (arr).v[i_].cluster == (m)->scope) &&           \
+			    strcmp((arr).v[i_].name, (nm)) == 0)                            \
+				return &(arr).v[i_];                                        \
+		return NULL;                                                                \
+	} while (0)
+
 struct xms_cluster *xms_cluster_add(struct xms_model *m) { return ADD(m->clusters); }
 struct xms_volume *xms_volume_add(struct xms_model *m) { return ADD(m->volumes); }
 struct xms_snapset *xms_snapset_add(struct xms_model *m) { return ADD(m->snapsets); }
@@ -95,16 +105,20 @@ struct xms_initiator *xms_initiator_get(struct xms_model *m, uint64_t i) { retur
 struct xms_lunmap *xms_lunmap_get(struct xms_model *m, uint64_t i) { return GET(m->lunmaps, i); }
 
 struct xms_cluster *xms_cluster_by_name(struct xms_model *m, const char *n) { BY_NAME(m->clusters, n); }
-struct xms_volume *xms_volume_by_name(struct xms_model *m, const char *n) { BY_NAME(m->volumes, n); }
-struct xms_snapset *xms_snapset_by_name(struct xms_model *m, const char *n) { BY_NAME(m->snapsets, n); }
-struct xms_cg *xms_cg_by_name(struct xms_model *m, const char *n) { BY_NAME(m->cgs, n); }
-struct xms_ig *xms_ig_by_name(struct xms_model *m, const char *n) { BY_NAME(m->igs, n); }
-struct xms_initiator *xms_initiator_by_name(struct xms_model *m, const char *n) { BY_NAME(m->initiators, n); }
+struct xms_volume *xms_volume_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, m->volumes, n); }
+struct xms_snapset *xms_snapset_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, m->snapsets, n); }
+struct xms_cg *xms_cg_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, m->cgs, n); }
+struct xms_ig *xms_ig_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, m->igs, n); }
+struct xms_initiator *xms_initiator_by_name(struct xms_model *m, const char *n)
+{
+	BY_NAME_SCOPED(m, m->initiators, n);
+}
 
 struct xms_initiator *xms_initiator_by_port(struct xms_model *m, const char *port)
 {
 	for (size_t i = 0; i < m->initiators.n; i++)
-		if (strcasecmp(m->initiators.v[i].port_address, port) == 0)
+		if ((!m->scope || m->initiators.v[i].cluster == m->scope) &&
+		    strcasecmp(m->initiators.v[i].port_address, port) == 0)
 			return &m->initiators.v[i];
 	return NULL;
 }
@@ -323,6 +337,15 @@ static struct json_object *typed(struct json_object *doc, const char *key, uint6
 	return a;
 }
 
+/* the kept settings, when any is set (older documents have none) */
+static void put_attrs(struct json_object *o, const struct xms_attrs *a)
+{
+	struct json_object *j = xms_attrs_to_json(a);
+
+	if (j)
+		json_object_object_add(o, "attrs", j);
+}
+
 struct json_object *xms_model_to_json(const struct xms_model *m)
 {
 	struct json_object *doc = json_object_new_object(), *a, *o;
@@ -353,6 +376,7 @@ struct json_object *xms_model_to_json(const struct xms_model *m)
 		PUT_BOOL(o, "snapshot", v->snapshot);
 		PUT_BOOL(o, "readonly", v->readonly);
 		PUT_U64(o, "created", v->created);
+		put_attrs(o, &v->attrs);
 		json_object_array_add(a, o);
 	}
 	a = typed(doc, "snapshot-sets", m->snapsets.next);
@@ -373,6 +397,7 @@ struct json_object *xms_model_to_json(const struct xms_model *m)
 		head(o, g->index, g->guid, g->name);
 		PUT_U64(o, "cluster", g->cluster);
 		json_object_object_add(o, "vols", ids_json(&g->vols));
+		put_attrs(o, &g->attrs);
 		json_object_array_add(a, o);
 	}
 	a = typed(doc, "initiator-groups", m->igs.next);
@@ -381,6 +406,7 @@ struct json_object *xms_model_to_json(const struct xms_model *m)
 		o = json_object_new_object();
 		head(o, g->index, g->guid, g->name);
 		PUT_U64(o, "cluster", g->cluster);
+		put_attrs(o, &g->attrs);
 		json_object_array_add(a, o);
 	}
 	a = typed(doc, "initiators", m->initiators.next);
@@ -395,6 +421,7 @@ struct json_object *xms_model_to_json(const struct xms_model *m)
 		PUT_STR(o, "auth-pass", n->auth_pass);
 		PUT_STR(o, "disc-user", n->disc_user);
 		PUT_STR(o, "disc-pass", n->disc_pass);
+		put_attrs(o, &n->attrs);
 		json_object_array_add(a, o);
 	}
 	a = typed(doc, "lun-maps", m->lunmaps.next);
@@ -486,6 +513,20 @@ static void rd_ids(struct rd *r, struct json_object *o, const char *k, struct xm
 			snprintf(r->err, r->errlen, "out of memory");
 			r->bad = true;
 		}
+	}
+}
+
+static void rd_attrs(struct rd *r, struct json_object *o, struct xms_attrs *a)
+{
+	struct json_object *v = NULL;
+	char why[200];
+
+	if (r->bad)
+		return;
+	json_object_object_get_ex(o, "attrs", &v);
+	if (xms_attrs_from_json(v, a, why, sizeof(why)) < 0) {
+		snprintf(r->err, r->errlen, "%s.attrs.%s", r->where, why);
+		r->bad = true;
 	}
 }
 
@@ -601,6 +642,7 @@ int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err,
 		x->snapshot = rd_bool(&r, o, "snapshot");
 		x->readonly = rd_bool(&r, o, "readonly");
 		x->created = (int64_t)rd_u64(&r, o, "created");
+		rd_attrs(&r, o, &x->attrs);
 		if (!r.bad && (x->lb_size != 512 && x->lb_size != 4096)) {
 			snprintf(err, errlen, "%s.lb-size: want 512 or 4096", r.where);
 			r.bad = true;
@@ -621,10 +663,12 @@ int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err,
 		rd_str(&r, o, "name", x->name, sizeof(x->name), true);
 		x->cluster = rd_u64(&r, o, "cluster");
 		rd_ids(&r, o, "vols", &x->vols);
+		rd_attrs(&r, o, &x->attrs);
 	});
 	EACH(&r, doc, "initiator-groups", m->igs, {
 		rd_str(&r, o, "name", x->name, sizeof(x->name), true);
 		x->cluster = rd_u64(&r, o, "cluster");
+		rd_attrs(&r, o, &x->attrs);
 	});
 	EACH(&r, doc, "initiators", m->initiators, {
 		rd_str(&r, o, "name", x->name, sizeof(x->name), true);
@@ -635,6 +679,7 @@ int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err,
 		rd_str(&r, o, "auth-pass", x->auth_pass, sizeof(x->auth_pass), false);
 		rd_str(&r, o, "disc-user", x->disc_user, sizeof(x->disc_user), false);
 		rd_str(&r, o, "disc-pass", x->disc_pass, sizeof(x->disc_pass), false);
+		rd_attrs(&r, o, &x->attrs);
 	});
 	EACH(&r, doc, "lun-maps", m->lunmaps, {
 		x->vol = rd_u64(&r, o, "vol");

@@ -18,7 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "target/api/xms_attrs.h"
 #include "target/api/xms_ids.h"
+#include "target/api/xms_perf.h"
 
 struct json_object;
 struct lu_backend;
@@ -44,6 +46,7 @@ struct xms_cluster {
 	uint32_t lb_size;            /* default logical block size of new volumes */
 	enum xms_chap_mode chap_auth, chap_discovery;
 	char serial[32];             /* sys-psnt-serial-number */
+	struct xms_perf_sample perf; /* runtime only: the last readings of its volumes' counters */
 };
 
 struct xms_volume {
@@ -58,9 +61,11 @@ struct xms_volume {
 	bool snapshot;               /* made by a snapshot */
 	bool readonly;               /* a read-only snapshot */
 	int64_t created;             /* seconds since the epoch */
+	struct xms_attrs attrs;      /* alerts, management-locked, vol-access, tag-list as set */
 	/* runtime only (never serialised): the device and LU that realise it */
 	struct lu_backend *be;
 	struct lu_entry *lu;
+	struct xms_perf_sample perf;  /* the last readings of its counters (xms_perf.h) */
 };
 
 struct xms_snapset {
@@ -79,6 +84,7 @@ struct xms_cg {
 	char name[XMS_NAME_MAX + 1];
 	uint64_t cluster;
 	struct xms_idlist vols;
+	struct xms_attrs attrs;      /* tag-list */
 };
 
 struct xms_ig {
@@ -86,6 +92,7 @@ struct xms_ig {
 	char guid[XMS_GUID_LEN + 1];
 	char name[XMS_NAME_MAX + 1];
 	uint64_t cluster;
+	struct xms_attrs attrs;      /* operating-system, tag-list */
 };
 
 struct xms_initiator {
@@ -97,6 +104,7 @@ struct xms_initiator {
 	uint64_t cluster;
 	char auth_user[XMS_CHAP_MAX + 1], auth_pass[XMS_CHAP_MAX + 1];   /* "" when unset */
 	char disc_user[XMS_CHAP_MAX + 1], disc_pass[XMS_CHAP_MAX + 1];
+	struct xms_attrs attrs;      /* operating-system */
 };
 
 struct xms_lunmap {
@@ -118,6 +126,12 @@ struct xms_model {
 	XMS_ARRAY(struct xms_ig) igs;
 	XMS_ARRAY(struct xms_initiator) initiators;
 	XMS_ARRAY(struct xms_lunmap) lunmaps;
+	/* The cluster the operation under way addresses (0: every cluster).
+	 * Names and initiator IQNs are unique per cluster, as on an XMS that
+	 * manages several: lookups by name (and so by a name-or-index ref) and
+	 * by IQN see only this cluster's objects.  Set by the API engine under
+	 * the model lock for each request; never stored. */
+	uint64_t scope;
 };
 
 /* the process's one model */
@@ -145,7 +159,8 @@ void xms_ig_del(struct xms_model *m, uint64_t index);
 void xms_initiator_del(struct xms_model *m, uint64_t index);
 void xms_lunmap_del(struct xms_model *m, uint64_t index);
 
-/* Lookups by index or by name (NULL when absent). */
+/* Lookups by index or by name (NULL when absent).  By name and by port:
+ * within m->scope (see there); by index: any cluster. */
 struct xms_cluster *xms_cluster_get(struct xms_model *m, uint64_t index);
 struct xms_cluster *xms_cluster_by_name(struct xms_model *m, const char *name);
 struct xms_volume *xms_volume_get(struct xms_model *m, uint64_t index);

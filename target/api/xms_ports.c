@@ -30,6 +30,16 @@ static void portal_addr(const struct target_portal *p, char *ip, size_t cap)
 		snprintf(ip, cap, "%s", p->host);
 }
 
+/* The cluster a port is shown in: lunlab serves every cluster through the
+ * same target and portals, so a port belongs to whichever cluster the
+ * request names (Cinder's backend for x2a must find them), else the first. */
+static const struct xms_cluster *port_cluster(void)
+{
+	const struct xms_cluster *c = g_xms.scope ? xms_cluster_get(&g_xms, g_xms.scope) : NULL;
+
+	return c ? c : g_xms.clusters.n ? &g_xms.clusters.v[0] : NULL;
+}
+
 static void list_portals(struct xms_ctx *x, struct json_object *arr)
 {
 	(void)x;
@@ -52,8 +62,8 @@ static void list_portals(struct xms_ctx *x, struct json_object *arr)
 		json_object_object_add(o, "port-address", json_object_new_string(g_target.iqn));
 		json_object_object_add(o, "tar-id", xms_oid(tguid, tname, (uint64_t)i + 1));
 		json_object_object_add(o, "vlan", json_object_new_int(0));
-		if (g_xms.clusters.n)
-			json_object_object_add(o, "sys-id", xms_cluster_oid(&g_xms.clusters.v[0]));
+		if (port_cluster())
+			json_object_object_add(o, "sys-id", xms_cluster_oid(port_cluster()));
 		json_object_array_add(arr, o);
 	}
 }
@@ -75,8 +85,8 @@ static void list_targets(struct xms_ctx *x, struct json_object *arr)
 		json_object_object_add(o, "port-address", json_object_new_string(g_target.iqn));
 		json_object_object_add(o, "port-state", json_object_new_string(portal_is_down(i) ? "down" : "up"));
 		json_object_object_add(o, "tg-id", xms_tg_oid());
-		if (g_xms.clusters.n)
-			json_object_object_add(o, "sys-id", xms_cluster_oid(&g_xms.clusters.v[0]));
+		if (port_cluster())
+			json_object_object_add(o, "sys-id", xms_cluster_oid(port_cluster()));
 		json_object_array_add(arr, o);
 	}
 }
@@ -91,7 +101,7 @@ static void list_tgs(struct xms_ctx *x, struct json_object *arr)
 	json_object_object_add(o, "tg-id", xms_tg_oid());
 	json_object_object_add(o, "num-of-tars", json_object_new_int(g_target.nportals));
 	if (g_xms.clusters.n)
-		json_object_object_add(o, "sys-id", xms_cluster_oid(&g_xms.clusters.v[0]));
+		json_object_object_add(o, "sys-id", xms_cluster_oid(port_cluster()));
 	json_object_array_add(arr, o);
 }
 

@@ -22,6 +22,9 @@ extern const struct xms_type xms_type_portals;      /* xms_ports.c */
 extern const struct xms_type xms_type_targets;      /* xms_ports.c */
 extern const struct xms_type xms_type_tgs;          /* xms_ports.c */
 
+/* the v3 session commands login and logout (xms_commands.c) */
+int xms_commands_register(char *err, size_t errlen);
+
 /* POST snapshots (xms_snapshots.c) */
 void xms_post_snapshots(struct xms_ctx *x);
 /* a volume out of everything: device, blocks, model (xms_volumes.c); false

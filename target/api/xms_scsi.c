@@ -14,10 +14,13 @@
 #define PROBE_SIZE (1u << 20)
 #define MAX_PROBED 16
 
-/* capacities the probe saw, per cluster index */
+/* what the probe saw, per cluster index: the capacity and the profile an
+ * empty array (no device open) still has to report */
 static struct {
 	uint64_t cluster;
 	uint64_t capacity;
+	char profile[32];
+	uint32_t ssds;
 } probed[MAX_PROBED];
 
 /* --state-dir (absolute), given to every device as state_dir=; "" in memory */
@@ -112,6 +115,9 @@ int xms_scsi_cluster_probe_volumes(struct xms_cluster *c, struct lunlab_volume_i
 			if (!probed[i].cluster || probed[i].cluster == c->index) {
 				probed[i].cluster = c->index;
 				probed[i].capacity = f.capacity_bytes;
+				memcpy(probed[i].profile, f.profile, sizeof(probed[i].profile));
+				probed[i].profile[sizeof(probed[i].profile) - 1] = '\0';
+				probed[i].ssds = f.ssds;
 				break;
 			}
 		}
@@ -306,6 +312,14 @@ int xms_scsi_cluster_figures(const struct xms_cluster *c, struct lunlab_array_fi
 	if (rc < 0) {
 		memset(f, 0, sizeof(*f));
 		f->capacity_bytes = xms_scsi_cluster_probed_capacity(c);
+	}
+	if (!f->profile[0]) {
+		for (size_t i = 0; i < MAX_PROBED; i++) {
+			if (probed[i].cluster == c->index) {
+				memcpy(f->profile, probed[i].profile, sizeof(f->profile));
+				f->ssds = probed[i].ssds;
+			}
+		}
 	}
 	return rc;
 }

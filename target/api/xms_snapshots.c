@@ -1,6 +1,6 @@
 /* xms_snapshots.c — POST snapshots (XMS v2: a snapshot set of a volume
  * list, a consistency group or another snapshot set, read-only or regular;
- * v1's single snap-vol-name / ancestor-vol-id too) and the `snapshot-sets`
+ * v1's single snap-vol-name / ancestor-vol-id and its snap-list too) and the `snapshot-sets`
  * resource.  The snapshots are instant: one array_ctl.snapshot() call copies
  * every source's map at one point in time, then each snapshot gets its
  * device.  A failure at any step undoes the steps before it. */
@@ -22,8 +22,52 @@ struct snap_req {
 	const char *set_name;
 	const char *suffix;
 	bool readonly;
-	const char *v1_name;      /* v1: the one snapshot's name */
+	const char **names;       /* v1: each snapshot's own name (snap-vol-name); NULL: SRC.SUFFIX */
 };
+
+/* v1's snap-list (goxtremio, REX-Ray): [{"ancestor-vol-id": SRC, "snap-vol-name": NAME}, ...],
+ * one snapshot per entry, all at one point in time, in one set */
+static bool snap_list(struct xms_ctx *x, struct snap_req *r, struct json_object *list)
+{
+	size_t n = json_object_array_length(list);
+
+	if (n == 0 || n > XMS_MAX_LIST)
+		return api_errorf(x->rsp, 400, "Command Syntax Error: snap-list: want 1..%d entries", XMS_MAX_LIST);
+	r->src = calloc(n, sizeof(*r->src));
+	r->names = calloc(n, sizeof(*r->names));
+	if (!r->src || !r->names)
+		return api_error(x->rsp, 500, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(list, i), *a, *nm;
+		const struct xms_volume *v = NULL;
+
+		if (!e || !json_object_is_type(e, json_type_object) || !json_object_object_get_ex(e, "ancestor-vol-id", &a) ||
+		    !json_object_object_get_ex(e, "snap-vol-name", &nm) || !nm || !json_object_is_type(nm, json_type_string))
+			return api_errorf(x->rsp, 400, "Command Syntax Error: snap-list[%zu]: want {ancestor-vol-id, "
+					  "snap-vol-name}", i);
+		/* the source: a name, an index, or an object id [guid, name, index] */
+		if (a && json_object_is_type(a, json_type_array) && json_object_array_length(a) == 3)
+			a = json_object_array_get_idx(a, 1);
+		if (a && json_object_is_type(a, json_type_string) && json_object_get_string_len(a) <= XMS_NAME_MAX) {
+			v = xms_volume_ref(&g_xms, json_object_get_string(a));
+		} else if (a && json_object_is_type(a, json_type_int)) {
+			v = json_object_get_int64(a) > 0 ? xms_volume_get(&g_xms, (uint64_t)json_object_get_int64(a)) : NULL;
+		} else {
+			return api_errorf(x->rsp, 400, "Command Syntax Error: snap-list[%zu].ancestor-vol-id: want a volume",
+					  i);
+		}
+		if (!v)
+			return api_error(x->rsp, 400, XMS_ERR_VOL_NOT_FOUND);
+		r->src[i] = v->index;
+		r->names[i] = json_object_get_string(nm);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(r->names[j], r->names[i]) == 0)
+				return api_errorf(x->rsp, 400, "Command Syntax Error: snap-list: '%.128s' given twice",
+						  r->names[i]);
+	}
+	r->n = n;
+	return true;
+}
 
 /* the sources: volume-list | consistency-group-id | snapshot-set-id | (v1) ancestor-vol-id */
 static bool sources(struct xms_ctx *x, struct snap_req *r)
@@ -89,18 +133,30 @@ static bool sources(struct xms_ctx *x, struct snap_req *r)
 		given++;
 		if (!v)
 			return api_error(x->rsp, 400, XMS_ERR_VOL_NOT_FOUND);
-		if (xms_field_string(x, "snap-vol-name", XMS_NAME_MAX, &r->v1_name) <= 0)
+		r->src = calloc(1, sizeof(*r->src));
+		r->names = calloc(1, sizeof(*r->names));
+		if (!r->src || !r->names)
+			return api_error(x->rsp, 500, "out of memory");
+		if (xms_field_string(x, "snap-vol-name", XMS_NAME_MAX, &r->names[0]) <= 0)
 			return x->rsp->status ? false
 					      : api_error(x->rsp, 400, "Command Syntax Error: snap-vol-name: missing");
-		r->src = calloc(1, sizeof(*r->src));
-		if (!r->src)
-			return api_error(x->rsp, 500, "out of memory");
 		r->src[0] = v->index;
 		r->n = 1;
 	}
+	struct json_object *sl;
+	if (json_object_object_get_ex(x->body, "snap-list", &sl) && sl) {
+		given++;
+		if (given > 1)
+			return api_error(x->rsp, 400, "Command Syntax Error: give exactly one of volume-list, "
+					 "consistency-group-id, snapshot-set-id, snap-list");
+		if (!json_object_is_type(sl, json_type_array))
+			return api_error(x->rsp, 400, "Command Syntax Error: snap-list: want a list");
+		if (!snap_list(x, r, sl))
+			return false;
+	}
 	if (given != 1)
 		return api_error(x->rsp, 400, "Command Syntax Error: give exactly one of volume-list, "
-				 "consistency-group-id, snapshot-set-id");
+				 "consistency-group-id, snapshot-set-id, snap-list");
 	if (r->n == 0)
 		return api_error(x->rsp, 400, "Command Syntax Error: no volume to snapshot (the group is empty)");
 	return true;
@@ -177,7 +233,8 @@ void xms_post_snapshots(struct xms_ctx *x)
 		r.suffix = suffix;
 	/* every name first: nothing is made when one is taken */
 	for (size_t i = 0; i < r.n; i++) {
-		if (!snap_name(name, sizeof(name), xms_volume_get(&g_xms, r.src[i])->name, r.suffix, r.v1_name) ||
+		if (!snap_name(name, sizeof(name), xms_volume_get(&g_xms, r.src[i])->name, r.suffix,
+			       r.names ? r.names[i] : NULL) ||
 		    !xms_name_ok(name)) {
 			api_error(x->rsp, 400, "Command Syntax Error: snap-suffix: the snapshot's name would be longer "
 				  "than 128 characters");
@@ -220,7 +277,7 @@ void xms_post_snapshots(struct xms_ctx *x)
 			goto out;
 		}
 		s = xms_volume_get(&g_xms, r.src[i]); /* the add may have moved the array */
-		snap_name(d->name, sizeof(d->name), s->name, r.suffix, r.v1_name);
+		snap_name(d->name, sizeof(d->name), s->name, r.suffix, r.names ? r.names[i] : NULL);
 		d->cluster = c->index;
 		d->size = s->size;
 		d->lb_size = s->lb_size;
@@ -258,6 +315,7 @@ void xms_post_snapshots(struct xms_ctx *x)
 	xms_reply_created_many(x, "snapshots", dst, r.n);
 out:
 	free(r.src);
+	free(r.names);
 	free(dst);
 	free(sp);
 	free(dp);
@@ -332,7 +390,7 @@ static void put_set(struct xms_ctx *x, uint64_t index)
 {
 	struct xms_snapset *s = xms_snapset_get(&g_xms, index);
 	const char *name;
-	static const char *const fields[] = { "snapshot-set-name", "name", NULL };
+	static const char *const fields[] = { "new-name", "snapshot-set-name", "name", NULL };
 	int rc;
 
 	if (!s) {

@@ -11,15 +11,31 @@
 #include <string.h>
 #include <time.h>
 
+#include "handlers/scsi/naa.h"
 #include "target/api/api_json.h"
 #include "target/api/xms_common.h"
 #include "target/api/xms_resources.h"
 #include "target/api/xms_scsi.h"
+#include "target/lu/lu_table.h"
 
 #define XMS_VOL_MAX_BYTES (1ull << 50) /* 1 PiB: thin, the machine never holds it */
 
+/* the LU's NAA designator (VPD 83h) as 32 lower-case hex digits: the handler
+ * derives it from the unit serial, which is the volume's GUID, with the same
+ * function; REX-Ray matches it against /dev/disk/by-id/wwn-0x... */
+static struct json_object *naa_name(const char *guid)
+{
+	uint8_t naa[16];
+	char hex[33];
+
+	naa_from_serial(guid, naa);
+	for (int i = 0; i < 16; i++)
+		snprintf(hex + 2 * i, 3, "%02x", naa[i]);
+	return json_object_new_string(hex);
+}
+
 /* the properties of volume v as XMS lists them */
-static struct json_object *volume_json(const struct xms_volume *v, const struct lunlab_volume_info *info)
+static struct json_object *volume_json(struct xms_volume *v, const struct lunlab_volume_info *info, uint64_t now_ms)
 {
 	struct json_object *o = json_object_new_object(), *a;
 	const struct xms_cluster *c = xms_cluster_get(&g_xms, v->cluster);
@@ -31,6 +47,7 @@ static struct json_object *volume_json(const struct xms_volume *v, const struct 
 	json_object_object_add(o, "index", json_object_new_int64((int64_t)v->index));
 	json_object_object_add(o, "guid", json_object_new_string(v->guid));
 	json_object_object_add(o, "vol-id", xms_volume_oid(v));
+	json_object_object_add(o, "naa-name", naa_name(v->guid));
 	if (c)
 		json_object_object_add(o, "sys-id", xms_cluster_oid(c));
 	json_object_object_add(o, "xms-id", xms_oid(xms_ids_xms_guid(), "xms", 1));
@@ -78,21 +95,28 @@ static struct json_object *volume_json(const struct xms_volume *v, const struct 
 		if (xms_idlist_has(&g_xms.cgs.v[i].vols, v->index))
 			json_object_array_add(a, xms_cg_oid(&g_xms.cgs.v[i]));
 	json_object_object_add(o, "related-consistency-groups", a);
+	xms_attrs_show(&v->attrs, XMS_ATTR_VOLUME | XMS_ATTR_TAGS, o);
+	/* performance: its LU's counters, the ones /metrics serves */
+	struct xms_perf_counters pc = { 0 };
+	xms_perf_add(&pc, v->lu ? v->lu->stats : NULL);
+	xms_perf_show(&v->perf, &pc, now_ms, o);
 	return o;
 }
 
 static void list_some(struct json_object *arr, bool snapshots_only)
 {
+	uint64_t now_ms = xms_perf_now_ms();
+
 	for (size_t ci = 0; ci < g_xms.clusters.n; ci++) {
 		const struct xms_cluster *c = &g_xms.clusters.v[ci];
 		struct lunlab_volume_info *infos;
 		size_t n = xms_scsi_volume_infos(c, &infos);
 
 		for (size_t i = 0; i < g_xms.volumes.n; i++) {
-			const struct xms_volume *v = &g_xms.volumes.v[i];
+			struct xms_volume *v = &g_xms.volumes.v[i];
 			if (v->cluster != c->index || (snapshots_only && !v->snapshot))
 				continue;
-			json_object_array_add(arr, volume_json(v, xms_scsi_info_of(infos, n, v)));
+			json_object_array_add(arr, volume_json(v, xms_scsi_info_of(infos, n, v), now_ms));
 		}
 		free(infos);
 	}
@@ -116,8 +140,14 @@ static int size_field(struct xms_ctx *x, uint32_t lb, uint64_t *bytes)
 	const char *s;
 	uint64_t kb;
 	char num[32];
-	int rc = xms_field_string(x, "vol-size", 32, &s);
+	struct json_object *jv = NULL;
+	int rc;
 
+	/* a JSON number is KiB (goxtremio, docbert's modules send integers) */
+	if (json_object_object_get_ex(x->body, "vol-size", &jv) && jv && json_object_is_type(jv, json_type_int))
+		rc = 0;
+	else
+		rc = xms_field_string(x, "vol-size", 32, &s);
 	if (rc == 0) { /* also a plain number of KiB */
 		rc = xms_field_uint(x, "vol-size", XMS_VOL_MAX_BYTES / 1024, &kb);
 		if (rc <= 0)
@@ -147,6 +177,7 @@ static void post_volume(struct xms_ctx *x)
 	const char *name;
 	uint64_t size, lb64 = 0;
 	struct xms_volume *v;
+	struct xms_attrs attrs;
 	char err[320];
 	int rc;
 
@@ -174,6 +205,9 @@ static void post_volume(struct xms_ctx *x)
 		api_error(x->rsp, 400, "Command Syntax Error: vol-size: missing");
 		return;
 	}
+	memset(&attrs, 0, sizeof(attrs));
+	if (!xms_attrs_field(x, XMS_ATTR_VOLUME | XMS_ATTR_TAGS, &attrs))
+		return;
 	if (xms_volume_by_name(&g_xms, name)) {
 		api_error(x->rsp, 400, XMS_ERR_NAME_NOT_UNIQUE);
 		return;
@@ -192,12 +226,25 @@ static void post_volume(struct xms_ctx *x)
 	v->size = size;
 	v->lb_size = (uint32_t)lb64;
 	v->created = (int64_t)time(NULL);
+	v->attrs = attrs;
 	if (xms_scsi_volume_open(c, v, err, sizeof(err)) < 0) {
 		xms_volume_del(&g_xms, v->index);
 		api_errorf(x->rsp, 400, "Command Syntax Error: %s", err);
 		return;
 	}
 	xms_reply_created(x, "volumes", v->index);
+}
+
+/* the body sets one of the kept settings (perhaps to what it is) */
+static bool has_attr(struct xms_ctx *x)
+{
+	static const char *const f[] = { "small-io-alerts", "unaligned-io-alerts", "vaai-tp-alerts",
+					 "management-locked", "vol-access", "tag-list" };
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (json_object_object_get_ex(x->body, f[i], NULL))
+			return true;
+	return false;
 }
 
 static bool mapped(uint64_t vol)
@@ -208,12 +255,14 @@ static bool mapped(uint64_t vol)
 	return false;
 }
 
-/* PUT volumes|snapshots: vol-size (grow), vol-name / name (rename) */
+/* PUT volumes|snapshots: vol-size (grow), vol-name / name (rename), and
+ * the kept settings (xms_attrs.h) */
 static void put_volume(struct xms_ctx *x, uint64_t index)
 {
 	struct xms_volume *v = xms_volume_get(&g_xms, index);
 	const char *name = NULL;
 	uint64_t size = 0;
+	struct xms_attrs attrs;
 	char err[320];
 	int rn, rs;
 
@@ -231,7 +280,10 @@ static void put_volume(struct xms_ctx *x, uint64_t index)
 	rs = size_field(x, v->lb_size, &size);
 	if (rs < 0)
 		return;
-	if (rn == 0 && rs == 0) {
+	attrs = v->attrs;
+	if (!xms_attrs_field(x, XMS_ATTR_VOLUME | XMS_ATTR_TAGS, &attrs))
+		return;
+	if (rn == 0 && rs == 0 && memcmp(&attrs, &v->attrs, sizeof(attrs)) == 0 && !has_attr(x)) {
 		api_error(x->rsp, 400, "Command Syntax Error: nothing to change (vol-size, vol-name)");
 		return;
 	}
@@ -252,6 +304,7 @@ static void put_volume(struct xms_ctx *x, uint64_t index)
 	}
 	if (rn > 0)
 		snprintf(v->name, sizeof(v->name), "%s", name);
+	v->attrs = attrs;
 	xms_reply_ok(x);
 }
 

@@ -13,6 +13,7 @@
 #include "target/iscsi/auth_login.h"
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/iscsi_stats.h"
+#include "target/iscsi/login_throttle.h"
 #include "target/iscsi/scsi_alua.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/text.h"
@@ -329,7 +330,33 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 		}
 	}
 	if (csg == 0) {
+		/* a CHAP answer is a guess at a secret: its address may have to
+		 * wait first (login_throttle.h); refused at once, never slept on:
+		 * this is an I/O thread */
+		bool answer = text_get(&kv, "CHAP_N") || text_get(&kv, "CHAP_R");
+		char host[LOGIN_THROTTLE_HOST_MAX];
+		uint64_t now = login_throttle_now_ms(), wait = 0;
+
+		login_throttle_host(c->peer, host, sizeof(host));
+		if (answer && ls->auth.stage == AUTH_WAIT_R &&
+		    (wait = login_throttle_check(LOGIN_THROTTLE_CHAP, host, now))) {
+			snprintf(whybuf, sizeof(whybuf), "too many failed logins from %s: refused unchecked for %llu s",
+				 host, (unsigned long long)((wait + 999) / 1000));
+			login_fail(c, bhs, LS_AUTH_FAILED, whybuf);
+			return;
+		}
+		bool checked = answer && ls->auth.stage == AUTH_WAIT_R;
 		st = auth_login_step(&ls->auth, login_auth(c, ls), &kv, &out, whybuf, sizeof(whybuf));
+		if (checked && st == LS_AUTH_FAILED) {
+			unsigned row = 0;
+			wait = login_throttle_fail(LOGIN_THROTTLE_CHAP, host, now, &row);
+			login_throttle_notify(LOGIN_THROTTLE_CHAP, host, text_get(&kv, "CHAP_N"), row, wait);
+			target_log("login throttle: %s failed CHAP %u in a row (%s); %s %llu s", host, row, whybuf,
+				   row >= LOGIN_THROTTLE_LOCK_FAILS ? "locked out for" : "next try in",
+				   (unsigned long long)((wait + 999) / 1000));
+		} else if (checked && !st && ls->auth.chap) {
+			login_throttle_ok(host);
+		}
 		if (st) {
 			login_fail(c, bhs, st, whybuf);
 			return;

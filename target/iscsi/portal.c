@@ -152,8 +152,9 @@ int portal_find(const char *name)
 	unsigned long i;
 
 	if (name[0] >= '0' && name[0] <= '9' && !strchr(name, ':') && !strchr(name, '.')) {
+		/* 1-based, as XMS numbers its iscsi-portals (index 1 is the first --listen) */
 		i = strtoul(name, &end, 10);
-		return *end || i >= (unsigned long)g_target.nportals ? -1 : (int)i;
+		return *end || i < 1 || i > (unsigned long)g_target.nportals ? -1 : (int)i - 1;
 	}
 	for (int k = 0; k < g_target.nportals; k++)
 		if (strcmp(g_target.portals[k].name, name) == 0 ||

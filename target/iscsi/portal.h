@@ -41,7 +41,8 @@ void portals_close_all(void);
 int portal_set_down(int idx, bool down, char *err, size_t errlen);
 bool portal_is_down(int idx);
 /* The index of the portal named "HOST:PORT" (its bound or advertised
- * address, as SendTargets shows it), or by its number ("0", "1"); -1. */
+ * address, as SendTargets shows it), or by its number from 1 ("1" is the
+ * first --listen, as XMS iscsi-portals counts); -1. */
 int portal_find(const char *name);
 /* Connections (sessions and logins) open on portal idx now; the transport
  * counts them as they come and go. */

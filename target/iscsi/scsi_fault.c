@@ -201,6 +201,9 @@ void io_thread_delay(struct io_thread *t, struct icmd *ic, uint64_t delay_us)
 
 	ic->refs++; /* the list's: the task may be aborted meanwhile */
 	ic->delay_due_ns = mono_ns() + delay_us * 1000u;
+	/* the handler counts it apart (page 31h 000Fh): the time a fault rule
+	 * injected is neither the modeled array's nor the machine's */
+	ic->lc.fault.delay_ns = delay_us * 1000u;
 	while (*pp && (*pp)->delay_due_ns <= ic->delay_due_ns)
 		pp = &(*pp)->delay_next;
 	ic->delay_next = *pp;

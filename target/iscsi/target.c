@@ -23,25 +23,41 @@ uint16_t target_alloc_tsih(void)
 	return v;
 }
 
-void target_log(const char *fmt, ...)
+__attribute__((format(printf, 1, 0)))
+static void log_line(const char *fmt, va_list ap)
 {
-	va_list ap;
 	char ts[32];
 	struct timespec now;
 	struct tm tm;
 
-	if (g_target.quiet)
-		return;
 	clock_gettime(CLOCK_REALTIME, &now);
 	gmtime_r(&now.tv_sec, &tm);
 	strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
 	flockfile(stderr);
 	fprintf(stderr, "lunlab-target %s.%03ld ", ts, now.tv_nsec / 1000000);
-	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
-	va_end(ap);
 	fputc('\n', stderr);
 	funlockfile(stderr);
+}
+
+void target_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (g_target.quiet)
+		return;
+	va_start(ap, fmt);
+	log_line(fmt, ap);
+	va_end(ap);
+}
+
+void target_log_always(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_line(fmt, ap);
+	va_end(ap);
 }
 
 uint64_t target_next_nexus(void)

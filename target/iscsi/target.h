@@ -64,5 +64,8 @@ uint64_t target_next_nexus(void);
 
 /* one log line (stderr, unless --quiet) */
 void target_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* one log line even with --quiet: what a user cannot learn otherwise (the address a
+ * --listen HOST:0 got) */
+void target_log_always(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -72,6 +72,8 @@ struct lu_cmd {
 		bool xcopy_fail;          /* stop after xcopy_segments segments */
 		uint32_t xcopy_segments;
 		uint8_t key, asc, ascq;   /* the sense it ends with; key 0: the LU's own */
+		uint64_t delay_ns;        /* a delay= rule held it this long before delivery
+		                           * (lunlab_host_cmd_fault_delay_ns) */
 	} fault;
 	/* in: the LU layer's entry for lun (struct lu_entry, target/lu), set by
 	 * the transport for the LU layer's own use (reservations); NULL: look

@@ -17,6 +17,9 @@ struct lu_told {
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct lu_told told[LU_TABLE_MAX];
+/* which --lun LUs owe it at all: those of a target restarted on its state
+ * directory, and every one after a TARGET COLD RESET (power_on.h) */
+static bool armed[LU_TABLE_MAX];
 
 static uint64_t port_hash(const char *iqn, const uint8_t isid[6])
 {
@@ -84,7 +87,7 @@ bool lu_power_on_owed(uint64_t lun, const char *iqn, const uint8_t isid[6])
 	if (lun >= lu_table_count())
 		return false;
 	pthread_mutex_lock(&mu);
-	owed = !set_has(&told[lun], port_hash(iqn, isid));
+	owed = armed[lun] && !set_has(&told[lun], port_hash(iqn, isid));
 	pthread_mutex_unlock(&mu);
 	return owed;
 }
@@ -97,7 +100,7 @@ bool lu_power_on_claim(uint64_t lun, const char *iqn, const uint8_t isid[6])
 	if (lun >= lu_table_count())
 		return false;
 	pthread_mutex_lock(&mu);
-	if (!set_has(&told[lun], h)) {
+	if (armed[lun] && !set_has(&told[lun], h)) {
 		(void)set_add(&told[lun], h);
 		claim = true;
 	}
@@ -115,6 +118,16 @@ static void forget_all(void)
 {
 	for (size_t i = 0; i < LU_TABLE_MAX; i++)
 		set_clear(&told[i]);
+}
+
+void lu_power_on_arm(uint64_t lun)
+{
+	if (lun >= LU_TABLE_MAX)
+		return;
+	pthread_mutex_lock(&mu);
+	set_clear(&told[lun]);
+	armed[lun] = true;
+	pthread_mutex_unlock(&mu);
 }
 
 bool lu_entry_power_on_arm(struct lu_entry *e)
@@ -164,11 +177,16 @@ void lu_power_on_rearm(void)
 {
 	pthread_mutex_lock(&mu);
 	forget_all();
+	for (size_t i = 0; i < LU_TABLE_MAX; i++)
+		armed[i] = true;
 	pthread_mutex_unlock(&mu);
 	lu_table_each(rearm_mapped, NULL);
 }
 
 void lu_power_on_reset(void)
 {
-	lu_power_on_rearm();
+	pthread_mutex_lock(&mu);
+	forget_all();
+	memset(armed, 0, sizeof(armed));
+	pthread_mutex_unlock(&mu);
 }

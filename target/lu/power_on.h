@@ -1,11 +1,21 @@
 /* power_on.h — the unit attention of a power on (SAM-5 6.3.1, SPC-4 table
- * 51: 06/29/01 POWER ON OCCURRED).  After lunlab-target starts (and after a
- * TARGET COLD RESET, which is a power on), every LU owes it once to every
- * I_T nexus, i.e. to every initiator port (iSCSI: initiator name + ISID),
- * whether the LU's data was kept (--state-dir) or not: an initiator that
- * reconnects to a restarted target must learn that the device's volatile
- * state (its write cache, its reservations without APTPL, its mode pages)
- * may be gone.
+ * 51: 06/29/01 POWER ON OCCURRED).  An LU owes it once to every I_T nexus,
+ * i.e. to every initiator port (iSCSI: initiator name + ISID), when an
+ * initiator may hold state of it from before the power on: after a restart
+ * on a state directory that was there before (--state-dir: the target ran
+ * on it already; its volatile state - write cache, reservations without
+ * APTPL, mode pages - is gone while the data is back), and after a TARGET
+ * COLD RESET (a power on of a running target, its sessions still there).
+ *
+ * A fresh array, never persisted, owes it to nobody: no initiator can have
+ * seen it before, so nothing it believes can have been lost.  LIO does the
+ * same: target_core raises no power-on unit attention at start or for a new
+ * nexus (it raises 3F/0E when a LUN is mapped or unmapped, 29/03 after a
+ * LUN RESET, 2A/xx for reservation, ALUA and mode changes).  A real array
+ * booting raises 29/00 or 29/01 to the initiators that knew it; lunlab's
+ * equivalent is the restart on a state directory.  A first command that is
+ * not refused is also what initiators that do not retry unit attentions need
+ * (iscsi-ls -s, docs/access-control.md's first commands).
  *
  * A port is "told" once a command of one of its sessions has been answered
  * with the unit attention; a session that logs out before sending anything
@@ -42,11 +52,16 @@ bool lu_entry_power_on_claim(struct lu_entry *e, const char *iqn, const uint8_t 
 /* frees e's told set (lu_entry_free) */
 void lu_entry_power_on_free(struct lu_entry *e);
 
+/* The --lun LU lun owes it to every port from now on (main: a target
+ * restarted on its state directory).  Until then, and after
+ * lu_power_on_reset(), a --lun LU owes none. */
+void lu_power_on_arm(uint64_t lun);
+
 /* TARGET COLD RESET: every LU owes it to every port again (mapped LUs
  * too: from an I/O thread, lu_table_each). */
 void lu_power_on_rearm(void);
 
-/* lu_table_reset(): forget every LU's told ports. */
+/* lu_table_reset(): forget every LU's told ports; none is armed. */
 void lu_power_on_reset(void);
 
 #endif

@@ -249,6 +249,19 @@ static void target_figures(struct prom_out *o, const struct metrics_snapshot *s)
 	for (unsigned r = 0; r < LOGIN_RESULTS; r++)
 		prom_sample_u64(o, &(struct prom_label){ "result", login_result_name((enum login_result)r) }, 1,
 				s->logins[r]);
+	prom_family(o, "lunlab_login_failures_total", PROM_COUNTER,
+		    "Wrong secrets since the start: API passwords (api) and CHAP answers (chap).");
+	for (unsigned k = 0; k < LOGIN_THROTTLE_KINDS; k++)
+		prom_sample_u64(o, &(struct prom_label){ "kind", login_throttle_kind_name((enum login_throttle_kind)k) },
+				1, s->auth_failures[k]);
+	prom_family(o, "lunlab_login_throttled_total", PROM_COUNTER,
+		    "Logins refused unchecked because their address was waiting after failures.");
+	for (unsigned k = 0; k < LOGIN_THROTTLE_KINDS; k++)
+		prom_sample_u64(o, &(struct prom_label){ "kind", login_throttle_kind_name((enum login_throttle_kind)k) },
+				1, s->auth_refused[k]);
+	prom_family(o, "lunlab_login_locked_addresses", PROM_GAUGE,
+		    "Client addresses locked out now after 10 failed logins in a row.");
+	prom_sample_u64(o, NULL, 0, s->auth_locked);
 	prom_family(o, "lunlab_fault_hits_total", PROM_COUNTER,
 		    "Commands a fault rule acted on since the start, by action (kept when a rule is removed).");
 	for (unsigned a = 0; a < FAULT_ACTIONS; a++)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "target/lu/lu_rcu.h"
+#include "target/lu/proc_figures.h"
 #include "target/lu/lu_table.h"
 #include "target/tcmu/host.h"
 
@@ -24,30 +25,6 @@ double metrics_ratio(uint64_t num, uint64_t den)
 }
 
 /* resident pages from /proc/self/statm (second field) */
-static uint64_t rss_bytes(void)
-{
-	unsigned long long size = 0, res = 0;
-	FILE *f = fopen("/proc/self/statm", "re");
-	long page = sysconf(_SC_PAGESIZE);
-
-	if (!f)
-		return 0;
-	if (fscanf(f, "%llu %llu", &size, &res) != 2)
-		res = 0;
-	fclose(f);
-	return (uint64_t)res * (uint64_t)(page > 0 ? page : 4096);
-}
-
-static double cpu_seconds(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_SELF, &ru) != 0)
-		return 0;
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-	       (double)ru.ru_stime.tv_usec / 1e6;
-}
-
 static struct metrics_array *find_array(struct metrics_snapshot *s, const char *name)
 {
 	for (size_t i = 0; i < s->narr; i++)
@@ -167,12 +144,17 @@ int metrics_snapshot_take(struct metrics_snapshot *s)
 	memset(s, 0, sizeof(*s));
 	clock_gettime(CLOCK_REALTIME, &ts);
 	s->time_s = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-	s->rss_bytes = rss_bytes();
-	s->cpu_seconds = cpu_seconds();
+	s->rss_bytes = proc_rss_bytes();
+	s->cpu_seconds = proc_cpu_seconds();
 	s->sessions[0] = iscsi_stats_sessions(false);
 	s->sessions[1] = iscsi_stats_sessions(true);
 	for (unsigned r = 0; r < LOGIN_RESULTS; r++)
 		s->logins[r] = iscsi_stats_logins((enum login_result)r);
+	for (unsigned k = 0; k < LOGIN_THROTTLE_KINDS; k++) {
+		s->auth_failures[k] = login_throttle_failures((enum login_throttle_kind)k);
+		s->auth_refused[k] = login_throttle_refused((enum login_throttle_kind)k);
+	}
+	s->auth_locked = login_throttle_locked(login_throttle_now_ms());
 	fault_rules_hit_totals(s->fault_hits);
 	s->nrules = fault_rules_list(NULL, 0);
 	if (s->nrules) {

@@ -20,6 +20,7 @@
 
 #include "lunlab/array_ctl.h"
 #include "target/iscsi/iscsi_stats.h"
+#include "target/iscsi/login_throttle.h"
 #include "target/lu/fault_rules.h"
 #include "target/lu/lu_stats.h"
 
@@ -46,6 +47,10 @@ struct metrics_snapshot {
 	double cpu_seconds;               /* user + system CPU of the process */
 	uint64_t sessions[2];             /* [0] normal, [1] discovery */
 	uint64_t logins[LOGIN_RESULTS];
+	/* failed logins (API passwords, CHAP answers), tries refused unchecked
+	 * while their address waited, addresses locked out now (login_throttle.h) */
+	uint64_t auth_failures[LOGIN_THROTTLE_KINDS], auth_refused[LOGIN_THROTTLE_KINDS];
+	uint64_t auth_locked;
 	uint64_t fault_hits[FAULT_ACTIONS]; /* rules fired since the start, by action */
 	size_t nrules;                    /* the fault rules live now (docs/faults.md) */
 	struct fault_rule_info *rules;

@@ -127,6 +127,13 @@ uint64_t lunlab_host_cmd_arrival_ns(const struct tcmulib_cmd *cmd)
 	return lu ? lu->arrival_ns : 0;
 }
 
+uint64_t lunlab_host_cmd_fault_delay_ns(const struct tcmulib_cmd *cmd)
+{
+	const struct lu_cmd *lu = lu_of(cmd);
+
+	return lu ? lu->fault.delay_ns : 0;
+}
+
 bool lunlab_host_cmd_xcopy_fault(const struct tcmulib_cmd *cmd, uint32_t *segments, uint8_t sense[3])
 {
 	const struct host_cmd *hc;

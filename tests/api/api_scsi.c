@@ -11,6 +11,7 @@
  *   api_scsi [-i IQN] luns URL                    REPORT LUNS: the LUNs, one line
  *   api_scsi [-i IQN] logsense URL PAGE           LOG SENSE PAGE: "CODE VALUE" lines (hex
  *                                                  code, decimal value of 8-byte parameters)
+ *   api_scsi [-i IQN] naa URL                     INQUIRY VPD 83h: the NAA designator in hex
  *   api_scsi [-i IQN] login URL                   log in and out: exit 0, or 3 when refused
  *   api_scsi [-i IQN] tur URL                     log in without libiscsi's TEST UNIT READY
  *                                                  (which repeats every unit attention),
@@ -229,6 +230,34 @@ static int log_sense(int page)
 	return 0;
 }
 
+/* INQUIRY VPD 83h (SPC-4 7.8.6): the first NAA designator of the LU, in hex */
+static int naa(void)
+{
+	struct scsi_task *t = RUN("INQUIRY VPD 83h", iscsi_inquiry_sync(iscsi, lun, 1, 0x83, 255));
+	const uint8_t *p;
+	int len;
+
+	if (!t)
+		return 1;
+	p = t->datain.data;
+	len = t->datain.size;
+	for (int at = 4; len >= 4 && at + 4 <= len && at + 4 <= 4 + (p[2] << 8 | p[3]);) {
+		int dlen = p[at + 3];
+		if (at + 4 + dlen > len)
+			break;
+		if ((p[at + 1] & 0x0f) == 3 && (p[at + 1] & 0x30) == 0) { /* NAA, associated with the LU */
+			for (int i = 0; i < dlen; i++)
+				printf("%02x", p[at + 4 + i]);
+			printf("\n");
+			scsi_free_scsi_task(t);
+			return 0;
+		}
+		at += 4 + dlen;
+	}
+	scsi_free_scsi_task(t);
+	return 1;
+}
+
 static int watch(void)
 {
 	char line[64];
@@ -268,7 +297,7 @@ static void tur_once(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: api_scsi [-i IQN] write|verify URL LBA BLOCKS SEED | capacity|luns|login|tur|watch URL | "
+	fprintf(stderr, "usage: api_scsi [-i IQN] write|verify URL LBA BLOCKS SEED | capacity|luns|naa|login|tur|watch URL | "
 			"logsense URL PAGE\n");
 	return 2;
 }
@@ -304,6 +333,8 @@ int main(int argc, char **argv)
 		rc = report_luns();
 	} else if (!strcmp(cmd, "logsense") && argc - optind == 3) {
 		rc = log_sense((int)strtol(argv[optind + 2], NULL, 0));
+	} else if (!strcmp(cmd, "naa") && argc - optind == 2) {
+		rc = naa();
 	} else if (!strcmp(cmd, "login") && argc - optind == 2) {
 		rc = 0;
 	} else if (!strcmp(cmd, "tur") && argc - optind == 2) {

@@ -77,14 +77,14 @@ def snapshot(vol):
                consistencygroup_id=None)
 
 
-def make_driver():
+def make_driver(cluster=""):
     cfg = mock.Mock(san_ip=API, san_login=USER, san_password=PASSWORD,
-                    xtremio_cluster_name="", xtremio_array_busy_retry_count=5,
+                    xtremio_cluster_name=cluster, xtremio_array_busy_retry_count=5,
                     xtremio_array_busy_retry_interval=1, xtremio_volumes_per_glance_cache=100,
                     xtremio_clean_unused_ig=False, xtremio_ports=[],
                     driver_ssl_cert_verify=False, driver_ssl_cert_path=None,
                     max_over_subscription_ratio=20.0, reserved_percentage=0,
-                    volume_backend_name="lunlab")
+                    volume_backend_name="lunlab" + (("-" + cluster) if cluster else ""))
     cfg.safe_get = lambda k: getattr(cfg, k)
     drv = xtremio.XtremIOISCSIDriver(configuration=cfg)
     drv.db = mock.Mock()

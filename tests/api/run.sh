@@ -5,9 +5,16 @@
 # initiator's) besides the API's volumes:
 #   cinder  Debian 12's python3-cinder XtremIOISCSIDriver, every call checked on the SCSI
 #           side, with CHAP off and then on (cinder_driver.py)
+#   cinder2 the same driver as two backends, one per cluster (cinder_two_backends.py)
 #   xms     every resource, query and XMS error message, masking, unit attentions,
 #           read-only snapshots, discovery CHAP (xms_api.py)
 #   bench   lunlab-bench clone --mode snapshot --verify and info --api (bench_api.sh)
+#   throttle  failed API and CHAP logins counted, logged, another address not slowed
+#           (throttle_api.py)
+#   clusters  two clusters as scopes of names, IQNs, lists and lookups (clusters_api.py)
+#   sessions  v3 login/logout, the session cookie on every version (sessions_api.py)
+#   replay-CLIENT  a public XMS client's requests replayed, its fields type-checked
+#           (replay_CLIENT.py; the source and commit each is derived from are named there)
 # Exit 0 pass, 1 fail, 77 skipped (python3-cinder missing for cinder).
 set -uo pipefail
 bin=$1 handlers=$2 api_scsi=$3 bench=$4 check=$5
@@ -15,7 +22,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=run-api-target.sh
 source "$here/run-api-target.sh"
 
-if [[ $check == cinder ]] &&
+if [[ $check == cinder* ]] &&
    ! /usr/bin/python3 -c 'from cinder import objects; objects.register_all(); import cinder.volume.drivers.dell_emc.xtremio' 2>/dev/null; then
     echo "SKIP: Debian's python3-cinder is not installed (ci/install-deps.sh installs it)"
     exit 77
@@ -34,13 +41,20 @@ finish() {
 trap finish EXIT
 extra=()
 [[ $check == bench ]] && extra=(--cluster "name=xb1,model=x2,time_scale=0")
+[[ $check == clusters || $check == cinder2 ]] && extra=(--cluster "name=x1a,model=x1" --cluster "name=x2a,model=x2")
 api_start "$bin" "$handlers" "$work" --lun size=64M,model=unlimited "${extra[@]}" || { status=1; exit; }
 echo "target: iSCSI $PORTAL, API https://$API"
 export LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWORD LUNLAB_PORTAL=$PORTAL \
-    LUNLAB_IQN=$IQN API_SCSI=$api_scsi LUNLAB_BENCH=$bench
+    LUNLAB_IQN=$IQN API_SCSI=$api_scsi LUNLAB_BENCH=$bench LUNLAB_TARGET_LOG=$API_LOG \
+    LUNLAB_TARGET_PID=$LL_PID LUNLAB_AUTH_FILE=$work/auth
 case $check in
     cinder) timeout 600 /usr/bin/python3 "$here/cinder_driver.py" || status=1 ;;
+    cinder2) PYTHONPATH=$here timeout 600 /usr/bin/python3 "$here/cinder_two_backends.py" || status=1 ;;
     xms) timeout 600 /usr/bin/python3 "$here/xms_api.py" || status=1 ;;
     bench) timeout 600 bash "$here/bench_api.sh" || status=1 ;;
+    throttle) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/throttle_api.py" || status=1 ;;
+    clusters) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/clusters_api.py" || status=1 ;;
+    sessions) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/sessions_api.py" || status=1 ;;
+    replay-*) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/replay_${check#replay-}.py" || status=1 ;;
     *) echo "unknown check '$check'"; status=2 ;;
 esac

@@ -187,7 +187,7 @@ def main():
                                                                        "snapshot-set-name": "s1"}), 400,
                "obj_name_not_unique")
     expect_err("no source", req("POST", "snapshots", json={"snapshot-set-name": "x"}), 400,
-               "Command Syntax Error: give exactly one of volume-list, consistency-group-id, snapshot-set-id")
+               "Command Syntax Error: give exactly one of volume-list, consistency-group-id, snapshot-set-id, snap-list")
     expect_err("an unknown source", req("POST", "snapshots", json={"volume-list": ["nope"]}), 400,
                "vol_obj_not_found")
 

@@ -9,12 +9,20 @@
 #   2. the data outside the region it was given (--offset/--capacity-use) is untouched;
 #   3. (a) every parameter the profile was designed to make identifiable comes back within 10%
 #      (and is not reported as unidentified), and every parameter calibrate reports as fitted
-#      (95% interval within 10%) is within 10% of the truth;
+#      (95% interval within 10%) is within 10% of the truth - or, either way, within twice its
+#      own 95% interval when that is wider: the interval is calibrate's statement of what this
+#      run's noise allows (a fitted value with a +-10% interval lies outside +-10% in about one
+#      run in 20 by chance alone, outside +-20%, 3.9 standard errors, about once in 11,000), so
+#      a value outside twice its interval is a defect (a bias, or an interval that understates
+#      the noise), not bad luck.  The same verdicts on controlled noise, exactly:
+#      tests/unit/client/test_calib_fit.c (seeded noise and recorded measurements);
 #   4. (b) lunlab serving the calibrated profile reproduces the original's figures, within 5%,
 #      on workloads calibrate never ran: a clone at a chunk size it did not try (512 KiB,
-#      4 x 4 outstanding) and an 8-VM scale run of 192 KiB reads at queue depth 2; original
-#      and calibrated LUs back to back, alternating (o c c o), medians; a comparison outside 5%
-#      gets one more pair, so that one stall of a loaded machine does not decide it.
+#      4 x 4 outstanding), its modeled duration on the virtual clock (exact: no machine share),
+#      and an 8-VM scale run of 192 KiB reads at queue depth 2 in real time; original and
+#      calibrated LUs back to back, alternating (o c c o), medians; a comparison outside 5%
+#      gets one more pair, so that one stall of a loaded machine does not decide it (the scale
+#      run's modeled throughput is not in its JSON, so it is not on the virtual clock yet).
 # The answer key is the generated profile (and lunlab's vendor pages, which the test may read
 # and calibrate may not).  Two profiles run at a time, each with its own lunlab-target: the LUs
 # are in slow motion, so they mostly wait, and the test takes half as long.
@@ -97,6 +105,13 @@ capacity_of() {
     esac
 }
 
+# close VALUE TRUTH CI95_REL: within 10% of the truth, or within twice the value's own 95%
+# interval when that is wider (the header, step 3, says why)
+close() {
+    local r
+    r=$(awk -v c="$3" 'BEGIN { c = (c == "null" || c == "") ? 0 : 2 * c; print (c > 0.10 ? c : 0.10) }')
+    within "$1" "$2" "$r"
+}
 # within VALUE TRUTH REL: |value / truth - 1| <= REL
 within() { awk -v v="$1" -v t="$2" -v r="$3" 'BEGIN { exit !(t > 0 && (v / t - 1 <= r) && (1 - v / t <= r)) }'; }
 pct() { awk -v v="$1" -v t="$2" 'BEGIN { if (t > 0) printf "%+.1f%%", 100 * (v / t - 1); else printf "-" }'; }
@@ -183,16 +198,16 @@ run_profile() {
         [[ $s == fitted || $s == weak ]] && printf ' +-%.1f%%' "$(awk -v c="$ci" 'BEGIN { print 100 * c }')"
         if [[ " $ident " == *" $p "* ]]; then
             printf ' (identifiable)'
-            if [[ $s == bound || $s == "not measured" ]] || ! within "$v" "$t" 0.10; then
-                printf '  <- MISS\n'; fail "$p should come back within 10%"; continue
+            if [[ $s == bound || $s == "not measured" ]] || ! close "$v" "$t" "$ci"; then
+                printf '  <- MISS\n'; fail "$p should come back within 10% (or twice its interval)"; continue
             fi
-        elif [[ $s == fitted ]] && ! within "$v" "$t" 0.10; then
+        elif [[ $s == fitted ]] && ! close "$v" "$t" "$ci"; then
             if awk -v t="$t" 'BEGIN { exit !(t == 0) }'; then
                 # a resource the profile does not have: what calibrate fitted is what this
                 # machine added (e.g. lunlab's own Data-In after a paced READ), said, not failed
                 printf '  (the profile has none: this machine'"'"'s own share)\n'; continue
             fi
-            printf '  <- MISS\n'; fail "$p is reported fitted (within 10%) but is not"; continue
+            printf '  <- MISS\n'; fail "$p is reported fitted (+-$ci) but is outside 10% and twice that"; continue
         fi
         printf '\n'
     done
@@ -221,8 +236,11 @@ run_profile() {
         fail "soft_threshold_percent $vsoft, want $cap_soft ($(jq -r .capacity.soft_threshold_how "$j"))"
 
     # 4. (b) the calibrated profile against the original on workloads calibrate did not run
+    # LUs 2 and 3: the same two profiles on the virtual clock, for the clone (below)
     if start --lun "size=2G,profile=$orig,time_scale=$scale,array=orig" \
-             --lun "size=2G,profile=$cal,time_scale=$scale,array=cal"; then
+             --lun "size=2G,profile=$cal,time_scale=$scale,array=cal" \
+             --lun "size=2G,profile=$orig,time_scale=virtual,array=origv" \
+             --lun "size=2G,profile=$cal,time_scale=virtual,array=calv"; then
         # Workloads that keep the array's busiest resource busy (4 x 4 copies in flight, 8 VMs
         # at queue depth 2): their figures are the model's, and what a loaded machine adds per
         # command hides in the queue instead of stretching every cycle.  The clone's template
@@ -245,14 +263,23 @@ run_profile() {
             echo "$(echo "${o[*]}" | median) $(echo "${c[*]}" | median)"
         }
         local o c
-        "$bench" "${clone[@]}" "$portal/0" --quiet --json >/dev/null 2>>"$d/err" &&
-            "$bench" "${clone[@]}" "$portal/1" --quiet --json >/dev/null 2>>"$d/err" || fail "clone (template)"
-        if read -r o c < <(compare clone '.wall_s' "${clone[@]}" --no-template); then
-            printf '   clone 4 x 32 MiB at 512 KiB, 4 x 4: original %.3f s, calibrated %.3f s (%s)\n' "$o" "$c" \
-                "$(pct "$c" "$o")"
-            within "$c" "$o" 0.05 || fail "the calibrated profile's clone is off by more than 5%"
+        # The clone on the virtual clock (docs/models.md): its modeled duration is the two
+        # profiles' alone, exactly, once per LU; in slow motion this machine's share of each
+        # command moved the two LUs' wall times apart by chance (an rt-frontend run read -15.8%
+        # there while the same two profiles model the clone within 0.02% of each other).
+        local mo mc
+        "$bench" "${clone[@]}" "$portal/2" --quiet --json >/dev/null 2>>"$d/err" &&
+            "$bench" "${clone[@]}" "$portal/3" --quiet --json >/dev/null 2>>"$d/err" || fail "clone (template)"
+        mo=$("$bench" "${clone[@]}" "$portal/2" --no-template --quiet --json 2>>"$d/err" |
+            jq -r 'select(.modeled.clock == "virtual") | .modeled.duration_s')
+        mc=$("$bench" "${clone[@]}" "$portal/3" --no-template --quiet --json 2>>"$d/err" |
+            jq -r 'select(.modeled.clock == "virtual") | .modeled.duration_s')
+        if [[ -n $mo && -n $mc ]]; then
+            printf '   clone 4 x 32 MiB at 512 KiB, 4 x 4 (virtual clock): original %.6f s, calibrated %.6f s modeled (%s)\n' \
+                "$mo" "$mc" "$(pct "$mc" "$mo")"
+            within "$mc" "$mo" 0.05 || fail "the calibrated profile's clone is off by more than 5%"
         else
-            fail "clone runs failed"
+            fail "clone runs failed (or not on the virtual clock)"
         fi
         if read -r o c < <(compare scale '.runs[0].total_mbps' "${scale_run[@]}"); then
             printf '   scale 8 VMs of 192 KiB reads at QD2: original %.2f MB/s, calibrated %.2f MB/s (%s; real time)\n' \

@@ -15,6 +15,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=ci/lib/target-ctl.sh
 source "$here/../../ci/lib/target-ctl.sh"
+# shellcheck source=tests/calibrate/host_limit.sh
+source "$here/host_limit.sh"
 build=$(cd "${1:?usage: tgt.sh BUILD_DIR}" && pwd)
 bench=$build/client/lunlab-bench
 target=$build/target/lunlab-target
@@ -77,19 +79,16 @@ jq -e '.fit.params | to_entries | all(.value.status as $s |
 jq -e '.data_reduction == null and (.data_reduction_reason | length > 0)' "$work/run.json" >/dev/null &&
     echo "ok: no data reduction invented ($(jq -r '.data_reduction_reason' "$work/run.json"))" ||
     fail "data reduction figures for tgt: $(jq -c '.data_reduction' "$work/run.json")"
-#  - whether this host limited a figure depends on how fast tgt and the loopback ran this time
-#    (the rule: test_calib_host_limit.c); whichever it was, the JSON, the notes and the table
-#    must all say the same
-limited=$(jq -r '[.points[] | select(.measured) | .machine_limited] | any' "$work/run.json")
-jq -e --argjson l "$limited" '.machine_limited == $l and
-        ((.notes | map(select(test("faster than this host can measure"))) | length > 0) == $l)' "$work/run.json" >/dev/null &&
-    echo "ok: the JSON says consistently whether this host set figures (machine_limited: $limited)" ||
-    fail "machine_limited is reported inconsistently (points: $limited, run: $(jq -c '.machine_limited' "$work/run.json"), notes: $(jq -c '.notes' "$work/run.json"))"
-# the table (the first run): its MACHINE-LIMITED line exactly when a note says why
-if grep -q "faster than this host can measure" "$work/table.txt"; then tl=1; else tl=0; fi
-if grep -q "^MACHINE-LIMITED" "$work/table.txt"; then tm=1; else tm=0; fi
-(( tl == tm )) && echo "ok: the table says consistently whether this host set figures ($tm)" ||
-    fail "the table's MACHINE-LIMITED line ($tm) disagrees with its notes ($tl)"
+#  - whether this host limited a figure depends on how fast tgt and the loopback ran this time:
+#    whichever it was, every verdict must follow calibrate's rules from the figures the run
+#    reported (a limited point, or a fixed latency within the NOP round trip's noise), and the
+#    JSON, its notes and the table must all say the same (tests/calibrate/host_limit.jq)
+why=$(host_limit_json "$work/run.json") &&
+    echo "ok: the JSON says consistently whether this host set figures (machine_limited: $(jq -c .machine_limited "$work/run.json"))" ||
+    fail "machine_limited is reported inconsistently: $why"
+why=$(host_limit_table "$work/table.txt") &&
+    echo "ok: the table says consistently whether this host set figures ($(grep -c '^MACHINE-LIMITED' "$work/table.txt"))" ||
+    fail "table: $why"
 grep -q "^profile written: $work/tgt.yaml" "$work/table.txt" || fail "the table does not name the profile"
 # the profile is one lunlab serves
 ll_start_lunlab "$target" "$work/lunlab.log" --quiet --handler-path "$build/handlers" \

@@ -1,7 +1,8 @@
 /* fuzz_api_json.c — a request body as the HTTP API reads it: the bounded
  * parser api_json_parse_body() (target/api/api_json.c), then every field
  * reader on the fields XMS requests carry and the XMS size parser on each
- * string field.  Invariants: a refused body has a one-line reason; an
+ * string field, and the kept settings (xms_attrs.c: operating-system, alert
+ * switches, vol-access, tag-list) with their stored form read back equal.  Invariants: a refused body has a one-line reason; an
  * accepted one is an object; a reader answers 1 only with a value inside
  * its limits, -1 only with a reason naming the field. */
 #include <json-c/json.h>
@@ -10,16 +11,42 @@
 #include <string.h>
 
 #include "target/api/api_json.h"
+#include "target/api/xms_attrs.h"
 
 static const char *const names[] = {
 	"vol-name", "vol-size", "lb-size", "volume-list", "snapshot-set-name", "snap-suffix", "snapshot-type",
 	"consistency-group-id", "vol-list", "ig-id", "port-address", "lun", "cluster-id", "name", "index",
+	"initiator-authentication-password", "tag-list", "operating-system", "vol-access",
 };
 
 static void one_line(const char *err, const char *field)
 {
 	if (!*err || strchr(err, '\n') || (field && strncmp(err, field, strlen(field)) != 0))
 		abort();
+}
+
+/* the kept settings: accepted ones are XMS's words and survive the store */
+static void attrs(struct json_object *o)
+{
+	struct xms_attrs a, before, back;
+	struct json_object *stored;
+	char err[200];
+
+	memset(&a, 0, sizeof(a));
+	before = a;
+	err[0] = '\0';
+	if (!xms_attrs_parse(o, XMS_ATTR_OS | XMS_ATTR_VOLUME | XMS_ATTR_TAGS, &a, err, sizeof(err))) {
+		one_line(err, NULL);
+		if (memcmp(&a, &before, sizeof(a)) != 0) /* a refusal changes nothing */
+			abort();
+		return;
+	}
+	if (strlen(a.tags) >= XMS_TAGS_TEXT_MAX || a.small_io > XMS_TOGGLE_DISABLED)
+		abort();
+	stored = xms_attrs_to_json(&a);
+	if (xms_attrs_from_json(stored, &back, err, sizeof(err)) != 0 || memcmp(&a, &back, sizeof(a)) != 0)
+		abort();
+	json_object_put(stored);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -64,6 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc < 0)
 			one_line(err, names[i]);
 	}
+	attrs(o);
 	json_object_put(o);
 	return 0;
 }

@@ -422,15 +422,22 @@ def api_seeds():
         "cg": {"consistency-group-name": "cg1", "vol-list": [["0" * 32, "vol1", 1], "vol2"]},
         "cluster-chap": {"chap-authentication-mode": "initiator", "chap-discovery-mode": "disabled"},
         "empty": {},
+        "attrs": {"operating-system": "esx", "small-io-alerts": "enabled", "unaligned-io-alerts": "disabled",
+                  "vaai-tp-alerts": "enabled", "management-locked": "enabled", "vol-access": "read_access",
+                  "tag-list": ["/Volume/gold", 3, ["0" * 32, "t", 4]]},
+        "chap-one-field": {"initiator-authentication-password": "ABCDEF1234567",
+                           "remove-initiator-discovery-credentials": "enabled"},
     }
     for name, b in bodies.items():
         write("fuzz-api-json", name, json.dumps(b).encode())
+    write("fuzz-api-json", "null", b"null")
     queries = {
         "name": "name=vol1&cluster-name=xbrick1",
         "full-filters": "full=1&filter=vol-name%3Aeq%3Avol1&filter=ig-name:eq:host1",
         "alternatives": "filter=port-address:eq:iqn.a:1,port-address:eq:iqn.b:2&full=1&prop=ig-id",
         "props": "full=1&prop=lun&prop=index,name&props=ancestor-vol-id",
         "like": "full=1&filter=name:like:snap&filter=lun:ge:3",
+        "empty-cluster": "full=1&cluster-name=&name=v1",
     }
     for name, q in queries.items():
         write("fuzz-api-query", name, q.encode())
@@ -457,6 +464,13 @@ def api_seeds():
         "lun-maps": typ(2, [{"index": 1, "guid": g, "vol": 1, "ig": 1, "lun": 1, "cluster": 1}]),
     }
     write("fuzz-xms-model", "model", json.dumps(doc).encode())
+    # the kept settings (target/api/xms_attrs.h) on a volume, a group, an initiator and a group of volumes
+    doc["volumes"]["objects"][0]["attrs"] = {"small-io-alerts": "enabled", "vol-access": "read_access",
+                                             "management-locked": "disabled", "tag-list": ["/Volume/t1", 2]}
+    doc["initiator-groups"]["objects"][0]["attrs"] = {"operating-system": "esx", "tag-list": [["0" * 32, "t", 1]]}
+    doc["initiators"]["objects"][0]["attrs"] = {"operating-system": "linux"}
+    doc["consistency-groups"]["objects"][0]["attrs"] = {"tag-list": ["gold"]}
+    write("fuzz-xms-model", "model-attrs", json.dumps(doc).encode())
     empty = {"format": 1}
     for t in ("clusters", "volumes", "snapshot-sets", "consistency-groups", "initiator-groups", "initiators",
               "lun-maps"):

@@ -10,7 +10,7 @@
 #                    once --timeout is spent
 #   task-set-full    writes answered TASK SET FULL now and then: drr's figures equal an
 #                    undisturbed run's on a second array
-#   unit-attention   06/29/00 on 3 commands of info (and the power on's 06/29/01): retried, counted
+#   unit-attention   06/29/00 on 3 commands of info (a fresh target owes no power on): retried, counted
 #                    as resets, same answers
 #   not-ready        NOT READY becoming ready (02/04/01) on 3 reads: scale keeps going
 #   aborted-command  ABORTED COMMAND (0B/44/00) on 3 writes: drr's figures unchanged
@@ -113,8 +113,13 @@ busy)
     bench always scale "$url/1" --vms 1 --bs 256k --duration 1 --warmup 0 --timeout 2 --quiet
     want_rc always 1
     one_line always "^lunlab-bench: ${url//./\\.}/1: READ\(16\) at LBA 0 failed: BUSY$"
-    (( $(echo "$took >= 1.5 && $took < 8" | bc) )) && ok "always BUSY: gave up after $took s (--timeout 2)" ||
-        fail "always BUSY: gave up after $took s, want about --timeout 2"
+    # from below only, where it holds by construction: BUSY is retried until the next retry
+    # would come after --timeout since the first submission, so the give-up comes no sooner than
+    # --timeout minus the longest backoff (500 ms, conn_busy_backoff_ns); an upper bound would be
+    # a wall-clock threshold, and when the layer gives up is conn_policy's rule, tested on
+    # controlled elapsed times (test_conn_policy.c); exit 1 above says it did give up
+    (( $(echo "$took >= 1.5" | bc) )) && ok "always BUSY: gave up after $took s (--timeout 2)" ||
+        fail "always BUSY: gave up after $took s, before --timeout 2 less the longest backoff"
     ;;
 task-set-full)
     start --lun size=256M,model=x2,time_scale=0 --lun size=256M,model=x2,time_scale=0,array=ref \
@@ -131,12 +136,12 @@ unit-attention)
         --fault lun=0,op=any,every=2,count=3,sense=06/29/00 --fault lun=1,op=any,every=2,count=3,sense=06/29/00
     bench info info "$url/0" --json --quiet
     want_rc info 0
-    # 3 from the rule and the power on a new I_T nexus is owed (06/29/01, docs/persistence.md)
-    jqok info '.connection.unit_attentions == 4 and .connection.resets == 4' "3 + 1 (power on) unit attentions retried, counted as resets"
+    # 3 from the rule; a fresh target owes a new I_T nexus no power on (target/lu/power_on.h)
+    jqok info '.connection.unit_attentions == 3 and .connection.resets == 3' "3 unit attentions retried, counted as resets"
     jqok info '.capacity_bytes == 268435456 and .vaai.extended_copy == true and .array != null' \
         "the answers are the LU's" '{capacity_bytes, vaai, array}'
     bench table info "$url/1" --quiet
-    grep -q "retried 4 UNIT ATTENTION (4 of them 06/29/xx" "$work/table.out" &&
+    grep -q "retried 3 UNIT ATTENTION (3 of them 06/29/xx: the target said it had restarted or been reset, a notice each initiator gets once)" "$work/table.out" &&
         ok "the table says so" || fail "table: $(grep note "$work/table.out")"
     ;;
 not-ready)
@@ -164,7 +169,9 @@ hold)
     bench always scale "$url/1" --vms 1 --bs 256k --duration 1 --warmup 0 --timeout 1 --quiet
     want_rc always 3
     one_line always "^lunlab-bench: ${url//./\\.}/1: READ\(16\) at LBA 0 got no answer within --timeout 1 s, 2 times; each time it was aborted with ABORT TASK$"
-    (( $(echo "$took < 6" | bc) )) && ok "gave up after $took s" || fail "gave up after $took s, want about 2 x --timeout 1"
+    # two --timeout 1 waits, each ended by an ABORT TASK (the message above counts them): from
+    # below only, as for BUSY
+    (( $(echo "$took >= 1.9" | bc) )) && ok "gave up after $took s" || fail "gave up after $took s, before 2 x --timeout 1"
     ;;
 xcopy-halfway)
     start --lun size=256M,model=x2,time_scale=0 --lun size=256M,model=x2,time_scale=0,array=b \

@@ -47,28 +47,10 @@ struct iscsi_context *session(const char *portal, const char *iqn, const char *i
 		iscsi_destroy_context(i);
 		return NULL;
 	}
-	take_power_on(i, lun);
+	/* nothing to take first: a fresh target owes a new I_T nexus no power-on
+	 * unit attention (target/lu/power_on.h), so the first command of a check
+	 * is the one it means */
 	return i;
-}
-
-void take_power_on(struct iscsi_context *i, int connect_lun)
-{
-	struct scsi_task *t = iscsi_reportluns_sync(i, 0, 16384);
-	struct scsi_reportluns_list *l = t && t->status == SCSI_STATUS_GOOD ? scsi_datain_unmarshall(t) : NULL;
-
-	for (uint32_t k = 0; l && k < l->num; k++) {
-		int lun = l->luns[k] & 0x3fff;
-		struct outcome o;
-
-		if (lun == connect_lun)
-			continue; /* libiscsi's connect took it already */
-		o = outcome_of(iscsi_testunitready_sync(i, lun));
-		check(o.status == ST_CHECK && o.sense == 0x062901,
-		      "a new I_T nexus: LUN %d's first command gets 06/29/01 POWER ON OCCURRED (got %d %06x)", lun,
-		      o.status, o.sense);
-	}
-	if (t)
-		scsi_free_scsi_task(t);
 }
 
 void session_end(struct iscsi_context *i)

@@ -32,13 +32,6 @@ double now_s(void);
 struct iscsi_context *session(const char *portal, const char *iqn, const char *initiator, int lun,
 			      bool reconnect);
 void session_end(struct iscsi_context *i);
-/* Every new I_T nexus (libiscsi picks a random ISID per context) is owed
- * each --lun LU's 06/29/01 POWER ON OCCURRED once (docs/persistence.md):
- * session() takes them, a TEST UNIT READY per LUN REPORT LUNS lists but
- * connect_lun, and checks each got exactly that.  (The tests here give
- * --lun LUs only: an API-mapped LU owes none, and its TEST UNIT READY
- * would reach the LU.) */
-void take_power_on(struct iscsi_context *i, int connect_lun);
 
 /* status (-1: no answer), key/asc/ascq as 0xKKAAQQ, INFORMATION when VALID */
 struct outcome {

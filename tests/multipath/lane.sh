@@ -8,7 +8,7 @@
 #   1. discovery through 10.0.2.2 returns the advertised portals; the guest logs in to both;
 #      dm-multipath groups the paths by ALUA priority (50 active/optimized, 10 non-optimized)
 #   2. fio writes and verifies 4 MiB pass after pass while the lane, through the API, sets
-#      portal 0 down (its session drops, logins refused) and up, puts group 1 in standby,
+#      portal 1 down (its session drops, logins refused) and up, puts group 1 in standby,
 #      then back to active/optimized through a 3 s transition: no pass may fail, and after
 #      each step the paths must show the states lunlab reported (kernel access_state,
 #      multipathd's view)
@@ -217,15 +217,15 @@ scenario() {
     # 2. fio with verification while paths and states change
     guest "rm -f /tmp/stop; setsid /lane/fio-loop.sh /dev/mapper/$mp > /dev/null 2>&1 &" >/dev/null
     sleep 8
-    out=$(api PUT /api/lunlab/portals/0 '{"state": "down"}')
+    out=$(api PUT /api/lunlab/portals/1 '{"state": "down"}')
     echo "$out"
     wait_paths 60 "^$a1 sd[a-z]+ .* failed/" "^$a2 sd[a-z]+ .* active/ready"
-    check "portal 0 down: its path failed, group 2 carries the I/O" $?
+    check "portal 1 down: its path failed, group 2 carries the I/O" $?
     cat "$WORK/paths.last"
     sleep 6
-    api PUT /api/lunlab/portals/0 '{"state": "up"}' >/dev/null
+    api PUT /api/lunlab/portals/1 '{"state": "up"}' >/dev/null
     wait_paths 90 "^$a1 sd[a-z]+ active/optimized active/ready" "^$a2 sd[a-z]+ active/non-optimized active/ready"
-    check "portal 0 up: its path is back, active/optimized" $?
+    check "portal 1 up: its path is back, active/optimized" $?
     cat "$WORK/paths.last"
     # the owner moves: group 1 standby and no longer preferred (multipath-tools' alua
     # prioritizer adds 80 for PREF on a path that is not active/optimized)

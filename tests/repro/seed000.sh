@@ -22,8 +22,13 @@
 # turnaround) x time_scale; whatever this machine adds (loopback, scheduling) lands in
 # modeled time divided by the scale.  After each run this script computes that share
 # exactly (the profile's host turnaround is known here) and, when it exceeds 3 % of the
-# modeled duration, reruns at a larger time scale; at the cap it fails saying the machine,
-# not the model, limited the run.  No figure from a machine-limited run is accepted.
+# modeled duration, reruns at a larger time scale; at the cap the row says the machine, not
+# the model, limited the run and is a SKIP (neither passed nor failed, as seed002.sh's
+# MACHINE-LIMITED rows): how slow a shared machine is decides only whether its figures can be
+# judged, never the verdict.  No figure from a machine-limited run is accepted, and a judged one
+# can be: the 3% share allowed is inside each row's tolerance (5% on the duration, 20% on the
+# peak latency, 5 points of CPU).  The same figures are judged on the virtual clock, where no
+# machine share exists, by --literal (ci/test.sh runs it).
 #
 # Virtual clock (--literal, or REPRO_CLOCK=virtual with --ci/--full).  The LU runs with
 # time_scale=virtual: modeled arrivals come from the model's 4 closed-loop host streams (the
@@ -107,9 +112,8 @@ clone_check() {
 		echo "   machine share $(awk -v s="$share" 'BEGIN { printf "%.1f%%", 100 * s }') of the modeled duration at time_scale $scale: the machine, not the model, limited this run" >&2
 		if [ "$next" -gt "$SCALE_CAP" ]; then
 			repro_header "$label"
-			printf '%-40s | MACHINE-LIMITED at time_scale %s (share %.1f%%, cap %s): no figures\n' \
+			printf '%-40s | MACHINE-LIMITED at time_scale %s (share %.1f%%, cap %s): not judged here | SKIP\n' \
 				"$label" "$scale" "$(awk -v s="$share" 'BEGIN { print 100 * s }')" "$SCALE_CAP"
-			REPRO_FAILS=$((REPRO_FAILS + 1))
 			return
 		fi
 		scale=$next

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+const char *http_source;
+
 static size_t on_body(char *p, size_t sz, size_t n, void *cls)
 {
 	struct http_result *r = cls;
@@ -44,6 +46,7 @@ static size_t on_header(char *p, size_t sz, size_t n, void *cls)
 
 	header_value(p, sz * n, "WWW-Authenticate", r->www_auth, sizeof(r->www_auth));
 	header_value(p, sz * n, "Content-Type", r->content_type, sizeof(r->content_type));
+	header_value(p, sz * n, "Retry-After", r->retry_after, sizeof(r->retry_after));
 	return sz * n;
 }
 
@@ -65,6 +68,8 @@ int http_request(unsigned port, const char *method, const char *path, const char
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L); /* the server's certificate is self-signed */
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+	if (http_source)
+		curl_easy_setopt(c, CURLOPT_INTERFACE, http_source);
 	if (userpwd) {
 		curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
 		curl_easy_setopt(c, CURLOPT_USERPWD, userpwd);

@@ -11,7 +11,12 @@ struct http_result {
 	size_t body_len;
 	char www_auth[256];      /* the WWW-Authenticate header, "" if none */
 	char content_type[128];
+	char retry_after[32];    /* the Retry-After header, "" if none */
 };
+
+/* the source address of the next requests (NULL: the kernel's choice);
+ * 127.0.0.2 is another client on the same loopback */
+extern const char *http_source;
 
 /* method path (with query) on 127.0.0.1:port; userpwd "user:pass" or NULL;
  * body NULL for none.  Returns 0 when an HTTP answer came back. */

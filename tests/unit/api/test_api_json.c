@@ -48,6 +48,19 @@ static void parse_body(void **state)
 	o = api_json_parse_body("{\"a\": 1}\r\n", 10, err, sizeof(err));
 	assert_non_null(o);
 	json_object_put(o);
+	/* a body of JSON null (DELETE from goxtremio, docbert's modules) is {} */
+	o = api_json_parse_body("null", 4, err, sizeof(err));
+	assert_non_null(o);
+	assert_true(json_object_is_type(o, json_type_object));
+	assert_int_equal(json_object_object_length(o), 0);
+	json_object_put(o);
+	o = api_json_parse_body(" null\n", 6, err, sizeof(err));
+	assert_non_null(o);
+	assert_int_equal(json_object_object_length(o), 0);
+	json_object_put(o);
+	bad_body("nul", 3, "body: not JSON at byte 3: null expected");
+	bad_body("5", 1, "body: want a JSON object");
+	bad_body("null x", 6, "body: not JSON at byte 5: unexpected character");
 	bad_body("{\"a\": 1} x", 10, "body: not JSON at byte 9: unexpected character");
 	bad_body("[1]", 3, "body: want a JSON object");
 	bad_body("{\"a\"", 4, "body: JSON ends early (at byte 4)");

@@ -39,6 +39,12 @@ static void good(void **state)
 	assert_int_equal(q.filters[1].terms[0].op, API_OP_GE);
 	assert_string_equal(q.filters[1].terms[0].value, "3");
 	api_query_free(&q);
+	/* "cluster-name=" (xtremio-ansible sends it empty) names no cluster */
+	struct api_param e[] = { P("cluster-name", ""), P("name", "v") };
+	assert_int_equal(api_query_parse(e, 2, &q, err, sizeof(err)), 0);
+	assert_null(q.cluster);
+	assert_string_equal(q.name, "v");
+	api_query_free(&q);
 	/* nothing asked: every property wanted */
 	assert_int_equal(api_query_parse(NULL, 0, &q, err, sizeof(err)), 0);
 	assert_true(api_query_wants(&q, "anything"));
@@ -71,7 +77,7 @@ static void bad_values(void **state)
 	bad("prop", "", "Command Syntax Error: prop: want property names of 1..64 characters [A-Za-z0-9-_.]");
 	bad("prop", "a;b", "Command Syntax Error: prop: want property names of 1..64 characters [A-Za-z0-9-_.]");
 	bad("name", "", "Command Syntax Error: name: want 1..256 printable characters");
-	bad("cluster-name", "", "Command Syntax Error: cluster-name: want 1..256 printable characters");
+	bad("cluster-name", "a\x01", "Command Syntax Error: cluster-name: want at most 256 printable characters");
 }
 
 static void limits(void **state)

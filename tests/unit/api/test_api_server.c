@@ -21,6 +21,7 @@
 #include "target/api/xms_engine.h"
 #include "target/api/xms_resources.h"
 #include "target/iscsi/auth_config.h"
+#include "target/iscsi/login_throttle.h"
 
 static struct auth_config auth;
 static unsigned port;
@@ -106,6 +107,73 @@ static void authentication(void **state)
 	/* the secret never reaches the log; the user name does */
 	assert_null(strstr(logged, "Xtrem10secret"));
 	assert_non_null(strstr(logged, "GET /api/json/v2/types/xms/1 user=root -> 401"));
+}
+
+/* failed logins (login_throttle.h) on a clock held still: no test waits */
+static uint64_t frozen_ms = 5000000;
+static uint64_t frozen(void)
+{
+	return frozen_ms;
+}
+
+static void throttling(void **state)
+{
+	struct http_result r;
+	const char *path = "/api/json/v2/types/xms/1";
+
+	login_throttle_reset();
+	login_throttle_set_clock(frozen);
+	logged[0] = '\0';
+	/* three free failures, the fourth makes 127.0.0.1 wait 1 s */
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(http_request(port, "GET", path, "admin:wrong-password", NULL, 0, &r), 0);
+		assert_int_equal(r.status, 401);
+	}
+	assert_non_null(strstr(logged, "api: failed login: user=admin from 127.0.0.1 (3 in a row; next try in 0 s)"));
+	assert_non_null(strstr(logged, "api: failed login: user=admin from 127.0.0.1 (4 in a row; next try in 1 s)"));
+	/* inside the wait even the right password is refused, unchecked, at once */
+	assert_int_equal(http_request(port, "GET", path, "admin:Xtrem10secret", NULL, 0, &r), 0);
+	assert_int_equal(r.status, 429);
+	assert_string_equal(r.body, "{ \"message\": \"too_many_failed_logins: retry in 1 s\", \"error_code\": 429 }");
+	assert_string_equal(r.retry_after, "1");
+	/* so is the v3 login command with the query form */
+	assert_int_equal(http_request(port, "GET", "/api/json/v3/commands/login?user=admin&password=Xtrem10secret",
+				      NULL, NULL, 0, &r), 0);
+	assert_int_equal(r.status, 429);
+	/* a request without credentials is not a guess: 401 as ever */
+	assert_int_equal(http_request(port, "GET", path, NULL, NULL, 0, &r), 0);
+	assert_int_equal(r.status, 401);
+	/* another address is not slowed */
+	http_source = "127.0.0.2";
+	assert_int_equal(http_request(port, "GET", path, "admin:Xtrem10secret", NULL, 0, &r), 0);
+	assert_int_equal(r.status, 200);
+	http_source = NULL;
+	assert_int_equal(login_throttle_failures(LOGIN_THROTTLE_API), 4);
+	assert_int_equal(login_throttle_refused(LOGIN_THROTTLE_API), 2);
+	/* the wait over, a right password is let in and forgets the failures */
+	frozen_ms += 1000;
+	assert_int_equal(http_request(port, "GET", path, "admin:Xtrem10secret", NULL, 0, &r), 0);
+	assert_int_equal(r.status, 200);
+	assert_int_equal(http_request(port, "GET", path, "admin:wrong-password", NULL, 0, &r), 0);
+	assert_int_equal(r.status, 401);
+	assert_int_equal(http_request(port, "GET", path, "admin:Xtrem10secret", NULL, 0, &r), 0);
+	assert_int_equal(r.status, 200);
+	/* ten failures in a row lock the address out for 900 s */
+	for (int i = 0; i < 10; i++) {
+		assert_int_equal(http_request(port, "GET", path, "admin:wrong-password", NULL, 0, &r), 0);
+		assert_int_equal(r.status, 401);
+		frozen_ms += 30000; /* past any wait before the lockout */
+	}
+	assert_non_null(strstr(logged, "(10 in a row; locked out for 900 s)"));
+	frozen_ms -= 30000;
+	assert_int_equal(http_request(port, "GET", path, "admin:Xtrem10secret", NULL, 0, &r), 0);
+	assert_int_equal(r.status, 429);
+	assert_string_equal(r.retry_after, "900");
+	assert_int_equal(login_throttle_locked(frozen_ms), 1);
+	assert_null(strstr(logged, "Xtrem10secret"));
+	assert_null(strstr(logged, "wrong-password"));
+	login_throttle_set_clock(NULL);
+	login_throttle_reset();
 }
 
 static void xms_object(void **state)
@@ -224,6 +292,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(authentication),
+		cmocka_unit_test(throttling),
 		cmocka_unit_test(xms_object),
 		cmocka_unit_test(errors),
 		cmocka_unit_test(too_many_params),

@@ -33,7 +33,8 @@
 
 static struct auth_config auth;
 static unsigned port;
-static struct lu_backend plain = { .tpgs = 0 }, alua_lu = { .tpgs = 1 };
+static struct lu_backend plain = { .tpgs = 0, .block_size = 512, .num_lbas = 2048 },
+			 alua_lu = { .tpgs = 1, .block_size = 4096, .num_lbas = 256 };
 
 static void quiet(const char *fmt, ...)
 {
@@ -166,6 +167,26 @@ static bool connects(unsigned p)
 	return ok;
 }
 
+/* GET /api/lunlab/luns: the --lun LUs, in LUN order (no handler here: no array figures) */
+static void luns(void **state)
+{
+	struct http_result r;
+
+	(void)state;
+	assert_int_equal(call("GET", "/api/lunlab/luns", NULL, &r), 200);
+	assert_string_equal(r.body, "{ \"luns\": [ "
+			    "{ \"lun\": 0, \"size\": 1048576, \"block-size\": 512, \"array\": null, \"profile\": null, "
+			    "\"serial\": null, \"tpgs\": \"off\" }, "
+			    "{ \"lun\": 1, \"size\": 1048576, \"block-size\": 4096, \"array\": null, \"profile\": null, "
+			    "\"serial\": null, \"tpgs\": \"implicit\" } ] }");
+	assert_int_equal(call("GET", "/api/lunlab/luns/1", NULL, &r), 200);
+	assert_non_null(strstr(r.body, "\"lun\": 1, \"size\": 1048576, \"block-size\": 4096"));
+	assert_int_equal(call("GET", "/api/lunlab/luns/2", NULL, &r), 404);
+	assert_int_equal(call("GET", "/api/lunlab/luns/-1", NULL, &r), 404);
+	assert_int_equal(call("GET", "/api/lunlab/luns/1x", NULL, &r), 404);
+	assert_int_not_equal(call("DELETE", "/api/lunlab/luns/1", NULL, &r), 200);
+}
+
 static void portals(void **state)
 {
 	struct http_result r;
@@ -173,12 +194,13 @@ static void portals(void **state)
 	unsigned p1 = g_target.portals[1].port;
 
 	(void)state;
-	assert_int_equal(call("GET", "/api/lunlab/portals/1", NULL, &r), 200);
+	/* the second --listen is portal 2, as in XMS iscsi-portals (index 2) */
+	assert_int_equal(call("GET", "/api/lunlab/portals/2", NULL, &r), 200);
 	snprintf(want, sizeof(want),
-		 "{ \"index\": 1, \"address\": \"127.0.0.1:%u\", \"advertise\": \"10.0.2.2:3260\", \"tpg\": 3, \"state\": \"up\", "
+		 "{ \"index\": 2, \"address\": \"127.0.0.1:%u\", \"advertise\": \"10.0.2.2:3260\", \"tpg\": 3, \"state\": \"up\", "
 		 "\"connections\": 0 }", p1);
 	assert_string_equal(r.body, want);
-	assert_int_equal(call("PUT", "/api/lunlab/portals/1", "{\"state\": \"down\"}", &r), 200);
+	assert_int_equal(call("PUT", "/api/lunlab/portals/2", "{\"state\": \"down\"}", &r), 200);
 	assert_non_null(strstr(r.body, "\"state\": \"down\""));
 	assert_false(connects(p1));
 	snprintf(path, sizeof(path), "/api/lunlab/portals/127.0.0.1:%u", p1);
@@ -186,10 +208,11 @@ static void portals(void **state)
 	assert_true(connects(p1));
 	assert_int_equal(call("PUT", "/api/lunlab/portals/10.0.2.2:3260", "{\"state\": \"up\"}", &r), 200); /* advertised name */
 	assert_int_equal(call("GET", "/api/lunlab/portals", NULL, &r), 200);
-	assert_non_null(strstr(r.body, "{ \"portals\": [ { \"index\": 0, "));
+	assert_non_null(strstr(r.body, "{ \"portals\": [ { \"index\": 1, "));
 	assert_non_null(strstr(r.body, "\"advertise\": null"));
 	assert_int_equal(call("PUT", "/api/lunlab/portals/5", "{\"state\": \"down\"}", &r), 404);
-	assert_int_equal(call("PUT", "/api/lunlab/portals/0", "{\"state\": \"off\"}", &r), 400);
+	assert_int_equal(call("PUT", "/api/lunlab/portals/0", "{\"state\": \"down\"}", &r), 404); /* no portal 0 */
+	assert_int_equal(call("PUT", "/api/lunlab/portals/1", "{\"state\": \"off\"}", &r), 400);
 	assert_string_equal(r.body, "{ \"message\": \"state: want \\\"up\\\" or \\\"down\\\"\", \"error_code\": 400 }");
 	assert_int_equal(call("PUT", "/api/lunlab/portals", "{\"state\": \"down\"}", &r), 405);
 }
@@ -245,6 +268,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rules),
 		cmocka_unit_test(portals),
+		cmocka_unit_test(luns),
 		cmocka_unit_test(alua),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -47,9 +47,13 @@ static void fill(void)
 	v->ancestor = 1;
 	v->snapshot = v->readonly = true;
 	v->snapset = 1;
+	v->attrs.small_io = XMS_TOGGLE_ENABLED;
+	snprintf(v->attrs.access, sizeof(v->attrs.access), "no_access");
+	snprintf(v->attrs.tags, sizeof(v->attrs.tags), "[\"t1\",2]");
 	g = xms_ig_add(&m);
 	snprintf(g->name, sizeof(g->name), "host1");
 	g->cluster = 1;
+	snprintf(g->attrs.os, sizeof(g->attrs.os), "esx");
 	n = xms_initiator_add(&m);
 	snprintf(n->name, sizeof(n->name), "h1");
 	snprintf(n->port_address, sizeof(n->port_address), "iqn.1993-08.org.debian:01:h1");
@@ -97,6 +101,39 @@ static void objects(void **state)
 	assert_null(xms_snapset_by_name(&m, "set1"));
 }
 
+/* names and IQNs are per cluster: lookups see the model's scope */
+static void scoped_lookups(void **state)
+{
+	struct xms_volume *v;
+	struct xms_initiator *n;
+
+	fill();
+	assert_non_null(xms_cluster_add(&m)); /* cluster 2 */
+	v = xms_volume_add(&m);               /* volume 4: "vol1" again, in cluster 2 */
+	snprintf(v->name, sizeof(v->name), "vol1");
+	v->cluster = 2;
+	n = xms_initiator_add(&m);            /* the same IQN in cluster 2 */
+	snprintf(n->name, sizeof(n->name), "h1");
+	snprintf(n->port_address, sizeof(n->port_address), "iqn.1993-08.org.debian:01:h1");
+	n->cluster = 2;
+	m.scope = 0;                          /* every cluster: the first */
+	assert_int_equal(xms_volume_by_name(&m, "vol1")->index, 2);
+	m.scope = 2;
+	assert_int_equal(xms_volume_by_name(&m, "vol1")->index, 4);
+	assert_int_equal(xms_volume_ref(&m, "vol1")->index, 4);
+	assert_null(xms_volume_by_name(&m, "vol0"));
+	assert_int_equal(xms_volume_ref(&m, "1")->index, 1); /* an index names any cluster's object */
+	assert_int_equal(xms_initiator_by_port(&m, "iqn.1993-08.org.debian:01:h1")->index, 2);
+	assert_int_equal(xms_initiator_by_name(&m, "h1")->index, 2);
+	assert_null(xms_ig_by_name(&m, "host1"));
+	m.scope = 1;
+	assert_int_equal(xms_initiator_by_port(&m, "iqn.1993-08.org.debian:01:h1")->index, 1);
+	assert_int_equal(xms_volume_by_name(&m, "vol1")->index, 2);
+	assert_non_null(xms_ig_by_name(&m, "host1"));
+	assert_string_equal(xms_cluster_by_name(&m, "xbrick1")->name, "xbrick1"); /* clusters: never scoped */
+	m.scope = 0;
+}
+
 static void round_trip(void **state)
 {
 	struct json_object *doc, *again;
@@ -115,6 +152,11 @@ static void round_trip(void **state)
 	assert_string_equal(xms_initiator_get(&m2, 1)->auth_pass, "secret123456");
 	assert_int_equal(xms_cluster_get(&m2, 1)->chap_auth, XMS_CHAP_INITIATOR);
 	assert_true(xms_volume_get(&m2, 2)->readonly && !xms_volume_get(&m2, 3)->readonly);
+	/* the kept settings come back; objects without any store none */
+	assert_memory_equal(&xms_volume_get(&m2, 2)->attrs, &xms_volume_get(&m, 2)->attrs, sizeof(struct xms_attrs));
+	assert_string_equal(xms_ig_get(&m2, 1)->attrs.os, "esx");
+	assert_false(json_object_object_get_ex(json_object_array_get_idx(json_object_object_get(
+		json_object_object_get(doc, "volumes"), "objects"), 0), "attrs", NULL));
 	/* the next index survives: no reuse after a reload */
 	assert_int_equal(xms_volume_add(&m2)->index, 4);
 	json_object_put(again);
@@ -161,6 +203,8 @@ static void bad_documents(void **state)
 		"lun-maps[0]: names a volume or initiator group that does not exist");
 	refused("snapshot-sets", 0, "vols", json_object_new_string("2"), "snapshot-sets[0].vols: missing or not a array");
 	refused("initiators", 0, "auth-pass", json_object_new_int(1), "initiators[0].auth-pass: missing or not a string");
+	refused("initiator-groups", 0, "attrs", json_tokener_parse("{\"operating-system\": \"os2\"}"),
+		"initiator-groups[0].attrs.operating-system: want linux, windows, esx, solaris, aix, hpux or other");
 	doc = json_object_new_array();
 	assert_int_equal(xms_model_from_json(&m2, doc, err, sizeof(err)), -1);
 	assert_string_equal(err, "(document): want a JSON object");
@@ -175,6 +219,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(objects, teardown),
+		cmocka_unit_test_teardown(scoped_lookups, teardown),
 		cmocka_unit_test_teardown(round_trip, teardown),
 		cmocka_unit_test_teardown(bad_documents, teardown),
 	};

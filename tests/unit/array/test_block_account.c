@@ -67,7 +67,7 @@ static void workers_drain_a_backlog_unasked(void **state)
 	do {
 		bs_wait_drained(bs, 100);
 		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while (bs_backlog(bs) && t.tv_sec - t0.tv_sec < 120);
+	} while (bs_backlog(bs)); /* no limit of our own: meson's timeout is the hang guard */
 	assert_int_equal(bs_backlog(bs), 0);
 	struct bs_figures f;
 	bs_figures(bs, &f);
@@ -162,7 +162,12 @@ static void hold_back_rule(void **state)
 /* A writer adds 8 blocks a millisecond for 1.5 s.  The backlog starts at
  * 4,000 blocks; the workers may account at most one batch (32) per worker per
  * 20 ms meanwhile (doubled for slack), where unrestrained they would have
- * emptied it in a fraction of that. */
+ * emptied it in a fraction of that.  The rule holds them back only while blocks
+ * keep arriving between two looks (hold_back_rule tests it on chosen figures):
+ * a writer the machine held up for a look's 20 ms rightly lets them go at full
+ * speed, so the bound is asserted only when no two arrivals were 20 ms apart (the
+ * end of each batch minus the start of the one before bounds every gap between
+ * arrivals), up to the moment the writer read the backlog. */
 static uint64_t headroom_value;
 static uint64_t headroom_fn(void *ctx)
 {
@@ -175,6 +180,8 @@ struct trickle {
 	uint32_t *ids;
 	int n;
 	double seconds;
+	double max_gap;       /* bounds the longest time between two arrivals, s */
+	uint64_t backlog_end; /* the backlog right after the last batch */
 };
 
 static double now_s(void)
@@ -189,17 +196,25 @@ static void *trickler(void *arg)
 	struct trickle *t = arg;
 	unsigned char blk[4096];
 	uint64_t seed = 77;
-	double t0 = now_s();
-	while (now_s() - t0 < 1.5 && t->n + 8 <= 20000) {
+	double t0 = now_s(), prev_start = t0, start, now;
+	while ((start = now_s()) - t0 < 1.5 && t->n + 8 <= 20000) {
 		for (int k = 0; k < 8; k++) {
 			fill_random(blk, 64, &seed);
 			memset(blk + 64, 'x', sizeof(blk) - 64);
 			assert_int_equal(bs_ref_content(t->bs, blk, &t->ids[t->n]), 0);
 			t->n++;
 		}
+		now = now_s();
+		if (now - prev_start > t->max_gap)
+			t->max_gap = now - prev_start;
+		prev_start = start;
 		usleep(1000);
 	}
-	t->seconds = now_s() - t0;
+	t->backlog_end = bs_backlog(t->bs);
+	now = now_s();
+	if (now - prev_start > t->max_gap)
+		t->max_gap = now - prev_start;
+	t->seconds = now - t0;
 	return NULL;
 }
 
@@ -214,20 +229,25 @@ static void workers_hold_back_while_blocks_arrive(void **state)
 	put_blocks(bs, ids, 4000, 5);
 	uint64_t before = bs_backlog(bs);
 	assert_int_equal(before, 4000);
-	struct trickle t = { bs, ids + 4000, 0, 0 };
+	struct trickle t = { bs, ids + 4000, 0, 0, 0, 0 };
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, trickler, &t), 0);
 	usleep(2000); /* the first arrivals come before the workers start */
 	assert_int_equal(acct_attach(bs, &p), 0);
 	pthread_join(th, NULL);
-	uint64_t accounted = 4000 + (uint64_t)t.n - bs_backlog(bs);
+	uint64_t accounted = 4000 + (uint64_t)t.n - t.backlog_end;
 	uint64_t bound = 2 * ((uint64_t)(t.seconds * 1000 / 20) + 2) * 32 * acct_workers();
-	printf("     %d blocks arrived in %.2f s; the workers accounted %llu (bound %llu)\n", t.n, t.seconds,
-	       (unsigned long long)accounted, (unsigned long long)bound);
-	assert_true(accounted <= bound);
-	assert_true(bs_backlog(bs) > 0);
-	/* once the writer stops they catch up on their own */
-	for (int i = 0; i < 1200 && bs_backlog(bs); i++)
+	printf("     %d blocks arrived in %.2f s (arrivals at most %.1f ms apart); the workers accounted %llu (bound %llu)\n",
+	       t.n, t.seconds, t.max_gap * 1e3, (unsigned long long)accounted, (unsigned long long)bound);
+	if (t.max_gap < 0.020) { /* ACCT_YIELD_NS: the time between two looks that hold back */
+		assert_true(accounted <= bound);
+		assert_true(t.backlog_end > 0);
+	} else {
+		printf("     (the writer was held up %.1f ms: arrivals paused for a look, so full speed was right; "
+		       "the bound is not judged)\n", t.max_gap * 1e3);
+	}
+	/* once the writer stops they catch up on their own (no limit of our own: meson's timeout) */
+	while (bs_backlog(bs))
 		bs_wait_drained(bs, 100);
 	assert_int_equal(bs_backlog(bs), 0);
 	acct_detach(bs);

@@ -148,12 +148,12 @@ static void test_mapped_budget(void **state)
 		for (uint32_t k = 0; k < B; k += 4096)
 			sum ^= p[i][k]; /* map every page */
 	assert_true(mapped_bytes() >= before + (24ull << 20));
-	/* a budget below what is mapped: the governor lets go within ~200 ms */
+	/* a budget below what is mapped: the governor lets go (within ~200 ms on an idle
+	 * machine; waited for without a limit, as a loaded one can take longer: a governor that
+	 * never lets go ends the test on meson's timeout) */
 	payload_file_set_mapped_budget(1ull << 20);
-	int tries = 0;
-	while (mapped_bytes() > before + (8ull << 20) && tries++ < 50)
+	while (mapped_bytes() > before + (8ull << 20))
 		usleep(50000);
-	assert_true(mapped_bytes() <= before + (8ull << 20));
 	/* and the data is still there, mapped again on use */
 	fill(a, 1000);
 	assert_memory_equal(p[1000], a, B);

@@ -3,11 +3,16 @@
  * falls; an id's slot holds its next block after a free; a segment whose
  * payloads are all freed gives its memory back (mincore), and one with a
  * payload left keeps it; writers on one segment at once never see each
- * other's bytes. */
+ * other's bytes; once a store holds 8 MiB, the filler makes the slots just
+ * ahead of the highest one resident (as many bytes as the store holds, at
+ * most 32 MiB) and no further, a smaller store gets nothing ahead, and a
+ * child forked meanwhile goes on without it. */
 #include "array_test_util.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 
 #include "handlers/array/block_store.h"
 #include "handlers/array/payload.h"
@@ -60,6 +65,108 @@ static unsigned resident_pages(void *p, size_t len)
 	for (size_t i = 0; i < len / 4096; i++)
 		n += vec[i] & 1;
 	return n;
+}
+
+/* Resident 4 KiB pages of [p, p + len). */
+static size_t resident_range(void *p, size_t len)
+{
+	size_t n = 0, pages = len / 4096;
+	unsigned char *vec = malloc(pages);
+	assert_non_null(vec);
+	assert_int_equal(mincore(p, len, vec), 0);
+	for (size_t i = 0; i < pages; i++)
+		n += vec[i] & 1;
+	free(vec);
+	return n;
+}
+
+#define MiB (1u << 20)
+
+/* Store ids [0, n) (each block tagged with its id), let the filler finish. */
+static void **store_ids(struct payload_store *ps, uint32_t n)
+{
+	void **at = malloc(n * sizeof(*at));
+	uint8_t buf[B];
+	assert_non_null(at);
+	for (uint32_t id = 0; id < n; id++) {
+		fill(buf, id);
+		at[id] = payload_put(ps, id, buf);
+		assert_non_null(at[id]);
+	}
+	payload_mem_settle(ps);
+	return at;
+}
+
+static void free_ids(struct payload_store *ps, void **at, uint32_t n)
+{
+	uint8_t buf[B];
+	for (uint32_t id = 0; id < n; id++) {
+		fill(buf, id);
+		assert_memory_equal(at[id], buf, B); /* populating never touched a stored byte */
+		payload_free(ps, id, at[id]);
+	}
+	free(at);
+}
+
+static void test_filler_populates_ahead(void **state)
+{
+	(void)state;
+	struct payload_store *ps = payload_open(B);
+	const uint32_t n = 12 * MiB / B; /* 12 MiB stored: 12 MiB ahead, in one segment */
+	void **at = store_ids(ps, n);
+	unsigned char *end = (unsigned char *)at[0] + (size_t)n * B;
+	/* ahead of the last slot, all resident (less a step of slack: the
+	 * filler aims anew each time the front crosses a 1 MiB step) */
+	assert_int_equal(resident_range(end, 11 * MiB), 11 * MiB / 4096);
+	/* past the window, nothing */
+	assert_int_equal(resident_range(end + 14 * MiB, 4 * MiB), 0);
+	free_ids(ps, at, n);
+	payload_close(ps);
+}
+
+static void test_small_store_no_filler(void **state)
+{
+	(void)state;
+	struct payload_store *ps = payload_open(B);
+	const uint32_t n = 6 * MiB / B; /* below the filler's 8 MiB start */
+	void **at = store_ids(ps, n);
+	unsigned char *end = (unsigned char *)at[0] + (size_t)n * B;
+	assert_int_equal(resident_range(at[0], (size_t)n * B), n);
+	assert_int_equal(resident_range(end, 4 * MiB), 0);
+	free_ids(ps, at, n);
+	payload_close(ps);
+}
+
+/* A child forked while the filler runs (it is gone there) stores more,
+ * across the filler's steps, reads it back and closes the store: it must
+ * neither hang on a lock the filler held nor wait for the missing thread. */
+static void test_fork_with_filler(void **state)
+{
+	(void)state;
+	struct payload_store *ps = payload_open(B);
+	const uint32_t n = 12 * MiB / B;
+	void **at = store_ids(ps, n);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		alarm(60); /* a hang dies by SIGALRM and fails below */
+		uint8_t buf[B];
+		for (uint32_t id = n; id < n + 4 * MiB / B; id++) {
+			fill(buf, id);
+			void *p = payload_put(ps, id, buf);
+			if (!p || memcmp(p, buf, B))
+				_exit(1);
+		}
+		payload_mem_settle(ps);
+		payload_close(ps);
+		_exit(0);
+	}
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	free_ids(ps, at, n);
+	payload_close(ps);
 }
 
 static void test_empty_segment_given_back(void **state)
@@ -141,6 +248,9 @@ int main(void)
 		cmocka_unit_test(test_put_read_ids),
 		cmocka_unit_test(test_empty_segment_given_back),
 		cmocka_unit_test(test_concurrent_churn),
+		cmocka_unit_test(test_filler_populates_ahead),
+		cmocka_unit_test(test_small_store_no_filler),
+		cmocka_unit_test(test_fork_with_filler),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,7 +52,10 @@ static void shared_piece(void *arg, unsigned piece)
 		atomic_fetch_add(&s->by_others, 1);
 		return;
 	}
-	for (int i = 0; i < 5000 && !atomic_load(&s->by_others); i++)
+	/* wait, without a limit of our own, until a helper has taken a piece: with
+	 * split_width() >= 2 one must (the caller is busy here), however late a
+	 * loaded machine schedules it; none ever doing so ends on meson's timeout */
+	while (!atomic_load(&s->by_others))
 		usleep(1000);
 }
 

@@ -96,6 +96,8 @@ static bool login(struct conn *c, const uint8_t *req)
 		memcpy(f->isid[f->logins], req + 8, 6);
 	if (done)
 		f->logins++;
+	if (st)
+		f->refusals++;
 	pthread_mutex_unlock(&f->lock);
 	if (done)
 		h[15] = 1;                         /* TSIH */

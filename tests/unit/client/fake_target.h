@@ -43,6 +43,7 @@ struct fake_target {
 	uint16_t login_status;          /* answer logins with this status (0: success) */
 	/* what it saw */
 	unsigned logins;                /* successful logins */
+	unsigned refusals;              /* Login Requests answered with login_status != 0 */
 	uint8_t isid[FAKE_MAX_LOG][6];
 	unsigned n_cmds;
 	uint8_t cmd_op[FAKE_MAX_LOG];

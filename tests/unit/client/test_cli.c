@@ -1,5 +1,7 @@
 /* test_cli.c - command line parsing: values, defaults, and one precise error per bad input. */
 #include <setjmp.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -205,8 +207,9 @@ static void calibrate_opts(void **state)
 	/* no --dataloss: refused, naming the bytes it would destroy */
 	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "x.yaml", "--offset", "1m", "--capacity-use", "1g",
 			       NULL), -1);
-	assert_string_equal(err, "calibrate writes to bytes 1048576..1074790400 of the LU (--offset, --capacity-use), "
-				 "destroying what is there: add --dataloss to allow it");
+	assert_string_equal(err, "calibrate writes to the LU from byte 1048576 for up to 1073741824 bytes (--offset, "
+				 "--capacity-use; no further than the LU's end), destroying what is there: add --dataloss "
+				 "to allow it");
 	assert_int_equal(parse(&o, err, "calibrate", URL, "--dataloss", NULL), -1);
 	assert_non_null(strstr(err, "--out PROFILE.yaml"));
 	assert_int_equal(parse(&o, err, "calibrate", URL, "--out", "x.yaml", "--dataloss", "--budget", "ten", NULL), -1);
@@ -227,13 +230,68 @@ static void calibrate_opts(void **state)
 	assert_non_null(strstr(err, "apply to calibrate only"));
 }
 
+/* client/cli.c, for help_names_every_option (the test's first argument) */
+static const char *g_cli_source;
+
 static void help(void **state)
 {
 	struct bench_opts o;
-	char err[2048];
+	char err[64];
 	char *argv[] = { (char *)"lunlab-bench", (char *)"--help", NULL };
+	char *argv_info[] = { (char *)"lunlab-bench", (char *)"info", (char *)"--help", NULL };
+
+	(void)state;
 	assert_int_equal(cli_parse(2, argv, &o, err, sizeof(err)), 1);
-	assert_non_null(strstr(err, "usage: lunlab-bench"));
+	assert_int_equal(cli_parse(3, argv_info, &o, err, sizeof(err)), 1);
+	const char *u = cli_usage();
+	assert_true(strncmp(u, "usage: lunlab-bench COMMAND URL", 31) == 0);
+	/* whole: it runs past the 1 KiB buffer that once cut it, to its last line */
+	assert_true(strlen(u) > 1024);
+	assert_non_null(strstr(u, "docs:   docs/bench.md, docs/calibrate.md, docs/metrics.md\n"));
+	assert_int_equal(u[strlen(u) - 1], '\n');
+}
+
+/* Every option the parser compares against (each `strcmp(a, "-...")` in client/cli.c) is
+ * named in the usage, as a whole word: a new option cannot be left out of --help. */
+static void help_names_every_option(void **state)
+{
+	(void)state;
+	if (!g_cli_source) {
+		print_message("client/cli.c not given\n");
+		fail();
+	}
+	FILE *f = fopen(g_cli_source, "r");
+	assert_non_null(f);
+	static char src[256 * 1024];
+	size_t n = fread(src, 1, sizeof(src) - 1, f);
+	fclose(f);
+	src[n] = 0;
+
+	const char *u = cli_usage();
+	unsigned checked = 0;
+	const char *key = "strcmp(a, \"";
+	for (const char *p = strstr(src, key); p; p = strstr(p, key)) {
+		p += strlen(key);
+		const char *q = strchr(p, '"');
+		assert_non_null(q);
+		char opt[64];
+		assert_true((size_t)(q - p) < sizeof(opt));
+		memcpy(opt, p, (size_t)(q - p));
+		opt[q - p] = 0;
+		/* found as a word: not followed by a letter or '-' (--api is not --api-user) */
+		bool found = false;
+		for (const char *h = strstr(u, opt); h && !found; h = strstr(h + 1, opt)) {
+			char next = h[strlen(opt)];
+			char prev = h == u ? ' ' : h[-1];
+			found = !(next == '-' || (next >= 'a' && next <= 'z')) && prev != '-';
+		}
+		if (!found)
+			print_message("option %s is parsed but not in --help\n", opt);
+		assert_true(found);
+		checked++;
+	}
+	/* the parser has dozens: the scan found them (a changed idiom would find none) */
+	assert_true(checked >= 50);
 }
 
 /* watch URL and --metrics-url (docs/metrics.md) */
@@ -278,8 +336,9 @@ static void watch_and_metrics_url(void **state)
 	assert_string_equal(err, "--count applies to watch only");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	g_cli_source = argc > 1 ? argv[1] : NULL;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sizes),
 		cmocka_unit_test(lists),
@@ -288,6 +347,7 @@ int main(void)
 		cmocka_unit_test(errors_name_the_field),
 		cmocka_unit_test(calibrate_opts),
 		cmocka_unit_test(help),
+		cmocka_unit_test(help_names_every_option),
 		cmocka_unit_test(watch_and_metrics_url),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,13 @@
  * caller's; a held command gets an ABORT TASK naming it, then is resent, and a second hold
  * ends the session with the one-line message; a target that vanishes, a refused login and a
  * port nobody listens on end with the messages docs/bench.md promises; conn_close drops
- * what is pending without calling back. */
+ * what is pending without calling back.
+ *
+ * Times are checked only from below, where they hold by construction (the layer's deadlines
+ * run from the send or the loss, both after t0): "not later than" would be a wall-clock
+ * threshold a loaded machine can break.  When the layer retries and gives up is decided by
+ * conn_policy.c and conn_login.c on the elapsed time, tested on controlled figures
+ * (test_conn_policy.c); that a refused login is final is a count of refusals here. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -145,7 +151,7 @@ static void held_command_aborted_then_resent(void **state)
 	assert_int_equal(conn_cmd(&w.c, tur, 6, 0, NULL, 0, NULL, 0, &st), 0);
 	double took = (double)(now_ns() - t0) / 1e9;
 	assert_int_equal(st.status, 0);
-	assert_true(took >= 0.9 && took < 5);                  /* after --timeout, not before */
+	assert_true(took >= 0.9);                               /* after --timeout, not before */
 	assert_int_equal(w.f.n_tmfs, 1);
 	assert_int_equal(w.f.tmf_func[0], 1);                   /* ABORT TASK */
 	assert_int_equal(w.f.tmf_ref[0], w.f.cmd_itt[1]);       /* naming the held command */
@@ -188,7 +194,7 @@ static void vanished_target(void **state)
 	uint64_t t0 = now_ns();
 	assert_int_equal(conn_cmd(&w.c, tur, 6, 0, NULL, 0, NULL, 0, &st), -1);
 	double took = (double)(now_ns() - t0) / 1e9;
-	assert_true(took >= 0.9 && took < 4);
+	assert_true(took >= 0.9);                               /* retried for --timeout */
 	char want[512];
 	snprintf(want, sizeof(want), "%s: connection lost (the target closed the connection) and no session again "
 		 "within --timeout 1 s (", w.url);
@@ -207,9 +213,8 @@ static void refused_login_is_final(void **state)
 	assert_int_equal(fake_start(&f), 0);
 	f.login_status = 0x0201;                                 /* authentication failure */
 	fake_url(&f, url, sizeof(url));
-	uint64_t t0 = now_ns();
 	assert_int_equal(conn_open(url, INITIATOR, &c, err, sizeof(err)), -1);
-	assert_true((double)(now_ns() - t0) / 1e9 < 3);          /* at once, not after --timeout 10 */
+	assert_int_equal(f.refusals, 1);                         /* final: not tried again for --timeout 10 */
 	char want[256];
 	snprintf(want, sizeof(want), "%s: login refused: Failed to log in to target. Status: ", url);
 	if (strncmp(err, want, strlen(want)) || !strstr(err, "(513)"))
@@ -235,7 +240,7 @@ static void nobody_listening(void **state)
 	uint64_t t0 = now_ns();
 	assert_int_equal(conn_open(url, INITIATOR, &c, err, sizeof(err)), -1);
 	double took = (double)(now_ns() - t0) / 1e9;
-	assert_true(took >= 0.45 && took < 3);
+	assert_true(took >= 0.45);                              /* retried for --timeout */
 	char want[256];
 	snprintf(want, sizeof(want), "iscsi://alice@127.0.0.1:%u/iqn.2026-11.org.lunlab:nobody/0: no session within "
 		 "--timeout 0.5 s (", ntohs(a.sin_port));

@@ -199,6 +199,13 @@ static void describing(void **state)
 	conn_describe_status(SCSI_STAT_CHECK_CONDITION, SCSI_SK_ABORTED_COMMAND, scsi_asc(SCSI_ASC_INTERNAL_TARGET_FAILURE),
 			     scsi_ascq(SCSI_ASC_INTERNAL_TARGET_FAILURE), out, sizeof(out));
 	assert_string_equal(out, "CHECK CONDITION, sense 0b/44/00 (ABORTED COMMAND)");
+	/* a LUN the target does not have: named, not only numbered */
+	conn_describe_status(SCSI_STAT_CHECK_CONDITION, SCSI_SK_ILLEGAL_REQUEST, scsi_asc(SCSI_ASC_LU_NOT_SUPPORTED),
+			     scsi_ascq(SCSI_ASC_LU_NOT_SUPPORTED), out, sizeof(out));
+	assert_string_equal(out, "CHECK CONDITION, sense 05/25/00 (ILLEGAL REQUEST: LOGICAL UNIT NOT SUPPORTED)");
+	conn_describe_status(SCSI_STAT_CHECK_CONDITION, SCSI_SK_ILLEGAL_REQUEST, scsi_asc(SCSI_ASC_INVALID_FIELD_IN_CDB),
+			     scsi_ascq(SCSI_ASC_INVALID_FIELD_IN_CDB), out, sizeof(out));
+	assert_string_equal(out, "CHECK CONDITION, sense 05/24/00 (ILLEGAL REQUEST: INVALID FIELD IN CDB)");
 	conn_describe_status(0x08, 0, 0, 0, out, sizeof(out));
 	assert_string_equal(out, "BUSY");
 	conn_describe_status(0x28, 0, 0, 0, out, sizeof(out));

@@ -67,6 +67,35 @@ static void machine_pace(void **state)
 	assert_true(r.machine_limited);
 }
 
+/* A delay= fault rule held every command 50 ms (page 0x31 0x000F): the client's 56.9 ms are
+ * 50 injected + 6.74 modeled + 0.16 this machine's, 2.3% of the 6.9 ms that were not
+ * injected - not limited, no slow motion worth advising.  Without the parameter (an older
+ * target) the same 56.9 ms were 88% "machine". */
+static void injected_delay_is_not_the_machine(void **state)
+{
+	struct model_telemetry t0 = tel(0, 0, 0, 1000), t1 = tel(200, 6.74, 0, 1000);
+	struct scale_run r;
+
+	(void)state;
+	t1.fault_delay_ns = 200ull * 50000000ull;
+	memset(&r, 0, sizeof(r));
+	scale_machine_check(&t0, &t1, 56.9e-3, 10, &r);
+	assert_true(r.machine_share > 0.022 && r.machine_share < 0.024);
+	assert_false(r.machine_limited);
+	assert_true(r.host_mean_latency_ms > 56.89 && r.host_mean_latency_ms < 56.91); /* as seen */
+	assert_true(r.injected_latency_ms > 49.99 && r.injected_latency_ms < 50.01);
+	t1.fault_delay_ns = 0;
+	memset(&r, 0, sizeof(r));
+	scale_machine_check(&t0, &t1, 56.9e-3, 10, &r);
+	assert_true(r.machine_limited);
+	assert_true(r.machine_share > 0.88 && r.machine_share < 0.89);
+	/* a telemetry reset between the readings (the sum went down): nothing subtracted */
+	t0.fault_delay_ns = 1;
+	memset(&r, 0, sizeof(r));
+	scale_machine_check(&t0, &t1, 56.9e-3, 10, &r);
+	assert_true(r.machine_limited);
+}
+
 /* 100 VMs on a saturated array: the client saw 524 ms per command against 457 modeled, but
  * the front-end was busy all the time: the 67 ms this machine added only shortened the
  * queue, no throughput was lost (seed 002 at 100 VMs read 820 MB/s so).  At 89% busy the
@@ -126,6 +155,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(model_pace),
 		cmocka_unit_test(machine_pace),
+		cmocka_unit_test(injected_delay_is_not_the_machine),
 		cmocka_unit_test(saturated_array_sets_the_pace),
 		cmocka_unit_test(no_model),
 	};

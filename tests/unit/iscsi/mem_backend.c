@@ -279,6 +279,18 @@ unsigned long mem_backend_count(struct lu_backend *be)
 	return n;
 }
 
+unsigned long mem_backend_queued(struct lu_backend *be)
+{
+	struct mem_be *m = (struct mem_be *)be;
+	unsigned long n = 0;
+
+	pthread_mutex_lock(&m->mu);
+	for (struct lu_cmd *c = m->head; c; c = c->backend_priv)
+		n++;
+	pthread_mutex_unlock(&m->mu);
+	return n;
+}
+
 void mem_backend_hold(struct lu_backend *be, bool hold)
 {
 	struct mem_be *m = (struct mem_be *)be;

@@ -20,6 +20,8 @@ unsigned long mem_backend_count(struct lu_backend *be);
 /* hold: commands queue up and none completes until released (mem_backend_free
  * still drains them) */
 void mem_backend_hold(struct lu_backend *be, bool hold);
+/* commands queued and not yet executed (held ones included) */
+unsigned long mem_backend_queued(struct lu_backend *be);
 
 /* Early Data-Out (lu_backend_ops.data_arrived): when on, the LU records
  * every call with a checksum of the prefix it says is final, and checks at

@@ -14,6 +14,7 @@
 #include "target/iscsi/auth_chap.h"
 #include "target/iscsi/auth_config.h"
 #include "target/iscsi/conn.h"
+#include "target/iscsi/login_throttle.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/text.h"
 
@@ -225,6 +226,7 @@ static int setup_chap(void **state)
 	char err[256];
 
 	setup(state);
+	login_throttle_reset(); /* failures of one test never slow the next */
 	memset(&acfg, 0, sizeof(acfg));
 	assert_true(auth_config_add_user(&acfg, false, "alice", ALICE_SECRET, err, sizeof(err)));
 	assert_true(auth_config_add_user(&acfg, true, "lunlab", TARGET_SECRET, err, sizeof(err)));
@@ -352,6 +354,52 @@ static void chap_wrong_response(void **state)
 	assert_int_equal(status_of(r), 0x0201);
 	assert_true(r->close_after);
 	assert_int_equal(c->state, CS_CLOSING);
+}
+
+/* wrong CHAP answers from one address (login_throttle.h), on a clock held
+ * still: the 4th makes it wait, and inside the wait even the right answer is
+ * refused 02/01 at once, unchecked; the wait over, it logs in */
+static uint64_t frozen_ms = 1000000;
+static uint64_t frozen(void)
+{
+	return frozen_ms;
+}
+
+/* a new connection, the CHAP users and the throttle's memory kept */
+static void reconnect(void **state)
+{
+	teardown(state);
+	setup(state);
+	g_target.auth = &acfg;
+}
+
+static void chap_throttled(void **state)
+{
+	uint8_t chal[CHAP_CHALLENGE_LEN];
+	char r_kv[64];
+	uint8_t id;
+
+	login_throttle_set_clock(frozen);
+	for (int i = 0; i < 5; i++) {
+		bool right = i == 4;
+		if (i) /* a new connection from the same address */
+			reconnect(state);
+		id = chap_start(chal);
+		strcpy(r_kv, "CHAP_R=");
+		hex_response(id, right ? ALICE_SECRET : "wrongsecret123", chal, sizeof(chal), r_kv + 7);
+		const char *const step3[] = { "CHAP_N=alice", r_kv, NULL };
+		assert_int_equal(status_of(login_kv(T_CSG0_NSG1, step3)), 0x0201);
+	}
+	assert_int_equal(login_throttle_failures(LOGIN_THROTTLE_CHAP), 4);
+	assert_int_equal(login_throttle_refused(LOGIN_THROTTLE_CHAP), 1);
+	frozen_ms += 1000;
+	reconnect(state);
+	id = chap_start(chal);
+	strcpy(r_kv, "CHAP_R=");
+	hex_response(id, ALICE_SECRET, chal, sizeof(chal), r_kv + 7);
+	const char *const ok3[] = { "CHAP_N=alice", r_kv, NULL };
+	assert_int_equal(status_of(login_kv(T_CSG0_NSG1, ok3)), 0);
+	login_throttle_set_clock(NULL);
 }
 
 static void chap_right_secret_wrong_id(void **state)
@@ -590,6 +638,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(chap_one_way, setup_chap, teardown_chap),
 		cmocka_unit_test_setup_teardown(chap_base64_response, setup_chap, teardown_chap),
 		cmocka_unit_test_setup_teardown(chap_wrong_response, setup_chap, teardown_chap),
+		cmocka_unit_test_setup_teardown(chap_throttled, setup_chap, teardown_chap),
 		cmocka_unit_test_setup_teardown(chap_right_secret_wrong_id, setup_chap, teardown_chap),
 		cmocka_unit_test_setup_teardown(chap_unknown_user, setup_chap, teardown_chap),
 		cmocka_unit_test_setup_teardown(chap_mutual, setup_chap, teardown_chap),

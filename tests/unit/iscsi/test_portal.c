@@ -97,10 +97,13 @@ static void open_down_up(void **state)
 	assert_int_equal(target_portal_tpgt(0), g_target.tpgt); /* no tpg=: --portal-group */
 	assert_int_equal(target_portal_tpgt(1), 5);
 	assert_int_equal(target_portal_tpgt(-1), g_target.tpgt);
-	assert_int_equal(portal_find("1"), 1);
+	/* numbered from 1, as XMS iscsi-portals */
+	assert_int_equal(portal_find("1"), 0);
+	assert_int_equal(portal_find("2"), 1);
 	assert_int_equal(portal_find(name), 1);
 	assert_int_equal(portal_find("10.0.2.2:4000"), 1);
-	assert_int_equal(portal_find("2"), -1);
+	assert_int_equal(portal_find("0"), -1);
+	assert_int_equal(portal_find("3"), -1);
 	assert_int_equal(portal_find("10.9.9.9:1"), -1);
 
 	assert_true(connects(port));

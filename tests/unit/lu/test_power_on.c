@@ -1,7 +1,8 @@
 /* test_power_on.c — target/lu/power_on.c: each LU owes its power-on unit
  * attention once to each initiator port (name + ISID), a cold reset owes it
- * again, and LUNs that do not exist owe nothing; a mapped LU owes it only
- * when armed (reopened from a state directory). */
+ * again, and LUNs that do not exist owe nothing; a --lun LU and a mapped LU
+ * owe it only when armed (reopened from a state directory): a fresh array
+ * owes nobody a power on. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +22,9 @@ static int setup(void **state)
 	lu_table_reset();
 	assert_int_equal(lu_table_add(&be0), 0);
 	assert_int_equal(lu_table_add(&be1), 1);
+	/* a target restarted on its state directory (main.c arms each --lun LU) */
+	lu_power_on_arm(0);
+	lu_power_on_arm(1);
 	return 0;
 }
 
@@ -81,13 +85,35 @@ static void test_no_such_lun(void **state)
 	assert_false(lu_power_on_owed(LU_TABLE_MAX + 5, "iqn.x:a", isid1));
 }
 
+/* a fresh array (never persisted: nothing armed) owes nobody its power on;
+ * armed, it owes every port; a cold reset owes it again on every LU */
+static void test_fresh_array_owes_none(void **state)
+{
+	(void)state;
+	lu_table_reset();
+	assert_int_equal(lu_table_add(&be0), 0);
+	assert_int_equal(lu_table_add(&be1), 1);
+	assert_false(lu_power_on_owed(0, "iqn.x:a", isid1));
+	assert_false(lu_power_on_claim(0, "iqn.x:a", isid1));
+	assert_false(lu_power_on_claim(1, "iqn.x:b", isid2));
+	lu_power_on_arm(1);
+	assert_false(lu_power_on_owed(0, "iqn.x:a", isid1));
+	assert_true(lu_power_on_owed(1, "iqn.x:a", isid1));
+	assert_true(lu_power_on_claim(1, "iqn.x:b", isid2));
+	lu_power_on_rearm(); /* TARGET COLD RESET */
+	assert_true(lu_power_on_claim(0, "iqn.x:a", isid1));
+	assert_true(lu_power_on_claim(1, "iqn.x:b", isid2));
+}
+
 static void test_table_reset_forgets(void **state)
 {
 	(void)state;
 	assert_true(lu_power_on_claim(0, "iqn.x:a", isid1));
 	lu_table_reset();
 	assert_int_equal(lu_table_add(&be0), 0);
-	assert_true(lu_power_on_owed(0, "iqn.x:a", isid1));
+	assert_false(lu_power_on_owed(0, "iqn.x:a", isid1)); /* disarmed */
+	lu_power_on_arm(0);
+	assert_true(lu_power_on_owed(0, "iqn.x:a", isid1)); /* and nobody told */
 }
 
 /* a mapped LU (an API volume): owes nothing unless armed (reopened from a
@@ -133,6 +159,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_many_ports, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cold_reset_owes_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_such_lun, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fresh_array_owes_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_table_reset_forgets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mapped_lu, setup, teardown),
 	};

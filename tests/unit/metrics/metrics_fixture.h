@@ -22,6 +22,10 @@ static void fixture_snapshot(struct metrics_snapshot *s)
 	s->sessions[0] = 2;
 	s->logins[LOGIN_RESULT_SUCCESS] = 5;
 	s->logins[LOGIN_RESULT_AUTHENTICATION_FAILURE] = 1;
+	s->auth_failures[LOGIN_THROTTLE_API] = 12;
+	s->auth_failures[LOGIN_THROTTLE_CHAP] = 4;
+	s->auth_refused[LOGIN_THROTTLE_API] = 7;
+	s->auth_locked = 1;
 	s->fault_hits[FAULT_ACT_SENSE] = 3;
 	s->fault_hits[FAULT_ACT_DROP] = 1;
 	static struct fault_rule_info rule = { .id = 7, .spec = "op=read,sense=medium-error", .matches = 9, .hits = 3 };

@@ -87,6 +87,13 @@ static void test_names_scripts_use(void **state)
 	has_line(t, "lunlab_iscsi_sessions{type=\"normal\"} 2");
 	has_line(t, "lunlab_iscsi_logins_total{result=\"success\"} 5");
 	has_line(t, "lunlab_iscsi_logins_total{result=\"authentication_failure\"} 1");
+	has_line(t, "# TYPE lunlab_login_failures_total counter");
+	has_line(t, "lunlab_login_failures_total{kind=\"api\"} 12");
+	has_line(t, "lunlab_login_failures_total{kind=\"chap\"} 4");
+	has_line(t, "lunlab_login_throttled_total{kind=\"api\"} 7");
+	has_line(t, "lunlab_login_throttled_total{kind=\"chap\"} 0");
+	has_line(t, "# TYPE lunlab_login_locked_addresses gauge");
+	has_line(t, "lunlab_login_locked_addresses 1");
 	has_line(t, "# TYPE lunlab_fault_hits_total counter");
 	has_line(t, "lunlab_fault_hits_total{action=\"sense\"} 3");
 	has_line(t, "lunlab_fault_hits_total{action=\"drop\"} 1");

@@ -165,7 +165,8 @@ static void test_snapshot(void **state)
 		assert_int_equal(s.narr, 1);
 		if (s.arr[0].fig.pending_blocks == 0)
 			break;
-		assert_true(tries < 1000); /* 10 s */
+		/* no limit of our own: the background accounting finishes however loaded the
+		 * machine is; one that never does ends on meson's timeout */
 		metrics_snapshot_free(&s);
 		usleep(10000);
 	}

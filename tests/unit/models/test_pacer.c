@@ -1,10 +1,13 @@
 /* test_pacer.c — the pacer fires every callback, never before its deadline, in deadline
  * order (ties in scheduling order), from any number of scheduling threads; an earlier
- * deadline scheduled later still fires first.  Bounds are generous: the machine is
- * shared, so nothing here asserts how late a callback may be, only order and "not early". */
+ * deadline scheduled later still fires first.  The machine is shared, so nothing here
+ * asserts how late a callback may be, only order and "not early"; an order is asserted only
+ * where it holds whatever the machine did (events all scheduled before any was due), and
+ * waits have no limit of their own (meson's timeout is the hang guard). */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,12 +53,12 @@ static void rec_init(struct rec *r)
 	pthread_cond_init(&r->cv, NULL);
 }
 
-/* Wait (up to 10 s) until n callbacks have fired. */
+/* Wait until n callbacks have fired (callbacks that never fire end the test on meson's
+ * timeout: a limit here would race a loaded machine). */
 static unsigned wait_fired(struct rec *r, unsigned n)
 {
-	uint64_t give_up = pacer_now_ns() + 10000 * MS;
 	pthread_mutex_lock(&r->mu);
-	while (r->fired < n && pacer_now_ns() < give_up) {
+	while (r->fired < n) {
 		pthread_mutex_unlock(&r->mu);
 		struct timespec ts = { 0, 1000000 };
 		nanosleep(&ts, NULL);
@@ -79,10 +82,14 @@ static void ordered_and_never_early(void **state)
 		ev[i] = (struct ev){ &r, base + (uint64_t)(rand() % 60000) * 1000, i };
 		pacer_schedule(ev[i].deadline, on_fire, &ev[i]);
 	}
+	/* deadline order holds for events that were all waiting together: when this thread
+	 * was held up past the first deadline while scheduling, one due early rightly fired
+	 * before a smaller deadline was scheduled */
+	bool together = pacer_now_ns() < base;
 	assert_int_equal(wait_fired(&r, 100), 100);
 	for (unsigned i = 0; i < 100; i++) {
 		assert_true(r.at[i] >= r.deadline[i]);
-		if (i)
+		if (i && together)
 			assert_true(r.deadline[i] >= r.deadline[i - 1]);
 	}
 }
@@ -110,16 +117,18 @@ static void earlier_deadline_scheduled_later(void **state)
 	static struct ev late, early;
 	rec_init(&r);
 	uint64_t now = pacer_now_ns();
-	late = (struct ev){ &r, now + 400 * MS, 1 };
+	/* the late deadline an hour away: a pacer that slept until it, not woken for the early
+	 * one, would hold the early callback for an hour (the test ends on meson's timeout);
+	 * "before 400 ms" used to stand for that, which a stalled pacer thread can exceed.  The
+	 * late event stays queued until the process exits. */
+	late = (struct ev){ &r, now + 3600000 * MS, 1 };
 	early = (struct ev){ &r, now + 20 * MS, 2 };
 	pacer_schedule(late.deadline, on_fire, &late);
 	pacer_schedule(early.deadline, on_fire, &early);
-	assert_int_equal(wait_fired(&r, 2), 2);
+	assert_int_equal(wait_fired(&r, 1), 1);
 	assert_int_equal(r.tag[0], 2);
-	/* the sleeping thread was woken for it: it fired before the late deadline */
 	assert_true(r.at[0] < late.deadline);
 	assert_true(r.at[0] >= early.deadline);
-	assert_true(r.at[1] >= late.deadline);
 }
 
 static void past_deadline_fires(void **state)

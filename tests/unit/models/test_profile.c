@@ -118,6 +118,31 @@ static void builtins_load(void **state)
 	assert_int_equal(ac->tpgs, 1);
 	assert_int_equal(((const struct cost_params *)ac->cost_params)->frontend_mb_s, 820);
 	assert_true(x1->tpgs == 0 && x2->tpgs == 0 && fa->tpgs == 0 && u->tpgs == 0);
+	/* SSDs of the brick behind usable_bytes (XMS num-of-ssds): said by the XtremIO profiles */
+	assert_int_equal(x1->ssds, 25);
+	assert_int_equal(x2->ssds, 18);
+	assert_int_equal(fa->ssds, 0);
+	assert_int_equal(u->ssds, 0);
+}
+
+/* capacity.ssds: optional (0), at most 4096 */
+static void ssds_key(void **state)
+{
+	char *err = NULL;
+	struct lunlab_profile *p;
+
+	(void)state;
+	p = profile_parse(base, strlen(base), "t.yaml", &err);
+	assert_non_null(p);
+	assert_int_equal(p->ssds, 0);
+	profile_free(p);
+	const char *t = edit(25, "  soft_threshold_percent: 80\n  ssds: 72\n");
+	p = profile_parse(t, strlen(t), "t.yaml", &err);
+	assert_non_null(p);
+	assert_int_equal(p->ssds, 72);
+	profile_free(p);
+	expect_error(edit(25, "  soft_threshold_percent: 80\n  ssds: 4097\n"), "t.yaml:26: capacity.ssds",
+		     "out of range 0..4096");
 }
 
 /* tpgs: optional, off by default, one of four words */
@@ -284,6 +309,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(builtins_load),
 		cmocka_unit_test(tpgs_key),
+		cmocka_unit_test(ssds_key),
 		cmocka_unit_test(base_parses),
 		cmocka_unit_test(file_path_loads),
 		cmocka_unit_test(unknown_key),

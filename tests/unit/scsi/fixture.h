@@ -16,6 +16,7 @@
 #include "lunlab/scsi_vocab.h"
 #include "handlers/array/array_state.h"
 #include "handlers/array/volume.h"
+#include "handlers/array/volume_names.h"
 #include "handlers/scsi/naa.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"

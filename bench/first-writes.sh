@@ -1,0 +1,170 @@
+#!/bin/bash
+# bench/first-writes.sh: writes into never-written space against overwrites of the same range,
+# and one iperf3 stream over loopback, alternately in one run (not a test: a measurement; issue
+# 25 item 1, docs/accounting.md "First writes").
+#
+# Each round, in turn (odd rounds lunlab first, even rounds iperf3 first):
+#   first  a fresh lunlab-target, one LU of SIZE (64G), profile unlimited; lunlab-bench scale
+#          --vms 1 --bs 4m --qd 1 --write --data unique for DURATION s: every write lands in
+#          never-written space (the LU is far larger than what the run writes)
+#   over   the same target and LU at once, DURATION/2 s from LBA 0 again: every write replaces
+#          blocks the first run stored (half the time, so a faster overwrite cannot run past
+#          the range the first run wrote; a round where it did is marked 'overran')
+#   iperf3 one TCP stream over 127.0.0.1 for DURATION s (iperf3 -s -1 / iperf3 -c -J)
+# With BASE_BUILD=DIR (another build of lunlab, e.g. before a change) the first/over pair also
+# runs on it each round, so a change is measured against its base in the same run.
+# Prints every run, the machine's state (cores, load, CPU busy during each run: other work on
+# the machine shows there), the medians, the per-round ratios and the goals:
+#   first writes >= 85% of the same LU's overwrite speed, >= 50% of one iperf3 loopback stream.
+# usage: bench/first-writes.sh [BUILD_DIR]   env: ROUNDS (5), DURATION s (5), SIZE (64G),
+#        BASE_BUILD.  ~ROUNDS x 2.5 x DURATION s (+ the same again with BASE_BUILD).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source ci/lib/target-ctl.sh
+build=${1:-build}
+base=${BASE_BUILD:-}
+rounds=${ROUNDS:-5}
+dur=${DURATION:-5}
+size=${SIZE:-64G}
+for b in "$build" ${base:+"$base"}; do
+	for x in "$b/target/lunlab-target" "$build/client/lunlab-bench"; do
+		[[ -x $x ]] || { echo "first-writes.sh: $x missing; build first (meson setup $b && ninja -C $b)" >&2; exit 2; }
+	done
+done
+for x in iperf3 jq python3 ss; do
+	command -v "$x" >/dev/null || { echo "first-writes.sh: $x missing; run ci/install-deps.sh" >&2; exit 2; }
+done
+bench=$build/client/lunlab-bench
+work=$(mktemp -d /tmp/lunlab-first-writes.XXXXXX)
+results=$work/results.tsv   # round system run mb_s ios target_cores machine_busy note
+iperf_pid=
+cleanup() {
+	[[ -n ${LL_PID:-} ]] && { ll_stop_lunlab "$LL_PID" || true; }
+	[[ -n $iperf_pid ]] && { kill "$iperf_pid" 2>/dev/null; wait "$iperf_pid" 2>/dev/null || true; }
+	rm -rf "$work"
+}
+trap cleanup EXIT
+iqn=iqn.2026-11.org.lunlab:first-writes
+half=$(python3 -c "print($dur / 2)")
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# busy and total jiffies of the whole machine
+machine() { awk '/^cpu /{ print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
+rss_mib() { awk '/^VmRSS/{ printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
+
+# record ROUND SYSTEM RUN MB_S IOS T0 T1 C0 C1 M0 M1 NOTE
+record() {
+	python3 - "$@" >>"$results" <<'PY'
+import os, sys
+r, s, run, mbps, ios, t0, t1, c0, c1, m0, m1, note = sys.argv[1:13]
+hz = os.sysconf("SC_CLK_TCK")
+wall = float(t1) - float(t0)
+cores = (int(c1) - int(c0)) / hz / wall if wall > 0 else 0
+b0, a0 = map(int, m0.split()); b1, a1 = map(int, m1.split())
+busy = (b1 - b0) / (a1 - a0) if a1 > a0 else 0
+print("\t".join([r, s, run, f"{float(mbps):.1f}", ios, f"{cores:.2f}", f"{busy:.2f}", note or "-"]))
+PY
+	tail -n 1 "$results" | awk -F'\t' '{ printf "  %-6s %-6s %9.1f MB/s %5d I/Os  target %.2f cores  machine busy %3.0f%%  %s\n",
+		$2, $3, $4, $5, $6, $7 * 100, $8 == "-" ? "" : $8 }'
+}
+
+# scale URL SECONDS: "MB/s I/Os" of one lunlab-bench scale run
+scale() {
+	local out
+	out=$(timeout $((dur * 4 + 120)) "$bench" scale "$1" --vms 1 --bs 4m --qd 1 --duration "$2" --warmup 0 \
+		--write --data unique --json --quiet 2>"$work/bench.err") || { cat "$work/bench.err" >&2; out='{}'; }
+	jq -r '"\(.runs[0].total_mbps // 0) \(.runs[0].ios // 0)"' <<<"$out"
+}
+
+# lunlab ROUND SYSTEM BUILD: first writes on a fresh target, then overwrites of the same range
+lunlab() {
+	local r=$1 sys=$2 b=$3 url t0 t1 c0 c1 m0 m1 first over note rss
+	ll_start_lunlab "$b/target/lunlab-target" "$work/lunlab.log" --quiet --iqn "$iqn" \
+		--handler-path "$b/handlers" --lun "size=$size,model=unlimited" >/dev/null
+	url="iscsi://127.0.0.1:$LL_PORT/$iqn/0"
+	t0=$(date +%s.%N) c0=$(cpu_ticks "$LL_PID") m0=$(machine)
+	read -r -a first < <(scale "$url" "$dur")
+	t1=$(date +%s.%N) c1=$(cpu_ticks "$LL_PID") m1=$(machine)
+	rss=$(rss_mib "$LL_PID")
+	record "$r" "$sys" first "${first[0]}" "${first[1]}" "$t0" "$t1" "$c0" "$c1" "$m0" "$m1" \
+		"target RSS ${rss} MiB after $((first[1] * 4)) MiB written"
+	t0=$(date +%s.%N) c0=$(cpu_ticks "$LL_PID") m0=$(machine)
+	read -r -a over < <(scale "$url" "$half")
+	t1=$(date +%s.%N) c1=$(cpu_ticks "$LL_PID") m1=$(machine)
+	note=
+	((over[1] <= first[1])) || note=overran
+	record "$r" "$sys" over "${over[0]}" "${over[1]}" "$t0" "$t1" "$c0" "$c1" "$m0" "$m1" "$note"
+	ll_stop_lunlab "$LL_PID"
+	LL_PID=
+}
+
+# iperf ROUND: one stream over loopback
+iperf() {
+	local r=$1 port out t0 t1 m0 m1 tries=0
+	port=$(ll_free_port)
+	iperf3 -s -1 -B 127.0.0.1 -p "$port" >"$work/iperf-server.log" 2>&1 &
+	iperf_pid=$!
+	until ss -Hltn "sport = :$port" | grep -q .; do
+		sleep 0.1
+		((++tries < 100)) || { echo "first-writes.sh: iperf3 server did not listen" >&2; exit 1; }
+	done
+	t0=$(date +%s.%N) m0=$(machine)
+	out=$(iperf3 -c 127.0.0.1 -p "$port" -t "$dur" -J)
+	t1=$(date +%s.%N) m1=$(machine)
+	wait "$iperf_pid" 2>/dev/null || true
+	iperf_pid=
+	record "$r" iperf3 stream "$(jq '.end.sum_received.bits_per_second / 8e6' <<<"$out")" 0 "$t0" "$t1" 0 0 \
+		"$m0" "$m1" ""
+}
+
+echo "first writes: 4 MiB QD1 unique writes into a fresh ${size} unlimited LU (${dur} s) against overwrites of"
+echo "the same range (${half} s) and one iperf3 stream over loopback (${dur} s); $rounds rounds"
+echo "machine: $(nproc) cores, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
+for ((r = 1; r <= rounds; r++)); do
+	echo "round $r"
+	if ((r % 2)); then
+		lunlab "$r" lunlab "$build"
+		[[ -z $base ]] || lunlab "$r" base "$base"
+		iperf "$r"
+	else
+		iperf "$r"
+		[[ -z $base ]] || lunlab "$r" base "$base"
+		lunlab "$r" lunlab "$build"
+	fi
+done
+echo "load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+
+python3 - "$results" <<'PY'
+import statistics, sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+rounds = sorted({int(r[0]) for r in rows})
+def get(r, s, run):
+    v = [float(x[3]) for x in rows if int(x[0]) == r and x[1] == s and x[2] == run]
+    return v[0] if v else None
+systems = [s for s in ("lunlab", "base") if any(x[1] == s for x in rows)]
+busy = [float(x[6]) for x in rows]
+print(f"median of {len(rounds)} rounds (MB/s = 10^6 bytes/s); machine busy during the runs: "
+      f"median {statistics.median(busy):.0%}, max {max(busy):.0%}")
+ip = [get(r, "iperf3", "stream") for r in rounds]
+print(f"  iperf3 one loopback stream      {statistics.median(ip):9.1f} MB/s")
+for s in systems:
+    fw = [get(r, s, "first") for r in rounds]
+    ow = [get(r, s, "over") for r in rounds]
+    over_ratio = [f / o for f, o in zip(fw, ow) if f and o]
+    ip_ratio = [f / i for f, i in zip(fw, ip) if f and i]
+    overran = sum(1 for x in rows if x[1] == s and x[7] == "overran")
+    m_over, m_ip = statistics.median(over_ratio), statistics.median(ip_ratio)
+    def cpu(run):  # the target's CPU per MB: what noise from other work on the machine moves least
+        v = [float(x[5]) * 1000 / float(x[3]) for x in rows if x[1] == s and x[2] == run and float(x[3]) > 0]
+        return statistics.median(v) if v else 0.0
+    print(f"  {s:<7} first writes            {statistics.median(fw):9.1f} MB/s   target CPU {cpu('first'):.2f} ms/MB")
+    print(f"  {s:<7} overwrites              {statistics.median(ow):9.1f} MB/s   target CPU {cpu('over'):.2f} ms/MB"
+          + (f"  ({overran} round(s) overran the first run's range)" if overran else ""))
+    print(f"  {s:<7} first / overwrite       {m_over:9.2f}   per round: " + " ".join(f"{x:.2f}" for x in over_ratio))
+    print(f"  {s:<7} first / iperf3          {m_ip:9.2f}   per round: " + " ".join(f"{x:.2f}" for x in ip_ratio))
+    if s == "lunlab":
+        g1, g2 = m_over >= 0.85, m_ip >= 0.50
+        print(f"  goals: first writes >= 85% of overwrites: {'MET' if g1 else 'NOT MET'}; "
+              f">= 50% of one iperf3 stream: {'MET' if g2 else 'NOT MET'}")
+PY

@@ -1,0 +1,234 @@
+/* xms_events.c — see xms_events.h.  A ring of fixed-size records: no
+ * allocation per event, a bounded footprint (XMS_EVENTS_MAX x ~600 bytes). */
+#include "target/api/xms_events.h"
+
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "target/api/api_json.h"
+#include "target/iscsi/login_throttle.h"
+
+struct event {
+	uint64_t id;
+	int64_t sec;
+	uint32_t usec;
+	enum xms_severity sev;
+	char classification[16];
+	char entity[32];
+	char details[130];
+	char code[16];
+	char description[384];
+};
+
+static struct event ring[XMS_EVENTS_MAX];
+static size_t head, count;     /* head: where the next one goes */
+static uint64_t next_id = 1;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *const sev_names[] = { "information", "minor", "major", "critical" };
+
+const char *xms_severity_name(enum xms_severity s)
+{
+	return (unsigned)s < 4 ? sev_names[s] : "information";
+}
+
+bool xms_severity_parse(const char *s, enum xms_severity *out)
+{
+	for (int i = 0; i < 4; i++) {
+		if (strcmp(s, sev_names[i]) == 0) {
+			*out = (enum xms_severity)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* printable, bounded: text from requests and the wire goes in */
+static void safe_copy(char *dst, size_t cap, const char *src)
+{
+	size_t i = 0;
+
+	for (; src && src[i] && i + 1 < cap; i++)
+		dst[i] = (unsigned char)src[i] >= ' ' && (unsigned char)src[i] < 0x7f ? src[i] : '?';
+	dst[i] = '\0';
+}
+
+void xms_event(enum xms_severity sev, const char *classification, const char *entity, const char *details,
+	       const char *code, const char *fmt, ...)
+{
+	char text[512];
+	struct timespec ts;
+	struct event *e;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	pthread_mutex_lock(&lock);
+	e = &ring[head];
+	memset(e, 0, sizeof(*e));
+	e->id = next_id++;
+	e->sec = (int64_t)ts.tv_sec;
+	e->usec = (uint32_t)(ts.tv_nsec / 1000);
+	e->sev = sev;
+	safe_copy(e->classification, sizeof(e->classification), classification);
+	safe_copy(e->entity, sizeof(e->entity), entity);
+	safe_copy(e->details, sizeof(e->details), details);
+	safe_copy(e->code, sizeof(e->code), code);
+	safe_copy(e->description, sizeof(e->description), text);
+	head = (head + 1) % XMS_EVENTS_MAX;
+	if (count < XMS_EVENTS_MAX)
+		count++;
+	pthread_mutex_unlock(&lock);
+}
+
+void xms_events_reset(void)
+{
+	pthread_mutex_lock(&lock);
+	head = count = 0;
+	next_id = 1;
+	pthread_mutex_unlock(&lock);
+}
+
+static bool digits(const char *s, int n, int *out)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+bool xms_events_parse_time(const char *s, int64_t *out)
+{
+	struct tm tm;
+	int y, mo, d, h, mi, se;
+
+	/* exactly "YYYY-MM-DD HH:MM:SS" */
+	if (strlen(s) != 19 || s[4] != '-' || s[7] != '-' || s[10] != ' ' || s[13] != ':' || s[16] != ':' ||
+	    !digits(s, 4, &y) || !digits(s + 5, 2, &mo) || !digits(s + 8, 2, &d) || !digits(s + 11, 2, &h) ||
+	    !digits(s + 14, 2, &mi) || !digits(s + 17, 2, &se))
+		return false;
+	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
+		return false;
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = se;
+	*out = (int64_t)timegm(&tm);
+	return true;
+}
+
+static struct json_object *event_json(const struct event *e)
+{
+	struct json_object *o = json_object_new_object();
+	char ts[48];
+	struct tm tm;
+	time_t t = (time_t)e->sec;
+
+	gmtime_r(&t, &tm);
+	snprintf(ts, sizeof(ts), "%04d-%02d-%02d %02d:%02d:%02d.%06u", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+		 tm.tm_hour, tm.tm_min, tm.tm_sec, e->usec);
+	json_object_object_add(o, "id", json_object_new_int64((int64_t)e->id));
+	json_object_object_add(o, "timestamp", json_object_new_string(ts));
+	json_object_object_add(o, "severity", json_object_new_string(xms_severity_name(e->sev)));
+	json_object_object_add(o, "classification", json_object_new_string(e->classification));
+	json_object_object_add(o, "entity", json_object_new_string(e->entity));
+	json_object_object_add(o, "entity_details", json_object_new_string(e->details));
+	json_object_object_add(o, "event_code", json_object_new_string(e->code));
+	json_object_object_add(o, "description", json_object_new_string(e->description));
+	return o;
+}
+
+/* GET .../types/events: newest first, as XMS lists them */
+static void list_events(const struct api_request *req, struct api_response *rsp)
+{
+	const char *sev = api_param(req, "severity"), *ent = api_param(req, "entity");
+	const char *from = api_param(req, "from-date-time"), *to = api_param(req, "to-date-time");
+	const char *lim = api_param(req, "limit");
+	enum xms_severity want = XMS_SEV_INFO;
+	int64_t t0 = INT64_MIN, t1 = INT64_MAX;
+	unsigned long limit = XMS_EVENTS_MAX;
+	struct json_object *o, *a;
+
+	if (*req->rest) {
+		api_error(rsp, 404, "not_found");
+		return;
+	}
+	if (sev && *sev && !xms_severity_parse(sev, &want)) {
+		api_error(rsp, 400, "Command Syntax Error: severity: want information, minor, major or critical");
+		return;
+	}
+	if ((from && *from && !xms_events_parse_time(from, &t0)) || (to && *to && !xms_events_parse_time(to, &t1))) {
+		api_errorf(rsp, 400, "Command Syntax Error: %s: want YYYY-MM-DD HH:MM:SS",
+			   from && *from && !xms_events_parse_time(from, &t0) ? "from-date-time" : "to-date-time");
+		return;
+	}
+	if (lim && *lim) {
+		char *end;
+		limit = strtoul(lim, &end, 10);
+		if (*lim < '0' || *lim > '9' || *end || limit == 0 || limit > XMS_EVENTS_MAX) {
+			api_errorf(rsp, 400, "Command Syntax Error: limit: want 1..%d", XMS_EVENTS_MAX);
+			return;
+		}
+	}
+	o = json_object_new_object();
+	a = json_object_new_array();
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < count && json_object_array_length(a) < limit; i++) {
+		const struct event *e = &ring[(head + XMS_EVENTS_MAX - 1 - i) % XMS_EVENTS_MAX];
+		if ((sev && *sev && e->sev != want) || (ent && *ent && strcmp(e->entity, ent) != 0) || e->sec < t0 ||
+		    e->sec > t1)
+			continue;
+		json_object_array_add(a, event_json(e));
+	}
+	pthread_mutex_unlock(&lock);
+	json_object_object_add(o, "events", a);
+	/* the list's own link, as every XMS list has (the exporter reads links[0].href) */
+	struct json_object *links = json_object_new_array(), *self = json_object_new_object();
+	char href[512];
+	snprintf(href, sizeof(href), "https://%s%s/", *req->host ? req->host : "localhost", req->path);
+	json_object_object_add(self, "href", json_object_new_string(href));
+	json_object_object_add(self, "rel", json_object_new_string("self"));
+	json_object_array_add(links, self);
+	json_object_object_add(o, "links", links);
+	api_reply_json(rsp, 200, o);
+}
+
+static void on_failed_login(enum login_throttle_kind k, const char *host, const char *user, unsigned in_row,
+			    uint64_t wait_ms)
+{
+	bool locked = in_row >= LOGIN_THROTTLE_LOCK_FAILS;
+
+	xms_event(locked ? XMS_SEV_MAJOR : XMS_SEV_MINOR, "security", k == LOGIN_THROTTLE_API ? "XMS" : "Target",
+		  user ? user : "", locked ? "LL0902" : "LL0901",
+		  "%s login failed for user %.64s from %s (%u in a row); %s %llu s",
+		  k == LOGIN_THROTTLE_API ? "API" : "iSCSI CHAP", user ? user : "-", host, in_row,
+		  locked ? "locked out for" : "next try in", (unsigned long long)((wait_ms + 999) / 1000));
+}
+
+int xms_events_register(char *err, size_t errlen)
+{
+	static const struct api_route routes[] = {
+		{ API_GET | API_HEAD, "/api/json/types/events", API_ROUTE_PREFIX, list_events, NULL },
+		{ API_GET | API_HEAD, "/api/json/v2/types/events", API_ROUTE_PREFIX, list_events, NULL },
+		{ API_GET | API_HEAD, "/api/json/v3/types/events", API_ROUTE_PREFIX, list_events, NULL },
+	};
+
+	login_throttle_set_listener(on_failed_login);
+	return api_routes_add(routes, sizeof(routes) / sizeof(routes[0]), err, errlen);
+}

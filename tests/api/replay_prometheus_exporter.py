@@ -1,0 +1,85 @@
+#!/usr/bin/python3
+"""cthiel42/prometheus-xtremio-exporter, replayed: the requests of its
+xtremio.py (commit 88fda7f81e0cb266ccd0279613ad27509e4fb43d) and the fields
+it reads, each with the type it uses.
+
+Its flow per scrape: GET /api/json/v3/commands/login?password=P&user=U (no
+Basic) and keep the response's cookies; for each configured collector GET
+/api/json/v3/types/TYPE with those cookies and Accept/Content-Type JSON
+headers; read the list under TYPE's own key and links[0].href; for
+clusters, bbus, bricks, ssds and xms GET each TYPE/INDEX (the href's last
+segment) and read content fields (a missing one is a KeyError that fails
+that collector); every list entry's name, href and, for volumes, bricks,
+xenvs, ssds, dae-*, sys-name; then GET /api/json/v3/commands/logout with no
+cookie at all.  Collectors whose type lunlab does not serve (alert-
+definitions, bbus, bricks, ssds, xenvs, dae-controllers, dae-psus, ...) and the fields it reads that lunlab does not serve are asserted absent:
+docs/api.md lists them.
+"""
+import requests
+
+from replay_lib import BASE, USER, PASSWORD, ok, fields, absent, finish
+
+HEADERS = {"Accept": "application/json", "Content-Type": "application/json"}
+# collectors that only count a list ("unimplemented" in the exporter): the list key is the type
+LIST_ONLY = ["consistency-groups", "initiator-groups", "initiators", "iscsi-portals", "lun-maps", "snapshot-sets",
+             "target-groups", "targets", "events"]
+NOT_SERVED_TYPES = ["alert-definitions", "bbus", "bricks", "ssds", "xenvs", "dae-controllers", "dae-psus"]
+CLUSTER = {"hardware-platform": "str", "name": "str", "license-id": "str", "guid": "str",
+           "sys-psnt-serial-number": "str", "compression-factor": "num", "rd-iops": "strint", "wr-iops": "strint",
+           "num-of-vols": "int", "free-ud-ssd-space-in-percent": "int", "data-reduction-ratio": "num",
+           "num-of-ssds": "int"}
+CLUSTER_NOT_SERVED = ["total-memory-in-use-in-percent"]
+XMS = {"xms-ip": "str", "version": "str", "name": "str", "guid": "str", "wr-iops": "strint", "rd-iops": "strint",
+       "wr-latency": "strint", "rd-latency": "strint", "overall-efficiency-ratio": "strnum",
+       "ssd-space-in-use": "strint", "ram-usage": "strint", "ram-total": "strint", "cpu": "num",
+       "num-of-user-accounts": "int"}
+XMS_NOT_SERVED = []
+
+
+def get(path, cookies):
+    return requests.get(BASE + "/api/json/v3/types/" + path, cookies=cookies, headers=HEADERS, verify=False,
+                        timeout=60)
+
+
+def main():
+    # something in each list: a volume (Basic, v2, as Cinder would)
+    r = requests.post(BASE + "/api/json/v2/types/volumes", auth=(USER, PASSWORD), verify=False, timeout=60,
+                      json={"vol-name": "prom-v", "vol-size": "1m"})
+    ok("setup: a volume", r.status_code == 201, r.text)
+    r = requests.get(BASE + "/api/json/v3/commands/login?password={}&user={}".format(PASSWORD, USER), verify=False,
+                     timeout=60)
+    jar = r.cookies
+    ok("login by query: a cookie jar with sessid", r.status_code == 200 and "sessid" in jar, r.headers)
+
+    resp = get("volumes", jar).json()
+    ok("volumes: list and links[0].href", isinstance(resp.get("volumes"), list) and
+       isinstance(resp["links"][0]["href"], str), resp)
+    for v in resp.get("volumes", []):
+        fields("volumes list entry", v, {"name": "str", "sys-name": "str", "href": "str"})
+    for t in LIST_ONLY:
+        resp = get(t, jar).json()
+        ok("%s: list and links[0].href" % t, isinstance(resp.get(t), list) and
+           isinstance(resp["links"][0]["href"], str), resp)
+    resp = get("clusters", jar).json()
+    for c in resp["clusters"]:
+        fields("clusters list entry", c, {"href": "str", "name": "str"})
+        content = get("clusters/" + c["href"].split("/")[-1], jar).json()["content"]
+        fields("cluster", content, CLUSTER)
+        absent("cluster", content, CLUSTER_NOT_SERVED)
+    resp = get("xms", jar).json()
+    ok("xms: under xmss", len(resp.get("xmss", [])) == 1, resp)
+    for x in resp.get("xmss", []):
+        fields("xmss entry", x, {"href": "str", "name": "str"})
+        content = get("xms/" + x["href"].split("/")[-1], jar).json()["content"]
+        fields("xms", content, XMS)
+        absent("xms", content, XMS_NOT_SERVED)
+    for t in NOT_SERVED_TYPES:
+        r = get(t, jar)
+        ok("%s: not served (404 not_found)" % t, r.status_code == 404, r.status_code)
+    r = requests.get(BASE + "/api/json/v3/commands/logout", verify=False, timeout=60)
+    ok("its logout carries no cookie: 401 (the session stays until idle)", r.status_code == 401, r.status_code)
+    ok("the session still works", get("clusters", jar).status_code == 200)
+    finish("prometheus-exporter")
+
+
+main()

@@ -1,0 +1,194 @@
+/* test_xms_events.c — the event log (xms_events.h) through its route,
+ * without a server (api_dispatch): newest first, filters by severity,
+ * entity, time range and limit, each bad parameter named, the ring keeping
+ * the newest XMS_EVENTS_MAX, text from the wire made printable, a failed
+ * login reported through the throttle's listener, and the time parser. */
+#include <json-c/json.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "target/api/api_router.h"
+#include "target/api/xms_events.h"
+#include "target/iscsi/login_throttle.h"
+
+static struct json_object *get(struct api_param *p, size_t np, unsigned *status)
+{
+	struct api_request req = { .method = API_GET, .path = "/api/json/v3/types/events", .params = p, .nparams = np,
+				   .body = "", .host = "h" };
+	struct api_response rsp = { 0 };
+	struct json_object *o;
+
+	api_dispatch(&req, &rsp);
+	*status = rsp.status;
+	o = json_tokener_parse(rsp.body);
+	free(rsp.body);
+	return o;
+}
+
+static struct json_object *events(struct api_param *p, size_t np)
+{
+	unsigned st;
+	struct json_object *o = get(p, np, &st), *a;
+
+	assert_int_equal(st, 200);
+	assert_true(json_object_object_get_ex(o, "events", &a));
+	json_object_get(a);
+	json_object_put(o);
+	return a;
+}
+
+static const char *str(struct json_object *a, size_t i, const char *k)
+{
+	struct json_object *e = json_object_array_get_idx(a, i), *v;
+
+	assert_true(json_object_object_get_ex(e, k, &v));
+	return json_object_get_string(v);
+}
+
+static int setup(void **state)
+{
+	char err[128];
+
+	(void)state;
+	api_routes_clear();
+	assert_int_equal(xms_events_register(err, sizeof(err)), 0);
+	xms_events_reset();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	api_routes_clear();
+	login_throttle_set_listener(NULL);
+	return 0;
+}
+
+static void test_filters(void **state)
+{
+	struct json_object *a;
+	struct api_param p[2];
+
+	(void)state;
+	xms_event(XMS_SEV_INFO, "audit", "Volume", "v1", "LL0101", "created %s", "v1");
+	xms_event(XMS_SEV_MINOR, "security", "XMS", "bob", "LL0901", "failed");
+	xms_event(XMS_SEV_INFO, "audit", "Volume", "v2\x01\n", "LL0101", "created v2\x7f");
+	a = events(NULL, 0);
+	assert_int_equal(json_object_array_length(a), 3);
+	assert_string_equal(str(a, 0, "entity_details"), "v2??"); /* newest first, made printable */
+	assert_string_equal(str(a, 0, "description"), "created v2?");
+	assert_int_equal(json_object_get_int64(json_object_object_get(json_object_array_get_idx(a, 2), "id")), 1);
+	assert_int_equal(strlen(str(a, 0, "timestamp")), strlen("2026-12-04 18:00:00.000000"));
+	json_object_put(a);
+	p[0] = (struct api_param){ "severity", "minor" };
+	a = events(p, 1);
+	assert_int_equal(json_object_array_length(a), 1);
+	assert_string_equal(str(a, 0, "entity_details"), "bob");
+	json_object_put(a);
+	p[0] = (struct api_param){ "entity", "Volume" };
+	p[1] = (struct api_param){ "limit", "1" };
+	a = events(p, 2);
+	assert_int_equal(json_object_array_length(a), 1);
+	assert_string_equal(str(a, 0, "event_code"), "LL0101");
+	json_object_put(a);
+	p[0] = (struct api_param){ "to-date-time", "1999-12-31 23:59:59" };
+	a = events(p, 1);
+	assert_int_equal(json_object_array_length(a), 0);
+	json_object_put(a);
+	p[0] = (struct api_param){ "from-date-time", "1999-12-31 23:59:59" };
+	a = events(p, 1);
+	assert_int_equal(json_object_array_length(a), 3);
+	json_object_put(a);
+}
+
+static void test_bad_parameters(void **state)
+{
+	static const struct {
+		const char *k, *v, *msg;
+	} bad[] = {
+		{ "severity", "fatal", "Command Syntax Error: severity: want information, minor, major or critical" },
+		{ "from-date-time", "2026-13-01 00:00:00", "Command Syntax Error: from-date-time: want YYYY-MM-DD HH:MM:SS" },
+		{ "to-date-time", "2026-01-01T00:00:00", "Command Syntax Error: to-date-time: want YYYY-MM-DD HH:MM:SS" },
+		{ "limit", "0", "Command Syntax Error: limit: want 1..4096" },
+		{ "limit", "4097", "Command Syntax Error: limit: want 1..4096" },
+		{ "limit", "-1", "Command Syntax Error: limit: want 1..4096" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct api_param p = { bad[i].k, bad[i].v };
+		unsigned st;
+		struct json_object *o = get(&p, 1, &st);
+		assert_int_equal(st, 400);
+		assert_string_equal(json_object_get_string(json_object_object_get(o, "message")), bad[i].msg);
+		json_object_put(o);
+	}
+}
+
+static void test_ring_keeps_newest(void **state)
+{
+	struct json_object *a;
+
+	(void)state;
+	for (int i = 0; i < XMS_EVENTS_MAX + 5; i++)
+		xms_event(XMS_SEV_INFO, "audit", "Volume", "", "LL0101", "event %d", i);
+	a = events(NULL, 0);
+	assert_int_equal(json_object_array_length(a), XMS_EVENTS_MAX);
+	assert_string_equal(str(a, 0, "description"), "event 4100");
+	assert_string_equal(str(a, XMS_EVENTS_MAX - 1, "description"), "event 5");
+	json_object_put(a);
+}
+
+static void test_failed_login_listener(void **state)
+{
+	struct json_object *a;
+
+	(void)state;
+	login_throttle_notify(LOGIN_THROTTLE_CHAP, "10.0.0.9", "eve", 4, 1000);
+	login_throttle_notify(LOGIN_THROTTLE_API, "10.0.0.9", "root", 10, 900000);
+	a = events(NULL, 0);
+	assert_int_equal(json_object_array_length(a), 2);
+	assert_string_equal(str(a, 0, "severity"), "major");
+	assert_string_equal(str(a, 0, "entity"), "XMS");
+	assert_string_equal(str(a, 0, "description"),
+			    "API login failed for user root from 10.0.0.9 (10 in a row); locked out for 900 s");
+	assert_string_equal(str(a, 1, "severity"), "minor");
+	assert_string_equal(str(a, 1, "entity"), "Target");
+	assert_string_equal(str(a, 1, "entity_details"), "eve");
+	json_object_put(a);
+}
+
+static void test_time_parse(void **state)
+{
+	int64_t t;
+
+	(void)state;
+	assert_true(xms_events_parse_time("1970-01-01 00:00:00", &t));
+	assert_int_equal(t, 0);
+	assert_true(xms_events_parse_time("2026-12-04 18:30:00", &t));
+	assert_int_equal(t, 1796409000);
+	assert_false(xms_events_parse_time("2026-12-04 18:30", &t));
+	assert_false(xms_events_parse_time("2026-12-04 24:00:00", &t));
+	assert_false(xms_events_parse_time("1969-12-31 23:59:59", &t));
+	assert_false(xms_events_parse_time("2026-12-04 18:30:00Z", &t));
+	assert_false(xms_events_parse_time("", &t));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_parameters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ring_keeps_newest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_login_listener, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_time_parse, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
