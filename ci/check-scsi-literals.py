@@ -21,7 +21,8 @@ reader never decodes a number.  This script finds the bare numbers that crept ba
   status-compare  a status compared with CHECK CONDITION / BUSY / RESERVATION CONFLICT /
                   TASK SET FULL as a number
 
-Comments and string literals are ignored, and an opcode number is flagged only when the
+Comments and string literals are ignored (a comment holding "scsi-literals: not SCSI" and a reason
+exempts its line: a number that only looks like SCSI), and an opcode number is flagged only when the
 vocabulary has it (a test's vendor opcode 0xc0 stays a number).  Files that may hold the numbers are listed in ALLOWED
 below, each with its reason.  Usage:
   check-scsi-literals.py [ROOT]     check ROOT (default: the source tree); exit 1 on a finding
@@ -66,6 +67,10 @@ RULES = [
         r"(?:\bcdb\s*\[\s*0\s*\]|\bop(?:code)?\b|->op(?:code)?\b|\.op(?:code)?\b)\s*[!=]=\s*" + HEX)),
     ("opcode-build", re.compile(r"\bcdb\w*\s*\[\s*0\s*\]\s*=\s*" + HEX)),
     ("opcode-build", re.compile(r"\b\w*cdb\w*\s*\[\s*\w*\s*\]\s*=\s*\{\s*" + HEX)),
+    # an array of a CDB's size whose first byte, on the same line, is a vocabulary opcode
+    # (0x00 aside: a zeroed buffer): uint8_t r16[16] = { 0x88 }
+    ("opcode-build", re.compile(r"\b\w+[ \t]*\[[ \t]*(?:6|10|12|16|32)[ \t]*\][ \t]*=[ \t]*\{[ \t]*"
+                                r"0x(?!00\b)[0-9a-fA-F]{2}\b")),
     ("sense-triple", re.compile(
         r"\b\w*sense\w*\s*\([^;]*?(?:\b(?:SCSI_)?SK_\w+|" + HEX + r")\s*,\s*" + HEX + r"\s*,\s*" + HEX)),
     # any call or table row carrying KEY, ASC, ASCQ as numbers (a key is 0x1..0xf)
@@ -101,6 +106,11 @@ OP_DEFINE = re.compile(r"(?:#\s*define\s+\bOP_(\w+)\s+|\bOP_(\w+)\s*=\s*)0x[0-9a
 SWITCH = re.compile(r"\bswitch\s*\(\s*([^)]*(?:\bcdb\s*\[\s*0\s*\]|\bop(?:code)?\b)[^)]*)\)")
 KEY_SWITCH = re.compile(r"\bswitch\s*\(\s*[^)]*\b(?:\w+_)?key\s*\)")
 CASE_HEX = re.compile(r"\bcase\s+" + HEX + r"\s*:")
+
+
+# a line that carries a number which only looks like a SCSI one (a mode page laid out like a CDB)
+# says so in a comment holding this marker and the reason
+MARKER = "scsi-literals: not SCSI"
 
 
 def strip_comments_and_strings(text):
@@ -157,12 +167,16 @@ def literal_is_opcode(text, opcodes):
 
 def check_file(path, rel, opcodes, opnames):
     with open(path, encoding="utf-8", errors="replace") as f:
-        code = strip_comments_and_strings(f.read())
+        text = f.read()
+    raw = text.split("\n")
+    code = strip_comments_and_strings(text)
     found = []
     lines = code.split("\n")
     # a call may wrap: look at each statement-ish chunk line by line, joining a line that
     # ends inside parentheses with the next one
     for lineno, line in enumerate(lines, 1):
+        if MARKER in raw[lineno - 1]:
+            continue
         joined = line
         k = lineno
         while joined.count("(") > joined.count(")") and k < len(lines) and k - lineno < 3:
@@ -178,7 +192,7 @@ def check_file(path, rel, opcodes, opnames):
             found.append((rel, lineno, "opcode-define", line.strip()))
     for start, end in switch_bodies(code):
         for m in CASE_HEX.finditer(code, start, end):
-            if not literal_is_opcode(m.group(0), opcodes):
+            if not literal_is_opcode(m.group(0), opcodes) or MARKER in raw[code.count("\n", 0, m.start())]:
                 continue
             lineno = code.count("\n", 0, m.start()) + 1
             found.append((rel, lineno, "opcode-case", lines[lineno - 1].strip()))
@@ -209,22 +223,23 @@ def scan(root, vocab_root=None):
     return sorted(set(findings))
 
 
-PLANTED = {
-    "opcode-compare": "if (cdb[0] == 0x2a)\n\treturn 1;\n",
-    "opcode-case": "switch (cdb[0]) {\ncase 0x28:\n\treturn 1;\n}\n",
-    "opcode-build": "cdb[0] = 0x28;\n",
-    "sense-triple": "return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x24, 0x00);\n",
-    "sense-pair": "tcmu_sense_set_data(buf, 0x5, 0x2000);\n",
-    "sense-define": "#define ASC_INVALID_PARAM 0x26\n",
-    "status-compare": "if (status == 0x02)\n\treturn 1;\n",
-    "status-define": "#define ST_CHECK 0x02\n",
-    "status-set": "ans->status = 0x02;\n",
-    "sense-compare": "if (st->key == 0x05 && st->asc == 0x20)\n\treturn 1;\n",
-    "sa-build": "uint8_t c[12] = { SCSI_OP_MAINTENANCE_IN, 0x0c };\n",
-    "sa-compare": "if ((cdb[1] & 0x1f) == 0x0a)\n\treturn 1;\n",
-    "sense-case": "switch (key) {\ncase 0x06:\n\treturn 1;\n}\n",
-    "opcode-define": "enum { OP_INQUIRY = 0x12 };\n",
-}
+PLANTED = [  # (the rule that must catch it, a body planted in a function)
+    ("opcode-compare", "if (cdb[0] == 0x2a)\n\treturn 1;\n"),
+    ("opcode-case", "switch (cdb[0]) {\ncase 0x28:\n\treturn 1;\n}\n"),
+    ("opcode-build", "cdb[0] = 0x28;\n"),
+    ("opcode-build", "uint8_t r16[16] = { 0x88 };\n"),
+    ("sense-triple", "return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x24, 0x00);\n"),
+    ("sense-pair", "tcmu_sense_set_data(buf, 0x5, 0x2000);\n"),
+    ("sense-define", "#define ASC_INVALID_PARAM 0x26\n"),
+    ("status-compare", "if (status == 0x02)\n\treturn 1;\n"),
+    ("status-define", "#define ST_CHECK 0x02\n"),
+    ("status-set", "ans->status = 0x02;\n"),
+    ("sense-compare", "if (st->key == 0x05 && st->asc == 0x20)\n\treturn 1;\n"),
+    ("sa-build", "uint8_t c[12] = { SCSI_OP_MAINTENANCE_IN, 0x0c };\n"),
+    ("sa-compare", "if ((cdb[1] & 0x1f) == 0x0a)\n\treturn 1;\n"),
+    ("sense-case", "switch (key) {\ncase 0x06:\n\treturn 1;\n}\n"),
+    ("opcode-define", "enum { OP_INQUIRY = 0x12 };\n"),
+]
 NAMED = """/* a comment may say 0x2a and 05/24/00: cdb[0] == 0x2a */
 int f(const unsigned char *cdb, struct scsi_cmd *cmd, int status)
 {
@@ -239,6 +254,8 @@ int f(const unsigned char *cdb, struct scsi_cmd *cmd, int status)
 	}
 	if (scsi_asc_pair(asc, ascq) == SCSI_ASC_LU_BECOMING_READY)
 		return 0;
+	static const uint8_t mode[12] = { 0x0a, 10 }; /* control page (scsi-literals: not SCSI) */
+	uint8_t zero[16] = { 0x00 };
 	switch (page) {
 	case 0x83:
 		break;
@@ -268,7 +285,7 @@ def selftest():
         if got:
             print("selftest: the named form was flagged: %s" % got)
             ok = False
-        for rule, body in PLANTED.items():
+        for rule, body in PLANTED:
             planted = os.path.join(root, "target", "planted.c")
             with open(planted, "w") as f:
                 f.write("void g(void)\n{\n" + body + "}\n")

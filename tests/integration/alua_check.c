@@ -125,8 +125,8 @@ static void report(struct iscsi_context *i)
 /* commands in each state, through portal group 2 */
 static void states(struct iscsi_context *p1, struct iscsi_context *p2)
 {
-	uint8_t rc10[10] = { 0x25 }, rsense[6] = { 0x03, 0, 0, 0, 18, 0 };
-	uint8_t ms6[6] = { 0x1a, 0x08, 0x3f, 0, 255, 0 };
+	uint8_t rc10[10] = { SCSI_OP_READ_CAPACITY_10 }, rsense[6] = { SCSI_OP_REQUEST_SENSE, 0, 0, 0, 18, 0 };
+	uint8_t ms6[6] = { SCSI_OP_MODE_SENSE_6, 0x08, 0x3f, 0, 255, 0 };
 	static const struct {
 		int lun, ascq;
 		const char *name;

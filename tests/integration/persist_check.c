@@ -197,7 +197,7 @@ static int after(struct iscsi_context *is)
 	expect(get_wce(is, 1, 0, NULL) == 1, "LUN 1: current WCE 1 again (its change was not saved)");
 	/* the registration is the old session's initiator port (its ISID):
 	 * this session is another port, fenced off by the reservation */
-	uint8_t w10[10] = { 0x2a, 0, 0, 0, 0, 0, 0, 0, 1, 0 }, blk[512] = { 0 };
+	uint8_t w10[10] = { SCSI_OP_WRITE_10, 0, 0, 0, 0, 0, 0, 0, 1, 0 }, blk[512] = { 0 };
 	t = raw(is, 0, w10, 10, blk, sizeof(blk), 0);
 	expect(t && t->status == SCSI_STATUS_RESERVATION_CONFLICT, "WRITE(10) from another initiator port: RESERVATION CONFLICT");
 	drop(&t);

@@ -121,7 +121,7 @@ static void medium_error_is_the_callers(void **state)
 	struct world w;
 	open_world(&w, 5);
 	fake_push(&w.f, (struct fake_action){ .kind = FAKE_SENSE, .key = 0x03, .asc = 0x11, .ascq = 0x00 });
-	uint8_t read10[10] = { 0x28, 0, 0, 0, 0x08, 0x00, 0, 0, 1, 0 };
+	uint8_t read10[10] = { SCSI_OP_READ_10, 0, 0, 0, 0x08, 0x00, 0, 0, 1, 0 };
 	uint8_t buf[512];
 	struct cmd_status st;
 	assert_int_equal(conn_cmd(&w.c, read10, 10, 1, NULL, 0, buf, sizeof(buf), &st), 0);

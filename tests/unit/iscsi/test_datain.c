@@ -123,7 +123,7 @@ static void response_len_of_other_pages(void **state)
 
 static void xfer_lengths(void **state)
 {
-	uint8_t r6[6] = { 0x08, 0, 0, 0, 0, 0 }, w10[10] = { 0x2a }, r16[16] = { 0x88 };
+	uint8_t r6[6] = { SCSI_OP_READ_6, 0, 0, 0, 0, 0 }, w10[10] = { SCSI_OP_WRITE_10 }, r16[16] = { SCSI_OP_READ_16 };
 	bool rw;
 
 	assert_true(cdb_xfer_len(r6, 512, &rw) == 256 * 512); /* 0 means 256 */

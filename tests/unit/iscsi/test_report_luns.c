@@ -125,7 +125,7 @@ static void flat_space_above_255(void **state)
 
 static void missing_lun(void **state)
 {
-	uint8_t inq[6] = { 0x12, 0, 0, 0, 96, 0 }, rs[6] = { 0x03, 0, 0, 0, 18, 0 };
+	uint8_t inq[6] = { SCSI_OP_INQUIRY, 0, 0, 0, 96, 0 }, rs[6] = { SCSI_OP_REQUEST_SENSE, 0, 0, 0, 18, 0 };
 	uint8_t tur[6] = { 0 }, buf[96], sense[96], sl, st;
 	size_t n;
 
@@ -158,7 +158,7 @@ static void missing_lun(void **state)
  * same status and length, nothing written. */
 static void missing_lun_no_buffer(void **state)
 {
-	uint8_t inq[6] = { 0x12, 0, 0, 0, 96, 0 }, rs[6] = { 0x03, 0, 0, 0, 18, 0 };
+	uint8_t inq[6] = { SCSI_OP_INQUIRY, 0, 0, 0, 96, 0 }, rs[6] = { SCSI_OP_REQUEST_SENSE, 0, 0, 0, 18, 0 };
 	uint8_t sense[96], sl = 0xee, st = 0xee;
 	size_t n = 0;
 

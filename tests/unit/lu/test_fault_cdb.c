@@ -44,11 +44,11 @@ static void kinds(void **state)
 
 static void ranges(void **state)
 {
-	uint8_t c6[6] = { 0x08, 0x1f, 0xff, 0xfe, 0 }, c10[10] = { 0x2a, 0, 0x12, 0x34, 0x56, 0x78, 0, 0x01, 0x00 };
-	uint8_t c12[12] = { 0xa8, 0, 0, 0, 0, 9, 0, 0x01, 0, 0 };
-	uint8_t c16[16] = { 0x8a, 0, 0x00, 0x00, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0x10, 0 };
-	uint8_t caw[16] = { 0x89, 0, 0, 0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0, 4 };
-	uint8_t sync10[10] = { 0x35, 0, 0, 0, 0, 100, 0, 0, 0 }, tur[6] = { 0 };
+	uint8_t c6[6] = { SCSI_OP_READ_6, 0x1f, 0xff, 0xfe, 0 }, c10[10] = { SCSI_OP_WRITE_10, 0, 0x12, 0x34, 0x56, 0x78, 0, 0x01, 0x00 };
+	uint8_t c12[12] = { SCSI_OP_READ_12, 0, 0, 0, 0, 9, 0, 0x01, 0, 0 };
+	uint8_t c16[16] = { SCSI_OP_WRITE_16, 0, 0x00, 0x00, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0x10, 0 };
+	uint8_t caw[16] = { SCSI_OP_COMPARE_AND_WRITE, 0, 0, 0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0, 4 };
+	uint8_t sync10[10] = { SCSI_OP_SYNCHRONIZE_CACHE_10, 0, 0, 0, 0, 100, 0, 0, 0 }, tur[6] = { 0 };
 	uint64_t lba, n;
 
 	(void)state;

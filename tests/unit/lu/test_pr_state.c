@@ -126,7 +126,7 @@ static void test_ua_order(void **state)
 static void test_resets_and_nexus_loss(void **state)
 {
 	struct pr_state *st = *state;
-	uint8_t reserve6[6] = { 0x16 };
+	uint8_t reserve6[6] = { SCSI_OP_RESERVE_6 };
 	struct pr_answer a;
 
 	pr_execute(st, reserve6, &A, 1, NULL, 0, &a);

@@ -89,7 +89,7 @@ static void *caw_worker(void *arg)
 {
 	long done = 0;
 	uint8_t cur[512], buf[1024];
-	uint8_t rd[16] = { 0x88 }, caw[16] = { 0x89 };
+	uint8_t rd[16] = { SCSI_OP_READ_16 }, caw[16] = { SCSI_OP_COMPARE_AND_WRITE };
 	put_be64(rd + 2, 8);
 	put_be32(rd + 10, 1);
 	put_be64(caw + 2, 8);

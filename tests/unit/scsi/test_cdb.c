@@ -17,16 +17,16 @@ static void test_lengths(void **state)
 
 static void test_lba_and_length(void **state)
 {
-	uint8_t r6[6] = { 0x08, 0x1f | 0xe0, 0xff, 0xfe, 0x00, 0 };
+	uint8_t r6[6] = { SCSI_OP_READ_6, 0x1f | 0xe0, 0xff, 0xfe, 0x00, 0 };
 	assert_int_equal(cdb_lba(r6), 0x1ffffe);  /* top 3 bits of byte 1 are not LBA */
 	assert_int_equal(cdb_xfer_blocks(r6), 256);
-	uint8_t r10[10] = { 0x28, 0, 0x12, 0x34, 0x56, 0x78, 0, 0x01, 0x02, 0 };
+	uint8_t r10[10] = { SCSI_OP_READ_10, 0, 0x12, 0x34, 0x56, 0x78, 0, 0x01, 0x02, 0 };
 	assert_int_equal(cdb_lba(r10), 0x12345678);
 	assert_int_equal(cdb_xfer_blocks(r10), 0x102);
-	uint8_t r12[12] = { 0xa8, 0, 0, 0, 0, 9, 0, 0, 0x10, 0, 0, 0 };
+	uint8_t r12[12] = { SCSI_OP_READ_12, 0, 0, 0, 0, 9, 0, 0, 0x10, 0, 0, 0 };
 	assert_int_equal(cdb_lba(r12), 9);
 	assert_int_equal(cdb_xfer_blocks(r12), 0x1000);
-	uint8_t r16[16] = { 0x88, 0, 0x80, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 7, 0, 0 };
+	uint8_t r16[16] = { SCSI_OP_READ_16, 0, 0x80, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 7, 0, 0 };
 	assert_true(cdb_lba(r16) == 0x8000000000000001ull);
 	assert_int_equal(cdb_xfer_blocks(r16), 7);
 	assert_int_equal(cdb_xfer_field(r16), 10);
@@ -39,7 +39,7 @@ static void test_unknown_opcode(void **state)
 	uint8_t cdb[10] = { SCSI_OP_WRITE_BUFFER };  /* WRITE BUFFER: not supported */
 	fix_run(&fc, lu, cdb, 10, NULL, 0);
 	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE);
-	uint8_t sa[16] = { 0x9e, 0x11 };  /* SERVICE ACTION IN(16), unknown SA */
+	uint8_t sa[16] = { SCSI_OP_SERVICE_ACTION_IN_16, SCSI_SA_READ_LONG_16 };  /* SERVICE ACTION IN(16), unknown SA */
 	fix_run(&fc, lu, sa, 16, NULL, 0);
 	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE);
 	fix_lu_free(lu);

@@ -63,7 +63,7 @@ static void test_write_same_covers_its_range(void **state)
 	assert_int_equal(entries_x2(&r), 4);
 
 	/* WRITE SAME(10), 3 blocks: a partial dedup block is one entry */
-	uint8_t ws10[10] = { 0x41 };
+	uint8_t ws10[10] = { SCSI_OP_WRITE_SAME_10 };
 	put_be32(ws10 + 2, 7);
 	put_be16(ws10 + 7, 3);
 	r = charge_of(ws10, 10, pat, sizeof(pat), TCMU_STS_OK);
@@ -130,7 +130,7 @@ static void test_data_commands_and_others(void **state)
 	assert_int_equal(r.xcopy_bytes, 0);
 
 	/* COMPARE AND WRITE, 1 block: compare + write data on the wire */
-	uint8_t caw[16] = { 0x89 }, cw[2 * FIX_BS];
+	uint8_t caw[16] = { SCSI_OP_COMPARE_AND_WRITE }, cw[2 * FIX_BS];
 	memcpy(cw, buf, FIX_BS);
 	memset(cw + FIX_BS, 0x22, FIX_BS);
 	put_be64(caw + 2, 8);
@@ -140,7 +140,7 @@ static void test_data_commands_and_others(void **state)
 	assert_int_equal(r.bytes, 2 * FIX_BS);
 
 	/* parameter data in: its length; RECEIVE COPY RESULTS too */
-	uint8_t inq[6] = { 0x12, 0, 0, 0, 255, 0 }, rcr[16] = { 0x84, 0x03 }, out[1024];
+	uint8_t inq[6] = { SCSI_OP_INQUIRY, 0, 0, 0, 255, 0 }, rcr[16] = { SCSI_OP_THIRD_PARTY_COPY_IN, SCSI_SA_RECEIVE_COPY_OPERATING_PARAMETERS }, out[1024];
 	r = charge_of(inq, 6, out, 255, TCMU_STS_OK);
 	assert_int_equal(r.kind, COST_OTHER);
 	assert_int_equal(r.bytes, 96);
@@ -149,7 +149,7 @@ static void test_data_commands_and_others(void **state)
 	assert_int_equal(r.bytes, 4 + get_be32(out));
 
 	/* refused by the table (reserved bit): other, nothing moved */
-	uint8_t bad[10] = { 0x28, 0x01 };
+	uint8_t bad[10] = { SCSI_OP_READ_10, 0x01 };
 	r = charge_of(bad, 10, buf, sizeof(buf), TCMU_STS_PASSTHROUGH_ERR);
 	assert_int_equal(r.kind, COST_OTHER);
 	assert_int_equal(r.bytes, 0);

@@ -55,7 +55,7 @@ static void test_supported_and_errors(void **state)
 	assert_memory_equal(b, want, 8);
 	log_sense(lu, &fc, 0x2f, 0, b, sizeof(b));
 	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 2, 5);
-	uint8_t sub[10] = { 0x4d, 0, 0x4c, 1, 0, 0, 0, 0, 64, 0 };
+	uint8_t sub[10] = { SCSI_OP_LOG_SENSE, 0, 0x4c, 1, 0, 0, 0, 0, 64, 0 };
 	fix_run(&fc, lu, sub, 10, b, sizeof(b));
 	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 3, -1);
 	fix_lu_free(lu);
@@ -193,7 +193,7 @@ static void test_telemetry_and_reset(void **state)
 	assert_true(param_u64(b, 0x000c) == t.backend_busy_ns);
 	assert_true(param_u64(b, 0x000d) == t.journal_busy_ns);
 
-	uint8_t sel[10] = { 0x4c, 0x02, 0x40 | 0x31 };
+	uint8_t sel[10] = { SCSI_OP_LOG_SELECT, 0x02, 0x40 | 0x31 };
 	assert_int_equal(fix_run(&fc, lu, sel, 10, NULL, 0), TCMU_STS_OK);
 	log_sense(lu, &fc, 0x31, 0, b, sizeof(b));
 	assert_true(param_u64(b, 0x0001) == 0);

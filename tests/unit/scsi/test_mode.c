@@ -54,7 +54,7 @@ static void test_changeable_saved_unknown(void **state)
 	sense6(&fc, lu, 1, 1, 0x0a, b, sizeof(b));
 	assert_int_equal(b[3], 0);              /* DBD: no block descriptor */
 	assert_int_equal(b[4], 0x0a);
-	const uint8_t mask[12] = { 0x0a, 10, 0, 0, 0x08, 0, 0, 0, 0, 0, 0, 0 };
+	const uint8_t mask[12] = { 0x0a, 10, 0, 0, 0x08, 0, 0, 0, 0, 0, 0, 0 }; /* control mode page (scsi-literals: not SCSI) */
 	assert_memory_equal(b + 4, mask, 12);
 	sense6(&fc, lu, 1, 3, 0x08, b, sizeof(b));
 	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_SAVING_PARAMETERS_NOT_SUPPORTED);
@@ -84,7 +84,7 @@ static void test_saved_pages_in_a_state_dir(void **state)
 	memset(sel, 0, sizeof(sel));
 	sel[4] = 0x08;
 	sel[5] = 18;
-	uint8_t ms[6] = { 0x15, 0x11, 0, 0, 24, 0 };
+	uint8_t ms[6] = { SCSI_OP_MODE_SELECT_6, 0x11, 0, 0, 24, 0 };
 	fix_run(&fc, lu, ms, 6, sel, 24);
 	assert_int_equal(fc.status, TCMU_STS_OK);
 	sense6(&fc, lu, 1, 3, 0x08, b, sizeof(b));
@@ -142,7 +142,7 @@ static void test_select_round_trip(void **state)
 	memset(p, 0, sizeof(p));
 	memcpy(p + 4, b + 4, 20);
 	p[4 + 2] &= (uint8_t)~0x04;
-	uint8_t sel[6] = { 0x15, 0x10, 0, 0, 24, 0 };
+	uint8_t sel[6] = { SCSI_OP_MODE_SELECT_6, 0x10, 0, 0, 24, 0 };
 	assert_int_equal(fix_run(&fc, lu, sel, 6, p, 24), TCMU_STS_OK);
 	sense6(&fc, lu, 1, 0, 0x08, b, sizeof(b));
 	assert_int_equal(b[6] & 0x04, 0);
@@ -168,7 +168,7 @@ static void test_select_round_trip(void **state)
 	sel[4] = 24;
 	fix_run(&fc, lu, sel, 6, p, 20);
 	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 4, -1);
-	uint8_t sel10[10] = { 0x55, 0x10, 0, 0, 0, 0, 0, 0, 28, 0 };
+	uint8_t sel10[10] = { SCSI_OP_MODE_SELECT_10, 0x10, 0, 0, 0, 0, 0, 0, 28, 0 };
 	uint8_t p10[28] = { 0 };
 	memcpy(p10 + 8, p + 4, 20);
 	fix_run(&fc, lu, sel10, 10, p10, 27);
@@ -187,7 +187,7 @@ static void test_select_round_trip(void **state)
 	two[24] = 0x0a;
 	two[25] = 10;
 	two[24 + 2] = 0x07;                     /* control byte 2: not changeable */
-	uint8_t sel2[6] = { 0x15, 0x10, 0, 0, sizeof(two), 0 };
+	uint8_t sel2[6] = { SCSI_OP_MODE_SELECT_6, 0x10, 0, 0, sizeof(two), 0 };
 	fix_run(&fc, lu, sel2, 6, two, sizeof(two));
 	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, 26, 2);
 	assert_false(atomic_load(&lu->wce));
@@ -209,15 +209,15 @@ static void test_swp_blocks_writes(void **state)
 	memset(p, 0, sizeof(p));
 	memcpy(p + 4, b + 4, 12);
 	p[4 + 4] |= 0x08;
-	uint8_t sel[6] = { 0x15, 0x10, 0, 0, 16, 0 };
+	uint8_t sel[6] = { SCSI_OP_MODE_SELECT_6, 0x10, 0, 0, 16, 0 };
 	assert_int_equal(fix_run(&fc, lu, sel, 6, p, 16), TCMU_STS_OK);
 	sense6(&fc, lu, 1, 0, 0x3f, b, sizeof(b));
 	assert_int_equal(b[2], 0x90);           /* WP | DPOFUA */
 	memset(data, 0x5a, sizeof(data));
-	uint8_t w10[10] = { 0x2a, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
+	uint8_t w10[10] = { SCSI_OP_WRITE_10, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
 	fix_run(&fc, lu, w10, 10, data, sizeof(data));
 	fix_assert_sense(&fc, SCSI_SK_DATA_PROTECT, SCSI_ASC_SOFTWARE_WRITE_PROTECTED);
-	uint8_t r10[10] = { 0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
+	uint8_t r10[10] = { SCSI_OP_READ_10, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
 	assert_int_equal(fix_run(&fc, lu, r10, 10, data, sizeof(data)), TCMU_STS_OK);
 	fix_lu_free(lu);
 }

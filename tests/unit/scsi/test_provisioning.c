@@ -63,7 +63,7 @@ static void test_unmap_then_status(void **state)
 
 	/* unmapped blocks read as zeros (LBPRZ) */
 	uint8_t r[512];
-	uint8_t rd[16] = { 0x88 };
+	uint8_t rd[16] = { SCSI_OP_READ_16 };
 	put_be64(rd + 2, GRAN + 5);
 	put_be32(rd + 10, 1);
 	memset(r, 0xcc, sizeof(r));
@@ -130,11 +130,11 @@ static void test_write_same(void **state)
 
 	for (int i = 0; i < 512; i++)
 		pat[i] = (uint8_t)i;
-	uint8_t ws[16] = { 0x93 };
+	uint8_t ws[16] = { SCSI_OP_WRITE_SAME_16 };
 	put_be64(ws + 2, 10);
 	put_be32(ws + 10, 3);
 	assert_int_equal(fix_run(&fc, lu, ws, 16, pat, 512), TCMU_STS_OK);
-	uint8_t rd[16] = { 0x88 };
+	uint8_t rd[16] = { SCSI_OP_READ_16 };
 	put_be64(rd + 2, 10);
 	put_be32(rd + 10, 3);
 	assert_int_equal(fix_run(&fc, lu, rd, 16, r, sizeof(r)), TCMU_STS_OK);
@@ -144,7 +144,7 @@ static void test_write_same(void **state)
 	/* UNMAP bit with a zero pattern deallocates whole dedup blocks */
 	write_pattern(lu, 2 * GRAN, GRAN, 0x77);
 	memset(pat, 0, sizeof(pat));
-	uint8_t ws10[10] = { 0x41, 0x08 };
+	uint8_t ws10[10] = { SCSI_OP_WRITE_SAME_10, 0x08 };
 	put_be32(ws10 + 2, 2 * GRAN);
 	put_be16(ws10 + 7, GRAN);
 	assert_int_equal(fix_run(&fc, lu, ws10, 10, pat, 512), TCMU_STS_OK);
@@ -198,7 +198,7 @@ static void test_write_same_limit(void **state)
 	struct scsi_lu *lu = fix_lu_new("prov-e", FIX_BS, 1u << 17);
 	struct fix_cmd fc;
 	uint8_t pat[512] = { 0 };
-	uint8_t ws[16] = { 0x93, 0x08 };
+	uint8_t ws[16] = { SCSI_OP_WRITE_SAME_16, 0x08 };
 	put_be32(ws + 10, 32768);
 	assert_int_equal(fix_run(&fc, lu, ws, 16, pat, 512), TCMU_STS_OK);
 	put_be32(ws + 10, 32769);

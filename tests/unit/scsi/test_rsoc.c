@@ -24,7 +24,7 @@ static void test_tur_request_sense(void **state)
 	uint8_t b[32];
 	uint8_t tur[6] = { 0 };
 	assert_int_equal(fix_run(&fc, lu, tur, 6, NULL, 0), TCMU_STS_OK);
-	uint8_t rs[6] = { 0x03, 0, 0, 0, 32, 0 };
+	uint8_t rs[6] = { SCSI_OP_REQUEST_SENSE, 0, 0, 0, 32, 0 };
 	memset(b, 0xcc, sizeof(b));
 	assert_int_equal(fix_run(&fc, lu, rs, 6, b, sizeof(b)), TCMU_STS_OK);
 	assert_int_equal(fc.c.bytes_moved, 18);
@@ -69,7 +69,7 @@ static void test_one_command(void **state)
 	assert_int_equal(fc.status, TCMU_STS_OK);
 	assert_int_equal(b[1], 0x03);           /* supported */
 	assert_int_equal(get_be16(b + 2), 10);
-	const uint8_t usage[10] = { 0x28, 0x1e, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff, 0 };
+	const uint8_t usage[10] = { SCSI_OP_READ_10, 0x1e, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff, 0 };
 	assert_memory_equal(b + 4, usage, 10);
 	/* option 1 on an opcode with service actions: invalid field */
 	rsoc(&fc, 1, 0x9e, 0x10, b, sizeof(b));
@@ -154,9 +154,9 @@ static void test_lu_layer_commands_listed(void **state)
 		{ 0x5f, 0x05, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff, 0 },
 		{ 0x5f, 0x06, 0x00, 0, 0, 0xff, 0xff, 0xff, 0xff, 0 },
 	};
-	static const uint8_t res6[6] = { 0x16 }, rel6[6] = { 0x17 };
-	static const uint8_t res10[10] = { 0x56 }, rel10[10] = { 0x57 };
-	static const uint8_t rluns[12] = { 0xa0, 0, 0xff, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0 };
+	static const uint8_t res6[6] = { SCSI_OP_RESERVE_6 }, rel6[6] = { SCSI_OP_RELEASE_6 };
+	static const uint8_t res10[10] = { SCSI_OP_RESERVE_10 }, rel10[10] = { SCSI_OP_RELEASE_10 };
+	static const uint8_t rluns[12] = { SCSI_OP_REPORT_LUNS, 0, 0xff, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0 };
 	struct fix_cmd fc;
 	uint8_t b[64];
 

@@ -103,7 +103,7 @@ static void test_short_dataout_refused(void **state)
 		fix_run(&fc, lu, cdb, cdb_length(cdb[0]), w, 1024);
 		fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CMD_IU);
 		assert_int_equal(fc.c.bytes_moved, 0);
-		uint8_t rd[16] = { 0x88 };
+		uint8_t rd[16] = { SCSI_OP_READ_16 };
 		put_be64(rd + 2, 40);
 		put_be32(rd + 10, 4);
 		assert_int_equal(fix_run(&fc, lu, rd, 16, r, sizeof(r)), TCMU_STS_OK);
@@ -128,7 +128,7 @@ static void test_short_dataout_refused(void **state)
 	put_be16(cdb + 7, 1);
 	assert_int_equal(fix_run(&fc, lu, cdb, 10, w, sizeof(w)), TCMU_STS_OK);
 	assert_int_equal(fc.c.bytes_moved, 512);
-	uint8_t rd[16] = { 0x88 };
+	uint8_t rd[16] = { SCSI_OP_READ_16 };
 	put_be64(rd + 2, 40);
 	put_be32(rd + 10, 2);
 	assert_int_equal(fix_run(&fc, lu, rd, 16, r, 1024), TCMU_STS_OK);
@@ -142,11 +142,11 @@ static void test_capacity(void **state)
 	struct scsi_lu *lu = fix_lu_new("rw-d", 4096, 1000);
 	struct fix_cmd fc;
 	uint8_t b[32];
-	uint8_t rc10[10] = { 0x25 };
+	uint8_t rc10[10] = { SCSI_OP_READ_CAPACITY_10 };
 	assert_int_equal(fix_run(&fc, lu, rc10, 10, b, 8), TCMU_STS_OK);
 	assert_int_equal(get_be32(b), 999);
 	assert_int_equal(get_be32(b + 4), 4096);
-	uint8_t rc16[16] = { 0x9e, 0x10 };
+	uint8_t rc16[16] = { SCSI_OP_SERVICE_ACTION_IN_16, SCSI_SA_READ_CAPACITY_16 };
 	put_be32(rc16 + 10, 32);
 	memset(b, 0xcc, sizeof(b));
 	assert_int_equal(fix_run(&fc, lu, rc16, 16, b, 32), TCMU_STS_OK);
@@ -165,25 +165,25 @@ static void test_sync_cache(void **state)
 {
 	struct scsi_lu *lu = fix_lu_new("rw-e", FIX_BS, FIX_LBAS);
 	struct fix_cmd fc;
-	uint8_t s10[10] = { 0x35, 0x02 };
+	uint8_t s10[10] = { SCSI_OP_SYNCHRONIZE_CACHE_10, 0x02 };
 	assert_int_equal(fix_run(&fc, lu, s10, 10, NULL, 0), TCMU_STS_OK);
 	put_be32(s10 + 2, FIX_LBAS - 1);
 	put_be16(s10 + 7, 2);
 	fix_run(&fc, lu, s10, 10, NULL, 0);
 	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
 	/* PRE-FETCH: same range rules, IMMED accepted */
-	uint8_t p10[10] = { 0x34, 0x02 };
+	uint8_t p10[10] = { SCSI_OP_PRE_FETCH_10, 0x02 };
 	put_be32(p10 + 2, FIX_LBAS - 4);
 	put_be16(p10 + 7, 4);
 	assert_int_equal(fix_run(&fc, lu, p10, 10, NULL, 0), TCMU_STS_OK);
 	put_be16(p10 + 7, 5);
 	fix_run(&fc, lu, p10, 10, NULL, 0);
 	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
-	uint8_t p16[16] = { 0x90 };
+	uint8_t p16[16] = { SCSI_OP_PRE_FETCH_16 };
 	put_be64(p16 + 2, ~0ull);
 	fix_run(&fc, lu, p16, 16, NULL, 0);
 	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
-	uint8_t s16[16] = { 0x91 };
+	uint8_t s16[16] = { SCSI_OP_SYNCHRONIZE_CACHE_16 };
 	put_be64(s16 + 2, FIX_LBAS - 1);
 	put_be32(s16 + 10, 1);
 	assert_int_equal(fix_run(&fc, lu, s16, 16, NULL, 0), TCMU_STS_OK);

@@ -30,7 +30,7 @@ static void test_memory(void **state)
 {
 	struct scsi_lu *lu = fix_lu_new("sync-mem", FIX_BS, FIX_LBAS);
 	struct fix_cmd fc;
-	uint8_t sc10[10] = { 0x35 }, sc16[16] = { 0x91 };
+	uint8_t sc10[10] = { SCSI_OP_SYNCHRONIZE_CACHE_10 }, sc16[16] = { SCSI_OP_SYNCHRONIZE_CACHE_16 };
 
 	(void)state;
 	fix_run(&fc, lu, sc10, 10, NULL, 0);
@@ -48,7 +48,7 @@ static void test_state_dir(void **state)
 {
 	char dir[] = "/tmp/lunlab-sync-state.XXXXXX", rm[64];
 	struct fix_cmd fc;
-	uint8_t sc10[10] = { 0x35 };
+	uint8_t sc10[10] = { SCSI_OP_SYNCHRONIZE_CACHE_10 };
 	uint64_t c;
 
 	(void)state;
@@ -73,7 +73,7 @@ static void test_state_dir(void **state)
 	write10(&fc, lu, 0x2a, 0x00, 4);
 	assert_true(commits(lu) > c);
 	c = commits(lu);
-	uint8_t unmap[10] = { 0x42, 0, 0, 0, 0, 0, 0, 0, 24, 0 }, ul[24] = { 0, 22, 0, 16 };
+	uint8_t unmap[10] = { SCSI_OP_UNMAP, 0, 0, 0, 0, 0, 0, 0, 24, 0 }, ul[24] = { 0, 22, 0, 16 };
 	put_be64(ul + 8, 4);
 	put_be32(ul + 16, 1);
 	fix_run(&fc, lu, unmap, 10, ul, sizeof(ul));

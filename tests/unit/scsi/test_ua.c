@@ -107,9 +107,9 @@ static void soft_threshold_and_full_array(void **state)
 	assert_ua(&fc, SCSI_ASC_THIN_PROVISIONING_SOFT_THRESHOLD);
 	assert_int_equal(tur(1, lu1, &fc), TCMU_STS_OK);        /* once */
 	/* nexus 2: INQUIRY passes it by, REQUEST SENSE reports and clears it */
-	const uint8_t inq[6] = { 0x12, 0, 0, 0, 36, 0 };
+	const uint8_t inq[6] = { SCSI_OP_INQUIRY, 0, 0, 0, 36, 0 };
 	assert_int_equal(run_as(2, &fc, lu1, inq, 6, b, 36), TCMU_STS_OK);
-	const uint8_t rs[6] = { 0x03, 0, 0, 0, 18, 0 };
+	const uint8_t rs[6] = { SCSI_OP_REQUEST_SENSE, 0, 0, 0, 18, 0 };
 	assert_int_equal(run_as(2, &fc, lu1, rs, 6, b, 18), TCMU_STS_OK);
 	assert_int_equal(b[0], 0x70);
 	assert_int_equal(b[2], SCSI_SK_UNIT_ATTENTION);
@@ -139,7 +139,7 @@ static void soft_threshold_and_full_array(void **state)
 	assert_int_equal(tur(1, lu1, &fc), TCMU_STS_OK);
 	/* reads, and writes of data the array holds, work when full */
 	uint8_t *d = malloc(DB);
-	uint8_t rd16[16] = { 0x88 };
+	uint8_t rd16[16] = { SCSI_OP_READ_16 };
 	put_be64(rd16 + 2, 41 * LBAS_PER_DB);
 	put_be32(rd16 + 10, LBAS_PER_DB);
 	assert_int_equal(run_as(1, &fc, lu1, rd16, 16, d, DB), TCMU_STS_OK);
@@ -161,7 +161,7 @@ static void soft_threshold_and_full_array(void **state)
 	assert_int_equal(tur(3, lu1, &fc), TCMU_STS_PASSTHROUGH_ERR);
 	assert_ua(&fc, SCSI_ASC_MODE_PARAMETERS_CHANGED);
 	/* descriptor-format REQUEST SENSE (DESC=1) reports it the same way */
-	const uint8_t rsd[6] = { 0x03, 0x01, 0, 0, 8, 0 };
+	const uint8_t rsd[6] = { SCSI_OP_REQUEST_SENSE, 0x01, 0, 0, 8, 0 };
 	assert_int_equal(run_as(2, &fc, lu1, rsd, 6, b, 8), TCMU_STS_OK);
 	const uint8_t want[8] = { 0x72, SCSI_SK_UNIT_ATTENTION, 0x2a, 0x01, 0, 0, 0, 0 };
 	assert_memory_equal(b, want, 8);

@@ -36,7 +36,7 @@ static void test_compare(void **state)
 	/* BYTCHK 11b: one block against each block of the range */
 	uint8_t same[512];
 	memset(same, 0x77, sizeof(same));
-	uint8_t ws[16] = { 0x93 };
+	uint8_t ws[16] = { SCSI_OP_WRITE_SAME_16 };
 	put_be64(ws + 2, 200);
 	put_be32(ws + 10, 8);
 	assert_int_equal(fix_run(&fc, lu, ws, 16, same, 512), TCMU_STS_OK);

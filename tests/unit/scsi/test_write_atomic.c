@@ -48,7 +48,7 @@ static void test_limits_and_sense(void **state)
 	struct scsi_lu *lu = fix_lu_new("wa-b", FIX_BS, FIX_LBAS);
 	struct fix_cmd fc;
 	uint8_t b0[64] = { 0 }, w[1024] = { 0 }, cdb[16];
-	const uint8_t inq[6] = { 0x12, 0x01, 0xb0, 0x00, 64, 0 };
+	const uint8_t inq[6] = { SCSI_OP_INQUIRY, 0x01, 0xb0, 0x00, 64, 0 };
 
 	assert_int_equal(fix_run(&fc, lu, inq, 6, b0, sizeof(b0)), TCMU_STS_OK);
 	uint32_t max_atomic = get_be32(b0 + 44);

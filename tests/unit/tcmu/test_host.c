@@ -288,7 +288,7 @@ static void test_data_and_private_iovec(void **state)
 static void test_data_in_buffers(void **state)
 {
 	char *err = NULL;
-	static const uint8_t inq[6] = { 0x12, 0, 0, 0, 64, 0 }, r10[10] = { 0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
+	static const uint8_t inq[6] = { SCSI_OP_INQUIRY, 0, 0, 0, 64, 0 }, r10[10] = { SCSI_OP_READ_10, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
 	struct lu_backend *be = mkdev("hosttest0/name=z", "lun14", &err);
 	unsigned char stale[512];
 
@@ -355,7 +355,7 @@ static void test_update_size_unit_attention(void **state)
 {
 	char *err = NULL;
 	static const uint8_t grow[6] = { 0xC5, 0, 0, 0, 0x10, 0x00 }; /* 4096 blocks */
-	static const uint8_t inq[6] = { 0x12 }, tur[6] = { 0x00 };
+	static const uint8_t inq[6] = { SCSI_OP_INQUIRY }, tur[6] = { 0x00 };
 	struct lu_backend *be = mkdev("hosttest/name=u", "lun11", &err);
 
 	(void)state;

@@ -109,7 +109,7 @@ static void test_data_on_submitting_thread(void **state)
 /* What the predicate refuses, and every device without one, uses workers. */
 static void test_refused_goes_to_worker(void **state)
 {
-	static const uint8_t who[6] = { 0xC6 }, tur[6] = { 0x00 }, inq[6] = { 0x12 };
+	static const uint8_t who[6] = { 0xC6 }, tur[6] = { 0x00 }, inq[6] = { SCSI_OP_INQUIRY };
 	struct lu_backend *be = mkdev("hosttest/name=r;inline=1", "lun21");
 	struct lu_backend *plain = mkdev("hosttest/name=p", "lun22");
 

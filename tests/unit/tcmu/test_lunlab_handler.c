@@ -78,8 +78,8 @@ static void test_refused_config_named(void **state)
 
 static void test_inquiry_capacity(void **state)
 {
-	static const uint8_t inq[6] = { 0x12, 0, 0, 0, 36, 0 };
-	static const uint8_t rc16[16] = { 0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0 };
+	static const uint8_t inq[6] = { SCSI_OP_INQUIRY, 0, 0, 0, 36, 0 };
+	static const uint8_t rc16[16] = { SCSI_OP_SERVICE_ACTION_IN_16, SCSI_SA_READ_CAPACITY_16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0 };
 
 	(void)state;
 	struct tcmd *t = run(inq, 6, LU_DIR_READ, 36);
@@ -100,8 +100,8 @@ static void test_inquiry_capacity(void **state)
 
 static void test_write_read_back(void **state)
 {
-	static const uint8_t w10[10] = { 0x2a, 0, 0, 0, 0x10, 0, 0, 0, 4, 0 };
-	static const uint8_t r10[10] = { 0x28, 0, 0, 0, 0x10, 0, 0, 0, 4, 0 };
+	static const uint8_t w10[10] = { SCSI_OP_WRITE_10, 0, 0, 0, 0x10, 0, 0, 0, 4, 0 };
+	static const uint8_t r10[10] = { SCSI_OP_READ_10, 0, 0, 0, 0x10, 0, 0, 0, 4, 0 };
 
 	(void)state;
 	struct tcmd *w = tcmd_new(w10, 10, LU_DIR_WRITE, 2048, 3);
@@ -190,7 +190,7 @@ static bool rw_inline(struct lu_backend *d, uint8_t op, uint32_t lba, uint16_t b
 
 static void test_unpaced_inline(void **state)
 {
-	static const uint8_t inq[6] = { 0x12, 0, 0, 0, 36, 0 };
+	static const uint8_t inq[6] = { SCSI_OP_INQUIRY, 0, 0, 0, 36, 0 };
 	enum { BIG = 256 }; /* blocks: 128 KiB, above the handler's 64 KiB */
 	struct lu_backend *u = mkdev("lunlab/model=unlimited;serial=inl-u", "lun1");
 	struct lu_backend *v = mkdev("lunlab/model=x2;time_scale=0;serial=inl-v", "lun2");
