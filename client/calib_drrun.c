@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "client/calib_ctx.h"
 #include "client/lbp_page.h"
 #include "client/scsi_query.h"
@@ -94,7 +95,7 @@ int calib_unmap_range(struct cctx *x, struct bench_conn *c, uint64_t lba, uint64
 	uint64_t chunk = x->b0.max_unmap_blocks ? x->b0.max_unmap_blocks : (64 * CALIB_MIB) / x->r->bs;
 	while (blocks) {
 		uint64_t n = blocks < chunk ? blocks : chunk;
-		uint8_t cdb[10] = { 0x42, 0, 0, 0, 0, 0, 0, 0, 24, 0 };
+		uint8_t cdb[10] = { SCSI_OP_UNMAP, 0, 0, 0, 0, 0, 0, 0, 24, 0 };
 		uint8_t list[24] = { 0, 22, 0, 16 };
 		for (int i = 0; i < 8; i++)
 			list[8 + i] = (uint8_t)(lba >> (56 - 8 * i));

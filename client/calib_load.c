@@ -1,5 +1,6 @@
 /* calib_load.c - closed-loop measurements for calibrate (calib_load.h). */
 #include "client/calib_load.h"
+#include "lunlab/scsi_vocab.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -134,12 +135,12 @@ static int issue(struct lslot *s)
 	uint64_t bytes = (uint64_t)r->blocks * r->t->bs;
 	switch (p->kind) {
 	case CK_READ:
-		cdb[0] = 0x88;
+		cdb[0] = SCSI_OP_READ_16;
 		dir = SCSI_XFER_READ;
 		xfer = (uint32_t)bytes;
 		break;
 	case CK_WRITE:
-		cdb[0] = 0x8a;
+		cdb[0] = SCSI_OP_WRITE_16;
 		dir = SCSI_XFER_WRITE;
 		xfer = (uint32_t)bytes;
 		stamp_buf(s->buf, bytes, ++*r->stamp);
@@ -147,17 +148,17 @@ static int issue(struct lslot *s)
 		out = &s->iov;
 		break;
 	case CK_VERIFY:
-		cdb[0] = 0x8f; /* BYTCHK 00b: the medium is verified, no data is sent */
+		cdb[0] = SCSI_OP_VERIFY_16; /* BYTCHK 00b: the medium is verified, no data is sent */
 		break;
 	case CK_WRITE_SAME:
-		cdb[0] = 0x93; /* no UNMAP, no ANCHOR: the range is written with one block */
+		cdb[0] = SCSI_OP_WRITE_SAME_16; /* no UNMAP, no ANCHOR: the range is written with one block */
 		dir = SCSI_XFER_WRITE;
 		xfer = r->t->bs;
 		s->iov = (struct scsi_iovec){ .iov_base = r->ws_block, .iov_len = r->t->bs };
 		out = &s->iov;
 		break;
 	case CK_UNMAP:
-		cdb[0] = 0x42;
+		cdb[0] = SCSI_OP_UNMAP;
 		cdblen = 10;
 		put_be(cdb + 7, UNMAP_LIST_LEN, 2);
 		memset(s->list, 0, UNMAP_LIST_LEN);
@@ -241,7 +242,7 @@ static void slot_cb(struct bench_conn *c, int status, struct scsi_task *task, vo
 			r->key = st.key;
 			r->asc = st.asc;
 			r->ascq = st.ascq;
-		} else if ((st.status == 0x08 || st.status == 0x28) && r->outcome == CALIB_OK) {
+		} else if ((st.status == SCSI_STAT_BUSY || st.status == SCSI_STAT_TASK_SET_FULL) && r->outcome == CALIB_OK) {
 			r->outcome = CALIB_BUSY;
 		} else if (st.status < 0 && !r->failed) {
 			r->failed = true;

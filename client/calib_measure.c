@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "client/calib_ctx.h"
 #include "client/calib_host_limit.h"
 #include "client/calib_load.h"
@@ -121,10 +122,10 @@ int calib_measure_point(struct cctx *x, struct calib_point_result *pr, double sl
 	if (run.outcome != CALIB_OK) {
 		if (run.outcome == CALIB_REFUSED)
 			snprintf(pr->reason, sizeof(pr->reason), "%s with sense %02X/%02X/%02X",
-				 run.key == 0x05 ? "refused" : "failed", run.key, run.asc, run.ascq);
+				 run.key == SCSI_SK_ILLEGAL_REQUEST ? "refused" : "failed", run.key, run.asc, run.ascq);
 		else
 			snprintf(pr->reason, sizeof(pr->reason), "answered BUSY or TASK SET FULL with one command outstanding");
-		pr->lu_failed = run.outcome == CALIB_REFUSED && run.key != 0x05;
+		pr->lu_failed = run.outcome == CALIB_REFUSED && run.key != SCSI_SK_ILLEGAL_REQUEST;
 		return 1;
 	}
 	pr->measured = true;
@@ -153,8 +154,8 @@ int calib_measure_point(struct cctx *x, struct calib_point_result *pr, double sl
 			/* ILLEGAL REQUEST refuses; any other key (NOT READY, ABORTED COMMAND: a LU
 			 * that timed its own work out under load) is a failure of the LU */
 			snprintf(pr->reason, sizeof(pr->reason), "%s with %u outstanding (sense %02X/%02X/%02X)",
-				 run.key == 0x05 ? "refused" : "failed", q, run.key, run.asc, run.ascq);
-			pr->lu_failed = run.key != 0x05;
+				 run.key == SCSI_SK_ILLEGAL_REQUEST ? "refused" : "failed", q, run.key, run.asc, run.ascq);
+			pr->lu_failed = run.key != SCSI_SK_ILLEGAL_REQUEST;
 			break;
 		}
 		if (run.outcome == CALIB_BUSY) {

@@ -16,6 +16,7 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 /* conn_close waits at most this long for the answer to its logout. */
 #define LOGOUT_WAIT_NS (1000ull * 1000000ull)
@@ -168,7 +169,7 @@ int conn_cmd(struct bench_conn *c, const uint8_t *cdb, int cdblen, int dir,
 
 static int read_capacity(struct bench_conn *c, char *err, size_t errlen)
 {
-	uint8_t cdb[16] = { 0x9e, 0x10 };
+	uint8_t cdb[16] = { SCSI_OP_SERVICE_ACTION_IN_16, SCSI_SA_READ_CAPACITY_16 };
 	uint8_t buf[32];
 	struct cmd_status st;
 	cdb[13] = sizeof(buf);
@@ -182,7 +183,7 @@ static int read_capacity(struct bench_conn *c, char *err, size_t errlen)
 		return -1;
 	} else {
 		/* fall back to READ CAPACITY(10) for small targets that lack the 16-byte form */
-		uint8_t cdb10[10] = { 0x25 };
+		uint8_t cdb10[10] = { SCSI_OP_READ_CAPACITY_10 };
 		if (conn_cmd(c, cdb10, 10, 1, NULL, 0, buf, 8, &st) || st.status != 0 || st.got < 8) {
 			char what[160];
 			if (conn_failed(c)) {
@@ -190,9 +191,10 @@ static int read_capacity(struct bench_conn *c, char *err, size_t errlen)
 				return -1;
 			}
 			conn_describe_status(st.status, st.key, st.asc, st.ascq, what, sizeof(what));
-			/* 05/25/00: the URL names a LUN the target does not have */
+			/* LOGICAL UNIT NOT SUPPORTED: the URL names a LUN the target does not have */
 			snprintf(err, errlen, "%s: READ CAPACITY failed: %s%s", c->url, what,
-				 st.status == 0x02 && st.key == 0x05 && st.asc == 0x25 && st.ascq == 0
+				 st.status == SCSI_STAT_CHECK_CONDITION && st.key == SCSI_SK_ILLEGAL_REQUEST &&
+					 scsi_asc_pair(st.asc, st.ascq) == SCSI_ASC_LU_NOT_SUPPORTED
 					 ? "; the target has no such LUN (iscsi-ls -s lists its LUNs)"
 					 : "");
 			return -1;

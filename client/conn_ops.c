@@ -2,6 +2,7 @@
  * retried as conn_policy.c decides), timing them out with ABORT TASK, and keeping them across
  * sessions.  An op belongs to the link, so the same scsi_task is sent again on a new session
  * (libiscsi keeps a task independent of its context: data-in is attached only on completion). */
+#include "lunlab/scsi_vocab.h"
 #include "client/conn_link.h"
 
 #include <stdio.h>
@@ -131,7 +132,7 @@ static void count_retry(struct bench_conn *c, struct conn_op *op, enum retry_kin
 	case RETRY_UNIT_ATTENTION:
 		op->tries.unit_attention++;
 		c->stats.unit_attentions++;
-		if (asc == 0x29)
+		if (asc == scsi_asc(SCSI_ASC_POWER_ON_OR_RESET)) /* 29/xx: any reset */
 			c->stats.resets++;
 		break;
 	case RETRY_NOT_READY: op->tries.not_ready++; c->stats.not_ready++; break;

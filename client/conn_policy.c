@@ -1,19 +1,13 @@
 /* conn_policy.c - see conn_policy.h: retry decisions, backoffs, login-failure classes and the
  * wording of messages, with no I/O so that tests/unit/client/test_conn_policy.c pins them. */
 #include "client/conn_policy.h"
+#include "lunlab/scsi_vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MS 1000000ull
-
-#define ST_GOOD 0x00
-#define ST_CHECK_CONDITION 0x02
-#define ST_BUSY 0x08
-#define ST_RESERVATION_CONFLICT 0x18
-#define ST_TASK_SET_FULL 0x28
-#define ST_TASK_ABORTED 0x40
 
 uint64_t conn_busy_backoff_ns(unsigned n)
 {
@@ -36,10 +30,10 @@ uint64_t conn_login_backoff_ns(unsigned failed_attempts)
 static bool repeatable(uint8_t opcode)
 {
 	switch (opcode) {
-	case 0x83:   /* EXTENDED COPY */
-	case 0x89:   /* COMPARE AND WRITE */
-	case 0x5f:   /* PERSISTENT RESERVE OUT */
-	case 0x9c:   /* WRITE ATOMIC(16) */
+	case SCSI_OP_THIRD_PARTY_COPY_OUT:
+	case SCSI_OP_COMPARE_AND_WRITE:
+	case SCSI_OP_PERSISTENT_RESERVE_OUT:
+	case SCSI_OP_WRITE_ATOMIC_16:
 		return false;
 	default:
 		return true;
@@ -61,30 +55,33 @@ struct retry_decision conn_retry_decide(uint8_t opcode, int status, uint8_t key,
 {
 	struct retry_decision none = { RETRY_NONE, 0 };
 	switch (status) {
-	case ST_BUSY:
+	case SCSI_STAT_BUSY:
 		return waited(RETRY_BUSY, conn_busy_backoff_ns(t->busy), elapsed_ns, timeout_ns);
-	case ST_TASK_SET_FULL:
+	case SCSI_STAT_TASK_SET_FULL:
 		return waited(RETRY_TASK_SET_FULL, conn_busy_backoff_ns(t->task_set_full), elapsed_ns, timeout_ns);
-	case ST_TASK_ABORTED:
+	case SCSI_STAT_TASK_ABORTED:
 		if (repeatable(opcode) && t->aborted < CONN_MAX_ABORTED_RETRIES)
 			return (struct retry_decision){ RETRY_ABORTED, 0 };
 		return none;
-	case ST_CHECK_CONDITION:
+	case SCSI_STAT_CHECK_CONDITION:
 		break;
 	default:
 		return none;
 	}
 	switch (key) {
-	case 0x06:   /* UNIT ATTENTION: the command was not executed */
+	case SCSI_SK_UNIT_ATTENTION: /* the command was not executed */
 		if (t->unit_attention < CONN_MAX_UA_RETRIES)
 			return (struct retry_decision){ RETRY_UNIT_ATTENTION, 0 };
 		return none;
-	case 0x02:   /* NOT READY: only the conditions that end by themselves */
-		if (asc == 0x04 && (ascq == 0x01 || ascq == 0x07 || ascq == 0x0a))
+	case SCSI_SK_NOT_READY: {     /* only the conditions that end by themselves */
+		uint16_t code = scsi_asc_pair(asc, ascq);
+		if (code == SCSI_ASC_LU_BECOMING_READY || code == SCSI_ASC_LU_NOT_READY_OPERATION_IN_PROGRESS ||
+		    code == SCSI_ASC_LU_NOT_ACCESSIBLE_TRANSITION)
 			return waited(RETRY_NOT_READY, conn_not_ready_backoff_ns(t->not_ready), elapsed_ns, timeout_ns);
 		return none;
-	case 0x0b:   /* ABORTED COMMAND; 0B/10/xx are protection information errors: final */
-		if (asc != 0x10 && repeatable(opcode) && t->aborted < CONN_MAX_ABORTED_RETRIES)
+	}
+	case SCSI_SK_ABORTED_COMMAND: /* 0B/10/xx are protection information errors: final */
+		if (asc != scsi_asc(SCSI_ASC_GUARD_CHECK_FAILED) && repeatable(opcode) && t->aborted < CONN_MAX_ABORTED_RETRIES)
 			return (struct retry_decision){ RETRY_ABORTED, 0 };
 		return none;
 	default:
@@ -159,15 +156,6 @@ static uint64_t be(const uint8_t *p, int n)
 
 void conn_describe_cdb(const uint8_t *cdb, int len, char *out, size_t outlen)
 {
-	static const struct { uint8_t op; const char *name; } names[] = {
-		{ 0x00, "TEST UNIT READY" }, { 0x03, "REQUEST SENSE" }, { 0x12, "INQUIRY" },
-		{ 0x1a, "MODE SENSE(6)" }, { 0x25, "READ CAPACITY(10)" }, { 0x35, "SYNCHRONIZE CACHE(10)" },
-		{ 0x42, "UNMAP" }, { 0x4c, "LOG SELECT" }, { 0x4d, "LOG SENSE" }, { 0x5a, "MODE SENSE(10)" },
-		{ 0x5e, "PERSISTENT RESERVE IN" }, { 0x5f, "PERSISTENT RESERVE OUT" },
-		{ 0x83, "EXTENDED COPY" }, { 0x84, "RECEIVE COPY RESULTS" }, { 0x89, "COMPARE AND WRITE" },
-		{ 0x93, "WRITE SAME(16)" }, { 0x9e, "SERVICE ACTION IN(16)" }, { 0xa0, "REPORT LUNS" },
-		{ 0xa3, "MAINTENANCE IN" },
-	};
 	if (!outlen)
 		return;
 	if (!cdb || len < 1) {
@@ -175,77 +163,63 @@ void conn_describe_cdb(const uint8_t *cdb, int len, char *out, size_t outlen)
 		return;
 	}
 	uint8_t op = cdb[0];
+	/* the vocabulary's name, with the service action of the multiplexed opcodes */
+	const char *name = scsi_opcode_name(cdb, (size_t)len);
 	/* READ/WRITE: the LBA says which one it was */
-	const char *rw = NULL;
 	int lba_off = 0, lba_len = 0, need = 0;
 	switch (op) {
-	case 0x28: rw = "READ(10)"; lba_off = 2; lba_len = 4; need = 10; break;
-	case 0x2a: rw = "WRITE(10)"; lba_off = 2; lba_len = 4; need = 10; break;
-	case 0xa8: rw = "READ(12)"; lba_off = 2; lba_len = 4; need = 12; break;
-	case 0xaa: rw = "WRITE(12)"; lba_off = 2; lba_len = 4; need = 12; break;
-	case 0x88: rw = "READ(16)"; lba_off = 2; lba_len = 8; need = 16; break;
-	case 0x8a: rw = "WRITE(16)"; lba_off = 2; lba_len = 8; need = 16; break;
+	case SCSI_OP_READ_10: case SCSI_OP_WRITE_10: lba_off = 2; lba_len = 4; need = 10; break;
+	case SCSI_OP_READ_12: case SCSI_OP_WRITE_12: lba_off = 2; lba_len = 4; need = 12; break;
+	case SCSI_OP_READ_16: case SCSI_OP_WRITE_16: lba_off = 2; lba_len = 8; need = 16; break;
 	default: break;
 	}
-	if (rw) {
-		if (len >= need)
-			snprintf(out, outlen, "%s at LBA %llu", rw, (unsigned long long)be(cdb + lba_off, lba_len));
-		else
-			snprintf(out, outlen, "%s", rw);
-		return;
-	}
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (names[i].op != op)
-			continue;
-		if (op == 0x12 && len >= 3 && (cdb[1] & 1))
-			snprintf(out, outlen, "INQUIRY (VPD 0x%02x)", cdb[2]);
-		else if (op == 0x4d && len >= 3)
-			snprintf(out, outlen, "LOG SENSE (page 0x%02x)", cdb[2] & 0x3f);
-		else
-			snprintf(out, outlen, "%s", names[i].name);
-		return;
-	}
-	snprintf(out, outlen, "opcode 0x%02x", op);
+	if (need && len >= need)
+		snprintf(out, outlen, "%s at LBA %llu", name, (unsigned long long)be(cdb + lba_off, lba_len));
+	else if (op == SCSI_OP_INQUIRY && len >= 3 && (cdb[1] & 1))
+		snprintf(out, outlen, "INQUIRY (VPD 0x%02x)", cdb[2]);
+	else if (op == SCSI_OP_LOG_SENSE && len >= 3)
+		snprintf(out, outlen, "LOG SENSE (page 0x%02x)", cdb[2] & 0x3f);
+	else if (name)
+		snprintf(out, outlen, "%s", name);
+	else
+		snprintf(out, outlen, "opcode 0x%02x", op);
 }
 
 /* The additional sense codes a user of lunlab-bench meets when the URL or the request is
  * wrong (SPC-4 table 51): named so that "05/25/00" says what it means.  A media or
- * transport error is said well enough by its sense key. */
+ * transport error is said well enough by its sense key.  The words are the vocabulary's. */
 static const char *asc_name(uint8_t asc, uint8_t ascq)
 {
-	static const struct { uint8_t asc, ascq; const char *name; } names[] = {
-		{ 0x20, 0x00, "INVALID COMMAND OPERATION CODE" },
-		{ 0x21, 0x00, "LOGICAL BLOCK ADDRESS OUT OF RANGE" },
-		{ 0x24, 0x00, "INVALID FIELD IN CDB" },
-		{ 0x25, 0x00, "LOGICAL UNIT NOT SUPPORTED" },
-		{ 0x26, 0x00, "INVALID FIELD IN PARAMETER LIST" },
-		{ 0x27, 0x00, "WRITE PROTECTED" },
-		{ 0x3f, 0x0e, "REPORTED LUNS DATA HAS CHANGED" },
+	static const uint16_t named[] = {
+		SCSI_ASC_INVALID_OPCODE, SCSI_ASC_LBA_OUT_OF_RANGE, SCSI_ASC_INVALID_FIELD_IN_CDB,
+		SCSI_ASC_LU_NOT_SUPPORTED, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, SCSI_ASC_WRITE_PROTECTED,
+		SCSI_ASC_REPORTED_LUNS_DATA_CHANGED,
 	};
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].asc == asc && names[i].ascq == ascq)
-			return names[i].name;
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (named[i] == scsi_asc_pair(asc, ascq))
+			return scsi_asc_name(asc, ascq);
 	return NULL;
 }
 
 void conn_describe_status(int status, uint8_t key, uint8_t asc, uint8_t ascq, char *out, size_t outlen)
 {
-	static const char *const keys[16] = {
-		"NO SENSE", "RECOVERED ERROR", "NOT READY", "MEDIUM ERROR", "HARDWARE ERROR",
-		"ILLEGAL REQUEST", "UNIT ATTENTION", "DATA PROTECT", "BLANK CHECK", "VENDOR SPECIFIC",
-		"COPY ABORTED", "ABORTED COMMAND", "sense key 0Ch", "VOLUME OVERFLOW", "MISCOMPARE",
-		"sense key 0Fh",
-	};
+	const char *key_name = scsi_sense_key_name(key & 0x0f), *an = asc_name(asc, ascq);
+	char unnamed[16];
+
+	if (!key_name) {
+		snprintf(unnamed, sizeof(unnamed), "sense key %02Xh", key & 0x0f);
+		key_name = unnamed;
+	}
 	switch (status) {
-	case ST_GOOD: snprintf(out, outlen, "GOOD"); break;
-	case ST_CHECK_CONDITION:
-		snprintf(out, outlen, "CHECK CONDITION, sense %02x/%02x/%02x (%s%s%s)", key, asc, ascq, keys[key & 0x0f],
-			 asc_name(asc, ascq) ? ": " : "", asc_name(asc, ascq) ? asc_name(asc, ascq) : "");
+	case SCSI_STAT_GOOD: snprintf(out, outlen, "GOOD"); break;
+	case SCSI_STAT_CHECK_CONDITION:
+		snprintf(out, outlen, "CHECK CONDITION, sense %02x/%02x/%02x (%s%s%s)", key, asc, ascq, key_name,
+			 an ? ": " : "", an ? an : "");
 		break;
-	case ST_BUSY: snprintf(out, outlen, "BUSY"); break;
-	case ST_RESERVATION_CONFLICT: snprintf(out, outlen, "RESERVATION CONFLICT"); break;
-	case ST_TASK_SET_FULL: snprintf(out, outlen, "TASK SET FULL"); break;
-	case ST_TASK_ABORTED: snprintf(out, outlen, "TASK ABORTED"); break;
+	case SCSI_STAT_BUSY: snprintf(out, outlen, "BUSY"); break;
+	case SCSI_STAT_RESERVATION_CONFLICT: snprintf(out, outlen, "RESERVATION CONFLICT"); break;
+	case SCSI_STAT_TASK_SET_FULL: snprintf(out, outlen, "TASK SET FULL"); break;
+	case SCSI_STAT_TASK_ABORTED: snprintf(out, outlen, "TASK ABORTED"); break;
 	default: snprintf(out, outlen, "status 0x%02x", (unsigned)status & 0xff); break;
 	}
 }

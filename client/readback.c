@@ -1,5 +1,6 @@
 /* readback.c - see readback.h. */
 #include "client/readback.h"
+#include "lunlab/scsi_vocab.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@ static int check_piece(struct bench_conn *c, uint64_t start_lba, uint64_t off, u
 		return 0;
 	uint64_t lba = start_lba + off / c->block_size;
 	uint32_t blocks = len / c->block_size;
-	uint8_t cdb[16] = { 0x88 };
+	uint8_t cdb[16] = { SCSI_OP_READ_16 };
 	for (int i = 0; i < 8; i++)
 		cdb[2 + i] = (uint8_t)(lba >> (56 - 8 * i));
 	for (int i = 0; i < 4; i++)

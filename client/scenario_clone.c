@@ -7,6 +7,7 @@
  * descriptor per LU, LIST ID USAGE 11b, sent to the destination LU.  When the array refuses
  * the command (CHECK CONDITION) the run falls back to the software datamover - READ into the
  * host, WRITE back out - and says so, as ESXi does. */
+#include "lunlab/scsi_vocab.h"
 #include "client/scenarios.h"
 
 #include <stdio.h>
@@ -221,7 +222,7 @@ static void xcopy_failed(struct clone_ctx *x, struct cslot *s, const struct cmd_
 	char answer[80];
 	conn_describe_status(st->status, st->key, st->asc, st->ascq, answer, sizeof(answer));
 	run->fell_back = true;
-	if (st->key == 0x05 && st->asc == 0x20) {
+	if (st->key == SCSI_SK_ILLEGAL_REQUEST && st->asc == scsi_asc(SCSI_ASC_INVALID_OPCODE)) {
 		if (x->use_xcopy) {
 			x->use_xcopy = false;
 			snprintf(run->fallback_reason, sizeof(run->fallback_reason),
@@ -606,7 +607,7 @@ static int verify_clones(struct clone_ctx *x, struct clone_result *r, char *err,
 			uint64_t off = offs[k];
 			if (off + piece > o->template_size)
 				off = o->template_size - piece;
-			uint8_t cdb[16] = { 0x88 };
+			uint8_t cdb[16] = { SCSI_OP_READ_16 };
 			uint64_t lba = dst_lba(x, c, off / x->bsz);
 			uint32_t blocks = (uint32_t)(piece / x->bsz);
 			for (int i = 0; i < 8; i++)

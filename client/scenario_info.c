@@ -9,6 +9,7 @@
 #include "client/xcopy_builder.h"
 #include "client/xms_client.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 static bool vpd_listed(const uint8_t *p, int n, uint8_t page)
 {
@@ -120,7 +121,7 @@ int scenario_info(const struct bench_opts *o, struct info_result *r, char *err, 
 	r->unmap = q_opcode_supported(&c, 0x42, -1);
 
 	/* RECEIVE COPY RESULTS, OPERATING PARAMETERS (SA 3): the copy limits. */
-	uint8_t cdb[16] = { 0x84, 0x03 };
+	uint8_t cdb[16] = { SCSI_OP_THIRD_PARTY_COPY_IN, SCSI_SA_RECEIVE_COPY_OPERATING_PARAMETERS };
 	struct cmd_status st;
 	cdb[13] = 255;
 	if (conn_cmd(&c, cdb, 16, 1, NULL, 0, buf, 255, &st) == 0 && st.status == 0 && st.got >= 20) {

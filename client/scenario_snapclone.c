@@ -5,6 +5,7 @@
  * the cluster's capacity figures before and after (a snapshot adds no physical space).
  * --verify maps every clone to lunlab-bench's initiator through the API and reads it back;
  * the clones (and what --verify created) are deleted at the end unless --keep-clones. */
+#include "lunlab/scsi_vocab.h"
 #include "client/scenarios.h"
 
 #include <json-c/json.h>
@@ -174,7 +175,7 @@ static int verify_one(struct xms_client *xc, const struct bench_opts *o, const s
 		uint64_t off = offs[k] + piece > o->template_size ? o->template_size - piece : offs[k];
 		uint64_t lba = off / conn.block_size;
 		uint32_t blocks = (uint32_t)(piece / conn.block_size);
-		uint8_t cdb[16] = { 0x88 };
+		uint8_t cdb[16] = { SCSI_OP_READ_16 };
 		struct cmd_status cs;
 
 		for (int i = 0; i < 8; i++)

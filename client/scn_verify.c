@@ -6,6 +6,7 @@
  * pieces again, as a journaling host does, so at the end every acknowledged piece has a
  * good sync after it and must read back exactly. */
 #include "client/scn_verify.h"
+#include "lunlab/scsi_vocab.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -144,7 +145,9 @@ static enum answer judge(struct vs *v, struct scsi_task *t, unsigned *sense)
 		note_sense(v, *sense);
 		if (k == SCSI_SENSE_UNIT_ATTENTION)
 			a = A_RETRY;          /* told something (a threshold, a state change): say it again */
-		else if (k == SCSI_SENSE_NOT_READY && asc == 0x04 && (q == 0x0a || q == 0x0b || q == 0x0c))
+		else if (k == SCSI_SENSE_NOT_READY && (scsi_asc_pair(asc, q) == SCSI_ASC_LU_NOT_ACCESSIBLE_TRANSITION ||
+						 scsi_asc_pair(asc, q) == SCSI_ASC_LU_NOT_ACCESSIBLE_STANDBY ||
+						 scsi_asc_pair(asc, q) == SCSI_ASC_LU_NOT_ACCESSIBLE_UNAVAILABLE))
 			a = A_PATH;           /* ALUA transitioning / standby / unavailable: another path */
 		else
 			a = A_FAILED;

@@ -1,5 +1,6 @@
 /* scsi_query.c - shared synchronous SCSI queries. */
 #include "client/scsi_query.h"
+#include "lunlab/scsi_vocab.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -17,7 +18,7 @@ void q_ascii_field(char *dst, const uint8_t *src, size_t n)
 
 int q_inquiry(struct bench_conn *c, int page, uint8_t *buf, size_t len)
 {
-	uint8_t cdb[6] = { 0x12 };
+	uint8_t cdb[6] = { SCSI_OP_INQUIRY };
 	struct cmd_status st;
 	if (page >= 0) {
 		cdb[1] = 1;
@@ -32,7 +33,7 @@ int q_inquiry(struct bench_conn *c, int page, uint8_t *buf, size_t len)
 
 int q_mode_sense10(struct bench_conn *c, uint8_t page, uint8_t subpage, uint8_t *buf, size_t len)
 {
-	uint8_t cdb[10] = { 0x5a, 0x08 }; /* DBD */
+	uint8_t cdb[10] = { SCSI_OP_MODE_SENSE_10, 0x08 };
 	struct cmd_status st;
 	cdb[2] = (uint8_t)(page & 0x3f); /* PC 00b: current values */
 	cdb[3] = subpage;
@@ -45,7 +46,7 @@ int q_mode_sense10(struct bench_conn *c, uint8_t page, uint8_t subpage, uint8_t 
 
 int q_log_sense(struct bench_conn *c, uint8_t page, uint8_t *buf, size_t len)
 {
-	uint8_t cdb[10] = { 0x4d };
+	uint8_t cdb[10] = { SCSI_OP_LOG_SENSE };
 	struct cmd_status st;
 	cdb[2] = (uint8_t)(0x40 | (page & 0x3f));       /* PC 01b: cumulative values */
 	cdb[7] = (uint8_t)(len >> 8);
@@ -82,7 +83,7 @@ bool q_log_supported(struct bench_conn *c, uint8_t page)
 int q_log_reset(struct bench_conn *c, uint8_t page)
 {
 	/* LOG SELECT: PCR=1, PC=11b (default cumulative) and the page code, no parameter list. */
-	uint8_t cdb[10] = { 0x4c, 0x02, (uint8_t)(0xc0 | (page & 0x3f)) };
+	uint8_t cdb[10] = { SCSI_OP_LOG_SELECT, 0x02, (uint8_t)(0xc0 | (page & 0x3f)) };
 	struct cmd_status st;
 	if (conn_cmd(c, cdb, 10, 0, NULL, 0, NULL, 0, &st) || st.status != 0)
 		return -1;
@@ -92,7 +93,7 @@ int q_log_reset(struct bench_conn *c, uint8_t page)
 int q_set_host_streams(struct bench_conn *c, unsigned streams)
 {
 	/* PCR 0, PC 01b, page code 0 in the CDB (the list names its page, SPC-4 6.8) */
-	uint8_t cdb[10] = { 0x4c, 0x00, 0x40, 0, 0, 0, 0, 0, 16 };
+	uint8_t cdb[10] = { SCSI_OP_LOG_SELECT, 0x00, 0x40, 0, 0, 0, 0, 0, 16 };
 	uint8_t list[16] = { 0x31, 0x00, 0x00, 12, 0x00, 0x0a, 0x03, 8 };
 	struct cmd_status st;
 	for (int i = 0; i < 8; i++)
@@ -104,7 +105,7 @@ int q_set_host_streams(struct bench_conn *c, unsigned streams)
 
 static int rso_query(struct bench_conn *c, uint8_t opcode, int sa, struct cmd_status *st)
 {
-	uint8_t cdb[12] = { 0xa3, 0x0c };
+	uint8_t cdb[12] = { SCSI_OP_MAINTENANCE_IN, SCSI_SA_REPORT_SUPPORTED_OPCODES };
 	uint8_t buf[64];
 	/* REPORTING OPTIONS 001b (opcode only) or 010b (opcode + service action). */
 	cdb[2] = sa >= 0 ? 0x02 : 0x01;
@@ -128,9 +129,10 @@ int q_opcode_supported(struct bench_conn *c, uint8_t opcode, int sa)
 	int r = rso_query(c, opcode, sa, &st);
 	/* Some targets (tgt) answer an unsupported opcode with ILLEGAL REQUEST / INVALID FIELD IN
 	 * CDB instead of SUPPORT 001b: if the same query succeeds for READ(10), read that as "no". */
-	if (r < 0 && st.status == 2 && st.key == 0x05 && st.asc == 0x24) {
+	if (r < 0 && st.status == SCSI_STAT_CHECK_CONDITION && st.key == SCSI_SK_ILLEGAL_REQUEST &&
+	    st.asc == scsi_asc(SCSI_ASC_INVALID_FIELD_IN_CDB)) {
 		struct cmd_status st2;
-		if (rso_query(c, 0x28, -1, &st2) == 1)
+		if (rso_query(c, SCSI_OP_READ_10, -1, &st2) == 1)
 			return 0;
 	}
 	return r;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 /* 0001h: [4] list length, then per command: opcode, SA count, SAs. */
 static int commands(const uint8_t *d, size_t dlen, struct tpc_vpd *o, char *err, size_t errlen)
@@ -29,9 +30,9 @@ static int commands(const uint8_t *d, size_t dlen, struct tpc_vpd *o, char *err,
 		}
 		for (unsigned i = 0; i < n; i++) {
 			uint8_t sa = d[off + 2 + i];
-			if (op == 0x83 && sa == 0x00) o->lid1_xcopy = true;
-			if (op == 0x83 && sa == 0x10) o->populate_token = true;
-			if (op == 0x83 && sa == 0x11) o->write_using_token = true;
+			if (op == SCSI_OP_THIRD_PARTY_COPY_OUT && sa == SCSI_SA_EXTENDED_COPY_LID1) o->lid1_xcopy = true;
+			if (op == SCSI_OP_THIRD_PARTY_COPY_OUT && sa == SCSI_SA_POPULATE_TOKEN) o->populate_token = true;
+			if (op == SCSI_OP_THIRD_PARTY_COPY_OUT && sa == SCSI_SA_WRITE_USING_TOKEN) o->write_using_token = true;
 		}
 		off += 2u + n;
 	}

@@ -27,6 +27,7 @@
 #include "handlers/scsi/naa.h"
 #include "handlers/scsi/scsi.h"
 #include "lunlab/tcmu_abi.h"
+#include "lunlab/scsi_vocab.h"
 #include "models/cost.h"
 #include "models/cost_virtual.h"
 #include "models/pacer.h"
@@ -51,8 +52,8 @@ static bool lunlab_may_inline(struct tcmu_device *tdev, const uint8_t *cdb, size
 {
 	(void)tdev;
 	switch (cdb[0]) {
-	case 0x08: case 0x28: case 0xa8: case 0x88: /* READ(6/10/12/16) */
-	case 0x0a: case 0x2a: case 0xaa: case 0x8a: /* WRITE(6/10/12/16) */
+	case SCSI_OP_READ_6: case SCSI_OP_READ_10: case SCSI_OP_READ_12: case SCSI_OP_READ_16:
+	case SCSI_OP_WRITE_6: case SCSI_OP_WRITE_10: case SCSI_OP_WRITE_12: case SCSI_OP_WRITE_16:
 		return data_len <= INLINE_MAX_BYTES;
 	default:
 		return false;

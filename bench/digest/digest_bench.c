@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "target/iscsi/pdu.h"
 #include "tests/robust/raw_ini.h"
 
@@ -26,7 +27,7 @@ static int fail(const char *what)
 
 static int read4m(struct raw *r, uint8_t *buf, uint64_t off)
 {
-	uint8_t bhs[48], cdb[16] = { 0x88 };
+	uint8_t bhs[48], cdb[16] = { SCSI_OP_READ_16 };
 	const uint32_t len = 4u << 20;
 
 	put_be32(cdb + 6, (uint32_t)(off / 512));
@@ -75,7 +76,7 @@ static int send_data(struct raw *r, const uint8_t *cmd, uint32_t ttt, const uint
 
 static int write1m(struct raw *r, const uint8_t *buf, uint64_t off)
 {
-	uint8_t cmd[48], bhs[48], cdb[16] = { 0x8a };
+	uint8_t cmd[48], bhs[48], cdb[16] = { SCSI_OP_WRITE_16 };
 	const uint32_t len = 1u << 20;
 	uint32_t imm = r->immediate_data ? (r->first_burst < r->target_mrdsl ? r->first_burst : r->target_mrdsl) : 0;
 

@@ -17,6 +17,6 @@ int copy_sense_param(struct scsi_cmd *cmd, const struct xcopy_err *e);
  * segment, SPC-4 segment pointer), and when seg_field >= 0 the
  * sense-key-specific segment pointer (SKSV=1, SD=1: field_pointer relative
  * to the start of that segment descriptor). */
-int copy_sense_aborted(struct scsi_cmd *cmd, uint8_t asc, uint8_t ascq, uint16_t seg, int seg_field);
+int copy_sense_aborted(struct scsi_cmd *cmd, uint16_t asc_ascq, uint16_t seg, int seg_field);
 
 #endif

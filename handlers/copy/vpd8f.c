@@ -16,6 +16,7 @@
 
 #include "handlers/copy/copy.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 #include "handlers/copy/copy_limits.h"
 #include "handlers/copy/rcr_layout.h"
 
@@ -43,8 +44,9 @@ static uint8_t *desc_end(uint8_t *start, uint8_t *end)
 static uint8_t *supported_commands(uint8_t *d)
 {
 	static const uint8_t cmds[] = {
-		0x83, 1, 0x00,                 /* EXTENDED COPY (LID1) */
-		0x84, 3, 0x00, 0x03, 0x04,     /* RECEIVE COPY RESULTS: status, op params, failed */
+		SCSI_OP_THIRD_PARTY_COPY_OUT, 1, SCSI_SA_EXTENDED_COPY_LID1,
+		SCSI_OP_THIRD_PARTY_COPY_IN, 3, SCSI_SA_RECEIVE_COPY_STATUS_LID1,
+		SCSI_SA_RECEIVE_COPY_OPERATING_PARAMETERS, SCSI_SA_RECEIVE_COPY_FAILURE_DETAILS_LID1,
 	};
 	uint8_t *b = desc_start(d, 0x0001);
 

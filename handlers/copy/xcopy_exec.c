@@ -31,6 +31,7 @@
 
 #include "handlers/copy/copy.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 #include "handlers/copy/copy_fault.h"
 #include "handlers/copy/copy_iov.h"
 #include "handlers/copy/copy_lists.h"
@@ -39,12 +40,6 @@
 #include "handlers/copy/xcopy_parse.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
-
-#define ASC_COPY_TARGET 0x0D
-#define ASCQ_NOT_REACHABLE 0x02
-#define ASCQ_WRONG_DEVICE_TYPE 0x03
-#define ASC_INVALID_PARAM 0x26
-#define ASCQ_INEXACT_SEGMENT 0x0A
 
 /* Offsets inside a 0x02 segment descriptor (segment pointer, SD = 1). */
 #define SEG_SRC_INDEX 4
@@ -85,15 +80,15 @@ static struct lunlab_dev *resolve(struct xcopy_run *r, unsigned idx)
 static int check_cscd(struct xcopy_run *r, uint16_t segno, unsigned idx, int field, struct lunlab_dev **out)
 {
 	if (idx >= r->list->ntgt)
-		return copy_sense_aborted(r->cmd, ASC_COPY_TARGET, ASCQ_NOT_REACHABLE, segno, field);
+		return copy_sense_aborted(r->cmd, SCSI_ASC_COPY_TARGET_NOT_REACHABLE, segno, field);
 	struct lunlab_dev *d = resolve(r, idx);
 	if (!d)
-		return copy_sense_aborted(r->cmd, ASC_COPY_TARGET, ASCQ_NOT_REACHABLE, segno, field);
+		return copy_sense_aborted(r->cmd, SCSI_ASC_COPY_TARGET_NOT_REACHABLE, segno, field);
 	const struct xcopy_tgt *t = &r->list->tgt[idx];
 	/* a 0x02 segment needs block devices whose block length we agree on:
 	 * NUMBER OF BLOCKS is counted in the descriptor's DISK BLOCK LENGTH */
 	if (t->pdt != 0 || (t->block_len != 0 && t->block_len != d->block_size))
-		return copy_sense_aborted(r->cmd, ASC_COPY_TARGET, ASCQ_WRONG_DEVICE_TYPE, segno, field);
+		return copy_sense_aborted(r->cmd, SCSI_ASC_INCORRECT_COPY_TARGET_TYPE, segno, field);
 	*out = d;
 	return TCMU_STS_OK;
 }
@@ -125,18 +120,18 @@ static int plan_segment(struct xcopy_run *r, uint16_t segno)
 	if (p->bytes == 0)
 		return TCMU_STS_OK;   /* zero blocks: nothing to transfer, not an error */
 	if (p->bytes % p->src->block_size || p->bytes % p->dst->block_size)
-		return copy_sense_aborted(r->cmd, ASC_INVALID_PARAM, ASCQ_INEXACT_SEGMENT, segno, SEG_NBLOCKS);
+		return copy_sense_aborted(r->cmd, SCSI_ASC_UNEXPECTED_INEXACT_SEGMENT, segno, SEG_NBLOCKS);
 	if (p->bytes > XCOPY_MAX_SEG_BYTES)
-		return sense_invalid_field(r->cmd, ASC_INVALID_PARAM, 0x00, false, (uint16_t)(s->offset + SEG_NBLOCKS),
+		return sense_invalid_field(r->cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, (uint16_t)(s->offset + SEG_NBLOCKS),
 					   -1);
 	if (!range_ok(p->src, s->src_lba, p->bytes))
-		return copy_sense_aborted(r->cmd, ASC_COPY_TARGET, ASCQ_NOT_REACHABLE, segno, SEG_SRC_LBA);
+		return copy_sense_aborted(r->cmd, SCSI_ASC_COPY_TARGET_NOT_REACHABLE, segno, SEG_SRC_LBA);
 	if (!range_ok(p->dst, s->dst_lba, p->bytes))
-		return copy_sense_aborted(r->cmd, ASC_COPY_TARGET, ASCQ_NOT_REACHABLE, segno, SEG_DST_LBA);
+		return copy_sense_aborted(r->cmd, SCSI_ASC_COPY_TARGET_NOT_REACHABLE, segno, SEG_DST_LBA);
 	if (scsi_lu(p->dst)->readonly)
-		return sense_set(r->cmd, SK_DATA_PROTECT, 0x27, 0x00);
+		return sense_set(r->cmd, SCSI_SK_DATA_PROTECT, SCSI_ASC_WRITE_PROTECTED);
 	if (atomic_load(&scsi_lu(p->dst)->swp))
-		return sense_set(r->cmd, SK_DATA_PROTECT, 0x27, 0x02);
+		return sense_set(r->cmd, SCSI_SK_DATA_PROTECT, SCSI_ASC_SOFTWARE_WRITE_PROTECTED);
 	p->src_off = s->src_lba * p->src->block_size;
 	p->dst_off = s->dst_lba * p->dst->block_size;
 	return TCMU_STS_OK;
@@ -148,10 +143,10 @@ static int fault_break(struct xcopy_run *r, unsigned i, const uint8_t sense[3])
 {
 	tcmu_dev_info(r->cmd->dev->tdev, "EXTENDED COPY broken off before segment %u of %u by a fault rule", i,
 		      r->list->nseg);
-	if (sense[0] == 0 || sense[0] == SK_COPY_ABORTED)
-		return copy_sense_aborted(r->cmd, sense[0] ? sense[1] : ASC_COPY_TARGET,
-					  sense[0] ? sense[2] : ASCQ_NOT_REACHABLE, (uint16_t)i, -1);
-	return sense_set(r->cmd, sense[0], sense[1], sense[2]);
+	if (sense[0] == 0 || sense[0] == SCSI_SK_COPY_ABORTED)
+		return copy_sense_aborted(r->cmd, sense[0] ? scsi_asc_pair(sense[1], sense[2])
+						   : SCSI_ASC_COPY_TARGET_NOT_REACHABLE, (uint16_t)i, -1);
+	return sense_set(r->cmd, sense[0], scsi_asc_pair(sense[1], sense[2]));
 }
 
 static int run_segments(struct xcopy_run *r, int slot, struct copy_status *st)
@@ -175,12 +170,12 @@ static int run_segments(struct xcopy_run *r, int slot, struct copy_status *st)
 				 * segments before it are done, as SPC-4 allows */
 				tcmu_dev_warn(r->cmd->dev->tdev, "EXTENDED COPY segment %u: no space left in the array",
 					      i);
-				return sense_set(r->cmd, SK_DATA_PROTECT, 0x27, 0x07);
+				return sense_set(r->cmd, SCSI_SK_DATA_PROTECT, SCSI_ASC_SPACE_ALLOC_FAILED_WRITE_PROTECT);
 			}
 			if (rc < 0) {
 				tcmu_dev_warn(r->cmd->dev->tdev, "EXTENDED COPY segment %u: volume_copy: %s", i,
 					      strerror(-rc));
-				return copy_sense_aborted(r->cmd, ASC_COPY_TARGET, ASCQ_NOT_REACHABLE, (uint16_t)i, -1);
+				return copy_sense_aborted(r->cmd, SCSI_ASC_COPY_TARGET_NOT_REACHABLE, (uint16_t)i, -1);
 			}
 		}
 		/* a destination whose write cache is off: durable at completion */
@@ -211,7 +206,7 @@ static int execute(struct scsi_cmd *cmd, const struct xcopy_list *list)
 	if (slot == COPY_BEGIN_BUSY)
 		return TCMU_STS_NO_RESOURCE;
 	if (slot == COPY_BEGIN_DUPLICATE)
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x00, 0x16);   /* OPERATION IN PROGRESS */
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_OPERATION_IN_PROGRESS);
 
 	for (unsigned i = 0; i < list->nseg && ret == TCMU_STS_OK; i++)
 		ret = plan_segment(r, (uint16_t)i);
@@ -220,7 +215,7 @@ static int execute(struct scsi_cmd *cmd, const struct xcopy_list *list)
 
 	if (ret != TCMU_STS_OK) {
 		st.cm_status = COPY_DONE_ERROR;
-		st.scsi_status = 0x02;        /* CHECK CONDITION */
+		st.scsi_status = SCSI_STAT_CHECK_CONDITION;
 		st.sense_len = COPY_SENSE_MAX;
 		memcpy(st.sense, cmd->sense, COPY_SENSE_MAX);
 	}

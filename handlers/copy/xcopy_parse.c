@@ -36,20 +36,14 @@
 
 #include "lunlab/be.h"
 #include "handlers/copy/xcopy_parse.h"
+#include "lunlab/scsi_vocab.h"
 
-#define SK_ILLEGAL 0x05
-#define ASC_PARAM_LIST_LEN 0x1A
-#define ASC_INVALID_PARAM 0x26
-#define ASCQ_TOO_MANY_TGT 0x06
-#define ASCQ_UNSUPP_TGT 0x07
-#define ASCQ_TOO_MANY_SEG 0x08
-#define ASCQ_UNSUPP_SEG 0x09
 
-static bool fail(struct xcopy_err *e, uint8_t asc, uint8_t ascq, bool sksv, size_t byte, int bit)
+static bool fail(struct xcopy_err *e, uint16_t asc_ascq, bool sksv, size_t byte, int bit)
 {
-	e->key = SK_ILLEGAL;
-	e->asc = asc;
-	e->ascq = ascq;
+	e->key = SCSI_SK_ILLEGAL_REQUEST;
+	e->asc = scsi_asc(asc_ascq);
+	e->ascq = scsi_ascq(asc_ascq);
 	e->sksv = sksv;
 	/* every offset we report is < 16 + XCOPY_MAX_DESC_LIST_LEN: fits 16 bits */
 	e->field_byte = (uint16_t)byte;
@@ -59,12 +53,12 @@ static bool fail(struct xcopy_err *e, uint8_t asc, uint8_t ascq, bool sksv, size
 
 static bool len_error(struct xcopy_err *e)
 {
-	return fail(e, ASC_PARAM_LIST_LEN, 0x00, false, 0, -1);
+	return fail(e, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR, false, 0, -1);
 }
 
 static bool invalid(struct xcopy_err *e, size_t byte, int bit)
 {
-	return fail(e, ASC_INVALID_PARAM, 0x00, true, byte, bit);
+	return fail(e, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, true, byte, bit);
 }
 
 /* Segment descriptors start at 16 + tdll; the caller checked that
@@ -73,9 +67,9 @@ static bool parse_segments(const uint8_t *p, size_t start, uint32_t sdll, struct
 			   struct xcopy_err *e)
 {
 	if (sdll % XCOPY_SEG_DESC_LEN)
-		return fail(e, ASC_INVALID_PARAM, ASCQ_UNSUPP_SEG, true, 8, -1);
+		return fail(e, SCSI_ASC_UNSUPPORTED_SEGMENT_DESCRIPTOR, true, 8, -1);
 	if (sdll / XCOPY_SEG_DESC_LEN > XCOPY_MAX_SEG_DESC)
-		return fail(e, ASC_INVALID_PARAM, ASCQ_TOO_MANY_SEG, true, 8, -1);
+		return fail(e, SCSI_ASC_TOO_MANY_SEGMENT_DESCRIPTORS, true, 8, -1);
 	if (sdll == 0)
 		return invalid(e, 8, -1);
 
@@ -86,7 +80,7 @@ static bool parse_segments(const uint8_t *p, size_t start, uint32_t sdll, struct
 		struct xcopy_seg *s = &out->seg[i];
 
 		if (d[0] != XCOPY_DESC_TYPE_B2B)
-			return fail(e, ASC_INVALID_PARAM, ASCQ_UNSUPP_SEG, true, o, -1);
+			return fail(e, SCSI_ASC_UNSUPPORTED_SEGMENT_DESCRIPTOR, true, o, -1);
 		if (get_be16(d + 2) != XCOPY_SEG_B2B_DESC_LEN)
 			return invalid(e, o + 2, -1);
 		s->src_index = get_be16(d + 4);
@@ -127,9 +121,9 @@ static bool parse_ident_desc(const uint8_t *d, size_t o, struct xcopy_tgt *t, st
 static bool parse_targets(const uint8_t *p, uint32_t tdll, struct xcopy_list *out, struct xcopy_err *e)
 {
 	if (tdll % XCOPY_TGT_DESC_LEN)
-		return fail(e, ASC_INVALID_PARAM, ASCQ_UNSUPP_TGT, true, 2, -1);
+		return fail(e, SCSI_ASC_UNSUPPORTED_TARGET_DESCRIPTOR, true, 2, -1);
 	if (tdll / XCOPY_TGT_DESC_LEN > XCOPY_MAX_TGT_DESC)
-		return fail(e, ASC_INVALID_PARAM, ASCQ_TOO_MANY_TGT, true, 2, -1);
+		return fail(e, SCSI_ASC_TOO_MANY_TARGET_DESCRIPTORS, true, 2, -1);
 	if (tdll == 0)
 		return invalid(e, 2, -1);
 
@@ -138,7 +132,7 @@ static bool parse_targets(const uint8_t *p, uint32_t tdll, struct xcopy_list *ou
 		size_t o = XCOPY_HDR_LEN + (size_t)i * XCOPY_TGT_DESC_LEN;
 
 		if (p[o] != XCOPY_DESC_TYPE_IDENT)
-			return fail(e, ASC_INVALID_PARAM, ASCQ_UNSUPP_TGT, true, o, -1);
+			return fail(e, SCSI_ASC_UNSUPPORTED_TARGET_DESCRIPTOR, true, o, -1);
 		if (!parse_ident_desc(p + o, o, &out->tgt[i], e))
 			return false;
 	}

@@ -3,6 +3,7 @@
  * makes before touching the volume (transfer length, LBA range, and a
  * data-out that really holds what the CDB describes). */
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
 
@@ -55,21 +56,21 @@ int cdb_check_range(struct scsi_cmd *cmd, uint64_t lba, uint64_t nblocks)
 
 	/* written to avoid lba + nblocks overflowing for LBAs near 2^64 */
 	if (lba > cap || nblocks > cap - lba)
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
 	return TCMU_STS_OK;
 }
 
 int cdb_check_dataout(struct scsi_cmd *cmd, uint64_t need)
 {
 	if (cmd->iov_len < need)
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x0e, 0x03); /* INVALID FIELD IN COMMAND INFORMATION UNIT */
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CMD_IU);
 	return TCMU_STS_OK;
 }
 
 int cdb_check_dataout_exact(struct scsi_cmd *cmd, uint64_t need)
 {
 	if (cmd->iov_len != need)
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x0e, 0x03);
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CMD_IU);
 	return TCMU_STS_OK;
 }
 

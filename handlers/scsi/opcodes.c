@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "handlers/array/array_state.h"
 #include "handlers/copy/copy.h"
 #include "handlers/scsi/scsi.h"
@@ -195,17 +196,17 @@ static int highest_bit(uint8_t v)
 static bool returns_parameter_data(uint8_t opcode)
 {
 	switch (opcode) {
-	case 0x03: /* REQUEST SENSE */
-	case 0x12: /* INQUIRY */
-	case 0x1a: /* MODE SENSE(6) */
-	case 0x25: /* READ CAPACITY(10) */
-	case 0x37: /* READ DEFECT DATA(10) */
-	case 0x4d: /* LOG SENSE */
-	case 0x5a: /* MODE SENSE(10) */
-	case 0x84: /* RECEIVE COPY RESULTS */
-	case 0x9e: /* SERVICE ACTION IN(16): READ CAPACITY(16), GET LBA STATUS */
-	case 0xa3: /* MAINTENANCE IN: REPORT SUPPORTED OPERATION CODES */
-	case 0xb7: /* READ DEFECT DATA(12) */
+	case SCSI_OP_REQUEST_SENSE:
+	case SCSI_OP_INQUIRY:
+	case SCSI_OP_MODE_SENSE_6:
+	case SCSI_OP_READ_CAPACITY_10:
+	case SCSI_OP_READ_DEFECT_DATA_10:
+	case SCSI_OP_LOG_SENSE:
+	case SCSI_OP_MODE_SENSE_10:
+	case SCSI_OP_THIRD_PARTY_COPY_IN:
+	case SCSI_OP_SERVICE_ACTION_IN_16:
+	case SCSI_OP_MAINTENANCE_IN:
+	case SCSI_OP_READ_DEFECT_DATA_12:
 		return true;
 	default:
 		return false;
@@ -233,10 +234,11 @@ static bool must_be_durable(const struct scsi_cmd *cmd)
 	if (!atomic_load(&scsi_lu(cmd->dev)->wce))
 		return true;
 	switch (cdb[0]) {
-	case 0x2a: case 0xaa: case 0x8a: /* WRITE(10/12/16) */
-	case 0x89: case 0x8b: case 0x9c: /* COMPARE AND WRITE, ORWRITE(16), WRITE ATOMIC(16) */
+	case SCSI_OP_WRITE_10: case SCSI_OP_WRITE_12: case SCSI_OP_WRITE_16:
+	case SCSI_OP_COMPARE_AND_WRITE: case SCSI_OP_ORWRITE_16: case SCSI_OP_WRITE_ATOMIC_16:
 		return cdb[1] & 0x08;
-	case 0x2e: case 0xae: case 0x8e: /* WRITE AND VERIFY(10/12/16) */
+	case SCSI_OP_WRITE_AND_VERIFY_10: case SCSI_OP_WRITE_AND_VERIFY_12:
+	case SCSI_OP_WRITE_AND_VERIFY_16:
 		return true;
 	default:
 		return false;
@@ -255,7 +257,7 @@ int scsi_dispatch(struct scsi_cmd *cmd, enum cost_kind *kind)
 	if (ua != TCMU_STS_OK)
 		return ua;
 	if (!op || op->fn == LU_LAYER) /* the host answers these: see the table */
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x20, 0x00); /* INVALID COMMAND OPERATION CODE */
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE);
 
 	/* Every bit outside the usage data is reserved (or a feature lunlab does
 	 * not have, e.g. RDPROTECT): point at the highest offending bit. */
@@ -268,16 +270,16 @@ int scsi_dispatch(struct scsi_cmd *cmd, enum cost_kind *kind)
 			return sense_invalid_cdb_field(cmd, (uint16_t)i, highest_bit(bad));
 	}
 	if (op->writes_medium && scsi_lu(cmd->dev)->readonly)
-		return sense_set(cmd, SK_DATA_PROTECT, 0x27, 0x00); /* WRITE PROTECTED (readonly=1) */
+		return sense_set(cmd, SCSI_SK_DATA_PROTECT, SCSI_ASC_WRITE_PROTECTED); /* WRITE PROTECTED (readonly=1) */
 	if (op->writes_medium && atomic_load(&scsi_lu(cmd->dev)->swp))
-		return sense_set(cmd, SK_DATA_PROTECT, 0x27, 0x02); /* WRITE PROTECTED: by software */
+		return sense_set(cmd, SCSI_SK_DATA_PROTECT, SCSI_ASC_SOFTWARE_WRITE_PROTECTED); /* WRITE PROTECTED: by software */
 
 	*kind = op->kind;
 	if (returns_parameter_data(op->opcode))
 		clear_data_in(cmd);
 	/* a command that changes the medium is one piece of a commit
 	 * (array_state.h), then durable if it must be */
-	bool changes = op->writes_medium || op->opcode == 0x83; /* EXTENDED COPY: its destination */
+	bool changes = op->writes_medium || op->opcode == SCSI_OP_THIRD_PARTY_COPY_OUT; /* EXTENDED COPY: its destination */
 	if (changes)
 		array_cmd_begin(cmd->dev->array);
 	int rc = op->fn(cmd);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "handlers/array/volume.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
@@ -33,12 +34,12 @@ int sbc_compare_and_write(struct scsi_cmd *cmd)
 		return TCMU_STS_OK;                 /* SBC: zero blocks compares and writes nothing */
 	uint8_t *buf = malloc(2 * len);
 	if (!buf)
-		return sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);
+		return sense_set(cmd, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INSUFFICIENT_RESOURCES);
 	scsi_dataout(cmd, buf, 2 * len);
 	rc = volume_compare_and_write(d->vol, lba * d->block_size, len, buf, buf + len, &misoff);
 	free(buf);
 	if (rc == -EILSEQ)
-		return sense_set_info(cmd, SK_MISCOMPARE, 0x1d, 0x00, misoff); /* MISCOMPARE DURING VERIFY */
+		return sense_set_info(cmd, SCSI_SK_MISCOMPARE, SCSI_ASC_MISCOMPARE_DURING_VERIFY, misoff);
 	if (rc)
 		return sbc_volume_error(cmd, rc, true);
 	cmd->bytes_moved = 2 * len;

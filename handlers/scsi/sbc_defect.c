@@ -5,13 +5,14 @@
 #include <string.h>
 
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
 
 int sbc_read_defect_data(struct scsi_cmd *cmd)
 {
 	const uint8_t *cdb = cmd->cdb;
-	bool twelve = cdb[0] == 0xb7;
+	bool twelve = cdb[0] == SCSI_OP_READ_DEFECT_DATA_12;
 	uint8_t req = twelve ? cdb[1] : cdb[2];      /* REQ_PLIST(4) REQ_GLIST(3) FORMAT(2:0) */
 	uint32_t alloc = twelve ? get_be32(cdb + 6) : get_be16(cdb + 7);
 	uint8_t hdr[8];

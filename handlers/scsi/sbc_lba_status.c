@@ -5,6 +5,7 @@
 
 #include "handlers/array/volume.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
 
@@ -19,7 +20,7 @@ int sbc_get_lba_status(struct scsi_cmd *cmd)
 	size_t p = 8;
 
 	if (lba >= d->num_lbas)
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
 	memset(buf, 0, sizeof(buf));
 	/* as many descriptors as the allocation length has room for (at least one) */
 	size_t want = alloc > 8 ? (alloc - 8) / 16 : 0;

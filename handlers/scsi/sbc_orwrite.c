@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "handlers/array/volume.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
@@ -38,7 +39,7 @@ int sbc_orwrite(struct scsi_cmd *cmd)
 	/* one allocation: data-out | current contents | new contents */
 	uint8_t *buf = calloc(3, len);
 	if (!buf)
-		return sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);
+		return sense_set(cmd, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INSUFFICIENT_RESOURCES);
 	uint8_t *in = buf, *old = buf + len, *neu = buf + 2 * len;
 	scsi_dataout(cmd, in, len);
 
@@ -54,7 +55,7 @@ int sbc_orwrite(struct scsi_cmd *cmd)
 			break;
 		if (tries + 1 >= ORWRITE_MAX_TRIES) {
 			free(buf);
-			return sense_set(cmd, SK_ABORTED_COMMAND, 0x00, 0x00); /* the initiator retries */
+			return sense_set(cmd, SCSI_SK_ABORTED_COMMAND, SCSI_ASC_NO_ADDITIONAL_SENSE); /* the initiator retries */
 		}
 	}
 	free(buf);

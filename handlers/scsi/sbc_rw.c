@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "handlers/array/volume.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
@@ -13,11 +14,11 @@
 static int volume_error(struct scsi_cmd *cmd, int err, bool write)
 {
 	if (err == -ERANGE)
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
 	if (err == -ENOMEM || err == -ENOSPC)
-		return write ? sense_set(cmd, SK_DATA_PROTECT, 0x27, 0x07) /* SPACE ALLOCATION FAILED WRITE PROTECT */
-			     : sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);
-	return write ? sense_set(cmd, SK_MEDIUM_ERROR, 0x0c, 0x00) : sense_set(cmd, SK_MEDIUM_ERROR, 0x11, 0x00);
+		return write ? sense_set(cmd, SCSI_SK_DATA_PROTECT, SCSI_ASC_SPACE_ALLOC_FAILED_WRITE_PROTECT)
+			     : sense_set(cmd, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INSUFFICIENT_RESOURCES);
+	return sense_set(cmd, SCSI_SK_MEDIUM_ERROR, write ? SCSI_ASC_WRITE_ERROR : SCSI_ASC_UNRECOVERED_READ_ERROR);
 }
 
 int sbc_volume_error(struct scsi_cmd *cmd, int err, bool write)
@@ -84,7 +85,7 @@ int sbc_read(struct scsi_cmd *cmd)
 		 * send what fits (the transport reports the residual) */
 		uint8_t *bounce = malloc(len);
 		if (!bounce)
-			return sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);
+			return sense_set(cmd, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INSUFFICIENT_RESOURCES);
 		struct iovec v = { bounce, len };
 		rc = volume_read(cmd->dev->vol, off, len, &v, 1);
 		if (rc == 0)

@@ -8,6 +8,7 @@
  * GOOD rather than CONDITION MET: a tcmu handler has no status code for it. */
 #include <errno.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "handlers/array/array_state.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
@@ -15,7 +16,7 @@
 int sbc_sync_array(struct scsi_cmd *cmd)
 {
 	if (array_sync(cmd->dev->array) != 0)
-		return sense_set(cmd, SK_MEDIUM_ERROR, 0x0c, 0x00); /* WRITE ERROR */
+		return sense_set(cmd, SCSI_SK_MEDIUM_ERROR, SCSI_ASC_WRITE_ERROR);
 	return TCMU_STS_OK;
 }
 

@@ -5,6 +5,7 @@
 
 #include "handlers/array/volume.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
 
@@ -20,13 +21,13 @@ int sbc_unmap(struct scsi_cmd *cmd)
 	if (plen == 0)
 		return TCMU_STS_OK;
 	if (plen < HDR)
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00); /* PARAMETER LIST LENGTH ERROR */
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 	/* the whole list must have arrived: never unmap on part of it */
 	if ((rc = cdb_check_param_list(cmd, plen, 7)) != TCMU_STS_OK)
 		return rc;
 	uint8_t *p = malloc(plen);
 	if (!p)
-		return sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);
+		return sense_set(cmd, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INSUFFICIENT_RESOURCES);
 	scsi_dataout(cmd, p, plen);
 	cmd->bytes_moved = plen;
 
@@ -34,16 +35,16 @@ int sbc_unmap(struct scsi_cmd *cmd)
 	uint32_t bddl = get_be16(p + 2);
 	/* the lengths in the header must fit the list that was sent */
 	if (data_len + 2u > plen) {
-		rc = sense_invalid_field(cmd, 0x26, 0x00, false, 0, -1);
+		rc = sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, 0, -1);
 		goto out;
 	}
 	if (bddl + HDR > plen || bddl % DESC) {
-		rc = sense_invalid_field(cmd, 0x26, 0x00, false, 2, -1);
+		rc = sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, 2, -1);
 		goto out;
 	}
 	uint32_t count = bddl / DESC;
 	if (count > SCSI_MAX_UNMAP_DESCRIPTORS) {
-		rc = sense_invalid_field(cmd, 0x26, 0x00, false, 2, -1);
+		rc = sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, 2, -1);
 		goto out;
 	}
 	uint64_t total = 0;
@@ -55,7 +56,8 @@ int sbc_unmap(struct scsi_cmd *cmd)
 			goto out;
 		total += n;
 		if (n > SCSI_MAX_UNMAP_LBA_COUNT || total > SCSI_MAX_UNMAP_LBA_COUNT) {
-			rc = sense_invalid_field(cmd, 0x26, 0x00, false, (uint16_t)(HDR + i * DESC + 8), -1);
+			rc = sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false,
+						 (uint16_t)(HDR + i * DESC + 8), -1);
 			goto out;
 		}
 	}

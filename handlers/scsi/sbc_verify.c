@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "handlers/array/volume.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
@@ -22,7 +23,7 @@ static int compare(struct scsi_cmd *cmd, uint64_t off, uint64_t len, bool one_bl
 	uint8_t *medium = malloc(len), *ref = malloc(need);
 
 	if (!medium || !ref) {
-		rc = sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);
+		rc = sense_set(cmd, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INSUFFICIENT_RESOURCES);
 		goto out;
 	}
 	scsi_dataout(cmd, ref, need);
@@ -36,7 +37,7 @@ static int compare(struct scsi_cmd *cmd, uint64_t off, uint64_t len, bool one_bl
 	for (uint64_t i = 0; i < len; i++) {
 		uint8_t want = one_block ? ref[i % d->block_size] : ref[i];
 		if (medium[i] != want) {
-			rc = sense_set_info(cmd, SK_MISCOMPARE, 0x1d, 0x00, i);
+			rc = sense_set_info(cmd, SCSI_SK_MISCOMPARE, SCSI_ASC_MISCOMPARE_DURING_VERIFY, i);
 			break;
 		}
 	}

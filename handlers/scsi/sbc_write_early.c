@@ -10,6 +10,7 @@
  * never runs, and the host drops the state, releasing the blocks. */
 #include <stdlib.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "handlers/array/array_admin.h"
 #include "handlers/scsi/scsi.h"
 
@@ -20,7 +21,7 @@ struct sbc_early {
 
 static bool early_opcode(uint8_t op)
 {
-	return op == 0x2a || op == 0xaa || op == 0x8a; /* WRITE(10/12/16) */
+	return op == SCSI_OP_WRITE_10 || op == SCSI_OP_WRITE_12 || op == SCSI_OP_WRITE_16;
 }
 
 void sbc_write_early_feed(struct lunlab_dev *d, const uint8_t *cdb, const struct iovec *iov, size_t iovcnt,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "handlers/array/volume.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
@@ -23,7 +24,7 @@ int sbc_write_same(struct scsi_cmd *cmd)
 {
 	const uint8_t *cdb = cmd->cdb;
 	struct lunlab_dev *d = cmd->dev;
-	bool sixteen = cdb[0] == 0x93;
+	bool sixteen = cdb[0] == SCSI_OP_WRITE_SAME_16;
 	bool unmap = cdb[1] & 0x08;
 	bool ndob = sixteen && (cdb[1] & 0x01);
 	uint64_t lba = cdb_lba(cdb);
@@ -39,7 +40,7 @@ int sbc_write_same(struct scsi_cmd *cmd)
 
 	uint8_t *pattern = calloc(1, d->block_size);
 	if (!pattern)
-		return sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03);
+		return sense_set(cmd, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INSUFFICIENT_RESOURCES);
 	if (!ndob) {
 		if ((rc = cdb_check_dataout_exact(cmd, d->block_size)) != TCMU_STS_OK) {
 			free(pattern); /* exactly one logical block of data-out */

@@ -8,6 +8,7 @@
 #include "handlers/array/volume.h"
 #include "handlers/array/volume_names.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
 #include "models/cost.h"
@@ -238,32 +239,32 @@ static int log_select_params(struct scsi_cmd *cmd, uint16_t plen)
 	uint8_t b[64];
 
 	if (plen < 4 || plen > sizeof(b))
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00); /* PARAMETER LIST LENGTH ERROR */
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 	if (scsi_dataout(cmd, b, plen) < plen)
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 	if ((b[0] & 0x3f) != 0x31)
-		return sense_invalid_field(cmd, 0x26, 0x00, false, 0, -1);
+		return sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, 0, -1);
 	if (b[0] & 0xc0) /* DS, SPF: no subpages, no saving */
-		return sense_invalid_field(cmd, 0x26, 0x00, false, 0, (b[0] & 0x80) ? 7 : 6);
+		return sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, 0, (b[0] & 0x80) ? 7 : 6);
 	if (b[1] != 0)
-		return sense_invalid_field(cmd, 0x26, 0x00, false, 1, -1);
+		return sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, 1, -1);
 	uint16_t page_len = get_be16(b + 2);
 	if (page_len > plen - 4u) /* the page runs past the list: truncated */
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 	if (page_len < plen - 4u)
-		return sense_invalid_field(cmd, 0x26, 0x00, false, 2, -1);
+		return sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, 2, -1);
 	if (page_len != 12)     /* exactly one parameter: 4-byte header + 8-byte value */
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 	if (get_be16(b + 4) != 0x000a)
-		return sense_invalid_field(cmd, 0x26, 0x00, false, 4, -1);
+		return sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, 4, -1);
 	if (b[7] != 8)
-		return sense_invalid_field(cmd, 0x26, 0x00, false, 7, -1);
+		return sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, 7, -1);
 	uint64_t n = get_be64(b + 8);
 	if (n < 1 || n > COST_VIRTUAL_STREAMS_MAX)
-		return sense_invalid_field(cmd, 0x26, 0x00, false, 8, -1);
+		return sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, 8, -1);
 	/* not virtual, or pinned by the LU's configuration: the parameter is not changeable */
 	if (!cmd->dev->model || cost_model_set_virtual_streams(cmd->dev->model, (unsigned)n) != 0)
-		return sense_invalid_field(cmd, 0x26, 0x00, false, 4, -1);
+		return sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, 4, -1);
 	return TCMU_STS_OK;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
 
@@ -21,11 +22,11 @@ int spc_request_sense(struct scsi_cmd *cmd)
 	size_t len;
 	uint8_t alloc = cmd->cdb[4];
 
-	uint8_t key = SK_NO_SENSE, asc = 0, ascq = 0;
+	uint8_t key = SCSI_SK_NO_SENSE, asc = 0, ascq = 0;
 
 	/* a pending unit attention is reported here, and so cleared (SPC-4 6.39) */
 	if (scsi_ua_take(cmd, &asc, &ascq))
-		key = SK_UNIT_ATTENTION;
+		key = SCSI_SK_UNIT_ATTENTION;
 	memset(buf, 0, sizeof(buf));
 	if (cmd->cdb[1] & 0x01) {       /* descriptor format */
 		buf[0] = 0x72;
@@ -72,7 +73,7 @@ static int report_all(struct scsi_cmd *cmd, bool rctd, uint8_t **out, size_t *le
 	uint8_t *b = calloc(1, 4 + n * desc);
 
 	if (!b)
-		return sense_set(cmd, SK_HARDWARE_ERROR, 0x55, 0x03); /* INSUFFICIENT RESOURCES */
+		return sense_set(cmd, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INSUFFICIENT_RESOURCES);
 	size_t p = 4;
 	for (size_t i = 0; i < n; i++) {
 		const struct scsi_op *op = scsi_op_at(i);

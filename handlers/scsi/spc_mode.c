@@ -21,6 +21,7 @@
 #include "handlers/array/array_state.h"
 #include "handlers/array/store_db.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
 
@@ -134,7 +135,7 @@ int spc_mode_sense(struct scsi_cmd *cmd)
 	const uint8_t *cdb = cmd->cdb;
 	struct lunlab_dev *d = cmd->dev;
 	struct scsi_lu *lu = scsi_lu(d);
-	bool ten = cdb[0] == 0x5a;
+	bool ten = cdb[0] == SCSI_OP_MODE_SENSE_10;
 	bool dbd = cdb[1] & 0x08;
 	bool llbaa = ten && (cdb[1] & 0x10);
 	int pc = cdb[2] >> 6;
@@ -145,7 +146,7 @@ int spc_mode_sense(struct scsi_cmd *cmd)
 	bool found = false;
 
 	if (pc == PC_SAVED && !savable(lu))
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x39, 0x00); /* SAVING PARAMETERS NOT SUPPORTED */
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_SAVING_PARAMETERS_NOT_SUPPORTED);
 
 	memset(buf, 0, sizeof(buf));
 	p = hdr;
@@ -208,21 +209,21 @@ static int select_page(struct scsi_cmd *cmd, const uint8_t *pg, size_t off, size
 	uint8_t cur[64], mask[64];
 
 	if (avail < 2)
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00); /* PARAMETER LIST LENGTH ERROR */
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 	if (pg[0] & 0x40)                                          /* SPF: no subpages here */
-		return sense_invalid_field(cmd, 0x26, 0x00, false, (uint16_t)off, 6);
+		return sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, (uint16_t)off, 6);
 	uint8_t code = pg[0] & 0x3f;
 	size_t i;
 	for (i = 0; i < NPAGES; i++)
 		if (pages[i].code == code && pages[i].sub == 0)
 			break;
 	if (i == NPAGES)
-		return sense_invalid_field(cmd, 0x26, 0x00, false, (uint16_t)off, 5);
+		return sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, (uint16_t)off, 5);
 	size_t len = pages[i].len;
 	if (pg[1] != len - 2)
-		return sense_invalid_field(cmd, 0x26, 0x00, false, (uint16_t)(off + 1), -1);
+		return sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, (uint16_t)(off + 1), -1);
 	if (avail < len)
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 	pages[i].build(lu, PC_CURRENT, cur);
 	pages[i].build(lu, PC_CHANGEABLE, mask);
 	/* byte 0 carries PS (reserved in MODE SELECT), compare from byte 2 on */
@@ -232,7 +233,7 @@ static int select_page(struct scsi_cmd *cmd, const uint8_t *pg, size_t off, size
 			int bit = 7;
 			while (!(diff & (1u << bit)))
 				bit--;
-			return sense_invalid_field(cmd, 0x26, 0x00, false, (uint16_t)(off + b), bit);
+			return sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, (uint16_t)(off + b), bit);
 		}
 	}
 	*used = len;
@@ -255,7 +256,7 @@ static int select_page(struct scsi_cmd *cmd, const uint8_t *pg, size_t off, size
 int spc_mode_select(struct scsi_cmd *cmd)
 {
 	const uint8_t *cdb = cmd->cdb;
-	bool ten = cdb[0] == 0x55;
+	bool ten = cdb[0] == SCSI_OP_MODE_SELECT_10;
 	uint32_t plen = ten ? get_be16(cdb + 7) : cdb[4];
 	size_t hdr = ten ? 8 : 4;
 	uint8_t buf[512];
@@ -270,7 +271,7 @@ int spc_mode_select(struct scsi_cmd *cmd)
 	if (plen == 0)
 		return TCMU_STS_OK;
 	if (plen < hdr || plen > sizeof(buf))
-		return sense_set(cmd, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 	int rc = cdb_check_param_list(cmd, plen, ten ? 7 : 4);
 	if (rc != TCMU_STS_OK)
 		return rc;
@@ -281,12 +282,13 @@ int spc_mode_select(struct scsi_cmd *cmd)
 	bool longlba = ten && (buf[4] & 0x01);
 	size_t bd_size = longlba ? 16 : 8;
 	if (bdl % bd_size || hdr + bdl > plen)
-		return sense_invalid_field(cmd, 0x26, 0x00, false, ten ? 6 : 3, -1);
+		return sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, ten ? 6 : 3, -1);
 	/* a block descriptor may only restate the block length lunlab has */
 	for (size_t o = hdr; o < hdr + bdl; o += bd_size) {
 		uint32_t bl = longlba ? get_be32(buf + o + 12) : get_be24(buf + o + 5);
 		if (bl != cmd->dev->block_size)
-			return sense_invalid_field(cmd, 0x26, 0x00, false, (uint16_t)(o + (longlba ? 12 : 5)), -1);
+			return sense_invalid_field(cmd, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false,
+						   (uint16_t)(o + (longlba ? 12 : 5)), -1);
 	}
 	for (int apply = 0; apply <= 1; apply++) {
 		for (size_t o = hdr + bdl; o < plen;) {
@@ -299,6 +301,6 @@ int spc_mode_select(struct scsi_cmd *cmd)
 	}
 	/* SP=1: the values set are saved, durably, before GOOD */
 	if (save && mask && array_volume_set_flags(cmd->dev->vol, mask, val) != 0)
-		return sense_set(cmd, SK_HARDWARE_ERROR, 0x44, 0x00); /* INTERNAL TARGET FAILURE */
+		return sense_set(cmd, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INTERNAL_TARGET_FAILURE);
 	return TCMU_STS_OK;
 }

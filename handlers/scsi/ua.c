@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "handlers/copy/copy_nexus.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
@@ -25,11 +26,9 @@ struct ua_tab {
 	_Atomic(struct ua_rec *) slot[];
 };
 
-static const struct {
-	uint8_t asc, ascq;
-} ua_sense[ARRAY_EVENTS] = {
-	[ARRAY_EV_SOFT_THRESHOLD] = { 0x38, 0x07 }, /* THIN PROVISIONING SOFT THRESHOLD REACHED */
-	[ARRAY_EV_PARAMS] = { 0x2a, 0x01 },         /* MODE PARAMETERS CHANGED */
+static const uint16_t ua_sense[ARRAY_EVENTS] = { /* SCSI_ASC_* of each event's UA */
+	[ARRAY_EV_SOFT_THRESHOLD] = SCSI_ASC_THIN_PROVISIONING_SOFT_THRESHOLD,
+	[ARRAY_EV_PARAMS] = SCSI_ASC_MODE_PARAMETERS_CHANGED,
 };
 
 #define INITIAL_SLOTS 16u
@@ -164,12 +163,12 @@ int scsi_ua_check(struct scsi_cmd *cmd)
 {
 	uint8_t op = cmd->cdb[0];
 
-	if (op == 0x12 || op == 0xa0 || op == 0x03) /* INQUIRY, REPORT LUNS, REQUEST SENSE */
+	if (op == SCSI_OP_INQUIRY || op == SCSI_OP_REPORT_LUNS || op == SCSI_OP_REQUEST_SENSE)
 		return TCMU_STS_OK;
 	int k = claim(cmd);
 	if (k < 0)
 		return TCMU_STS_OK;
-	return sense_set(cmd, SK_UNIT_ATTENTION, ua_sense[k].asc, ua_sense[k].ascq);
+	return sense_set(cmd, SCSI_SK_UNIT_ATTENTION, ua_sense[k]);
 }
 
 bool scsi_ua_take(struct scsi_cmd *cmd, uint8_t *asc, uint8_t *ascq)
@@ -178,7 +177,7 @@ bool scsi_ua_take(struct scsi_cmd *cmd, uint8_t *asc, uint8_t *ascq)
 
 	if (k < 0)
 		return false;
-	*asc = ua_sense[k].asc;
-	*ascq = ua_sense[k].ascq;
+	*asc = scsi_asc(ua_sense[k]);
+	*ascq = scsi_ascq(ua_sense[k]);
 	return true;
 }

@@ -3,6 +3,7 @@
  * among them), then the port's access state, then reservations
  * (lu_pr_gate) and fault rules. */
 #include "target/iscsi/scsi_alua.h"
+#include "lunlab/scsi_vocab.h"
 
 #include <string.h>
 
@@ -22,14 +23,14 @@ bool scsi_alua_deliver(struct conn *c, struct icmd *ic)
 	struct alua_answer a;
 	enum alua_state s;
 
-	if (!alua_tpgs(e) || cdb[0] == 0xa0)
+	if (!alua_tpgs(e) || cdb[0] == SCSI_OP_REPORT_LUNS)
 		return false;
 	s = alua_state_of(e, ic->lun, target_portal_tpgt(c->portal), NULL);
 	if (alua_refuses(s, cdb, &a)) {
 		answer(c, ic, &a);
 		return true;
 	}
-	if (alua_owns(cdb) && cdb[0] == 0xa3) { /* REPORT TARGET PORT GROUPS */
+	if (alua_owns(cdb) && cdb[0] == SCSI_OP_MAINTENANCE_IN) {
 		if (ic->edtl && !ic->buf && scsi_cmd_alloc_buf(c, ic, ic->edtl) < 0) {
 			conn_close(c, "out of memory");
 			return true;
@@ -38,7 +39,7 @@ bool scsi_alua_deliver(struct conn *c, struct icmd *ic)
 		answer(c, ic, &a);
 		return true;
 	}
-	if (cdb[0] == 0xa4 && alua_owns(cdb) && ic->lc.dir != LU_DIR_WRITE)
+	if (cdb[0] == SCSI_OP_MAINTENANCE_OUT && alua_owns(cdb) && ic->lc.dir != LU_DIR_WRITE)
 		return scsi_alua_data_complete(c, ic); /* no Data-Out: answered now */
 	return false; /* SET TARGET PORT GROUPS with data waits for it */
 }
@@ -50,7 +51,7 @@ bool scsi_alua_data_complete(struct conn *c, struct icmd *ic)
 	bool changed;
 	size_t len;
 
-	if (!alua_tpgs(e) || ic->lc.cdb[0] != 0xa4 || !alua_owns(ic->lc.cdb))
+	if (!alua_tpgs(e) || ic->lc.cdb[0] != SCSI_OP_MAINTENANCE_OUT || !alua_owns(ic->lc.cdb))
 		return false;
 	len = ic->buf ? (ic->got_total < ic->buf_len ? ic->got_total : ic->buf_len) : 0;
 	alua_set_tpgs(e, ic->lun, ic->lc.cdb, ic->buf, len, &a, &changed);
@@ -69,7 +70,7 @@ void scsi_alua_inquiry(struct conn *c, struct icmd *ic, size_t *produced)
 {
 	uint8_t tpgs = alua_tpgs(ic->lc.lu_entry);
 
-	if (!tpgs || ic->lc.cdb[0] != 0x12 || !ic->buf)
+	if (!tpgs || ic->lc.cdb[0] != SCSI_OP_INQUIRY || !ic->buf)
 		return;
 	*produced = alua_patch_inquiry(tpgs, target_portal_tpgt(c->portal), ic->lc.cdb, ic->buf, *produced,
 				       ic->buf_len);

@@ -2,6 +2,7 @@
  * header (buffer for immediate data), CmdSN-ordered delivery, R2Ts for the
  * rest of a write, submission to the LU, completion back on the I/O thread,
  * Data-In + status.  Residual rules: see datain.c. */
+#include "lunlab/scsi_vocab.h"
 #include "target/iscsi/conn.h"
 
 #include <string.h>
@@ -169,10 +170,12 @@ int scsi_cmd_header(struct conn *c, const uint8_t *bhs)
  * the transport answers without it. */
 static void trace_local(struct icmd *ic, uint8_t status, const uint8_t *sense, uint8_t sense_len)
 {
-	const char *name = ic->lc.cdb[0] == 0xa0 ? "REPORT LUNS" : ic->lc.cdb[0] == 0x12 ? "INQUIRY" :
-			   ic->lc.cdb[0] == 0x03 ? "REQUEST SENSE" : "opcode";
+	const char *name = scsi_opcode_base_name(ic->lc.cdb[0]);
 
-	if (status == 0x02 && sense_len >= 14)
+	if (!name)
+		name = "opcode";
+
+	if (status == SCSI_STAT_CHECK_CONDITION && sense_len >= 14)
 		target_log("trace: LUN %lld %s 0x%02x answered by the target -> CHECK CONDITION %02x/%02x/%02x",
 			   ic->lun == UINT64_MAX ? -1LL : (long long)ic->lun, name, ic->lc.cdb[0],
 			   sense[2] & 0x0f, sense[12], sense[13]);
@@ -314,7 +317,7 @@ static void trim_to_edtl(struct icmd *ic)
  * checked once per session.  INQUIRY and REPORT LUNS never carry it. */
 static bool power_on_first(struct conn *c, struct icmd *ic, struct lu_entry *e)
 {
-	if (ic->lc.cdb[0] == 0xa0 || ic->lc.cdb[0] == 0x12)
+	if (ic->lc.cdb[0] == SCSI_OP_REPORT_LUNS || ic->lc.cdb[0] == SCSI_OP_INQUIRY)
 		return false;
 	if (!e->global)
 		return e->power_on && lu_nexus_power_on_first(&c->lunx, e);
@@ -338,9 +341,9 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 		return;
 	}
 	if (ic->local_check) {
-		sense_len = lu_sense_fixed(sense, ic->local_sense[0], ic->local_sense[1],
-					   ic->local_sense[2], -1);
-		complete_locally(c, ic, 0x02, sense, sense_len, 0);
+		sense_len = lu_sense_fixed(sense, ic->local_sense[0],
+					   scsi_asc_pair(ic->local_sense[1], ic->local_sense[2]), -1);
+		complete_locally(c, ic, SCSI_STAT_CHECK_CONDITION, sense, sense_len, 0);
 		return;
 	}
 	/* the LU this initiator sees at this LUN (LUN masking: lu_table.h) */
@@ -359,9 +362,9 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 		lu_nexus_reset_seen(&c->lunx, e);
 		if (e->global ? lu_power_on_claim(ic->lun, c->initiator, c->isid)
 			      : lu_entry_power_on_claim(e, c->initiator, c->isid)) {
-			sense_len = lu_sense_fixed(sense, 0x06, 0x29, 0x01, -1);
-			if (ic->lc.cdb[0] != 0x03) {
-				complete_locally(c, ic, 0x02, sense, sense_len, 0);
+			sense_len = lu_sense_fixed(sense, SCSI_SK_UNIT_ATTENTION, SCSI_ASC_POWER_ON_OCCURRED, -1);
+			if (ic->lc.cdb[0] != SCSI_OP_REQUEST_SENSE) {
+				complete_locally(c, ic, SCSI_STAT_CHECK_CONDITION, sense, sense_len, 0);
 				return;
 			}
 			/* REQUEST SENSE: the unit attention is its sense data */
@@ -374,7 +377,7 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 			}
 			if (produced)
 				memcpy(ic->buf, sense, produced);
-			complete_locally(c, ic, 0x00, NULL, 0, produced);
+			complete_locally(c, ic, SCSI_STAT_GOOD, NULL, 0, produced);
 			return;
 		}
 	}
@@ -383,13 +386,13 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 	 * REQUEST SENSE pass, as SAM-5 allows) */
 	alua_settle(e); /* a timed ALUA transition that ended owes its 06/2A/06 now */
 	if (e && lu_nexus_take_ua(&c->lunx, e, ic->lc.cdb[0], ua)) {
-		sense_len = lu_sense_fixed(sense, ua[0], ua[1], ua[2], -1);
-		complete_locally(c, ic, 0x02, sense, sense_len, 0);
+		sense_len = lu_sense_fixed(sense, ua[0], scsi_asc_pair(ua[1], ua[2]), -1);
+		complete_locally(c, ic, SCSI_STAT_CHECK_CONDITION, sense, sense_len, 0);
 		return;
 	}
 	if (ic->be && scsi_alua_deliver(c, ic))
 		return; /* 06/2A/06, the port's ALUA state, REPORT TARGET PORT GROUPS */
-	if (ic->be && ic->lc.cdb[0] != 0xa0) {
+	if (ic->be && ic->lc.cdb[0] != SCSI_OP_REPORT_LUNS) {
 		/* the LU layer first: a reservation unit attention, RESERVATION
 		 * CONFLICT, then the reservation commands it keeps to itself */
 		struct pr_answer ans;
@@ -405,7 +408,7 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 			complete_locally(c, ic, ans.status, ans.sense, ans.sense_len, produced);
 			return;
 		}
-		if (pr_owns_opcode(ic->lc.cdb[0]) && ic->lc.cdb[0] != 0x5f) {
+		if (pr_owns_opcode(ic->lc.cdb[0]) && ic->lc.cdb[0] != SCSI_OP_PERSISTENT_RESERVE_OUT) {
 			if (!ic->buf && ic->edtl && alloc_buf(c, ic, ic->edtl) < 0) {
 				conn_close(c, "out of memory");
 				return;
@@ -414,7 +417,7 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 			return;
 		}
 	}
-	if (ic->lc.cdb[0] == 0xa0 || !ic->be) {
+	if (ic->lc.cdb[0] == SCSI_OP_REPORT_LUNS || !ic->be) {
 		/* the target answers: REPORT LUNS, or no such LUN */
 		size_t want = ic->edtl;
 		if (tl != XFER_LEN_UNKNOWN && tl > want && tl <= MAX_READ_SLACK)
@@ -434,7 +437,7 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 	if (ic->rw && tl != XFER_LEN_UNKNOWN && tl > ic->edtl)
 		trim_to_edtl(ic);
 	if (ic->skip_exec && !(ic->wants_data && ic->got_total < ic->edtl)) {
-		complete_locally(c, ic, 0x00, NULL, 0, 0);
+		complete_locally(c, ic, SCSI_STAT_GOOD, NULL, 0, 0);
 		return;
 	}
 	if (ic->rw)
@@ -466,17 +469,18 @@ void scsi_cmd_data_complete(struct conn *c, struct icmd *ic)
 	if (!ic->delivered || ic->submitted || ic->aborted)
 		return;
 	if (ic->skip_exec) { /* the data only had to be drained */
-		complete_locally(c, ic, 0x00, NULL, 0, 0);
+		complete_locally(c, ic, SCSI_STAT_GOOD, NULL, 0, 0);
 		return;
 	}
 	if (ic->be && !scsi_cmd_lu_still_there(c, ic)) {
 		uint8_t sense[18];
-		complete_locally(c, ic, 0x02, sense, lu_sense_fixed(sense, 0x05, 0x25, 0x00, -1), 0);
+		complete_locally(c, ic, SCSI_STAT_CHECK_CONDITION, sense,
+				 lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1), 0);
 		return;
 	}
 	if (scsi_alua_data_complete(c, ic))
 		return; /* SET TARGET PORT GROUPS */
-	if (ic->be && ic->lc.cdb[0] == 0x5f) { /* PERSISTENT RESERVE OUT: the LU layer's */
+	if (ic->be && ic->lc.cdb[0] == SCSI_OP_PERSISTENT_RESERVE_OUT) { /* PERSISTENT RESERVE OUT: the LU layer's */
 		set_identity(c, ic);
 		execute_pr(c, ic);
 		return;
@@ -590,7 +594,7 @@ void scsi_cmd_completed(struct icmd *ic)
 		/* the data went out already (data_ready): status alone, with the
 		 * residual of the whole command; CHECK CONDITION follows data */
 		scsi_rsp_queue(c, ic, ic->lc.status, ic->lc.sense,
-			       ic->lc.status == 0x02 ? ic->lc.sense_len : 0, &r);
+			       ic->lc.status == SCSI_STAT_CHECK_CONDITION ? ic->lc.sense_len : 0, &r);
 		finish(ic);
 		return;
 	}
@@ -600,7 +604,7 @@ void scsi_cmd_completed(struct icmd *ic)
 		if (send)
 			datain_queue(c, ic, send, false, 0, &r);
 		scsi_rsp_queue(c, ic, ic->lc.status, ic->lc.sense,
-			       ic->lc.status == 0x02 ? ic->lc.sense_len : 0, &r);
+			       ic->lc.status == SCSI_STAT_CHECK_CONDITION ? ic->lc.sense_len : 0, &r);
 	}
 	finish(ic);
 }

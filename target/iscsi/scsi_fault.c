@@ -10,6 +10,7 @@
  * still a device with reservations), so a WRITE's medium error comes after
  * its data, as on a disk. */
 #include "target/iscsi/scsi_fault.h"
+#include "lunlab/scsi_vocab.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -116,12 +117,12 @@ bool scsi_fault_gate(struct conn *c, struct icmd *ic)
 	log_hit(c, ic, &h);
 	switch (h.action) {
 	case FAULT_ACT_SENSE:
-		sl = lu_sense_fixed(sense, h.key, h.asc, h.ascq, -1);
+		sl = lu_sense_fixed(sense, h.key, scsi_asc_pair(h.asc, h.ascq), -1);
 		if (h.has_info && h.info_lba <= UINT32_MAX) {
 			sense[0] |= 0x80; /* VALID: INFORMATION holds the failing LBA */
 			put_be32(sense + 3, (uint32_t)h.info_lba);
 		}
-		scsi_cmd_answer(c, ic, 0x02, sense, sl, 0);
+		scsi_cmd_answer(c, ic, SCSI_STAT_CHECK_CONDITION, sense, sl, 0);
 		return true;
 	case FAULT_ACT_STATUS:
 		scsi_cmd_answer(c, ic, h.status, NULL, 0, 0);
@@ -226,7 +227,9 @@ int io_thread_run_delayed(struct io_thread *t)
 			if (!scsi_cmd_lu_still_there(ic->conn, ic)) {
 				/* the API deleted or unmapped its LU while it waited */
 				uint8_t sense[18];
-				scsi_cmd_answer(ic->conn, ic, 0x02, sense, lu_sense_fixed(sense, 0x05, 0x25, 0x00, -1), 0);
+				scsi_cmd_answer(ic->conn, ic, SCSI_STAT_CHECK_CONDITION, sense,
+						lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1),
+						0);
 			} else {
 				ic->in_backend = true;
 				io_thread_submit(t, ic->be, &ic->lc);

@@ -1,5 +1,6 @@
 /* xfer_len.c — transfer length by opcode (SBC-3/SPC-4 field positions). */
 #include "target/iscsi/xfer_len.h"
+#include "lunlab/scsi_vocab.h"
 
 #include "target/iscsi/pdu.h"
 
@@ -7,43 +8,43 @@ uint64_t cdb_xfer_len(const uint8_t *cdb, uint32_t bs, bool *rw)
 {
 	*rw = false;
 	switch (cdb[0]) {
-	case 0x08: /* READ(6) */
-	case 0x0a: /* WRITE(6) */
+	case SCSI_OP_READ_6:
+	case SCSI_OP_WRITE_6:
 		*rw = true;
 		return (uint64_t)(cdb[4] ? cdb[4] : 256) * bs;
-	case 0x28: /* READ(10) */
-	case 0x2a: /* WRITE(10) */
-	case 0x2e: /* WRITE AND VERIFY(10) */
+	case SCSI_OP_READ_10:
+	case SCSI_OP_WRITE_10:
+	case SCSI_OP_WRITE_AND_VERIFY_10:
 		*rw = true;
 		return (uint64_t)get_be16(cdb + 7) * bs;
-	case 0xa8: /* READ(12) */
-	case 0xaa: /* WRITE(12) */
-	case 0xae: /* WRITE AND VERIFY(12) */
+	case SCSI_OP_READ_12:
+	case SCSI_OP_WRITE_12:
+	case SCSI_OP_WRITE_AND_VERIFY_12:
 		*rw = true;
 		return (uint64_t)get_be32(cdb + 6) * bs;
-	case 0x88: /* READ(16) */
-	case 0x8a: /* WRITE(16) */
-	case 0x8e: /* WRITE AND VERIFY(16) */
+	case SCSI_OP_READ_16:
+	case SCSI_OP_WRITE_16:
+	case SCSI_OP_WRITE_AND_VERIFY_16:
 		*rw = true;
 		return (uint64_t)get_be32(cdb + 10) * bs;
-	case 0x00: /* TEST UNIT READY */
-	case 0x35: /* SYNCHRONIZE CACHE(10) */
-	case 0x91: /* SYNCHRONIZE CACHE(16) */
+	case SCSI_OP_TEST_UNIT_READY:
+	case SCSI_OP_SYNCHRONIZE_CACHE_10:
+	case SCSI_OP_SYNCHRONIZE_CACHE_16:
 		return 0;
-	case 0x25: /* READ CAPACITY(10) */
+	case SCSI_OP_READ_CAPACITY_10:
 		return 8;
-	case 0x03: /* REQUEST SENSE */
-	case 0x1a: /* MODE SENSE(6) */
+	case SCSI_OP_REQUEST_SENSE:
+	case SCSI_OP_MODE_SENSE_6:
 		return cdb[4];
-	case 0x12: /* INQUIRY */
+	case SCSI_OP_INQUIRY:
 		return get_be16(cdb + 3);
-	case 0x5a: /* MODE SENSE(10) */
-	case 0x4d: /* LOG SENSE */
+	case SCSI_OP_MODE_SENSE_10:
+	case SCSI_OP_LOG_SENSE:
 		return get_be16(cdb + 7);
-	case 0xa0: /* REPORT LUNS */
-	case 0xa3: /* MAINTENANCE IN (REPORT SUPPORTED OPCODES ...) */
+	case SCSI_OP_REPORT_LUNS:
+	case SCSI_OP_MAINTENANCE_IN: /* MAINTENANCE IN (REPORT SUPPORTED OPCODES ...) */
 		return get_be32(cdb + 6);
-	case 0x9e: /* SERVICE ACTION IN(16): READ CAPACITY(16), GET LBA STATUS */
+	case SCSI_OP_SERVICE_ACTION_IN_16:
 		return get_be32(cdb + 10);
 	default:
 		return XFER_LEN_UNKNOWN;
@@ -53,27 +54,27 @@ uint64_t cdb_xfer_len(const uint8_t *cdb, uint32_t bs, bool *rw)
 bool cdb_set_blocks(uint8_t *cdb, uint32_t blocks)
 {
 	switch (cdb[0]) {
-	case 0x08:
-	case 0x0a:
+	case SCSI_OP_READ_6:
+	case SCSI_OP_WRITE_6:
 		if (blocks < 1 || blocks > 256)
 			return false;
 		cdb[4] = (uint8_t)(blocks == 256 ? 0 : blocks);
 		return true;
-	case 0x28:
-	case 0x2a:
-	case 0x2e:
+	case SCSI_OP_READ_10:
+	case SCSI_OP_WRITE_10:
+	case SCSI_OP_WRITE_AND_VERIFY_10:
 		if (blocks > 0xffff)
 			return false;
 		put_be16(cdb + 7, (uint16_t)blocks);
 		return true;
-	case 0xa8:
-	case 0xaa:
-	case 0xae:
+	case SCSI_OP_READ_12:
+	case SCSI_OP_WRITE_12:
+	case SCSI_OP_WRITE_AND_VERIFY_12:
 		put_be32(cdb + 6, blocks);
 		return true;
-	case 0x88:
-	case 0x8a:
-	case 0x8e:
+	case SCSI_OP_READ_16:
+	case SCSI_OP_WRITE_16:
+	case SCSI_OP_WRITE_AND_VERIFY_16:
 		put_be32(cdb + 10, blocks);
 		return true;
 	default:
@@ -87,26 +88,26 @@ bool cdb_set_blocks(uint8_t *cdb, uint32_t blocks)
 static size_t declared_len(const uint8_t *cdb, const uint8_t *buf, size_t produced)
 {
 	switch (cdb[0]) {
-	case 0x12: /* INQUIRY */
+	case SCSI_OP_INQUIRY:
 		if (cdb[1] & 0x01) /* VPD page: 4-byte header + PAGE LENGTH */
 			return produced >= 4 ? 4 + (size_t)get_be16(buf + 2) : 0;
 		return produced >= 5 ? 5 + (size_t)buf[4] : 0; /* ADDITIONAL LENGTH */
-	case 0x1a: /* MODE SENSE(6): MODE DATA LENGTH excludes itself */
+	case SCSI_OP_MODE_SENSE_6: /* MODE SENSE(6): MODE DATA LENGTH excludes itself */
 		return produced >= 1 ? 1 + (size_t)buf[0] : 0;
-	case 0x5a: /* MODE SENSE(10) */
+	case SCSI_OP_MODE_SENSE_10:
 		return produced >= 2 ? 2 + (size_t)get_be16(buf) : 0;
-	case 0x4d: /* LOG SENSE: 4-byte page header + PAGE LENGTH */
+	case SCSI_OP_LOG_SENSE: /* LOG SENSE: 4-byte page header + PAGE LENGTH */
 		return produced >= 4 ? 4 + (size_t)get_be16(buf + 2) : 0;
-	case 0x03: /* REQUEST SENSE: fixed or descriptor, ADDITIONAL SENSE LENGTH at 7 */
+	case SCSI_OP_REQUEST_SENSE: /* REQUEST SENSE: fixed or descriptor, ADDITIONAL SENSE LENGTH at 7 */
 		return produced >= 8 ? 8 + (size_t)buf[7] : 0;
-	case 0x84: /* RECEIVE COPY RESULTS: AVAILABLE DATA counts what follows it */
+	case SCSI_OP_THIRD_PARTY_COPY_IN: /* RECEIVE COPY RESULTS: AVAILABLE DATA counts what follows it */
 		return produced >= 4 ? 4 + (size_t)get_be32(buf) : 0;
-	case 0x9e: /* SERVICE ACTION IN(16): GET LBA STATUS */
-		if ((cdb[1] & 0x1f) != 0x12)
+	case SCSI_OP_SERVICE_ACTION_IN_16:
+		if ((cdb[1] & SCSI_SA_MASK) != SCSI_SA_GET_LBA_STATUS)
 			return 0;
 		return produced >= 4 ? 4 + (size_t)get_be32(buf) : 0;
-	case 0xa3: /* MAINTENANCE IN: REPORT SUPPORTED OPERATION CODES */
-		if ((cdb[1] & 0x1f) != 0x0c)
+	case SCSI_OP_MAINTENANCE_IN:
+		if ((cdb[1] & SCSI_SA_MASK) != SCSI_SA_REPORT_SUPPORTED_OPCODES)
 			return 0;
 		if ((cdb[2] & 0x07) == 0) /* all commands: COMMAND DATA LENGTH */
 			return produced >= 4 ? 4 + (size_t)get_be32(buf) : 0;

@@ -2,6 +2,7 @@
  * PORT GROUPS, the per-state command filter and the INQUIRY designators
  * (alua.h).  One mutex covers the states; a LU without ALUA never takes it. */
 #include "target/lu/alua.h"
+#include "lunlab/scsi_vocab.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -208,52 +209,56 @@ int alua_set(struct lu_entry *e, uint64_t lun, uint16_t tpg, enum alua_state sta
 	return 0;
 }
 
-static void check(struct alua_answer *ans, uint8_t key, uint8_t asc, uint8_t ascq)
+static void check(struct alua_answer *ans, enum scsi_vocab_sense_key key, uint16_t asc_ascq)
 {
-	ans->status = 0x02;
-	ans->sense_len = lu_sense_fixed(ans->sense, key, asc, ascq, -1);
+	ans->status = SCSI_STAT_CHECK_CONDITION;
+	ans->sense_len = lu_sense_fixed(ans->sense, key, asc_ascq, -1);
 	ans->data_len = 0;
 }
 
-static void check_field(struct alua_answer *ans, uint8_t key, uint8_t asc, uint8_t ascq, int field)
+static void check_field(struct alua_answer *ans, enum scsi_vocab_sense_key key, uint16_t asc_ascq, int field)
 {
-	ans->status = 0x02;
-	ans->sense_len = lu_sense_fixed(ans->sense, key, asc, ascq, field);
+	ans->status = SCSI_STAT_CHECK_CONDITION;
+	ans->sense_len = lu_sense_fixed(ans->sense, key, asc_ascq, field);
 	ans->data_len = 0;
 }
 
 bool alua_owns(const uint8_t *cdb)
 {
-	return (cdb[0] == 0xa3 || cdb[0] == 0xa4) && (cdb[1] & 0x1f) == 0x0a;
+	uint8_t sa = cdb[1] & SCSI_SA_MASK;
+
+	return (cdb[0] == SCSI_OP_MAINTENANCE_IN && sa == SCSI_SA_REPORT_TARGET_PORT_GROUPS) ||
+	       (cdb[0] == SCSI_OP_MAINTENANCE_OUT && sa == SCSI_SA_SET_TARGET_PORT_GROUPS);
 }
 
 /* SPC-4 5.15.2.4.4-5 and 5.15.2.5: what each state still accepts */
 static bool allowed(enum alua_state s, const uint8_t *cdb)
 {
-	uint8_t op = cdb[0], sa = cdb[1] & 0x1f;
+	uint8_t op = cdb[0], sa = cdb[1] & SCSI_SA_MASK;
 
 	switch (op) {
-	case 0x12: case 0xa0: case 0x03: case 0x3c: case 0x3b:
+	case SCSI_OP_INQUIRY: case SCSI_OP_REPORT_LUNS: case SCSI_OP_REQUEST_SENSE:
+	case SCSI_OP_READ_BUFFER_10: case SCSI_OP_WRITE_BUFFER:
 		return true; /* INQUIRY, REPORT LUNS, REQUEST SENSE, READ/WRITE BUFFER */
-	case 0xa3:
-		return sa == 0x0a; /* REPORT TARGET PORT GROUPS */
-	case 0xa4:
-		return sa == 0x0a && s != ALUA_TRANSITIONING; /* SET TARGET PORT GROUPS */
+	case SCSI_OP_MAINTENANCE_IN:
+		return sa == SCSI_SA_REPORT_TARGET_PORT_GROUPS;
+	case SCSI_OP_MAINTENANCE_OUT:
+		return sa == SCSI_SA_SET_TARGET_PORT_GROUPS && s != ALUA_TRANSITIONING;
 	default:
 		break;
 	}
 	if (s != ALUA_STANDBY)
 		return false;
 	switch (op) {
-	case 0x4c: case 0x4d:             /* LOG SELECT / SENSE */
-	case 0x15: case 0x55:             /* MODE SELECT(6/10) */
-	case 0x1a: case 0x5a:             /* MODE SENSE(6/10) */
-	case 0x1c: case 0x1d:             /* RECEIVE / SEND DIAGNOSTIC */
-	case 0x5e: case 0x5f:             /* PERSISTENT RESERVE IN / OUT */
-	case 0x25:                        /* READ CAPACITY(10): as LIO, hosts size standby paths */
+	case SCSI_OP_LOG_SELECT: case SCSI_OP_LOG_SENSE:
+	case SCSI_OP_MODE_SELECT_6: case SCSI_OP_MODE_SELECT_10:
+	case SCSI_OP_MODE_SENSE_6: case SCSI_OP_MODE_SENSE_10:
+	case SCSI_OP_RECEIVE_DIAGNOSTIC_RESULTS: case SCSI_OP_SEND_DIAGNOSTIC:
+	case SCSI_OP_PERSISTENT_RESERVE_IN: case SCSI_OP_PERSISTENT_RESERVE_OUT:
+	case SCSI_OP_READ_CAPACITY_10: /* READ CAPACITY(10): as LIO, hosts size standby paths */
 		return true;
-	case 0x9e:
-		return sa == 0x10;        /* READ CAPACITY(16) */
+	case SCSI_OP_SERVICE_ACTION_IN_16:
+		return sa == SCSI_SA_READ_CAPACITY_16;
 	default:
 		return false;
 	}
@@ -263,8 +268,10 @@ bool alua_refuses(enum alua_state s, const uint8_t *cdb, struct alua_answer *ans
 {
 	if (s == ALUA_AO || s == ALUA_ANO || allowed(s, cdb))
 		return false;
-	/* 02/04/0A transition, 0B standby, 0C unavailable */
-	check(ans, 0x02, 0x04, s == ALUA_STANDBY ? 0x0b : s == ALUA_UNAVAILABLE ? 0x0c : 0x0a);
+	check(ans, SCSI_SK_NOT_READY,
+	      s == ALUA_STANDBY       ? SCSI_ASC_LU_NOT_ACCESSIBLE_STANDBY
+	      : s == ALUA_UNAVAILABLE ? SCSI_ASC_LU_NOT_ACCESSIBLE_UNAVAILABLE
+				      : SCSI_ASC_LU_NOT_ACCESSIBLE_TRANSITION);
 	return true;
 }
 
@@ -279,7 +286,7 @@ void alua_report_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, uint
 
 	memset(ans, 0, sizeof(*ans));
 	if ((cdb[1] & 0xe0) != 0x00 && !ext) {
-		check_field(ans, 0x05, 0x24, 0x00, 1);
+		check_field(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB, 1);
 		return;
 	}
 	memset(out, 0, sizeof(out));
@@ -325,7 +332,7 @@ void alua_set_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, const u
 	memset(ans, 0, sizeof(*ans));
 	*changed = false;
 	if (!(tpgs & ALUA_TPGS_EXPLICIT)) { /* implicit only: the command does not exist */
-		check_field(ans, 0x05, 0x20, 0x00, -1);
+		check_field(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE, -1);
 		return;
 	}
 	if (pll == 0)
@@ -333,12 +340,12 @@ void alua_set_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, const u
 	if (len > pll)
 		len = pll;
 	if (pll < 4 || (pll - 4) % 4 || len < pll) {
-		check(ans, 0x05, 0x1a, 0x00); /* PARAMETER LIST LENGTH ERROR */
+		check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 		return;
 	}
 	nd = (pll - 4) / 4;
 	if (nd > sizeof(idx) / sizeof(idx[0])) {
-		check(ans, 0x05, 0x1a, 0x00);
+		check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 		return;
 	}
 	pthread_mutex_lock(&lock);
@@ -350,7 +357,7 @@ void alua_set_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, const u
 
 		if (st > ALUA_UNAVAILABLE || g < 0) { /* transitioning cannot be asked for */
 			pthread_mutex_unlock(&lock);
-			check_field(ans, 0x05, 0x26, 0x00, -1); /* INVALID FIELD IN PARAMETER LIST */
+			check_field(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, -1);
 			if (ans->sense_len >= 18) {
 				ans->sense[15] = 0x80;    /* SKSV, C/D 0: a parameter list byte */
 				put16(ans->sense + 16, (unsigned)(4 + 4 * i + (st > ALUA_UNAVAILABLE ? 0 : 2)));
@@ -376,7 +383,7 @@ void alua_set_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, const u
 		atomic_fetch_add(&e->alua_gen, 1);
 	pthread_mutex_unlock(&lock);
 	if (!a)
-		check(ans, 0x04, 0x44, 0x00);
+		check(ans, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INTERNAL_TARGET_FAILURE);
 }
 
 size_t alua_patch_inquiry(uint8_t tpgs, uint16_t tpg, const uint8_t *cdb, uint8_t *buf, size_t len, size_t cap)

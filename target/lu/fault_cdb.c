@@ -1,5 +1,6 @@
 /* fault_cdb.c — command kinds and addressed blocks, as fault rules match
  * them (SBC-4 field positions). */
+#include "lunlab/scsi_vocab.h"
 #include "target/lu/fault_rules.h"
 
 static uint64_t be(const uint8_t *p, int n)
@@ -14,22 +15,23 @@ static uint64_t be(const uint8_t *p, int n)
 enum fault_op fault_cdb_kind(const uint8_t *cdb)
 {
 	switch (cdb[0]) {
-	case 0x08: case 0x28: case 0xa8: case 0x88:
+	case SCSI_OP_READ_6: case SCSI_OP_READ_10: case SCSI_OP_READ_12: case SCSI_OP_READ_16:
 		return FAULT_OP_READ;
-	case 0x0a: case 0x2a: case 0xaa: case 0x8a: /* WRITE(6/10/12/16) */
-	case 0x2e: case 0xae: case 0x8e:            /* WRITE AND VERIFY(10/12/16) */
-	case 0x41: case 0x93:                       /* WRITE SAME(10/16) */
-	case 0x9c:                                  /* WRITE ATOMIC(16) */
+	case SCSI_OP_WRITE_6: case SCSI_OP_WRITE_10: case SCSI_OP_WRITE_12: case SCSI_OP_WRITE_16:
+	case SCSI_OP_WRITE_AND_VERIFY_10: case SCSI_OP_WRITE_AND_VERIFY_12:
+	case SCSI_OP_WRITE_AND_VERIFY_16:
+	case SCSI_OP_WRITE_SAME_10: case SCSI_OP_WRITE_SAME_16:
+	case SCSI_OP_WRITE_ATOMIC_16:
 		return FAULT_OP_WRITE;
-	case 0x83:
+	case SCSI_OP_THIRD_PARTY_COPY_OUT:
 		return FAULT_OP_XCOPY;
-	case 0x42:
+	case SCSI_OP_UNMAP:
 		return FAULT_OP_UNMAP;
-	case 0x89:
+	case SCSI_OP_COMPARE_AND_WRITE:
 		return FAULT_OP_CAW;
-	case 0x00:
+	case SCSI_OP_TEST_UNIT_READY:
 		return FAULT_OP_TUR;
-	case 0x35: case 0x91:
+	case SCSI_OP_SYNCHRONIZE_CACHE_10: case SCSI_OP_SYNCHRONIZE_CACHE_16:
 		return FAULT_OP_SYNC;
 	default:
 		return FAULT_OP_OPCODE;
@@ -38,29 +40,33 @@ enum fault_op fault_cdb_kind(const uint8_t *cdb)
 
 bool fault_cdb_exempt(const uint8_t *cdb)
 {
-	return cdb[0] == 0x12 || cdb[0] == 0xa0 || cdb[0] == 0x03;
+	return cdb[0] == SCSI_OP_INQUIRY || cdb[0] == SCSI_OP_REPORT_LUNS || cdb[0] == SCSI_OP_REQUEST_SENSE;
 }
 
 bool fault_cdb_range(const uint8_t *cdb, uint64_t *lba, uint64_t *blocks)
 {
 	switch (cdb[0]) {
-	case 0x08: case 0x0a: /* 21-bit LBA, 0 blocks = 256 */
+	case SCSI_OP_READ_6: case SCSI_OP_WRITE_6: /* 21-bit LBA, 0 blocks = 256 */
 		*lba = be(cdb + 1, 3) & 0x1fffff;
 		*blocks = cdb[4] ? cdb[4] : 256;
 		return true;
-	case 0x28: case 0x2a: case 0x2e: case 0x2f: case 0x41: case 0x35:
+	case SCSI_OP_READ_10: case SCSI_OP_WRITE_10: case SCSI_OP_WRITE_AND_VERIFY_10:
+	case SCSI_OP_VERIFY_10: case SCSI_OP_WRITE_SAME_10: case SCSI_OP_SYNCHRONIZE_CACHE_10:
 		*lba = be(cdb + 2, 4);
 		*blocks = be(cdb + 7, 2);
 		break;
-	case 0xa8: case 0xaa: case 0xae: case 0xaf:
+	case SCSI_OP_READ_12: case SCSI_OP_WRITE_12: case SCSI_OP_WRITE_AND_VERIFY_12:
+	case SCSI_OP_VERIFY_12:
 		*lba = be(cdb + 2, 4);
 		*blocks = be(cdb + 6, 4);
 		break;
-	case 0x88: case 0x8a: case 0x8e: case 0x8f: case 0x93: case 0x91: case 0x9c:
+	case SCSI_OP_READ_16: case SCSI_OP_WRITE_16: case SCSI_OP_WRITE_AND_VERIFY_16:
+	case SCSI_OP_VERIFY_16: case SCSI_OP_WRITE_SAME_16: case SCSI_OP_SYNCHRONIZE_CACHE_16:
+	case SCSI_OP_WRITE_ATOMIC_16:
 		*lba = be(cdb + 2, 8);
 		*blocks = be(cdb + 10, 4);
 		break;
-	case 0x89: /* COMPARE AND WRITE: NUMBER OF LOGICAL BLOCKS in byte 13 */
+	case SCSI_OP_COMPARE_AND_WRITE: /* COMPARE AND WRITE: NUMBER OF LOGICAL BLOCKS in byte 13 */
 		*lba = be(cdb + 2, 8);
 		*blocks = cdb[13];
 		break;
@@ -70,7 +76,8 @@ bool fault_cdb_range(const uint8_t *cdb, uint64_t *lba, uint64_t *blocks)
 	/* 0 blocks: SYNCHRONIZE CACHE / WRITE SAME mean "to the end"; a
 	 * transfer of nothing still names its LBA */
 	if (*blocks == 0)
-		*blocks = (cdb[0] == 0x35 || cdb[0] == 0x91 || cdb[0] == 0x41 || cdb[0] == 0x93) ? UINT64_MAX - *lba : 1;
+		*blocks = (cdb[0] == SCSI_OP_SYNCHRONIZE_CACHE_10 || cdb[0] == SCSI_OP_SYNCHRONIZE_CACHE_16 ||
+			   cdb[0] == SCSI_OP_WRITE_SAME_10 || cdb[0] == SCSI_OP_WRITE_SAME_16) ? UINT64_MAX - *lba : 1;
 	return true;
 }
 

@@ -4,6 +4,7 @@
  * its seed=, drawn only when it needs a random decision, so the k-th match
  * of a rule decides the same way in every run with the same seed. */
 #include "target/lu/fault_rules.h"
+#include "lunlab/scsi_vocab.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -192,7 +193,7 @@ static bool lba_fits(const struct fault_spec *s, const struct fault_cmd *c, uint
 		*at = UINT64_MAX; /* no LBA to report */
 		return true;
 	}
-	if (c->cdb[0] == 0x42)
+	if (c->cdb[0] == SCSI_OP_UNMAP)
 		return fault_unmap_overlaps(c->data, c->data_len, s->lba_first, s->lba_last, at);
 	if (!fault_cdb_range(c->cdb, &lba, &n))
 		return false; /* no blocks named: a range rule never matches it */
@@ -255,7 +256,7 @@ static void fill_hit(struct rule *r, uint64_t at, struct fault_hit *h)
 		h->delay_us = draw_delay(r);
 	/* a medium error names the block that failed, as a disk does (Linux
 	 * completes the blocks before it and fails only the rest) */
-	if (s->action == FAULT_ACT_SENSE && s->key == 0x03 && at != UINT64_MAX) {
+	if (s->action == FAULT_ACT_SENSE && s->key == SCSI_SK_MEDIUM_ERROR && at != UINT64_MAX) {
 		h->has_info = true;
 		h->info_lba = at;
 	}

@@ -2,6 +2,7 @@
  * Every value is checked whole (digits only, ranges, lengths) before it is
  * stored; a refusal is one line that starts with the offending key=value. */
 #include "target/lu/fault_spec.h"
+#include "lunlab/scsi_vocab.h"
 
 #include <errno.h>
 #include <math.h>
@@ -14,24 +15,25 @@
 /* The common sense codes by name (docs/faults.md lists them). */
 static const struct {
 	const char *name;
-	uint8_t key, asc, ascq;
+	uint8_t key;
+	uint16_t asc_ascq;
 } sense_names[] = {
-	{ "medium-error", 0x03, 0x11, 0x00 },          /* UNRECOVERED READ ERROR */
-	{ "write-error", 0x03, 0x0c, 0x00 },           /* WRITE ERROR */
-	{ "not-ready", 0x02, 0x04, 0x01 },             /* LU IS IN PROCESS OF BECOMING READY */
-	{ "transitioning", 0x02, 0x04, 0x0a },         /* ASYMMETRIC ACCESS STATE TRANSITION */
-	{ "standby", 0x02, 0x04, 0x0b },               /* TARGET PORT IN STANDBY STATE */
-	{ "unavailable", 0x02, 0x04, 0x0c },           /* TARGET PORT IN UNAVAILABLE STATE */
-	{ "reset", 0x06, 0x29, 0x00 },                 /* POWER ON, RESET, OR BUS DEVICE RESET */
-	{ "capacity-changed", 0x06, 0x2a, 0x09 },
-	{ "soft-threshold", 0x06, 0x38, 0x07 },        /* THIN PROVISIONING SOFT THRESHOLD REACHED */
-	{ "space-exhausted", 0x07, 0x27, 0x07 },       /* SPACE ALLOCATION FAILED WRITE PROTECT */
-	{ "write-protected", 0x07, 0x27, 0x00 },
-	{ "internal-target-failure", 0x0b, 0x44, 0x00 },
-	{ "invalid-parameter", 0x05, 0x26, 0x00 },     /* INVALID FIELD IN PARAMETER LIST */
-	{ "third-party-device-failure", 0x0b, 0x0d, 0x01 },
-	{ "copy-target-unreachable", 0x0a, 0x0d, 0x02 }, /* COPY ABORTED, COPY TARGET DEVICE NOT REACHABLE */
-	{ "lu-communication-failure", 0x02, 0x08, 0x00 },
+	{ "medium-error", SCSI_SK_MEDIUM_ERROR, SCSI_ASC_UNRECOVERED_READ_ERROR },
+	{ "write-error", SCSI_SK_MEDIUM_ERROR, SCSI_ASC_WRITE_ERROR },
+	{ "not-ready", SCSI_SK_NOT_READY, SCSI_ASC_LU_BECOMING_READY },
+	{ "transitioning", SCSI_SK_NOT_READY, SCSI_ASC_LU_NOT_ACCESSIBLE_TRANSITION },
+	{ "standby", SCSI_SK_NOT_READY, SCSI_ASC_LU_NOT_ACCESSIBLE_STANDBY },
+	{ "unavailable", SCSI_SK_NOT_READY, SCSI_ASC_LU_NOT_ACCESSIBLE_UNAVAILABLE },
+	{ "reset", SCSI_SK_UNIT_ATTENTION, SCSI_ASC_POWER_ON_OR_RESET },
+	{ "capacity-changed", SCSI_SK_UNIT_ATTENTION, SCSI_ASC_CAPACITY_DATA_CHANGED },
+	{ "soft-threshold", SCSI_SK_UNIT_ATTENTION, SCSI_ASC_THIN_PROVISIONING_SOFT_THRESHOLD },
+	{ "space-exhausted", SCSI_SK_DATA_PROTECT, SCSI_ASC_SPACE_ALLOC_FAILED_WRITE_PROTECT },
+	{ "write-protected", SCSI_SK_DATA_PROTECT, SCSI_ASC_WRITE_PROTECTED },
+	{ "internal-target-failure", SCSI_SK_ABORTED_COMMAND, SCSI_ASC_INTERNAL_TARGET_FAILURE },
+	{ "invalid-parameter", SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST },
+	{ "third-party-device-failure", SCSI_SK_ABORTED_COMMAND, SCSI_ASC_THIRD_PARTY_DEVICE_FAILURE },
+	{ "copy-target-unreachable", SCSI_SK_COPY_ABORTED, SCSI_ASC_COPY_TARGET_NOT_REACHABLE },
+	{ "lu-communication-failure", SCSI_SK_NOT_READY, SCSI_ASC_LU_COMMUNICATION_FAILURE },
 };
 
 static const struct {
@@ -47,7 +49,8 @@ static const struct {
 	const char *name;
 	uint8_t status;
 } status_names[] = {
-	{ "busy", 0x08 }, { "task-set-full", 0x28 }, { "reservation-conflict", 0x18 },
+	{ "busy", SCSI_STAT_BUSY }, { "task-set-full", SCSI_STAT_TASK_SET_FULL },
+	{ "reservation-conflict", SCSI_STAT_RESERVATION_CONFLICT },
 };
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
@@ -57,8 +60,8 @@ bool fault_sense_by_name(const char *name, uint8_t *key, uint8_t *asc, uint8_t *
 	for (size_t i = 0; i < N_OF(sense_names); i++) {
 		if (strcmp(name, sense_names[i].name) == 0) {
 			*key = sense_names[i].key;
-			*asc = sense_names[i].asc;
-			*ascq = sense_names[i].ascq;
+			*asc = scsi_asc(sense_names[i].asc_ascq);
+			*ascq = scsi_ascq(sense_names[i].asc_ascq);
 			return true;
 		}
 	}
@@ -428,7 +431,7 @@ bool fault_spec_finish(struct fault_spec *s, char *err, size_t errlen)
 		return false;
 	}
 	if (s->action == FAULT_ACT_XCOPY_FAIL && s->op != FAULT_OP_XCOPY && s->op != FAULT_OP_ANY &&
-	    !(s->op == FAULT_OP_OPCODE && s->opcode == 0x83)) {
+	    !(s->op == FAULT_OP_OPCODE && s->opcode == SCSI_OP_THIRD_PARTY_COPY_OUT)) {
 		snprintf(err, errlen, "xcopy-fail-after: only EXTENDED COPY has segments (use op=xcopy)");
 		return false;
 	}

@@ -1,19 +1,20 @@
 /* lu_local.c — what the target answers itself, without a backend (see
  * lu_table.h): REPORT LUNS on any LUN, and every command to a LUN the
  * initiator does not see. */
+#include "lunlab/scsi_vocab.h"
 #include "target/lu/lu_table_priv.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-uint8_t lu_sense_fixed(uint8_t *s, uint8_t key, uint8_t asc, uint8_t ascq, int field)
+uint8_t lu_sense_fixed(uint8_t *s, enum scsi_vocab_sense_key key, uint16_t asc_ascq, int field)
 {
 	memset(s, 0, 18);
-	s[0] = 0x70; /* current error, fixed format */
+	s[0] = SCSI_SENSE_FMT_FIXED_CURRENT;
 	s[2] = key;
 	s[7] = 10;   /* additional sense length */
-	s[12] = asc;
-	s[13] = ascq;
+	s[12] = scsi_asc(asc_ascq);
+	s[13] = scsi_ascq(asc_ascq);
 	if (field >= 0) {
 		s[15] = 0x80 | 0x40; /* SKSV, C/D = the error is in the CDB */
 		s[16] = (uint8_t)(field >> 8);
@@ -47,8 +48,8 @@ static uint8_t report_nexus(struct lu_nexus *nx, const uint8_t *cdb, uint8_t *bu
 
 	if (!luns) { /* no memory for the list: the target's own failure */
 		*data_len = 0;
-		*sense_len = lu_sense_fixed(sense, 0x04, 0x44, 0x00, -1);
-		return 0x02;
+		*sense_len = lu_sense_fixed(sense, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INTERNAL_TARGET_FAILURE, -1);
+		return SCSI_STAT_CHECK_CONDITION;
 	}
 	while (i < ng || j < nv) { /* merge; the two lists share no LUN */
 		if (j == nv || (i < ng && i < nx->view->luns[j]))
@@ -70,7 +71,7 @@ bool lu_local_answer_nexus(struct lu_nexus *nx, const struct lu_entry *e, const 
 	*data_len = 0;
 	*sense_len = 0;
 	*status = 0;
-	if (cdb[0] == 0xa0) { /* REPORT LUNS: the target's job on every LUN */
+	if (cdb[0] == SCSI_OP_REPORT_LUNS) { /* REPORT LUNS: the target's job on every LUN */
 		*status = nx ? report_nexus(nx, cdb, buf, buflen, data_len, sense, sense_len)
 			     : report_luns(cdb, buf, buflen, data_len, sense, sense_len);
 		return true;
@@ -78,14 +79,14 @@ bool lu_local_answer_nexus(struct lu_nexus *nx, const struct lu_entry *e, const 
 	if (e)
 		return false;
 
-	if (cdb[0] == 0x12) { /* INQUIRY: "no LU here" in the peripheral qualifier */
+	if (cdb[0] == SCSI_OP_INQUIRY) { /* INQUIRY: "no LU here" in the peripheral qualifier */
 		uint8_t inq[36];
 		uint16_t alloc = (uint16_t)(cdb[3] << 8 | cdb[4]);
 		size_t n;
 
 		if (cdb[1] & 0x01) { /* EVPD: there is no LU to describe */
-			*sense_len = lu_sense_fixed(sense, 0x05, 0x25, 0x00, -1);
-			*status = 0x02;
+			*sense_len = lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1);
+			*status = SCSI_STAT_CHECK_CONDITION;
 			return true;
 		}
 		memset(inq, 0, sizeof(inq));
@@ -100,16 +101,16 @@ bool lu_local_answer_nexus(struct lu_nexus *nx, const struct lu_entry *e, const 
 		copy_out(buf, buflen, inq, n, data_len);
 		return true;
 	}
-	if (cdb[0] == 0x03) { /* REQUEST SENSE: the sense is the answer */
+	if (cdb[0] == SCSI_OP_REQUEST_SENSE) { /* REQUEST SENSE: the sense is the answer */
 		uint8_t s[18];
-		size_t n = lu_sense_fixed(s, 0x05, 0x25, 0x00, -1);
+		size_t n = lu_sense_fixed(s, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1);
 		if (n > cdb[4])
 			n = cdb[4];
 		copy_out(buf, buflen, s, n, data_len);
 		return true;
 	}
-	*sense_len = lu_sense_fixed(sense, 0x05, 0x25, 0x00, -1); /* LOGICAL UNIT NOT SUPPORTED */
-	*status = 0x02;
+	*sense_len = lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1);
+	*status = SCSI_STAT_CHECK_CONDITION;
 	return true;
 }
 

@@ -2,6 +2,7 @@
  * unit attentions it owes (see lu_table.h).  Runs on the session's I/O
  * thread only, so nothing here is locked; the table's snapshot it reads is
  * kept alive by the grace period (lu_rcu.h). */
+#include "lunlab/scsi_vocab.h"
 #include "target/lu/lu_table_priv.h"
 
 #include <stdlib.h>
@@ -114,11 +115,11 @@ struct lu_entry *lu_nexus_lookup(struct lu_nexus *nx, const char *initiator, uin
 	return lu_view_find(nx->view, lun);
 }
 
-static bool ua(uint8_t out[3], uint8_t asc, uint8_t ascq)
+static bool ua(uint8_t out[3], uint16_t asc_ascq)
 {
-	out[0] = 0x06;
-	out[1] = asc;
-	out[2] = ascq;
+	out[0] = SCSI_SK_UNIT_ATTENTION;
+	out[1] = scsi_asc(asc_ascq);
+	out[2] = scsi_ascq(asc_ascq);
 	return true;
 }
 
@@ -128,24 +129,24 @@ bool lu_nexus_take_ua(struct lu_nexus *nx, struct lu_entry *e, uint8_t opcode, u
 	uint64_t g;
 
 	/* SAM-5 5.14: these are answered without reporting a unit attention */
-	if (!e || opcode == 0x12 || opcode == 0xa0 || opcode == 0x03)
+	if (!e || opcode == SCSI_OP_INQUIRY || opcode == SCSI_OP_REPORT_LUNS || opcode == SCSI_OP_REQUEST_SENSE)
 		return false;
 	seen = seen_find(nx, e->id);
 	if (seen && (g = atomic_load(&e->reset_gen)) != seen->reset_gen) {
 		seen->reset_gen = g;
-		return ua(out, 0x29, 0x03); /* BUS DEVICE RESET FUNCTION OCCURRED */
+		return ua(out, SCSI_ASC_BUS_DEVICE_RESET);
 	}
 	if (nx->inventory_ua) {
 		nx->inventory_ua = false;
-		return ua(out, 0x3f, 0x0e); /* REPORTED LUNS DATA HAS CHANGED */
+		return ua(out, SCSI_ASC_REPORTED_LUNS_DATA_CHANGED);
 	}
 	if (seen && (g = atomic_load(&e->capacity_gen)) != seen->capacity_gen) {
 		seen->capacity_gen = g;
-		return ua(out, 0x2a, 0x09); /* CAPACITY DATA HAS CHANGED */
+		return ua(out, SCSI_ASC_CAPACITY_DATA_CHANGED);
 	}
 	if (seen && (g = atomic_load(&e->alua_gen)) != seen->alua_gen) {
 		seen->alua_gen = g;
-		return ua(out, 0x2a, 0x06); /* ASYMMETRIC ACCESS STATE CHANGED */
+		return ua(out, SCSI_ASC_ALUA_STATE_CHANGED);
 	}
 	return false;
 }

@@ -1,5 +1,6 @@
 /* lu_pr.c — LUN number and initiator port to reservation state (lu_pr.h). */
 #include "target/lu/lu_pr.h"
+#include "lunlab/scsi_vocab.h"
 
 #include "target/lu/lu_table.h"
 
@@ -39,8 +40,8 @@ void lu_pr_execute(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct 
 	struct pr_port p;
 
 	if (!st) { /* the transport only calls this for a LUN that exists */
-		ans->status = 0x02;
-		ans->sense_len = lu_sense_fixed(ans->sense, 0x05, 0x25, 0x00, -1);
+		ans->status = SCSI_STAT_CHECK_CONDITION;
+		ans->sense_len = lu_sense_fixed(ans->sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1);
 		ans->data_len = 0;
 		ans->n_abort = 0;
 		return;

@@ -1,5 +1,6 @@
 /* lu_stats.c — per-LU host-observed command figures (lu_stats.h). */
 #include "target/lu/lu_stats.h"
+#include "lunlab/scsi_vocab.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -26,17 +27,18 @@ struct lu_stats {
 enum lu_kind lu_kind_of(const uint8_t *cdb)
 {
 	switch (cdb[0]) {
-	case 0x08: case 0x28: case 0xa8: case 0x88:
+	case SCSI_OP_READ_6: case SCSI_OP_READ_10: case SCSI_OP_READ_12: case SCSI_OP_READ_16:
 		return LU_KIND_READ;
-	case 0x0a: case 0x2a: case 0xaa: case 0x8a: case 0x2e: case 0x8e:
+	case SCSI_OP_WRITE_6: case SCSI_OP_WRITE_10: case SCSI_OP_WRITE_12: case SCSI_OP_WRITE_16:
+	case SCSI_OP_WRITE_AND_VERIFY_10: case SCSI_OP_WRITE_AND_VERIFY_16:
 		return LU_KIND_WRITE;
-	case 0x83:
+	case SCSI_OP_THIRD_PARTY_COPY_OUT:
 		return LU_KIND_XCOPY;
-	case 0x41: case 0x93:
+	case SCSI_OP_WRITE_SAME_10: case SCSI_OP_WRITE_SAME_16:
 		return LU_KIND_WRITE_SAME;
-	case 0x42:
+	case SCSI_OP_UNMAP:
 		return LU_KIND_UNMAP;
-	case 0x89:
+	case SCSI_OP_COMPARE_AND_WRITE:
 		return LU_KIND_CAW;
 	default:
 		return LU_KIND_OTHER;

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "target/lu/lu_cmd.h"
 
 #define LU_TABLE_MAX 16384 /* flat space addressing: LUN 0..16383 */
@@ -167,6 +168,6 @@ uint8_t report_luns(const uint8_t *cdb, uint8_t *buf, size_t buflen, size_t *dat
 
 /* Fixed-format sense data (18 bytes); field >= 0 adds a sense-key specific
  * field pointer into the CDB at that byte. */
-uint8_t lu_sense_fixed(uint8_t *sense, uint8_t key, uint8_t asc, uint8_t ascq, int field);
+uint8_t lu_sense_fixed(uint8_t *sense, enum scsi_vocab_sense_key key, uint16_t asc_ascq, int field);
 
 #endif

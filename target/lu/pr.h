@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lunlab/scsi_vocab.h"
+
 #define PR_IQN_MAX 224     /* iSCSI names are at most 223 bytes (RFC 3722) */
 #define PR_REGS_MAX 64     /* registrations per LU; more: 05/55/04 */
 #define PR_UAS_MAX 256     /* queued unit attentions per LU */
@@ -30,8 +32,6 @@
 #define PR_TYPE_EA_RO 6
 #define PR_TYPE_WE_AR 7
 #define PR_TYPE_EA_AR 8
-
-#define SCSI_STATUS_RESERVATION_CONFLICT 0x18
 
 /* An initiator port (the initiator half of an I_T nexus). */
 struct pr_port {

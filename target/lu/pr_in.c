@@ -8,11 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lunlab/be.h"
-
-#define SA_READ_KEYS 0x00
-#define SA_READ_RESERVATION 0x01
-#define SA_REPORT_CAPABILITIES 0x02
-#define SA_READ_FULL_STATUS 0x03
+#include "lunlab/scsi_vocab.h"
 
 /* iSCSI TransportID, FORMAT CODE 01b (SPC-4 7.6.4.6): name ",i,0x" ISID,
  * NUL-terminated, padded to a multiple of 4 (at least 20 bytes). */
@@ -111,8 +107,8 @@ void pr_in_execute(struct pr_state *st, const uint8_t *cdb, uint8_t *buf, size_t
 	size_t alloc = (size_t)cdb[7] << 8 | cdb[8], n, room;
 	uint8_t *d;
 
-	if (sa > SA_READ_FULL_STATUS) {
-		pr_ans_check(ans, 0x05, 0x24, 0x00, 1); /* INVALID FIELD IN CDB: SERVICE ACTION */
+	if (sa > SCSI_SA_PRIN_READ_FULL_STATUS) {
+		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB, 1);
 		return;
 	}
 	/* the whole answer: READ FULL STATUS is the biggest */
@@ -120,17 +116,17 @@ void pr_in_execute(struct pr_state *st, const uint8_t *cdb, uint8_t *buf, size_t
 	d = malloc(room);
 	if (!d) {
 		/* INSUFFICIENT RESOURCES */
-		pr_ans_check(ans, 0x05, 0x55, 0x03, -1);
+		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INSUFFICIENT_RESOURCES, -1);
 		return;
 	}
 	switch (sa) {
-	case SA_READ_KEYS:
+	case SCSI_SA_PRIN_READ_KEYS:
 		n = read_keys(st, d);
 		break;
-	case SA_READ_RESERVATION:
+	case SCSI_SA_PRIN_READ_RESERVATION:
 		n = read_reservation(st, d);
 		break;
-	case SA_REPORT_CAPABILITIES:
+	case SCSI_SA_PRIN_REPORT_CAPABILITIES:
 		n = report_capabilities(st, d);
 		break;
 	default:

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "target/lu/pr.h"
 
 struct pr_reg {
@@ -54,11 +55,10 @@ bool pr_type_all_registrants(uint8_t type);
 bool pr_type_valid(uint8_t type);
 /* Is port a reservation holder (SPC-4 5.13.10)? */
 bool pr_is_holder(struct pr_state *st, const struct pr_port *port);
-/* queue a UNIT ATTENTION 06/asc/ascq for port (once: duplicates collapse) */
-void pr_queue_ua(struct pr_state *st, const struct pr_port *port, uint8_t asc, uint8_t ascq);
+/* queue a UNIT ATTENTION with asc_ascq (a SCSI_ASC_* pair) for port (once: duplicates collapse) */
+void pr_queue_ua(struct pr_state *st, const struct pr_port *port, uint16_t asc_ascq);
 /* the same for every registered port except `except` (NULL: every one) */
-void pr_queue_ua_registrants(struct pr_state *st, const struct pr_port *except, uint8_t asc,
-			     uint8_t ascq);
+void pr_queue_ua_registrants(struct pr_state *st, const struct pr_port *except, uint16_t asc_ascq);
 void pr_remove_reg(struct pr_state *st, size_t i);
 void pr_update_active(struct pr_state *st);
 
@@ -66,7 +66,7 @@ void pr_update_active(struct pr_state *st);
 void pr_ans_good(struct pr_answer *ans);
 void pr_ans_conflict(struct pr_answer *ans);
 /* CHECK CONDITION key/asc/ascq; field >= 0: sense-key specific pointer into the CDB */
-void pr_ans_check(struct pr_answer *ans, uint8_t key, uint8_t asc, uint8_t ascq, int field);
+void pr_ans_check(struct pr_answer *ans, enum scsi_vocab_sense_key key, uint16_t asc_ascq, int field);
 
 /* pr_persist.c: after a PERSISTENT RESERVE OUT, save what changed while
  * APTPL is (or was) on; before/blen: pr_state_encode of the state before it.

@@ -9,25 +9,12 @@
 
 #include <string.h>
 #include "lunlab/be.h"
-
-#define SA_REGISTER 0x00
-#define SA_RESERVE 0x01
-#define SA_RELEASE 0x02
-#define SA_CLEAR 0x03
-#define SA_PREEMPT 0x04
-#define SA_PREEMPT_ABORT 0x05
-#define SA_REGISTER_IGNORE 0x06
+#include "lunlab/scsi_vocab.h"
 
 #define PARAM_LEN 24
 #define FLAG_SPEC_I_PT 0x08
 #define FLAG_ALL_TG_PT 0x04
 #define FLAG_APTPL 0x01
-
-/* ASC/ASCQ of the unit attentions (SPC-4 annex D) */
-#define ASC_PR 0x2a
-#define ASCQ_RESERVATIONS_PREEMPTED 0x03
-#define ASCQ_RESERVATIONS_RELEASED 0x04
-#define ASCQ_REGISTRATIONS_PREEMPTED 0x05
 
 /* Removes registration i; a holder's reservation goes with it (for the
  * all-registrants types only with the last registrant), and the
@@ -47,7 +34,7 @@ static void unregister(struct pr_state *st, size_t i)
 	}
 	st->reserved = false;
 	if (st->type == PR_TYPE_WE_RO || st->type == PR_TYPE_EA_RO)
-		pr_queue_ua_registrants(st, NULL, ASC_PR, ASCQ_RESERVATIONS_RELEASED);
+		pr_queue_ua_registrants(st, NULL, SCSI_ASC_RESERVATIONS_RELEASED);
 }
 
 static void do_register(struct pr_state *st, const struct pr_port *port, uint64_t nexus_id,
@@ -65,7 +52,7 @@ static void do_register(struct pr_state *st, const struct pr_port *port, uint64_
 			return;
 		}
 		if (st->nregs == PR_REGS_MAX) {
-			pr_ans_check(ans, 0x05, 0x55, 0x04, -1); /* INSUFFICIENT REGISTRATION RESOURCES */
+			pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INSUFFICIENT_REGISTRATION_RESOURCES, -1);
 			return;
 		}
 		r = &st->regs[st->nregs++];
@@ -114,18 +101,18 @@ static void do_release(struct pr_state *st, const struct pr_port *port, uint8_t 
 		return;
 	}
 	if (type != st->type) {
-		pr_ans_check(ans, 0x05, 0x26, 0x04, -1); /* INVALID RELEASE OF PERSISTENT RESERVATION */
+		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_RELEASE_OF_PR, -1);
 		return;
 	}
 	st->reserved = false;
 	if (type != PR_TYPE_WE && type != PR_TYPE_EA)
-		pr_queue_ua_registrants(st, port, ASC_PR, ASCQ_RESERVATIONS_RELEASED);
+		pr_queue_ua_registrants(st, port, SCSI_ASC_RESERVATIONS_RELEASED);
 	pr_ans_good(ans);
 }
 
 static void do_clear(struct pr_state *st, const struct pr_port *port, struct pr_answer *ans)
 {
-	pr_queue_ua_registrants(st, port, ASC_PR, ASCQ_RESERVATIONS_PREEMPTED);
+	pr_queue_ua_registrants(st, port, SCSI_ASC_RESERVATIONS_PREEMPTED);
 	st->nregs = 0;
 	st->reserved = false;
 	st->generation++;
@@ -158,7 +145,7 @@ static size_t preempt_regs(struct pr_state *st, const struct pr_port *self, uint
 			continue;
 		}
 		if (!is_self) {
-			pr_queue_ua(st, &r->port, ASC_PR, ASCQ_REGISTRATIONS_PREEMPTED);
+			pr_queue_ua(st, &r->port, SCSI_ASC_REGISTRATIONS_PREEMPTED);
 			if (abort && ans->n_abort < PR_REGS_MAX)
 				ans->abort_nexus[ans->n_abort++] = r->nexus_id;
 		}
@@ -201,10 +188,10 @@ static void do_preempt(struct pr_state *st, const struct pr_port *port, uint8_t 
 		st->type = type;
 		st->holder = *port;
 		if (old != type)
-			pr_queue_ua_registrants(st, port, ASC_PR, ASCQ_RESERVATIONS_RELEASED);
+			pr_queue_ua_registrants(st, port, SCSI_ASC_RESERVATIONS_RELEASED);
 	} else if (sark == 0) {
 		/* only an all-registrants reservation gives SARK 0 a meaning */
-		pr_ans_check(ans, 0x05, 0x26, 0x00, -1); /* INVALID FIELD IN PARAMETER LIST */
+		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, -1);
 		return;
 	} else if (!preempt_registrations(st, port, sark, abort, ans)) {
 		pr_ans_conflict(ans); /* the key identifies nobody */
@@ -222,32 +209,33 @@ void pr_out_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_por
 	uint64_t rk, sark;
 	struct pr_reg *r;
 
-	if (sa > SA_REGISTER_IGNORE) { /* REGISTER AND MOVE, REPLACE LOST RESERVATION, reserved */
-		pr_ans_check(ans, 0x05, 0x24, 0x00, 1);
+	if (sa > SCSI_SA_PROUT_REGISTER_AND_IGNORE) { /* REGISTER AND MOVE, REPLACE LOST RESERVATION, reserved */
+		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB, 1);
 		return;
 	}
 	/* unsupported flags first: a SPEC_I_PT list is longer than 24 bytes and
 	 * must be refused for its flag, not for its length */
 	if (buf && plen >= PARAM_LEN && buflen >= PARAM_LEN &&
 	    (buf[20] & (FLAG_SPEC_I_PT | FLAG_ALL_TG_PT | (st->persist ? 0 : FLAG_APTPL)))) {
-		pr_ans_check(ans, 0x05, 0x26, 0x00, -1); /* INVALID FIELD IN PARAMETER LIST */
+		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, -1);
 		return;
 	}
 	/* without SPEC_I_PT the list is always the basic 24 bytes */
 	if (plen != PARAM_LEN || buflen < PARAM_LEN || !buf) {
-		pr_ans_check(ans, 0x05, 0x1a, 0x00, -1); /* PARAMETER LIST LENGTH ERROR */
+		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR, -1);
 		return;
 	}
-	if (sa == SA_RESERVE || sa == SA_RELEASE || sa == SA_PREEMPT || sa == SA_PREEMPT_ABORT) {
-		if (scope != 0 || (sa != SA_RELEASE && !pr_type_valid(type))) {
-			pr_ans_check(ans, 0x05, 0x24, 0x00, 2); /* INVALID FIELD IN CDB: SCOPE/TYPE */
+	if (sa == SCSI_SA_PROUT_RESERVE || sa == SCSI_SA_PROUT_RELEASE || sa == SCSI_SA_PROUT_PREEMPT ||
+	    sa == SCSI_SA_PROUT_PREEMPT_AND_ABORT) {
+		if (scope != 0 || (sa != SCSI_SA_PROUT_RELEASE && !pr_type_valid(type))) {
+			pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB, 2);
 			return;
 		}
 	}
 	rk = get_be64(buf);
 	sark = get_be64(buf + 8);
-	if (sa == SA_REGISTER || sa == SA_REGISTER_IGNORE) {
-		do_register(st, port, nexus_id, rk, sark, sa == SA_REGISTER_IGNORE, ans);
+	if (sa == SCSI_SA_PROUT_REGISTER || sa == SCSI_SA_PROUT_REGISTER_AND_IGNORE) {
+		do_register(st, port, nexus_id, rk, sark, sa == SCSI_SA_PROUT_REGISTER_AND_IGNORE, ans);
 		/* the most recent valid APTPL of any nexus governs (SPC-4 5.13.5) */
 		if (ans->status == 0x00 && st->persist)
 			st->aptpl = buf[20] & FLAG_APTPL;
@@ -261,17 +249,17 @@ void pr_out_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_por
 	}
 	r->nexus_id = nexus_id;
 	switch (sa) {
-	case SA_RESERVE:
+	case SCSI_SA_PROUT_RESERVE:
 		do_reserve(st, port, type, ans);
 		break;
-	case SA_RELEASE:
+	case SCSI_SA_PROUT_RELEASE:
 		do_release(st, port, type, ans);
 		break;
-	case SA_CLEAR:
+	case SCSI_SA_PROUT_CLEAR:
 		do_clear(st, port, ans);
 		break;
 	default:
-		do_preempt(st, port, type, sark, sa == SA_PREEMPT_ABORT, ans);
+		do_preempt(st, port, type, sark, sa == SCSI_SA_PROUT_PREEMPT_AND_ABORT, ans);
 		break;
 	}
 }

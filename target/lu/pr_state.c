@@ -1,6 +1,7 @@
 /* pr_state.c — one LU's reservation state: registrations, the reservation,
  * SCSI-2 RESERVE, the unit attentions the standard queues for other
  * initiator ports, and the gate every command passes (see pr.h). */
+#include "lunlab/scsi_vocab.h"
 #include "target/lu/pr_internal.h"
 
 #include <stddef.h>
@@ -83,8 +84,10 @@ void pr_update_active(struct pr_state *st)
 	atomic_store(&st->active, st->nregs > 0 || st->reserved || st->scsi2 || st->nuas > 0);
 }
 
-void pr_queue_ua(struct pr_state *st, const struct pr_port *port, uint8_t asc, uint8_t ascq)
+void pr_queue_ua(struct pr_state *st, const struct pr_port *port, uint16_t asc_ascq)
 {
+	uint8_t asc = scsi_asc(asc_ascq), ascq = scsi_ascq(asc_ascq);
+
 	for (size_t i = 0; i < st->nuas; i++)
 		if (st->uas[i].asc == asc && st->uas[i].ascq == ascq && pr_port_eq(&st->uas[i].port, port))
 			return;
@@ -101,12 +104,11 @@ void pr_queue_ua(struct pr_state *st, const struct pr_port *port, uint8_t asc, u
 	atomic_store(&st->active, true);
 }
 
-void pr_queue_ua_registrants(struct pr_state *st, const struct pr_port *except, uint8_t asc,
-			     uint8_t ascq)
+void pr_queue_ua_registrants(struct pr_state *st, const struct pr_port *except, uint16_t asc_ascq)
 {
 	for (size_t i = 0; i < st->nregs; i++)
 		if (!except || !pr_port_eq(&st->regs[i].port, except))
-			pr_queue_ua(st, &st->regs[i].port, asc, ascq);
+			pr_queue_ua(st, &st->regs[i].port, asc_ascq);
 }
 
 void pr_remove_reg(struct pr_state *st, size_t i)
@@ -123,15 +125,15 @@ void pr_ans_good(struct pr_answer *ans)
 
 void pr_ans_conflict(struct pr_answer *ans)
 {
-	ans->status = SCSI_STATUS_RESERVATION_CONFLICT;
+	ans->status = SCSI_STAT_RESERVATION_CONFLICT;
 	ans->sense_len = 0;
 	ans->data_len = 0;
 }
 
-void pr_ans_check(struct pr_answer *ans, uint8_t key, uint8_t asc, uint8_t ascq, int field)
+void pr_ans_check(struct pr_answer *ans, enum scsi_vocab_sense_key key, uint16_t asc_ascq, int field)
 {
-	ans->status = 0x02;
-	ans->sense_len = lu_sense_fixed(ans->sense, key, asc, ascq, field);
+	ans->status = SCSI_STAT_CHECK_CONDITION;
+	ans->sense_len = lu_sense_fixed(ans->sense, key, asc_ascq, field);
 	ans->data_len = 0;
 }
 
@@ -143,7 +145,8 @@ static void ans_init(struct pr_answer *ans)
 
 bool pr_owns_opcode(uint8_t op)
 {
-	return op == 0x5e || op == 0x5f || op == 0x16 || op == 0x17 || op == 0x56 || op == 0x57;
+	return op == SCSI_OP_PERSISTENT_RESERVE_IN || op == SCSI_OP_PERSISTENT_RESERVE_OUT || op == SCSI_OP_RESERVE_6 ||
+	       op == SCSI_OP_RELEASE_6 || op == SCSI_OP_RESERVE_10 || op == SCSI_OP_RELEASE_10;
 }
 
 /* How a command meets a persistent reservation it does not hold (SPC-4
@@ -155,24 +158,25 @@ enum cmd_class { CLS_ALLOWED, CLS_READ, CLS_WRITE };
 static enum cmd_class classify(const uint8_t *cdb)
 {
 	switch (cdb[0]) {
-	case 0x00: /* TEST UNIT READY */
-	case 0x03: /* REQUEST SENSE */
-	case 0x12: /* INQUIRY */
-	case 0x25: /* READ CAPACITY(10) */
-	case 0x4d: /* LOG SENSE */
-	case 0x5e: /* PERSISTENT RESERVE IN */
-	case 0x5f: /* PERSISTENT RESERVE OUT: each service action checks the key */
-	case 0xa0: /* REPORT LUNS */
-	case 0xa3: /* MAINTENANCE IN: REPORT TARGET PORT GROUPS, supported opcodes... */
-	case 0xab: /* READ MEDIA SERIAL NUMBER */
-	case 0x16: case 0x17: case 0x56: case 0x57: /* RESERVE/RELEASE: own rules */
+	case SCSI_OP_TEST_UNIT_READY:
+	case SCSI_OP_REQUEST_SENSE:
+	case SCSI_OP_INQUIRY:
+	case SCSI_OP_READ_CAPACITY_10:
+	case SCSI_OP_LOG_SENSE:
+	case SCSI_OP_PERSISTENT_RESERVE_IN:
+	case SCSI_OP_PERSISTENT_RESERVE_OUT: /* PERSISTENT RESERVE OUT: each service action checks the key */
+	case SCSI_OP_REPORT_LUNS:
+	case SCSI_OP_MAINTENANCE_IN: /* MAINTENANCE IN: REPORT TARGET PORT GROUPS, supported opcodes... */
+	case SCSI_OP_SERVICE_ACTION_IN_12:
+	case SCSI_OP_RESERVE_6: case SCSI_OP_RELEASE_6:
+	case SCSI_OP_RESERVE_10: case SCSI_OP_RELEASE_10: /* RESERVE/RELEASE: own rules */
 		return CLS_ALLOWED;
-	case 0x9e: /* SERVICE ACTION IN(16) */
-		return (cdb[1] & 0x1f) == 0x10 ? CLS_ALLOWED /* READ CAPACITY(16) */ : CLS_READ;
-	case 0x08: case 0x28: case 0xa8: case 0x88: /* READ */
-	case 0x2f: case 0xaf: case 0x8f:            /* VERIFY */
-	case 0x34: case 0x90:                       /* PRE-FETCH */
-	case 0x1a: case 0x5a:                       /* MODE SENSE: changes nothing */
+	case SCSI_OP_SERVICE_ACTION_IN_16:
+		return (cdb[1] & SCSI_SA_MASK) == SCSI_SA_READ_CAPACITY_16 ? CLS_ALLOWED : CLS_READ;
+	case SCSI_OP_READ_6: case SCSI_OP_READ_10: case SCSI_OP_READ_12: case SCSI_OP_READ_16:
+	case SCSI_OP_VERIFY_10: case SCSI_OP_VERIFY_12: case SCSI_OP_VERIFY_16:
+	case SCSI_OP_PRE_FETCH_10: case SCSI_OP_PRE_FETCH_16:
+	case SCSI_OP_MODE_SENSE_6: case SCSI_OP_MODE_SENSE_10: /* MODE SENSE: changes nothing */
 		return CLS_READ;
 	default:
 		return CLS_WRITE;
@@ -192,7 +196,8 @@ static bool conflicts(struct pr_state *st, const uint8_t *cdb, const struct pr_p
 	if (st->scsi2 && !pr_port_eq(&st->scsi2_holder, port)) {
 		/* SPC-2 5.5.1: another nexus's RESERVE shuts out everything
 		 * but the commands that cannot disturb it */
-		return !(op == 0x12 || op == 0xa0 || op == 0x03 || op == 0x17 || op == 0x57);
+		return !(op == SCSI_OP_INQUIRY || op == SCSI_OP_REPORT_LUNS || op == SCSI_OP_REQUEST_SENSE ||
+			 op == SCSI_OP_RELEASE_6 || op == SCSI_OP_RELEASE_10);
 	}
 	if (!st->reserved || pr_is_holder(st, port))
 		return false;
@@ -239,10 +244,10 @@ bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port
 	pthread_mutex_lock(&st->lock);
 	/* SAM-5 5.14: INQUIRY and REPORT LUNS neither see nor clear a unit
 	 * attention; REQUEST SENSE reports it as its sense data */
-	if (cdb[0] != 0x12 && cdb[0] != 0xa0 && pop_ua(st, port, &asc, &ascq)) {
-		if (cdb[0] == 0x03) {
+	if (cdb[0] != SCSI_OP_INQUIRY && cdb[0] != SCSI_OP_REPORT_LUNS && pop_ua(st, port, &asc, &ascq)) {
+		if (cdb[0] == SCSI_OP_REQUEST_SENSE) {
 			uint8_t s[18];
-			size_t n = lu_sense_fixed(s, 0x06, asc, ascq, -1), alloc = cdb[4];
+			size_t n = lu_sense_fixed(s, SCSI_SK_UNIT_ATTENTION, scsi_asc_pair(asc, ascq), -1), alloc = cdb[4];
 
 			if (n > alloc)
 				n = alloc;
@@ -253,7 +258,7 @@ bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port
 			pr_ans_good(ans);
 			ans->data_len = n;
 		} else {
-			pr_ans_check(ans, 0x06, asc, ascq, -1);
+			pr_ans_check(ans, SCSI_SK_UNIT_ATTENTION, scsi_asc_pair(asc, ascq), -1);
 		}
 		answered = true;
 	} else if (conflicts(st, cdb, port)) {
@@ -283,7 +288,7 @@ static void pr_out_persisting(struct pr_state *st, const uint8_t *cdb, const str
 	if (!undo || !enc) {
 		free(undo);
 		free(enc);
-		pr_ans_check(ans, 0x04, 0x44, 0x00, -1);
+		pr_ans_check(ans, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INTERNAL_TARGET_FAILURE, -1);
 		return;
 	}
 	memcpy(undo, (uint8_t *)st + PR_UNDO_FIRST, PR_UNDO_END - PR_UNDO_FIRST);
@@ -291,7 +296,7 @@ static void pr_out_persisting(struct pr_state *st, const uint8_t *cdb, const str
 	pr_out_execute(st, cdb, port, nexus_id, buf, buflen, ans);
 	if (!pr_persist_changes(st, enc, elen)) {
 		memcpy((uint8_t *)st + PR_UNDO_FIRST, undo, PR_UNDO_END - PR_UNDO_FIRST);
-		pr_ans_check(ans, 0x04, 0x44, 0x00, -1); /* INTERNAL TARGET FAILURE */
+		pr_ans_check(ans, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INTERNAL_TARGET_FAILURE, -1);
 		ans->n_abort = 0;
 	}
 	free(undo);
@@ -304,10 +309,10 @@ void pr_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *p
 	ans_init(ans);
 	pthread_mutex_lock(&st->lock);
 	switch (cdb[0]) {
-	case 0x5e:
+	case SCSI_OP_PERSISTENT_RESERVE_IN:
 		pr_in_execute(st, cdb, buf, buflen, ans);
 		break;
-	case 0x5f:
+	case SCSI_OP_PERSISTENT_RESERVE_OUT:
 		if (st->persist)
 			pr_out_persisting(st, cdb, port, nexus_id, buf, buflen, ans);
 		else

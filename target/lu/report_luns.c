@@ -2,6 +2,7 @@
  * 1 (well-known LUs only: none here) and 2 (all); single-level LUN format
  * (peripheral addressing below 256, flat space above); the list is cut to the
  * allocation length but LUN LIST LENGTH always tells the full size. */
+#include "lunlab/scsi_vocab.h"
 #include "target/lu/lu_table.h"
 
 #include <stdlib.h>
@@ -19,12 +20,12 @@ uint8_t report_luns_of(const uint64_t *luns, size_t n, const uint8_t *cdb, uint8
 
 	*data_len = 0;
 	if (sel != 0x00 && sel != 0x01 && sel != 0x02) {
-		*sense_len = lu_sense_fixed(sense, 0x05, 0x24, 0x00, 2);
-		return 0x02;
+		*sense_len = lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB, 2);
+		return SCSI_STAT_CHECK_CONDITION;
 	}
 	if (alloc < 16) { /* SPC-4: an allocation length below 16 is an error */
-		*sense_len = lu_sense_fixed(sense, 0x05, 0x24, 0x00, 6);
-		return 0x02;
+		*sense_len = lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB, 6);
+		return SCSI_STAT_CHECK_CONDITION;
 	}
 	if (sel == 0x01)
 		n = 0;
@@ -42,7 +43,7 @@ uint8_t report_luns_of(const uint64_t *luns, size_t n, const uint8_t *cdb, uint8
 		memcpy(buf + at, ent, (buflen - at) < 8 ? buflen - at : 8);
 	}
 	*data_len = out;
-	return 0x00;
+	return SCSI_STAT_GOOD;
 }
 
 uint8_t report_luns(const uint8_t *cdb, uint8_t *buf, size_t buflen, size_t *data_len, uint8_t *sense,
@@ -54,8 +55,8 @@ uint8_t report_luns(const uint8_t *cdb, uint8_t *buf, size_t buflen, size_t *dat
 
 	if (!luns) {
 		*data_len = 0;
-		*sense_len = lu_sense_fixed(sense, 0x04, 0x44, 0x00, -1);
-		return 0x02;
+		*sense_len = lu_sense_fixed(sense, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INTERNAL_TARGET_FAILURE, -1);
+		return SCSI_STAT_CHECK_CONDITION;
 	}
 	for (size_t i = 0; i < n; i++)
 		luns[i] = i;

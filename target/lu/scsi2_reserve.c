@@ -3,16 +3,17 @@
  * reservations: REPORT CAPABILITIES sets CRH, so SPC-4 5.13.3 applies
  * (a holder of the persistent reservation gets GOOD without effect, anyone
  * else RESERVATION CONFLICT). */
+#include "lunlab/scsi_vocab.h"
 #include "target/lu/pr_internal.h"
 
 void scsi2_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
 		   uint64_t nexus_id, struct pr_answer *ans)
 {
-	bool reserve = cdb[0] == 0x16 || cdb[0] == 0x56;
+	bool reserve = cdb[0] == SCSI_OP_RESERVE_6 || cdb[0] == SCSI_OP_RESERVE_10;
 
 	/* third-party and extent reservations are obsolete: refused */
-	if ((cdb[0] == 0x16 && (cdb[1] & 0x01)) || (cdb[0] == 0x56 && (cdb[1] & 0x12))) {
-		pr_ans_check(ans, 0x05, 0x24, 0x00, 1);
+	if ((cdb[0] == SCSI_OP_RESERVE_6 && (cdb[1] & 0x01)) || (cdb[0] == SCSI_OP_RESERVE_10 && (cdb[1] & 0x12))) {
+		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB, 1);
 		return;
 	}
 	if (st->reserved) {

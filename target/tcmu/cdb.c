@@ -7,6 +7,7 @@
 
 #include "target/tcmu/host_priv.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 int tcmu_cdb_get_length(uint8_t *cdb)
 {
@@ -18,7 +19,7 @@ int tcmu_cdb_get_length(uint8_t *cdb)
 		return 10;
 	case 3:
 		/* variable length CDB: ADDITIONAL CDB LENGTH in byte 7 */
-		if (cdb[0] == 0x7f)
+		if (cdb[0] == SCSI_OP_VARIABLE_LENGTH_CDB)
 			return 8 + cdb[7];
 		break;
 	case 4:

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lunlab/host_ext.h"
+#include "lunlab/scsi_vocab.h"
 #include "target/tcmu/host_priv.h"
 
 /* A worker that runs dry sleeps at once.  Spinning a few microseconds for
@@ -23,9 +24,6 @@
  * A batch longer than this per free worker wakes another one: */
 #define HOST_CMDS_PER_FREE 8
 
-enum { OP_INQUIRY = 0x12, OP_REQUEST_SENSE = 0x03, ST_TASK_SET_FULL = 0x28, ST_TASK_ABORTED = 0x40,
-       ST_GOOD = 0x00 };
-
 /* Final step of every command, on whatever thread completed it. */
 static void host_cmd_finish(struct host_cmd *hc, int sts)
 {
@@ -34,7 +32,7 @@ static void host_cmd_finish(struct host_cmd *hc, int sts)
 	uint8_t status = host_sts_to_scsi(dev, sts, hc->lib.sense_buf);
 
 	lu->status = status;
-	if (status == 0x02) {
+	if (status == SCSI_STAT_CHECK_CONDITION) {
 		lu->sense_len = host_sense_len(hc->lib.sense_buf, LU_SENSE_MAX);
 		memcpy(lu->sense, hc->lib.sense_buf, lu->sense_len);
 	} else {
@@ -43,7 +41,7 @@ static void host_cmd_finish(struct host_cmd *hc, int sts)
 	/* Handlers do not report how much Data-In they produced; like LIO with
 	 * tcmu, a GOOD command moved the whole expected length (never more
 	 * than the buffer the transport gave). */
-	lu->data_len = status == ST_GOOD ? (lu->xfer_len < hc->buf_len ? lu->xfer_len : hc->buf_len) : 0;
+	lu->data_len = status == SCSI_STAT_GOOD ? (lu->xfer_len < hc->buf_len ? lu->xfer_len : hc->buf_len) : 0;
 	lu->backend_priv = NULL;
 	if (atomic_load_explicit(&host_trace_on, memory_order_relaxed))
 		host_trace_cmd(dev, lu, &hc->t_start);
@@ -189,7 +187,7 @@ static void host_cmd_run(struct host_cmd *hc)
 
 	/* the runner reports a pending UNIT ATTENTION before the handler sees
 	 * the CDB (the kernel answers REPORT LUNS itself) */
-	if (op != OP_INQUIRY && op != OP_REQUEST_SENSE &&
+	if (op != SCSI_OP_INQUIRY && op != SCSI_OP_REQUEST_SENSE &&
 	    atomic_load_explicit(&dev->pending_ua, memory_order_relaxed)) {
 		unsigned ua = atomic_fetch_and(&dev->pending_ua, ~HOST_UA_CAPACITY_CHANGED);
 
@@ -226,7 +224,7 @@ static bool host_run_inline(struct tcmu_device *dev, const struct host_cmd *hc)
 
 static bool is_media_read(uint8_t op)
 {
-	return op == 0x08 || op == 0x28 || op == 0xa8 || op == 0x88;
+	return op == SCSI_OP_READ_6 || op == SCSI_OP_READ_10 || op == SCSI_OP_READ_12 || op == SCSI_OP_READ_16;
 }
 
 static struct host_cmd *host_cmd_new(struct tcmu_device *dev, struct lu_cmd *lu)
@@ -289,7 +287,7 @@ static struct host_cmd *host_accept(struct tcmu_device *dev, struct lu_cmd *lu)
 	hc = host_cmd_new(dev, lu);
 	if (!hc) {
 		/* no memory for the command: ask the initiator to retry later */
-		lu->status = ST_TASK_SET_FULL;
+		lu->status = SCSI_STAT_TASK_SET_FULL;
 		lu->sense_len = 0;
 		lu->data_len = 0;
 		atomic_fetch_sub(&dev->inflight, 1);
@@ -510,7 +508,7 @@ static void host_abort_nexus(struct lu_backend *be, uint64_t nexus_id)
 		struct host_cmd *next = aborted->next;
 		struct lu_cmd *lu = aborted->lu;
 
-		lu->status = ST_TASK_ABORTED;
+		lu->status = SCSI_STAT_TASK_ABORTED;
 		lu->sense_len = 0;
 		lu->data_len = 0;
 		lu->backend_priv = NULL;

@@ -1,19 +1,13 @@
-/* scsi_names.h — names a person reads in --trace output: SCSI opcodes
- * (with service actions), statuses, sense keys and ASC/ASCQ. */
+/* scsi_names.h — what --trace needs to print a command: the names (opcodes with service
+ * actions, statuses, sense keys, ASC/ASCQ) come from the one vocabulary,
+ * include/lunlab/scsi_vocab.h; this adds how a CDB carries its LBA and length. */
 #ifndef LUNLAB_TCMU_SCSI_NAMES_H
 #define LUNLAB_TCMU_SCSI_NAMES_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* "READ(16)", "REPORT SUPPORTED OPERATION CODES", or NULL if unknown */
-const char *scsi_opcode_name(const uint8_t *cdb, size_t cdb_len);
-/* "GOOD", "CHECK CONDITION", ...; NULL if unknown */
-const char *scsi_status_name(uint8_t status);
-/* "ILLEGAL REQUEST", ...; NULL if unknown */
-const char *scsi_sense_key_name(uint8_t key);
-/* "INVALID FIELD IN CDB", ...; NULL if unknown */
-const char *scsi_asc_name(uint8_t asc, uint8_t ascq);
+#include "lunlab/scsi_vocab.h"
 
 /* How an opcode's CDB carries LBA and length, for decoding. */
 enum scsi_cdb_shape {

@@ -6,11 +6,8 @@
  * clean buffer. */
 #include <string.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "target/tcmu/host_priv.h"
-
-enum {
-	ST_GOOD = 0x00, ST_CHECK_CONDITION = 0x02, ST_BUSY = 0x08, ST_TASK_SET_FULL = 0x28,
-};
 
 struct sts_sense {
 	uint8_t key;
@@ -20,29 +17,29 @@ struct sts_sense {
 
 /* indexed by TCMU_STS_* value; key 0 = not a sense-producing entry */
 static const struct sts_sense sts_table[] = {
-	[TCMU_STS_WR_ERR] = { 0x3, 0x0C00, false },
-	[TCMU_STS_RD_ERR] = { 0x3, 0x1100, false },
-	[TCMU_STS_MISCOMPARE] = { 0xE, 0x1D00, true },
-	[TCMU_STS_INVALID_CMD] = { 0x5, 0x2000, false },
-	[TCMU_STS_INVALID_CDB] = { 0x5, 0x2400, false },
-	[TCMU_STS_INVALID_PARAM_LIST] = { 0x5, 0x2600, false },
-	[TCMU_STS_INVALID_PARAM_LIST_LEN] = { 0x5, 0x1A00, false },
-	[TCMU_STS_FENCED] = { 0x2, 0x040B, false },
-	[TCMU_STS_HW_ERR] = { 0x4, 0x4400, false },
-	[TCMU_STS_RANGE] = { 0x5, 0x2100, false },
-	[TCMU_STS_FRMT_IN_PROGRESS] = { 0x2, 0x0404, true },
-	[TCMU_STS_CAPACITY_CHANGED] = { 0x6, 0x2A09, false },
-	[TCMU_STS_NOTSUPP_SAVE_PARAMS] = { 0x5, 0x3900, false },
-	[TCMU_STS_WR_ERR_INCOMPAT_FRMT] = { 0x5, 0x3005, false },
-	[TCMU_STS_TRANSITION] = { 0x2, 0x040A, false },
-	[TCMU_STS_IMPL_TRANSITION_ERR] = { 0x6, 0x2A07, false },
-	[TCMU_STS_EXPL_TRANSITION_ERR] = { 0x4, 0x670A, false },
-	[TCMU_STS_NOTSUPP_SEG_DESC_TYPE] = { 0x5, 0x2609, false },
-	[TCMU_STS_NOTSUPP_TGT_DESC_TYPE] = { 0x5, 0x2607, false },
-	[TCMU_STS_CP_TGT_DEV_NOTCONN] = { 0xA, 0x0D02, false },
-	[TCMU_STS_INVALID_CP_TGT_DEV_TYPE] = { 0xA, 0x0D03, false },
-	[TCMU_STS_TOO_MANY_SEG_DESC] = { 0x5, 0x2608, false },
-	[TCMU_STS_TOO_MANY_TGT_DESC] = { 0x5, 0x2606, false },
+	[TCMU_STS_WR_ERR] = { SCSI_SK_MEDIUM_ERROR, SCSI_ASC_WRITE_ERROR, false },
+	[TCMU_STS_RD_ERR] = { SCSI_SK_MEDIUM_ERROR, SCSI_ASC_UNRECOVERED_READ_ERROR, false },
+	[TCMU_STS_MISCOMPARE] = { SCSI_SK_MISCOMPARE, SCSI_ASC_MISCOMPARE_DURING_VERIFY, true },
+	[TCMU_STS_INVALID_CMD] = { SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE, false },
+	[TCMU_STS_INVALID_CDB] = { SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB, false },
+	[TCMU_STS_INVALID_PARAM_LIST] = { SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false },
+	[TCMU_STS_INVALID_PARAM_LIST_LEN] = { SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR, false },
+	[TCMU_STS_FENCED] = { SCSI_SK_NOT_READY, SCSI_ASC_LU_NOT_ACCESSIBLE_STANDBY, false },
+	[TCMU_STS_HW_ERR] = { SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INTERNAL_TARGET_FAILURE, false },
+	[TCMU_STS_RANGE] = { SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE, false },
+	[TCMU_STS_FRMT_IN_PROGRESS] = { SCSI_SK_NOT_READY, SCSI_ASC_LU_NOT_READY_FORMAT_IN_PROGRESS, true },
+	[TCMU_STS_CAPACITY_CHANGED] = { SCSI_SK_UNIT_ATTENTION, SCSI_ASC_CAPACITY_DATA_CHANGED, false },
+	[TCMU_STS_NOTSUPP_SAVE_PARAMS] = { SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_SAVING_PARAMETERS_NOT_SUPPORTED, false },
+	[TCMU_STS_WR_ERR_INCOMPAT_FRMT] = { SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_CANNOT_WRITE_INCOMPATIBLE_FORMAT, false },
+	[TCMU_STS_TRANSITION] = { SCSI_SK_NOT_READY, SCSI_ASC_LU_NOT_ACCESSIBLE_TRANSITION, false },
+	[TCMU_STS_IMPL_TRANSITION_ERR] = { SCSI_SK_UNIT_ATTENTION, SCSI_ASC_ALUA_TRANSITION_FAILED, false },
+	[TCMU_STS_EXPL_TRANSITION_ERR] = { SCSI_SK_HARDWARE_ERROR, SCSI_ASC_SET_TPG_FAILED, false },
+	[TCMU_STS_NOTSUPP_SEG_DESC_TYPE] = { SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_UNSUPPORTED_SEGMENT_DESCRIPTOR, false },
+	[TCMU_STS_NOTSUPP_TGT_DESC_TYPE] = { SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_UNSUPPORTED_TARGET_DESCRIPTOR, false },
+	[TCMU_STS_CP_TGT_DEV_NOTCONN] = { SCSI_SK_COPY_ABORTED, SCSI_ASC_COPY_TARGET_NOT_REACHABLE, false },
+	[TCMU_STS_INVALID_CP_TGT_DEV_TYPE] = { SCSI_SK_COPY_ABORTED, SCSI_ASC_INCORRECT_COPY_TARGET_TYPE, false },
+	[TCMU_STS_TOO_MANY_SEG_DESC] = { SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_TOO_MANY_SEGMENT_DESCRIPTORS, false },
+	[TCMU_STS_TOO_MANY_TGT_DESC] = { SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_TOO_MANY_TARGET_DESCRIPTORS, false },
 };
 
 /* A CHECK CONDITION whose sense the handler did not provide (an unmapped
@@ -51,36 +48,36 @@ static const struct sts_sense sts_table[] = {
  * COMMUNICATION FAILURE; NOT READY makes initiators retry a few times. */
 static void lu_comm_failure(uint8_t *sense_buf)
 {
-	tcmu_sense_set_data(sense_buf, 0x2, 0x0800);
+	tcmu_sense_set_data(sense_buf, SCSI_SK_NOT_READY, SCSI_ASC_LU_COMMUNICATION_FAILURE);
 }
 
 static bool sense_valid(const uint8_t *s)
 {
 	uint8_t rc = s[0] & 0x7f;
 
-	return rc >= 0x70 && rc <= 0x73;
+	return rc >= SCSI_SENSE_FMT_FIXED_CURRENT && rc <= SCSI_SENSE_FMT_DESC_DEFERRED;
 }
 
 uint8_t host_sts_to_scsi(struct tcmu_device *dev, int sts, uint8_t *sense_buf)
 {
 	switch (sts) {
 	case TCMU_STS_OK:
-		return ST_GOOD;
+		return SCSI_STAT_GOOD;
 	case TCMU_STS_NO_RESOURCE:
-		return ST_TASK_SET_FULL;
+		return SCSI_STAT_TASK_SET_FULL;
 	case TCMU_STS_BUSY:
 	case TCMU_STS_TIMEOUT:
-		return ST_BUSY;
+		return SCSI_STAT_BUSY;
 	case TCMU_STS_PASSTHROUGH_ERR:
 		if (!sense_valid(sense_buf)) {
 			tcmu_err_message(dev, __func__, __LINE__,
 					 "handler returned PASSTHROUGH_ERR without sense data");
 			lu_comm_failure(sense_buf);
 		}
-		return ST_CHECK_CONDITION;
+		return SCSI_STAT_CHECK_CONDITION;
 	case TCMU_STS_NOT_HANDLED:
-		tcmu_sense_set_data(sense_buf, 0x5, 0x2000);
-		return ST_CHECK_CONDITION;
+		tcmu_sense_set_data(sense_buf, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE);
+		return SCSI_STAT_CHECK_CONDITION;
 	default:
 		break;
 	}
@@ -91,11 +88,11 @@ uint8_t host_sts_to_scsi(struct tcmu_device *dev, int sts, uint8_t *sense_buf)
 			host_sense_fill(sense_buf, e->key, e->asc_ascq);
 		else
 			tcmu_sense_set_data(sense_buf, e->key, e->asc_ascq);
-		return ST_CHECK_CONDITION;
+		return SCSI_STAT_CHECK_CONDITION;
 	}
 	tcmu_err_message(dev, __func__, __LINE__, "handler returned unmapped status %d", sts);
 	lu_comm_failure(sense_buf);
-	return ST_CHECK_CONDITION;
+	return SCSI_STAT_CHECK_CONDITION;
 }
 
 uint8_t host_sense_len(const uint8_t *buf, size_t cap)
@@ -105,7 +102,7 @@ uint8_t host_sense_len(const uint8_t *buf, size_t cap)
 	size_t len = 8 + (size_t)buf[7];
 	uint8_t rc = buf[0] & 0x7f;
 
-	if ((rc == 0x70 || rc == 0x71) && len < 18)
+	if ((rc == SCSI_SENSE_FMT_FIXED_CURRENT || rc == SCSI_SENSE_FMT_FIXED_DEFERRED) && len < 18)
 		len = 18;
 	if (len > cap)
 		len = cap;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "target/tcmu/host_priv.h"
 #include "target/tcmu/scsi_names.h"
 
@@ -53,7 +54,7 @@ static void add_lba_len(struct line *l, const uint8_t *cdb, size_t len)
 			return;
 		lba = (uint64_t)(cdb[1] & 0x1f) << 16 | get_be(cdb + 2, 2);
 		blocks = cdb[4];
-		if (blocks == 0 && (cdb[0] == 0x08 || cdb[0] == 0x0a))
+		if (blocks == 0 && (cdb[0] == SCSI_OP_READ_6 || cdb[0] == SCSI_OP_WRITE_6))
 			blocks = 256; /* READ(6)/WRITE(6): 0 means 256 */
 		break;
 	case 1:
@@ -85,12 +86,12 @@ static void add_lba_len(struct line *l, const uint8_t *cdb, size_t len)
 static void add_details(struct line *l, const uint8_t *cdb, size_t len)
 {
 	switch (cdb[0]) {
-	case 0x12: /* INQUIRY */
+	case SCSI_OP_INQUIRY:
 		if (len >= 3 && (cdb[1] & 0x01))
 			add(l, " vpd=0x%02x", cdb[2]);
 		break;
-	case 0x1a: /* MODE SENSE(6) */
-	case 0x5a: /* MODE SENSE(10) */
+	case SCSI_OP_MODE_SENSE_6:
+	case SCSI_OP_MODE_SENSE_10:
 		if (len >= 4) {
 			static const char *const pc[4] = { "current", "changeable", "default", "saved" };
 
@@ -100,7 +101,7 @@ static void add_details(struct line *l, const uint8_t *cdb, size_t len)
 			add(l, " %s", pc[cdb[2] >> 6]);
 		}
 		break;
-	case 0x4d: /* LOG SENSE */
+	case SCSI_OP_LOG_SENSE:
 		if (len >= 4)
 			add(l, " page=0x%02x", cdb[2] & 0x3f);
 		break;
@@ -112,13 +113,13 @@ static void add_details(struct line *l, const uint8_t *cdb, size_t len)
 static void add_sense(struct line *l, const uint8_t *s, size_t len)
 {
 	uint8_t rc = s[0] & 0x7f, key, asc, ascq;
-	bool fixed = rc == 0x70 || rc == 0x71;
+	bool fixed = rc == SCSI_SENSE_FMT_FIXED_CURRENT || rc == SCSI_SENSE_FMT_FIXED_DEFERRED;
 
 	if (fixed && len >= 14) {
 		key = s[2] & 0x0f;
 		asc = s[12];
 		ascq = s[13];
-	} else if ((rc == 0x72 || rc == 0x73) && len >= 4) {
+	} else if ((rc == SCSI_SENSE_FMT_DESC_CURRENT || rc == SCSI_SENSE_FMT_DESC_DEFERRED) && len >= 4) {
 		key = s[1] & 0x0f;
 		asc = s[2];
 		ascq = s[3];
@@ -138,7 +139,7 @@ static void add_sense(struct line *l, const uint8_t *s, size_t len)
 	if (fixed && (s[0] & 0x80))
 		add(l, " information=0x%08x", get_be(s + 3, 4));
 	if (fixed && len >= 18 && (s[15] & 0x80)) {
-		if (key == 0x5) { /* ILLEGAL REQUEST: field pointer */
+		if (key == SCSI_SK_ILLEGAL_REQUEST) { /* field pointer */
 			add(l, " [%s byte %u", (s[15] & 0x40) ? "CDB" : "parameter list", get_be(s + 16, 2));
 			if (s[15] & 0x08)
 				add(l, " bit %u", s[15] & 0x07);
@@ -183,7 +184,7 @@ void host_trace_cmd(const struct tcmu_device *dev, const struct lu_cmd *lu, cons
 		add(&l, " -> %s", st);
 	else
 		add(&l, " -> STATUS 0x%02X", lu->status);
-	if (lu->status == 0x02)
+	if (lu->status == SCSI_STAT_CHECK_CONDITION)
 		add_sense(&l, lu->sense, lu->sense_len);
 	add(&l, " (%lld us)\n", us);
 	if (l.n >= sizeof(l.buf) - 1)

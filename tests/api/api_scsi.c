@@ -36,6 +36,8 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
+#include "lunlab/scsi_vocab.h"
+
 static struct iscsi_context *iscsi;
 static int lun;
 static const char *initiator = "iqn.2026-11.org.lunlab:api-scsi";
@@ -187,7 +189,7 @@ static int report_luns(void)
 /* LOG SENSE (SPC-4 6.7): current cumulative values (PC 01b) of a page */
 static struct scsi_task *logsense_sync(int page)
 {
-	unsigned char cdb[10] = { 0x4d, 0, (unsigned char)(0x40 | (page & 0x3f)), 0, 0, 0, 0, 0x10, 0x00, 0 };
+	unsigned char cdb[10] = { SCSI_OP_LOG_SENSE, 0, (unsigned char)(0x40 | (page & 0x3f)), 0, 0, 0, 0, 0x10, 0x00, 0 };
 	struct scsi_task *t = scsi_create_task(10, cdb, SCSI_XFER_READ, 4096);
 
 	if (!t)

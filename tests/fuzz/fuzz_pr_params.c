@@ -82,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		}
 		free(param);
-		if (ans.status != 0x00 && ans.status != 0x02 && ans.status != SCSI_STATUS_RESERVATION_CONFLICT)
+		if (ans.status != 0x00 && ans.status != 0x02 && ans.status != SCSI_STAT_RESERVATION_CONFLICT)
 			abort();
 		if ((ans.status == 0x02) != (ans.sense_len == 18))
 			abort();

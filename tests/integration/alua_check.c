@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "check_util.h"
 
 #define INI "iqn.2026-11.org.lunlab:alua-check"
@@ -22,13 +23,13 @@ static const char *g_iqn;
 
 static struct outcome inquiry(struct iscsi_context *i, int lun, int evpd, int page, int alloc)
 {
-	uint8_t cdb[6] = { 0x12, (uint8_t)evpd, (uint8_t)page, (uint8_t)(alloc >> 8), (uint8_t)alloc, 0 };
+	uint8_t cdb[6] = { SCSI_OP_INQUIRY, (uint8_t)evpd, (uint8_t)page, (uint8_t)(alloc >> 8), (uint8_t)alloc, 0 };
 	return raw_cdb(i, lun, cdb, 6, SCSI_XFER_READ, alloc, NULL);
 }
 
 static struct outcome rtpg(struct iscsi_context *i, int lun, bool ext, int alloc)
 {
-	uint8_t cdb[12] = { 0xa3, (uint8_t)(0x0a | (ext ? 0x20 : 0)), 0, 0, 0, 0,
+	uint8_t cdb[12] = { SCSI_OP_MAINTENANCE_IN, (uint8_t)(0x0a | (ext ? 0x20 : 0)), 0, 0, 0, 0,
 			    (uint8_t)(alloc >> 24), (uint8_t)(alloc >> 16), (uint8_t)(alloc >> 8), (uint8_t)alloc, 0, 0 };
 	return raw_cdb(i, lun, cdb, 12, SCSI_XFER_READ, alloc, NULL);
 }
@@ -37,7 +38,7 @@ static struct outcome rtpg(struct iscsi_context *i, int lun, bool ext, int alloc
  * the parameter list length when >= 0 */
 static struct outcome stpg(struct iscsi_context *i, int lun, const uint8_t (*d)[2], int n, int len)
 {
-	uint8_t list[4 + 4 * 8], cdb[12] = { 0xa4, 0x0a };
+	uint8_t list[4 + 4 * 8], cdb[12] = { SCSI_OP_MAINTENANCE_OUT, SCSI_SA_SET_TARGET_PORT_GROUPS };
 	int pll = len >= 0 ? len : 4 + 4 * n;
 
 	memset(list, 0, sizeof(list));
@@ -124,8 +125,8 @@ static void report(struct iscsi_context *i)
 /* commands in each state, through portal group 2 */
 static void states(struct iscsi_context *p1, struct iscsi_context *p2)
 {
-	uint8_t rc10[10] = { 0x25 }, rsense[6] = { 0x03, 0, 0, 0, 18, 0 };
-	uint8_t ms6[6] = { 0x1a, 0x08, 0x3f, 0, 255, 0 };
+	uint8_t rc10[10] = { SCSI_OP_READ_CAPACITY_10 }, rsense[6] = { SCSI_OP_REQUEST_SENSE, 0, 0, 0, 18, 0 };
+	uint8_t ms6[6] = { SCSI_OP_MODE_SENSE_6, 0x08, 0x3f, 0, 255, 0 };
 	static const struct {
 		int lun, ascq;
 		const char *name;

@@ -12,11 +12,13 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
-#define ST_GOOD 0x00
-#define ST_CHECK 0x02
-#define ST_BUSY 0x08
-#define ST_CONFLICT 0x18
-#define ST_TSF 0x28
+#include "lunlab/scsi_vocab.h"
+
+#define ST_GOOD SCSI_STAT_GOOD
+#define ST_CHECK SCSI_STAT_CHECK_CONDITION
+#define ST_BUSY SCSI_STAT_BUSY
+#define ST_CONFLICT SCSI_STAT_RESERVATION_CONFLICT
+#define ST_TSF SCSI_STAT_TASK_SET_FULL
 
 extern int g_failed;
 

@@ -28,6 +28,7 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 static struct iscsi_context *iscsi;
 static int lun;
@@ -134,7 +135,7 @@ static void rw_cdb(uint8_t *cdb, uint8_t op, uint64_t lba, uint32_t n)
 {
 	memset(cdb, 0, 16);
 	cdb[0] = op;
-	if (op == 0x2a || op == 0x2e) {
+	if (op == SCSI_OP_WRITE_10 || op == SCSI_OP_WRITE_AND_VERIFY_10) {
 		put_be32(cdb + 2, (uint32_t)lba);
 		put_be16(cdb + 7, (uint16_t)n);
 	} else {
@@ -177,7 +178,7 @@ static void refused_block_data(uint64_t lba, uint8_t *old, uint8_t *neu)
 	write16(lba, old, 4);
 	/* WRITE SAME(16) of 4 blocks: half a block, then two blocks of data */
 	memset(cdb, 0, 16);
-	cdb[0] = 0x93;
+	cdb[0] = SCSI_OP_WRITE_SAME_16;
 	put_be64(cdb + 2, lba);
 	put_be32(cdb + 10, 4);
 	snprintf(what, sizeof(what), "WRITE SAME(16) with half a block of data");
@@ -191,7 +192,7 @@ static void refused_block_data(uint64_t lba, uint8_t *old, uint8_t *neu)
 	memcpy(caw, old, bs);
 	memcpy(caw + bs, neu, bs);
 	memset(cdb, 0, 16);
-	cdb[0] = 0x89;
+	cdb[0] = SCSI_OP_COMPARE_AND_WRITE;
 	put_be64(cdb + 2, lba);
 	cdb[13] = 1;
 	expect("COMPARE AND WRITE with 1.5 of 2 blocks of data",
@@ -200,14 +201,14 @@ static void refused_block_data(uint64_t lba, uint8_t *old, uint8_t *neu)
 	free(caw);
 	/* ORWRITE(16) and WRITE ATOMIC(16) of 2 blocks with 1.5 blocks of data */
 	memset(cdb, 0, 16);
-	cdb[0] = 0x8b;
+	cdb[0] = SCSI_OP_ORWRITE_16;
 	put_be64(cdb + 2, lba);
 	put_be32(cdb + 10, 2);
 	expect("ORWRITE(16) of 2 blocks with 1.5 blocks of data", send_write(cdb, 16, neu, bs + bs / 2),
 	       SCSI_STATUS_CHECK_CONDITION, 5, 0x0e, 0x03, -1, 0);
 	expect_data("ORWRITE(16) refused", lba, old, neu, 0);
 	memset(cdb, 0, 16);
-	cdb[0] = 0x9c;
+	cdb[0] = SCSI_OP_WRITE_ATOMIC_16;
 	put_be64(cdb + 2, lba);
 	put_be16(cdb + 12, 2);
 	expect("WRITE ATOMIC(16) of 2 blocks with 1.5 blocks of data", send_write(cdb, 16, neu, bs + bs / 2),
@@ -215,7 +216,7 @@ static void refused_block_data(uint64_t lba, uint8_t *old, uint8_t *neu)
 	expect_data("WRITE ATOMIC(16) refused", lba, old, neu, 0);
 	/* VERIFY(16) BYTCHK=01b of 2 blocks with one block of (matching) data: not GOOD */
 	memset(cdb, 0, 16);
-	cdb[0] = 0x8f;
+	cdb[0] = SCSI_OP_VERIFY_16;
 	cdb[1] = 0x02;
 	put_be64(cdb + 2, lba);
 	put_be32(cdb + 10, 2);
@@ -237,7 +238,7 @@ static void refused_param_lists(uint64_t lba, uint8_t *old, uint8_t *neu)
 	put_be64(list + 8, lba);
 	put_be32(list + 16, 4);
 	memset(cdb, 0, 16);
-	cdb[0] = 0x42;
+	cdb[0] = SCSI_OP_UNMAP;
 	put_be16(cdb + 7, sizeof(list));
 	expect("UNMAP with 20 of its 24 parameter bytes", send_write(cdb, 10, list, 20),
 	       SCSI_STATUS_CHECK_CONDITION, 5, 0x24, 0x00, -1, 0);
@@ -248,7 +249,7 @@ static void refused_param_lists(uint64_t lba, uint8_t *old, uint8_t *neu)
 	ms[8] = 0x08;
 	ms[9] = 0x12;
 	memset(cdb, 0, 16);
-	cdb[0] = 0x55;
+	cdb[0] = SCSI_OP_MODE_SELECT_10;
 	cdb[1] = 0x10;
 	put_be16(cdb + 7, sizeof(ms));
 	expect("MODE SELECT(10) with 24 of its 28 parameter bytes", send_write(cdb, 10, ms, 24),

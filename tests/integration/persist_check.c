@@ -25,6 +25,8 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
+#include "lunlab/scsi_vocab.h"
+
 static int failures;
 
 __attribute__((format(printf, 2, 3)))
@@ -92,7 +94,7 @@ static bool check_cond(struct scsi_task *t, int key, int asc, int ascq)
 static struct scsi_task *prout(struct iscsi_context *is, int lun, int sa, int type, uint64_t rk, uint64_t sark,
 			       uint8_t flags)
 {
-	uint8_t cdb[10] = { 0x5f, (uint8_t)sa, (uint8_t)type, 0, 0, 0, 0, 0, 24, 0 }, pl[24] = { 0 };
+	uint8_t cdb[10] = { SCSI_OP_PERSISTENT_RESERVE_OUT, (uint8_t)sa, (uint8_t)type, 0, 0, 0, 0, 0, 24, 0 }, pl[24] = { 0 };
 
 	for (int i = 0; i < 8; i++) {
 		pl[i] = (uint8_t)(rk >> (56 - 8 * i));
@@ -104,7 +106,7 @@ static struct scsi_task *prout(struct iscsi_context *is, int lun, int sa, int ty
 
 static struct scsi_task *prin(struct iscsi_context *is, int lun, int sa)
 {
-	uint8_t cdb[10] = { 0x5e, (uint8_t)sa, 0, 0, 0, 0, 0, 1, 0, 0 };
+	uint8_t cdb[10] = { SCSI_OP_PERSISTENT_RESERVE_IN, (uint8_t)sa, 0, 0, 0, 0, 0, 1, 0, 0 };
 
 	return raw(is, lun, cdb, 10, NULL, 0, 256);
 }
@@ -112,7 +114,7 @@ static struct scsi_task *prin(struct iscsi_context *is, int lun, int sa)
 /* MODE SELECT(10) of the caching page with WCE; sp: save */
 static struct scsi_task *set_wce(struct iscsi_context *is, int lun, bool wce, bool sp)
 {
-	uint8_t cdb[10] = { 0x55, (uint8_t)(0x10 | (sp ? 1 : 0)), 0, 0, 0, 0, 0, 0, 28, 0 }, pl[28] = { 0 };
+	uint8_t cdb[10] = { SCSI_OP_MODE_SELECT_10, (uint8_t)(0x10 | (sp ? 1 : 0)), 0, 0, 0, 0, 0, 0, 28, 0 }, pl[28] = { 0 };
 
 	pl[8] = 0x08;
 	pl[9] = 18;
@@ -123,7 +125,7 @@ static struct scsi_task *set_wce(struct iscsi_context *is, int lun, bool wce, bo
 /* WCE of the caching page for page control pc (0 current, 3 saved); -1 error */
 static int get_wce(struct iscsi_context *is, int lun, int pc, struct scsi_task **keep)
 {
-	uint8_t cdb[10] = { 0x5a, 0x08, (uint8_t)(pc << 6 | 0x08), 0, 0, 0, 0, 0, 64, 0 };
+	uint8_t cdb[10] = { SCSI_OP_MODE_SENSE_10, 0x08, (uint8_t)(pc << 6 | 0x08), 0, 0, 0, 0, 0, 64, 0 };
 	struct scsi_task *t = raw(is, lun, cdb, 10, NULL, 0, 64);
 	int wce = -1;
 
@@ -195,9 +197,9 @@ static int after(struct iscsi_context *is)
 	expect(get_wce(is, 1, 0, NULL) == 1, "LUN 1: current WCE 1 again (its change was not saved)");
 	/* the registration is the old session's initiator port (its ISID):
 	 * this session is another port, fenced off by the reservation */
-	uint8_t w10[10] = { 0x2a, 0, 0, 0, 0, 0, 0, 0, 1, 0 }, blk[512] = { 0 };
+	uint8_t w10[10] = { SCSI_OP_WRITE_10, 0, 0, 0, 0, 0, 0, 0, 1, 0 }, blk[512] = { 0 };
 	t = raw(is, 0, w10, 10, blk, sizeof(blk), 0);
-	expect(t && t->status == 0x18, "WRITE(10) from another initiator port: RESERVATION CONFLICT");
+	expect(t && t->status == SCSI_STATUS_RESERVATION_CONFLICT, "WRITE(10) from another initiator port: RESERVATION CONFLICT");
 	drop(&t);
 	return 0;
 }

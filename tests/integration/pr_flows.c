@@ -25,9 +25,11 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
-#define ST_GOOD 0x00
-#define ST_CHECK 0x02
-#define ST_CONFLICT 0x18
+#include "lunlab/scsi_vocab.h"
+
+#define ST_GOOD SCSI_STAT_GOOD
+#define ST_CHECK SCSI_STAT_CHECK_CONDITION
+#define ST_CONFLICT SCSI_STAT_RESERVATION_CONFLICT
 #define BS 512
 
 static const char *g_portal, *g_iqn;

@@ -33,8 +33,10 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
-#define ST_GOOD 0x00
-#define ST_CHECK 0x02
+#include "lunlab/scsi_vocab.h"
+
+#define ST_GOOD SCSI_STAT_GOOD
+#define ST_CHECK SCSI_STAT_CHECK_CONDITION
 #define BS 512u
 #define CHUNK (1u << 20)
 #define CHUNK_LBAS (CHUNK / BS)
@@ -137,7 +139,7 @@ static int unmap(struct iscsi_context *c, uint64_t at, uint32_t chunks)
 static bool lbp_available(struct iscsi_context *c, uint32_t *sets, uint16_t *pct)
 {
 	/* LOG SENSE, PC 01b (cumulative), page 0Ch; libiscsi has no wrapper */
-	unsigned char cdb[10] = { 0x4d, 0, 0x40 | 0x0c, 0, 0, 0, 0, 1, 0, 0 };
+	unsigned char cdb[10] = { SCSI_OP_LOG_SENSE, 0, 0x40 | 0x0c, 0, 0, 0, 0, 1, 0, 0 };
 	struct scsi_task *t = scsi_create_task(10, cdb, SCSI_XFER_READ, 256);
 	bool ok = false;
 	if (t && !iscsi_scsi_command_sync(c, g_lun, t, NULL))

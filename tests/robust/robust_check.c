@@ -27,6 +27,7 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "raw_ini.h"
 
 #define MAX_SESSIONS 8
@@ -879,7 +880,7 @@ static void limits_slow_reader_memory(void)
 	CHECK(rss0 > 0, "target RSS unreadable (ROBUST_TARGET_PID)");
 	for (int i = 0; i < 96; i++) {
 		memset(cdb, 0, 16);
-		cdb[0] = 0x88; /* READ(16) */
+		cdb[0] = SCSI_OP_READ_16;
 		put_be64(cdb + 2, (uint64_t)(i % 48) * 16384u);
 		put_be32(cdb + 10, 16384); /* 8 MiB */
 		raw_scsi_cmd(&r, bhs, 0, cdb, 8u << 20, true, false, true);
@@ -906,7 +907,7 @@ static void limits_slow_reader_memory(void)
 	CHECK(raw_login(&r, &(struct login_opts){ .isid_low = 46 }) == 0, "login");
 	for (int i = 0; i < 96; i++) {
 		memset(cdb, 0, 16);
-		cdb[0] = 0x88;
+		cdb[0] = SCSI_OP_READ_16;
 		put_be64(cdb + 2, (uint64_t)(i % 48) * 16384u);
 		put_be32(cdb + 10, 16384);
 		raw_scsi_cmd(&r, bhs, 0, cdb, 8u << 20, true, false, true);
@@ -935,7 +936,7 @@ static void limits_large_writes_flow(void)
 	      "login");
 	for (int i = 0; i < 40; i++) {
 		memset(cdb, 0, 16);
-		cdb[0] = 0x8a; /* WRITE(16) */
+		cdb[0] = SCSI_OP_WRITE_16;
 		put_be64(cdb + 2, 2000000u + (uint64_t)(i % 8) * 16384u);
 		put_be32(cdb + 10, 16384); /* 8 MiB */
 		raw_scsi_cmd(&r, bhs, 0, cdb, 8u << 20, false, true, true);

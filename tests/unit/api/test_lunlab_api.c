@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "api_test_http.h"
 #include "target/api/api_router.h"
 #include "target/api/api_server.h"
@@ -91,7 +92,7 @@ static void rules(void **state)
 {
 	struct http_result r;
 	char href[128], want[512];
-	uint8_t cdb[16] = { 0x28, 0, 0, 0, 0, 7, 0, 0, 1 };
+	uint8_t cdb[16] = { SCSI_OP_READ_10, 0, 0, 0, 0, 7, 0, 0, 1 };
 	struct fault_cmd fc = { .lun = 1, .cdb = cdb };
 	struct fault_hit h;
 

@@ -27,6 +27,7 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "client/conn.h"
 #include "fake_target.h"
 
@@ -93,9 +94,9 @@ static void busy_and_ua_retried(void **state)
 	(void)state;
 	struct world w;
 	open_world(&w, 5);
-	fake_push(&w.f, (struct fake_action){ .kind = FAKE_STATUS, .status = 0x08 });
-	fake_push(&w.f, (struct fake_action){ .kind = FAKE_STATUS, .status = 0x28 });
-	fake_push(&w.f, (struct fake_action){ .kind = FAKE_STATUS, .status = 0x08 });
+	fake_push(&w.f, (struct fake_action){ .kind = FAKE_STATUS, .status = SCSI_STAT_BUSY });
+	fake_push(&w.f, (struct fake_action){ .kind = FAKE_STATUS, .status = SCSI_STAT_TASK_SET_FULL });
+	fake_push(&w.f, (struct fake_action){ .kind = FAKE_STATUS, .status = SCSI_STAT_BUSY });
 	fake_push(&w.f, (struct fake_action){ .kind = FAKE_SENSE, .key = 0x06, .asc = 0x29, .ascq = 0x00 });
 	fake_push(&w.f, (struct fake_action){ .kind = FAKE_SENSE, .key = 0x06, .asc = 0x2a, .ascq = 0x09 });
 	fake_push(&w.f, (struct fake_action){ .kind = FAKE_SENSE, .key = 0x02, .asc = 0x04, .ascq = 0x01 });
@@ -120,7 +121,7 @@ static void medium_error_is_the_callers(void **state)
 	struct world w;
 	open_world(&w, 5);
 	fake_push(&w.f, (struct fake_action){ .kind = FAKE_SENSE, .key = 0x03, .asc = 0x11, .ascq = 0x00 });
-	uint8_t read10[10] = { 0x28, 0, 0, 0, 0x08, 0x00, 0, 0, 1, 0 };
+	uint8_t read10[10] = { SCSI_OP_READ_10, 0, 0, 0, 0x08, 0x00, 0, 0, 1, 0 };
 	uint8_t buf[512];
 	struct cmd_status st;
 	assert_int_equal(conn_cmd(&w.c, read10, 10, 1, NULL, 0, buf, sizeof(buf), &st), 0);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "client/xcopy_builder.h"
 
 static const uint8_t naa_a[16] = { 0x60, 0x01, 0x40, 0x50, 0x11, 0x22, 0x33, 0x44,
@@ -41,7 +42,7 @@ static void one_lu_exact_bytes(void **state)
 
 	uint8_t cdb[16];
 	xcopy_cdb(cdb, (uint32_t)len);
-	static const uint8_t want_cdb[16] = { 0x83, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 76, 0, 0 };
+	static const uint8_t want_cdb[16] = { SCSI_OP_THIRD_PARTY_COPY_OUT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 76, 0, 0 };
 	assert_memory_equal(cdb, want_cdb, 16);
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "handlers/copy/xcopy_parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -30,7 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    list.seg[i].src_index > XCOPY_CSCD_INDEX_MAX)
 				abort();
 	} else {
-		if (err.key != 0x05 || (err.asc != 0x1A && err.asc != 0x26))
+		if (err.key != SCSI_SK_ILLEGAL_REQUEST || (err.asc != scsi_asc(SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR) &&
+						    err.asc != scsi_asc(SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST)))
 			abort();
 		if (err.sksv && err.field_byte >= size)
 			abort();

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <pthread.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "handlers/copy/copy.h"
 #include "handlers/copy/copy_limits.h"
 #include "handlers/copy/copy_lists.h"
@@ -159,7 +160,7 @@ static void test_failed_copy_has_no_copy_status(void **state)
 {
 	struct copy_status ok = done(COPY_DONE_OK, 1, 1u << 20), bad = done(COPY_DONE_ERROR, 0, 0), out;
 
-	bad.scsi_status = 0x02;
+	bad.scsi_status = SCSI_STAT_CHECK_CONDITION;
 	bad.sense_len = 18;
 	bad.sense[2] = 0x0A;
 	copy_lists_end(copy_lists_begin(&lu_a, 0, true, 1, true), &ok);
@@ -185,7 +186,7 @@ static void test_failed_details_kept_until_read(void **state)
 {
 	struct copy_status st = done(COPY_DONE_ERROR, 0, 0), out;
 
-	st.scsi_status = 0x02;
+	st.scsi_status = SCSI_STAT_CHECK_CONDITION;
 	st.sense_len = 18;
 	st.sense[2] = 0x0A;
 	int slot = copy_lists_begin(&lu_a, 0, true, 9, true);

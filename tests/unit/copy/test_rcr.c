@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "handlers/copy/copy.h"
 #include "handlers/copy/copy_limits.h"
 #include "handlers/copy/copy_lists.h"
@@ -47,7 +48,7 @@ static int teardown(void **state)
 static int rcr(uint8_t sa, uint8_t list_id, uint32_t alloc)
 {
 	memset(cdb, 0, sizeof(cdb));
-	cdb[0] = 0x84;
+	cdb[0] = SCSI_OP_THIRD_PARTY_COPY_IN;
 	cdb[1] = sa;
 	cdb[2] = list_id;
 	cdb[10] = (uint8_t)(alloc >> 24);
@@ -175,7 +176,7 @@ static void test_failed_segment_details(void **state)
 
 	memset(&st, 0, sizeof(st));
 	st.cm_status = COPY_DONE_ERROR;
-	st.scsi_status = 0x02;
+	st.scsi_status = SCSI_STAT_CHECK_CONDITION;
 	st.sense_len = 18;
 	for (unsigned i = 0; i < 18; i++)
 		st.sense[i] = (uint8_t)(0xA0 + i);

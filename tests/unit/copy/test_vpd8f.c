@@ -12,6 +12,7 @@
 #include "handlers/copy/copy.h"
 #include "handlers/copy/copy_limits.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 /* Find descriptor type in page; returns its start (header included). */
 static const uint8_t *find_desc(const uint8_t *page, size_t total, unsigned type, unsigned *len)
@@ -59,11 +60,11 @@ static void check_page(uint32_t block_size, uint8_t granularity_log2)
 		assert_true(j + 2 + nsa <= list_len);
 		for (unsigned k = 0; k < nsa; k++) {
 			unsigned sa = d[7 + j + k];
-			xcopy |= op == 0x83 && sa == 0x00;
-			rcr0 |= op == 0x84 && sa == 0x00;
-			rcr3 |= op == 0x84 && sa == 0x03;
-			rcr4 |= op == 0x84 && sa == 0x04;
-			assert_false(op == 0x83 && sa != 0x00); /* no LID4 / ODX claimed */
+			xcopy |= op == SCSI_OP_THIRD_PARTY_COPY_OUT && sa == SCSI_SA_EXTENDED_COPY_LID1;
+			rcr0 |= op == SCSI_OP_THIRD_PARTY_COPY_IN && sa == SCSI_SA_RECEIVE_COPY_STATUS_LID1;
+			rcr3 |= op == SCSI_OP_THIRD_PARTY_COPY_IN && sa == SCSI_SA_RECEIVE_COPY_OPERATING_PARAMETERS;
+			rcr4 |= op == SCSI_OP_THIRD_PARTY_COPY_IN && sa == SCSI_SA_RECEIVE_COPY_FAILURE_DETAILS_LID1;
+			assert_false(op == SCSI_OP_THIRD_PARTY_COPY_OUT && sa != SCSI_SA_EXTENDED_COPY_LID1); /* no LID4 / ODX claimed */
 		}
 		j += 2 + nsa;
 	}

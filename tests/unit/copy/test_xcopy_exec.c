@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "handlers/array/array_admin.h"
 #include "handlers/copy/copy.h"
 #include "handlers/copy/copy_limits.h"
@@ -132,7 +133,7 @@ static struct array_stats stats(struct array *a)
 static int xcopy_to(struct lunlab_dev *d, size_t len)
 {
 	memset(cdb, 0, sizeof(cdb));
-	cdb[0] = 0x83;
+	cdb[0] = SCSI_OP_THIRD_PARTY_COPY_OUT;
 	tb_put32(cdb + 10, (uint32_t)len);
 	memset(SENSE, 0, sizeof(SENSE));
 	iov.iov_base = list;

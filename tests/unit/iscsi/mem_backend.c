@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/uio.h>
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 struct mem_be {
 	struct lu_backend be;
@@ -45,7 +46,7 @@ static uint64_t prefix_sum(const struct lu_cmd *c, size_t n)
 
 static void check(struct lu_cmd *c, uint8_t key, uint8_t asc)
 {
-	c->status = 0x02;
+	c->status = SCSI_STAT_CHECK_CONDITION;
 	memset(c->sense, 0, 18);
 	c->sense[0] = 0x70;
 	c->sense[2] = key;
@@ -88,9 +89,9 @@ static void execute(struct mem_be *m, struct lu_cmd *c)
 	c->sense_len = 0;
 	c->data_len = 0;
 	switch (cdb[0]) {
-	case 0x00:
+	case SCSI_OP_TEST_UNIT_READY:
 		return;
-	case 0x12:
+	case SCSI_OP_INQUIRY:
 		memset(out, 0, sizeof(out));
 		out[2] = 6;
 		out[3] = 2;
@@ -98,7 +99,7 @@ static void execute(struct mem_be *m, struct lu_cmd *c)
 		memcpy(out + 8, "TESTMEM MEMORY-LU       0001", 28);
 		put(c, out, 36);
 		return;
-	case 0x25:
+	case SCSI_OP_READ_CAPACITY_10:
 		memset(out, 0, 8);
 		out[0] = (uint8_t)((nl - 1) >> 24);
 		out[1] = (uint8_t)((nl - 1) >> 16);
@@ -107,11 +108,11 @@ static void execute(struct mem_be *m, struct lu_cmd *c)
 		out[6] = (uint8_t)(m->be.block_size >> 8);
 		put(c, out, 8);
 		return;
-	case 0x28: case 0x2a:
+	case SCSI_OP_READ_10: case SCSI_OP_WRITE_10:
 		lba = get_be32(cdb + 2);
 		blocks = (uint64_t)(cdb[7] << 8 | cdb[8]);
 		break;
-	case 0x88: case 0x8a:
+	case SCSI_OP_READ_16: case SCSI_OP_WRITE_16:
 		lba = (uint64_t)get_be32(cdb + 2) << 32 | get_be32(cdb + 6);
 		blocks = get_be32(cdb + 10);
 		break;
@@ -123,7 +124,7 @@ static void execute(struct mem_be *m, struct lu_cmd *c)
 		check(c, 0x05, 0x21);
 		return;
 	}
-	xfer(c, m->data + lba * m->be.block_size, blocks * m->be.block_size, cdb[0] == 0x2a || cdb[0] == 0x8a);
+	xfer(c, m->data + lba * m->be.block_size, blocks * m->be.block_size, cdb[0] == SCSI_OP_WRITE_10 || cdb[0] == SCSI_OP_WRITE_16);
 	c->data_len = c->xfer_len;
 }
 

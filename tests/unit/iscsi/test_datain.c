@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "target/iscsi/conn.h"
 #include "target/iscsi/datain.h"
 #include "target/iscsi/xfer_len.h"
@@ -54,7 +55,7 @@ static void pdu_count(void **state)
 
 static void response_len_of_inquiry(void **state)
 {
-	uint8_t cdb[6] = { 0x12, 0, 0, 0, 255, 0 }, buf[255];
+	uint8_t cdb[6] = { SCSI_OP_INQUIRY, 0, 0, 0, 255, 0 }, buf[255];
 
 	memset(buf, 0, sizeof(buf));
 	buf[4] = 31; /* standard INQUIRY: 36 bytes */
@@ -64,7 +65,7 @@ static void response_len_of_inquiry(void **state)
 	buf[3] = 60;
 	assert_int_equal(cdb_response_len(cdb, buf, 255), 64);
 	assert_int_equal(cdb_response_len(cdb, buf, 10), 10); /* never grows */
-	cdb[0] = 0x25; /* READ CAPACITY(10) does not describe itself */
+	cdb[0] = SCSI_OP_READ_CAPACITY_10; /* READ CAPACITY(10) does not describe itself */
 	assert_int_equal(cdb_response_len(cdb, buf, 255), 255);
 }
 
@@ -76,36 +77,36 @@ static void response_len_of_other_pages(void **state)
 	(void)state;
 	memset(cdb, 0, sizeof(cdb));
 	memset(buf, 0, sizeof(buf));
-	cdb[0] = 0x1a; /* MODE SENSE(6): MODE DATA LENGTH 23 -> 24 bytes */
+	cdb[0] = SCSI_OP_MODE_SENSE_6; /* MODE SENSE(6): MODE DATA LENGTH 23 -> 24 bytes */
 	buf[0] = 23;
 	assert_int_equal(cdb_response_len(cdb, buf, 255), 24);
-	cdb[0] = 0x5a; /* MODE SENSE(10): 0x0102 -> 260 bytes */
+	cdb[0] = SCSI_OP_MODE_SENSE_10; /* MODE SENSE(10): 0x0102 -> 260 bytes */
 	buf[0] = 0x01;
 	buf[1] = 0x02;
 	assert_int_equal(cdb_response_len(cdb, buf, 512), 260);
 	assert_int_equal(cdb_response_len(cdb, buf, 100), 100); /* never grows */
 	memset(buf, 0, 8);
-	cdb[0] = 0x4d; /* LOG SENSE: PAGE LENGTH 12 -> 16 */
+	cdb[0] = SCSI_OP_LOG_SENSE; /* LOG SENSE: PAGE LENGTH 12 -> 16 */
 	buf[3] = 12;
 	assert_int_equal(cdb_response_len(cdb, buf, 252), 16);
 	memset(buf, 0, 8);
-	cdb[0] = 0x03; /* REQUEST SENSE fixed: ADDITIONAL SENSE LENGTH 10 -> 18 */
+	cdb[0] = SCSI_OP_REQUEST_SENSE; /* REQUEST SENSE fixed: ADDITIONAL SENSE LENGTH 10 -> 18 */
 	buf[0] = 0x70;
 	buf[7] = 10;
 	assert_int_equal(cdb_response_len(cdb, buf, 252), 18);
 	memset(buf, 0, 8);
-	cdb[0] = 0x84; /* RECEIVE COPY RESULTS: AVAILABLE DATA 40 -> 44 */
+	cdb[0] = SCSI_OP_THIRD_PARTY_COPY_IN; /* RECEIVE COPY RESULTS: AVAILABLE DATA 40 -> 44 */
 	buf[3] = 40;
 	assert_int_equal(cdb_response_len(cdb, buf, 256), 44);
 	memset(buf, 0, 8);
-	cdb[0] = 0x9e; /* GET LBA STATUS: PARAMETER DATA LENGTH 20 -> 24 */
+	cdb[0] = SCSI_OP_SERVICE_ACTION_IN_16; /* GET LBA STATUS: PARAMETER DATA LENGTH 20 -> 24 */
 	cdb[1] = 0x12;
 	buf[3] = 20;
 	assert_int_equal(cdb_response_len(cdb, buf, 4096), 24);
 	cdb[1] = 0x10; /* READ CAPACITY(16) is another service action: as produced */
 	assert_int_equal(cdb_response_len(cdb, buf, 32), 32);
 	memset(buf, 0, 8);
-	cdb[0] = 0xa3; /* REPORT SUPPORTED OPERATION CODES, all: 4 + 0x60 */
+	cdb[0] = SCSI_OP_MAINTENANCE_IN; /* REPORT SUPPORTED OPERATION CODES, all: 4 + 0x60 */
 	cdb[1] = 0x0c;
 	cdb[2] = 0;
 	buf[3] = 0x60;
@@ -122,7 +123,7 @@ static void response_len_of_other_pages(void **state)
 
 static void xfer_lengths(void **state)
 {
-	uint8_t r6[6] = { 0x08, 0, 0, 0, 0, 0 }, w10[10] = { 0x2a }, r16[16] = { 0x88 };
+	uint8_t r6[6] = { SCSI_OP_READ_6, 0, 0, 0, 0, 0 }, w10[10] = { SCSI_OP_WRITE_10 }, r16[16] = { SCSI_OP_READ_16 };
 	bool rw;
 
 	assert_true(cdb_xfer_len(r6, 512, &rw) == 256 * 512); /* 0 means 256 */

@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "loopback_target.h"
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/listener.h"
@@ -100,7 +101,7 @@ static void *slow_cmd(void *arg)
 	}
 	if (lba == LBA_SLOW_CHECK) {
 		static const uint8_t sense[18] = { 0x70, 0, 0x03, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x11, 0x00 };
-		lc->status = 0x02;
+		lc->status = SCSI_STAT_CHECK_CONDITION;
 		memcpy(lc->sense, sense, 18);
 		lc->sense_len = 18;
 		lc->data_len = 0;
@@ -121,7 +122,7 @@ static void slow_submit(struct lu_backend *be, struct lu_cmd *lc)
 	pthread_t t;
 
 	(void)be;
-	if (lc->cdb[0] != 0x28) { /* only READ(10) is used here */
+	if (lc->cdb[0] != SCSI_OP_READ_10) { /* only READ(10) is used here */
 		lc->status = 0;
 		lc->sense_len = 0;
 		lc->data_len = 0;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "loopback_target.h"
 #include "mem_backend.h"
 #include "target/iscsi/conn.h"
@@ -366,12 +367,12 @@ static uint8_t simple_cmd(int fd, uint32_t itt, uint32_t cmdsn, uint8_t op, uint
 
 	memset(bhs, 0, 48);
 	bhs[0] = ISCSI_OP_SCSI_CMD;
-	bhs[1] = ISCSI_FLAG_FINAL | 0x01 | (op == 0x12 ? ISCSI_CMD_READ : 0);
+	bhs[1] = ISCSI_FLAG_FINAL | 0x01 | (op == SCSI_OP_INQUIRY ? ISCSI_CMD_READ : 0);
 	put_be32(bhs + 16, itt);
-	put_be32(bhs + 20, op == 0x12 ? 36 : 0);
+	put_be32(bhs + 20, op == SCSI_OP_INQUIRY ? 36 : 0);
 	put_be32(bhs + 24, cmdsn);
 	bhs[32] = op;
-	if (op == 0x12)
+	if (op == SCSI_OP_INQUIRY)
 		bhs[36] = 36; /* allocation length */
 	send_pdu(fd, bhs, NULL, 0, false);
 	*ua = 0;

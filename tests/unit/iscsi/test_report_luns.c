@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "target/iscsi/pdu.h"
 #include "target/lu/lu_table.h"
 
@@ -24,7 +25,7 @@ static int setup(void **state)
 static void rl_cdb(uint8_t *cdb, uint8_t sel, uint32_t alloc)
 {
 	memset(cdb, 0, 12);
-	cdb[0] = 0xa0;
+	cdb[0] = SCSI_OP_REPORT_LUNS;
 	cdb[2] = sel;
 	put_be32(cdb + 6, alloc);
 }
@@ -124,7 +125,7 @@ static void flat_space_above_255(void **state)
 
 static void missing_lun(void **state)
 {
-	uint8_t inq[6] = { 0x12, 0, 0, 0, 96, 0 }, rs[6] = { 0x03, 0, 0, 0, 18, 0 };
+	uint8_t inq[6] = { SCSI_OP_INQUIRY, 0, 0, 0, 96, 0 }, rs[6] = { SCSI_OP_REQUEST_SENSE, 0, 0, 0, 18, 0 };
 	uint8_t tur[6] = { 0 }, buf[96], sense[96], sl, st;
 	size_t n;
 
@@ -157,7 +158,7 @@ static void missing_lun(void **state)
  * same status and length, nothing written. */
 static void missing_lun_no_buffer(void **state)
 {
-	uint8_t inq[6] = { 0x12, 0, 0, 0, 96, 0 }, rs[6] = { 0x03, 0, 0, 0, 18, 0 };
+	uint8_t inq[6] = { SCSI_OP_INQUIRY, 0, 0, 0, 96, 0 }, rs[6] = { SCSI_OP_REQUEST_SENSE, 0, 0, 0, 18, 0 };
 	uint8_t sense[96], sl = 0xee, st = 0xee;
 	size_t n = 0;
 

@@ -19,6 +19,7 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "mem_backend.h"
 #include "loopback_target.h"
 #include "target/iscsi/io_thread.h"
@@ -105,7 +106,7 @@ static struct answer write_edtl(uint8_t opcode, unsigned blocks, uint32_t edtl)
 
 	memset(buf, 'b', sizeof(buf));
 	task->cdb[0] = opcode;
-	if (opcode == 0x8a) {
+	if (opcode == SCSI_OP_WRITE_16) {
 		task->cdb[13] = (uint8_t)blocks;
 		task->cdb_size = 16;
 	} else {

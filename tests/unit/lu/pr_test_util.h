@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "target/lu/pr.h"
 
 #define SA_REGISTER 0
@@ -58,7 +59,7 @@ static inline struct pr_answer prout_flags(struct pr_state *st, const struct pr_
 					   uint64_t nexus, uint8_t sa, uint8_t type, uint64_t rk,
 					   uint64_t sark, uint8_t flags)
 {
-	uint8_t cdb[10] = { 0x5f, sa, type, 0, 0, 0, 0, 0, 24, 0 };
+	uint8_t cdb[10] = { SCSI_OP_PERSISTENT_RESERVE_OUT, sa, type, 0, 0, 0, 0, 0, 24, 0 };
 	uint8_t par[24] = { 0 };
 	struct pr_answer ans;
 
@@ -79,7 +80,7 @@ static inline struct pr_answer prout(struct pr_state *st, const struct pr_port *
 static inline struct pr_answer prin(struct pr_state *st, const struct pr_port *p, uint8_t sa,
 				    uint16_t alloc, uint8_t *buf, size_t buflen)
 {
-	uint8_t cdb[10] = { 0x5e, sa, 0, 0, 0, 0, 0, (uint8_t)(alloc >> 8), (uint8_t)alloc, 0 };
+	uint8_t cdb[10] = { SCSI_OP_PERSISTENT_RESERVE_IN, sa, 0, 0, 0, 0, 0, (uint8_t)(alloc >> 8), (uint8_t)alloc, 0 };
 	struct pr_answer ans;
 
 	pr_execute(st, cdb, p, 0, buf, buflen, &ans);
@@ -95,7 +96,7 @@ static inline int gate(struct pr_state *st, const struct pr_port *p, uint8_t opc
 	uint8_t buf[32];
 	struct pr_answer ans;
 
-	if (opcode == 0x03)
+	if (opcode == SCSI_OP_REQUEST_SENSE)
 		cdb[4] = 18;
 	if (!pr_gate(st, cdb, p, buf, sizeof(buf), &ans))
 		return -1;
@@ -105,14 +106,14 @@ static inline int gate(struct pr_state *st, const struct pr_port *p, uint8_t opc
 }
 
 /* asserts a CHECK CONDITION with exactly this key/ASC/ASCQ (fixed format) */
-static inline void assert_check(const struct pr_answer *a, uint8_t key, uint8_t asc, uint8_t ascq)
+static inline void assert_check(const struct pr_answer *a, uint8_t key, uint16_t asc_ascq)
 {
-	assert_int_equal(a->status, 0x02);
+	assert_int_equal(a->status, SCSI_STAT_CHECK_CONDITION);
 	assert_int_equal(a->sense_len, 18);
-	assert_int_equal(a->sense[0], 0x70);
+	assert_int_equal(a->sense[0], SCSI_SENSE_FMT_FIXED_CURRENT);
 	assert_int_equal(a->sense[2] & 0x0f, key);
-	assert_int_equal(a->sense[12], asc);
-	assert_int_equal(a->sense[13], ascq);
+	assert_int_equal(a->sense[12], scsi_asc(asc_ascq));
+	assert_int_equal(a->sense[13], scsi_ascq(asc_ascq));
 }
 
 /* the unit attention the port gets on its next TEST UNIT READY: ASCQ, or -1 */

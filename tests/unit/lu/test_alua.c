@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "target/lu/alua.h"
 #include "target/lu/lu_table.h"
 
@@ -182,7 +183,7 @@ static void filters(void **state)
 
 static void report(void **state)
 {
-	uint8_t cdb[12] = { 0xa3, 0x0a, 0, 0, 0, 0, 0, 0, 0, 255 }, buf[256];
+	uint8_t cdb[12] = { SCSI_OP_MAINTENANCE_IN, SCSI_SA_REPORT_TARGET_PORT_GROUPS, 0, 0, 0, 0, 0, 0, 0, 255 }, buf[256];
 	static const uint8_t want[28] = {
 		0, 0, 0, 24,
 		0x80, 0x8f, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, /* PREF AO, group 1, port 1 */
@@ -213,7 +214,7 @@ static void report(void **state)
 
 static struct alua_answer stpg(struct lu_entry *e, const uint8_t *list, uint32_t pll, size_t len, bool *changed)
 {
-	uint8_t cdb[12] = { 0xa4, 0x0a, 0, 0, 0, 0, (uint8_t)(pll >> 24), (uint8_t)(pll >> 16), (uint8_t)(pll >> 8),
+	uint8_t cdb[12] = { SCSI_OP_MAINTENANCE_OUT, SCSI_SA_SET_TARGET_PORT_GROUPS, 0, 0, 0, 0, (uint8_t)(pll >> 24), (uint8_t)(pll >> 16), (uint8_t)(pll >> 8),
 			    (uint8_t)pll };
 	struct alua_answer a;
 
@@ -256,7 +257,7 @@ static void set_tpgs(void **state)
 
 static void inquiry_patch(void **state)
 {
-	uint8_t cdb[6] = { 0x12, 0, 0, 0, 96, 0 }, buf[128];
+	uint8_t cdb[6] = { SCSI_OP_INQUIRY, 0, 0, 0, 96, 0 }, buf[128];
 	/* a VPD 0x83 page of 24 bytes of designators */
 	uint8_t page[28] = { 0, 0x83, 0, 24 };
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "target/lu/fault_rules.h"
 
 static void kinds(void **state)
@@ -31,23 +32,23 @@ static void kinds(void **state)
 		cdb[0] = k[i].op;
 		assert_int_equal(fault_cdb_kind(cdb), k[i].kind);
 	}
-	cdb[0] = 0x12;
+	cdb[0] = SCSI_OP_INQUIRY;
 	assert_true(fault_cdb_exempt(cdb));
-	cdb[0] = 0xa0;
+	cdb[0] = SCSI_OP_REPORT_LUNS;
 	assert_true(fault_cdb_exempt(cdb));
-	cdb[0] = 0x03;
+	cdb[0] = SCSI_OP_REQUEST_SENSE;
 	assert_true(fault_cdb_exempt(cdb));
-	cdb[0] = 0x00;
+	cdb[0] = SCSI_OP_TEST_UNIT_READY;
 	assert_false(fault_cdb_exempt(cdb));
 }
 
 static void ranges(void **state)
 {
-	uint8_t c6[6] = { 0x08, 0x1f, 0xff, 0xfe, 0 }, c10[10] = { 0x2a, 0, 0x12, 0x34, 0x56, 0x78, 0, 0x01, 0x00 };
-	uint8_t c12[12] = { 0xa8, 0, 0, 0, 0, 9, 0, 0x01, 0, 0 };
-	uint8_t c16[16] = { 0x8a, 0, 0x00, 0x00, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0x10, 0 };
-	uint8_t caw[16] = { 0x89, 0, 0, 0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0, 4 };
-	uint8_t sync10[10] = { 0x35, 0, 0, 0, 0, 100, 0, 0, 0 }, tur[6] = { 0 };
+	uint8_t c6[6] = { SCSI_OP_READ_6, 0x1f, 0xff, 0xfe, 0 }, c10[10] = { SCSI_OP_WRITE_10, 0, 0x12, 0x34, 0x56, 0x78, 0, 0x01, 0x00 };
+	uint8_t c12[12] = { SCSI_OP_READ_12, 0, 0, 0, 0, 9, 0, 0x01, 0, 0 };
+	uint8_t c16[16] = { SCSI_OP_WRITE_16, 0, 0x00, 0x00, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0x10, 0 };
+	uint8_t caw[16] = { SCSI_OP_COMPARE_AND_WRITE, 0, 0, 0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0, 4 };
+	uint8_t sync10[10] = { SCSI_OP_SYNCHRONIZE_CACHE_10, 0, 0, 0, 0, 100, 0, 0, 0 }, tur[6] = { 0 };
 	uint64_t lba, n;
 
 	(void)state;

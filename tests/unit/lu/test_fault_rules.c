@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "target/lu/fault_rules.h"
 
 static uint64_t fake_ms;
@@ -41,7 +42,7 @@ static struct fault_cmd rd10(uint64_t lun, uint32_t lba, uint16_t n, uint8_t *cd
 	struct fault_cmd c;
 
 	memset(cdb, 0, 16);
-	cdb[0] = 0x28;
+	cdb[0] = SCSI_OP_READ_10;
 	cdb[2] = (uint8_t)(lba >> 24);
 	cdb[3] = (uint8_t)(lba >> 16);
 	cdb[4] = (uint8_t)(lba >> 8);
@@ -101,10 +102,10 @@ static void match_keys(void **state)
 	c.portal_adv = NULL;                         /* the rule named the advertised address */
 	assert_false(fires(&c, NULL));
 	c = rd10(1, 150, 8, cdb);
-	cdb[0] = 0x2a;                               /* a WRITE(10) is not op=read */
+	cdb[0] = SCSI_OP_WRITE_10;                               /* a WRITE(10) is not op=read */
 	assert_false(fires(&c, NULL));
 	c = rd10(1, 150, 8, cdb);
-	cdb[0] = 0x00;                               /* TUR has no LBA: an lba= rule never takes it */
+	cdb[0] = SCSI_OP_TEST_UNIT_READY;                               /* TUR has no LBA: an lba= rule never takes it */
 	assert_false(fires(&c, NULL));
 }
 
@@ -124,12 +125,12 @@ static void op_any_exempts_inquiry(void **state)
 		cdb[0] = exempt[i];
 		assert_false(fires(&c, NULL));
 	}
-	cdb[0] = 0x00; /* TEST UNIT READY is not exempt */
+	cdb[0] = SCSI_OP_TEST_UNIT_READY; /* TEST UNIT READY is not exempt */
 	assert_true(fires(&c, NULL));
 	/* named by opcode, INQUIRY can be faulted too */
 	fault_rules_clear();
 	add("op=0x12,sense=04/44/00");
-	cdb[0] = 0x12;
+	cdb[0] = SCSI_OP_INQUIRY;
 	assert_true(fires(&c, &h));
 	assert_false(h.has_info); /* not a medium error */
 }
@@ -254,9 +255,9 @@ static void hit_fields(void **state)
 
 	(void)state;
 	add("count=1,op=xcopy,xcopy-fail-after=3,sense=0b/0d/01");
-	cdb[0] = 0x83;
+	cdb[0] = SCSI_OP_THIRD_PARTY_COPY_OUT;
 	assert_true(fires(&c, &h));
-	assert_true(h.action == FAULT_ACT_XCOPY_FAIL && h.xcopy_segments == 3 && h.has_sense && h.key == 0x0b);
+	assert_true(h.action == FAULT_ACT_XCOPY_FAIL && h.xcopy_segments == 3 && h.has_sense && h.key == SCSI_SK_ABORTED_COMMAND);
 	add("count=1,drop=after");
 	assert_true(fires(&c, &h) && h.action == FAULT_ACT_DROP && h.drop_after);
 	add("lba=10-20,corrupt");
@@ -266,7 +267,7 @@ static void hit_fields(void **state)
 
 static void unmap_descriptors(void **state)
 {
-	uint8_t cdb[16] = { 0x42 }, data[40];
+	uint8_t cdb[16] = { SCSI_OP_UNMAP }, data[40];
 	struct fault_cmd c;
 	struct fault_hit h;
 

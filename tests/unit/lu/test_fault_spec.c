@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "target/lu/fault_spec.h"
 
 static struct fault_spec parse_ok(const char *text)
@@ -94,8 +95,8 @@ static void actions(void **state)
 	assert_true(s.action == FAULT_ACT_XCOPY_FAIL && s.xcopy_segments == 2 && !s.has_sense);
 	/* a sense may qualify it, before or after */
 	s = parse_ok("sense=0b/0d/01,op=xcopy,xcopy-fail-after=0");
-	assert_true(s.action == FAULT_ACT_XCOPY_FAIL && s.has_sense && s.key == 0x0b && s.asc == 0x0d &&
-		    s.ascq == 1);
+	assert_true(s.action == FAULT_ACT_XCOPY_FAIL && s.has_sense && s.key == SCSI_SK_ABORTED_COMMAND &&
+		    scsi_asc_pair(s.asc, s.ascq) == SCSI_ASC_THIRD_PARTY_DEVICE_FAILURE);
 	s = parse_ok("xcopy-fail-after=1"); /* op=xcopy implied */
 	assert_int_equal(s.op, FAULT_OP_XCOPY);
 	s = parse_ok("op=0x83,xcopy-fail-after=1");

@@ -1,6 +1,7 @@
 /* test_lu_pr.c — the transport's door to the reservations (target/lu/
  * lu_pr.c): a struct lu_cmd's initiator name + ISID is the port, each LUN
  * has its own state, and nexus loss / resets reach every LU. */
+#include "lunlab/scsi_vocab.h"
 #include "pr_test_util.h"
 
 #include "target/lu/lu_pr.h"
@@ -68,7 +69,7 @@ static void test_port_is_name_and_isid(void **state)
 		cmd_init(&lc, 7, "iqn.x:b", 1, 12, 0x5e);
 		assert_false(lu_pr_gate(&lc, NULL, 0, &a));
 		lu_pr_execute(&lc, NULL, 0, &a);
-		assert_check(&a, 0x05, 0x25, 0x00);
+		assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED);
 	}
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "target/iscsi/pdu.h"
 #include "target/lu/lu_table.h"
 
@@ -41,7 +42,7 @@ static int teardown(void **state)
 /* REPORT LUNS of a nexus: the LUNs, decoded */
 static size_t report(struct lu_nexus *nx, uint64_t *luns, size_t max)
 {
-	uint8_t cdb[12] = { 0xa0 }, buf[512], sense[96], st, sl;
+	uint8_t cdb[12] = { SCSI_OP_REPORT_LUNS }, buf[512], sense[96], st, sl;
 	size_t n = 0, len;
 
 	put_be32(cdb + 6, sizeof(buf));

@@ -1,6 +1,7 @@
 /* test_pr_in.c — PERSISTENT RESERVE IN (target/lu/pr_in.c): exact bytes of
  * READ KEYS, READ RESERVATION, REPORT CAPABILITIES and READ FULL STATUS
  * (iSCSI TransportIDs), ALLOCATION LENGTH truncation, bad service action. */
+#include "lunlab/scsi_vocab.h"
 #include "pr_test_util.h"
 
 #define K1 0x0102030405060708ull
@@ -111,7 +112,7 @@ static void test_bad_service_action(void **state)
 
 	for (uint8_t sa = 4; sa < 0x20; sa++) {
 		struct pr_answer a = prin(st, &A, sa, sizeof(buf), buf, sizeof(buf));
-		assert_check(&a, 0x05, 0x24, 0x00);
+		assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB);
 		assert_int_equal(a.sense[17], 1); /* field pointer: byte 1 */
 	}
 }

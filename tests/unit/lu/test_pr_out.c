@@ -2,6 +2,7 @@
  * rules, reservation ownership, CLEAR, PREEMPT (AND ABORT), parameter-list
  * validation with exact sense bytes, PRGENERATION, and which initiator port
  * gets which unit attention. */
+#include "lunlab/scsi_vocab.h"
 #include "pr_test_util.h"
 
 #define K1 0x1111111111111111ull
@@ -60,47 +61,47 @@ static void test_parameter_list_validation(void **state)
 	struct pr_state *st = *state;
 	uint8_t par[32] = { 0 };
 	struct pr_answer a;
-	uint8_t cdb[10] = { 0x5f, SA_REGISTER, 0, 0, 0, 0, 0, 0, 24, 0 };
+	uint8_t cdb[10] = { SCSI_OP_PERSISTENT_RESERVE_OUT, SA_REGISTER, 0, 0, 0, 0, 0, 0, 24, 0 };
 
 	put64(par + 8, K1);
 	cdb[8] = 0; /* PARAMETER LIST LENGTH 0 */
 	pr_execute(st, cdb, &A, 0, NULL, 0, &a);
-	assert_check(&a, 0x05, 0x1a, 0x00);
+	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 	cdb[8] = 28; /* no SPEC_I_PT: only 24 is right */
 	pr_execute(st, cdb, &A, 0, par, 28, &a);
-	assert_check(&a, 0x05, 0x1a, 0x00);
+	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 	par[20] = 0x08; /* SPEC_I_PT with a TransportID list: refused for the flag */
 	pr_execute(st, cdb, &A, 0, par, 28, &a);
-	assert_check(&a, 0x05, 0x26, 0x00);
+	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST);
 	par[20] = 0;
 	cdb[8] = 24; /* the length says 24 but only 10 bytes came */
 	pr_execute(st, cdb, &A, 0, par, 10, &a);
-	assert_check(&a, 0x05, 0x1a, 0x00);
+	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 	/* APTPL, ALL_TG_PT, SPEC_I_PT: not supported (REPORT CAPABILITIES) */
 	a = prout_flags(st, &A, 0, SA_REGISTER, 0, 0, K1, 0x01);
-	assert_check(&a, 0x05, 0x26, 0x00);
+	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST);
 	a = prout_flags(st, &A, 0, SA_REGISTER, 0, 0, K1, 0x04);
-	assert_check(&a, 0x05, 0x26, 0x00);
+	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST);
 	a = prout_flags(st, &A, 0, SA_REGISTER_IGNORE, 0, 0, K1, 0x08);
-	assert_check(&a, 0x05, 0x26, 0x00);
+	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST);
 	assert_int_equal(pr_registrations(st), 0);
 	/* REGISTER AND MOVE and beyond: INVALID FIELD IN CDB, pointer to byte 1 */
 	a = prout(st, &A, 0x07, 0, 0, K1);
-	assert_check(&a, 0x05, 0x24, 0x00);
+	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB);
 	assert_int_equal(a.sense[15], 0xc0);
 	assert_int_equal(a.sense[16], 0);
 	assert_int_equal(a.sense[17], 1);
 	a = prout(st, &A, 0x1f, 0, 0, K1);
-	assert_check(&a, 0x05, 0x24, 0x00);
+	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB);
 	/* RESERVE: scope other than LU_SCOPE, or a type that does not exist */
 	assert_int_equal(prout(st, &A, SA_REGISTER, 0, 0, K1).status, 0);
 	a = prout(st, &A, SA_RESERVE, 0x10 | PR_TYPE_WE, K1, 0);
-	assert_check(&a, 0x05, 0x24, 0x00);
+	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB);
 	assert_int_equal(a.sense[17], 2);
 	a = prout(st, &A, SA_RESERVE, 2, K1, 0);
-	assert_check(&a, 0x05, 0x24, 0x00);
+	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB);
 	a = prout(st, &A, SA_PREEMPT, 0, K1, K1);
-	assert_check(&a, 0x05, 0x24, 0x00);
+	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB);
 }
 
 static void test_reserve_release_ro(void **state)
@@ -129,7 +130,7 @@ static void test_reserve_release_ro(void **state)
 	assert_int_equal(get32(buf + 4), 16);
 	/* the holder with the wrong type: INVALID RELEASE OF PERSISTENT RESERVATION */
 	a = prout(st, &A, SA_RELEASE, PR_TYPE_WE, K1, 0);
-	assert_check(&a, 0x05, 0x26, 0x04);
+	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_RELEASE_OF_PR);
 	/* RELEASE needs the registration and key like the others */
 	assert_int_equal(prout(st, &A, SA_RELEASE, PR_TYPE_WE_RO, K2, 0).status, 0x18);
 	assert_int_equal(prout(st, &A, SA_RELEASE, PR_TYPE_WE_RO, K1, 0).status, 0);
@@ -198,7 +199,7 @@ static void test_preempt_registration_only(void **state)
 	/* a key nobody has: conflict; SARK 0 without a reservation: 05/26/00 */
 	assert_int_equal(prout(st, &B, SA_PREEMPT, PR_TYPE_EA, K2, K3).status, 0x18);
 	struct pr_answer a = prout(st, &B, SA_PREEMPT, PR_TYPE_EA, K2, 0);
-	assert_check(&a, 0x05, 0x26, 0x00);
+	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST);
 }
 
 static void test_preempt_and_abort_reservation(void **state)
@@ -339,7 +340,7 @@ static void test_registration_limit(void **state)
 	isid[4] = 1;
 	pr_port_set(&p, "iqn.2026-11.org.lunlab.test:many", isid);
 	a = prout(st, &p, SA_REGISTER, 0, 0, 7);
-	assert_check(&a, 0x05, 0x55, 0x04); /* INSUFFICIENT REGISTRATION RESOURCES */
+	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INSUFFICIENT_REGISTRATION_RESOURCES);
 	assert_int_equal(pr_registrations(st), PR_REGS_MAX);
 }
 

@@ -5,6 +5,7 @@
  * the command (04/44/00), a cold reset keeps what APTPL protects, and the
  * saved bytes restore the same registrations and reservation — while
  * damaged bytes of every kind are refused with the field named. */
+#include "lunlab/scsi_vocab.h"
 #include "pr_test_util.h"
 
 #include <stdio.h>
@@ -49,7 +50,7 @@ static void test_refused_without_hook(void **state)
 	bool c, a;
 	struct pr_answer r = prout_flags(st, &A, 1, 0, 0, 0, 0x11, APTPL);
 
-	assert_check(&r, 0x05, 0x26, 0x00);
+	assert_check(&r, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST);
 	assert_int_equal(pr_registrations(st), 0);
 	caps(st, &c, &a);
 	assert_false(c);
@@ -88,7 +89,7 @@ static void test_aptpl_saves_every_change(void **state)
 	assert_int_equal(read_keys(back, keys, 4, NULL), 2);
 	assert_int_equal(keys[0], 0x22);
 	assert_int_equal(keys[1], 0x11);
-	assert_int_equal(gate(back, &B, 0x2a, NULL), SCSI_STATUS_RESERVATION_CONFLICT); /* A's WE */
+	assert_int_equal(gate(back, &B, 0x2a, NULL), SCSI_STAT_RESERVATION_CONFLICT); /* A's WE */
 	assert_int_equal(gate(back, &A, 0x2a, NULL), -1);
 	caps(back, &c, &a);
 	assert_true(a);
@@ -113,11 +114,11 @@ static void test_failed_save_undoes(void **state)
 	uint32_t gen = pr_generation(st);
 	sv.fail = 1;
 	struct pr_answer r = prout(st, &B, 0, 0, 0, 0x22); /* REGISTER B */
-	assert_check(&r, 0x04, 0x44, 0x00);
+	assert_check(&r, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INTERNAL_TARGET_FAILURE);
 	assert_int_equal(pr_registrations(st), 1);
 	assert_int_equal(pr_generation(st), gen);
 	r = prout(st, &A, 1, PR_TYPE_EA, 0x11, 0);
-	assert_check(&r, 0x04, 0x44, 0x00);
+	assert_check(&r, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INTERNAL_TARGET_FAILURE);
 	assert_int_equal(gate(st, &B, 0x28, NULL), -1); /* no reservation came to be */
 	sv.fail = 0;
 	assert_int_equal(prout(st, &B, 0, 0, 0, 0x22).status, 0);
@@ -136,7 +137,7 @@ static void test_cold_reset_keeps_aptpl_state(void **state)
 	pr_power_on(st);
 	assert_int_equal(pr_registrations(st), 1);
 	assert_int_equal(pr_generation(st), 0); /* PRGENERATION restarts at a power on */
-	assert_int_equal(gate(st, &B, 0x28, NULL), SCSI_STATUS_RESERVATION_CONFLICT);
+	assert_int_equal(gate(st, &B, 0x28, NULL), SCSI_STAT_RESERVATION_CONFLICT);
 	/* without APTPL a power on clears them (as before) */
 	assert_int_equal(prout_flags(st, &A, 2, 0, 0, 0x11, 0x11, 0).status, 0);
 	pr_power_on(st);
@@ -172,7 +173,7 @@ static void test_encode_decode_all_registrants(void **state)
 	n = pr_state_encode(st, blob, sizeof(blob));
 	assert_int_equal(pr_state_decode(back, blob, n, err, sizeof(err)), 0);
 	assert_int_equal(pr_registrations(back), PR_REGS_MAX);
-	assert_int_equal(gate(back, &B, 0x28, NULL), SCSI_STATUS_RESERVATION_CONFLICT); /* EA_AR */
+	assert_int_equal(gate(back, &B, 0x28, NULL), SCSI_STAT_RESERVATION_CONFLICT); /* EA_AR */
 	pr_state_free(back);
 }
 

@@ -2,6 +2,7 @@
  * the conflict table of each reservation type for holder, registrant and
  * stranger; the unit-attention queue (per port, once, REQUEST SENSE
  * returns it, INQUIRY does not consume it); resets and nexus loss. */
+#include "lunlab/scsi_vocab.h"
 #include "pr_test_util.h"
 
 #define K1 0x11ull
@@ -76,7 +77,7 @@ static void test_unit_attention_queue(void **state)
 {
 	struct pr_state *st = *state;
 	struct pr_answer a;
-	uint8_t cdb[6] = { 0x03, 0, 0, 0, 252, 0 };
+	uint8_t cdb[6] = { SCSI_OP_REQUEST_SENSE, 0, 0, 0, 252, 0 };
 	uint8_t buf[252];
 
 	assert_int_equal(prout(st, &A, SA_REGISTER, 0, 0, K1).status, 0);
@@ -91,7 +92,7 @@ static void test_unit_attention_queue(void **state)
 	assert_int_equal(gate(st, &A2, 0xa0, NULL), -1);
 	/* any other command gets it: CHECK CONDITION 06/2A/04 */
 	assert_int_equal(gate(st, &A2, 0x28, &a), 0x02);
-	assert_check(&a, 0x06, 0x2a, 0x04);
+	assert_check(&a, SCSI_SK_UNIT_ATTENTION, SCSI_ASC_RESERVATIONS_RELEASED);
 	assert_int_equal(gate(st, &A2, 0x28, NULL), -1);
 	/* REQUEST SENSE: the unit attention is its data, status GOOD */
 	assert_true(pr_gate(st, cdb, &B, buf, sizeof(buf), &a));
@@ -125,7 +126,7 @@ static void test_ua_order(void **state)
 static void test_resets_and_nexus_loss(void **state)
 {
 	struct pr_state *st = *state;
-	uint8_t reserve6[6] = { 0x16 };
+	uint8_t reserve6[6] = { SCSI_OP_RESERVE_6 };
 	struct pr_answer a;
 
 	pr_execute(st, reserve6, &A, 1, NULL, 0, &a);

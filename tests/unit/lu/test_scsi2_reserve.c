@@ -1,6 +1,7 @@
 /* test_scsi2_reserve.c — RESERVE/RELEASE(6) and (10) (target/lu/
  * scsi2_reserve.c): who may reserve, what others may still do, and the
  * meeting with persistent reservations (CRH: SPC-4 5.13.3). */
+#include "lunlab/scsi_vocab.h"
 #include "pr_test_util.h"
 
 static struct pr_answer scsi2(struct pr_state *st, const struct pr_port *p, uint8_t op, uint8_t byte1)
@@ -47,11 +48,11 @@ static void test_obsolete_forms_refused(void **state)
 	struct pr_answer a;
 
 	a = scsi2(st, &A, 0x16, 0x01); /* extent */
-	assert_check(&a, 0x05, 0x24, 0x00);
+	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB);
 	a = scsi2(st, &A, 0x56, 0x10); /* third party */
-	assert_check(&a, 0x05, 0x24, 0x00);
+	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB);
 	a = scsi2(st, &A, 0x56, 0x02); /* LONGID */
-	assert_check(&a, 0x05, 0x24, 0x00);
+	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB);
 	assert_int_equal(gate(st, &B, 0x2a, NULL), -1);
 }
 

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "target/lu/lu_table.h"
 #include "target/metrics/metrics_snapshot.h"
 #include "target/tcmu/host.h"
@@ -131,7 +132,7 @@ static size_t xcopy_list(uint8_t *p, const uint8_t naa[2][16], uint16_t blocks)
 /* the NAA designator of a LU from VPD 0x83 */
 static void naa_of(struct lu_backend *b, uint8_t naa[16])
 {
-	static const uint8_t cdb[6] = { 0x12, 0x01, 0x83, 0, 255, 0 };
+	static const uint8_t cdb[6] = { SCSI_OP_INQUIRY, 0x01, 0x83, 0, 255, 0 };
 
 	assert_int_equal(run(b, cdb, 6, LU_DIR_READ, NULL, 255), 0);
 	/* first designator: header at 4, the NAA (type 3, 16 bytes) from 8 */
@@ -142,8 +143,8 @@ static void naa_of(struct lu_backend *b, uint8_t naa[16])
 static void test_snapshot(void **state)
 {
 	static uint8_t data[65536];
-	uint8_t w10[10] = { 0x2a, 0, 0, 0, 0, 0, 0, 0, 128, 0 }; /* WRITE(10) LBA 0, 128 blocks */
-	uint8_t x[16] = { 0x83, 0 }, list[108], naa[2][16];
+	uint8_t w10[10] = { SCSI_OP_WRITE_10, 0, 0, 0, 0, 0, 0, 0, 128, 0 }; /* WRITE(10) LBA 0, 128 blocks */
+	uint8_t x[16] = { SCSI_OP_THIRD_PARTY_COPY_OUT, 0 }, list[108], naa[2][16];
 	struct metrics_snapshot s;
 	size_t n;
 
@@ -206,7 +207,7 @@ static void test_snapshot(void **state)
  * twice of three matches, then its removal (the by-action total stays) */
 static void test_fault_hits(void **state)
 {
-	static const uint8_t read10[10] = { 0x28 }, tur[6] = { 0 };
+	static const uint8_t read10[10] = { SCSI_OP_READ_10 }, tur[6] = { 0 };
 	struct fault_cmd c = { .lun = 0, .cdb = read10, .initiator = "iqn.2026-12.test:i" };
 	struct fault_hit hit;
 	struct metrics_snapshot s;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "handlers/array/array_state.h"
 #include "handlers/array/volume.h"
 #include "handlers/array/volume_names.h"
@@ -110,20 +111,21 @@ static inline int fix_run(struct fix_cmd *fc, struct scsi_lu *lu, const uint8_t 
 	return fc->status;
 }
 
-/* Assert CHECK CONDITION with key/asc/ascq. */
-static inline void fix_assert_sense(const struct fix_cmd *fc, uint8_t key, uint8_t asc, uint8_t ascq)
+/* Assert CHECK CONDITION with key and ASC/ASCQ (a SCSI_ASC_* pair); the bytes are checked
+ * where fixed-format sense puts them. */
+static inline void fix_assert_sense(const struct fix_cmd *fc, uint8_t key, uint16_t asc_ascq)
 {
 	assert_int_equal(fc->status, TCMU_STS_PASSTHROUGH_ERR);
-	assert_int_equal(fc->sense[0] & 0x7f, 0x70);
+	assert_int_equal(fc->sense[0] & 0x7f, SCSI_SENSE_FMT_FIXED_CURRENT);
 	assert_int_equal(fc->sense[2] & 0x0f, key);
-	assert_int_equal(fc->sense[12], asc);
-	assert_int_equal(fc->sense[13], ascq);
+	assert_int_equal(fc->sense[12], scsi_asc(asc_ascq));
+	assert_int_equal(fc->sense[13], scsi_ascq(asc_ascq));
 }
 
-/* Assert 05/asc/00 with a field pointer (SKSV=1, C/D, byte, bit or -1). */
-static inline void fix_assert_field(const struct fix_cmd *fc, uint8_t asc, bool cd, uint16_t byte, int bit)
+/* Assert ILLEGAL REQUEST with asc_ascq and a field pointer (SKSV=1, C/D, byte, bit or -1). */
+static inline void fix_assert_field(const struct fix_cmd *fc, uint16_t asc_ascq, bool cd, uint16_t byte, int bit)
 {
-	fix_assert_sense(fc, SK_ILLEGAL_REQUEST, asc, 0x00);
+	fix_assert_sense(fc, SCSI_SK_ILLEGAL_REQUEST, asc_ascq);
 	uint8_t want = (uint8_t)(0x80 | (cd ? 0x40 : 0) | (bit >= 0 ? 0x08 | bit : 0));
 	assert_int_equal(fc->sense[15], want);
 	assert_int_equal((fc->sense[16] << 8) | fc->sense[17], byte);

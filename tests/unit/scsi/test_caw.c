@@ -4,11 +4,12 @@
 
 #include "fixture.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 static void write_blocks(struct scsi_lu *lu, uint64_t lba, uint8_t *d, uint32_t n)
 {
 	struct fix_cmd fc;
-	uint8_t cdb[16] = { 0x8a };
+	uint8_t cdb[16] = { SCSI_OP_WRITE_16 };
 	put_be64(cdb + 2, lba);
 	put_be32(cdb + 10, n);
 	assert_int_equal(fix_run(&fc, lu, cdb, 16, d, n * 512), TCMU_STS_OK);
@@ -17,7 +18,7 @@ static void write_blocks(struct scsi_lu *lu, uint64_t lba, uint8_t *d, uint32_t 
 static void read_blocks(struct scsi_lu *lu, uint64_t lba, uint8_t *d, uint32_t n)
 {
 	struct fix_cmd fc;
-	uint8_t cdb[16] = { 0x88 };
+	uint8_t cdb[16] = { SCSI_OP_READ_16 };
 	put_be64(cdb + 2, lba);
 	put_be32(cdb + 10, n);
 	assert_int_equal(fix_run(&fc, lu, cdb, 16, d, n * 512), TCMU_STS_OK);
@@ -28,7 +29,7 @@ static void test_caw(void **state)
 	struct scsi_lu *lu = fix_lu_new("caw", FIX_BS, FIX_LBAS);
 	struct fix_cmd fc;
 	uint8_t buf[4 * 512], back[2 * 512];
-	uint8_t cdb[16] = { 0x89 };
+	uint8_t cdb[16] = { SCSI_OP_COMPARE_AND_WRITE };
 	put_be64(cdb + 2, 40);
 	cdb[13] = 2;
 
@@ -45,7 +46,7 @@ static void test_caw(void **state)
 	buf[700] = 'C';
 	memset(buf + 1024, 'D', 1024);
 	fix_run(&fc, lu, cdb, 16, buf, sizeof(buf));
-	fix_assert_sense(&fc, SK_MISCOMPARE, 0x1d, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_MISCOMPARE, SCSI_ASC_MISCOMPARE_DURING_VERIFY);
 	assert_int_equal(fc.sense[0], 0xf0);    /* VALID */
 	assert_int_equal(get_be32(fc.sense + 3), 700);
 	read_blocks(lu, 40, back, 2);
@@ -55,9 +56,9 @@ static void test_caw(void **state)
 	/* data-out must be exactly 2 x NUMBER OF LOGICAL BLOCKS: shorter or
 	 * longer is INVALID FIELD IN COMMAND INFORMATION UNIT, nothing written */
 	fix_run(&fc, lu, cdb, 16, buf, 3 * 512);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x0e, 0x03);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CMD_IU);
 	fix_run(&fc, lu, cdb, 16, buf, 5 * 512);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x0e, 0x03);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CMD_IU);
 	read_blocks(lu, 40, back, 2);
 	for (int i = 0; i < 1024; i++)
 		assert_int_equal(back[i], 'B');
@@ -66,12 +67,12 @@ static void test_caw(void **state)
 	cdb[13] = 0;
 	assert_int_equal(fix_run(&fc, lu, cdb, 16, NULL, 0), TCMU_STS_OK);
 	fix_run(&fc, lu, cdb, 16, buf, sizeof(buf));
-	fix_assert_field(&fc, 0x24, true, 13, -1);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 13, -1);
 	/* past the end */
 	put_be64(cdb + 2, FIX_LBAS - 1);
 	cdb[13] = 2;
 	fix_run(&fc, lu, cdb, 16, buf, sizeof(buf));
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
 	fix_lu_free(lu);
 }
 
@@ -88,7 +89,7 @@ static void *caw_worker(void *arg)
 {
 	long done = 0;
 	uint8_t cur[512], buf[1024];
-	uint8_t rd[16] = { 0x88 }, caw[16] = { 0x89 };
+	uint8_t rd[16] = { SCSI_OP_READ_16 }, caw[16] = { SCSI_OP_COMPARE_AND_WRITE };
 	put_be64(rd + 2, 8);
 	put_be32(rd + 10, 1);
 	put_be64(caw + 2, 8);
@@ -104,7 +105,7 @@ static void *caw_worker(void *arg)
 		int rc = fix_run(&fc, shared_lu, caw, 16, buf, sizeof(buf));
 		if (rc == TCMU_STS_OK)
 			done++;
-		else if (fc.sense[2] != SK_MISCOMPARE)
+		else if (fc.sense[2] != SCSI_SK_MISCOMPARE)
 			return (void *)-1L;
 	}
 	return (void *)done;

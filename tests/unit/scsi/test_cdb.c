@@ -2,6 +2,7 @@
  * scsi_dispatch (opcodes.c): unknown opcodes, reserved bits, ranges. */
 #include "fixture.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 static void test_lengths(void **state)
 {
@@ -16,16 +17,16 @@ static void test_lengths(void **state)
 
 static void test_lba_and_length(void **state)
 {
-	uint8_t r6[6] = { 0x08, 0x1f | 0xe0, 0xff, 0xfe, 0x00, 0 };
+	uint8_t r6[6] = { SCSI_OP_READ_6, 0x1f | 0xe0, 0xff, 0xfe, 0x00, 0 };
 	assert_int_equal(cdb_lba(r6), 0x1ffffe);  /* top 3 bits of byte 1 are not LBA */
 	assert_int_equal(cdb_xfer_blocks(r6), 256);
-	uint8_t r10[10] = { 0x28, 0, 0x12, 0x34, 0x56, 0x78, 0, 0x01, 0x02, 0 };
+	uint8_t r10[10] = { SCSI_OP_READ_10, 0, 0x12, 0x34, 0x56, 0x78, 0, 0x01, 0x02, 0 };
 	assert_int_equal(cdb_lba(r10), 0x12345678);
 	assert_int_equal(cdb_xfer_blocks(r10), 0x102);
-	uint8_t r12[12] = { 0xa8, 0, 0, 0, 0, 9, 0, 0, 0x10, 0, 0, 0 };
+	uint8_t r12[12] = { SCSI_OP_READ_12, 0, 0, 0, 0, 9, 0, 0, 0x10, 0, 0, 0 };
 	assert_int_equal(cdb_lba(r12), 9);
 	assert_int_equal(cdb_xfer_blocks(r12), 0x1000);
-	uint8_t r16[16] = { 0x88, 0, 0x80, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 7, 0, 0 };
+	uint8_t r16[16] = { SCSI_OP_READ_16, 0, 0x80, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 7, 0, 0 };
 	assert_true(cdb_lba(r16) == 0x8000000000000001ull);
 	assert_int_equal(cdb_xfer_blocks(r16), 7);
 	assert_int_equal(cdb_xfer_field(r16), 10);
@@ -35,12 +36,12 @@ static void test_unknown_opcode(void **state)
 {
 	struct scsi_lu *lu = fix_lu_new("cdb-a", FIX_BS, FIX_LBAS);
 	struct fix_cmd fc;
-	uint8_t cdb[10] = { 0x3b };  /* WRITE BUFFER: not supported */
+	uint8_t cdb[10] = { SCSI_OP_WRITE_BUFFER };  /* WRITE BUFFER: not supported */
 	fix_run(&fc, lu, cdb, 10, NULL, 0);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x20, 0x00);
-	uint8_t sa[16] = { 0x9e, 0x11 };  /* SERVICE ACTION IN(16), unknown SA */
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE);
+	uint8_t sa[16] = { SCSI_OP_SERVICE_ACTION_IN_16, SCSI_SA_READ_LONG_16 };  /* SERVICE ACTION IN(16), unknown SA */
 	fix_run(&fc, lu, sa, 16, NULL, 0);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x20, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE);
 	fix_lu_free(lu);
 }
 
@@ -50,13 +51,13 @@ static void test_reserved_bits(void **state)
 	struct fix_cmd fc;
 	uint8_t buf[512];
 	/* READ(10) with RDPROTECT=1: byte 1 bit 5 */
-	uint8_t cdb[10] = { 0x28, 0x20, 0, 0, 0, 0, 0, 0, 1, 0 };
+	uint8_t cdb[10] = { SCSI_OP_READ_10, 0x20, 0, 0, 0, 0, 0, 0, 1, 0 };
 	fix_run(&fc, lu, cdb, 10, buf, sizeof(buf));
-	fix_assert_field(&fc, 0x24, true, 1, 5);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 1, 5);
 	/* NACA in the control byte */
 	uint8_t tur[6] = { 0x00, 0, 0, 0, 0, 0x04 };
 	fix_run(&fc, lu, tur, 6, NULL, 0);
-	fix_assert_field(&fc, 0x24, true, 5, 2);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 5, 2);
 	/* DPO+FUA are accepted */
 	cdb[1] = 0x18;
 	assert_int_equal(fix_run(&fc, lu, cdb, 10, buf, sizeof(buf)), TCMU_STS_OK);
@@ -68,26 +69,26 @@ static void test_range(void **state)
 	struct scsi_lu *lu = fix_lu_new("cdb-c", FIX_BS, FIX_LBAS);
 	struct fix_cmd fc;
 	uint8_t buf[2 * 512];
-	uint8_t cdb[16] = { 0x88 };
+	uint8_t cdb[16] = { SCSI_OP_READ_16 };
 	put_be64(cdb + 2, FIX_LBAS - 1);
 	put_be32(cdb + 10, 2);
 	fix_run(&fc, lu, cdb, 16, buf, sizeof(buf));
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
 	put_be64(cdb + 2, ~0ull);              /* wraps if added naively */
 	put_be32(cdb + 10, 1);
 	fix_run(&fc, lu, cdb, 16, buf, sizeof(buf));
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
 	put_be64(cdb + 2, FIX_LBAS);           /* zero blocks at the end: fine */
 	put_be32(cdb + 10, 0);
 	assert_int_equal(fix_run(&fc, lu, cdb, 16, buf, sizeof(buf)), TCMU_STS_OK);
 	put_be64(cdb + 2, FIX_LBAS + 1);       /* zero blocks past the end: not */
 	fix_run(&fc, lu, cdb, 16, buf, sizeof(buf));
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
 	/* longer than MAXIMUM TRANSFER LENGTH: field pointer at the length */
 	put_be64(cdb + 2, 0);
 	put_be32(cdb + 10, lu->dev.max_xfer_len + 1);
 	fix_run(&fc, lu, cdb, 16, buf, sizeof(buf));
-	fix_assert_field(&fc, 0x24, true, 10, -1);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 10, -1);
 	fix_lu_free(lu);
 }
 

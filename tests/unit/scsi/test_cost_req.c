@@ -4,6 +4,7 @@
  * map entries the x2 model derives from them (cost_service_of). */
 #include "fixture.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 #include "models/cost_virtual.h"
 #include "models/profile.h"
 
@@ -44,7 +45,7 @@ static uint64_t entries_x2(const struct cost_req *r)
 
 static void test_write_same_covers_its_range(void **state)
 {
-	uint8_t cdb[16] = { 0x93 }, pat[FIX_BS];
+	uint8_t cdb[16] = { SCSI_OP_WRITE_SAME_16 }, pat[FIX_BS];
 	memset(pat, 0x5c, sizeof(pat));
 	put_be64(cdb + 2, 64);
 	put_be32(cdb + 10, 128);                          /* 64 KiB */
@@ -62,7 +63,7 @@ static void test_write_same_covers_its_range(void **state)
 	assert_int_equal(entries_x2(&r), 4);
 
 	/* WRITE SAME(10), 3 blocks: a partial dedup block is one entry */
-	uint8_t ws10[10] = { 0x41 };
+	uint8_t ws10[10] = { SCSI_OP_WRITE_SAME_10 };
 	put_be32(ws10 + 2, 7);
 	put_be16(ws10 + 7, 3);
 	r = charge_of(ws10, 10, pat, sizeof(pat), TCMU_STS_OK);
@@ -77,7 +78,7 @@ static void test_write_same_covers_its_range(void **state)
 
 static void test_unmap_covers_its_descriptors(void **state)
 {
-	uint8_t cdb[10] = { 0x42 }, list[8 + 2 * 16] = { 0 };
+	uint8_t cdb[10] = { SCSI_OP_UNMAP }, list[8 + 2 * 16] = { 0 };
 	put_be16(list, sizeof(list) - 2);
 	put_be16(list + 2, 32);
 	put_be64(list + 8, 0);
@@ -94,7 +95,7 @@ static void test_unmap_covers_its_descriptors(void **state)
 
 static void test_verify_covers_the_medium_it_checks(void **state)
 {
-	uint8_t cdb[16] = { 0x8f }, buf[32 * FIX_BS];
+	uint8_t cdb[16] = { SCSI_OP_VERIFY_16 }, buf[32 * FIX_BS];
 	put_be64(cdb + 2, 100);
 	put_be32(cdb + 10, 32);
 	struct cost_req r = charge_of(cdb, 16, NULL, 0, TCMU_STS_OK);   /* BYTCHK 0 */
@@ -114,7 +115,7 @@ static void test_verify_covers_the_medium_it_checks(void **state)
 
 static void test_data_commands_and_others(void **state)
 {
-	uint8_t buf[8 * FIX_BS], cdb[16] = { 0x8a };
+	uint8_t buf[8 * FIX_BS], cdb[16] = { SCSI_OP_WRITE_16 };
 	memset(buf, 0x11, sizeof(buf));
 	put_be64(cdb + 2, 8);
 	put_be32(cdb + 10, 8);
@@ -122,14 +123,14 @@ static void test_data_commands_and_others(void **state)
 	assert_int_equal(r.kind, COST_WRITE);
 	assert_int_equal(r.bytes, sizeof(buf));
 	assert_int_equal(r.xcopy_bytes, 0);
-	cdb[0] = 0x88;
+	cdb[0] = SCSI_OP_READ_16;
 	r = charge_of(cdb, 16, buf, sizeof(buf), TCMU_STS_OK);
 	assert_int_equal(r.kind, COST_READ);
 	assert_int_equal(r.bytes, sizeof(buf));
 	assert_int_equal(r.xcopy_bytes, 0);
 
 	/* COMPARE AND WRITE, 1 block: compare + write data on the wire */
-	uint8_t caw[16] = { 0x89 }, cw[2 * FIX_BS];
+	uint8_t caw[16] = { SCSI_OP_COMPARE_AND_WRITE }, cw[2 * FIX_BS];
 	memcpy(cw, buf, FIX_BS);
 	memset(cw + FIX_BS, 0x22, FIX_BS);
 	put_be64(caw + 2, 8);
@@ -139,7 +140,7 @@ static void test_data_commands_and_others(void **state)
 	assert_int_equal(r.bytes, 2 * FIX_BS);
 
 	/* parameter data in: its length; RECEIVE COPY RESULTS too */
-	uint8_t inq[6] = { 0x12, 0, 0, 0, 255, 0 }, rcr[16] = { 0x84, 0x03 }, out[1024];
+	uint8_t inq[6] = { SCSI_OP_INQUIRY, 0, 0, 0, 255, 0 }, rcr[16] = { SCSI_OP_THIRD_PARTY_COPY_IN, SCSI_SA_RECEIVE_COPY_OPERATING_PARAMETERS }, out[1024];
 	r = charge_of(inq, 6, out, 255, TCMU_STS_OK);
 	assert_int_equal(r.kind, COST_OTHER);
 	assert_int_equal(r.bytes, 96);
@@ -148,7 +149,7 @@ static void test_data_commands_and_others(void **state)
 	assert_int_equal(r.bytes, 4 + get_be32(out));
 
 	/* refused by the table (reserved bit): other, nothing moved */
-	uint8_t bad[10] = { 0x28, 0x01 };
+	uint8_t bad[10] = { SCSI_OP_READ_10, 0x01 };
 	r = charge_of(bad, 10, buf, sizeof(buf), TCMU_STS_PASSTHROUGH_ERR);
 	assert_int_equal(r.kind, COST_OTHER);
 	assert_int_equal(r.bytes, 0);

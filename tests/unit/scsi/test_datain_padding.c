@@ -6,6 +6,7 @@
  * pre-filled with 0xAA, larger than its answer. */
 #include "fixture.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 #define BUFLEN 1024u
 
@@ -49,20 +50,20 @@ static size_t run_padded(const uint8_t *cdb, size_t cdblen, enum hdr h, size_t f
 
 static void test_inquiry_standard_and_vpd(void **state)
 {
-	const uint8_t std[6] = { 0x12, 0, 0, BUFLEN >> 8, BUFLEN & 0xff, 0 };
+	const uint8_t std[6] = { SCSI_OP_INQUIRY, 0, 0, BUFLEN >> 8, BUFLEN & 0xff, 0 };
 	assert_int_equal(run_padded(std, 6, LEN_STD_INQ, 0), 96);
 	const uint8_t pages[] = { 0x00, 0x80, 0x83, 0x8f, 0xb0, 0xb1, 0xb2 };
 	for (size_t i = 0; i < sizeof(pages); i++) {
-		const uint8_t vpd[6] = { 0x12, 1, pages[i], BUFLEN >> 8, BUFLEN & 0xff, 0 };
+		const uint8_t vpd[6] = { SCSI_OP_INQUIRY, 1, pages[i], BUFLEN >> 8, BUFLEN & 0xff, 0 };
 		assert_true(run_padded(vpd, 6, LEN_BE16_AT2, 0) > 4);
 	}
 }
 
 static void test_mode_and_log_sense(void **state)
 {
-	const uint8_t ms6[6] = { 0x1a, 0, 0x3f, 0, 255, 0 };
-	const uint8_t ms10[10] = { 0x5a, 0, 0x3f, 0, 0, 0, 0, BUFLEN >> 8, BUFLEN & 0xff, 0 };
-	const uint8_t ls[10] = { 0x4d, 0, 0x40, 0, 0, 0, 0, BUFLEN >> 8, BUFLEN & 0xff, 0 };
+	const uint8_t ms6[6] = { SCSI_OP_MODE_SENSE_6, 0, 0x3f, 0, 255, 0 };
+	const uint8_t ms10[10] = { SCSI_OP_MODE_SENSE_10, 0, 0x3f, 0, 0, 0, 0, BUFLEN >> 8, BUFLEN & 0xff, 0 };
+	const uint8_t ls[10] = { SCSI_OP_LOG_SENSE, 0, 0x40, 0, 0, 0, 0, BUFLEN >> 8, BUFLEN & 0xff, 0 };
 	assert_true(run_padded(ms6, 6, LEN_MODE6, 0) > 4);
 	assert_true(run_padded(ms10, 10, LEN_BE16_AT0, 0) > 8);
 	assert_true(run_padded(ls, 10, LEN_BE16_AT2, 0) > 4);
@@ -70,9 +71,9 @@ static void test_mode_and_log_sense(void **state)
 
 static void test_capacity_lba_status_sense(void **state)
 {
-	const uint8_t rc10[10] = { 0x25 };
-	uint8_t rc16[16] = { 0x9e, 0x10 }, gls[16] = { 0x9e, 0x12 };
-	const uint8_t rs[6] = { 0x03, 0, 0, 0, 252, 0 };
+	const uint8_t rc10[10] = { SCSI_OP_READ_CAPACITY_10 };
+	uint8_t rc16[16] = { SCSI_OP_SERVICE_ACTION_IN_16, SCSI_SA_READ_CAPACITY_16 }, gls[16] = { SCSI_OP_SERVICE_ACTION_IN_16, SCSI_SA_GET_LBA_STATUS };
+	const uint8_t rs[6] = { SCSI_OP_REQUEST_SENSE, 0, 0, 0, 252, 0 };
 	put_be32(rc16 + 10, BUFLEN);
 	put_be32(gls + 10, BUFLEN);
 	run_padded(rc10, 10, LEN_FIXED, 8);
@@ -84,7 +85,7 @@ static void test_capacity_lba_status_sense(void **state)
 static void test_rsoc_and_rcr(void **state)
 {
 	/* RSOC, one command (INQUIRY): 4-byte header + its 6-byte CDB usage data */
-	uint8_t one[12] = { 0xa3, 0x0c, 0x01, 0x12 }, rcr[16] = { 0x84, 0x03 };
+	uint8_t one[12] = { SCSI_OP_MAINTENANCE_IN, SCSI_SA_REPORT_SUPPORTED_OPCODES, 0x01, 0x12 }, rcr[16] = { SCSI_OP_THIRD_PARTY_COPY_IN, SCSI_SA_RECEIVE_COPY_OPERATING_PARAMETERS };
 	put_be32(one + 6, BUFLEN);
 	put_be32(rcr + 10, BUFLEN);
 	run_padded(one, 12, LEN_FIXED, 10);

@@ -3,13 +3,14 @@
  * allocation length. */
 #include "fixture.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 static void test_rdd10(void **state)
 {
 	struct scsi_lu *lu = fix_lu_new("rdd-a", FIX_BS, FIX_LBAS);
 	struct fix_cmd fc;
 	uint8_t buf[32];
-	uint8_t cdb[10] = { 0x37, 0, 0x18 | 0x05, 0, 0, 0, 0, 0, 32, 0 }; /* P+G lists, format 101b */
+	uint8_t cdb[10] = { SCSI_OP_READ_DEFECT_DATA_10, 0, 0x18 | 0x05, 0, 0, 0, 0, 0, 32, 0 }; /* P+G lists, format 101b */
 
 	memset(buf, 0xee, sizeof(buf));
 	assert_int_equal(fix_run(&fc, lu, cdb, 10, buf, sizeof(buf)), TCMU_STS_OK);
@@ -26,7 +27,7 @@ static void test_rdd10(void **state)
 	/* a reserved bit of byte 2 */
 	cdb[2] = 0x20;
 	fix_run(&fc, lu, cdb, 10, buf, sizeof(buf));
-	fix_assert_field(&fc, 0x24, true, 2, 5);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 2, 5);
 	fix_lu_free(lu);
 }
 
@@ -35,7 +36,7 @@ static void test_rdd12(void **state)
 	struct scsi_lu *lu = fix_lu_new("rdd-b", FIX_BS, FIX_LBAS);
 	struct fix_cmd fc;
 	uint8_t buf[64];
-	uint8_t cdb[12] = { 0xb7, 0x08 | 0x03, 0, 0, 0, 0, 0, 0, 0, 64, 0, 0 }; /* G list, format 011b */
+	uint8_t cdb[12] = { SCSI_OP_READ_DEFECT_DATA_12, 0x08 | 0x03, 0, 0, 0, 0, 0, 0, 0, 64, 0, 0 }; /* G list, format 011b */
 
 	memset(buf, 0xee, sizeof(buf));
 	assert_int_equal(fix_run(&fc, lu, cdb, 12, buf, sizeof(buf)), TCMU_STS_OK);
@@ -45,7 +46,7 @@ static void test_rdd12(void **state)
 	assert_int_equal(get_be32(buf + 4), 0);          /* DEFECT LIST LENGTH */
 	cdb[1] = 0x40;                                   /* reserved */
 	fix_run(&fc, lu, cdb, 12, buf, sizeof(buf));
-	fix_assert_field(&fc, 0x24, true, 1, 6);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 1, 6);
 	fix_lu_free(lu);
 }
 

@@ -4,6 +4,7 @@
  * (ILLEGAL REQUEST, MISCOMPARE, COPY ABORTED or DATA PROTECT), never a crash,
  * and a data-in answer never writes past the buffer it was given (guard
  * bytes).  Deterministic seed, so a failure reproduces. */
+#include "lunlab/scsi_vocab.h"
 #include "fixture.h"
 
 #define ROUNDS 4000
@@ -55,8 +56,8 @@ static void test_random_cdbs(void **state)
 		assert_int_equal(fc.sense[0] & 0x7f, 0x70);
 		assert_int_equal(fc.sense[7], 10);
 		uint8_t key = fc.sense[2] & 0x0f;
-		if (key != SK_ILLEGAL_REQUEST && key != SK_MISCOMPARE && key != SK_COPY_ABORTED &&
-		    key != SK_DATA_PROTECT && key != SK_HARDWARE_ERROR)
+		if (key != SCSI_SK_ILLEGAL_REQUEST && key != SCSI_SK_MISCOMPARE && key != SCSI_SK_COPY_ABORTED &&
+		    key != SCSI_SK_DATA_PROTECT && key != SCSI_SK_HARDWARE_ERROR)
 			fail_msg("opcode %02x: sense key %x", op->opcode, key);
 	}
 	fix_lu_free(lu);

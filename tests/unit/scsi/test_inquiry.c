@@ -2,6 +2,7 @@
  * designator (naa.c): exact bytes and allocation-length truncation. */
 #include "fixture.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 static struct scsi_lu *lu;
 
@@ -10,7 +11,7 @@ static int teardown(void **state) { fix_lu_free(lu); return 0; }
 
 static int inquiry(struct fix_cmd *fc, bool evpd, uint8_t page, uint16_t alloc, uint8_t *buf, size_t len)
 {
-	uint8_t cdb[6] = { 0x12, evpd ? 1 : 0, page, (uint8_t)(alloc >> 8), (uint8_t)alloc, 0 };
+	uint8_t cdb[6] = { SCSI_OP_INQUIRY, evpd ? 1 : 0, page, (uint8_t)(alloc >> 8), (uint8_t)alloc, 0 };
 	memset(buf, 0xcc, len);
 	return fix_run(fc, lu, cdb, 6, buf, len);
 }
@@ -55,9 +56,9 @@ static void test_page_without_evpd(void **state)
 	struct fix_cmd fc;
 	uint8_t b[64];
 	inquiry(&fc, false, 0x80, 64, b, sizeof(b));
-	fix_assert_field(&fc, 0x24, true, 2, -1);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 2, -1);
 	inquiry(&fc, true, 0x99, 64, b, sizeof(b));
-	fix_assert_field(&fc, 0x24, true, 2, -1);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 2, -1);
 }
 
 static void test_vpd_list_and_serial(void **state)
@@ -132,7 +133,7 @@ static void test_vpd_block_limits_4k_on_8k_dedup(void **state)
 	char *err = NULL;
 	struct scsi_lu *l4 = fix_lu_new("inq-4k", 4096, 1024);
 	struct fix_cmd fc;
-	uint8_t b[64], cdb[6] = { 0x12, 1, 0xb0, 0, 64, 0 };
+	uint8_t b[64], cdb[6] = { SCSI_OP_INQUIRY, 1, 0xb0, 0, 64, 0 };
 
 	/* the fixture's array has 16 KiB blocks: swap in an 8 KiB one */
 	volume_destroy(l4->dev.vol);

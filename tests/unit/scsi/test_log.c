@@ -4,13 +4,14 @@
 #include "fixture.h"
 #include "handlers/array/array_admin.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 #include "models/cost.h"
 #include "models/cost_virtual.h"
 #include "models/profile.h"
 
 static size_t log_sense(struct scsi_lu *lu, struct fix_cmd *fc, uint8_t page, uint16_t ptr, uint8_t *b, uint16_t len)
 {
-	uint8_t cdb[10] = { 0x4d, 0, (uint8_t)(0x40 | page), 0, 0, 0, 0, 0, 0, 0 };
+	uint8_t cdb[10] = { SCSI_OP_LOG_SENSE, 0, (uint8_t)(0x40 | page), 0, 0, 0, 0, 0, 0, 0 };
 	put_be16(cdb + 5, ptr);
 	put_be16(cdb + 7, len);
 	memset(b, 0xcc, len);
@@ -37,7 +38,7 @@ static void write_blocks(struct scsi_lu *lu, uint64_t lba, uint32_t n, uint8_t v
 	struct fix_cmd fc;
 	uint8_t *d = malloc(n * 512);
 	memset(d, v, n * 512);
-	uint8_t cdb[16] = { 0x8a };
+	uint8_t cdb[16] = { SCSI_OP_WRITE_16 };
 	put_be64(cdb + 2, lba);
 	put_be32(cdb + 10, n);
 	assert_int_equal(fix_run(&fc, lu, cdb, 16, d, n * 512), TCMU_STS_OK);
@@ -53,10 +54,10 @@ static void test_supported_and_errors(void **state)
 	const uint8_t want[8] = { 0x00, 0, 0, 4, 0x00, 0x0c, 0x30, 0x31 };
 	assert_memory_equal(b, want, 8);
 	log_sense(lu, &fc, 0x2f, 0, b, sizeof(b));
-	fix_assert_field(&fc, 0x24, true, 2, 5);
-	uint8_t sub[10] = { 0x4d, 0, 0x4c, 1, 0, 0, 0, 0, 64, 0 };
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 2, 5);
+	uint8_t sub[10] = { SCSI_OP_LOG_SENSE, 0, 0x4c, 1, 0, 0, 0, 0, 64, 0 };
 	fix_run(&fc, lu, sub, 10, b, sizeof(b));
-	fix_assert_field(&fc, 0x24, true, 3, -1);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 3, -1);
 	fix_lu_free(lu);
 }
 
@@ -192,7 +193,7 @@ static void test_telemetry_and_reset(void **state)
 	assert_true(param_u64(b, 0x000c) == t.backend_busy_ns);
 	assert_true(param_u64(b, 0x000d) == t.journal_busy_ns);
 
-	uint8_t sel[10] = { 0x4c, 0x02, 0x40 | 0x31 };
+	uint8_t sel[10] = { SCSI_OP_LOG_SELECT, 0x02, 0x40 | 0x31 };
 	assert_int_equal(fix_run(&fc, lu, sel, 10, NULL, 0), TCMU_STS_OK);
 	log_sense(lu, &fc, 0x31, 0, b, sizeof(b));
 	assert_true(param_u64(b, 0x0001) == 0);
@@ -200,7 +201,7 @@ static void test_telemetry_and_reset(void **state)
 	put_be16(sel + 7, 8);
 	uint8_t plist[8] = { 0 };
 	fix_run(&fc, lu, sel, 10, plist, sizeof(plist));
-	fix_assert_field(&fc, 0x24, true, 1, 1);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 1, 1);
 	/* page 31h's pinned flag (000Eh) is 0 on a LU that did not configure host_streams */
 	log_sense(lu, &fc, 0x31, 0, b, sizeof(b));
 	assert_true(param_u64(b, 0x000e) == 0);
@@ -221,7 +222,7 @@ static void test_telemetry_and_reset(void **state)
  * outstanding and a virtual clock models that many host streams, unless the LU pinned them. */
 static int select_streams(struct scsi_lu *lu, struct fix_cmd *fc, const uint8_t *list, uint16_t len)
 {
-	uint8_t cdb[10] = { 0x4c, 0x00, 0x40 }; /* PCR 0, PC 01b, page code 0: the list names it */
+	uint8_t cdb[10] = { SCSI_OP_LOG_SELECT, 0x00, 0x40 }; /* PCR 0, PC 01b, page code 0: the list names it */
 	put_be16(cdb + 7, len);
 	return fix_run(fc, lu, cdb, 10, (void *)list, len);
 }
@@ -256,30 +257,30 @@ static void test_log_select_host_streams(void **state)
 		memcpy(bad, list, sizeof(bad));
 		bad[cases[i].byte] = cases[i].val;
 		select_streams(lu, &fc, bad, sizeof(bad));
-		fix_assert_field(&fc, 0x26, false, cases[i].ptr, cases[i].bit);
+		fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, cases[i].ptr, cases[i].bit);
 	}
 	memcpy(bad, list, sizeof(bad));
 	put_be64(bad + 8, COST_VIRTUAL_STREAMS_MAX + 1);
 	select_streams(lu, &fc, bad, sizeof(bad));
-	fix_assert_field(&fc, 0x26, false, 8, -1);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, 8, -1);
 	/* a page running past the list, a list too short for its one parameter, or shorter
 	 * than a header: PARAMETER LIST LENGTH ERROR */
 	memcpy(bad, list, sizeof(bad));
 	bad[3] = 13;
 	select_streams(lu, &fc, bad, sizeof(bad));
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 	select_streams(lu, &fc, list, 12);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 	select_streams(lu, &fc, list, 3);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 	/* the CDB: page code must be 0 with a list, PC 01b */
-	uint8_t cdb[10] = { 0x4c, 0x00, 0x40 | 0x31 };
+	uint8_t cdb[10] = { SCSI_OP_LOG_SELECT, 0x00, 0x40 | 0x31 };
 	put_be16(cdb + 7, sizeof(list));
 	fix_run(&fc, lu, cdb, 10, list, sizeof(list));
-	fix_assert_field(&fc, 0x24, true, 2, 5);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 2, 5);
 	cdb[2] = 0xc0;
 	fix_run(&fc, lu, cdb, 10, list, sizeof(list));
-	fix_assert_field(&fc, 0x24, true, 2, 7);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 2, 7);
 	log_sense(lu, &fc, 0x31, 0, b, sizeof(b));
 	assert_true(param_u64(b, 0x000a) == 3);
 
@@ -287,7 +288,7 @@ static void test_log_select_host_streams(void **state)
 	cost_model_pin_virtual_streams(lu->dev.model);
 	put_be64(list + 8, 8);
 	select_streams(lu, &fc, list, sizeof(list));
-	fix_assert_field(&fc, 0x26, false, 4, -1);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, 4, -1);
 	log_sense(lu, &fc, 0x31, 0, b, sizeof(b));
 	assert_true(param_u64(b, 0x000a) == 3);
 	assert_true(param_u64(b, 0x000e) == 1);
@@ -296,7 +297,7 @@ static void test_log_select_host_streams(void **state)
 	/* a real clock has no modeled host */
 	lu->dev.model = cost_model_get("log-d-real", p, 1.0);
 	select_streams(lu, &fc, list, sizeof(list));
-	fix_assert_field(&fc, 0x26, false, 4, -1);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, 4, -1);
 	cost_model_put(lu->dev.model);
 	lu->dev.model = NULL;
 	fix_lu_free(lu);

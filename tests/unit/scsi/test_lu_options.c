@@ -5,6 +5,7 @@
  * granularities a multiple of the physical block). */
 #include "fixture.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 static void test_readonly_refuses_every_write(void **state)
 {
@@ -13,7 +14,7 @@ static void test_readonly_refuses_every_write(void **state)
 	uint8_t w[1024], r[512];
 
 	memset(w, 0x3c, sizeof(w));
-	const uint8_t wr10[10] = { 0x2a, 0, 0, 0, 0, 8, 0, 0, 1, 0 };
+	const uint8_t wr10[10] = { SCSI_OP_WRITE_10, 0, 0, 0, 0, 8, 0, 0, 1, 0 };
 	assert_int_equal(fix_run(&fc, lu, wr10, 10, w, 512), TCMU_STS_OK);
 	lu->readonly = true;
 
@@ -41,23 +42,23 @@ static void test_readonly_refuses_every_write(void **state)
 	memset(w, 0xa5, sizeof(w));
 	for (size_t i = 0; i < sizeof(writes) / sizeof(writes[0]); i++) {
 		fix_run(&fc, lu, writes[i].cdb, writes[i].len, writes[i].buf, writes[i].data);
-		fix_assert_sense(&fc, SK_DATA_PROTECT, 0x27, 0x00);
+		fix_assert_sense(&fc, SCSI_SK_DATA_PROTECT, SCSI_ASC_WRITE_PROTECTED);
 	}
 	/* block 8 still holds what was written before */
-	const uint8_t rd10[10] = { 0x28, 0, 0, 0, 0, 8, 0, 0, 1, 0 };
+	const uint8_t rd10[10] = { SCSI_OP_READ_10, 0, 0, 0, 0, 8, 0, 0, 1, 0 };
 	assert_int_equal(fix_run(&fc, lu, rd10, 10, r, sizeof(r)), TCMU_STS_OK);
 	for (size_t i = 0; i < sizeof(r); i++)
 		assert_int_equal(r[i], 0x3c);
 	/* MODE SENSE(6): WP in the device-specific parameter, DPOFUA kept */
 	uint8_t ms[64] = { 0 };
-	const uint8_t ms6[6] = { 0x1a, 0x08, 0x3f, 0, 64, 0 };
+	const uint8_t ms6[6] = { SCSI_OP_MODE_SENSE_6, 0x08, 0x3f, 0, 64, 0 };
 	assert_int_equal(fix_run(&fc, lu, ms6, 6, ms, sizeof(ms)), TCMU_STS_OK);
 	assert_int_equal(ms[2], 0x90);
 	/* without readonly but with SWP the ASCQ says "by software" */
 	lu->readonly = false;
 	atomic_store(&lu->swp, true);
 	fix_run(&fc, lu, wr10, 10, w, 512);
-	fix_assert_sense(&fc, SK_DATA_PROTECT, 0x27, 0x02);
+	fix_assert_sense(&fc, SCSI_SK_DATA_PROTECT, SCSI_ASC_SOFTWARE_WRITE_PROTECTED);
 	atomic_store(&lu->swp, false);
 	assert_int_equal(fix_run(&fc, lu, ms6, 6, ms, sizeof(ms)), TCMU_STS_OK);
 	assert_int_equal(ms[2], 0x10);
@@ -69,8 +70,8 @@ static void expect_geometry(uint32_t bs, uint32_t physical, uint8_t want_exp, ui
 	struct scsi_lu *lu = fix_lu_new(bs == 512 ? "opt-pb512" : "opt-pb4k", bs, 4096);
 	struct fix_cmd fc;
 	uint8_t rc16[32] = { 0 }, b0[64] = { 0 };
-	const uint8_t cdb16[16] = { 0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0 };
-	const uint8_t inq[6] = { 0x12, 0x01, 0xb0, 0x00, 64, 0 };
+	const uint8_t cdb16[16] = { SCSI_OP_SERVICE_ACTION_IN_16, SCSI_SA_READ_CAPACITY_16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0 };
+	const uint8_t inq[6] = { SCSI_OP_INQUIRY, 0x01, 0xb0, 0x00, 64, 0 };
 
 	assert_int_equal(scsi_lu_set_physical_block(lu, physical), 0);
 	assert_int_equal(scsi_lbppb(&lu->dev), 1u << want_exp);

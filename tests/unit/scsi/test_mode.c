@@ -3,11 +3,12 @@
 #include "fixture.h"
 #include "handlers/array/store_db.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 static void sense6_sub(struct fix_cmd *fc, struct scsi_lu *lu, uint8_t dbd, uint8_t pc, uint8_t page, uint8_t sub,
 		       uint8_t *b, size_t len)
 {
-	uint8_t cdb[6] = { 0x1a, dbd ? 0x08 : 0, (uint8_t)(pc << 6 | page), sub, (uint8_t)len, 0 };
+	uint8_t cdb[6] = { SCSI_OP_MODE_SENSE_6, dbd ? 0x08 : 0, (uint8_t)(pc << 6 | page), sub, (uint8_t)len, 0 };
 	memset(b, 0xcc, len);
 	fix_run(fc, lu, cdb, 6, b, len);
 }
@@ -53,12 +54,12 @@ static void test_changeable_saved_unknown(void **state)
 	sense6(&fc, lu, 1, 1, 0x0a, b, sizeof(b));
 	assert_int_equal(b[3], 0);              /* DBD: no block descriptor */
 	assert_int_equal(b[4], 0x0a);
-	const uint8_t mask[12] = { 0x0a, 10, 0, 0, 0x08, 0, 0, 0, 0, 0, 0, 0 };
+	const uint8_t mask[12] = { 0x0a, 10, 0, 0, 0x08, 0, 0, 0, 0, 0, 0, 0 }; /* control mode page (scsi-literals: not SCSI) */
 	assert_memory_equal(b + 4, mask, 12);
 	sense6(&fc, lu, 1, 3, 0x08, b, sizeof(b));
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x39, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_SAVING_PARAMETERS_NOT_SUPPORTED);
 	sense6(&fc, lu, 1, 0, 0x19, b, sizeof(b));
-	fix_assert_field(&fc, 0x24, true, 2, 5);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 2, 5);
 	fix_lu_free(lu);
 }
 
@@ -83,7 +84,7 @@ static void test_saved_pages_in_a_state_dir(void **state)
 	memset(sel, 0, sizeof(sel));
 	sel[4] = 0x08;
 	sel[5] = 18;
-	uint8_t ms[6] = { 0x15, 0x11, 0, 0, 24, 0 };
+	uint8_t ms[6] = { SCSI_OP_MODE_SELECT_6, 0x11, 0, 0, 24, 0 };
 	fix_run(&fc, lu, ms, 6, sel, 24);
 	assert_int_equal(fc.status, TCMU_STS_OK);
 	sense6(&fc, lu, 1, 3, 0x08, b, sizeof(b));
@@ -119,7 +120,7 @@ static void test_sense10_long_lba(void **state)
 	struct scsi_lu *lu = fix_lu_new("mode-c", FIX_BS, FIX_LBAS);
 	struct fix_cmd fc;
 	uint8_t b[128];
-	uint8_t cdb[10] = { 0x5a, 0x10, 0x08, 0, 0, 0, 0, 0, 128, 0 };
+	uint8_t cdb[10] = { SCSI_OP_MODE_SENSE_10, 0x10, 0x08, 0, 0, 0, 0, 0, 128, 0 };
 	fix_run(&fc, lu, cdb, 10, b, sizeof(b));
 	assert_int_equal(fc.status, TCMU_STS_OK);
 	assert_int_equal(get_be16(b), 8 + 16 + 20 - 2);
@@ -141,7 +142,7 @@ static void test_select_round_trip(void **state)
 	memset(p, 0, sizeof(p));
 	memcpy(p + 4, b + 4, 20);
 	p[4 + 2] &= (uint8_t)~0x04;
-	uint8_t sel[6] = { 0x15, 0x10, 0, 0, 24, 0 };
+	uint8_t sel[6] = { SCSI_OP_MODE_SELECT_6, 0x10, 0, 0, 24, 0 };
 	assert_int_equal(fix_run(&fc, lu, sel, 6, p, 24), TCMU_STS_OK);
 	sense6(&fc, lu, 1, 0, 0x08, b, sizeof(b));
 	assert_int_equal(b[6] & 0x04, 0);
@@ -150,28 +151,28 @@ static void test_select_round_trip(void **state)
 	/* change a bit that is not changeable (RCD, caching byte 2 bit 0) */
 	p[4 + 2] |= 0x01;
 	fix_run(&fc, lu, sel, 6, p, 24);
-	fix_assert_field(&fc, 0x26, false, 6, 0);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, 6, 0);
 	/* wrong page length */
 	p[4 + 2] &= (uint8_t)~0x01;
 	p[5] = 17;
 	fix_run(&fc, lu, sel, 6, p, 24);
-	fix_assert_field(&fc, 0x26, false, 5, -1);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, 5, -1);
 	/* page cut short by the parameter list length */
 	p[5] = 18;
 	sel[4] = 12;
 	fix_run(&fc, lu, sel, 6, p, 12);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x1a, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 	/* the list cut short by the EDTL (fewer bytes than PARAMETER LIST
 	 * LENGTH): INVALID FIELD IN CDB at that length, nothing applied */
 	p[4 + 2] |= 0x04;
 	sel[4] = 24;
 	fix_run(&fc, lu, sel, 6, p, 20);
-	fix_assert_field(&fc, 0x24, true, 4, -1);
-	uint8_t sel10[10] = { 0x55, 0x10, 0, 0, 0, 0, 0, 0, 28, 0 };
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 4, -1);
+	uint8_t sel10[10] = { SCSI_OP_MODE_SELECT_10, 0x10, 0, 0, 0, 0, 0, 0, 28, 0 };
 	uint8_t p10[28] = { 0 };
 	memcpy(p10 + 8, p + 4, 20);
 	fix_run(&fc, lu, sel10, 10, p10, 27);
-	fix_assert_field(&fc, 0x24, true, 7, -1);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 7, -1);
 	assert_false(atomic_load(&lu->wce));
 	assert_int_equal(fix_run(&fc, lu, sel10, 10, p10, 28), TCMU_STS_OK);
 	assert_true(atomic_load(&lu->wce));
@@ -186,16 +187,16 @@ static void test_select_round_trip(void **state)
 	two[24] = 0x0a;
 	two[25] = 10;
 	two[24 + 2] = 0x07;                     /* control byte 2: not changeable */
-	uint8_t sel2[6] = { 0x15, 0x10, 0, 0, sizeof(two), 0 };
+	uint8_t sel2[6] = { SCSI_OP_MODE_SELECT_6, 0x10, 0, 0, sizeof(two), 0 };
 	fix_run(&fc, lu, sel2, 6, two, sizeof(two));
-	fix_assert_field(&fc, 0x26, false, 26, 2);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST, false, 26, 2);
 	assert_false(atomic_load(&lu->wce));
 
 	/* SP=1: nothing can be saved */
 	sel[1] = 0x11;
 	sel[4] = 24;
 	fix_run(&fc, lu, sel, 6, p, 24);
-	fix_assert_field(&fc, 0x24, true, 1, 0);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 1, 0);
 	fix_lu_free(lu);
 }
 
@@ -208,15 +209,15 @@ static void test_swp_blocks_writes(void **state)
 	memset(p, 0, sizeof(p));
 	memcpy(p + 4, b + 4, 12);
 	p[4 + 4] |= 0x08;
-	uint8_t sel[6] = { 0x15, 0x10, 0, 0, 16, 0 };
+	uint8_t sel[6] = { SCSI_OP_MODE_SELECT_6, 0x10, 0, 0, 16, 0 };
 	assert_int_equal(fix_run(&fc, lu, sel, 6, p, 16), TCMU_STS_OK);
 	sense6(&fc, lu, 1, 0, 0x3f, b, sizeof(b));
 	assert_int_equal(b[2], 0x90);           /* WP | DPOFUA */
 	memset(data, 0x5a, sizeof(data));
-	uint8_t w10[10] = { 0x2a, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
+	uint8_t w10[10] = { SCSI_OP_WRITE_10, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
 	fix_run(&fc, lu, w10, 10, data, sizeof(data));
-	fix_assert_sense(&fc, SK_DATA_PROTECT, 0x27, 0x02);
-	uint8_t r10[10] = { 0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
+	fix_assert_sense(&fc, SCSI_SK_DATA_PROTECT, SCSI_ASC_SOFTWARE_WRITE_PROTECTED);
+	uint8_t r10[10] = { SCSI_OP_READ_10, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
 	assert_int_equal(fix_run(&fc, lu, r10, 10, data, sizeof(data)), TCMU_STS_OK);
 	fix_lu_free(lu);
 }
@@ -233,11 +234,11 @@ static void test_lbp_subpage(void **state)
 	char *err = NULL;
 
 	sense6_sub(&fc, lu, 0, 0, 0x1c, 0x02, b, sizeof(b));
-	fix_assert_field(&fc, 0x24, true, 2, 5);                /* no capacity: no thresholds, no page */
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 2, 5);                /* no capacity: no thresholds, no page */
 	assert_int_equal(array_set_capacity(lu->dev.array, 64ull << 20, 48ull << 20, &err), 0);
 	/* changed by other means than MODE SELECT: first MODE PARAMETERS CHANGED */
 	sense6_sub(&fc, lu, 0, 0, 0x1c, 0x02, b, sizeof(b));
-	fix_assert_sense(&fc, SK_UNIT_ATTENTION, 0x2a, 0x01);
+	fix_assert_sense(&fc, SCSI_SK_UNIT_ATTENTION, SCSI_ASC_MODE_PARAMETERS_CHANGED);
 	sense6_sub(&fc, lu, 0, 0, 0x1c, 0x02, b, sizeof(b));
 	assert_int_equal(fc.status, TCMU_STS_OK);
 	assert_int_equal(b[0], 4 + 8 + 24 - 1);
@@ -255,9 +256,9 @@ static void test_lbp_subpage(void **state)
 	sense6_sub(&fc, lu, 0, 0, 0x08, 0xff, b, sizeof(b));
 	assert_int_equal(b[0], 4 + 8 + 20 - 1);
 	sense6_sub(&fc, lu, 0, 0, 0x1c, 0x00, b, sizeof(b));     /* 1Ch/00h (informational exceptions): none */
-	fix_assert_field(&fc, 0x24, true, 3, -1);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 3, -1);
 	sense6_sub(&fc, lu, 0, 0, 0x3f, 0x05, b, sizeof(b));
-	fix_assert_field(&fc, 0x24, true, 3, -1);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 3, -1);
 	/* nothing changeable; the default is the current */
 	sense6_sub(&fc, lu, 0, 1, 0x1c, 0x02, b, sizeof(b));
 	const uint8_t mask[24] = { 0x5c, 0x02, 0, 20 };
@@ -267,7 +268,7 @@ static void test_lbp_subpage(void **state)
 	/* no soft threshold: the descriptor is there, not enabled */
 	assert_int_equal(array_set_capacity(lu->dev.array, 64ull << 20, 0, &err), 0);
 	sense6_sub(&fc, lu, 0, 0, 0x1c, 0x02, b, sizeof(b));
-	fix_assert_sense(&fc, SK_UNIT_ATTENTION, 0x2a, 0x01);
+	fix_assert_sense(&fc, SCSI_SK_UNIT_ATTENTION, SCSI_ASC_MODE_PARAMETERS_CHANGED);
 	sense6_sub(&fc, lu, 0, 0, 0x1c, 0x02, b, sizeof(b));
 	assert_int_equal(b[28], 0x00);
 	assert_int_equal(get_be32(b + 32), 4096);

@@ -6,11 +6,12 @@
 
 #include "fixture.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 static void orw_cdb(uint8_t *cdb, uint64_t lba, uint32_t n)
 {
 	memset(cdb, 0, 16);
-	cdb[0] = 0x8b;
+	cdb[0] = SCSI_OP_ORWRITE_16;
 	put_be64(cdb + 2, lba);
 	put_be32(cdb + 10, n);
 }
@@ -75,17 +76,17 @@ static void test_checks(void **state)
 	memset(o, 0xff, sizeof(o));
 	orw_cdb(cdb, FIX_LBAS - 1, 2); /* one block past the end */
 	fix_run(&fc, lu, cdb, 16, o, sizeof(o));
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
 	orw_cdb(cdb, 0x8000000000000000ull, 1);
 	fix_run(&fc, lu, cdb, 16, o, 512);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
 	orw_cdb(cdb, 0, lu->dev.max_xfer_len + 1); /* above MAXIMUM TRANSFER LENGTH */
 	fix_run(&fc, lu, cdb, 16, o, sizeof(o));
-	fix_assert_field(&fc, 0x24, true, 10, -1);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 10, -1);
 	orw_cdb(cdb, 0, 1);
 	cdb[1] = 0x20; /* ORPROTECT 001b: no protection information */
 	fix_run(&fc, lu, cdb, 16, o, 512);
-	fix_assert_field(&fc, 0x24, true, 1, 5);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 1, 5);
 	/* zero blocks: GOOD, nothing written, even at the capacity */
 	orw_cdb(cdb, FIX_LBAS, 0);
 	assert_int_equal(fix_run(&fc, lu, cdb, 16, NULL, 0), TCMU_STS_OK);
@@ -99,7 +100,7 @@ static void test_checks(void **state)
 	assert_int_equal(fix_run(&fc, lu, cdb, 16, base, sizeof(base)), TCMU_STS_OK);
 	orw_cdb(cdb, 8, 2);
 	fix_run(&fc, lu, cdb, 16, o, 700);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x0e, 0x03);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CMD_IU);
 	rw_cdb(cdb, 0x88, 8, 2);
 	assert_int_equal(fix_run(&fc, lu, cdb, 16, back, sizeof(back)), TCMU_STS_OK);
 	assert_memory_equal(back, base, sizeof(base));

@@ -3,6 +3,7 @@
  * the commands the host answers before the handler (listed, not run). */
 #include "fixture.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 static struct scsi_lu *lu;
 static int setup(void **state) { lu = fix_lu_new("rsoc", FIX_BS, FIX_LBAS); return 0; }
@@ -10,7 +11,7 @@ static int teardown(void **state) { fix_lu_free(lu); return 0; }
 
 static void rsoc(struct fix_cmd *fc, uint8_t opts, uint8_t op, uint16_t sa, uint8_t *b, uint32_t len)
 {
-	uint8_t cdb[12] = { 0xa3, 0x0c, opts, op };
+	uint8_t cdb[12] = { SCSI_OP_MAINTENANCE_IN, SCSI_SA_REPORT_SUPPORTED_OPCODES, opts, op };
 	put_be16(cdb + 4, sa);
 	put_be32(cdb + 6, len);
 	memset(b, 0xcc, len);
@@ -23,7 +24,7 @@ static void test_tur_request_sense(void **state)
 	uint8_t b[32];
 	uint8_t tur[6] = { 0 };
 	assert_int_equal(fix_run(&fc, lu, tur, 6, NULL, 0), TCMU_STS_OK);
-	uint8_t rs[6] = { 0x03, 0, 0, 0, 32, 0 };
+	uint8_t rs[6] = { SCSI_OP_REQUEST_SENSE, 0, 0, 0, 32, 0 };
 	memset(b, 0xcc, sizeof(b));
 	assert_int_equal(fix_run(&fc, lu, rs, 6, b, sizeof(b)), TCMU_STS_OK);
 	assert_int_equal(fc.c.bytes_moved, 18);
@@ -68,11 +69,11 @@ static void test_one_command(void **state)
 	assert_int_equal(fc.status, TCMU_STS_OK);
 	assert_int_equal(b[1], 0x03);           /* supported */
 	assert_int_equal(get_be16(b + 2), 10);
-	const uint8_t usage[10] = { 0x28, 0x1e, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff, 0 };
+	const uint8_t usage[10] = { SCSI_OP_READ_10, 0x1e, 0xff, 0xff, 0xff, 0xff, 0x1f, 0xff, 0xff, 0 };
 	assert_memory_equal(b + 4, usage, 10);
 	/* option 1 on an opcode with service actions: invalid field */
 	rsoc(&fc, 1, 0x9e, 0x10, b, sizeof(b));
-	fix_assert_field(&fc, 0x24, true, 2, 2);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 2, 2);
 	/* option 2 with its SA: usage data carries the SA value */
 	rsoc(&fc, 2, 0x9e, 0x10, b, sizeof(b));
 	assert_int_equal(fc.status, TCMU_STS_OK);
@@ -80,7 +81,7 @@ static void test_one_command(void **state)
 	assert_int_equal(b[5], 0x10);
 	/* option 2 on an opcode without SAs: invalid field */
 	rsoc(&fc, 2, 0x28, 0, b, sizeof(b));
-	fix_assert_field(&fc, 0x24, true, 2, 2);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 2, 2);
 	/* unsupported opcode: SUPPORT 001b */
 	rsoc(&fc, 1, 0x3b, 0, b, sizeof(b));
 	assert_int_equal(fc.status, TCMU_STS_OK);
@@ -88,7 +89,7 @@ static void test_one_command(void **state)
 	assert_int_equal(fc.c.bytes_moved, 4);
 	/* reserved reporting option */
 	rsoc(&fc, 4, 0x28, 0, b, sizeof(b));
-	fix_assert_field(&fc, 0x24, true, 2, 2);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 2, 2);
 	/* RCTD on one command appends timeouts */
 	rsoc(&fc, 0x81, 0x2a, 0, b, sizeof(b));
 	assert_int_equal(b[1], 0x83);
@@ -107,14 +108,14 @@ static void test_usage_matches_dispatch(void **state)
 		for (int bit = 0; bit < 8; bit++) {
 			if (byte >= 2 && byte <= 13)
 				continue;               /* LBA and length: range checks, not usage */
-			uint8_t cdb[16] = { 0x88 };
+			uint8_t cdb[16] = { SCSI_OP_READ_16 };
 			put_be32(cdb + 10, 1);
 			cdb[byte] |= (uint8_t)(1u << bit);
 			fix_run(&fc, lu, cdb, 16, data, sizeof(data));
 			if (usage[byte] & (1u << bit))
 				assert_int_equal(fc.status, TCMU_STS_OK);
 			else
-				fix_assert_field(&fc, 0x24, true, (uint16_t)byte, bit);
+				fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, (uint16_t)byte, bit);
 		}
 	}
 }
@@ -153,9 +154,9 @@ static void test_lu_layer_commands_listed(void **state)
 		{ 0x5f, 0x05, 0xff, 0, 0, 0xff, 0xff, 0xff, 0xff, 0 },
 		{ 0x5f, 0x06, 0x00, 0, 0, 0xff, 0xff, 0xff, 0xff, 0 },
 	};
-	static const uint8_t res6[6] = { 0x16 }, rel6[6] = { 0x17 };
-	static const uint8_t res10[10] = { 0x56 }, rel10[10] = { 0x57 };
-	static const uint8_t rluns[12] = { 0xa0, 0, 0xff, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0 };
+	static const uint8_t res6[6] = { SCSI_OP_RESERVE_6 }, rel6[6] = { SCSI_OP_RELEASE_6 };
+	static const uint8_t res10[10] = { SCSI_OP_RESERVE_10 }, rel10[10] = { SCSI_OP_RELEASE_10 };
+	static const uint8_t rluns[12] = { SCSI_OP_REPORT_LUNS, 0, 0xff, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0, 0 };
 	struct fix_cmd fc;
 	uint8_t b[64];
 
@@ -180,10 +181,10 @@ static void test_lu_layer_commands_listed(void **state)
 	assert_int_equal(fc.c.bytes_moved, 4);
 	/* they have service actions: option 1 is an invalid field */
 	rsoc(&fc, 1, 0x5e, 0, b, sizeof(b));
-	fix_assert_field(&fc, 0x24, true, 2, 2);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 2, 2);
 	/* RESERVE(6) has none: option 2 is an invalid field */
 	rsoc(&fc, 2, 0x16, 0, b, sizeof(b));
-	fix_assert_field(&fc, 0x24, true, 2, 2);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 2, 2);
 }
 
 /* each appears exactly once in the all-commands list, with SERVACTV and the
@@ -242,7 +243,7 @@ static void test_lu_layer_commands_not_dispatched(void **state)
 	for (size_t i = 0; i < sizeof(lens); i++) {
 		memset(b, 0xcc, sizeof(b));
 		fix_run(&fc, lu, cdbs[i], lens[i], b, sizeof(b));
-		fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x20, 0x00); /* INVALID COMMAND OPERATION CODE */
+		fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE);
 		assert_int_equal(fc.c.bytes_moved, 0);
 		assert_int_equal(b[0], 0xcc);                          /* nothing written */
 	}

@@ -2,6 +2,7 @@
  * and SYNCHRONIZE CACHE (sbc_sync.c) against a real volume. */
 #include "fixture.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 static void fill(uint8_t *p, size_t n, unsigned seed)
 {
@@ -44,10 +45,10 @@ static void test_rw6_zero_is_256(void **state)
 	size_t len = 256 * 512;
 	uint8_t *w = malloc(len), *r = calloc(1, len);
 	fill(w, len, 9);
-	uint8_t cdb[6] = { 0x0a, 0, 0, 0, 0, 0 };
+	uint8_t cdb[6] = { SCSI_OP_WRITE_6, 0, 0, 0, 0, 0 };
 	assert_int_equal(fix_run(&fc, lu, cdb, 6, w, len), TCMU_STS_OK);
 	assert_int_equal(fc.c.bytes_moved, len);
-	cdb[0] = 0x08;
+	cdb[0] = SCSI_OP_READ_6;
 	assert_int_equal(fix_run(&fc, lu, cdb, 6, r, len), TCMU_STS_OK);
 	assert_memory_equal(r, w, len);
 	free(w);
@@ -61,10 +62,10 @@ static void test_short_buffer(void **state)
 	struct fix_cmd fc;
 	uint8_t w[1024], r[1024];
 	fill(w, sizeof(w), 3);
-	uint8_t cdb[10] = { 0x2a, 0, 0, 0, 0, 8, 0, 0, 2, 0 };
+	uint8_t cdb[10] = { SCSI_OP_WRITE_10, 0, 0, 0, 0, 8, 0, 0, 2, 0 };
 	assert_int_equal(fix_run(&fc, lu, cdb, 10, w, sizeof(w)), TCMU_STS_OK);
 	/* initiator expects only 200 bytes of a 2-block read */
-	cdb[0] = 0x28;
+	cdb[0] = SCSI_OP_READ_10;
 	memset(r, 0xcc, sizeof(r));
 	assert_int_equal(fix_run(&fc, lu, cdb, 10, r, 200), TCMU_STS_OK);
 	assert_memory_equal(r, w, 200);
@@ -84,7 +85,7 @@ static void test_short_dataout_refused(void **state)
 	static uint8_t w[4 * 512], r[4 * 512], old[4 * 512];
 	const uint8_t ops[] = { 0x0a, 0x2a, 0xaa, 0x8a, 0x2e, 0xae, 0x8e };
 	fill(old, sizeof(old), 5);
-	uint8_t cdb[16] = { 0x8a };
+	uint8_t cdb[16] = { SCSI_OP_WRITE_16 };
 	put_be64(cdb + 2, 40);
 	put_be32(cdb + 10, 4);
 	assert_int_equal(fix_run(&fc, lu, cdb, 16, old, sizeof(old)), TCMU_STS_OK);
@@ -100,9 +101,9 @@ static void test_short_dataout_refused(void **state)
 		}
 		/* 2 whole blocks of data for 3: refused, nothing written */
 		fix_run(&fc, lu, cdb, cdb_length(cdb[0]), w, 1024);
-		fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x0e, 0x03);
+		fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CMD_IU);
 		assert_int_equal(fc.c.bytes_moved, 0);
-		uint8_t rd[16] = { 0x88 };
+		uint8_t rd[16] = { SCSI_OP_READ_16 };
 		put_be64(rd + 2, 40);
 		put_be32(rd + 10, 4);
 		assert_int_equal(fix_run(&fc, lu, rd, 16, r, sizeof(r)), TCMU_STS_OK);
@@ -114,7 +115,7 @@ static void test_short_dataout_refused(void **state)
 		assert_int_equal(fix_run(&fc, lu, rd, 16, r, sizeof(r)), TCMU_STS_OK);
 		assert_memory_equal(r, w, 1200);
 		assert_memory_equal(r + 1200, old + 1200, sizeof(old) - 1200);
-		cdb[0] = 0x8a;
+		cdb[0] = SCSI_OP_WRITE_16;
 		put_be64(cdb + 2, 40);
 		put_be32(cdb + 10, 4);
 		assert_int_equal(fix_run(&fc, lu, cdb, 16, old, sizeof(old)), TCMU_STS_OK);
@@ -122,12 +123,12 @@ static void test_short_dataout_refused(void **state)
 	/* more data than the CDB names: the CDB's blocks are written, the rest
 	 * ignored (the transport reports the underflow) */
 	memset(cdb, 0, sizeof(cdb));
-	cdb[0] = 0x2a;
+	cdb[0] = SCSI_OP_WRITE_10;
 	put_be32(cdb + 2, 40);
 	put_be16(cdb + 7, 1);
 	assert_int_equal(fix_run(&fc, lu, cdb, 10, w, sizeof(w)), TCMU_STS_OK);
 	assert_int_equal(fc.c.bytes_moved, 512);
-	uint8_t rd[16] = { 0x88 };
+	uint8_t rd[16] = { SCSI_OP_READ_16 };
 	put_be64(rd + 2, 40);
 	put_be32(rd + 10, 2);
 	assert_int_equal(fix_run(&fc, lu, rd, 16, r, 1024), TCMU_STS_OK);
@@ -141,11 +142,11 @@ static void test_capacity(void **state)
 	struct scsi_lu *lu = fix_lu_new("rw-d", 4096, 1000);
 	struct fix_cmd fc;
 	uint8_t b[32];
-	uint8_t rc10[10] = { 0x25 };
+	uint8_t rc10[10] = { SCSI_OP_READ_CAPACITY_10 };
 	assert_int_equal(fix_run(&fc, lu, rc10, 10, b, 8), TCMU_STS_OK);
 	assert_int_equal(get_be32(b), 999);
 	assert_int_equal(get_be32(b + 4), 4096);
-	uint8_t rc16[16] = { 0x9e, 0x10 };
+	uint8_t rc16[16] = { SCSI_OP_SERVICE_ACTION_IN_16, SCSI_SA_READ_CAPACITY_16 };
 	put_be32(rc16 + 10, 32);
 	memset(b, 0xcc, sizeof(b));
 	assert_int_equal(fix_run(&fc, lu, rc16, 16, b, 32), TCMU_STS_OK);
@@ -164,25 +165,25 @@ static void test_sync_cache(void **state)
 {
 	struct scsi_lu *lu = fix_lu_new("rw-e", FIX_BS, FIX_LBAS);
 	struct fix_cmd fc;
-	uint8_t s10[10] = { 0x35, 0x02 };
+	uint8_t s10[10] = { SCSI_OP_SYNCHRONIZE_CACHE_10, 0x02 };
 	assert_int_equal(fix_run(&fc, lu, s10, 10, NULL, 0), TCMU_STS_OK);
 	put_be32(s10 + 2, FIX_LBAS - 1);
 	put_be16(s10 + 7, 2);
 	fix_run(&fc, lu, s10, 10, NULL, 0);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
 	/* PRE-FETCH: same range rules, IMMED accepted */
-	uint8_t p10[10] = { 0x34, 0x02 };
+	uint8_t p10[10] = { SCSI_OP_PRE_FETCH_10, 0x02 };
 	put_be32(p10 + 2, FIX_LBAS - 4);
 	put_be16(p10 + 7, 4);
 	assert_int_equal(fix_run(&fc, lu, p10, 10, NULL, 0), TCMU_STS_OK);
 	put_be16(p10 + 7, 5);
 	fix_run(&fc, lu, p10, 10, NULL, 0);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x21, 0x00);
-	uint8_t p16[16] = { 0x90 };
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
+	uint8_t p16[16] = { SCSI_OP_PRE_FETCH_16 };
 	put_be64(p16 + 2, ~0ull);
 	fix_run(&fc, lu, p16, 16, NULL, 0);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x21, 0x00);
-	uint8_t s16[16] = { 0x91 };
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
+	uint8_t s16[16] = { SCSI_OP_SYNCHRONIZE_CACHE_16 };
 	put_be64(s16 + 2, FIX_LBAS - 1);
 	put_be32(s16 + 10, 1);
 	assert_int_equal(fix_run(&fc, lu, s16, 16, NULL, 0), TCMU_STS_OK);

@@ -5,6 +5,7 @@
  * docs/persistence.md).  A commit shows in the array's commit count. */
 #include "fixture.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 static uint64_t commits(struct scsi_lu *lu)
 {
@@ -29,7 +30,7 @@ static void test_memory(void **state)
 {
 	struct scsi_lu *lu = fix_lu_new("sync-mem", FIX_BS, FIX_LBAS);
 	struct fix_cmd fc;
-	uint8_t sc10[10] = { 0x35 }, sc16[16] = { 0x91 };
+	uint8_t sc10[10] = { SCSI_OP_SYNCHRONIZE_CACHE_10 }, sc16[16] = { SCSI_OP_SYNCHRONIZE_CACHE_16 };
 
 	(void)state;
 	fix_run(&fc, lu, sc10, 10, NULL, 0);
@@ -37,7 +38,7 @@ static void test_memory(void **state)
 	put_be64(sc16 + 2, FIX_LBAS);               /* past the end */
 	put_be32(sc16 + 10, 1);
 	fix_run(&fc, lu, sc16, 16, NULL, 0);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
 	write10(&fc, lu, 0x2a, 0x08, 7);            /* FUA: nothing to wait for */
 	assert_int_equal(array_sync(lu->dev.array), 0);
 	fix_lu_free(lu);
@@ -47,7 +48,7 @@ static void test_state_dir(void **state)
 {
 	char dir[] = "/tmp/lunlab-sync-state.XXXXXX", rm[64];
 	struct fix_cmd fc;
-	uint8_t sc10[10] = { 0x35 };
+	uint8_t sc10[10] = { SCSI_OP_SYNCHRONIZE_CACHE_10 };
 	uint64_t c;
 
 	(void)state;
@@ -72,7 +73,7 @@ static void test_state_dir(void **state)
 	write10(&fc, lu, 0x2a, 0x00, 4);
 	assert_true(commits(lu) > c);
 	c = commits(lu);
-	uint8_t unmap[10] = { 0x42, 0, 0, 0, 0, 0, 0, 0, 24, 0 }, ul[24] = { 0, 22, 0, 16 };
+	uint8_t unmap[10] = { SCSI_OP_UNMAP, 0, 0, 0, 0, 0, 0, 0, 24, 0 }, ul[24] = { 0, 22, 0, 16 };
 	put_be64(ul + 8, 4);
 	put_be32(ul + 16, 1);
 	fix_run(&fc, lu, unmap, 10, ul, sizeof(ul));

@@ -12,6 +12,7 @@
 #include "handlers/host.h"
 #include "lunlab/be.h"
 #include "tests/unit/handler/host_double.h"
+#include "lunlab/scsi_vocab.h"
 
 #define DB 16384u                 /* dedup block of the fixture's arrays */
 #define LBAS_PER_DB (DB / FIX_BS)
@@ -48,7 +49,7 @@ static int write_db(uint64_t nexus, struct scsi_lu *lu, uint64_t db, uint32_t n,
 			d[(size_t)i * DB + j] = (uint8_t)(s >> 56);
 		}
 	}
-	uint8_t cdb[16] = { 0x8a };
+	uint8_t cdb[16] = { SCSI_OP_WRITE_16 };
 	put_be64(cdb + 2, db * LBAS_PER_DB);
 	put_be32(cdb + 10, n * LBAS_PER_DB);
 	int st = run_as(nexus, fc, lu, cdb, 16, d, (size_t)n * DB);
@@ -61,13 +62,13 @@ static int unmap_db(uint64_t nexus, struct scsi_lu *lu, uint64_t db, uint32_t n,
 	uint8_t list[24] = { 0, 22, 0, 16 };
 	put_be64(list + 8, db * LBAS_PER_DB);
 	put_be32(list + 16, n * LBAS_PER_DB);
-	uint8_t cdb[10] = { 0x42, 0, 0, 0, 0, 0, 0, 0, sizeof(list), 0 };
+	uint8_t cdb[10] = { SCSI_OP_UNMAP, 0, 0, 0, 0, 0, 0, 0, sizeof(list), 0 };
 	return run_as(nexus, fc, lu, cdb, 10, list, sizeof(list));
 }
 
-static void assert_ua(const struct fix_cmd *fc, uint8_t asc, uint8_t ascq)
+static void assert_ua(const struct fix_cmd *fc, uint16_t asc_ascq)
 {
-	fix_assert_sense(fc, SK_UNIT_ATTENTION, asc, ascq);
+	fix_assert_sense(fc, SCSI_SK_UNIT_ATTENTION, asc_ascq);
 }
 
 static int setup(void **state)
@@ -103,42 +104,42 @@ static void soft_threshold_and_full_array(void **state)
 	/* the 20th block reaches the threshold: that WRITE itself succeeds */
 	assert_int_equal(write_db(1, lu1, 19, 1, 119, &fc), TCMU_STS_OK);
 	assert_int_equal(tur(1, lu1, &fc), TCMU_STS_PASSTHROUGH_ERR);
-	assert_ua(&fc, 0x38, 0x07);
+	assert_ua(&fc, SCSI_ASC_THIN_PROVISIONING_SOFT_THRESHOLD);
 	assert_int_equal(tur(1, lu1, &fc), TCMU_STS_OK);        /* once */
 	/* nexus 2: INQUIRY passes it by, REQUEST SENSE reports and clears it */
-	const uint8_t inq[6] = { 0x12, 0, 0, 0, 36, 0 };
+	const uint8_t inq[6] = { SCSI_OP_INQUIRY, 0, 0, 0, 36, 0 };
 	assert_int_equal(run_as(2, &fc, lu1, inq, 6, b, 36), TCMU_STS_OK);
-	const uint8_t rs[6] = { 0x03, 0, 0, 0, 18, 0 };
+	const uint8_t rs[6] = { SCSI_OP_REQUEST_SENSE, 0, 0, 0, 18, 0 };
 	assert_int_equal(run_as(2, &fc, lu1, rs, 6, b, 18), TCMU_STS_OK);
 	assert_int_equal(b[0], 0x70);
-	assert_int_equal(b[2], SK_UNIT_ATTENTION);
+	assert_int_equal(b[2], SCSI_SK_UNIT_ATTENTION);
 	assert_int_equal(b[12], 0x38);
 	assert_int_equal(b[13], 0x07);
 	assert_int_equal(run_as(2, &fc, lu1, rs, 6, b, 18), TCMU_STS_OK);
-	assert_int_equal(b[2], SK_NO_SENSE);                     /* cleared */
+	assert_int_equal(b[2], SCSI_SK_NO_SENSE);                     /* cleared */
 	assert_int_equal(tur(2, lu1, &fc), TCMU_STS_OK);
 	/* LU 2 of the same array tells its own nexuses, even before an unknown opcode */
 	const uint8_t bad[6] = { 0xff };
 	assert_int_equal(run_as(1, &fc, lu2, bad, 6, NULL, 0), TCMU_STS_PASSTHROUGH_ERR);
-	assert_ua(&fc, 0x38, 0x07);
+	assert_ua(&fc, SCSI_ASC_THIN_PROVISIONING_SOFT_THRESHOLD);
 	assert_int_equal(run_as(1, &fc, lu2, bad, 6, NULL, 0), TCMU_STS_PASSTHROUGH_ERR);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x20, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE);
 	/* a nexus that logs in now owes nothing for the past */
 	assert_int_equal(tur(3, lu1, &fc), TCMU_STS_OK);
 
 	/* fill it: 20 more blocks, then the array is full */
 	assert_int_equal(write_db(1, lu1, 20, 20, 200, &fc), TCMU_STS_OK);
 	assert_int_equal(write_db(1, lu1, 40, 1, 300, &fc), TCMU_STS_PASSTHROUGH_ERR);
-	fix_assert_sense(&fc, SK_DATA_PROTECT, 0x27, 0x07);     /* SPACE ALLOCATION FAILED WRITE PROTECT */
+	fix_assert_sense(&fc, SCSI_SK_DATA_PROTECT, SCSI_ASC_SPACE_ALLOC_FAILED_WRITE_PROTECT);
 	/* a multi-block write that needs more than is left fails whole: nothing mapped */
 	assert_int_equal(write_db(1, lu1, 41, 3, 400, &fc), TCMU_STS_PASSTHROUGH_ERR);
-	fix_assert_sense(&fc, SK_DATA_PROTECT, 0x27, 0x07);
+	fix_assert_sense(&fc, SCSI_SK_DATA_PROTECT, SCSI_ASC_SPACE_ALLOC_FAILED_WRITE_PROTECT);
 	assert_false(volume_mapped_bytes(lu1->dev.vol) > 40 * DB);
 	/* still the one crossing: no second 06/38/07 while above */
 	assert_int_equal(tur(1, lu1, &fc), TCMU_STS_OK);
 	/* reads, and writes of data the array holds, work when full */
 	uint8_t *d = malloc(DB);
-	uint8_t rd16[16] = { 0x88 };
+	uint8_t rd16[16] = { SCSI_OP_READ_16 };
 	put_be64(rd16 + 2, 41 * LBAS_PER_DB);
 	put_be32(rd16 + 10, LBAS_PER_DB);
 	assert_int_equal(run_as(1, &fc, lu1, rd16, 16, d, DB), TCMU_STS_OK);
@@ -155,14 +156,14 @@ static void soft_threshold_and_full_array(void **state)
 	char *err = NULL;
 	assert_int_equal(array_set_capacity(lu1->dev.array, 48 * DB, 20 * DB, &err), 0);
 	assert_int_equal(tur(1, lu1, &fc), TCMU_STS_PASSTHROUGH_ERR);
-	assert_ua(&fc, 0x2a, 0x01);
+	assert_ua(&fc, SCSI_ASC_MODE_PARAMETERS_CHANGED);
 	assert_int_equal(tur(1, lu1, &fc), TCMU_STS_OK);
 	assert_int_equal(tur(3, lu1, &fc), TCMU_STS_PASSTHROUGH_ERR);
-	assert_ua(&fc, 0x2a, 0x01);
+	assert_ua(&fc, SCSI_ASC_MODE_PARAMETERS_CHANGED);
 	/* descriptor-format REQUEST SENSE (DESC=1) reports it the same way */
-	const uint8_t rsd[6] = { 0x03, 0x01, 0, 0, 8, 0 };
+	const uint8_t rsd[6] = { SCSI_OP_REQUEST_SENSE, 0x01, 0, 0, 8, 0 };
 	assert_int_equal(run_as(2, &fc, lu1, rsd, 6, b, 8), TCMU_STS_OK);
-	const uint8_t want[8] = { 0x72, SK_UNIT_ATTENTION, 0x2a, 0x01, 0, 0, 0, 0 };
+	const uint8_t want[8] = { 0x72, SCSI_SK_UNIT_ATTENTION, 0x2a, 0x01, 0, 0, 0, 0 };
 	assert_memory_equal(b, want, 8);
 
 	/* below the threshold by more than 1% of the capacity: re-armed; the
@@ -172,13 +173,13 @@ static void soft_threshold_and_full_array(void **state)
 	array_get_space(lu1->dev.array, &sp);
 	assert_int_equal(sp.used_bytes, 20 * DB);                 /* what lu2 still maps */
 	assert_int_equal(unmap_db(2, lu2, 0, 2, &fc), TCMU_STS_PASSTHROUGH_ERR);
-	assert_ua(&fc, 0x2a, 0x01);                               /* LU 2 had not told nexus 2 yet */
+	assert_ua(&fc, SCSI_ASC_MODE_PARAMETERS_CHANGED);                               /* LU 2 had not told nexus 2 yet */
 	assert_int_equal(unmap_db(2, lu2, 0, 2, &fc), TCMU_STS_OK);
 	assert_int_equal(write_db(1, lu1, 0, 2, 500, &fc), TCMU_STS_OK);
 	assert_int_equal(tur(2, lu1, &fc), TCMU_STS_PASSTHROUGH_ERR);
-	assert_ua(&fc, 0x38, 0x07);
+	assert_ua(&fc, SCSI_ASC_THIN_PROVISIONING_SOFT_THRESHOLD);
 	assert_int_equal(tur(1, lu2, &fc), TCMU_STS_PASSTHROUGH_ERR);
-	assert_ua(&fc, 0x38, 0x07);
+	assert_ua(&fc, SCSI_ASC_THIN_PROVISIONING_SOFT_THRESHOLD);
 }
 
 int main(void)

@@ -5,6 +5,7 @@
  * zeros (which made a VERIFY of unwritten blocks GOOD without its data). */
 #include "fixture.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 static void vcdb(uint8_t *cdb, uint8_t op, uint8_t bytchk, uint64_t lba, uint32_t n)
 {
@@ -30,12 +31,12 @@ static void test_compare(void **state)
 	assert_int_equal(fix_run(&fc, lu, cdb, 16, v, sizeof(v)), TCMU_STS_OK);
 	v[1500] ^= 1;
 	fix_run(&fc, lu, cdb, 16, v, sizeof(v));
-	fix_assert_sense(&fc, SK_MISCOMPARE, 0x1d, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_MISCOMPARE, SCSI_ASC_MISCOMPARE_DURING_VERIFY);
 	assert_int_equal(get_be32(fc.sense + 3), 1500);
 	/* BYTCHK 11b: one block against each block of the range */
 	uint8_t same[512];
 	memset(same, 0x77, sizeof(same));
-	uint8_t ws[16] = { 0x93 };
+	uint8_t ws[16] = { SCSI_OP_WRITE_SAME_16 };
 	put_be64(ws + 2, 200);
 	put_be32(ws + 10, 8);
 	assert_int_equal(fix_run(&fc, lu, ws, 16, same, 512), TCMU_STS_OK);
@@ -54,12 +55,12 @@ static void test_short_dataout_refused(void **state)
 	 * with zeros would "verify" data the initiator never sent */
 	vcdb(cdb, 0x8f, 1, 300, 4);
 	fix_run(&fc, lu, cdb, 16, zeros, 3 * 512);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x0e, 0x03);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CMD_IU);
 	vcdb(cdb, 0x8f, 3, 300, 4);
 	fix_run(&fc, lu, cdb, 16, zeros, 100);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x0e, 0x03);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CMD_IU);
 	fix_run(&fc, lu, cdb, 16, NULL, 0);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x0e, 0x03);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CMD_IU);
 	/* the whole data-out: GOOD */
 	vcdb(cdb, 0x8f, 1, 300, 4);
 	assert_int_equal(fix_run(&fc, lu, cdb, 16, zeros, sizeof(zeros)), TCMU_STS_OK);
@@ -71,7 +72,7 @@ static void test_short_dataout_refused(void **state)
 	memset(w, 0xab, sizeof(w));
 	vcdb(cdb, 0x8e, 1, 300, 4);
 	fix_run(&fc, lu, cdb, 16, w, 1536);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x0e, 0x03);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CMD_IU);
 	assert_int_equal(volume_mapped_bytes(lu->dev.vol), 0);
 	fix_lu_free(lu);
 }

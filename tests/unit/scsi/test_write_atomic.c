@@ -7,11 +7,12 @@
 
 #include "fixture.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 static void wa_cdb(uint8_t *cdb, uint64_t lba, uint16_t n)
 {
 	memset(cdb, 0, 16);
-	cdb[0] = 0x9c;
+	cdb[0] = SCSI_OP_WRITE_ATOMIC_16;
 	put_be64(cdb + 2, lba);
 	put_be16(cdb + 12, n); /* bytes 10-11: ATOMIC BOUNDARY */
 }
@@ -19,7 +20,7 @@ static void wa_cdb(uint8_t *cdb, uint64_t lba, uint16_t n)
 static void rd_cdb(uint8_t *cdb, uint64_t lba, uint32_t n)
 {
 	memset(cdb, 0, 16);
-	cdb[0] = 0x88;
+	cdb[0] = SCSI_OP_READ_16;
 	put_be64(cdb + 2, lba);
 	put_be32(cdb + 10, n);
 }
@@ -47,7 +48,7 @@ static void test_limits_and_sense(void **state)
 	struct scsi_lu *lu = fix_lu_new("wa-b", FIX_BS, FIX_LBAS);
 	struct fix_cmd fc;
 	uint8_t b0[64] = { 0 }, w[1024] = { 0 }, cdb[16];
-	const uint8_t inq[6] = { 0x12, 0x01, 0xb0, 0x00, 64, 0 };
+	const uint8_t inq[6] = { SCSI_OP_INQUIRY, 0x01, 0xb0, 0x00, 64, 0 };
 
 	assert_int_equal(fix_run(&fc, lu, inq, 6, b0, sizeof(b0)), TCMU_STS_OK);
 	uint32_t max_atomic = get_be32(b0 + 44);
@@ -59,21 +60,21 @@ static void test_limits_and_sense(void **state)
 
 	wa_cdb(cdb, 0, (uint16_t)(max_atomic + 1));
 	fix_run(&fc, lu, cdb, 16, w, sizeof(w));
-	fix_assert_field(&fc, 0x24, true, 12, -1);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 12, -1);
 	wa_cdb(cdb, 0, 1);
 	put_be16(cdb + 10, 1);                                      /* an ATOMIC BOUNDARY */
 	fix_run(&fc, lu, cdb, 16, w, 512);
-	fix_assert_field(&fc, 0x24, true, 10, -1);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 10, -1);
 	wa_cdb(cdb, FIX_LBAS - 1, 2);
 	fix_run(&fc, lu, cdb, 16, w, 1024);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
 	wa_cdb(cdb, FIX_LBAS + 1, 0);                               /* zero blocks past the end */
 	fix_run(&fc, lu, cdb, 16, NULL, 0);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x21, 0x00);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
 	wa_cdb(cdb, 0, 1);
 	cdb[1] = 0x40;                                              /* WRPROTECT 010b */
 	fix_run(&fc, lu, cdb, 16, w, 512);
-	fix_assert_field(&fc, 0x24, true, 1, 6);
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 1, 6);
 	wa_cdb(cdb, FIX_LBAS, 0);                                   /* zero blocks at the end: GOOD */
 	assert_int_equal(fix_run(&fc, lu, cdb, 16, NULL, 0), TCMU_STS_OK);
 	assert_int_equal(volume_mapped_bytes(lu->dev.vol), 0);
@@ -82,7 +83,7 @@ static void test_limits_and_sense(void **state)
 	memset(w, 0x5a, sizeof(w));
 	wa_cdb(cdb, 0, 2);
 	fix_run(&fc, lu, cdb, 16, w, 600);
-	fix_assert_sense(&fc, SK_ILLEGAL_REQUEST, 0x0e, 0x03);
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CMD_IU);
 	assert_int_equal(volume_mapped_bytes(lu->dev.vol), 0);
 	fix_lu_free(lu);
 }

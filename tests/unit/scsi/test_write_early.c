@@ -8,6 +8,7 @@
 #include "fixture.h"
 #include "handlers/array/array_admin.h"
 #include "lunlab/be.h"
+#include "lunlab/scsi_vocab.h"
 
 #define LEN (1u << 20) /* 2048 blocks of 512 bytes: four 256 KiB bursts */
 
@@ -22,7 +23,7 @@ static uint64_t unique_blocks(struct scsi_lu *lu)
 static void write16(uint8_t *cdb, uint64_t lba, uint32_t n)
 {
 	memset(cdb, 0, 16);
-	cdb[0] = 0x8a;
+	cdb[0] = SCSI_OP_WRITE_16;
 	put_be64(cdb + 2, lba);
 	put_be32(cdb + 10, n);
 }
@@ -47,10 +48,10 @@ static void test_cdbs_it_must_not_act_on(void **state)
 	memset(buf, 0x5a, sizeof(buf));
 
 	write16(cdb, 0, LEN / FIX_BS);
-	cdb[0] = 0x88; /* READ(16) */
+	cdb[0] = SCSI_OP_READ_16;
 	assert_null(feed(lu, cdb, buf, LEN));
 	write16(cdb, 0, LEN / FIX_BS);
-	cdb[0] = 0x93; /* WRITE SAME(16) */
+	cdb[0] = SCSI_OP_WRITE_SAME_16;
 	assert_null(feed(lu, cdb, buf, LEN));
 	write16(cdb, 0, 0); /* no blocks */
 	assert_null(feed(lu, cdb, buf, LEN));
@@ -122,7 +123,7 @@ static void test_write_through_its_state(void **state)
 	st = feed(lu, cdb, buf, LEN);
 	assert_non_null(st);
 	run_with(&fc, lu, cdb, buf, st);
-	fix_assert_sense(&fc, SK_DATA_PROTECT, 0x27, 0x02);
+	fix_assert_sense(&fc, SCSI_SK_DATA_PROTECT, SCSI_ASC_SOFTWARE_WRITE_PROTECTED);
 	sbc_write_early_drop(st);
 	assert_int_equal(unique_blocks(lu), 65);
 	sbc_write_early_drop(NULL);

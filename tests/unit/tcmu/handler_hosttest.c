@@ -38,6 +38,7 @@
 
 #include "lunlab/host_ext.h"
 #include "lunlab/tcmu_abi.h"
+#include "lunlab/scsi_vocab.h"
 
 /* lunlab-target only: its extension contract, found with the one lookup a
  * handler that also runs under tcmu-runner makes (include/lunlab/host_ext.h);
@@ -138,7 +139,7 @@ static bool ht_may_inline(struct tcmu_device *dev, const uint8_t *cdb, size_t da
 {
 	(void)dev;
 	switch (cdb[0]) {
-	case 0x00: case 0xC0: case 0xC2: case 0xC3: case 0xC6:
+	case SCSI_OP_TEST_UNIT_READY: case 0xC0: case 0xC2: case 0xC3: case 0xC6:
 		return data_len <= HT_INLINE_MAX;
 	default:
 		return false;
@@ -194,7 +195,7 @@ static int preset_sense(uint8_t *sense, int sts)
 	switch (sts) {
 	case TCMU_STS_PASSTHROUGH_ERR:
 		/* ILLEGAL REQUEST, INVALID FIELD IN CDB, field pointer CDB byte 2 bit 3 */
-		tcmu_sense_set_data(sense, 0x5, 0x2400);
+		tcmu_sense_set_data(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB);
 		sense[15] = 0x80 | 0x40 | 0x08 | 3;
 		sense[16] = 0;
 		sense[17] = 2;
@@ -227,8 +228,8 @@ static int ht_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 	char text[512];
 
 	switch (cdb[0]) {
-	case 0x12: /* INQUIRY: just succeed (unit attention exemption test) */
-	case 0x00: /* TEST UNIT READY */
+	case SCSI_OP_INQUIRY: /* INQUIRY: just succeed (unit attention exemption test) */
+	case SCSI_OP_TEST_UNIT_READY:
 		return TCMU_STS_OK;
 	case 0xC0:
 		if (cdb[2] == 1)

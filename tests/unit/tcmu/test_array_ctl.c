@@ -18,6 +18,7 @@
 
 #include "lunlab/array_ctl.h"
 #include "lunlab/tcmu_abi.h"
+#include "lunlab/scsi_vocab.h"
 #include "target/tcmu/host.h"
 #include "tcmu_test_util.h"
 
@@ -78,7 +79,7 @@ static struct tcmd *run(struct lu_backend *d, const uint8_t *cdb, size_t cdb_len
 
 static uint8_t write_at(struct lu_backend *d, uint32_t lba, const uint8_t *data, size_t len)
 {
-	uint8_t cdb[10] = { 0x2a, 0, (uint8_t)(lba >> 24), (uint8_t)(lba >> 16), (uint8_t)(lba >> 8), (uint8_t)lba,
+	uint8_t cdb[10] = { SCSI_OP_WRITE_10, 0, (uint8_t)(lba >> 24), (uint8_t)(lba >> 16), (uint8_t)(lba >> 8), (uint8_t)lba,
 			    0, 0, (uint8_t)(len / 512), 0 };
 	struct tcmd *t = run(d, cdb, 10, LU_DIR_WRITE, len, data);
 	uint8_t st = t->lu.status;
@@ -91,7 +92,7 @@ static uint8_t write_at(struct lu_backend *d, uint32_t lba, const uint8_t *data,
 
 static void read_at(struct lu_backend *d, uint32_t lba, uint8_t *data, size_t len)
 {
-	uint8_t cdb[10] = { 0x28, 0, (uint8_t)(lba >> 24), (uint8_t)(lba >> 16), (uint8_t)(lba >> 8), (uint8_t)lba,
+	uint8_t cdb[10] = { SCSI_OP_READ_10, 0, (uint8_t)(lba >> 24), (uint8_t)(lba >> 16), (uint8_t)(lba >> 8), (uint8_t)lba,
 			    0, 0, (uint8_t)(len / 512), 0 };
 	struct tcmd *t = run(d, cdb, 10, LU_DIR_READ, len, NULL);
 
@@ -103,7 +104,7 @@ static void read_at(struct lu_backend *d, uint32_t lba, uint8_t *data, size_t le
 /* LOG SENSE 31h code 0001h: commands the array's cost model has charged */
 static uint64_t model_commands(struct lu_backend *d)
 {
-	const uint8_t cdb[10] = { 0x4d, 0, 0x40 | 0x31, 0, 0, 0, 0x01, 0, 16, 0 };
+	const uint8_t cdb[10] = { SCSI_OP_LOG_SENSE, 0, 0x40 | 0x31, 0, 0, 0, 0x01, 0, 16, 0 };
 	struct tcmd *t = run(d, cdb, 10, LU_DIR_READ, 16, NULL);
 	uint64_t v = 0;
 

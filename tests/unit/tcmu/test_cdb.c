@@ -9,18 +9,19 @@
 #include <cmocka.h>
 
 #include "lunlab/tcmu_abi.h"
+#include "lunlab/scsi_vocab.h"
 
 static void test_lengths(void **state)
 {
 	uint8_t cdb[32] = { 0 };
 
 	(void)state;
-	cdb[0] = 0x08; assert_int_equal(tcmu_cdb_get_length(cdb), 6);
-	cdb[0] = 0x28; assert_int_equal(tcmu_cdb_get_length(cdb), 10);
-	cdb[0] = 0x5a; assert_int_equal(tcmu_cdb_get_length(cdb), 10);
-	cdb[0] = 0xa8; assert_int_equal(tcmu_cdb_get_length(cdb), 12);
-	cdb[0] = 0x88; assert_int_equal(tcmu_cdb_get_length(cdb), 16);
-	cdb[0] = 0x7f; cdb[7] = 0x18; assert_int_equal(tcmu_cdb_get_length(cdb), 32);
+	cdb[0] = SCSI_OP_READ_6; assert_int_equal(tcmu_cdb_get_length(cdb), 6);
+	cdb[0] = SCSI_OP_READ_10; assert_int_equal(tcmu_cdb_get_length(cdb), 10);
+	cdb[0] = SCSI_OP_MODE_SENSE_10; assert_int_equal(tcmu_cdb_get_length(cdb), 10);
+	cdb[0] = SCSI_OP_READ_12; assert_int_equal(tcmu_cdb_get_length(cdb), 12);
+	cdb[0] = SCSI_OP_READ_16; assert_int_equal(tcmu_cdb_get_length(cdb), 16);
+	cdb[0] = SCSI_OP_VARIABLE_LENGTH_CDB; cdb[7] = 0x18; assert_int_equal(tcmu_cdb_get_length(cdb), 32);
 	cdb[0] = 0x60; assert_int_equal(tcmu_cdb_get_length(cdb), -EINVAL);
 	cdb[0] = 0xc0; assert_int_equal(tcmu_cdb_get_length(cdb), -EINVAL);
 	cdb[0] = 0xe5; assert_int_equal(tcmu_cdb_get_length(cdb), -EINVAL);
@@ -29,7 +30,7 @@ static void test_lengths(void **state)
 static void test_lba_xfer_6(void **state)
 {
 	/* READ(6): 21-bit LBA, top 3 bits of byte 1 are not LBA */
-	uint8_t cdb[6] = { 0x08, 0xff, 0x34, 0x56, 0x80, 0 };
+	uint8_t cdb[6] = { SCSI_OP_READ_6, 0xff, 0x34, 0x56, 0x80, 0 };
 
 	(void)state;
 	assert_int_equal(tcmu_cdb_get_lba(cdb), 0x1f3456);
@@ -40,7 +41,7 @@ static void test_lba_xfer_6(void **state)
 
 static void test_lba_xfer_10(void **state)
 {
-	uint8_t cdb[10] = { 0x28, 0, 0xde, 0xad, 0xbe, 0xef, 0x11, 0x12, 0x34, 0 };
+	uint8_t cdb[10] = { SCSI_OP_READ_10, 0, 0xde, 0xad, 0xbe, 0xef, 0x11, 0x12, 0x34, 0 };
 
 	(void)state;
 	assert_int_equal(tcmu_cdb_get_lba(cdb), 0xdeadbeefu);
@@ -49,7 +50,7 @@ static void test_lba_xfer_10(void **state)
 
 static void test_lba_xfer_12(void **state)
 {
-	uint8_t cdb[12] = { 0xa8, 0, 0x01, 0x02, 0x03, 0x04, 0x87, 0x65, 0x43, 0x21, 0, 0 };
+	uint8_t cdb[12] = { SCSI_OP_READ_12, 0, 0x01, 0x02, 0x03, 0x04, 0x87, 0x65, 0x43, 0x21, 0, 0 };
 
 	(void)state;
 	assert_int_equal(tcmu_cdb_get_lba(cdb), 0x01020304);
@@ -58,7 +59,7 @@ static void test_lba_xfer_12(void **state)
 
 static void test_lba_xfer_16(void **state)
 {
-	uint8_t cdb[16] = { 0x88, 0, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
+	uint8_t cdb[16] = { SCSI_OP_READ_16, 0, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
 			    0xfe, 0xdc, 0xba, 0x98, 0, 0 };
 
 	(void)state;

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "lunlab/tcmu_abi.h"
+#include "lunlab/scsi_vocab.h"
 #include "target/tcmu/host.h"
 #include "tcmu_test_util.h"
 #include "hosttest_group.h"
@@ -120,50 +121,51 @@ struct expect {
 	uint8_t sense[18];  /* all zero: no sense */
 };
 
-#define SNS(key, asc, ascq) { 0x70, 0, key, 0, 0, 0, 0, 0x0a, 0, 0, 0, 0, asc, ascq, 0, 0, 0, 0 }
+#define SNS(key, asc_ascq) \
+	{ SCSI_SENSE_FMT_FIXED_CURRENT, 0, key, 0, 0, 0, 0, 0x0a, 0, 0, 0, 0, (asc_ascq) >> 8, (asc_ascq) & 0xff, 0, 0, 0, 0 }
 
 static const struct expect table[] = {
 	{ TCMU_STS_OK, 1, 0x00, { 0 } },
-	{ TCMU_STS_NOT_HANDLED, 1, 0x02, SNS(0x5, 0x20, 0x00) },
+	{ TCMU_STS_NOT_HANDLED, 1, 0x02, SNS(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE) },
 	{ TCMU_STS_NO_RESOURCE, 1, 0x28, { 0 } },
 	{ TCMU_STS_PASSTHROUGH_ERR, 2, 0x02,
 	  { 0x70, 0, 0x5, 0, 0, 0, 0, 0x0a, 0, 0, 0, 0, 0x24, 0x00, 0, 0xCB, 0x00, 0x02 } },
 	{ TCMU_STS_BUSY, 1, 0x08, { 0 } },
-	{ TCMU_STS_WR_ERR, 1, 0x02, SNS(0x3, 0x0C, 0x00) },
-	{ TCMU_STS_RD_ERR, 1, 0x02, SNS(0x3, 0x11, 0x00) },
-	{ TCMU_STS_MISCOMPARE, 0, 0x02, SNS(0xE, 0x1D, 0x00) },
+	{ TCMU_STS_WR_ERR, 1, 0x02, SNS(SCSI_SK_MEDIUM_ERROR, SCSI_ASC_WRITE_ERROR) },
+	{ TCMU_STS_RD_ERR, 1, 0x02, SNS(SCSI_SK_MEDIUM_ERROR, SCSI_ASC_UNRECOVERED_READ_ERROR) },
+	{ TCMU_STS_MISCOMPARE, 0, 0x02, SNS(SCSI_SK_MISCOMPARE, SCSI_ASC_MISCOMPARE_DURING_VERIFY) },
 	/* INFORMATION preset by the handler survives, VALID set */
 	{ TCMU_STS_MISCOMPARE, 2, 0x02,
 	  { 0xF0, 0, 0xE, 0x00, 0x01, 0x23, 0x45, 0x0a, 0, 0, 0, 0, 0x1D, 0x00, 0, 0, 0, 0 } },
-	{ TCMU_STS_INVALID_CMD, 1, 0x02, SNS(0x5, 0x20, 0x00) },
-	{ TCMU_STS_INVALID_CDB, 1, 0x02, SNS(0x5, 0x24, 0x00) },
-	{ TCMU_STS_INVALID_PARAM_LIST, 1, 0x02, SNS(0x5, 0x26, 0x00) },
-	{ TCMU_STS_INVALID_PARAM_LIST_LEN, 1, 0x02, SNS(0x5, 0x1A, 0x00) },
+	{ TCMU_STS_INVALID_CMD, 1, 0x02, SNS(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE) },
+	{ TCMU_STS_INVALID_CDB, 1, 0x02, SNS(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB) },
+	{ TCMU_STS_INVALID_PARAM_LIST, 1, 0x02, SNS(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST) },
+	{ TCMU_STS_INVALID_PARAM_LIST_LEN, 1, 0x02, SNS(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR) },
 	{ TCMU_STS_TIMEOUT, 1, 0x08, { 0 } },
-	{ TCMU_STS_FENCED, 1, 0x02, SNS(0x2, 0x04, 0x0B) },
-	{ TCMU_STS_HW_ERR, 1, 0x02, SNS(0x4, 0x44, 0x00) },
-	{ TCMU_STS_RANGE, 1, 0x02, SNS(0x5, 0x21, 0x00) },
-	{ TCMU_STS_FRMT_IN_PROGRESS, 0, 0x02, SNS(0x2, 0x04, 0x04) },
+	{ TCMU_STS_FENCED, 1, 0x02, SNS(SCSI_SK_NOT_READY, SCSI_ASC_LU_NOT_ACCESSIBLE_STANDBY) },
+	{ TCMU_STS_HW_ERR, 1, 0x02, SNS(SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INTERNAL_TARGET_FAILURE) },
+	{ TCMU_STS_RANGE, 1, 0x02, SNS(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE) },
+	{ TCMU_STS_FRMT_IN_PROGRESS, 0, 0x02, SNS(SCSI_SK_NOT_READY, SCSI_ASC_LU_NOT_READY_FORMAT_IN_PROGRESS) },
 	/* progress indication preset by the handler survives */
 	{ TCMU_STS_FRMT_IN_PROGRESS, 2, 0x02,
 	  { 0x70, 0, 0x2, 0, 0, 0, 0, 0x0a, 0, 0, 0, 0, 0x04, 0x04, 0, 0x80, 0x40, 0x00 } },
-	{ TCMU_STS_CAPACITY_CHANGED, 1, 0x02, SNS(0x6, 0x2A, 0x09) },
-	{ TCMU_STS_NOTSUPP_SAVE_PARAMS, 1, 0x02, SNS(0x5, 0x39, 0x00) },
-	{ TCMU_STS_WR_ERR_INCOMPAT_FRMT, 1, 0x02, SNS(0x5, 0x30, 0x05) },
-	{ TCMU_STS_TRANSITION, 1, 0x02, SNS(0x2, 0x04, 0x0A) },
-	{ TCMU_STS_IMPL_TRANSITION_ERR, 1, 0x02, SNS(0x6, 0x2A, 0x07) },
-	{ TCMU_STS_EXPL_TRANSITION_ERR, 1, 0x02, SNS(0x4, 0x67, 0x0A) },
+	{ TCMU_STS_CAPACITY_CHANGED, 1, 0x02, SNS(SCSI_SK_UNIT_ATTENTION, SCSI_ASC_CAPACITY_DATA_CHANGED) },
+	{ TCMU_STS_NOTSUPP_SAVE_PARAMS, 1, 0x02, SNS(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_SAVING_PARAMETERS_NOT_SUPPORTED) },
+	{ TCMU_STS_WR_ERR_INCOMPAT_FRMT, 1, 0x02, SNS(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_CANNOT_WRITE_INCOMPATIBLE_FORMAT) },
+	{ TCMU_STS_TRANSITION, 1, 0x02, SNS(SCSI_SK_NOT_READY, SCSI_ASC_LU_NOT_ACCESSIBLE_TRANSITION) },
+	{ TCMU_STS_IMPL_TRANSITION_ERR, 1, 0x02, SNS(SCSI_SK_UNIT_ATTENTION, SCSI_ASC_ALUA_TRANSITION_FAILED) },
+	{ TCMU_STS_EXPL_TRANSITION_ERR, 1, 0x02, SNS(SCSI_SK_HARDWARE_ERROR, SCSI_ASC_SET_TPG_FAILED) },
 	/* unmapped in the runner: LOGICAL UNIT COMMUNICATION FAILURE */
-	{ TCMU_STS_NO_LOCK_HOLDERS, 0, 0x02, SNS(0x2, 0x08, 0x00) },
-	{ TCMU_STS_NOTSUPP_SEG_DESC_TYPE, 1, 0x02, SNS(0x5, 0x26, 0x09) },
-	{ TCMU_STS_NOTSUPP_TGT_DESC_TYPE, 1, 0x02, SNS(0x5, 0x26, 0x07) },
-	{ TCMU_STS_CP_TGT_DEV_NOTCONN, 1, 0x02, SNS(0xA, 0x0D, 0x02) },
-	{ TCMU_STS_INVALID_CP_TGT_DEV_TYPE, 1, 0x02, SNS(0xA, 0x0D, 0x03) },
-	{ TCMU_STS_TOO_MANY_SEG_DESC, 1, 0x02, SNS(0x5, 0x26, 0x08) },
-	{ TCMU_STS_TOO_MANY_TGT_DESC, 1, 0x02, SNS(0x5, 0x26, 0x06) },
+	{ TCMU_STS_NO_LOCK_HOLDERS, 0, 0x02, SNS(SCSI_SK_NOT_READY, SCSI_ASC_LU_COMMUNICATION_FAILURE) },
+	{ TCMU_STS_NOTSUPP_SEG_DESC_TYPE, 1, 0x02, SNS(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_UNSUPPORTED_SEGMENT_DESCRIPTOR) },
+	{ TCMU_STS_NOTSUPP_TGT_DESC_TYPE, 1, 0x02, SNS(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_UNSUPPORTED_TARGET_DESCRIPTOR) },
+	{ TCMU_STS_CP_TGT_DEV_NOTCONN, 1, 0x02, SNS(SCSI_SK_COPY_ABORTED, SCSI_ASC_COPY_TARGET_NOT_REACHABLE) },
+	{ TCMU_STS_INVALID_CP_TGT_DEV_TYPE, 1, 0x02, SNS(SCSI_SK_COPY_ABORTED, SCSI_ASC_INCORRECT_COPY_TARGET_TYPE) },
+	{ TCMU_STS_TOO_MANY_SEG_DESC, 1, 0x02, SNS(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_TOO_MANY_SEGMENT_DESCRIPTORS) },
+	{ TCMU_STS_TOO_MANY_TGT_DESC, 1, 0x02, SNS(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_TOO_MANY_TARGET_DESCRIPTORS) },
 	/* PASSTHROUGH_ERR with no sense at all: not left empty */
-	{ TCMU_STS_PASSTHROUGH_ERR, 0, 0x02, SNS(0x2, 0x08, 0x00) },
-	{ 77, 0, 0x02, SNS(0x2, 0x08, 0x00) },
+	{ TCMU_STS_PASSTHROUGH_ERR, 0, 0x02, SNS(SCSI_SK_NOT_READY, SCSI_ASC_LU_COMMUNICATION_FAILURE) },
+	{ 77, 0, 0x02, SNS(SCSI_SK_NOT_READY, SCSI_ASC_LU_COMMUNICATION_FAILURE) },
 };
 
 static void check_table(struct lu_backend *be, bool async)
@@ -286,7 +288,7 @@ static void test_data_and_private_iovec(void **state)
 static void test_data_in_buffers(void **state)
 {
 	char *err = NULL;
-	static const uint8_t inq[6] = { 0x12, 0, 0, 0, 64, 0 }, r10[10] = { 0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
+	static const uint8_t inq[6] = { SCSI_OP_INQUIRY, 0, 0, 0, 64, 0 }, r10[10] = { SCSI_OP_READ_10, 0, 0, 0, 0, 0, 0, 0, 1, 0 };
 	struct lu_backend *be = mkdev("hosttest0/name=z", "lun14", &err);
 	unsigned char stale[512];
 
@@ -353,7 +355,7 @@ static void test_update_size_unit_attention(void **state)
 {
 	char *err = NULL;
 	static const uint8_t grow[6] = { 0xC5, 0, 0, 0, 0x10, 0x00 }; /* 4096 blocks */
-	static const uint8_t inq[6] = { 0x12 }, tur[6] = { 0x00 };
+	static const uint8_t inq[6] = { SCSI_OP_INQUIRY }, tur[6] = { 0x00 };
 	struct lu_backend *be = mkdev("hosttest/name=u", "lun11", &err);
 
 	(void)state;
@@ -368,7 +370,7 @@ static void test_update_size_unit_attention(void **state)
 	assert_int_equal(t->lu.status, 0);
 	tcmd_free(t);
 	t = run(be, tur, 6, LU_DIR_NONE, 0);
-	static const uint8_t ua[18] = SNS(0x6, 0x2A, 0x09);
+	static const uint8_t ua[18] = SNS(SCSI_SK_UNIT_ATTENTION, SCSI_ASC_CAPACITY_DATA_CHANGED);
 
 	assert_int_equal(t->lu.status, 0x02);
 	assert_memory_equal(t->lu.sense, ua, 18);

@@ -14,11 +14,13 @@
 #include <cmocka.h>
 
 #include "lunlab/tcmu_abi.h"
+#include "lunlab/scsi_vocab.h"
 #include "target/tcmu/host.h"
 #include "tcmu_test_util.h"
 #include "hosttest_group.h"
 
-#define SNS(key, asc, ascq) { 0x70, 0, key, 0, 0, 0, 0, 0x0a, 0, 0, 0, 0, asc, ascq, 0, 0, 0, 0 }
+#define SNS(key, asc_ascq) \
+	{ SCSI_SENSE_FMT_FIXED_CURRENT, 0, key, 0, 0, 0, 0, 0x0a, 0, 0, 0, 0, (asc_ascq) >> 8, (asc_ascq) & 0xff, 0, 0, 0, 0 }
 
 static struct lu_backend *mkdev(const char *cfgstring, const char *name)
 {
@@ -107,7 +109,7 @@ static void test_data_on_submitting_thread(void **state)
 /* What the predicate refuses, and every device without one, uses workers. */
 static void test_refused_goes_to_worker(void **state)
 {
-	static const uint8_t who[6] = { 0xC6 }, tur[6] = { 0x00 }, inq[6] = { 0x12 };
+	static const uint8_t who[6] = { 0xC6 }, tur[6] = { 0x00 }, inq[6] = { SCSI_OP_INQUIRY };
 	struct lu_backend *be = mkdev("hosttest/name=r;inline=1", "lun21");
 	struct lu_backend *plain = mkdev("hosttest/name=p", "lun22");
 
@@ -196,7 +198,7 @@ static void test_status_and_unit_attention(void **state)
 	static const uint8_t bad[6] = { 0xC0, (uint8_t)TCMU_STS_INVALID_CDB, 1 };
 	static const uint8_t grow[6] = { 0xC5, 0, 0, 0, 0x10, 0x00 }; /* 4096 blocks */
 	static const uint8_t tur[6] = { 0x00 };
-	static const uint8_t invalid_cdb[18] = SNS(0x5, 0x24, 0x00), ua[18] = SNS(0x6, 0x2A, 0x09);
+	static const uint8_t invalid_cdb[18] = SNS(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB), ua[18] = SNS(SCSI_SK_UNIT_ATTENTION, SCSI_ASC_CAPACITY_DATA_CHANGED);
 	struct lu_backend *be = mkdev("hosttest/name=s;inline=1", "lun24");
 
 	(void)state;

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "lunlab/tcmu_abi.h"
+#include "lunlab/scsi_vocab.h"
 #include "target/tcmu/host_priv.h"
 #include "tcmu_test_util.h"
 
@@ -51,7 +52,7 @@ static void test_levels_and_prefix(void **state)
 static void test_cdb_print_info(void **state)
 {
 	struct tcmu_device dev = { .name = "lun5" };
-	uint8_t cdb[10] = { 0x28, 0, 0, 0, 0x10, 0, 0, 0, 8, 0 };
+	uint8_t cdb[10] = { SCSI_OP_READ_10, 0, 0, 0, 0x10, 0, 0, 0, 8, 0 };
 	struct tcmulib_cmd cmd = { .cdb = cdb };
 	struct capture c;
 

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "lunlab/tcmu_abi.h"
+#include "lunlab/scsi_vocab.h"
 #include "target/tcmu/host.h"
 #include "tcmu_test_util.h"
 
@@ -77,8 +78,8 @@ static void test_refused_config_named(void **state)
 
 static void test_inquiry_capacity(void **state)
 {
-	static const uint8_t inq[6] = { 0x12, 0, 0, 0, 36, 0 };
-	static const uint8_t rc16[16] = { 0x9e, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0 };
+	static const uint8_t inq[6] = { SCSI_OP_INQUIRY, 0, 0, 0, 36, 0 };
+	static const uint8_t rc16[16] = { SCSI_OP_SERVICE_ACTION_IN_16, SCSI_SA_READ_CAPACITY_16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0 };
 
 	(void)state;
 	struct tcmd *t = run(inq, 6, LU_DIR_READ, 36);
@@ -99,8 +100,8 @@ static void test_inquiry_capacity(void **state)
 
 static void test_write_read_back(void **state)
 {
-	static const uint8_t w10[10] = { 0x2a, 0, 0, 0, 0x10, 0, 0, 0, 4, 0 };
-	static const uint8_t r10[10] = { 0x28, 0, 0, 0, 0x10, 0, 0, 0, 4, 0 };
+	static const uint8_t w10[10] = { SCSI_OP_WRITE_10, 0, 0, 0, 0x10, 0, 0, 0, 4, 0 };
+	static const uint8_t r10[10] = { SCSI_OP_READ_10, 0, 0, 0, 0x10, 0, 0, 0, 4, 0 };
 
 	(void)state;
 	struct tcmd *w = tcmd_new(w10, 10, LU_DIR_WRITE, 2048, 3);
@@ -159,7 +160,7 @@ static void rw10(struct lu_cmd *lu, struct iovec *iov, uint8_t op, uint32_t lba,
 	lu->cdb[7] = (uint8_t)(blocks >> 8);
 	lu->cdb[8] = (uint8_t)blocks;
 	lu->cdb_len = 10;
-	lu->dir = op == 0x2a ? LU_DIR_WRITE : LU_DIR_READ;
+	lu->dir = op == SCSI_OP_WRITE_10 ? LU_DIR_WRITE : LU_DIR_READ;
 	iov->iov_base = buf;
 	iov->iov_len = (size_t)blocks * 512;
 	lu->iov = iov;
@@ -189,7 +190,7 @@ static bool rw_inline(struct lu_backend *d, uint8_t op, uint32_t lba, uint16_t b
 
 static void test_unpaced_inline(void **state)
 {
-	static const uint8_t inq[6] = { 0x12, 0, 0, 0, 36, 0 };
+	static const uint8_t inq[6] = { SCSI_OP_INQUIRY, 0, 0, 0, 36, 0 };
 	enum { BIG = 256 }; /* blocks: 128 KiB, above the handler's 64 KiB */
 	struct lu_backend *u = mkdev("lunlab/model=unlimited;serial=inl-u", "lun1");
 	struct lu_backend *v = mkdev("lunlab/model=x2;time_scale=0;serial=inl-v", "lun2");
@@ -273,7 +274,7 @@ static struct tcmd *read16(struct lu_backend *d, uint8_t flags, uint64_t lba, ui
 	static struct iovec iov;
 
 	memset(t->lu.cdb, 0, sizeof(t->lu.cdb));
-	t->lu.cdb[0] = 0x88;
+	t->lu.cdb[0] = SCSI_OP_READ_16;
 	t->lu.cdb[1] = flags;
 	for (int i = 0; i < 8; i++)
 		t->lu.cdb[2 + i] = (uint8_t)(lba >> (56 - 8 * i));
@@ -446,7 +447,7 @@ static void test_modeled_time_starts_at_arrival(void **state)
  * values) of d, as a client reads it. */
 static uint64_t telemetry_param(struct lu_backend *d, uint16_t code)
 {
-	static const uint8_t cdb[10] = { 0x4d, 0, 0x40 | 0x31, 0, 0, 0, 0, 0x10, 0x00, 0 };
+	static const uint8_t cdb[10] = { SCSI_OP_LOG_SENSE, 0, 0x40 | 0x31, 0, 0, 0, 0, 0x10, 0x00, 0 };
 	struct tcmd *t = tcmd_new(cdb, sizeof(cdb), LU_DIR_READ, 4096, 1);
 	uint64_t v = UINT64_MAX;
 

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "lunlab/tcmu_abi.h"
+#include "lunlab/scsi_vocab.h"
 #include "target/tcmu/host_priv.h"
 
 static void test_set_data(void **state)
@@ -19,7 +20,7 @@ static void test_set_data(void **state)
 
 	(void)state;
 	memset(s, 0xAA, sizeof(s));
-	assert_int_equal(tcmu_sense_set_data(s, 0x05, 0x2400), TCMU_STS_PASSTHROUGH_ERR);
+	assert_int_equal(tcmu_sense_set_data(s, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB), TCMU_STS_PASSTHROUGH_ERR);
 	assert_memory_equal(s, expect, 18);
 	/* the whole buffer is cleared */
 	assert_memory_equal(s + 18, zero, sizeof(s) - 18);
@@ -88,7 +89,7 @@ static void test_sense_len(void **state)
 	uint8_t s[TCMU_SENSE_BUFFERSIZE] = { 0 };
 
 	(void)state;
-	tcmu_sense_set_data(s, 0x5, 0x2000);
+	tcmu_sense_set_data(s, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE);
 	assert_int_equal(host_sense_len(s, 96), 18);
 	s[7] = 0x20; /* handler appended more fixed-format bytes */
 	assert_int_equal(host_sense_len(s, 96), 40);

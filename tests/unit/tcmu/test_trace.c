@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "lunlab/tcmu_abi.h"
+#include "lunlab/scsi_vocab.h"
 #include "target/tcmu/host_priv.h"
 #include "target/tcmu/scsi_names.h"
 
@@ -125,7 +126,7 @@ static void test_trace_lines(void **state)
 	memcpy(lu.cdb, w16, 16);
 	lu.cdb_len = 16;
 	lu.status = 0x02;
-	tcmu_sense_set_data(lu.sense, 0x5, 0x2100);
+	tcmu_sense_set_data(lu.sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);
 	lu.sense_len = 18;
 	assert_string_equal(trace_line(&lu),
 			    "lun3 WRITE(16) lba=4294967296 blocks=16 -> CHECK CONDITION ILLEGAL REQUEST: "
@@ -139,7 +140,7 @@ static void test_trace_lines(void **state)
 	lu.dir = LU_DIR_READ;
 	lu.xfer_len = 255;
 	lu.status = 0x02;
-	tcmu_sense_set_data(lu.sense, 0x5, 0x2400);
+	tcmu_sense_set_data(lu.sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB);
 	lu.sense[15] = 0x80 | 0x40 | 0x08 | 0; /* CDB byte 2 bit 0 */
 	lu.sense[17] = 2;
 	lu.sense_len = 18;
