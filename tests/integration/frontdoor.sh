@@ -39,7 +39,7 @@ for args in "--help" "info --help"; do
     # shellcheck disable=SC2086
     out=$("$bench" $args); rc=$?
     if [[ $rc == 0 && $out == "usage: lunlab-bench COMMAND URL"* &&
-          $(tail -n 1 <<<"$out") == "docs:   docs/bench.md, docs/calibrate.md, docs/metrics.md" &&
+          $(tail -n 1 <<<"$out") == "docs:   docs/bench.md, docs/calibrate.md, docs/metrics.md, docs/scenarios.md" &&
           $out == *"watch HTTPS_URL"* && $out == *"--metrics-url"* && $out == *"--api-insecure"* ]]; then
         ok "lunlab-bench $args: exit 0, the whole usage ($(wc -c <<<"$out") bytes)"
     else
