@@ -46,6 +46,24 @@ static bool port_answers(unsigned port)
 	return ok;
 }
 
+/* The array's own keys (profile or model, capacity, soft threshold, host streams), appended to
+ * a --lun or --cluster spec of n bytes so far: the LUs and the API's cluster are one array.
+ * Returns the new length. */
+static int array_keys(const struct scn_array *c, char *spec, size_t size, int n)
+{
+	if (c->profile[0])
+		n += snprintf(spec + n, size - (size_t)n, ",profile=%s", c->profile);
+	else
+		n += snprintf(spec + n, size - (size_t)n, ",model=%s", c->model);
+	if (c->capacity)
+		n += snprintf(spec + n, size - (size_t)n, ",array_capacity=%llu", (unsigned long long)c->capacity);
+	if (c->soft_threshold >= 0)
+		n += snprintf(spec + n, size - (size_t)n, ",soft_threshold=%d", c->soft_threshold);
+	if (c->host_streams)
+		n += snprintf(spec + n, size - (size_t)n, ",host_streams=%u", c->host_streams);
+	return n;
+}
+
 static void add_arg(struct scn_array_rt *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_arg(struct scn_array_rt *a, const char *fmt, ...)
 {
@@ -82,16 +100,7 @@ static void build_args(struct scn_array_rt *a, const char *target_bin, const cha
 		char spec[SCN_TEXT * 2];
 		int n = snprintf(spec, sizeof(spec), "--lun=size=%llu,block=%u,array=%s,time_scale=%s",
 				 (unsigned long long)c->luns[l].size, c->luns[l].block, c->name, c->time_scale);
-		if (c->profile[0])
-			n += snprintf(spec + n, sizeof(spec) - (size_t)n, ",profile=%s", c->profile);
-		else
-			n += snprintf(spec + n, sizeof(spec) - (size_t)n, ",model=%s", c->model);
-		if (c->capacity)
-			n += snprintf(spec + n, sizeof(spec) - (size_t)n, ",array_capacity=%llu", (unsigned long long)c->capacity);
-		if (c->soft_threshold >= 0)
-			n += snprintf(spec + n, sizeof(spec) - (size_t)n, ",soft_threshold=%d", c->soft_threshold);
-		if (c->host_streams)
-			n += snprintf(spec + n, sizeof(spec) - (size_t)n, ",host_streams=%u", c->host_streams);
+		n = array_keys(c, spec, sizeof(spec), n);
 		if (c->tpgs[0])
 			snprintf(spec + n, sizeof(spec) - (size_t)n, ",tpgs=%s", c->tpgs);
 		add_arg(a, "%s", spec);
@@ -103,16 +112,7 @@ static void build_args(struct scn_array_rt *a, const char *target_bin, const cha
 	{
 		char spec[SCN_TEXT * 2];
 		int n = snprintf(spec, sizeof(spec), "--cluster=name=%s,time_scale=%s", c->name, c->time_scale);
-		if (c->profile[0])
-			n += snprintf(spec + n, sizeof(spec) - (size_t)n, ",profile=%s", c->profile);
-		else
-			n += snprintf(spec + n, sizeof(spec) - (size_t)n, ",model=%s", c->model);
-		if (c->capacity)
-			n += snprintf(spec + n, sizeof(spec) - (size_t)n, ",array_capacity=%llu", (unsigned long long)c->capacity);
-		if (c->soft_threshold >= 0)
-			n += snprintf(spec + n, sizeof(spec) - (size_t)n, ",soft_threshold=%d", c->soft_threshold);
-		if (c->host_streams)
-			snprintf(spec + n, sizeof(spec) - (size_t)n, ",host_streams=%u", c->host_streams);
+		array_keys(c, spec, sizeof(spec), n);
 		add_arg(a, "%s", spec);
 	}
 	add_arg(a, "--api=127.0.0.1:%u", (unsigned)atoi(strrchr(a->api, ':') + 1));
