@@ -46,21 +46,34 @@ static bool port_answers(unsigned port)
 	return ok;
 }
 
+/* Appends to a spec of n bytes so far; once the spec is full it stays cut there (snprintf's
+ * size never wraps), and add_arg passes what fits. Returns the new length. */
+static int spec_cat(char *spec, size_t size, int n, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int spec_cat(char *spec, size_t size, int n, const char *fmt, ...)
+{
+	if (n < 0 || (size_t)n >= size)
+		return n;
+	va_list ap;
+	va_start(ap, fmt);
+	n += vsnprintf(spec + n, size - (size_t)n, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
 /* The array's own keys (profile or model, capacity, soft threshold, host streams), appended to
- * a --lun or --cluster spec of n bytes so far: the LUs and the API's cluster are one array.
- * Returns the new length. */
+ * a --lun or --cluster spec: the LUs and the API's cluster are one array. */
 static int array_keys(const struct scn_array *c, char *spec, size_t size, int n)
 {
 	if (c->profile[0])
-		n += snprintf(spec + n, size - (size_t)n, ",profile=%s", c->profile);
+		n = spec_cat(spec, size, n, ",profile=%s", c->profile);
 	else
-		n += snprintf(spec + n, size - (size_t)n, ",model=%s", c->model);
+		n = spec_cat(spec, size, n, ",model=%s", c->model);
 	if (c->capacity)
-		n += snprintf(spec + n, size - (size_t)n, ",array_capacity=%llu", (unsigned long long)c->capacity);
+		n = spec_cat(spec, size, n, ",array_capacity=%llu", (unsigned long long)c->capacity);
 	if (c->soft_threshold >= 0)
-		n += snprintf(spec + n, size - (size_t)n, ",soft_threshold=%d", c->soft_threshold);
+		n = spec_cat(spec, size, n, ",soft_threshold=%d", c->soft_threshold);
 	if (c->host_streams)
-		n += snprintf(spec + n, size - (size_t)n, ",host_streams=%u", c->host_streams);
+		n = spec_cat(spec, size, n, ",host_streams=%u", c->host_streams);
 	return n;
 }
 
@@ -102,7 +115,7 @@ static void build_args(struct scn_array_rt *a, const char *target_bin, const cha
 				 (unsigned long long)c->luns[l].size, c->luns[l].block, c->name, c->time_scale);
 		n = array_keys(c, spec, sizeof(spec), n);
 		if (c->tpgs[0])
-			snprintf(spec + n, sizeof(spec) - (size_t)n, ",tpgs=%s", c->tpgs);
+			spec_cat(spec, sizeof(spec), n, ",tpgs=%s", c->tpgs);
 		add_arg(a, "%s", spec);
 	}
 	/* the API's cluster is this very array (array=NAME), so volumes and snapshots made
