@@ -57,7 +57,9 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 fill_ticks() {
 	local t n=0
 	for t in /proc/"$1"/task/*; do
-		[[ $(cat "$t/comm" 2>/dev/null) == lunlab-fill ]] && n=$((n + $(awk '{print $14 + $15}' "$t/stat")))
+		# (a thread that ended meanwhile counts 0)
+		[[ $(cat "$t/comm" 2>/dev/null) == lunlab-fill ]] &&
+			n=$((n + $(awk '{print $14 + $15}' "$t/stat" 2>/dev/null || echo 0)))
 	done
 	echo "$n"
 }
