@@ -147,6 +147,22 @@ static double get_duration(struct pctx *p, const yaml_node_t *n, const char *key
 	return v;
 }
 
+/* "50" or "50%": a whole percentage 0..100 */
+static int get_percent(struct pctx *p, const yaml_node_t *n, const char *key)
+{
+	const char *s = str(p, n, key);
+	char buf[16];
+	snprintf(buf, sizeof(buf), "%s", s);
+	size_t l = strlen(buf);
+	if (l && buf[l - 1] == '%')
+		buf[l - 1] = 0;
+	char *end;
+	long t = strtol(buf, &end, 10);
+	if (!*buf || *end || t < 0 || t > 100)
+		fail(p, n, key, "'%s': expected a percentage 0..100", s);
+	return (int)t;
+}
+
 static uint64_t get_size(struct pctx *p, const yaml_node_t *n, const char *key)
 {
 	uint64_t v;
@@ -338,17 +354,7 @@ static void parse_array(struct pctx *p, struct scn_array *a, const yaml_node_t *
 			if (a->capacity < (1u << 20))
 				fail(p, v, kp, "%llu: at least 1M", (unsigned long long)a->capacity);
 		} else if (!strcmp(key, "soft_threshold")) {
-			const char *s = str(p, v, kp);
-			char buf[16];
-			snprintf(buf, sizeof(buf), "%s", s);
-			size_t l = strlen(buf);
-			if (l && buf[l - 1] == '%')
-				buf[l - 1] = 0;
-			char *end;
-			long t = strtol(buf, &end, 10);
-			if (!*buf || *end || t < 0 || t > 100)
-				fail(p, v, kp, "'%s': expected a percentage 0..100", s);
-			a->soft_threshold = (int)t;
+			a->soft_threshold = get_percent(p, v, kp);
 		} else if (!strcmp(key, "time_scale")) {
 			copy_str(p, v, kp, a->time_scale, sizeof(a->time_scale));
 			if (strcmp(a->time_scale, "virtual")) {
@@ -769,10 +775,82 @@ static void parse_volume_action(struct pctx *p, struct scn_event *e, const char 
 	}
 }
 
+/* refresh: {volume: V, from: SOURCE, backup: B}: XMS's snapshot refresh (docs/api.md
+ * "Snapshot refresh and restore"), V's data replaced in place by SOURCE's (a volume or a
+ * snapshot: `snapshot:` makes VOLUME.NAME, so a dot is allowed there); backup (default
+ * true, as XMS) keeps V's data first as the snapshot V.backup.TIME.N. */
+static void parse_refresh_action(struct pctx *p, struct scn_event *e, const yaml_node_t *v, const char *kp)
+{
+	char vol[64] = "", from[130] = "";
+	int backup = 1;
+
+	check_mapping(p, v, kp);
+	EACH_PAIR(p, v, ak, k2, v2) {
+		char ap[SCN_TEXT];
+		path_key(ap, sizeof(ap), kp, ak);
+		if (!strcmp(ak, "backup")) {
+			backup = get_bool(p, v2, ap);
+		} else if (!strcmp(ak, "volume") || !strcmp(ak, "from")) {
+			bool is_from = !strcmp(ak, "from");
+			char *dst = is_from ? from : vol;
+			copy_str(p, v2, ap, dst, is_from ? sizeof(from) : sizeof(vol));
+			/* no quote or escape can reach the request body */
+			if (!dst[0] || strspn(dst, is_from ? "abcdefghijklmnopqrstuvwxyz0123456789_."
+							   : "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(dst))
+				fail(p, v2, ap, "'%s': a volume name here is 1..63 of a-z 0-9 _%s", dst,
+				     is_from ? " (and . in a snapshot's VOLUME.NAME)" : "");
+		} else {
+			unknown(p, k2, kp, ak, "volume, from, backup");
+		}
+	}
+	if (!vol[0] || !from[0])
+		fail(p, v, kp, "needs volume and from");
+	e->kind = SCN_E_API;
+	strcpy(e->method, "POST");
+	strcpy(e->path, "/api/json/v2/types/snapshots");
+	snprintf(e->body, sizeof(e->body), "{\"from-volume-id\": \"%s\", \"to-volume-id\": \"%s\", \"no-backup\": %s}",
+		 from, vol, backup ? "false" : "true");
+}
+
+/* capacity: {size: SIZE, soft_threshold: P}: the array's physical capacity changes during
+ * the run (PUT /api/lunlab/arrays/NAME, docs/faults.md); without soft_threshold the
+ * threshold keeps its share of the capacity. */
+static void parse_capacity_action(struct pctx *p, struct scn_event *e, const yaml_node_t *v, const char *kp)
+{
+	uint64_t size = 0;
+	int soft = -1;
+
+	check_mapping(p, v, kp);
+	EACH_PAIR(p, v, ak, k2, v2) {
+		char ap[SCN_TEXT];
+		path_key(ap, sizeof(ap), kp, ak);
+		if (!strcmp(ak, "size")) {
+			size = get_size(p, v2, ap);
+			if (size < (1u << 20))
+				fail(p, v2, ap, "%llu: at least 1M", (unsigned long long)size);
+		} else if (!strcmp(ak, "soft_threshold")) {
+			soft = get_percent(p, v2, ap);
+		} else {
+			unknown(p, k2, kp, ak, "size, soft_threshold");
+		}
+	}
+	if (!size && soft < 0)
+		fail(p, v, kp, "needs size, soft_threshold or both");
+	e->kind = SCN_E_API;
+	strcpy(e->method, "PUT");
+	strcpy(e->path, "/api/lunlab/arrays/%ARRAY%");
+	int n = snprintf(e->body, sizeof(e->body), "{");
+	if (size)
+		n += snprintf(e->body + n, sizeof(e->body) - (size_t)n, "\"capacity\": %llu", (unsigned long long)size);
+	if (soft >= 0)
+		snprintf(e->body + n, sizeof(e->body) - (size_t)n, "%s\"soft-threshold\": %d", size ? ", " : "", soft);
+	strcat(e->body, "}");
+}
+
 static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *n, const char *path)
 {
 	static const char actions[] = "fault, fault_off, faults_clear, portal_down, portal_up, alua, kill, restart, pause, "
-				      "start_workload, api, volume, snapshot, resize";
+				      "start_workload, api, volume, snapshot, resize, refresh, capacity";
 	struct scn_model *m = p->m;
 	check_mapping(p, n, path);
 	e->mark = mark_of(n);
@@ -882,6 +960,10 @@ static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *
 					fail(p, v, kp, "needs method and path");
 			} else if (!strcmp(key, "volume") || !strcmp(key, "snapshot") || !strcmp(key, "resize")) {
 				parse_volume_action(p, e, key, v, kp);
+			} else if (!strcmp(key, "refresh")) {
+				parse_refresh_action(p, e, v, kp);
+			} else if (!strcmp(key, "capacity")) {
+				parse_capacity_action(p, e, v, kp);
 			} else if (!strcmp(key, "start_workload")) {
 				e->kind = SCN_E_START;
 				e->start = find_work(p, v, kp);
@@ -898,7 +980,8 @@ static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *
 			}
 		} else {
 			unknown(p, k, path, key, "at, when, array, name, fault, fault_off, faults_clear, portal_down, portal_up, "
-						 "alua, kill, restart, pause, start_workload, api, volume, snapshot, resize");
+						 "alua, kill, restart, pause, start_workload, api, volume, snapshot, resize, "
+						 "refresh, capacity");
 		}
 	}
 	if (nconds != 1)
@@ -928,6 +1011,15 @@ static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *
 			if (c)
 				memmove(c, c + 18, strlen(c + 18) + 1);
 		}
+	}
+	char *pslot = e->kind == SCN_E_API ? strstr(e->path, "%ARRAY%") : NULL;
+	if (pslot) { /* capacity: the runner's array NAME is the handler's array NAME */
+		if (a->external)
+			fail(p, act, an, "array %s is an existing target (url:): its array's name is not known here; "
+			     "use an api: action (PUT /api/lunlab/arrays/NAME)", a->name);
+		char tail[SCN_TEXT];
+		snprintf(tail, sizeof(tail), "%s", pslot + 7);
+		snprintf(pslot, sizeof(e->path) - (size_t)(pslot - e->path), "%s%s", a->name, tail);
 	}
 	if (a->external && (e->kind == SCN_E_KILL || e->kind == SCN_E_RESTART || e->kind == SCN_E_PAUSE))
 		fail(p, act, an, "array %s is an existing target (url:): the runner cannot kill, restart or pause it", a->name);

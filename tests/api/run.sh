@@ -15,6 +15,7 @@
 #   sessions  v3 login/logout, the session cookie on every version (sessions_api.py)
 #   refresh  snapshot refresh and restore (from-*-id / to-*-id), the data and the
 #           06/28/00 on the SCSI side (refresh_api.py)
+#   arrays  an array's capacity and soft threshold changed at run time (arrays_api.py)
 #   replay-CLIENT  a public XMS client's requests replayed, its fields type-checked
 #           (replay_CLIENT.py; the source and commit each is derived from are named there)
 # Exit 0 pass, 1 fail, 77 skipped (python3-cinder missing for cinder).
@@ -57,6 +58,7 @@ case $check in
     throttle) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/throttle_api.py" || status=1 ;;
     clusters) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/clusters_api.py" || status=1 ;;
     sessions) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/sessions_api.py" || status=1 ;;
+    arrays) timeout 300 /usr/bin/python3 "$here/arrays_api.py" || status=1 ;;
     refresh) timeout 300 /usr/bin/python3 "$here/refresh_api.py" || status=1 ;;
     replay-*) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/replay_${check#replay-}.py" || status=1 ;;
     *) echo "unknown check '$check'"; status=2 ;;
