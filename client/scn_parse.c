@@ -813,7 +813,7 @@ static void parse_refresh_action(struct pctx *p, struct scn_event *e, const yaml
 }
 
 /* capacity: {size: SIZE, soft_threshold: P}: the array's physical capacity changes during
- * the run (PUT /api/lunlab/arrays/NAME, docs/faults.md); without soft_threshold the
+ * the run (PUT /api/lunlab/arrays/NAME, docs/api.md); without soft_threshold the
  * threshold keeps its share of the capacity. */
 static void parse_capacity_action(struct pctx *p, struct scn_event *e, const yaml_node_t *v, const char *kp)
 {

@@ -1,5 +1,5 @@
 /* lunlab_arrays.c — the arrays' physical space at run time, in the lunlab
- * namespace of the management API (docs/faults.md "API"):
+ * namespace of the management API (docs/api.md "An array's physical space"):
  *
  *   GET /api/lunlab/arrays          every array: capacity, soft threshold, use
  *   GET /api/lunlab/arrays/NAME     one array
