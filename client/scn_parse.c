@@ -454,7 +454,7 @@ static int find_work(struct pctx *p, const yaml_node_t *n, const char *key)
 static const char *const kind_keys[] = {
 	[SCN_W_VERIFY] = "kind, start, lun, bs, size, offset, sync_every, reconnect",
 	[SCN_W_CLONE] = "kind, start, lun, dest, array, template_size, chunk, clones, mode, job",
-	[SCN_W_SCALE] = "kind, start, lun, vms, bs, qd, duration, warmup, write, random, data",
+	[SCN_W_SCALE] = "kind, start, lun, vms, bs, qd, duration, warmup, commands, keep_going, write, random, data",
 	[SCN_W_RUN] = "kind, start, command",
 	[SCN_W_DRR] = "kind, start, lun, size, image",
 };
@@ -507,7 +507,8 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 	if (kind < 0)
 		fail(p, n, path, "missing kind (verify, clone, scale, drr or run)");
 	w->kind = (enum scn_work_kind)kind;
-	bool have_lun = false;
+	bool have_lun = false, have_duration = false, have_warmup = false;
+	const yaml_node_t *commands_mark = NULL;
 	int snap_array = -1;
 	const yaml_node_t *snap_mark = NULL;
 	EACH_PAIR(p, n, key, k, v) {
@@ -515,7 +516,7 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 		path_key(kp, sizeof(kp), path, key);
 		if (!key_in(key, kind_keys[kind])) {
 			if (key_in(key, "start, lun, dest, array, bs, size, offset, sync_every, reconnect, template_size, chunk, clones, "
-					"mode, job, vms, qd, duration, warmup, write, random, data, command, image"))
+					"mode, job, vms, qd, duration, warmup, commands, keep_going, write, random, data, command, image"))
 				fail(p, k, kp, "not a key of a %s workload (known: %s)", kind_names[kind], kind_keys[kind]);
 			unknown(p, k, path, key, kind_keys[kind]);
 		}
@@ -565,10 +566,17 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 			w->qd = (unsigned)get_uint(p, v, kp, 1, 256);
 		} else if (!strcmp(key, "duration")) {
 			w->duration_s = get_duration(p, v, kp);
+			have_duration = true;
 			if (w->duration_s <= 0)
 				fail(p, v, kp, "must be above 0");
 		} else if (!strcmp(key, "warmup")) {
 			w->warmup_s = get_duration(p, v, kp);
+			have_warmup = true;
+		} else if (!strcmp(key, "commands")) {
+			w->commands = (unsigned)get_uint(p, v, kp, 1, 1000000);
+			commands_mark = v;
+		} else if (!strcmp(key, "keep_going")) {
+			w->keep_going = get_bool(p, v, kp);
 		} else if (!strcmp(key, "write")) {
 			w->write = get_bool(p, v, kp);
 		} else if (!strcmp(key, "random")) {
@@ -609,6 +617,10 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 		fail(p, n, path, "missing lun (ARRAY.LUN)");
 	if (kind == SCN_W_RUN && !w->command[0])
 		fail(p, n, path, "missing command");
+	/* a fixed number of commands per VM has no window: duration and warmup say nothing */
+	if (commands_mark && (have_duration || have_warmup))
+		fail(p, commands_mark, path, "commands replaces duration and warmup (a fixed number of commands per VM, "
+					     "no time window): give one or the other");
 	if (kind == SCN_W_VERIFY) {
 		const struct scn_lun *l = &p->m->arrays[w->lun.array].luns[w->lun.lun];
 		if (w->bs % l->block || w->size % w->bs || w->offset % l->block)
@@ -1111,7 +1123,8 @@ static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t
 	static const char checks[] = "finished, fails_with, verified, saw_sense, duration, json, exit, output, metric, api";
 	check_mapping(p, n, path);
 	x->mark = mark_of(n);
-	x->work = x->array = -1;
+	x->work = x->array = x->over_work = -1;
+	const yaml_node_t *over_mark = NULL;
 	int nk = 0;
 	const yaml_node_t *ck = NULL, *cv = NULL;
 	char label[SCN_TEXT] = "";
@@ -1130,6 +1143,24 @@ static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t
 			copy_str(p, v, kp, x->skip_if, sizeof(x->skip_if));
 			if (!x->skip_if[0])
 				fail(p, v, kp, "empty path (a dot path of the workload's JSON report: runs.0.machine_limited)");
+		} else if (!strcmp(key, "over")) {
+			/* over: {workload: W, json: PATH}: the figure divided by another workload's */
+			over_mark = k;
+			check_mapping(p, v, kp);
+			EACH_PAIR(p, v, ok_, k2, v2) {
+				char op[SCN_TEXT];
+				path_key(op, sizeof(op), kp, ok_);
+				if (!strcmp(ok_, "workload"))
+					x->over_work = find_work(p, v2, op);
+				else if (!strcmp(ok_, "json"))
+					copy_str(p, v2, op, x->over_path, sizeof(x->over_path));
+				else
+					unknown(p, k2, kp, ok_, "workload, json");
+			}
+			if (x->over_work < 0 || !x->over_path[0])
+				fail(p, v, kp, "needs workload and json (the figure to divide by)");
+			if (m->work[x->over_work].kind == SCN_W_RUN)
+				fail(p, v, kp, "workload %s is a run: workload (no JSON report)", m->work[x->over_work].name);
 		} else if (!strcmp(key, "min") || !strcmp(key, "max")) {
 			double d = get_number(p, v, kp);
 			if (key[1] == 'i')
@@ -1143,7 +1174,7 @@ static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t
 			ck = k;
 			cv = v;
 		} else {
-			unknown(p, k, path, key, "workload, array, name, min, max, match, skip_if, finished, fails_with, "
+			unknown(p, k, path, key, "workload, array, name, min, max, match, skip_if, over, finished, fails_with, "
 						 "verified, saw_sense, duration, json, exit, output, metric, api");
 		}
 	}
@@ -1173,6 +1204,8 @@ static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t
 		fail(p, n, path, "%s needs min:, max: or both", c);
 	if (!bounds && (x->have_min || x->have_max))
 		fail(p, n, path, "min/max go with duration, json or metric, not %s", c);
+	if (over_mark && strcmp(c, "json"))
+		fail(p, over_mark, path, "over: divides a json: figure (not %s)", c);
 	const struct scn_work *w = x->work >= 0 ? &m->work[x->work] : NULL;
 	if (x->skip_if[0] && (!w || w->kind == SCN_W_RUN))
 		fail(p, n, path, "skip_if reads a workload's JSON report (clone, scale, drr, verify)");
@@ -1204,7 +1237,11 @@ static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t
 		copy_str(p, cv, kp, x->text, sizeof(x->text));
 		if (w->kind == SCN_W_RUN)
 			fail(p, ck, kp, "workload %s is a run: workload (no JSON report; use output:)", w->name);
-		set_name(x, "workload %s %s", w->name, x->text);
+		if (x->over_work >= 0)
+			set_name(x, "workload %s %s / workload %s %s", w->name, x->text, m->work[x->over_work].name,
+				 x->over_path);
+		else
+			set_name(x, "workload %s %s", w->name, x->text);
 	} else if (!strcmp(c, "exit")) {
 		x->kind = SCN_X_EXIT;
 		x->exit_code = (int)get_uint(p, cv, kp, 0, 255);
