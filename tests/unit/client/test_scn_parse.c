@@ -128,6 +128,14 @@ static void refused(unsigned line, const char *repl, const char *want)
 	char text[4096], err[512] = "";
 	with_line(text, sizeof(text), line, repl);
 	int rc = scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err));
+	if (!want) { /* accepted after all: a ratio, checked by the caller's reading of g_m */
+		if (rc != 0)
+			fail_msg("line %u '%s': refused: %s", line, repl, err);
+		assert_int_equal(g_m.expect[2].over_work, 1);
+		assert_string_equal(g_m.expect[2].over_path, "wall_s");
+		assert_string_equal(g_m.expect[2].name, "workload c modeled.duration_s / workload c wall_s");
+		return;
+	}
 	if (rc != -1 || strcmp(err, want))
 		fail_msg("line %u '%s':\n  got  '%s'\n  want '%s'", line, repl, err, want);
 }
@@ -171,6 +179,30 @@ static void scale_warmup(void **state)
 	with_line(text, sizeof(text), 17, "  s: {kind: scale, lun: a.src, warmup: soon}\n  w:");
 	assert_int_equal(scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)), -1);
 	assert_string_equal(err, "f.yaml:17:40: workloads.s.warmup: 'soon': expected a duration (2s, 500ms, 1.5m; at most a day)");
+}
+
+/* scale commands: (--count) replaces a window; keep_going; the ratio expectation over: */
+static void scale_commands_and_ratio(void **state)
+{
+	char text[4096], err[512] = "";
+	with_line(text, sizeof(text), 17, "  s: {kind: scale, lun: a.src, vms: 4, bs: 4m, commands: 7, keep_going: true}\n  w:");
+	assert_int_equal(scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)), 0);
+	assert_int_equal(g_m.work[0].commands, 7);
+	assert_true(g_m.work[0].keep_going);
+	assert_int_equal(g_m.work[1].commands, 0);
+	with_line(text, sizeof(text), 17, "  s: {kind: scale, lun: a.src, commands: 7, duration: 2s}\n  w:");
+	assert_int_equal(scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)), -1);
+	assert_string_equal(err, "f.yaml:17:42: workloads.s: commands replaces duration and warmup (a fixed number of "
+				 "commands per VM, no time window): give one or the other");
+	refused(21, "    commands: 3", "f.yaml:21:5: workloads.w.commands: not a key of a verify workload (known: kind, "
+			"start, lun, bs, size, offset, sync_every, reconnect)");
+	refused(43, "  - {workload: c, json: modeled.duration_s, over: {workload: c, json: wall_s}, min: 2, max: 3}", NULL);
+	refused(43, "  - {workload: c, duration: s, over: {workload: c, json: wall_s}, max: 3}",
+		"f.yaml:43:32: expect[2]: over: divides a json: figure (not duration)");
+	refused(43, "  - {workload: c, json: x, over: {workload: c}, max: 3}",
+		"f.yaml:43:34: expect[2].over: needs workload and json (the figure to divide by)");
+	refused(43, "  - {workload: c, json: x, over: {workload: nope, json: y}, max: 3}",
+		"f.yaml:43:45: expect[2].over.workload: 'nope': no such workload");
 }
 
 static void yaml_syntax(void **state)
@@ -391,6 +423,7 @@ int main(void)
 		cmocka_unit_test(clone_job),
 		cmocka_unit_test(skip_if_path),
 		cmocka_unit_test(scale_warmup),
+		cmocka_unit_test(scale_commands_and_ratio),
 		cmocka_unit_test(volume_actions),
 		cmocka_unit_test(refresh_capacity_actions),
 		cmocka_unit_test(snapshot_clone),
