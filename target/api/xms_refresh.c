@@ -31,6 +31,7 @@
 
 #include "target/api/api_json.h"
 #include "target/api/xms_common.h"
+#include "target/api/xms_events.h"
 #include "target/api/xms_resources.h"
 #include "target/api/xms_scsi.h"
 
@@ -269,6 +270,13 @@ void xms_refresh(struct xms_ctx *x)
 		struct xms_snapset *ts = xms_snapset_get(&g_xms, to.set);
 		if (ts)
 			snprintf(ts->name, sizeof(ts->name), "%s", set_name);
+	}
+	/* what happened, in the array's event log (the generic audit line of a POST
+	 * snapshots names no snapshot made when there is no backup) */
+	for (size_t i = 0; i < to.n; i++) {
+		const struct xms_volume *s = xms_volume_get(&g_xms, src_for[i]), *d = xms_volume_get(&g_xms, to.v[i]);
+		xms_event(XMS_SEV_INFO, "audit", "Volume", d->name, "LL0104", "User %s refreshed volume '%s' from '%s'%s",
+			  x->req->user ? x->req->user : "-", d->name, s->name, nobak ? " (no backup)" : "");
 	}
 	xms_reply_created_many(x, "volumes", to.v, to.n);
 out:
