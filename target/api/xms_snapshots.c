@@ -215,7 +215,9 @@ bool xms_snapset_make(struct xms_ctx *x, const struct xms_cluster *c, const stru
 	snprintf(suffix, sizeof(suffix), "snapshot.%lld", (long long)now);
 	if (!sfx)
 		sfx = suffix;
-	/* every name first: nothing is made when one is taken */
+	/* every name first: nothing is made when one is taken (the set's, then each snapshot's) */
+	if (r->set_name && xms_snapset_by_name(&g_xms, r->set_name))
+		return api_error(x->rsp, 400, XMS_ERR_OBJ_NAME_NOT_UNIQUE);
 	for (size_t i = 0; i < r->n; i++) {
 		if (!snap_name(name, sizeof(name), xms_volume_get(&g_xms, r->src[i])->name, sfx,
 			       r->names ? r->names[i] : NULL) ||
@@ -225,8 +227,6 @@ bool xms_snapset_make(struct xms_ctx *x, const struct xms_cluster *c, const stru
 		if (xms_volume_by_name(&g_xms, name))
 			return api_error(x->rsp, 400, XMS_ERR_NAME_NOT_UNIQUE);
 	}
-	if (r->set_name && xms_snapset_by_name(&g_xms, r->set_name))
-		return api_error(x->rsp, 400, XMS_ERR_OBJ_NAME_NOT_UNIQUE);
 	if (g_xms.volumes.n + r->n > XMS_MAX_OBJECTS || g_xms.snapsets.n >= XMS_MAX_OBJECTS)
 		return api_error(x->rsp, 400, XMS_ERR_TOO_MANY);
 	set = xms_snapset_add(&g_xms);
