@@ -54,12 +54,12 @@ case $check in
     cinder) timeout 600 /usr/bin/python3 "$here/cinder_driver.py" || status=1 ;;
     cinder2) PYTHONPATH=$here timeout 600 /usr/bin/python3 "$here/cinder_two_backends.py" || status=1 ;;
     xms) timeout 600 /usr/bin/python3 "$here/xms_api.py" || status=1 ;;
+    arrays) timeout 300 /usr/bin/python3 "$here/arrays_api.py" || status=1 ;;
+    refresh) timeout 300 /usr/bin/python3 "$here/refresh_api.py" || status=1 ;;
     bench) timeout 600 bash "$here/bench_api.sh" || status=1 ;;
     throttle) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/throttle_api.py" || status=1 ;;
     clusters) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/clusters_api.py" || status=1 ;;
     sessions) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/sessions_api.py" || status=1 ;;
-    arrays) timeout 300 /usr/bin/python3 "$here/arrays_api.py" || status=1 ;;
-    refresh) timeout 300 /usr/bin/python3 "$here/refresh_api.py" || status=1 ;;
     replay-*) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/replay_${check#replay-}.py" || status=1 ;;
     *) echo "unknown check '$check'"; status=2 ;;
 esac
