@@ -3,8 +3,8 @@
  *
  * Order at delivery (scsi_core_check), each step answering or passing on:
  *   1. LUN: the LU this initiator sees at the LUN (LUN masking).  None:
- *      the target answers at step 6 (SPC-4 4.6.?/SAM-5 5.10: INQUIRY with
- *      peripheral qualifier 011b, anything else 05/25/00).
+ *      the target answers at step 6 (SPC-4 6.6.2: INQUIRY with peripheral
+ *      qualifier 011b; anything else 05/25/00 LOGICAL UNIT NOT SUPPORTED).
  *   2. unit attention (SAM-5 5.14; scsi_core_ua.c), except INQUIRY, REPORT
  *      LUNS and REQUEST SENSE.
  *   3. ALUA access state of the target port (SPC-4 5.15.2.4: 02/04/0A..0C

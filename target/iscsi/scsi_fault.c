@@ -106,10 +106,8 @@ bool scsi_fault_act(struct conn *c, struct icmd *ic, const struct fault_hit *hit
 	switch (h.action) {
 	case FAULT_ACT_SENSE:
 		sl = lu_sense_fixed(sense, h.key, scsi_asc_pair(h.asc, h.ascq), -1);
-		if (h.has_info && h.info_lba <= UINT32_MAX) {
-			sense[0] |= 0x80; /* VALID: INFORMATION holds the failing LBA */
-			put_be32(sense + 3, (uint32_t)h.info_lba);
-		}
+		if (h.has_info)
+			lu_sense_set_info(sense, h.info_lba); /* the failing LBA */
 		scsi_cmd_answer(c, ic, SCSI_STAT_CHECK_CONDITION, sense, sl, 0);
 		return true;
 	case FAULT_ACT_STATUS:
