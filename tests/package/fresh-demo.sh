@@ -44,12 +44,16 @@ echo "fresh-demo: $(git -C "$git_dir" rev-parse --short "$rev") in a minbase boo
 t0=${EPOCHREALTIME/./}
 rc=0
 # every output line stamped with the seconds since the start: where the time goes
-chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb LANG=C.UTF-8 \
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+# the CPU time it used too: on a shared machine the wall time says as much about the others
+/usr/bin/time -f 'fresh-demo: CPU %U s user + %S s system' -o "$work/cpu" chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb LANG=C.UTF-8 \
 	bash -c 'cd /root/lunlab && bash ci/demo.sh' 2>&1 |
 	while IFS= read -r line; do
 		d=$(( ${EPOCHREALTIME/./} - t0 )); printf '%4d.%d %s\n' $((d / 1000000)) $((d / 100000 % 10)) "$line"
 	done | tee "$work/demo.log" || rc=$?
 d=$(( ${EPOCHREALTIME/./} - t0 ))
 grep -E '^ *[0-9.]+ ==== ' "$work/demo.log" | sed 's/^/fresh-demo: section at /'
+cat "$work/cpu"
+echo "fresh-demo: load average $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end ($(nproc) CPUs)"
 echo "fresh-demo: $((d / 1000000)) s, exit $rc"
 cp "$work/demo.log" "${LUNLAB_FRESH_LOG:-/tmp/lunlab-fresh-demo.log}"
