@@ -52,7 +52,7 @@ static void list_portals(struct xms_ctx *x, struct json_object *arr)
 		snprintf(name, sizeof(name), "%s/%d", ip, (p->adv_host[0] ? p->adv_v6 : p->v6) ? 128 : 32);
 		fixed_guid(guid, 0x1c51, (uint64_t)i + 1);
 		fixed_guid(tguid, 0x7a26, (uint64_t)i + 1);
-		snprintf(tname, sizeof(tname), "X1-SC1-iscsi%d", i + 1);
+		snprintf(tname, sizeof(tname), XMS_TARGET_NAME_FMT, i + 1);
 		json_object_object_add(o, "name", json_object_new_string(name));
 		json_object_object_add(o, "index", json_object_new_int(i + 1));
 		json_object_object_add(o, "guid", json_object_new_string(guid));
@@ -76,7 +76,7 @@ static void list_targets(struct xms_ctx *x, struct json_object *arr)
 		char guid[XMS_GUID_LEN + 1], name[32];
 
 		fixed_guid(guid, 0x7a26, (uint64_t)i + 1);
-		snprintf(name, sizeof(name), "X1-SC1-iscsi%d", i + 1);
+		snprintf(name, sizeof(name), XMS_TARGET_NAME_FMT, i + 1);
 		json_object_object_add(o, "name", json_object_new_string(name));
 		json_object_object_add(o, "index", json_object_new_int(i + 1));
 		json_object_object_add(o, "guid", json_object_new_string(guid));
