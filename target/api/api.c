@@ -9,6 +9,7 @@
 #include "target/api/xms_alerts.h"
 #include "target/api/xms_cluster_spec.h"
 #include "target/api/xms_engine.h"
+#include "target/api/xms_inventory.h"
 #include "target/api/xms_events.h"
 #include "target/api/xms_model.h"
 #include "target/api/xms_resources.h"
@@ -31,6 +32,14 @@ static const struct xms_type *const xms_all_types[] = {
 	&xms_type_tgs,
 	&xms_type_alerts,
 	&xms_type_alert_defs,
+	&xms_type_bricks,
+	&xms_type_scs,
+	&xms_type_xenvs,
+	&xms_type_local_disks,
+	&xms_type_bbus,
+	&xms_type_dae_lccs,
+	&xms_type_dae_psus,
+	&xms_type_ssds,
 };
 
 /* sys-psnt-serial-number: stable per name */

@@ -368,5 +368,7 @@ int lunlab_api_register(char *err, size_t errlen)
 {
 	if (api_routes_add(routes, sizeof(routes) / sizeof(routes[0]), err, errlen) < 0)
 		return -1;
-	return lunlab_luns_register(err, errlen);
+	if (lunlab_luns_register(err, errlen) < 0)
+		return -1;
+	return lunlab_hardware_register(err, errlen);
 }

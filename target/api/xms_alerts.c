@@ -13,6 +13,7 @@
 #include "lunlab/array_ctl.h"
 #include "target/api/xms_common.h"
 #include "target/api/xms_events.h"
+#include "target/api/xms_inventory.h"
 #include "target/api/xms_scsi.h"
 #include "target/lu/happenings.h"
 #include "target/lu/lu_table.h"
@@ -168,7 +169,7 @@ static void port_happening(const struct happening *h)
 	bool down = h->kind == HAPPEN_PORTAL_DOWN;
 	uint64_t cl = cluster_or_first(0);
 
-	snprintf(tname, sizeof(tname), XMS_TARGET_NAME_FMT, (int)h->subject + 1);
+	xms_inv_target_name((int)h->subject, tname, sizeof(tname));
 	xms_event_at(h->sec, h->usec, down ? XMS_SEV_MAJOR : XMS_SEV_INFO, "hardware", "Target", tname,
 		     down ? "LL0301" : "LL0302", "%s", h->text);
 	if (down) {
@@ -190,10 +191,22 @@ static void clear_capacity_alerts(void)
 		if (a->cleared || (a->kind != XMS_ALERT_SOFT_THRESHOLD && a->kind != XMS_ALERT_OUT_OF_SPACE))
 			continue;
 		c = xms_cluster_get(&g_xms, a->cluster);
-		if (!c || xms_scsi_cluster_figures(c, &f) < 0)
+		if (!c)
 			continue;
-		if (a->kind == XMS_ALERT_SOFT_THRESHOLD ? f.soft_threshold_bytes && f.used_bytes < f.soft_threshold_bytes
-							: f.used_bytes < f.capacity_bytes) {
+		/* < 0 when no LU of the array is open (its last volume gone): the
+		 * figures are then the probe's capacity and no use, as the
+		 * clusters resource shows them */
+		xms_scsi_cluster_figures(c, &f);
+		/* soft threshold: over when use is 1% of the capacity below it,
+		 * where the array re-arms it (docs/accounting.md); out of space:
+		 * a refused write allocates nothing, so "below capacity" holds at
+		 * once: over when use is back under the soft threshold (90% of
+		 * the capacity without one) */
+		uint64_t line = a->kind == XMS_ALERT_SOFT_THRESHOLD ? f.soft_threshold_bytes
+				: f.soft_threshold_bytes ? f.soft_threshold_bytes : f.capacity_bytes / 10 * 9;
+		/* (a soft threshold alert on an array without one: a fault
+		 * rule's sense; nothing holds it) */
+		if (!line || f.used_bytes + (a->kind == XMS_ALERT_SOFT_THRESHOLD ? f.capacity_bytes / 100 : 0) < line) {
 			a->cleared = true;
 			a->clear_ms = now_ms();
 			xms_event(XMS_SEV_INFO, "activity", "Cluster", c->name, "LL0203", "Cluster %s: %s cleared",

@@ -29,9 +29,6 @@ struct json_object;
 #define XMS_ERR_INVALID_SIZE "invalid_vol_size"
 #define XMS_ERR_TOO_MANY "too_many_objs"
 
-/* the name of target N (from 1): every iSCSI port is on the first brick's first controller */
-#define XMS_TARGET_NAME_FMT "X1-SC1-iscsi%d"
-
 #define XMS_MAX_OBJECTS 65536   /* per type: more is too_many_objs */
 #define XMS_MAX_LIST 4096       /* names in one request (volume-list, vol-list) */
 
