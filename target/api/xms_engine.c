@@ -1,4 +1,5 @@
 /* xms_engine.c — see xms_engine.h. */
+#include "target/api/api_faults.h"
 #include "target/api/xms_engine.h"
 
 #include <errno.h>
@@ -443,6 +444,9 @@ static void handle(const struct api_request *req, struct api_response *rsp)
 	x.req = req;
 	x.rsp = rsp;
 	x.type = req->route_cls;
+	/* an API fault rule answers before anything is looked at: nothing changes */
+	if (api_faults_check(req, x.type->name, rsp))
+		return;
 	x.version = version_of(req->path);
 	snprintf(x.base, sizeof(x.base), "https://%s%s", *req->host ? req->host : "localhost", base_of(x.version));
 	ir = parse_index(req->rest, &index);

@@ -56,6 +56,7 @@ case $check in
     throttle) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/throttle_api.py" || status=1 ;;
     clusters) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/clusters_api.py" || status=1 ;;
     sessions) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/sessions_api.py" || status=1 ;;
+    apifaults) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/api_faults_api.py" || status=1 ;;
     inventory) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/inventory_api.py" || status=1 ;;
     replay-*) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/replay_${check#replay-}.py" || status=1 ;;
     *) echo "unknown check '$check'"; status=2 ;;
