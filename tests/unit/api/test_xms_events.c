@@ -185,11 +185,11 @@ static void test_feed_events_and_alerts(void **state)
 	assert_string_equal(str(a, 0, "description"), "fault rule 3 fired: LUN 0");
 	assert_string_equal(str(a, 0, "event_code"), "LL0401");
 	assert_string_equal(str(a, 1, "entity"), "Target");
-	assert_string_equal(str(a, 1, "entity_details"), "X1-SC1-iscsi2");
+	assert_string_equal(str(a, 1, "entity_details"), "X1-SC2-iscsi1");
 	assert_string_equal(str(a, 1, "severity"), "major");
 	json_object_put(a);
 	xms_lock();
-	out = xms_alert_outstanding(XMS_ALERT_PORT_DOWN, 0, "X1-SC1-iscsi2");
+	out = xms_alert_outstanding(XMS_ALERT_PORT_DOWN, 0, "X1-SC2-iscsi1");
 	xms_unlock();
 	assert_true(out);
 	/* read once: a second listing adds nothing */
@@ -202,7 +202,7 @@ static void test_feed_events_and_alerts(void **state)
 	assert_string_equal(str(a, 0, "severity"), "information");
 	json_object_put(a);
 	xms_lock();
-	out = xms_alert_outstanding(XMS_ALERT_PORT_DOWN, 0, "X1-SC1-iscsi2");
+	out = xms_alert_outstanding(XMS_ALERT_PORT_DOWN, 0, "X1-SC2-iscsi1");
 	xms_unlock();
 	assert_false(out);
 }
