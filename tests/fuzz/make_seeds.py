@@ -455,6 +455,7 @@ def api_seeds():
         # MTSXtremIO: the cluster by index in the query; events by time; CoprHD's export query
         "cluster-id": "name=mts-v&cluster-id=1",
         "events": "from-date-time=2026-12-04%2021:00:00&to-date-time=2026-12-04%2022:00:00&severity=major&limit=5",
+        "performance": "entity=Volume&obj-list=v1&obj-list=v2&granularity=ten_minutes&time-frame=last_hour&limit=50",
         "coprhd-export": "full=1&cluster-name=xbrick1&prop=vol-id&prop=lun-mapping-list&prop=naa-name"
                          "&filter=vol-id:eq:cop-v",
     }
