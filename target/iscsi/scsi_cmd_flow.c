@@ -55,7 +55,7 @@ static void count_answer(struct conn *c, struct icmd *ic, uint64_t wire_bytes)
 			ic->lc.status == 0x00, now > ic->arrival_ns ? now - ic->arrival_ns : 0);
 	/* a soft threshold or out of space the array answered: the management
 	 * plane's events and alerts learn it from the feed (happenings.h) */
-	if (ic->lc.status == 0x02)
+	if (ic->lc.status == SCSI_STAT_CHECK_CONDITION)
 		happening_check_sense(e->id, ic->lun, ic->lc.status, ic->lc.sense, ic->lc.sense_len);
 }
 
