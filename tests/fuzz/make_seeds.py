@@ -427,6 +427,13 @@ def api_seeds():
         "snapshot-set": {"volume-list": ["vol1", "vol2"], "snapshot-set-name": "set1",
                          "snap-suffix": "snap", "snapshot-type": "readonly"},
         "snapshot-cg": {"consistency-group-id": "cg1", "snapshot-set-name": "cgsnap"},
+        # refresh and restore (xms_refresh.c), in the forms CoprHD, XtremIO.Utils and MTSXtremIO send
+        "refresh-volume": {"from-volume-id": "vol1.snap", "to-volume-id": "vol1", "backup-snap-suffix": "before",
+                           "cluster-id": "xbrick1"},
+        "refresh-cg-set": {"from-consistency-group-id": "cg1", "to-snapshot-set-id": "set1", "no-backup": True,
+                           "snapshot-set-name": "set2"},
+        "restore-set-cg": {"from-snapshot-set-id": 4, "to-consistency-group-id": ["0" * 32, "cg1", 1],
+                           "no-backup": "true"},
         "initiator-chap": {"initiator-name": "h1", "ig-id": "host1", "port-address": "iqn.1993-08.org.debian:01:h1",
                            "initiator-authentication-user-name": "chap_user",
                            "initiator-authentication-password": "ABCDEF123456"},
