@@ -141,6 +141,10 @@ struct block_store {
 	_Atomic(blk_leaf_ptr *) top[BLK_TOP_ENTRIES]; /* -> mid pages, installed by CAS */
 	_Atomic uint32_t next_id;        /* fresh ids handed to shards in batches */
 	_Atomic uint64_t meta_bytes;     /* record pages + index tables + backlogs */
+	/* memory of the volumes' map chunks, kept here (not per volume) because
+	 * a chunk may be shared by several volumes and outlive the one that
+	 * made it; the store itself never touches it (volume_map.c does) */
+	_Atomic uint64_t map_chunk_bytes;
 	_Atomic uint64_t backlog;        /* blocks PENDING or WORKING, all shards */
 	_Atomic uint64_t arrivals;       /* blocks that ever entered the backlog */
 	_Atomic unsigned take_cursor;    /* shard where the next bs_acct_take looks first */

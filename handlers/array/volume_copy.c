@@ -35,6 +35,28 @@ static int copy_data(struct volume *dst, uint64_t doff, struct volume *src, uint
 	return r;
 }
 
+/* Entries [i0, i1) of the copy, one by one, in the copy's direction. */
+static int copy_each(struct volume *dst, uint64_t db0, struct volume *src, uint64_t sb0, uint64_t i0, uint64_t i1,
+		     int backward, int64_t *delta)
+{
+	int r = 0;
+	for (uint64_t k = i0; k < i1 && !r; k++) {
+		uint64_t i = backward ? i1 - 1 - (k - i0) : k;
+		uint32_t id = map_get(src, sb0 + i);
+		if (id && (r = bs_ref_more(src->bs, id, &id)) != 0) /* src entry holds it: lock-free */
+			break;
+		r = vio_set_block(dst, db0 + i, id, delta);
+	}
+	return r;
+}
+
+/* Copy n map entries.  When source and destination sit at the same offset
+ * within a map chunk, the whole chunks between share the source's chunk
+ * (one pointer and one count, no block reference per entry: see
+ * volume_map.c); the partial chunks at the edges, and every entry of a copy
+ * whose offsets differ within a chunk, are copied entry by entry.  Pieces
+ * go in the copy's direction, so an overlapping copy within one volume
+ * still behaves like memmove (two chunks of one copy are never the same). */
 static int copy_entries(struct volume *dst, uint64_t db0, struct volume *src, uint64_t sb0, uint64_t n)
 {
 	int64_t delta = 0;
@@ -42,43 +64,79 @@ static int copy_entries(struct volume *dst, uint64_t db0, struct volume *src, ui
 	int backward = dst == src && db0 > sb0;
 	if (dst == src && db0 == sb0)
 		return 0;
-	for (uint64_t k = 0; k < n && !r; k++) {
-		uint64_t i = backward ? n - 1 - k : k;
-		uint32_t id = map_get(src, sb0 + i);
-		if (id && (r = bs_ref_more(src->bs, id, &id)) != 0) /* src entry holds it: lock-free */
-			break;
-		r = vio_set_block(dst, db0 + i, id, &delta);
+	/* [m0, m1): the entries (relative to the copy) covering whole chunks */
+	uint64_t m0 = n, m1 = n;
+	if (map_can_share(dst) && !((db0 ^ sb0) & (MAP_CHUNK_ENTRIES - 1))) {
+		uint64_t head = (MAP_CHUNK_ENTRIES - (db0 & (MAP_CHUNK_ENTRIES - 1))) & (MAP_CHUNK_ENTRIES - 1);
+		if (head < n) {
+			m0 = head;
+			m1 = head + ((n - head) & ~(uint64_t)(MAP_CHUNK_ENTRIES - 1));
+		}
 	}
+	uint64_t nch = (m1 - m0) >> MAP_CHUNK_SHIFT;
+	if (!backward)
+		r = copy_each(dst, db0, src, sb0, 0, m0, backward, &delta);
+	else
+		r = copy_each(dst, db0, src, sb0, m1, n, backward, &delta);
+	for (uint64_t k = 0; k < nch && !r; k++) {
+		uint64_t j = backward ? nch - 1 - k : k;
+		uint64_t at = m0 + (j << MAP_CHUNK_SHIFT);
+		r = map_share_chunk(dst, (db0 + at) >> MAP_CHUNK_SHIFT, src, (sb0 + at) >> MAP_CHUNK_SHIFT, &delta);
+		if (r == -EOVERFLOW) /* a saturated block: this chunk entry by entry */
+			r = copy_each(dst, db0, src, sb0, at, at + MAP_CHUNK_ENTRIES, backward, &delta);
+	}
+	if (!r && !backward)
+		r = copy_each(dst, db0, src, sb0, m1, n, backward, &delta);
+	else if (!r)
+		r = copy_each(dst, db0, src, sb0, 0, m0, backward, &delta);
 	vio_commit_delta(dst, delta);
 	return r;
 }
 
 /* Copy src's whole map into dst, empty and of the same size (a snapshot):
- * every mapped block gets one more reference, no data moves.  The caller
- * holds src's writes (vol_hold) and keeps dst to itself. */
+ * no data moves; every chunk is shared where the store allows it, else
+ * every mapped block gets one more reference.  The caller holds src's
+ * writes (vol_hold) and keeps dst to itself. */
 int vol_copy_map(struct volume *dst, struct volume *src, uint64_t *entries)
 {
 	uint64_t n = 0;
 	int rc = 0;
 
-	for (uint64_t l = 0; l < src->nleaves && !rc; l++) {
-		uint32_t *leaf = atomic_load(&src->leaves[l]);
-		if (!leaf)
+	uint64_t nchunks = (src->nblocks + MAP_CHUNK_ENTRIES - 1) >> MAP_CHUNK_SHIFT;
+	if (map_can_share(dst)) {
+		int64_t delta = 0;
+		for (uint64_t ci = 0; ci < nchunks && !rc; ci++) {
+			if (!map_chunk_at(src, ci))
+				continue;
+			rc = map_share_chunk(dst, ci, src, ci, &delta);
+			if (rc == -EOVERFLOW)
+				rc = copy_each(dst, 0, src, 0, ci << MAP_CHUNK_SHIFT, (ci + 1) << MAP_CHUNK_SHIFT, 0,
+					       &delta);
+		}
+		vio_commit_delta(dst, delta); /* exact even on failure: vol_fini drops them */
+		*entries += (uint64_t)delta;
+		return rc;
+	}
+	for (uint64_t ci = 0; ci < nchunks; ci++) {
+		struct map_chunk *c = map_chunk_at(src, ci);
+		if (!c)
 			continue;
-		for (uint32_t i = 0; i < MAP_LEAF_ENTRIES; i++) {
-			uint32_t id = __atomic_load_n(&leaf[i], __ATOMIC_RELAXED), nid, old;
+		for (uint32_t i = 0; i < MAP_CHUNK_ENTRIES && !rc; i++) {
+			uint32_t id = __atomic_load_n(&c->ids[i], __ATOMIC_RELAXED), nid, old;
 			if (!id)
 				continue;
 			/* src's entry holds id; a saturated count stores the content
 			 * again (the only way a snapshot can need space) */
 			if ((rc = bs_ref_more(src->bs, id, &nid)) != 0)
 				break;
-			if ((rc = map_set(dst, (l << MAP_LEAF_SHIFT) + i, nid, &old)) != 0) {
+			if ((rc = map_set(dst, (ci << MAP_CHUNK_SHIFT) + i, nid, &old)) != 0) {
 				bs_unref(src->bs, nid);
 				break;
 			}
 			n++;
 		}
+		if (rc)
+			break;
 	}
 	atomic_store(&dst->mapped, n); /* exact even on failure: vol_fini unmaps them */
 	*entries += n;
