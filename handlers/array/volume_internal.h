@@ -46,6 +46,13 @@
  * entry of one volume refers to it (single_ref_blocks stays exact). */
 struct map_chunk {
 	_Atomic uint32_t shares;
+	/* persistence (array_state.c, under the freeze): the chunk's row in
+	 * meta.db's shared table (0: none; recorded inline in its one slot's
+	 * row), whether its entries changed since that row was written, and
+	 * the graveyard's link once it is freed with a row to delete */
+	bool pchanged;
+	uint64_t pcid;
+	struct map_chunk *pnext;
 	uint32_t ids[MAP_CHUNK_ENTRIES];
 };
 typedef _Atomic(struct map_chunk *) map_slot;
@@ -127,6 +134,33 @@ void map_drop_chunk(struct volume *v, uint64_t c, int64_t *delta);
 /* Chunk slot c of v, NULL when never written (caller holds its stripe or
  * the volume, so it is not replaced meanwhile). */
 struct map_chunk *map_chunk_at(const struct volume *v, uint64_t c);
+
+/* Persistence of shared chunks (array_state.c).  A chunk with one holder
+ * and no shared row is recorded inline in its slot's row, as before; any
+ * other in the shared table, the slots naming its cid.  The first share of
+ * a chunk marks the source's slot changed too, so that at every commit
+ * each chunk held twice or more is named by all its holders' rows, and the
+ * loader's count of references (one per entry per chunk, one more per
+ * entry of a chunk with two or more holders) is the store's.
+ *
+ * Under the freeze: how chunk idx of v is recorded.  0: inline, ids filled;
+ * 1: a reference to *cid (a new cid taken from *next_cid if the chunk has
+ * none), and *content says whether its ids (filled) must be written to the
+ * shared table (changed since, or `all`). */
+int map_persist_chunk(struct volume *v, uint64_t idx, uint32_t *ids, uint64_t *cid, bool *content,
+		      uint64_t *next_cid, bool all);
+/* Under the freeze: the cids of shared chunks freed since the last call, to
+ * fn (their rows go); the chunks' memory is released. */
+int map_persist_gone(struct block_store *bs, int (*fn)(void *ctx, uint64_t cid), void *ctx);
+/* Loading: a shared chunk (no references taken; no holder yet). */
+struct map_chunk *map_load_shared(struct block_store *bs, uint64_t cid, const uint32_t *ids);
+/* Loading: slot idx of v holds c (-ERANGE past the end, -EEXIST taken). */
+int map_load_ref(struct volume *v, uint64_t idx, struct map_chunk *c);
+/* Loading: c has all its holders (none: freed, returns false); what the
+ * store's excess counter needs is added. */
+bool map_load_shared_done(struct block_store *bs, struct map_chunk *c);
+/* map entries of c */
+uint32_t map_chunk_mapped(const struct map_chunk *c);
 int map_resize(struct volume *v, uint64_t new_nblocks);
 void map_free(struct volume *v);
 

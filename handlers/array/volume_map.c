@@ -48,7 +48,7 @@ uint32_t map_get(const struct volume *v, uint64_t b)
 	return __atomic_load_n(&c->ids[b & (MAP_CHUNK_ENTRIES - 1)], __ATOMIC_RELAXED);
 }
 
-static uint32_t chunk_mapped(const struct map_chunk *c)
+uint32_t map_chunk_mapped(const struct map_chunk *c)
 {
 	uint32_t n = 0;
 	for (unsigned i = 0; i < MAP_CHUNK_ENTRIES; i++)
@@ -73,27 +73,47 @@ static void chunk_unref_all(struct block_store *bs, const struct map_chunk *c)
 			bs_unref(bs, c->ids[i]);
 }
 
+static void chunk_free(struct block_store *bs, struct map_chunk *c)
+{
+	free(c);
+	atomic_fetch_sub(&bs->map_chunk_bytes, sizeof(*c));
+}
+
 /* One slot lets go of c: the last frees it with its references; the one
- * that leaves a single holder drops the extra reference of sharing. */
+ * that leaves a single holder drops the extra reference of sharing.  (A
+ * shared chunk's entries never change, so its count is stable here.) */
 static void chunk_put(struct block_store *bs, struct map_chunk *c)
 {
 	uint32_t was = atomic_fetch_sub(&c->shares, 1);
-	if (was == 2) {
+	if (was >= 3) {
+		atomic_fetch_sub(&bs->map_excess, map_chunk_mapped(c));
+	} else if (was == 2) {
 		chunk_unref_all(bs, c);
 	} else if (was == 1) {
 		chunk_unref_all(bs, c);
-		free(c);
-		atomic_fetch_sub(&bs->map_chunk_bytes, sizeof(*c));
+		if (c->pcid && bs->persistent) {
+			/* its row goes with the next commit (map_persist_gone) */
+			struct map_chunk *h = atomic_load(&bs->map_graveyard);
+			do
+				c->pnext = h;
+			while (!atomic_compare_exchange_weak(&bs->map_graveyard, &h, c));
+		} else {
+			chunk_free(bs, c);
+		}
 	}
 }
 
 /* One more slot holds c (the caller holds it through another slot); the
- * second share takes the extra reference of each block. */
-static int chunk_get(struct block_store *bs, struct map_chunk *c)
+ * second share takes the extra reference of each block.  *first: this was
+ * the second share. */
+static int chunk_get(struct block_store *bs, struct map_chunk *c, bool *first)
 {
 	uint32_t was = atomic_fetch_add(&c->shares, 1);
-	if (was != 1)
+	*first = was == 1;
+	if (was >= 2) {
+		atomic_fetch_add(&bs->map_excess, map_chunk_mapped(c));
 		return 0;
+	}
 	for (unsigned i = 0; i < MAP_CHUNK_ENTRIES; i++) {
 		if (c->ids[i] && bs_incref(bs, c->ids[i], 1) != 0) {
 			/* a saturated count (> 64 TiB of one block): do not share */
@@ -189,20 +209,23 @@ int map_set(struct volume *v, uint64_t b, uint32_t id, uint32_t *old)
 	uint32_t *e = &c->ids[b & (MAP_CHUNK_ENTRIES - 1)];
 	*old = __atomic_load_n(e, __ATOMIC_RELAXED);
 	__atomic_store_n(e, id, __ATOMIC_RELAXED);
-	if (*old != id)
+	if (*old != id) {
+		c->pchanged = true;
 		mark_dirty(v, b >> VOL_PCHUNK_SHIFT);
+	}
 	return 0;
 }
 
 bool map_can_share(const struct volume *v)
 {
-	return !v->bs->persistent;
+	(void)v; /* a persistent store records shared chunks too (map_persist_chunk) */
+	return true;
 }
 
 int map_share_chunk(struct volume *dst, uint64_t dc, struct volume *src, uint64_t sc, int64_t *delta)
 {
 	struct map_chunk *c = map_chunk_at(src, sc);
-	uint32_t n = c ? chunk_mapped(c) : 0;
+	uint32_t n = c ? map_chunk_mapped(c) : 0;
 	if (!n) {
 		map_drop_chunk(dst, dc, delta);
 		return 0;
@@ -210,14 +233,17 @@ int map_share_chunk(struct volume *dst, uint64_t dc, struct volume *src, uint64_
 	map_slot *sl = slot_make(dst, dc);
 	if (!sl)
 		return -ENOMEM;
-	int r = chunk_get(src->bs, c);
+	bool first;
+	int r = chunk_get(src->bs, c, &first);
 	if (r)
 		return r;
+	if (first)
+		mark_dirty(src, sc); /* its row must name the shared chunk now */
 	struct map_chunk *old = atomic_load_explicit(sl, memory_order_acquire);
 	atomic_store_explicit(sl, c, memory_order_release);
 	*delta += n;
 	if (old) {
-		*delta -= chunk_mapped(old);
+		*delta -= map_chunk_mapped(old);
 		chunk_put(dst->bs, old);
 	}
 	mark_dirty(dst, dc);
@@ -231,9 +257,93 @@ void map_drop_chunk(struct volume *v, uint64_t c, int64_t *delta)
 	if (!old)
 		return;
 	atomic_store_explicit(sl, NULL, memory_order_release);
-	*delta -= chunk_mapped(old);
+	*delta -= map_chunk_mapped(old);
 	chunk_put(v->bs, old);
 	mark_dirty(v, c);
+}
+
+int map_persist_chunk(struct volume *v, uint64_t idx, uint32_t *ids, uint64_t *cid, bool *content,
+		      uint64_t *next_cid, bool all)
+{
+	struct map_chunk *c = idx < ((v->nblocks + MAP_CHUNK_ENTRIES - 1) >> MAP_CHUNK_SHIFT) ? map_chunk_at(v, idx) : NULL;
+
+	if (!c || (atomic_load(&c->shares) == 1 && !c->pcid)) {
+		map_chunk_get(v, idx, ids);
+		return 0;
+	}
+	if (!c->pcid) {
+		c->pcid = ++*next_cid;
+		c->pchanged = true;
+	}
+	*cid = c->pcid;
+	*content = c->pchanged || all;
+	if (*content)
+		memcpy(ids, c->ids, sizeof(c->ids));
+	c->pchanged = false;
+	return 1;
+}
+
+int map_persist_gone(struct block_store *bs, int (*fn)(void *ctx, uint64_t cid), void *ctx)
+{
+	struct map_chunk *c = atomic_exchange(&bs->map_graveyard, NULL);
+	int rc = 0;
+
+	while (c) {
+		struct map_chunk *next = c->pnext;
+
+		if (!rc)
+			rc = fn(ctx, c->pcid);
+		if (rc) { /* back for the next commit */
+			struct map_chunk *h = atomic_load(&bs->map_graveyard);
+			do
+				c->pnext = h;
+			while (!atomic_compare_exchange_weak(&bs->map_graveyard, &h, c));
+		} else {
+			chunk_free(bs, c);
+		}
+		c = next;
+	}
+	return rc;
+}
+
+struct map_chunk *map_load_shared(struct block_store *bs, uint64_t cid, const uint32_t *ids)
+{
+	struct map_chunk *c = chunk_new(bs);
+
+	if (c) {
+		atomic_store(&c->shares, 0);
+		c->pcid = cid;
+		memcpy(c->ids, ids, sizeof(c->ids));
+	}
+	return c;
+}
+
+int map_load_ref(struct volume *v, uint64_t idx, struct map_chunk *c)
+{
+	if (idx >= ((v->nblocks + MAP_CHUNK_ENTRIES - 1) >> MAP_CHUNK_SHIFT))
+		return -ERANGE;
+	map_slot *sl = slot_make(v, idx);
+	if (!sl)
+		return -ENOMEM;
+	if (atomic_load(sl))
+		return -EEXIST;
+	atomic_store(sl, c);
+	atomic_fetch_add(&c->shares, 1);
+	atomic_fetch_add(&v->mapped, map_chunk_mapped(c));
+	return 0;
+}
+
+bool map_load_shared_done(struct block_store *bs, struct map_chunk *c)
+{
+	uint32_t s = atomic_load(&c->shares);
+
+	if (!s) {
+		chunk_free(bs, c);
+		return false;
+	}
+	if (s >= 3)
+		atomic_fetch_add(&bs->map_excess, (uint64_t)map_chunk_mapped(c) * (s - 2));
+	return true;
 }
 
 static uint64_t pwords(uint64_t nblocks)
