@@ -320,8 +320,11 @@ static void settle(struct array_state *st, struct batch *b)
 			}
 	pthread_mutex_unlock(&a->vol_mu);
 	/* (commit_mu held: nothing added cids since the cut) */
-	memmove(st->gone_cids, st->gone_cids + b->ngone_cids, (st->ngone_cids - b->ngone_cids) * sizeof(uint64_t));
-	st->ngone_cids -= b->ngone_cids;
+	if (b->ngone_cids) {
+		memmove(st->gone_cids, st->gone_cids + b->ngone_cids,
+			(st->ngone_cids - b->ngone_cids) * sizeof(uint64_t));
+		st->ngone_cids -= b->ngone_cids;
+	}
 	st->shared_resync = false;
 }
 
