@@ -89,6 +89,19 @@ static int copy_entries(struct volume *dst, uint64_t db0, struct volume *src, ui
 		r = copy_each(dst, db0, src, sb0, m1, n, backward, &delta);
 	else if (!r)
 		r = copy_each(dst, db0, src, sb0, 0, m0, backward, &delta);
+	/* A chunk filled by several smaller copies (a datamover moving 256 KiB
+	 * at a time) that now equals its source chunk shares it instead: the
+	 * copy that completes it checks, once per chunk. */
+	if (!r && m0 == n && map_can_share(dst) && !((db0 ^ sb0) & (MAP_CHUNK_ENTRIES - 1))) {
+		uint64_t last = backward ? db0 : db0 + n - 1, slast = backward ? sb0 : sb0 + n - 1;
+		int edge = backward ? !(db0 & (MAP_CHUNK_ENTRIES - 1))
+				    : !((db0 + n) & (MAP_CHUNK_ENTRIES - 1));
+		struct map_chunk *dc = map_chunk_at(dst, last >> MAP_CHUNK_SHIFT);
+		struct map_chunk *sc = map_chunk_at(src, slast >> MAP_CHUNK_SHIFT);
+		if (edge && dc && sc && dc != sc && !memcmp(dc->ids, sc->ids, sizeof(dc->ids)) &&
+		    map_share_chunk(dst, last >> MAP_CHUNK_SHIFT, src, slast >> MAP_CHUNK_SHIFT, &delta) != 0)
+			r = 0; /* not shared (a saturated count): the entries stay, which is as right */
+	}
 	vio_commit_delta(dst, delta);
 	return r;
 }

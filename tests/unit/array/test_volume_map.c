@@ -2,7 +2,8 @@
  * points the destination at the source's chunk instead of copying entries;
  * copies of copies share the same chunk; a write or an UNMAP through one
  * slot copies the chunk first and leaves every other holder unchanged; a
- * copy that overlaps its own destination behaves like memmove.  After each
+ * copy that overlaps its own destination behaves like memmove; a chunk
+ * completed by smaller copies shares its source's.  After each
  * step: the chunk's share count, the blocks' reference counts (one per
  * holding chunk, one more while the chunk is shared), the memory of the
  * chunks, and logical / unique / single-referenced / physical figures, all
@@ -388,6 +389,43 @@ static void snapshot_shares_chunks(void **state)
 	array_put(a);
 }
 
+/* A chunk filled by 16 smaller copies (a datamover at 128 KiB here) shares
+ * its source chunk once the last piece makes it equal; until then it is
+ * the destination's own. */
+static void small_copies_share_when_complete(void **state)
+{
+	struct array *a = new_array(B, 6, 512);
+	struct volume *t = volume_create(a, 2 * CH * B, 512), *c = volume_create(a, 2 * CH * B, 512);
+	unsigned char *tmpl = malloc(CH * B);
+	uint64_t seed = 12;
+	fill_random(tmpl, CH * B, &seed);
+	assert_int_equal(wr(t, 0, tmpl, CH * B), 0);
+	for (uint64_t p = 0; p < 15; p++)
+		copy(c, CH + p * 16, t, p * 16, 16);
+	assert_ptr_not_equal(map_chunk_at(c, 1), map_chunk_at(t, 0));
+	assert_int_equal(shares(t, 0), 1);
+	assert_int_equal(ref_of(t, 0), 2); /* t's chunk and c's own */
+	assert_int_equal(chunk_bytes(a), 2 * sizeof(struct map_chunk));
+	copy(c, CH + 240, t, 240, 16);
+	assert_ptr_equal(map_chunk_at(c, 1), map_chunk_at(t, 0));
+	assert_int_equal(shares(t, 0), 2);
+	assert_int_equal(ref_of(t, 0), 2); /* one chunk, shared */
+	assert_int_equal(chunk_bytes(a), sizeof(struct map_chunk));
+	struct array_stats s = stats_of(a);
+	assert_int_equal(s.unique_blocks, 256);
+	assert_int_equal(s.mapped_blocks, 512);
+	assert_int_equal(s.single_ref_blocks, 0);
+	expect_data(c, CH, tmpl, CH);
+	/* a chunk of another shape (offsets differ within a chunk) never does */
+	copy(c, 3, t, 0, CH - 3);
+	assert_int_equal(shares(t, 0), 2);
+	volume_destroy(t);
+	volume_destroy(c);
+	assert_int_equal(chunk_bytes(a), 0);
+	free(tmpl);
+	array_put(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +434,7 @@ int main(void)
 		cmocka_unit_test(unmap_shared_range),
 		cmocka_unit_test(xcopy_overlapping_own_destination),
 		cmocka_unit_test(snapshot_shares_chunks),
+		cmocka_unit_test(small_copies_share_when_complete),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
