@@ -713,7 +713,7 @@ static int load_ref(void *arg, uint64_t vid, uint64_t idx, uint64_t cid)
 			    vname(v), (unsigned long long)idx);
 	if (rc)
 		return fail(l->err, l->errlen, "out of memory loading the map of '%s'", vname(v));
-	l->map_entries += map_chunk_mapped(l->shared[lo]);
+	l->map_entries += l->shared[lo]->pmapped;
 	return 0;
 }
 

@@ -51,6 +51,7 @@ struct map_chunk {
 	 * row), whether its entries changed since that row was written, and
 	 * the graveyard's link once it is freed with a row to delete */
 	bool pchanged;
+	uint16_t pmapped;            /* while loading: its map entries, counted once */
 	uint64_t pcid;
 	struct map_chunk *pnext;
 	uint32_t ids[MAP_CHUNK_ENTRIES];

@@ -314,6 +314,7 @@ struct map_chunk *map_load_shared(struct block_store *bs, uint64_t cid, const ui
 		atomic_store(&c->shares, 0);
 		c->pcid = cid;
 		memcpy(c->ids, ids, sizeof(c->ids));
+		c->pmapped = (uint16_t)map_chunk_mapped(c);
 	}
 	return c;
 }
@@ -329,7 +330,7 @@ int map_load_ref(struct volume *v, uint64_t idx, struct map_chunk *c)
 		return -EEXIST;
 	atomic_store(sl, c);
 	atomic_fetch_add(&c->shares, 1);
-	atomic_fetch_add(&v->mapped, map_chunk_mapped(c));
+	atomic_fetch_add(&v->mapped, c->pmapped);
 	return 0;
 }
 
@@ -342,7 +343,7 @@ bool map_load_shared_done(struct block_store *bs, struct map_chunk *c)
 		return false;
 	}
 	if (s >= 3)
-		atomic_fetch_add(&bs->map_excess, (uint64_t)map_chunk_mapped(c) * (s - 2));
+		atomic_fetch_add(&bs->map_excess, (uint64_t)c->pmapped * (s - 2));
 	return true;
 }
 
