@@ -66,7 +66,7 @@ static int copy_entries(struct volume *dst, uint64_t db0, struct volume *src, ui
 		return 0;
 	/* [m0, m1): the entries (relative to the copy) covering whole chunks */
 	uint64_t m0 = n, m1 = n;
-	if (map_can_share(dst) && !((db0 ^ sb0) & (MAP_CHUNK_ENTRIES - 1))) {
+	if (!((db0 ^ sb0) & (MAP_CHUNK_ENTRIES - 1))) {
 		uint64_t head = (MAP_CHUNK_ENTRIES - (db0 & (MAP_CHUNK_ENTRIES - 1))) & (MAP_CHUNK_ENTRIES - 1);
 		if (head < n) {
 			m0 = head;
@@ -92,7 +92,7 @@ static int copy_entries(struct volume *dst, uint64_t db0, struct volume *src, ui
 	/* A chunk filled by several smaller copies (a datamover moving 256 KiB
 	 * at a time) that now equals its source chunk shares it instead: the
 	 * copy that completes it checks, once per chunk. */
-	if (!r && m0 == n && map_can_share(dst) && !((db0 ^ sb0) & (MAP_CHUNK_ENTRIES - 1))) {
+	if (!r && m0 == n && !((db0 ^ sb0) & (MAP_CHUNK_ENTRIES - 1))) {
 		uint64_t last = backward ? db0 : db0 + n - 1, slast = backward ? sb0 : sb0 + n - 1;
 		int edge = backward ? !(db0 & (MAP_CHUNK_ENTRIES - 1))
 				    : !((db0 + n) & (MAP_CHUNK_ENTRIES - 1));
@@ -107,52 +107,25 @@ static int copy_entries(struct volume *dst, uint64_t db0, struct volume *src, ui
 }
 
 /* Copy src's whole map into dst, empty and of the same size (a snapshot):
- * no data moves; every chunk is shared where the store allows it, else
- * every mapped block gets one more reference.  The caller holds src's
- * writes (vol_hold) and keeps dst to itself. */
+ * no data moves; every chunk is shared (volume_map.c).  The caller holds
+ * src's writes (vol_hold) and keeps dst to itself. */
 int vol_copy_map(struct volume *dst, struct volume *src, uint64_t *entries)
 {
-	uint64_t n = 0;
+	uint64_t nchunks = (src->nblocks + MAP_CHUNK_ENTRIES - 1) >> MAP_CHUNK_SHIFT;
+	int64_t delta = 0;
 	int rc = 0;
 
-	uint64_t nchunks = (src->nblocks + MAP_CHUNK_ENTRIES - 1) >> MAP_CHUNK_SHIFT;
-	if (map_can_share(dst)) {
-		int64_t delta = 0;
-		for (uint64_t ci = 0; ci < nchunks && !rc; ci++) {
-			if (!map_chunk_at(src, ci))
-				continue;
-			rc = map_share_chunk(dst, ci, src, ci, &delta);
-			if (rc == -EOVERFLOW)
-				rc = copy_each(dst, 0, src, 0, ci << MAP_CHUNK_SHIFT, (ci + 1) << MAP_CHUNK_SHIFT, 0,
-					       &delta);
-		}
-		vio_commit_delta(dst, delta); /* exact even on failure: vol_fini drops them */
-		*entries += (uint64_t)delta;
-		return rc;
-	}
-	for (uint64_t ci = 0; ci < nchunks; ci++) {
-		struct map_chunk *c = map_chunk_at(src, ci);
-		if (!c)
+	for (uint64_t ci = 0; ci < nchunks && !rc; ci++) {
+		if (!map_chunk_at(src, ci))
 			continue;
-		for (uint32_t i = 0; i < MAP_CHUNK_ENTRIES && !rc; i++) {
-			uint32_t id = __atomic_load_n(&c->ids[i], __ATOMIC_RELAXED), nid, old;
-			if (!id)
-				continue;
-			/* src's entry holds id; a saturated count stores the content
-			 * again (the only way a snapshot can need space) */
-			if ((rc = bs_ref_more(src->bs, id, &nid)) != 0)
-				break;
-			if ((rc = map_set(dst, (ci << MAP_CHUNK_SHIFT) + i, nid, &old)) != 0) {
-				bs_unref(src->bs, nid);
-				break;
-			}
-			n++;
-		}
-		if (rc)
-			break;
+		rc = map_share_chunk(dst, ci, src, ci, &delta);
+		/* a saturated count: this chunk entry by entry, which stores the
+		 * content again (the only way a snapshot can need space) */
+		if (rc == -EOVERFLOW)
+			rc = copy_each(dst, 0, src, 0, ci << MAP_CHUNK_SHIFT, (ci + 1) << MAP_CHUNK_SHIFT, 0, &delta);
 	}
-	atomic_store(&dst->mapped, n); /* exact even on failure: vol_fini unmaps them */
-	*entries += n;
+	vio_commit_delta(dst, delta); /* exact even on failure: vol_fini drops them */
+	*entries += (uint64_t)delta;
 	return rc;
 }
 

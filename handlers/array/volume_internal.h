@@ -121,9 +121,6 @@ int map_load_chunk(struct volume *v, uint64_t idx, const uint32_t *ids);
 /* Sets entry b to id (caller holds b's stripe lock); returns the old id.
  * A shared chunk is copied first (its copy takes its own references). */
 int map_set(struct volume *v, uint64_t b, uint32_t id, uint32_t *old);
-/* Whether copies may share chunks: not in a persistent store, whose state
- * records a map per volume and a reference per map entry (meta.db). */
-bool map_can_share(const struct volume *v);
 /* Point chunk slot dc of dst at src's chunk sc (caller holds both chunks'
  * stripes for writing, or the volumes); dst's previous chunk is let go.
  * *delta gets the change in dst's mapped entries (apply with

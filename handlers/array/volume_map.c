@@ -216,12 +216,6 @@ int map_set(struct volume *v, uint64_t b, uint32_t id, uint32_t *old)
 	return 0;
 }
 
-bool map_can_share(const struct volume *v)
-{
-	(void)v; /* a persistent store records shared chunks too (map_persist_chunk) */
-	return true;
-}
-
 int map_share_chunk(struct volume *dst, uint64_t dc, struct volume *src, uint64_t sc, int64_t *delta)
 {
 	struct map_chunk *c = map_chunk_at(src, sc);
