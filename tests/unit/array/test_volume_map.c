@@ -9,6 +9,8 @@
  * chunks, and logical / unique / single-referenced / physical figures, all
  * exact, with the data read back. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include "array_test_util.h"
 #include "handlers/array/array_internal.h"
 
@@ -426,6 +428,150 @@ static void small_copies_share_when_complete(void **state)
 	array_put(a);
 }
 
+/* Writers through clones that share the template's chunks, readers of the
+ * template, and a thread copying the template again and again onto one
+ * more volume (chunks shared, unshared, freed) all at once: every read sees
+ * the template, every clone ends as its writer left it, and the figures and
+ * the chunks' memory come out exact (under ASan: no chunk is used after it
+ * is freed). */
+#define STRESS_CH 4u
+#define STRESS_WRITES 300u
+
+struct stress {
+	struct volume *t, *c[3], *spare;
+	const unsigned char *tmpl;
+	int *last[3];          /* per clone block: the iteration that wrote it last, -1 none */
+	_Atomic int bad;
+};
+
+static void stress_block(unsigned char *buf, unsigned k, int it)
+{
+	uint64_t seed = 1000000u * (k + 1) + (uint64_t)it;
+	fill_random(buf, B, &seed);
+}
+
+static void *stress_writer(void *arg)
+{
+	struct stress *x = ((struct stress **)arg)[0];
+	unsigned k = (unsigned)(uintptr_t)((void **)arg)[1];
+	unsigned char *buf = malloc(B);
+	uint64_t rng = 77 + k;
+	for (int it = 0; it < (int)STRESS_WRITES; it++) {
+		uint64_t b = rng_next(&rng) % (STRESS_CH * CH);
+		stress_block(buf, k, it);
+		if (wr(x->c[k], b * B, buf, B) != 0)
+			x->bad++;
+		x->last[k][b] = it;
+	}
+	free(buf);
+	return NULL;
+}
+
+static void *stress_reader(void *arg)
+{
+	struct stress *x = arg;
+	unsigned char *buf = malloc(B);
+	uint64_t rng = 5;
+	for (int it = 0; it < 3 * (int)STRESS_WRITES; it++) {
+		uint64_t b = rng_next(&rng) % (STRESS_CH * CH);
+		if (rd(x->t, b * B, buf, B) != 0 || memcmp(buf, x->tmpl + b * B, B))
+			x->bad++;
+	}
+	free(buf);
+	return NULL;
+}
+
+static void *stress_copier(void *arg)
+{
+	struct stress *x = arg;
+	unsigned char *buf = malloc(B);
+	uint64_t rng = 9, moved;
+	for (int it = 0; it < 40; it++) {
+		uint64_t c = rng_next(&rng) % STRESS_CH, b = c * CH + rng_next(&rng) % CH;
+		if (volume_copy(x->spare, c * CH * B, x->t, c * CH * B, CH * B, &moved) != 0 ||
+		    rd(x->spare, b * B, buf, B) != 0 || memcmp(buf, x->tmpl + b * B, B))
+			x->bad++;
+		if (volume_unmap(x->spare, (c ^ 1) * CH * B, CH * B) != 0)
+			x->bad++;
+	}
+	free(buf);
+	return NULL;
+}
+
+static void shared_chunks_under_concurrency(void **state)
+{
+	const uint64_t nb = STRESS_CH * CH;
+	struct array *a = new_array(B, 1, 512);
+	struct stress x = { 0 };
+	unsigned char *tmpl = malloc(nb * B), *buf = malloc(B), *got = malloc(B);
+	uint64_t seed = 13;
+	fill_random(tmpl, nb * B, &seed);
+	x.tmpl = tmpl;
+	x.t = volume_create(a, nb * B, 512);
+	x.spare = volume_create(a, nb * B, 512);
+	assert_int_equal(wr(x.t, 0, tmpl, nb * B), 0);
+	for (unsigned k = 0; k < 3; k++) {
+		x.c[k] = volume_create(a, nb * B, 512);
+		copy(x.c[k], 0, x.t, 0, nb);
+		x.last[k] = malloc(nb * sizeof(int));
+		for (uint64_t i = 0; i < nb; i++)
+			x.last[k][i] = -1;
+	}
+	pthread_t th[5];
+	void *args[3][2];
+	for (unsigned k = 0; k < 3; k++) {
+		args[k][0] = &x;
+		args[k][1] = (void *)(uintptr_t)k;
+		assert_int_equal(pthread_create(&th[k], NULL, stress_writer, args[k]), 0);
+	}
+	assert_int_equal(pthread_create(&th[3], NULL, stress_reader, &x), 0);
+	assert_int_equal(pthread_create(&th[4], NULL, stress_copier, &x), 0);
+	for (unsigned k = 0; k < 5; k++)
+		pthread_join(th[k], NULL);
+	assert_int_equal(x.bad, 0);
+
+	/* every clone block: its writer's last content, or the template's */
+	uint64_t written = 0;
+	for (unsigned k = 0; k < 3; k++)
+		for (uint64_t b = 0; b < nb; b++) {
+			assert_int_equal(rd(x.c[k], b * B, got, B), 0);
+			if (x.last[k][b] < 0) {
+				assert_memory_equal(got, tmpl + b * B, B);
+				continue;
+			}
+			written++;
+			stress_block(buf, k, x.last[k][b]);
+			assert_memory_equal(got, buf, B);
+		}
+	/* the spare holds the template wherever it is mapped */
+	uint64_t spare_mapped = volume_mapped_bytes(x.spare) / B, seen = 0;
+	for (uint64_t c = 0; c < STRESS_CH; c++) {
+		struct map_chunk *mc = map_chunk_at(x.spare, c);
+		if (!mc)
+			continue;
+		assert_ptr_equal(mc, map_chunk_at(x.t, c)); /* still the template's chunk */
+		seen += CH;
+	}
+	assert_int_equal(spare_mapped, seen);
+	struct array_stats s = stats_of(a);
+	assert_int_equal(s.mapped_blocks, nb * 4 + spare_mapped);
+	/* distinct blocks: the template's, minus none (t keeps them all), plus
+	 * one per (clone, block) still holding a written content */
+	assert_int_equal(s.unique_blocks, nb + written);
+	volume_destroy(x.t);
+	volume_destroy(x.spare);
+	for (unsigned k = 0; k < 3; k++) {
+		volume_destroy(x.c[k]);
+		free(x.last[k]);
+	}
+	assert_int_equal(chunk_bytes(a), 0);
+	assert_int_equal(stats_of(a).unique_blocks, 0);
+	free(tmpl);
+	free(buf);
+	free(got);
+	array_put(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,6 +581,7 @@ int main(void)
 		cmocka_unit_test(xcopy_overlapping_own_destination),
 		cmocka_unit_test(snapshot_shares_chunks),
 		cmocka_unit_test(small_copies_share_when_complete),
+		cmocka_unit_test(shared_chunks_under_concurrency),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
