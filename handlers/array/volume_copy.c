@@ -130,31 +130,39 @@ int vol_copy_map(struct volume *dst, struct volume *src, uint64_t *entries)
 }
 
 /* Replace dst's whole map by src's (a refresh: dst's data becomes src's in
- * place, no data moves): every block src maps gets one more reference, every
- * block dst mapped loses dst's.  Same number of blocks; the caller holds
- * both volumes (vol_hold), so no command runs on either meanwhile.  Leaves
- * neither volume has are skipped: the walk costs what is mapped. */
+ * place, no data moves): each of dst's chunks is let go and src's shared
+ * instead (volume_map.c), so unique and physical space do not move and
+ * logical space becomes src's.  *entries counts, as before chunks were
+ * shared, the blocks src maps that dst did not map to the same block.  Same
+ * number of blocks; the caller holds both volumes (vol_hold), so no command
+ * runs on either meanwhile.  Chunks neither volume has are skipped. */
 int vol_replace_map(struct volume *dst, struct volume *src, uint64_t *entries)
 {
 	int64_t delta = 0;
-	uint64_t n = 0;
+	uint64_t n = 0, nchunks = (dst->nblocks + MAP_CHUNK_ENTRIES - 1) >> MAP_CHUNK_SHIFT;
 	int rc = 0;
 
 	if (dst->nblocks != src->nblocks || dst->bs != src->bs)
 		return -EINVAL;
-	for (uint64_t l = 0; l < dst->nleaves && !rc; l++) {
-		if (!atomic_load(&dst->leaves[l]) && !atomic_load(&src->leaves[l]))
+	for (uint64_t ci = 0; ci < nchunks && !rc; ci++) {
+		if (!(ci % MAP_LEAF_CHUNKS) && !atomic_load(&dst->leaves[ci / MAP_LEAF_CHUNKS]) &&
+		    !atomic_load(&src->leaves[ci / MAP_LEAF_CHUNKS])) {
+			ci += MAP_LEAF_CHUNKS - 1;
 			continue;
-		uint64_t b0 = l << MAP_LEAF_SHIFT;
-		for (uint64_t b = b0; b < b0 + MAP_LEAF_ENTRIES && b < dst->nblocks && !rc; b++) {
-			uint32_t id = map_get(src, b), nid = 0;
-			if (id == map_get(dst, b))
-				continue; /* shared already (dst was a snapshot of src, or the reverse) */
-			if (id && (rc = bs_ref_more(src->bs, id, &nid)) != 0)
-				break;
-			rc = vio_set_block(dst, b, nid, &delta);
-			n += id != 0;
 		}
+		struct map_chunk *sc = map_chunk_at(src, ci), *dc = map_chunk_at(dst, ci);
+		if (sc == dc)
+			continue; /* shared already (dst was a snapshot of src, or the reverse) */
+		uint64_t differ = 0;
+		for (unsigned i = 0; i < MAP_CHUNK_ENTRIES; i++) {
+			uint32_t id = sc ? sc->ids[i] : 0;
+			differ += id && id != (dc ? dc->ids[i] : 0);
+		}
+		rc = map_share_chunk(dst, ci, src, ci, &delta);
+		if (rc == -EOVERFLOW) /* a saturated count: this chunk entry by entry */
+			rc = copy_each(dst, 0, src, 0, ci << MAP_CHUNK_SHIFT, (ci + 1) << MAP_CHUNK_SHIFT, 0, &delta);
+		if (!rc)
+			n += differ;
 	}
 	vio_commit_delta(dst, delta);
 	*entries += n;
