@@ -79,16 +79,31 @@ static void chunk_free(struct block_store *bs, struct map_chunk *c)
 	atomic_fetch_sub(&bs->map_chunk_bytes, sizeof(*c));
 }
 
-/* One slot lets go of c: the last frees it with its references; the one
- * that leaves a single holder drops the extra reference of sharing.  (A
- * shared chunk's entries never change, so its count is stable here.) */
+/* One slot lets go of c (the caller holds that slot's stripe): the last
+ * frees it with its references; the one that leaves a single holder drops
+ * the extra reference of sharing.  The entries are read before the count
+ * drops: once it is 1 the remaining holder may write in place at once (and
+ * release the blocks it replaces), so what the extra references were taken
+ * on must be known first.  While c has another holder its entries cannot
+ * change (no writer writes in place into a shared chunk); while it has none
+ * nobody else writes it. */
 static void chunk_put(struct block_store *bs, struct map_chunk *c)
 {
+	uint32_t ids[MAP_CHUNK_ENTRIES], mapped = 0;
+	bool shared = atomic_load(&c->shares) >= 2; /* stays so until we let go */
+
+	if (shared) {
+		memcpy(ids, c->ids, sizeof(ids));
+		for (unsigned i = 0; i < MAP_CHUNK_ENTRIES; i++)
+			mapped += ids[i] != 0;
+	}
 	uint32_t was = atomic_fetch_sub(&c->shares, 1);
 	if (was >= 3) {
-		atomic_fetch_sub(&bs->map_excess, map_chunk_mapped(c));
+		atomic_fetch_sub(&bs->map_excess, mapped);
 	} else if (was == 2) {
-		chunk_unref_all(bs, c);
+		for (unsigned i = 0; i < MAP_CHUNK_ENTRIES; i++)
+			if (ids[i])
+				bs_unref(bs, ids[i]);
 	} else if (was == 1) {
 		chunk_unref_all(bs, c);
 		if (c->pcid && bs->persistent) {
