@@ -17,6 +17,7 @@ static const char usage_text[] =
 	"commands:\n"
 	"  info URL                      identity, capacity, VAAI and thin provisioning support\n"
 	"  scale URL   --vms 1,2,4 --bs 4m --qd 1 --duration 10 --warmup 2 [--random]\n"
+	"              [--count N: N commands per VM instead of a duration] [--keep-going]\n"
 	"              [--write [--data unique|repeat|zero|win10]]\n"
 	"  clone URL   [--dest URL2] --template-size 1g --template-content zero|pattern|synthetic\n"
 	"              --vms 10 --chunk 4m | --sweep 64k,256k,1m,4m,16m --parallel 2 --outstanding 2\n"
@@ -266,6 +267,8 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			NEEDVAL();
 			if (parse_seconds(val, &o->duration_s) || o->duration_s <= 0)
 				FAIL("--duration: '%s' is not a positive number of seconds", val);
+		} else if (!strcmp(a, "--keep-going")) {
+			o->keep_going = true;
 		} else if (!strcmp(a, "--warmup")) {
 			NEEDVAL();
 			if (parse_seconds(val, &o->warmup_s))
@@ -434,8 +437,10 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 		FAIL("URL '%s' does not start with iscsi://", o->url);
 	if (o->metrics_url && strncmp(o->metrics_url, "https://", 8) && strncmp(o->metrics_url, "http://", 7))
 		FAIL("--metrics-url: '%s' does not start with https:// or http://", o->metrics_url);
-	if (o->count)
-		FAIL("--count applies to watch only");
+	if (o->count && o->cmd != CMD_SCALE)
+		FAIL("--count applies to watch and scale only");
+	if (o->keep_going && o->cmd != CMD_SCALE)
+		FAIL("--keep-going applies to scale only");
 	if (o->dest_url && strncmp(o->dest_url, "iscsi://", 8))
 		FAIL("--dest: URL '%s' does not start with iscsi://", o->dest_url);
 	if (o->cmd == CMD_CLONE) {

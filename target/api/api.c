@@ -10,6 +10,7 @@
 #include "target/api/xms_cluster_spec.h"
 #include "target/api/xms_engine.h"
 #include "target/api/xms_inventory.h"
+#include "target/api/xms_perf_history.h"
 #include "target/api/xms_events.h"
 #include "target/api/xms_model.h"
 #include "target/api/xms_resources.h"
@@ -162,7 +163,8 @@ int api_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 	if (!g_xms.clusters.n && api_clusters_setup(NULL, 0, err, errlen) < 0)
 		return -1;
 	if (xms_routes_register(xms_all_types, sizeof(xms_all_types) / sizeof(xms_all_types[0]), err, errlen) < 0 ||
-	    xms_commands_register(err, errlen) < 0 || xms_events_register(err, errlen) < 0)
+	    xms_commands_register(err, errlen) < 0 || xms_events_register(err, errlen) < 0 ||
+	    xms_perf_history_register(err, errlen) < 0)
 		return -1;
 	if (api_server_start(cfg, err, errlen) < 0) {
 		api_routes_clear();
@@ -182,6 +184,7 @@ int api_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 void api_stop(void)
 {
 	api_server_stop();
+	xms_perf_history_stop();
 	api_routes_clear();
 	xms_lock();
 	xms_scsi_close_all(&g_xms);

@@ -367,7 +367,8 @@ static const struct api_route routes[] = {
 
 int lunlab_api_register(char *err, size_t errlen)
 {
-	if (api_routes_add(routes, sizeof(routes) / sizeof(routes[0]), err, errlen) < 0)
+	if (api_routes_add(routes, sizeof(routes) / sizeof(routes[0]), err, errlen) < 0 ||
+	    lunlab_arrays_register(err, errlen) < 0)
 		return -1;
 	if (lunlab_luns_register(err, errlen) < 0 || api_faults_register(err, errlen) < 0)
 		return -1;

@@ -3,6 +3,7 @@
  * per HAPPENINGS_REPEAT_MS), so the lock is never contended on the I/O
  * path's common case, which never calls here. */
 #include "target/lu/happenings.h"
+#include "lunlab/scsi_vocab.h"
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -85,16 +86,16 @@ static bool sense_triple(const uint8_t *s, size_t len, uint8_t *key, uint8_t *as
 	if (!s || len < 4)
 		return false;
 	switch (s[0] & 0x7f) {
-	case 0x70:
-	case 0x71:
+	case SCSI_SENSE_FMT_FIXED_CURRENT:
+	case SCSI_SENSE_FMT_FIXED_DEFERRED:
 		if (len < 14)
 			return false;
 		*key = s[2] & 0x0f;
 		*asc = s[12];
 		*ascq = s[13];
 		return true;
-	case 0x72:
-	case 0x73:
+	case SCSI_SENSE_FMT_DESC_CURRENT:
+	case SCSI_SENSE_FMT_DESC_DEFERRED:
 		*key = s[1] & 0x0f;
 		*asc = s[2];
 		*ascq = s[3];
@@ -108,13 +109,13 @@ void happening_check_sense(uint64_t lu_id, uint64_t lun, uint8_t status, const u
 {
 	uint8_t key, asc, ascq;
 
-	if (status != 0x02 || !sense_triple(sense, len, &key, &asc, &ascq))
+	if (status != SCSI_STAT_CHECK_CONDITION || !sense_triple(sense, len, &key, &asc, &ascq))
 		return;
-	if (key == 0x6 && asc == 0x38 && ascq == 0x07)
+	if (key == SCSI_SK_UNIT_ATTENTION && scsi_asc_pair(asc, ascq) == SCSI_ASC_THIN_PROVISIONING_SOFT_THRESHOLD)
 		happening_post(HAPPEN_SOFT_THRESHOLD, lu_id,
 			       "LUN %llu: thin provisioning soft threshold reached (06/38/07 sent)",
 			       (unsigned long long)lun);
-	else if (key == 0x7 && asc == 0x27 && ascq == 0x07)
+	else if (key == SCSI_SK_DATA_PROTECT && scsi_asc_pair(asc, ascq) == SCSI_ASC_SPACE_ALLOC_FAILED_WRITE_PROTECT)
 		happening_post(HAPPEN_OUT_OF_SPACE, lu_id,
 			       "LUN %llu: out of space, write refused (07/27/07 SPACE ALLOCATION FAILED WRITE PROTECT)",
 			       (unsigned long long)lun);

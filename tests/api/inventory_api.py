@@ -18,6 +18,7 @@ model=x2 with 4 MiB of capacity and no soft threshold):
 """
 import os
 import subprocess
+import time
 
 from replay_lib import BASE, USER, PASSWORD, ok, finish, fields, session
 
@@ -241,8 +242,12 @@ def scsi_side():
     ok("cluster_soft_threshold_reached raised on x2a, cleared at once (x2a has no threshold to be over)",
        [a["alert-state"] for a in alerts("cluster_soft_threshold_reached", "x2a")] == ["cleared"])
     # space, for real: 3.75 MiB that does not compress, then 1 MiB more than is left
+    q = BASE + "/api/json/v3/queries/performance"
+    S.get(q, params={"entity": "Volume"})                   # a reading before the writes
     rc, _, err = scsi("fill", url5, "0", "7680", "11")
     ok("3.75 MiB of incompressible blocks written", rc == 0, err)
+    time.sleep(1.1)   # the query takes a reading at most once a second
+    performance_query(q)
     rc, _, err = scsi("fill", url5, "8192", "2048", "12")
     ok("1 MiB more is refused with 07/27/07", rc != 0 and "7/27/07" in err, err)
     ev = [e for e in events_since(before) if e["event_code"] == "LL0202"]
@@ -258,6 +263,37 @@ def scsi_side():
        not alerts("cluster_out_of_space", "x2a", "outstanding")
        and len(alerts("cluster_out_of_space", "x2a", "cleared")) == 1,
        (S.get(V3 + "clusters", params={"name": "x2a"}).json()["content"]["ud-ssd-space-in-use"], lst("alerts")))
+
+
+def performance_query(q):
+    """the performance query over the history (xms_perf_history.h): the
+    writes just made are in the last row of the volume and of its cluster,
+    with equal rates (the cluster holds only that volume); bad parameters
+    named"""
+    v = S.get(q, params={"entity": "Volume", "obj-list": "fill", "time-frame": "last_hour"}).json()
+    m = v.get("members", [])
+    ok("members name the row", m[:4] == ["timestamp", "guid", "name", "index"] and "avg__wr_bw" in m, m)
+    rows = v.get("counters", [])
+    ok("rows of fill only", rows and all(r[2] == "fill" for r in rows), rows)
+    last = rows[-1] if rows else [0] * len(m)
+    # (one WRITE of 3.75 MiB in about a second: its IOPS round down to 0)
+    ok("the last row: written KiB/s and a write latency, no reads", last[m.index("avg__wr_bw")] > 0
+       and last[m.index("avg__wr_latency")] > 0 and last[m.index("avg__rd_bw")] == 0, dict(zip(m, last)))
+    c = S.get(q, params={"entity": "Cluster", "obj-list": "x2a"}).json()["counters"]
+    ok("the cluster's row at that time has the same rates",
+       any(r[0] == last[0] and r[4:] == last[4:] for r in c), (c[-2:], last))
+    g = S.get(q, params={"entity": "Volume", "obj-list": "fill", "granularity": "one_day"}).json()
+    # (two when the readings straddle midnight UTC)
+    ok("one_day: one row per day bucket", 1 <= len(g["counters"]) <= 2 and g["granularity"] == "one_day", g)
+    r = S.get(BASE + "/api/json/v3/types/performance/", params={"limit": 50, "entity": "Cluster",
+                                                                "time-frame": "last_hour"})
+    ok("XtremIO.Utils' form (types/performance/?limit=&entity=&time-frame=)", r.status_code == 200 and
+       {x[2] for x in r.json()["counters"]} <= {"x1a", "x2a"}, r.text[:300])
+    for params, want in (({"entity": "Brick"}, "entity: want"), ({"granularity": "fortnight"}, "granularity: want"),
+                         ({"time-frame": "soon"}, "time-frame: want"), ({"from-time": "yesterday"}, "from-time: want"),
+                         ({"to-time": "2026-13-01 00:00:00"}, "to-time: want"), ({"limit": "0"}, "limit: want")):
+        r = S.get(q, params=params)
+        ok("performance %s: 400 %s" % (params, want), r.status_code == 400 and want in r.json()["message"], r.text)
 
 
 def main():

@@ -12,7 +12,7 @@ tags (POST tags, PUT tags?name=...) with failures swallowed (lunlab has no
 tags: 404, which the client logs and ignores); a lun map again answered
 with a message holding "vol_already_mapped", which it tolerates.  Its
 snapshot refresh and restore (from-/to-volume-id, no-backup) are left out:
-another change serves them.
+api-refresh replays them (xms_refresh.c).
 """
 from replay_lib import BASE, USER, PASSWORD, ok, fields, finish, session
 

@@ -15,8 +15,8 @@ obj_not_found on an XMS and here alike (so a task creating a new object
 fails in the real module; the replay asserts that answer and goes on the
 way the module means to).  The library's _cluster() reads an attribute
 only set_cluster() sets, which the modules never call: taken here as "no
-cluster".  Snapshot refresh (refresh: true) is left out: another change
-serves it.
+cluster".  Snapshot refresh (refresh: true) is left out here: the
+api-refresh test sends its bodies.
 """
 import json
 import uuid
