@@ -177,6 +177,16 @@ def group_flows(drv):
     ok("a group snapshot after the removal holds one volume, a's",
        ss is not None and ss["num-of-vols"] == 1 and
        by_name("volumes", ss["vol-list"][0][1])["ancestor-vol-id"][1] == a["id"], ss)
+    # two group snapshots back to back (within a second, most runs): the driver sends no
+    # snap-suffix, so both sets' snapshots get default names, which must not collide
+    gq = [cd.Rec(id=str(uuid.uuid4()), group_id=group["id"], consistencygroup_id=None) for _ in range(2)]
+    for gs in gq:
+        drv.create_group_snapshot(None, gs, [cd.snapshot(a)])
+    names = [by_name("volumes", by_name("snapshot-sets", drv._get_cgsnap_name(gs))["vol-list"][0][1])["name"]
+             for gs in gq]
+    ok("two group snapshots in a row: both made, distinct default names", names[0] != names[1], names)
+    for gs in gq:
+        drv.delete_group_snapshot(None, gs, [])
     drv.update_group(None, group, add_volumes=[b])
     ok("update_group add again: a and b", members(group["id"]) == sorted([a["id"], b["id"]]))
     ok("write C to a, D to b", sa.write(0, 8, 43) and sb.write(0, 8, 44))
