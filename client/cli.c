@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lunlab/size_parse.h"
+
 /* The whole usage, as one constant: it is printed as is (it once went through a 1 KiB error
  * buffer and lost its second half).  Every option cli_parse() accepts is named here; the unit
  * test holds that against this file's parser. */
@@ -48,36 +50,6 @@ const char *cli_usage(void)
 	return usage_text;
 }
 
-int cli_parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || v < 0 || !isfinite(v))
-		return -1;
-	double mul = 1;
-	switch (*end) {
-	case 'k': case 'K': mul = 1024.0; end++; break;
-	case 'm': case 'M': mul = 1024.0 * 1024; end++; break;
-	case 'g': case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
-	case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
-	default: break;
-	}
-	if (*end == 'i' && mul > 1)            /* accept "KiB"-style suffixes: 4MiB, 4MB */
-		end++;
-	if ((*end == 'b' || *end == 'B'))
-		end++;
-	if (*end)
-		return -1;
-	double bytes = v * mul;
-	if (bytes > 1.8e19)
-		return -1;
-	*out = (uint64_t)bytes;
-	return 0;
-}
-
 int cli_parse_size_list(const char *s, uint64_t *out, unsigned max, unsigned *n)
 {
 	char buf[512];
@@ -87,7 +59,7 @@ int cli_parse_size_list(const char *s, uint64_t *out, unsigned max, unsigned *n)
 	*n = 0;
 	char *save = NULL;
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (*n >= max || cli_parse_size(tok, &out[*n]) || out[*n] == 0)
+		if (*n >= max || !ll_size_parse(tok, 0, &out[*n]) || out[*n] == 0)
 			return -1;
 		(*n)++;
 	}
@@ -256,7 +228,7 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			vms_given = true;
 		} else if (!strcmp(a, "--bs")) {
 			NEEDVAL();
-			if (cli_parse_size(val, &o->bs) || o->bs == 0 || o->bs > (64u << 20))
+			if (!ll_size_parse(val, 0, &o->bs) || o->bs == 0 || o->bs > (64u << 20))
 				FAIL("--bs: '%s' is not a size between 1 and 64m", val);
 		} else if (!strcmp(a, "--qd")) {
 			NEEDVAL();
@@ -281,11 +253,11 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			o->random = true;
 		} else if (!strcmp(a, "--template-size")) {
 			NEEDVAL();
-			if (cli_parse_size(val, &o->template_size) || o->template_size == 0)
+			if (!ll_size_parse(val, 0, &o->template_size) || o->template_size == 0)
 				FAIL("--template-size: '%s' is not a positive size", val);
 		} else if (!strcmp(a, "--plot-job")) {
 			NEEDVAL();
-			if (cli_parse_size(val, &o->plot_job_bytes) || o->plot_job_bytes == 0)
+			if (!ll_size_parse(val, 0, &o->plot_job_bytes) || o->plot_job_bytes == 0)
 				FAIL("--plot-job: '%s' is not a positive size", val);
 		} else if (!strcmp(a, "--template-content")) {
 			NEEDVAL();
@@ -295,7 +267,7 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			else FAIL("--template-content: '%s' is not zero, pattern or synthetic", val);
 		} else if (!strcmp(a, "--chunk")) {
 			NEEDVAL();
-			if (cli_parse_size(val, &o->chunk) || o->chunk == 0 || o->chunk > (256u << 20))
+			if (!ll_size_parse(val, 0, &o->chunk) || o->chunk == 0 || o->chunk > (256u << 20))
 				FAIL("--chunk: '%s' is not a size between 1 and 256m", val);
 		} else if (!strcmp(a, "--sweep")) {
 			NEEDVAL();
@@ -338,7 +310,7 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			o->synthetic = true;
 		} else if (!strcmp(a, "--size")) {
 			NEEDVAL();
-			if (cli_parse_size(val, &o->image_size) || o->image_size < SYNTH_BLOCK_SIZE)
+			if (!ll_size_parse(val, 0, &o->image_size) || o->image_size < SYNTH_BLOCK_SIZE)
 				FAIL("--size: '%s' is not a size of at least 4k", val);
 		} else if (!strcmp(a, "--seed")) {
 			NEEDVAL();
@@ -389,15 +361,15 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 				FAIL("--budget: '%s' is not a duration like 90s, 10m or 1h", val);
 		} else if (!strcmp(a, "--capacity-use")) {
 			NEEDVAL();
-			if (cli_parse_size(val, &o->capacity_use) || o->capacity_use == 0)
+			if (!ll_size_parse(val, 0, &o->capacity_use) || o->capacity_use == 0)
 				FAIL("--capacity-use: '%s' is not a positive size", val);
 		} else if (!strcmp(a, "--offset")) {
 			NEEDVAL();
-			if (cli_parse_size(val, &o->offset))
+			if (!ll_size_parse(val, 0, &o->offset))
 				FAIL("--offset: '%s' is not a size", val);
 		} else if (!strcmp(a, "--max-io")) {
 			NEEDVAL();
-			if (cli_parse_size(val, &o->max_io) || o->max_io < 4096)
+			if (!ll_size_parse(val, 0, &o->max_io) || o->max_io < 4096)
 				FAIL("--max-io: '%s' is not a size of at least 4k", val);
 		} else if (!strcmp(a, "--write-data")) {
 			NEEDVAL();

@@ -18,6 +18,7 @@
 #include <yaml.h>
 
 #include "client/cli.h"
+#include "lunlab/size_parse.h"
 
 struct pctx {
 	const char *file;
@@ -151,7 +152,7 @@ static uint64_t get_size(struct pctx *p, const yaml_node_t *n, const char *key)
 {
 	uint64_t v;
 	const char *s = str(p, n, key);
-	if (cli_parse_size(s, &v) || v == 0)
+	if (!ll_size_parse(s, 0, &v) || v == 0)
 		fail(p, n, key, "'%s': expected a size (64M, 4k, 1g)", s);
 	return v;
 }
@@ -534,7 +535,7 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 			w->size = get_size(p, v, kp);
 		} else if (!strcmp(key, "offset")) {
 			const char *s = str(p, v, kp);
-			if (strcmp(s, "0") && cli_parse_size(s, &w->offset))
+			if (strcmp(s, "0") && !ll_size_parse(s, 0, &w->offset))
 				fail(p, v, kp, "'%s': expected a size", s);
 		} else if (!strcmp(key, "sync_every")) {
 			w->sync_every = (unsigned)get_uint(p, v, kp, 0, 1u << 20);

@@ -26,26 +26,6 @@ static int parse(struct bench_opts *o, char *err, const char *a0, ...)
 
 #define URL "iscsi://127.0.0.1:3261/iqn.2026-11.org.lunlab:t/0"
 
-static void sizes(void **state)
-{
-	uint64_t v;
-	assert_int_equal(cli_parse_size("4m", &v), 0);
-	assert_int_equal(v, 4u << 20);
-	assert_int_equal(cli_parse_size("256k", &v), 0);
-	assert_int_equal(v, 256u << 10);
-	assert_int_equal(cli_parse_size("4MiB", &v), 0);
-	assert_int_equal(v, 4u << 20);
-	assert_int_equal(cli_parse_size("512", &v), 0);
-	assert_int_equal(v, 512);
-	assert_int_equal(cli_parse_size("11.9g", &v), 0);
-	assert_int_equal(v, 12777527705ull);
-	assert_int_equal(cli_parse_size("", &v), -1);
-	assert_int_equal(cli_parse_size("4x", &v), -1);
-	assert_int_equal(cli_parse_size("-4k", &v), -1);
-	assert_int_equal(cli_parse_size("k", &v), -1);
-	assert_int_equal(cli_parse_size("1e30", &v), -1);
-}
-
 static void lists(void **state)
 {
 	unsigned u[32], n;
@@ -343,7 +323,6 @@ int main(int argc, char **argv)
 {
 	g_cli_source = argc > 1 ? argv[1] : NULL;
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(sizes),
 		cmocka_unit_test(lists),
 		cmocka_unit_test(defaults_scale),
 		cmocka_unit_test(clone_opts),

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/uio.h>
 #include "lunlab/be.h"
+#include "lunlab/fnv1a.h"
 #include "lunlab/scsi_vocab.h"
 
 struct mem_be {
@@ -36,12 +37,7 @@ struct mem_early {
 /* FNV-1a over the first n bytes of the command's buffer (one iovec). */
 static uint64_t prefix_sum(const struct lu_cmd *c, size_t n)
 {
-	const uint8_t *p = c->iov[0].iov_base;
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
+	return ll_fnv1a64(LL_FNV1A64_BASIS, c->iov[0].iov_base, n);
 }
 
 static void check(struct lu_cmd *c, uint8_t key, uint8_t asc)
