@@ -19,7 +19,6 @@ struct mem_be {
 	struct lu_cmd *head, *tail;
 	bool stop;
 	bool hold;             /* queue commands, execute none (mem_backend_hold) */
-	unsigned long count;
 	uint64_t last_arrival;  /* lu_cmd.arrival_ns of the last command executed */
 	pthread_t th;
 	struct mem_early_stats early; /* under mu */
@@ -193,7 +192,6 @@ static void *worker(void *arg)
 		m->head = c->backend_priv;
 		if (!m->head)
 			m->tail = NULL;
-		m->count++;
 		m->last_arrival = c->arrival_ns;
 		pthread_mutex_unlock(&m->mu);
 		early_verify(m, c);
@@ -262,17 +260,6 @@ uint64_t mem_backend_last_arrival(struct lu_backend *be)
 	uint64_t a = m->last_arrival;
 	pthread_mutex_unlock(&m->mu);
 	return a;
-}
-
-unsigned long mem_backend_count(struct lu_backend *be)
-{
-	struct mem_be *m = (struct mem_be *)be;
-	unsigned long n;
-
-	pthread_mutex_lock(&m->mu);
-	n = m->count;
-	pthread_mutex_unlock(&m->mu);
-	return n;
 }
 
 unsigned long mem_backend_queued(struct lu_backend *be)
