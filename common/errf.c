@@ -27,16 +27,35 @@ int ll_errf(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
+static char *vstrf(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		return NULL;
+	one_line(s);
+	return s;
+}
+
+char *ll_strf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = vstrf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
 int ll_strerrf(char **reason, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL;
+	char *s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
+	s = vstrf(fmt, ap);
 	va_end(ap);
-	one_line(s);
 	if (reason)
 		*reason = s;
 	else

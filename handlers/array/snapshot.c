@@ -17,6 +17,7 @@
 
 #include "handlers/array/array_internal.h"
 #include "handlers/array/volume_names.h"
+#include "lunlab/errf.h"
 
 static int by_address(const void *x, const void *y)
 {
@@ -49,20 +50,20 @@ static int snapshot(struct array *a, const char *const *src, const char *const *
 	if (err)
 		*err = NULL;
 	if (!n || !src || !dst) {
-		e = array_msg("a snapshot needs at least one source volume");
+		e = ll_strf("a snapshot needs at least one source volume");
 		rc = -EINVAL;
 		goto out_early;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (!src[i] || !dst[i] || !volume_name_ok(dst[i])) {
-			e = array_msg("snapshot name '%s': want 1..%d printable characters other than space ; , / =",
+			e = ll_strf("snapshot name '%s': want 1..%d printable characters other than space ; , / =",
 				dst[i] ? dst[i] : "", VOLUME_NAME_MAX - 1);
 			rc = -EINVAL;
 			goto out_early;
 		}
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(dst[i], dst[j])) {
-				e = array_msg("snapshot name '%s' is given twice", dst[i]);
+				e = ll_strf("snapshot name '%s' is given twice", dst[i]);
 				rc = -EEXIST;
 				goto out_early;
 			}
@@ -72,7 +73,7 @@ static int snapshot(struct array *a, const char *const *src, const char *const *
 		free(sv);
 		free(dv);
 		free(lk);
-		e = array_msg("out of memory");
+		e = ll_strf("out of memory");
 		rc = -ENOSPC;
 		goto out_early;
 	}
@@ -80,10 +81,10 @@ static int snapshot(struct array *a, const char *const *src, const char *const *
 	pthread_mutex_lock(&a->vol_mu);
 	for (size_t i = 0; i < n && !rc; i++) {
 		if (!(sv[i] = vn_find(a, src[i]))) {
-			e = array_msg("volume '%s': no such volume in array '%s'", src[i], a->name);
+			e = ll_strf("volume '%s': no such volume in array '%s'", src[i], a->name);
 			rc = -ENOENT;
 		} else if (vn_find(a, dst[i])) {
-			e = array_msg("volume '%s' already exists in array '%s'", dst[i], a->name);
+			e = ll_strf("volume '%s' already exists in array '%s'", dst[i], a->name);
 			rc = -EEXIST;
 		}
 	}
@@ -107,10 +108,10 @@ static int snapshot(struct array *a, const char *const *src, const char *const *
 	for (size_t i = 0; i < n && !rc; i++) {
 		dv[i] = array_vol_alloc(a, sv[i]->size, sv[i]->lba_size);
 		if (!dv[i] || !(dv[i]->name = strdup(dst[i])) || !(dv[i]->snapshot_of = strdup(src[i]))) {
-			e = array_msg("out of memory for the map of snapshot '%s'", dst[i]);
+			e = ll_strf("out of memory for the map of snapshot '%s'", dst[i]);
 			rc = -ENOSPC;
 		} else if (vol_copy_map(dv[i], sv[i], entries) != 0) {
-			e = array_msg("snapshot '%s' of '%s': out of space copying its map", dst[i], src[i]);
+			e = ll_strf("snapshot '%s' of '%s': out of space copying its map", dst[i], src[i]);
 			rc = -ENOSPC;
 		}
 	}

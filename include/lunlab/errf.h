@@ -28,4 +28,8 @@ int ll_errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((forma
  * *reason is NULL if memory ran out.  Returns -1. */
 int ll_strerrf(char **reason, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The malloc'd one-line message itself (NULL if memory ran out), for code
+ * that hands it on: `*err = ll_strf(...)`, `return ll_strf(...)`. */
+char *ll_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif
