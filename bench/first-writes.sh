@@ -7,14 +7,19 @@
 #   first  a fresh lunlab-target, one LU of SIZE (64G), profile unlimited; lunlab-bench scale
 #          --vms 1 --bs 4m --qd 1 --write --data unique for DURATION s: every write lands in
 #          never-written space (the LU is far larger than what the run writes)
-#   over   the same target and LU at once, DURATION/2 s from LBA 0 again: every write replaces
-#          blocks the first run stored (half the time, so a faster overwrite cannot run past
-#          the range the first run wrote; a round where it did is marked 'overran')
+#   over   the same target and LU at once, DURATION/2 s in three runs of DURATION/6 s, each
+#          from LBA 0 again: every write replaces blocks the first run stored (a sixth of its
+#          time each, so an overwrite up to 6x faster than the first writes cannot run past the
+#          range they wrote, as a single run of DURATION/2 did on a busy machine; a round where
+#          one did is marked 'overran')
 #   iperf3 one TCP stream over 127.0.0.1 for DURATION s (iperf3 -s -1 / iperf3 -c -J)
 # With BASE_BUILD=DIR (another build of lunlab, e.g. before a change) the first/over pair also
 # runs on it each round, so a change is measured against its base in the same run.
 # Prints every run, the machine's state (cores, load, CPU busy during each run: other work on
-# the machine shows there), the medians, the per-round ratios and the goals:
+# the machine shows there), counts that its other work moves far less than a rate (the target's
+# CPU per MiB stored; the payload filler's CPU per MiB, i.e. the kernel's price of the fresh pages; the
+# target's minor faults per MiB: 256 when every 4 KiB page stored is a new one), the medians,
+# the per-round ratios and the goals:
 #   first writes >= 85% of the same LU's overwrite speed, >= 50% of one iperf3 loopback stream.
 # usage: bench/first-writes.sh [BUILD_DIR]   env: ROUNDS (5), DURATION s (5), SIZE (64G),
 #        BASE_BUILD.  ~ROUNDS x 2.5 x DURATION s (+ the same again with BASE_BUILD).
@@ -46,26 +51,48 @@ cleanup() {
 trap cleanup EXIT
 iqn=iqn.2026-11.org.lunlab:first-writes
 half=$(python3 -c "print($dur / 2)")
+piece=$(python3 -c "print($dur / 6)")
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# CPU ticks of the target's payload filler (lunlab-fill: the kernel's price of fresh pages) and
+# the target's minor faults (a populated page counts one, as a faulted one does): counts, which
+# the machine's other work moves far less than a rate
+fill_ticks() {
+	local t n=0
+	for t in /proc/"$1"/task/*; do
+		# (a thread that ended meanwhile counts 0)
+		[[ $(cat "$t/comm" 2>/dev/null) == lunlab-fill ]] &&
+			n=$((n + $(awk '{print $14 + $15}' "$t/stat" 2>/dev/null || echo 0)))
+	done
+	echo "$n"
+}
+min_faults() { awk '{print $10}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 # busy and total jiffies of the whole machine
 machine() { awk '/^cpu /{ print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
 rss_mib() { awk '/^VmRSS/{ printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
 
-# record ROUND SYSTEM RUN MB_S IOS T0 T1 C0 C1 M0 M1 NOTE
+# record ROUND SYSTEM RUN MB_S IOS T0 T1 C0 C1 M0 M1 NOTE [F0 F1 P0 P1]
+# (F: the filler's CPU ticks, P: the target's minor faults, before and after the run)
 record() {
 	python3 - "$@" >>"$results" <<'PY'
 import os, sys
 r, s, run, mbps, ios, t0, t1, c0, c1, m0, m1, note = sys.argv[1:13]
+f0, f1, p0, p1 = (sys.argv[13:17] + ["0"] * 4)[:4]
 hz = os.sysconf("SC_CLK_TCK")
 wall = float(t1) - float(t0)
 cores = (int(c1) - int(c0)) / hz / wall if wall > 0 else 0
 b0, a0 = map(int, m0.split()); b1, a1 = map(int, m1.split())
 busy = (b1 - b0) / (a1 - a0) if a1 > a0 else 0
-print("\t".join([r, s, run, f"{float(mbps):.1f}", ios, f"{cores:.2f}", f"{busy:.2f}", note or "-"]))
+mib = int(ios) * 4
+fill = (int(f1) - int(f0)) * 1000 / hz / mib if mib else 0
+faults = (int(p1) - int(p0)) / mib if mib else 0
+cpu = (int(c1) - int(c0)) * 1000 / hz / mib if mib else 0  # the target's, per MiB stored
+print("\t".join([r, s, run, f"{float(mbps):.1f}", ios, f"{cores:.2f}", f"{busy:.2f}", note or "-",
+                 f"{fill:.3f}", f"{faults:.1f}", f"{cpu:.3f}"]))
 PY
-	tail -n 1 "$results" | awk -F'\t' '{ printf "  %-6s %-6s %9.1f MB/s %5d I/Os  target %.2f cores  machine busy %3.0f%%  %s\n",
-		$2, $3, $4, $5, $6, $7 * 100, $8 == "-" ? "" : $8 }'
+	tail -n 1 "$results" | awk -F'\t' '{ printf "  %-6s %-6s %9.1f MB/s %5d I/Os  target %.2f cores  machine busy %3.0f%%", $2, $3, $4, $5, $6, $7 * 100
+		if ($2 != "iperf3") printf "  filler %.2f ms/MiB  %5.0f faults/MiB", $9, $10
+		printf "  %s\n", $8 == "-" ? "" : $8 }'
 }
 
 # scale URL SECONDS: "MB/s I/Os" of one lunlab-bench scale run
@@ -78,22 +105,31 @@ scale() {
 
 # lunlab ROUND SYSTEM BUILD: first writes on a fresh target, then overwrites of the same range
 lunlab() {
-	local r=$1 sys=$2 b=$3 url t0 t1 c0 c1 m0 m1 first over note rss
+	local r=$1 sys=$2 b=$3 url t0 t1 c0 c1 m0 m1 f0 f1 p0 p1 first over note rss
 	ll_start_lunlab "$b/target/lunlab-target" "$work/lunlab.log" --quiet --iqn "$iqn" \
 		--handler-path "$b/handlers" --lun "size=$size,model=unlimited" >/dev/null
 	url="iscsi://127.0.0.1:$LL_PORT/$iqn/0"
-	t0=$(date +%s.%N) c0=$(cpu_ticks "$LL_PID") m0=$(machine)
+	t0=$(date +%s.%N) c0=$(cpu_ticks "$LL_PID") m0=$(machine) f0=$(fill_ticks "$LL_PID") p0=$(min_faults "$LL_PID")
 	read -r -a first < <(scale "$url" "$dur")
-	t1=$(date +%s.%N) c1=$(cpu_ticks "$LL_PID") m1=$(machine)
+	t1=$(date +%s.%N) c1=$(cpu_ticks "$LL_PID") m1=$(machine) f1=$(fill_ticks "$LL_PID") p1=$(min_faults "$LL_PID")
 	rss=$(rss_mib "$LL_PID")
 	record "$r" "$sys" first "${first[0]}" "${first[1]}" "$t0" "$t1" "$c0" "$c1" "$m0" "$m1" \
-		"target RSS ${rss} MiB after $((first[1] * 4)) MiB written"
-	t0=$(date +%s.%N) c0=$(cpu_ticks "$LL_PID") m0=$(machine)
-	read -r -a over < <(scale "$url" "$half")
-	t1=$(date +%s.%N) c1=$(cpu_ticks "$LL_PID") m1=$(machine)
+		"target RSS ${rss} MiB after $((first[1] * 4)) MiB written" "$f0" "$f1" "$p0" "$p1"
+	t0=$(date +%s.%N) c0=$(cpu_ticks "$LL_PID") m0=$(machine) f0=$(fill_ticks "$LL_PID") p0=$(min_faults "$LL_PID")
+	# three pieces: MB/s their mean (equal durations), I/Os their sum; the largest piece's
+	# I/Os say whether one ran past the first run's range
+	local sum=0 ios=0 most=0 one
+	for _ in 1 2 3; do
+		read -r -a one < <(scale "$url" "$piece")
+		sum=$(python3 -c "print($sum + ${one[0]})")
+		ios=$((ios + one[1]))
+		((one[1] <= most)) || most=${one[1]}
+	done
+	over=("$(python3 -c "print($sum / 3)")" "$ios")
+	t1=$(date +%s.%N) c1=$(cpu_ticks "$LL_PID") m1=$(machine) f1=$(fill_ticks "$LL_PID") p1=$(min_faults "$LL_PID")
 	note=
-	((over[1] <= first[1])) || note=overran
-	record "$r" "$sys" over "${over[0]}" "${over[1]}" "$t0" "$t1" "$c0" "$c1" "$m0" "$m1" "$note"
+	((most <= first[1])) || note=overran
+	record "$r" "$sys" over "${over[0]}" "${over[1]}" "$t0" "$t1" "$c0" "$c1" "$m0" "$m1" "$note" "$f0" "$f1" "$p0" "$p1"
 	ll_stop_lunlab "$LL_PID"
 	LL_PID=
 }
@@ -155,11 +191,16 @@ for s in systems:
     ip_ratio = [f / i for f, i in zip(fw, ip) if f and i]
     overran = sum(1 for x in rows if x[1] == s and x[7] == "overran")
     m_over, m_ip = statistics.median(over_ratio), statistics.median(ip_ratio)
-    def cpu(run):  # the target's CPU per MB: what noise from other work on the machine moves least
-        v = [float(x[5]) * 1000 / float(x[3]) for x in rows if x[1] == s and x[2] == run and float(x[3]) > 0]
+    def cpu(run):  # the target's CPU per MiB stored: what noise from other work on the machine moves least
+        v = [float(x[10]) for x in rows if x[1] == s and x[2] == run and len(x) > 10]
         return statistics.median(v) if v else 0.0
-    print(f"  {s:<7} first writes            {statistics.median(fw):9.1f} MB/s   target CPU {cpu('first'):.2f} ms/MB")
-    print(f"  {s:<7} overwrites              {statistics.median(ow):9.1f} MB/s   target CPU {cpu('over'):.2f} ms/MB"
+    def med(run, col):  # the filler's CPU per MiB (col 8), the target's minor faults per MiB (col 9)
+        v = [float(x[col]) for x in rows if x[1] == s and x[2] == run and len(x) > col]
+        return statistics.median(v) if v else 0.0
+    print(f"  {s:<7} first writes            {statistics.median(fw):9.1f} MB/s   target CPU {cpu('first'):.2f} ms/MiB"
+          f"  (filler {med('first', 8):.2f} ms/MiB, {med('first', 9):.0f} faults/MiB)")
+    print(f"  {s:<7} overwrites              {statistics.median(ow):9.1f} MB/s   target CPU {cpu('over'):.2f} ms/MiB"
+          f"  (filler {med('over', 8):.2f} ms/MiB, {med('over', 9):.0f} faults/MiB)"
           + (f"  ({overran} round(s) overran the first run's range)" if overran else ""))
     print(f"  {s:<7} first / overwrite       {m_over:9.2f}   per round: " + " ".join(f"{x:.2f}" for x in over_ratio))
     print(f"  {s:<7} first / iperf3          {m_ip:9.2f}   per round: " + " ".join(f"{x:.2f}" for x in ip_ratio))

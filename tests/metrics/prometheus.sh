@@ -5,8 +5,8 @@
 # user) and Debian's `prometheus` on 127.0.0.1 with a generated config that scrapes it every
 # second with HTTP Basic auth, then lunlab-bench clones by EXTENDED COPY with --metrics-url.
 # Through Prometheus' HTTP API (PromQL) it checks that
-#   - rate(lunlab_xcopy_covered_bytes_total) shows the copy while it runs, at the pace the
-#     bench measured (within a factor of 2: scrapes and the copy are not aligned);
+#   - rate(lunlab_xcopy_covered_bytes_total) shows the copy while it runs (non-zero; its peak
+#     beside the bench's average pace is printed, not judged: scrapes and the copy are not aligned);
 #   - lunlab_xcopy_covered_bytes_total, lunlab_commands_total{kind="xcopy"} and
 #     lunlab_wire_bytes_total{kind="xcopy"} grew by exactly the bench's bytes cloned,
 #     commands and wire bytes, and lunlab-bench --metrics-url recorded the same;
@@ -124,10 +124,14 @@ commands=$(jq '.runs[0].commands' "$work/clone.json")
 wire=$(jq '.runs[0].wire_bytes' "$work/clone.json")
 wall=$(jq '.runs[0].wall_s' "$work/clone.json")
 avg=$(awk -v b="$cloned" -v s="$wall" 'BEGIN { printf "%.0f", b / s }')
-if awk -v p="$peak" -v a="$avg" 'BEGIN { exit !(p > a / 2 && p < a * 2) }'; then
-    ok "rate(lunlab_xcopy_covered_bytes_total[3s]) peaked at $peak B/s during the clone; the bench's average: $avg B/s"
+# The claim is that the counter moves while the copy runs (not only at its end), which a
+# non-zero rate during the run shows whatever the machine's load.  How close the peak comes to
+# the bench's average depends on when the scrapes land on a loaded machine, so it is printed,
+# not judged (docs/testing.md, rules 1 and 7); the exact deltas below are the figures' check.
+if awk -v p="$peak" 'BEGIN { exit !(p > 0) }'; then
+    ok "rate(lunlab_xcopy_covered_bytes_total[3s]) showed the clone while it ran: peak $peak B/s (the bench's average: $avg B/s, ratio $(awk -v p="$peak" -v a="$avg" 'BEGIN { printf "%.2f", a ? p / a : 0 }'))"
 else
-    bad "rate(lunlab_xcopy_covered_bytes_total[3s]) peaked at $peak B/s; the bench cloned $cloned bytes in $wall s ($avg B/s)"
+    bad "rate(lunlab_xcopy_covered_bytes_total[3s]) stayed 0 while the clone ran; the bench cloned $cloned bytes in $wall s ($avg B/s)"
 fi
 
 # the counters grew by exactly what the bench did (after one more scrape)

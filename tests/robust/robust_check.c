@@ -215,12 +215,20 @@ static void expect_reject(struct raw *r, uint8_t reason, uint32_t itt)
 	}
 }
 
+/* The claim is "closed, and not before min_ms" (the target's timers must not fire early).  How
+ * late a server-side timer fires on a loaded machine is not the target's rule, so max_ms (the
+ * timeout plus the margin it should take) is said when exceeded and the failure is a close
+ * that never comes: HANG_GUARD_MS beyond it (docs/testing.md, rule 4). */
+#define HANG_GUARD_MS 60000L
 static void expect_closed(struct raw *r, long min_ms, long max_ms)
 {
-	long t = raw_wait_closed(r, (int)max_ms);
+	long t = raw_wait_closed(r, (int)(max_ms + HANG_GUARD_MS));
 
-	CHECK(t >= 0, "the target did not close the connection within %ld ms", max_ms);
+	CHECK(t >= 0, "the target did not close the connection within %ld ms", max_ms + HANG_GUARD_MS);
 	CHECK(t < 0 || t >= min_ms, "the target closed after %ld ms, earlier than %ld ms", t, min_ms);
+	if (t > max_ms)
+		printf("  note: closed after %ld ms, later than the %ld ms it should take (a loaded machine?)\n",
+		       t, max_ms);
 }
 
 /* ---- group: drop ---- */
@@ -391,7 +399,7 @@ static void stall_login_unfinished(void)
 	got = raw_recv(&r, bhs, data, sizeof(data), 5000);
 	CHECK(got >= 0 && bhs_opcode(bhs) == ISCSI_OP_LOGIN_RSP && bhs[36] == 0,
 	      "security stage answered (got %d, opcode 0x%02x, status %02x%02x)", got, bhs_opcode(bhs), bhs[36], bhs[37]);
-	long t = raw_wait_closed(&r, (LOGIN_TIMEOUT_S + 4) * 1000);
+	long t = raw_wait_closed(&r, (int)((LOGIN_TIMEOUT_S + 4) * 1000L + HANG_GUARD_MS));
 	CHECK(t >= 0, "an unfinished login was not timed out");
 	CHECK(t < 0 || t + (now_ms() - t0 - t) >= (LOGIN_TIMEOUT_S - 1) * 1000L, "login timed out too early");
 	raw_close(&r);
