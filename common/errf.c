@@ -27,6 +27,7 @@ int ll_errf(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
+__attribute__((format(printf, 1, 0)))
 static char *vstrf(const char *fmt, va_list ap)
 {
 	char *s = NULL;
