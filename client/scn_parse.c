@@ -18,6 +18,7 @@
 #include <yaml.h>
 
 #include "client/cli.h"
+#include "lunlab/read_file.h"
 #include "lunlab/size_parse.h"
 
 struct pctx {
@@ -1270,18 +1271,14 @@ int scn_parse_text(const char *name, const char *text, size_t len, struct scn_mo
 
 int scn_parse_file(const char *path, struct scn_model *m, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		snprintf(err, errlen, "%s:1:1: file: cannot open: %s", path, strerror(errno));
-		return -1;
-	}
-	char *buf = malloc(1 << 20);
-	size_t n = buf ? fread(buf, 1, 1 << 20, f) : 0;
-	bool big = buf && n == 1 << 20 && fgetc(f) != EOF;
-	fclose(f);
-	if (!buf || big) {
-		free(buf);
-		snprintf(err, errlen, "%s:1:1: file: %s", path, buf ? "larger than 1 MiB" : "out of memory");
+	const struct ll_read_rules rules = { .max = 1u << 20 };
+	char why[512];
+	size_t n;
+	char *buf = ll_read_file(path, &rules, &n, why, sizeof(why));
+	if (!buf) {
+		/* why is "PATH: reason": the file's position goes after the path */
+		size_t pl = strlen(path);
+		snprintf(err, errlen, "%s:1:1: file:%s", path, strncmp(why, path, pl) == 0 ? why + pl + 1 : why);
 		return -1;
 	}
 	int rc = scn_parse_text(path, buf, n, m, err, errlen);
