@@ -35,7 +35,7 @@ import re
 import sys
 import tempfile
 
-DIRS = ("handlers", "target", "client", "bench", "include", "tests")
+DIRS = ("handlers", "target", "client", "bench", "include", "scsi", "tests")
 
 # path (relative to the root) -> reason.  A directory entry ends in "/".
 ALLOWED = {

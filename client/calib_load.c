@@ -1,5 +1,6 @@
 /* calib_load.c - closed-loop measurements for calibrate (calib_load.h). */
 #include "client/calib_load.h"
+#include "lunlab/cdb_decode.h"
 #include "lunlab/scsi_vocab.h"
 
 #include <math.h>
@@ -129,45 +130,33 @@ static int issue(struct lslot *s)
 	struct lrun *r = s->run;
 	const struct calib_point *p = r->p;
 	uint8_t cdb[16] = { 0 };
-	int cdblen = 16, dir = SCSI_XFER_NONE;
-	uint32_t xfer = 0;
 	struct scsi_iovec *out = NULL;
 	uint64_t bytes = (uint64_t)r->blocks * r->t->bs;
 	switch (p->kind) {
 	case CK_READ:
-		cdb[0] = SCSI_OP_READ_16;
-		dir = SCSI_XFER_READ;
-		xfer = (uint32_t)bytes;
+		(void)cdb_build(cdb, sizeof(cdb), SCSI_OP_READ_16, 0, s->lba, r->blocks);
 		break;
 	case CK_WRITE:
-		cdb[0] = SCSI_OP_WRITE_16;
-		dir = SCSI_XFER_WRITE;
-		xfer = (uint32_t)bytes;
+		(void)cdb_build(cdb, sizeof(cdb), SCSI_OP_WRITE_16, 0, s->lba, r->blocks);
 		stamp_buf(s->buf, bytes, ++*r->stamp);
 		s->iov = (struct scsi_iovec){ .iov_base = s->buf, .iov_len = bytes };
 		out = &s->iov;
 		break;
-	case CK_VERIFY:
-		cdb[0] = SCSI_OP_VERIFY_16; /* BYTCHK 00b: the medium is verified, no data is sent */
+	case CK_VERIFY: /* BYTCHK 00b: the medium is verified, no data is sent */
+		(void)cdb_build(cdb, sizeof(cdb), SCSI_OP_VERIFY_16, 0, s->lba, r->blocks);
 		break;
-	case CK_WRITE_SAME:
-		cdb[0] = SCSI_OP_WRITE_SAME_16; /* no UNMAP, no ANCHOR: the range is written with one block */
-		dir = SCSI_XFER_WRITE;
-		xfer = r->t->bs;
+	case CK_WRITE_SAME: /* no UNMAP, no ANCHOR: the range is written with one block */
+		(void)cdb_build(cdb, sizeof(cdb), SCSI_OP_WRITE_SAME_16, 0, s->lba, r->blocks);
 		s->iov = (struct scsi_iovec){ .iov_base = r->ws_block, .iov_len = r->t->bs };
 		out = &s->iov;
 		break;
 	case CK_UNMAP:
-		cdb[0] = SCSI_OP_UNMAP;
-		cdblen = 10;
-		put_be(cdb + 7, UNMAP_LIST_LEN, 2);
+		(void)cdb_build(cdb, sizeof(cdb), SCSI_OP_UNMAP, 0, 0, UNMAP_LIST_LEN);
 		memset(s->list, 0, UNMAP_LIST_LEN);
 		put_be(s->list, UNMAP_LIST_LEN - 2, 2);
 		put_be(s->list + 2, 16, 2);
 		put_be(s->list + 8, s->lba, 8);
 		put_be(s->list + 16, r->blocks, 4);
-		dir = SCSI_XFER_WRITE;
-		xfer = UNMAP_LIST_LEN;
 		s->iov = (struct scsi_iovec){ .iov_base = s->list, .iov_len = UNMAP_LIST_LEN };
 		out = &s->iov;
 		break;
@@ -187,8 +176,6 @@ static int issue(struct lslot *s)
 			return -1;
 		}
 		xcopy_cdb(cdb, (uint32_t)len);
-		dir = SCSI_XFER_WRITE;
-		xfer = (uint32_t)len;
 		s->iov = (struct scsi_iovec){ .iov_base = s->list, .iov_len = (size_t)len };
 		out = &s->iov;
 		break;
@@ -196,11 +183,15 @@ static int issue(struct lslot *s)
 	default:
 		return -1;
 	}
-	if (p->kind != CK_UNMAP && p->kind != CK_XCOPY) {
-		put_be(cdb + 2, s->lba, 8);
-		put_be(cdb + 10, r->blocks, 4);
+	/* the CDB's length, direction and transfer as the target will decode them */
+	struct cdb_info ci;
+	enum cdb_decode_status ds = cdb_decode(cdb, sizeof(cdb), r->t->bs, &ci);
+	if (ds != CDB_DECODE_OK) {
+		snprintf(r->err, sizeof(r->err), "calibration CDB: %s", cdb_decode_status_str(ds));
+		return -1;
 	}
-	struct scsi_task *task = scsi_create_task(cdblen, cdb, dir, (int)xfer);
+	int dir = ci.dir == CDB_DIR_IN ? SCSI_XFER_READ : ci.dir == CDB_DIR_OUT ? SCSI_XFER_WRITE : SCSI_XFER_NONE;
+	struct scsi_task *task = scsi_create_task(ci.layout->cdb_len, cdb, dir, (int)ci.xfer_bytes);
 	if (!task) {
 		snprintf(r->err, sizeof(r->err), "out of memory for a SCSI task");
 		return -1;

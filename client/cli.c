@@ -20,6 +20,7 @@ static const char usage_text[] =
 	"commands:\n"
 	"  info URL                      identity, capacity, VAAI and thin provisioning support\n"
 	"  scale URL   --vms 1,2,4 --bs 4m --qd 1 --duration 10 --warmup 2 [--random]\n"
+	"              [--count N: N commands per VM instead of a duration] [--keep-going]\n"
 	"              [--write [--data unique|repeat|zero|win10]]\n"
 	"  clone URL   [--dest URL2] --template-size 1g --template-content zero|pattern|synthetic\n"
 	"              --vms 10 --chunk 4m | --sweep 64k,256k,1m,4m,16m --parallel 2 --outstanding 2\n"
@@ -169,7 +170,7 @@ static void defaults(struct bench_opts *o)
 
 /* option ids: above every character getopt_long returns for itself */
 enum opt_id {
-	O_JSON = 256, O_CSV, O_PLOT, O_INITIATOR, O_TIMEOUT, O_DEST, O_VMS, O_BS, O_QD, O_DURATION,
+	O_JSON = 256, O_CSV, O_PLOT, O_INITIATOR, O_TIMEOUT, O_DEST, O_VMS, O_BS, O_QD, O_DURATION, O_KEEP_GOING,
 	O_WARMUP, O_WRITE, O_DATA, O_RANDOM, O_TEMPLATE_SIZE, O_PLOT_JOB, O_TEMPLATE_CONTENT,
 	O_CHUNK, O_SWEEP, O_PARALLEL, O_OUTSTANDING, O_MODE, O_EXPLAIN, O_VERIFY, O_NO_TEMPLATE,
 	O_IMAGE, O_SYNTHETIC, O_SIZE, O_SEED, O_METRICS_URL, O_METRICS_INSECURE, O_INTERVAL,
@@ -194,6 +195,7 @@ static const struct option long_opts[] = {
 	{ "bs", required_argument, NULL, O_BS },
 	{ "qd", required_argument, NULL, O_QD },
 	{ "duration", required_argument, NULL, O_DURATION },
+	{ "keep-going", no_argument, NULL, O_KEEP_GOING },
 	{ "warmup", required_argument, NULL, O_WARMUP },
 	{ "write", no_argument, NULL, O_WRITE },
 	{ "data", required_argument, NULL, O_DATA },
@@ -328,6 +330,9 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 		case O_DURATION:
 			if (parse_seconds(val, &o->duration_s) || o->duration_s <= 0)
 				FAIL("--duration: '%s' is not a positive number of seconds", val);
+			break;
+		case O_KEEP_GOING:
+			o->keep_going = true;
 			break;
 		case O_WARMUP:
 			if (parse_seconds(val, &o->warmup_s))
@@ -520,8 +525,10 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 		FAIL("URL '%s' does not start with iscsi://", o->url);
 	if (o->metrics_url && strncmp(o->metrics_url, "https://", 8) && strncmp(o->metrics_url, "http://", 7))
 		FAIL("--metrics-url: '%s' does not start with https:// or http://", o->metrics_url);
-	if (o->count)
-		FAIL("--count applies to watch only");
+	if (o->count && o->cmd != CMD_SCALE)
+		FAIL("--count applies to watch and scale only");
+	if (o->keep_going && o->cmd != CMD_SCALE)
+		FAIL("--keep-going applies to scale only");
 	if (o->dest_url && strncmp(o->dest_url, "iscsi://", 8))
 		FAIL("--dest: URL '%s' does not start with iscsi://", o->dest_url);
 	if (o->cmd == CMD_CLONE) {

@@ -26,7 +26,8 @@ struct bench_opts {
 	const char *metrics_url;       /* --metrics-url: record the target's /metrics.json during the run */
 	bool metrics_insecure;         /* --metrics-insecure: accept a self-signed certificate */
 	double interval_s;             /* watch --interval (and the --metrics-url sampling period) */
-	unsigned count;                /* watch --count: readings, 0 = until killed */
+	unsigned count;                /* watch --count: readings, 0 = until killed; scale --count:
+	                                * commands per VM instead of a --duration window */
 	double timeout_s;              /* --timeout: re-login window and per-command limit (conn.h) */
 
 	/* scale */
@@ -36,6 +37,7 @@ struct bench_opts {
 	unsigned qd;
 	double duration_s;
 	double warmup_s;
+	bool keep_going;               /* --keep-going: a failed command is counted, the VM goes on */
 	bool write;
 	enum write_data data;          /* --data: what scale --write sends (default unique) */
 	bool random;                   /* --random: random offsets within each VM's region */

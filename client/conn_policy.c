@@ -1,6 +1,7 @@
 /* conn_policy.c - see conn_policy.h: retry decisions, backoffs, login-failure classes and the
  * wording of messages, with no I/O so that tests/unit/client/test_conn_policy.c pins them. */
 #include "client/conn_policy.h"
+#include "lunlab/cdb_decode.h"
 #include "lunlab/scsi_vocab.h"
 
 #include <stdio.h>
@@ -25,19 +26,13 @@ uint64_t conn_login_backoff_ns(unsigned failed_attempts)
 	return n >= 4 ? 1000 * MS : (100 * MS << n) > 1000 * MS ? 1000 * MS : 100 * MS << n;
 }
 
-/* Commands whose repetition after a partial execution could change the outcome: the caller
- * sees their ABORTED COMMAND / TASK ABORTED (clone falls back to the software datamover). */
+/* Commands whose repetition after a partial execution could change the outcome (the layout
+ * table's CDB_L_NOT_REPEATABLE: EXTENDED COPY, COMPARE AND WRITE, PERSISTENT RESERVE OUT,
+ * WRITE ATOMIC): the caller sees their ABORTED COMMAND / TASK ABORTED (clone falls back to
+ * the software datamover). */
 static bool repeatable(uint8_t opcode)
 {
-	switch (opcode) {
-	case SCSI_OP_THIRD_PARTY_COPY_OUT:
-	case SCSI_OP_COMPARE_AND_WRITE:
-	case SCSI_OP_PERSISTENT_RESERVE_OUT:
-	case SCSI_OP_WRITE_ATOMIC_16:
-		return false;
-	default:
-		return true;
-	}
+	return !(cdb_opcode_props(opcode) & CDB_L_NOT_REPEATABLE);
 }
 
 static struct retry_decision waited(enum retry_kind k, uint64_t delay, uint64_t elapsed, uint64_t timeout)

@@ -190,6 +190,13 @@ static int run(const struct bench_opts *po, char *err, size_t errlen)
 		else table_scale(stdout, &r), table_array_metrics(stdout);
 		if (o.plot_path && write_plot(o.plot_path, plot_scale_cb, &r))
 			return -2;
+		/* --keep-going: the run went on after failed commands; it still failed */
+		for (unsigned i = 0; i < r.n; i++)
+			if (r.runs[i].failed_ios) {
+				snprintf(err, errlen, "%llu command(s) failed at %u VMs; the first: %s",
+					 (unsigned long long)r.runs[i].failed_ios, r.runs[i].vms, r.runs[i].first_failure);
+				return -1;
+			}
 		return 0;
 	}
 	case CMD_CLONE: {

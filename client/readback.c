@@ -1,5 +1,6 @@
 /* readback.c - see readback.h. */
 #include "client/readback.h"
+#include "lunlab/cdb_decode.h"
 #include "lunlab/scsi_vocab.h"
 
 #include <stdbool.h>
@@ -34,11 +35,8 @@ static int check_piece(struct bench_conn *c, uint64_t start_lba, uint64_t off, u
 		return 0;
 	uint64_t lba = start_lba + off / c->block_size;
 	uint32_t blocks = len / c->block_size;
-	uint8_t cdb[16] = { SCSI_OP_READ_16 };
-	for (int i = 0; i < 8; i++)
-		cdb[2 + i] = (uint8_t)(lba >> (56 - 8 * i));
-	for (int i = 0; i < 4; i++)
-		cdb[10 + i] = (uint8_t)(blocks >> (24 - 8 * i));
+	uint8_t cdb[16];
+	(void)cdb_build(cdb, sizeof(cdb), SCSI_OP_READ_16, 0, lba, blocks); /* fits: 64-bit LBA, 32-bit length */
 	struct cmd_status st;
 	if (conn_cmd(c, cdb, 16, 1, NULL, 0, got, len, &st) || st.status != 0 || st.got != len) {
 		if (conn_failed(c))

@@ -150,6 +150,21 @@ json_object *json_scale(const struct scale_result *r)
 			json_object_object_add(e, "modeled", NULL);
 		}
 		add_b(e, "machine_limited", s->machine_limited);
+		if (s->count) {
+			add_i(e, "count", s->count);
+			if (s->have_modeled_rate) {
+				json_object *mr = json_object_new_object();
+				add_i(mr, "bytes", (int64_t)s->modeled_bytes);
+				add_d(mr, "seconds", s->modeled_seconds);
+				add_d(mr, "total_mbps", s->modeled_mbps);
+				json_object_object_add(e, "modeled_rate", mr);
+			} else {
+				json_object_object_add(e, "modeled_rate", NULL);
+			}
+		}
+		add_i(e, "failed_ios", (int64_t)s->failed_ios);
+		if (s->failed_ios)
+			add_s(e, "first_failure", s->first_failure);
 		json_object_object_add(e, "connection", json_conn_stats(&s->conn));
 		json_object_array_add(runs, e);
 		conn_stats_add(&all, &s->conn);

@@ -67,6 +67,13 @@ struct scale_run {
 	bool machine_limited;            /* the machine, not the modeled array, set the pace */
 	double suggested_time_scale;     /* slow motion that would bring machine_share under 2% */
 	struct conn_stats conn;          /* the run's sessions: re-logins, retries, aborts */
+	unsigned count;                  /* --count: commands per VM (0: a --duration window) */
+	bool have_modeled_rate;          /* --count on a modeled LU: the model's own throughput */
+	uint64_t modeled_bytes;          /* bytes the model charged over the run */
+	double modeled_seconds;          /* how far its modeled clock moved */
+	double modeled_mbps;             /* modeled_bytes / modeled_seconds, MB/s */
+	uint64_t failed_ios;             /* --keep-going: commands that failed */
+	char first_failure[512];         /* --keep-going: the first of them */
 };
 
 /* utilization of the busiest modeled resource from which a run counts as the array's

@@ -7,6 +7,7 @@
  * descriptor per LU, LIST ID USAGE 11b, sent to the destination LU.  When the array refuses
  * the command (CHECK CONDITION) the run falls back to the software datamover - READ into the
  * host, WRITE back out - and says so, as ESXi does. */
+#include "lunlab/cdb_decode.h"
 #include "lunlab/scsi_vocab.h"
 #include "client/scenarios.h"
 
@@ -607,13 +608,10 @@ static int verify_clones(struct clone_ctx *x, struct clone_result *r, char *err,
 			uint64_t off = offs[k];
 			if (off + piece > o->template_size)
 				off = o->template_size - piece;
-			uint8_t cdb[16] = { SCSI_OP_READ_16 };
+			uint8_t cdb[16];
 			uint64_t lba = dst_lba(x, c, off / x->bsz);
 			uint32_t blocks = (uint32_t)(piece / x->bsz);
-			for (int i = 0; i < 8; i++)
-				cdb[2 + i] = (uint8_t)(lba >> (56 - 8 * i));
-			for (int i = 0; i < 4; i++)
-				cdb[10 + i] = (uint8_t)(blocks >> (24 - 8 * i));
+			(void)cdb_build(cdb, sizeof(cdb), SCSI_OP_READ_16, 0, lba, blocks); /* READ(16): always fits */
 			struct cmd_status st;
 			if (conn_cmd(x->dst, cdb, 16, 1, NULL, 0, got, piece, &st) || st.status || st.got != piece) {
 				snprintf(err, errlen, "--verify: READ(16) of clone %u at LBA %llu failed (status %d)", c,

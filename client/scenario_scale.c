@@ -49,6 +49,8 @@ struct vm {
 	double t_first, t_last;          /* first and last completion inside the window */
 	struct slot *slots;
 	int failed;
+	uint64_t issued;                 /* --count: commands submitted so far */
+	uint64_t bytes_done;             /* --count: bytes of the commands completed */
 };
 
 struct run_ctx {
@@ -62,6 +64,8 @@ struct run_ctx {
 	uint64_t rng;                    /* --random offsets */
 	double lat_sum;                  /* every completed I/O's latency, s */
 	uint64_t lat_n;
+	uint64_t failed_ios;             /* --keep-going: commands that failed */
+	char first_failure[512];         /* --keep-going: the first of them */
 };
 
 static struct run_ctx *g_run;
@@ -73,6 +77,21 @@ static void io_cb(struct bench_conn *c, int status, struct scsi_task *task, void
 	struct slot *s = priv;
 	struct vm *v = s->vm;
 	v->inflight--;
+	if (status != SCSI_STATUS_GOOD && g_run->o->keep_going && status != SCSI_STATUS_ERROR) {
+		/* --keep-going: the command is counted and the VM goes on, as a host whose
+		 * application logs an I/O error and carries on (a session lost is still the end) */
+		if (!g_run->failed_ios++) {
+			char what[96], why[100];
+			conn_describe_cdb(task->cdb, task->cdb_size, what, sizeof(what));
+			conn_describe_answer(c, status, task, why, sizeof(why));
+			snprintf(g_run->first_failure, sizeof(g_run->first_failure), "%.200s: %s failed: %s", c->url, what,
+				 why);
+		}
+		scsi_free_scsi_task(task);
+		if (!g_run->stop && now_s() < g_run->t_end && (!g_run->o->count || v->issued < g_run->o->count))
+			submit(v, s);
+		return;
+	}
 	if (status != SCSI_STATUS_GOOD) {
 		if (!v->failed) {
 			char what[96], why[100];
@@ -103,7 +122,8 @@ static void io_cb(struct bench_conn *c, int status, struct scsi_task *task, void
 		v->t_last = t;
 		v->ios_in_window++;
 	}
-	if (!g_run->stop && t < g_run->t_end)
+	v->bytes_done += (uint64_t)v->io_blocks * v->conn->block_size;
+	if (!g_run->stop && t < g_run->t_end && (!g_run->o->count || v->issued < g_run->o->count))
 		submit(v, s);
 }
 
@@ -138,6 +158,7 @@ static int submit(struct vm *v, struct slot *s)
 	s->t_submit = now_s();
 	s->iov.iov_len = len;
 	v->inflight++;
+	v->issued++;
 	int rc = g_run->o->write ? conn_write16(v->conn, lba, len, &s->iov, 1, io_cb, s)
 				 : conn_read16(v->conn, lba, len, &s->iov, 1, io_cb, s);
 	if (rc) {
@@ -148,6 +169,25 @@ static int submit(struct vm *v, struct slot *s)
 		return -1;
 	}
 	return 0;
+}
+
+/* --count: the model's throughput, its own bytes over its own clock - the bytes the model
+ * charged between t0 and t1 (page 0x31's per-size buckets) over how far its modeled time
+ * moved (first arrival .. last modeled completion, 0x0002).  A fixed number of commands
+ * has no window whose edges cut commands, so on a virtual-clock array (docs/models.md)
+ * the figure depends on the model, the profile and the count only, never on this machine. */
+void scale_modeled_rate(const struct model_telemetry *t0, const struct model_telemetry *t1, struct scale_run *out)
+{
+	uint64_t bytes = 0;
+
+	for (unsigned b = 0; b < 13; b++)
+		bytes += t1->bucket_bytes[b] - t0->bucket_bytes[b];
+	if (!t1->have_elapsed || t1->modeled_elapsed_ns <= t0->modeled_elapsed_ns || !bytes)
+		return;
+	out->have_modeled_rate = true;
+	out->modeled_bytes = bytes;
+	out->modeled_seconds = (double)(t1->modeled_elapsed_ns - t0->modeled_elapsed_ns) / 1e9;
+	out->modeled_mbps = (double)bytes / out->modeled_seconds / 1e6;
 }
 
 /* The run's model telemetry (deltas of page 0x31 across it) against the mean latency the
@@ -286,16 +326,24 @@ static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out
 	g_run->err[0] = 0;
 	double cpu0 = cpu_seconds();
 	g_run->t_start = now_s();
-	g_run->t_measure = g_run->t_start + o->warmup_s;
-	g_run->t_end = g_run->t_measure + o->duration_s;
+	g_run->failed_ios = 0;
+	g_run->first_failure[0] = 0;
+	if (o->count) { /* N commands per VM: no window, every command counts */
+		g_run->t_measure = g_run->t_start;
+		g_run->t_end = 1e300;
+	} else {
+		g_run->t_measure = g_run->t_start + o->warmup_s;
+		g_run->t_end = g_run->t_measure + o->duration_s;
+	}
 	for (unsigned i = 0; i < n; i++)
-		for (unsigned q = 0; q < o->qd; q++)
+		for (unsigned q = 0; q < o->qd && (!o->count || vms[i].issued < o->count); q++)
 			if (submit(&vms[i], &vms[i].slots[q]))
 				g_run->stop = 1;
 	char label[32];
 	snprintf(label, sizeof(label), "scale %u VMs", n);
 	struct progress pb;
-	progress_start(&pb, label, (uint64_t)((o->warmup_s + o->duration_s) * 1000), o->quiet);
+	progress_start(&pb, label, o->count ? (uint64_t)o->count * n : (uint64_t)((o->warmup_s + o->duration_s) * 1000),
+		       o->quiet);
 	for (;;) {
 		unsigned inflight = 0;
 		for (unsigned i = 0; i < n; i++) {
@@ -308,7 +356,14 @@ static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out
 		/* no deadline of its own: every command completes, is retried or fails within the
 		 * connection layer's --timeout bounds (conn.h); a session that fails for good fails its I/Os back through io_cb (g_run->err) */
 		conn_poll_many(conns, n, 100, err, errlen);
-		progress_update(&pb, (uint64_t)((now_s() - g_run->t_start) * 1000));
+		if (o->count) {
+			uint64_t done = 0;
+			for (unsigned i = 0; i < n; i++)
+				done += vms[i].issued - vms[i].inflight;
+			progress_update(&pb, done);
+		} else {
+			progress_update(&pb, (uint64_t)((now_s() - g_run->t_start) * 1000));
+		}
 	}
 	progress_end(&pb);
 	double run_wall = now_s() - g_run->t_start;
@@ -324,16 +379,27 @@ static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out
 	 * machine check: its latencies hold the outage or the backoffs, which the model does not
 	 * charge, and a target that restarted has counters that started again from zero
 	 * (conn_stats_disturbed: a retried UNIT ATTENTION alone is not that). */
-	if (have_tel && !conn_stats_disturbed(&out->conn) && q_telemetry(&conns[0], &tel1, terr, sizeof(terr)) == 0)
+	bool have_tel1 = have_tel && q_telemetry(&conns[0], &tel1, terr, sizeof(terr)) == 0;
+	if (have_tel1 && !conn_stats_disturbed(&out->conn))
 		scale_machine_check(&tel0, &tel1, g_run->lat_n ? g_run->lat_sum / (double)g_run->lat_n : 0,
 				    run_wall > 0 ? 100.0 * run_cpu / run_wall : 0, out);
-	double secs = o->duration_s;
+	double secs = o->count ? run_wall : o->duration_s;
 	out->vms = n;
 	out->seconds = secs;
+	out->count = o->count;
+	out->failed_ios = g_run->failed_ios;
+	snprintf(out->first_failure, sizeof(out->first_failure), "%s", g_run->first_failure);
+	if (have_tel1 && o->count)
+		scale_modeled_rate(&tel0, &tel1, out);
 	out->min_mbps = 1e300;
 	for (unsigned i = 0; i < n; i++) {
-		double mbps = window_rate((unsigned)vms[i].ios_in_window, (double)vms[i].io_blocks * vms[i].conn->block_size,
-					  vms[i].t_first, vms[i].t_last, vms[i].bytes_in_window, secs) / 1e6;
+		/* --count: the VM's bytes over its own time from the run's start to its last completion */
+		double mbps = o->count ? (vms[i].t_last > g_run->t_start
+						  ? (double)vms[i].bytes_done / (vms[i].t_last - g_run->t_start) / 1e6
+						  : 0)
+				       : window_rate((unsigned)vms[i].ios_in_window,
+						     (double)vms[i].io_blocks * vms[i].conn->block_size, vms[i].t_first,
+						     vms[i].t_last, vms[i].bytes_in_window, secs) / 1e6;
 		out->total_mbps += mbps;
 		out->ios += vms[i].ios_in_window;
 		if (mbps < out->min_mbps) out->min_mbps = mbps;

@@ -5,6 +5,7 @@
  * the cluster's capacity figures before and after (a snapshot adds no physical space).
  * --verify maps every clone to lunlab-bench's initiator through the API and reads it back;
  * the clones (and what --verify created) are deleted at the end unless --keep-clones. */
+#include "lunlab/cdb_decode.h"
 #include "lunlab/scsi_vocab.h"
 #include "client/scenarios.h"
 
@@ -175,13 +176,10 @@ static int verify_one(struct xms_client *xc, const struct bench_opts *o, const s
 		uint64_t off = offs[k] + piece > o->template_size ? o->template_size - piece : offs[k];
 		uint64_t lba = off / conn.block_size;
 		uint32_t blocks = (uint32_t)(piece / conn.block_size);
-		uint8_t cdb[16] = { SCSI_OP_READ_16 };
+		uint8_t cdb[16];
 		struct cmd_status cs;
 
-		for (int i = 0; i < 8; i++)
-			cdb[2 + i] = (uint8_t)(lba >> (56 - 8 * i));
-		for (int i = 0; i < 4; i++)
-			cdb[10 + i] = (uint8_t)(blocks >> (24 - 8 * i));
+		(void)cdb_build(cdb, sizeof(cdb), SCSI_OP_READ_16, 0, lba, blocks); /* READ(16): always fits */
 		if (conn_cmd(&conn, cdb, 16, 1, NULL, 0, got, piece, &cs) || cs.status || cs.got != piece) {
 			snprintf(err, errlen, "--verify: READ(16) of clone %llu at LBA %llu failed (status %d)",
 				 (unsigned long long)clone, (unsigned long long)lba, cs.status);

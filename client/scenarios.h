@@ -26,5 +26,7 @@ int scenario_snapclone(const struct bench_opts *o, struct snapclone_result *r, c
 struct model_telemetry;
 void scale_machine_check(const struct model_telemetry *t0, const struct model_telemetry *t1, double host_mean_s,
 			 double client_cpu_pct, struct scale_run *out);
+/* scale --count: the model's bytes over its own clock between t0 and t1 (modeled_mbps) */
+void scale_modeled_rate(const struct model_telemetry *t0, const struct model_telemetry *t1, struct scale_run *out);
 
 #endif

@@ -81,6 +81,8 @@ struct scn_work {
 	unsigned vms, qd;
 	double duration_s;
 	double warmup_s;               /* scale: I/O before the measured window (0: none) */
+	unsigned commands;             /* scale: --count, commands per VM instead of a window (0: none) */
+	bool keep_going;               /* scale: --keep-going, a failed command does not stop it */
 	bool write, random;
 	char data[SCN_NAME];           /* unique, repeat, zero, win10 */
 	/* run */
@@ -138,6 +140,8 @@ struct scn_expect {
 	bool have_min, have_max;
 	double min, max;               /* duration, json, metric bounds */
 	int exit_code;
+	int over_work;                 /* json: divided by this workload's ... (-1: no ratio) */
+	char over_path[SCN_TEXT];      /* ... number at this path ("X is 2.25x Y") */
 	char skip_if[SCN_TEXT];        /* a dot path of the workload's JSON report: when it is true
 					* (machine_limited), the check is skipped, not judged */
 };

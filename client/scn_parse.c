@@ -149,6 +149,22 @@ static double get_duration(struct pctx *p, const yaml_node_t *n, const char *key
 	return v;
 }
 
+/* "50" or "50%": a whole percentage 0..100 */
+static int get_percent(struct pctx *p, const yaml_node_t *n, const char *key)
+{
+	const char *s = str(p, n, key);
+	char buf[16];
+	snprintf(buf, sizeof(buf), "%s", s);
+	size_t l = strlen(buf);
+	if (l && buf[l - 1] == '%')
+		buf[l - 1] = 0;
+	char *end;
+	long t = strtol(buf, &end, 10);
+	if (!*buf || *end || t < 0 || t > 100)
+		fail(p, n, key, "'%s': expected a percentage 0..100", s);
+	return (int)t;
+}
+
 static uint64_t get_size(struct pctx *p, const yaml_node_t *n, const char *key)
 {
 	uint64_t v;
@@ -340,17 +356,7 @@ static void parse_array(struct pctx *p, struct scn_array *a, const yaml_node_t *
 			if (a->capacity < (1u << 20))
 				fail(p, v, kp, "%llu: at least 1M", (unsigned long long)a->capacity);
 		} else if (!strcmp(key, "soft_threshold")) {
-			const char *s = str(p, v, kp);
-			char buf[16];
-			snprintf(buf, sizeof(buf), "%s", s);
-			size_t l = strlen(buf);
-			if (l && buf[l - 1] == '%')
-				buf[l - 1] = 0;
-			char *end;
-			long t = strtol(buf, &end, 10);
-			if (!*buf || *end || t < 0 || t > 100)
-				fail(p, v, kp, "'%s': expected a percentage 0..100", s);
-			a->soft_threshold = (int)t;
+			a->soft_threshold = get_percent(p, v, kp);
 		} else if (!strcmp(key, "time_scale")) {
 			copy_str(p, v, kp, a->time_scale, sizeof(a->time_scale));
 			if (strcmp(a->time_scale, "virtual")) {
@@ -450,7 +456,7 @@ static int find_work(struct pctx *p, const yaml_node_t *n, const char *key)
 static const char *const kind_keys[] = {
 	[SCN_W_VERIFY] = "kind, start, lun, bs, size, offset, sync_every, reconnect",
 	[SCN_W_CLONE] = "kind, start, lun, dest, array, template_size, chunk, clones, mode, job",
-	[SCN_W_SCALE] = "kind, start, lun, vms, bs, qd, duration, warmup, write, random, data",
+	[SCN_W_SCALE] = "kind, start, lun, vms, bs, qd, duration, warmup, commands, keep_going, write, random, data",
 	[SCN_W_RUN] = "kind, start, command",
 	[SCN_W_DRR] = "kind, start, lun, size, image",
 };
@@ -503,7 +509,8 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 	if (kind < 0)
 		fail(p, n, path, "missing kind (verify, clone, scale, drr or run)");
 	w->kind = (enum scn_work_kind)kind;
-	bool have_lun = false;
+	bool have_lun = false, have_duration = false, have_warmup = false;
+	const yaml_node_t *commands_mark = NULL;
 	int snap_array = -1;
 	const yaml_node_t *snap_mark = NULL;
 	EACH_PAIR(p, n, key, k, v) {
@@ -511,7 +518,7 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 		path_key(kp, sizeof(kp), path, key);
 		if (!key_in(key, kind_keys[kind])) {
 			if (key_in(key, "start, lun, dest, array, bs, size, offset, sync_every, reconnect, template_size, chunk, clones, "
-					"mode, job, vms, qd, duration, warmup, write, random, data, command, image"))
+					"mode, job, vms, qd, duration, warmup, commands, keep_going, write, random, data, command, image"))
 				fail(p, k, kp, "not a key of a %s workload (known: %s)", kind_names[kind], kind_keys[kind]);
 			unknown(p, k, path, key, kind_keys[kind]);
 		}
@@ -561,10 +568,17 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 			w->qd = (unsigned)get_uint(p, v, kp, 1, 256);
 		} else if (!strcmp(key, "duration")) {
 			w->duration_s = get_duration(p, v, kp);
+			have_duration = true;
 			if (w->duration_s <= 0)
 				fail(p, v, kp, "must be above 0");
 		} else if (!strcmp(key, "warmup")) {
 			w->warmup_s = get_duration(p, v, kp);
+			have_warmup = true;
+		} else if (!strcmp(key, "commands")) {
+			w->commands = (unsigned)get_uint(p, v, kp, 1, 1000000);
+			commands_mark = v;
+		} else if (!strcmp(key, "keep_going")) {
+			w->keep_going = get_bool(p, v, kp);
 		} else if (!strcmp(key, "write")) {
 			w->write = get_bool(p, v, kp);
 		} else if (!strcmp(key, "random")) {
@@ -605,6 +619,10 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 		fail(p, n, path, "missing lun (ARRAY.LUN)");
 	if (kind == SCN_W_RUN && !w->command[0])
 		fail(p, n, path, "missing command");
+	/* a fixed number of commands per VM has no window: duration and warmup say nothing */
+	if (commands_mark && (have_duration || have_warmup))
+		fail(p, commands_mark, path, "commands replaces duration and warmup (a fixed number of commands per VM, "
+					     "no time window): give one or the other");
 	if (kind == SCN_W_VERIFY) {
 		const struct scn_lun *l = &p->m->arrays[w->lun.array].luns[w->lun.lun];
 		if (w->bs % l->block || w->size % w->bs || w->offset % l->block)
@@ -771,10 +789,82 @@ static void parse_volume_action(struct pctx *p, struct scn_event *e, const char 
 	}
 }
 
+/* refresh: {volume: V, from: SOURCE, backup: B}: XMS's snapshot refresh (docs/api.md
+ * "Snapshot refresh and restore"), V's data replaced in place by SOURCE's (a volume or a
+ * snapshot: `snapshot:` makes VOLUME.NAME, so a dot is allowed there); backup (default
+ * true, as XMS) keeps V's data first as the snapshot V.backup.TIME.N. */
+static void parse_refresh_action(struct pctx *p, struct scn_event *e, const yaml_node_t *v, const char *kp)
+{
+	char vol[64] = "", from[130] = "";
+	int backup = 1;
+
+	check_mapping(p, v, kp);
+	EACH_PAIR(p, v, ak, k2, v2) {
+		char ap[SCN_TEXT];
+		path_key(ap, sizeof(ap), kp, ak);
+		if (!strcmp(ak, "backup")) {
+			backup = get_bool(p, v2, ap);
+		} else if (!strcmp(ak, "volume") || !strcmp(ak, "from")) {
+			bool is_from = !strcmp(ak, "from");
+			char *dst = is_from ? from : vol;
+			copy_str(p, v2, ap, dst, is_from ? sizeof(from) : sizeof(vol));
+			/* no quote or escape can reach the request body */
+			if (!dst[0] || strspn(dst, is_from ? "abcdefghijklmnopqrstuvwxyz0123456789_."
+							   : "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(dst))
+				fail(p, v2, ap, "'%s': a volume name here is 1..63 of a-z 0-9 _%s", dst,
+				     is_from ? " (and . in a snapshot's VOLUME.NAME)" : "");
+		} else {
+			unknown(p, k2, kp, ak, "volume, from, backup");
+		}
+	}
+	if (!vol[0] || !from[0])
+		fail(p, v, kp, "needs volume and from");
+	e->kind = SCN_E_API;
+	strcpy(e->method, "POST");
+	strcpy(e->path, "/api/json/v2/types/snapshots");
+	snprintf(e->body, sizeof(e->body), "{\"from-volume-id\": \"%s\", \"to-volume-id\": \"%s\", \"no-backup\": %s}",
+		 from, vol, backup ? "false" : "true");
+}
+
+/* capacity: {size: SIZE, soft_threshold: P}: the array's physical capacity changes during
+ * the run (PUT /api/lunlab/arrays/NAME, docs/api.md); without soft_threshold the
+ * threshold keeps its share of the capacity. */
+static void parse_capacity_action(struct pctx *p, struct scn_event *e, const yaml_node_t *v, const char *kp)
+{
+	uint64_t size = 0;
+	int soft = -1;
+
+	check_mapping(p, v, kp);
+	EACH_PAIR(p, v, ak, k2, v2) {
+		char ap[SCN_TEXT];
+		path_key(ap, sizeof(ap), kp, ak);
+		if (!strcmp(ak, "size")) {
+			size = get_size(p, v2, ap);
+			if (size < (1u << 20))
+				fail(p, v2, ap, "%llu: at least 1M", (unsigned long long)size);
+		} else if (!strcmp(ak, "soft_threshold")) {
+			soft = get_percent(p, v2, ap);
+		} else {
+			unknown(p, k2, kp, ak, "size, soft_threshold");
+		}
+	}
+	if (!size && soft < 0)
+		fail(p, v, kp, "needs size, soft_threshold or both");
+	e->kind = SCN_E_API;
+	strcpy(e->method, "PUT");
+	strcpy(e->path, "/api/lunlab/arrays/%ARRAY%");
+	int n = snprintf(e->body, sizeof(e->body), "{");
+	if (size)
+		n += snprintf(e->body + n, sizeof(e->body) - (size_t)n, "\"capacity\": %llu", (unsigned long long)size);
+	if (soft >= 0)
+		snprintf(e->body + n, sizeof(e->body) - (size_t)n, "%s\"soft-threshold\": %d", size ? ", " : "", soft);
+	strcat(e->body, "}");
+}
+
 static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *n, const char *path)
 {
 	static const char actions[] = "fault, fault_off, faults_clear, portal_down, portal_up, alua, kill, restart, pause, "
-				      "start_workload, api, volume, snapshot, resize";
+				      "start_workload, api, volume, snapshot, resize, refresh, capacity";
 	struct scn_model *m = p->m;
 	check_mapping(p, n, path);
 	e->mark = mark_of(n);
@@ -884,6 +974,10 @@ static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *
 					fail(p, v, kp, "needs method and path");
 			} else if (!strcmp(key, "volume") || !strcmp(key, "snapshot") || !strcmp(key, "resize")) {
 				parse_volume_action(p, e, key, v, kp);
+			} else if (!strcmp(key, "refresh")) {
+				parse_refresh_action(p, e, v, kp);
+			} else if (!strcmp(key, "capacity")) {
+				parse_capacity_action(p, e, v, kp);
 			} else if (!strcmp(key, "start_workload")) {
 				e->kind = SCN_E_START;
 				e->start = find_work(p, v, kp);
@@ -900,7 +994,8 @@ static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *
 			}
 		} else {
 			unknown(p, k, path, key, "at, when, array, name, fault, fault_off, faults_clear, portal_down, portal_up, "
-						 "alua, kill, restart, pause, start_workload, api, volume, snapshot, resize");
+						 "alua, kill, restart, pause, start_workload, api, volume, snapshot, resize, "
+						 "refresh, capacity");
 		}
 	}
 	if (nconds != 1)
@@ -930,6 +1025,15 @@ static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *
 			if (c)
 				memmove(c, c + 18, strlen(c + 18) + 1);
 		}
+	}
+	char *pslot = e->kind == SCN_E_API ? strstr(e->path, "%ARRAY%") : NULL;
+	if (pslot) { /* capacity: the runner's array NAME is the handler's array NAME */
+		if (a->external)
+			fail(p, act, an, "array %s is an existing target (url:): its array's name is not known here; "
+			     "use an api: action (PUT /api/lunlab/arrays/NAME)", a->name);
+		char tail[SCN_TEXT];
+		snprintf(tail, sizeof(tail), "%s", pslot + 7);
+		snprintf(pslot, sizeof(e->path) - (size_t)(pslot - e->path), "%s%s", a->name, tail);
 	}
 	if (a->external && (e->kind == SCN_E_KILL || e->kind == SCN_E_RESTART || e->kind == SCN_E_PAUSE))
 		fail(p, act, an, "array %s is an existing target (url:): the runner cannot kill, restart or pause it", a->name);
@@ -1021,7 +1125,8 @@ static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t
 	static const char checks[] = "finished, fails_with, verified, saw_sense, duration, json, exit, output, metric, api";
 	check_mapping(p, n, path);
 	x->mark = mark_of(n);
-	x->work = x->array = -1;
+	x->work = x->array = x->over_work = -1;
+	const yaml_node_t *over_mark = NULL;
 	int nk = 0;
 	const yaml_node_t *ck = NULL, *cv = NULL;
 	char label[SCN_TEXT] = "";
@@ -1040,6 +1145,24 @@ static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t
 			copy_str(p, v, kp, x->skip_if, sizeof(x->skip_if));
 			if (!x->skip_if[0])
 				fail(p, v, kp, "empty path (a dot path of the workload's JSON report: runs.0.machine_limited)");
+		} else if (!strcmp(key, "over")) {
+			/* over: {workload: W, json: PATH}: the figure divided by another workload's */
+			over_mark = k;
+			check_mapping(p, v, kp);
+			EACH_PAIR(p, v, ok_, k2, v2) {
+				char op[SCN_TEXT];
+				path_key(op, sizeof(op), kp, ok_);
+				if (!strcmp(ok_, "workload"))
+					x->over_work = find_work(p, v2, op);
+				else if (!strcmp(ok_, "json"))
+					copy_str(p, v2, op, x->over_path, sizeof(x->over_path));
+				else
+					unknown(p, k2, kp, ok_, "workload, json");
+			}
+			if (x->over_work < 0 || !x->over_path[0])
+				fail(p, v, kp, "needs workload and json (the figure to divide by)");
+			if (m->work[x->over_work].kind == SCN_W_RUN)
+				fail(p, v, kp, "workload %s is a run: workload (no JSON report)", m->work[x->over_work].name);
 		} else if (!strcmp(key, "min") || !strcmp(key, "max")) {
 			double d = get_number(p, v, kp);
 			if (key[1] == 'i')
@@ -1053,7 +1176,7 @@ static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t
 			ck = k;
 			cv = v;
 		} else {
-			unknown(p, k, path, key, "workload, array, name, min, max, match, skip_if, finished, fails_with, "
+			unknown(p, k, path, key, "workload, array, name, min, max, match, skip_if, over, finished, fails_with, "
 						 "verified, saw_sense, duration, json, exit, output, metric, api");
 		}
 	}
@@ -1083,6 +1206,8 @@ static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t
 		fail(p, n, path, "%s needs min:, max: or both", c);
 	if (!bounds && (x->have_min || x->have_max))
 		fail(p, n, path, "min/max go with duration, json or metric, not %s", c);
+	if (over_mark && strcmp(c, "json"))
+		fail(p, over_mark, path, "over: divides a json: figure (not %s)", c);
 	const struct scn_work *w = x->work >= 0 ? &m->work[x->work] : NULL;
 	if (x->skip_if[0] && (!w || w->kind == SCN_W_RUN))
 		fail(p, n, path, "skip_if reads a workload's JSON report (clone, scale, drr, verify)");
@@ -1114,7 +1239,11 @@ static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t
 		copy_str(p, cv, kp, x->text, sizeof(x->text));
 		if (w->kind == SCN_W_RUN)
 			fail(p, ck, kp, "workload %s is a run: workload (no JSON report; use output:)", w->name);
-		set_name(x, "workload %s %s", w->name, x->text);
+		if (x->over_work >= 0)
+			set_name(x, "workload %s %s / workload %s %s", w->name, x->text, m->work[x->over_work].name,
+				 x->over_path);
+		else
+			set_name(x, "workload %s %s", w->name, x->text);
 	} else if (!strcmp(c, "exit")) {
 		x->kind = SCN_X_EXIT;
 		x->exit_code = (int)get_uint(p, cv, kp, 0, 255);

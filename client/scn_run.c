@@ -395,11 +395,21 @@ static void judge(struct run *R, unsigned i)
 		bounds(x, res->time_s, res, " s");
 		break;
 	case SCN_X_JSON: {
-		double v;
-		if (scn_json_number(w->json, x->text, &v))
+		double v, d;
+		if (scn_json_number(w->json, x->text, &v)) {
 			snprintf(res->observed, sizeof(res->observed), "no number at %s in its report (%s)", x->text, st);
-		else
+		} else if (x->over_work < 0) {
 			bounds(x, v, res, "");
+		} else if (!R->work[x->over_work].started ||
+			   scn_json_number(R->work[x->over_work].json, x->over_path, &d)) {
+			snprintf(res->observed, sizeof(res->observed), "no number at %s in workload %s's report", x->over_path,
+				 R->m->work[x->over_work].name);
+		} else if (d == 0) {
+			snprintf(res->observed, sizeof(res->observed), "%g / 0 (workload %s %s is 0)", v,
+				 R->m->work[x->over_work].name, x->over_path);
+		} else {
+			bounds(x, v / d, res, "");
+		}
 		break;
 	}
 	case SCN_X_EXIT:

@@ -229,10 +229,17 @@ static _Noreturn void child(const struct scn_work *w, const struct scn_work_rt *
 		ARG("%llu", (unsigned long long)w->bs);
 		ARG("--qd");
 		ARG("%u", w->qd);
-		ARG("--duration");
-		ARG("%g", w->duration_s);
-		ARG("--warmup");
-		ARG("%g", w->warmup_s);
+		if (w->commands) {
+			ARG("--count");
+			ARG("%u", w->commands);
+		} else {
+			ARG("--duration");
+			ARG("%g", w->duration_s);
+			ARG("--warmup");
+			ARG("%g", w->warmup_s);
+		}
+		if (w->keep_going)
+			ARG("--keep-going");
 		if (w->write) {
 			ARG("--write");
 			ARG("--data");

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "lunlab/be.h"
+#include "lunlab/cdb_decode.h"
 #include "lunlab/scsi_vocab.h"
 
 int xcopy_build(const struct xcopy_lu *lus, unsigned n_lu, const struct xcopy_segment *segs,
@@ -55,9 +56,8 @@ int xcopy_build(const struct xcopy_lu *lus, unsigned n_lu, const struct xcopy_se
 
 void xcopy_cdb(uint8_t cdb[16], uint32_t list_len)
 {
-	memset(cdb, 0, 16);
-	cdb[0] = SCSI_OP_THIRD_PARTY_COPY_OUT;                      /* EXTENDED COPY, service action 0x00 = LID1 */
-	put_be32(cdb + 10, list_len);
+	/* EXTENDED COPY(LID1): PARAMETER LIST LENGTH where the layout table puts it */
+	(void)cdb_build(cdb, 16, SCSI_OP_THIRD_PARTY_COPY_OUT, SCSI_SA_EXTENDED_COPY_LID1, 0, list_len);
 }
 
 #define APPEND(...) do { \

@@ -184,6 +184,26 @@ static int ctl_snapshot(const char *array, const char *const *src, const char *c
 	return rc;
 }
 
+/* The cost model is charged like a snapshot: a copy of every entry that changed. */
+static int ctl_refresh(const char *array, const char *const *src, const char *const *dst, size_t n, char *err,
+		       size_t errlen)
+{
+	struct array *a = find(array, err, errlen);
+	if (!a)
+		return -ENOENT;
+	char *m = NULL;
+	uint64_t entries = 0;
+	int rc = array_refresh(a, src, dst, n, &entries, &m);
+	if (rc)
+		take_err(err, errlen, m, "refresh refused");
+	else
+		charge_copy(array, entries, array_params(a)->dedup_block);
+	if (!rc)
+		free(m);
+	array_put(a);
+	return rc;
+}
+
 static int ctl_volume_delete(const char *array, const char *name, char *err, size_t errlen)
 {
 	struct array *a = find(array, err, errlen);
@@ -226,4 +246,5 @@ const struct lunlab_array_ctl lunlab_array_ctl = {
 	.lu_figures = metrics_ctl_lu_figures,
 	.state_check = array_state_check,
 	.array_sync = ctl_array_sync,
+	.refresh = ctl_refresh,
 };

@@ -143,3 +143,100 @@ out_early:
 		free(e);
 	return rc;
 }
+
+/* ---- refresh: a volume's data replaced by another's in place ---- */
+
+static int refresh(struct array *a, const char *const *src, const char *const *dst, size_t n, uint64_t *entries,
+		   char **err);
+
+/* Like a snapshot set, one piece of a commit: after a crash either every
+ * destination has its source's data of that moment, or none changed. */
+int array_refresh(struct array *a, const char *const *src, const char *const *dst, size_t n, uint64_t *entries,
+		  char **err)
+{
+	bs_mutation_begin(a->bs);
+	int rc = refresh(a, src, dst, n, entries, err);
+	bs_mutation_end(a->bs);
+	return rc;
+}
+
+static int refresh(struct array *a, const char *const *src, const char *const *dst, size_t n, uint64_t *entries,
+		   char **err)
+{
+	char *e = NULL;
+	int rc = 0;
+
+	*entries = 0;
+	if (err)
+		*err = NULL;
+	if (!n || !src || !dst || n > 4096) {
+		if (err)
+			*err = ll_strf("a refresh needs 1..4096 source and destination volumes");
+		return -EINVAL;
+	}
+	struct volume **sv = calloc(n, sizeof(*sv)), **dv = calloc(n, sizeof(*dv)), **lk = calloc(2 * n, sizeof(*lk));
+	if (!sv || !dv || !lk) {
+		free(sv);
+		free(dv);
+		free(lk);
+		if (err)
+			*err = ll_strf("out of memory");
+		return -ENOSPC;
+	}
+	pthread_mutex_lock(&a->vol_mu);
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (!src[i] || !dst[i] || !(sv[i] = vn_find(a, src[i]))) {
+			e = ll_strf("volume '%s': no such volume in array '%s'", src[i] ? src[i] : "", a->name);
+			rc = -ENOENT;
+		} else if (!(dv[i] = vn_find(a, dst[i]))) {
+			e = ll_strf("volume '%s': no such volume in array '%s'", dst[i], a->name);
+			rc = -ENOENT;
+		} else if (sv[i] == dv[i]) {
+			e = ll_strf("volume '%s' cannot be refreshed from itself", dst[i]);
+			rc = -EINVAL;
+		} else if (sv[i]->size != dv[i]->size || sv[i]->lba_size != dv[i]->lba_size) {
+			/* a refresh keeps the destination's geometry: what its
+			 * hosts read beyond a smaller source would be undefined */
+			e = ll_strf("volume '%s' (%llu bytes, %u-byte blocks) and '%s' (%llu bytes, %u-byte blocks) "
+				      "differ in size", src[i], (unsigned long long)sv[i]->size, sv[i]->lba_size, dst[i],
+				      (unsigned long long)dv[i]->size, dv[i]->lba_size);
+			rc = -EINVAL;
+		}
+		for (size_t j = 0; j < i && !rc; j++)
+			if (dv[j] == dv[i] || dv[j] == sv[i] || sv[j] == dv[i]) {
+				/* one map both read and replaced in one set has no
+				 * single point in time to take it at */
+				e = ll_strf("volume '%s' is named twice in one refresh", dv[j] == dv[i] ? dst[i] : src[i]);
+				rc = -EINVAL;
+			}
+	}
+	if (!rc) {
+		/* hold every volume involved (each once, in address order) */
+		size_t nl = 0;
+		for (size_t i = 0; i < 2 * n; i++) {
+			struct volume *v = i < n ? sv[i] : dv[i - n];
+			size_t j;
+			for (j = 0; j < nl && lk[j] != v; j++)
+				;
+			if (j == nl)
+				lk[nl++] = v;
+		}
+		qsort(lk, nl, sizeof(*lk), by_address);
+		for (size_t j = 0; j < nl; j++)
+			vol_hold(lk[j]);
+		for (size_t i = 0; i < n && !rc; i++)
+			if ((rc = vol_replace_map(dv[i], sv[i], entries)) != 0)
+				e = ll_strf("refresh of '%s' from '%s': out of space copying its map", dst[i], src[i]);
+		for (size_t j = nl; j-- > 0;)
+			vol_unhold(lk[j]);
+	}
+	pthread_mutex_unlock(&a->vol_mu);
+	free(sv);
+	free(dv);
+	free(lk);
+	if (err)
+		*err = e;
+	else
+		free(e);
+	return rc;
+}

@@ -85,6 +85,38 @@ int vol_copy_map(struct volume *dst, struct volume *src, uint64_t *entries)
 	return rc;
 }
 
+/* Replace dst's whole map by src's (a refresh: dst's data becomes src's in
+ * place, no data moves): every block src maps gets one more reference, every
+ * block dst mapped loses dst's.  Same number of blocks; the caller holds
+ * both volumes (vol_hold), so no command runs on either meanwhile.  Leaves
+ * neither volume has are skipped: the walk costs what is mapped. */
+int vol_replace_map(struct volume *dst, struct volume *src, uint64_t *entries)
+{
+	int64_t delta = 0;
+	uint64_t n = 0;
+	int rc = 0;
+
+	if (dst->nblocks != src->nblocks || dst->bs != src->bs)
+		return -EINVAL;
+	for (uint64_t l = 0; l < dst->nleaves && !rc; l++) {
+		if (!atomic_load(&dst->leaves[l]) && !atomic_load(&src->leaves[l]))
+			continue;
+		uint64_t b0 = l << MAP_LEAF_SHIFT;
+		for (uint64_t b = b0; b < b0 + MAP_LEAF_ENTRIES && b < dst->nblocks && !rc; b++) {
+			uint32_t id = map_get(src, b), nid = 0;
+			if (id == map_get(dst, b))
+				continue; /* shared already (dst was a snapshot of src, or the reverse) */
+			if (id && (rc = bs_ref_more(src->bs, id, &nid)) != 0)
+				break;
+			rc = vio_set_block(dst, b, nid, &delta);
+			n += id != 0;
+		}
+	}
+	vio_commit_delta(dst, delta);
+	*entries += n;
+	return rc;
+}
+
 int volume_copy(struct volume *dst, uint64_t dst_off, struct volume *src, uint64_t src_off, uint64_t len,
 		uint64_t *blocks_moved)
 {

@@ -119,6 +119,8 @@ uint64_t vol_single_ref_entries(struct volume *v);
 
 /* volume_copy.c: a snapshot's map (see there). */
 int vol_copy_map(struct volume *dst, struct volume *src, uint64_t *entries);
+/* volume_copy.c: a refresh (dst's map replaced by src's; see there). */
+int vol_replace_map(struct volume *dst, struct volume *src, uint64_t *entries);
 
 /* volume_io.c: internals used by volume_copy.c (caller holds the range locks).
  * vio_write_locked's new blocks take their space from r (NULL: checked each). */

@@ -78,6 +78,19 @@ void array_volume_close(struct volume *v);
 int array_snapshot(struct array *a, const char *const *src, const char *const *dst, size_t n, bool readonly,
 		   uint64_t *entries, char **err);
 
+/* Refresh: the data of each named volume dst[i] becomes src[i]'s, in place
+ * and at one point in time (every volume involved is held while the maps
+ * are replaced), as map entries and references, no data copied; devices
+ * attached to dst[i] stay attached and read the new data from their next
+ * command.  *entries counts the map entries that changed.  -ENOENT: a
+ * volume is missing; -EINVAL: sizes or block sizes differ, a volume named
+ * twice, n == 0 (a read-only snapshot may be refreshed: read-only is
+ * what its hosts may do, not the array); -ENOSPC: a
+ * saturated block needed a copy the array has no space for (the volumes
+ * before it in the list are refreshed then). */
+int array_refresh(struct array *a, const char *const *src, const char *const *dst, size_t n, uint64_t *entries,
+		  char **err);
+
 /* Delete every named volume no device uses, in every array (a host's
  * shutdown: the handler's destroy()). */
 void array_drop_named_volumes(void);

@@ -15,6 +15,7 @@
 #include "handlers/copy/copy_nexus.h"
 #include "handlers/copy/rcr_layout.h"
 #include "handlers/scsi/sense.h"
+#include "lunlab/cdb_decode.h"
 
 #define RCR_SA_COPY_STATUS 0x00
 #define RCR_SA_OP_PARAMS 0x03
@@ -106,8 +107,11 @@ int rcr_handle(struct scsi_cmd *cmd)
 {
 	uint8_t sa = cmd->cdb[1] & 0x1f;
 	uint8_t list_id = cmd->cdb[2];
-	uint32_t alloc = get_be32(cmd->cdb + 10);
 	uint8_t out[RCR_OP_PARAMS_LEN];
+	struct cdb_info ci;
+
+	cdb_decode(cmd->cdb, CDB_MAX_LEN, 0, &ci); /* the host holds the whole CDB */
+	uint32_t alloc = ci.length;
 
 	if (alloc > cmd->iov_len)
 		alloc = (uint32_t)cmd->iov_len;

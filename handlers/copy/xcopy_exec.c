@@ -31,6 +31,7 @@
 
 #include "handlers/copy/copy.h"
 #include "lunlab/be.h"
+#include "lunlab/cdb_decode.h"
 #include "lunlab/scsi_vocab.h"
 #include "handlers/copy/copy_fault.h"
 #include "handlers/copy/copy_iov.h"
@@ -236,7 +237,9 @@ int xcopy_handle(struct scsi_cmd *cmd)
 	cmd->xcopy_bytes = 0;
 	cmd->xcopy_segments = 0;
 
-	uint32_t pll = get_be32(cmd->cdb + 10);
+	struct cdb_info ci;
+	cdb_decode(cmd->cdb, CDB_MAX_LEN, 0, &ci); /* the host holds the whole CDB */
+	uint32_t pll = ci.length;
 	if (pll == 0)
 		return TCMU_STS_OK;      /* SPC-4: no parameter data is not an error */
 
@@ -245,7 +248,7 @@ int xcopy_handle(struct scsi_cmd *cmd)
 	 * As LIO answers an overflowing control CDB: INVALID FIELD IN CDB, here
 	 * pointing at the PARAMETER LIST LENGTH. */
 	if (cmd->iov_len < pll)
-		return sense_invalid_cdb_field(cmd, 10, -1);
+		return sense_invalid_cdb_field(cmd, ci.layout->len_off, -1);
 	size_t len = pll;
 	copy_from_iov(buf, len < sizeof(buf) ? len : sizeof(buf), cmd->iov, cmd->iov_cnt);
 	cmd->bytes_moved = len;  /* the parameter list crossed the wire (cost_req.c) */

@@ -229,14 +229,14 @@ static void clear_data_in(struct scsi_cmd *cmd)
  * SYNCHRONIZE CACHE makes it so. */
 static bool must_be_durable(const struct scsi_cmd *cmd)
 {
-	const uint8_t *cdb = cmd->cdb;
+	struct cdb_info ci;
 
 	if (!atomic_load(&scsi_lu(cmd->dev)->wce))
 		return true;
-	switch (cdb[0]) {
-	case SCSI_OP_WRITE_10: case SCSI_OP_WRITE_12: case SCSI_OP_WRITE_16:
-	case SCSI_OP_COMPARE_AND_WRITE: case SCSI_OP_ORWRITE_16: case SCSI_OP_WRITE_ATOMIC_16:
-		return cdb[1] & 0x08;
+	scsi_cdb_decode(cmd, &ci);
+	if (ci.flags & CDB_F_FUA)
+		return true;
+	switch (cmd->cdb[0]) {
 	case SCSI_OP_WRITE_AND_VERIFY_10: case SCSI_OP_WRITE_AND_VERIFY_12:
 	case SCSI_OP_WRITE_AND_VERIFY_16:
 		return true;

@@ -11,12 +11,14 @@
 
 int sbc_compare_and_write(struct scsi_cmd *cmd)
 {
-	const uint8_t *cdb = cmd->cdb;
 	struct lunlab_dev *d = cmd->dev;
-	uint64_t lba = cdb_lba(cdb);
-	uint32_t n = cdb[13];
+	struct cdb_info ci;
 	uint64_t misoff = 0;
 	int rc;
+
+	scsi_cdb_decode(cmd, &ci);
+	uint64_t lba = ci.lba;
+	uint32_t n = ci.length; /* NUMBER OF LOGICAL BLOCKS, byte 13 */
 
 	if (n > SCSI_MAX_CAW_BLOCKS || (d->max_xfer_len && 2 * n > d->max_xfer_len))
 		return sense_invalid_cdb_field(cmd, 13, -1);

@@ -14,7 +14,10 @@ int sbc_read_defect_data(struct scsi_cmd *cmd)
 	const uint8_t *cdb = cmd->cdb;
 	bool twelve = cdb[0] == SCSI_OP_READ_DEFECT_DATA_12;
 	uint8_t req = twelve ? cdb[1] : cdb[2];      /* REQ_PLIST(4) REQ_GLIST(3) FORMAT(2:0) */
-	uint32_t alloc = twelve ? get_be32(cdb + 6) : get_be16(cdb + 7);
+	struct cdb_info ci;
+
+	scsi_cdb_decode(cmd, &ci);
+	uint32_t alloc = ci.length;
 	uint8_t hdr[8];
 	size_t len = twelve ? 8 : 4;
 

@@ -14,10 +14,13 @@
 int sbc_get_lba_status(struct scsi_cmd *cmd)
 {
 	struct lunlab_dev *d = cmd->dev;
-	uint64_t lba = get_be64(cmd->cdb + 2);
-	uint32_t alloc = get_be32(cmd->cdb + 10);
+	struct cdb_info ci;
 	uint8_t buf[8 + 16 * MAX_DESCRIPTORS];
 	size_t p = 8;
+
+	scsi_cdb_decode(cmd, &ci);
+	uint64_t lba = ci.lba;     /* STARTING LOGICAL BLOCK ADDRESS */
+	uint32_t alloc = ci.length;
 
 	if (lba >= d->num_lbas)
 		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LBA_OUT_OF_RANGE);

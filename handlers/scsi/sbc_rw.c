@@ -29,11 +29,13 @@ int sbc_volume_error(struct scsi_cmd *cmd, int err, bool write)
 /* Common decode: transfer length limit, then LBA range. */
 static int decode(struct scsi_cmd *cmd, uint64_t *off, uint64_t *len)
 {
-	uint64_t lba = cdb_lba(cmd->cdb);
-	uint32_t n = cdb_xfer_blocks(cmd->cdb);
+	struct cdb_info ci;
 	int rc;
 
-	if ((rc = cdb_check_xfer(cmd, n)) != TCMU_STS_OK)
+	scsi_cdb_decode(cmd, &ci);
+	uint64_t lba = ci.lba;
+	uint32_t n = ci.length;
+	if ((rc = cdb_check_xfer(cmd, &ci)) != TCMU_STS_OK)
 		return rc;
 	if ((rc = cdb_check_range(cmd, lba, n)) != TCMU_STS_OK)
 		return rc;

@@ -22,15 +22,19 @@ int sbc_sync_array(struct scsi_cmd *cmd)
 
 int sbc_sync_cache(struct scsi_cmd *cmd)
 {
-	uint64_t lba = cdb_lba(cmd->cdb);
-	uint64_t n = cdb_xfer_blocks(cmd->cdb);
+	struct cdb_info ci;
+
+	scsi_cdb_decode(cmd, &ci);
 	/* NUMBER OF LOGICAL BLOCKS 0 means "from LBA to the end" */
-	int rc = cdb_check_range(cmd, lba, n);
+	int rc = cdb_check_range(cmd, ci.lba, ci.length);
 
 	return rc == TCMU_STS_OK ? sbc_sync_array(cmd) : rc;
 }
 
 int sbc_prefetch(struct scsi_cmd *cmd)
 {
-	return cdb_check_range(cmd, cdb_lba(cmd->cdb), cdb_xfer_blocks(cmd->cdb));
+	struct cdb_info ci;
+
+	scsi_cdb_decode(cmd, &ci);
+	return cdb_check_range(cmd, ci.lba, ci.length);
 }

@@ -15,15 +15,18 @@
 int sbc_unmap(struct scsi_cmd *cmd)
 {
 	struct lunlab_dev *d = cmd->dev;
-	uint32_t plen = get_be16(cmd->cdb + 7);
+	struct cdb_info ci;
 	int rc = TCMU_STS_OK;
+
+	scsi_cdb_decode(cmd, &ci);
+	uint32_t plen = ci.length;
 
 	if (plen == 0)
 		return TCMU_STS_OK;
 	if (plen < HDR)
 		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 	/* the whole list must have arrived: never unmap on part of it */
-	if ((rc = cdb_check_param_list(cmd, plen, 7)) != TCMU_STS_OK)
+	if ((rc = cdb_check_param_list(cmd, plen, ci.layout->len_off)) != TCMU_STS_OK)
 		return rc;
 	uint8_t *p = malloc(plen);
 	if (!p)

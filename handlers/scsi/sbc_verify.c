@@ -49,15 +49,17 @@ out:
 
 int sbc_verify(struct scsi_cmd *cmd)
 {
-	const uint8_t *cdb = cmd->cdb;
-	uint8_t bytchk = (cdb[1] >> 1) & 0x03;
-	uint64_t lba = cdb_lba(cdb);
-	uint32_t n = cdb_xfer_blocks(cdb);
+	struct cdb_info ci;
 	int rc;
+
+	scsi_cdb_decode(cmd, &ci);
+	uint8_t bytchk = ci.bytchk;
+	uint64_t lba = ci.lba;
+	uint32_t n = ci.length;
 
 	if (bytchk == 2)
 		return sense_invalid_cdb_field(cmd, 1, 2);
-	if (bytchk && (rc = cdb_check_xfer(cmd, n)) != TCMU_STS_OK)
+	if (bytchk && (rc = cdb_check_xfer(cmd, &ci)) != TCMU_STS_OK)
 		return rc;
 	if ((rc = cdb_check_range(cmd, lba, n)) != TCMU_STS_OK)
 		return rc;
@@ -71,8 +73,10 @@ int sbc_verify(struct scsi_cmd *cmd)
 
 int sbc_write_verify(struct scsi_cmd *cmd)
 {
-	uint8_t bytchk = (cmd->cdb[1] >> 1) & 0x03;
+	struct cdb_info ci;
 
+	scsi_cdb_decode(cmd, &ci);
+	uint8_t bytchk = ci.bytchk;
 	/* 00b and 01b only: the write itself is exact, so the verify that
 	 * follows it cannot fail and is not repeated */
 	if (bytchk >= 2)

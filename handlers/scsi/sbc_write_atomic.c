@@ -21,14 +21,17 @@ int sbc_write_atomic(struct scsi_cmd *cmd)
 {
 	const uint8_t *cdb = cmd->cdb;
 	struct lunlab_dev *d = cmd->dev;
-	uint64_t lba = get_be64(cdb + 2);
-	uint32_t n = get_be16(cdb + 12);
+	struct cdb_info ci;
 	int rc;
+
+	scsi_cdb_decode(cmd, &ci);
+	uint64_t lba = ci.lba;
+	uint32_t n = ci.length;
 
 	if (get_be16(cdb + 10) != 0) /* a boundary above MAXIMUM ATOMIC BOUNDARY SIZE (0) */
 		return sense_invalid_cdb_field(cmd, 10, -1);
 	if (n > scsi_max_atomic_blocks(d))
-		return sense_invalid_cdb_field(cmd, 12, -1);
+		return sense_invalid_cdb_field(cmd, ci.layout->len_off, -1);
 	if ((rc = cdb_check_range(cmd, lba, n)) != TCMU_STS_OK)
 		return rc;
 	if (n == 0)

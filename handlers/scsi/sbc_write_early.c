@@ -29,7 +29,9 @@ void sbc_write_early_feed(struct lunlab_dev *d, const uint8_t *cdb, const struct
 {
 	struct sbc_early *se = *state;
 	if (!se) {
-		uint64_t lba = cdb_lba(cdb), n = cdb_xfer_blocks(cdb);
+		struct cdb_info ci;
+		cdb_decode(cdb, CDB_MAX_LEN, d->block_size, &ci); /* the host's LU_CDB_MAX bytes */
+		uint64_t lba = ci.lba, n = ci.length;
 		uint64_t lbas = __atomic_load_n(&d->num_lbas, __ATOMIC_ACQUIRE);
 		if (!early_opcode(cdb[0]) || scsi_lu(d)->readonly || !n || lba >= lbas || n > lbas - lba)
 			return;

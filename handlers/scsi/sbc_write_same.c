@@ -22,21 +22,22 @@ static bool all_zero(const uint8_t *p, size_t n)
 
 int sbc_write_same(struct scsi_cmd *cmd)
 {
-	const uint8_t *cdb = cmd->cdb;
 	struct lunlab_dev *d = cmd->dev;
-	bool sixteen = cdb[0] == SCSI_OP_WRITE_SAME_16;
-	bool unmap = cdb[1] & 0x08;
-	bool ndob = sixteen && (cdb[1] & 0x01);
-	uint64_t lba = cdb_lba(cdb);
-	uint32_t n = cdb_xfer_blocks(cdb);
+	struct cdb_info ci;
 	int rc;
+
+	scsi_cdb_decode(cmd, &ci);
+	bool unmap = ci.flags & CDB_F_UNMAP;
+	bool ndob = ci.flags & CDB_F_NDOB; /* WRITE SAME(16) only */
+	uint64_t lba = ci.lba;
+	uint32_t n = ci.length;
 
 	if ((rc = cdb_check_range(cmd, lba, n)) != TCMU_STS_OK)
 		return rc;
 	/* WSNZ=0 in VPD B0: a zero block count means "from LBA to the end" */
 	uint64_t blocks = n ? n : d->num_lbas - lba;
 	if (blocks > scsi_max_write_same(d))
-		return sense_invalid_cdb_field(cmd, (uint16_t)cdb_xfer_field(cdb), -1);
+		return sense_invalid_cdb_field(cmd, ci.layout->len_off, -1);
 
 	uint8_t *pattern = calloc(1, d->block_size);
 	if (!pattern)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lunlab/cdb_decode.h"
 #include "handlers/lu_metrics.h"
 #include "handlers/lunlab_dev.h"
 #include "handlers/scsi/ua.h"
@@ -113,20 +114,18 @@ size_t scsi_dataout(struct scsi_cmd *cmd, void *dst, size_t len);
 /* Copy bytes [off, off+len) of the data-out buffer into dst; returns bytes copied. */
 size_t scsi_dataout_at(struct scsi_cmd *cmd, size_t off, void *dst, size_t len);
 
-/* ---- CDB decoding (cdb.c) ---- */
-/* CDB length from the group code of cdb[0] (0 for vendor/reserved groups). */
-unsigned cdb_length(uint8_t opcode);
-/* LBA and transfer length of the READ/WRITE/VERIFY/WRITE SAME/SYNC CACHE
- * family by CDB size (6: length 0 means 256 blocks). */
-uint64_t cdb_lba(const uint8_t *cdb);
-uint32_t cdb_xfer_blocks(const uint8_t *cdb);
-/* Byte offset of the transfer length field in the CDB (for field pointers). */
-unsigned cdb_xfer_field(const uint8_t *cdb);
+/* ---- CDB decoding and checks (cdb.c) ---- */
+/* The command's CDB through the layout table (lunlab/cdb_decode.h): LBA, length field
+ * (READ(6)/WRITE(6): 0 = 256 blocks), flags, the field offsets for sense pointers.  Every
+ * command the dispatcher accepts has a row; a CDB without one decodes to zeros (layout
+ * NULL). */
+void scsi_cdb_decode(const struct scsi_cmd *cmd, struct cdb_info *ci);
 /* LBA OUT OF RANGE check: lba..lba+nblocks must lie within the LU. 0 = fine,
  * else sense 05/21/00 filled and TCMU_STS_PASSTHROUGH_ERR returned. */
 int cdb_check_range(struct scsi_cmd *cmd, uint64_t lba, uint64_t nblocks);
-/* max transfer length check (05/24/00 pointing at the length field). */
-int cdb_check_xfer(struct scsi_cmd *cmd, uint32_t nblocks);
+/* max transfer length check of a decoded CDB's length (05/24/00 pointing at the
+ * length field). */
+int cdb_check_xfer(struct scsi_cmd *cmd, const struct cdb_info *ci);
 /* Data-out shorter than the CDB says (the initiator's Expected Data Transfer
  * Length below the command's): a command is never carried out on missing
  * data, nor on zeros in its place (handlers/scsi/README.md has the table).

@@ -201,9 +201,11 @@ int spc_log_sense(struct scsi_cmd *cmd)
 	const uint8_t *cdb = cmd->cdb;
 	uint8_t code = cdb[2] & 0x3f;
 	uint8_t sub = cdb[3];
-	uint16_t alloc = get_be16(cdb + 7);
+	struct cdb_info ci;
 	static __thread struct page_buf pb; /* 4 KiB: keep it off small worker stacks */
 
+	scsi_cdb_decode(cmd, &ci);
+	uint32_t alloc = ci.length;
 	if (sub != 0)
 		return sense_invalid_cdb_field(cmd, 3, -1);
 	memset(&pb, 0, sizeof(pb));
@@ -276,9 +278,11 @@ int spc_log_select(struct scsi_cmd *cmd)
 {
 	const uint8_t *cdb = cmd->cdb;
 	bool pcr = cdb[1] & 0x02;
-	uint16_t plen = get_be16(cdb + 7);
+	struct cdb_info ci;
 	uint8_t code = cdb[2] & 0x3f;
 
+	scsi_cdb_decode(cmd, &ci);
+	uint32_t plen = ci.length;
 	if (cdb[3] != 0)
 		return sense_invalid_cdb_field(cmd, 3, -1);
 	if (plen != 0) {

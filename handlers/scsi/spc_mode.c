@@ -140,11 +140,13 @@ int spc_mode_sense(struct scsi_cmd *cmd)
 	bool llbaa = ten && (cdb[1] & 0x10);
 	int pc = cdb[2] >> 6;
 	uint8_t code = cdb[2] & 0x3f, sub = cdb[3];
-	uint32_t alloc = ten ? get_be16(cdb + 7) : cdb[4];
+	struct cdb_info ci;
 	uint8_t buf[256];
 	size_t hdr = ten ? 8 : 4, p;
 	bool found = false;
 
+	scsi_cdb_decode(cmd, &ci);
+	uint32_t alloc = ci.length;
 	if (pc == PC_SAVED && !savable(lu))
 		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_SAVING_PARAMETERS_NOT_SUPPORTED);
 
@@ -257,12 +259,15 @@ int spc_mode_select(struct scsi_cmd *cmd)
 {
 	const uint8_t *cdb = cmd->cdb;
 	bool ten = cdb[0] == SCSI_OP_MODE_SELECT_10;
-	uint32_t plen = ten ? get_be16(cdb + 7) : cdb[4];
+	struct cdb_info ci;
 	size_t hdr = ten ? 8 : 4;
 	uint8_t buf[512];
 
 	bool save = cdb[1] & 0x01;
 	uint32_t mask = 0, val = 0;
+
+	scsi_cdb_decode(cmd, &ci);
+	uint32_t plen = ci.length;
 
 	if (!(cdb[1] & 0x10))                                      /* PF=0: vendor format, none here */
 		return sense_invalid_cdb_field(cmd, 1, 4);
@@ -272,7 +277,7 @@ int spc_mode_select(struct scsi_cmd *cmd)
 		return TCMU_STS_OK;
 	if (plen < hdr || plen > sizeof(buf))
 		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
-	int rc = cdb_check_param_list(cmd, plen, ten ? 7 : 4);
+	int rc = cdb_check_param_list(cmd, plen, ci.layout->len_off);
 	if (rc != TCMU_STS_OK)
 		return rc;
 	scsi_dataout(cmd, buf, plen);

@@ -170,6 +170,20 @@ struct lunlab_array_ctl {
 	 * management API calls it before it records a change of its own that
 	 * names the array's volumes. */
 	int (*array_sync)(const char *array, char *err, size_t errlen);
+
+	/* ---- appended for snapshot refresh (issue 21 item 4) ---- */
+
+	/* Refresh n named volumes of one array at one point in time: the data
+	 * of dst[i] becomes src[i]'s, in place, as a metadata copy (map
+	 * entries and reference counts, no data read or copied; every volume
+	 * involved is held meanwhile).  A device attached to dst[i] stays
+	 * attached and reads the new data from its next command: raising the
+	 * unit attention its hosts are owed is the caller's (the LU layer's).
+	 * Charged to the cost model as a copy of every entry that changed.
+	 * -ENOENT (a volume is missing), -EINVAL (sizes or block sizes differ,
+	 * a volume named twice, n == 0), -ENOSPC (metadata space). */
+	int (*refresh)(const char *array, const char *const *src, const char *const *dst, size_t n, char *err,
+		       size_t errlen);
 };
 
 /* Whether ctl offers function `member`: the .so's table is long enough to

@@ -366,7 +366,8 @@ static const struct api_route routes[] = {
 
 int lunlab_api_register(char *err, size_t errlen)
 {
-	if (api_routes_add(routes, sizeof(routes) / sizeof(routes[0]), err, errlen) < 0)
+	if (api_routes_add(routes, sizeof(routes) / sizeof(routes[0]), err, errlen) < 0 ||
+	    lunlab_arrays_register(err, errlen) < 0)
 		return -1;
 	return lunlab_luns_register(err, errlen);
 }

@@ -11,6 +11,8 @@
 /* 0, or -1 with a reason in err (a route already taken).  Registers
  * /api/lunlab/luns too (lunlab_luns.c). */
 int lunlab_api_register(char *err, size_t errlen);
+/* /api/lunlab/arrays: capacity and soft threshold at run time (lunlab_arrays.c) */
+int lunlab_arrays_register(char *err, size_t errlen);
 /* GET /api/lunlab/luns: the --lun LUs (lunlab_luns.c) */
 int lunlab_luns_register(char *err, size_t errlen);
 

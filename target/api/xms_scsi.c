@@ -232,6 +232,33 @@ int xms_scsi_snapshot(const struct xms_cluster *c, struct xms_volume *const *src
 	return rc;
 }
 
+int xms_scsi_refresh(const struct xms_cluster *c, struct xms_volume *const *src, struct xms_volume *const *dst,
+		     size_t n, char *err, size_t errlen)
+{
+	const struct lunlab_array_ctl *ctl = xms_scsi_ctl();
+	const char **s = calloc(n ? n : 1, sizeof(*s)), **d = calloc(n ? n : 1, sizeof(*d));
+	int rc = -1;
+
+	if (!lunlab_array_ctl_has(ctl, refresh)) {
+		snprintf(err, errlen, "the handler's array-control interface has no refresh");
+	} else if (!s || !d) {
+		snprintf(err, errlen, "out of memory");
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			s[i] = src[i]->guid;
+			d[i] = dst[i]->guid;
+		}
+		rc = ctl->refresh(c->name, s, d, n, err, errlen) < 0 ? -1 : 0;
+	}
+	/* the hosts of every refreshed LU learn that its medium changed */
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (dst[i]->lu)
+			lu_entry_medium_changed(dst[i]->lu);
+	free(s);
+	free(d);
+	return rc;
+}
+
 uint64_t xms_scsi_global_luns(void)
 {
 	return lu_table_count();

@@ -46,6 +46,12 @@ int xms_scsi_volume_free(const struct xms_cluster *c, const struct xms_volume *v
 int xms_scsi_snapshot(const struct xms_cluster *c, struct xms_volume *const *src, struct xms_volume *const *dst,
 		      size_t n, bool readonly, char *err, size_t errlen);
 
+/* Refresh: the data of each dst[i] (its device stays open) becomes src[i]'s
+ * in place, at one point in time (array_ctl.refresh), then 06/28/00 MEDIUM
+ * MAY HAVE CHANGED for every nexus of each dst[i]'s LU.  Sizes must match. */
+int xms_scsi_refresh(const struct xms_cluster *c, struct xms_volume *const *src, struct xms_volume *const *dst,
+		     size_t n, char *err, size_t errlen);
+
 /* The LU table's maps and the logins' CHAP credentials from the model. */
 int xms_scsi_publish_maps(struct xms_model *m, char *err, size_t errlen);
 int xms_scsi_publish_chap(struct xms_model *m, char *err, size_t errlen);

@@ -15,19 +15,10 @@
 #include "target/api/xms_resources.h"
 #include "target/api/xms_scsi.h"
 
-struct snap_req {
-	uint64_t *src;            /* source volume indexes */
-	size_t n;
-	uint64_t cg;              /* when taken of a consistency group */
-	const char *set_name;
-	const char *suffix;
-	bool readonly;
-	const char **names;       /* v1: each snapshot's own name (snap-vol-name); NULL: SRC.SUFFIX */
-};
 
 /* v1's snap-list (goxtremio, REX-Ray): [{"ancestor-vol-id": SRC, "snap-vol-name": NAME}, ...],
  * one snapshot per entry, all at one point in time, in one set */
-static bool snap_list(struct xms_ctx *x, struct snap_req *r, struct json_object *list)
+static bool snap_list(struct xms_ctx *x, struct xms_snap_spec *r, struct json_object *list)
 {
 	size_t n = json_object_array_length(list);
 
@@ -70,7 +61,7 @@ static bool snap_list(struct xms_ctx *x, struct snap_req *r, struct json_object 
 }
 
 /* the sources: volume-list | consistency-group-id | snapshot-set-id | (v1) ancestor-vol-id */
-static bool sources(struct xms_ctx *x, struct snap_req *r)
+static bool sources(struct xms_ctx *x, struct xms_snap_spec *r)
 {
 	static const char *const cgf[] = { "consistency-group-id", NULL }, *const ssf[] = { "snapshot-set-id", NULL },
 			  *const anf[] = { "ancestor-vol-id", NULL };
@@ -162,7 +153,7 @@ static bool sources(struct xms_ctx *x, struct snap_req *r)
 	return true;
 }
 
-static bool options(struct xms_ctx *x, struct snap_req *r)
+static bool options(struct xms_ctx *x, struct xms_snap_spec *r)
 {
 	const char *type;
 	int rc;
@@ -177,8 +168,6 @@ static bool options(struct xms_ctx *x, struct snap_req *r)
 	r->readonly = rc > 0 && strcmp(type, "readonly") == 0;
 	if (r->set_name && !xms_name_ok(r->set_name))
 		return api_error(x->rsp, 400, "Command Syntax Error: snapshot-set-name: want 1..128 printable characters");
-	if (r->set_name && xms_snapset_by_name(&g_xms, r->set_name))
-		return api_error(x->rsp, 400, XMS_ERR_OBJ_NAME_NOT_UNIQUE);
 	return true;
 }
 
@@ -208,16 +197,127 @@ static void undo(const struct xms_cluster *c, const uint64_t *dst, size_t made, 
 	xms_snapset_del(&g_xms, set);
 }
 
-void xms_post_snapshots(struct xms_ctx *x)
+/* Makes the snapshot set r describes in cluster c (every name checked
+ * first, then one array_ctl.snapshot() call, then each snapshot's device);
+ * on success *dst (malloc'd) holds the r->n new snapshots' indexes and *set
+ * the set's.  false after answering the error: nothing is left made. */
+bool xms_snapset_make(struct xms_ctx *x, const struct xms_cluster *c, const struct xms_snap_spec *r, uint64_t **dst_out,
+		      uint64_t *set_out)
 {
-	struct snap_req r;
-	struct xms_cluster *c;
 	struct xms_snapset *set;
 	struct xms_volume **sp = NULL, **dp = NULL;
 	uint64_t *dst = NULL, set_index;
 	char suffix[64], name[XMS_NAME_MAX + 2], err[320];
+	const char *sfx = r->suffix;
 	time_t now = time(NULL);
+	bool ok = false;
 
+	snprintf(suffix, sizeof(suffix), "snapshot.%lld", (long long)now);
+	if (!sfx)
+		sfx = suffix;
+	/* every name first: nothing is made when one is taken (the set's, then each snapshot's) */
+	if (r->set_name && xms_snapset_by_name(&g_xms, r->set_name))
+		return api_error(x->rsp, 400, XMS_ERR_OBJ_NAME_NOT_UNIQUE);
+	for (size_t i = 0; i < r->n; i++) {
+		if (!snap_name(name, sizeof(name), xms_volume_get(&g_xms, r->src[i])->name, sfx,
+			       r->names ? r->names[i] : NULL) ||
+		    !xms_name_ok(name))
+			return api_errorf(x->rsp, 400, "Command Syntax Error: %s: the snapshot's name would be longer "
+					  "than 128 characters", r->suffix_field ? r->suffix_field : "snap-suffix");
+		if (xms_volume_by_name(&g_xms, name))
+			return api_error(x->rsp, 400, XMS_ERR_NAME_NOT_UNIQUE);
+	}
+	if (g_xms.volumes.n + r->n > XMS_MAX_OBJECTS || g_xms.snapsets.n >= XMS_MAX_OBJECTS)
+		return api_error(x->rsp, 400, XMS_ERR_TOO_MANY);
+	set = xms_snapset_add(&g_xms);
+	dst = calloc(r->n, sizeof(*dst));
+	sp = calloc(r->n, sizeof(*sp));
+	dp = calloc(r->n, sizeof(*dp));
+	if (!set || !dst || !sp || !dp) {
+		if (set)
+			xms_snapset_del(&g_xms, set->index);
+		api_error(x->rsp, 500, "out of memory");
+		goto out;
+	}
+	set_index = set->index;
+	if (r->set_name)
+		snprintf(set->name, sizeof(set->name), "%s", r->set_name);
+	else
+		snprintf(set->name, sizeof(set->name), "SnapshotSet.%lld.%llu", (long long)now,
+			 (unsigned long long)set_index);
+	set->cluster = c->index;
+	set->cg = r->cg;
+	set->created = (int64_t)now;
+	for (size_t i = 0; i < r->n; i++) {
+		struct xms_volume *d = xms_volume_add(&g_xms);
+		const struct xms_volume *s;
+		if (!d) {
+			undo(c, dst, i, false, set_index);
+			api_error(x->rsp, 500, "out of memory");
+			goto out;
+		}
+		s = xms_volume_get(&g_xms, r->src[i]); /* the add may have moved the array */
+		snap_name(d->name, sizeof(d->name), s->name, sfx, r->names ? r->names[i] : NULL);
+		d->cluster = c->index;
+		d->size = s->size;
+		d->lb_size = s->lb_size;
+		d->ancestor = s->index;
+		d->snapset = set_index;
+		d->snapshot = true;
+		d->readonly = r->readonly;
+		d->created = (int64_t)now;
+		dst[i] = d->index;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		sp[i] = xms_volume_get(&g_xms, r->src[i]);
+		dp[i] = xms_volume_get(&g_xms, dst[i]);
+	}
+	if (xms_scsi_snapshot(c, sp, dp, r->n, r->readonly, err, sizeof(err)) < 0) {
+		undo(c, dst, r->n, false, set_index);
+		api_errorf(x->rsp, 400, "Command Syntax Error: %s", err);
+		goto out;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		if (xms_scsi_volume_open(c, xms_volume_get(&g_xms, dst[i]), err, sizeof(err)) < 0) {
+			undo(c, dst, r->n, true, set_index);
+			api_errorf(x->rsp, 400, "Command Syntax Error: %s", err);
+			goto out;
+		}
+	}
+	set = xms_snapset_get(&g_xms, set_index);
+	for (size_t i = 0; i < r->n; i++) {
+		if (!xms_idlist_add(&set->vols, dst[i])) {
+			undo(c, dst, r->n, true, set_index);
+			api_error(x->rsp, 500, "out of memory");
+			goto out;
+		}
+	}
+	*dst_out = dst;
+	*set_out = set_index;
+	dst = NULL;
+	ok = true;
+out:
+	free(dst);
+	free(sp);
+	free(dp);
+	return ok;
+}
+
+void xms_snapset_unmake(const struct xms_cluster *c, const uint64_t *dst, size_t n, uint64_t set)
+{
+	undo(c, dst, n, true, set);
+}
+
+void xms_post_snapshots(struct xms_ctx *x)
+{
+	struct xms_snap_spec r;
+	struct xms_cluster *c;
+	uint64_t *dst = NULL, set;
+
+	if (xms_refresh_requested(x)) {
+		xms_refresh(x);
+		return;
+	}
 	memset(&r, 0, sizeof(r));
 	if (!sources(x, &r) || !options(x, &r))
 		goto out;
@@ -228,97 +328,12 @@ void xms_post_snapshots(struct xms_ctx *x)
 			goto out;
 		}
 	}
-	snprintf(suffix, sizeof(suffix), "snapshot.%lld", (long long)now);
-	if (!r.suffix)
-		r.suffix = suffix;
-	/* every name first: nothing is made when one is taken */
-	for (size_t i = 0; i < r.n; i++) {
-		if (!snap_name(name, sizeof(name), xms_volume_get(&g_xms, r.src[i])->name, r.suffix,
-			       r.names ? r.names[i] : NULL) ||
-		    !xms_name_ok(name)) {
-			api_error(x->rsp, 400, "Command Syntax Error: snap-suffix: the snapshot's name would be longer "
-				  "than 128 characters");
-			goto out;
-		}
-		if (xms_volume_by_name(&g_xms, name)) {
-			api_error(x->rsp, 400, XMS_ERR_NAME_NOT_UNIQUE);
-			goto out;
-		}
-	}
-	if (g_xms.volumes.n + r.n > XMS_MAX_OBJECTS || g_xms.snapsets.n >= XMS_MAX_OBJECTS) {
-		api_error(x->rsp, 400, XMS_ERR_TOO_MANY);
-		goto out;
-	}
-	set = xms_snapset_add(&g_xms);
-	dst = calloc(r.n, sizeof(*dst));
-	sp = calloc(r.n, sizeof(*sp));
-	dp = calloc(r.n, sizeof(*dp));
-	if (!set || !dst || !sp || !dp) {
-		if (set)
-			xms_snapset_del(&g_xms, set->index);
-		api_error(x->rsp, 500, "out of memory");
-		goto out;
-	}
-	set_index = set->index;
-	if (r.set_name)
-		snprintf(set->name, sizeof(set->name), "%s", r.set_name);
-	else
-		snprintf(set->name, sizeof(set->name), "SnapshotSet.%lld.%llu", (long long)now,
-			 (unsigned long long)set_index);
-	set->cluster = c->index;
-	set->cg = r.cg;
-	set->created = (int64_t)now;
-	for (size_t i = 0; i < r.n; i++) {
-		struct xms_volume *d = xms_volume_add(&g_xms);
-		const struct xms_volume *s;
-		if (!d) {
-			undo(c, dst, i, false, set_index);
-			api_error(x->rsp, 500, "out of memory");
-			goto out;
-		}
-		s = xms_volume_get(&g_xms, r.src[i]); /* the add may have moved the array */
-		snap_name(d->name, sizeof(d->name), s->name, r.suffix, r.names ? r.names[i] : NULL);
-		d->cluster = c->index;
-		d->size = s->size;
-		d->lb_size = s->lb_size;
-		d->ancestor = s->index;
-		d->snapset = set_index;
-		d->snapshot = true;
-		d->readonly = r.readonly;
-		d->created = (int64_t)now;
-		dst[i] = d->index;
-	}
-	for (size_t i = 0; i < r.n; i++) {
-		sp[i] = xms_volume_get(&g_xms, r.src[i]);
-		dp[i] = xms_volume_get(&g_xms, dst[i]);
-	}
-	if (xms_scsi_snapshot(c, sp, dp, r.n, r.readonly, err, sizeof(err)) < 0) {
-		undo(c, dst, r.n, false, set_index);
-		api_errorf(x->rsp, 400, "Command Syntax Error: %s", err);
-		goto out;
-	}
-	for (size_t i = 0; i < r.n; i++) {
-		if (xms_scsi_volume_open(c, xms_volume_get(&g_xms, dst[i]), err, sizeof(err)) < 0) {
-			undo(c, dst, r.n, true, set_index);
-			api_errorf(x->rsp, 400, "Command Syntax Error: %s", err);
-			goto out;
-		}
-	}
-	set = xms_snapset_get(&g_xms, set_index);
-	for (size_t i = 0; i < r.n; i++) {
-		if (!xms_idlist_add(&set->vols, dst[i])) {
-			undo(c, dst, r.n, true, set_index);
-			api_error(x->rsp, 500, "out of memory");
-			goto out;
-		}
-	}
-	xms_reply_created_many(x, "snapshots", dst, r.n);
+	if (xms_snapset_make(x, c, &r, &dst, &set))
+		xms_reply_created_many(x, "snapshots", dst, r.n);
 out:
 	free(r.src);
 	free(r.names);
 	free(dst);
-	free(sp);
-	free(dp);
 }
 
 /* ---- snapshot-sets ---- */

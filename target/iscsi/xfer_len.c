@@ -1,85 +1,32 @@
-/* xfer_len.c — transfer length by opcode (SBC-3/SPC-4 field positions). */
+/* xfer_len.c — transfer length by opcode, through the one CDB decoder
+ * (lunlab/cdb_decode.h), and the lengths self-describing responses declare. */
 #include "target/iscsi/xfer_len.h"
+#include "lunlab/be.h"
+#include "lunlab/cdb_decode.h"
 #include "lunlab/scsi_vocab.h"
+#include "target/lu/lu_cmd.h"
 
 #include "target/iscsi/pdu.h"
 
 uint64_t cdb_xfer_len(const uint8_t *cdb, uint32_t bs, bool *rw)
 {
+	struct cdb_info ci;
+
 	*rw = false;
-	switch (cdb[0]) {
-	case SCSI_OP_READ_6:
-	case SCSI_OP_WRITE_6:
-		*rw = true;
-		return (uint64_t)(cdb[4] ? cdb[4] : 256) * bs;
-	case SCSI_OP_READ_10:
-	case SCSI_OP_WRITE_10:
-	case SCSI_OP_WRITE_AND_VERIFY_10:
-		*rw = true;
-		return (uint64_t)get_be16(cdb + 7) * bs;
-	case SCSI_OP_READ_12:
-	case SCSI_OP_WRITE_12:
-	case SCSI_OP_WRITE_AND_VERIFY_12:
-		*rw = true;
-		return (uint64_t)get_be32(cdb + 6) * bs;
-	case SCSI_OP_READ_16:
-	case SCSI_OP_WRITE_16:
-	case SCSI_OP_WRITE_AND_VERIFY_16:
-		*rw = true;
-		return (uint64_t)get_be32(cdb + 10) * bs;
-	case SCSI_OP_TEST_UNIT_READY:
-	case SCSI_OP_SYNCHRONIZE_CACHE_10:
-	case SCSI_OP_SYNCHRONIZE_CACHE_16:
-		return 0;
-	case SCSI_OP_READ_CAPACITY_10:
-		return 8;
-	case SCSI_OP_REQUEST_SENSE:
-	case SCSI_OP_MODE_SENSE_6:
-		return cdb[4];
-	case SCSI_OP_INQUIRY:
-		return get_be16(cdb + 3);
-	case SCSI_OP_MODE_SENSE_10:
-	case SCSI_OP_LOG_SENSE:
-		return get_be16(cdb + 7);
-	case SCSI_OP_REPORT_LUNS:
-	case SCSI_OP_MAINTENANCE_IN: /* MAINTENANCE IN (REPORT SUPPORTED OPCODES ...) */
-		return get_be32(cdb + 6);
-	case SCSI_OP_SERVICE_ACTION_IN_16:
-		return get_be32(cdb + 10);
-	default:
+	if (cdb_decode(cdb, LU_CDB_MAX, bs, &ci) != CDB_DECODE_OK)
 		return XFER_LEN_UNKNOWN;
-	}
+	*rw = ci.layout->props & CDB_L_DIVISIBLE;
+	/* A data-out command's data is whatever the initiator sends: the transport never sizes
+	 * a buffer from its CDB (a missing parameter list or block must reach the LU as
+	 * missing, not as zeros), so only a READ/WRITE-family length counts. */
+	if (ci.layout->dir == CDB_DIR_OUT && !*rw)
+		return XFER_LEN_UNKNOWN;
+	return ci.xfer_bytes;
 }
 
 bool cdb_set_blocks(uint8_t *cdb, uint32_t blocks)
 {
-	switch (cdb[0]) {
-	case SCSI_OP_READ_6:
-	case SCSI_OP_WRITE_6:
-		if (blocks < 1 || blocks > 256)
-			return false;
-		cdb[4] = (uint8_t)(blocks == 256 ? 0 : blocks);
-		return true;
-	case SCSI_OP_READ_10:
-	case SCSI_OP_WRITE_10:
-	case SCSI_OP_WRITE_AND_VERIFY_10:
-		if (blocks > 0xffff)
-			return false;
-		put_be16(cdb + 7, (uint16_t)blocks);
-		return true;
-	case SCSI_OP_READ_12:
-	case SCSI_OP_WRITE_12:
-	case SCSI_OP_WRITE_AND_VERIFY_12:
-		put_be32(cdb + 6, blocks);
-		return true;
-	case SCSI_OP_READ_16:
-	case SCSI_OP_WRITE_16:
-	case SCSI_OP_WRITE_AND_VERIFY_16:
-		put_be32(cdb + 10, blocks);
-		return true;
-	default:
-		return false;
-	}
+	return (cdb_opcode_props(cdb[0]) & CDB_L_DIVISIBLE) && cdb_set_length(cdb, LU_CDB_MAX, blocks);
 }
 
 /* Bytes a self-describing response declares: its length field plus the

@@ -10,12 +10,16 @@
 
 #define XFER_LEN_UNKNOWN UINT64_MAX
 
-/* Bytes the CDB transfers, XFER_LEN_UNKNOWN if we do not know the opcode.
- * *rw: READ/WRITE/WRITE AND VERIFY 6/10/12/16 (length in blocks). */
+/* Bytes the CDB transfers (cdb: an LU command's LU_CDB_MAX-byte buffer): its
+ * allocation length, fixed response size or, for READ/WRITE, blocks x block_size; 0 for
+ * commands that move nothing.  XFER_LEN_UNKNOWN for a command the CDB layout table does
+ * not know and for data-out commands other than the READ/WRITE family (their data is
+ * what the initiator sends).  *rw: the command's blocks may be cut short to EDTL
+ * (CDB_L_DIVISIBLE: READ/WRITE/WRITE AND VERIFY 6/10/12/16). */
 uint64_t cdb_xfer_len(const uint8_t *cdb, uint32_t block_size, bool *rw);
 
-/* Rewrites the block count of a READ/WRITE family CDB; false if it does not
- * fit the field (READ/WRITE(6): 1..256). */
+/* Rewrites the block count of a READ/WRITE family (CDB_L_DIVISIBLE) CDB; false for
+ * other commands or if it does not fit the field (READ/WRITE(6): 1..256). */
 bool cdb_set_blocks(uint8_t *cdb, uint32_t blocks);
 
 /* Self-describing responses (INQUIRY standard and VPD pages, MODE SENSE 6/10,

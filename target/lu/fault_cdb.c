@@ -1,83 +1,53 @@
 /* fault_cdb.c — command kinds and addressed blocks, as fault rules match
- * them (SBC-4 field positions). */
-#include "lunlab/scsi_vocab.h"
+ * them, read through the one CDB decoder (lunlab/cdb_decode.h). */
+#include "lunlab/be.h"
+#include "lunlab/cdb_decode.h"
 #include "target/lu/fault_rules.h"
-
-static uint64_t be(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
+#include "target/lu/lu_cmd.h"
 
 enum fault_op fault_cdb_kind(const uint8_t *cdb)
 {
-	switch (cdb[0]) {
-	case SCSI_OP_READ_6: case SCSI_OP_READ_10: case SCSI_OP_READ_12: case SCSI_OP_READ_16:
-		return FAULT_OP_READ;
-	case SCSI_OP_WRITE_6: case SCSI_OP_WRITE_10: case SCSI_OP_WRITE_12: case SCSI_OP_WRITE_16:
-	case SCSI_OP_WRITE_AND_VERIFY_10: case SCSI_OP_WRITE_AND_VERIFY_12:
-	case SCSI_OP_WRITE_AND_VERIFY_16:
-	case SCSI_OP_WRITE_SAME_10: case SCSI_OP_WRITE_SAME_16:
-	case SCSI_OP_WRITE_ATOMIC_16:
-		return FAULT_OP_WRITE;
-	case SCSI_OP_THIRD_PARTY_COPY_OUT:
-		return FAULT_OP_XCOPY;
-	case SCSI_OP_UNMAP:
-		return FAULT_OP_UNMAP;
-	case SCSI_OP_COMPARE_AND_WRITE:
-		return FAULT_OP_CAW;
-	case SCSI_OP_TEST_UNIT_READY:
-		return FAULT_OP_TUR;
-	case SCSI_OP_SYNCHRONIZE_CACHE_10: case SCSI_OP_SYNCHRONIZE_CACHE_16:
-		return FAULT_OP_SYNC;
-	default:
+	struct cdb_info ci;
+
+	if (cdb_decode(cdb, LU_CDB_MAX, 0, &ci) != CDB_DECODE_OK)
 		return FAULT_OP_OPCODE;
+	switch (ci.layout->cls) {
+	case CDB_CLASS_READ: return FAULT_OP_READ;
+	case CDB_CLASS_WRITE: case CDB_CLASS_WRITE_SAME: return FAULT_OP_WRITE;
+	case CDB_CLASS_XCOPY: return FAULT_OP_XCOPY;
+	case CDB_CLASS_UNMAP: return FAULT_OP_UNMAP;
+	case CDB_CLASS_CAW: return FAULT_OP_CAW;
+	case CDB_CLASS_TUR: return FAULT_OP_TUR;
+	case CDB_CLASS_SYNC: return FAULT_OP_SYNC;
+	default: return FAULT_OP_OPCODE;
 	}
 }
 
 bool fault_cdb_exempt(const uint8_t *cdb)
 {
-	return cdb[0] == SCSI_OP_INQUIRY || cdb[0] == SCSI_OP_REPORT_LUNS || cdb[0] == SCSI_OP_REQUEST_SENSE;
+	return cdb_opcode_props(cdb[0]) & CDB_L_UA_EXEMPT;
 }
 
 bool fault_cdb_range(const uint8_t *cdb, uint64_t *lba, uint64_t *blocks)
 {
-	switch (cdb[0]) {
-	case SCSI_OP_READ_6: case SCSI_OP_WRITE_6: /* 21-bit LBA, 0 blocks = 256 */
-		*lba = be(cdb + 1, 3) & 0x1fffff;
-		*blocks = cdb[4] ? cdb[4] : 256;
-		return true;
-	case SCSI_OP_READ_10: case SCSI_OP_WRITE_10: case SCSI_OP_WRITE_AND_VERIFY_10:
-	case SCSI_OP_VERIFY_10: case SCSI_OP_WRITE_SAME_10: case SCSI_OP_SYNCHRONIZE_CACHE_10:
-		*lba = be(cdb + 2, 4);
-		*blocks = be(cdb + 7, 2);
-		break;
-	case SCSI_OP_READ_12: case SCSI_OP_WRITE_12: case SCSI_OP_WRITE_AND_VERIFY_12:
-	case SCSI_OP_VERIFY_12:
-		*lba = be(cdb + 2, 4);
-		*blocks = be(cdb + 6, 4);
-		break;
-	case SCSI_OP_READ_16: case SCSI_OP_WRITE_16: case SCSI_OP_WRITE_AND_VERIFY_16:
-	case SCSI_OP_VERIFY_16: case SCSI_OP_WRITE_SAME_16: case SCSI_OP_SYNCHRONIZE_CACHE_16:
-	case SCSI_OP_WRITE_ATOMIC_16:
-		*lba = be(cdb + 2, 8);
-		*blocks = be(cdb + 10, 4);
-		break;
-	case SCSI_OP_COMPARE_AND_WRITE: /* COMPARE AND WRITE: NUMBER OF LOGICAL BLOCKS in byte 13 */
-		*lba = be(cdb + 2, 8);
-		*blocks = cdb[13];
+	struct cdb_info ci;
+
+	/* the commands whose length counts blocks at their LBA (GET LBA STATUS has an LBA
+	 * but an allocation length: it names no range) */
+	if (cdb_decode(cdb, LU_CDB_MAX, 0, &ci) != CDB_DECODE_OK || !ci.layout->lba_size)
+		return false;
+	switch (ci.layout->len_kind) {
+	case CDB_LEN_XFER: case CDB_LEN_VERIFY: case CDB_LEN_SAME: case CDB_LEN_RANGE: case CDB_LEN_CAW:
 		break;
 	default:
 		return false;
 	}
-	/* 0 blocks: SYNCHRONIZE CACHE / WRITE SAME mean "to the end"; a
+	*lba = ci.lba;
+	*blocks = ci.length; /* READ(6)/WRITE(6): 0 is 256 already */
+	/* 0 blocks: SYNCHRONIZE CACHE / WRITE SAME / PRE-FETCH mean "to the end"; a
 	 * transfer of nothing still names its LBA */
 	if (*blocks == 0)
-		*blocks = (cdb[0] == SCSI_OP_SYNCHRONIZE_CACHE_10 || cdb[0] == SCSI_OP_SYNCHRONIZE_CACHE_16 ||
-			   cdb[0] == SCSI_OP_WRITE_SAME_10 || cdb[0] == SCSI_OP_WRITE_SAME_16) ? UINT64_MAX - *lba : 1;
+		*blocks = (ci.layout->props & CDB_L_ZERO_TO_END) ? UINT64_MAX - *lba : 1;
 	return true;
 }
 
@@ -88,11 +58,11 @@ bool fault_unmap_overlaps(const uint8_t *data, size_t len, uint64_t first, uint6
 	/* header: UNMAP DATA LENGTH (2), BLOCK DESCRIPTOR DATA LENGTH (2), 4 reserved */
 	if (!data || len < 8)
 		return false;
-	dl = (size_t)be(data + 2, 2);
+	dl = get_be16(data + 2);
 	if (dl > len - 8)
 		dl = len - 8;
 	for (size_t o = 8; o + 16 <= 8 + dl; o += 16) {
-		uint64_t lba = be(data + o, 8), n = be(data + o + 8, 4);
+		uint64_t lba = get_be64(data + o), n = get_be32(data + o + 8);
 		uint64_t end;
 
 		if (n == 0)

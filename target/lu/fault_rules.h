@@ -84,13 +84,15 @@ bool fault_rules_check(const struct fault_cmd *cmd, struct fault_hit *hit);
 /* Tests: a clock of their own (milliseconds, monotonic); NULL: the real one. */
 void fault_rules_set_clock(uint64_t (*now_ms)(void));
 
-/* fault_cdb.c: what the rules know of CDBs */
+/* fault_cdb.c: what the rules know of CDBs, through the one decoder
+ * (lunlab/cdb_decode.h); cdb is an LU command's LU_CDB_MAX-byte buffer */
 /* The command kind of a CDB (FAULT_OP_OPCODE: none of the named ones). */
 enum fault_op fault_cdb_kind(const uint8_t *cdb);
 /* INQUIRY, REPORT LUNS, REQUEST SENSE: op=any leaves them alone, so an
  * initiator can still find out what is wrong with a failing LU. */
 bool fault_cdb_exempt(const uint8_t *cdb);
-/* The blocks a CDB addresses: false for commands without an LBA field. */
+/* The blocks a CDB addresses: false for commands without an LBA field and a
+ * length in blocks. */
 bool fault_cdb_range(const uint8_t *cdb, uint64_t *lba, uint64_t *blocks);
 /* UNMAP: whether a block descriptor of its parameter list (data, len bytes,
  * bounds-checked) overlaps first..last; *at: the first LBA inside. */

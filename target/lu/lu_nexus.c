@@ -52,6 +52,7 @@ static void resync_seen(struct lu_nexus *nx, const struct lu_snap *s, const stru
 			fresh[n].reset_gen = atomic_load(&e->reset_gen);
 			fresh[n].capacity_gen = atomic_load(&e->capacity_gen);
 			fresh[n].alua_gen = atomic_load(&e->alua_gen);
+			fresh[n].medium_gen = atomic_load(&e->medium_gen);
 			n++;
 		}
 	}
@@ -139,6 +140,10 @@ bool lu_nexus_take_ua(struct lu_nexus *nx, struct lu_entry *e, uint8_t opcode, u
 	if (nx->inventory_ua) {
 		nx->inventory_ua = false;
 		return ua(out, SCSI_ASC_REPORTED_LUNS_DATA_CHANGED);
+	}
+	if (seen && (g = atomic_load(&e->medium_gen)) != seen->medium_gen) {
+		seen->medium_gen = g;
+		return ua(out, SCSI_ASC_NOT_READY_TO_READY_CHANGE);
 	}
 	if (seen && (g = atomic_load(&e->capacity_gen)) != seen->capacity_gen) {
 		seen->capacity_gen = g;

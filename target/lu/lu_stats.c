@@ -1,6 +1,7 @@
 /* lu_stats.c — per-LU host-observed command figures (lu_stats.h). */
 #include "target/lu/lu_stats.h"
-#include "lunlab/scsi_vocab.h"
+#include "lunlab/cdb_decode.h"
+#include "target/lu/lu_cmd.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -26,22 +27,18 @@ struct lu_stats {
 
 enum lu_kind lu_kind_of(const uint8_t *cdb)
 {
-	switch (cdb[0]) {
-	case SCSI_OP_READ_6: case SCSI_OP_READ_10: case SCSI_OP_READ_12: case SCSI_OP_READ_16:
-		return LU_KIND_READ;
-	case SCSI_OP_WRITE_6: case SCSI_OP_WRITE_10: case SCSI_OP_WRITE_12: case SCSI_OP_WRITE_16:
-	case SCSI_OP_WRITE_AND_VERIFY_10: case SCSI_OP_WRITE_AND_VERIFY_16:
-		return LU_KIND_WRITE;
-	case SCSI_OP_THIRD_PARTY_COPY_OUT:
-		return LU_KIND_XCOPY;
-	case SCSI_OP_WRITE_SAME_10: case SCSI_OP_WRITE_SAME_16:
-		return LU_KIND_WRITE_SAME;
-	case SCSI_OP_UNMAP:
-		return LU_KIND_UNMAP;
-	case SCSI_OP_COMPARE_AND_WRITE:
-		return LU_KIND_CAW;
-	default:
+	struct cdb_info ci;
+
+	if (cdb_decode(cdb, LU_CDB_MAX, 0, &ci) != CDB_DECODE_OK)
 		return LU_KIND_OTHER;
+	switch (ci.layout->cls) {
+	case CDB_CLASS_READ: return LU_KIND_READ;
+	case CDB_CLASS_WRITE: return LU_KIND_WRITE;
+	case CDB_CLASS_XCOPY: return LU_KIND_XCOPY;
+	case CDB_CLASS_WRITE_SAME: return LU_KIND_WRITE_SAME;
+	case CDB_CLASS_UNMAP: return LU_KIND_UNMAP;
+	case CDB_CLASS_CAW: return LU_KIND_CAW;
+	default: return LU_KIND_OTHER;
 	}
 }
 

@@ -20,7 +20,7 @@
 
 enum lu_kind {
 	LU_KIND_READ,        /* READ(6/10/12/16) */
-	LU_KIND_WRITE,       /* WRITE(6/10/12/16), WRITE AND VERIFY(10/16) */
+	LU_KIND_WRITE,       /* WRITE(6/10/12/16), WRITE AND VERIFY(10/12/16), WRITE ATOMIC(16) */
 	LU_KIND_XCOPY,       /* EXTENDED COPY (83h) */
 	LU_KIND_WRITE_SAME,  /* WRITE SAME(10/16) */
 	LU_KIND_UNMAP,       /* UNMAP */
@@ -29,7 +29,8 @@ enum lu_kind {
 	LU_KINDS
 };
 
-/* the kind of a CDB, from its operation code */
+/* the kind of a CDB (an LU command's LU_CDB_MAX-byte buffer): its CDB_CLASS_* in the
+ * layout table (lunlab/cdb_decode.h) */
 enum lu_kind lu_kind_of(const uint8_t *cdb);
 /* "read", "write", "xcopy", "write_same", "unmap", "caw", "other" */
 const char *lu_kind_name(enum lu_kind k);

@@ -149,6 +149,11 @@ void lu_entry_capacity_changed(struct lu_entry *e)
 	atomic_fetch_add(&e->capacity_gen, 1);
 }
 
+void lu_entry_medium_changed(struct lu_entry *e)
+{
+	atomic_fetch_add(&e->medium_gen, 1);
+}
+
 uint64_t lu_entry_bump_reset_gen(struct lu_entry *e)
 {
 	return atomic_fetch_add(&e->reset_gen, 1);

@@ -18,12 +18,16 @@
  *   06/29/03 BUS DEVICE RESET FUNCTION OCCURRED  after a LUN RESET of the LU
  *   06/3F/0E REPORTED LUNS DATA HAS CHANGED      the initiator's LUN inventory
  *            changed (a map added or removed); REPORT LUNS clears it
+ *   06/28/00 NOT READY TO READY CHANGE, MEDIUM MAY HAVE CHANGED
+ *            the LU's data was replaced behind the host's back (an XMS
+ *            snapshot refresh): SPC-4's code for "the medium may have
+ *            changed", so a host drops what it cached of the LU
  *   06/2A/09 CAPACITY DATA HAS CHANGED           the LU was resized
  *   06/2A/06 ASYMMETRIC ACCESS STATE CHANGED     an ALUA state of the LU changed
  *            (target/lu/alua.h; not for the nexus whose SET TARGET PORT
  *            GROUPS changed it: lu_nexus_alua_seen)
  * Each is reported once per nexus on the next command other than INQUIRY,
- * REPORT LUNS and REQUEST SENSE, highest priority first (29h, 3Fh, 2Ah). */
+ * REPORT LUNS and REQUEST SENSE, highest priority first (29h, 3Fh, 28h, 2Ah). */
 #ifndef LUNLAB_LU_TABLE_H
 #define LUNLAB_LU_TABLE_H
 
@@ -53,6 +57,7 @@ struct lu_entry {
 	struct lu_told *power_on;      /* a mapped LU that owes its power on: the
 	                                * ports told so far (power_on.h); NULL: owes
 	                                * none (made while the target ran) */
+	_Atomic uint64_t medium_gen;   /* data replaced in place (refreshes) */
 };
 
 /* ---- writers (start-up, the management API): one at a time ---- */
@@ -68,6 +73,8 @@ struct lu_entry *lu_entry_new(struct lu_backend *be);
 void lu_entry_free(struct lu_entry *e);
 /* The LU's capacity changed: 06/2A/09 for every nexus that sees it. */
 void lu_entry_capacity_changed(struct lu_entry *e);
+/* The LU's data was replaced in place: 06/28/00 for every nexus that sees it. */
+void lu_entry_medium_changed(struct lu_entry *e);
 
 /* One LUN map: initiator iqn sees e at lun. */
 struct lu_map_spec {
@@ -108,6 +115,7 @@ struct lu_seen {
 	uint64_t reset_gen;     /* generations this nexus knows */
 	uint64_t capacity_gen;
 	uint64_t alua_gen;
+	uint64_t medium_gen;
 	bool power_on_done;     /* the power on of a mapped LU was dealt with */
 };
 struct lu_view;

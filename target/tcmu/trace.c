@@ -10,9 +10,10 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "lunlab/be.h"
+#include "lunlab/cdb_decode.h"
 #include "lunlab/scsi_vocab.h"
 #include "target/tcmu/host_priv.h"
-#include "target/tcmu/scsi_names.h"
 
 struct line {
 	char buf[512];
@@ -33,53 +34,22 @@ __attribute__((format(printf, 2, 3))) static void add(struct line *l, const char
 		l->n += (size_t)r < sizeof(l->buf) - l->n ? (size_t)r : sizeof(l->buf) - l->n - 1;
 }
 
-static uint32_t get_be(const uint8_t *p, int n)
+/* LBA and block count of a command whose length counts blocks at its LBA (the layout
+ * table's READ, WRITE, VERIFY, WRITE SAME, SYNCHRONIZE CACHE, PRE-FETCH, COMPARE AND
+ * WRITE ... rows); false for the others and for a CDB the table does not know. */
+static bool add_lba_len(struct line *l, const uint8_t *cdb, size_t len)
 {
-	uint32_t v = 0;
+	struct cdb_info ci;
 
-	for (int i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-/* LBA and TRANSFER LENGTH where the CDB group puts them (SBC-3). */
-static void add_lba_len(struct line *l, const uint8_t *cdb, size_t len)
-{
-	uint64_t lba;
-	uint32_t blocks;
-
-	switch (cdb[0] >> 5) {
-	case 0:
-		if (len < 6)
-			return;
-		lba = (uint64_t)(cdb[1] & 0x1f) << 16 | get_be(cdb + 2, 2);
-		blocks = cdb[4];
-		if (blocks == 0 && (cdb[0] == SCSI_OP_READ_6 || cdb[0] == SCSI_OP_WRITE_6))
-			blocks = 256; /* READ(6)/WRITE(6): 0 means 256 */
-		break;
-	case 1:
-	case 2:
-		if (len < 10)
-			return;
-		lba = get_be(cdb + 2, 4);
-		blocks = get_be(cdb + 7, 2);
-		break;
-	case 4:
-		if (len < 16)
-			return;
-		lba = (uint64_t)get_be(cdb + 2, 4) << 32 | get_be(cdb + 6, 4);
-		blocks = get_be(cdb + 10, 4);
-		break;
-	case 5:
-		if (len < 12)
-			return;
-		lba = get_be(cdb + 2, 4);
-		blocks = get_be(cdb + 6, 4);
-		break;
+	if (cdb_decode(cdb, len, 0, &ci) != CDB_DECODE_OK || !ci.layout->lba_size)
+		return false;
+	switch (ci.layout->len_kind) {
+	case CDB_LEN_XFER: case CDB_LEN_VERIFY: case CDB_LEN_SAME: case CDB_LEN_RANGE: case CDB_LEN_CAW:
+		add(l, " lba=%llu blocks=%u", (unsigned long long)ci.lba, ci.length);
+		return true;
 	default:
-		return;
+		return false;
 	}
-	add(l, " lba=%llu blocks=%u", (unsigned long long)lba, blocks);
 }
 
 /* The fields that say what a control command asks for. */
@@ -137,15 +107,15 @@ static void add_sense(struct line *l, const uint8_t *s, size_t len)
 		add(l, ": %s", an);
 	add(l, " (%02X/%02X/%02X)", key, asc, ascq);
 	if (fixed && (s[0] & 0x80))
-		add(l, " information=0x%08x", get_be(s + 3, 4));
+		add(l, " information=0x%08x", get_be32(s + 3));
 	if (fixed && len >= 18 && (s[15] & 0x80)) {
 		if (key == SCSI_SK_ILLEGAL_REQUEST) { /* field pointer */
-			add(l, " [%s byte %u", (s[15] & 0x40) ? "CDB" : "parameter list", get_be(s + 16, 2));
+			add(l, " [%s byte %u", (s[15] & 0x40) ? "CDB" : "parameter list", (unsigned)get_be16(s + 16));
 			if (s[15] & 0x08)
 				add(l, " bit %u", s[15] & 0x07);
 			add(l, "]");
 		} else {
-			add(l, " [sense-key specific 0x%04x]", get_be(s + 16, 2));
+			add(l, " [sense-key specific 0x%04x]", (unsigned)get_be16(s + 16));
 		}
 	}
 }
@@ -171,9 +141,7 @@ void host_trace_cmd(const struct tcmu_device *dev, const struct lu_cmd *lu, cons
 		add(&l, "%s", name);
 	else
 		add(&l, "OPCODE 0x%02X", lu->cdb[0]);
-	if (scsi_opcode_shape(lu->cdb[0]) == SHAPE_LBA_BLOCKS)
-		add_lba_len(&l, lu->cdb, cdb_len);
-	else
+	if (!add_lba_len(&l, lu->cdb, cdb_len))
 		add_details(&l, lu->cdb, cdb_len);
 	if (lu->xfer_len)
 		add(&l, " xfer=%zu%s", lu->xfer_len,

@@ -7,9 +7,10 @@ that persist_api.sh runs against one state directory, restarting lunlab-target i
            a volume 'gone' created and deleted; CHAP on, A's credentials given through the API
   restart  (after a clean stop) every object is back with its index and name, 'gone' is not;
            A logs in only with its CHAP secret; A sees LUNs 0 5 6, LUN 5 reads seed 8, LUN 6
-           (the snapshot) seed 7; then volume pv2 is created, and the target is killed with
-           SIGKILL
-  crash    pv2 is there (a change is kept before the API answers it); then pv2 is deleted
+           (the snapshot) seed 7; pv1 is refreshed from pv1.snap (no backup: it reads seed 7
+           again); then volume pv2 is created, and the target is killed with SIGKILL
+  crash    pv2 is there (a change is kept before the API answers it), pv1 holds the refreshed
+           data (seed 7); then pv2 is deleted
            (persist_api.sh then puts back the target.db of before the delete: a crash
            between the array's delete and the model's save)
   stale    pv2 is not there (dropped: its array no longer has it), pv1 and its snapshot are
@@ -125,6 +126,9 @@ def restart():
     ok("LUN 5 (pv1) reads what was written last (seed 8)", scsi("verify", url(5), "0", "256", "8")[0] == 0)
     ok("LUN 6 (the snapshot) reads what pv1 held when it was taken (seed 7)",
        scsi("verify", url(6), "0", "256", "7")[0] == 0)
+    r = req("POST", "snapshots", json={"from-volume-id": "pv1.snap", "to-volume-id": "pv1", "no-backup": True})
+    ok("pv1 refreshed from pv1.snap: 201", r.status_code == 201, (r.status_code, r.text))
+    ok("LUN 5 (pv1) now reads the snapshot's data (seed 7)", scsi("verify", url(5), "0", "256", "7")[0] == 0)
     created("volume pv2", req("POST", "volumes", json={"vol-name": "pv2", "vol-size": "32m"}))
     m = created("pv2 at LUN 7", req("POST", "lun-maps", json={"vol-id": "pv2", "ig-id": "h1", "lun": 7}))
     power_on("LUN 7 (pv2, made while the target runs) owes no power on", 7, False)
@@ -137,6 +141,8 @@ def crash():
     ok("after SIGKILL: pv2 is there too", names("volumes") == ["pv1", "pv1.snap", "pv2"], names("volumes"))
     power_on("after SIGKILL: LUN 5 owes a new nexus its power on again", 5, True)
     ok("LUN 6 still reads seed 7", scsi("verify", url(6), "0", "256", "7")[0] == 0)
+    ok("the refresh made before the SIGKILL was kept: LUN 5 reads seed 7",
+       scsi("verify", url(5), "0", "256", "7")[0] == 0)
     r = req("DELETE", "volumes", params={"name": "pv2"})
     ok("pv2 deleted: 200", r.status_code == 200, (r.status_code, r.text))
 
@@ -145,7 +151,7 @@ def stale():
     chap_kept()
     ok("a model older than its array: pv2 (deleted in the array) is dropped, not made again empty",
        names("volumes") == ["pv1", "pv1.snap"], names("volumes"))
-    ok("LUN 5 still reads seed 8", scsi("verify", url(5), "0", "256", "8")[0] == 0)
+    ok("LUN 5 still reads the refreshed data (seed 7)", scsi("verify", url(5), "0", "256", "7")[0] == 0)
 
 
 {"make": make, "restart": restart, "crash": crash, "stale": stale}[sys.argv[1]]()

@@ -13,6 +13,9 @@
 #           (throttle_api.py)
 #   clusters  two clusters as scopes of names, IQNs, lists and lookups (clusters_api.py)
 #   sessions  v3 login/logout, the session cookie on every version (sessions_api.py)
+#   refresh  snapshot refresh and restore (from-*-id / to-*-id), the data and the
+#           06/28/00 on the SCSI side (refresh_api.py)
+#   arrays  an array's capacity and soft threshold changed at run time (arrays_api.py)
 #   replay-CLIENT  a public XMS client's requests replayed, its fields type-checked
 #           (replay_CLIENT.py; the source and commit each is derived from are named there)
 # Exit 0 pass, 1 fail, 77 skipped (python3-cinder missing for cinder).
@@ -51,6 +54,8 @@ case $check in
     cinder) timeout 600 /usr/bin/python3 "$here/cinder_driver.py" || status=1 ;;
     cinder2) PYTHONPATH=$here timeout 600 /usr/bin/python3 "$here/cinder_two_backends.py" || status=1 ;;
     xms) timeout 600 /usr/bin/python3 "$here/xms_api.py" || status=1 ;;
+    arrays) timeout 300 /usr/bin/python3 "$here/arrays_api.py" || status=1 ;;
+    refresh) timeout 300 /usr/bin/python3 "$here/refresh_api.py" || status=1 ;;
     bench) timeout 600 bash "$here/bench_api.sh" || status=1 ;;
     throttle) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/throttle_api.py" || status=1 ;;
     clusters) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/clusters_api.py" || status=1 ;;

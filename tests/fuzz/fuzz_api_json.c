@@ -18,6 +18,9 @@ static const char *const names[] = {
 	"vol-name", "vol-size", "lb-size", "volume-list", "snapshot-set-name", "snap-suffix", "snapshot-type",
 	"consistency-group-id", "vol-list", "ig-id", "port-address", "lun", "cluster-id", "name", "index",
 	"initiator-authentication-password", "tag-list", "operating-system", "vol-access",
+	/* refresh (xms_refresh.c) */
+	"from-volume-id", "to-volume-id", "from-consistency-group-id", "to-consistency-group-id",
+	"from-snapshot-set-id", "to-snapshot-set-id", "backup-snap-suffix", "no-backup",
 };
 
 static void one_line(const char *err, const char *field)

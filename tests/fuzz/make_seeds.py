@@ -265,6 +265,18 @@ def scsi_seeds():
         write(t, "overlap", xcopy_list([(0, 0, 32, 0, 16)], naa, list_id=3))
 
 
+def cdb_decode_seeds():
+    """fuzz-cdb-decode: the CDBs of fuzz-scsi-dispatch's seeds alone, at their opcode's
+    length (group code) and one byte short of it."""
+    src = os.path.join(OUT, "fuzz-scsi-dispatch")
+    for name in sorted(os.listdir(src)):
+        with open(os.path.join(src, name), "rb") as f:
+            cdb = f.read(32)
+        n = {0: 6, 1: 10, 2: 10, 4: 16, 5: 12}.get(cdb[0] >> 5, 32)
+        write("fuzz-cdb-decode", name, cdb[:n])
+        write("fuzz-cdb-decode", name + "-short", cdb[:n - 1])
+
+
 # ---------------------------------------------------------------- access control
 # fuzz_iscsi_login_chap.c's fixed challenge and credentials
 CHAP_ID = 42
@@ -415,6 +427,13 @@ def api_seeds():
         "snapshot-set": {"volume-list": ["vol1", "vol2"], "snapshot-set-name": "set1",
                          "snap-suffix": "snap", "snapshot-type": "readonly"},
         "snapshot-cg": {"consistency-group-id": "cg1", "snapshot-set-name": "cgsnap"},
+        # refresh and restore (xms_refresh.c), in the forms CoprHD, XtremIO.Utils and MTSXtremIO send
+        "refresh-volume": {"from-volume-id": "vol1.snap", "to-volume-id": "vol1", "backup-snap-suffix": "before",
+                           "cluster-id": "xbrick1"},
+        "refresh-cg-set": {"from-consistency-group-id": "cg1", "to-snapshot-set-id": "set1", "no-backup": True,
+                           "snapshot-set-name": "set2"},
+        "restore-set-cg": {"from-snapshot-set-id": 4, "to-consistency-group-id": ["0" * 32, "cg1", 1],
+                           "no-backup": "true"},
         "initiator-chap": {"initiator-name": "h1", "ig-id": "host1", "port-address": "iqn.1993-08.org.debian:01:h1",
                            "initiator-authentication-user-name": "chap_user",
                            "initiator-authentication-password": "ABCDEF123456"},
@@ -481,7 +500,7 @@ def api_seeds():
 if __name__ == "__main__":
     # with names: only those seed sets (e.g. pr_state_seeds); default all
     only = sys.argv[1:]
-    for fn in (api_seeds, iscsi_seeds, scsi_seeds, calib_seeds, profile_seeds, lu_config_seeds, auth_file_seeds, chap_seeds,
+    for fn in (api_seeds, iscsi_seeds, scsi_seeds, cdb_decode_seeds, calib_seeds, profile_seeds, lu_config_seeds, auth_file_seeds, chap_seeds,
                pr_state_seeds):
         if not only or fn.__name__ in only:
             fn()

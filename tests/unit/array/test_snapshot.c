@@ -3,7 +3,10 @@
  * unique, physical, single-referenced), diverges block by block from its
  * source in both directions, is read-only when asked, can itself be
  * snapshotted, and is freed by delete; a set of volumes is taken at one point
- * in time while a writer runs; every refusal changes nothing and says why. */
+ * in time while a writer runs; every refusal changes nothing and says why.
+ * A refresh (array_refresh) replaces an attached volume's data in place by
+ * another's as map entries: exact counters, the old blocks dropped, the
+ * device reading the new data at once; its refusals change nothing. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -211,12 +214,80 @@ static void set_is_one_point_in_time(void **state)
 	array_put(a);
 }
 
+static void refresh_replaces_in_place(void **state)
+{
+	struct array *a = new_array(B, 1, 512);
+	struct volume *vol = attach(a, "vol", 16 * B);
+	unsigned char *old = malloc(8 * B), *later = malloc(4 * B), *got = malloc(8 * B);
+	uint64_t seed = 33, entries = 0;
+	char *err = NULL;
+	fill_random(old, 8 * B, &seed);
+	fill_random(later, 4 * B, &seed);
+	assert_int_equal(wr(vol, 0, old, 8 * B), 0);
+	const char *from[] = { "vol" }, *to[] = { "snap" };
+	assert_int_equal(array_snapshot(a, from, to, 1, true, &entries, &err), 0);
+	/* a write after the snapshot: blocks 2..5 new, and block 12 beyond the old data */
+	assert_int_equal(wr(vol, 2 * B, later, 4 * B), 0);
+	assert_int_equal(wr(vol, 12 * B, later, B), 0);
+	assert_int_equal(stats_of(a).unique_blocks, 12);
+
+	/* vol (still attached: its device is open) back to the snapshot's data */
+	const char *rs[] = { "snap" }, *rd_[] = { "vol" };
+	assert_int_equal(array_refresh(a, rs, rd_, 1, &entries, &err), 0);
+	assert_null(err);
+	assert_int_equal(entries, 4); /* blocks 2..5 took snap's entries again; 12 was unmapped */
+	assert_int_equal(rd(vol, 0, got, 8 * B), 0);
+	assert_memory_equal(got, old, 8 * B);
+	memset(got, 0xee, B);
+	assert_int_equal(rd(vol, 12 * B, got, B), 0);
+	for (unsigned k = 0; k < B; k++)
+		if (got[k])
+			fail_msg("block 12 of the refreshed volume is not zero at byte %u", k);
+	struct array_stats st = stats_of(a);
+	assert_int_equal(st.unique_blocks, 8); /* the later write's blocks are gone */
+	assert_int_equal(st.mapped_blocks, 16);
+	assert_int_equal(st.single_ref_blocks, 0);
+	/* the refreshed volume is a volume like any: it diverges again */
+	assert_int_equal(wr(vol, 0, later, B), 0);
+	assert_int_equal(stats_of(a).single_ref_blocks, 2);
+
+	/* refusals change nothing */
+	struct volume *big = attach(a, "big", 32 * B);
+	const char *bs_[] = { "big" }, *nope[] = { "nope" }, *self[] = { "vol" };
+	assert_int_equal(array_refresh(a, bs_, rd_, 1, &entries, &err), -EINVAL);
+	expect_msg(err, "differ in size");
+	assert_int_equal(array_refresh(a, nope, rd_, 1, &entries, &err), -ENOENT);
+	expect_msg(err, "'nope': no such volume");
+	assert_int_equal(array_refresh(a, self, rd_, 1, &entries, &err), -EINVAL);
+	expect_msg(err, "cannot be refreshed from itself");
+	const char *two_s[] = { "snap", "snap" }, *two_d[] = { "vol", "vol" };
+	assert_int_equal(array_refresh(a, two_s, two_d, 2, &entries, &err), -EINVAL);
+	expect_msg(err, "named twice");
+	assert_int_equal(array_refresh(a, rs, rd_, 0, &entries, &err), -EINVAL);
+	expect_msg(err, "1..4096");
+	assert_int_equal(rd(vol, 0, got, B), 0);
+	assert_memory_equal(got, later, B);
+	assert_int_equal(stats_of(a).single_ref_blocks, 2);
+
+	volume_release(big);
+	volume_release(vol);
+	assert_int_equal(array_volume_delete(a, "big", &err), 0);
+	assert_int_equal(array_volume_delete(a, "snap", &err), 0);
+	assert_int_equal(array_volume_delete(a, "vol", &err), 0);
+	assert_int_equal(stats_of(a).unique_blocks, 0);
+	array_put(a);
+	free(old);
+	free(later);
+	free(got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(snapshot_shares_then_diverges),
 		cmocka_unit_test(refusals_change_nothing),
 		cmocka_unit_test(set_is_one_point_in_time),
+		cmocka_unit_test(refresh_replaces_in_place),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -407,7 +407,13 @@ static void watch_and_metrics_url(void **state)
 	assert_int_equal(parse(&o, err, "scale", URL, "--metrics-url", "ftp://x", NULL), -1);
 	assert_string_equal(err, "--metrics-url: 'ftp://x' does not start with https:// or http://");
 	assert_int_equal(parse(&o, err, "clone", URL, "--count", "2", NULL), -1);
-	assert_string_equal(err, "--count applies to watch only");
+	assert_string_equal(err, "--count applies to watch and scale only");
+	/* scale --count: N commands per VM instead of a window; --keep-going: scale only */
+	assert_int_equal(parse(&o, err, "scale", URL, "--count", "25", "--keep-going", NULL), 0);
+	assert_int_equal(o.count, 25);
+	assert_true(o.keep_going);
+	assert_int_equal(parse(&o, err, "clone", URL, "--keep-going", NULL), -1);
+	assert_string_equal(err, "--keep-going applies to scale only");
 }
 
 int main(int argc, char **argv)

@@ -150,10 +150,41 @@ static void no_model(void **state)
 	assert_false(r.machine_limited);
 }
 
+/* --count: the model's bytes over how far its clock moved between the two readings */
+static void modeled_rate(void **state)
+{
+	struct model_telemetry t0, t1;
+	struct scale_run r;
+	memset(&t0, 0, sizeof(t0));
+	memset(&r, 0, sizeof(r));
+	t0.bucket_bytes[12] = 4194304;      /* one 4 MiB command before the run */
+	t0.modeled_elapsed_ns = 1000000;
+	t0.have_elapsed = true;
+	t1 = t0;
+	t1.bucket_bytes[12] += 25ull * 4194304;
+	t1.bucket_bytes[3] = 4096;          /* a 4 KiB command counts too */
+	t1.modeled_elapsed_ns += 166871829;
+	scale_modeled_rate(&t0, &t1, &r);
+	assert_true(r.have_modeled_rate);
+	assert_int_equal(r.modeled_bytes, 25ull * 4194304 + 4096);
+	assert_true(r.modeled_seconds == 0.166871829);
+	assert_true(r.modeled_mbps > 628.396 && r.modeled_mbps < 628.397);
+	/* a clock that did not move (no model, or nothing charged): no figure */
+	memset(&r, 0, sizeof(r));
+	scale_modeled_rate(&t0, &t0, &r);
+	assert_false(r.have_modeled_rate);
+	t1 = t0;
+	t1.bucket_bytes[12] += 4194304;
+	t1.have_elapsed = false;
+	scale_modeled_rate(&t0, &t1, &r);
+	assert_false(r.have_modeled_rate);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(model_pace),
+		cmocka_unit_test(modeled_rate),
 		cmocka_unit_test(machine_pace),
 		cmocka_unit_test(injected_delay_is_not_the_machine),
 		cmocka_unit_test(saturated_array_sets_the_pace),

@@ -128,6 +128,14 @@ static void refused(unsigned line, const char *repl, const char *want)
 	char text[4096], err[512] = "";
 	with_line(text, sizeof(text), line, repl);
 	int rc = scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err));
+	if (!want) { /* accepted after all: a ratio, checked by the caller's reading of g_m */
+		if (rc != 0)
+			fail_msg("line %u '%s': refused: %s", line, repl, err);
+		assert_int_equal(g_m.expect[2].over_work, 1);
+		assert_string_equal(g_m.expect[2].over_path, "wall_s");
+		assert_string_equal(g_m.expect[2].name, "workload c modeled.duration_s / workload c wall_s");
+		return;
+	}
 	if (rc != -1 || strcmp(err, want))
 		fail_msg("line %u '%s':\n  got  '%s'\n  want '%s'", line, repl, err, want);
 }
@@ -173,6 +181,30 @@ static void scale_warmup(void **state)
 	assert_string_equal(err, "f.yaml:17:40: workloads.s.warmup: 'soon': expected a duration (2s, 500ms, 1.5m; at most a day)");
 }
 
+/* scale commands: (--count) replaces a window; keep_going; the ratio expectation over: */
+static void scale_commands_and_ratio(void **state)
+{
+	char text[4096], err[512] = "";
+	with_line(text, sizeof(text), 17, "  s: {kind: scale, lun: a.src, vms: 4, bs: 4m, commands: 7, keep_going: true}\n  w:");
+	assert_int_equal(scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)), 0);
+	assert_int_equal(g_m.work[0].commands, 7);
+	assert_true(g_m.work[0].keep_going);
+	assert_int_equal(g_m.work[1].commands, 0);
+	with_line(text, sizeof(text), 17, "  s: {kind: scale, lun: a.src, commands: 7, duration: 2s}\n  w:");
+	assert_int_equal(scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)), -1);
+	assert_string_equal(err, "f.yaml:17:42: workloads.s: commands replaces duration and warmup (a fixed number of "
+				 "commands per VM, no time window): give one or the other");
+	refused(21, "    commands: 3", "f.yaml:21:5: workloads.w.commands: not a key of a verify workload (known: kind, "
+			"start, lun, bs, size, offset, sync_every, reconnect)");
+	refused(43, "  - {workload: c, json: modeled.duration_s, over: {workload: c, json: wall_s}, min: 2, max: 3}", NULL);
+	refused(43, "  - {workload: c, duration: s, over: {workload: c, json: wall_s}, max: 3}",
+		"f.yaml:43:32: expect[2]: over: divides a json: figure (not duration)");
+	refused(43, "  - {workload: c, json: x, over: {workload: c}, max: 3}",
+		"f.yaml:43:34: expect[2].over: needs workload and json (the figure to divide by)");
+	refused(43, "  - {workload: c, json: x, over: {workload: nope, json: y}, max: 3}",
+		"f.yaml:43:45: expect[2].over.workload: 'nope': no such workload");
+}
+
 static void yaml_syntax(void **state)
 {
 	refused(7, "    capacity: [64M", "f.yaml:8:19: yaml: did not find expected ',' or ']' while parsing a flow sequence");
@@ -187,7 +219,8 @@ static void unknown_keys(void **state)
 	refused(21, "    chunk: 64k", "f.yaml:21:5: workloads.w.chunk: not a key of a verify workload (known: kind, start, lun, "
 			"bs, size, offset, sync_every, reconnect)");
 	refused(33, "    kil: true", "f.yaml:33:5: timeline[1].kil: unknown key (known: at, when, array, name, fault, fault_off, "
-			"faults_clear, portal_down, portal_up, alua, kill, restart, pause, start_workload, api, volume, snapshot, resize)");
+			"faults_clear, portal_down, portal_up, alua, kill, restart, pause, start_workload, api, volume, snapshot, resize, "
+			"refresh, capacity)");
 	refused(14, "      dst: {size: 32M, blok: 4096}", "f.yaml:14:24: arrays.a.luns.dst.blok: unknown key (known: size, block)");
 	refused(3, "seed: 8", "f.yaml:3:1: seed: duplicate key (first at line 2)");
 }
@@ -287,6 +320,54 @@ static void volume_actions(void **state)
 	refused(37, "    resize: {volume: v1, size: 1000}", "f.yaml:37:32: timeline[3].resize.size: must be a multiple of 1k");
 }
 
+/* refresh: and capacity: become the API request they stand for */
+static void refresh_capacity_actions(void **state)
+{
+	char text[4096], err[512] = "";
+	with_line(text, sizeof(text), 37, "    refresh: {volume: db, from: db.nightly}");
+	assert_int_equal(scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)), 0);
+	assert_int_equal(g_m.events[3].kind, SCN_E_API);
+	assert_string_equal(g_m.events[3].method, "POST");
+	assert_string_equal(g_m.events[3].path, "/api/json/v2/types/snapshots");
+	assert_string_equal(g_m.events[3].body, "{\"from-volume-id\": \"db.nightly\", \"to-volume-id\": \"db\", "
+						"\"no-backup\": false}");
+	with_line(text, sizeof(text), 37, "    refresh: {volume: db, from: db2, backup: false}");
+	assert_int_equal(scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)), 0);
+	assert_string_equal(g_m.events[3].body, "{\"from-volume-id\": \"db2\", \"to-volume-id\": \"db\", "
+						"\"no-backup\": true}");
+	with_line(text, sizeof(text), 37, "    capacity: {size: 16M, soft_threshold: 25%}");
+	assert_int_equal(scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)), 0);
+	assert_string_equal(g_m.events[3].method, "PUT");
+	assert_string_equal(g_m.events[3].path, "/api/lunlab/arrays/a");
+	assert_string_equal(g_m.events[3].body, "{\"capacity\": 16777216, \"soft-threshold\": 25}");
+	with_line(text, sizeof(text), 37, "    capacity: {size: 2g}");
+	assert_int_equal(scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)), 0);
+	assert_string_equal(g_m.events[3].body, "{\"capacity\": 2147483648}");
+	with_line(text, sizeof(text), 37, "    capacity: {soft_threshold: 90}");
+	assert_int_equal(scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)), 0);
+	assert_string_equal(g_m.events[3].body, "{\"soft-threshold\": 90}");
+	refused(37, "    refresh: {volume: db}", "f.yaml:37:14: timeline[3].refresh: needs volume and from");
+	refused(37, "    refresh: {volume: db.x, from: db}",
+		"f.yaml:37:23: timeline[3].refresh.volume: 'db.x': a volume name here is 1..63 of a-z 0-9 _");
+	refused(37, "    refresh: {volume: db, from: 'a\"b'}",
+		"f.yaml:37:33: timeline[3].refresh.from: 'a\"b': a volume name here is 1..63 of a-z 0-9 _ "
+		"(and . in a snapshot's VOLUME.NAME)");
+	refused(37, "    refresh: {volume: db, from: x, suffix: y}",
+		"f.yaml:37:36: timeline[3].refresh.suffix: unknown key (known: volume, from, backup)");
+	refused(37, "    capacity: {size: 512k}", "f.yaml:37:22: timeline[3].capacity.size: 524288: at least 1M");
+	refused(37, "    capacity: {soft_threshold: 101}",
+		"f.yaml:37:32: timeline[3].capacity.soft_threshold: '101': expected a percentage 0..100");
+	refused(37, "    capacity: {}", "f.yaml:37:15: timeline[3].capacity: needs size, soft_threshold or both");
+	static const char ext[] = "arrays:\n  e: {url: 'iscsi://127.0.0.1:3260/iqn.x:t', api: 'https://127.0.0.1:8443', "
+				  "luns: {d: {size: 16M}}}\n"
+				  "workloads:\n  w: {kind: verify, lun: d}\n"
+				  "timeline:\n  - {at: 0s, capacity: {size: 1G}}\n"
+				  "expect:\n  - {workload: w, finished: true}\n";
+	assert_int_equal(scn_parse_text("f.yaml", ext, strlen(ext), &g_m, err, sizeof(err)), -1);
+	assert_string_equal(err, "f.yaml:6:14: capacity: array e is an existing target (url:): its array's name is not "
+				 "known here; use an api: action (PUT /api/lunlab/arrays/NAME)");
+}
+
 /* clone mode: snapshot names the array (the runner makes the template volume), not a LUN */
 static void snapshot_clone(void **state)
 {
@@ -342,7 +423,9 @@ int main(void)
 		cmocka_unit_test(clone_job),
 		cmocka_unit_test(skip_if_path),
 		cmocka_unit_test(scale_warmup),
+		cmocka_unit_test(scale_commands_and_ratio),
 		cmocka_unit_test(volume_actions),
+		cmocka_unit_test(refresh_capacity_actions),
 		cmocka_unit_test(snapshot_clone),
 		cmocka_unit_test(unknown_keys),
 		cmocka_unit_test(wrong_types),

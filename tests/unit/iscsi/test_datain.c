@@ -140,6 +140,25 @@ static void xfer_lengths(void **state)
 	uint8_t tur[6] = { 0 };
 	assert_true(cdb_xfer_len(tur, 512, &rw) == 0);
 	assert_false(rw);
+	/* data-in: the allocation length, whatever the command */
+	uint8_t inq[6] = { SCSI_OP_INQUIRY, 0, 0, 0x01, 0x02, 0 };
+	assert_true(cdb_xfer_len(inq, 512, &rw) == 0x102);
+	assert_false(rw);
+	/* data-out other than READ/WRITE: the initiator's data decides, never the CDB */
+	uint8_t ws[16] = { SCSI_OP_WRITE_SAME_16 }, wa[16] = { SCSI_OP_WRITE_ATOMIC_16 };
+	assert_true(cdb_xfer_len(ws, 512, &rw) == XFER_LEN_UNKNOWN);
+	wa[13] = 2;
+	assert_true(cdb_xfer_len(wa, 512, &rw) == XFER_LEN_UNKNOWN);
+	assert_false(rw);
+	assert_false(cdb_set_blocks(wa, 1)); /* an atomic write is never cut short */
+	uint8_t wb[10] = { SCSI_OP_WRITE_BUFFER };
+	assert_true(cdb_xfer_len(wb, 512, &rw) == XFER_LEN_UNKNOWN);
+	/* WRITE AND VERIFY(12) is in the READ/WRITE family */
+	uint8_t wv12[12] = { SCSI_OP_WRITE_AND_VERIFY_12 };
+	put_be32(wv12 + 6, 4);
+	assert_true(cdb_xfer_len(wv12, 512, &rw) == 2048);
+	assert_true(rw);
+	assert_true(cdb_set_blocks(wv12, 1) && get_be32(wv12 + 6) == 1);
 }
 
 static void segmentation(void **state)

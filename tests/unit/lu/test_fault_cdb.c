@@ -67,6 +67,21 @@ static void ranges(void **state)
 	c10[7] = c10[8] = 0;                               /* a READ/WRITE of nothing still names its LBA */
 	assert_true(fault_cdb_range(c10, &lba, &n) && n == 1);
 	assert_false(fault_cdb_range(tur, &lba, &n));
+
+	/* WRITE ATOMIC(16): TRANSFER LENGTH in bytes 12..13, after the BOUNDARY */
+	uint8_t wa[16] = { SCSI_OP_WRITE_ATOMIC_16, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 1, 0, 3 };
+	assert_true(fault_cdb_range(wa, &lba, &n));
+	assert_true(lba == 7 && n == 3);
+	/* PRE-FETCH and ORWRITE address blocks too; PRE-FETCH 0 blocks is to the end */
+	uint8_t pf[10] = { SCSI_OP_PRE_FETCH_10, 0, 0, 0, 0, 50, 0, 0, 0 };
+	assert_true(fault_cdb_range(pf, &lba, &n));
+	assert_true(lba == 50 && n == UINT64_MAX - 50);
+	uint8_t orw[16] = { SCSI_OP_ORWRITE_16, 0, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 2 };
+	assert_true(fault_cdb_range(orw, &lba, &n));
+	assert_true(lba == 9 && n == 2);
+	/* an LBA with an allocation length names no range (GET LBA STATUS) */
+	uint8_t gls[16] = { SCSI_OP_SERVICE_ACTION_IN_16, SCSI_SA_GET_LBA_STATUS, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 32 };
+	assert_false(fault_cdb_range(gls, &lba, &n));
 }
 
 static void unmap_lists(void **state)

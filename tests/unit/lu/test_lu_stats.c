@@ -16,6 +16,8 @@ static void test_kinds(void **state)
 		{ 0x08, LU_KIND_READ }, { 0x28, LU_KIND_READ }, { 0xa8, LU_KIND_READ }, { 0x88, LU_KIND_READ },
 		{ 0x0a, LU_KIND_WRITE }, { 0x2a, LU_KIND_WRITE }, { 0xaa, LU_KIND_WRITE }, { 0x8a, LU_KIND_WRITE },
 		{ 0x2e, LU_KIND_WRITE }, { 0x8e, LU_KIND_WRITE }, { 0x83, LU_KIND_XCOPY },
+		{ 0xae, LU_KIND_WRITE }, { 0x9c, LU_KIND_WRITE }, /* WRITE AND VERIFY(12), WRITE ATOMIC(16) */
+		{ 0x8b, LU_KIND_OTHER },                          /* ORWRITE(16) */
 		{ 0x41, LU_KIND_WRITE_SAME }, { 0x93, LU_KIND_WRITE_SAME }, { 0x42, LU_KIND_UNMAP },
 		{ 0x89, LU_KIND_CAW }, { 0x12, LU_KIND_OTHER }, { 0x4d, LU_KIND_OTHER }, { 0x84, LU_KIND_OTHER },
 		{ 0x00, LU_KIND_OTHER },

@@ -14,7 +14,7 @@
 #include "lunlab/tcmu_abi.h"
 #include "lunlab/scsi_vocab.h"
 #include "target/tcmu/host_priv.h"
-#include "target/tcmu/scsi_names.h"
+#include "lunlab/scsi_vocab.h"
 
 static void test_opcode_names(void **state)
 {
@@ -163,7 +163,7 @@ static void test_trace_lines(void **state)
 	lu.xfer_len = 4096;
 	assert_string_equal(trace_line(&lu), "lun3 MODE SENSE(10) page=0x3f/0xff changeable xfer=4096 in -> GOOD");
 
-	uint8_t cw[16] = { 0x89 };
+	uint8_t cw[16] = { 0x89, 0, 0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 2 }; /* LBA 4096, 2 blocks */
 
 	memset(&lu, 0, sizeof(lu));
 	memcpy(lu.cdb, cw, 16);
@@ -173,7 +173,7 @@ static void test_trace_lines(void **state)
 	host_sts_to_scsi(NULL, TCMU_STS_MISCOMPARE, lu.sense);
 	lu.sense_len = 18;
 	assert_string_equal(trace_line(&lu),
-			    "lun3 COMPARE AND WRITE -> CHECK CONDITION MISCOMPARE: MISCOMPARE DURING VERIFY "
+			    "lun3 COMPARE AND WRITE lba=4096 blocks=2 -> CHECK CONDITION MISCOMPARE: MISCOMPARE DURING VERIFY "
 			    "OPERATION (0E/1D/00) information=0x00000200");
 
 	uint8_t vendor[6] = { 0xc4 };

@@ -1,0 +1,126 @@
+/* cdb_layout.c - the CDB layout table (lunlab/cdb_decode.h): per command, its CDB length,
+ * where the LBA and the length field sit, what the length counts, which way data moves, the
+ * flags it carries and its class.  Field positions from SBC-4 and SPC-4; one row per
+ * (opcode, service action), rows of one opcode adjacent and in service-action order.
+ *
+ * Every command of handler_lunlab.so's opcode table (handlers/scsi/opcodes.c) has a row
+ * here, and every row but the CDB_L_TARGET_ONLY ones has an entry there
+ * (tests/unit/scsi/test_cdb_decode.c checks both ways).  Adding an opcode: a row here, an
+ * entry there (handlers/scsi/README.md). */
+#include "lunlab/cdb_decode.h"
+#include "lunlab/scsi_vocab.h"
+
+/* column shorthands */
+#define NOSA false, 0
+#define SA(x) true, SCSI_SA_##x
+#define NO_LBA 0, 0
+#define NO_LEN 0, 0
+#define AT(off, bytes) off, bytes /* a field: offset and bytes */
+#define IN CDB_DIR_IN
+#define OUT CDB_DIR_OUT
+#define NODIR CDB_DIR_NONE
+#define RW_FLAGS (CDB_F_FUA | CDB_F_DPO)
+#define VFY_FLAGS (CDB_F_DPO | CDB_F_BYTCHK)
+#define WS_FLAGS (CDB_F_UNMAP | CDB_F_ANCHOR)
+
+#define ROW(op, sa, len, lba, field, kind, dir, cls, flags, props) \
+	{ SCSI_OP_##op, sa, len, lba, field, CDB_LEN_##kind, dir, CDB_CLASS_##cls, flags, props, 0 }
+
+static const struct cdb_layout rows[] = {
+	/* opcode, service action, CDB bytes, LBA (offset, bytes), length (offset, bytes), what the
+	 * length counts, direction, class, flags, properties */
+	ROW(TEST_UNIT_READY, NOSA, 6, NO_LBA, NO_LEN, NONE, NODIR, TUR, 0, 0),
+	ROW(REQUEST_SENSE, NOSA, 6, NO_LBA, AT(4, 1), ALLOC, IN, OTHER, 0, CDB_L_UA_EXEMPT),
+	ROW(READ_6, NOSA, 6, AT(1, 3), AT(4, 1), XFER, IN, READ, 0, CDB_L_ZERO_IS_256 | CDB_L_DIVISIBLE),
+	ROW(WRITE_6, NOSA, 6, AT(1, 3), AT(4, 1), XFER, OUT, WRITE, 0, CDB_L_ZERO_IS_256 | CDB_L_DIVISIBLE),
+	ROW(INQUIRY, NOSA, 6, NO_LBA, AT(3, 2), ALLOC, IN, OTHER, 0, CDB_L_UA_EXEMPT),
+	ROW(MODE_SELECT_6, NOSA, 6, NO_LBA, AT(4, 1), PARAM, OUT, OTHER, 0, 0),
+	ROW(RESERVE_6, NOSA, 6, NO_LBA, NO_LEN, NONE, NODIR, OTHER, 0, 0),
+	ROW(RELEASE_6, NOSA, 6, NO_LBA, NO_LEN, NONE, NODIR, OTHER, 0, 0),
+	ROW(MODE_SENSE_6, NOSA, 6, NO_LBA, AT(4, 1), ALLOC, IN, OTHER, 0, 0),
+	/* READ CAPACITY(10): its LBA field is obsolete (must be 0 unless PMI) and not an address */
+	{ SCSI_OP_READ_CAPACITY_10, NOSA, 10, NO_LBA, NO_LEN, CDB_LEN_FIXED, IN, CDB_CLASS_OTHER, 0, 0, 8 },
+	ROW(READ_10, NOSA, 10, AT(2, 4), AT(7, 2), XFER, IN, READ, RW_FLAGS, CDB_L_DIVISIBLE),
+	ROW(WRITE_10, NOSA, 10, AT(2, 4), AT(7, 2), XFER, OUT, WRITE, RW_FLAGS, CDB_L_DIVISIBLE),
+	ROW(WRITE_AND_VERIFY_10, NOSA, 10, AT(2, 4), AT(7, 2), XFER, OUT, WRITE, VFY_FLAGS, CDB_L_DIVISIBLE),
+	ROW(VERIFY_10, NOSA, 10, AT(2, 4), AT(7, 2), VERIFY, OUT, OTHER, VFY_FLAGS, 0),
+	ROW(PRE_FETCH_10, NOSA, 10, AT(2, 4), AT(7, 2), RANGE, NODIR, OTHER, CDB_F_IMMED, CDB_L_ZERO_TO_END),
+	ROW(SYNCHRONIZE_CACHE_10, NOSA, 10, AT(2, 4), AT(7, 2), RANGE, NODIR, SYNC, CDB_F_IMMED, CDB_L_ZERO_TO_END),
+	ROW(READ_DEFECT_DATA_10, NOSA, 10, NO_LBA, AT(7, 2), ALLOC, IN, OTHER, 0, 0),
+	ROW(WRITE_SAME_10, NOSA, 10, AT(2, 4), AT(7, 2), SAME, OUT, WRITE_SAME, WS_FLAGS, CDB_L_ZERO_TO_END),
+	ROW(UNMAP, NOSA, 10, NO_LBA, AT(7, 2), PARAM, OUT, UNMAP, 0, 0),
+	ROW(LOG_SELECT, NOSA, 10, NO_LBA, AT(7, 2), PARAM, OUT, OTHER, 0, 0),
+	ROW(LOG_SENSE, NOSA, 10, NO_LBA, AT(7, 2), ALLOC, IN, OTHER, 0, 0),
+	ROW(MODE_SELECT_10, NOSA, 10, NO_LBA, AT(7, 2), PARAM, OUT, OTHER, 0, 0),
+	/* RESERVE(10)/RELEASE(10): the PARAMETER LIST LENGTH is used only with 3RDPTY, refused */
+	ROW(RESERVE_10, NOSA, 10, NO_LBA, NO_LEN, NONE, NODIR, OTHER, 0, 0),
+	ROW(RELEASE_10, NOSA, 10, NO_LBA, NO_LEN, NONE, NODIR, OTHER, 0, 0),
+	ROW(MODE_SENSE_10, NOSA, 10, NO_LBA, AT(7, 2), ALLOC, IN, OTHER, 0, 0),
+	ROW(PERSISTENT_RESERVE_IN, SA(PRIN_READ_KEYS), 10, NO_LBA, AT(7, 2), ALLOC, IN, OTHER, 0, 0),
+	ROW(PERSISTENT_RESERVE_IN, SA(PRIN_READ_RESERVATION), 10, NO_LBA, AT(7, 2), ALLOC, IN, OTHER, 0, 0),
+	ROW(PERSISTENT_RESERVE_IN, SA(PRIN_REPORT_CAPABILITIES), 10, NO_LBA, AT(7, 2), ALLOC, IN, OTHER, 0, 0),
+	ROW(PERSISTENT_RESERVE_IN, SA(PRIN_READ_FULL_STATUS), 10, NO_LBA, AT(7, 2), ALLOC, IN, OTHER, 0, 0),
+	ROW(PERSISTENT_RESERVE_OUT, SA(PROUT_REGISTER), 10, NO_LBA, AT(5, 4), PARAM, OUT, OTHER, 0, CDB_L_NOT_REPEATABLE),
+	ROW(PERSISTENT_RESERVE_OUT, SA(PROUT_RESERVE), 10, NO_LBA, AT(5, 4), PARAM, OUT, OTHER, 0, CDB_L_NOT_REPEATABLE),
+	ROW(PERSISTENT_RESERVE_OUT, SA(PROUT_RELEASE), 10, NO_LBA, AT(5, 4), PARAM, OUT, OTHER, 0, CDB_L_NOT_REPEATABLE),
+	ROW(PERSISTENT_RESERVE_OUT, SA(PROUT_CLEAR), 10, NO_LBA, AT(5, 4), PARAM, OUT, OTHER, 0, CDB_L_NOT_REPEATABLE),
+	ROW(PERSISTENT_RESERVE_OUT, SA(PROUT_PREEMPT), 10, NO_LBA, AT(5, 4), PARAM, OUT, OTHER, 0, CDB_L_NOT_REPEATABLE),
+	ROW(PERSISTENT_RESERVE_OUT, SA(PROUT_PREEMPT_AND_ABORT), 10, NO_LBA, AT(5, 4), PARAM, OUT, OTHER, 0,
+	    CDB_L_NOT_REPEATABLE),
+	ROW(PERSISTENT_RESERVE_OUT, SA(PROUT_REGISTER_AND_IGNORE), 10, NO_LBA, AT(5, 4), PARAM, OUT, OTHER, 0,
+	    CDB_L_NOT_REPEATABLE),
+	ROW(THIRD_PARTY_COPY_OUT, SA(EXTENDED_COPY_LID1), 16, NO_LBA, AT(10, 4), PARAM, OUT, XCOPY, 0,
+	    CDB_L_NOT_REPEATABLE),
+	ROW(THIRD_PARTY_COPY_IN, SA(RECEIVE_COPY_STATUS_LID1), 16, NO_LBA, AT(10, 4), ALLOC, IN, OTHER, 0, 0),
+	ROW(THIRD_PARTY_COPY_IN, SA(RECEIVE_COPY_OPERATING_PARAMETERS), 16, NO_LBA, AT(10, 4), ALLOC, IN, OTHER, 0, 0),
+	ROW(THIRD_PARTY_COPY_IN, SA(RECEIVE_COPY_FAILURE_DETAILS_LID1), 16, NO_LBA, AT(10, 4), ALLOC, IN, OTHER, 0, 0),
+	ROW(READ_16, NOSA, 16, AT(2, 8), AT(10, 4), XFER, IN, READ, RW_FLAGS, CDB_L_DIVISIBLE),
+	ROW(COMPARE_AND_WRITE, NOSA, 16, AT(2, 8), AT(13, 1), CAW, OUT, CAW, RW_FLAGS, CDB_L_NOT_REPEATABLE),
+	ROW(WRITE_16, NOSA, 16, AT(2, 8), AT(10, 4), XFER, OUT, WRITE, RW_FLAGS, CDB_L_DIVISIBLE),
+	ROW(ORWRITE_16, NOSA, 16, AT(2, 8), AT(10, 4), XFER, OUT, OTHER, RW_FLAGS, 0),
+	ROW(WRITE_AND_VERIFY_16, NOSA, 16, AT(2, 8), AT(10, 4), XFER, OUT, WRITE, VFY_FLAGS, CDB_L_DIVISIBLE),
+	ROW(VERIFY_16, NOSA, 16, AT(2, 8), AT(10, 4), VERIFY, OUT, OTHER, VFY_FLAGS, 0),
+	ROW(PRE_FETCH_16, NOSA, 16, AT(2, 8), AT(10, 4), RANGE, NODIR, OTHER, CDB_F_IMMED, CDB_L_ZERO_TO_END),
+	ROW(SYNCHRONIZE_CACHE_16, NOSA, 16, AT(2, 8), AT(10, 4), RANGE, NODIR, SYNC, CDB_F_IMMED, CDB_L_ZERO_TO_END),
+	ROW(WRITE_SAME_16, NOSA, 16, AT(2, 8), AT(10, 4), SAME, OUT, WRITE_SAME, WS_FLAGS | CDB_F_NDOB, CDB_L_ZERO_TO_END),
+	/* WRITE ATOMIC(16): BOUNDARY in bytes 10..11, TRANSFER LENGTH in 12..13 */
+	ROW(WRITE_ATOMIC_16, NOSA, 16, AT(2, 8), AT(12, 2), XFER, OUT, WRITE, RW_FLAGS, CDB_L_NOT_REPEATABLE),
+	/* READ CAPACITY(16): its LBA field is obsolete, as READ CAPACITY(10)'s */
+	ROW(SERVICE_ACTION_IN_16, SA(READ_CAPACITY_16), 16, NO_LBA, AT(10, 4), ALLOC, IN, OTHER, 0, 0),
+	ROW(SERVICE_ACTION_IN_16, SA(GET_LBA_STATUS), 16, AT(2, 8), AT(10, 4), ALLOC, IN, OTHER, 0, 0),
+	ROW(REPORT_LUNS, NOSA, 12, NO_LBA, AT(6, 4), ALLOC, IN, OTHER, 0, CDB_L_UA_EXEMPT),
+	ROW(MAINTENANCE_IN, SA(REPORT_TARGET_PORT_GROUPS), 12, NO_LBA, AT(6, 4), ALLOC, IN, OTHER, 0, CDB_L_TARGET_ONLY),
+	ROW(MAINTENANCE_IN, SA(REPORT_SUPPORTED_OPCODES), 12, NO_LBA, AT(6, 4), ALLOC, IN, OTHER, 0, 0),
+	ROW(MAINTENANCE_OUT, SA(SET_TARGET_PORT_GROUPS), 12, NO_LBA, AT(6, 4), PARAM, OUT, OTHER, 0, CDB_L_TARGET_ONLY),
+	ROW(READ_12, NOSA, 12, AT(2, 4), AT(6, 4), XFER, IN, READ, RW_FLAGS, CDB_L_DIVISIBLE),
+	ROW(WRITE_12, NOSA, 12, AT(2, 4), AT(6, 4), XFER, OUT, WRITE, RW_FLAGS, CDB_L_DIVISIBLE),
+	ROW(WRITE_AND_VERIFY_12, NOSA, 12, AT(2, 4), AT(6, 4), XFER, OUT, WRITE, VFY_FLAGS, CDB_L_DIVISIBLE),
+	ROW(VERIFY_12, NOSA, 12, AT(2, 4), AT(6, 4), VERIFY, OUT, OTHER, VFY_FLAGS, 0),
+	ROW(READ_DEFECT_DATA_12, NOSA, 12, NO_LBA, AT(6, 4), ALLOC, IN, OTHER, 0, 0),
+};
+
+size_t cdb_layout_count(void)
+{
+	return sizeof(rows) / sizeof(rows[0]);
+}
+
+const struct cdb_layout *cdb_layout_at(size_t i)
+{
+	return i < cdb_layout_count() ? &rows[i] : NULL;
+}
+
+/* SPC-4 4.2.5 typical CDBs, one per group code (the opcode's top three bits) */
+static const struct cdb_layout typical[8] = {
+	[0] = { 0, NOSA, 6, 1, 3, 4, 1, CDB_LEN_XFER, NODIR, CDB_CLASS_OTHER, 0, 0, 0 },
+	[1] = { 0, NOSA, 10, 2, 4, 7, 2, CDB_LEN_XFER, NODIR, CDB_CLASS_OTHER, 0, 0, 0 },
+	[2] = { 0, NOSA, 10, 2, 4, 7, 2, CDB_LEN_XFER, NODIR, CDB_CLASS_OTHER, 0, 0, 0 },
+	[4] = { 0, NOSA, 16, 2, 8, 10, 4, CDB_LEN_XFER, NODIR, CDB_CLASS_OTHER, 0, 0, 0 },
+	[5] = { 0, NOSA, 12, 2, 4, 6, 4, CDB_LEN_XFER, NODIR, CDB_CLASS_OTHER, 0, 0, 0 },
+};
+
+const struct cdb_layout *cdb_layout_typical(uint8_t opcode)
+{
+	const struct cdb_layout *l = &typical[opcode >> 5];
+
+	return l->cdb_len ? l : NULL;
+}
