@@ -44,6 +44,9 @@ static struct json_object *array_json(const char *name, const struct lunlab_arra
 									: 0.0));
 	json_object_object_add(o, "used", json_object_new_int64((int64_t)f->used_bytes));
 	json_object_object_add(o, "physical", json_object_new_int64((int64_t)f->physical_bytes));
+	/* unique blocks whose compressed size is not known yet: until 0, "used" holds their
+	 * uncompressed reservation (a client that wants settled figures waits for 0) */
+	json_object_object_add(o, "pending-blocks", json_object_new_int64((int64_t)f->pending_blocks));
 	json_object_object_add(o, "profile", json_object_new_string(f->profile));
 	return o;
 }

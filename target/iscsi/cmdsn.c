@@ -29,7 +29,7 @@ void cmdsn_insert_sorted(struct icmd **head, struct icmd *ic)
 
 static void drop(struct icmd *ic)
 {
-	ic->finished = true;
+scsi_cmd_state_set(&ic->state, SCSI_CMD_FINISHED);
 	icmd_unlink(ic);
 	icmd_put(ic);
 }

@@ -65,8 +65,7 @@ void conn_put(struct conn *c)
 	free(c->login.acc);
 	free(c->rxbuf);
 	free(c->pdu_data);
-	lu_nexus_free(&c->lunx);
-	free(c->power_on_owed);
+	scsi_core_itn_free(&c->itn);
 	free(c);
 }
 
@@ -146,7 +145,7 @@ void conn_data_released(struct conn *c)
 struct icmd *conn_find_task(struct conn *c, uint32_t itt)
 {
 	for (struct icmd *ic = c->tasks; ic; ic = ic->next)
-		if (ic->itt == itt && !ic->finished)
+		if (ic->itt == itt && ic->state != SCSI_CMD_FINISHED)
 			return ic;
 	return NULL;
 }
@@ -206,11 +205,11 @@ void conn_close(struct conn *c, const char *why)
 	for (ic = c->tasks; ic; ic = nx) {
 		nx = ic->next;
 		ic->tmf = NULL;
-		if (ic->in_backend) {
+		if (ic->state == SCSI_CMD_IN_BACKEND) {
 			ic->aborted = true; /* its done() will drop it */
 		} else {
 			icmd_unlink(ic);
-			ic->finished = true;
+			scsi_cmd_state_set(&ic->state, SCSI_CMD_FINISHED);
 			icmd_put(ic);
 		}
 	}

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "target/core/scsi_cmd_state.h"
+#include "target/core/scsi_core.h"
 #include "target/iscsi/params.h"
 #include "target/iscsi/pdu.h"
 #include "target/lu/lu_cmd.h"
@@ -52,11 +54,10 @@ struct icmd {
 	uint8_t hdr[ISCSI_BHS_LEN];
 	uint32_t itt, cmdsn, edtl;
 	uint64_t lun;
+	uint8_t task_attr;        /* ATTR of the SCSI Command PDU (enum scsi_task_attr) */
 	bool immediate;
-	bool delivered;           /* its CmdSN turn came */
-	bool in_backend;          /* submitted, done() not yet seen */
-	bool aborted;             /* TMF: drop silently */
-	bool finished;            /* response queued */
+	enum scsi_cmd_state state; /* its life (target/core/scsi_cmd_state.h) */
+	bool aborted;             /* TMF: drop silently (any state) */
 	bool wants_data;          /* WRITE: buffer is filled from the wire */
 	uint8_t *buf;             /* data: SCSI buffer, or a non-SCSI PDU's data */
 	size_t buf_cap;           /* allocation size (buffer cache class) */
@@ -74,7 +75,6 @@ struct icmd {
 	uint64_t exec_tl;         /* same, of the CDB actually executed (trimmed to EDTL) */
 	int refs;                 /* owner + tx items pointing into buf */
 	struct tmf_wait *tmf;     /* a TMF waiting for this task to finish */
-	bool submitted;           /* handed to the backend (or answered locally) */
 	uint8_t reject_reason;    /* answer with a Reject at delivery */
 	const char *reject_why;
 	bool local_check;         /* answer CHECK CONDITION, sense below, at delivery */
@@ -196,11 +196,9 @@ struct conn {
 	char peer[64];
 	char local[64];           /* address:port the initiator reached us on */
 	int portal;               /* the --listen portal it came through (portal.h); -1 unknown */
-	struct lu_nexus lunx;     /* the LUs this session sees, and the unit
-	                           * attentions it owes (target/lu/lu_table.h) */
-	bool *power_on_owed;      /* per global LUN: its power-on unit attention
-	                           * may still be owed to this port (power_on.h) */
-	size_t power_on_n;
+	struct scsi_itn itn;      /* the I_T nexus as the SCSI core keeps it: the LUs
+	                           * this session sees, the unit attentions it owes
+	                           * (target/core/scsi_core.h); set up at login */
 
 	/* timeouts (io_thread.c sweeps once a second): a login must finish and
 	 * a PDU once started must keep arriving, or the connection is closed */
@@ -275,6 +273,8 @@ void ffp_deliver(struct conn *c, struct icmd *ic);
 void nop_out_deliver(struct conn *c, struct icmd *ic);
 void logout_deliver(struct conn *c, struct icmd *ic);
 /* scsi_cmd_flow.c */
+/* what the transport lends the SCSI core (a command's buffer, the log) */
+extern const struct scsi_core_ops scsi_cmd_core_ops;
 int scsi_cmd_header(struct conn *c, const uint8_t *bhs);
 void scsi_cmd_deliver(struct conn *c, struct icmd *ic);
 void scsi_cmd_data_complete(struct conn *c, struct icmd *ic);
@@ -284,8 +284,6 @@ void scsi_cmd_completed(struct icmd *ic); /* on the I/O thread */
 bool scsi_cmd_lu_still_there(struct conn *c, struct icmd *ic);
 /* lu_cmd's buffer fields (iov, iov_cnt, xfer_len) and lun from the task */
 void scsi_cmd_set_buffer(struct icmd *ic);
-/* ic->buf of len bytes from the thread's buffer cache; -1: out of memory */
-int scsi_cmd_alloc_buf(struct conn *c, struct icmd *ic, size_t len);
 /* The target answers ic itself (no LU): status, sense, Data-In bytes in buf. */
 void scsi_cmd_answer(struct conn *c, struct icmd *ic, uint8_t status, const uint8_t *sense,
 		     uint8_t sense_len, size_t produced);

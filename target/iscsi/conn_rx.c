@@ -199,7 +199,7 @@ static int data_digest_failed(struct conn *c)
 	if (op == ISCSI_OP_SCSI_CMD && c->rx_cmd) {
 		/* the command is discarded as if never sent (RFC 7143 7.8) */
 		struct icmd *ic = c->rx_cmd;
-		ic->finished = true;
+		scsi_cmd_state_set(&ic->state, SCSI_CMD_FINISHED);
 		icmd_unlink(ic);
 		icmd_put(ic);
 		c->rx_cmd = NULL;

@@ -20,8 +20,8 @@ static int bad_dataout(struct conn *c, struct icmd *ic, const uint8_t *h, const 
 	/* a task still waiting for its CmdSN turn is on c->pending: freeing it
 	 * here left a dangling pointer there; ffp_deliver drops it (aborted)
 	 * when its turn comes, or conn_close frees it */
-	if (!ic->in_backend && ic->delivered) {
-		ic->finished = true;
+	if (ic->state != SCSI_CMD_IN_BACKEND && ic->state != SCSI_CMD_RECEIVED) {
+		scsi_cmd_state_set(&ic->state, SCSI_CMD_FINISHED);
 		icmd_unlink(ic);
 		icmd_put(ic);
 	}
@@ -47,7 +47,7 @@ int dataout_header(struct conn *c, const uint8_t *h)
 	c->rx_dst = NULL;
 	c->rx_cmd = NULL;
 	c->rx_r2t = NULL;
-	if (!ic || ic->kind != IC_SCSI || !ic->wants_data || ic->submitted || ic->aborted)
+	if (!ic || ic->kind != IC_SCSI || !ic->wants_data || scsi_cmd_state_submitted(ic->state) || ic->aborted)
 		return 0; /* e.g. the task was aborted: drop its data */
 	if (ttt == ISCSI_RSVD_TAG) {
 		if (c->params.initial_r2t) {
@@ -88,7 +88,7 @@ int dataout_header(struct conn *c, const uint8_t *h)
  * the prefix: final is where its data ended). */
 static void early_data(struct conn *c, struct icmd *ic, size_t final)
 {
-	if (!ic->early_data || !ic->delivered || ic->aborted || ic->submitted || ic->lc.dir != LU_DIR_WRITE ||
+	if (!ic->early_data || ic->state != SCSI_CMD_DELIVERED || ic->aborted || ic->lc.dir != LU_DIR_WRITE ||
 	    c->params.max_r2t != 1 || ic->imm_len + ic->unsol_got < ic->unsol_expect || ic->got_total >= ic->edtl)
 		return;
 	/* ic->be is only safe to follow while its LU is still there (lu_rcu.h) */
@@ -132,7 +132,7 @@ void dataout_received(struct conn *c)
 
 void r2t_send_more(struct conn *c, struct icmd *ic)
 {
-	if (!ic->delivered || ic->aborted)
+	if (ic->state == SCSI_CMD_RECEIVED || ic->aborted)
 		return;
 	while (ic->r2t_outstanding < c->params.max_r2t && ic->r2t_next_off < ic->edtl) {
 		struct r2t_slot *s = NULL;

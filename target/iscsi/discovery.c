@@ -141,7 +141,7 @@ void text_handle(struct conn *c, struct icmd *ic)
 out:
 	free(rsp);
 	free(t);
-	ic->finished = true;
+scsi_cmd_state_set(&ic->state, SCSI_CMD_FINISHED);
 	icmd_unlink(ic);
 	icmd_put(ic);
 }

@@ -8,14 +8,14 @@
 
 static void finish(struct icmd *ic)
 {
-	ic->finished = true;
+scsi_cmd_state_set(&ic->state, SCSI_CMD_FINISHED);
 	icmd_unlink(ic);
 	icmd_put(ic);
 }
 
 void ffp_deliver(struct conn *c, struct icmd *ic)
 {
-	ic->delivered = true;
+	scsi_cmd_state_set(&ic->state, SCSI_CMD_DELIVERED);
 	if (ic->aborted) { /* aborted while waiting for its turn */
 		finish(ic);
 		return;

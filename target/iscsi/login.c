@@ -14,7 +14,6 @@
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/iscsi_stats.h"
 #include "target/iscsi/login_throttle.h"
-#include "target/iscsi/scsi_alua.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/text.h"
 #include "target/lu/lu_table.h"
@@ -440,11 +439,22 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 		 * the global LUs' power on if this port was not told yet */
 		size_t n = lu_table_count();
 
-		lu_nexus_start(&c->lunx, c->initiator);
-		c->power_on_owed = n ? calloc(n, sizeof(*c->power_on_owed)) : NULL;
-		c->power_on_n = c->power_on_owed ? n : 0;
-		for (size_t i = 0; i < c->power_on_n; i++)
-			c->power_on_owed[i] = lu_power_on_owed(i, c->initiator, c->isid);
+		const struct target_portal *p = c->portal >= 0 && c->portal < g_target.nportals
+						? &g_target.portals[c->portal] : NULL;
+		struct scsi_itn *itn = &c->itn;
+
+		itn->ops = &scsi_cmd_core_ops;
+		itn->initiator = c->initiator;
+		itn->isid = c->isid;
+		itn->nexus_id = c->nexus_id;
+		itn->tpg = target_portal_tpgt(c->portal);
+		itn->portal = p ? p->name : NULL;
+		itn->portal_adv = p && p->adv_name[0] ? p->adv_name : NULL;
+		scsi_core_itn_start(itn);
+		itn->power_on_owed = n ? calloc(n, sizeof(*itn->power_on_owed)) : NULL;
+		itn->power_on_n = itn->power_on_owed ? n : 0;
+		for (size_t i = 0; i < itn->power_on_n; i++)
+			itn->power_on_owed[i] = lu_power_on_owed(i, c->initiator, c->isid);
 	}
 	if (!c->discovery && c->thr)
 		io_threads_reinstate(c->initiator, c->isid, target_portal_tpgt(c->portal), c->tsih);

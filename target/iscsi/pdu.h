@@ -40,6 +40,7 @@
 /* SCSI Command byte 1 */
 #define ISCSI_CMD_READ 0x40
 #define ISCSI_CMD_WRITE 0x20
+#define ISCSI_CMD_ATTR_MASK 0x07 /* task attribute (RFC 7143 11.3.1; enum scsi_task_attr) */
 /* Data-In / SCSI Response byte 1 */
 #define ISCSI_DATAIN_ACK 0x40
 #define ISCSI_FLAG_OVERFLOW 0x04

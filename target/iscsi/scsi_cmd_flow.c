@@ -1,7 +1,11 @@
 /* scsi_cmd_flow.c — a SCSI Command PDU from header to response:
  * header (buffer for immediate data), CmdSN-ordered delivery, R2Ts for the
  * rest of a write, submission to the LU, completion back on the I/O thread,
- * Data-In + status.  Residual rules: see datain.c. */
+ * Data-In + status.  Residual rules: see datain.c.  Every SCSI question
+ * (LUN, unit attentions, ALUA, reservations, target-owned commands, fault
+ * rules) is the SCSI core's (target/core/scsi_core.h); this file moves
+ * buffers and status, and walks the task through its states
+ * (target/core/scsi_cmd_state.h). */
 #include "lunlab/scsi_vocab.h"
 #include "target/iscsi/conn.h"
 
@@ -10,15 +14,11 @@
 
 #include "target/iscsi/datain.h"
 #include "target/iscsi/io_thread.h"
-#include "target/iscsi/scsi_alua.h"
 #include "target/iscsi/scsi_fault.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/xfer_len.h"
-#include "target/lu/alua.h"
-#include "target/lu/lu_pr.h"
 #include "target/lu/lu_stats.h"
 #include "target/lu/lu_table.h"
-#include "target/lu/power_on.h"
 
 #define MAX_EDTL (64u << 20)        /* refuse bigger single commands */
 #define MAX_READ_SLACK (1u << 20)   /* non-READ commands: room for the full answer */
@@ -46,7 +46,7 @@ static void count_answer(struct conn *c, struct icmd *ic, uint64_t wire_bytes)
 
 	if (!ic->be)
 		return;
-	e = lu_nexus_lookup(&c->lunx, c->initiator, ic->lun, ic->lun != UINT64_MAX);
+	e = lu_nexus_lookup(&c->itn.lunx, c->initiator, ic->lun, ic->lun != UINT64_MAX);
 	if (!e || e->id != ic->lu_id || !e->stats)
 		return;
 	now = mono_ns();
@@ -56,7 +56,7 @@ static void count_answer(struct conn *c, struct icmd *ic, uint64_t wire_bytes)
 
 static void finish(struct icmd *ic)
 {
-	ic->finished = true;
+	scsi_cmd_state_set(&ic->state, SCSI_CMD_FINISHED);
 	icmd_unlink(ic);
 	icmd_put(ic);
 }
@@ -120,6 +120,7 @@ int scsi_cmd_header(struct conn *c, const uint8_t *bhs)
 	c->rx_cmd = ic; /* dispatched (CmdSN order) once the PDU is complete */
 	ic->arrival_ns = mono_ns();
 	ic->edtl = edtl;
+	ic->task_attr = flags & ISCSI_CMD_ATTR_MASK;
 	ic->lun = pdu_lun_decode(bhs + 8, &lun_ok);
 	if (!lun_ok)
 		ic->lun = UINT64_MAX;
@@ -184,24 +185,78 @@ static void trace_local(struct icmd *ic, uint8_t status, const uint8_t *sense, u
 			   ic->lun == UINT64_MAX ? -1LL : (long long)ic->lun, name, ic->lc.cdb[0], status);
 }
 
+/* The target answered (the core, a fault rule): status, sense and
+ * data_len are in ic->lc. */
+static void answered(struct icmd *ic)
+{
+	if (g_target.trace_pdus)
+		trace_local(ic, ic->lc.status, ic->lc.sense, ic->lc.sense_len);
+	if (ic->state != SCSI_CMD_DISPATCHED) /* a fault rule's answer is dispatched already */
+		scsi_cmd_state_set(&ic->state, SCSI_CMD_DISPATCHED);
+	scsi_cmd_completed(ic);
+}
+
 static void complete_locally(struct conn *c, struct icmd *ic, uint8_t status,
 			     const uint8_t *sense, uint8_t sense_len, size_t produced)
 {
-	if (g_target.trace_pdus)
-		trace_local(ic, status, sense, sense_len);
 	ic->lc.status = status;
 	ic->lc.sense_len = sense_len;
 	if (sense_len)
 		memcpy(ic->lc.sense, sense, sense_len);
 	ic->lc.data_len = produced;
-	ic->submitted = true;
-	scsi_cmd_completed(ic);
+	answered(ic);
 	(void)c;
 }
 
-int scsi_cmd_alloc_buf(struct conn *c, struct icmd *ic, size_t len)
+/* scsi_core_ops.buffer: the command's buffer, made now if it has none */
+static bool core_buffer(void *tcmd, size_t want, uint8_t **buf, size_t *len)
 {
-	return alloc_buf(c, ic, len);
+	struct icmd *ic = tcmd;
+
+	if (want == SCSI_CORE_WANT_ANSWER) {
+		/* the LU's block size does not matter here: no LU, or REPORT LUNS */
+		bool rw;
+		uint64_t tl = cdb_xfer_len(ic->lc.cdb, 512, &rw);
+
+		want = ic->edtl;
+		if (tl != XFER_LEN_UNKNOWN && tl > want && tl <= MAX_READ_SLACK)
+			want = (size_t)tl;
+	}
+	if (!ic->buf && want && alloc_buf(ic->conn, ic, want) < 0)
+		return false;
+	*buf = ic->buf;
+	*len = ic->buf ? ic->buf_len : 0;
+	return true;
+}
+
+const struct scsi_core_ops scsi_cmd_core_ops = { .buffer = core_buffer, .log = target_log };
+
+/* The command as the core sees it: a view of the task, built per call on
+ * the stack (no allocation). */
+static void core_cmd(struct icmd *ic, struct scsi_core_cmd *cc)
+{
+	cc->lc = &ic->lc;
+	cc->tcmd = ic;
+	cc->lun = ic->lun;
+	cc->attr = (enum scsi_task_attr)ic->task_attr;
+	cc->edtl = ic->edtl;
+	cc->data_out = ic->got_total;
+	cc->e = ic->lc.lu_entry;
+	cc->be = ic->be;
+}
+
+/* The core's verdict that ends the command here: true when it did. */
+static bool core_answered(struct conn *c, struct icmd *ic, enum scsi_core_verdict v)
+{
+	if (v == SCSI_CORE_ANSWERED) {
+		answered(ic);
+		return true;
+	}
+	if (v == SCSI_CORE_NO_MEMORY) {
+		conn_close(c, "out of memory");
+		return true;
+	}
+	return false;
 }
 
 void scsi_cmd_answer(struct conn *c, struct icmd *ic, uint8_t status, const uint8_t *sense,
@@ -210,53 +265,15 @@ void scsi_cmd_answer(struct conn *c, struct icmd *ic, uint8_t status, const uint
 	complete_locally(c, ic, status, sense, sense_len, produced);
 }
 
-/* The I_T nexus and LUN, for the LU layer's reservation checks. */
-static void set_identity(struct conn *c, struct icmd *ic)
-{
-	ic->lc.lun = ic->lun;
-	ic->lc.initiator = c->initiator;
-	ic->lc.nexus_id = c->nexus_id;
-	memcpy(ic->lc.isid, c->isid, sizeof(ic->lc.isid));
-}
-
 /* A write whose data came after its delivery: is its LU still the one it
  * was delivered to?  (The management API may have unmapped or deleted it
  * meanwhile: then its backend may be gone.) */
 bool scsi_cmd_lu_still_there(struct conn *c, struct icmd *ic)
 {
-	struct lu_entry *e = lu_nexus_lookup(&c->lunx, c->initiator, ic->lun, ic->lun != UINT64_MAX);
+	struct scsi_core_cmd cc;
 
-	if (e && e->id == ic->lu_id) {
-		ic->lc.lu_entry = e;
-		return true;
-	}
-	return false;
-}
-
-/* PREEMPT AND ABORT: the preempted sessions' tasks on this LU go, as far as
- * the backend can drop them (their later commands meet the new
- * reservation in lu_pr_gate anyway). */
-static void abort_preempted(struct conn *c, struct icmd *ic, const struct pr_answer *ans)
-{
-	for (size_t i = 0; i < ans->n_abort; i++)
-		if (ans->abort_nexus[i] != c->nexus_id && ic->be->ops->abort_nexus)
-			ic->be->ops->abort_nexus(ic->be, ans->abort_nexus[i]);
-}
-
-/* A reservation command the LU layer executes (lu_pr.h): PERSISTENT
- * RESERVE IN/OUT, RESERVE/RELEASE.  For PR OUT the buffer holds the
- * Data-Out; for PR IN it takes the Data-In. */
-static void execute_pr(struct conn *c, struct icmd *ic)
-{
-	struct pr_answer ans;
-	size_t len = ic->buf ? ic->buf_len : 0;
-
-	if (ic->lc.dir == LU_DIR_WRITE && len > ic->got_total)
-		len = ic->got_total;
-	lu_pr_execute(&ic->lc, ic->buf, len, &ans);
-	abort_preempted(c, ic, &ans);
-	complete_locally(c, ic, ans.status, ans.sense, ans.sense_len,
-			 ic->lc.dir == LU_DIR_WRITE ? len : ans.data_len);
+	core_cmd(ic, &cc);
+	return scsi_core_still_there(&c->itn, &cc, ic->lu_id);
 }
 
 void scsi_cmd_set_buffer(struct icmd *ic)
@@ -269,9 +286,16 @@ void scsi_cmd_set_buffer(struct icmd *ic)
 	ic->lc.lun = ic->lun;
 }
 
+/* The core's last step (scsi_core_execute), then the backend. */
 static void submit(struct conn *c, struct icmd *ic)
 {
-	ic->submitted = true;
+	struct scsi_core_cmd cc;
+	enum scsi_core_verdict v;
+
+	core_cmd(ic, &cc);
+	v = scsi_core_execute(&c->itn, &cc, ic->lu_id, ic->buf, ic->buf_len);
+	if (core_answered(c, ic, v))
+		return;
 	scsi_cmd_set_buffer(ic);
 	ic->lc.itt_tag = ic->itt;
 	ic->lc.initiator = c->initiator;
@@ -286,9 +310,15 @@ static void submit(struct conn *c, struct icmd *ic)
 	ic->lc.status = 0;
 	ic->lc.sense_len = 0;
 	ic->lc.data_len = 0;
-	if (scsi_fault_gate(c, ic))
-		return; /* a fault rule answered, holds, delays or dropped it */
-	ic->in_backend = true;
+	memset(&ic->lc.fault, 0, sizeof(ic->lc.fault));
+	if (v == SCSI_CORE_FAULT) {
+		scsi_cmd_state_set(&ic->state, SCSI_CMD_DISPATCHED);
+		if (scsi_fault_act(c, ic, &cc.fault))
+			return; /* a fault rule answered, holds, delays or dropped it */
+		scsi_cmd_state_set(&ic->state, SCSI_CMD_IN_BACKEND);
+	} else {
+		scsi_cmd_state_set(&ic->state, SCSI_CMD_IN_BACKEND);
+	}
 	io_thread_submit(c->thr, ic->be, &ic->lc);
 }
 
@@ -311,28 +341,12 @@ static void trim_to_edtl(struct icmd *ic)
 		ic->skip_exec = true; /* nothing to move: GOOD + residual */
 }
 
-/* Is this the session's first command to e that may carry its power on?
- * A --lun LU: the login's list says which are still owed to the port.  A
- * mapped LU: only one reopened from a state directory owes it (power_on.h),
- * checked once per session.  INQUIRY and REPORT LUNS never carry it. */
-static bool power_on_first(struct conn *c, struct icmd *ic, struct lu_entry *e)
-{
-	if (ic->lc.cdb[0] == SCSI_OP_REPORT_LUNS || ic->lc.cdb[0] == SCSI_OP_INQUIRY)
-		return false;
-	if (!e->global)
-		return e->power_on && lu_nexus_power_on_first(&c->lunx, e);
-	if (ic->lun >= c->power_on_n || !c->power_on_owed[ic->lun])
-		return false;
-	c->power_on_owed[ic->lun] = false;
-	return true;
-}
-
 void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 {
-	uint8_t sense[LU_SENSE_MAX], sense_len, status, ua[3];
-	bool lun_ok = ic->lun != UINT64_MAX;
+	uint8_t sense[LU_SENSE_MAX], sense_len;
+	struct scsi_core_cmd cc;
+	enum scsi_core_verdict v;
 	struct lu_entry *e;
-	size_t produced;
 	uint64_t tl;
 
 	if (ic->reject_reason) {
@@ -346,93 +360,22 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 		complete_locally(c, ic, SCSI_STAT_CHECK_CONDITION, sense, sense_len, 0);
 		return;
 	}
-	/* the LU this initiator sees at this LUN (LUN masking: lu_table.h) */
-	e = lu_nexus_lookup(&c->lunx, c->initiator, ic->lun, lun_ok);
-	ic->be = e ? e->be : NULL;
+	/* the SCSI core's checks, in SPC-4 order (target/core/scsi_core.h) */
+	ic->lc.lu_entry = NULL;
+	ic->be = NULL;
+	core_cmd(ic, &cc);
+	v = scsi_core_check(&c->itn, &cc);
+	e = cc.e;
+	ic->be = cc.be;
 	ic->lu_id = e ? e->id : 0;
 	/* decided here, while ic->be is known to be live (lu_rcu.h) */
 	ic->early_data = ic->be && ic->be->ops->data_arrived && ic->be->wants_data_arrived;
-	ic->lc.lu_entry = e;
+	/* the residuals of every answer, the core's too, count from it */
 	tl = cdb_xfer_len(ic->lc.cdb, ic->be ? ic->be->block_size : 512, &ic->rw);
 	ic->scsi_tl = tl;
-
-	if (e && power_on_first(c, ic, e)) {
-		/* the LU's power on, owed to this nexus once (power_on.h); it
-		 * outranks a reset's 29/03, which it covers */
-		lu_nexus_reset_seen(&c->lunx, e);
-		if (e->global ? lu_power_on_claim(ic->lun, c->initiator, c->isid)
-			      : lu_entry_power_on_claim(e, c->initiator, c->isid)) {
-			sense_len = lu_sense_fixed(sense, SCSI_SK_UNIT_ATTENTION, SCSI_ASC_POWER_ON_OCCURRED, -1);
-			if (ic->lc.cdb[0] != SCSI_OP_REQUEST_SENSE) {
-				complete_locally(c, ic, SCSI_STAT_CHECK_CONDITION, sense, sense_len, 0);
-				return;
-			}
-			/* REQUEST SENSE: the unit attention is its sense data */
-			produced = sense_len < ic->lc.cdb[4] ? sense_len : ic->lc.cdb[4];
-			if (produced > ic->edtl)
-				produced = ic->edtl;
-			if (produced && !ic->buf && alloc_buf(c, ic, ic->edtl) < 0) {
-				conn_close(c, "out of memory");
-				return;
-			}
-			if (produced)
-				memcpy(ic->buf, sense, produced);
-			complete_locally(c, ic, SCSI_STAT_GOOD, NULL, 0, produced);
-			return;
-		}
-	}
-	/* a LUN RESET by another nexus, a change of this initiator's LUNs, a
-	 * new capacity: UNIT ATTENTION once each (INQUIRY, REPORT LUNS and
-	 * REQUEST SENSE pass, as SAM-5 allows) */
-	alua_settle(e); /* a timed ALUA transition that ended owes its 06/2A/06 now */
-	if (e && lu_nexus_take_ua(&c->lunx, e, ic->lc.cdb[0], ua)) {
-		sense_len = lu_sense_fixed(sense, ua[0], scsi_asc_pair(ua[1], ua[2]), -1);
-		complete_locally(c, ic, SCSI_STAT_CHECK_CONDITION, sense, sense_len, 0);
+	if (core_answered(c, ic, v))
 		return;
-	}
-	if (ic->be && scsi_alua_deliver(c, ic))
-		return; /* 06/2A/06, the port's ALUA state, REPORT TARGET PORT GROUPS */
-	if (ic->be && ic->lc.cdb[0] != SCSI_OP_REPORT_LUNS) {
-		/* the LU layer first: a reservation unit attention, RESERVATION
-		 * CONFLICT, then the reservation commands it keeps to itself */
-		struct pr_answer ans;
-		uint8_t rs[18];
-
-		set_identity(c, ic);
-		if (lu_pr_gate(&ic->lc, rs, sizeof(rs), &ans)) {
-			produced = 0;
-			if (ans.data_len && ic->edtl && !ic->buf && alloc_buf(c, ic, ic->edtl) == 0) {
-				produced = ans.data_len < ic->buf_len ? ans.data_len : ic->buf_len;
-				memcpy(ic->buf, rs, produced);
-			}
-			complete_locally(c, ic, ans.status, ans.sense, ans.sense_len, produced);
-			return;
-		}
-		if (pr_owns_opcode(ic->lc.cdb[0]) && ic->lc.cdb[0] != SCSI_OP_PERSISTENT_RESERVE_OUT) {
-			if (!ic->buf && ic->edtl && alloc_buf(c, ic, ic->edtl) < 0) {
-				conn_close(c, "out of memory");
-				return;
-			}
-			execute_pr(c, ic);
-			return;
-		}
-	}
-	if (ic->lc.cdb[0] == SCSI_OP_REPORT_LUNS || !ic->be) {
-		/* the target answers: REPORT LUNS, or no such LUN */
-		size_t want = ic->edtl;
-		if (tl != XFER_LEN_UNKNOWN && tl > want && tl <= MAX_READ_SLACK)
-			want = (size_t)tl;
-		if (!ic->buf && want && alloc_buf(c, ic, want) < 0) {
-			conn_close(c, "out of memory");
-			return;
-		}
-		lu_local_answer_nexus(&c->lunx, e, ic->lc.cdb, ic->buf, ic->buf ? ic->buf_len : 0, &produced,
-				      &status, sense, &sense_len);
-		if (produced > ic->buf_len)
-			produced = ic->buf_len;
-		complete_locally(c, ic, status, sense, sense_len, produced);
-		return;
-	}
+	/* SCSI_CORE_PROCEED: the LU's backend executes it */
 
 	if (ic->rw && tl != XFER_LEN_UNKNOWN && tl > ic->edtl)
 		trim_to_edtl(ic);
@@ -466,26 +409,13 @@ void scsi_cmd_deliver(struct conn *c, struct icmd *ic)
 
 void scsi_cmd_data_complete(struct conn *c, struct icmd *ic)
 {
-	if (!ic->delivered || ic->submitted || ic->aborted)
+	if (ic->state != SCSI_CMD_DELIVERED || ic->aborted)
 		return;
 	if (ic->skip_exec) { /* the data only had to be drained */
 		complete_locally(c, ic, SCSI_STAT_GOOD, NULL, 0, 0);
 		return;
 	}
-	if (ic->be && !scsi_cmd_lu_still_there(c, ic)) {
-		uint8_t sense[18];
-		complete_locally(c, ic, SCSI_STAT_CHECK_CONDITION, sense,
-				 lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1), 0);
-		return;
-	}
-	if (scsi_alua_data_complete(c, ic))
-		return; /* SET TARGET PORT GROUPS */
-	if (ic->be && ic->lc.cdb[0] == SCSI_OP_PERSISTENT_RESERVE_OUT) { /* PERSISTENT RESERVE OUT: the LU layer's */
-		set_identity(c, ic);
-		execute_pr(c, ic);
-		return;
-	}
-	submit(c, ic);
+	submit(c, ic); /* the core: SET TARGET PORT GROUPS, PR OUT, LU still there, faults */
 }
 
 /* Bytes of Data-In a READ/WRITE-family read returns when GOOD: the buffer,
@@ -501,7 +431,7 @@ static uint32_t rw_read_send_len(const struct icmd *ic, size_t produced)
 
 static bool early_datain_ok(const struct icmd *ic)
 {
-	return !ic->conn->closed && !ic->aborted && !ic->finished && ic->in_backend &&
+	return !ic->conn->closed && !ic->aborted && ic->state == SCSI_CMD_IN_BACKEND &&
 	       ic->lc.dir == LU_DIR_READ && ic->rw && ic->buf;
 }
 
@@ -555,7 +485,7 @@ void scsi_cmd_completed(struct icmd *ic)
 	uint32_t send = 0;
 	bool is_write = ic->lc.dir == LU_DIR_WRITE;
 
-	ic->in_backend = false;
+	scsi_cmd_state_set(&ic->state, SCSI_CMD_DONE);
 	if (c->closed || ic->aborted) {
 		if (ic->tmf)
 			tmf_task_gone(c, ic);
@@ -569,7 +499,10 @@ void scsi_cmd_completed(struct icmd *ic)
 	if (ic->rw && produced > ic->exec_tl)
 		produced = (size_t)ic->exec_tl;
 	if (ic->lc.status == 0x00 && !is_write) {
-		scsi_alua_inquiry(c, ic, &produced); /* TPGS and the port's designators */
+		struct scsi_core_cmd cc;
+
+		core_cmd(ic, &cc);
+		scsi_core_answered(&c->itn, &cc, ic->buf, ic->buf_len, &produced);
 		produced = cdb_response_len(ic->lc.cdb, ic->buf, produced);
 	}
 	if (!is_write && ic->buf) {

@@ -5,10 +5,11 @@
  * alter the data (silent corruption), or ask the LU to stop an EXTENDED
  * COPY part way.
  *
- * The check runs when a command would go to its LU, after its Data-Out
- * arrived, after unit attentions and reservations (a misbehaving device is
- * still a device with reservations), so a WRITE's medium error comes after
- * its data, as on a disk. */
+ * The SCSI core matches the rules (target/core/scsi_core.c, its last check)
+ * when a command would go to its LU, after its Data-Out arrived, after unit
+ * attentions and reservations (a misbehaving device is still a device with
+ * reservations), so a WRITE's medium error comes after its data, as on a
+ * disk; what a rule does to the command is the transport's, here. */
 #include "target/iscsi/scsi_fault.h"
 #include "lunlab/scsi_vocab.h"
 
@@ -95,33 +96,18 @@ static void corrupt(struct conn *c, struct icmd *ic, size_t len, bool is_write)
 		   n ? from : lba, is_write ? "stored that way" : "stored data unchanged");
 }
 
-bool scsi_fault_gate(struct conn *c, struct icmd *ic)
+bool scsi_fault_act(struct conn *c, struct icmd *ic, const struct fault_hit *hit)
 {
-	struct fault_cmd fc;
-	struct fault_hit h;
-	const struct target_portal *p = c->portal >= 0 && c->portal < g_target.nportals ? &g_target.portals[c->portal] : NULL;
+	const struct fault_hit h = *hit;
+	size_t data_len = ic->lc.dir == LU_DIR_WRITE ? (ic->got_total < ic->buf_len ? ic->got_total : ic->buf_len) : 0;
 	uint8_t sense[LU_SENSE_MAX], sl;
 
-	memset(&ic->lc.fault, 0, sizeof(ic->lc.fault));
-	if (!fault_rules_any())
-		return false; /* the common case: no rule at all */
-	fc.lun = ic->lun;
-	fc.cdb = ic->lc.cdb;
-	fc.initiator = c->initiator;
-	fc.portal = p ? p->name : NULL;
-	fc.portal_adv = p && p->adv_name[0] ? p->adv_name : NULL;
-	fc.data = ic->lc.dir == LU_DIR_WRITE ? ic->buf : NULL;
-	fc.data_len = ic->lc.dir == LU_DIR_WRITE ? (ic->got_total < ic->buf_len ? ic->got_total : ic->buf_len) : 0;
-	if (!fault_rules_check(&fc, &h))
-		return false;
 	log_hit(c, ic, &h);
 	switch (h.action) {
 	case FAULT_ACT_SENSE:
 		sl = lu_sense_fixed(sense, h.key, scsi_asc_pair(h.asc, h.ascq), -1);
-		if (h.has_info && h.info_lba <= UINT32_MAX) {
-			sense[0] |= 0x80; /* VALID: INFORMATION holds the failing LBA */
-			put_be32(sense + 3, (uint32_t)h.info_lba);
-		}
+		if (h.has_info)
+			lu_sense_set_info(sense, h.info_lba); /* the failing LBA */
 		scsi_cmd_answer(c, ic, SCSI_STAT_CHECK_CONDITION, sense, sl, 0);
 		return true;
 	case FAULT_ACT_STATUS:
@@ -160,7 +146,7 @@ bool scsi_fault_gate(struct conn *c, struct icmd *ic)
 		ic->fault_lba_first = h.lba_first;
 		ic->fault_lba_last = h.lba_last;
 		if (ic->lc.dir == LU_DIR_WRITE) {
-			corrupt(c, ic, fc.data_len, true);
+			corrupt(c, ic, data_len, true);
 		} else {
 			ic->fault_after = SCSI_FAULT_AFTER_CORRUPT;
 			ic->lc.data_ready = NULL;
@@ -223,7 +209,7 @@ int io_thread_run_delayed(struct io_thread *t)
 
 		t->delayed = ic->delay_next;
 		ic->delay_next = NULL;
-		if (!ic->aborted && !ic->finished && !ic->conn->closed) {
+		if (!ic->aborted && ic->state != SCSI_CMD_FINISHED && !ic->conn->closed) {
 			if (!scsi_cmd_lu_still_there(ic->conn, ic)) {
 				/* the API deleted or unmapped its LU while it waited */
 				uint8_t sense[18];
@@ -231,7 +217,7 @@ int io_thread_run_delayed(struct io_thread *t)
 						lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1),
 						0);
 			} else {
-				ic->in_backend = true;
+				scsi_cmd_state_set(&ic->state, SCSI_CMD_IN_BACKEND);
 				io_thread_submit(t, ic->be, &ic->lc);
 			}
 		}

@@ -14,11 +14,13 @@ struct residual;
 #define SCSI_FAULT_AFTER_DROP 1    /* close the connection after the data, no status */
 #define SCSI_FAULT_AFTER_CORRUPT 2 /* alter a READ's data before it goes out */
 
-/* ic is about to go to its LU (Data-Out complete, lc filled): true when a
- * rule took it (answered it, holds it, delays it, or the connection is
+/* The SCSI core matched rule *hit for ic (scsi_core_execute: the last check
+ * before the LU; Data-Out complete, lc filled): carry it out.  true when
+ * the rule took it (answered it, holds it, delays it, or the connection is
  * gone: do not touch ic then); false: submit it (a rule may have asked for
  * something at completion, or set lc.fault for the LU). */
-bool scsi_fault_gate(struct conn *c, struct icmd *ic);
+struct fault_hit;
+bool scsi_fault_act(struct conn *c, struct icmd *ic, const struct fault_hit *hit);
 
 /* ic's LU is done and send bytes of Data-In are due: true when the task
  * is already finished (the connection was dropped). */

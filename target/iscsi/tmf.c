@@ -51,16 +51,17 @@ static void send_rsp(struct conn *c, uint32_t itt, uint8_t response)
 static bool abort_one(struct icmd *t, struct tmf_wait *w)
 {
 	if (t->aborted)
-		return t->in_backend && t->tmf == w;
+		return t->state == SCSI_CMD_IN_BACKEND && t->tmf == w;
 	t->aborted = true;
-	if (t->in_backend) {
+	if (t->state == SCSI_CMD_IN_BACKEND) {
 		t->tmf = w;
 		w->waiting++;
 		return true;
 	}
-	if (t->delivered) {
-		/* waiting for Data-Out: later Data-Out finds no task and is dropped */
-		t->finished = true;
+	if (t->state != SCSI_CMD_RECEIVED) {
+		/* waiting for Data-Out (or held by a fault rule): later Data-Out
+		 * finds no task and is dropped */
+		scsi_cmd_state_set(&t->state, SCSI_CMD_FINISHED);
 		icmd_unlink(t);
 		icmd_put(t);
 	}
@@ -76,7 +77,7 @@ static void abort_matching(struct conn *c, struct icmd *self, bool all_luns, uin
 
 	for (; t; t = nx) {
 		nx = t->next;
-		if (t == self || t->kind != IC_SCSI || t->finished)
+		if (t == self || t->kind != IC_SCSI || t->state == SCSI_CMD_FINISHED)
 			continue;
 		if (!all_luns && t->lun != lun)
 			continue;
@@ -95,7 +96,7 @@ void tmf_deliver(struct conn *c, struct icmd *ic)
 	uint32_t itt = ic->itt;
 
 	/* the TMF itself is not a task anyone can abort */
-	ic->finished = true;
+scsi_cmd_state_set(&ic->state, SCSI_CMD_FINISHED);
 	icmd_unlink(ic);
 	icmd_put(ic);
 	if (!w) {
@@ -119,7 +120,7 @@ void tmf_deliver(struct conn *c, struct icmd *ic)
 	case TMF_CLEAR_TASK_SET:
 	case TMF_LUN_RESET:
 	{
-		struct lu_entry *e = lu_nexus_lookup(&c->lunx, c->initiator, lun, lun_ok);
+		struct lu_entry *e = lu_nexus_lookup(&c->itn.lunx, c->initiator, lun, lun_ok);
 
 		if (!e) {
 			rsp = TMF_RSP_NO_LUN;

@@ -1,6 +1,7 @@
 /* lu_local.c — what the target answers itself, without a backend (see
  * lu_table.h): REPORT LUNS on any LUN, and every command to a LUN the
  * initiator does not see. */
+#include "lunlab/be.h"
 #include "lunlab/scsi_vocab.h"
 #include "target/lu/lu_table_priv.h"
 
@@ -21,6 +22,14 @@ uint8_t lu_sense_fixed(uint8_t *s, enum scsi_vocab_sense_key key, uint16_t asc_a
 		s[17] = (uint8_t)field;
 	}
 	return 18;
+}
+
+void lu_sense_set_info(uint8_t *s, uint64_t info)
+{
+	if (info > UINT32_MAX)
+		return;
+	s[0] |= 0x80; /* VALID: INFORMATION is meaningful */
+	put_be32(s + 3, (uint32_t)info);
 }
 
 static void copy_out(uint8_t *buf, size_t buflen, const uint8_t *src, size_t n, size_t *data_len)

@@ -14,6 +14,11 @@
  * the command (unit attention, RESERVATION CONFLICT, REQUEST SENSE data in
  * buf); false: go on. */
 bool lu_pr_gate(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct pr_answer *ans);
+/* The SCSI core's two steps (target/core/scsi_core.c), the gate's halves:
+ * a reservation unit attention queued for the command's port (true:
+ * ua[3] = 06/2A/xx, taken), and RESERVATION CONFLICT (true: *ans). */
+bool lu_pr_take_ua(const struct lu_cmd *lc, uint8_t ua[3]);
+bool lu_pr_conflict(const struct lu_cmd *lc, struct pr_answer *ans);
 /* PERSISTENT RESERVE IN/OUT, RESERVE/RELEASE(6/10) (pr_owns_opcode) */
 void lu_pr_execute(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct pr_answer *ans);
 /* the session nexus_id of this initiator port is gone: on every LU (to be

@@ -177,5 +177,8 @@ uint8_t report_luns(const uint8_t *cdb, uint8_t *buf, size_t buflen, size_t *dat
 /* Fixed-format sense data (18 bytes); field >= 0 adds a sense-key specific
  * field pointer into the CDB at that byte. */
 uint8_t lu_sense_fixed(uint8_t *sense, enum scsi_vocab_sense_key key, uint16_t asc_ascq, int field);
+/* ... and its INFORMATION field (SPC-4 4.5.3: VALID set), e.g. the first
+ * failing LBA of a MEDIUM ERROR; info above 32 bits does not fit: left out. */
+void lu_sense_set_info(uint8_t *sense, uint64_t info);
 
 #endif

@@ -71,6 +71,14 @@ bool pr_owns_opcode(uint8_t opcode);
  * can affect a command: false lets the per-command gate skip all work. */
 bool pr_state_active(const struct pr_state *st);
 
+/* The first unit attention queued for port (reservations released or
+ * preempted, registrations preempted), removed: true with its ASC/ASCQ.
+ * The SCSI core takes it with every other unit attention
+ * (target/core/scsi_core_ua.c). */
+bool pr_take_ua(struct pr_state *st, const struct pr_port *port, uint8_t *asc, uint8_t *ascq);
+/* Would the reservation refuse this command from port?  true: *ans holds
+ * RESERVATION CONFLICT (SPC-4 5.13.1). */
+bool pr_conflict(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port, struct pr_answer *ans);
 /* Before any command of this port reaches the LU: a queued unit attention
  * (CHECK CONDITION 06/2A/xx; REQUEST SENSE returns it as its data), then the
  * reservation check.  Returns true when *ans is the command's answer; buf

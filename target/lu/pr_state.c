@@ -232,19 +232,43 @@ static bool pop_ua(struct pr_state *st, const struct pr_port *port, uint8_t *asc
 	return false;
 }
 
-bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
-	     uint8_t *buf, size_t buflen, struct pr_answer *ans)
+bool pr_take_ua(struct pr_state *st, const struct pr_port *port, uint8_t *asc, uint8_t *ascq)
 {
-	uint8_t asc, ascq;
-	bool answered = false;
+	bool got;
+
+	if (!pr_state_active(st))
+		return false;
+	pthread_mutex_lock(&st->lock);
+	got = pop_ua(st, port, asc, ascq);
+	pr_update_active(st);
+	pthread_mutex_unlock(&st->lock);
+	return got;
+}
+
+bool pr_conflict(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port, struct pr_answer *ans)
+{
+	bool hit;
 
 	ans_init(ans);
 	if (!pr_state_active(st))
 		return false;
 	pthread_mutex_lock(&st->lock);
+	hit = conflicts(st, cdb, port);
+	if (hit)
+		pr_ans_conflict(ans);
+	pthread_mutex_unlock(&st->lock);
+	return hit;
+}
+
+bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+	     uint8_t *buf, size_t buflen, struct pr_answer *ans)
+{
+	uint8_t asc, ascq;
+
+	ans_init(ans);
 	/* SAM-5 5.14: INQUIRY and REPORT LUNS neither see nor clear a unit
 	 * attention; REQUEST SENSE reports it as its sense data */
-	if (cdb[0] != SCSI_OP_INQUIRY && cdb[0] != SCSI_OP_REPORT_LUNS && pop_ua(st, port, &asc, &ascq)) {
+	if (cdb[0] != SCSI_OP_INQUIRY && cdb[0] != SCSI_OP_REPORT_LUNS && pr_take_ua(st, port, &asc, &ascq)) {
 		if (cdb[0] == SCSI_OP_REQUEST_SENSE) {
 			uint8_t s[18];
 			size_t n = lu_sense_fixed(s, SCSI_SK_UNIT_ATTENTION, scsi_asc_pair(asc, ascq), -1), alloc = cdb[4];
@@ -260,14 +284,9 @@ bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port
 		} else {
 			pr_ans_check(ans, SCSI_SK_UNIT_ATTENTION, scsi_asc_pair(asc, ascq), -1);
 		}
-		answered = true;
-	} else if (conflicts(st, cdb, port)) {
-		pr_ans_conflict(ans);
-		answered = true;
+		return true;
 	}
-	pr_update_active(st);
-	pthread_mutex_unlock(&st->lock);
-	return answered;
+	return pr_conflict(st, cdb, port, ans);
 }
 
 /* The fields a PERSISTENT RESERVE OUT may change, generation .. aptpl: laid
