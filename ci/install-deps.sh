@@ -5,7 +5,7 @@
 #   build:        build-essential gcc clang libclang-rt-14-dev (libFuzzer/sanitizer runtimes)
 #                 meson ninja-build pkg-config binutils (nm for the handler symbol check)
 #   libraries:    libiscsi-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
-#                 libxxhash-dev libssl-dev libcmocka-dev (unit tests)
+#                 libxxhash-dev libcmocka-dev (unit tests); CHAP's MD5/base64 come from libgnutls28-dev (no OpenSSL)
 #                 libsqlite3-dev (--state-dir: the metadata of a state directory, docs/persistence.md)
 #                 sqlite3 (its CLI: integration-persist damages a state on purpose; looking into one)
 #                 libgsl-dev (lunlab-bench calibrate: weighted least squares with covariance)
@@ -55,13 +55,13 @@ esac
 demo_packages=(
     gcc libc6-dev meson ninja-build pkg-config
     libiscsi-dev libiscsi-bin libcmocka-dev zlib1g-dev libjson-c-dev libyaml-dev
-    libxxhash-dev libssl-dev libsqlite3-dev libmicrohttpd-dev libgnutls28-dev libcurl4-gnutls-dev libisal-dev libgsl-dev
+    libxxhash-dev libsqlite3-dev libmicrohttpd-dev libgnutls28-dev libcurl4-gnutls-dev libisal-dev libgsl-dev
     python3 jq iproute2 procps
 )
 packages=(
     build-essential gcc clang libclang-rt-14-dev meson ninja-build pkg-config binutils
     libiscsi-dev libiscsi-bin libcmocka-dev zlib1g-dev libdeflate-dev libjson-c-dev libyaml-dev
-    libxxhash-dev libssl-dev libsqlite3-dev libmicrohttpd-dev libgnutls28-dev libcurl4-gnutls-dev libisal-dev libgsl-dev
+    libxxhash-dev libsqlite3-dev libmicrohttpd-dev libgnutls28-dev libcurl4-gnutls-dev libisal-dev libgsl-dev
     tgt tcmu-runner iperf3 sg3-utils fio valgrind jq librsvg2-bin socat sqlite3
     iproute2 procps python3 git ca-certificates
     python3-cinder curl

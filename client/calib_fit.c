@@ -125,7 +125,7 @@ static double offset(const struct calib_row *r, const double *v)
 	return dot(r->cache[RES_N], v);
 }
 
-/* calib_predict from the cached coefficients */
+/* the model's value for a row from its cached coefficients; *active gets the maximum's resource */
 static double predict(const struct calib_row *r, const double *v, int *active)
 {
 	double best = -1;
@@ -142,13 +142,6 @@ static double predict(const struct calib_row *r, const double *v, int *active)
 	if (active)
 		*active = a;
 	return (best > 0 ? best : 0) + offset(r, v);
-}
-
-double calib_predict(const struct calib_row *r, uint32_t d, const double *v, int *active)
-{
-	struct calib_row c = *r;
-	cache_row(&c, d);
-	return predict(&c, v, active);
 }
 
 /* A measurement more than HUBER standard errors off counts linearly, not squared (Huber's

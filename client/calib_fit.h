@@ -81,8 +81,6 @@ struct calib_fit {
 double calib_coef(const struct calib_row *r, uint32_t dedup_block, enum calib_res res, enum calib_param p);
 /* Does the row's command use resource res at all? */
 bool calib_uses(const struct calib_row *r, enum calib_res res);
-/* The model's value for a row under parameters v; *active gets the maximum's resource. */
-double calib_predict(const struct calib_row *r, uint32_t dedup_block, const double *v, int *active);
 
 /* Fit rows[n] for one dedup block.  Fills rows[].active and .pred.  Returns 0, or -1 when
  * fewer rows than needed could be fitted. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "client/calib_result.h"
+#include "lunlab/errf.h"
 #include "models/profile_parse.h"
 
 static const char *const key_names[K_NKEYS] = {
@@ -161,24 +162,25 @@ int calib_profile_write(FILE *f, const struct calib_profile_doc *d)
 	return ferror(f) ? -1 : 0;
 }
 
-char *calib_profile_render_checked(const struct calib_profile_doc *d, char **err)
+char *calib_profile_render_checked(const struct calib_profile_doc *d, char *err, size_t errlen)
 {
-	char *text = NULL;
+	char *text = NULL, *why = NULL;
 	size_t len = 0;
-	*err = NULL;
 	FILE *f = open_memstream(&text, &len);
 	if (!f) {
-		*err = strdup("out of memory");
+		ll_errf(err, errlen, "out of memory");
 		return NULL;
 	}
 	int rc = calib_profile_write(f, d);
 	if (fclose(f) || rc) {
 		free(text);
-		*err = strdup("cannot render the profile");
+		ll_errf(err, errlen, "cannot render the profile");
 		return NULL;
 	}
-	struct lunlab_profile *p = profile_parse(text, len, d->name, err);
+	struct lunlab_profile *p = profile_parse(text, len, d->name, &why);
 	if (!p) {
+		ll_errf(err, errlen, "%s", why ? why : "out of memory");
+		free(why);
 		free(text);
 		return NULL;
 	}

@@ -49,7 +49,7 @@ int calib_profile_write(FILE *f, const struct calib_profile_doc *d);
 
 /* Write it to memory and parse it back with the strict profile parser (the same one
  * lunlab-target uses), so a profile calibrate produces always loads.  Returns the text
- * (malloc'd), or NULL with *err (malloc'd) naming what the parser refused. */
-char *calib_profile_render_checked(const struct calib_profile_doc *d, char **err);
+ * (malloc'd), or NULL with err naming what the parser refused. */
+char *calib_profile_render_checked(const struct calib_profile_doc *d, char *err, size_t errlen);
 
 #endif

@@ -1,12 +1,15 @@
-/* cli.c - parse lunlab-bench's command line.  Hand-written (not getopt) so the parser has no
- * global state and unit tests can call it repeatedly; every error names the argument. */
+/* cli.c - parse lunlab-bench's command line: one getopt_long table (long_opts) as lunlab-target's
+ * (target/cli.c), each option's value checked where it is read; every error names the argument. */
 #include "client/cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lunlab/size_parse.h"
 
 /* The whole usage, as one constant: it is printed as is (it once went through a 1 KiB error
  * buffer and lost its second half).  Every option cli_parse() accepts is named here; the unit
@@ -49,36 +52,6 @@ const char *cli_usage(void)
 	return usage_text;
 }
 
-int cli_parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || v < 0 || !isfinite(v))
-		return -1;
-	double mul = 1;
-	switch (*end) {
-	case 'k': case 'K': mul = 1024.0; end++; break;
-	case 'm': case 'M': mul = 1024.0 * 1024; end++; break;
-	case 'g': case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
-	case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
-	default: break;
-	}
-	if (*end == 'i' && mul > 1)            /* accept "KiB"-style suffixes: 4MiB, 4MB */
-		end++;
-	if ((*end == 'b' || *end == 'B'))
-		end++;
-	if (*end)
-		return -1;
-	double bytes = v * mul;
-	if (bytes > 1.8e19)
-		return -1;
-	*out = (uint64_t)bytes;
-	return 0;
-}
-
 int cli_parse_size_list(const char *s, uint64_t *out, unsigned max, unsigned *n)
 {
 	char buf[512];
@@ -88,7 +61,7 @@ int cli_parse_size_list(const char *s, uint64_t *out, unsigned max, unsigned *n)
 	*n = 0;
 	char *save = NULL;
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (*n >= max || cli_parse_size(tok, &out[*n]) || out[*n] == 0)
+		if (*n >= max || !ll_size_parse(tok, 0, &out[*n]) || out[*n] == 0)
 			return -1;
 		(*n)++;
 	}
@@ -195,6 +168,91 @@ static void defaults(struct bench_opts *o)
 	o->interval_s = 1;
 }
 
+/* option ids: above every character getopt_long returns for itself */
+enum opt_id {
+	O_JSON = 256, O_CSV, O_PLOT, O_INITIATOR, O_TIMEOUT, O_DEST, O_VMS, O_BS, O_QD, O_DURATION, O_KEEP_GOING,
+	O_WARMUP, O_WRITE, O_DATA, O_RANDOM, O_TEMPLATE_SIZE, O_PLOT_JOB, O_TEMPLATE_CONTENT,
+	O_CHUNK, O_SWEEP, O_PARALLEL, O_OUTSTANDING, O_MODE, O_EXPLAIN, O_VERIFY, O_NO_TEMPLATE,
+	O_IMAGE, O_SYNTHETIC, O_SIZE, O_SEED, O_METRICS_URL, O_METRICS_INSECURE, O_INTERVAL,
+	O_COUNT, O_API, O_API_USER, O_API_CACERT, O_API_INSECURE, O_KEEP_CLONES, O_SETTLE_TIMEOUT,
+	O_OUT, O_NAME, O_BUDGET, O_CAPACITY_USE, O_OFFSET, O_MAX_IO, O_WRITE_DATA, O_DATALOSS,
+	O_TIME_SCALE,
+};
+
+/* Every option, in the order of the usage text; "--opt value" and "--opt=value" alike.  Long
+ * names only (and -h, -q): getopt_long also takes a unique prefix ("--dur"), as lunlab-target
+ * does.  --explain's count is optional: "--explain=N", or "--explain N" when N is a number. */
+static const struct option long_opts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "json", no_argument, NULL, O_JSON },
+	{ "csv", no_argument, NULL, O_CSV },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "plot", required_argument, NULL, O_PLOT },
+	{ "initiator", required_argument, NULL, O_INITIATOR },
+	{ "timeout", required_argument, NULL, O_TIMEOUT },
+	{ "dest", required_argument, NULL, O_DEST },
+	{ "vms", required_argument, NULL, O_VMS },
+	{ "bs", required_argument, NULL, O_BS },
+	{ "qd", required_argument, NULL, O_QD },
+	{ "duration", required_argument, NULL, O_DURATION },
+	{ "keep-going", no_argument, NULL, O_KEEP_GOING },
+	{ "warmup", required_argument, NULL, O_WARMUP },
+	{ "write", no_argument, NULL, O_WRITE },
+	{ "data", required_argument, NULL, O_DATA },
+	{ "random", no_argument, NULL, O_RANDOM },
+	{ "template-size", required_argument, NULL, O_TEMPLATE_SIZE },
+	{ "plot-job", required_argument, NULL, O_PLOT_JOB },
+	{ "template-content", required_argument, NULL, O_TEMPLATE_CONTENT },
+	{ "chunk", required_argument, NULL, O_CHUNK },
+	{ "sweep", required_argument, NULL, O_SWEEP },
+	{ "parallel", required_argument, NULL, O_PARALLEL },
+	{ "outstanding", required_argument, NULL, O_OUTSTANDING },
+	{ "mode", required_argument, NULL, O_MODE },
+	{ "explain", optional_argument, NULL, O_EXPLAIN },
+	{ "verify", no_argument, NULL, O_VERIFY },
+	{ "no-template", no_argument, NULL, O_NO_TEMPLATE },
+	{ "image", required_argument, NULL, O_IMAGE },
+	{ "synthetic", required_argument, NULL, O_SYNTHETIC },
+	{ "size", required_argument, NULL, O_SIZE },
+	{ "seed", required_argument, NULL, O_SEED },
+	{ "metrics-url", required_argument, NULL, O_METRICS_URL },
+	{ "metrics-insecure", no_argument, NULL, O_METRICS_INSECURE },
+	{ "interval", required_argument, NULL, O_INTERVAL },
+	{ "count", required_argument, NULL, O_COUNT },
+	{ "api", required_argument, NULL, O_API },
+	{ "api-user", required_argument, NULL, O_API_USER },
+	{ "api-cacert", required_argument, NULL, O_API_CACERT },
+	{ "api-insecure", no_argument, NULL, O_API_INSECURE },
+	{ "keep-clones", no_argument, NULL, O_KEEP_CLONES },
+	{ "settle-timeout", required_argument, NULL, O_SETTLE_TIMEOUT },
+	{ "out", required_argument, NULL, O_OUT },
+	{ "name", required_argument, NULL, O_NAME },
+	{ "budget", required_argument, NULL, O_BUDGET },
+	{ "capacity-use", required_argument, NULL, O_CAPACITY_USE },
+	{ "offset", required_argument, NULL, O_OFFSET },
+	{ "max-io", required_argument, NULL, O_MAX_IO },
+	{ "write-data", required_argument, NULL, O_WRITE_DATA },
+	{ "dataloss", no_argument, NULL, O_DATALOSS },
+	{ "time-scale", required_argument, NULL, O_TIME_SCALE },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* How the user wrote the option getopt_long stopped at, for the error: "--name" of
+ * "--name=value", or "-x" of a short option (optopt). */
+static const char *option_word(const char *arg, int opt)
+{
+	static _Thread_local char w[64];
+
+	if (arg && arg[0] == '-' && arg[1] == '-') {
+		snprintf(w, sizeof(w), "%.*s", (int)strcspn(arg, "="), arg);
+	} else if (opt > 0 && opt < 256) {
+		snprintf(w, sizeof(w), "-%c", opt);
+	} else {
+		snprintf(w, sizeof(w), "%s", arg ? arg : "?");
+	}
+	return w;
+}
+
 #define FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 
 int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t errlen)
@@ -214,214 +272,244 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 	else if (!strcmp(cmd, "calibrate")) o->cmd = CMD_CALIBRATE;
 	else FAIL("unknown command '%s' (info, scale, clone, drr, watch, calibrate)", cmd);
 
+	/* getopt_long over the words after the command: av[0] is the command, as argv[0] is the
+	 * program for getopt.  "-" first: a word that is not an option comes back in order as
+	 * ch 1 (the URL); ":" next: a missing value is ':' and no message of getopt's own. */
+	int ac = argc - 1, ch;
+	char **av = argv + 1;
 	bool vms_given = false, data_given = false;
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		/* Options taking a value accept "--opt value" and "--opt=value". */
-		const char *val = NULL;
-		char name[64];
-		const char *eq = strchr(a, '=');
-		if (a[0] == '-' && a[1] == '-' && eq && (size_t)(eq - a) < sizeof(name)) {
-			memcpy(name, a, (size_t)(eq - a));
-			name[eq - a] = 0;
-			val = eq + 1;
-			a = name;
-		}
-#define NEEDVAL() do { if (!val) { if (i + 1 >= argc) FAIL("%s needs a value", a); val = argv[++i]; } } while (0)
-		if (a[0] != '-') {
-			if (!o->url) { o->url = a; continue; }
-			FAIL("unexpected argument '%s'", a);
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+
+	opterr = 0;
+	optind = 0; /* 0: glibc re-initialises its scan state, so cli_parse can run again */
+	while ((ch = getopt_long(ac, av, "-:hq", long_opts, NULL)) != -1) {
+		const char *val = optarg;
+
+		switch (ch) {
+		case 1: /* a word that is not an option: the URL, once */
+			if (o->url)
+				FAIL("unexpected argument '%s'", val);
+			o->url = val;
+			break;
+		case 'h':
 			return 1;
-		} else if (!strcmp(a, "--json")) {
+		case O_JSON:
 			o->format = OUT_JSON;
-		} else if (!strcmp(a, "--csv")) {
+			break;
+		case O_CSV:
 			o->format = OUT_CSV;
-		} else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+			break;
+		case 'q':
 			o->quiet = true;
-		} else if (!strcmp(a, "--plot")) {
-			NEEDVAL(); o->plot_path = val;
-		} else if (!strcmp(a, "--initiator")) {
-			NEEDVAL(); o->initiator = val;
-		} else if (!strcmp(a, "--timeout")) {
-			NEEDVAL();
+			break;
+		case O_PLOT:
+			o->plot_path = val;
+			break;
+		case O_INITIATOR:
+			o->initiator = val;
+			break;
+		case O_TIMEOUT:
 			if (parse_seconds(val, &o->timeout_s) || o->timeout_s < 0.1 || o->timeout_s > 86400)
 				FAIL("--timeout: '%s' is not a number of seconds between 0.1 and 86400", val);
-		} else if (!strcmp(a, "--dest")) {
-			NEEDVAL(); o->dest_url = val;
-		} else if (!strcmp(a, "--vms")) {
-			NEEDVAL();
+			break;
+		case O_DEST:
+			o->dest_url = val;
+			break;
+		case O_VMS:
 			if (cli_parse_uint_list(val, o->vms_list, CLI_MAX_LIST, &o->n_vms))
 				FAIL("--vms: '%s' is not a list of positive integers", val);
 			vms_given = true;
-		} else if (!strcmp(a, "--bs")) {
-			NEEDVAL();
-			if (cli_parse_size(val, &o->bs) || o->bs == 0 || o->bs > (64u << 20))
+			break;
+		case O_BS:
+			if (!ll_size_parse(val, 0, &o->bs) || o->bs == 0 || o->bs > (64u << 20))
 				FAIL("--bs: '%s' is not a size between 1 and 64m", val);
-		} else if (!strcmp(a, "--qd")) {
-			NEEDVAL();
+			break;
+		case O_QD:
 			if (parse_uint(val, 1, 256, &o->qd))
 				FAIL("--qd: '%s' is not an integer 1..256", val);
-		} else if (!strcmp(a, "--duration")) {
-			NEEDVAL();
+			break;
+		case O_DURATION:
 			if (parse_seconds(val, &o->duration_s) || o->duration_s <= 0)
 				FAIL("--duration: '%s' is not a positive number of seconds", val);
-		} else if (!strcmp(a, "--keep-going")) {
+			break;
+		case O_KEEP_GOING:
 			o->keep_going = true;
-		} else if (!strcmp(a, "--warmup")) {
-			NEEDVAL();
+			break;
+		case O_WARMUP:
 			if (parse_seconds(val, &o->warmup_s))
 				FAIL("--warmup: '%s' is not a number of seconds", val);
-		} else if (!strcmp(a, "--write")) {
+			break;
+		case O_WRITE:
 			o->write = true;
-		} else if (!strcmp(a, "--data")) {
-			NEEDVAL();
+			break;
+		case O_DATA:
 			if (write_data_parse(val, &o->data))
 				FAIL("--data: '%s' is not unique, repeat, zero or win10", val);
 			data_given = true;
-		} else if (!strcmp(a, "--random")) {
+			break;
+		case O_RANDOM:
 			o->random = true;
-		} else if (!strcmp(a, "--template-size")) {
-			NEEDVAL();
-			if (cli_parse_size(val, &o->template_size) || o->template_size == 0)
+			break;
+		case O_TEMPLATE_SIZE:
+			if (!ll_size_parse(val, 0, &o->template_size) || o->template_size == 0)
 				FAIL("--template-size: '%s' is not a positive size", val);
-		} else if (!strcmp(a, "--plot-job")) {
-			NEEDVAL();
-			if (cli_parse_size(val, &o->plot_job_bytes) || o->plot_job_bytes == 0)
+			break;
+		case O_PLOT_JOB:
+			if (!ll_size_parse(val, 0, &o->plot_job_bytes) || o->plot_job_bytes == 0)
 				FAIL("--plot-job: '%s' is not a positive size", val);
-		} else if (!strcmp(a, "--template-content")) {
-			NEEDVAL();
+			break;
+		case O_TEMPLATE_CONTENT:
 			if (!strcmp(val, "zero")) o->template_content = TEMPLATE_ZERO;
 			else if (!strcmp(val, "pattern")) o->template_content = TEMPLATE_PATTERN;
 			else if (!strcmp(val, "synthetic")) o->template_content = TEMPLATE_SYNTHETIC;
 			else FAIL("--template-content: '%s' is not zero, pattern or synthetic", val);
-		} else if (!strcmp(a, "--chunk")) {
-			NEEDVAL();
-			if (cli_parse_size(val, &o->chunk) || o->chunk == 0 || o->chunk > (256u << 20))
+			break;
+		case O_CHUNK:
+			if (!ll_size_parse(val, 0, &o->chunk) || o->chunk == 0 || o->chunk > (256u << 20))
 				FAIL("--chunk: '%s' is not a size between 1 and 256m", val);
-		} else if (!strcmp(a, "--sweep")) {
-			NEEDVAL();
+			break;
+		case O_SWEEP:
 			if (cli_parse_size_list(val, o->sweep, CLI_MAX_LIST, &o->n_sweep))
 				FAIL("--sweep: '%s' is not a list of sizes like 64k,256k,1m", val);
-		} else if (!strcmp(a, "--parallel")) {
-			NEEDVAL();
+			break;
+		case O_PARALLEL:
 			if (parse_uint(val, 1, 1024, &o->parallel))
 				FAIL("--parallel: '%s' is not an integer 1..1024", val);
-		} else if (!strcmp(a, "--outstanding")) {
-			NEEDVAL();
+			break;
+		case O_OUTSTANDING:
 			if (parse_uint(val, 1, 256, &o->outstanding))
 				FAIL("--outstanding: '%s' is not an integer 1..256", val);
-		} else if (!strcmp(a, "--mode")) {
-			NEEDVAL();
+			break;
+		case O_MODE:
 			if (!strcmp(val, "auto")) o->mode = MODE_AUTO;
 			else if (!strcmp(val, "xcopy")) o->mode = MODE_XCOPY;
 			else if (!strcmp(val, "software")) o->mode = MODE_SOFTWARE;
 			else if (!strcmp(val, "snapshot")) o->mode = MODE_SNAPSHOT;
 			else FAIL("--mode: '%s' is not auto, xcopy, software or snapshot", val);
-		} else if (!strcmp(a, "--explain")) {
+			break;
+		case O_EXPLAIN:
 			o->explain = true;
 			if (val) {
 				if (parse_uint(val, 1, 100, &o->explain_count))
 					FAIL("--explain: '%s' is not an integer 1..100", val);
-			} else if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9') {
-				if (parse_uint(argv[++i], 1, 100, &o->explain_count))
-					FAIL("--explain: '%s' is not an integer 1..100", argv[i]);
+			} else if (optind < ac && av[optind][0] >= '0' && av[optind][0] <= '9') {
+				/* "--explain 5": the count as the next word, when it is a number */
+				val = av[optind++];
+				if (parse_uint(val, 1, 100, &o->explain_count))
+					FAIL("--explain: '%s' is not an integer 1..100", val);
 			}
-		} else if (!strcmp(a, "--verify")) {
+			break;
+		case O_VERIFY:
 			o->verify = true;
-		} else if (!strcmp(a, "--no-template")) {
+			break;
+		case O_NO_TEMPLATE:
 			o->skip_template = true;
-		} else if (!strcmp(a, "--image")) {
-			NEEDVAL(); o->image_path = val;
-		} else if (!strcmp(a, "--synthetic")) {
-			NEEDVAL();
+			break;
+		case O_IMAGE:
+			o->image_path = val;
+			break;
+		case O_SYNTHETIC:
 			if (strcmp(val, "win10"))
 				FAIL("--synthetic: '%s' is not a known image (win10)", val);
 			o->synthetic = true;
-		} else if (!strcmp(a, "--size")) {
-			NEEDVAL();
-			if (cli_parse_size(val, &o->image_size) || o->image_size < SYNTH_BLOCK_SIZE)
+			break;
+		case O_SIZE:
+			if (!ll_size_parse(val, 0, &o->image_size) || o->image_size < SYNTH_BLOCK_SIZE)
 				FAIL("--size: '%s' is not a size of at least 4k", val);
-		} else if (!strcmp(a, "--seed")) {
-			NEEDVAL();
+			break;
+		case O_SEED: {
 			char *end;
 			errno = 0;
 			o->seed = strtoull(val, &end, 0);
 			if (errno || *end || end == val || val[0] == '-')
 				FAIL("--seed: '%s' is not an unsigned integer", val);
-		} else if (!strcmp(a, "--metrics-url")) {
-			NEEDVAL(); o->metrics_url = val;
-		} else if (!strcmp(a, "--metrics-insecure")) {
+			break;
+		}
+		case O_METRICS_URL:
+			o->metrics_url = val;
+			break;
+		case O_METRICS_INSECURE:
 			o->metrics_insecure = true;
-		} else if (!strcmp(a, "--interval")) {
-			NEEDVAL();
+			break;
+		case O_INTERVAL:
 			if (parse_seconds(val, &o->interval_s) || o->interval_s < 0.1 || o->interval_s > 3600)
 				FAIL("--interval: '%s' is not a number of seconds between 0.1 and 3600", val);
-		} else if (!strcmp(a, "--count")) {
-			NEEDVAL();
+			break;
+		case O_COUNT:
 			if (parse_uint(val, 1, 1000000, &o->count))
 				FAIL("--count: '%s' is not an integer 1..1000000", val);
-		} else if (!strcmp(a, "--api")) {
-			NEEDVAL();
+			break;
+		case O_API:
 			if (strncmp(val, "https://", 8) || !val[8])
 				FAIL("--api: '%s' is not an https://HOST:PORT URL", val);
 			o->api_url = val;
-		} else if (!strcmp(a, "--api-user")) {
-			NEEDVAL();
+			break;
+		case O_API_USER:
 			if (!*val || strlen(val) > 64 || strchr(val, ':'))
 				FAIL("--api-user: want 1..64 characters without ':'");
 			o->api_user = val;
-		} else if (!strcmp(a, "--api-cacert")) {
-			NEEDVAL(); o->api_cacert = val;
-		} else if (!strcmp(a, "--api-insecure")) {
+			break;
+		case O_API_CACERT:
+			o->api_cacert = val;
+			break;
+		case O_API_INSECURE:
 			o->api_insecure = true;
-		} else if (!strcmp(a, "--keep-clones")) {
+			break;
+		case O_KEEP_CLONES:
 			o->keep_clones = true;
-		} else if (!strcmp(a, "--settle-timeout")) {
-			NEEDVAL();
+			break;
+		case O_SETTLE_TIMEOUT:
 			if (parse_seconds(val, &o->settle_timeout_s))
 				FAIL("--settle-timeout: '%s' is not a number of seconds", val);
-		} else if (!strcmp(a, "--out")) {
-			NEEDVAL(); o->out_path = val;
-		} else if (!strcmp(a, "--name")) {
-			NEEDVAL(); o->profile_name = val;
-		} else if (!strcmp(a, "--budget")) {
-			NEEDVAL();
+			break;
+		case O_OUT:
+			o->out_path = val;
+			break;
+		case O_NAME:
+			o->profile_name = val;
+			break;
+		case O_BUDGET:
 			if (parse_duration(val, &o->budget_s))
 				FAIL("--budget: '%s' is not a duration like 90s, 10m or 1h", val);
-		} else if (!strcmp(a, "--capacity-use")) {
-			NEEDVAL();
-			if (cli_parse_size(val, &o->capacity_use) || o->capacity_use == 0)
+			break;
+		case O_CAPACITY_USE:
+			if (!ll_size_parse(val, 0, &o->capacity_use) || o->capacity_use == 0)
 				FAIL("--capacity-use: '%s' is not a positive size", val);
-		} else if (!strcmp(a, "--offset")) {
-			NEEDVAL();
-			if (cli_parse_size(val, &o->offset))
+			break;
+		case O_OFFSET:
+			if (!ll_size_parse(val, 0, &o->offset))
 				FAIL("--offset: '%s' is not a size", val);
-		} else if (!strcmp(a, "--max-io")) {
-			NEEDVAL();
-			if (cli_parse_size(val, &o->max_io) || o->max_io < 4096)
+			break;
+		case O_MAX_IO:
+			if (!ll_size_parse(val, 0, &o->max_io) || o->max_io < 4096)
 				FAIL("--max-io: '%s' is not a size of at least 4k", val);
-		} else if (!strcmp(a, "--write-data")) {
-			NEEDVAL();
+			break;
+		case O_WRITE_DATA:
 			if (!strcmp(val, "random")) o->sparse_writes = false;
 			else if (!strcmp(val, "sparse")) o->sparse_writes = true;
 			else FAIL("--write-data: '%s' is not random or sparse", val);
-		} else if (!strcmp(a, "--dataloss")) {
+			break;
+		case O_DATALOSS:
 			o->dataloss = true;
-		} else if (!strcmp(a, "--time-scale")) {
-			NEEDVAL();
+			break;
+		case O_TIME_SCALE: {
 			char *end;
 			errno = 0;
 			o->calib_time_scale = strtod(val, &end);
 			if (errno || *end || end == val || !isfinite(o->calib_time_scale) || o->calib_time_scale <= 0 ||
 			    o->calib_time_scale > 1e6)
 				FAIL("--time-scale: '%s' is not a number above 0", val);
-		} else {
-			FAIL("unknown option '%s'", a);
+			break;
 		}
-#undef NEEDVAL
+		case ':':
+			FAIL("%s needs a value", option_word(av[optind - 1], optopt));
+		default: /* '?': not one of ours (optopt 0 or a letter), or a value given to a flag */
+			if (optopt >= O_JSON)
+				FAIL("%s takes no value", option_word(av[optind - 1], optopt));
+			FAIL("unknown option '%s'", option_word(av[optind - 1], optopt));
+		}
 	}
+	if (optind < ac) /* the words after a "--" */
+		FAIL("unexpected argument '%s'", av[optind]);
 	if (o->cmd == CMD_WATCH) {
 		if (!o->url)
 			FAIL("missing the target's API URL (https://[user:password@]host:port)");

@@ -88,9 +88,8 @@ struct bench_opts {
  * Returns 1 when help was requested: print cli_usage(). */
 int cli_parse(int argc, char **argv, struct bench_opts *opts, char *err, size_t errlen);
 
-/* "4m" -> 4194304, "256k", "1g", "512", "1.5g".  Returns 0 or -1. */
-int cli_parse_size(const char *s, uint64_t *out);
-/* "1,2,4" -> list; every entry via cli_parse_size (sizes) or as a positive integer. */
+/* "64k,1m" -> list; every entry a size by ll_size_parse's rule (include/lunlab/size_parse.h),
+ * none zero.  The uint list: positive integers. */
 int cli_parse_size_list(const char *s, uint64_t *out, unsigned max, unsigned *n);
 int cli_parse_uint_list(const char *s, unsigned *out, unsigned max, unsigned *n);
 

@@ -245,11 +245,10 @@ static int fit_and_profile(struct cctx *x, char *err, size_t errlen)
 		return -1;
 	}
 	calib_describe(r, x->o->out_path, x->o->profile_name);
-	char *perr = NULL;
-	char *text = calib_profile_render_checked(&r->doc, &perr);
+	char *perr = NULL, why[512];
+	char *text = calib_profile_render_checked(&r->doc, why, sizeof(why));
 	if (!text) {
-		snprintf(err, errlen, "the profile does not load: %s", perr ? perr : "?");
-		free(perr);
+		snprintf(err, errlen, "the profile does not load: %s", why);
 		return -1;
 	}
 	FILE *f = fopen(x->o->out_path, "w");

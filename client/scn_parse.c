@@ -18,6 +18,8 @@
 #include <yaml.h>
 
 #include "client/cli.h"
+#include "lunlab/read_file.h"
+#include "lunlab/size_parse.h"
 
 struct pctx {
 	const char *file;
@@ -167,7 +169,7 @@ static uint64_t get_size(struct pctx *p, const yaml_node_t *n, const char *key)
 {
 	uint64_t v;
 	const char *s = str(p, n, key);
-	if (cli_parse_size(s, &v) || v == 0)
+	if (!ll_size_parse(s, 0, &v) || v == 0)
 		fail(p, n, key, "'%s': expected a size (64M, 4k, 1g)", s);
 	return v;
 }
@@ -541,7 +543,7 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 			w->size = get_size(p, v, kp);
 		} else if (!strcmp(key, "offset")) {
 			const char *s = str(p, v, kp);
-			if (strcmp(s, "0") && cli_parse_size(s, &w->offset))
+			if (strcmp(s, "0") && !ll_size_parse(s, 0, &w->offset))
 				fail(p, v, kp, "'%s': expected a size", s);
 		} else if (!strcmp(key, "sync_every")) {
 			w->sync_every = (unsigned)get_uint(p, v, kp, 0, 1u << 20);
@@ -1398,18 +1400,14 @@ int scn_parse_text(const char *name, const char *text, size_t len, struct scn_mo
 
 int scn_parse_file(const char *path, struct scn_model *m, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		snprintf(err, errlen, "%s:1:1: file: cannot open: %s", path, strerror(errno));
-		return -1;
-	}
-	char *buf = malloc(1 << 20);
-	size_t n = buf ? fread(buf, 1, 1 << 20, f) : 0;
-	bool big = buf && n == 1 << 20 && fgetc(f) != EOF;
-	fclose(f);
-	if (!buf || big) {
-		free(buf);
-		snprintf(err, errlen, "%s:1:1: file: %s", path, buf ? "larger than 1 MiB" : "out of memory");
+	const struct ll_read_rules rules = { .max = 1u << 20 };
+	char why[512];
+	size_t n;
+	char *buf = ll_read_file(path, &rules, &n, why, sizeof(why));
+	if (!buf) {
+		/* why is "PATH: reason": the file's position goes after the path */
+		size_t pl = strlen(path);
+		snprintf(err, errlen, "%s:1:1: file:%s", path, strncmp(why, path, pl) == 0 ? why + pl + 1 : why);
 		return -1;
 	}
 	int rc = scn_parse_text(path, buf, n, m, err, errlen);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "client/scn_proc.h"
+#include "lunlab/read_file.h"
 
 static void lun_url(const struct scn_env *env, struct scn_lunref r, unsigned portal, char *out, size_t len)
 {
@@ -339,17 +340,14 @@ int scn_work_start(struct scn_work_rt *w, const struct scn_work *cfg, const stru
 	return 0;
 }
 
+/* a step's captured output: its first max bytes (NULL if it cannot be read) */
 static char *slurp(const char *path, size_t max)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	char *b = malloc(max + 1);
-	size_t n = b ? fread(b, 1, max, f) : 0;
-	fclose(f);
-	if (b)
-		b[n] = 0;
-	return b;
+	const struct ll_read_rules rules = { .max = max, .truncate = true };
+	char err[256];
+	size_t len;
+
+	return ll_read_file(path, &rules, &len, err, sizeof(err));
 }
 
 static void finish(struct scn_work_rt *w, int st, double t)

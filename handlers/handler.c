@@ -29,6 +29,7 @@
 #include "lunlab/tcmu_abi.h"
 #include "lunlab/scsi_vocab.h"
 #include "models/cost.h"
+#include "lunlab/fnv1a.h"
 #include "models/cost_virtual.h"
 #include "models/pacer.h"
 #include "models/profile.h"
@@ -132,10 +133,8 @@ static void private_array_name(struct tcmu_device *tdev, const struct lu_config 
 		if (strlen(serial) <= len - 1 - strlen("private:")) {
 			snprintf(out, len, "private:%s", serial);
 		} else {
-			uint64_t h = 14695981039346656037ull;
+			uint64_t h = ll_fnv1a64(LL_FNV1A64_BASIS, serial, strlen(serial));
 
-			for (const char *p = serial; *p; p++)
-				h = (h ^ (uint8_t)*p) * 1099511628211ull;
 			snprintf(out, len, "private:%.38s-%016llx", serial, (unsigned long long)h);
 		}
 		return;

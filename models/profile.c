@@ -10,6 +10,8 @@
 
 #include "models/profile_builtin.h"
 #include "models/profile_parse.h"
+#include "lunlab/errf.h"
+#include "lunlab/read_file.h"
 
 struct loaded {
 	char *key; /* built-in name or path as given */
@@ -20,49 +22,16 @@ struct loaded {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct loaded *loaded;
 
+/* a profile is a page of text, not a megabyte */
 static char *read_file(const char *path, size_t *len, char **err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		if (asprintf(err, "%s: cannot open profile: %s", path, strerror(errno)) < 0)
-			*err = NULL;
-		return NULL;
-	}
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		if (n == cap) {
-			if (cap >= (1u << 20)) { /* a profile is a page of text, not a megabyte */
-				free(buf);
-				fclose(f);
-				if (asprintf(err, "%s: profile larger than 1 MiB", path) < 0)
-					*err = NULL;
-				return NULL;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		size_t r = fread(buf + n, 1, cap - n, f);
-		n += r;
-		if (r == 0)
-			break;
-	}
-	bool bad = ferror(f);
-	fclose(f);
-	if (!buf || bad) {
-		free(buf);
-		if (asprintf(err, "%s: cannot read profile", path) < 0)
-			*err = NULL;
-		return NULL;
-	}
-	*len = n;
-	return buf;
+	const struct ll_read_rules rules = { .max = 1u << 20 };
+	char why[512];
+	char *text = ll_read_file(path, &rules, len, why, sizeof(why));
+
+	if (!text)
+		ll_strerrf(err, "profile %s", why);
+	return text;
 }
 
 static const struct lunlab_profile *load(const char *name, char **err)

@@ -1,6 +1,6 @@
 /* state_crc.h — the checksum every persisted record and block payload of a
  * state directory carries: CRC32C (Castagnoli), as iSCSI's digests, computed
- * by Intel's ISA-L (libisal: SSE4.2/PCLMUL, ~10 GB/s on one core), so
+ * by Intel's ISA-L (ll_crc32c, include/lunlab/crc32c.h), so
  * verifying each payload on every read costs little next to the read. */
 #ifndef LUNLAB_STATE_CRC_H
 #define LUNLAB_STATE_CRC_H
@@ -8,8 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* CRC32C of len bytes, continuing from crc (start with 0). */
-uint32_t state_crc32c(uint32_t crc, const void *buf, size_t len);
+#include "lunlab/crc32c.h" /* ll_crc32c: the CRC itself */
 
 /* CRC32C over a record's fields, serialised little-endian one after another:
  * the same bytes whatever the host, so a checksum never depends on struct

@@ -88,8 +88,8 @@ static uint32_t stamp_crc(sqlite3 *db, int *rc)
 	while ((*rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const unsigned char *k = sqlite3_column_text(s, 0), *v = sqlite3_column_text(s, 1);
 
-		crc = state_crc32c(crc, k ? k : (const unsigned char *)"", k ? strlen((const char *)k) + 1 : 1);
-		crc = state_crc32c(crc, v ? v : (const unsigned char *)"", v ? strlen((const char *)v) + 1 : 1);
+		crc = ll_crc32c(crc, k ? k : (const unsigned char *)"", k ? strlen((const char *)k) + 1 : 1);
+		crc = ll_crc32c(crc, v ? v : (const unsigned char *)"", v ? strlen((const char *)v) + 1 : 1);
 	}
 	if (*rc == SQLITE_DONE)
 		*rc = SQLITE_OK;

@@ -13,10 +13,10 @@ struct state_kv {
 
 static uint32_t rec_crc(const char *ns, const char *key, const void *val, size_t len)
 {
-	uint32_t c = state_crc32c(0, ns, strlen(ns) + 1);
+	uint32_t c = ll_crc32c(0, ns, strlen(ns) + 1);
 
-	c = state_crc32c(c, key, strlen(key) + 1);
-	return state_crc32c(c, val, len);
+	c = ll_crc32c(c, key, strlen(key) + 1);
+	return ll_crc32c(c, val, len);
 }
 
 struct state_kv *state_kv_open(const char *path, bool create, const struct state_stamp *st, size_t nst,

@@ -18,6 +18,7 @@
 #include "target/iscsi/portal.h"
 #include "target/lu/alua.h"
 #include "target/lu/fault_spec.h"
+#include "lunlab/size_parse.h"
 
 const struct cli_optdef cli_options[] = {
 	{ "listen", CLI_LISTEN, CLI_K_LIST, 0, CLI_MAX_LISTEN },
@@ -127,36 +128,6 @@ static void usage(FILE *f)
 		handler_dir_default());
 }
 
-bool cli_parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	unsigned shift = 0;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return false;
-	switch (*end) {
-	case '\0': break;
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	default: return false;
-	}
-	if (*end == 'i' || *end == 'B') /* tolerate "GiB"/"GB" spellings */
-		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
-	if (*end)
-		return false;
-	if (shift && v > (UINT64_MAX >> shift))
-		return false;
-	*out = (uint64_t)v << shift;
-	return true;
-}
-
 /* the cfgstring is k=v;k=v: a key may carry none of its separators */
 bool cli_lun_key_name_ok(const char *k)
 {
@@ -185,7 +156,7 @@ bool cli_lun_key(struct cli_lun_build *b, const char *k, const char *v, char *er
 		return false;
 	}
 	if (strcmp(k, "size") == 0) {
-		if (!cli_parse_size(v, &lun->size) || lun->size == 0) {
+		if (!ll_size_parse(v, 0, &lun->size) || lun->size == 0) {
 			snprintf(err, errlen, "want a number with K/M/G/T suffix");
 			return false;
 		}

@@ -143,9 +143,6 @@ bool cli_set(struct cli *c, enum cli_opt id, const char *value, char *err, size_
 /* A NUL-terminated copy of len bytes owned by c; NULL: out of memory. */
 const char *cli_keep(struct cli *c, const char *s, size_t len);
 
-/* "2G" -> 2147483648 (binary K/M/G/T suffixes); false on garbage/overflow. */
-bool cli_parse_size(const char *s, uint64_t *out);
-
 /* One --lun spec into *lun; false with a one-line reason in err. */
 bool cli_parse_lun(const char *spec, struct cli_lun *lun, char *err, size_t errlen);
 

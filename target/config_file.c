@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "lunlab/read_file.h"
 #include "target/cli.h"
 
 #define FAULT_SPEC_TEXT_MAX 600 /* > FAULT_SPEC_MAX: the parser names the overlong rule */
@@ -427,46 +428,13 @@ int config_file_parse(const char *text, size_t len, const char *origin, struct c
 
 int config_file_load(const char *path, struct cli *c, char *err, size_t errlen)
 {
-	struct stat st;
-	char *text;
-	size_t got = 0;
-	int fd, rc;
+	const struct ll_read_rules rules = { .max = CONFIG_FILE_MAX };
+	size_t got;
+	char *text = ll_read_file(path, &rules, &got, err, errlen);
+	int rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (!text)
 		return -1;
-	}
-	if (fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)CONFIG_FILE_MAX) {
-		snprintf(err, errlen, "%s: %s", path,
-			 !S_ISREG(st.st_mode) ? "not a regular file" : "larger than 1 MiB");
-		close(fd);
-		return -1;
-	}
-	text = malloc((size_t)st.st_size + 1);
-	if (!text) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		close(fd);
-		return -1;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, text + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			snprintf(err, errlen, "%s: %s", path, n < 0 ? strerror(errno) : "changed while read");
-			free(text);
-			close(fd);
-			return -1;
-		}
-		got += (size_t)n;
-	}
-	close(fd);
 	rc = config_file_parse(text, got, path, c, err, errlen);
 	free(text);
 	return rc;

@@ -30,6 +30,7 @@
 #include "target/metrics/metrics_routes.h"
 #include "target/service_notify.h"
 #include "target/state_check.h"
+#include "lunlab/fnv1a.h"
 #include "target/target_state.h"
 #include "target/tcmu/host.h"
 #include "lunlab_version.h"
@@ -37,13 +38,7 @@
 /* FNV-1a of the IQN: gives generated unit serials that differ per target */
 static uint32_t iqn_hash(const char *s)
 {
-	uint32_t h = 2166136261u;
-
-	while (*s) {
-		h ^= (uint8_t)*s++;
-		h *= 16777619u;
-	}
-	return h;
+	return ll_fnv1a32(LL_FNV1A32_BASIS, s, strlen(s));
 }
 
 /* The handler refused LUN i.  A LUN from the config file is blamed on the

@@ -4,7 +4,7 @@
  * CRC32C or both None and runs, one command at a time, 4 MiB READ(16)s and
  * then 1 MiB WRITE(16)s (immediate data + R2T/Data-Out) against LUN 0, each
  * for SECONDS; every digest the target sends is verified.  The initiator's
- * own CRC32C is the same code as the target's (target/iscsi/crc32c.c), so a
+ * own CRC32C is the same code as the target's (ll_crc32c, common/crc32c.c), so a
  * comparison of two targets runs one client binary.
  *
  * usage: digest-bench PORT IQN CRC32C|None SECONDS

@@ -25,6 +25,8 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
+#include "lunlab/size_parse.h"
+
 #define BLK 16384u
 
 static const char *g_url;
@@ -40,21 +42,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static bool size_arg(const char *s, uint64_t *out)
-{
-	char *e;
-	unsigned long long v = strtoull(s, &e, 10);
-
-	switch (*e) {
-	case 'k': case 'K': v <<= 10; e++; break;
-	case 'm': case 'M': v <<= 20; e++; break;
-	case 'g': case 'G': v <<= 30; e++; break;
-	case 't': case 'T': v <<= 40; e++; break;
-	}
-	*out = v;
-	return *e == '\0' && e != s;
 }
 
 /* the data of the 16 KiB block at byte offset off: unique per (seed, off) */
@@ -203,7 +190,7 @@ int main(int argc, char **argv)
 	g_url = argv[2];
 	int i = 3;
 	if (strcmp(argv[1], "first-read") != 0) {
-		if (argc < 4 || !size_arg(argv[3], &g_bytes)) {
+		if (argc < 4 || !ll_size_parse(argv[3], 0, &g_bytes)) {
 			fprintf(stderr, "persist_io: BYTES: want a size\n");
 			return 2;
 		}
@@ -213,9 +200,9 @@ int main(int argc, char **argv)
 		bool ok = true;
 
 		if (!strcmp(argv[i], "--bs"))
-			ok = size_arg(argv[i + 1], &g_bs) && g_bs % BLK == 0 && g_bs;
+			ok = ll_size_parse(argv[i + 1], 0, &g_bs) && g_bs % BLK == 0 && g_bs;
 		else if (!strcmp(argv[i], "--sync-every"))
-			ok = size_arg(argv[i + 1], &g_sync);
+			ok = ll_size_parse(argv[i + 1], 0, &g_sync);
 		else if (!strcmp(argv[i], "--seed"))
 			g_seed = strtoull(argv[i + 1], NULL, 10);
 		else if (!strcmp(argv[i], "--sessions"))

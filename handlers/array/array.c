@@ -11,6 +11,7 @@
 #include "handlers/array/array_internal.h"
 #include "handlers/array/array_state.h"
 #include "handlers/array/block_account.h"
+#include "lunlab/errf.h"
 #include "state/state_dir.h"
 
 static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -19,16 +20,16 @@ static struct array *registry;
 static char *mismatch(const char *name, const struct array_params *have, const struct array_params *want)
 {
 	if (have->dedup_block != want->dedup_block)
-		return array_msg("array '%s' exists with dedup_block %u, requested %u", name, have->dedup_block,
+		return ll_strf("array '%s' exists with dedup_block %u, requested %u", name, have->dedup_block,
 			   want->dedup_block);
 	if (have->zlib_level != want->zlib_level)
-		return array_msg("array '%s' exists with zlib_level %d, requested %d", name, have->zlib_level,
+		return ll_strf("array '%s' exists with zlib_level %d, requested %d", name, have->zlib_level,
 			   want->zlib_level);
 	if (have->zlib_window_bits != want->zlib_window_bits)
-		return array_msg("array '%s' exists with zlib_window_bits %d, requested %d", name,
+		return ll_strf("array '%s' exists with zlib_window_bits %d, requested %d", name,
 			   have->zlib_window_bits, want->zlib_window_bits);
 	if (have->alloc_unit != want->alloc_unit)
-		return array_msg("array '%s' exists with alloc_unit %u, requested %u", name, have->alloc_unit,
+		return ll_strf("array '%s' exists with alloc_unit %u, requested %u", name, have->alloc_unit,
 			   want->alloc_unit);
 	return NULL;
 }
@@ -41,7 +42,7 @@ struct array *array_get_state(const char *name, const struct array_params *p, co
 	if (err)
 		*err = NULL;
 	if (!name || !*name || !p) {
-		e = array_msg("array name and parameters are required");
+		e = ll_strf("array name and parameters are required");
 		goto out_err;
 	}
 	if ((e = array_params_check(p)))
@@ -58,10 +59,10 @@ struct array *array_get_state(const char *name, const struct array_params *p, co
 		e = mismatch(name, &a->p, p);
 		/* one array lives in one place: every LU of it names the same */
 		if (!e && (!have) != (!state_dir))
-			e = have ? array_msg("array '%s' is kept in state directory %s; this LU has none", name, have)
-				 : array_msg("array '%s' is in memory; this LU names state_dir=%s", name, state_dir);
+			e = have ? ll_strf("array '%s' is kept in state directory %s; this LU has none", name, have)
+				 : ll_strf("array '%s' is in memory; this LU names state_dir=%s", name, state_dir);
 		if (!e && have && (state_array_dir(state_dir, name, want, sizeof(want)) < 0 || strcmp(want, have)))
-			e = array_msg("array '%s' is kept in %s; this LU names state_dir=%s", name, have, state_dir);
+			e = ll_strf("array '%s' is kept in %s; this LU names state_dir=%s", name, have, state_dir);
 		if (!e)
 			a->users++;
 		pthread_mutex_unlock(&registry_mu);
@@ -84,7 +85,7 @@ struct array *array_get_state(const char *name, const struct array_params *p, co
 		pthread_mutex_unlock(&registry_mu);
 		array_state_detach(a);
 		array_free(a);
-		e = array_msg("out of memory creating array '%s'", name);
+		e = ll_strf("out of memory creating array '%s'", name);
 		goto out_err;
 	}
 	a->next = registry;

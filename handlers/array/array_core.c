@@ -12,6 +12,7 @@
 
 #include "handlers/array/array_internal.h"
 #include "handlers/array/block_account.h"
+#include "lunlab/errf.h"
 
 static int pow2(uint32_t x) { return x && !(x & (x - 1)); }
 
@@ -20,13 +21,13 @@ char *array_params_check(const struct array_params *p)
 	/* 32 KiB max keeps an exact compressed size (<= block + deflate's few
 	 * bytes of framing) inside the record's 16-bit field. */
 	if (!pow2(p->dedup_block) || p->dedup_block < 512 || p->dedup_block > 32768)
-		return array_msg("dedup_block %u: must be a power of two in 512..32768", p->dedup_block);
+		return ll_strf("dedup_block %u: must be a power of two in 512..32768", p->dedup_block);
 	if (p->zlib_level < 0 || p->zlib_level > 9)
-		return array_msg("zlib_level %d: must be 0..9", p->zlib_level);
+		return ll_strf("zlib_level %d: must be 0..9", p->zlib_level);
 	if (p->zlib_window_bits < 9 || p->zlib_window_bits > 15)
-		return array_msg("zlib_window_bits %d: must be 9..15", p->zlib_window_bits);
+		return ll_strf("zlib_window_bits %d: must be 9..15", p->zlib_window_bits);
 	if (p->alloc_unit < 1 || p->alloc_unit > p->dedup_block)
-		return array_msg("alloc_unit %u: must be 1..dedup_block (%u)", p->alloc_unit, p->dedup_block);
+		return ll_strf("alloc_unit %u: must be 1..dedup_block (%u)", p->alloc_unit, p->dedup_block);
 	return NULL;
 }
 
@@ -51,7 +52,7 @@ struct array *array_new(const char *name, const struct array_params *p, char **e
 			free(a->name);
 			free(a);
 		}
-		*err = array_msg("out of memory creating array '%s'", name);
+		*err = ll_strf("out of memory creating array '%s'", name);
 		return NULL;
 	}
 	a->p = *p;

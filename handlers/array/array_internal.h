@@ -13,7 +13,8 @@
  *                       volume_copy.c, volume_map.c, range_lock.c)
  *             -> block store (block_store.c) -> payloads (payload_*.c)
  *   accounting (block_account.c) consumes the block store's backlog
- *   array_msg.c (the layer's error messages) and split_work.c call nothing
+ *   split_work.c calls nothing; the layer's *err messages come from
+ *   ll_strf (include/lunlab/errf.h)
  *
  * A lower layer serves an upper one through hooks it installs (the block
  * store's space hooks, the volume list's hooks below), never by name.
@@ -66,10 +67,6 @@ void array_free(struct array *a);
  * link; link under a->vol_mu). */
 struct volume *array_vol_alloc(struct array *a, uint64_t size_bytes, uint32_t lba_size);
 void array_vol_link(struct array *a, struct volume *v);
-
-/* array_msg.c: a malloc'd one-line message (NULL when out of memory), for the
- * *err of the array layer's functions. */
-char *array_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* volume_names.c: the named volume called name, or NULL (caller holds a->vol_mu). */
 struct volume *vn_find(struct array *a, const char *name);

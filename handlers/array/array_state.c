@@ -17,6 +17,7 @@
 #include "handlers/array/payload.h"
 #include "handlers/array/payload_file.h"
 #include "handlers/array/store_db.h"
+#include "lunlab/errf.h"
 #include "state/state_dir.h"
 
 _Static_assert(VOL_PCHUNK == STORE_CHUNK, "a volume's persisted chunk is a store_db chunk");
@@ -53,17 +54,6 @@ struct array_state {
 	bool stop, running;
 	pthread_t thread;
 };
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static char *dup_err(const char *e)
 {
@@ -413,7 +403,7 @@ static int commit(struct array_state *st, char *err, size_t errlen)
 	rc = cut(st, &b);
 	bs_persist_thaw(bs);
 	if (rc) {
-		fail(err, errlen, "%s: out of memory collecting a commit", st->dir);
+		ll_errf(err, errlen, "%s: out of memory collecting a commit", st->dir);
 		remark(st, &b);
 		bs_persist_sealed_done(bs, false);
 		goto out;
@@ -433,7 +423,7 @@ static int commit(struct array_state *st, char *err, size_t errlen)
 	if ((rc = job.rc) != 0) {
 		if (rows == 0)
 			store_db_rollback(st->db);
-		fail(err, errlen, "%s/blocks.dat: fdatasync: %s", st->dir, strerror(-rc));
+		ll_errf(err, errlen, "%s/blocks.dat: fdatasync: %s", st->dir, strerror(-rc));
 	} else if (rows < 0) {
 		rc = -EIO;
 	} else if (store_db_commit(st->db, err, errlen) < 0) {
@@ -552,10 +542,10 @@ static int load_block(void *arg, const struct store_blk_rec *r)
 	int rc;
 
 	if (!data)
-		return fail(l->err, l->errlen, "%s", why);
+		return ll_errf(l->err, l->errlen, "%s", why);
 	rc = bs_load_block(l->a->bs, r->id, r->fp, r->refs, r->csize, data);
 	if (rc)
-		return fail(l->err, l->errlen, "%s: block %u: %s", store_db_path(l->st->db), r->id,
+		return ll_errf(l->err, l->errlen, "%s: block %u: %s", store_db_path(l->st->db), r->id,
 			    rc == -EINVAL ? "a block with no reference is recorded"
 			    : rc == -EEXIST ? "recorded twice" : rc == -ERANGE ? "id out of range" : strerror(-rc));
 	if (r->id + 1 > l->limit)
@@ -573,11 +563,11 @@ static int load_volume(void *arg, const struct store_vol_rec *r)
 
 	if ((r->lba_size != 512 && r->lba_size != 4096) || r->size % r->lba_size || !r->key[0] ||
 	    (named && (strncmp(r->key, "vol:", 4) != 0 || !r->key[4])) || r->vid == 0)
-		return fail(l->err, l->errlen, "%s: volume %llu ('%s'): size %llu, block size %u or key is impossible",
+		return ll_errf(l->err, l->errlen, "%s: volume %llu ('%s'): size %llu, block size %u or key is impossible",
 			    store_db_path(l->st->db), (unsigned long long)r->vid, r->key, (unsigned long long)r->size,
 			    r->lba_size);
 	if (l->nvols && l->byvid[l->nvols - 1]->pvid >= r->vid)
-		return fail(l->err, l->errlen, "%s: volume %llu comes twice", store_db_path(l->st->db),
+		return ll_errf(l->err, l->errlen, "%s: volume %llu comes twice", store_db_path(l->st->db),
 			    (unsigned long long)r->vid);
 	v = array_vol_alloc(a, r->size, r->lba_size);
 	if (!v || GROW(l->byvid, l->nvols, l->capvols) || !(v->pcommitted = malloc(sizeof(*v->pcommitted))) ||
@@ -585,7 +575,7 @@ static int load_volume(void *arg, const struct store_vol_rec *r)
 	    (r->info[0] && !(v->snapshot_of = strdup(r->info)))) {
 		if (v)
 			volume_destroy(v);
-		return fail(l->err, l->errlen, "out of memory loading volume '%s'", r->key);
+		return ll_errf(l->err, l->errlen, "out of memory loading volume '%s'", r->key);
 	}
 	v->pvid = r->vid;
 	v->pflags = r->flags & (STORE_VOL_WCE_OFF | STORE_VOL_SWP);
@@ -635,7 +625,7 @@ static int load_chunk(void *arg, uint64_t vid, uint64_t idx, const uint32_t ids[
 	int rc;
 
 	if (!v)
-		return fail(l->err, l->errlen, "%s: map chunk %llu belongs to volume %llu, which does not exist", path,
+		return ll_errf(l->err, l->errlen, "%s: map chunk %llu belongs to volume %llu, which does not exist", path,
 			    (unsigned long long)idx, (unsigned long long)vid);
 	for (unsigned i = 0; i < STORE_CHUNK; i++) {
 		uint32_t id = ids[i];
@@ -643,21 +633,21 @@ static int load_chunk(void *arg, uint64_t vid, uint64_t idx, const uint32_t ids[
 		if (!id)
 			continue;
 		if (id >= l->limit || bs_rec(l->a->bs, id)->acct == BLK_FREE)
-			return fail(l->err, l->errlen,
+			return ll_errf(l->err, l->errlen,
 				    "%s: volume '%s' block %llu maps to block %u, which does not exist", path, vname(v),
 				    (unsigned long long)(idx * STORE_CHUNK + i), id);
 		if (l->counts[id] == UINT32_MAX)
-			return fail(l->err, l->errlen, "%s: block %u: too many references", path, id);
+			return ll_errf(l->err, l->errlen, "%s: block %u: too many references", path, id);
 		l->counts[id]++;
 		l->map_entries++;
 		l->refs++;
 	}
 	rc = map_load_chunk(v, idx, ids);
 	if (rc == -ERANGE)
-		return fail(l->err, l->errlen, "%s: volume '%s' has map entries past its end (chunk %llu)", path,
+		return ll_errf(l->err, l->errlen, "%s: volume '%s' has map entries past its end (chunk %llu)", path,
 			    vname(v), (unsigned long long)idx);
 	if (rc)
-		return fail(l->err, l->errlen, "out of memory loading the map of '%s'", vname(v));
+		return ll_errf(l->err, l->errlen, "out of memory loading the map of '%s'", vname(v));
 	return 0;
 }
 
@@ -666,7 +656,7 @@ static int check_ids(struct loader *l, const uint32_t *ids, const char *what, un
 {
 	for (unsigned i = 0; i < STORE_CHUNK; i++)
 		if (ids[i] && (ids[i] >= l->limit || bs_rec(l->a->bs, ids[i])->acct == BLK_FREE))
-			return fail(l->err, l->errlen, "%s: %s %llu maps to block %u, which does not exist",
+			return ll_errf(l->err, l->errlen, "%s: %s %llu maps to block %u, which does not exist",
 				    store_db_path(l->st->db), what, n, ids[i]);
 	return 0;
 }
@@ -679,7 +669,7 @@ static int load_shared(void *arg, uint64_t cid, const uint32_t ids[STORE_CHUNK])
 	if (check_ids(l, ids, "shared map chunk", (unsigned long long)cid))
 		return -1;
 	if (GROW(l->shared, l->nshared, l->capshared) || !(c = map_load_shared(l->a->bs, cid, ids)))
-		return fail(l->err, l->errlen, "out of memory loading shared map chunks");
+		return ll_errf(l->err, l->errlen, "out of memory loading shared map chunks");
 	l->shared[l->nshared++] = c;
 	if (cid > l->st->next_cid)
 		l->st->next_cid = cid;
@@ -694,7 +684,7 @@ static int load_ref(void *arg, uint64_t vid, uint64_t idx, uint64_t cid)
 	size_t lo = 0, hi = l->nshared;
 
 	if (!v)
-		return fail(l->err, l->errlen, "%s: map chunk %llu belongs to volume %llu, which does not exist", path,
+		return ll_errf(l->err, l->errlen, "%s: map chunk %llu belongs to volume %llu, which does not exist", path,
 			    (unsigned long long)idx, (unsigned long long)vid);
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -705,14 +695,14 @@ static int load_ref(void *arg, uint64_t vid, uint64_t idx, uint64_t cid)
 			hi = mid;
 	}
 	if (lo == l->nshared || l->shared[lo]->pcid != cid)
-		return fail(l->err, l->errlen, "%s: volume '%s' chunk %llu names shared map chunk %llu, which does not exist",
+		return ll_errf(l->err, l->errlen, "%s: volume '%s' chunk %llu names shared map chunk %llu, which does not exist",
 			    path, vname(v), (unsigned long long)idx, (unsigned long long)cid);
 	int rc = map_load_ref(v, idx, l->shared[lo]);
 	if (rc == -ERANGE)
-		return fail(l->err, l->errlen, "%s: volume '%s' has map entries past its end (chunk %llu)", path,
+		return ll_errf(l->err, l->errlen, "%s: volume '%s' has map entries past its end (chunk %llu)", path,
 			    vname(v), (unsigned long long)idx);
 	if (rc)
-		return fail(l->err, l->errlen, "out of memory loading the map of '%s'", vname(v));
+		return ll_errf(l->err, l->errlen, "out of memory loading the map of '%s'", vname(v));
 	l->map_entries += l->shared[lo]->pmapped;
 	return 0;
 }
@@ -730,7 +720,7 @@ static int shared_done(struct loader *l)
 
 		if (!map_load_shared_done(l->a->bs, c)) {
 			if (!rc)
-				rc = fail(l->err, l->errlen, "%s: shared map chunk %llu is named by no volume",
+				rc = ll_errf(l->err, l->errlen, "%s: shared map chunk %llu is named by no volume",
 					  store_db_path(l->st->db), (unsigned long long)cid);
 			continue;
 		}
@@ -740,7 +730,7 @@ static int shared_done(struct loader *l)
 			if (!id)
 				continue;
 			if (l->counts[id] > UINT32_MAX - add)
-				rc = fail(l->err, l->errlen, "%s: block %u: too many references", store_db_path(l->st->db), id);
+				rc = ll_errf(l->err, l->errlen, "%s: block %u: too many references", store_db_path(l->st->db), id);
 			else
 				l->counts[id] += add;
 			l->refs += add;
@@ -760,7 +750,7 @@ static int check_refs(struct loader *l)
 			continue;
 		rec = atomic_load(&r->ref);
 		if (rec != l->counts[id])
-			return fail(l->err, l->errlen,
+			return ll_errf(l->err, l->errlen,
 				    "%s: block %u records %u reference(s), the volume maps hold %u",
 				    store_db_path(l->st->db), id, rec, l->counts[id]);
 	}
@@ -781,12 +771,12 @@ static int check_summary(struct loader *l)
 	bs_figures(l->a->bs, &f);
 	if (!r) {
 		if (l->live_blocks || l->map_entries)
-			return fail(l->err, l->errlen, "%s: blocks and maps without a summary (the file is damaged)", path);
+			return ll_errf(l->err, l->errlen, "%s: blocks and maps without a summary (the file is damaged)", path);
 		return 0;
 	}
 #define SAME(what, have, want)                                                                                    \
 	if ((have) != (want))                                                                                      \
-	return fail(l->err, l->errlen, "%s: %s recomputes to %llu, the last commit recorded %llu", path, what,      \
+	return ll_errf(l->err, l->errlen, "%s: %s recomputes to %llu, the last commit recorded %llu", path, what,      \
 		    (unsigned long long)(have), (unsigned long long)(want))
 	SAME("unique blocks", f.unique_blocks, s.unique_blocks);
 	SAME("mapped blocks", l->map_entries, s.mapped_blocks);
@@ -803,7 +793,7 @@ static int check_summary(struct loader *l)
 #undef SAME
 	uint64_t want = f.physical_bytes + f.pending_blocks * (uint64_t)l->a->p.dedup_block;
 	if (sp.used_bytes != want || sp.reserved_bytes)
-		return fail(l->err, l->errlen,
+		return ll_errf(l->err, l->errlen,
 			    "%s: physical space in use %llu bytes (%llu reserved), its blocks add up to %llu", path,
 			    (unsigned long long)sp.used_bytes, (unsigned long long)sp.reserved_bytes,
 			    (unsigned long long)want);
@@ -818,10 +808,10 @@ static int load(struct array_state *st, char *err, size_t errlen)
 	if (store_db_each_block(st->db, load_block, &l, err, errlen) != 0)
 		return -1;
 	if ((rc = bs_load_done(st->a->bs, l.limit)) != 0)
-		return fail(err, errlen, "loading blocks: %s", strerror(-rc));
+		return ll_errf(err, errlen, "loading blocks: %s", strerror(-rc));
 	l.counts = calloc(l.limit, sizeof(*l.counts));
 	if (!l.counts)
-		return fail(err, errlen, "out of memory counting references");
+		return ll_errf(err, errlen, "out of memory counting references");
 	st->next_vid = 1;
 	rc = store_db_each_volume(st->db, load_volume, &l, err, errlen);
 	/* volumes came in ascending vid order: byvid is sorted */
@@ -883,7 +873,7 @@ static struct array_state *state_open(struct array *a, const char *adir, const c
 	struct state_stamp stamp[6];
 
 	if (!st) {
-		fail(err, errlen, "out of memory");
+		ll_errf(err, errlen, "out of memory");
 		return NULL;
 	}
 	st->a = a;
@@ -908,7 +898,7 @@ static struct array_state *state_open(struct array *a, const char *adir, const c
 	if (bs_persist_enable(a->bs) < 0) {
 		payload_close(st->ps);
 		st->ps = NULL;
-		fail(err, errlen, "out of memory");
+		ll_errf(err, errlen, "out of memory");
 		goto fail;
 	}
 	bs_use_payloads(a->bs, st->ps);
@@ -917,7 +907,7 @@ static struct array_state *state_open(struct array *a, const char *adir, const c
 	/* from here on every change of a loaded volume is recorded */
 	for (struct volume *v = a->vols; v; v = v->next)
 		if (map_persist_enable(v) < 0) {
-			fail(err, errlen, "out of memory");
+			ll_errf(err, errlen, "out of memory");
 			goto fail;
 		}
 	return st;
@@ -1118,10 +1108,10 @@ static int check_payload(void *arg, const struct store_blk_rec *r)
 	int rc = payload_file_check(w->st->ps, r->id, r->dcrc);
 
 	if (rc == -ERANGE)
-		return fail(w->err, w->errlen, "%s/blocks.dat: block %u lies past the end of the file (the file was cut)",
+		return ll_errf(w->err, w->errlen, "%s/blocks.dat: block %u lies past the end of the file (the file was cut)",
 			    w->st->dir, r->id);
 	if (rc)
-		return fail(w->err, w->errlen, "%s/blocks.dat: block %u's data fails its checksum", w->st->dir, r->id);
+		return ll_errf(w->err, w->errlen, "%s/blocks.dat: block %u's data fails its checksum", w->st->dir, r->id);
 	w->checked++;
 	return 0;
 }
@@ -1141,7 +1131,7 @@ int array_state_check(const char *adir, char *out, size_t outlen, char *err, siz
 		return -1;
 	a = array_new(name, &p, &e);
 	if (!a) {
-		fail(err, errlen, "%s: %s", adir, e ? e : "its stamp holds impossible parameters");
+		ll_errf(err, errlen, "%s: %s", adir, e ? e : "its stamp holds impossible parameters");
 		free(e);
 		return -1;
 	}

@@ -229,7 +229,7 @@ static void *pf_put(struct payload_store *ps, uint32_t id, const void *src)
 			return NULL;
 		done += (size_t)n;
 	}
-	l->crc[id & (PF_LEAF - 1)] = state_crc32c(0, src, B);
+	l->crc[id & (PF_LEAF - 1)] = ll_crc32c(0, src, B);
 	atomic_store_explicit(&l->state[id & (PF_LEAF - 1)], SLOT_GOOD, memory_order_release);
 	uint64_t was = atomic_fetch_add_explicit(&pf->since_kick, B, memory_order_relaxed);
 	/* busy: the governor is awake (maybe starting writeback: never wait for it) */
@@ -269,7 +269,7 @@ static int pf_verify(struct payload_store *ps, uint32_t id)
 	if ((uint64_t)(id + 1) * B > atomic_load(&pf->file_len))
 		st = SLOT_BAD;
 	else
-		st = state_crc32c(0, pf->map + (uint64_t)id * B, B) == l->crc[id & (PF_LEAF - 1)] ? SLOT_GOOD : SLOT_BAD;
+		st = ll_crc32c(0, pf->map + (uint64_t)id * B, B) == l->crc[id & (PF_LEAF - 1)] ? SLOT_GOOD : SLOT_BAD;
 	atomic_store_explicit(&l->state[id & (PF_LEAF - 1)], st, memory_order_release);
 	if (st == SLOT_BAD)
 		fprintf(stderr, "lunlab: %s: block %u fails its checksum: its data is never served (MEDIUM ERROR)\n",
@@ -392,7 +392,7 @@ int payload_file_check(struct payload_store *ps, uint32_t id, uint32_t crc)
 	if (!buf)
 		return -ENOMEM;
 	rc = pread(pf->fd, buf, B, (off_t)((uint64_t)id * B)) == (ssize_t)B ? 0 : -EIO;
-	if (rc == 0 && state_crc32c(0, buf, B) != crc)
+	if (rc == 0 && ll_crc32c(0, buf, B) != crc)
 		rc = -EIO;
 	free(buf);
 	return rc;

@@ -17,6 +17,7 @@
 
 #include "handlers/array/array_internal.h"
 #include "handlers/array/volume_names.h"
+#include "lunlab/errf.h"
 
 static int by_address(const void *x, const void *y)
 {
@@ -49,20 +50,20 @@ static int snapshot(struct array *a, const char *const *src, const char *const *
 	if (err)
 		*err = NULL;
 	if (!n || !src || !dst) {
-		e = array_msg("a snapshot needs at least one source volume");
+		e = ll_strf("a snapshot needs at least one source volume");
 		rc = -EINVAL;
 		goto out_early;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (!src[i] || !dst[i] || !volume_name_ok(dst[i])) {
-			e = array_msg("snapshot name '%s': want 1..%d printable characters other than space ; , / =",
+			e = ll_strf("snapshot name '%s': want 1..%d printable characters other than space ; , / =",
 				dst[i] ? dst[i] : "", VOLUME_NAME_MAX - 1);
 			rc = -EINVAL;
 			goto out_early;
 		}
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(dst[i], dst[j])) {
-				e = array_msg("snapshot name '%s' is given twice", dst[i]);
+				e = ll_strf("snapshot name '%s' is given twice", dst[i]);
 				rc = -EEXIST;
 				goto out_early;
 			}
@@ -72,7 +73,7 @@ static int snapshot(struct array *a, const char *const *src, const char *const *
 		free(sv);
 		free(dv);
 		free(lk);
-		e = array_msg("out of memory");
+		e = ll_strf("out of memory");
 		rc = -ENOSPC;
 		goto out_early;
 	}
@@ -80,10 +81,10 @@ static int snapshot(struct array *a, const char *const *src, const char *const *
 	pthread_mutex_lock(&a->vol_mu);
 	for (size_t i = 0; i < n && !rc; i++) {
 		if (!(sv[i] = vn_find(a, src[i]))) {
-			e = array_msg("volume '%s': no such volume in array '%s'", src[i], a->name);
+			e = ll_strf("volume '%s': no such volume in array '%s'", src[i], a->name);
 			rc = -ENOENT;
 		} else if (vn_find(a, dst[i])) {
-			e = array_msg("volume '%s' already exists in array '%s'", dst[i], a->name);
+			e = ll_strf("volume '%s' already exists in array '%s'", dst[i], a->name);
 			rc = -EEXIST;
 		}
 	}
@@ -107,10 +108,10 @@ static int snapshot(struct array *a, const char *const *src, const char *const *
 	for (size_t i = 0; i < n && !rc; i++) {
 		dv[i] = array_vol_alloc(a, sv[i]->size, sv[i]->lba_size);
 		if (!dv[i] || !(dv[i]->name = strdup(dst[i])) || !(dv[i]->snapshot_of = strdup(src[i]))) {
-			e = array_msg("out of memory for the map of snapshot '%s'", dst[i]);
+			e = ll_strf("out of memory for the map of snapshot '%s'", dst[i]);
 			rc = -ENOSPC;
 		} else if (vol_copy_map(dv[i], sv[i], entries) != 0) {
-			e = array_msg("snapshot '%s' of '%s': out of space copying its map", dst[i], src[i]);
+			e = ll_strf("snapshot '%s' of '%s': out of space copying its map", dst[i], src[i]);
 			rc = -ENOSPC;
 		}
 	}
@@ -170,7 +171,7 @@ static int refresh(struct array *a, const char *const *src, const char *const *d
 		*err = NULL;
 	if (!n || !src || !dst || n > 4096) {
 		if (err)
-			*err = array_msg("a refresh needs 1..4096 source and destination volumes");
+			*err = ll_strf("a refresh needs 1..4096 source and destination volumes");
 		return -EINVAL;
 	}
 	struct volume **sv = calloc(n, sizeof(*sv)), **dv = calloc(n, sizeof(*dv)), **lk = calloc(2 * n, sizeof(*lk));
@@ -179,24 +180,24 @@ static int refresh(struct array *a, const char *const *src, const char *const *d
 		free(dv);
 		free(lk);
 		if (err)
-			*err = array_msg("out of memory");
+			*err = ll_strf("out of memory");
 		return -ENOSPC;
 	}
 	pthread_mutex_lock(&a->vol_mu);
 	for (size_t i = 0; i < n && !rc; i++) {
 		if (!src[i] || !dst[i] || !(sv[i] = vn_find(a, src[i]))) {
-			e = array_msg("volume '%s': no such volume in array '%s'", src[i] ? src[i] : "", a->name);
+			e = ll_strf("volume '%s': no such volume in array '%s'", src[i] ? src[i] : "", a->name);
 			rc = -ENOENT;
 		} else if (!(dv[i] = vn_find(a, dst[i]))) {
-			e = array_msg("volume '%s': no such volume in array '%s'", dst[i], a->name);
+			e = ll_strf("volume '%s': no such volume in array '%s'", dst[i], a->name);
 			rc = -ENOENT;
 		} else if (sv[i] == dv[i]) {
-			e = array_msg("volume '%s' cannot be refreshed from itself", dst[i]);
+			e = ll_strf("volume '%s' cannot be refreshed from itself", dst[i]);
 			rc = -EINVAL;
 		} else if (sv[i]->size != dv[i]->size || sv[i]->lba_size != dv[i]->lba_size) {
 			/* a refresh keeps the destination's geometry: what its
 			 * hosts read beyond a smaller source would be undefined */
-			e = array_msg("volume '%s' (%llu bytes, %u-byte blocks) and '%s' (%llu bytes, %u-byte blocks) "
+			e = ll_strf("volume '%s' (%llu bytes, %u-byte blocks) and '%s' (%llu bytes, %u-byte blocks) "
 				      "differ in size", src[i], (unsigned long long)sv[i]->size, sv[i]->lba_size, dst[i],
 				      (unsigned long long)dv[i]->size, dv[i]->lba_size);
 			rc = -EINVAL;
@@ -205,7 +206,7 @@ static int refresh(struct array *a, const char *const *src, const char *const *d
 			if (dv[j] == dv[i] || dv[j] == sv[i] || sv[j] == dv[i]) {
 				/* one map both read and replaced in one set has no
 				 * single point in time to take it at */
-				e = array_msg("volume '%s' is named twice in one refresh", dv[j] == dv[i] ? dst[i] : src[i]);
+				e = ll_strf("volume '%s' is named twice in one refresh", dv[j] == dv[i] ? dst[i] : src[i]);
 				rc = -EINVAL;
 			}
 	}
@@ -225,7 +226,7 @@ static int refresh(struct array *a, const char *const *src, const char *const *d
 			vol_hold(lk[j]);
 		for (size_t i = 0; i < n && !rc; i++)
 			if ((rc = vol_replace_map(dv[i], sv[i], entries)) != 0)
-				e = array_msg("refresh of '%s' from '%s': out of space copying its map", dst[i], src[i]);
+				e = ll_strf("refresh of '%s' from '%s': out of space copying its map", dst[i], src[i]);
 		for (size_t j = nl; j-- > 0;)
 			vol_unhold(lk[j]);
 	}

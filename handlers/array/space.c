@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "handlers/array/array_internal.h"
+#include "lunlab/errf.h"
 
 void space_init(struct space *s)
 {
@@ -231,14 +232,14 @@ int array_space_keys(struct array *a, uint64_t capacity_bytes, int soft_percent,
 	uint64_t used = atomic_load(&s->used);
 
 	if (capacity_bytes && s->cap_pinned && capacity_bytes != cap) {
-		*err = array_msg("array_capacity %llu: array '%s' has array_capacity %llu (every LUN of an array "
+		*err = ll_strf("array_capacity %llu: array '%s' has array_capacity %llu (every LUN of an array "
 			   "must give the same value, or none)",
 			   (unsigned long long)capacity_bytes, a->name, (unsigned long long)cap);
 		rc = -EINVAL;
 		goto out;
 	}
 	if (capacity_bytes && capacity_bytes < used) {
-		*err = array_msg("array_capacity %llu: array '%s' already uses %llu bytes", (unsigned long long)capacity_bytes,
+		*err = ll_strf("array_capacity %llu: array '%s' already uses %llu bytes", (unsigned long long)capacity_bytes,
 			   a->name, (unsigned long long)used);
 		rc = -ENOSPC;
 		goto out;
@@ -248,13 +249,13 @@ int array_space_keys(struct array *a, uint64_t capacity_bytes, int soft_percent,
 	if (soft_percent >= 0) {
 		new_soft = percent_of(new_cap, (unsigned)soft_percent);
 		if (!new_cap) {
-			*err = array_msg("soft_threshold %d: array '%s' has no capacity to take a percentage of", soft_percent,
+			*err = ll_strf("soft_threshold %d: array '%s' has no capacity to take a percentage of", soft_percent,
 				   a->name);
 			rc = -EINVAL;
 			goto out;
 		}
 		if (s->soft_pinned && new_soft != soft) {
-			*err = array_msg("soft_threshold %d: array '%s' has a soft threshold of %llu bytes (%llu%% of %llu); "
+			*err = ll_strf("soft_threshold %d: array '%s' has a soft threshold of %llu bytes (%llu%% of %llu); "
 				   "every LUN of an array must give the same value, or none",
 				   soft_percent, a->name, (unsigned long long)soft,
 				   (unsigned long long)(cap ? soft * 100 / cap : 0), (unsigned long long)cap);
@@ -282,18 +283,18 @@ int array_set_capacity(struct array *a, uint64_t capacity_bytes, uint64_t soft_t
 
 	*err = NULL;
 	if (!capacity_bytes) {
-		*err = array_msg("capacity 0: an array needs a capacity of at least one byte");
+		*err = ll_strf("capacity 0: an array needs a capacity of at least one byte");
 		return -EINVAL;
 	}
 	if (soft_threshold_bytes > capacity_bytes) {
-		*err = array_msg("soft threshold %llu is above the capacity %llu", (unsigned long long)soft_threshold_bytes,
+		*err = ll_strf("soft threshold %llu is above the capacity %llu", (unsigned long long)soft_threshold_bytes,
 			   (unsigned long long)capacity_bytes);
 		return -EINVAL;
 	}
 	pthread_mutex_lock(&s->mu);
 	uint64_t used = atomic_load(&s->used);
 	if (capacity_bytes < used) {
-		*err = array_msg("capacity %llu is below the %llu bytes array '%s' uses now", (unsigned long long)capacity_bytes,
+		*err = ll_strf("capacity %llu is below the %llu bytes array '%s' uses now", (unsigned long long)capacity_bytes,
 			   (unsigned long long)used, a->name);
 		rc = -ENOSPC;
 	} else {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lunlab/errf.h"
 #include "state/state_crc.h"
 
 enum {
@@ -62,17 +63,6 @@ struct store_db {
 	bool created;
 };
 
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 const char *store_db_path(const struct store_db *db)
 {
 	return sqlite3_db_filename(db->db, "main");
@@ -90,8 +80,8 @@ static uint32_t vol_crc(const struct store_vol_rec *r)
 	uint64_t v[4] = { r->vid, r->size, r->lba_size, r->flags };
 	uint32_t c = state_crc_u64s(0, v, 4);
 
-	c = state_crc32c(c, r->key, strlen(r->key) + 1);
-	return state_crc32c(c, r->info, strlen(r->info) + 1);
+	c = ll_crc32c(c, r->key, strlen(r->key) + 1);
+	return ll_crc32c(c, r->info, strlen(r->info) + 1);
 }
 
 static uint32_t chunk_crc(uint64_t vid, uint64_t idx, const uint32_t *ids)
@@ -102,7 +92,7 @@ static uint32_t chunk_crc(uint64_t vid, uint64_t idx, const uint32_t *ids)
 	for (unsigned i = 0; i < STORE_CHUNK; i++)
 		for (int k = 0; k < 4; k++)
 			le[i * 4 + (unsigned)k] = (uint8_t)(ids[i] >> (8 * k));
-	return state_crc32c(state_crc_u64s(0, v, 2), le, sizeof(le));
+	return ll_crc32c(state_crc_u64s(0, v, 2), le, sizeof(le));
 }
 
 static void ids_le(const uint32_t *ids, uint8_t le[STORE_CHUNK * 4])
@@ -132,7 +122,7 @@ static uint32_t shared_crc(uint64_t cid, const uint32_t *ids)
 	uint8_t le[STORE_CHUNK * 4];
 
 	ids_le(ids, le);
-	return state_crc32c(state_crc_u64s(0, &cid, 1), le, sizeof(le));
+	return ll_crc32c(state_crc_u64s(0, &cid, 1), le, sizeof(le));
 }
 
 static uint32_t blk_crc(const struct store_blk_rec *r)
@@ -159,7 +149,7 @@ struct store_db *store_db_open(const char *path, bool create, const struct state
 	char fmt[16];
 
 	if (!db) {
-		fail(err, errlen, "%s: out of memory", path);
+		ll_errf(err, errlen, "%s: out of memory", path);
 		return NULL;
 	}
 	if (state_db_open(path, create, &db->db, err, errlen) < 0)
@@ -406,7 +396,7 @@ int store_db_each_volume(struct store_db *db, int (*fn)(void *arg, const struct 
 		v.flags = (uint32_t)sqlite3_column_int64(s, 4);
 		if (!text_col(s, 1, v.key, sizeof(v.key)) || !text_col(s, 5, v.info, sizeof(v.info)) ||
 		    (uint32_t)sqlite3_column_int64(s, 6) != vol_crc(&v)) {
-			rc = fail(err, errlen, "%s: volume %lld's record fails its checksum (the file is damaged)",
+			rc = ll_errf(err, errlen, "%s: volume %lld's record fails its checksum (the file is damaged)",
 				  store_db_path(db), (long long)vid);
 			break;
 		}
@@ -441,7 +431,7 @@ int store_db_each_chunk_any(struct store_db *db,
 			for (int k = 0; k < 8; k++)
 				cid |= (uint64_t)b[k] << (8 * k);
 			if ((uint32_t)sqlite3_column_int64(s, 3) != ref_crc(vid, idx, cid)) {
-				rc = fail(err, errlen,
+				rc = ll_errf(err, errlen,
 					  "%s: map chunk %llu of volume %llu fails its checksum (the file is damaged)",
 					  store_db_path(db), (unsigned long long)idx, (unsigned long long)vid);
 				break;
@@ -451,14 +441,14 @@ int store_db_each_chunk_any(struct store_db *db,
 			continue;
 		}
 		if (!b || n != (int)(STORE_CHUNK * 4)) {
-			rc = fail(err, errlen, "%s: map chunk %llu of volume %llu has %d bytes, not %u (the file is damaged)",
+			rc = ll_errf(err, errlen, "%s: map chunk %llu of volume %llu has %d bytes, not %u (the file is damaged)",
 				  store_db_path(db), (unsigned long long)idx, (unsigned long long)vid, n,
 				  STORE_CHUNK * 4);
 			break;
 		}
 		le_ids(b, ids);
 		if ((uint32_t)sqlite3_column_int64(s, 3) != chunk_crc(vid, idx, ids)) {
-			rc = fail(err, errlen, "%s: map chunk %llu of volume %llu fails its checksum (the file is damaged)",
+			rc = ll_errf(err, errlen, "%s: map chunk %llu of volume %llu fails its checksum (the file is damaged)",
 				  store_db_path(db), (unsigned long long)idx, (unsigned long long)vid);
 			break;
 		}
@@ -491,13 +481,13 @@ int store_db_each_shared(struct store_db *db, int (*fn)(void *arg, uint64_t cid,
 		const uint8_t *b = sqlite3_column_blob(s, 1);
 
 		if (cid < 1 || !b || sqlite3_column_bytes(s, 1) != (int)(STORE_CHUNK * 4)) {
-			rc = fail(err, errlen, "%s: shared map chunk %lld: id or size impossible (the file is damaged)",
+			rc = ll_errf(err, errlen, "%s: shared map chunk %lld: id or size impossible (the file is damaged)",
 				  store_db_path(db), (long long)cid);
 			break;
 		}
 		le_ids(b, ids);
 		if ((uint32_t)sqlite3_column_int64(s, 2) != shared_crc((uint64_t)cid, ids)) {
-			rc = fail(err, errlen, "%s: shared map chunk %lld fails its checksum (the file is damaged)",
+			rc = ll_errf(err, errlen, "%s: shared map chunk %lld fails its checksum (the file is damaged)",
 				  store_db_path(db), (long long)cid);
 			break;
 		}
@@ -531,7 +521,7 @@ int store_db_each_block(struct store_db *db, int (*fn)(void *arg, const struct s
 
 		if (id < 1 || id > UINT32_MAX || refs < 0 || refs > UINT32_MAX || csize < -1 || csize > 65535 ||
 		    dcrc < 0 || dcrc > UINT32_MAX || (uint32_t)sqlite3_column_int64(s, 5) != blk_crc(&b)) {
-			rc = fail(err, errlen, "%s: block %lld's record fails its checksum (the file is damaged)",
+			rc = ll_errf(err, errlen, "%s: block %lld's record fails its checksum (the file is damaged)",
 				  store_db_path(db), (long long)id);
 			break;
 		}
@@ -564,7 +554,7 @@ int store_db_summary(struct store_db *db, struct store_summary *out, char *err, 
 		out->mapped_blocks = (uint64_t)sqlite3_column_int64(s, 5);
 		out->refs_total = (uint64_t)sqlite3_column_int64(s, 6);
 		if ((uint32_t)sqlite3_column_int64(s, 7) != summary_crc(out))
-			rc = fail(err, errlen, "%s: the summary fails its checksum (the file is damaged)", store_db_path(db));
+			rc = ll_errf(err, errlen, "%s: the summary fails its checksum (the file is damaged)", store_db_path(db));
 		else
 			rc = 1;
 	}
@@ -585,7 +575,7 @@ int store_db_integrity(struct store_db *db, char *err, size_t errlen)
 		const unsigned char *t = sqlite3_column_text(s, 0);
 
 		if (!t || strcmp((const char *)t, "ok") != 0)
-			rc = fail(err, errlen, "%s: SQLite integrity check: %s", store_db_path(db),
+			rc = ll_errf(err, errlen, "%s: SQLite integrity check: %s", store_db_path(db),
 				  t ? (const char *)t : "(no answer)");
 	} else {
 		state_db_error(db->db, "integrity check", err, errlen);

@@ -14,6 +14,7 @@
 #include "handlers/array/array_state.h"
 #include "handlers/array/store_db.h"
 #include "handlers/array/volume_names.h"
+#include "lunlab/errf.h"
 
 static void set_err(char **err, char *m)
 {
@@ -52,12 +53,12 @@ int volume_attach(struct array *a, const char *name, uint64_t size_bytes, uint32
 	if (err)
 		*err = NULL;
 	if (!volume_name_ok(name)) {
-		set_err(err, array_msg("volume '%s': want 1..%d printable characters other than space ; , / =",
+		set_err(err, ll_strf("volume '%s': want 1..%d printable characters other than space ; , / =",
 				 name ? name : "", VOLUME_NAME_MAX - 1));
 		return -EINVAL;
 	}
 	if ((lba_size != 512 && lba_size != 4096) || size_bytes % lba_size) {
-		set_err(err, array_msg("volume '%s': size %llu is not a multiple of the %u-byte block", name,
+		set_err(err, ll_strf("volume '%s': size %llu is not a multiple of the %u-byte block", name,
 				 (unsigned long long)size_bytes, lba_size));
 		return -EINVAL;
 	}
@@ -66,14 +67,14 @@ int volume_attach(struct array *a, const char *name, uint64_t size_bytes, uint32
 	if (v) {
 		int rc = 0;
 		if (v->attached) {
-			set_err(err, array_msg("volume '%s' of array '%s' is attached to another device", name, a->name));
+			set_err(err, ll_strf("volume '%s' of array '%s' is attached to another device", name, a->name));
 			rc = -EBUSY;
 		} else if (v->lba_size != lba_size) {
-			set_err(err, array_msg("volume '%s' has %u-byte blocks, the device %u-byte blocks", name, v->lba_size,
+			set_err(err, ll_strf("volume '%s' has %u-byte blocks, the device %u-byte blocks", name, v->lba_size,
 					 lba_size));
 			rc = -EINVAL;
 		} else if (v->size != size_bytes) {
-			set_err(err, array_msg("volume '%s' is %llu bytes, the device %llu: attach with the volume's size "
+			set_err(err, ll_strf("volume '%s' is %llu bytes, the device %llu: attach with the volume's size "
 					 "(and resize the device afterwards)",
 					 name, (unsigned long long)v->size, (unsigned long long)size_bytes));
 			rc = -EINVAL;
@@ -89,7 +90,7 @@ int volume_attach(struct array *a, const char *name, uint64_t size_bytes, uint32
 		pthread_mutex_unlock(&a->vol_mu);
 		if (v)
 			volume_destroy(v);
-		set_err(err, array_msg("volume '%s': out of memory creating a %llu-byte volume", name,
+		set_err(err, ll_strf("volume '%s': out of memory creating a %llu-byte volume", name,
 				 (unsigned long long)size_bytes));
 		return -ENOMEM;
 	}
@@ -126,11 +127,11 @@ struct volume *array_volume_open(struct array *a, const char *key, uint64_t size
 	if (!a->state) {
 		v = volume_create(a, size_bytes, lba_size);
 		if (!v)
-			*err = array_msg("cannot create the volume (bad size or out of memory)");
+			*err = ll_strf("cannot create the volume (bad size or out of memory)");
 		return v;
 	}
 	if (strlen(key) >= STORE_KEY_MAX) {
-		*err = array_msg("volume key too long");
+		*err = ll_strf("volume key too long");
 		return NULL;
 	}
 	pthread_mutex_lock(&a->vol_mu);
@@ -154,7 +155,7 @@ struct volume *array_volume_open(struct array *a, const char *key, uint64_t size
 			e[0] = '\0';
 		if (e[0]) {
 			pthread_mutex_unlock(&a->vol_mu);
-			*err = array_msg("%s", e);
+			*err = ll_strf("%s", e);
 			return NULL;
 		}
 		v->attached = true;
@@ -163,7 +164,7 @@ struct volume *array_volume_open(struct array *a, const char *key, uint64_t size
 			pthread_mutex_lock(&a->vol_mu);
 			v->attached = false;
 			pthread_mutex_unlock(&a->vol_mu);
-			*err = array_msg("out of memory growing the stored volume");
+			*err = ll_strf("out of memory growing the stored volume");
 			return NULL;
 		}
 		return v;
@@ -173,7 +174,7 @@ struct volume *array_volume_open(struct array *a, const char *key, uint64_t size
 	if (!v || !(v->pkey = strdup(key))) {
 		if (v)
 			volume_destroy(v);
-		*err = array_msg("cannot create the volume (bad size or out of memory)");
+		*err = ll_strf("cannot create the volume (bad size or out of memory)");
 		return NULL;
 	}
 	v->attached = true;
@@ -226,12 +227,12 @@ static int volume_delete(struct array *a, const char *name, char **err)
 	struct volume *v = name ? vn_find(a, name) : NULL;
 	if (!v) {
 		pthread_mutex_unlock(&a->vol_mu);
-		set_err(err, array_msg("volume '%s': no such volume in array '%s'", name ? name : "", a->name));
+		set_err(err, ll_strf("volume '%s': no such volume in array '%s'", name ? name : "", a->name));
 		return -ENOENT;
 	}
 	if (v->attached) {
 		pthread_mutex_unlock(&a->vol_mu);
-		set_err(err, array_msg("volume '%s' of array '%s' is attached to a device: close the device first", name,
+		set_err(err, ll_strf("volume '%s' of array '%s' is attached to a device: close the device first", name,
 				 a->name));
 		return -EBUSY;
 	}

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "handlers/scsi/lu_config.h"
+#include "lunlab/errf.h"
+#include "lunlab/size_parse.h"
 #include "models/cost_virtual.h"
 #include "models/profile.h"
 
@@ -34,28 +36,6 @@ const char lu_config_desc[] =
 /* the calibration host: 2 clones at a time x 2 XCOPY outstanding (docs/models.md "Host side") */
 #define VIRTUAL_STREAMS_DEFAULT 4u
 
-__attribute__((format(printf, 2, 3)))
-static int fail(char **reason, const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	/* values quoted in the reason come from the cfgstring and may hold
-	 * control characters: keep the reason one line */
-	for (char *p = s; p && *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	if (reason)
-		*reason = s;
-	else
-		free(s);
-	return -1;
-}
-
 static bool name_ok(const char *v)
 {
 	if (!*v)
@@ -72,37 +52,6 @@ static bool printable(const char *v)
 		if (*p < 0x21 || *p > 0x7e)
 			return false;
 	return *v != 0;
-}
-
-/* SIZE: decimal digits and an optional K/M/G/T (x1024^n) suffix. */
-static bool parse_size(const char *v, uint64_t *out)
-{
-	uint64_t x = 0;
-	const char *p = v;
-
-	if (!isdigit((unsigned char)*p))
-		return false;
-	for (; isdigit((unsigned char)*p); p++) {
-		uint64_t d = (uint64_t)(*p - '0');
-		if (x > (UINT64_MAX - d) / 10)
-			return false;
-		x = x * 10 + d;
-	}
-	unsigned shift = 0;
-	switch (*p) {
-	case 0: break;
-	case 'k': case 'K': shift = 10; break;
-	case 'm': case 'M': shift = 20; break;
-	case 'g': case 'G': shift = 30; break;
-	case 't': case 'T': shift = 40; break;
-	default: return false;
-	}
-	if (*p && p[1])
-		return false;
-	if (shift && x > (UINT64_MAX >> shift))
-		return false;
-	*out = x << shift;
-	return true;
 }
 
 static bool volume_name_valid(const char *v, size_t max)
@@ -140,26 +89,26 @@ static int set_key(struct lu_config *c, const char *key, const char *val, char *
 			char names[128];
 			builtin_list(names, sizeof(names));
 			free(err);
-			return fail(reason, "model '%s': unknown profile (%s)", val, names);
+			return ll_strerrf(reason, "model '%s': unknown profile (%s)", val, names);
 		}
 		strcpy(c->model, val);
 	} else if (strcmp(key, "profile") == 0) {
 		char *err = NULL;
 		if (strlen(val) >= sizeof(c->profile) || !*val)
-			return fail(reason, "profile '%s': path empty or too long", val);
+			return ll_strerrf(reason, "profile '%s': path empty or too long", val);
 		if (!profile_get(val, &err)) {
-			int r = fail(reason, "profile '%s': %s", val, err ? err : "cannot be loaded");
+			int r = ll_strerrf(reason, "profile '%s': %s", val, err ? err : "cannot be loaded");
 			free(err);
 			return r;
 		}
 		strcpy(c->profile, val);
 	} else if (strcmp(key, "array") == 0) {
 		if (strlen(val) >= sizeof(c->array) || !name_ok(val))
-			return fail(reason, "array '%s': want 1..%zu of [A-Za-z0-9._-]", val, sizeof(c->array) - 1);
+			return ll_strerrf(reason, "array '%s': want 1..%zu of [A-Za-z0-9._-]", val, sizeof(c->array) - 1);
 		strcpy(c->array, val);
 	} else if (strcmp(key, "serial") == 0) {
 		if (strlen(val) >= sizeof(c->serial) || !printable(val))
-			return fail(reason, "serial '%s': want 1..%zu printable ASCII characters", val,
+			return ll_strerrf(reason, "serial '%s': want 1..%zu printable ASCII characters", val,
 				    sizeof(c->serial) - 1);
 		strcpy(c->serial, val);
 	} else if (strcmp(key, "time_scale") == 0) {
@@ -170,17 +119,17 @@ static int set_key(struct lu_config *c, const char *key, const char *val, char *
 			return 0;
 		}
 		if (!*val || *end || !isfinite(v) || v < 0)
-			return fail(reason, "time_scale '%s': want a number >= 0 or 'virtual'", val);
+			return ll_strerrf(reason, "time_scale '%s': want a number >= 0 or 'virtual'", val);
 		c->time_scale = v;
 	} else if (strcmp(key, "host_streams") == 0) {
 		char *end = NULL;
 		unsigned long v = strtoul(val, &end, 10);
 		if (!*val || *end || val[0] == '-' || v < 1 || v > COST_VIRTUAL_STREAMS_MAX)
-			return fail(reason, "host_streams '%s': want 1..%u", val, COST_VIRTUAL_STREAMS_MAX);
+			return ll_strerrf(reason, "host_streams '%s': want 1..%u", val, COST_VIRTUAL_STREAMS_MAX);
 		c->host_streams = (unsigned)v;
 	} else if (strcmp(key, "readonly") == 0) {
 		if (strcmp(val, "0") != 0 && strcmp(val, "1") != 0)
-			return fail(reason, "readonly '%s': want 0 or 1", val);
+			return ll_strerrf(reason, "readonly '%s': want 0 or 1", val);
 		c->readonly = val[0] == '1';
 	} else if (strcmp(key, "physical_block") == 0) {
 		/* the READ CAPACITY(16) exponent is 4 bits: at most 2^15 logical
@@ -189,7 +138,7 @@ static int set_key(struct lu_config *c, const char *key, const char *val, char *
 		char *end = NULL;
 		unsigned long v = strtoul(val, &end, 10);
 		if (!*val || *end || val[0] == '-' || v < 512 || v > (4ul << 20) || (v & (v - 1)))
-			return fail(reason, "physical_block '%s': want a power of two from 512 to 4194304", val);
+			return ll_strerrf(reason, "physical_block '%s': want a power of two from 512 to 4194304", val);
 		c->physical_block = (unsigned)v;
 	} else if (strcmp(key, "tpgs") == 0) {
 		static const char *const names[] = { "off", "implicit", "explicit", "both" };
@@ -198,34 +147,34 @@ static int set_key(struct lu_config *c, const char *key, const char *val, char *
 			if (strcmp(val, names[i]) == 0)
 				c->tpgs = i;
 		if (c->tpgs < 0)
-			return fail(reason, "tpgs '%s': want off, implicit, explicit or both", val);
+			return ll_strerrf(reason, "tpgs '%s': want off, implicit, explicit or both", val);
 	} else if (strcmp(key, "volume") == 0) {
 		if (!volume_name_valid(val, sizeof(c->volume)))
-			return fail(reason, "volume '%s': want 1..%zu printable characters other than space ; , / =", val,
+			return ll_strerrf(reason, "volume '%s': want 1..%zu printable characters other than space ; , / =", val,
 				    sizeof(c->volume) - 1);
 		strcpy(c->volume, val);
 	} else if (strcmp(key, "array_capacity") == 0) {
 		uint64_t v;
-		if (!parse_size(val, &v) || v < CAPACITY_MIN || v > CAPACITY_MAX)
-			return fail(reason, "array_capacity '%s': want a size from 1M to 1048576T (K/M/G/T suffixes)",
+		if (!ll_size_parse(val, 0, &v) || v < CAPACITY_MIN || v > CAPACITY_MAX)
+			return ll_strerrf(reason, "array_capacity '%s': want a size from 1M to 1048576T (K/M/G/T suffixes)",
 				    val);
 		c->array_capacity = v;
 	} else if (strcmp(key, "soft_threshold") == 0) {
 		char *end = NULL;
 		unsigned long v = strtoul(val, &end, 10);
 		if (!isdigit((unsigned char)val[0]) || (*end && strcmp(end, "%") != 0) || v > 100)
-			return fail(reason, "soft_threshold '%s': want a percentage of the capacity, 0..100 (0: none)",
+			return ll_strerrf(reason, "soft_threshold '%s': want a percentage of the capacity, 0..100 (0: none)",
 				    val);
 		c->soft_threshold = (int)v;
 	} else if (strcmp(key, "state_dir") == 0) {
 		/* an absolute path, so every LU of an array names the same one
 		 * whatever the host's working directory */
 		if (val[0] != '/' || strlen(val) >= sizeof(c->state_dir) || !printable(val))
-			return fail(reason, "state_dir '%s': want an absolute path of printable characters, "
+			return ll_strerrf(reason, "state_dir '%s': want an absolute path of printable characters, "
 				    "shorter than %zu", val, sizeof(c->state_dir));
 		strcpy(c->state_dir, val);
 	} else {
-		return fail(reason, "unknown key '%s' (known: " KNOWN_KEYS ")", key);
+		return ll_strerrf(reason, "unknown key '%s' (known: " KNOWN_KEYS ")", key);
 	}
 	return 0;
 }
@@ -246,12 +195,12 @@ int lu_config_parse(const char *cfgstring, struct lu_config *c, char **reason)
 	const char *slash = strchr(s, '/');
 	if (slash) {
 		if ((size_t)(slash - s) != strlen("lunlab") || strncmp(s, "lunlab", 6) != 0)
-			return fail(reason, "cfgstring '%s': subtype must be 'lunlab'", cfgstring);
+			return ll_strerrf(reason, "cfgstring '%s': subtype must be 'lunlab'", cfgstring);
 		s = slash + 1;
 	}
 	char *copy = strdup(s);
 	if (!copy)
-		return fail(reason, "out of memory");
+		return ll_strerrf(reason, "out of memory");
 	int rc = 0;
 	char *save = NULL;
 	for (char *item = strtok_r(copy, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
@@ -259,7 +208,7 @@ int lu_config_parse(const char *cfgstring, struct lu_config *c, char **reason)
 			continue;
 		char *eq = strchr(item, '=');
 		if (!eq) {
-			rc = fail(reason, "'%s': want key=value (known keys: " KNOWN_KEYS ")", item);
+			rc = ll_strerrf(reason, "'%s': want key=value (known keys: " KNOWN_KEYS ")", item);
 			break;
 		}
 		*eq = 0;
@@ -268,10 +217,10 @@ int lu_config_parse(const char *cfgstring, struct lu_config *c, char **reason)
 	}
 	free(copy);
 	if (rc == 0 && c->volume[0] && !c->array[0])
-		return fail(reason, "volume '%s': needs array=NAME (a named volume lives in a named array)", c->volume);
+		return ll_strerrf(reason, "volume '%s': needs array=NAME (a named volume lives in a named array)", c->volume);
 	if (rc == 0 && c->host_streams) {
 		if (!cost_time_virtual_streams(c->time_scale))
-			return fail(reason, "host_streams '%u': only with time_scale=virtual", c->host_streams);
+			return ll_strerrf(reason, "host_streams '%u': only with time_scale=virtual", c->host_streams);
 		c->time_scale = cost_time_virtual(c->host_streams);
 	}
 	return rc;

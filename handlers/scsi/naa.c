@@ -13,18 +13,9 @@
 #include <string.h>
 
 #include "handlers/scsi/naa.h"
+#include "lunlab/fnv1a.h"
 
 #define LUNLAB_CID 0x0A4C55u
-
-static uint64_t fnv1a64(const char *s, size_t n, uint64_t basis)
-{
-	uint64_t h = basis;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (uint8_t)s[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
 
 static uint64_t mix64(uint64_t z)
 {
@@ -36,8 +27,8 @@ static uint64_t mix64(uint64_t z)
 void naa_from_serial(const char *serial, uint8_t naa[16])
 {
 	size_t n = strlen(serial);
-	uint64_t vsi = mix64(fnv1a64(serial, n, 0xcbf29ce484222325ull)) & 0xfffffffffull; /* 36 bits */
-	uint64_t ext = mix64(fnv1a64(serial, n, 0x84222325cbf29ce4ull ^ n));
+	uint64_t vsi = mix64(ll_fnv1a64(LL_FNV1A64_BASIS, serial, n)) & 0xfffffffffull; /* 36 bits */
+	uint64_t ext = mix64(ll_fnv1a64(0x84222325cbf29ce4ull ^ n, serial, n));
 
 	naa[0] = (uint8_t)(0x60 | ((LUNLAB_CID >> 20) & 0x0f));
 	naa[1] = (uint8_t)(LUNLAB_CID >> 12);

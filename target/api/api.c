@@ -13,6 +13,7 @@
 #include "target/api/xms_perf_history.h"
 #include "target/api/xms_events.h"
 #include "target/api/xms_model.h"
+#include "lunlab/fnv1a.h"
 #include "target/api/xms_resources.h"
 #include "target/api/xms_scsi.h"
 #include "target/api/xms_store.h"
@@ -46,13 +47,7 @@ static const struct xms_type *const xms_all_types[] = {
 /* sys-psnt-serial-number: stable per name */
 static void serial_of(const char *name, char *out, size_t cap)
 {
-	uint32_t h = 2166136261u;
-
-	for (const char *p = name; *p; p++) {
-		h ^= (uint8_t)*p;
-		h *= 16777619u;
-	}
-	snprintf(out, cap, "LL%08X", h);
+	snprintf(out, cap, "LL%08X", ll_fnv1a32(LL_FNV1A32_BASIS, name, strlen(name)));
 }
 
 /* A volume the stored model has but its array does not was deleted just

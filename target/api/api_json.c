@@ -255,31 +255,3 @@ int api_json_string_list(struct json_object *obj, const char *name, size_t maxn,
 	return 1;
 }
 
-bool api_parse_xms_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	unsigned shift = 10; /* no unit: KiB, the unit XMS reports sizes in */
-
-	if (!s || *s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return false;
-	switch (*end) {
-	case '\0': break;
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	case 'p': case 'P': shift = 50; end++; break;
-	default: return false;
-	}
-	if (*end == 'b' || *end == 'B')
-		end++;
-	if (*end || v > (UINT64_MAX >> shift))
-		return false;
-	*out = (uint64_t)v << shift;
-	return true;
-}

@@ -44,8 +44,4 @@ int api_json_uint(struct json_object *obj, const char *field, uint64_t max, uint
 int api_json_string_list(struct json_object *obj, const char *field, size_t maxn, size_t maxlen,
 			 const char **out, size_t *n, char *err, size_t errlen);
 
-/* XMS sizes: a number of KiB, or a string with a unit suffix k/m/g/t/p
- * (binary; "10g" = 10 GiB), as XMS's vol-size takes them.  Bytes in *out. */
-bool api_parse_xms_size(const char *s, uint64_t *out);
-
 #endif

@@ -16,24 +16,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lunlab/read_file.h"
+
 /* the generated certificate is valid from a day ago (clock skew between
  * client and server) for ten years */
 #define GEN_BACKDATE_S (24 * 3600)
 #define GEN_VALID_S (10LL * 365 * 24 * 3600)
 
-static void wipe(void *p, size_t n)
-{
-	volatile unsigned char *v = p;
-
-	while (n--)
-		*v++ = 0;
-}
-
 void api_tls_free(struct api_tls *t)
 {
 	free(t->cert_pem);
 	if (t->key_pem) {
-		wipe(t->key_pem, strlen(t->key_pem));
+		explicit_bzero(t->key_pem, strlen(t->key_pem));
 		free(t->key_pem);
 	}
 	memset(t, 0, sizeof(*t));
@@ -43,56 +37,19 @@ void api_tls_free(struct api_tls *t)
  * group and others out (the key), as the auth file's does */
 static char *read_pem(const char *path, int private, const char *what, char *err, size_t errlen)
 {
-	struct stat st;
-	char *buf;
-	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	const struct ll_read_rules rules = { .max = API_TLS_FILE_MAX, .secret = private, .holds = "the private key",
+					     .nonempty = true };
+	char why[512];
+	size_t got;
+	char *buf = ll_read_file(path, &rules, &got, why, sizeof(why));
 
-	if (fd < 0) {
-		snprintf(err, errlen, "%s %s: %s", what, path, strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s %s: not a regular file", what, path);
-		close(fd);
-		return NULL;
-	}
-	if (private && st.st_uid != geteuid()) {
-		snprintf(err, errlen, "%s %s: owned by uid %u, not by the user running lunlab-target (uid %u)",
-			 what, path, (unsigned)st.st_uid, (unsigned)geteuid());
-		close(fd);
-		return NULL;
-	}
-	if (private && (st.st_mode & 077)) {
-		snprintf(err, errlen, "%s %s: mode %04o lets group/others read the private key; want 0600 or "
-			 "stricter", what, path, (unsigned)(st.st_mode & 07777));
-		close(fd);
-		return NULL;
-	}
-	if ((uint64_t)st.st_size > API_TLS_FILE_MAX || st.st_size == 0) {
-		snprintf(err, errlen, "%s %s: %s", what, path, st.st_size ? "larger than 256 KiB" : "empty");
-		close(fd);
-		return NULL;
-	}
-	buf = malloc((size_t)st.st_size + 1);
 	if (!buf) {
-		snprintf(err, errlen, "%s %s: out of memory", what, path);
-		close(fd);
+		snprintf(err, errlen, "%s %s", what, why); /* "api-key PATH: reason" */
 		return NULL;
 	}
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	buf[got] = '\0';
 	if (strlen(buf) != got) {
 		snprintf(err, errlen, "%s %s: not PEM text (a NUL byte)", what, path);
-		wipe(buf, got);
+		explicit_bzero(buf, got);
 		free(buf);
 		return NULL;
 	}
@@ -214,7 +171,7 @@ static int generate(struct api_tls *t, const char *host, char *err, size_t errle
 	}
 	describe(t, crt);
 	t->generated = 1;
-	wipe(kd.data, kd.size);
+	explicit_bzero(kd.data, kd.size);
 	gnutls_free(kd.data);
 	gnutls_free(cd.data);
 	gnutls_x509_crt_deinit(crt);
@@ -223,7 +180,7 @@ static int generate(struct api_tls *t, const char *host, char *err, size_t errle
 fail:
 	snprintf(err, errlen, "generating the API's self-signed certificate: %s", gnutls_strerror(rc));
 	if (kd.data) {
-		wipe(kd.data, kd.size);
+		explicit_bzero(kd.data, kd.size);
 		gnutls_free(kd.data);
 	}
 	gnutls_free(cd.data);

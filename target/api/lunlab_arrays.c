@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lunlab/size_parse.h"
 #include "target/api/api_json.h"
 #include "target/api/lunlab_api.h"
 #include "target/api/xms_scsi.h"
@@ -62,7 +63,7 @@ static int capacity_field(struct json_object *body, uint64_t *out, char *err, si
 		return 1;
 	}
 	if (json_object_is_type(v, json_type_string) && json_object_get_string_len(v) <= 32 &&
-	    api_parse_xms_size(json_object_get_string(v), out) && *out > 0)
+	    ll_size_parse(json_object_get_string(v), 10, out) && *out > 0) /* as XMS: digits alone are KiB */
 		return 1;
 	snprintf(err, errlen, "capacity: want a size in bytes (an integer, or a string like 64m, 2g)");
 	return -1;

@@ -310,7 +310,7 @@ static void post_init(struct xms_ctx *x)
 		return;
 	}
 	if (!chap_fields(x, &tmp) || !xms_attrs_field(x, XMS_ATTR_OS, &tmp.attrs)) {
-		auth_wipe(&tmp, sizeof(tmp));
+		explicit_bzero(&tmp, sizeof(tmp));
 		return;
 	}
 	if (g_xms.initiators.n >= XMS_MAX_OBJECTS) {
@@ -331,7 +331,7 @@ static void post_init(struct xms_ctx *x)
 	memcpy(n->disc_user, tmp.disc_user, sizeof(n->disc_user));
 	memcpy(n->disc_pass, tmp.disc_pass, sizeof(n->disc_pass));
 	n->attrs = tmp.attrs;
-	auth_wipe(&tmp, sizeof(tmp));
+	explicit_bzero(&tmp, sizeof(tmp));
 	if (xms_republish(x))
 		xms_reply_created(x, "initiators", n->index);
 }
@@ -366,11 +366,11 @@ static void put_init(struct xms_ctx *x, uint64_t index)
 	}
 	tmp = *n;
 	if (!chap_fields(x, &tmp) || !xms_attrs_field(x, XMS_ATTR_OS, &tmp.attrs)) {
-		auth_wipe(&tmp, sizeof(tmp));
+		explicit_bzero(&tmp, sizeof(tmp));
 		return;
 	}
 	*n = tmp;
-	auth_wipe(&tmp, sizeof(tmp));
+	explicit_bzero(&tmp, sizeof(tmp));
 	if (rn > 0)
 		snprintf(n->name, sizeof(n->name), "%s", name);
 	if (g) {

@@ -102,7 +102,6 @@ struct xms_snapset *xms_snapset_get(struct xms_model *m, uint64_t i) { return GE
 struct xms_cg *xms_cg_get(struct xms_model *m, uint64_t i) { return GET(m->cgs, i); }
 struct xms_ig *xms_ig_get(struct xms_model *m, uint64_t i) { return GET(m->igs, i); }
 struct xms_initiator *xms_initiator_get(struct xms_model *m, uint64_t i) { return GET(m->initiators, i); }
-struct xms_lunmap *xms_lunmap_get(struct xms_model *m, uint64_t i) { return GET(m->lunmaps, i); }
 
 struct xms_cluster *xms_cluster_by_name(struct xms_model *m, const char *n) { BY_NAME(m->clusters, n); }
 struct xms_volume *xms_volume_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, m->volumes, n); }

@@ -174,7 +174,6 @@ struct xms_ig *xms_ig_by_name(struct xms_model *m, const char *name);
 struct xms_initiator *xms_initiator_get(struct xms_model *m, uint64_t index);
 struct xms_initiator *xms_initiator_by_name(struct xms_model *m, const char *name);
 struct xms_initiator *xms_initiator_by_port(struct xms_model *m, const char *port_address);
-struct xms_lunmap *xms_lunmap_get(struct xms_model *m, uint64_t index);
 struct xms_lunmap *xms_lunmap_find(struct xms_model *m, uint64_t vol, uint64_t ig);
 
 /* A name of a volume, IG, ... given as "NAME" or as a decimal index:

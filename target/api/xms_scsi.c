@@ -321,7 +321,7 @@ int xms_scsi_publish_chap(struct xms_model *m, char *err, size_t errlen)
 		e[i].discovery_on = c && c->chap_discovery != XMS_CHAP_DISABLED;
 	}
 	rc = auth_dyn_set(e, m->initiators.n);
-	auth_wipe(e, (m->initiators.n ? m->initiators.n : 1) * sizeof(*e));
+	explicit_bzero(e, (m->initiators.n ? m->initiators.n : 1) * sizeof(*e));
 	free(e);
 	if (rc < 0)
 		snprintf(err, errlen, "out of memory");

@@ -13,6 +13,7 @@
 
 #include "handlers/scsi/naa.h"
 #include "target/api/api_json.h"
+#include "lunlab/size_parse.h"
 #include "target/api/xms_common.h"
 #include "target/api/xms_resources.h"
 #include "target/api/xms_scsi.h"
@@ -236,7 +237,7 @@ static int size_field(struct xms_ctx *x, uint32_t lb, uint64_t *bytes)
 	} else if (rc < 0) {
 		return -1;
 	}
-	if (!api_parse_xms_size(s, bytes) || *bytes == 0 || *bytes > XMS_VOL_MAX_BYTES) {
+	if (!ll_size_parse(s, 10, bytes) || *bytes == 0 || *bytes > XMS_VOL_MAX_BYTES) {
 		api_errorf(x->rsp, 400, "Command Syntax Error: vol-size: '%.32s': want a size like 10g (k, m, g, t, p; "
 			   "a number alone is KiB), at most 1p", s);
 		return -1;

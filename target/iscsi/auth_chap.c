@@ -77,7 +77,7 @@ bool chap_response(uint8_t id, const uint8_t *secret, size_t secret_len, const u
 	memcpy(buf + 1, secret, secret_len);
 	memcpy(buf + 1 + secret_len, challenge, challenge_len);
 	ok = auth_md5(buf, 1 + secret_len + challenge_len, out);
-	auth_wipe(buf, sizeof(buf)); /* it held the secret */
+	explicit_bzero(buf, sizeof(buf)); /* it held the secret */
 	return ok;
 }
 

@@ -201,12 +201,12 @@ bool auth_config_add_api_user(struct auth_config *cfg, const char *name, const c
 void auth_config_free(struct auth_config *cfg)
 {
 	if (cfg->api_users)
-		auth_wipe(cfg->api_users, (size_t)cfg->napi_users * sizeof(*cfg->api_users));
+		explicit_bzero(cfg->api_users, (size_t)cfg->napi_users * sizeof(*cfg->api_users));
 	free(cfg->api_users);
 	if (cfg->users)
-		auth_wipe(cfg->users, (size_t)cfg->nusers * sizeof(*cfg->users));
+		explicit_bzero(cfg->users, (size_t)cfg->nusers * sizeof(*cfg->users));
 	free(cfg->users);
-	auth_wipe(&cfg->mutual, sizeof(cfg->mutual));
+	explicit_bzero(&cfg->mutual, sizeof(cfg->mutual));
 	for (int i = 0; i < cfg->nallow; i++)
 		free(cfg->allow[i]);
 	free(cfg->allow);

@@ -1,5 +1,5 @@
 /* auth_crypto.c — see auth_crypto.h.  MD5, base64 and the constant-time
- * compare come from OpenSSL's libcrypto (linked through libcrypto_dep):
+ * compare come from GnuTLS, which the management API's HTTPS already links:
  * well-kept implementations, nothing hand-rolled here but the strictness
  * checks around them. */
 #include "target/iscsi/auth_crypto.h"
@@ -10,16 +10,13 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
 
 bool auth_md5(const uint8_t *buf, size_t n, uint8_t out[AUTH_MD5_LEN])
 {
-	unsigned int len = 0;
-
-	if (EVP_Digest(buf, n, out, &len, EVP_md5(), NULL) != 1 || len != AUTH_MD5_LEN)
-		return false;
-	return true;
+	/* CHAP (RFC 1994) is defined on MD5; refused only in FIPS mode */
+	return gnutls_hash_fast(GNUTLS_DIG_MD5, buf, n, out) == 0;
 }
 
 static bool b64_char(char ch)
@@ -31,13 +28,12 @@ static bool b64_char(char ch)
 int auth_base64_decode(const char *in, size_t inlen, uint8_t *out, size_t cap)
 {
 	size_t pad = 0;
-	int n1 = 0, n2 = 0, rc;
-	uint8_t *tmp;
-	EVP_ENCODE_CTX *ctx;
+	gnutls_datum_t b64, bin = { NULL, 0 };
+	int rc = -1;
 
-	/* libcrypto's decoder skips whitespace and stops at '-': accept only
-	 * the strict form, so what we check is what it decodes */
-	if (inlen == 0 || inlen % 4 != 0 || inlen > INT_MAX / 2)
+	/* accept only the strict form, checked here before GnuTLS decodes it,
+	 * so what we check is what it decodes */
+	if (inlen == 0 || inlen % 4 != 0 || inlen > UINT_MAX / 2)
 		return -1;
 	while (pad < 2 && in[inlen - 1 - pad] == '=')
 		pad++;
@@ -46,31 +42,22 @@ int auth_base64_decode(const char *in, size_t inlen, uint8_t *out, size_t cap)
 			return -1;
 	if ((inlen / 4) * 3 - pad > cap)
 		return -1;
-	tmp = malloc(inlen); /* at least (inlen / 4) * 3 */
-	ctx = EVP_ENCODE_CTX_new();
-	if (!tmp || !ctx) {
-		free(tmp);
-		if (ctx)
-			EVP_ENCODE_CTX_free(ctx);
-		return -1;
+	b64.data = (unsigned char *)(uintptr_t)in;
+	b64.size = (unsigned int)inlen;
+	if (gnutls_base64_decode2(&b64, &bin) == 0 && bin.size == (inlen / 4) * 3 - pad) {
+		memcpy(out, bin.data, bin.size);
+		rc = (int)bin.size;
 	}
-	EVP_DecodeInit(ctx);
-	rc = EVP_DecodeUpdate(ctx, tmp, &n1, (const unsigned char *)in, (int)inlen);
-	if (rc >= 0 && EVP_DecodeFinal(ctx, tmp + n1, &n2) == 1 &&
-	    (size_t)(n1 + n2) == (inlen / 4) * 3 - pad) {
-		memcpy(out, tmp, (size_t)(n1 + n2));
-		rc = n1 + n2;
-	} else {
-		rc = -1;
+	if (bin.data) {
+		explicit_bzero(bin.data, bin.size); /* it may be a secret */
+		gnutls_free(bin.data);
 	}
-	EVP_ENCODE_CTX_free(ctx);
-	free(tmp);
 	return rc;
 }
 
 bool auth_equal_ct(const uint8_t *a, const uint8_t *b, size_t n)
 {
-	return CRYPTO_memcmp(a, b, n) == 0;
+	return gnutls_memcmp(a, b, n) == 0;
 }
 
 bool auth_random(uint8_t *buf, size_t n)
@@ -86,9 +73,4 @@ bool auth_random(uint8_t *buf, size_t n)
 		n -= (size_t)r;
 	}
 	return true;
-}
-
-void auth_wipe(void *p, size_t n)
-{
-	explicit_bzero(p, n);
 }

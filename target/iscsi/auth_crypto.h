@@ -1,6 +1,6 @@
 /* auth_crypto.h — the cryptographic primitives CHAP needs (MD5, base64
- * decoding, constant-time compare), all from OpenSSL's libcrypto, plus
- * challenge bytes from getrandom(). */
+ * decoding, constant-time compare), all from GnuTLS, plus challenge bytes
+ * from getrandom(). */
 #ifndef LUNLAB_ISCSI_AUTH_CRYPTO_H
 #define LUNLAB_ISCSI_AUTH_CRYPTO_H
 
@@ -23,8 +23,5 @@ bool auth_equal_ct(const uint8_t *a, const uint8_t *b, size_t n);
 
 /* n bytes from the kernel's CSPRNG (getrandom). */
 bool auth_random(uint8_t *buf, size_t n);
-
-/* Wipes secret material (not optimised away). */
-void auth_wipe(void *p, size_t n);
 
 #endif

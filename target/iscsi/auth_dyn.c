@@ -13,7 +13,7 @@ static size_t ntable;
 static void drop(struct auth_dyn_entry *t, size_t n)
 {
 	if (t)
-		auth_wipe(t, n * sizeof(*t));
+		explicit_bzero(t, n * sizeof(*t));
 	free(t);
 }
 

@@ -2,13 +2,11 @@
  * name the file, line and field, and at most the secret's length. */
 #include "target/iscsi/auth_file.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include "lunlab/read_file.h"
 
 #define MAX_FIELDS 4
 
@@ -113,7 +111,7 @@ int auth_file_parse(const char *text, size_t len, const char *name, struct auth_
 		}
 		pos += ll + 1;
 	}
-	auth_wipe(line, sizeof(line));
+	explicit_bzero(line, sizeof(line));
 	if (rc == 0 && cfg->has_mutual && cfg->nusers == 0) {
 		snprintf(err, errlen, "%s: a 'mutual' line without any 'chap' line (mutual CHAP needs "
 			 "the initiator to authenticate first)", name);
@@ -124,61 +122,16 @@ int auth_file_parse(const char *text, size_t len, const char *name, struct auth_
 
 int auth_file_load(const char *path, struct auth_config *cfg, char *err, size_t errlen)
 {
-	struct stat st;
-	char *buf;
-	size_t got = 0;
-	int fd, rc;
+	/* it holds secrets: ours alone, checked on the open descriptor */
+	const struct ll_read_rules rules = { .max = AUTH_FILE_MAX, .secret = true, .holds = "secrets" };
+	size_t got;
+	char *buf = ll_read_file(path, &rules, &got, err, errlen);
+	int rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (!buf)
 		return -1;
-	}
-	/* checked on the open descriptor: what we read is what we checked */
-	if (fstat(fd, &st) < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
-		close(fd);
-		return -1;
-	}
-	if (st.st_uid != geteuid()) {
-		snprintf(err, errlen, "%s: owned by uid %u, not by the user running lunlab-target "
-			 "(uid %u)", path, (unsigned)st.st_uid, (unsigned)geteuid());
-		close(fd);
-		return -1;
-	}
-	if (st.st_mode & 077) {
-		snprintf(err, errlen, "%s: mode %04o lets group/others read secrets; want 0600 or "
-			 "stricter (chmod 600 %s)", path, (unsigned)(st.st_mode & 07777), path);
-		close(fd);
-		return -1;
-	}
-	if ((uint64_t)st.st_size > AUTH_FILE_MAX) {
-		snprintf(err, errlen, "%s: larger than %u bytes", path, AUTH_FILE_MAX);
-		close(fd);
-		return -1;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		close(fd);
-		return -1;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
 	rc = auth_file_parse(buf, got, path, cfg, err, errlen);
-	auth_wipe(buf, (size_t)st.st_size + 1);
+	explicit_bzero(buf, got + 1);
 	free(buf);
 	return rc;
 }

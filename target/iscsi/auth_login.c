@@ -185,7 +185,7 @@ static unsigned check_response(struct auth_session *s, const struct auth_config 
 		return LS_TARGET_ERROR;
 	}
 	ok = glen > 0 && chap_response_ok(got, (size_t)glen, want);
-	auth_wipe(want, sizeof(want));
+	explicit_bzero(want, sizeof(want));
 	if (!ok)
 		return fail(why, whylen, "CHAP authentication failed", n);
 	log_safe(s->user, sizeof(s->user), n);

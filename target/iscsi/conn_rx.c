@@ -181,9 +181,9 @@ static bool data_digest_ok(struct conn *c)
 
 	if (!c->rx_data)
 		return true; /* discarded anyway */
-	crc = crc32c_update(~0u, c->rx_data, c->rx_dlen);
-	crc = crc32c_update(crc, c->rx_tail, pad);
-	return ~crc == crc32c_get_wire(c->rx_tail + pad);
+	crc = ll_crc32c(0, c->rx_data, c->rx_dlen);
+	crc = ll_crc32c(crc, c->rx_tail, pad);
+	return crc == crc32c_get_wire(c->rx_tail + pad);
 }
 
 /* Returns -1 when c was closed. */
@@ -238,7 +238,7 @@ static int stage_done(struct conn *c)
 		break;
 	case RX_AHS:
 		if (hd) {
-			uint32_t want = crc32c(c->bhs, ISCSI_BHS_LEN + ahs);
+			uint32_t want = ll_crc32c(0, c->bhs, ISCSI_BHS_LEN + ahs);
 			if (want != crc32c_get_wire(c->bhs + ISCSI_BHS_LEN + ahs)) {
 				conn_close(c, "header digest error");
 				return -1;

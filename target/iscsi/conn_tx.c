@@ -85,16 +85,16 @@ void conn_queue(struct conn *c, struct txpdu *t, bool advance_statsn)
 	put_be24(h + 5, t->dlen);
 	t->hlen = ISCSI_BHS_LEN;
 	if (c->params.header_digest && c->digests_live) {
-		crc32c_put_wire(h + ISCSI_BHS_LEN, crc32c(h, ISCSI_BHS_LEN));
+		crc32c_put_wire(h + ISCSI_BHS_LEN, ll_crc32c(0, h, ISCSI_BHS_LEN));
 		t->hlen += ISCSI_DIGEST_LEN;
 	}
 	pad = pdu_pad4(t->dlen);
 	memset(t->tail, 0, pad);
 	t->tlen = pad;
 	if (t->dlen && c->params.data_digest && c->digests_live) {
-		uint32_t crc = crc32c_update(~0u, t->data, t->dlen);
-		crc = crc32c_update(crc, t->tail, pad);
-		crc32c_put_wire(t->tail + pad, ~crc);
+		uint32_t crc = ll_crc32c(0, t->data, t->dlen);
+		crc = ll_crc32c(crc, t->tail, pad);
+		crc32c_put_wire(t->tail + pad, crc);
 		t->tlen += ISCSI_DIGEST_LEN;
 	}
 	t->next = NULL;

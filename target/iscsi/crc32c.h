@@ -1,15 +1,12 @@
-/* crc32c.h — CRC32C (Castagnoli), the iSCSI header and data digest, computed
- * by ISA-L's crc32_iscsi (Debian libisal2; crc32c.c). */
+/* crc32c.h — the iSCSI header and data digest: CRC32C (Castagnoli), the
+ * one ll_crc32c (include/lunlab/crc32c.h), and its byte order on the wire. */
 #ifndef LUNLAB_ISCSI_CRC32C_H
 #define LUNLAB_ISCSI_CRC32C_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* Running CRC: start with crc32c_update(~0u, ...) ... and finish with ~crc,
- * or just call crc32c() for a whole buffer. */
-uint32_t crc32c_update(uint32_t crc, const void *buf, size_t len);
-uint32_t crc32c(const void *buf, size_t len);
+#include "lunlab/crc32c.h"
 
 /* iSCSI puts the digest on the wire least significant byte first. */
 static inline void crc32c_put_wire(uint8_t out[4], uint32_t digest)

@@ -68,7 +68,7 @@ static struct login_scratch *scratch(struct conn *c)
 static void scratch_free(struct conn *c)
 {
 	if (c->login.acc)
-		auth_wipe(c->login.acc, sizeof(struct login_scratch));
+		explicit_bzero(c->login.acc, sizeof(struct login_scratch));
 	free(c->login.acc);
 	c->login.acc = NULL;
 	c->login.acc_len = 0;

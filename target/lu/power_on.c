@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lunlab/fnv1a.h"
 #include "target/lu/lu_table.h"
 
 /* One LU's told ports: open addressing over 64-bit hashes (0 = empty).  A
@@ -23,16 +24,9 @@ static bool armed[LU_TABLE_MAX];
 
 static uint64_t port_hash(const char *iqn, const uint8_t isid[6])
 {
-	uint64_t h = 14695981039346656037ull;
+	const char *name = iqn ? iqn : "";
+	uint64_t h = ll_fnv1a64(ll_fnv1a64(LL_FNV1A64_BASIS, name, strlen(name)), isid, 6);
 
-	for (const char *p = iqn ? iqn : ""; *p; p++) {
-		h ^= (uint8_t)*p;
-		h *= 1099511628211ull;
-	}
-	for (int i = 0; i < 6; i++) {
-		h ^= isid[i];
-		h *= 1099511628211ull;
-	}
 	return h ? h : 1;
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lunlab/size_parse.h"
 #include "target/api/api_json.h"
 #include "target/api/xms_attrs.h"
 
@@ -77,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc == 1 && (strlen(s) == 0 || strlen(s) > 128))
 			abort();
 		if (rc == 1)
-			(void)api_parse_xms_size(s, &bytes);
+			(void)ll_size_parse(s, 10, &bytes); /* vol-size: KiB unless it says */
 		if (rc < 0)
 			one_line(err, names[i]);
 		err[0] = '\0';

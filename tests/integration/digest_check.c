@@ -32,6 +32,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "tests/lib/check_fail.h"
+
 #define BHS 48
 
 /* opcodes (initiator -> target) */
@@ -121,13 +123,7 @@ static uint32_t get32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static int fails;
 
-static void fail(const char *what)
-{
-	printf("FAIL: %s\n", what);
-	fails++;
-}
 
 static bool write_all(int fd, const void *buf, size_t n)
 {
@@ -219,18 +215,18 @@ static int recv_pdu(struct conn *c, struct pdu *p)
 	r = read_all(c->fd, p->bhs, BHS);
 	if (r <= 0) {
 		if (r < 0)
-			fail("receiving a PDU header: timeout or short read");
+			ll_check_fail("receiving a PDU header: timeout or short read");
 		return r;
 	}
 	ahslen = p->bhs[4] * 4u;
 	if (ahslen > 0 && read_all(c->fd, ahs, ahslen) != 1) {
-		fail("receiving AHS");
+		ll_check_fail("receiving AHS");
 		return -1;
 	}
 	if (c->hd) {
 		uint32_t crc = 0xffffffffu;
 		if (read_all(c->fd, dig, 4) != 1) {
-			fail("receiving the header digest");
+			ll_check_fail("receiving the header digest");
 			return -1;
 		}
 		for (int i = 0; i < BHS; i++)
@@ -238,7 +234,7 @@ static int recv_pdu(struct conn *c, struct pdu *p)
 		for (uint32_t i = 0; i < ahslen; i++)
 			crc = crc_table[(crc ^ ahs[i]) & 0xff] ^ (crc >> 8);
 		if ((crc ^ 0xffffffffu) != get_digest(dig)) {
-			fail("target sent a PDU with a wrong header digest");
+			ll_check_fail("target sent a PDU with a wrong header digest");
 			return -1;
 		}
 	}
@@ -246,22 +242,22 @@ static int recv_pdu(struct conn *c, struct pdu *p)
 	if (p->len == 0)
 		return 1;
 	if (p->len > 16u * 1024 * 1024) {
-		fail("target sent a data segment over 16 MiB");
+		ll_check_fail("target sent a data segment over 16 MiB");
 		return -1;
 	}
 	padlen = (4 - (p->len & 3)) & 3;
 	p->data = malloc(p->len + padlen);
 	if (p->data == NULL || read_all(c->fd, p->data, p->len + padlen) != 1) {
-		fail("receiving a data segment");
+		ll_check_fail("receiving a data segment");
 		return -1;
 	}
 	if (c->dd) {
 		if (read_all(c->fd, dig, 4) != 1) {
-			fail("receiving the data digest");
+			ll_check_fail("receiving the data digest");
 			return -1;
 		}
 		if (crc32c(p->data, p->len + padlen) != get_digest(dig)) {
-			fail("target sent a data segment with a wrong data digest");
+			ll_check_fail("target sent a data segment with a wrong data digest");
 			return -1;
 		}
 	}
@@ -346,21 +342,21 @@ static bool login_step(struct conn *c, const struct target_addr *t, int csg, int
 	put32(bhs + 24, c->cmdsn);
 	put32(bhs + 28, c->expstatsn);
 	if (!send_pdu(c, bhs, (const uint8_t *)keys, (uint32_t)klen, 0)) {
-		fail("sending a login request");
+		ll_check_fail("sending a login request");
 		return false;
 	}
 	if (recv_pdu(c, rsp) != 1) {
-		fail("no login response");
+		ll_check_fail("no login response");
 		return false;
 	}
 	if ((rsp->bhs[0] & 0x3f) != OP_LOGIN_RSP) {
 		printf("  got opcode 0x%02x\n", rsp->bhs[0] & 0x3f);
-		fail("expected a login response");
+		ll_check_fail("expected a login response");
 		return false;
 	}
 	if (rsp->bhs[36] != 0) {
 		printf("  login status class 0x%02x detail 0x%02x\n", rsp->bhs[36], rsp->bhs[37]);
-		fail("login refused");
+		ll_check_fail("login refused");
 		return false;
 	}
 	c->tsih = (uint16_t)(rsp->bhs[14] << 8 | rsp->bhs[15]);
@@ -385,13 +381,13 @@ static bool session_open(struct conn *c, const struct target_addr *t, bool hd, b
 	memset(c, 0, sizeof(*c));
 	c->fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (c->fd < 0 || inet_pton(AF_INET, t->host, &sa.sin_addr) != 1) {
-		fail("socket/address");
+		ll_check_fail("socket/address");
 		return false;
 	}
 	setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		fail("connect");
+		ll_check_fail("connect");
 		return false;
 	}
 	c->itt = 1;
@@ -440,13 +436,13 @@ static bool session_open(struct conn *c, const struct target_addr *t, bool hd, b
 		v = find_key(rsp.data, rsp.len, "HeaderDigest");
 		if (v != NULL && strcmp(v, want_hd) != 0) {
 			printf("  offered HeaderDigest=%s, target answered %s\n", want_hd, v);
-			fail("HeaderDigest negotiation");
+			ll_check_fail("HeaderDigest negotiation");
 			goto out;
 		}
 		v = find_key(rsp.data, rsp.len, "DataDigest");
 		if (v != NULL && strcmp(v, want_dd) != 0) {
 			printf("  offered DataDigest=%s, target answered %s\n", want_dd, v);
-			fail("DataDigest negotiation");
+			ll_check_fail("DataDigest negotiation");
 			goto out;
 		}
 		if ((v = find_key(rsp.data, rsp.len, "MaxRecvDataSegmentLength")) != NULL)
@@ -465,11 +461,11 @@ static bool session_open(struct conn *c, const struct target_addr *t, bool hd, b
 			goto out;
 	}
 	if (!((rsp.bhs[1] & 0x80) && (rsp.bhs[1] & 3) == 3)) {
-		fail("target never moved to full feature phase");
+		ll_check_fail("target never moved to full feature phase");
 		goto out;
 	}
 	if (c->tgt_mrdsl < 512 || c->tgt_mrdsl > 16777215) {
-		fail("target declared an unusable MaxRecvDataSegmentLength");
+		ll_check_fail("target declared an unusable MaxRecvDataSegmentLength");
 		goto out;
 	}
 	/* digests start with the first PDU after the final login response */
@@ -522,7 +518,7 @@ static int finish_command(struct conn *c, const uint8_t *wbuf, uint8_t *rbuf, ui
 		uint8_t op;
 		if (r != 1) {
 			if (r == 0)
-				fail("target closed the connection during a command");
+				ll_check_fail("target closed the connection during a command");
 			break;
 		}
 		op = p.bhs[0] & 0x3f;
@@ -530,7 +526,7 @@ static int finish_command(struct conn *c, const uint8_t *wbuf, uint8_t *rbuf, ui
 			uint32_t ttt = get32(p.bhs + 20), off = get32(p.bhs + 40), want = get32(p.bhs + 44);
 			uint32_t sent = 0, datasn = 0;
 			if (get32(p.bhs + 16) != c->itt || off + want > len || want == 0) {
-				fail("R2T with a wrong ITT, offset or length");
+				ll_check_fail("R2T with a wrong ITT, offset or length");
 				break;
 			}
 			while (sent < want) {
@@ -545,7 +541,7 @@ static int finish_command(struct conn *c, const uint8_t *wbuf, uint8_t *rbuf, ui
 				put32(bhs + 36, datasn++);
 				put32(bhs + 40, off + sent);
 				if (!send_pdu(c, bhs, wbuf + off + sent, n, 0)) {
-					fail("sending Data-Out");
+					ll_check_fail("sending Data-Out");
 					goto out;
 				}
 				sent += n;
@@ -553,7 +549,7 @@ static int finish_command(struct conn *c, const uint8_t *wbuf, uint8_t *rbuf, ui
 		} else if (op == OP_DATA_IN && rbuf != NULL) {
 			uint32_t off = get32(p.bhs + 40);
 			if (get32(p.bhs + 16) != c->itt || off + p.len > len) {
-				fail("Data-In with a wrong ITT or beyond the transfer");
+				ll_check_fail("Data-In with a wrong ITT or beyond the transfer");
 				break;
 			}
 			memcpy(rbuf + off, p.data, p.len);
@@ -581,14 +577,14 @@ static int finish_command(struct conn *c, const uint8_t *wbuf, uint8_t *rbuf, ui
 			}
 		} else {
 			printf("  unexpected opcode 0x%02x\n", op);
-			fail("unexpected PDU during a command");
+			ll_check_fail("unexpected PDU during a command");
 			break;
 		}
 	}
 	if (status > 0 && len > 0)
 		printf("  SCSI status 0x%02x\n", status);
 	if (status == 0 && rbuf != NULL && got != len) {
-		fail("READ returned fewer bytes than asked");
+		ll_check_fail("READ returned fewer bytes than asked");
 		status = -1;
 	}
 out:
@@ -615,7 +611,7 @@ static bool do_write(struct conn *c, const struct target_addr *t, uint32_t lba,
 		/* F stays set: with InitialR2T=Yes the rest comes only through R2T */
 	}
 	if (!send_pdu(c, bhs, buf, imm, 0)) {
-		fail("sending WRITE(10)");
+		ll_check_fail("sending WRITE(10)");
 		return false;
 	}
 	return finish_command(c, buf, NULL, len) == 0;
@@ -629,7 +625,7 @@ static bool do_read(struct conn *c, const struct target_addr *t, uint32_t lba, u
 	cdb10(cdb, 0x28, lba, (uint16_t)(len / 512));
 	scsi_bhs(c, bhs, t, true, false, len, cdb);
 	if (!send_pdu(c, bhs, NULL, 0, 0)) {
-		fail("sending READ(10)");
+		ll_check_fail("sending READ(10)");
 		return false;
 	}
 	return finish_command(c, NULL, buf, len) == 0;
@@ -652,7 +648,7 @@ static bool clear_unit_attention(struct conn *c, const struct target_addr *t)
 		if (st < 0)
 			return false;
 	}
-	fail("TEST UNIT READY never returned GOOD");
+	ll_check_fail("TEST UNIT READY never returned GOOD");
 	return false;
 }
 
@@ -670,7 +666,7 @@ static void session_close(struct conn *c)
 	put32(bhs + 28, c->expstatsn);
 	if (send_pdu(c, bhs, NULL, 0, 0) && recv_pdu(c, &p) == 1 &&
 	    (p.bhs[0] & 0x3f) != OP_LOGOUT_RSP)
-		fail("expected a logout response");
+		ll_check_fail("expected a logout response");
 	free(p.data);
 	close(c->fd);
 	c->fd = -1;
@@ -695,7 +691,7 @@ static void run_good(const struct target_addr *t)
 
 	for (size_t i = 0; i < 4 && w && r; i++) {
 		struct conn c;
-		int before = fails;
+		int before = ll_check_failures;
 		printf("HeaderDigest=%s DataDigest=%s:\n", modes[i].hd ? "CRC32C" : "None",
 		       modes[i].dd ? "CRC32C" : "None");
 		if (!session_open(&c, t, modes[i].hd, modes[i].dd,
@@ -707,13 +703,13 @@ static void run_good(const struct target_addr *t)
 		fill(w, SMALL, (uint32_t)i + 1);
 		if (!do_write(&c, t, 64 + (uint32_t)i * 1024, w, SMALL) ||
 		    !do_read(&c, t, 64 + (uint32_t)i * 1024, r, SMALL) || memcmp(w, r, SMALL) != 0)
-			fail("4 KiB write/read back");
+			ll_check_fail("4 KiB write/read back");
 		fill(w, LARGE, (uint32_t)i + 100);
 		if (!do_write(&c, t, 72 + (uint32_t)i * 1024, w, LARGE) ||
 		    !do_read(&c, t, 72 + (uint32_t)i * 1024, r, LARGE) || memcmp(w, r, LARGE) != 0)
-			fail("300 KiB write/read back");
+			ll_check_fail("300 KiB write/read back");
 		session_close(&c);
-		if (fails == before)
+		if (ll_check_failures == before)
 			printf("  4 KiB and 300 KiB written and read back: data matched, digests verified\n");
 	}
 	free(w);
@@ -757,7 +753,7 @@ static void run_errors(const struct target_addr *t)
 {
 	uint8_t good[SMALL], bad[SMALL], back[SMALL], bhs[BHS], cdb[16];
 	struct conn c;
-	int before = fails, res;
+	int before = ll_check_failures, res;
 	uint32_t lba = 8192;
 
 	fill(good, SMALL, 7);
@@ -767,7 +763,7 @@ static void run_errors(const struct target_addr *t)
 	if (!session_open(&c, t, true, true, "iqn.2026-11.org.lunlab:digest-errors"))
 		return;
 	if (!do_write(&c, t, lba, good, SMALL))
-		fail("preparing the LBA range");
+		ll_check_fail("preparing the LBA range");
 	/* a WRITE whose immediate data carries a wrong data digest */
 	printf("WRITE(10) with a corrupted data digest on its immediate data:\n");
 	cdb10(cdb, 0x2a, lba, SMALL / 512);
@@ -777,10 +773,10 @@ static void run_errors(const struct target_addr *t)
 		session_close(&c);
 	} else {
 		if (!send_pdu(&c, bhs, bad, SMALL, 2))
-			fail("sending the corrupted WRITE");
+			ll_check_fail("sending the corrupted WRITE");
 		res = await_refusal(&c);
 		if (res == 0)
-			fail("a data digest error must be answered with Reject 0x02 or a dropped connection");
+			ll_check_fail("a data digest error must be answered with Reject 0x02 or a dropped connection");
 		else
 			printf("  refused (%s)\n", res == 1 ? "Reject: data digest error" : "connection dropped");
 		close(c.fd);
@@ -804,7 +800,7 @@ static void run_errors(const struct target_addr *t)
 		} else {
 			int r = recv_pdu(&c, &p);
 			if (r == 1 && (p.bhs[0] & 0x3f) == OP_NOP_IN && get32(p.bhs + 16) == 0x1111)
-				fail("target answered a PDU whose header digest was wrong");
+				ll_check_fail("target answered a PDU whose header digest was wrong");
 			else if (r == 1)
 				printf("  corrupted header discarded, next PDU answered (ITT 0x%x)\n",
 				       get32(p.bhs + 16));
@@ -819,14 +815,14 @@ static void run_errors(const struct target_addr *t)
 	printf("afterwards:\n");
 	if (session_open(&c, t, false, false, "iqn.2026-11.org.lunlab:digest-errors-3")) {
 		if (!do_read(&c, t, lba, back, SMALL))
-			fail("reading back after the digest errors");
+			ll_check_fail("reading back after the digest errors");
 		else if (memcmp(back, good, SMALL) != 0)
-			fail("data with a bad digest reached the LU");
+			ll_check_fail("data with a bad digest reached the LU");
 		else
 			printf("  new session works; the LU still holds the data written before\n");
 		session_close(&c);
 	}
-	if (fails == before)
+	if (ll_check_failures == before)
 		printf("digest errors handled\n");
 }
 
@@ -853,6 +849,6 @@ int main(int argc, char **argv)
 		run_good(&t);
 	else
 		run_errors(&t);
-	printf("%s\n", fails ? "FAIL" : "PASS");
-	return fails ? 1 : 0;
+	printf("%s\n", ll_check_failures ? "FAIL" : "PASS");
+	return ll_check_failures ? 1 : 0;
 }

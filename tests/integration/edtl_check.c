@@ -27,26 +27,15 @@
 
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
+
+#include "tests/lib/check_fail.h"
 #include "lunlab/be.h"
 #include "lunlab/scsi_vocab.h"
 
 static struct iscsi_context *iscsi;
 static int lun;
 static uint32_t bs;
-static int failures;
 
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("FAIL: ", stdout);
-	vprintf(fmt, ap);
-	fputc('\n', stdout);
-	va_end(ap);
-	failures++;
-}
 
 struct answer {
 	int status, key, asc, ascq;
@@ -66,7 +55,7 @@ static struct answer send_write(const uint8_t *cdb, int cdblen, uint8_t *data, u
 	t->xfer_dir = SCSI_XFER_WRITE;
 	t->expxferlen = edtl;
 	if (!iscsi_scsi_command_sync(iscsi, lun, t, edtl ? &d : NULL)) {
-		fail("command 0x%02x not sent: %s", cdb[0], iscsi_get_error(iscsi));
+		ll_check_fail("command 0x%02x not sent: %s", cdb[0], iscsi_get_error(iscsi));
 		scsi_free_scsi_task(t);
 		return a;
 	}
@@ -84,7 +73,7 @@ static void write16(uint64_t lba, const uint8_t *buf, uint32_t n)
 {
 	struct scsi_task *t = iscsi_write16_sync(iscsi, lun, lba, (uint8_t *)buf, n * bs, (int)bs, 0, 0, 0, 0, 0);
 	if (!t || t->status != SCSI_STATUS_GOOD)
-		fail("WRITE(16) of %u blocks at %" PRIu64 ": %s", n, lba, iscsi_get_error(iscsi));
+		ll_check_fail("WRITE(16) of %u blocks at %" PRIu64 ": %s", n, lba, iscsi_get_error(iscsi));
 	if (t)
 		scsi_free_scsi_task(t);
 }
@@ -93,7 +82,7 @@ static void read16(uint64_t lba, uint8_t *buf, uint32_t n)
 {
 	struct scsi_task *t = iscsi_read16_sync(iscsi, lun, lba, n * bs, (int)bs, 0, 0, 0, 0, 0);
 	if (!t || t->status != SCSI_STATUS_GOOD || t->datain.size != (int)(n * bs)) {
-		fail("READ(16) of %u blocks at %" PRIu64 ": %s", n, lba, iscsi_get_error(iscsi));
+		ll_check_fail("READ(16) of %u blocks at %" PRIu64 ": %s", n, lba, iscsi_get_error(iscsi));
 		memset(buf, 0, (size_t)n * bs);
 	} else {
 		memcpy(buf, t->datain.data, (size_t)n * bs);
@@ -107,10 +96,10 @@ static void expect(const char *what, struct answer a, int status, int key, int a
 {
 	if (a.status != status || (status == SCSI_STATUS_CHECK_CONDITION &&
 				   (a.key != key || a.asc != asc || a.ascq != ascq)))
-		fail("%s: status 0x%02x sense %x/%02x/%02x, want 0x%02x %x/%02x/%02x", what, a.status, a.key, a.asc,
+		ll_check_fail("%s: status 0x%02x sense %x/%02x/%02x, want 0x%02x %x/%02x/%02x", what, a.status, a.key, a.asc,
 		     a.ascq, status, key, asc, ascq);
 	else if (rs != (enum scsi_residual)-1 && (a.rs != rs || a.residual != residual))
-		fail("%s: residual kind %d count %u, want kind %d count %u", what, a.rs, a.residual, rs, residual);
+		ll_check_fail("%s: residual kind %d count %u, want kind %d count %u", what, a.rs, a.residual, rs, residual);
 	else
 		printf("ok: %s\n", what);
 }
@@ -123,7 +112,7 @@ static void expect_data(const char *what, uint64_t lba, const uint8_t *old, cons
 	for (size_t i = 0; i < 4 * (size_t)bs; i++) {
 		uint8_t want = i < changed ? neu[i] : old[i];
 		if (got[i] != want) {
-			fail("%s: byte %zu of LBA %" PRIu64 ".. is 0x%02x, want 0x%02x (%s)", what, i, lba, got[i], want,
+			ll_check_fail("%s: byte %zu of LBA %" PRIu64 ".. is 0x%02x, want 0x%02x (%s)", what, i, lba, got[i], want,
 			     i < changed ? "written" : "untouched");
 			break;
 		}
@@ -300,6 +289,6 @@ int main(int argc, char **argv)
 	free(neu);
 	iscsi_logout_sync(iscsi);
 	iscsi_destroy_context(iscsi);
-	printf("%s\n", failures ? "edtl_check: FAIL" : "edtl_check: PASS");
-	return failures ? 1 : 0;
+	printf("%s\n", ll_check_failures ? "edtl_check: FAIL" : "edtl_check: PASS");
+	return ll_check_failures ? 1 : 0;
 }

@@ -30,6 +30,8 @@
 #include <iscsi/iscsi.h>
 #include <iscsi/scsi-lowlevel.h>
 
+#include "tests/lib/check_fail.h"
+
 #define MIB (1024u * 1024u)
 
 struct lun_info {
@@ -44,18 +46,6 @@ struct session {
 	char what[64];       /* for messages: which session */
 };
 
-static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("FAIL: ", stdout);
-	vprintf(fmt, ap);
-	fputc('\n', stdout);
-	va_end(ap);
-	fflush(stdout);
-}
 
 /* Deterministic content: every 8-byte word differs by LBA, position and generation. */
 static uint64_t mix64(uint64_t x)
@@ -86,12 +76,12 @@ static bool connect_session(struct session *s, const char *url, const char *init
 
 	s->iscsi = iscsi_create_context(initiator);
 	if (s->iscsi == NULL) {
-		fail("%s: iscsi_create_context failed", s->what);
+		ll_check_fail("%s: iscsi_create_context failed", s->what);
 		return false;
 	}
 	u = iscsi_parse_full_url(s->iscsi, url);
 	if (u == NULL) {
-		fail("%s: bad URL '%s': %s", s->what, url, iscsi_get_error(s->iscsi));
+		ll_check_fail("%s: bad URL '%s': %s", s->what, url, iscsi_get_error(s->iscsi));
 		iscsi_destroy_context(s->iscsi);
 		s->iscsi = NULL;
 		return false;
@@ -102,7 +92,7 @@ static bool connect_session(struct session *s, const char *url, const char *init
 	/* a target that stops answering fails the check instead of hanging it */
 	iscsi_set_timeout(s->iscsi, 60);
 	if (iscsi_full_connect_sync(s->iscsi, u->portal, u->lun) != 0) {
-		fail("%s: login to %s failed: %s", s->what, url, iscsi_get_error(s->iscsi));
+		ll_check_fail("%s: login to %s failed: %s", s->what, url, iscsi_get_error(s->iscsi));
 		iscsi_destroy_url(u);
 		iscsi_destroy_context(s->iscsi);
 		s->iscsi = NULL;
@@ -120,7 +110,7 @@ static bool disconnect_session(struct session *s)
 	if (s->iscsi == NULL)
 		return true;
 	if (iscsi_logout_sync(s->iscsi) != 0) {
-		fail("%s: logout failed: %s", s->what, iscsi_get_error(s->iscsi));
+		ll_check_fail("%s: logout failed: %s", s->what, iscsi_get_error(s->iscsi));
 		ok = false;
 	}
 	iscsi_destroy_context(s->iscsi);
@@ -132,12 +122,12 @@ static bool task_good(struct session *s, struct scsi_task *t, const char *op, ui
 		      uint32_t nblocks)
 {
 	if (t == NULL) {
-		fail("%s: %s lba %" PRIu64 " blocks %u: transport error: %s", s->what, op, lba,
+		ll_check_fail("%s: %s lba %" PRIu64 " blocks %u: transport error: %s", s->what, op, lba,
 		     nblocks, iscsi_get_error(s->iscsi));
 		return false;
 	}
 	if (t->status != SCSI_STATUS_GOOD) {
-		fail("%s: %s lba %" PRIu64 " blocks %u: status 0x%02x sense %x/%02x/%02x", s->what,
+		ll_check_fail("%s: %s lba %" PRIu64 " blocks %u: status 0x%02x sense %x/%02x/%02x", s->what,
 		     op, lba, nblocks, t->status, t->sense.key, (t->sense.ascq >> 8) & 0xff,
 		     t->sense.ascq & 0xff);
 		scsi_free_scsi_task(t);
@@ -155,7 +145,7 @@ static bool lun_query(struct session *s, struct lun_info *li)
 		return false;
 	rc = scsi_datain_unmarshall(t);
 	if (rc == NULL || rc->block_length == 0 || rc->block_length % 512 != 0) {
-		fail("%s: READ CAPACITY(16) returned unusable data", s->what);
+		ll_check_fail("%s: READ CAPACITY(16) returned unusable data", s->what);
 		scsi_free_scsi_task(t);
 		return false;
 	}
@@ -213,7 +203,7 @@ static bool do_read_compare(struct session *s, const struct lun_info *li, uint64
 	if (!task_good(s, t, op, lba, nblocks))
 		return false;
 	if (t->datain.size != (int)len) {
-		fail("%s: %s lba %" PRIu64 " blocks %u: got %d bytes, want %u", s->what, op, lba,
+		ll_check_fail("%s: %s lba %" PRIu64 " blocks %u: got %d bytes, want %u", s->what, op, lba,
 		     nblocks, t->datain.size, len);
 		scsi_free_scsi_task(t);
 		return false;
@@ -222,7 +212,7 @@ static bool do_read_compare(struct session *s, const struct lun_info *li, uint64
 		uint32_t i = 0;
 		while (i < len && t->datain.data[i] == expect[i])
 			i++;
-		fail("%s: %s lba %" PRIu64 " blocks %u: data differs at byte %u (lba %" PRIu64
+		ll_check_fail("%s: %s lba %" PRIu64 " blocks %u: data differs at byte %u (lba %" PRIu64
 		     " + %u): got 0x%02x want 0x%02x", s->what, op, lba, nblocks, i,
 		     lba + i / li->bs, i % li->bs, t->datain.data[i], expect[i]);
 		scsi_free_scsi_task(t);
@@ -277,7 +267,7 @@ static bool pattern_check(struct session *s, uint32_t region_mib, bool full, uin
 	/* an odd start LBA so writes straddle any internal block/chunk boundary of the LU */
 	base = 4097 % li.nblocks;
 	if (base + rblocks + 8 > li.nblocks || base + rblocks > UINT32_MAX) {
-		fail("%s: LU of %" PRIu64 " blocks too small for a %u MiB region", s->what,
+		ll_check_fail("%s: LU of %" PRIu64 " blocks too small for a %u MiB region", s->what,
 		     li.nblocks, region_mib);
 		return false;
 	}
@@ -285,7 +275,7 @@ static bool pattern_check(struct session *s, uint32_t region_mib, bool full, uin
 	       s->what, li.nblocks, li.bs, region_mib, base);
 	shadow = malloc(rblocks * li.bs);
 	if (shadow == NULL) {
-		fail("out of memory");
+		ll_check_fail("out of memory");
 		return false;
 	}
 
@@ -494,7 +484,7 @@ static int run_sessions(const char *url, int n)
 		ws[i].all_in = &all_in;
 		ws[i].all_done = &all_done;
 		if (pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]) != 0) {
-			fail("pthread_create: %s", strerror(errno));
+			ll_check_fail("pthread_create: %s", strerror(errno));
 			/* the barriers count n threads: without all of them nobody would pass */
 			exit(2);
 		}

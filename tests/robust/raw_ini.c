@@ -75,7 +75,7 @@ int raw_send(struct raw *r, uint8_t *bhs, const void *data, uint32_t dlen, bool 
 	if (raw_send_bytes(r, bhs, ISCSI_BHS_LEN + bhs_ahs_len(bhs)) < 0)
 		return -1;
 	if (r->hd) {
-		crc32c_put_wire(dig, crc32c(bhs, ISCSI_BHS_LEN + bhs_ahs_len(bhs)));
+		crc32c_put_wire(dig, ll_crc32c(0, bhs, ISCSI_BHS_LEN + bhs_ahs_len(bhs)));
 		if (raw_send_bytes(r, dig, 4) < 0)
 			return -1;
 	}
@@ -84,8 +84,8 @@ int raw_send(struct raw *r, uint8_t *bhs, const void *data, uint32_t dlen, bool 
 	if (raw_send_bytes(r, data, dlen) < 0 || raw_send_bytes(r, pad, p) < 0)
 		return -1;
 	if (r->dd) {
-		uint32_t c = crc32c_update(~0u, data, dlen);
-		c = ~crc32c_update(c, pad, p);
+		uint32_t c = ll_crc32c(0, data, dlen);
+		c = ll_crc32c(c, pad, p);
 		crc32c_put_wire(dig, corrupt_dd ? c ^ 0x5a : c);
 		if (raw_send_bytes(r, dig, 4) < 0)
 			return -1;
@@ -132,7 +132,7 @@ int raw_recv(struct raw *r, uint8_t *bhs, uint8_t *data, uint32_t cap, int timeo
 	if (r->hd) {
 		if ((rc = recv_all(r->fd, dig, 4, deadline)) != 1)
 			return rc;
-		if (crc32c_get_wire(dig) != crc32c(bhs, ISCSI_BHS_LEN))
+		if (crc32c_get_wire(dig) != ll_crc32c(0, bhs, ISCSI_BHS_LEN))
 			return RAW_BAD;
 	}
 	dlen = bhs_data_len(bhs);
@@ -144,8 +144,8 @@ int raw_recv(struct raw *r, uint8_t *bhs, uint8_t *data, uint32_t cap, int timeo
 		    (rc = recv_all(r->fd, pad, p, deadline)) != 1)
 			return rc;
 		if (r->dd) {
-			uint32_t c = crc32c_update(~0u, data, dlen);
-			c = ~crc32c_update(c, pad, p);
+			uint32_t c = ll_crc32c(0, data, dlen);
+			c = ll_crc32c(c, pad, p);
 			if ((rc = recv_all(r->fd, dig, 4, deadline)) != 1)
 				return rc;
 			if (crc32c_get_wire(dig) != c)

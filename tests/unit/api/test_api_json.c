@@ -118,31 +118,12 @@ static void fields(void **state)
 	json_object_put(o);
 }
 
-static void sizes(void **state)
-{
-	uint64_t b;
-
-	assert_true(api_parse_xms_size("10g", &b) && b == 10ull << 30);
-	assert_true(api_parse_xms_size("512m", &b) && b == 512ull << 20);
-	assert_true(api_parse_xms_size("1T", &b) && b == 1ull << 40);
-	assert_true(api_parse_xms_size("2pb", &b) && b == 2ull << 50);
-	assert_true(api_parse_xms_size("1048576", &b) && b == 1ull << 30); /* a number alone: KiB */
-	assert_false(api_parse_xms_size("", &b));
-	assert_false(api_parse_xms_size("g", &b));
-	assert_false(api_parse_xms_size("-1g", &b));
-	assert_false(api_parse_xms_size("1x", &b));
-	assert_false(api_parse_xms_size("1gg", &b));
-	assert_false(api_parse_xms_size("99999999999999999999", &b));
-	assert_false(api_parse_xms_size("16384p", &b)); /* overflows 64 bits */
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(error_body),
 		cmocka_unit_test(parse_body),
 		cmocka_unit_test(fields),
-		cmocka_unit_test(sizes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

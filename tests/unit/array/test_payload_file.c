@@ -59,7 +59,7 @@ static void test_put_read_reopen(void **state)
 	assert_memory_equal(pa, a, B);
 	assert_memory_equal(pb, b, B);
 	assert_int_equal(payload_verify(ps, 3), 0); /* written here: trusted */
-	assert_int_equal(payload_file_crc(ps, 700), state_crc32c(0, b, B));
+	assert_int_equal(payload_file_crc(ps, 700), ll_crc32c(0, b, B));
 	assert_int_equal(payload_file_sync(ps), 0);
 	uint64_t size, disk;
 	payload_file_usage(ps, &size, &disk);
@@ -71,11 +71,11 @@ static void test_put_read_reopen(void **state)
 
 	ps = payload_file_open(path, B, false, err, sizeof(err));
 	assert_non_null(ps);
-	pb = payload_file_attach(ps, 700, state_crc32c(0, b, B), err, sizeof(err));
+	pb = payload_file_attach(ps, 700, ll_crc32c(0, b, B), err, sizeof(err));
 	assert_non_null(pb);
 	assert_int_equal(payload_verify(ps, 700), 0);
 	assert_memory_equal(pb, b, B);
-	assert_int_equal(payload_file_check(ps, 700, state_crc32c(0, b, B)), 0);
+	assert_int_equal(payload_file_check(ps, 700, ll_crc32c(0, b, B)), 0);
 	payload_close(ps);
 }
 
@@ -89,7 +89,7 @@ static void test_damage(void **state)
 	(void)state;
 	assert_non_null(ps);
 	fill(a, 9);
-	crc = state_crc32c(0, a, B);
+	crc = ll_crc32c(0, a, B);
 	assert_non_null(payload_put(ps, 5, a));
 	payload_close(ps);
 	/* one flipped byte in slot 5 */

@@ -58,10 +58,10 @@ static void renders_and_loads(void **state)
 	(void)state;
 	struct calib_profile_doc d;
 	doc_of_fit(&d);
-	char *err = NULL;
-	char *text = calib_profile_render_checked(&d, &err);
+	char *err = NULL, why[512];
+	char *text = calib_profile_render_checked(&d, why, sizeof(why));
 	if (!text)
-		fail_msg("%s", err);
+		fail_msg("%s", why);
 	struct lunlab_profile *p = profile_parse(text, strlen(text), "test", &err);
 	assert_non_null(p);
 	const struct cost_params *c = p->cost_params;
@@ -112,15 +112,14 @@ static void limits_and_refusal(void **state)
 	calib_profile_set_cost(&d, &f);
 	assert_int_equal(d.value[K_FRONTEND], 1000000);
 	assert_int_equal(d.value[K_BACKEND], 1);
-	char *err = NULL;
-	char *text = calib_profile_render_checked(&d, &err);
+	char err[512];
+	char *text = calib_profile_render_checked(&d, err, sizeof(err));
 	assert_non_null(text);
 	free(text);
 	d.value[K_ALLOC_UNIT] = 0; /* out of range 1..: the parser's own message comes back */
-	text = calib_profile_render_checked(&d, &err);
+	text = calib_profile_render_checked(&d, err, sizeof(err));
 	assert_null(text);
 	assert_non_null(strstr(err, "alloc_unit"));
-	free(err);
 }
 
 static void names_from_paths(void **state)

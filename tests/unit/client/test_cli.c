@@ -26,26 +26,6 @@ static int parse(struct bench_opts *o, char *err, const char *a0, ...)
 
 #define URL "iscsi://127.0.0.1:3261/iqn.2026-11.org.lunlab:t/0"
 
-static void sizes(void **state)
-{
-	uint64_t v;
-	assert_int_equal(cli_parse_size("4m", &v), 0);
-	assert_int_equal(v, 4u << 20);
-	assert_int_equal(cli_parse_size("256k", &v), 0);
-	assert_int_equal(v, 256u << 10);
-	assert_int_equal(cli_parse_size("4MiB", &v), 0);
-	assert_int_equal(v, 4u << 20);
-	assert_int_equal(cli_parse_size("512", &v), 0);
-	assert_int_equal(v, 512);
-	assert_int_equal(cli_parse_size("11.9g", &v), 0);
-	assert_int_equal(v, 12777527705ull);
-	assert_int_equal(cli_parse_size("", &v), -1);
-	assert_int_equal(cli_parse_size("4x", &v), -1);
-	assert_int_equal(cli_parse_size("-4k", &v), -1);
-	assert_int_equal(cli_parse_size("k", &v), -1);
-	assert_int_equal(cli_parse_size("1e30", &v), -1);
-}
-
 static void lists(void **state)
 {
 	unsigned u[32], n;
@@ -230,6 +210,92 @@ static void calibrate_opts(void **state)
 	assert_non_null(strstr(err, "apply to calibrate only"));
 }
 
+/* the options no other case above sets, each read back */
+static void remaining_options(void **state)
+{
+	struct bench_opts o;
+	char err[256];
+
+	assert_int_equal(parse(&o, err, "scale", URL, "-q", "--initiator", "iqn.2026-11.x:h", "--warmup", "0.5s",
+			       NULL), 0);
+	assert_true(o.quiet);
+	assert_string_equal(o.initiator, "iqn.2026-11.x:h");
+	assert_true(o.warmup_s == 0.5);
+	assert_int_equal(parse(&o, err, "scale", URL, "--quiet", NULL), 0);
+	assert_true(o.quiet);
+	assert_int_equal(parse(&o, err, "clone", URL, "--template-size", "2g", "--plot-job", "1t", "--verify",
+			       "--no-template", "--explain=7", NULL), 0);
+	assert_int_equal(o.template_size, 2ull << 30);
+	assert_int_equal(o.plot_job_bytes, 1ull << 40);
+	assert_true(o.verify);
+	assert_true(o.skip_template);
+	assert_int_equal(o.explain_count, 7);
+	/* --explain alone: the default count; the next word is not taken unless a number */
+	assert_int_equal(parse(&o, err, "clone", "--explain", URL, NULL), 0);
+	assert_true(o.explain);
+	assert_int_equal(o.explain_count, 3);
+	assert_string_equal(o.url, URL);
+	assert_int_equal(parse(&o, err, "drr", URL, "--synthetic", "win10", "--size", "64m", NULL), 0);
+	assert_int_equal(o.image_size, 64ull << 20);
+	assert_int_equal(parse(&o, err, "drr", URL, "--synthetic", "win10", "--size", "1k", NULL), -1);
+	assert_string_equal(err, "--size: '1k' is not a size of at least 4k");
+	assert_int_equal(parse(&o, err, "clone", URL, "--mode", "snapshot", "--api", "https://127.0.0.1:8443",
+			       "--api-user", "ops", "--api-cacert", "ca.pem", "--keep-clones", "--settle-timeout", "60",
+			       NULL), 0);
+	assert_string_equal(o.api_url, "https://127.0.0.1:8443");
+	assert_string_equal(o.api_user, "ops");
+	assert_string_equal(o.api_cacert, "ca.pem");
+	assert_true(o.keep_clones);
+	assert_true(o.settle_timeout_s == 60);
+	assert_int_equal(parse(&o, err, "info", URL, "--api", "https://h:1", "--api-insecure", NULL), 0);
+	assert_true(o.api_insecure);
+	assert_string_equal(o.api_user, "admin"); /* the default with --api */
+	assert_int_equal(parse(&o, err, "info", URL, "--api", "http://h:1", NULL), -1);
+	assert_string_equal(err, "--api: 'http://h:1' is not an https://HOST:PORT URL");
+	assert_int_equal(parse(&o, err, "info", URL, "--api", "https://h:1", "--api-user", "a:b", NULL), -1);
+	assert_string_equal(err, "--api-user: want 1..64 characters without ':'");
+	assert_int_equal(parse(&o, err, "info", URL, "--api-insecure", NULL), -1);
+	assert_string_equal(err, "--api-user, --api-cacert and --api-insecure need --api");
+	assert_int_equal(parse(&o, err, "info", URL, "--api", "https://h:1", "--api-cacert", "c", "--api-insecure",
+			       NULL), -1);
+	assert_string_equal(err, "--api-cacert and --api-insecure exclude each other");
+	assert_int_equal(parse(&o, err, "scale", URL, "--keep-clones", NULL), -1);
+	assert_string_equal(err, "--keep-clones applies to clone --mode snapshot only");
+	assert_int_equal(parse(&o, err, "clone", URL, "--settle-timeout", "soon", NULL), -1);
+	assert_string_equal(err, "--settle-timeout: 'soon' is not a number of seconds");
+}
+
+/* how a word is read: the URL anywhere, "--opt=value", refusals naming what was typed */
+static void words_and_refusals(void **state)
+{
+	struct bench_opts o;
+	char err[256];
+
+	assert_int_equal(parse(&o, err, "scale", "--qd", "4", URL, "--bs=64k", NULL), 0);
+	assert_string_equal(o.url, URL);
+	assert_int_equal(o.qd, 4);
+	assert_int_equal(o.bs, 64u << 10);
+	/* a value that looks like an option is still the value */
+	assert_int_equal(parse(&o, err, "scale", URL, "--duration", "-1", NULL), -1);
+	assert_string_equal(err, "--duration: '-1' is not a positive number of seconds");
+	assert_int_equal(parse(&o, err, "scale", URL, "--qd=", NULL), -1);
+	assert_string_equal(err, "--qd: '' is not an integer 1..256");
+	assert_int_equal(parse(&o, err, "scale", URL, "--bogus=3", NULL), -1);
+	assert_string_equal(err, "unknown option '--bogus'");
+	assert_int_equal(parse(&o, err, "scale", URL, "-x", NULL), -1);
+	assert_string_equal(err, "unknown option '-x'");
+	assert_int_equal(parse(&o, err, "scale", URL, "--json=yes", NULL), -1);
+	assert_string_equal(err, "--json takes no value");
+	assert_int_equal(parse(&o, err, "scale", URL, "--", "more", NULL), -1);
+	assert_string_equal(err, "unexpected argument 'more'");
+	assert_int_equal(parse(&o, err, "clone", URL, "--explain", "0", NULL), -1);
+	assert_string_equal(err, "--explain: '0' is not an integer 1..100");
+	/* parsed twice in one process: getopt's state starts afresh */
+	assert_int_equal(parse(&o, err, "scale", URL, "--qd", "2", NULL), 0);
+	assert_int_equal(parse(&o, err, "scale", URL, "--qd", "3", NULL), 0);
+	assert_int_equal(o.qd, 3);
+}
+
 /* client/cli.c, for help_names_every_option (the test's first argument) */
 static const char *g_cli_source;
 
@@ -254,8 +320,8 @@ static void help(void **state)
 	assert_int_equal(u[strlen(u) - 1], '\n');
 }
 
-/* Every option the parser compares against (each `strcmp(a, "-...")` in client/cli.c) is
- * named in the usage, as a whole word: a new option cannot be left out of --help. */
+/* Every option of the parser's table (each `{ "name", ` line of long_opts in client/cli.c)
+ * is named in the usage as --name, a whole word: a new option cannot be left out of --help. */
 static void help_names_every_option(void **state)
 {
 	(void)state;
@@ -272,15 +338,20 @@ static void help_names_every_option(void **state)
 
 	const char *u = cli_usage();
 	unsigned checked = 0;
-	const char *key = "strcmp(a, \"";
-	for (const char *p = strstr(src, key); p; p = strstr(p, key)) {
+	const char *table = strstr(src, "static const struct option long_opts[] = {");
+	assert_non_null(table);
+	const char *table_end = strstr(table, "{ NULL, 0, NULL, 0 }");
+	assert_non_null(table_end);
+	const char *key = "\t{ \"";
+	for (const char *p = strstr(table, key); p && p < table_end; p = strstr(p, key)) {
 		p += strlen(key);
 		const char *q = strchr(p, '"');
 		assert_non_null(q);
 		char opt[64];
-		assert_true((size_t)(q - p) < sizeof(opt));
-		memcpy(opt, p, (size_t)(q - p));
-		opt[q - p] = 0;
+		assert_true((size_t)(q - p) + 2 < sizeof(opt));
+		opt[0] = opt[1] = '-';
+		memcpy(opt + 2, p, (size_t)(q - p));
+		opt[q - p + 2] = 0;
 		/* found as a word: not followed by a letter or '-' (--api is not --api-user) */
 		bool found = false;
 		for (const char *h = strstr(u, opt); h && !found; h = strstr(h + 1, opt)) {
@@ -293,7 +364,7 @@ static void help_names_every_option(void **state)
 		assert_true(found);
 		checked++;
 	}
-	/* the parser has dozens: the scan found them (a changed idiom would find none) */
+	/* the table has dozens: the scan found them (a changed idiom would find none) */
 	assert_true(checked >= 50);
 }
 
@@ -349,12 +420,13 @@ int main(int argc, char **argv)
 {
 	g_cli_source = argc > 1 ? argv[1] : NULL;
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(sizes),
 		cmocka_unit_test(lists),
 		cmocka_unit_test(defaults_scale),
 		cmocka_unit_test(clone_opts),
 		cmocka_unit_test(errors_name_the_field),
 		cmocka_unit_test(calibrate_opts),
+		cmocka_unit_test(remaining_options),
+		cmocka_unit_test(words_and_refusals),
 		cmocka_unit_test(help),
 		cmocka_unit_test(help_names_every_option),
 		cmocka_unit_test(watch_and_metrics_url),

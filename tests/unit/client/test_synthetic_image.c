@@ -10,13 +10,13 @@
 #include <zlib.h>
 
 #include "client/synthetic_image.h"
+#include "lunlab/fnv1a.h"
 
+/* FNV-1a from the basis this test's pinned fingerprint was taken with (one
+ * digit short of FNV's own; the value below depends on it) */
 static uint64_t fnv(const uint8_t *p, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
+	return ll_fnv1a64(1469598103934665603ull, p, n);
 }
 
 static void deterministic(void **state)

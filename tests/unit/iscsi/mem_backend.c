@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/uio.h>
 #include "lunlab/be.h"
+#include "lunlab/fnv1a.h"
 #include "lunlab/scsi_vocab.h"
 
 struct mem_be {
@@ -18,7 +19,6 @@ struct mem_be {
 	struct lu_cmd *head, *tail;
 	bool stop;
 	bool hold;             /* queue commands, execute none (mem_backend_hold) */
-	unsigned long count;
 	uint64_t last_arrival;  /* lu_cmd.arrival_ns of the last command executed */
 	pthread_t th;
 	struct mem_early_stats early; /* under mu */
@@ -36,12 +36,7 @@ struct mem_early {
 /* FNV-1a over the first n bytes of the command's buffer (one iovec). */
 static uint64_t prefix_sum(const struct lu_cmd *c, size_t n)
 {
-	const uint8_t *p = c->iov[0].iov_base;
-	uint64_t h = 1469598103934665603ull;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
+	return ll_fnv1a64(LL_FNV1A64_BASIS, c->iov[0].iov_base, n);
 }
 
 static void check(struct lu_cmd *c, uint8_t key, uint8_t asc)
@@ -197,7 +192,6 @@ static void *worker(void *arg)
 		m->head = c->backend_priv;
 		if (!m->head)
 			m->tail = NULL;
-		m->count++;
 		m->last_arrival = c->arrival_ns;
 		pthread_mutex_unlock(&m->mu);
 		early_verify(m, c);
@@ -266,17 +260,6 @@ uint64_t mem_backend_last_arrival(struct lu_backend *be)
 	uint64_t a = m->last_arrival;
 	pthread_mutex_unlock(&m->mu);
 	return a;
-}
-
-unsigned long mem_backend_count(struct lu_backend *be)
-{
-	struct mem_be *m = (struct mem_be *)be;
-	unsigned long n;
-
-	pthread_mutex_lock(&m->mu);
-	n = m->count;
-	pthread_mutex_unlock(&m->mu);
-	return n;
 }
 
 unsigned long mem_backend_queued(struct lu_backend *be)

@@ -15,8 +15,6 @@ struct lu_backend *mem_backend_new(size_t size, unsigned block_size);
 void mem_backend_free(struct lu_backend *be);
 /* lu_cmd.arrival_ns of the last command executed */
 uint64_t mem_backend_last_arrival(struct lu_backend *be);
-/* commands executed so far */
-unsigned long mem_backend_count(struct lu_backend *be);
 /* hold: commands queue up and none completes until released (mem_backend_free
  * still drains them) */
 void mem_backend_hold(struct lu_backend *be, bool hold);

@@ -1,4 +1,4 @@
-/* test_cli.c — lunlab-target's command line: sizes, --lun specs and the
+/* test_cli.c — lunlab-target's command line: --lun specs and the
  * cfgstring they become, defaults, refusals, and how it combines with
  * --config FILE (the file's own parsing: test_config_file.c). */
 #include <setjmp.h>
@@ -12,24 +12,6 @@
 #include <cmocka.h>
 
 #include "target/cli.h"
-
-static void sizes(void **state)
-{
-	uint64_t v;
-
-	assert_true(cli_parse_size("2G", &v));
-	assert_true(v == 2ull << 30);
-	assert_true(cli_parse_size("2T", &v));
-	assert_true(v == 2ull << 40);
-	assert_true(cli_parse_size("512k", &v));
-	assert_true(v == 512ull << 10);
-	assert_true(cli_parse_size("4096", &v));
-	assert_true(v == 4096);
-	assert_false(cli_parse_size("2X", &v));
-	assert_false(cli_parse_size("-1G", &v));
-	assert_false(cli_parse_size("", &v));
-	assert_false(cli_parse_size("99999999999T", &v));
-}
 
 static void lun_specs(void **state)
 {
@@ -428,7 +410,6 @@ static int remove_dir(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(sizes),
 		cmocka_unit_test(lun_specs),
 		cmocka_unit_test(command_line),
 		cmocka_unit_test(timeouts),
