@@ -150,6 +150,13 @@ const struct cdb_layout *cdb_layout_typical(uint8_t opcode);
 uint64_t cdb_layout_lba(const struct cdb_layout *l, const uint8_t *cdb);
 uint32_t cdb_layout_length(const struct cdb_layout *l, const uint8_t *cdb);
 
+/* The ALLOCATION LENGTH or PARAMETER LIST LENGTH of a CDB of size bytes, read through the
+ * table: what the commands lunlab-target answers itself (INQUIRY, REQUEST SENSE, REPORT
+ * LUNS, PERSISTENT RESERVE IN/OUT, REPORT/SET TARGET PORT GROUPS) need of it.  The field's
+ * raw value; 0 when the CDB does not decode (unknown command or service action, shorter
+ * than its CDB length) or its length counts blocks, not bytes. */
+uint32_t cdb_byte_length(const uint8_t *cdb, size_t size);
+
 /* Write a CDB per the table: zero size bytes, set opcode, service action, LBA and length
  * field.  False (cdb untouched) when the command is unknown, size is below its CDB length,
  * or lba / length do not fit their fields (READ(6): LBA below 2^21, 1..256 blocks, 256
