@@ -76,8 +76,7 @@ typedef int (*scsi_fn)(struct scsi_cmd *cmd);
 struct scsi_op {
 	uint8_t opcode;
 	bool has_sa;                /* service action in CDB byte 1, bits 4..0 */
-	uint16_t sa;
-	uint8_t cdb_len;
+	uint16_t sa;                /* its CDB length: scsi_op_cdb_len (the CDB layout table's) */
 	bool writes_medium;         /* refused with DATA PROTECT while SWP=1 */
 	enum cost_kind kind;
 	uint32_t nominal_timeout_s; /* RSOC command timeouts descriptor */
@@ -92,6 +91,8 @@ struct scsi_op {
 /* Table access for REPORT SUPPORTED OPERATION CODES. */
 size_t scsi_op_count(void);
 const struct scsi_op *scsi_op_at(size_t i);
+/* an entry's CDB length, as the CDB layout table (lunlab/cdb_decode.h) gives it */
+uint8_t scsi_op_cdb_len(const struct scsi_op *op);
 /* the entry for opcode (and sa if the opcode has service actions), or NULL;
  * *opcode_known tells whether the opcode exists with other service actions */
 const struct scsi_op *scsi_op_find(uint8_t opcode, uint16_t sa, bool *opcode_has_sa, bool *opcode_known);
