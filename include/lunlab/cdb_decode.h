@@ -8,7 +8,8 @@
  *
  * The table holds every command handler_lunlab.so's opcode table (handlers/scsi/opcodes.c)
  * lists, plus the ones lunlab-target answers itself (CDB_L_TARGET_ONLY); the unit test
- * tests/unit/scsi/test_cdb_decode.c proves both tables name the same commands.
+ * tests/unit/scsi/test_cdb_decode.c proves both tables name the same commands.  The opcode
+ * table has no CDB length of its own: it takes each command's from its row here.
  *
  * Cost: a lookup is one index read and a scan of that opcode's service actions (at most a
  * handful); no allocation.  Linked as a static library with hidden symbols, so
