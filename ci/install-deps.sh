@@ -30,7 +30,8 @@
 #   packaging:    scdoc (the man pages, docs/man/*.scd), libsystemd-dev (sd_notify for
 #                 lunlab-target.service), debhelper lintian (tests/package/deb.sh: the .debs
 #                 built by dpkg-buildpackage and checked)
-# LUNLAB_OCI=1 adds what packaging/oci/build.sh needs (the OCI image, opt-in): podman buildah
+# LUNLAB_OCI=1 adds what packaging/oci/build.sh needs (the OCI image; ci/test.sh sets it for its
+# side job, LUNLAB_SKIP_OCI=1 leaves it out): podman buildah
 # debootstrap runc
 # --demo installs only what ci/demo.sh (the README's first command) needs: a C compiler (gcc
 # and libc6-dev, not build-essential's g++ and dpkg-dev), meson and the libraries it asks for

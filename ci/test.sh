@@ -15,7 +15,10 @@
 #   6. the same build, tests (tests/robust with LeakSanitizer) and suites again with
 #      AddressSanitizer + UBSan in build-asan/ (built at nice 15 beside the qemu lanes of step 5),
 #   7. every fuzz target for a bounded time (ci/fuzz.sh; LUNLAB_SKIP_FUZZ=1 skips it), also at
-#      nice 15 beside steps 5 and 6 (LUNLAB_SERIAL=1 runs 6 and 7 after 5, one by one).
+#      nice 15 beside steps 5 and 6 (LUNLAB_SERIAL=1 runs 6 and 7 after 5, one by one),
+#   8. the .debs, built once before step 5 (its guest installs the handler's with dpkg -i), then
+#      installed and smoke-tested (tests/package/deb.sh) and made into the OCI image, run and
+#      tested (packaging/oci/build.sh --test; LUNLAB_SKIP_OCI=1 skips it), both beside step 5.
 # Ends with one line "N passed, N failed, N skipped" summing all of it; exits non-zero on any
 # failure.  LUNLAB_SKIP_DEPS=1 skips step 1 (developer machines that have the packages);
 # LUNLAB_SKIP_ASAN=1 skips step 6 and LUNLAB_SKIP_REALSTACK=1 step 5 (quick local runs; CI
@@ -166,7 +169,7 @@ run_realstack() {
     rm -f "$out/summary"
     # a hang guard, not a budget: the lane took 555-599 s in full CI runs (beside the sanitizer
     # build and the literal seed job at nice 15), ~440 s on a quiet machine
-    if timeout 900 bash tests/realstack/lane.sh "$dir"; then :; fi
+    if LUNLAB_DEBDIR=$(debs_built) timeout 900 bash tests/realstack/lane.sh "$dir"; then :; fi
     if [[ -s $out/summary ]]; then
         read -r p f s <"$out/summary"
         total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + s))
@@ -261,10 +264,20 @@ lsan_works() {
 started=$SECONDS
 if [[ ${LUNLAB_SKIP_DEPS:-0} != 1 ]]; then
     step "install dependencies"
-    LUNLAB_REALSTACK=$(( ${LUNLAB_SKIP_REALSTACK:-0} == 1 ? 0 : 1 )) bash ci/install-deps.sh || { echo "dependency install failed"; echo "0 passed, 1 failed"; exit 1; }
+    LUNLAB_REALSTACK=$(( ${LUNLAB_SKIP_REALSTACK:-0} == 1 ? 0 : 1 )) LUNLAB_OCI=$(( ${LUNLAB_SKIP_OCI:-0} == 1 ? 0 : 1 )) \
+        bash ci/install-deps.sh || { echo "dependency install failed"; echo "0 passed, 1 failed"; exit 1; }
 fi
 
 rm -f "$root"/build-side.*
+# The .debs, built once (build_debs) for the real-stack lane's guest (dpkg -i of the handler's),
+# the package test and the OCI image; debs_built names their directory once they are there.
+debdir=$root/build-debs
+rm -rf "$debdir"
+build_debs() {
+    step "package: the .debs (packaging/build-deb.sh: dpkg-buildpackage -b, lintian with no error)"
+    if bash packaging/build-deb.sh "$debdir"; then total_pass=$((total_pass + 1)); else fail_step "package: dpkg-buildpackage -b or lintian"; fi
+}
+debs_built() { compgen -G "$debdir/lunlab-tcmu-handler_*.deb" >/dev/null && echo "$debdir"; return 0; }
 # The two qemu lanes keep about one core busy for ~15 minutes while the other idles: the
 # sanitizer build and the fuzzers run beside them at nice 15 (CFS gives a nice-15 task ~3% of
 # a core the lanes want, so the lanes' timings do not move), and only their results are
@@ -290,11 +303,17 @@ start_side_jobs() {
             printf 'fuzz: build + every target\t%d\tside\n' $((SECONDS - t)) >>"$root/build-side.times"
         fi
         touch "$root/build-side.fuzz-done"
-        # the .debs built, installed with apt, smoke-tested and purged (~90 s alone)
+        # the .debs (built above) installed with apt, smoke-tested and purged (~70 s)
         t=$SECONDS
-        [[ ${LUNLAB_SKIP_DEB:-0} == 1 ]] || nice -n 15 bash tests/package/deb.sh >"$root/build-side.deb" 2>&1
-        printf 'package: build, install, smoke, purge\t%d\tside\n' $((SECONDS - t)) >>"$root/build-side.times"
+        [[ ${LUNLAB_SKIP_DEB:-0} == 1 ]] || nice -n 15 bash tests/package/deb.sh $(debs_built) >"$root/build-side.deb" 2>&1
+        printf 'package: install, smoke, purge\t%d\tside\n' $((SECONDS - t)) >>"$root/build-side.times"
         touch "$root/build-side.deb-done"
+        # the OCI image from the same .debs, run with podman and answering iSCSI and the API
+        # (~30 s with its cached base root filesystem; debootstrap adds 2-4 min on a fresh machine)
+        t=$SECONDS
+        [[ ${LUNLAB_SKIP_OCI:-0} == 1 ]] || nice -n 15 bash packaging/oci/build.sh --test $(debs_built) >"$root/build-side.oci" 2>&1
+        printf 'oci: image built, run, tested\t%d\tside\n' $((SECONDS - t)) >>"$root/build-side.times"
+        touch "$root/build-side.oci-done"
         # seed 000's whole job runs on the array's virtual clock: its figures do not depend on
         # the CPU it gets, so it runs here (~8 min alone) rather than before the lanes
         echo "== reproduce seed000 (--literal)"
@@ -320,7 +339,7 @@ if build build normal -Dwerror=true; then
     fi
     run_meson_tests build calibrate --suite calibrate --num-processes 1 --timeout-multiplier 2
     # the figures above are timed: nothing runs beside them
-    [[ ${LUNLAB_SKIP_REALSTACK:-0} == 1 ]] || { start_side_jobs; run_realstack build; run_multipath build; }
+    [[ ${LUNLAB_SKIP_REALSTACK:-0} == 1 ]] || { build_debs; start_side_jobs; run_realstack build; run_multipath build; }
 fi
 
 if [[ ${LUNLAB_SKIP_ASAN:-0} != 1 ]]; then
@@ -371,13 +390,15 @@ if [[ ${LUNLAB_SKIP_FUZZ:-0} != 1 ]]; then
     fi
 fi
 
+# without the lanes (LUNLAB_SKIP_REALSTACK=1, LUNLAB_SERIAL=1) the .debs are built here
+[[ -n $bg_pid || -n $(debs_built) || ( ${LUNLAB_SKIP_DEB:-0} == 1 && ${LUNLAB_SKIP_OCI:-0} == 1 ) ]] || build_debs
 if [[ ${LUNLAB_SKIP_DEB:-0} != 1 ]]; then
     step "package: tests/package/deb.sh (the .debs built, installed, run with no build tree, purged)"
     if [[ -n $bg_pid ]]; then
         while [[ ! -f $root/build-side.deb-done ]] && kill -0 "$bg_pid" 2>/dev/null; do sleep 5; done
         deb_out=$(cat "$root/build-side.deb" 2>/dev/null)
     else
-        deb_out=$(bash tests/package/deb.sh 2>&1)
+        deb_out=$(bash tests/package/deb.sh $(debs_built) 2>&1)
     fi
     echo "$deb_out"
     if [[ $(tail -1 <<<"$deb_out") =~ ^deb\.sh:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
@@ -386,6 +407,21 @@ if [[ ${LUNLAB_SKIP_DEB:-0} != 1 ]]; then
     else
         fail_step "package: tests/package/deb.sh did not finish"
     fi
+fi
+
+if [[ ${LUNLAB_SKIP_OCI:-0} != 1 ]]; then
+    step "oci: packaging/oci/build.sh --test (the image built from the .debs, run with podman, iSCSI and the API)"
+    if [[ -n $bg_pid ]]; then
+        while [[ ! -f $root/build-side.oci-done ]] && kill -0 "$bg_pid" 2>/dev/null; do sleep 5; done
+        oci_out=$(cat "$root/build-side.oci" 2>/dev/null)
+    else
+        oci_out=$(bash packaging/oci/build.sh --test $(debs_built) 2>&1)
+    fi
+    echo "$oci_out"
+    p=$(grep -c '^oci: ok - ' <<<"$oci_out"); f=$(grep -c '^oci: FAIL - ' <<<"$oci_out")
+    total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+    (( f == 0 )) || failures+=("oci: $(grep '^oci: FAIL - ' <<<"$oci_out" | cut -c13- | paste -sd ';' -)")
+    grep -q '^oci: done in ' <<<"$oci_out" || (( f > 0 )) || fail_step "oci: packaging/oci/build.sh did not finish (see above)"
 fi
 
 if [[ -n $bg_pid ]]; then

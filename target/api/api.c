@@ -6,8 +6,11 @@
 #include <string.h>
 
 #include "target/api/api_router.h"
+#include "target/api/xms_alerts.h"
 #include "target/api/xms_cluster_spec.h"
 #include "target/api/xms_engine.h"
+#include "target/api/xms_inventory.h"
+#include "target/api/xms_perf_history.h"
 #include "target/api/xms_events.h"
 #include "target/api/xms_model.h"
 #include "target/api/xms_resources.h"
@@ -28,6 +31,16 @@ static const struct xms_type *const xms_all_types[] = {
 	&xms_type_portals,
 	&xms_type_targets,
 	&xms_type_tgs,
+	&xms_type_alerts,
+	&xms_type_alert_defs,
+	&xms_type_bricks,
+	&xms_type_scs,
+	&xms_type_xenvs,
+	&xms_type_local_disks,
+	&xms_type_bbus,
+	&xms_type_dae_lccs,
+	&xms_type_dae_psus,
+	&xms_type_ssds,
 };
 
 /* sys-psnt-serial-number: stable per name */
@@ -69,6 +82,9 @@ void api_set_store(const char *state_dir, const struct xms_store_ops *ops)
 	xms_store_set(ops);
 }
 
+/* the model came back from --state-dir: the start is a restart (an event says so) */
+static bool restarted;
+
 int api_clusters_setup(const char *const *specs, int n, char *err, size_t errlen)
 {
 	static const char *const def[] = { "name=" XMS_CLUSTER_DEFAULT_NAME };
@@ -87,6 +103,7 @@ int api_clusters_setup(const char *const *specs, int n, char *err, size_t errlen
 		snprintf(err, errlen, "--state-dir: %s", why);
 		goto fail;
 	}
+	restarted = loaded > 0;
 	for (size_t i = 0; loaded && i < g_xms.clusters.n; i++) {
 		struct lunlab_volume_info *vols;
 		size_t nvols;
@@ -146,20 +163,28 @@ int api_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 	if (!g_xms.clusters.n && api_clusters_setup(NULL, 0, err, errlen) < 0)
 		return -1;
 	if (xms_routes_register(xms_all_types, sizeof(xms_all_types) / sizeof(xms_all_types[0]), err, errlen) < 0 ||
-	    xms_commands_register(err, errlen) < 0 || xms_events_register(err, errlen) < 0)
+	    xms_commands_register(err, errlen) < 0 || xms_events_register(err, errlen) < 0 ||
+	    xms_perf_history_register(err, errlen) < 0)
 		return -1;
 	if (api_server_start(cfg, err, errlen) < 0) {
 		api_routes_clear();
 		return -1;
 	}
-	xms_event(XMS_SEV_INFO, "activity", "XMS", "xms", "LL0001", "The management server started (%zu cluster%s)",
-		  g_xms.clusters.n, g_xms.clusters.n == 1 ? "" : "s");
+	if (restarted)
+		xms_event(XMS_SEV_INFO, "activity", "XMS", "xms", "LL0002",
+			  "The management server restarted with its model from --state-dir (%zu cluster%s, %zu volume%s)",
+			  g_xms.clusters.n, g_xms.clusters.n == 1 ? "" : "s", g_xms.volumes.n,
+			  g_xms.volumes.n == 1 ? "" : "s");
+	else
+		xms_event(XMS_SEV_INFO, "activity", "XMS", "xms", "LL0001", "The management server started (%zu cluster%s)",
+			  g_xms.clusters.n, g_xms.clusters.n == 1 ? "" : "s");
 	return 0;
 }
 
 void api_stop(void)
 {
 	api_server_stop();
+	xms_perf_history_stop();
 	api_routes_clear();
 	xms_lock();
 	xms_scsi_close_all(&g_xms);

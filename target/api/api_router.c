@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "target/api/api_json.h"
 
@@ -46,12 +47,13 @@ void api_routes_clear(void)
 static bool matches(const struct api_route *r, const char *path, const char **rest)
 {
 	size_t n = strlen(r->path);
+	bool nocase = r->flags & API_ROUTE_NOCASE;
 
-	if (strcmp(path, r->path) == 0) {
+	if (nocase ? strcasecmp(path, r->path) == 0 : strcmp(path, r->path) == 0) {
 		*rest = "";
 		return true;
 	}
-	if (!(r->flags & API_ROUTE_PREFIX) || strncmp(path, r->path, n) != 0)
+	if (!(r->flags & API_ROUTE_PREFIX) || (nocase ? strncasecmp(path, r->path, n) : strncmp(path, r->path, n)) != 0)
 		return false;
 	if (n && r->path[n - 1] == '/') { /* "/" or "/static/": everything below */
 		*rest = path + n;
@@ -84,7 +86,7 @@ const struct api_route *api_route_find(enum api_method method, const char *path,
 		*path_known = true;
 		if (!(routes[i]->methods & method))
 			continue;
-		exact = strcmp(path, routes[i]->path) == 0;
+		exact = *r == '\0';
 		/* an exact route beats a prefix; among prefixes the longest wins */
 		if (!best || (exact && !best_exact) || (exact == best_exact && len > best_len)) {
 			best = routes[i];

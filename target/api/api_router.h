@@ -67,6 +67,8 @@ typedef void (*api_handler_fn)(const struct api_request *req, struct api_respons
 enum api_route_flags {
 	API_ROUTE_PREFIX = 1u << 0, /* path matches itself and everything below "path/" */
 	API_ROUTE_PUBLIC = 1u << 1, /* no authentication (static files a browser loads) */
+	API_ROUTE_NOCASE = 1u << 2, /* the path compares without case (XMS takes .../types/Initiators:
+	                             * MTSXtremIO's New-XIOInitiator sends it so) */
 };
 
 struct api_route {

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "target/api/api_faults.h"
 #include "target/api/api_json.h"
 #include "target/iscsi/portal.h"
 #include "target/iscsi/target.h"
@@ -369,5 +370,7 @@ int lunlab_api_register(char *err, size_t errlen)
 	if (api_routes_add(routes, sizeof(routes) / sizeof(routes[0]), err, errlen) < 0 ||
 	    lunlab_arrays_register(err, errlen) < 0)
 		return -1;
-	return lunlab_luns_register(err, errlen);
+	if (lunlab_luns_register(err, errlen) < 0 || api_faults_register(err, errlen) < 0)
+		return -1;
+	return lunlab_hardware_register(err, errlen);
 }

@@ -9,11 +9,13 @@
 #include "target/api/api_router.h"
 
 /* 0, or -1 with a reason in err (a route already taken).  Registers
- * /api/lunlab/luns too (lunlab_luns.c). */
+ * /api/lunlab/luns and /api/lunlab/hardware too. */
 int lunlab_api_register(char *err, size_t errlen);
 /* /api/lunlab/arrays: capacity and soft threshold at run time (lunlab_arrays.c) */
 int lunlab_arrays_register(char *err, size_t errlen);
 /* GET /api/lunlab/luns: the --lun LUs (lunlab_luns.c) */
 int lunlab_luns_register(char *err, size_t errlen);
+/* GET, PUT /api/lunlab/hardware: SSDs and storage controllers failed (lunlab_hardware.c) */
+int lunlab_hardware_register(char *err, size_t errlen);
 
 #endif

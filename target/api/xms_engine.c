@@ -1,4 +1,5 @@
 /* xms_engine.c — see xms_engine.h. */
+#include "target/api/api_faults.h"
 #include "target/api/xms_engine.h"
 
 #include <errno.h>
@@ -443,6 +444,9 @@ static void handle(const struct api_request *req, struct api_response *rsp)
 	x.req = req;
 	x.rsp = rsp;
 	x.type = req->route_cls;
+	/* an API fault rule answers before anything is looked at: nothing changes */
+	if (api_faults_check(req, x.type->name, rsp))
+		return;
 	x.version = version_of(req->path);
 	snprintf(x.base, sizeof(x.base), "https://%s%s", *req->host ? req->host : "localhost", base_of(x.version));
 	ir = parse_index(req->rest, &index);
@@ -470,6 +474,9 @@ static void handle(const struct api_request *req, struct api_response *rsp)
 		return;
 	}
 	x.cluster = x.q.cluster;
+	/* MTSXtremIO names the cluster by its index in the query: ?cluster-id=1 */
+	if (!x.cluster && api_param(req, "cluster-id") && *api_param(req, "cluster-id"))
+		x.cluster = api_param(req, "cluster-id");
 	struct json_object *cv;
 	static _Thread_local char cbuf[24];
 	if (json_object_object_get_ex(x.body, "cluster-id", &cv) && cv && json_object_is_type(cv, json_type_int)) {
@@ -576,7 +583,7 @@ static void list_types(const struct api_request *req, struct api_response *rsp)
 
 int xms_routes_register(const struct xms_type *const *types, size_t n, char *err, size_t errlen)
 {
-	static struct api_route routes[3 * MAX_TYPES + 3];
+	static struct api_route routes[3 * MAX_TYPES + 6];
 	static char paths[3 * MAX_TYPES][96];
 	size_t nr = 0;
 
@@ -592,12 +599,16 @@ int xms_routes_register(const struct xms_type *const *types, size_t n, char *err
 				continue;
 			snprintf(paths[nr], sizeof(paths[nr]), "%s/%s", base_of(v), types[i]->name);
 			routes[nr] = (struct api_route){ API_GET | API_HEAD | API_POST | API_PUT | API_DELETE, paths[nr],
-							 API_ROUTE_PREFIX, handle, (void *)types[i] };
+							 API_ROUTE_PREFIX | API_ROUTE_NOCASE, handle, (void *)types[i] };
 			nr++;
 		}
 	}
 	routes[nr++] = (struct api_route){ API_GET | API_HEAD, V3_BASE, 0, list_types, NULL };
 	routes[nr++] = (struct api_route){ API_GET | API_HEAD, V2_BASE, 0, list_types, NULL };
 	routes[nr++] = (struct api_route){ API_GET | API_HEAD, V1_BASE, 0, list_types, NULL };
+	/* with a trailing '/': MTSXtremIO's Get-XIOAPITypes GETs its base URI as it keeps it */
+	routes[nr++] = (struct api_route){ API_GET | API_HEAD, V3_BASE "/", 0, list_types, NULL };
+	routes[nr++] = (struct api_route){ API_GET | API_HEAD, V2_BASE "/", 0, list_types, NULL };
+	routes[nr++] = (struct api_route){ API_GET | API_HEAD, V1_BASE "/", 0, list_types, NULL };
 	return api_routes_add(routes, nr, err, errlen);
 }

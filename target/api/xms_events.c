@@ -12,6 +12,8 @@
 #include <time.h>
 
 #include "target/api/api_json.h"
+#include "target/api/xms_alerts.h"
+#include "target/api/xms_engine.h"
 #include "target/iscsi/login_throttle.h"
 
 struct event {
@@ -59,24 +61,23 @@ static void safe_copy(char *dst, size_t cap, const char *src)
 	dst[i] = '\0';
 }
 
-void xms_event(enum xms_severity sev, const char *classification, const char *entity, const char *details,
-	       const char *code, const char *fmt, ...)
+static void event_v(int64_t sec, uint32_t usec, enum xms_severity sev, const char *classification,
+		    const char *entity, const char *details, const char *code, const char *fmt, va_list ap)
+	__attribute__((format(printf, 8, 0)));
+
+static void event_v(int64_t sec, uint32_t usec, enum xms_severity sev, const char *classification,
+		    const char *entity, const char *details, const char *code, const char *fmt, va_list ap)
 {
 	char text[512];
-	struct timespec ts;
 	struct event *e;
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	clock_gettime(CLOCK_REALTIME, &ts);
 	pthread_mutex_lock(&lock);
 	e = &ring[head];
 	memset(e, 0, sizeof(*e));
 	e->id = next_id++;
-	e->sec = (int64_t)ts.tv_sec;
-	e->usec = (uint32_t)(ts.tv_nsec / 1000);
+	e->sec = sec;
+	e->usec = usec;
 	e->sev = sev;
 	safe_copy(e->classification, sizeof(e->classification), classification);
 	safe_copy(e->entity, sizeof(e->entity), entity);
@@ -87,6 +88,28 @@ void xms_event(enum xms_severity sev, const char *classification, const char *en
 	if (count < XMS_EVENTS_MAX)
 		count++;
 	pthread_mutex_unlock(&lock);
+}
+
+void xms_event(enum xms_severity sev, const char *classification, const char *entity, const char *details,
+	       const char *code, const char *fmt, ...)
+{
+	struct timespec ts;
+	va_list ap;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	va_start(ap, fmt);
+	event_v((int64_t)ts.tv_sec, (uint32_t)(ts.tv_nsec / 1000), sev, classification, entity, details, code, fmt, ap);
+	va_end(ap);
+}
+
+void xms_event_at(int64_t sec, uint32_t usec, enum xms_severity sev, const char *classification, const char *entity,
+		  const char *details, const char *code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	event_v(sec, usec, sev, classification, entity, details, code, fmt, ap);
+	va_end(ap);
 }
 
 void xms_events_reset(void)
@@ -186,6 +209,10 @@ static void list_events(const struct api_request *req, struct api_response *rsp)
 			return;
 		}
 	}
+	/* what the SCSI side posted since the last read becomes events first */
+	xms_lock();
+	xms_feed_sync();
+	xms_unlock();
 	o = json_object_new_object();
 	a = json_object_new_array();
 	pthread_mutex_lock(&lock);

@@ -31,6 +31,11 @@ bool xms_severity_parse(const char *s, enum xms_severity *out);
 void xms_event(enum xms_severity sev, const char *classification, const char *entity, const char *details,
 	       const char *code, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
+/* The same with the time it happened (a happening of the SCSI side, read
+ * from the feed later: target/lu/happenings.h). */
+void xms_event_at(int64_t sec, uint32_t usec, enum xms_severity sev, const char *classification, const char *entity,
+		  const char *details, const char *code, const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+
 /* Registers GET /api/json/{,v2/,v3/}types/events (filters: severity=,
  * entity=, from-date-time=, to-date-time= "YYYY-MM-DD HH:MM:SS" UTC,
  * limit=) and the failed-login listener. */

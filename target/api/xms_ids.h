@@ -12,7 +12,10 @@
 #define XMS_SW_VERSION "6.3.0-58"
 #define XMS_SYS_SW_VERSION "6.3.0-58_X2"
 #define XMS_RESTAPI_VERSION "3.0"
-#define XMS_DB_VERSION "6.3.0-58"  /* the XMS database of that release; no public source shows its form */
+/* the XMS database of that release; no public source shows its form, but
+ * XtremIO.Utils' Connect-XIOServer casts it to [System.Version], which takes
+ * only dotted numbers: "6.3.0-58" would make it throw */
+#define XMS_DB_VERSION "6.3.0.58"
 #ifndef LUNLAB_VERSION_STRING
 #define LUNLAB_VERSION_STRING "0.1.0"
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "target/api/xms_common.h"
+#include "target/api/xms_inventory.h"
 #include "target/api/xms_resources.h"
 #include "target/iscsi/portal.h"
 #include "target/iscsi/target.h"
@@ -52,7 +53,7 @@ static void list_portals(struct xms_ctx *x, struct json_object *arr)
 		snprintf(name, sizeof(name), "%s/%d", ip, (p->adv_host[0] ? p->adv_v6 : p->v6) ? 128 : 32);
 		fixed_guid(guid, 0x1c51, (uint64_t)i + 1);
 		fixed_guid(tguid, 0x7a26, (uint64_t)i + 1);
-		snprintf(tname, sizeof(tname), "X1-SC1-iscsi%d", i + 1);
+		xms_inv_target_name(i, tname, sizeof(tname));
 		json_object_object_add(o, "name", json_object_new_string(name));
 		json_object_object_add(o, "index", json_object_new_int(i + 1));
 		json_object_object_add(o, "guid", json_object_new_string(guid));
@@ -76,7 +77,7 @@ static void list_targets(struct xms_ctx *x, struct json_object *arr)
 		char guid[XMS_GUID_LEN + 1], name[32];
 
 		fixed_guid(guid, 0x7a26, (uint64_t)i + 1);
-		snprintf(name, sizeof(name), "X1-SC1-iscsi%d", i + 1);
+		xms_inv_target_name(i, name, sizeof(name));
 		json_object_object_add(o, "name", json_object_new_string(name));
 		json_object_object_add(o, "index", json_object_new_int(i + 1));
 		json_object_object_add(o, "guid", json_object_new_string(guid));
@@ -85,8 +86,10 @@ static void list_targets(struct xms_ctx *x, struct json_object *arr)
 		json_object_object_add(o, "port-address", json_object_new_string(g_target.iqn));
 		json_object_object_add(o, "port-state", json_object_new_string(portal_is_down(i) ? "down" : "up"));
 		json_object_object_add(o, "tg-id", xms_tg_oid());
-		if (port_cluster())
+		if (port_cluster()) {
 			json_object_object_add(o, "sys-id", xms_cluster_oid(port_cluster()));
+			xms_inv_target_ids(port_cluster(), i, o);
+		}
 		json_object_array_add(arr, o);
 	}
 }

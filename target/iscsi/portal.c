@@ -16,6 +16,7 @@
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/listener.h"
 #include "target/iscsi/target.h"
+#include "target/lu/happenings.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int lfds[TARGET_MAX_PORTALS] = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
@@ -125,6 +126,8 @@ int portal_set_down(int idx, bool want_down, char *err, size_t errlen)
 		pthread_mutex_unlock(&lock);
 		snprintf(why, sizeof(why), "portal %s set down", p->name);
 		target_log("portal %d (%s) down: refusing connections, closing its sessions", idx, p->name);
+		happening_post(HAPPEN_PORTAL_DOWN, (uint64_t)idx, "portal %d (%s) down: connections refused, its sessions closed",
+			       idx + 1, p->name);
 		io_threads_close_portal(idx, why);
 		return 0;
 	}
@@ -143,6 +146,7 @@ int portal_set_down(int idx, bool want_down, char *err, size_t errlen)
 	atomic_store(&down[idx], false);
 	pthread_mutex_unlock(&lock);
 	target_log("portal %d (%s) up", idx, p->name);
+	happening_post(HAPPEN_PORTAL_UP, (uint64_t)idx, "portal %d (%s) up", idx + 1, p->name);
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "target/iscsi/scsi_fault.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/xfer_len.h"
+#include "target/lu/happenings.h"
 #include "target/lu/lu_stats.h"
 #include "target/lu/lu_table.h"
 
@@ -52,6 +53,10 @@ static void count_answer(struct conn *c, struct icmd *ic, uint64_t wire_bytes)
 	now = mono_ns();
 	lu_stats_record(e->stats, c->thr ? (unsigned)c->thr->idx : 0, lu_kind_of(ic->lc.cdb), wire_bytes,
 			ic->lc.status == 0x00, now > ic->arrival_ns ? now - ic->arrival_ns : 0);
+	/* a soft threshold or out of space the array answered: the management
+	 * plane's events and alerts learn it from the feed (happenings.h) */
+	if (ic->lc.status == SCSI_STAT_CHECK_CONDITION)
+		happening_check_sense(e->id, ic->lun, ic->lc.status, ic->lc.sense, ic->lc.sense_len);
 }
 
 static void finish(struct icmd *ic)

@@ -22,6 +22,7 @@
 #include "target/iscsi/io_thread.h"
 #include "target/iscsi/target.h"
 #include "target/lu/fault_rules.h"
+#include "target/lu/happenings.h"
 #include "target/lu/lu_table.h"
 
 static uint64_t mono_ns(void)
@@ -64,6 +65,9 @@ static void log_hit(struct conn *c, struct icmd *ic, const struct fault_hit *h)
 {
 	char what[96];
 
+	if (h->first)
+		happening_post(HAPPEN_FAULT_FIRED, h->rule, "fault rule %u fired: LUN %" PRIu64 " opcode 0x%02x from %.64s -> %s",
+			       h->rule, ic->lun, ic->lc.cdb[0], c->initiator, action_text(h, what, sizeof(what)));
 	if (!h->first && !g_target.trace_pdus)
 		return;
 	target_log("fault rule %u%s: LUN %" PRIu64 " opcode 0x%02x from %s -> %s", h->rule,

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "target/lu/happenings.h"
 #include "target/lu/lu_table.h"
 
 struct lu_alua {
@@ -202,6 +203,8 @@ int alua_set(struct lu_entry *e, uint64_t lun, uint16_t tpg, enum alua_state sta
 		a->pref[g] = pref != 0;
 	atomic_fetch_add(&e->alua_gen, 1);
 	pthread_mutex_unlock(&lock);
+	happening_post(HAPPEN_ALUA, e->id, "LUN %llu target port group %u: %s%s", (unsigned long long)lun, tpg,
+		       transition_ms && state != ALUA_TRANSITIONING ? "transitioning to " : "", alua_state_name(state));
 	return 0;
 }
 

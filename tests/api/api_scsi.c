@@ -5,6 +5,9 @@
  *
  *   api_scsi [-i IQN] write URL LBA BLOCKS SEED   WRITE(16) of a pattern unique per
  *                                                  (SEED, LBA): no two blocks deduplicate
+ *   api_scsi [-i IQN] fill URL LBA BLOCKS SEED    WRITE(16) of pseudo-random blocks (splitmix64
+ *                                                  of SEED, LBA, word): neither deduplicates nor
+ *                                                  compresses, so each block takes its full size
  *   api_scsi [-i IQN] verify URL LBA BLOCKS SEED  READ(16); exit 1 on the first block that
  *                                                  is not the pattern (SEED 0: zeros)
  *   api_scsi [-i IQN] capacity URL                "BYTES BLOCKSIZE" (READ CAPACITY(16))
@@ -119,11 +122,23 @@ static int capacity(uint64_t *bytes, uint32_t *bs)
 	return 0;
 }
 
+static bool incompressible; /* fill: pseudo-random words instead of the pattern */
+
+static uint64_t splitmix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
 static void pattern(uint8_t *buf, uint64_t lba, uint32_t blocks, uint32_t bs, uint64_t seed)
 {
 	for (uint32_t b = 0; b < blocks; b++)
 		for (uint32_t w = 0; w < bs / 8; w++) {
 			uint64_t v = seed ? (seed << 48) ^ ((lba + b) << 12) ^ w ^ 0x5a5a000000000000ull : 0;
+			if (incompressible)
+				v = splitmix64(v);
 			memcpy(buf + (size_t)b * bs + (size_t)w * 8, &v, 8);
 		}
 }
@@ -320,8 +335,9 @@ int main(int argc, char **argv)
 		return 3;
 	if (rc < 0)
 		return 1;
-	if ((!strcmp(cmd, "write") || !strcmp(cmd, "verify")) && argc - optind == 5) {
-		rc = rw(cmd[0] == 'w', strtoull(argv[optind + 2], NULL, 0), (uint32_t)strtoul(argv[optind + 3], NULL, 0),
+	incompressible = !strcmp(cmd, "fill");
+	if ((!strcmp(cmd, "write") || !strcmp(cmd, "verify") || incompressible) && argc - optind == 5) {
+		rc = rw(cmd[0] == 'w' || incompressible, strtoull(argv[optind + 2], NULL, 0), (uint32_t)strtoul(argv[optind + 3], NULL, 0),
 			strtoull(argv[optind + 4], NULL, 0));
 	} else if (!strcmp(cmd, "capacity") && argc - optind == 2) {
 		uint64_t bytes;

@@ -15,6 +15,7 @@ that persist_api.sh runs against one state directory, restarting lunlab-target i
            between the array's delete and the model's save)
   stale    pv2 is not there (dropped: its array no longer has it), pv1 and its snapshot are
 Environment as xms_api.py."""
+import json
 import os
 import subprocess
 import sys
@@ -71,7 +72,23 @@ def names(kind):
     return sorted(x["name"] for x in r.json()[kind]) if r.status_code == 200 else None
 
 
+INVENTORY_FILE = os.path.join(os.environ.get("LUNLAB_WORK", "/tmp"), "inventory-ids.json")
+
+
+def inventory_ids():
+    """the identities of the brick's hardware (xms_inventory.h): derived
+    from the cluster's name, the same after a restart"""
+    out = {}
+    for kind in ("bricks", "storage-controllers", "ssds", "bbus", "local-disks", "xenvs", "dae-controllers",
+                 "dae-psus"):
+        out[kind] = [[o["index"], o["name"], o["guid"], o.get("serial-number", o.get("local-disk-uid"))]
+                     for o in req("GET", kind, params={"full": 1}).json()[kind]]
+    return out
+
+
 def make():
+    with open(INVENTORY_FILE, "w") as f:
+        json.dump(inventory_ids(), f)
     created("volume pv1", req("POST", "volumes", json={"vol-name": "pv1", "vol-size": "64m"}))
     created("initiator group h1", req("POST", "initiator-groups", json={"ig-name": "h1"}))
     created("initiator a", req("POST", "initiators", json={"initiator-name": "a", "ig-id": "h1", "port-address": A}))
@@ -111,6 +128,10 @@ def power_on(label, lun, owed):
 
 
 def restart():
+    with open(INVENTORY_FILE) as f:
+        before = json.load(f)
+    ok("the inventory's names, guids, serials and indexes are the same after the restart",
+       inventory_ids() == before and len(before["ssds"]) > 0, before.get("ssds", [])[:2])
     chap_kept()
     power_on("LUN 5 (pv1, reopened) owes a new nexus its power on (06/29/01), once", 5, True)
     power_on("LUN 6 (the snapshot, reopened) too", 6, True)

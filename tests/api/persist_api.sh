@@ -29,7 +29,7 @@ phase() {
     [[ -f $work/target.log ]] && mv "$work/target.log" "$work/target.log.before-$name"
     api_start "$bin" "$handlers" "$work" --state-dir "$work/state" --lun size=16M,model=unlimited || { status=1; exit; }
     LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWORD LUNLAB_PORTAL=$PORTAL \
-        LUNLAB_IQN=$IQN API_SCSI=$api_scsi timeout 300 /usr/bin/python3 "$here/persist_api.py" "$name" || status=1
+        LUNLAB_IQN=$IQN API_SCSI=$api_scsi LUNLAB_WORK=$work timeout 300 /usr/bin/python3 "$here/persist_api.py" "$name" || status=1
 }
 
 phase make

@@ -11,9 +11,10 @@ clusters, bbus, bricks, ssds and xms GET each TYPE/INDEX (the href's last
 segment) and read content fields (a missing one is a KeyError that fails
 that collector); every list entry's name, href and, for volumes, bricks,
 xenvs, ssds, dae-*, sys-name; then GET /api/json/v3/commands/logout with no
-cookie at all.  Collectors whose type lunlab does not serve (alert-
-definitions, bbus, bricks, ssds, xenvs, dae-controllers, dae-psus, ...) and the fields it reads that lunlab does not serve are asserted absent:
-docs/api.md lists them.
+cookie at all.  Every collector of its default configuration is served
+(alert-definitions, bbus, bricks, clusters, ssds, volumes, xenvs, xms, and
+dae-controllers, dae-psus); the fields it reads that lunlab does not serve
+are asserted absent: docs/api.md lists them.
 """
 import requests
 
@@ -23,7 +24,19 @@ HEADERS = {"Accept": "application/json", "Content-Type": "application/json"}
 # collectors that only count a list ("unimplemented" in the exporter): the list key is the type
 LIST_ONLY = ["consistency-groups", "initiator-groups", "initiators", "iscsi-portals", "lun-maps", "snapshot-sets",
              "target-groups", "targets", "events"]
-NOT_SERVED_TYPES = ["alert-definitions", "bbus", "bricks", "ssds", "xenvs", "dae-controllers", "dae-psus"]
+# list collectors reading name, sys-name, href of each entry
+NAMED_LISTS = ["bricks", "ssds", "xenvs", "dae-controllers", "dae-psus", "bbus"]
+# collectors that GET each entry: its content fields (prometheus_client takes
+# numbers or numeric strings as sample values; labels are strings)
+CONTENT = {
+    "bbus": {"serial-number": "str", "guid": "str", "power-feed": "str", "name": "str", "model-name": "str",
+             "power": "num", "enabled-state": "str", "avg-daily-temp": "num",
+             "ups-need-battery-replacement": "str", "is-low-battery-no-input": "str"},
+    "bricks": {"num-of-ssds": "int", "guid": "str", "sys-name": "str", "name": "str"},
+    "ssds": {"guid": "str", "serial-number": "str", "ssd-uid": "str", "sys-name": "str", "model-name": "str",
+             "fw-version": "str", "ssd-size": "strint", "ssd-space-in-use": "strint", "wr-iops": "strint",
+             "rd-iops": "strint", "wr-bw": "strint", "rd-bw": "strint", "num-bad-sectors": "int"},
+}
 CLUSTER = {"hardware-platform": "str", "name": "str", "license-id": "str", "guid": "str",
            "sys-psnt-serial-number": "str", "compression-factor": "num", "rd-iops": "strint", "wr-iops": "strint",
            "num-of-vols": "int", "free-ud-ssd-space-in-percent": "int", "data-reduction-ratio": "num",
@@ -73,9 +86,20 @@ def main():
         content = get("xms/" + x["href"].split("/")[-1], jar).json()["content"]
         fields("xms", content, XMS)
         absent("xms", content, XMS_NOT_SERVED)
-    for t in NOT_SERVED_TYPES:
-        r = get(t, jar)
-        ok("%s: not served (404 not_found)" % t, r.status_code == 404, r.status_code)
+    resp = get("alert-definitions", jar).json()
+    ok("alert-definitions: list and links[0].href", len(resp.get("alert-definitions", [])) > 0 and
+       isinstance(resp["links"][0]["href"], str), resp)
+    for a in resp.get("alert-definitions", []):
+        fields("alert definition", a, {"name": "str", "href": "str"})
+    for t in NAMED_LISTS:
+        resp = get(t, jar).json()
+        ok("%s: list and links[0].href" % t, len(resp.get(t, [])) > 0 and isinstance(resp["links"][0]["href"], str),
+           resp)
+        for e in resp.get(t, []):
+            fields("%s list entry" % t, e, {"name": "str", "sys-name": "str", "href": "str"})
+            if t in CONTENT:
+                content = get(t + "/" + e["href"].split("/")[-1], jar).json()["content"]
+                fields(t, content, CONTENT[t])
     r = requests.get(BASE + "/api/json/v3/commands/logout", verify=False, timeout=60)
     ok("its logout carries no cookie: 401 (the session stays until idle)", r.status_code == 401, r.status_code)
     ok("the session still works", get("clusters", jar).status_code == 200)

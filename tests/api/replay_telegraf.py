@@ -10,8 +10,8 @@ with only that cookie (no Basic), take each href's last segment and GET
 /api/json/v3/types/COLLECTOR/INDEX; it never logs out.  The list key of the
 xms collector is "xmss".  Go's encoding/json refuses a field of the wrong
 type (`json:",string"` needs a JSON string), so each field's type is
-asserted as Go decodes it.  Collectors lunlab does not serve (bbus, ssds)
-are left out; docs/api.md says so.
+asserted as Go decodes it (its BBU struct's tag "Name" matches "name":
+encoding/json matches keys case-insensitively).
 """
 from replay_lib import BASE, USER, PASSWORD, ok, fields, absent, finish, session
 
@@ -27,6 +27,12 @@ COLLECTORS = {
             "wr-iops": "strint", "rd-latency": "strint", "wr-latency": "strint", "overall-efficiency-ratio": "strnum",
             "ssd-space-in-use": "strint", "ram-usage": "strint", "ram-total": "strint", "cpu": "num",
             "num-of-user-accounts": "int"},
+    "bbus": {"serial-number": "str", "guid": "str", "power-feed": "str", "name": "str", "model-name": "str",
+             "power": "int", "avg-daily-temp": "int", "enabled-state": "str",
+             "ups-need-battery-replacement": "strbool", "is-low-battery-no-input": "strbool"},
+    "ssds": {"model-name": "str", "fw-version": "str", "ssd-uid": "str", "guid": "str", "sys-name": "str",
+             "serial-number": "str", "ssd-size": "strint", "ssd-space-in-use": "strint", "wr-iops": "strint",
+             "rd-iops": "strint", "wr-bw": "strint", "rd-bw": "strint", "num-bad-sectors": "int"},
 }
 # read by the plugin, not served by lunlab yet (performance counters, the
 # XMS host's own figures): Go leaves them zero
@@ -34,8 +40,10 @@ NOT_SERVED = {
     "clusters": ["total-memory-in-use-in-percent"],
     "volumes": ["data-reduction-ratio"],
     "xms": [],
+    "bbus": [],
+    "ssds": [],
 }
-LIST_KEY = {"clusters": "clusters", "volumes": "volumes", "xms": "xmss"}
+LIST_KEY = {"clusters": "clusters", "volumes": "volumes", "xms": "xmss", "bbus": "bbus", "ssds": "ssds"}
 
 
 def main():

@@ -45,6 +45,7 @@ trap finish EXIT
 extra=()
 [[ $check == bench ]] && extra=(--cluster "name=xb1,model=x2,time_scale=0")
 [[ $check == clusters || $check == cinder2 ]] && extra=(--cluster "name=x1a,model=x1" --cluster "name=x2a,model=x2")
+[[ $check == inventory ]] && extra=(--cluster "name=x1a,model=x1" --cluster "name=x2a,model=x2,array_capacity=4M,soft_threshold=0")
 api_start "$bin" "$handlers" "$work" --lun size=64M,model=unlimited "${extra[@]}" || { status=1; exit; }
 echo "target: iSCSI $PORTAL, API https://$API"
 export LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWORD LUNLAB_PORTAL=$PORTAL \
@@ -60,6 +61,8 @@ case $check in
     throttle) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/throttle_api.py" || status=1 ;;
     clusters) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/clusters_api.py" || status=1 ;;
     sessions) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/sessions_api.py" || status=1 ;;
+    apifaults) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/api_faults_api.py" || status=1 ;;
+    inventory) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/inventory_api.py" || status=1 ;;
     replay-*) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/replay_${check#replay-}.py" || status=1 ;;
     *) echo "unknown check '$check'"; status=2 ;;
 esac

@@ -54,7 +54,7 @@ def main():
     ok("num-of-user-accounts: the auth file's one api user; ram-usage below ram-total",
        c["num-of-user-accounts"] == 1 and 0 < int(c["ram-usage"]) < int(c["ram-total"]), c)
     ok("xms-ip is the address the client reached, db-version",
-       c["xms-ip"] == API.rsplit(":", 1)[0] and c["db-version"] == "6.3.0-58", c)
+       c["xms-ip"] == API.rsplit(":", 1)[0] and c["db-version"] == "6.3.0.58", c)
     r = requests.get(BASE + "/api/json/v3/types", cookies=jar, verify=False, timeout=30)
     ok("GET v3/types lists v3 hrefs", all("/api/json/v3/types/" in x["href"] for x in r.json()["children"]), r.text)
     r = requests.get(BASE + "//api/json//v3/types///volumes", cookies=jar, verify=False, timeout=30,

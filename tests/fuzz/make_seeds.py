@@ -446,10 +446,24 @@ def api_seeds():
                   "tag-list": ["/Volume/gold", 3, ["0" * 32, "t", 4]]},
         "chap-one-field": {"initiator-authentication-password": "ABCDEF1234567",
                            "remove-initiator-discovery-credentials": "enabled"},
+        # /api/lunlab/hardware (xms_inventory.h) and /api/lunlab/api-faults bodies
+        "hardware-ssd": {"component": "ssd", "name": "wwn-0x5000c5f83c0362bd", "state": "failed", "cluster": "x1a"},
+        "hardware-sc": {"component": "storage-controller", "name": 2, "state": "healthy"},
+        "api-fault": {"error": "system_is_busy", "method": "POST", "type": "volumes", "skip": 1, "count": 2,
+                      "status": 400},
+        # MTSXtremIO's and CoprHD's bodies: lun as a string, cluster-id by name, a folder tag
+        "coprhd-ig": {"ig-name": "cop-ig", "cluster-id": "xbrick1", "tag-list": ["/InitiatorGroup/coprhd"]},
+        "rexray-snap": {"snap-list": [{"ancestor-vol-id": "rex-v", "snap-vol-name": "rex-s"}], "folder-id": "/"},
     }
     for name, b in bodies.items():
         write("fuzz-api-json", name, json.dumps(b).encode())
     write("fuzz-api-json", "null", b"null")
+    # fuzz-api-faults: the first byte picks the request's method and type, the rest is the rule
+    for i, rule in enumerate(({"error": "system_is_busy", "method": "POST", "type": "volumes", "count": 2},
+                              {"error": "too_many_snapshots_per_vol", "type": "snapshots", "skip": 1},
+                              {"error": "cluster_is_not_healthy", "status": 503},
+                              {"error": "nope"}, {"error": "obj_not_found", "colour": 1})):
+        write("fuzz-api-faults", "rule%d" % i, bytes([i * 5]) + json.dumps(rule).encode())
     queries = {
         "name": "name=vol1&cluster-name=xbrick1",
         "full-filters": "full=1&filter=vol-name%3Aeq%3Avol1&filter=ig-name:eq:host1",
@@ -457,6 +471,12 @@ def api_seeds():
         "props": "full=1&prop=lun&prop=index,name&props=ancestor-vol-id",
         "like": "full=1&filter=name:like:snap&filter=lun:ge:3",
         "empty-cluster": "full=1&cluster-name=&name=v1",
+        # MTSXtremIO: the cluster by index in the query; events by time; CoprHD's export query
+        "cluster-id": "name=mts-v&cluster-id=1",
+        "events": "from-date-time=2026-12-04%2021:00:00&to-date-time=2026-12-04%2022:00:00&severity=major&limit=5",
+        "performance": "entity=Volume&obj-list=v1&obj-list=v2&granularity=ten_minutes&time-frame=last_hour&limit=50",
+        "coprhd-export": "full=1&cluster-name=xbrick1&prop=vol-id&prop=lun-mapping-list&prop=naa-name"
+                         "&filter=vol-id:eq:cop-v",
     }
     for name, q in queries.items():
         write("fuzz-api-query", name, q.encode())

@@ -10,7 +10,10 @@
 #     --verify), the API answering (curl), SIGHUP re-reading the auth file (the old API
 #     password refused, the new one accepted), SIGTERM ending it with status 0;
 #   - purge: nothing of the packages left but what Debian policy keeps (the system user
-#     lunlab); /var/lib/lunlab and /etc/lunlab are gone.
+#     lunlab); /var/lib/lunlab and /etc/lunlab are gone.  The machine's files are listed before
+#     the install and after the purge: every file or directory that appeared is printed, and
+#     besides the files of packages apt pulled in as dependencies (they stay: apt-get purge
+#     removes only what it is named) there must be none.
 # Runs as root (apt).  Refuses to run when the packages are installed already (it would
 # purge someone's installation).  Prints "deb.sh: N passed, M failed" last.
 set -uo pipefail
@@ -51,6 +54,15 @@ if [[ -z ${1:-} ]]; then
 		bad "dpkg-buildpackage -b + lintian"; echo "deb.sh: $pass passed, $((fail)) failed"; exit 1
 	fi
 fi
+
+# the machine's files, less what apt, dpkg and the running system change on their own
+snapshot() {
+	find /etc /usr /opt /srv /var -xdev \( -path /var/lib/dpkg -o -path /var/lib/apt -o -path /var/cache \
+		-o -path /var/log -o -path /var/tmp -o -path /var/backups -o -path /var/lib/systemd \
+		-o -path /var/spool -o -path /var/mail \) -prune -o -print 2>/dev/null | LC_ALL=C sort
+}
+dpkg-query -W -f='${binary:Package}\n' | LC_ALL=C sort >"$work/pkgs.before"
+snapshot >"$work/files.before"
 
 # --- install with apt, as a user would (dependencies from the archive) ---
 t0=$SECONDS
@@ -168,6 +180,24 @@ check "apt-get purge" bash -c "! dpkg-query -W -f='\${Status}' lunlab 2>/dev/nul
 check "purge: no package file left" bash -c "[[ ! -e /usr/bin/lunlab-target && ! -e $handler && ! -e $unit && ! -e /usr/share/lunlab ]]"
 check "purge: /etc/lunlab and /var/lib/lunlab gone" bash -c "[[ ! -e /etc/lunlab && ! -e /var/lib/lunlab ]]"
 check "purge: the system user lunlab kept (Debian policy)" bash -c "getent passwd lunlab >/dev/null"
+check "purge: no lunlab package left in dpkg's database (not even config-files)" \
+	bash -c "! dpkg-query -W -f='\${db:Status-Abbrev} \${binary:Package}\n' 'lunlab*' 2>/dev/null | grep -q '^.[^n]'"
+# every path that appeared since before the install, less the files of the packages apt added
+dpkg-query -W -f='${binary:Package}\n' | LC_ALL=C sort >"$work/pkgs.after"
+LC_ALL=C comm -13 "$work/pkgs.before" "$work/pkgs.after" >"$work/pkgs.new"
+snapshot >"$work/files.after"
+# the backups useradd keeps of the files it edited (/etc/passwd- ...) belong to the kept user
+LC_ALL=C comm -13 "$work/files.before" "$work/files.after" | grep -Ev '^/etc/(passwd|group|shadow|gshadow)-$' >"$work/files.new"
+if [[ -s $work/pkgs.new ]]; then
+	echo "    kept, as apt-get purge removes only the packages named: the dependencies apt added: $(paste -sd' ' "$work/pkgs.new")"
+	xargs dpkg-query -L <"$work/pkgs.new" 2>/dev/null | LC_ALL=C sort -u >"$work/files.deps"
+	LC_ALL=C comm -23 "$work/files.new" "$work/files.deps" >"$work/files.left"
+else
+	cp "$work/files.new" "$work/files.left"
+fi
+echo "    left on the machine by install + purge (besides the user's lines in /etc/passwd, group, shadow, gshadow): $(wc -l <"$work/files.left") path(s)"
+sed 's/^/      /' "$work/files.left"
+check "purge: no file or directory left behind" test ! -s "$work/files.left"
 echo "deb.sh: $((SECONDS - started)) s"
 echo "deb.sh: $pass passed, $fail failed"
 (( fail == 0 ))

@@ -14,6 +14,25 @@ rc=0 npass=0 nfail=0
 fail() { echo "realstack: FAIL: $*"; rc=1; nfail=$((nfail + 1)); }
 pass() { echo "realstack: ok: $*"; npass=$((npass + 1)); }
 
+# handler_lunlab.so as the package installed it (lane.sh: dpkg -i in the guest): the running
+# tcmu-runner mapped it from its own handler directory, and dpkg owns and verifies that file
+if [ -n "${ORIGIN:-}" ]; then
+	echo "== where tcmu-runner loaded its handlers from (guest: /proc/PID/maps, dpkg)"
+	sed 's/^/    /' "$ORIGIN"
+	h=$RUNNER_HANDLERS/handler_lunlab.so
+	if [ "$(sed -n '/^maps:/,/^owner:/p' "$ORIGIN" | grep -c 'handler_lunlab\.so')" = 1 ] &&
+		sed -n '/^maps:/,/^owner:/p' "$ORIGIN" | grep -qx "$h"; then
+		pass "tcmu-runner loaded handler_lunlab.so from $h (its /proc/PID/maps)"
+	else
+		fail "tcmu-runner did not map $h (and only it)"
+	fi
+	if grep -qx "lunlab-tcmu-handler: $h" "$ORIGIN" && sed -n '/^verify:/,$p' "$ORIGIN" | grep -qx clean; then
+		pass "that file is lunlab-tcmu-handler's, installed by dpkg -i (dpkg-query -S, dpkg -V clean)"
+	else
+		fail "$h is not the package's file as dpkg installed it"
+	fi
+fi
+
 # the three backstores run at once: each command crosses qemu's emulated NIC (~5 ms), so the
 # suites are latency-bound and overlap well
 pids=()

@@ -22,8 +22,12 @@ ip link set lo up; ip link set eth0 up || die "no eth0"
 ip addr add 10.0.2.15/24 dev eth0; ip route add default via 10.0.2.2
 nc -ll -p 2323 -e /bin/sh &   # control shell, reachable only through qemu's 127.0.0.1 forward
 
+# the handler as a user installs it: Debian's dpkg, into the runner's own handler directory
+# /usr/bin/dpkg by path: busybox's sh would run its own dpkg applet for a bare "dpkg"
+/usr/bin/dpkg -i /debs/lunlab-tcmu-handler_*.deb >/run/dpkg-i.log 2>&1 || { cat /run/dpkg-i.log; die "dpkg -i lunlab-tcmu-handler"; }
 mkdir -p /run/tcmu
-tcmu-runner --handler-path /handlers -l /run/tcmu >/run/tcmu/stdout 2>&1 &
+# no --handler-path: the runner loads every handler_*.so of its compiled-in directory
+tcmu-runner -l /run/tcmu >/run/tcmu/stdout 2>&1 &
 
 # enable: tcmu-runner may still be registering its netlink family: retry
 enable() {

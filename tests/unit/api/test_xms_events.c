@@ -14,7 +14,10 @@
 #include <cmocka.h>
 
 #include "target/api/api_router.h"
+#include "target/api/xms_alerts.h"
+#include "target/api/xms_engine.h"
 #include "target/api/xms_events.h"
+#include "target/lu/happenings.h"
 #include "target/iscsi/login_throttle.h"
 
 static struct json_object *get(struct api_param *p, size_t np, unsigned *status)
@@ -59,6 +62,8 @@ static int setup(void **state)
 	api_routes_clear();
 	assert_int_equal(xms_events_register(err, sizeof(err)), 0);
 	xms_events_reset();
+	happenings_reset();
+	xms_alerts_reset();
 	return 0;
 }
 
@@ -164,6 +169,44 @@ static void test_failed_login_listener(void **state)
 	json_object_put(a);
 }
 
+/* The SCSI side's happenings (happenings.h) become events when the log is
+ * read, with their own time; a portal down raises an alert that its
+ * coming up clears, and a fault rule's first hit is an event only. */
+static void test_feed_events_and_alerts(void **state)
+{
+	struct json_object *a;
+	bool out;
+
+	(void)state;
+	happening_post(HAPPEN_PORTAL_DOWN, 1, "portal 2 (127.0.0.1:3261) down");
+	happening_post(HAPPEN_FAULT_FIRED, 3, "fault rule 3 fired: LUN 0");
+	a = events(NULL, 0);
+	assert_int_equal(json_object_array_length(a), 2);
+	assert_string_equal(str(a, 0, "description"), "fault rule 3 fired: LUN 0");
+	assert_string_equal(str(a, 0, "event_code"), "LL0401");
+	assert_string_equal(str(a, 1, "entity"), "Target");
+	assert_string_equal(str(a, 1, "entity_details"), "X1-SC2-iscsi1");
+	assert_string_equal(str(a, 1, "severity"), "major");
+	json_object_put(a);
+	xms_lock();
+	out = xms_alert_outstanding(XMS_ALERT_PORT_DOWN, 0, "X1-SC2-iscsi1");
+	xms_unlock();
+	assert_true(out);
+	/* read once: a second listing adds nothing */
+	a = events(NULL, 0);
+	assert_int_equal(json_object_array_length(a), 2);
+	json_object_put(a);
+	happening_post(HAPPEN_PORTAL_UP, 1, "portal 2 (127.0.0.1:3261) up");
+	a = events(NULL, 0);
+	assert_int_equal(json_object_array_length(a), 3);
+	assert_string_equal(str(a, 0, "severity"), "information");
+	json_object_put(a);
+	xms_lock();
+	out = xms_alert_outstanding(XMS_ALERT_PORT_DOWN, 0, "X1-SC2-iscsi1");
+	xms_unlock();
+	assert_false(out);
+}
+
 static void test_time_parse(void **state)
 {
 	int64_t t;
@@ -188,6 +231,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ring_keeps_newest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_login_listener, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_parse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_feed_events_and_alerts, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
