@@ -210,8 +210,8 @@ static void test_handler_table_agrees(void **state)
 		const struct cdb_layout *l = cdb_layout_find(op->opcode, op->sa);
 
 		assert_non_null(l);
-		assert_int_equal(l->has_sa, op->has_sa);
-		if (op->has_sa)
+		assert_int_equal(l->has_sa, scsi_op_has_sa(op));
+		if (scsi_op_has_sa(op))
 			assert_int_equal(l->sa, op->sa);
 		assert_int_equal(scsi_op_cdb_len(op), l->cdb_len); /* read from the row */
 		assert_false(l->props & CDB_L_TARGET_ONLY);

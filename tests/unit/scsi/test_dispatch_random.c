@@ -33,11 +33,11 @@ static void test_random_cdbs(void **state)
 		for (int i = 0; i < 16; i++)
 			cdb[i] = (uint8_t)next32();
 		cdb[0] = op->opcode;
-		if (op->has_sa)
+		if (scsi_op_has_sa(op))
 			cdb[1] = (uint8_t)((cdb[1] & 0xe0) | op->sa);
 		if (next32() & 1)                   /* half the time: only legal bits */
 			for (unsigned i = 1; i < scsi_op_cdb_len(op); i++)
-				cdb[i] &= (uint8_t)(op->usage[i] | (i == 1 && op->has_sa ? 0x1f : 0));
+				cdb[i] &= (uint8_t)(op->usage[i] | (i == 1 && scsi_op_has_sa(op) ? 0x1f : 0));
 		if (next32() & 1) {                 /* and small LBAs / lengths */
 			for (unsigned i = 2; i + 1 < scsi_op_cdb_len(op); i++)
 				if (next32() % 4)
