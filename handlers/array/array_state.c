@@ -40,6 +40,11 @@ struct array_state {
 
 	pthread_mutex_t commit_mu;      /* one commit at a time */
 	uint64_t epoch;                 /* commits so far */
+	/* under commit_mu: shared map chunks (volume_map.c) */
+	uint64_t next_cid;              /* the last cid given to a shared chunk */
+	uint64_t *gone_cids;            /* freed shared chunks whose rows are not deleted yet */
+	size_t ngone_cids, capgone_cids;
+	bool shared_resync;             /* a commit failed: rewrite the shared chunks it had */
 
 	pthread_mutex_t mu;             /* requests and their outcome */
 	pthread_cond_t cv;
@@ -71,6 +76,12 @@ static char *dup_err(const char *e)
 
 struct chunk_copy {
 	uint64_t vid, idx;
+	uint64_t cid;                   /* 0: the ids inline; else a reference to this shared chunk */
+	uint32_t ids[STORE_CHUNK];
+};
+
+struct shared_copy {
+	uint64_t cid;
 	uint32_t ids[STORE_CHUNK];
 };
 
@@ -81,6 +92,9 @@ struct batch {
 	size_t ngone, capgone;
 	struct chunk_copy *chk;
 	size_t nchk, capchk;
+	struct shared_copy *shr;        /* shared chunks to write */
+	size_t nshr, capshr;
+	size_t ngone_cids;              /* st->gone_cids[0 .. this) are deleted by this batch */
 	struct store_vol_rec *vol;      /* volume records to write */
 	size_t nvol, capvol;
 	struct { uint64_t vid, from; } *trunc; /* chunks to drop past a shrunk end */
@@ -112,6 +126,7 @@ static void batch_free(struct batch *b)
 	free(b->blk);
 	free(b->gone);
 	free(b->chk);
+	free(b->shr);
 	free(b->vol);
 	free(b->trunc);
 	free(b->dropvid);
@@ -142,13 +157,37 @@ static int take_block(void *ctx, const struct bs_rec_state *s)
 static int take_chunk(void *ctx, uint64_t idx)
 {
 	struct batch *b = ctx;
+	bool content = false;
 
-	if (GROW(b->chk, b->nchk, b->capchk))
+	if (GROW(b->chk, b->nchk, b->capchk) || GROW(b->shr, b->nshr, b->capshr))
 		return -ENOMEM;
-	struct chunk_copy *c = &b->chk[b->nchk++];
+	struct chunk_copy *c = &b->chk[b->nchk];
 	c->vid = b->cur->pvid;
 	c->idx = idx;
-	map_chunk_get(b->cur, idx, c->ids);
+	c->cid = 0;
+	if (map_persist_chunk(b->cur, idx, b->shr[b->nshr].ids, &c->cid, &content, &b->st->next_cid,
+			      b->st->shared_resync) == 0)
+		memcpy(c->ids, b->shr[b->nshr].ids, sizeof(c->ids));
+	else if (content)
+		b->shr[b->nshr++].cid = c->cid;
+	b->nchk++;
+	return 0;
+}
+
+static int take_gone_cid(void *ctx, uint64_t cid)
+{
+	struct array_state *st = ctx;
+
+	if (GROW(st->gone_cids, st->ngone_cids, st->capgone_cids))
+		return -ENOMEM;
+	st->gone_cids[st->ngone_cids++] = cid;
+	return 0;
+}
+
+static int drop_cid(void *ctx, uint64_t cid)
+{
+	(void)ctx;
+	(void)cid;
 	return 0;
 }
 
@@ -212,6 +251,9 @@ static int cut(struct array_state *st, struct batch *b)
 	st->vols_changed = false;
 	pthread_mutex_unlock(&a->vol_mu);
 	if (!rc)
+		rc = map_persist_gone(bs, take_gone_cid, st);
+	b->ngone_cids = st->ngone_cids;
+	if (!rc)
 		rc = bs_persist_collect(bs, take_block, b);
 	if (!rc) {
 		struct bs_figures f;
@@ -222,7 +264,8 @@ static int cut(struct array_state *st, struct batch *b)
 		b->sum.pending_blocks = f.pending_blocks;
 		b->sum.physical_bytes = f.physical_bytes;
 		b->sum.compressed_bytes = f.compressed_bytes;
-		b->sum.refs_total = b->sum.mapped_blocks; /* at a cut every reference is a map entry */
+		/* at a cut every reference is a map chunk's (volume_map.c) */
+		b->sum.refs_total = b->sum.mapped_blocks - atomic_load(&bs->map_excess);
 	}
 	return rc;
 }
@@ -246,6 +289,10 @@ static void remark(struct array_state *st, struct batch *b)
 	}
 	st->vols_changed = true;
 	pthread_mutex_unlock(&a->vol_mu);
+	/* the shared chunks' rows of this batch were marked written: the slots
+	 * naming them are marked again above, and the next cut writes the
+	 * content of every shared chunk it meets */
+	st->shared_resync = true;
 }
 
 /* The batch is durable: the volumes' committed records are the batch's,
@@ -272,6 +319,13 @@ static void settle(struct array_state *st, struct batch *b)
 				break;
 			}
 	pthread_mutex_unlock(&a->vol_mu);
+	/* (commit_mu held: nothing added cids since the cut) */
+	if (b->ngone_cids) {
+		memmove(st->gone_cids, st->gone_cids + b->ngone_cids,
+			(st->ngone_cids - b->ngone_cids) * sizeof(uint64_t));
+		st->ngone_cids -= b->ngone_cids;
+	}
+	st->shared_resync = false;
 }
 
 /* The commit's rows in an open transaction (not committed: until the
@@ -293,8 +347,15 @@ static int write_rows(struct array_state *st, struct batch *b, char *err, size_t
 	for (size_t i = 0; i < b->ntrunc; i++)
 		if (store_db_del_chunks_from(db, b->trunc[i].vid, b->trunc[i].from, err, errlen) < 0)
 			goto fail;
+	for (size_t i = 0; i < b->nshr; i++)
+		if (store_db_put_shared(db, b->shr[i].cid, b->shr[i].ids, err, errlen) < 0)
+			goto fail;
 	for (size_t i = 0; i < b->nchk; i++)
-		if (store_db_put_chunk(db, b->chk[i].vid, b->chk[i].idx, b->chk[i].ids, err, errlen) < 0)
+		if (b->chk[i].cid ? store_db_put_chunk_ref(db, b->chk[i].vid, b->chk[i].idx, b->chk[i].cid, err, errlen) < 0
+				  : store_db_put_chunk(db, b->chk[i].vid, b->chk[i].idx, b->chk[i].ids, err, errlen) < 0)
+			goto fail;
+	for (size_t i = 0; i < b->ngone_cids; i++)
+		if (store_db_del_shared(db, b->st->gone_cids[i], err, errlen) < 0)
 			goto fail;
 	for (size_t i = 0; i < b->nblk; i++)
 		if (store_db_put_block(db, &b->blk[i], err, errlen) < 0)
@@ -478,6 +539,9 @@ struct loader {
 	size_t errlen;
 	uint64_t live_blocks;
 	uint64_t map_entries;
+	uint64_t refs;                  /* references the maps hold */
+	struct map_chunk **shared;      /* shared chunks in cid order */
+	size_t nshared, capshared;
 };
 
 static int load_block(void *arg, const struct store_blk_rec *r)
@@ -586,6 +650,7 @@ static int load_chunk(void *arg, uint64_t vid, uint64_t idx, const uint32_t ids[
 			return fail(l->err, l->errlen, "%s: block %u: too many references", path, id);
 		l->counts[id]++;
 		l->map_entries++;
+		l->refs++;
 	}
 	rc = map_load_chunk(v, idx, ids);
 	if (rc == -ERANGE)
@@ -594,6 +659,94 @@ static int load_chunk(void *arg, uint64_t vid, uint64_t idx, const uint32_t ids[
 	if (rc)
 		return fail(l->err, l->errlen, "out of memory loading the map of '%s'", vname(v));
 	return 0;
+}
+
+/* a shared chunk's entries must name live blocks, as an inline chunk's */
+static int check_ids(struct loader *l, const uint32_t *ids, const char *what, unsigned long long n)
+{
+	for (unsigned i = 0; i < STORE_CHUNK; i++)
+		if (ids[i] && (ids[i] >= l->limit || bs_rec(l->a->bs, ids[i])->acct == BLK_FREE))
+			return fail(l->err, l->errlen, "%s: %s %llu maps to block %u, which does not exist",
+				    store_db_path(l->st->db), what, n, ids[i]);
+	return 0;
+}
+
+static int load_shared(void *arg, uint64_t cid, const uint32_t ids[STORE_CHUNK])
+{
+	struct loader *l = arg;
+	struct map_chunk *c;
+
+	if (check_ids(l, ids, "shared map chunk", (unsigned long long)cid))
+		return -1;
+	if (GROW(l->shared, l->nshared, l->capshared) || !(c = map_load_shared(l->a->bs, cid, ids)))
+		return fail(l->err, l->errlen, "out of memory loading shared map chunks");
+	l->shared[l->nshared++] = c;
+	if (cid > l->st->next_cid)
+		l->st->next_cid = cid;
+	return 0;
+}
+
+static int load_ref(void *arg, uint64_t vid, uint64_t idx, uint64_t cid)
+{
+	struct loader *l = arg;
+	struct volume *v = find_vid(l, vid);
+	const char *path = store_db_path(l->st->db);
+	size_t lo = 0, hi = l->nshared;
+
+	if (!v)
+		return fail(l->err, l->errlen, "%s: map chunk %llu belongs to volume %llu, which does not exist", path,
+			    (unsigned long long)idx, (unsigned long long)vid);
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (l->shared[mid]->pcid < cid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == l->nshared || l->shared[lo]->pcid != cid)
+		return fail(l->err, l->errlen, "%s: volume '%s' chunk %llu names shared map chunk %llu, which does not exist",
+			    path, vname(v), (unsigned long long)idx, (unsigned long long)cid);
+	int rc = map_load_ref(v, idx, l->shared[lo]);
+	if (rc == -ERANGE)
+		return fail(l->err, l->errlen, "%s: volume '%s' has map entries past its end (chunk %llu)", path,
+			    vname(v), (unsigned long long)idx);
+	if (rc)
+		return fail(l->err, l->errlen, "out of memory loading the map of '%s'", vname(v));
+	l->map_entries += l->shared[lo]->pmapped;
+	return 0;
+}
+
+/* Each shared chunk holds a reference per entry, one more while two or
+ * more slots name it (volume_map.c); one named by none is damage. */
+static int shared_done(struct loader *l)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < l->nshared; i++) {
+		struct map_chunk *c = l->shared[i];
+		uint32_t holders = atomic_load(&c->shares);
+		uint64_t cid = c->pcid;
+
+		if (!map_load_shared_done(l->a->bs, c)) {
+			if (!rc)
+				rc = fail(l->err, l->errlen, "%s: shared map chunk %llu is named by no volume",
+					  store_db_path(l->st->db), (unsigned long long)cid);
+			continue;
+		}
+		for (unsigned k = 0; k < STORE_CHUNK && !rc; k++) {
+			uint32_t id = c->ids[k], add = holders >= 2 ? 2 : 1;
+
+			if (!id)
+				continue;
+			if (l->counts[id] > UINT32_MAX - add)
+				rc = fail(l->err, l->errlen, "%s: block %u: too many references", store_db_path(l->st->db), id);
+			else
+				l->counts[id] += add;
+			l->refs += add;
+		}
+	}
+	return rc;
 }
 
 /* every block's recorded count equals the map entries that reference it */
@@ -637,7 +790,7 @@ static int check_summary(struct loader *l)
 		    (unsigned long long)(have), (unsigned long long)(want))
 	SAME("unique blocks", f.unique_blocks, s.unique_blocks);
 	SAME("mapped blocks", l->map_entries, s.mapped_blocks);
-	SAME("references", l->map_entries, s.refs_total);
+	SAME("references", l->refs, s.refs_total);
 	/* pending blocks are re-accounted after a restart: the sums that do not
 	 * depend on them are compared, the others only for accounted blocks */
 	SAME("pending blocks", f.pending_blocks, s.pending_blocks);
@@ -673,13 +826,22 @@ static int load(struct array_state *st, char *err, size_t errlen)
 	rc = store_db_each_volume(st->db, load_volume, &l, err, errlen);
 	/* volumes came in ascending vid order: byvid is sorted */
 	if (!rc)
-		rc = store_db_each_chunk(st->db, load_chunk, &l, err, errlen);
+		rc = store_db_each_shared(st->db, load_shared, &l, err, errlen);
+	if (!rc)
+		rc = store_db_each_chunk_any(st->db, load_chunk, load_ref, &l, err, errlen);
+	if (!rc)
+		rc = shared_done(&l);
+	else /* chunks no volume holds yet are the loader's */
+		for (size_t i = 0; i < l.nshared; i++)
+			if (!atomic_load(&l.shared[i]->shares))
+				map_load_shared_done(st->a->bs, l.shared[i]);
 	if (!rc)
 		rc = check_refs(&l);
 	if (!rc)
 		rc = check_summary(&l);
 	free(l.counts);
 	free(l.byvid);
+	free(l.shared);
 	return rc ? -1 : 0;
 }
 
@@ -702,6 +864,7 @@ static void stamp_of(const struct array *a, const char *profile, char vals[5][32
 static void state_free(struct array_state *st)
 {
 	free(st->gone);
+	free(st->gone_cids);
 	store_db_close(st->db);
 	state_dir_unlock(st->lock_fd);
 	pthread_mutex_destroy(&st->commit_mu);
@@ -838,6 +1001,7 @@ void array_state_detach(struct array *a)
 	pthread_mutex_unlock(&st->mu);
 	/* what follows (the volumes' maps freed) is not a change of the state */
 	bs_persist_detach(a->bs);
+	map_persist_gone(a->bs, drop_cid, NULL); /* freed after the last commit */
 	a->state = NULL;
 	state_free(st);
 }

@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 struct payload_store;
+struct map_chunk;
 
 /* ---- block records: id -> {data, refcount, compressed size} ----
  * Records live in a three-level paged table so an almost empty store costs a
@@ -141,6 +142,16 @@ struct block_store {
 	_Atomic(blk_leaf_ptr *) top[BLK_TOP_ENTRIES]; /* -> mid pages, installed by CAS */
 	_Atomic uint32_t next_id;        /* fresh ids handed to shards in batches */
 	_Atomic uint64_t meta_bytes;     /* record pages + index tables + backlogs */
+	/* memory of the volumes' map chunks, kept here (not per volume) because
+	 * a chunk may be shared by several volumes and outlive the one that
+	 * made it; the store itself never touches it (volume_map.c does) */
+	_Atomic uint64_t map_chunk_bytes;
+	/* also the volumes': map entries beyond the store's references (a
+	 * chunk held by s >= 3 slots counts its entries s - 2 times: references
+	 * = map entries - this), and the persistent store's freed shared
+	 * chunks whose rows the next commit deletes */
+	_Atomic uint64_t map_excess;
+	_Atomic(struct map_chunk *) map_graveyard;
 	_Atomic uint64_t backlog;        /* blocks PENDING or WORKING, all shards */
 	_Atomic uint64_t arrivals;       /* blocks that ever entered the backlog */
 	_Atomic unsigned take_cursor;    /* shard where the next bs_acct_take looks first */

@@ -18,6 +18,8 @@ enum {
 	S_PUT_BLOCK,
 	S_DEL_BLOCK,
 	S_PUT_SUMMARY,
+	S_PUT_SHARED,
+	S_DEL_SHARED,
 	S_COUNT
 };
 
@@ -33,7 +35,14 @@ static const char *const sql[S_COUNT] = {
 	[S_DEL_BLOCK] = "DELETE FROM blocks WHERE id = ?",
 	[S_PUT_SUMMARY] = "INSERT OR REPLACE INTO summary(k, epoch, unique_blocks, pending_blocks, physical_bytes, "
 			  "compressed_bytes, mapped_blocks, refs_total, crc) VALUES(0, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[S_PUT_SHARED] = "INSERT OR REPLACE INTO shared(cid, ids, crc) VALUES(?, ?, ?)",
+	[S_DEL_SHARED] = "DELETE FROM shared WHERE cid = ?",
 };
+
+/* Shared map chunks (a table states made before them lack: made when
+ * missing, so they open as they are). */
+static const char shared_schema[] =
+	"CREATE TABLE IF NOT EXISTS shared(cid INTEGER PRIMARY KEY, ids BLOB NOT NULL, crc INTEGER NOT NULL);";
 
 static const char schema[] =
 	"CREATE TABLE volumes(vid INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,"
@@ -96,6 +105,36 @@ static uint32_t chunk_crc(uint64_t vid, uint64_t idx, const uint32_t *ids)
 	return state_crc32c(state_crc_u64s(0, v, 2), le, sizeof(le));
 }
 
+static void ids_le(const uint32_t *ids, uint8_t le[STORE_CHUNK * 4])
+{
+	for (unsigned i = 0; i < STORE_CHUNK; i++)
+		for (int k = 0; k < 4; k++)
+			le[i * 4 + (unsigned)k] = (uint8_t)(ids[i] >> (8 * k));
+}
+
+static void le_ids(const uint8_t *b, uint32_t *ids)
+{
+	for (unsigned i = 0; i < STORE_CHUNK; i++)
+		ids[i] = (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 | (uint32_t)b[4 * i + 2] << 16 |
+			 (uint32_t)b[4 * i + 3] << 24;
+}
+
+/* a chunk row naming a shared chunk: its ids blob is the 8-byte cid */
+static uint32_t ref_crc(uint64_t vid, uint64_t idx, uint64_t cid)
+{
+	uint64_t v[4] = { vid, idx, cid, 0x5348 /* "SH": never equal to an inline row's */ };
+
+	return state_crc_u64s(0, v, 4);
+}
+
+static uint32_t shared_crc(uint64_t cid, const uint32_t *ids)
+{
+	uint8_t le[STORE_CHUNK * 4];
+
+	ids_le(ids, le);
+	return state_crc32c(state_crc_u64s(0, &cid, 1), le, sizeof(le));
+}
+
 static uint32_t blk_crc(const struct store_blk_rec *r)
 {
 	uint64_t v[5] = { r->id, r->fp, r->refs, (uint64_t)(int64_t)r->csize, r->dcrc };
@@ -141,6 +180,8 @@ struct store_db *store_db_open(const char *path, bool create, const struct state
 	} else if (state_db_stamp_check(db->db, "array", st, nst, err, errlen) < 0) {
 		goto out;
 	}
+	if (state_db_exec(db->db, shared_schema, err, errlen) < 0)
+		goto out;
 	for (int i = 0; i < S_COUNT; i++)
 		if (sqlite3_prepare_v2(db->db, sql[i], -1, &db->st[i], NULL) != SQLITE_OK) {
 			state_db_error(db->db, "preparing statements (is the schema damaged?)", err, errlen);
@@ -243,6 +284,38 @@ int store_db_put_chunk(struct store_db *db, uint64_t vid, uint64_t idx, const ui
 	return run(db, s, "writing a map chunk", err, errlen);
 }
 
+int store_db_put_chunk_ref(struct store_db *db, uint64_t vid, uint64_t idx, uint64_t cid, char *err, size_t errlen)
+{
+	uint8_t le[8];
+	sqlite3_stmt *s = db->st[S_PUT_CHUNK];
+
+	for (int k = 0; k < 8; k++)
+		le[k] = (uint8_t)(cid >> (8 * k));
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)vid);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)idx);
+	sqlite3_bind_blob(s, 3, le, sizeof(le), SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, ref_crc(vid, idx, cid));
+	return run(db, s, "writing a map chunk", err, errlen);
+}
+
+int store_db_put_shared(struct store_db *db, uint64_t cid, const uint32_t ids[STORE_CHUNK], char *err, size_t errlen)
+{
+	uint8_t le[STORE_CHUNK * 4];
+	sqlite3_stmt *s = db->st[S_PUT_SHARED];
+
+	ids_le(ids, le);
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)cid);
+	sqlite3_bind_blob(s, 2, le, sizeof(le), SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, shared_crc(cid, ids));
+	return run(db, s, "writing a shared map chunk", err, errlen);
+}
+
+int store_db_del_shared(struct store_db *db, uint64_t cid, char *err, size_t errlen)
+{
+	sqlite3_bind_int64(db->st[S_DEL_SHARED], 1, (sqlite3_int64)cid);
+	return run(db, db->st[S_DEL_SHARED], "deleting a shared map chunk", err, errlen);
+}
+
 int store_db_del_chunks_from(struct store_db *db, uint64_t vid, uint64_t idx, char *err, size_t errlen)
 {
 	sqlite3_stmt *s = db->st[S_DEL_CHUNKS_FROM];
@@ -343,9 +416,10 @@ int store_db_each_volume(struct store_db *db, int (*fn)(void *arg, const struct 
 	return walk_end(db, s, r, rc, "reading volumes", err, errlen);
 }
 
-int store_db_each_chunk(struct store_db *db,
-			int (*fn)(void *arg, uint64_t vid, uint64_t idx, const uint32_t ids[STORE_CHUNK]), void *arg,
-			char *err, size_t errlen)
+int store_db_each_chunk_any(struct store_db *db,
+			    int (*fn)(void *arg, uint64_t vid, uint64_t idx, const uint32_t ids[STORE_CHUNK]),
+			    int (*fn_ref)(void *arg, uint64_t vid, uint64_t idx, uint64_t cid), void *arg, char *err,
+			    size_t errlen)
 {
 	sqlite3_stmt *s = NULL;
 	uint32_t ids[STORE_CHUNK];
@@ -359,16 +433,30 @@ int store_db_each_chunk(struct store_db *db,
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
 		uint64_t vid = (uint64_t)sqlite3_column_int64(s, 0), idx = (uint64_t)sqlite3_column_int64(s, 1);
 		const uint8_t *b = sqlite3_column_blob(s, 2);
+		int n = sqlite3_column_bytes(s, 2);
 
-		if (!b || sqlite3_column_bytes(s, 2) != (int)(STORE_CHUNK * 4)) {
+		if (b && n == 8 && fn_ref) {
+			uint64_t cid = 0;
+
+			for (int k = 0; k < 8; k++)
+				cid |= (uint64_t)b[k] << (8 * k);
+			if ((uint32_t)sqlite3_column_int64(s, 3) != ref_crc(vid, idx, cid)) {
+				rc = fail(err, errlen,
+					  "%s: map chunk %llu of volume %llu fails its checksum (the file is damaged)",
+					  store_db_path(db), (unsigned long long)idx, (unsigned long long)vid);
+				break;
+			}
+			if ((rc = fn_ref(arg, vid, idx, cid)) != 0)
+				break;
+			continue;
+		}
+		if (!b || n != (int)(STORE_CHUNK * 4)) {
 			rc = fail(err, errlen, "%s: map chunk %llu of volume %llu has %d bytes, not %u (the file is damaged)",
-				  store_db_path(db), (unsigned long long)idx, (unsigned long long)vid,
-				  sqlite3_column_bytes(s, 2), STORE_CHUNK * 4);
+				  store_db_path(db), (unsigned long long)idx, (unsigned long long)vid, n,
+				  STORE_CHUNK * 4);
 			break;
 		}
-		for (unsigned i = 0; i < STORE_CHUNK; i++)
-			ids[i] = (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 | (uint32_t)b[4 * i + 2] << 16 |
-				 (uint32_t)b[4 * i + 3] << 24;
+		le_ids(b, ids);
 		if ((uint32_t)sqlite3_column_int64(s, 3) != chunk_crc(vid, idx, ids)) {
 			rc = fail(err, errlen, "%s: map chunk %llu of volume %llu fails its checksum (the file is damaged)",
 				  store_db_path(db), (unsigned long long)idx, (unsigned long long)vid);
@@ -378,6 +466,45 @@ int store_db_each_chunk(struct store_db *db,
 			break;
 	}
 	return walk_end(db, s, r, rc, "reading volume maps", err, errlen);
+}
+
+int store_db_each_chunk(struct store_db *db,
+			int (*fn)(void *arg, uint64_t vid, uint64_t idx, const uint32_t ids[STORE_CHUNK]), void *arg,
+			char *err, size_t errlen)
+{
+	return store_db_each_chunk_any(db, fn, NULL, arg, err, errlen);
+}
+
+int store_db_each_shared(struct store_db *db, int (*fn)(void *arg, uint64_t cid, const uint32_t ids[STORE_CHUNK]),
+			 void *arg, char *err, size_t errlen)
+{
+	sqlite3_stmt *s = NULL;
+	uint32_t ids[STORE_CHUNK];
+	int r, rc = 0;
+
+	if (sqlite3_prepare_v2(db->db, "SELECT cid, ids, crc FROM shared ORDER BY cid", -1, &s, NULL) != SQLITE_OK) {
+		state_db_error(db->db, "reading shared map chunks", err, errlen);
+		return -1;
+	}
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		sqlite3_int64 cid = sqlite3_column_int64(s, 0);
+		const uint8_t *b = sqlite3_column_blob(s, 1);
+
+		if (cid < 1 || !b || sqlite3_column_bytes(s, 1) != (int)(STORE_CHUNK * 4)) {
+			rc = fail(err, errlen, "%s: shared map chunk %lld: id or size impossible (the file is damaged)",
+				  store_db_path(db), (long long)cid);
+			break;
+		}
+		le_ids(b, ids);
+		if ((uint32_t)sqlite3_column_int64(s, 2) != shared_crc((uint64_t)cid, ids)) {
+			rc = fail(err, errlen, "%s: shared map chunk %lld fails its checksum (the file is damaged)",
+				  store_db_path(db), (long long)cid);
+			break;
+		}
+		if ((rc = fn(arg, (uint64_t)cid, ids)) != 0)
+			break;
+	}
+	return walk_end(db, s, r, rc, "reading shared map chunks", err, errlen);
 }
 
 int store_db_each_block(struct store_db *db, int (*fn)(void *arg, const struct store_blk_rec *r), void *arg,

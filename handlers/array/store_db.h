@@ -6,7 +6,10 @@
  *   volumes  vid -> key ("lu:SERIAL" for a --lun's own volume, "vol:NAME"
  *            for a named one), size, logical block size, flags, info
  *   chunks   (vid, idx) -> 256 block ids (1 KiB): map entries
- *            idx*256 .. idx*256+255 of the volume; a chunk of zeros has no row
+ *            idx*256 .. idx*256+255 of the volume; a chunk of zeros has no row;
+ *            or -> the 8-byte id of a shared chunk (a map chunk several
+ *            volume slots point at: volume_map.c)
+ *   shared   cid -> 256 block ids: the shared chunks
  *   blocks   id -> fingerprint, reference count, compressed size (or
  *            pending), CRC32C of its payload
  *   summary  the figures as of the last commit (for --check-state)
@@ -80,6 +83,13 @@ int store_db_each_volume(struct store_db *db, int (*fn)(void *arg, const struct 
 int store_db_each_chunk(struct store_db *db,
 			int (*fn)(void *arg, uint64_t vid, uint64_t idx, const uint32_t ids[STORE_CHUNK]), void *arg,
 			char *err, size_t errlen);
+/* every row, inline ones to fn, references to a shared chunk to fn_ref */
+int store_db_each_chunk_any(struct store_db *db,
+			    int (*fn)(void *arg, uint64_t vid, uint64_t idx, const uint32_t ids[STORE_CHUNK]),
+			    int (*fn_ref)(void *arg, uint64_t vid, uint64_t idx, uint64_t cid), void *arg, char *err,
+			    size_t errlen);
+int store_db_each_shared(struct store_db *db, int (*fn)(void *arg, uint64_t cid, const uint32_t ids[STORE_CHUNK]),
+			 void *arg, char *err, size_t errlen);
 int store_db_each_block(struct store_db *db, int (*fn)(void *arg, const struct store_blk_rec *r), void *arg,
 			char *err, size_t errlen);
 /* 1 and *out, 0 none yet, -1 error */
@@ -95,6 +105,10 @@ int store_db_del_volume(struct store_db *db, uint64_t vid, char *err, size_t err
 /* a chunk of all zeros deletes the row */
 int store_db_put_chunk(struct store_db *db, uint64_t vid, uint64_t idx, const uint32_t ids[STORE_CHUNK], char *err,
 		       size_t errlen);
+/* chunk idx of vid is shared chunk cid */
+int store_db_put_chunk_ref(struct store_db *db, uint64_t vid, uint64_t idx, uint64_t cid, char *err, size_t errlen);
+int store_db_put_shared(struct store_db *db, uint64_t cid, const uint32_t ids[STORE_CHUNK], char *err, size_t errlen);
+int store_db_del_shared(struct store_db *db, uint64_t cid, char *err, size_t errlen);
 /* chunks of vid from index idx on (a volume shrank) */
 int store_db_del_chunks_from(struct store_db *db, uint64_t vid, uint64_t idx, char *err, size_t errlen);
 int store_db_put_block(struct store_db *db, const struct store_blk_rec *r, char *err, size_t errlen);

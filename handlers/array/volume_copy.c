@@ -35,6 +35,28 @@ static int copy_data(struct volume *dst, uint64_t doff, struct volume *src, uint
 	return r;
 }
 
+/* Entries [i0, i1) of the copy, one by one, in the copy's direction. */
+static int copy_each(struct volume *dst, uint64_t db0, struct volume *src, uint64_t sb0, uint64_t i0, uint64_t i1,
+		     int backward, int64_t *delta)
+{
+	int r = 0;
+	for (uint64_t k = i0; k < i1 && !r; k++) {
+		uint64_t i = backward ? i1 - 1 - (k - i0) : k;
+		uint32_t id = map_get(src, sb0 + i);
+		if (id && (r = bs_ref_more(src->bs, id, &id)) != 0) /* src entry holds it: lock-free */
+			break;
+		r = vio_set_block(dst, db0 + i, id, delta);
+	}
+	return r;
+}
+
+/* Copy n map entries.  When source and destination sit at the same offset
+ * within a map chunk, the whole chunks between share the source's chunk
+ * (one pointer and one count, no block reference per entry: see
+ * volume_map.c); the partial chunks at the edges, and every entry of a copy
+ * whose offsets differ within a chunk, are copied entry by entry.  Pieces
+ * go in the copy's direction, so an overlapping copy within one volume
+ * still behaves like memmove (two chunks of one copy are never the same). */
 static int copy_entries(struct volume *dst, uint64_t db0, struct volume *src, uint64_t sb0, uint64_t n)
 {
 	int64_t delta = 0;
@@ -42,75 +64,105 @@ static int copy_entries(struct volume *dst, uint64_t db0, struct volume *src, ui
 	int backward = dst == src && db0 > sb0;
 	if (dst == src && db0 == sb0)
 		return 0;
-	for (uint64_t k = 0; k < n && !r; k++) {
-		uint64_t i = backward ? n - 1 - k : k;
-		uint32_t id = map_get(src, sb0 + i);
-		if (id && (r = bs_ref_more(src->bs, id, &id)) != 0) /* src entry holds it: lock-free */
-			break;
-		r = vio_set_block(dst, db0 + i, id, &delta);
+	/* [m0, m1): the entries (relative to the copy) covering whole chunks */
+	uint64_t m0 = n, m1 = n;
+	if (!((db0 ^ sb0) & (MAP_CHUNK_ENTRIES - 1))) {
+		uint64_t head = (MAP_CHUNK_ENTRIES - (db0 & (MAP_CHUNK_ENTRIES - 1))) & (MAP_CHUNK_ENTRIES - 1);
+		if (head < n) {
+			m0 = head;
+			m1 = head + ((n - head) & ~(uint64_t)(MAP_CHUNK_ENTRIES - 1));
+		}
+	}
+	uint64_t nch = (m1 - m0) >> MAP_CHUNK_SHIFT;
+	if (!backward)
+		r = copy_each(dst, db0, src, sb0, 0, m0, backward, &delta);
+	else
+		r = copy_each(dst, db0, src, sb0, m1, n, backward, &delta);
+	for (uint64_t k = 0; k < nch && !r; k++) {
+		uint64_t j = backward ? nch - 1 - k : k;
+		uint64_t at = m0 + (j << MAP_CHUNK_SHIFT);
+		r = map_share_chunk(dst, (db0 + at) >> MAP_CHUNK_SHIFT, src, (sb0 + at) >> MAP_CHUNK_SHIFT, &delta);
+		if (r == -EOVERFLOW) /* a saturated block: this chunk entry by entry */
+			r = copy_each(dst, db0, src, sb0, at, at + MAP_CHUNK_ENTRIES, backward, &delta);
+	}
+	if (!r && !backward)
+		r = copy_each(dst, db0, src, sb0, m1, n, backward, &delta);
+	else if (!r)
+		r = copy_each(dst, db0, src, sb0, 0, m0, backward, &delta);
+	/* A chunk filled by several smaller copies (a datamover moving 256 KiB
+	 * at a time) that now equals its source chunk shares it instead: the
+	 * copy that completes it checks, once per chunk. */
+	if (!r && m0 == n && !((db0 ^ sb0) & (MAP_CHUNK_ENTRIES - 1))) {
+		uint64_t last = backward ? db0 : db0 + n - 1, slast = backward ? sb0 : sb0 + n - 1;
+		int edge = backward ? !(db0 & (MAP_CHUNK_ENTRIES - 1))
+				    : !((db0 + n) & (MAP_CHUNK_ENTRIES - 1));
+		struct map_chunk *dc = map_chunk_at(dst, last >> MAP_CHUNK_SHIFT);
+		struct map_chunk *sc = map_chunk_at(src, slast >> MAP_CHUNK_SHIFT);
+		if (edge && dc && sc && dc != sc && !memcmp(dc->ids, sc->ids, sizeof(dc->ids)) &&
+		    map_share_chunk(dst, last >> MAP_CHUNK_SHIFT, src, slast >> MAP_CHUNK_SHIFT, &delta) != 0)
+			r = 0; /* not shared (a saturated count): the entries stay, which is as right */
 	}
 	vio_commit_delta(dst, delta);
 	return r;
 }
 
 /* Copy src's whole map into dst, empty and of the same size (a snapshot):
- * every mapped block gets one more reference, no data moves.  The caller
- * holds src's writes (vol_hold) and keeps dst to itself. */
+ * no data moves; every chunk is shared (volume_map.c).  The caller holds
+ * src's writes (vol_hold) and keeps dst to itself. */
 int vol_copy_map(struct volume *dst, struct volume *src, uint64_t *entries)
 {
-	uint64_t n = 0;
+	uint64_t nchunks = (src->nblocks + MAP_CHUNK_ENTRIES - 1) >> MAP_CHUNK_SHIFT;
+	int64_t delta = 0;
 	int rc = 0;
 
-	for (uint64_t l = 0; l < src->nleaves && !rc; l++) {
-		uint32_t *leaf = atomic_load(&src->leaves[l]);
-		if (!leaf)
+	for (uint64_t ci = 0; ci < nchunks && !rc; ci++) {
+		if (!map_chunk_at(src, ci))
 			continue;
-		for (uint32_t i = 0; i < MAP_LEAF_ENTRIES; i++) {
-			uint32_t id = __atomic_load_n(&leaf[i], __ATOMIC_RELAXED), nid, old;
-			if (!id)
-				continue;
-			/* src's entry holds id; a saturated count stores the content
-			 * again (the only way a snapshot can need space) */
-			if ((rc = bs_ref_more(src->bs, id, &nid)) != 0)
-				break;
-			if ((rc = map_set(dst, (l << MAP_LEAF_SHIFT) + i, nid, &old)) != 0) {
-				bs_unref(src->bs, nid);
-				break;
-			}
-			n++;
-		}
+		rc = map_share_chunk(dst, ci, src, ci, &delta);
+		/* a saturated count: this chunk entry by entry, which stores the
+		 * content again (the only way a snapshot can need space) */
+		if (rc == -EOVERFLOW)
+			rc = copy_each(dst, 0, src, 0, ci << MAP_CHUNK_SHIFT, (ci + 1) << MAP_CHUNK_SHIFT, 0, &delta);
 	}
-	atomic_store(&dst->mapped, n); /* exact even on failure: vol_fini unmaps them */
-	*entries += n;
+	vio_commit_delta(dst, delta); /* exact even on failure: vol_fini drops them */
+	*entries += (uint64_t)delta;
 	return rc;
 }
 
 /* Replace dst's whole map by src's (a refresh: dst's data becomes src's in
- * place, no data moves): every block src maps gets one more reference, every
- * block dst mapped loses dst's.  Same number of blocks; the caller holds
- * both volumes (vol_hold), so no command runs on either meanwhile.  Leaves
- * neither volume has are skipped: the walk costs what is mapped. */
+ * place, no data moves): each of dst's chunks is let go and src's shared
+ * instead (volume_map.c), so unique and physical space do not move and
+ * logical space becomes src's.  *entries counts, as before chunks were
+ * shared, the blocks src maps that dst did not map to the same block.  Same
+ * number of blocks; the caller holds both volumes (vol_hold), so no command
+ * runs on either meanwhile.  Chunks neither volume has are skipped. */
 int vol_replace_map(struct volume *dst, struct volume *src, uint64_t *entries)
 {
 	int64_t delta = 0;
-	uint64_t n = 0;
+	uint64_t n = 0, nchunks = (dst->nblocks + MAP_CHUNK_ENTRIES - 1) >> MAP_CHUNK_SHIFT;
 	int rc = 0;
 
 	if (dst->nblocks != src->nblocks || dst->bs != src->bs)
 		return -EINVAL;
-	for (uint64_t l = 0; l < dst->nleaves && !rc; l++) {
-		if (!atomic_load(&dst->leaves[l]) && !atomic_load(&src->leaves[l]))
+	for (uint64_t ci = 0; ci < nchunks && !rc; ci++) {
+		if (!(ci % MAP_LEAF_CHUNKS) && !atomic_load(&dst->leaves[ci / MAP_LEAF_CHUNKS]) &&
+		    !atomic_load(&src->leaves[ci / MAP_LEAF_CHUNKS])) {
+			ci += MAP_LEAF_CHUNKS - 1;
 			continue;
-		uint64_t b0 = l << MAP_LEAF_SHIFT;
-		for (uint64_t b = b0; b < b0 + MAP_LEAF_ENTRIES && b < dst->nblocks && !rc; b++) {
-			uint32_t id = map_get(src, b), nid = 0;
-			if (id == map_get(dst, b))
-				continue; /* shared already (dst was a snapshot of src, or the reverse) */
-			if (id && (rc = bs_ref_more(src->bs, id, &nid)) != 0)
-				break;
-			rc = vio_set_block(dst, b, nid, &delta);
-			n += id != 0;
 		}
+		struct map_chunk *sc = map_chunk_at(src, ci), *dc = map_chunk_at(dst, ci);
+		if (sc == dc)
+			continue; /* shared already (dst was a snapshot of src, or the reverse) */
+		uint64_t differ = 0;
+		for (unsigned i = 0; i < MAP_CHUNK_ENTRIES; i++) {
+			uint32_t id = sc ? sc->ids[i] : 0;
+			differ += id && id != (dc ? dc->ids[i] : 0);
+		}
+		rc = map_share_chunk(dst, ci, src, ci, &delta);
+		if (rc == -EOVERFLOW) /* a saturated count: this chunk entry by entry */
+			rc = copy_each(dst, 0, src, 0, ci << MAP_CHUNK_SHIFT, (ci + 1) << MAP_CHUNK_SHIFT, 0, &delta);
+		if (!rc)
+			n += differ;
 	}
 	vio_commit_delta(dst, delta);
 	*entries += n;

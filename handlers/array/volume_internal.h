@@ -17,16 +17,46 @@
 #include "handlers/array/block_store.h"
 #include "handlers/array/volume.h"
 
-/* ---- per-volume thin map and range locks ---- */
-#define MAP_LEAF_SHIFT 12u               /* 4096 ids (16 KiB) per leaf */
+/* ---- per-volume thin map and range locks ----
+ * A volume's map is a table of leaves, each MAP_LEAF_CHUNKS pointers to map
+ * chunks of MAP_CHUNK_ENTRIES block ids (volume_map.c).  A chunk may be
+ * shared by several map slots (EXTENDED COPY and snapshots point a slot at
+ * the source's chunk instead of copying its entries); a shared chunk is
+ * never changed, a writer copies it first (copy-on-write). */
+#define MAP_CHUNK_SHIFT 8u               /* 256 ids per chunk: 4 MiB at x2 */
+#define MAP_CHUNK_ENTRIES (1u << MAP_CHUNK_SHIFT)
+#define MAP_LEAF_SHIFT 12u               /* 4096 ids (16 chunks) per leaf */
 #define MAP_LEAF_ENTRIES (1u << MAP_LEAF_SHIFT)
-#define LOCK_REGION_SHIFT 4u             /* 16 blocks per lock region */
+#define MAP_LEAF_CHUNKS (MAP_LEAF_ENTRIES / MAP_CHUNK_ENTRIES)
+/* A lock region is one map chunk: whoever changes a chunk's slot or entries
+ * (copy-on-write replaces the whole chunk) holds its stripe, so no reader
+ * of the same volume is inside the chunk meanwhile. */
+#define LOCK_REGION_SHIFT MAP_CHUNK_SHIFT
 #define NSTRIPES 256u
 /* An operation needing more stripes of one volume takes the volume instead. */
 #define MAX_STRIPES_HELD 16
-/* READ/WRITE lock and work in chunks of 2^IO_CHUNK_SHIFT aligned blocks:
- * exactly MAX_STRIPES_HELD regions, so they never take a whole volume. */
-#define IO_CHUNK_SHIFT (LOCK_REGION_SHIFT + 4u)
+/* READ/WRITE lock and work in pieces of 2^IO_CHUNK_SHIFT aligned blocks:
+ * one region, so a large transfer holds one stripe at a time. */
+#define IO_CHUNK_SHIFT LOCK_REGION_SHIFT
+
+/* A map chunk: ids of MAP_CHUNK_ENTRIES consecutive blocks.  shares counts
+ * the map slots pointing at it.  Block references count chunk holdings: a
+ * chunk holds one reference per non-zero entry, and while it is shared
+ * (shares >= 2) one more, so a block's count is 1 exactly when one map
+ * entry of one volume refers to it (single_ref_blocks stays exact). */
+struct map_chunk {
+	_Atomic uint32_t shares;
+	/* persistence (array_state.c, under the freeze): the chunk's row in
+	 * meta.db's shared table (0: none; recorded inline in its one slot's
+	 * row), whether its entries changed since that row was written, and
+	 * the graveyard's link once it is freed with a row to delete */
+	bool pchanged;
+	uint16_t pmapped;            /* while loading: its map entries, counted once */
+	uint64_t pcid;
+	struct map_chunk *pnext;
+	uint32_t ids[MAP_CHUNK_ENTRIES];
+};
+typedef _Atomic(struct map_chunk *) map_slot;
 
 struct volume {
 	struct block_store *bs;          /* the array's store: the only layer below */
@@ -36,10 +66,10 @@ struct volume {
 	pthread_rwlock_t resize_lock;    /* data path: read; resize/destroy/huge ranges: write */
 	uint64_t size;
 	uint64_t nblocks;                /* ceil(size / dedup_block) */
-	_Atomic(uint32_t *) *leaves;     /* nleaves pointers, each NULL until written */
+	_Atomic(map_slot *) *leaves;     /* nleaves pointers to MAP_LEAF_CHUNKS slots, NULL until written */
 	uint64_t nleaves;
 	_Atomic uint64_t mapped;         /* non-zero map entries */
-	_Atomic uint64_t meta_bytes;     /* leaves + leaf pointer table */
+	_Atomic uint64_t meta_bytes;     /* leaves + leaf pointer table (chunks: bs->map_chunk_bytes) */
 	pthread_rwlock_t stripes[NSTRIPES];
 	struct volume *next;             /* the array's volume list (array_core.c) */
 	/* named volumes: the array's (volume_names.c, snapshot.c), read and
@@ -62,8 +92,8 @@ struct volume {
 	struct store_vol_rec *pcommitted;
 };
 
-/* map entries per persisted chunk (store_db.h STORE_CHUNK) */
-#define VOL_PCHUNK_SHIFT 8u
+/* map entries per persisted chunk (store_db.h STORE_CHUNK): one map chunk */
+#define VOL_PCHUNK_SHIFT MAP_CHUNK_SHIFT
 #define VOL_PCHUNK (1u << VOL_PCHUNK_SHIFT)
 
 /* volume_io.c: lifecycle.  vol_init: size in bytes, a multiple of
@@ -88,8 +118,47 @@ void map_chunk_get(const struct volume *v, uint64_t idx, uint32_t *ids);
  * store's counts come with the blocks).  -ERANGE for a chunk past the end
  * holding ids, -ENOMEM. */
 int map_load_chunk(struct volume *v, uint64_t idx, const uint32_t *ids);
-/* Sets entry b to id (caller holds b's stripe lock); returns the old id. */
+/* Sets entry b to id (caller holds b's stripe lock); returns the old id.
+ * A shared chunk is copied first (its copy takes its own references). */
 int map_set(struct volume *v, uint64_t b, uint32_t id, uint32_t *old);
+/* Point chunk slot dc of dst at src's chunk sc (caller holds both chunks'
+ * stripes for writing, or the volumes); dst's previous chunk is let go.
+ * *delta gets the change in dst's mapped entries (apply with
+ * vio_commit_delta).  -EOVERFLOW/-ENOMEM: nothing changed. */
+int map_share_chunk(struct volume *dst, uint64_t dc, struct volume *src, uint64_t sc, int64_t *delta);
+/* Let go of chunk slot c (whole chunk unmapped; caller holds its stripe or
+ * the volume); *delta as above. */
+void map_drop_chunk(struct volume *v, uint64_t c, int64_t *delta);
+/* Chunk slot c of v, NULL when never written (caller holds its stripe or
+ * the volume, so it is not replaced meanwhile). */
+struct map_chunk *map_chunk_at(const struct volume *v, uint64_t c);
+
+/* Persistence of shared chunks (array_state.c).  A chunk with one holder
+ * and no shared row is recorded inline in its slot's row, as before; any
+ * other in the shared table, the slots naming its cid.  The first share of
+ * a chunk marks the source's slot changed too, so that at every commit
+ * each chunk held twice or more is named by all its holders' rows, and the
+ * loader's count of references (one per entry per chunk, one more per
+ * entry of a chunk with two or more holders) is the store's.
+ *
+ * Under the freeze: how chunk idx of v is recorded.  0: inline, ids filled;
+ * 1: a reference to *cid (a new cid taken from *next_cid if the chunk has
+ * none), and *content says whether its ids (filled) must be written to the
+ * shared table (changed since, or `all`). */
+int map_persist_chunk(struct volume *v, uint64_t idx, uint32_t *ids, uint64_t *cid, bool *content,
+		      uint64_t *next_cid, bool all);
+/* Under the freeze: the cids of shared chunks freed since the last call, to
+ * fn (their rows go); the chunks' memory is released. */
+int map_persist_gone(struct block_store *bs, int (*fn)(void *ctx, uint64_t cid), void *ctx);
+/* Loading: a shared chunk (no references taken; no holder yet). */
+struct map_chunk *map_load_shared(struct block_store *bs, uint64_t cid, const uint32_t *ids);
+/* Loading: slot idx of v holds c (-ERANGE past the end, -EEXIST taken). */
+int map_load_ref(struct volume *v, uint64_t idx, struct map_chunk *c);
+/* Loading: c has all its holders (none: freed, returns false); what the
+ * store's excess counter needs is added. */
+bool map_load_shared_done(struct block_store *bs, struct map_chunk *c);
+/* map entries of c */
+uint32_t map_chunk_mapped(const struct map_chunk *c);
 int map_resize(struct volume *v, uint64_t new_nblocks);
 void map_free(struct volume *v);
 

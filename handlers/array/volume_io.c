@@ -237,7 +237,13 @@ static int write_same_locked(struct volume *v, uint64_t off, uint64_t len, const
 			pos = leaf_end < off + len ? leaf_end : off + len;
 			continue;
 		}
-		if (whole && !pattern) {
+		if (whole && !pattern && !(b & (MAP_CHUNK_ENTRIES - 1)) &&
+		    off + len - pos >= ((uint64_t)MAP_CHUNK_ENTRIES << v->bshift)) {
+			/* a whole chunk: let go of it (a shared one is not copied first) */
+			map_drop_chunk(v, b >> MAP_CHUNK_SHIFT, &delta);
+			pos += (uint64_t)MAP_CHUNK_ENTRIES << v->bshift;
+			continue;
+		} else if (whole && !pattern) {
 			r = vio_set_block(v, b, 0, &delta);
 		} else if (whole && B >= L && have_full) {
 			uint32_t id = 0;
@@ -487,18 +493,33 @@ int volume_get_status(struct volume *v, uint64_t off, bool *mapped, uint64_t *ru
 		pthread_rwlock_unlock(&v->resize_lock);
 		return off % v->lba_size ? -EINVAL : -ERANGE;
 	}
-	uint64_t b = off >> v->bshift;
-	int state = map_get(v, b) != 0;
-	uint64_t nb = b + 1;
+	uint64_t b = off >> v->bshift, nb = b;
+	int state = -1;
+	/* chunk by chunk under its stripe: a writer may replace a chunk */
 	while (nb < v->nblocks) {
-		uint32_t *leaf = atomic_load(&v->leaves[nb >> MAP_LEAF_SHIFT]);
-		if (!leaf && !state && !(nb & (MAP_LEAF_ENTRIES - 1))) {
+		uint64_t ci = nb >> MAP_CHUNK_SHIFT, cend = (ci + 1) << MAP_CHUNK_SHIFT;
+		if (cend > v->nblocks)
+			cend = v->nblocks;
+		if (state == 0 && !(ci % MAP_LEAF_CHUNKS) && !atomic_load(&v->leaves[ci / MAP_LEAF_CHUNKS])) {
 			nb += MAP_LEAF_ENTRIES; /* an unwritten leaf: all unmapped */
 			continue;
 		}
-		if ((map_get(v, nb) != 0) != state)
+		pthread_rwlock_t *st = &v->stripes[(nb >> LOCK_REGION_SHIFT) % NSTRIPES];
+		pthread_rwlock_rdlock(st);
+		struct map_chunk *c = map_chunk_at(v, ci);
+		bool differs = false;
+		for (; nb < cend; nb++) {
+			int m = c && __atomic_load_n(&c->ids[nb & (MAP_CHUNK_ENTRIES - 1)], __ATOMIC_RELAXED) != 0;
+			if (state < 0)
+				state = m;
+			if (m != state) {
+				differs = true;
+				break;
+			}
+		}
+		pthread_rwlock_unlock(st);
+		if (differs)
 			break;
-		nb++;
 	}
 	uint64_t end = nb << v->bshift;
 	if (end > v->size)
@@ -547,13 +568,15 @@ int vol_init(struct volume *v, struct block_store *bs, uint64_t size_bytes, uint
 static void unmap_from(struct volume *v, uint64_t b)
 {
 	int64_t delta = 0;
-	for (uint64_t i = b; i < v->nblocks; i++) {
-		if ((i & (MAP_LEAF_ENTRIES - 1)) == 0 && !atomic_load(&v->leaves[i >> MAP_LEAF_SHIFT])) {
-			i += MAP_LEAF_ENTRIES - 1;
+	for (uint64_t i = b; i < v->nblocks;) {
+		if (!(i & (MAP_CHUNK_ENTRIES - 1))) {
+			map_drop_chunk(v, i >> MAP_CHUNK_SHIFT, &delta); /* whole chunks: let go */
+			i += MAP_CHUNK_ENTRIES;
 			continue;
 		}
 		if (map_get(v, i))
 			(void)vio_set_block(v, i, 0, &delta);
+		i++;
 	}
 	vio_commit_delta(v, delta);
 }

@@ -166,10 +166,8 @@ int api_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 	    xms_commands_register(err, errlen) < 0 || xms_events_register(err, errlen) < 0 ||
 	    xms_perf_history_register(err, errlen) < 0)
 		return -1;
-	if (api_server_start(cfg, err, errlen) < 0) {
-		api_routes_clear();
-		return -1;
-	}
+	/* before the server answers: any client that gets an answer (a scenario's
+	 * expectation read after a restart) finds the start in the log */
 	if (restarted)
 		xms_event(XMS_SEV_INFO, "activity", "XMS", "xms", "LL0002",
 			  "The management server restarted with its model from --state-dir (%zu cluster%s, %zu volume%s)",
@@ -178,6 +176,10 @@ int api_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 	else
 		xms_event(XMS_SEV_INFO, "activity", "XMS", "xms", "LL0001", "The management server started (%zu cluster%s)",
 			  g_xms.clusters.n, g_xms.clusters.n == 1 ? "" : "s");
+	if (api_server_start(cfg, err, errlen) < 0) {
+		api_routes_clear();
+		return -1;
+	}
 	return 0;
 }
 

@@ -277,7 +277,11 @@ static void get(struct xms_ctx *x, uint64_t index)
 	struct json_object *all = json_object_new_array(), *out, *one;
 	char href[512];
 
+	x->want_index = index;
+	x->want_name = index ? NULL : x->q.name;
 	x->type->list(x, all);
+	x->want_index = 0;
+	x->want_name = NULL;
 	for (size_t i = 0; i < json_object_array_length(all); i++)
 		add_sys_name(json_object_array_get_idx(all, i));
 	if (index || x->q.name) {
@@ -347,7 +351,9 @@ static void name_of(struct xms_ctx *x, uint64_t index, char *out, size_t len)
 	uint64_t scope = g_xms.scope;
 
 	g_xms.scope = 0;
+	x->want_index = index;
 	x->type->list(x, all);
+	x->want_index = 0;
 	g_xms.scope = scope;
 	o = index ? find(all, index, NULL) : NULL;
 	snprintf(out, len, "%s", o ? obj_name(o) : "");
@@ -391,7 +397,11 @@ static uint64_t target_of(struct xms_ctx *x, uint64_t index)
 	struct json_object *all = json_object_new_array(), *o;
 	uint64_t found = 0;
 
+	x->want_index = index;
+	x->want_name = index ? NULL : x->q.name;
 	x->type->list(x, all);
+	x->want_index = 0;
+	x->want_name = NULL;
 	o = find(all, index, x->q.name);
 	if (o) {
 		found = obj_index(o);

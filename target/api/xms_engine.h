@@ -28,6 +28,14 @@ struct xms_ctx {
 	const char *cluster;         /* cluster-name (query) or cluster-id (body); NULL: none */
 	uint64_t target_index;       /* the object a PUT/DELETE names (0: none) */
 	char target_name[130];       /* and its name, for the event the change leaves */
+	/* While the engine looks for one object (GET by name or index, the
+	 * object a PUT/DELETE names, a new object's name): a list may leave out
+	 * every object that is not this index (when not 0) or this name (when
+	 * not NULL), since the engine drops them anyway.  A hint only: a list
+	 * that ignores it is still right, just slower (volumes honour it, so one
+	 * Cinder call does not build all 10,000 volumes' JSON). */
+	uint64_t want_index;
+	const char *want_name;
 };
 
 struct xms_type {

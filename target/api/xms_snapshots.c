@@ -197,6 +197,19 @@ static void undo(const struct xms_cluster *c, const uint64_t *dst, size_t made, 
 	xms_snapset_del(&g_xms, set);
 }
 
+/* whether a snapshot of r's sources named with suffix exists already */
+static bool default_taken(const struct xms_snap_spec *r, const char *suffix)
+{
+	char name[XMS_NAME_MAX + 2];
+
+	for (size_t i = 0; i < r->n; i++)
+		if (snap_name(name, sizeof(name), xms_volume_get(&g_xms, r->src[i])->name, suffix,
+			      r->names ? r->names[i] : NULL) &&
+		    xms_volume_by_name(&g_xms, name))
+			return true;
+	return false;
+}
+
 /* Makes the snapshot set r describes in cluster c (every name checked
  * first, then one array_ctl.snapshot() call, then each snapshot's device);
  * on success *dst (malloc'd) holds the r->n new snapshots' indexes and *set
@@ -213,8 +226,15 @@ bool xms_snapset_make(struct xms_ctx *x, const struct xms_cluster *c, const stru
 	bool ok = false;
 
 	snprintf(suffix, sizeof(suffix), "snapshot.%lld", (long long)now);
-	if (!sfx)
+	if (!sfx) {
+		/* A default name must not refuse the request: two snapshot sets of one
+		 * group within a second (Cinder's group snapshot, then a group made
+		 * from that group) would both be SRC.snapshot.SECOND.  The first free
+		 * of SRC.snapshot.SECOND, SRC.snapshot.SECOND.1, ... is taken. */
+		for (unsigned k = 1; k < 1000 && default_taken(r, suffix); k++)
+			snprintf(suffix, sizeof(suffix), "snapshot.%lld.%u", (long long)now, k);
 		sfx = suffix;
+	}
 	/* every name first: nothing is made when one is taken (the set's, then each snapshot's) */
 	if (r->set_name && xms_snapset_by_name(&g_xms, r->set_name))
 		return api_error(x->rsp, 400, XMS_ERR_OBJ_NAME_NOT_UNIQUE);

@@ -34,8 +34,59 @@ static struct json_object *naa_name(const char *guid)
 	return json_object_new_string(hex);
 }
 
-/* the properties of volume v as XMS lists them */
-static struct json_object *volume_json(struct xms_volume *v, const struct lunlab_volume_info *info, uint64_t now_ms)
+/* The snapshots of every volume, found once per list: positions in
+ * g_xms.volumes of the volumes that have an ancestor, ordered by ancestor
+ * (then position, the order dest-snap-list had when each volume scanned all
+ * of them: that scan made a listing of N volumes cost N^2). */
+struct xms_kids {
+	size_t *pos;
+	size_t n;
+};
+
+static int kid_cmp(const void *a, const void *b)
+{
+	size_t pa = *(const size_t *)a, pb = *(const size_t *)b;
+	uint64_t aa = g_xms.volumes.v[pa].ancestor, ab = g_xms.volumes.v[pb].ancestor;
+
+	return aa != ab ? (aa < ab ? -1 : 1) : (pa > pb) - (pa < pb);
+}
+
+static void kids_build(struct xms_kids *k)
+{
+	k->n = 0;
+	k->pos = malloc((g_xms.volumes.n ? g_xms.volumes.n : 1) * sizeof(*k->pos));
+	if (!k->pos)
+		return; /* volume_json scans instead */
+	for (size_t i = 0; i < g_xms.volumes.n; i++)
+		if (g_xms.volumes.v[i].ancestor)
+			k->pos[k->n++] = i;
+	qsort(k->pos, k->n, sizeof(*k->pos), kid_cmp);
+}
+
+/* the first of k's entries whose ancestor is index (k->n when none) */
+static size_t kids_first(const struct xms_kids *k, uint64_t index)
+{
+	size_t lo = 0, hi = k->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g_xms.volumes.v[k->pos[mid]].ancestor < index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int info_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct lunlab_volume_info *)a)->name, ((const struct lunlab_volume_info *)b)->name);
+}
+
+/* the properties of volume v as XMS lists them; kids: the list's snapshot
+ * index (NULL: scan every volume, for a list of one) */
+static struct json_object *volume_json(struct xms_volume *v, const struct lunlab_volume_info *info, uint64_t now_ms,
+				       const struct xms_kids *kids)
 {
 	struct json_object *o = json_object_new_object(), *a;
 	const struct xms_cluster *c = xms_cluster_get(&g_xms, v->cluster);
@@ -61,10 +112,18 @@ static struct json_object *volume_json(struct xms_volume *v, const struct lunlab
 		json_object_object_add(o, "snapshot-type", json_object_new_string(v->readonly ? "readonly" : "regular"));
 	json_object_object_add(o, "vol-access", json_object_new_string(v->readonly ? "read_access" : "write_access"));
 	a = json_object_new_array();
-	for (size_t i = 0; i < g_xms.volumes.n; i++) {
-		if (g_xms.volumes.v[i].ancestor == v->index) {
-			json_object_array_add(a, xms_volume_oid(&g_xms.volumes.v[i]));
+	if (kids && kids->pos) {
+		for (size_t k = kids_first(kids, v->index);
+		     k < kids->n && g_xms.volumes.v[kids->pos[k]].ancestor == v->index; k++) {
+			json_object_array_add(a, xms_volume_oid(&g_xms.volumes.v[kids->pos[k]]));
 			ndest++;
+		}
+	} else {
+		for (size_t i = 0; i < g_xms.volumes.n; i++) {
+			if (g_xms.volumes.v[i].ancestor == v->index) {
+				json_object_array_add(a, xms_volume_oid(&g_xms.volumes.v[i]));
+				ndest++;
+			}
 		}
 	}
 	json_object_object_add(o, "dest-snap-list", a);
@@ -103,35 +162,55 @@ static struct json_object *volume_json(struct xms_volume *v, const struct lunlab
 	return o;
 }
 
-static void list_some(struct json_object *arr, bool snapshots_only)
+/* x's hint (xms_engine.h): the one volume the engine looks for, if any */
+static bool wanted(const struct xms_ctx *x, const struct xms_volume *v)
+{
+	return (!x->want_index || v->index == x->want_index) && (!x->want_name || strcmp(v->name, x->want_name) == 0);
+}
+
+/* Every volume (or snapshot), or only the one x wants.  A listing of
+ * 10,000 volumes with full=1 must stay under a second (bench/api-list.sh):
+ * each volume's array figures are found by binary search in the sorted
+ * infos and its snapshots through the kids index, not by scanning. */
+static void list_some(struct xms_ctx *x, struct json_object *arr, bool snapshots_only)
 {
 	uint64_t now_ms = xms_perf_now_ms();
+	bool one = x->want_index || x->want_name;
+	struct xms_kids kids = { 0 };
 
+	if (!one)
+		kids_build(&kids);
 	for (size_t ci = 0; ci < g_xms.clusters.n; ci++) {
 		const struct xms_cluster *c = &g_xms.clusters.v[ci];
 		struct lunlab_volume_info *infos;
 		size_t n = xms_scsi_volume_infos(c, &infos);
 
+		if (n > 1)
+			qsort(infos, n, sizeof(*infos), info_cmp);
 		for (size_t i = 0; i < g_xms.volumes.n; i++) {
 			struct xms_volume *v = &g_xms.volumes.v[i];
-			if (v->cluster != c->index || (snapshots_only && !v->snapshot))
+			struct lunlab_volume_info key;
+			const struct lunlab_volume_info *info;
+
+			if (v->cluster != c->index || (snapshots_only && !v->snapshot) || !wanted(x, v))
 				continue;
-			json_object_array_add(arr, volume_json(v, xms_scsi_info_of(infos, n, v), now_ms));
+			snprintf(key.name, sizeof(key.name), "%s", v->guid);
+			info = n ? bsearch(&key, infos, n, sizeof(*infos), info_cmp) : NULL;
+			json_object_array_add(arr, volume_json(v, info, now_ms, one ? NULL : &kids));
 		}
 		free(infos);
 	}
+	free(kids.pos);
 }
 
 static void list_volumes(struct xms_ctx *x, struct json_object *arr)
 {
-	(void)x;
-	list_some(arr, false);
+	list_some(x, arr, false);
 }
 
 static void list_snapshots(struct xms_ctx *x, struct json_object *arr)
 {
-	(void)x;
-	list_some(arr, true);
+	list_some(x, arr, true);
 }
 
 /* a size from the body: bytes, a positive multiple of lb, at most 1 PiB */

@@ -73,15 +73,15 @@ def volume(size, group_id=None):
 
 def snapshot(vol):
     sid = str(uuid.uuid4())
-    return Rec(id=sid, volume_id=vol["id"], volume_size=vol["size"], cgsnapshot_id=None,
+    return Rec(id=sid, name="snapshot-" + sid, volume_id=vol["id"], volume_size=vol["size"], cgsnapshot_id=None,
                consistencygroup_id=None)
 
 
-def make_driver(cluster=""):
+def make_driver(cluster="", clean_ig=False, busy_count=5, busy_interval=1):
     cfg = mock.Mock(san_ip=API, san_login=USER, san_password=PASSWORD,
-                    xtremio_cluster_name=cluster, xtremio_array_busy_retry_count=5,
-                    xtremio_array_busy_retry_interval=1, xtremio_volumes_per_glance_cache=100,
-                    xtremio_clean_unused_ig=False, xtremio_ports=[],
+                    xtremio_cluster_name=cluster, xtremio_array_busy_retry_count=busy_count,
+                    xtremio_array_busy_retry_interval=busy_interval, xtremio_volumes_per_glance_cache=100,
+                    xtremio_clean_unused_ig=clean_ig, xtremio_ports=[],
                     driver_ssl_cert_verify=False, driver_ssl_cert_path=None,
                     max_over_subscription_ratio=20.0, reserved_percentage=0,
                     volume_backend_name="lunlab" + (("-" + cluster) if cluster else ""))

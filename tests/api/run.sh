@@ -6,6 +6,8 @@
 #   cinder  Debian 12's python3-cinder XtremIOISCSIDriver, every call checked on the SCSI
 #           side, with CHAP off and then on (cinder_driver.py)
 #   cinder2 the same driver as two backends, one per cluster (cinder_two_backends.py)
+#   cinder3 the driver's other flows: manage/unmanage, update_group, a group from a group,
+#           force detach, xtremio_clean_unused_ig, the system_is_busy retry (cinder_flows.py)
 #   xms     every resource, query and XMS error message, masking, unit attentions,
 #           read-only snapshots, discovery CHAP (xms_api.py)
 #   bench   lunlab-bench clone --mode snapshot --verify and info --api (bench_api.sh)
@@ -54,6 +56,7 @@ export LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWO
 case $check in
     cinder) timeout 600 /usr/bin/python3 "$here/cinder_driver.py" || status=1 ;;
     cinder2) PYTHONPATH=$here timeout 600 /usr/bin/python3 "$here/cinder_two_backends.py" || status=1 ;;
+    cinder3) PYTHONPATH=$here timeout 600 /usr/bin/python3 "$here/cinder_flows.py" || status=1 ;;
     xms) timeout 600 /usr/bin/python3 "$here/xms_api.py" || status=1 ;;
     arrays) timeout 300 /usr/bin/python3 "$here/arrays_api.py" || status=1 ;;
     refresh) timeout 300 /usr/bin/python3 "$here/refresh_api.py" || status=1 ;;

@@ -8,7 +8,8 @@
 # directory (must say consistent), a restart on the same port, and the client's verification of
 # every block after it ("verified K" in its status file).  At the end the client stops, the target
 # gets SIGTERM and must exit 0, and the state is checked once more.
-# CRASH_SEED (default: random) makes a run repeatable; CRASH_THREADS (4), CRASH_BLOCKS (128).
+# CRASH_SEED (default: random) makes a run repeatable; CRASH_THREADS (4), CRASH_BLOCKS (128);
+# CRASH_CHUNKS=1: the client copies whole 4 MiB map chunks too (shared maps; CRASH_BLOCKS 512).
 # Exit: 0 pass, 1 fail, 77 skipped (no lunlab-target in this build).
 set -uo pipefail
 
@@ -80,7 +81,8 @@ done
 LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$here/lsan.supp" \
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0" \
 "$client" --port "$port" --iqn "$iqn" --status "$work/status" --seed "$seed" \
-    --threads "${CRASH_THREADS:-4}" --blocks "${CRASH_BLOCKS:-128}" >"$work/client.log" 2>&1 &
+    --threads "${CRASH_THREADS:-4}" --blocks "${CRASH_BLOCKS:-128}" ${CRASH_CHUNKS:+--chunk-copies} \
+    >"$work/client.log" 2>&1 &
 cpid=$!
 wait_verified 0 || fail "the client did not start (seed $seed)"
 echo "crash test: $kills kills, seed $seed, state $state"

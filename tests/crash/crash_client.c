@@ -5,7 +5,7 @@
  * nothing appears that was never written.
  *
  *   crash_client --port P --iqn IQN --status FILE [--threads N] [--blocks N]
- *                [--seed S]
+ *                [--seed S] [--chunk-copies]
  *
  * LUN 0 keeps its write cache on (WCE=1); the client turns LUN 1's off
  * with MODE SELECT SP=1 (saved) at the start and checks after every restart
@@ -14,7 +14,10 @@
  * time through its own session: WRITE(16) with and without FUA, with unique
  * or shared (deduplicated) contents, SYNCHRONIZE CACHE, UNMAP, WRITE SAME,
  * COMPARE AND WRITE and EXTENDED COPY (same LUN and across LUNs), and reads
- * that must match what it wrote.
+ * that must match what it wrote.  --chunk-copies: half the EXTENDED COPYs
+ * move a whole aligned 4 MiB map chunk, which the array shares between the
+ * two places (volume_map.c), so the other commands write, UNMAP and copy
+ * through shared chunks.
  *
  * Every sector says which content it belongs to (magic, content id, its
  * index in the block, a CRC), so a read names the write it came from.  Per
@@ -54,11 +57,14 @@
 #define BLK 16384u                /* one x2 dedup block */
 #define SPB (BLK / SECTOR)        /* sectors per block */
 #define MAXRUN 4u                 /* largest command, in blocks */
+#define CHUNK 256u                /* a map chunk (4 MiB): --chunk-copies copy whole ones */
+#define MAXOP CHUNK               /* largest op the model records, in blocks */
 #define NSHARED 8u                /* contents shared by many blocks (dedup) */
 #define WS_SECTOR 0xffffu         /* sector index of a WRITE SAME pattern */
 static const char MAGIC[8] = "LLCRASH1";
 
 static int g_port, g_threads = 4, g_blocks = 128;
+static bool g_chunks;      /* --chunk-copies: half the EXTENDED COPYs move whole aligned map chunks */
 static uint64_t g_seed = 1;
 static const char *g_iqn, *g_status;
 static atomic_bool g_stop;
@@ -175,8 +181,8 @@ struct opinfo {
 	uint64_t seq;
 	int kind;
 	unsigned nblk;
-	uint8_t lun[MAXRUN];
-	uint32_t blk[MAXRUN];
+	uint8_t lun[MAXOP];
+	uint32_t blk[MAXOP];
 };
 
 struct thr {
@@ -555,15 +561,27 @@ static bool op_caw(struct thr *th)
 
 static bool op_xcopy(struct thr *th)
 {
-	int sl = (int)rnd(th, 2), dl = (int)rnd(th, 2), luns[MAXRUN];
+	int sl = (int)rnd(th, 2), dl = (int)rnd(th, 2), luns[MAXOP];
 	unsigned n = 1 + rnd(th, MAXRUN);
-	uint32_t s0 = rnd(th, (uint32_t)g_blocks - n + 1), d0, blks[MAXRUN];
-	struct entry e[MAXRUN];
+	uint32_t s0, d0, blks[MAXOP];
+	struct entry e[MAXOP];
 	uint8_t list[256];
 
-	do
-		d0 = rnd(th, (uint32_t)g_blocks - n + 1);
-	while (sl == dl && d0 < s0 + n && s0 < d0 + n); /* no overlap on one LUN */
+	if (g_chunks && rnd(th, 2)) {
+		/* a whole map chunk onto another (the array shares it, copy on
+		 * write after: volume_map.c); regions start on a chunk */
+		uint32_t nch = (uint32_t)g_blocks / CHUNK;
+		n = CHUNK;
+		s0 = rnd(th, nch) * CHUNK;
+		do
+			d0 = rnd(th, nch) * CHUNK;
+		while (sl == dl && d0 == s0);
+	} else {
+		s0 = rnd(th, (uint32_t)g_blocks - n + 1);
+		do
+			d0 = rnd(th, (uint32_t)g_blocks - n + 1);
+		while (sl == dl && d0 < s0 + n && s0 < d0 + n); /* no overlap on one LUN */
+	}
 	uint64_t seq = ++th->seq;
 	for (unsigned i = 0; i < n; i++) {
 		struct bmodel *s = &th->m[sl][s0 + i];
@@ -875,7 +893,16 @@ static void status_line(int gen)
 
 int main(int argc, char **argv)
 {
-	for (int i = 1; i + 1 < argc; i += 2) {
+	for (int i = 1; i < argc; i += 2) {
+		if (!strcmp(argv[i], "--chunk-copies")) {
+			g_chunks = true;
+			i--; /* no value */
+			continue;
+		}
+		if (i + 1 >= argc) {
+			fprintf(stderr, "crash_client: %s needs a value\n", argv[i]);
+			return 2;
+		}
 		if (!strcmp(argv[i], "--port"))
 			g_port = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--iqn"))
@@ -892,6 +919,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "crash_client: unknown option %s\n", argv[i]);
 			return 2;
 		}
+	}
+	if (g_chunks && (g_blocks < 2 * (int)CHUNK || g_blocks % (int)CHUNK)) {
+		fprintf(stderr, "crash_client: --chunk-copies needs --blocks a multiple of %u, at least %u\n", CHUNK,
+			2 * CHUNK);
+		return 2;
 	}
 	if (!g_port || !g_iqn || !g_status || g_threads < 1 || g_threads > 64 || g_blocks < (int)MAXRUN) {
 		fprintf(stderr, "usage: crash_client --port P --iqn IQN --status FILE [--threads 1..64] [--blocks N] "

@@ -22,6 +22,7 @@
 #include "handlers/array/array_state.h"
 #include "handlers/array/store_db.h"
 #include "handlers/array/volume_names.h"
+#include "handlers/array/array_internal.h"
 
 #define B 16384u
 #define VOL (64u << 20)
@@ -615,10 +616,111 @@ static void test_no_early_store(void **state)
 	free(back);
 }
 
+/* Shared map chunks (volume_map.c) are recorded once and named by every
+ * slot holding them: after a close the clones share the same chunks again,
+ * with the same holders, data, reference counts and figures, and
+ * --check-state agrees.  Copies, a copy of a copy, a write and an UNMAP
+ * through shared chunks, before and after a commit. */
+static void test_shared_chunks_survive_close(void **state)
+{
+	const uint64_t CH = 256; /* blocks per map chunk */
+	struct array *a = open_array("a9", "x2");
+	struct volume *t = open_vol(a, "lu:t", VOL), *c1 = open_vol(a, "lu:c1", VOL), *c2 = open_vol(a, "lu:c2", VOL),
+		      *c3 = open_vol(a, "lu:c3", VOL);
+	uint8_t *buf = malloc(B), *back = malloc(B), *n1 = malloc(B), *n2 = malloc(B);
+	struct array_stats s1, s2;
+	uint64_t moved;
+
+	(void)state;
+	pattern(n1, 99, 1);
+	pattern(n2, 99, 2);
+	for (uint32_t i = 0; i < 2 * CH; i++) {
+		pattern(buf, 9, i);
+		assert_int_equal(wr(t, (uint64_t)i * B, buf, B), 0);
+	}
+	assert_int_equal(volume_copy(c1, 0, t, 0, 2 * CH * B, &moved), 0);
+	assert_int_equal(volume_copy(c2, CH * B, c1, 0, 2 * CH * B, &moved), 0);
+	assert_int_equal(volume_copy(c3, 0, t, 0, 2 * CH * B, &moved), 0);
+	assert_int_equal(array_sync(a), 0);
+	assert_int_equal(wr(c1, 5 * B, n1, B), 0);
+	assert_int_equal(volume_unmap(c3, 0, CH * B), 0);
+	assert_int_equal(wr(c2, 300 * B, n2, B), 0);
+	assert_int_equal(array_sync(a), 0);
+	assert_int_equal(volume_copy(c3, 3 * CH * B, t, 0, 2 * CH * B, &moved), 0);
+	assert_int_equal(map_chunk_at(t, 1)->shares, 5);
+	array_flush_accounting(a);
+	array_get_stats(a, &s1);
+	array_volume_close(t);
+	array_volume_close(c1);
+	array_volume_close(c2);
+	array_volume_close(c3);
+	array_put(a);
+
+	a = open_array("a9", "x2");
+	t = open_vol(a, "lu:t", VOL);
+	c1 = open_vol(a, "lu:c1", VOL);
+	c2 = open_vol(a, "lu:c2", VOL);
+	c3 = open_vol(a, "lu:c3", VOL);
+	/* the same chunk, held by the same slots */
+	assert_ptr_equal(map_chunk_at(c1, 1), map_chunk_at(t, 1));
+	assert_ptr_equal(map_chunk_at(c2, 2), map_chunk_at(t, 1));
+	assert_ptr_equal(map_chunk_at(c3, 1), map_chunk_at(t, 1));
+	assert_ptr_equal(map_chunk_at(c3, 4), map_chunk_at(t, 1));
+	assert_ptr_equal(map_chunk_at(c3, 3), map_chunk_at(t, 0));
+	assert_int_equal(map_chunk_at(t, 1)->shares, 5);
+	assert_int_equal(map_chunk_at(t, 0)->shares, 2);
+	assert_int_equal(map_chunk_at(c1, 0)->shares, 1);
+	assert_null(map_chunk_at(c3, 0));
+	for (uint32_t i = 0; i < 2 * CH; i++) {
+		pattern(buf, 9, i);
+		assert_int_equal(rd(t, (uint64_t)i * B, back, B), 0);
+		assert_memory_equal(back, buf, B);
+		assert_int_equal(rd(c3, (3 * CH + i) * B, back, B), 0);
+		assert_memory_equal(back, buf, B);
+		assert_int_equal(rd(c1, (uint64_t)i * B, back, B), 0);
+		assert_memory_equal(back, i == 5 ? n1 : buf, B);
+		assert_int_equal(rd(c2, (CH + i) * B, back, B), 0);
+		assert_memory_equal(back, CH + i == 300 ? n2 : buf, B);
+		if (i < CH) {
+			memset(buf, 0, B);
+			assert_int_equal(rd(c3, (uint64_t)i * B, back, B), 0);
+			assert_memory_equal(back, buf, B);
+		}
+	}
+	array_flush_accounting(a);
+	array_get_stats(a, &s2);
+	assert_int_equal(s2.unique_blocks, 2 * CH + 2);
+	assert_int_equal(s2.unique_blocks, s1.unique_blocks);
+	assert_int_equal(s2.mapped_blocks, 2 * CH * 4 + 2 * CH - CH);
+	assert_int_equal(s2.mapped_blocks, s1.mapped_blocks);
+	assert_int_equal(s2.single_ref_blocks, 2); /* n1 and n2 */
+	assert_int_equal(s2.single_ref_blocks, s1.single_ref_blocks);
+	assert_int_equal(s2.physical_bytes, s1.physical_bytes);
+	/* a write through a reloaded shared chunk copies it; the others keep it */
+	assert_int_equal(wr(t, (CH + 1) * B, n1, B), 0);
+	assert_int_equal(map_chunk_at(c1, 1)->shares, 4);
+	array_volume_close(t);
+	array_volume_close(c1);
+	array_volume_close(c2);
+	array_volume_close(c3);
+	array_put(a);
+
+	char out[512], err[512], adir[512];
+	snprintf(adir, sizeof(adir), "%s/arrays/a9", dir);
+	assert_int_equal(array_state_check(adir, out, sizeof(out), err, sizeof(err)), 0);
+	if (!strstr(out, "4 volume(s), 2304 map entries, 514 block(s)"))
+		fail_msg("%s", out);
+	free(buf);
+	free(back);
+	free(n1);
+	free(n2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_survives_close),
+		cmocka_unit_test(test_shared_chunks_survive_close),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_crash),
 		cmocka_unit_test(test_damage),

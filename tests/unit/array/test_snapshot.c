@@ -9,6 +9,7 @@
  * device reading the new data at once; its refusals change nothing. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include "array_test_util.h"
 #include "handlers/array/volume_names.h"
@@ -158,7 +159,7 @@ static void refusals_change_nothing(void **state)
 struct stamper {
 	struct volume *x, *y;
 	atomic_bool stop;
-	uint64_t written;
+	_Atomic uint64_t written;
 };
 
 static void *stamp_main(void *arg)
@@ -170,7 +171,7 @@ static void *stamp_main(void *arg)
 		memcpy(buf, &k, sizeof(k));
 		if (wr(s->x, 0, buf, sizeof(buf)) || wr(s->y, 0, buf, sizeof(buf)))
 			break;
-		s->written = k;
+		atomic_store(&s->written, k);
 	}
 	return NULL;
 }
@@ -181,6 +182,11 @@ static void set_is_one_point_in_time(void **state)
 	struct stamper st = { attach(a, "x", 4 * B), attach(a, "y", 4 * B), false, 0 };
 	pthread_t t;
 	pthread_create(&t, NULL, stamp_main, &st);
+	/* the snapshots must race a writer that is running: wait for its first stamp (on a
+	 * loaded machine the thread may start after 40 snapshots otherwise; docs/testing.md
+	 * rule 5, meson's timeout is the hang guard) */
+	while (atomic_load(&st.written) == 0)
+		sched_yield();
 	char *err = NULL;
 	for (int i = 0; i < 40; i++) {
 		char sx[16], sy[16];

@@ -2,7 +2,8 @@
  * written in a transaction read back in key order; a chunk of zeros has no
  * row; deleting a volume deletes its map; a rolled-back transaction leaves
  * nothing; a row changed behind its checksum (each table) or holding an
- * impossible value is an error naming it; the stamp is checked at open. */
+ * impossible value is an error naming it; the stamp is checked at open;
+ * shared map chunks and the rows naming them. */
 #include "array_test_util.h"
 
 #include <sqlite3.h>
@@ -204,12 +205,108 @@ static void test_stamp_refusal(void **state)
 	assert_non_null(strstr(err, "written for profile x2, this one has profile x1"));
 }
 
+/* Shared chunks: a row of `shared` and chunk rows naming its cid read back
+ * as references (each_chunk_any), not as ids; a plain walk refuses them; a
+ * reference or a shared row changed behind its checksum is named. */
+struct refs_seen {
+	int inline_rows, ref_rows, shared_rows;
+	uint64_t cid_sum;
+	uint32_t shared_id0;
+};
+
+static int on_inline(void *arg, uint64_t vid, uint64_t idx, const uint32_t ids[STORE_CHUNK])
+{
+	(void)vid;
+	(void)idx;
+	(void)ids;
+	((struct refs_seen *)arg)->inline_rows++;
+	return 0;
+}
+
+static int on_ref(void *arg, uint64_t vid, uint64_t idx, uint64_t cid)
+{
+	struct refs_seen *s = arg;
+	(void)vid;
+	(void)idx;
+	s->ref_rows++;
+	s->cid_sum += cid;
+	return 0;
+}
+
+static int on_shared(void *arg, uint64_t cid, const uint32_t ids[STORE_CHUNK])
+{
+	struct refs_seen *s = arg;
+	(void)cid;
+	s->shared_rows++;
+	s->shared_id0 = ids[0];
+	return 0;
+}
+
+static void test_shared_rows(void **state)
+{
+	char err[512];
+	uint32_t ids[STORE_CHUNK] = { 0 };
+	struct refs_seen s = { 0 };
+	struct store_db *db = fresh();
+
+	(void)state;
+	ids[0] = 77;
+	ids[255] = 78;
+	assert_int_equal(store_db_begin(db, err, sizeof(err)), 0);
+	assert_int_equal(store_db_put_shared(db, 5, ids, err, sizeof(err)), 0);
+	assert_int_equal(store_db_put_shared(db, 6, ids, err, sizeof(err)), 0);
+	assert_int_equal(store_db_put_chunk_ref(db, 1, 0, 5, err, sizeof(err)), 0);
+	assert_int_equal(store_db_put_chunk_ref(db, 2, 3, 5, err, sizeof(err)), 0);
+	assert_int_equal(store_db_put_chunk(db, 2, 4, ids, err, sizeof(err)), 0);
+	assert_int_equal(store_db_del_shared(db, 6, err, sizeof(err)), 0);
+	assert_int_equal(store_db_commit(db, err, sizeof(err)), 0);
+	assert_int_equal(store_db_each_chunk_any(db, on_inline, on_ref, &s, err, sizeof(err)), 0);
+	assert_int_equal(s.inline_rows, 1);
+	assert_int_equal(s.ref_rows, 2);
+	assert_int_equal(s.cid_sum, 10);
+	assert_int_equal(store_db_each_shared(db, on_shared, &s, err, sizeof(err)), 0);
+	assert_int_equal(s.shared_rows, 1);
+	assert_int_equal(s.shared_id0, 77);
+	/* a walk that knows no references finds an impossible row */
+	assert_int_equal(store_db_each_chunk(db, on_inline, &s, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "has 8 bytes"));
+	store_db_close(db);
+
+	static const char *const damage[][2] = {
+		{ "UPDATE chunks SET ids = X'0600000000000000' WHERE vid = 1", "map chunk 0 of volume 1 fails its checksum" },
+		{ "UPDATE shared SET ids = X'4E000000' || substr(ids, 5)", "shared map chunk 5 fails its checksum" },
+	};
+	for (size_t i = 0; i < 2; i++) {
+		sqlite3 *raw;
+		assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(raw, damage[i][0], NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(raw);
+		db = store_db_open(path, false, st, 2, err, sizeof(err));
+		assert_non_null(db);
+		int rc = store_db_each_chunk_any(db, on_inline, on_ref, &s, err, sizeof(err));
+		if (!rc)
+			rc = store_db_each_shared(db, on_shared, &s, err, sizeof(err));
+		assert_int_equal(rc, -1);
+		if (!strstr(err, damage[i][1]))
+			fail_msg("'%s' lacks '%s'", err, damage[i][1]);
+		store_db_close(db);
+		if (i == 0) { /* undo it, so the second case is alone */
+			db = store_db_open(path, false, st, 2, err, sizeof(err));
+			assert_int_equal(store_db_begin(db, err, sizeof(err)), 0);
+			assert_int_equal(store_db_put_chunk_ref(db, 1, 0, 5, err, sizeof(err)), 0);
+			assert_int_equal(store_db_commit(db, err, sizeof(err)), 0);
+			store_db_close(db);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stamp_refusal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shared_rows, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
