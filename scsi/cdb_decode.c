@@ -166,6 +166,16 @@ enum cdb_decode_status cdb_decode(const uint8_t *cdb, size_t size, uint32_t bloc
 	return CDB_DECODE_OK;
 }
 
+uint32_t cdb_byte_length(const uint8_t *cdb, size_t size)
+{
+	struct cdb_info info;
+
+	if (cdb_decode(cdb, size, 0, &info) != CDB_DECODE_OK ||
+	    (info.layout->len_kind != CDB_LEN_ALLOC && info.layout->len_kind != CDB_LEN_PARAM))
+		return 0;
+	return info.length;
+}
+
 const char *cdb_decode_status_str(enum cdb_decode_status s)
 {
 	switch (s) {

@@ -28,102 +28,102 @@ static int xcopy_entry(struct scsi_cmd *cmd) { return xcopy_handle(cmd); }
 static int rcr_entry(struct scsi_cmd *cmd) { return rcr_handle(cmd); }
 
 static const struct scsi_op ops[] = {
-	/* opcode, has_sa, sa, len, writes, kind, nominal/recommended timeouts (s), fn, usage */
-	{ 0x00, false, 0, 6, false, COST_OTHER, 1, 5, spc_test_unit_ready, { 0x00, 0, 0, 0, 0, 0 } },
-	{ 0x03, false, 0, 6, false, COST_OTHER, 1, 5, spc_request_sense, { 0x03, 0x01, 0, 0, FF, 0 } },
-	{ 0x08, false, 0, 6, false, COST_READ, 1, 30, sbc_read, { 0x08, 0x1f, FF, FF, FF, 0 } },
-	{ 0x0a, false, 0, 6, true, COST_WRITE, 1, 30, sbc_write, { 0x0a, 0x1f, FF, FF, FF, 0 } },
-	{ 0x12, false, 0, 6, false, COST_OTHER, 1, 5, spc_inquiry, { 0x12, 0x01, FF, FF, FF, 0 } },
-	{ 0x15, false, 0, 6, false, COST_OTHER, 1, 5, spc_mode_select, { 0x15, 0x11, 0, 0, FF, 0 } },
+	/* opcode, sa, writes, kind, nominal/recommended timeouts (s), fn, usage */
+	{ 0x00, 0, false, COST_OTHER, 1, 5, spc_test_unit_ready, { 0x00, 0, 0, 0, 0, 0 } },
+	{ 0x03, 0, false, COST_OTHER, 1, 5, spc_request_sense, { 0x03, 0x01, 0, 0, FF, 0 } },
+	{ 0x08, 0, false, COST_READ, 1, 30, sbc_read, { 0x08, 0x1f, FF, FF, FF, 0 } },
+	{ 0x0a, 0, true, COST_WRITE, 1, 30, sbc_write, { 0x0a, 0x1f, FF, FF, FF, 0 } },
+	{ 0x12, 0, false, COST_OTHER, 1, 5, spc_inquiry, { 0x12, 0x01, FF, FF, FF, 0 } },
+	{ 0x15, 0, false, COST_OTHER, 1, 5, spc_mode_select, { 0x15, 0x11, 0, 0, FF, 0 } },
 	/* RESERVE(6)/RELEASE(6) (SPC-2): the host refuses the obsolete extent
 	 * bit and ignores the rest, so no bit but the opcode is evaluated */
-	{ 0x16, false, 0, 6, false, COST_OTHER, 1, 5, LU_LAYER, { 0x16, 0, 0, 0, 0, 0 } },
-	{ 0x17, false, 0, 6, false, COST_OTHER, 1, 5, LU_LAYER, { 0x17, 0, 0, 0, 0, 0 } },
-	{ 0x1a, false, 0, 6, false, COST_OTHER, 1, 5, spc_mode_sense, { 0x1a, 0x08, FF, FF, FF, 0 } },
-	{ 0x25, false, 0, 10, false, COST_OTHER, 1, 5, sbc_read_capacity10,
+	{ 0x16, 0, false, COST_OTHER, 1, 5, LU_LAYER, { 0x16, 0, 0, 0, 0, 0 } },
+	{ 0x17, 0, false, COST_OTHER, 1, 5, LU_LAYER, { 0x17, 0, 0, 0, 0, 0 } },
+	{ 0x1a, 0, false, COST_OTHER, 1, 5, spc_mode_sense, { 0x1a, 0x08, FF, FF, FF, 0 } },
+	{ 0x25, 0, false, COST_OTHER, 1, 5, sbc_read_capacity10,
 	  { 0x25, 0, FF, FF, FF, FF, 0, 0, 0x01, 0 } },
-	{ 0x28, false, 0, 10, false, COST_READ, 1, 30, sbc_read, { 0x28, 0x1e, FF, FF, FF, FF, GRP, FF, FF, 0 } },
-	{ 0x2a, false, 0, 10, true, COST_WRITE, 1, 30, sbc_write, { 0x2a, 0x1a, FF, FF, FF, FF, GRP, FF, FF, 0 } },
-	{ 0x2e, false, 0, 10, true, COST_WRITE, 1, 30, sbc_write_verify,
+	{ 0x28, 0, false, COST_READ, 1, 30, sbc_read, { 0x28, 0x1e, FF, FF, FF, FF, GRP, FF, FF, 0 } },
+	{ 0x2a, 0, true, COST_WRITE, 1, 30, sbc_write, { 0x2a, 0x1a, FF, FF, FF, FF, GRP, FF, FF, 0 } },
+	{ 0x2e, 0, true, COST_WRITE, 1, 30, sbc_write_verify,
 	  { 0x2e, 0x16, FF, FF, FF, FF, GRP, FF, FF, 0 } },
-	{ 0x2f, false, 0, 10, false, COST_VERIFY, 1, 30, sbc_verify, { 0x2f, 0x16, FF, FF, FF, FF, GRP, FF, FF, 0 } },
-	{ 0x34, false, 0, 10, false, COST_OTHER, 1, 30, sbc_prefetch, { 0x34, 0x02, FF, FF, FF, FF, GRP, FF, FF, 0 } },
-	{ 0x35, false, 0, 10, false, COST_OTHER, 1, 30, sbc_sync_cache, { 0x35, 0x06, FF, FF, FF, FF, GRP, FF, FF, 0 } },
-	{ 0x37, false, 0, 10, false, COST_OTHER, 1, 5, sbc_read_defect_data,
+	{ 0x2f, 0, false, COST_VERIFY, 1, 30, sbc_verify, { 0x2f, 0x16, FF, FF, FF, FF, GRP, FF, FF, 0 } },
+	{ 0x34, 0, false, COST_OTHER, 1, 30, sbc_prefetch, { 0x34, 0x02, FF, FF, FF, FF, GRP, FF, FF, 0 } },
+	{ 0x35, 0, false, COST_OTHER, 1, 30, sbc_sync_cache, { 0x35, 0x06, FF, FF, FF, FF, GRP, FF, FF, 0 } },
+	{ 0x37, 0, false, COST_OTHER, 1, 5, sbc_read_defect_data,
 	  { 0x37, 0, 0x1f, 0, 0, 0, 0, FF, FF, 0 } },
-	{ 0x41, false, 0, 10, true, COST_WRITE_SAME, 1, 60, sbc_write_same,
+	{ 0x41, 0, true, COST_WRITE_SAME, 1, 60, sbc_write_same,
 	  { 0x41, 0x08, FF, FF, FF, FF, GRP, FF, FF, 0 } },
-	{ 0x42, false, 0, 10, true, COST_UNMAP, 1, 60, sbc_unmap, { 0x42, 0x00, 0, 0, 0, 0, GRP, FF, FF, 0 } },
-	{ 0x4c, false, 0, 10, false, COST_OTHER, 1, 5, spc_log_select, { 0x4c, 0x02, FF, FF, 0, 0, 0, FF, FF, 0 } },
-	{ 0x4d, false, 0, 10, false, COST_OTHER, 1, 5, spc_log_sense, { 0x4d, 0x00, FF, FF, 0, FF, FF, FF, FF, 0 } },
-	{ 0x55, false, 0, 10, false, COST_OTHER, 1, 5, spc_mode_select, { 0x55, 0x11, 0, 0, 0, 0, 0, FF, FF, 0 } },
+	{ 0x42, 0, true, COST_UNMAP, 1, 60, sbc_unmap, { 0x42, 0x00, 0, 0, 0, 0, GRP, FF, FF, 0 } },
+	{ 0x4c, 0, false, COST_OTHER, 1, 5, spc_log_select, { 0x4c, 0x02, FF, FF, 0, 0, 0, FF, FF, 0 } },
+	{ 0x4d, 0, false, COST_OTHER, 1, 5, spc_log_sense, { 0x4d, 0x00, FF, FF, 0, FF, FF, FF, FF, 0 } },
+	{ 0x55, 0, false, COST_OTHER, 1, 5, spc_mode_select, { 0x55, 0x11, 0, 0, 0, 0, 0, FF, FF, 0 } },
 	/* RESERVE(10)/RELEASE(10): 3RDPTY and LONGID are refused, the third-party
 	 * fields and PARAMETER LIST LENGTH (used only with them) never read */
-	{ 0x56, false, 0, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x56, 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
-	{ 0x57, false, 0, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x57, 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
-	{ 0x5a, false, 0, 10, false, COST_OTHER, 1, 5, spc_mode_sense, { 0x5a, 0x18, FF, FF, 0, 0, 0, FF, FF, 0 } },
+	{ 0x56, 0, false, COST_OTHER, 1, 5, LU_LAYER, { 0x56, 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
+	{ 0x57, 0, false, COST_OTHER, 1, 5, LU_LAYER, { 0x57, 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
+	{ 0x5a, 0, false, COST_OTHER, 1, 5, spc_mode_sense, { 0x5a, 0x18, FF, FF, 0, 0, 0, FF, FF, 0 } },
 	/* PERSISTENT RESERVE IN (SPC-4 6.15): READ KEYS, READ RESERVATION,
 	 * REPORT CAPABILITIES, READ FULL STATUS; ALLOCATION LENGTH in bytes 7-8 */
-	{ 0x5e, true, 0x00, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5e, 0, 0, 0, 0, 0, 0, FF, FF, 0 } },
-	{ 0x5e, true, 0x01, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5e, 0, 0, 0, 0, 0, 0, FF, FF, 0 } },
-	{ 0x5e, true, 0x02, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5e, 0, 0, 0, 0, 0, 0, FF, FF, 0 } },
-	{ 0x5e, true, 0x03, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5e, 0, 0, 0, 0, 0, 0, FF, FF, 0 } },
+	{ 0x5e, 0x00, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5e, 0, 0, 0, 0, 0, 0, FF, FF, 0 } },
+	{ 0x5e, 0x01, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5e, 0, 0, 0, 0, 0, 0, FF, FF, 0 } },
+	{ 0x5e, 0x02, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5e, 0, 0, 0, 0, 0, 0, FF, FF, 0 } },
+	{ 0x5e, 0x03, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5e, 0, 0, 0, 0, 0, 0, FF, FF, 0 } },
 	/* PERSISTENT RESERVE OUT (SPC-4 6.16), PARAMETER LIST LENGTH in bytes 5-8.
 	 * SCOPE/TYPE (byte 2) are evaluated by RESERVE, RELEASE, PREEMPT and
 	 * PREEMPT AND ABORT; REGISTER, CLEAR and REGISTER AND IGNORE EXISTING KEY
 	 * ignore them (SPC-4 6.16.2), and an ignored bit is reported as zero
 	 * (SPC-4 6.35.3).  REGISTER AND MOVE (7) is not supported. */
-	{ 0x5f, true, 0x00, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, 0, 0, 0, FF, FF, FF, FF, 0 } },
-	{ 0x5f, true, 0x01, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, FF, 0, 0, FF, FF, FF, FF, 0 } },
-	{ 0x5f, true, 0x02, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, FF, 0, 0, FF, FF, FF, FF, 0 } },
-	{ 0x5f, true, 0x03, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, 0, 0, 0, FF, FF, FF, FF, 0 } },
-	{ 0x5f, true, 0x04, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, FF, 0, 0, FF, FF, FF, FF, 0 } },
-	{ 0x5f, true, 0x05, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, FF, 0, 0, FF, FF, FF, FF, 0 } },
-	{ 0x5f, true, 0x06, 10, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, 0, 0, 0, FF, FF, FF, FF, 0 } },
+	{ 0x5f, 0x00, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, 0, 0, 0, FF, FF, FF, FF, 0 } },
+	{ 0x5f, 0x01, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, FF, 0, 0, FF, FF, FF, FF, 0 } },
+	{ 0x5f, 0x02, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, FF, 0, 0, FF, FF, FF, FF, 0 } },
+	{ 0x5f, 0x03, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, 0, 0, 0, FF, FF, FF, FF, 0 } },
+	{ 0x5f, 0x04, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, FF, 0, 0, FF, FF, FF, FF, 0 } },
+	{ 0x5f, 0x05, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, FF, 0, 0, FF, FF, FF, FF, 0 } },
+	{ 0x5f, 0x06, false, COST_OTHER, 1, 5, LU_LAYER, { 0x5f, 0, 0, 0, 0, FF, FF, FF, FF, 0 } },
 	/* EXTENDED COPY: writes_medium false because the LU that receives it
 	 * may be only the source; xcopy_exec.c checks each destination LU */
-	{ 0x83, true, 0x00, 16, false, COST_XCOPY, 1, 60, xcopy_entry,
+	{ 0x83, 0x00, false, COST_XCOPY, 1, 60, xcopy_entry,
 	  { 0x83, 0, 0, 0, 0, 0, 0, 0, 0, 0, FF, FF, FF, FF, 0, 0 } },
-	{ 0x84, true, 0x00, 16, false, COST_OTHER, 1, 5, rcr_entry,
+	{ 0x84, 0x00, false, COST_OTHER, 1, 5, rcr_entry,
 	  { 0x84, 0, FF, 0, 0, 0, 0, 0, 0, 0, FF, FF, FF, FF, 0, 0 } },
-	{ 0x84, true, 0x03, 16, false, COST_OTHER, 1, 5, rcr_entry,
+	{ 0x84, 0x03, false, COST_OTHER, 1, 5, rcr_entry,
 	  { 0x84, 0, FF, 0, 0, 0, 0, 0, 0, 0, FF, FF, FF, FF, 0, 0 } },
-	{ 0x84, true, 0x04, 16, false, COST_OTHER, 1, 5, rcr_entry,
+	{ 0x84, 0x04, false, COST_OTHER, 1, 5, rcr_entry,
 	  { 0x84, 0, FF, 0, 0, 0, 0, 0, 0, 0, FF, FF, FF, FF, 0, 0 } },
-	{ 0x88, false, 0, 16, false, COST_READ, 1, 30, sbc_read,
+	{ 0x88, 0, false, COST_READ, 1, 30, sbc_read,
 	  { 0x88, 0x1e, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
-	{ 0x89, false, 0, 16, true, COST_CAW, 1, 30, sbc_compare_and_write,
+	{ 0x89, 0, true, COST_CAW, 1, 30, sbc_compare_and_write,
 	  { 0x89, 0x1a, FF, FF, FF, FF, FF, FF, FF, FF, 0, 0, 0, FF, GRP, 0 } },
-	{ 0x8a, false, 0, 16, true, COST_WRITE, 1, 30, sbc_write,
+	{ 0x8a, 0, true, COST_WRITE, 1, 30, sbc_write,
 	  { 0x8a, 0x1a, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
-	{ 0x8b, false, 0, 16, true, COST_WRITE, 1, 30, sbc_orwrite,
+	{ 0x8b, 0, true, COST_WRITE, 1, 30, sbc_orwrite,
 	  { 0x8b, 0x18, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
-	{ 0x8e, false, 0, 16, true, COST_WRITE, 1, 30, sbc_write_verify,
+	{ 0x8e, 0, true, COST_WRITE, 1, 30, sbc_write_verify,
 	  { 0x8e, 0x16, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
-	{ 0x8f, false, 0, 16, false, COST_VERIFY, 1, 30, sbc_verify,
+	{ 0x8f, 0, false, COST_VERIFY, 1, 30, sbc_verify,
 	  { 0x8f, 0x16, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
-	{ 0x90, false, 0, 16, false, COST_OTHER, 1, 30, sbc_prefetch,
+	{ 0x90, 0, false, COST_OTHER, 1, 30, sbc_prefetch,
 	  { 0x90, 0x02, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
-	{ 0x91, false, 0, 16, false, COST_OTHER, 1, 30, sbc_sync_cache,
+	{ 0x91, 0, false, COST_OTHER, 1, 30, sbc_sync_cache,
 	  { 0x91, 0x06, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
-	{ 0x93, false, 0, 16, true, COST_WRITE_SAME, 1, 60, sbc_write_same,
+	{ 0x93, 0, true, COST_WRITE_SAME, 1, 60, sbc_write_same,
 	  { 0x93, 0x09, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
-	{ 0x9c, false, 0, 16, true, COST_WRITE, 1, 30, sbc_write_atomic,
+	{ 0x9c, 0, true, COST_WRITE, 1, 30, sbc_write_atomic,
 	  { 0x9c, 0x18, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
-	{ 0x9e, true, 0x10, 16, false, COST_OTHER, 1, 5, sbc_read_capacity16,
+	{ 0x9e, 0x10, false, COST_OTHER, 1, 5, sbc_read_capacity16,
 	  { 0x9e, 0, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, 0x01, 0 } },
-	{ 0x9e, true, 0x12, 16, false, COST_OTHER, 1, 5, sbc_get_lba_status,
+	{ 0x9e, 0x12, false, COST_OTHER, 1, 5, sbc_get_lba_status,
 	  { 0x9e, 0, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, 0, 0 } },
 	/* REPORT LUNS (SPC-4 6.33): SELECT REPORT, ALLOCATION LENGTH */
-	{ 0xa0, false, 0, 12, false, COST_OTHER, 1, 5, LU_LAYER, { 0xa0, 0, FF, 0, 0, 0, FF, FF, FF, FF, 0, 0 } },
-	{ 0xa3, true, 0x0c, 12, false, COST_OTHER, 1, 5, spc_report_supported_opcodes,
+	{ 0xa0, 0, false, COST_OTHER, 1, 5, LU_LAYER, { 0xa0, 0, FF, 0, 0, 0, FF, FF, FF, FF, 0, 0 } },
+	{ 0xa3, 0x0c, false, COST_OTHER, 1, 5, spc_report_supported_opcodes,
 	  { 0xa3, 0, 0x87, FF, FF, FF, FF, FF, FF, FF, 0, 0 } },
-	{ 0xa8, false, 0, 12, false, COST_READ, 1, 30, sbc_read, { 0xa8, 0x1e, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
-	{ 0xaa, false, 0, 12, true, COST_WRITE, 1, 30, sbc_write, { 0xaa, 0x1a, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
-	{ 0xae, false, 0, 12, true, COST_WRITE, 1, 30, sbc_write_verify,
+	{ 0xa8, 0, false, COST_READ, 1, 30, sbc_read, { 0xa8, 0x1e, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
+	{ 0xaa, 0, true, COST_WRITE, 1, 30, sbc_write, { 0xaa, 0x1a, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
+	{ 0xae, 0, true, COST_WRITE, 1, 30, sbc_write_verify,
 	  { 0xae, 0x16, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
-	{ 0xaf, false, 0, 12, false, COST_VERIFY, 1, 30, sbc_verify, { 0xaf, 0x16, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
-	{ 0xb7, false, 0, 12, false, COST_OTHER, 1, 5, sbc_read_defect_data,
+	{ 0xaf, 0, false, COST_VERIFY, 1, 30, sbc_verify, { 0xaf, 0x16, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
+	{ 0xb7, 0, false, COST_OTHER, 1, 5, sbc_read_defect_data,
 	  { 0xb7, 0x1f, FF, FF, FF, FF, FF, FF, FF, FF, 0, 0 } },
 };
 
@@ -142,18 +142,40 @@ const struct scsi_op *scsi_op_at(size_t i)
  * instead of a scan (scsi_debug's opcode_ind_arr, QEMU scsi-disk's dispatch
  * table).  Entries of one opcode are adjacent in ops[] (checked here). */
 static uint8_t op_first[256], op_count[256];
+/* Each entry's CDB length, from its row in the CDB layout table (lunlab/cdb_decode.h): the
+ * table is the one place that says how long a command is; tests/unit/scsi/test_cdb_decode.c
+ * proves every entry here has a row there. */
+static uint8_t op_cdb_len[sizeof(ops) / sizeof(ops[0])];
+static bool op_has_sa[sizeof(ops) / sizeof(ops[0])];
 static pthread_once_t op_index_once = PTHREAD_ONCE_INIT;
 
 static void build_op_index(void)
 {
 	for (size_t i = 0; i < scsi_op_count(); i++) {
 		uint8_t o = ops[i].opcode;
+		const struct cdb_layout *l = cdb_layout_find(o, ops[i].sa);
+
+		assert(l);
+		op_cdb_len[i] = l ? l->cdb_len : 0;
+		op_has_sa[i] = l && l->has_sa;
 		if (!op_first[o])
 			op_first[o] = (uint8_t)(i + 1);
 		/* a split run would hide its later entries from scsi_op_find */
 		assert((size_t)op_first[o] - 1 + op_count[o] == i);
 		op_count[o]++;
 	}
+}
+
+uint8_t scsi_op_cdb_len(const struct scsi_op *op)
+{
+	pthread_once(&op_index_once, build_op_index);
+	return op_cdb_len[op - ops];
+}
+
+bool scsi_op_has_sa(const struct scsi_op *op)
+{
+	pthread_once(&op_index_once, build_op_index);
+	return op_has_sa[op - ops];
 }
 
 const struct scsi_op *scsi_op_find(uint8_t opcode, uint16_t sa, bool *opcode_has_sa, bool *opcode_known)
@@ -165,13 +187,13 @@ const struct scsi_op *scsi_op_find(uint8_t opcode, uint16_t sa, bool *opcode_has
 	if (first) {
 		const struct scsi_op *e = &ops[first - 1];
 		for (unsigned i = 0; i < n; i++)
-			if (!e[i].has_sa || e[i].sa == sa) {
+			if (!op_has_sa[first - 1 + i] || e[i].sa == sa) {
 				hit = &e[i];
 				break;
 			}
 	}
 	if (opcode_has_sa)
-		*opcode_has_sa = first && ops[first - 1].has_sa;
+		*opcode_has_sa = first && op_has_sa[first - 1];
 	if (opcode_known)
 		*opcode_known = first != 0;
 	return hit;
@@ -261,9 +283,9 @@ int scsi_dispatch(struct scsi_cmd *cmd, enum cost_kind *kind)
 
 	/* Every bit outside the usage data is reserved (or a feature lunlab does
 	 * not have, e.g. RDPROTECT): point at the highest offending bit. */
-	for (unsigned i = 1; i < op->cdb_len; i++) {
+	for (unsigned i = 1, n = op_cdb_len[op - ops]; i < n; i++) {
 		uint8_t allowed = op->usage[i];
-		if (i == 1 && op->has_sa)
+		if (i == 1 && op_has_sa[op - ops])
 			allowed |= 0x1f;
 		uint8_t bad = cdb[i] & (uint8_t)~allowed;
 		if (bad)

@@ -75,9 +75,9 @@ typedef int (*scsi_fn)(struct scsi_cmd *cmd);
 
 struct scsi_op {
 	uint8_t opcode;
-	bool has_sa;                /* service action in CDB byte 1, bits 4..0 */
-	uint16_t sa;
-	uint8_t cdb_len;
+	uint16_t sa;                /* 0 for an opcode without service actions; whether it has
+				     * them, and its CDB length: scsi_op_has_sa, scsi_op_cdb_len
+				     * (its row of the CDB layout table) */
 	bool writes_medium;         /* refused with DATA PROTECT while SWP=1 */
 	enum cost_kind kind;
 	uint32_t nominal_timeout_s; /* RSOC command timeouts descriptor */
@@ -92,6 +92,10 @@ struct scsi_op {
 /* Table access for REPORT SUPPORTED OPERATION CODES. */
 size_t scsi_op_count(void);
 const struct scsi_op *scsi_op_at(size_t i);
+/* an entry's CDB length, as the CDB layout table (lunlab/cdb_decode.h) gives it */
+uint8_t scsi_op_cdb_len(const struct scsi_op *op);
+/* whether an entry's opcode has service actions (CDB byte 1, bits 4..0), from the same row */
+bool scsi_op_has_sa(const struct scsi_op *op);
 /* the entry for opcode (and sa if the opcode has service actions), or NULL;
  * *opcode_known tells whether the opcode exists with other service actions */
 const struct scsi_op *scsi_op_find(uint8_t opcode, uint16_t sa, bool *opcode_has_sa, bool *opcode_known);

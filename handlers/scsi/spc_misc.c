@@ -61,8 +61,8 @@ static void put_timeouts(uint8_t *p, const struct scsi_op *op)
 /* usage data as reported: the service action bits carry the SA value */
 static void put_usage(uint8_t *p, const struct scsi_op *op)
 {
-	memcpy(p, op->usage, op->cdb_len);
-	if (op->has_sa)
+	memcpy(p, op->usage, scsi_op_cdb_len(op));
+	if (scsi_op_has_sa(op))
 		p[1] = (uint8_t)((p[1] & 0xe0) | (op->sa & 0x1f));
 }
 
@@ -78,9 +78,9 @@ static int report_all(struct scsi_cmd *cmd, bool rctd, uint8_t **out, size_t *le
 	for (size_t i = 0; i < n; i++) {
 		const struct scsi_op *op = scsi_op_at(i);
 		b[p] = op->opcode;
-		put_be16(b + p + 2, op->has_sa ? op->sa : 0);
-		b[p + 5] = (uint8_t)((rctd ? 0x02 : 0) | (op->has_sa ? 0x01 : 0)); /* CTDP, SERVACTV */
-		put_be16(b + p + 6, op->cdb_len);
+		put_be16(b + p + 2, scsi_op_has_sa(op) ? op->sa : 0);
+		b[p + 5] = (uint8_t)((rctd ? 0x02 : 0) | (scsi_op_has_sa(op) ? 0x01 : 0)); /* CTDP, SERVACTV */
+		put_be16(b + p + 6, scsi_op_cdb_len(op));
 		if (rctd)
 			put_timeouts(b + p + 8, op);
 		p += desc;
@@ -124,9 +124,9 @@ int spc_report_supported_opcodes(struct scsi_cmd *cmd)
 			len = 4;
 		} else {
 			one[1] = (uint8_t)((rctd ? 0x80 : 0) | 0x03); /* CTDP, SUPPORT 011b */
-			put_be16(one + 2, op->cdb_len);
+			put_be16(one + 2, scsi_op_cdb_len(op));
 			put_usage(one + 4, op);
-			len = 4 + op->cdb_len;
+			len = 4 + scsi_op_cdb_len(op);
 			if (rctd) {
 				put_timeouts(one + len, op);
 				len += TIMEOUTS_LEN;

@@ -8,7 +8,8 @@
  *
  * The table holds every command handler_lunlab.so's opcode table (handlers/scsi/opcodes.c)
  * lists, plus the ones lunlab-target answers itself (CDB_L_TARGET_ONLY); the unit test
- * tests/unit/scsi/test_cdb_decode.c proves both tables name the same commands.
+ * tests/unit/scsi/test_cdb_decode.c proves both tables name the same commands.  The opcode
+ * table has no CDB length of its own: it takes each command's from its row here.
  *
  * Cost: a lookup is one index read and a scan of that opcode's service actions (at most a
  * handful); no allocation.  Linked as a static library with hidden symbols, so
@@ -149,6 +150,13 @@ const struct cdb_layout *cdb_layout_typical(uint8_t opcode);
  * layout has none.  cdb must hold layout->cdb_len bytes. */
 uint64_t cdb_layout_lba(const struct cdb_layout *l, const uint8_t *cdb);
 uint32_t cdb_layout_length(const struct cdb_layout *l, const uint8_t *cdb);
+
+/* The ALLOCATION LENGTH or PARAMETER LIST LENGTH of a CDB of size bytes, read through the
+ * table: what the commands lunlab-target answers itself (INQUIRY, REQUEST SENSE, REPORT
+ * LUNS, PERSISTENT RESERVE IN/OUT, REPORT/SET TARGET PORT GROUPS) need of it.  The field's
+ * raw value; 0 when the CDB does not decode (unknown command or service action, shorter
+ * than its CDB length) or its length counts blocks, not bytes. */
+uint32_t cdb_byte_length(const uint8_t *cdb, size_t size);
 
 /* Write a CDB per the table: zero size bytes, set opcode, service action, LBA and length
  * field.  False (cdb untouched) when the command is unknown, size is below its CDB length,

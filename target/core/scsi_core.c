@@ -35,6 +35,7 @@
  * fault rules each step is a compare or an atomic load; nothing here
  * allocates or takes a lock unless the LU has that state. */
 #include "target/core/scsi_core.h"
+#include "lunlab/cdb_decode.h"
 #include "lunlab/scsi_vocab.h"
 
 #include <stdlib.h>
@@ -96,12 +97,13 @@ static enum scsi_core_verdict answer_ua(struct scsi_itn *itn, struct scsi_core_c
 					bool as_data)
 {
 	uint8_t sense[LU_SENSE_MAX], sl = lu_sense_fixed(sense, ua[0], scsi_asc_pair(ua[1], ua[2]), -1);
-	size_t n, len;
+	size_t n, len, alloc;
 	uint8_t *buf;
 
 	if (!as_data)
 		return answer(cmd->lc, SCSI_STAT_CHECK_CONDITION, sense, sl, 0);
-	n = sl < cmd->lc->cdb[4] ? sl : cmd->lc->cdb[4];
+	alloc = cdb_byte_length(cmd->lc->cdb, sizeof(cmd->lc->cdb)); /* REQUEST SENSE's */
+	n = sl < alloc ? sl : alloc;
 	if (n > cmd->edtl)
 		n = cmd->edtl;
 	if (!buffer(itn, cmd, n ? cmd->edtl : 0, &buf, &len))

@@ -2,6 +2,7 @@
  * PORT GROUPS, the per-state command filter and the INQUIRY designators
  * (alua.h).  One mutex covers the states; a LU without ALUA never takes it. */
 #include "target/lu/alua.h"
+#include "lunlab/cdb_decode.h"
 #include "lunlab/scsi_vocab.h"
 
 #include <pthread.h>
@@ -40,11 +41,6 @@ static void put16(uint8_t *p, unsigned v)
 {
 	p[0] = (uint8_t)(v >> 8);
 	p[1] = (uint8_t)v;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
 void alua_set_groups(const uint16_t *ids, int n)
@@ -283,7 +279,7 @@ void alua_report_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, uint
 {
 	uint8_t out[8 + ALUA_GROUPS_MAX * 12];
 	bool ext = (cdb[1] & 0xe0) == 0x20; /* PARAMETER DATA FORMAT 001b: extended header */
-	uint32_t alloc = get32(cdb + 6);
+	uint32_t alloc = cdb_byte_length(cdb, CDB_MAX_LEN); /* cdb: a whole CDB (struct lu_cmd) */
 	size_t o = ext ? 8 : 4, n;
 	struct lu_alua *a;
 
@@ -327,7 +323,7 @@ void alua_set_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, const u
 		   struct alua_answer *ans, bool *changed)
 {
 	uint8_t tpgs = alua_tpgs(e);
-	uint32_t pll = get32(cdb + 6);
+	uint32_t pll = cdb_byte_length(cdb, CDB_MAX_LEN);
 	struct lu_alua *a;
 	int idx[ALUA_GROUPS_MAX * 4];
 	size_t nd;
@@ -395,7 +391,7 @@ size_t alua_patch_inquiry(uint8_t tpgs, uint16_t tpg, const uint8_t *cdb, uint8_
 		0x51, 0x94, 0, 4, 0, 0, 0, 0, /* iSCSI, binary; PIV, target port, RELATIVE TARGET PORT */
 		0x51, 0x95, 0, 4, 0, 0, 0, 0, /* iSCSI, binary; PIV, target port, TARGET PORT GROUP */
 	};
-	size_t alloc = (size_t)(cdb[3] << 8 | cdb[4]), full, page;
+	size_t alloc = cdb_byte_length(cdb, CDB_MAX_LEN), full, page; /* INQUIRY's, cdb whole */
 
 	if (!tpgs)
 		return len;

@@ -1,6 +1,7 @@
 /* lu_local.c — what the target answers itself, without a backend (see
  * lu_table.h): REPORT LUNS on any LUN, and every command to a LUN the
  * initiator does not see. */
+#include "lunlab/cdb_decode.h"
 #include "lunlab/be.h"
 #include "lunlab/scsi_vocab.h"
 #include "target/lu/lu_table_priv.h"
@@ -90,7 +91,7 @@ bool lu_local_answer_nexus(struct lu_nexus *nx, const struct lu_entry *e, const 
 
 	if (cdb[0] == SCSI_OP_INQUIRY) { /* INQUIRY: "no LU here" in the peripheral qualifier */
 		uint8_t inq[36];
-		uint16_t alloc = (uint16_t)(cdb[3] << 8 | cdb[4]);
+		uint32_t alloc = cdb_byte_length(cdb, CDB_MAX_LEN); /* cdb: a whole CDB (struct lu_cmd) */
 		size_t n;
 
 		if (cdb[1] & 0x01) { /* EVPD: there is no LU to describe */
@@ -113,8 +114,10 @@ bool lu_local_answer_nexus(struct lu_nexus *nx, const struct lu_entry *e, const 
 	if (cdb[0] == SCSI_OP_REQUEST_SENSE) { /* REQUEST SENSE: the sense is the answer */
 		uint8_t s[18];
 		size_t n = lu_sense_fixed(s, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1);
-		if (n > cdb[4])
-			n = cdb[4];
+		uint32_t alloc = cdb_byte_length(cdb, CDB_MAX_LEN);
+
+		if (n > alloc)
+			n = alloc;
 		copy_out(buf, buflen, s, n, data_len);
 		return true;
 	}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lunlab/cdb_decode.h"
 #include "lunlab/be.h"
 #include "lunlab/scsi_vocab.h"
 
@@ -104,7 +105,7 @@ void pr_in_execute(struct pr_state *st, const uint8_t *cdb, uint8_t *buf, size_t
 		   struct pr_answer *ans)
 {
 	uint8_t sa = cdb[1] & 0x1f;
-	size_t alloc = (size_t)cdb[7] << 8 | cdb[8], n, room;
+	size_t alloc = cdb_byte_length(cdb, CDB_MAX_LEN), n, room; /* cdb: a whole CDB */
 	uint8_t *d;
 
 	if (sa > SCSI_SA_PRIN_READ_FULL_STATUS) {

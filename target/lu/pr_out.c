@@ -8,6 +8,7 @@
 #include "target/lu/pr_internal.h"
 
 #include <string.h>
+#include "lunlab/cdb_decode.h"
 #include "lunlab/be.h"
 #include "lunlab/scsi_vocab.h"
 
@@ -205,7 +206,7 @@ void pr_out_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_por
 		    uint64_t nexus_id, const uint8_t *buf, size_t buflen, struct pr_answer *ans)
 {
 	uint8_t sa = cdb[1] & 0x1f, scope = cdb[2] >> 4, type = cdb[2] & 0x0f;
-	uint32_t plen = (uint32_t)cdb[5] << 24 | (uint32_t)cdb[6] << 16 | (uint32_t)cdb[7] << 8 | cdb[8];
+	uint32_t plen = cdb_byte_length(cdb, CDB_MAX_LEN); /* cdb: a whole CDB */
 	uint64_t rk, sark;
 	struct pr_reg *r;
 

@@ -1,6 +1,7 @@
 /* pr_state.c — one LU's reservation state: registrations, the reservation,
  * SCSI-2 RESERVE, the unit attentions the standard queues for other
  * initiator ports, and the gate every command passes (see pr.h). */
+#include "lunlab/cdb_decode.h"
 #include "lunlab/scsi_vocab.h"
 #include "target/lu/pr_internal.h"
 
@@ -271,7 +272,8 @@ bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port
 	if (cdb[0] != SCSI_OP_INQUIRY && cdb[0] != SCSI_OP_REPORT_LUNS && pr_take_ua(st, port, &asc, &ascq)) {
 		if (cdb[0] == SCSI_OP_REQUEST_SENSE) {
 			uint8_t s[18];
-			size_t n = lu_sense_fixed(s, SCSI_SK_UNIT_ATTENTION, scsi_asc_pair(asc, ascq), -1), alloc = cdb[4];
+			size_t n = lu_sense_fixed(s, SCSI_SK_UNIT_ATTENTION, scsi_asc_pair(asc, ascq), -1),
+			       alloc = cdb_byte_length(cdb, CDB_MAX_LEN); /* cdb: a whole CDB */
 
 			if (n > alloc)
 				n = alloc;

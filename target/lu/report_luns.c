@@ -2,6 +2,7 @@
  * 1 (well-known LUs only: none here) and 2 (all); single-level LUN format
  * (peripheral addressing below 256, flat space above); the list is cut to the
  * allocation length but LUN LIST LENGTH always tells the full size. */
+#include "lunlab/cdb_decode.h"
 #include "lunlab/scsi_vocab.h"
 #include "target/lu/lu_table.h"
 
@@ -14,7 +15,7 @@ uint8_t report_luns_of(const uint64_t *luns, size_t n, const uint8_t *cdb, uint8
 		       size_t *data_len, uint8_t *sense, uint8_t *sense_len)
 {
 	uint8_t sel = cdb[2];
-	uint32_t alloc = get_be32(cdb + 6);
+	uint32_t alloc = cdb_byte_length(cdb, CDB_MAX_LEN); /* cdb: a whole CDB (struct lu_cmd) */
 	size_t total, out;
 	uint8_t ent[8];
 

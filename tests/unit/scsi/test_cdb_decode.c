@@ -210,10 +210,10 @@ static void test_handler_table_agrees(void **state)
 		const struct cdb_layout *l = cdb_layout_find(op->opcode, op->sa);
 
 		assert_non_null(l);
-		assert_int_equal(l->has_sa, op->has_sa);
-		if (op->has_sa)
+		assert_int_equal(l->has_sa, scsi_op_has_sa(op));
+		if (scsi_op_has_sa(op))
 			assert_int_equal(l->sa, op->sa);
-		assert_int_equal(l->cdb_len, op->cdb_len);
+		assert_int_equal(scsi_op_cdb_len(op), l->cdb_len); /* read from the row */
 		assert_false(l->props & CDB_L_TARGET_ONLY);
 		/* the handler's READ class is the decoder's */
 		assert_int_equal(op->kind == COST_READ, l->cls == CDB_CLASS_READ);
@@ -411,6 +411,51 @@ static void test_typical_and_props(void **state)
 	assert_int_equal(cdb_opcode_props(SCSI_OP_WRITE_BUFFER), 0);
 }
 
+/* cdb_byte_length: the target-owned commands' ALLOCATION / PARAMETER LIST LENGTH, each at
+ * its own offset and width; 0 for a block count, an unknown service action or a short CDB */
+static void test_byte_length(void **state)
+{
+	uint8_t c[16];
+
+	(void)state;
+	memset(c, 0, sizeof(c));
+	c[0] = SCSI_OP_REQUEST_SENSE;
+	c[4] = 0xfc;
+	assert_int_equal(cdb_byte_length(c, 6), 0xfc);
+	assert_int_equal(cdb_byte_length(c, 5), 0); /* shorter than REQUEST SENSE's 6 bytes */
+	memset(c, 0, sizeof(c));
+	c[0] = SCSI_OP_INQUIRY;
+	put_be16(c + 3, 0x1234);
+	assert_int_equal(cdb_byte_length(c, 6), 0x1234);
+	memset(c, 0, sizeof(c));
+	c[0] = SCSI_OP_PERSISTENT_RESERVE_IN;
+	c[1] = SCSI_SA_PRIN_READ_KEYS;
+	put_be16(c + 7, 0x0203);
+	assert_int_equal(cdb_byte_length(c, 10), 0x0203);
+	c[1] = 0x1f; /* a service action PERSISTENT RESERVE IN does not have */
+	assert_int_equal(cdb_byte_length(c, 10), 0);
+	memset(c, 0, sizeof(c));
+	c[0] = SCSI_OP_PERSISTENT_RESERVE_OUT;
+	c[1] = SCSI_SA_PROUT_REGISTER;
+	put_be32(c + 5, 0x01020304u);
+	assert_int_equal(cdb_byte_length(c, 10), 0x01020304u);
+	memset(c, 0, sizeof(c));
+	c[0] = SCSI_OP_REPORT_LUNS;
+	put_be32(c + 6, 0xa0b0c0d0u);
+	assert_int_equal(cdb_byte_length(c, 12), 0xa0b0c0d0u);
+	c[0] = SCSI_OP_MAINTENANCE_IN;
+	c[1] = SCSI_SA_REPORT_TARGET_PORT_GROUPS;
+	assert_int_equal(cdb_byte_length(c, 12), 0xa0b0c0d0u);
+	c[0] = SCSI_OP_MAINTENANCE_OUT;
+	c[1] = SCSI_SA_SET_TARGET_PORT_GROUPS;
+	assert_int_equal(cdb_byte_length(c, 12), 0xa0b0c0d0u);
+	memset(c, 0, sizeof(c));
+	c[0] = SCSI_OP_READ_10; /* TRANSFER LENGTH counts blocks */
+	put_be16(c + 7, 8);
+	assert_int_equal(cdb_byte_length(c, 10), 0);
+	assert_int_equal(cdb_byte_length(NULL, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -421,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_build_and_set_length),
 		cmocka_unit_test(test_typical_and_props),
+		cmocka_unit_test(test_byte_length),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,13 +33,13 @@ static void test_random_cdbs(void **state)
 		for (int i = 0; i < 16; i++)
 			cdb[i] = (uint8_t)next32();
 		cdb[0] = op->opcode;
-		if (op->has_sa)
+		if (scsi_op_has_sa(op))
 			cdb[1] = (uint8_t)((cdb[1] & 0xe0) | op->sa);
 		if (next32() & 1)                   /* half the time: only legal bits */
-			for (unsigned i = 1; i < op->cdb_len; i++)
-				cdb[i] &= (uint8_t)(op->usage[i] | (i == 1 && op->has_sa ? 0x1f : 0));
+			for (unsigned i = 1; i < scsi_op_cdb_len(op); i++)
+				cdb[i] &= (uint8_t)(op->usage[i] | (i == 1 && scsi_op_has_sa(op) ? 0x1f : 0));
 		if (next32() & 1) {                 /* and small LBAs / lengths */
-			for (unsigned i = 2; i + 1 < op->cdb_len; i++)
+			for (unsigned i = 2; i + 1 < scsi_op_cdb_len(op); i++)
 				if (next32() % 4)
 					cdb[i] = 0;
 		}
@@ -47,7 +47,7 @@ static void test_random_cdbs(void **state)
 		for (size_t i = 0; i < len; i++)
 			buf[i] = (uint8_t)next32();
 		memset(buf + len, 0xa5, GUARD);
-		int st = fix_run(&fc, lu, cdb, op->cdb_len, buf, len);
+		int st = fix_run(&fc, lu, cdb, scsi_op_cdb_len(op), buf, len);
 		for (int g = 0; g < GUARD; g++)
 			assert_int_equal(buf[len + g], 0xa5);
 		if (st == TCMU_STS_OK)

@@ -13,8 +13,8 @@ static const struct scsi_op *scan(uint8_t opcode, uint16_t sa, bool *has_sa, boo
 		if (e->opcode != opcode)
 			continue;
 		*known = true;
-		*has_sa = e->has_sa;
-		if (!hit && (!e->has_sa || e->sa == sa))
+		*has_sa = scsi_op_has_sa(e);
+		if (!hit && (!scsi_op_has_sa(e) || e->sa == sa))
 			hit = e;
 	}
 	return hit;
@@ -36,7 +36,7 @@ static void test_index_equals_scan(void **state)
 	/* every entry is reachable: opcodes without service actions once per sa */
 	unsigned expect = 0;
 	for (size_t i = 0; i < scsi_op_count(); i++)
-		expect += scsi_op_at(i)->has_sa ? 1 : 32;
+		expect += scsi_op_has_sa(scsi_op_at(i)) ? 1 : 32;
 	assert_int_equal(found, expect);
 	/* and NULL flag pointers are allowed */
 	assert_non_null(scsi_op_find(0x28, 0, NULL, NULL));
