@@ -181,13 +181,15 @@ arrays:
     luns: {d: {size: 64M}}
 workloads:
   w: {kind: verify, lun: d, size: 2M, start: event}
-  idle: {kind: run, command: 'sleep 1'}
+  # the run lasts until the timeline's DELETE is done (once the rule has fired), not a fixed
+  # second: on a loaded machine the condition's poll could come after a 1 s run had ended
+  idle: {kind: run, command: 'until curl -sk -u "\$LUNLAB_EXT_API_USER:\$LUNLAB_EXT_API_PASSWORD" "\$LUNLAB_EXT_API/metrics" | grep -q ''^lunlab_fault_hits_total{action="sense"} [1-9]'' && curl -sk -u "\$LUNLAB_EXT_API_USER:\$LUNLAB_EXT_API_PASSWORD" "\$LUNLAB_EXT_API/api/lunlab/faults" | grep -Eq ''"faults": ?\[ ?\]''; do sleep 0.2; done'}
   api: {kind: run, start: event, command: 'curl -sk -u "\$LUNLAB_EXT_API_USER:\$LUNLAB_EXT_API_PASSWORD" "\$LUNLAB_EXT_API/api/lunlab/faults"'}
 timeline:
   - {at: 0s, fault: 'lun=0,op=read,lba=0-15,sense=medium-error', name: m}
   - {when: {after: m, delay: 0s}, start_workload: w}
   - {when: {after: m, delay: 0s}, start_workload: api}
-  # once the rule has fired, every rule goes, through the API action (the run lasts 1 s: idle)
+  # once the rule has fired, every rule goes, through the API action (idle waits for it)
   - {when: {api: /api/lunlab/faults, match: '"hits": ?[1-9]'}, api: {method: DELETE, path: /api/lunlab/faults}}
 expect:
   - {workload: w, fails_with: 03/11/00}
