@@ -17,7 +17,8 @@
 # Not a test: a measurement; it prints a verdict for a tolerance but never fails on it.
 #
 # usage: bench/ab.sh BUILD_A BUILD_B
-# env: ROUNDS (5), DURATION s per run (5), SIZE (1G), TOLERANCE percent (3)
+# env: ROUNDS (5), DURATION s per run (5), SIZE (1G), TOLERANCE percent (3),
+#      ONLY (an extended regex: run only the workloads whose name matches, e.g. 'write')
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source ci/lib/target-ctl.sh
@@ -57,12 +58,14 @@ record() { # record ROUND NAME WORKLOAD MB_S
 
 reads() { # reads ROUND NAME BUILD: fill once, then the two read workloads on the same target
 	local r=$1 name=$2 b=$3 out iops
+	[[ -z ${ONLY:-} ]] || [[ 4MiB-seq-read-QD1$'\n'4KiB-rand-read-QD32 =~ $ONLY ]] || return 0
 	start "$b"
 	"$tool" fill "$url" >/dev/null
 	for spec in "4MiB-seq-read-QD1 4194304 -m 1 -b 8192" "4KiB-rand-read-QD32 4096 -m 32 -b 8 -r"; do
 		set -- $spec
 		local w=$1 bytes=$2
 		shift 2
+		[[ -z ${ONLY:-} || $w =~ $ONLY ]] || continue
 		out=$(timeout $((dur + 60)) iscsi-perf -t "$dur" "$@" -l "$url" 2>&1 || true)
 		# iscsi-perf redraws a progress line with \r: take the last "iops average N" anywhere
 		iops=$(grep -oE 'iops average [0-9]+' <<<"$out" | tail -n 1 | awk '{print $3}' || true)
@@ -77,6 +80,7 @@ writes() { # writes ROUND NAME BUILD: a fresh target per workload
 		set -- $spec
 		local w=$1
 		shift
+		[[ -z ${ONLY:-} || $w =~ $ONLY ]] || continue
 		start "$b"
 		out=$(timeout $((dur + 120)) "$bench" scale "$url" --vms 1 --duration "$dur" --warmup 1 \
 			"$@" --write --data unique --json --quiet 2>>"$work/bench.err") || out='{}'
