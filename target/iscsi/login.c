@@ -434,22 +434,25 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 	c->state = CS_FFP;
 	c->digests_live = true;
 	c->nexus_id = target_next_nexus();
+	/* The nexus's identity, on a discovery session too: a SCSI command sent there
+	 * still reaches the core (which finds no LU for it), and must find who sent it
+	 * (fuzz-iscsi-rx: a discovery session's command met a NULL isid). */
+	const struct target_portal *p = c->portal >= 0 && c->portal < g_target.nportals
+					? &g_target.portals[c->portal] : NULL;
+	struct scsi_itn *itn = &c->itn;
+
+	itn->ops = &scsi_cmd_core_ops;
+	itn->initiator = c->initiator;
+	itn->isid = c->isid;
+	itn->nexus_id = c->nexus_id;
+	itn->tpg = target_portal_tpgt(c->portal);
+	itn->portal = p ? p->name : NULL;
+	itn->portal_adv = p && p->adv_name[0] ? p->adv_name : NULL;
 	if (!c->discovery) {
 		/* a new nexus owes nothing to events before it existed, except
 		 * the global LUs' power on if this port was not told yet */
 		size_t n = lu_table_count();
 
-		const struct target_portal *p = c->portal >= 0 && c->portal < g_target.nportals
-						? &g_target.portals[c->portal] : NULL;
-		struct scsi_itn *itn = &c->itn;
-
-		itn->ops = &scsi_cmd_core_ops;
-		itn->initiator = c->initiator;
-		itn->isid = c->isid;
-		itn->nexus_id = c->nexus_id;
-		itn->tpg = target_portal_tpgt(c->portal);
-		itn->portal = p ? p->name : NULL;
-		itn->portal_adv = p && p->adv_name[0] ? p->adv_name : NULL;
 		scsi_core_itn_start(itn);
 		itn->power_on_owed = n ? calloc(n, sizeof(*itn->power_on_owed)) : NULL;
 		itn->power_on_n = itn->power_on_owed ? n : 0;
