@@ -165,6 +165,21 @@ static void charge_copy(const char *array, uint64_t entries, uint32_t dedup_bloc
 	cost_model_put(m);
 }
 
+/* The end of a map copy (snapshot, refresh): its error passed on, or the cost
+ * model charged for the entries it copied; the array reference dropped. */
+static int copy_done(const char *array, struct array *a, int rc, uint64_t entries, char *m, const char *what,
+		     char *err, size_t errlen)
+{
+	if (rc)
+		take_err(err, errlen, m, what);
+	else {
+		charge_copy(array, entries, array_params(a)->dedup_block);
+		free(m);
+	}
+	array_put(a);
+	return rc;
+}
+
 static int ctl_snapshot(const char *array, const char *const *src, const char *const *dst, size_t n, bool readonly,
 			char *err, size_t errlen)
 {
@@ -174,14 +189,7 @@ static int ctl_snapshot(const char *array, const char *const *src, const char *c
 	char *m = NULL;
 	uint64_t entries = 0;
 	int rc = array_snapshot(a, src, dst, n, readonly, &entries, &m);
-	if (rc)
-		take_err(err, errlen, m, "snapshot refused");
-	else
-		charge_copy(array, entries, array_params(a)->dedup_block);
-	if (!rc)
-		free(m);
-	array_put(a);
-	return rc;
+	return copy_done(array, a, rc, entries, m, "snapshot refused", err, errlen);
 }
 
 /* The cost model is charged like a snapshot: a copy of every entry that changed. */
@@ -194,14 +202,7 @@ static int ctl_refresh(const char *array, const char *const *src, const char *co
 	char *m = NULL;
 	uint64_t entries = 0;
 	int rc = array_refresh(a, src, dst, n, &entries, &m);
-	if (rc)
-		take_err(err, errlen, m, "refresh refused");
-	else
-		charge_copy(array, entries, array_params(a)->dedup_block);
-	if (!rc)
-		free(m);
-	array_put(a);
-	return rc;
+	return copy_done(array, a, rc, entries, m, "refresh refused", err, errlen);
 }
 
 static int ctl_volume_delete(const char *array, const char *name, char *err, size_t errlen)
