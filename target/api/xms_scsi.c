@@ -209,6 +209,20 @@ int xms_scsi_volume_free(const struct xms_cluster *c, const struct xms_volume *v
 	return rc < 0 ? -1 : 0;
 }
 
+/* The array names volumes by guid: the pairs of a copy (snapshot, refresh) as
+ * two guid lists; false when either list could not be allocated. */
+static bool guid_pairs(struct xms_volume *const *src, struct xms_volume *const *dst, size_t n, const char **s,
+		       const char **d)
+{
+	if (!s || !d)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		s[i] = src[i]->guid;
+		d[i] = dst[i]->guid;
+	}
+	return true;
+}
+
 int xms_scsi_snapshot(const struct xms_cluster *c, struct xms_volume *const *src, struct xms_volume *const *dst,
 		      size_t n, bool readonly, char *err, size_t errlen)
 {
@@ -218,13 +232,9 @@ int xms_scsi_snapshot(const struct xms_cluster *c, struct xms_volume *const *src
 
 	if (!ctl) {
 		snprintf(err, errlen, "the handler has no array-control interface: no snapshots");
-	} else if (!s || !d) {
+	} else if (!guid_pairs(src, dst, n, s, d)) {
 		snprintf(err, errlen, "out of memory");
 	} else {
-		for (size_t i = 0; i < n; i++) {
-			s[i] = src[i]->guid;
-			d[i] = dst[i]->guid;
-		}
 		rc = ctl->snapshot(c->name, s, d, n, readonly, err, errlen) < 0 ? -1 : 0;
 	}
 	free(s);
@@ -241,13 +251,9 @@ int xms_scsi_refresh(const struct xms_cluster *c, struct xms_volume *const *src,
 
 	if (!lunlab_array_ctl_has(ctl, refresh)) {
 		snprintf(err, errlen, "the handler's array-control interface has no refresh");
-	} else if (!s || !d) {
+	} else if (!guid_pairs(src, dst, n, s, d)) {
 		snprintf(err, errlen, "out of memory");
 	} else {
-		for (size_t i = 0; i < n; i++) {
-			s[i] = src[i]->guid;
-			d[i] = dst[i]->guid;
-		}
 		rc = ctl->refresh(c->name, s, d, n, err, errlen) < 0 ? -1 : 0;
 	}
 	/* the hosts of every refreshed LU learn that its medium changed */
