@@ -236,12 +236,18 @@ static int start_api(const struct cli *cli, const struct auth_config *auth)
 		.load = target_state_load_api_model,
 		.save = target_state_save_api_model,
 	};
+	static const struct xms_log_store_ops log = {
+		.put = target_state_log_put,
+		.del = target_state_log_del,
+		.each = target_state_log_each,
+	};
 	char err[512];
 
 	/* --state-dir: the API's volumes, snapshots, maps and initiators are
-	 * kept too (docs/persistence.md "The management API") */
+	 * kept too, and its events and alerts (docs/persistence.md "The
+	 * management API") */
 	if (cli->state_dir)
-		api_set_store(cli->state_dir, &store);
+		api_set_store(cli->state_dir, &store, &log);
 	if (metrics_routes_register(cli->api_metrics_open, err, sizeof(err)) < 0 ||
 	    api_clusters_setup(cli->clusters, cli->nclusters, err, sizeof(err)) < 0 ||
 	    lunlab_api_register(err, sizeof(err)) < 0 || /* fault rules, portals, ALUA */

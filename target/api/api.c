@@ -71,10 +71,11 @@ static void drop_deleted(const struct xms_cluster *c, const struct lunlab_volume
 	}
 }
 
-void api_set_store(const char *state_dir, const struct xms_store_ops *ops)
+void api_set_store(const char *state_dir, const struct xms_store_ops *ops, const struct xms_log_store_ops *log)
 {
 	xms_scsi_set_state_dir(state_dir);
 	xms_store_set(ops);
+	xms_log_store_set(log);
 }
 
 /* the model came back from --state-dir: the start is a restart (an event says so) */
@@ -99,6 +100,12 @@ int api_clusters_setup(const char *const *specs, int n, char *err, size_t errlen
 		goto fail;
 	}
 	restarted = loaded > 0;
+	/* the event log and the alerts of before, with their ids and times */
+	if (xms_log_store_active() &&
+	    (xms_events_load(why, sizeof(why)) < 0 || xms_alerts_load(why, sizeof(why)) < 0)) {
+		snprintf(err, errlen, "--state-dir: %s", why);
+		goto fail;
+	}
 	for (size_t i = 0; loaded && i < g_xms.clusters.n; i++) {
 		struct lunlab_volume_info *vols;
 		size_t nvols;
@@ -181,6 +188,7 @@ int api_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 void api_stop(void)
 {
 	api_server_stop();
+	xms_events_flush(); /* failed CHAP logins told since the last flush */
 	xms_perf_history_stop();
 	api_routes_clear();
 	xms_lock();

@@ -8,12 +8,14 @@
 #include <stddef.h>
 
 #include "target/api/api_server.h"
+#include "target/api/xms_log_store.h"
 #include "target/api/xms_store.h"
 
-/* --state-dir: the API's volumes keep their arrays in state_dir (absolute)
- * and its model is kept through ops (xms_store.h).  Before
- * api_clusters_setup; NULL, NULL: everything in memory (the default). */
-void api_set_store(const char *state_dir, const struct xms_store_ops *ops);
+/* --state-dir: the API's volumes keep their arrays in state_dir (absolute),
+ * its model is kept through ops (xms_store.h), its events and alerts
+ * through log (xms_log_store.h).  Before api_clusters_setup; NULL, NULL,
+ * NULL: everything in memory (the default). */
+void api_set_store(const char *state_dir, const struct xms_store_ops *ops, const struct xms_log_store_ops *log);
 
 /* The clusters the API manages (--cluster SPECs; none: one default
  * cluster, name=xbrick1), each checked with the handler.  With a store
