@@ -12,6 +12,7 @@
 #include "target/api/xms_inventory.h"
 #include "target/api/xms_perf_history.h"
 #include "target/api/xms_events.h"
+#include "target/api/xms_hw_fault_spec.h"
 #include "target/api/xms_model.h"
 #include "lunlab/fnv1a.h"
 #include "target/api/xms_resources.h"
@@ -158,6 +159,31 @@ fail:
 	xms_model_free(&g_xms);
 	xms_unlock();
 	return -1;
+}
+
+int api_hw_fault_apply(const char *spec, char *err, size_t errlen)
+{
+	struct xms_hw_fault_spec hs;
+	struct xms_cluster *c;
+	enum xms_inv_component kind;
+	const char *what;
+	unsigned n;
+	int rc = -1;
+
+	if (!xms_hw_fault_spec_parse(spec, &hs, err, errlen))
+		return -1;
+	kind = hs.kind == XMS_HW_SSD ? XMS_INV_SSD : XMS_INV_SC;
+	what = hs.kind == XMS_HW_SSD ? "ssd" : "storage-controller";
+	xms_lock();
+	c = hs.cluster[0] ? xms_cluster_by_name(&g_xms, hs.cluster) : g_xms.clusters.n ? &g_xms.clusters.v[0] : NULL;
+	if (!c)
+		snprintf(err, errlen, "cluster: no cluster %s (the API's clusters: --cluster)", hs.cluster);
+	else if (!(n = xms_inv_find(c->index, kind, hs.name)))
+		snprintf(err, errlen, "hw: no %s \"%s\" in cluster %s", what, hs.name, c->name);
+	else
+		rc = xms_inv_set_failed(c->index, kind, n, true, err, errlen);
+	xms_unlock();
+	return rc;
 }
 
 int api_start(const struct api_server_cfg *cfg, char *err, size_t errlen)

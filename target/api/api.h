@@ -24,6 +24,12 @@ void api_set_store(const char *state_dir, const struct xms_store_ops *ops, const
  * one-line reason naming the spec and key in err.  Before api_start. */
 int api_clusters_setup(const char *const *specs, int n, char *err, size_t errlen);
 
+/* --fault hw=SPEC (xms_hw_fault_spec.h): the component failed now, as PUT
+ * /api/lunlab/hardware fails it (inventory, alert, event; a storage
+ * controller's portals down).  After api_clusters_setup.  0, or -1 with a
+ * one-line reason (no such cluster or component). */
+int api_hw_fault_apply(const char *spec, char *err, size_t errlen);
+
 /* Registers every XMS route, then api_server_start(cfg) (the default
  * cluster when api_clusters_setup did not run).  0, or -1 with a one-line
  * reason in err. */
