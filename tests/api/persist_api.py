@@ -23,33 +23,18 @@ import subprocess
 import sys
 
 import requests
-import urllib3
 
-urllib3.disable_warnings()
-API = os.environ["LUNLAB_API"]
-AUTH = (os.environ["LUNLAB_API_USER"], os.environ["LUNLAB_API_PASSWORD"])
+import replay_lib
+from replay_lib import API, AUTH, ok, req
 PORTAL = os.environ["LUNLAB_PORTAL"]
 IQN = os.environ["LUNLAB_IQN"]
 API_SCSI = os.environ["API_SCSI"]
 A = "iqn.2026-11.org.example:persist-a"
-failures = 0
-
-
-def ok(label, cond, detail=""):
-    global failures
-    print(("ok: %s" if cond else "FAIL: %s " + str(detail)) % label)
-    if not cond:
-        failures += 1
-
-
-def req(method, path, **kw):
-    return requests.request(method, "https://%s/api/json/v2/types/%s" % (API, path), auth=AUTH, verify=False,
-                            timeout=60, **kw)
 
 
 def created(label, r):
     ok(label + ": 201", r.status_code == 201, (r.status_code, r.text))
-    return int(r.json()["links"][0]["href"].rsplit("/", 1)[1]) if r.status_code == 201 else None
+    return replay_lib.created(r)
 
 
 CHAP_USER, CHAP_SECRET = "persist_a", "persistsecret1"
@@ -237,5 +222,4 @@ def stale():
 
 
 {"make": make, "restart": restart, "crash": crash, "stale": stale}[sys.argv[1]]()
-print("%s: %s, %d check(s) failed" % ("FAIL" if failures else "ok", sys.argv[1], failures))
-sys.exit(1 if failures else 0)
+replay_lib.finish(sys.argv[1])
