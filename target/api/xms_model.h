@@ -93,6 +93,7 @@ struct xms_ig {
 	char name[XMS_NAME_MAX + 1];
 	uint64_t cluster;
 	struct xms_attrs attrs;      /* operating-system, tag-list */
+	struct xms_perf_sample perf; /* runtime only: the last readings of its initiators' counters */
 };
 
 struct xms_initiator {

@@ -18,6 +18,7 @@
 #   refresh  snapshot refresh and restore (from-*-id / to-*-id), the data and the
 #           06/28/00 on the SCSI side (refresh_api.py)
 #   arrays  an array's capacity and soft threshold changed at run time (arrays_api.py)
+#   perf    initiator groups' and targets' performance after a known I/O (perf_api.py)
 #   replay-CLIENT  a public XMS client's requests replayed, its fields type-checked
 #           (replay_CLIENT.py; the source and commit each is derived from are named there)
 # Exit 0 pass, 1 fail, 77 skipped (python3-cinder missing for cinder).
@@ -66,6 +67,7 @@ case $check in
     sessions) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/sessions_api.py" || status=1 ;;
     apifaults) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/api_faults_api.py" || status=1 ;;
     inventory) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/inventory_api.py" || status=1 ;;
+    perf) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/perf_api.py" || status=1 ;;
     replay-*) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/replay_${check#replay-}.py" || status=1 ;;
     *) echo "unknown check '$check'"; status=2 ;;
 esac
