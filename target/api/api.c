@@ -126,8 +126,12 @@ int api_clusters_setup(const char *const *specs, int n, char *err, size_t errlen
 			snprintf(err, errlen, "--cluster %s: %s", specs[i], why);
 			goto fail;
 		}
-		if (xms_cluster_by_name(&g_xms, cs.name))
+		c = xms_cluster_by_name(&g_xms, cs.name);
+		if (c) { /* kept from before the restart: its limits are this start's */
+			c->max_volumes = cs.max_volumes;
+			c->max_snaps_per_vol = cs.max_snaps_per_vol;
 			continue;
+		}
 		c = xms_cluster_add(&g_xms);
 		if (!c) {
 			snprintf(err, errlen, "out of memory");
@@ -136,6 +140,8 @@ int api_clusters_setup(const char *const *specs, int n, char *err, size_t errlen
 		snprintf(c->name, sizeof(c->name), "%s", cs.name);
 		snprintf(c->keys, sizeof(c->keys), "%s", cs.keys);
 		c->lb_size = cs.lb_size;
+		c->max_volumes = cs.max_volumes;
+		c->max_snaps_per_vol = cs.max_snaps_per_vol;
 		c->chap_auth = (enum xms_chap_mode)cs.chap_auth;
 		c->chap_discovery = (enum xms_chap_mode)cs.chap_discovery;
 		serial_of(c->name, c->serial, sizeof(c->serial));

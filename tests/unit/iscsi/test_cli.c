@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "target/api/xms_cluster_spec.h"
 #include "target/api/xms_hw_fault_spec.h"
 #include "target/cli.h"
 
@@ -461,6 +462,28 @@ static void hw_faults(void **state)
 	cli_free(&c);
 }
 
+/* --cluster max_volumes= / max_snapshots_per_volume=: the cluster's own
+ * limits, not handler keys; bad values name the key */
+static void cluster_limits(void **state)
+{
+	struct xms_cluster_spec cs;
+	char err[256];
+
+	(void)state;
+	assert_true(xms_cluster_spec_parse("name=l,max_volumes=7,max_snapshots_per_volume=2,model=x1", &cs, err,
+					   sizeof(err)));
+	assert_int_equal(cs.max_volumes, 7);
+	assert_int_equal(cs.max_snaps_per_vol, 2);
+	assert_string_equal(cs.keys, "model=x1");
+	assert_true(xms_cluster_spec_parse("name=l", &cs, err, sizeof(err)));
+	assert_int_equal(cs.max_volumes, 0);
+	assert_false(xms_cluster_spec_parse("max_volumes=0", &cs, err, sizeof(err)));
+	assert_string_equal(err, "max_volumes '0': want 1..65536");
+	assert_false(xms_cluster_spec_parse("max_snapshots_per_volume=65537", &cs, err, sizeof(err)));
+	assert_string_equal(err, "max_snapshots_per_volume '65537': want 1..65536");
+	assert_false(xms_cluster_spec_parse("max_volumes=1x", &cs, err, sizeof(err)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -476,6 +499,7 @@ int main(void)
 		cmocka_unit_test(config_refusals),
 		cmocka_unit_test(state_options),
 		cmocka_unit_test(hw_faults),
+		cmocka_unit_test(cluster_limits),
 	};
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }
