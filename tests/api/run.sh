@@ -49,6 +49,8 @@ trap finish EXIT
 extra=()
 [[ $check == bench ]] && extra=(--cluster "name=xb1,model=x2,time_scale=0")
 [[ $check == clusters || $check == cinder2 ]] && extra=(--cluster "name=x1a,model=x1" --cluster "name=x2a,model=x2")
+# REX-Ray's driver starts only when a SCSI device says vendor XtremIO (docs/identity.md)
+[[ $check == replay-rexray ]] && extra=(--cluster "name=xbrick1,identity=xtremio")
 [[ $check == limits ]] && extra=(--cluster "name=xbrick1" --cluster "name=lim,max_volumes=7,max_snapshots_per_volume=2")
 [[ $check == inventory ]] && extra=(--cluster "name=x1a,model=x1" --cluster "name=x2a,model=x2,array_capacity=4M,soft_threshold=0")
 api_start "$bin" "$handlers" "$work" --lun size=64M,model=unlimited "${extra[@]}" || { status=1; exit; }
