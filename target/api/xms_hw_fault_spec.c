@@ -33,9 +33,21 @@ static bool name_ok(const char *s, size_t n)
 	return true;
 }
 
+/* up to 40 bytes of s for an error line: control and non-ASCII bytes as
+ * '?' (the spec is outside input; the error is one line) */
+static const char *shown(const char *s, char out[41])
+{
+	size_t i = 0;
+
+	for (; s[i] && i < 40; i++)
+		out[i] = (unsigned char)s[i] < ' ' || (unsigned char)s[i] >= 0x7f ? '?' : s[i];
+	out[i] = '\0';
+	return out;
+}
+
 bool xms_hw_fault_spec_parse(const char *spec, struct xms_hw_fault_spec *out, char *err, size_t errlen)
 {
-	char buf[SPEC_MAX];
+	char buf[SPEC_MAX], show[41];
 	bool have_hw = false, have_cluster = false;
 	char *save = NULL;
 
@@ -67,12 +79,12 @@ bool xms_hw_fault_spec_parse(const char *spec, struct xms_hw_fault_spec *out, ch
 				out->kind = XMS_HW_SC;
 			else {
 				snprintf(err, errlen, "hw: want ssd:N or storage-controller:N (a number from 1 or the "
-					 "component's name), not \"%.40s\"", val);
+					 "component's name), not \"%s\"", shown(val, show));
 				return false;
 			}
 			if (!name_ok(colon + 1, strlen(colon + 1)) || (colon[1] == '0' && colon[2] == '\0')) {
 				snprintf(err, errlen, "hw: want a number from 1 or a name of 1..%d printable bytes after "
-					 "\"%.*s:\"", XMS_HW_NAME_MAX - 1, (int)klen, val);
+					 "\"%s:\"", XMS_HW_NAME_MAX - 1, out->kind == XMS_HW_SSD ? "ssd" : "storage-controller");
 				return false;
 			}
 			snprintf(out->name, sizeof(out->name), "%s", colon + 1);
@@ -85,8 +97,8 @@ bool xms_hw_fault_spec_parse(const char *spec, struct xms_hw_fault_spec *out, ch
 			have_cluster = true;
 			snprintf(out->cluster, sizeof(out->cluster), "%s", val);
 		} else {
-			snprintf(err, errlen, "%.40s: not a key of a hardware fault (want hw=, cluster=; a command "
-				 "rule's keys go in a --fault of their own)", it);
+			snprintf(err, errlen, "%s: not a key of a hardware fault (want hw=, cluster=; a command "
+				 "rule's keys go in a --fault of their own)", shown(it, show));
 			return false;
 		}
 	}
