@@ -441,6 +441,57 @@ static void test_store_bad_record(void **state)
 	}
 }
 
+/* alerts through the store: one record per alert, rewritten when it is
+ * cleared; loaded back with the same index and raise time; a portal's
+ * alert outstanding at the restart is cleared by it (LL0003) */
+static void test_store_alerts(void **state)
+{
+	struct json_object *a;
+	char err[256], key[24];
+	struct mem_rec *r;
+
+	(void)state;
+	happening_post(HAPPEN_PORTAL_DOWN, 0, "portal 1 down");
+	happening_post(HAPPEN_PORTAL_DOWN, 1, "portal 2 down");
+	happening_post(HAPPEN_PORTAL_UP, 0, "portal 1 up");
+	json_object_put(events(NULL, 0)); /* reads the feed */
+	assert_int_equal(mem_count(XMS_LOG_NS_ALERTS), 2);
+	xms_log_key(key, 1);
+	r = mem_find(XMS_LOG_NS_ALERTS, key);
+	assert_non_null(r);
+	assert_non_null(strstr(r->val, "\"cleared\":true"));
+	xms_log_key(key, 2);
+	r = mem_find(XMS_LOG_NS_ALERTS, key);
+	assert_non_null(strstr(r->val, "\"cleared\":false"));
+
+	/* a restart: the SCSI side's feed starts empty too */
+	happenings_reset();
+	xms_alerts_reset();
+	xms_events_reset();
+	assert_int_equal(xms_events_load(err, sizeof(err)), 0);
+	xms_lock();
+	assert_int_equal(xms_alerts_load(err, sizeof(err)), 0);
+	assert_false(xms_alert_outstanding(XMS_ALERT_PORT_DOWN, 0, "X1-SC2-iscsi1"));
+	xms_unlock();
+	assert_non_null(strstr(mem_find(XMS_LOG_NS_ALERTS, key)->val, "\"cleared\":true"));
+	a = events(NULL, 0);
+	assert_string_equal(str(a, 0, "event_code"), "LL0003");
+	assert_string_equal(str(a, 0, "entity_details"), "X1-SC2-iscsi1");
+	assert_string_equal(str(a, 0, "description"),
+			    "target_port_down-2 cleared by the restart (Target X1-SC2-iscsi1 starts up)");
+	assert_int_equal(num(a, 0, "id"), 4); /* after the three of before */
+	json_object_put(a);
+
+	/* a damaged alert record names its field */
+	static const char bad[] = "{\"index\":3,\"alert-type\":\"no_such_alert\"}";
+	xms_log_key(key, 3);
+	mem_put(XMS_LOG_NS_ALERTS, key, bad, strlen(bad), NULL, 0);
+	xms_lock();
+	assert_int_equal(xms_alerts_load(err, sizeof(err)), -1);
+	xms_unlock();
+	assert_string_equal(err, "alert record 00000000000000000003: alert-type");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -454,6 +505,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_bounded, setup_store, teardown_store),
 		cmocka_unit_test_setup_teardown(test_store_deferred_chap, setup_store, teardown_store),
 		cmocka_unit_test_setup_teardown(test_store_bad_record, setup_store, teardown_store),
+		cmocka_unit_test_setup_teardown(test_store_alerts, setup_store, teardown_store),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
