@@ -194,7 +194,8 @@ static void vol_rec(const struct volume *v, struct store_vol_rec *r)
 		snprintf(r->key, sizeof(r->key), "anon:%llu", (unsigned long long)v->pvid);
 	r->size = volume_size(v);
 	r->lba_size = v->lba_size;
-	r->flags = v->pflags | (v->name ? STORE_VOL_NAMED : 0) | (v->readonly ? STORE_VOL_READONLY : 0);
+	r->flags = v->pflags | (v->name ? STORE_VOL_NAMED : 0) | (v->readonly ? STORE_VOL_READONLY : 0) |
+		   (v->hidden ? STORE_VOL_HOLD : 0);
 	snprintf(r->info, sizeof(r->info), "%s", v->snapshot_of ? v->snapshot_of : "");
 }
 
@@ -580,6 +581,7 @@ static int load_volume(void *arg, const struct store_vol_rec *r)
 	v->pvid = r->vid;
 	v->pflags = r->flags & (STORE_VOL_WCE_OFF | STORE_VOL_SWP);
 	v->readonly = r->flags & STORE_VOL_READONLY;
+	v->hidden = r->flags & STORE_VOL_HOLD;
 	v->attached = false;
 	*v->pcommitted = *r;
 	pthread_mutex_lock(&a->vol_mu);
@@ -863,6 +865,34 @@ static void state_free(struct array_state *st)
 	free(st);
 }
 
+/* ODX holds do not survive a restart (vol_hold.c): the hidden volumes a
+ * crash left in the state were loaded with the rest (so the references
+ * they held were checked like any volume's) and go now; the next commit
+ * deletes their rows and records their blocks' counts, or frees the blocks
+ * only they held. */
+static void drop_holds(struct array_state *st)
+{
+	struct array *a = st->a;
+
+	for (;;) {
+		struct volume *v;
+
+		pthread_mutex_lock(&a->vol_mu);
+		for (v = a->vols; v && !v->hidden; v = v->next)
+			;
+		/* the volume list's hooks are not installed yet: its row goes
+		 * here (out of memory: it stays, and goes at the next start) */
+		if (v && !a->vol_hooks && GROW(st->gone, st->ngone, st->capgone) == 0) {
+			st->gone[st->ngone++] = v->pvid;
+			st->vols_changed = true;
+		}
+		pthread_mutex_unlock(&a->vol_mu);
+		if (!v)
+			return;
+		volume_destroy(v);
+	}
+}
+
 /* Open the state of a (new, empty, not yet used) array in its directory of
  * state_dir, load it.  For check: no committer, nothing written. */
 static struct array_state *state_open(struct array *a, const char *adir, const char *profile, bool create,
@@ -904,6 +934,7 @@ static struct array_state *state_open(struct array *a, const char *adir, const c
 	bs_use_payloads(a->bs, st->ps);
 	if (load(st, err, errlen) < 0)
 		goto fail;
+	drop_holds(st);
 	/* from here on every change of a loaded volume is recorded */
 	for (struct volume *v = a->vols; v; v = v->next)
 		if (map_persist_enable(v) < 0) {
