@@ -46,6 +46,7 @@ struct array_state {
 	uint64_t *gone_cids;            /* freed shared chunks whose rows are not deleted yet */
 	size_t ngone_cids, capgone_cids;
 	bool shared_resync;             /* a commit failed: rewrite the shared chunks it had */
+	uint64_t holds_dropped;         /* ODX holds a crash left in the state, dropped at open */
 
 	pthread_mutex_t mu;             /* requests and their outcome */
 	pthread_cond_t cv;
@@ -890,6 +891,7 @@ static void drop_holds(struct array_state *st)
 		if (!v)
 			return;
 		volume_destroy(v);
+		st->holds_dropped++;
 	}
 }
 
@@ -1181,11 +1183,15 @@ int array_state_check(const char *adir, char *out, size_t outlen, char *err, siz
 			vols++;
 			mapped += atomic_load(&v->mapped);
 		}
+		char holds[96] = "";
+		if (st->holds_dropped)
+			snprintf(holds, sizeof(holds), "; %llu ODX hold(s) left by a crash, dropped at open",
+				 (unsigned long long)st->holds_dropped);
 		snprintf(out, outlen,
 			 "array %s: %llu volume(s), %llu map entries, %llu block(s) with their data checked, "
-			 "references and figures consistent (commit %llu)",
+			 "references and figures consistent (commit %llu)%s",
 			 name, (unsigned long long)vols, (unsigned long long)mapped, (unsigned long long)w.checked,
-			 (unsigned long long)st->epoch);
+			 (unsigned long long)st->epoch, holds);
 	}
 	bs_persist_detach(a->bs);
 	state_free(st);

@@ -523,6 +523,9 @@ static void crash_while_held(void **state)
 	assert_true(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL);
 	if (array_state_check(adir, out, sizeof(out), err, sizeof(err)) != 0)
 		fail_msg("check after the crash: %s", err);
+	/* the hold's volume was in the state, consistent, and is not a volume */
+	if (!strstr(out, "1 volume(s)") || !strstr(out, "1 ODX hold(s) left by a crash"))
+		fail_msg("check after the crash: %s", out);
 
 	struct array *a = array_get_state("h1", &x2, dir, "x2", &e);
 	if (!a)
@@ -549,6 +552,8 @@ static void crash_while_held(void **state)
 	array_put(a);
 	if (array_state_check(adir, out, sizeof(out), err, sizeof(err)) != 0)
 		fail_msg("check after the close: %s", err);
+	if (strstr(out, "ODX"))
+		fail_msg("check after the close: %s", out);
 	a = array_get_state("h1", &x2, dir, "x2", &e);
 	assert_non_null(a);
 	s = array_volume_open(a, "lu:s", len, 512, &e);
