@@ -142,10 +142,12 @@ uint64_t vol_hold_mem(const struct vol_hold *h);
  * read-modify-write of unaligned edges).  dst must be in the same array
  * (-EXDEV).  -ERANGE if beyond the hold or dst, -EINVAL if hold_off, len or
  * dst_off is not a multiple of dst's block size.  The copy goes in pieces
- * that end at the hold's range boundaries and dst's map-chunk boundaries,
- * so that on a failure part way (e.g. -ENOSPC) *done_bytes says how many
- * bytes from the start were written (a block boundary: everything before it
- * is the hold's data, nothing after it changed); blocks_moved as
+ * that end at the hold's range boundaries (and, where data must be copied
+ * because dst sits at another offset within a block, at dst's map-chunk
+ * boundaries), so that on a failure part way (e.g. -ENOSPC) *done_bytes
+ * says how many bytes from the start were written (a block boundary:
+ * everything before it is the hold's data; on -ENOSPC nothing after it
+ * changed, as each piece sets its space aside first); blocks_moved as
  * volume_copy's (whole blocks moved as map entries).  Several writes of one
  * hold may run at once; the caller frees it only after they returned. */
 int vol_hold_write(struct vol_hold *h, uint64_t hold_off, struct volume *dst, uint64_t dst_off,

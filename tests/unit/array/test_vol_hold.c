@@ -362,6 +362,22 @@ static void full_array_partial_write(void **state)
 	assert_int_equal(done, 2 * CH);
 	expect_read(d, 0, old + 512, len);
 	vol_hold_free(h);
+
+	/* A full array: a range moved as map entries needs no space, the next
+	 * one (its bytes at another offset within a block than the
+	 * destination's) needs a block and stops the write after the first. */
+	assert_int_equal(volume_unmap(d, 0, len + CH), 0);
+	struct vol_range r2[] = { { 0, CH }, { CH + 512, 4096 } };
+	assert_int_equal(volume_hold_create(s, r2, 2, &h), 0);
+	array_flush_accounting(a);
+	array_get_space(a, &sp);
+	assert_int_equal(array_set_capacity(a, sp.used_bytes, 0, &err), 0);
+	assert_int_equal(vol_hold_write(h, 0, d, 0, CH + 4096, &moved, &done), -ENOSPC);
+	assert_int_equal(done, CH);
+	assert_int_equal(moved, CH / B);
+	expect_read(d, 0, old, CH);
+	expect_zero(d, CH, B);
+	vol_hold_free(h);
 	volume_destroy(s);
 	volume_destroy(d);
 	free(old);
