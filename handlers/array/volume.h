@@ -129,7 +129,9 @@ struct vol_range { uint64_t off, len; };   /* bytes, multiples of the LU block s
  * snapshot does: later writes/unmaps of src do not change what the hold
  * writes.  No data copy.  All ranges are taken at one point in time (under
  * one set of src's range locks).  A zero-length range adds nothing.
- * Errors: -ERANGE (range past the end), -EINVAL (n==0, misaligned), -ENOMEM. */
+ * Errors: -ERANGE (range past the end), -EINVAL (n==0, misaligned, nothing
+ * to hold), -ENOMEM (and -ENOSPC only where a block's reference count is
+ * saturated, > 64 TiB of one block: its content is stored again). */
 int volume_hold_create(struct volume *src, const struct vol_range *r, size_t n, struct vol_hold **out);
 uint64_t vol_hold_bytes(const struct vol_hold *h);  /* total bytes held */
 /* Memory the hold costs, bytes: what vol_hold_free would give back (its
@@ -152,6 +154,9 @@ uint64_t vol_hold_mem(const struct vol_hold *h);
  * hold may run at once; the caller frees it only after they returned. */
 int vol_hold_write(struct vol_hold *h, uint64_t hold_off, struct volume *dst, uint64_t dst_off,
 		   uint64_t len, uint64_t *blocks_moved, uint64_t *done_bytes);
-void vol_hold_free(struct vol_hold *h);   /* releases the references; safe after src was destroyed */
+/* Releases the references; safe after src was destroyed.  It may drop the
+ * array's last reference (its LUs gone), which closes a --state-dir array
+ * with a last commit: not inside array_cmd_begin/end of that array. */
+void vol_hold_free(struct vol_hold *h);
 
 #endif
