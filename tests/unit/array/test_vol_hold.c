@@ -203,7 +203,13 @@ static void figures_exact(void **state)
 	struct array_stats s1 = stats_of(a);
 	same_stats(&s1, &s0, false);
 	assert_int_equal(s1.single_ref_blocks, 0); /* the hold refers to each */
-	assert_true(s1.metadata_bytes > meta0);
+	/* its memory is in metadata_bytes: all but the hold's own structure
+	 * (a pointer to the array and the volume, its size and one range) */
+	assert_int_equal(s1.metadata_bytes - meta0, vol_hold_mem(h) - 4 * sizeof(uint64_t) - 3 * sizeof(uint64_t));
+	/* no volume a host or the API sees */
+	uint64_t prov = 0;
+	assert_int_equal(array_volumes_info(a, NULL, 0, &prov), 2);
+	assert_int_equal(prov, 2 * len);
 	vol_hold_free(h);
 	struct array_stats s1f = stats_of(a);
 	same_stats(&s1f, &s0, true);
