@@ -1,6 +1,7 @@
 /* host.c — device life cycle: create a tcmu_device from a cfgstring the
  * way LIO + tcmu-runner would (check_config, configfs values, open(),
- * worker threads), expose it as an lu_backend, and tear everything down. */
+ * its queue in the worker pool), expose it as an lu_backend, and tear
+ * everything down. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,8 +170,6 @@ void host_dev_destroy(struct tcmu_device *dev)
 				  atomic_load(&dev->inflight));
 	if (dev->opened && dev->handler->close)
 		dev->handler->close(dev);
-	pthread_mutex_destroy(&dev->q.lock);
-	pthread_cond_destroy(&dev->q.cond);
 	dev_free(dev);
 }
 
@@ -221,5 +220,6 @@ void tcmu_host_shutdown(void)
 			break;
 		host_dev_destroy(dev);
 	}
+	host_pool_stop();
 	host_handlers_destroy();
 }
