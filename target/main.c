@@ -355,6 +355,7 @@ int main(int argc, char **argv)
 	raise_fd_limit();
 
 	tcmu_host_set_trace(cli.trace);
+	tcmu_host_set_workers(cli.handler_threads); /* before the first LU starts the pool */
 	/* --quiet quiets the handlers' INFO lines too (tcmu-runner's level 4: warnings and
 	 * errors still print) */
 	if (cli.quiet)
