@@ -24,7 +24,8 @@
  * Wake-ups cost more than a 4 KiB read's handler work (a futex wake and a
  * context switch per command halved the IOPS), so a push signals a worker
  * only when no awake worker is free to pop: `awake` counts workers not
- * asleep (plus signals sent but not yet taken), `busy` those inside run. */
+ * asleep (plus work_pool_kick's signals not yet taken), `busy` those
+ * inside run. */
 #ifndef LUNLAB_TCMU_WORK_POOL_H
 #define LUNLAB_TCMU_WORK_POOL_H
 
