@@ -406,10 +406,10 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < cli.nfaults; i++)
 		target_log("fault rule %d: %s", i + 1, cli.faults[i]);
-	target_log("target %s, %d LUN(s), %d I/O thread(s), access: %s%s%s", cli.iqn, cli.nluns,
-		   cli.io_threads, auth.nusers ? "CHAP" : "no CHAP",
+	target_log("target %s, %d LUN(s), %d I/O thread(s), access: %s%s%s; %u handler thread(s) for every LU",
+		   cli.iqn, cli.nluns, cli.io_threads, auth.nusers ? "CHAP" : "no CHAP",
 		   auth.has_mutual ? " (mutual available)" : "",
-		   auth.nallow ? ", allow-list" : ", any initiator");
+		   auth.nallow ? ", allow-list" : ", any initiator", tcmu_host_workers());
 	auth_reload_init(&cli);
 	/* every portal and the API listen: a unit ordered After= this one can connect */
 	service_notify_ready("serving");

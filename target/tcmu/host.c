@@ -145,6 +145,9 @@ struct lu_backend *tcmu_host_create_device(const struct tcmu_host_dev_cfg *cfg, 
 	}
 	pthread_mutex_lock(&devs_lock);
 	dev->next_dev = devs;
+	dev->prev_dev = NULL;
+	if (devs)
+		devs->prev_dev = dev;
 	devs = dev;
 	pthread_mutex_unlock(&devs_lock);
 	return &dev->be;
@@ -153,12 +156,13 @@ struct lu_backend *tcmu_host_create_device(const struct tcmu_host_dev_cfg *cfg, 
 void host_dev_destroy(struct tcmu_device *dev)
 {
 	pthread_mutex_lock(&devs_lock);
-	for (struct tcmu_device **pp = &devs; *pp; pp = &(*pp)->next_dev) {
-		if (*pp == dev) {
-			*pp = dev->next_dev;
-			break;
-		}
-	}
+	if (dev->prev_dev)
+		dev->prev_dev->next_dev = dev->next_dev;
+	else if (devs == dev)
+		devs = dev->next_dev;
+	if (dev->next_dev)
+		dev->next_dev->prev_dev = dev->prev_dev;
+	dev->next_dev = dev->prev_dev = NULL;
 	pthread_mutex_unlock(&devs_lock);
 	host_dev_stop_workers(dev);
 	/* asynchronous completions may still be running on handler threads:

@@ -72,7 +72,8 @@ struct tcmu_device {
 	atomic_long backlog;         /* commands queued or handed to workers, not yet completed */
 	bool opened;
 
-	struct tcmu_device *next_dev; /* host's device list (shutdown) */
+	struct tcmu_device *next_dev, *prev_dev; /* host's device list (shutdown); doubly
+	                              * linked: LUs by the thousand leave in any order */
 };
 
 #define HOST_UA_CAPACITY_CHANGED 1u
