@@ -74,7 +74,7 @@ repro_start_target() {
 		# until it listens or exits; 300 s is a hang guard (ci/test.sh runs the seeds with no
 		# timeout around them), not the 10 s limit a loaded machine could reach (a start takes
 		# well under a second alone)
-		for i in $(seq 1 3000); do
+		for _ in $(seq 1 3000); do
 			# listening, and it is this target that listens (not whoever took the port)
 			if ss -Htlnp "sport = :$REPRO_PORT" 2>/dev/null | grep -q "pid=$REPRO_TPID,"; then
 				REPRO_URL="iscsi://127.0.0.1:$REPRO_PORT/$REPRO_IQN/0"
