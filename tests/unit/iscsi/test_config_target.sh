@@ -83,7 +83,9 @@ start() {
         [[ -f $work/cfg.in ]] && sed "s/@PORT@/$port/" "$work/cfg.in" >"$work/cfg.yaml"
         "$bin" "${@//@PORT@/$port}" >"$work/log" 2>&1 &
         pid=$!
-        for _ in $(seq 50); do
+        # until it listens or exits (a port taken: the next try); no 5 s limit of our own, which
+        # a loaded machine (or a sanitizer build) could reach: meson's timeout is the hang guard
+        while :; do
             grep -q "listening on 127.0.0.1:$port" "$work/log" && return 0
             kill -0 "$pid" 2>/dev/null || break
             sleep 0.1
