@@ -20,13 +20,15 @@
 #   runner share  runner_cpu_s / the direct workloads' CPU      (goal: < 2 %)
 #   added         (runner_cpu_s + workloads_cpu_s) / direct - 1 (the same goal; it also holds
 #                 the workloads' own run-to-run scatter, which a busy machine makes larger)
-# usage: bench/scenario-overhead.sh [BUILD_DIR]   env: ROUNDS (3), COMMANDS per workload (20000)
+# usage: bench/scenario-overhead.sh [BUILD_DIR]
+#   env: ROUNDS (3), COMMANDS per workload (40000: about 1 s of CPU each on the 2-core
+#   development machine, as the 8 s scale runs of tests/scenarios/cost-100-events.yaml)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source ci/lib/target-ctl.sh
 build=${1:-build}
 rounds=${ROUNDS:-3}
-commands=${COMMANDS:-20000}
+commands=${COMMANDS:-40000}
 bench=$build/client/lunlab-bench
 target=$build/target/lunlab-target
 [[ -x $bench && -x $target ]] || { echo "no $bench or $target: build first" >&2; exit 2; }

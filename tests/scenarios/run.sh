@@ -143,6 +143,28 @@ YAML
     leftovers "$work/long.log"
     # the JUnit file says the run could not run (an error test case), the expectation skipped
     /usr/bin/python3 "$here/junit_check.py" "$work/long.xml" "$work/long.json" || fail "JUnit check after SIGINT"
+    # Ctrl-C while the arrays start (as soon as the run directory is made, before any
+    # target listens): exit 2, said, the target stopped.  If this machine was quicker than
+    # the signal, the run is interrupted later instead: the same checks hold.
+    "$bench" scenario "$work/long.yaml" --junit "$work/early.xml" --json "$work/early.json" >"$work/early.log" 2>&1 &
+    runner=$!
+    for (( i = 0; i < 3000; i++ )); do
+        grep -q 'run directory' "$work/early.log" && break
+        sleep 0.001
+    done
+    kill -INT "$runner"
+    rc=0
+    wait "$runner" || rc=$?
+    (( rc == 2 )) || fail "exit $rc after SIGINT at start, want 2"
+    cat "$work/early.log"
+    grep -q 'could not run: .*interrupted' "$work/early.log" || fail "SIGINT at start: no 'interrupted' in the message"
+    rundir=$(grep -oE 'run directory [^ ]+' "$work/early.log" | cut -d' ' -f3)
+    [[ -n $rundir ]] || fail "SIGINT at start: no run directory named"
+    if [[ -n $rundir ]] && pgrep -f -- "$rundir" >/dev/null; then
+        fail "SIGINT at start: a process of the run is left: $(pgrep -a -f -- "$rundir")"
+    fi
+    leftovers "$work/early.log"
+    /usr/bin/python3 "$here/junit_check.py" "$work/early.xml" "$work/early.json" || fail "JUnit check after SIGINT at start"
     ;;
 badfile)
     printf 'arrays:\n  a:\n    luns: {d: {size: 16M}}\nworkloads:\n  w: {kind: verify, lun: a.nope}\nexpect:\n  - {workload: w, finished: true}\n' >"$work/bad.yaml"
