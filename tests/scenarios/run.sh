@@ -182,6 +182,27 @@ badfile)
     [[ ! -s $work/bad.out ]] || fail "bad file: something ran: $(cat "$work/bad.out")"
     [[ ! -e $work/bad.xml ]] || fail "bad file: a JUnit file was written before the file was valid"
     compgen -G "$work/lunlab-scenario-*" >/dev/null && fail "bad file: a run directory was made"
+    # every kind of file error through the command itself (the unit test client-scn_parse has
+    # the full list): one exact line, exit 2, nothing started
+    base='arrays:\n  a:\n    luns: {d: {size: 16M}}\nworkloads:\n  w: {kind: verify, lun: d, size: 1M}\ntimeline:\n  - {at: 1s, fault: "lun=0,op=read,sense=medium-error", name: f}\nexpect:\n  - {workload: w, finished: true}\n'
+    while IFS='|' read -r kind from to want; do
+        printf "$base" | sed "s/$from/$to/" >"$work/$kind.yaml"
+        rc=0
+        "$bench" scenario "$work/$kind.yaml" --junit "$work/$kind.xml" >"$work/$kind.out" 2>"$work/$kind.err" || rc=$?
+        (( rc == 2 )) || fail "$kind: exit $rc, want 2"
+        [[ $(cat "$work/$kind.err") == "$work/$kind.yaml:$want" ]] ||
+            fail "$kind: got '$(cat "$work/$kind.err")', want '$work/$kind.yaml:$want'"
+        [[ ! -s $work/$kind.out && ! -e $work/$kind.xml ]] || fail "$kind: something ran"
+        compgen -G "$work/lunlab-scenario-*" >/dev/null && fail "$kind: a run directory was made"
+    done <<'CASES'
+syntax|{size: 16M}}|{size: 16M}|4:1: yaml: did not find expected ',' or '}' while parsing a flow mapping
+unknown key|size: 1M}|size: 1M, sise: 2}|5:39: workloads.w.sise: unknown key (known: kind, start, lun, bs, size, offset, sync_every, reconnect, seed, read_only, reread_for)
+wrong type|size: 1M}|size: [1]}|5:35: workloads.w.size: expected a string, got a sequence
+no such LUN|lun: d,|lun: e,|5:26: workloads.w.lun: 'e': array a has no LUN 'e'
+no such workload|workload: w, finished|workload: x, finished|9:16: expect[0].workload: 'x': no such workload
+event after the timeout|at: 1s|at: 200s|7:5: timeline[0]: at 200s is not before the scenario's timeout (120s)
+restart without a state directory|fault: "lun=0,op=read,sense=medium-error", name: f|restart: true|7:14: restart: array a has no state_dir: a restart would find it empty
+CASES
     # a target that will not start: exit 2, said in one line, nothing left
     printf 'arrays:\n  a:\n    model: nosuch\n    luns: {d: {size: 16M}}\nworkloads:\n  w: {kind: verify, lun: a.d}\nexpect:\n  - {workload: w, finished: true}\n' >"$work/nostart.yaml"
     rc=0
