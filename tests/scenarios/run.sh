@@ -257,8 +257,30 @@ YAML
     rm -rf "$work"/lunlab-scenario-*
     ll_stop_verified "$work/target.log" || fail "the test's own target did not stop cleanly"
     ;;
+snippets)
+    # docs/scenarios.md's GitLab CI and GitHub Actions snippets: their YAML parses, and their
+    # loops, run in a tree with a library of one passing and one must-fail scenario, exit 0
+    # with one JUnit file (the must-fail one left out) that junitparser reads
+    /usr/bin/python3 "$here/snippets.py" "$here/../../docs/scenarios.md" "$work" || fail "the snippets do not parse"
+    for ci in gitlab github; do
+        [[ -s $work/$ci.sh ]] || continue
+        bash -n "$work/$ci.sh" || fail "$ci: its shell does not parse"
+        tree=$work/tree-$ci
+        mkdir -p "$tree/scenarios" "$tree/build/client"
+        ln -s "$(cd "$(dirname "$bench")" && pwd)/$(basename "$bench")" "$tree/build/client/lunlab-bench"
+        cp "$here/../../scenarios/virtual-clock-clone.yaml" "$here/../../scenarios/must-fail-slow-clone.yaml" "$tree/scenarios/"
+        rc=0
+        (cd "$tree" && bash "$work/$ci.sh") >"$work/$ci.log" 2>&1 || rc=$?
+        (( rc == 0 )) || { fail "$ci: its loop exited $rc"; cat "$work/$ci.log"; }
+        [[ $(ls "$tree/junit") == virtual-clock-clone.xml ]] || fail "$ci: JUnit files $(ls "$tree/junit" | tr '\n' ' ')"
+        /usr/bin/python3 -c 'import junitparser, sys; s = list(junitparser.JUnitXml.fromfile(sys.argv[1])); assert s[0].name == "virtual-clock-clone" and s[0].tests == 4 and s[0].failures == 0, s' \
+            "$tree/junit/virtual-clock-clone.xml" || fail "$ci: its JUnit file"
+        leftovers "$work/$ci.log"
+        echo "ok: the $ci snippet's loop runs the library, leaves the must-fail file out, writes its JUnit file"
+    done
+    ;;
 *)
-    echo "usage: $0 BENCH TARGET library DIR | sigint | badfile | external" >&2
+    echo "usage: $0 BENCH TARGET library DIR | sigint | badfile | external | snippets" >&2
     exit 2
     ;;
 esac
