@@ -236,9 +236,11 @@ workloads:
 timeline:
   - {at: 0s, fault: 'lun=0,op=read,lba=0-15,sense=medium-error', name: m}
   - {when: {after: m, delay: 0s}, start_workload: w}
-  - {when: {after: m, delay: 0s}, start_workload: api}
-  # once the rule has fired, every rule goes, through the API action (idle waits for it)
-  - {when: {api: /api/lunlab/faults, match: '"hits": ?[1-9]'}, api: {method: DELETE, path: /api/lunlab/faults}}
+  # once the rule has fired, the api workload reads the rule list, and only after it has,
+  # every rule goes, through the API action (idle waits for it): in this order on any
+  # machine (both at the rule's start, the DELETE once came before the workload's GET)
+  - {when: {api: /api/lunlab/faults, match: '"hits": ?[1-9]'}, start_workload: api}
+  - {when: {workload: api, finished: true}, api: {method: DELETE, path: /api/lunlab/faults}}
 expect:
   - {workload: w, fails_with: 03/11/00}
   - {workload: api, output: '"spec": ?"lun=0,op=read,lba=0-15,sense=03/11/00"'}
