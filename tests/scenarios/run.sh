@@ -210,6 +210,16 @@ CASES
     (( rc == 2 )) || fail "target that does not start: exit $rc, want 2"
     grep -q "could not run: array a: lunlab-target exited at start" "$work/nostart.err" || fail "nostart: $(cat "$work/nostart.err")"
     rm -rf "$work"/lunlab-scenario-*   # kept on purpose for a run that could not start (its log)
+    # an action the array refuses in the middle of a run (a fault rule that does not exist):
+    # exit 2 naming it, and everything started is stopped on this path too
+    printf 'arrays:\n  a:\n    portals: 2\n    luns: {d: {size: 16M}}\nworkloads:\n  w: {kind: verify, lun: d, size: 1M}\n  s: {kind: run, command: "sleep 100"}\ntimeline:\n  - {when: {workload: w, finished: true}, api: {method: DELETE, path: /api/lunlab/faults/999}}\nexpect:\n  - {workload: w, finished: true}\n' >"$work/refused.yaml"
+    rc=0
+    "$bench" scenario "$work/refused.yaml" >"$work/refused.log" 2>&1 || rc=$?
+    (( rc == 2 )) || fail "refused action: exit $rc, want 2"
+    grep -q 'could not run: .*refused.yaml:9:5: timeline\[0\]: DELETE /api/lunlab/faults/999: HTTP 404' "$work/refused.log" ||
+        fail "refused action: $(tail -1 "$work/refused.log")"
+    rm -rf "$work"/lunlab-scenario-*   # kept on purpose (exit 2): the target's log says why
+    leftovers "$work/refused.log"
     echo "ok: bad files refused with one line, exit 2"
     ;;
 external)
