@@ -314,7 +314,7 @@ void scn_array_lun_url(const struct scn_array_rt *a, int lun, char *out, size_t 
 	snprintf(out, len, "%s/%d", a->url, lun >= 0 && lun < SCN_MAX_LUNS ? a->lun_no[lun] : lun);
 }
 
-int scn_array_make_volumes(struct scn_array_rt *a, char *err, size_t errlen)
+int scn_array_make_volumes(struct scn_array_rt *a, unsigned scale_vms, char *err, size_t errlen)
 {
 	const struct scn_array *c = a->cfg;
 	char body[SCN_TEXT], path[SCN_TEXT], e[SCN_TEXT];
@@ -335,6 +335,13 @@ int scn_array_make_volumes(struct scn_array_rt *a, char *err, size_t errlen)
 			for (unsigned i = 0; i < 2; i++) {
 				snprintf(body, sizeof(body), "{\"ig-id\": \"scenario\", \"initiator-name\": \"%s\", \"port-address\": \"%s\"}",
 					 ini[i][0], ini[i][1]);
+				if (!(j = scn_api(a, "POST", "/api/json/v2/types/initiators", body, e, sizeof(e))))
+					goto refused;
+				json_object_put(j);
+			}
+			for (unsigned i = 0; scale_vms > 1 && i < scale_vms; i++) {
+				snprintf(body, sizeof(body), "{\"ig-id\": \"scenario\", \"initiator-name\": \"scenario-bench-%u\", "
+					 "\"port-address\": \"%s-%u\"}", i, SCN_BENCH_INITIATOR, i);
 				if (!(j = scn_api(a, "POST", "/api/json/v2/types/initiators", body, e, sizeof(e))))
 					goto refused;
 				json_object_put(j);

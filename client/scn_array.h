@@ -41,8 +41,10 @@ int scn_array_start(struct scn_array_rt *a, const struct scn_array *cfg, const c
 		    const char *rundir, char *err, size_t errlen);
 /* Makes the array's volumes: through its API (POST volumes in its cluster), an initiator
  * group "scenario" holding the built-in workloads' initiators, and a LUN map of each;
- * lun_no[] gets each map's LUN.  0, or -1 with err naming the refused request. */
-int scn_array_make_volumes(struct scn_array_rt *a, char *err, size_t errlen);
+ * lun_no[] gets each map's LUN.  scale_vms: the most VMs of a scale workload on one of
+ * them (scale logs its VMs in as SCN_BENCH_INITIATOR-0 .. -N-1 when N > 1), whose names
+ * the group holds too.  0, or -1 with err naming the refused request. */
+int scn_array_make_volumes(struct scn_array_rt *a, unsigned scale_vms, char *err, size_t errlen);
 int scn_array_restart(struct scn_array_rt *a, char *err, size_t errlen);
 void scn_array_kill(struct scn_array_rt *a);            /* SIGKILL, reaped */
 void scn_array_stop(struct scn_array_rt *a);            /* SIGTERM (SIGKILL after 10 s) */

@@ -523,7 +523,14 @@ int scn_run(const struct scn_model *m, const struct scn_run_opts *o, struct scn_
 			    !strcmp(a->cfg->time_scale, "virtual") ? "virtual" : "real",
 			    !strcmp(a->cfg->time_scale, "virtual") ? "" : " (figures depend on this machine)");
 		}
-		if (scn_array_make_volumes(&R.arrays[i], err, sizeof(err))) {
+		unsigned scale_vms = 0; /* the most VMs a scale workload runs on a volume of this array */
+		for (unsigned w = 0; w < m->n_work; w++) {
+			const struct scn_work *wk = &m->work[w];
+			if (wk->kind == SCN_W_SCALE && wk->lun.array == (int)i && m->arrays[i].luns[wk->lun.lun].volume &&
+			    wk->vms > scale_vms)
+				scale_vms = wk->vms;
+		}
+		if (scn_array_make_volumes(&R.arrays[i], scale_vms, err, sizeof(err))) {
 			char e2[sizeof(err)];
 			snprintf(e2, sizeof(e2), "array %s: %s", m->arrays[i].name, err);
 			snprintf(err, sizeof(err), "%s", e2);

@@ -101,6 +101,30 @@ YAML
     /usr/bin/python3 "$here/junit_check.py" "$work/skip.xml" "$work/skip.json" || fail "skip_if: JUnit check"
     grep -q '<skipped message="xcopy is true in its report' "$work/skip.xml" || fail "skip_if: no <skipped> with the reason"
     leftovers "$work/skip.log"
+    # volumes: reached by every kind of login the workloads make: a run: command as
+    # $LUNLAB_INITIATOR at $LUNLAB_A_PROD_URL, and scale with several VMs (one name each)
+    cat >"$work/vols.yaml" <<'YAML'
+name: volumes
+arrays:
+  a:
+    luns: {boot: {size: 1M}}
+    volumes: {prod: {size: 8M}}
+workloads:
+  r: {kind: run, command: 'echo "$LUNLAB_INITIATOR $LUNLAB_A_PROD_URL"; "$LUNLAB_BENCH" scale "$LUNLAB_A_PROD_URL" --vms 1 --bs 64k --count 4 --json --quiet'}
+  s: {kind: scale, lun: prod, vms: 3, bs: 64k, commands: 8}
+expect:
+  - {workload: r, finished: true}
+  - {workload: r, output: 'iqn.2026-11.org.lunlab:bench iscsi://127.0.0.1:[0-9]+/iqn.2026-11.org.lunlab:scenario-a/1'}
+  - {workload: s, finished: true}
+  - {workload: s, json: runs.0.count, min: 8, max: 8}
+YAML
+    rc=0
+    "$bench" scenario "$work/vols.yaml" --junit "$work/vols.xml" --json "$work/vols.json" >"$work/vols.log" 2>&1 || rc=$?
+    (( rc == 0 )) || { fail "volumes: exit $rc, want 0"; cat "$work/vols.log"; }
+    grep -q 'array a: volume prod (8 MiB) made through the API, LUN 1 for the workloads' "$work/vols.log" || fail "volumes: no line for the volume"
+    /usr/bin/python3 "$here/junit_check.py" "$work/vols.xml" "$work/vols.json" || fail "volumes: JUnit check"
+    leftovers "$work/vols.log"
+    echo "ok: volumes: reached by a run: command and by scale's 3 VMs"
     # the real-time ones (figures that depend on the machine) are read, never run here
     for f in "$dir"/real-time/*.yaml; do
         name=$(basename "$f" .yaml)
