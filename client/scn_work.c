@@ -24,7 +24,7 @@ static void lun_url(const struct scn_env *env, struct scn_lunref r, unsigned por
 		scn_array_lun_url(a, r.lun, out, len);
 		return;
 	}
-	snprintf(out, len, "iscsi://127.0.0.1:%u/%s/%d", a->ports[portal], a->iqn, r.lun);
+	snprintf(out, len, "iscsi://127.0.0.1:%u/%s/%d", a->ports[portal], a->iqn, a->lun_no[r.lun]);
 }
 
 static void upper(char *s)

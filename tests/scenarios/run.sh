@@ -101,22 +101,33 @@ YAML
     /usr/bin/python3 "$here/junit_check.py" "$work/skip.xml" "$work/skip.json" || fail "skip_if: JUnit check"
     grep -q '<skipped message="xcopy is true in its report' "$work/skip.xml" || fail "skip_if: no <skipped> with the reason"
     leftovers "$work/skip.log"
-    # volumes: reached by every kind of login the workloads make: a run: command as
-    # $LUNLAB_INITIATOR at $LUNLAB_A_PROD_URL, and scale with several VMs (one name each)
+    # volumes: reached by every kind of login the workloads make: scale with several VMs (one
+    # name each), a run: command as $LUNLAB_INITIATOR at $LUNLAB_A_PROD_URL, and a verify
+    # stream started once portal 1 is down (so, on any machine, it moves to portal 2 and
+    # must find the volume's LUN there too).  The volume comes before the LUN in the file:
+    # its LUN is still its map's.
     cat >"$work/vols.yaml" <<'YAML'
 name: volumes
 arrays:
   a:
-    luns: {boot: {size: 1M}}
+    portals: 2
     volumes: {prod: {size: 8M}}
+    luns: {boot: {size: 1M}}   # smaller than w's region: w on LUN 0 by mistake fails
 workloads:
-  r: {kind: run, command: 'echo "$LUNLAB_INITIATOR $LUNLAB_A_PROD_URL"; "$LUNLAB_BENCH" scale "$LUNLAB_A_PROD_URL" --vms 1 --bs 64k --count 4 --json --quiet'}
   s: {kind: scale, lun: prod, vms: 3, bs: 64k, commands: 8}
+  r: {kind: run, start: event, command: 'echo "$LUNLAB_INITIATOR $LUNLAB_A_PROD_URL"; "$LUNLAB_BENCH" scale "$LUNLAB_A_PROD_URL" --vms 1 --bs 64k --count 4 --json --quiet'}
+  w: {kind: verify, start: event, lun: prod, size: 2M, bs: 64k}
+timeline:
+  - {when: {workload: s, finished: true}, start_workload: r}
+  - {when: {workload: r, finished: true}, portal_down: 1, name: down}
+  - {when: {after: down, delay: 0s}, start_workload: w}
 expect:
-  - {workload: r, finished: true}
-  - {workload: r, output: 'iqn.2026-11.org.lunlab:bench iscsi://127.0.0.1:[0-9]+/iqn.2026-11.org.lunlab:scenario-a/1'}
   - {workload: s, finished: true}
   - {workload: s, json: runs.0.count, min: 8, max: 8}
+  - {workload: r, finished: true}
+  - {workload: r, output: 'iqn.2026-11.org.lunlab:bench iscsi://127.0.0.1:[0-9]+/iqn.2026-11.org.lunlab:scenario-a/1'}
+  - {workload: w, verified: true}
+  - {workload: w, json: failovers, min: 1}
 YAML
     rc=0
     "$bench" scenario "$work/vols.yaml" --junit "$work/vols.xml" --json "$work/vols.json" >"$work/vols.log" 2>&1 || rc=$?
@@ -124,7 +135,7 @@ YAML
     grep -q 'array a: volume prod (8 MiB) made through the API, LUN 1 for the workloads' "$work/vols.log" || fail "volumes: no line for the volume"
     /usr/bin/python3 "$here/junit_check.py" "$work/vols.xml" "$work/vols.json" || fail "volumes: JUnit check"
     leftovers "$work/vols.log"
-    echo "ok: volumes: reached by a run: command and by scale's 3 VMs"
+    echo "ok: volumes: reached by scale's 3 VMs, a run: command and a verify stream on both portals"
     # the real-time ones (figures that depend on the machine) are read, never run here
     for f in "$dir"/real-time/*.yaml; do
         name=$(basename "$f" .yaml)
