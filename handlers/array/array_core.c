@@ -159,6 +159,9 @@ struct volume *array_vol_alloc(struct array *a, uint64_t size_bytes, uint32_t lb
 void array_vol_link(struct array *a, struct volume *v)
 {
 	v->next = a->vols;
+	v->pprev = &a->vols;
+	if (a->vols)
+		a->vols->pprev = &v->next;
 	a->vols = v;
 	if (a->vol_hooks)
 		a->vol_hooks->joined(a, v);
@@ -183,11 +186,12 @@ void volume_destroy(struct volume *v)
 	/* the volume leaving and its references going: one piece of a commit */
 	bs_mutation_begin(a->bs);
 	pthread_mutex_lock(&a->vol_mu);
-	for (struct volume **pp = &a->vols; *pp; pp = &(*pp)->next)
-		if (*pp == v) {
-			*pp = v->next;
-			break;
-		}
+	if (v->pprev) {
+		*v->pprev = v->next;
+		if (v->next)
+			v->next->pprev = v->pprev;
+		v->pprev = NULL;
+	}
 	if (a->vol_hooks)
 		a->vol_hooks->left(a, v);
 	pthread_mutex_unlock(&a->vol_mu);

@@ -80,6 +80,9 @@ struct volume {
 	_Atomic uint64_t meta_bytes;     /* leaves + leaf pointer table (chunks: bs->map_chunk_bytes) */
 	pthread_rwlock_t stripes[NSTRIPES];
 	struct volume *next;             /* the array's volume list (array_core.c) */
+	struct volume **pprev;           /* the link that points at this one (NULL: not linked), so
+					  * a volume leaves in O(1): 10,000 volumes stopped in 27 s
+					  * when each leave walked the list */
 	/* named volumes: the array's (volume_names.c, snapshot.c), read and
 	 * set under its vol_mu only; the volume layer never looks at them */
 	char *name;                      /* NULL: anonymous, dies with its device */
