@@ -534,6 +534,12 @@ struct loader {
 	uint64_t refs;                  /* references the maps hold */
 	struct map_chunk **shared;      /* shared chunks in cid order */
 	size_t nshared, capshared;
+	/* the last volume and shared chunk a map row named: rows come in
+	 * (vid, idx) order and a clone's slots name consecutive chunks, so
+	 * most rows skip both binary searches (millions of rows for
+	 * thousands of clones) */
+	struct volume *last_v;
+	size_t last_shared;
 };
 
 static int load_block(void *arg, const struct store_blk_rec *r)
@@ -602,11 +608,13 @@ static struct volume *find_vid(struct loader *l, uint64_t vid)
 {
 	size_t lo = 0, hi = l->nvols;
 
+	if (l->last_v && l->last_v->pvid == vid)
+		return l->last_v;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
 		if (l->byvid[mid]->pvid == vid)
-			return l->byvid[mid];
+			return l->last_v = l->byvid[mid];
 		if (l->byvid[mid]->pvid < vid)
 			lo = mid + 1;
 		else
@@ -684,11 +692,15 @@ static int load_ref(void *arg, uint64_t vid, uint64_t idx, uint64_t cid)
 	struct loader *l = arg;
 	struct volume *v = find_vid(l, vid);
 	const char *path = store_db_path(l->st->db);
-	size_t lo = 0, hi = l->nshared;
+	size_t lo = 0, hi = l->nshared, next = l->last_shared + 1;
 
 	if (!v)
 		return ll_errf(l->err, l->errlen, "%s: map chunk %llu belongs to volume %llu, which does not exist", path,
 			    (unsigned long long)idx, (unsigned long long)vid);
+	if (next < l->nshared && l->shared[next]->pcid == cid)
+		lo = hi = next;
+	else if (l->last_shared < l->nshared && l->shared[l->last_shared]->pcid == cid)
+		lo = hi = l->last_shared;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
@@ -700,6 +712,7 @@ static int load_ref(void *arg, uint64_t vid, uint64_t idx, uint64_t cid)
 	if (lo == l->nshared || l->shared[lo]->pcid != cid)
 		return ll_errf(l->err, l->errlen, "%s: volume '%s' chunk %llu names shared map chunk %llu, which does not exist",
 			    path, vname(v), (unsigned long long)idx, (unsigned long long)cid);
+	l->last_shared = lo;
 	int rc = map_load_ref(v, idx, l->shared[lo]);
 	if (rc == -ERANGE)
 		return ll_errf(l->err, l->errlen, "%s: volume '%s' has map entries past its end (chunk %llu)", path,
