@@ -547,6 +547,50 @@ static void test_live_token_cap(void **state)
 	assert_int_equal(odx_tokens_live(&slu[0].dev), 1);
 }
 
+/* A fault rule (odx-fail-after=N, from the host) stops WRITE USING TOKEN
+ * after N blocks: those are written, RRTI says N, the rest is untouched;
+ * with IMMED the status is GOOD and RRTI tells the failure. */
+static void test_fail_after_blocks(void **state)
+{
+	static uint8_t src[64 * BS], back[64 * BS], old[64 * BS];
+	uint8_t tok[512], r[ODX_RRTI_MAX];
+	uint64_t lba = 1024;
+	uint32_t nb = 64;
+
+	fill(src, sizeof(src));
+	fill(old, sizeof(old));
+	put_data(&slu[0].dev, 0, src, sizeof(src));
+	put_data(&slu[1].dev, lba, old, sizeof(old));
+	pt_token(&slu[0].dev, 1, 0, 64, tok);
+	host_double_fault = true;
+	host_double_fault_count = 24;
+	memset(host_double_fault_sense, 0, 3);
+	assert_int_equal(wut(&slu[1].dev, 2, false, 0, tok, 1, &lba, &nb), TCMU_STS_PASSTHROUGH_ERR);
+	expect_sense(SCSI_SK_COPY_ABORTED, SCSI_ASC_COPY_TARGET_NOT_REACHABLE);
+	assert_int_equal(cmd.xcopy_bytes, 24 * BS);
+	assert_int_equal(rrti(&slu[1].dev, 2, r), TCMU_STS_OK);
+	assert_int_equal(r[5], 0x02);
+	assert_int_equal(get_be64(r + 16), 24);
+	get_data(&slu[1].dev, lba, back, sizeof(back));
+	assert_memory_equal(back, src, 24 * BS);
+	assert_memory_equal(back + 24 * BS, old + 24 * BS, 40 * BS);
+	/* the rule's own sense; IMMED: GOOD, the failure in RRTI */
+	host_double_fault_count = 8;
+	host_double_fault_sense[0] = SCSI_SK_ABORTED_COMMAND;
+	host_double_fault_sense[1] = scsi_asc(SCSI_ASC_THIRD_PARTY_DEVICE_FAILURE);
+	host_double_fault_sense[2] = scsi_ascq(SCSI_ASC_THIRD_PARTY_DEVICE_FAILURE);
+	size_t len = ob_wut(list, true, false, 0, tok, 1, &lba, &nb);
+	ob_cdb_out(cdb, SCSI_SA_WRITE_USING_TOKEN, 3, (uint32_t)len);
+	assert_int_equal(run(&slu[1].dev, odx_write_using_token, list, len), TCMU_STS_OK);
+	assert_int_equal(rrti(&slu[1].dev, 3, r), TCMU_STS_OK);
+	assert_int_equal(r[5], 0x02);
+	assert_int_equal(get_be64(r + 16), 8);
+	assert_int_equal(r[32 + 2], SCSI_SK_ABORTED_COMMAND);
+	assert_int_equal(r[32 + 12], scsi_asc(SCSI_ASC_THIRD_PARTY_DEVICE_FAILURE));
+	assert_int_equal(r[32 + 13], scsi_ascq(SCSI_ASC_THIRD_PARTY_DEVICE_FAILURE));
+	host_double_fault = false;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -560,6 +604,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_zero_token, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cdb_and_offer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_token_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fail_after_blocks, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
