@@ -143,6 +143,19 @@ def unmap_list(ranges):
     return struct.pack(">HH4x", 6 + len(descs), len(descs)) + descs
 
 
+def odx_pt_list(ranges, timeout=0, rtv=False):
+    descs = b"".join(struct.pack(">QI4x", lba, n) for lba, n in ranges)
+    hdr = struct.pack(">HBxII2xH", 14 + len(descs), 2 if rtv else 0, timeout, 0x00800000 if rtv else 0,
+                      len(descs))
+    return hdr + descs
+
+
+def odx_wut_list(ranges, token, offset=0, flags=0):
+    descs = b"".join(struct.pack(">QI4x", lba, n) for lba, n in ranges)
+    hdr = struct.pack(">HB5xQ", 534 + len(descs), flags, offset) + token + bytes(6) + struct.pack(">H", len(descs))
+    return hdr + descs
+
+
 def xcopy_list(segs, naa, list_id=1):
     tgt = bytearray(32)
     tgt[0] = 0xE4
@@ -263,6 +276,15 @@ def scsi_seeds():
         write(t, "one-segment", xcopy_list([(0, 0, 8, 0, 64)], naa))
         write(t, "two-segments", xcopy_list([(0, 0, 16, 128, 512), (0, 0, 1, 2047, 0)], naa, list_id=2))
         write(t, "overlap", xcopy_list([(0, 0, 32, 0, 16)], naa, list_id=3))
+    # fuzz-odx-parse: selector byte (even: POPULATE TOKEN, odd: WRITE USING TOKEN), then the list
+    write("fuzz-odx-parse", "pt-one-range", b"\x00" + odx_pt_list([(0, 64)]))
+    write("fuzz-odx-parse", "pt-three-ranges-rtv", b"\x00" + odx_pt_list([(0, 8), (100, 0), (4096, 2048)],
+                                                                          timeout=30, rtv=True))
+    token = struct.pack(">I2xH", 0x00800000, 0x01F8) + bytes(range(256)) + bytes(248)
+    write("fuzz-odx-parse", "wut-one-range", b"\x01" + odx_wut_list([(1024, 64)], token))
+    write("fuzz-odx-parse", "wut-offset-del", b"\x01" + odx_wut_list([(0, 8), (64, 8)], token, offset=4, flags=3))
+    zero = struct.pack(">I", 0xFFFF0001) + bytes(508)
+    write("fuzz-odx-parse", "wut-zero-token", b"\x03" + odx_wut_list([(0, 128)], zero))
 
 
 def cdb_decode_seeds():
