@@ -591,6 +591,36 @@ static void test_fail_after_blocks(void **state)
 	host_double_fault = false;
 }
 
+/* The destination array fills part way: 07/27/07 as a WRITE gets, the
+ * blocks before written, RRTI's transfer count says how many.  The source
+ * sits one block off the destination's dedup alignment, so every block is
+ * stored anew (a data copy inside the array), 2 MiB at a time. */
+static void test_out_of_space(void **state)
+{
+	static uint8_t src[6144 * BS], back[6144 * BS];
+	uint8_t tok[512], r[ODX_RRTI_MAX];
+	uint64_t lba = 0;
+	uint32_t nb = 6144;
+	struct array_space sp;
+	char *err = NULL;
+
+	fill(src, sizeof(src));
+	put_data(&slu[0].dev, 1, src, sizeof(src));
+	pt_token(&slu[0].dev, 1, 1, 6144, tok);
+	array_flush_accounting(arr[0]);
+	array_get_space(arr[0], &sp);
+	assert_int_equal(array_set_capacity(arr[0], sp.used_bytes + (5u << 19), 0, &err), 0);  /* 2.5 MiB */
+	assert_int_equal(wut(&slu[1].dev, 2, false, 0, tok, 1, &lba, &nb), TCMU_STS_PASSTHROUGH_ERR);
+	expect_sense(SCSI_SK_DATA_PROTECT, SCSI_ASC_SPACE_ALLOC_FAILED_WRITE_PROTECT);
+	assert_int_equal(rrti(&slu[1].dev, 2, r), TCMU_STS_OK);
+	assert_int_equal(r[5], 0x02);
+	assert_int_equal(get_be64(r + 16), 4096);    /* 2 MiB of 512-byte blocks */
+	assert_int_equal(get_be16(r + 24), 1);
+	assert_int_equal(r[32 + 12], scsi_asc(SCSI_ASC_SPACE_ALLOC_FAILED_WRITE_PROTECT));
+	get_data(&slu[1].dev, 0, back, sizeof(back));
+	assert_memory_equal(back, src, 4096 * BS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -605,6 +635,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cdb_and_offer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_token_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fail_after_blocks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_out_of_space, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
