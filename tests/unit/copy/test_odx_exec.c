@@ -591,6 +591,37 @@ static void test_fail_after_blocks(void **state)
 	host_double_fault = false;
 }
 
+/* COPY OPERATION ABORT arriving while a WRITE USING TOKEN runs (sent from
+ * the host double's hook, which the command calls once it is under way):
+ * the write stops before its next piece, RRTI says terminated. */
+static void abort_list_9(void)
+{
+	struct scsi_cmd c = { .dev = &slu[1].dev, .sense = lib.sense_buf };
+	uint8_t acdb[16];
+
+	ob_cdb_abort(acdb, 9);
+	c.cdb = acdb;
+	assert_int_equal(odx_copy_abort(&c), TCMU_STS_OK);
+}
+
+static void test_abort_running(void **state)
+{
+	uint8_t tok[512], r[ODX_RRTI_MAX];
+	uint64_t lba = 0;
+	uint32_t nb = 64;
+
+	pt_token(&slu[0].dev, 1, 0, 64, tok);
+	host_double_fault_hook = abort_list_9;
+	assert_int_equal(wut(&slu[1].dev, 9, false, 0, tok, 1, &lba, &nb), TCMU_STS_PASSTHROUGH_ERR);
+	host_double_fault_hook = NULL;
+	expect_sense(SCSI_SK_ABORTED_COMMAND, SCSI_ASC_COMMANDS_CLEARED_BY_ANOTHER_INITIATOR);
+	assert_int_equal(rrti(&slu[1].dev, 9, r), TCMU_STS_OK);
+	assert_int_equal(r[5], 0x60);
+	assert_int_equal(get_be64(r + 16), 0);
+	/* the token itself is not the operation: it still writes */
+	assert_int_equal(wut1(&slu[1].dev, tok, 0, 64), TCMU_STS_OK);
+}
+
 /* The destination array fills part way: 07/27/07 as a WRITE gets, the
  * blocks before written, RRTI's transfer count says how many.  The source
  * sits one block off the destination's dedup alignment, so every block is
@@ -636,6 +667,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_live_token_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fail_after_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_out_of_space, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_abort_running, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
