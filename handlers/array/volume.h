@@ -129,7 +129,9 @@ struct vol_range { uint64_t off, len; };   /* bytes, multiples of the LU block s
  * snapshot does: later writes/unmaps of src do not change what the hold
  * writes.  No data copy.  All ranges are taken at one point in time (under
  * one set of src's range locks).  A zero-length range adds nothing.
- * Errors: -ERANGE (range past the end), -EINVAL (n==0, misaligned), -ENOMEM. */
+ * Errors: -ERANGE (range past the end), -EINVAL (n==0, misaligned, nothing
+ * to hold), -ENOMEM (and -ENOSPC only where a block's reference count is
+ * saturated, > 64 TiB of one block: its content is stored again). */
 int volume_hold_create(struct volume *src, const struct vol_range *r, size_t n, struct vol_hold **out);
 uint64_t vol_hold_bytes(const struct vol_hold *h);  /* total bytes held */
 /* Memory the hold costs, bytes: what vol_hold_free would give back (its
@@ -142,14 +144,19 @@ uint64_t vol_hold_mem(const struct vol_hold *h);
  * read-modify-write of unaligned edges).  dst must be in the same array
  * (-EXDEV).  -ERANGE if beyond the hold or dst, -EINVAL if hold_off, len or
  * dst_off is not a multiple of dst's block size.  The copy goes in pieces
- * that end at the hold's range boundaries and dst's map-chunk boundaries,
- * so that on a failure part way (e.g. -ENOSPC) *done_bytes says how many
- * bytes from the start were written (a block boundary: everything before it
- * is the hold's data, nothing after it changed); blocks_moved as
+ * that end at the hold's range boundaries (and, where data must be copied
+ * because dst sits at another offset within a block, at dst's map-chunk
+ * boundaries), so that on a failure part way (e.g. -ENOSPC) *done_bytes
+ * says how many bytes from the start were written (a block boundary:
+ * everything before it is the hold's data; on -ENOSPC nothing after it
+ * changed, as each piece sets its space aside first); blocks_moved as
  * volume_copy's (whole blocks moved as map entries).  Several writes of one
  * hold may run at once; the caller frees it only after they returned. */
 int vol_hold_write(struct vol_hold *h, uint64_t hold_off, struct volume *dst, uint64_t dst_off,
 		   uint64_t len, uint64_t *blocks_moved, uint64_t *done_bytes);
-void vol_hold_free(struct vol_hold *h);   /* releases the references; safe after src was destroyed */
+/* Releases the references; safe after src was destroyed.  It may drop the
+ * array's last reference (its LUs gone), which closes a --state-dir array
+ * with a last commit: not inside array_cmd_begin/end of that array. */
+void vol_hold_free(struct vol_hold *h);
 
 #endif

@@ -203,7 +203,13 @@ static void figures_exact(void **state)
 	struct array_stats s1 = stats_of(a);
 	same_stats(&s1, &s0, false);
 	assert_int_equal(s1.single_ref_blocks, 0); /* the hold refers to each */
-	assert_true(s1.metadata_bytes > meta0);
+	/* its memory is in metadata_bytes: all but the hold's own structure
+	 * (a pointer to the array and the volume, its size and one range) */
+	assert_int_equal(s1.metadata_bytes - meta0, vol_hold_mem(h) - 4 * sizeof(uint64_t) - 3 * sizeof(uint64_t));
+	/* no volume a host or the API sees */
+	uint64_t prov = 0;
+	assert_int_equal(array_volumes_info(a, NULL, 0, &prov), 2);
+	assert_int_equal(prov, 2 * len);
 	vol_hold_free(h);
 	struct array_stats s1f = stats_of(a);
 	same_stats(&s1f, &s0, true);
@@ -362,6 +368,22 @@ static void full_array_partial_write(void **state)
 	assert_int_equal(done, 2 * CH);
 	expect_read(d, 0, old + 512, len);
 	vol_hold_free(h);
+
+	/* A full array: a range moved as map entries needs no space, the next
+	 * one (its bytes at another offset within a block than the
+	 * destination's) needs a block and stops the write after the first. */
+	assert_int_equal(volume_unmap(d, 0, len + CH), 0);
+	struct vol_range r2[] = { { 0, CH }, { CH + 512, 4096 } };
+	assert_int_equal(volume_hold_create(s, r2, 2, &h), 0);
+	array_flush_accounting(a);
+	array_get_space(a, &sp);
+	assert_int_equal(array_set_capacity(a, sp.used_bytes, 0, &err), 0);
+	assert_int_equal(vol_hold_write(h, 0, d, 0, CH + 4096, &moved, &done), -ENOSPC);
+	assert_int_equal(done, CH);
+	assert_int_equal(moved, CH / B);
+	expect_read(d, 0, old, CH);
+	expect_zero(d, CH, B);
+	vol_hold_free(h);
 	volume_destroy(s);
 	volume_destroy(d);
 	free(old);
@@ -376,16 +398,18 @@ static void memory_of_a_gib(void **state)
 	(void)state;
 	const uint64_t B = 16384, GiB = 1024 * MiB, CH = 256 * B;
 	struct array *a = new_array(B, 1, 512);
-	struct volume *s = volume_create(a, GiB, 512), *tmp = volume_create(a, CH + 2 * B, 512);
-	unsigned char *buf = rnd(CH + 2 * B, 9);
+	struct volume *s = volume_create(a, GiB, 512), *tmp = volume_create(a, 2 * CH + 2 * B, 512);
+	unsigned char *buf = rnd(2 * CH + 2 * B, 9);
 	struct vol_hold *h1, *h2;
 	uint64_t moved;
 
-	/* 1 GiB mapped with distinct map chunks and 258 distinct blocks: each
-	 * chunk copied entry by entry from a block-shifted scratch volume */
-	assert_int_equal(wr(tmp, 0, buf, CH + 2 * B), 0);
+	/* 1 GiB mapped with distinct map chunks and 514 distinct blocks: each
+	 * chunk copied entry by entry from a scratch volume shifted by its own
+	 * number of blocks (1..255, 257: never on a chunk), so no two chunks
+	 * are equal (equal ones would share: volume_map.c map_dedup_chunk) */
+	assert_int_equal(wr(tmp, 0, buf, 2 * CH + 2 * B), 0);
 	for (uint64_t c = 0; c < GiB / CH; c++)
-		assert_int_equal(volume_copy(s, c * CH, tmp, (1 + c % 2) * B, CH, &moved), 0);
+		assert_int_equal(volume_copy(s, c * CH, tmp, (1 + c + (c == 255)) * B, CH, &moved), 0);
 	volume_destroy(tmp);
 	assert_int_equal(volume_mapped_bytes(s), GiB);
 
@@ -489,6 +513,77 @@ static void concurrent_with_writes(void **state)
 	array_put(a);
 }
 
+/* One hold written by four threads at once into four regions of one
+ * destination (two where map entries move, two at another offset within a
+ * block, so data is copied), while a fifth thread rewrites the source and a
+ * fifth region of the destination: every region reads the held data. */
+struct hold_writer {
+	struct vol_hold *h;
+	struct volume *d;
+	uint64_t off;
+	int rc;
+};
+
+static void *hold_writer_main(void *arg)
+{
+	struct hold_writer *w = arg;
+	for (int i = 0; i < 8 && !w->rc; i++) {
+		uint64_t moved, done;
+		w->rc = vol_hold_write(w->h, 0, w->d, w->off, vol_hold_bytes(w->h), &moved, &done);
+	}
+	return NULL;
+}
+
+static void *noise_main(void *arg)
+{
+	struct hold_writer *w = arg; /* h unused: 4 MiB of d from off rewritten */
+	uint64_t seed = 99;
+	unsigned char *buf = malloc(64 * 1024);
+	for (int i = 0; i < 200 && !w->rc; i++) {
+		fill_random(buf, 64 * 1024, &seed);
+		w->rc = wr(w->d, w->off + (rng_next(&seed) % 64) * 64 * 1024, buf, 64 * 1024);
+	}
+	free(buf);
+	return NULL;
+}
+
+static void one_hold_many_writers(void **state)
+{
+	(void)state;
+	const uint64_t B = 8192, len = 4 * MiB, R = 8 * MiB;
+	struct array *a = new_array(B, 1, 512);
+	struct volume *s = volume_create(a, len, 512), *d = volume_create(a, 6 * R, 512);
+	unsigned char *old = rnd(len, 12);
+	struct vol_hold *h;
+	pthread_t th[6];
+	struct hold_writer w[6];
+
+	assert_int_equal(wr(s, 0, old, len), 0);
+	struct vol_range r = { 0, len };
+	assert_int_equal(volume_hold_create(s, &r, 1, &h), 0);
+	const uint64_t offs[4] = { 0, R + 512, 2 * R + 4096, 3 * R + 2 * MiB };
+	for (int i = 0; i < 4; i++) {
+		w[i] = (struct hold_writer){ h, d, offs[i], 0 };
+		assert_int_equal(pthread_create(&th[i], NULL, hold_writer_main, &w[i]), 0);
+	}
+	w[4] = (struct hold_writer){ NULL, s, 0, 0 };
+	w[5] = (struct hold_writer){ NULL, d, 4 * R, 0 }; /* past the four regions */
+	assert_int_equal(pthread_create(&th[4], NULL, noise_main, &w[4]), 0);
+	assert_int_equal(pthread_create(&th[5], NULL, noise_main, &w[5]), 0);
+	for (int i = 0; i < 6; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(w[i].rc, 0);
+	}
+	for (int i = 0; i < 4; i++)
+		expect_read(d, offs[i], old, len);
+	vol_hold_free(h);
+	volume_destroy(s);
+	volume_destroy(d);
+	assert_int_equal(stats_of(a).unique_blocks, 0);
+	free(old);
+	array_put(a);
+}
+
 /* --state-dir: a child makes a hold, overwrites the source so that blocks
  * only the hold keeps exist, commits (the hold's hidden volume is in
  * meta.db then) and dies by SIGKILL.  The state checks clean, loads without
@@ -580,6 +675,7 @@ int main(void)
 		cmocka_unit_test(full_array_partial_write),
 		cmocka_unit_test(memory_of_a_gib),
 		cmocka_unit_test(concurrent_with_writes),
+		cmocka_unit_test(one_hold_many_writers),
 		cmocka_unit_test(crash_while_held),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
