@@ -360,6 +360,19 @@ static void test_ranges_offset_partial(void **state)
 	get_data(&slu[1].dev, 2000, back, 40 * BS);
 	assert_memory_equal(back, src, 40 * BS);
 
+	/* a token of no blocks (its one range empty): nothing to write from it */
+	uint64_t zl = 7;
+	uint32_t zn = 0;
+	uint8_t empty[512];
+	assert_int_equal(pt(&slu[0].dev, 10, 0, 1, &zl, &zn), TCMU_STS_OK);
+	assert_int_equal(rrti(&slu[0].dev, 10, r), TCMU_STS_OK);
+	assert_int_equal(get_be64(r + 16), 0);
+	memcpy(empty, r + 56, 512);
+	assert_int_equal(wut(&slu[1].dev, 11, false, 0, empty, 1, dlba, dnb), TCMU_STS_PASSTHROUGH_ERR);
+	expect_sense(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST);
+	assert_int_equal(rrti(&slu[0].dev, 6, r), TCMU_STS_OK);
+	memcpy(tok, r + 56, 512);
+
 	/* an offset at or past the end of the ROD: 05/26/00 at byte 8 */
 	assert_int_equal(wut(&slu[1].dev, 9, false, 96, tok, 1, dlba, dnb), TCMU_STS_PASSTHROUGH_ERR);
 	expect_sense(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST);
