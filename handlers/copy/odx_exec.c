@@ -17,10 +17,11 @@
  * as SBC-3 wants of a command whose status was already sent; errors in the
  * CDB, the parameter list or the token are CHECK CONDITION either way.
  *
- * What the cost model sees (cost_req.c): kind XCOPY (the table), bytes =
- * the parameter list, xcopy_bytes = the bytes the token covered (PT) or
- * wrote (WUT), xcopy_segments = the range descriptors: per command, per map
- * entry, per range, as an EXTENDED COPY segment. */
+ * What the cost model sees (cost_req.c): bytes = the parameter list,
+ * xcopy_bytes = the bytes the token covered (PT) or wrote (WUT),
+ * xcopy_segments = the range descriptors.  The table's kind for WUT is
+ * XCOPY (per command, per map entry, per range, as an EXTENDED COPY
+ * segment); for PT OTHER, one command (opcodes.c says why). */
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
