@@ -237,6 +237,12 @@ def scsi_seeds():
     write(t, "verify16-bytchk", cdb(0x8f, 0x02, *[0] * 7, 8, 0, 0, 0, 1, 0, 0) + b"\0" * 512)
     write(t, "request-sense", cdb(0x03, 0, 0, 0, 18, 0) + b"\0" * 18)
     write(t, "receive-copy-results", cdb(0x84, 0x03, *[0] * 8, 0, 0, 1, 0, 0, 0) + b"\0" * 256)
+    # ODX: POPULATE TOKEN list 1 of LBA 0+64, RRTI of list 1, WRITE USING TOKEN of the zero token
+    write(t, "populate-token", cdb(0x83, 0x10, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 32, 0, 0)
+          + odx_pt_list([(0, 64)]))
+    write(t, "rrti", cdb(0x84, 0x07, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0x02, 0x38, 0, 0) + b"\0" * 568)
+    write(t, "write-using-zero-token", cdb(0x83, 0x11, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0x02, 0x28, 0, 0)
+          + odx_wut_list([(128, 64)], struct.pack(">I", 0xFFFF0001) + bytes(508)))
     # READ DEFECT DATA(10)/(12): REQ_PLIST + REQ_GLIST, short block (0) and
     # physical sector (5) formats; the 12-byte one with an address index
     write(t, "read-defect-data10", cdb(0x37, 0, 0x18, 0, 0, 0, 0, 0x01, 0x00, 0) + b"\0" * 256)
