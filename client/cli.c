@@ -24,7 +24,7 @@ static const char usage_text[] =
 	"              [--write [--data unique|repeat|zero|win10]]\n"
 	"  clone URL   [--dest URL2] --template-size 1g --template-content zero|pattern|synthetic\n"
 	"              --vms 10 --chunk 4m | --sweep 64k,256k,1m,4m,16m --parallel 2 --outstanding 2\n"
-	"              [--mode auto|xcopy|software] [--explain [N]] [--no-template] [--verify]\n"
+	"              [--mode auto|xcopy|odx|software] [--explain [N]] [--no-template] [--verify]\n"
 	"              [--plot-job SIZE: plot the modeled duration scaled to SIZE cloned]\n"
 	"  clone URL   --mode snapshot --api https://HOST:PORT [--vms 10] [--verify] [--keep-clones]\n"
 	"              [--settle-timeout S (600)]: each clone one snapshot through the array's\n"
@@ -384,7 +384,8 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			else if (!strcmp(val, "xcopy")) o->mode = MODE_XCOPY;
 			else if (!strcmp(val, "software")) o->mode = MODE_SOFTWARE;
 			else if (!strcmp(val, "snapshot")) o->mode = MODE_SNAPSHOT;
-			else FAIL("--mode: '%s' is not auto, xcopy, software or snapshot", val);
+			else if (!strcmp(val, "odx")) o->mode = MODE_ODX;
+			else FAIL("--mode: '%s' is not auto, xcopy, odx, software or snapshot", val);
 			break;
 		case O_EXPLAIN:
 			o->explain = true;

@@ -13,7 +13,7 @@
 
 enum bench_cmd { CMD_NONE, CMD_INFO, CMD_SCALE, CMD_CLONE, CMD_DRR, CMD_WATCH, CMD_CALIBRATE };
 enum out_format { OUT_TABLE, OUT_JSON, OUT_CSV };
-enum clone_mode { MODE_AUTO, MODE_XCOPY, MODE_SOFTWARE, MODE_SNAPSHOT };
+enum clone_mode { MODE_AUTO, MODE_XCOPY, MODE_SOFTWARE, MODE_SNAPSHOT, MODE_ODX };
 
 struct bench_opts {
 	enum bench_cmd cmd;

@@ -99,6 +99,8 @@ struct clone_run {
 	unsigned fallback_clones;        /* clones whose EXTENDED COPY failed part way (the rest of each
 	                                  * in software); 0 when the whole run fell back */
 	uint64_t xcopy_bytes;            /* template bytes cloned by EXTENDED COPY */
+	bool odx;                        /* true when every clone went through ODX (PT + RRTI + WUT) */
+	uint64_t odx_bytes;              /* template bytes cloned by WRITE USING TOKEN */
 	uint64_t software_bytes;         /* template bytes cloned by host READ + WRITE */
 	char fallback_reason[400];
 	double wall_s;
