@@ -98,8 +98,9 @@ static void clone_opts(void **state)
 	assert_int_equal(o.mode, MODE_SOFTWARE);
 	assert_true(o.explain);
 	assert_int_equal(o.explain_count, 5);
-	assert_int_equal(parse(&o, err, "clone", URL, "--dest", URL, "--mode", "odx", "--chunk", "8m", NULL), 0);
-	assert_int_equal(o.mode, MODE_ODX);
+	struct bench_opts odx;
+	assert_int_equal(parse(&odx, err, "clone", URL, "--dest", URL, "--mode", "odx", "--chunk", "8m", NULL), 0);
+	assert_int_equal(odx.mode, MODE_ODX);
 	assert_int_equal(o.parallel, 4);
 	assert_int_equal(o.outstanding, 3);
 	assert_non_null(o.dest_url);
