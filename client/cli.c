@@ -25,6 +25,7 @@ static const char usage_text[] =
 	"  clone URL   [--dest URL2] --template-size 1g --template-content zero|pattern|synthetic\n"
 	"              --vms 10 --chunk 4m | --sweep 64k,256k,1m,4m,16m --parallel 2 --outstanding 2\n"
 	"              [--mode auto|xcopy|odx|software] [--explain [N]] [--no-template] [--verify]\n"
+	"              [--keep-tokens: odx, tokens live to their timeout instead of DEL_TKN]\n"
 	"              [--plot-job SIZE: plot the modeled duration scaled to SIZE cloned]\n"
 	"  clone URL   --mode snapshot --api https://HOST:PORT [--vms 10] [--verify] [--keep-clones]\n"
 	"              [--settle-timeout S (600)]: each clone one snapshot through the array's\n"
@@ -174,7 +175,7 @@ enum opt_id {
 	O_WARMUP, O_WRITE, O_DATA, O_RANDOM, O_TEMPLATE_SIZE, O_PLOT_JOB, O_TEMPLATE_CONTENT,
 	O_CHUNK, O_SWEEP, O_PARALLEL, O_OUTSTANDING, O_MODE, O_EXPLAIN, O_VERIFY, O_NO_TEMPLATE,
 	O_IMAGE, O_SYNTHETIC, O_SIZE, O_SEED, O_METRICS_URL, O_METRICS_INSECURE, O_INTERVAL,
-	O_COUNT, O_API, O_API_USER, O_API_CACERT, O_API_INSECURE, O_KEEP_CLONES, O_SETTLE_TIMEOUT,
+	O_COUNT, O_API, O_API_USER, O_API_CACERT, O_API_INSECURE, O_KEEP_CLONES, O_KEEP_TOKENS, O_SETTLE_TIMEOUT,
 	O_OUT, O_NAME, O_BUDGET, O_CAPACITY_USE, O_OFFSET, O_MAX_IO, O_WRITE_DATA, O_DATALOSS,
 	O_TIME_SCALE,
 };
@@ -224,6 +225,7 @@ static const struct option long_opts[] = {
 	{ "api-cacert", required_argument, NULL, O_API_CACERT },
 	{ "api-insecure", no_argument, NULL, O_API_INSECURE },
 	{ "keep-clones", no_argument, NULL, O_KEEP_CLONES },
+	{ "keep-tokens", no_argument, NULL, O_KEEP_TOKENS },
 	{ "settle-timeout", required_argument, NULL, O_SETTLE_TIMEOUT },
 	{ "out", required_argument, NULL, O_OUT },
 	{ "name", required_argument, NULL, O_NAME },
@@ -458,6 +460,9 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 		case O_KEEP_CLONES:
 			o->keep_clones = true;
 			break;
+		case O_KEEP_TOKENS:
+			o->keep_tokens = true;
+			break;
 		case O_SETTLE_TIMEOUT:
 			if (parse_seconds(val, &o->settle_timeout_s))
 				FAIL("--settle-timeout: '%s' is not a number of seconds", val);
@@ -551,6 +556,8 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 	}
 	if (o->keep_clones && !(o->cmd == CMD_CLONE && o->mode == MODE_SNAPSHOT))
 		FAIL("--keep-clones applies to clone --mode snapshot only");
+	if (o->keep_tokens && !(o->cmd == CMD_CLONE && o->mode == MODE_ODX))
+		FAIL("--keep-tokens applies to clone --mode odx only");
 	if ((o->api_user || o->api_cacert || o->api_insecure) && !o->api_url)
 		FAIL("--api-user, --api-cacert and --api-insecure need --api");
 	if (o->api_cacert && o->api_insecure)

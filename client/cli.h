@@ -82,6 +82,7 @@ struct bench_opts {
 	const char *api_cacert;        /* --api-cacert FILE */
 	bool api_insecure;             /* --api-insecure: accept any certificate */
 	bool keep_clones;              /* clone --mode snapshot --keep-clones */
+	bool keep_tokens;              /* clone --mode odx --keep-tokens: WUT without DEL_TKN */
 };
 
 /* Parse argv into opts.  Returns 0, or -1 with a one-line message naming the argument in err.

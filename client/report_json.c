@@ -222,6 +222,15 @@ static json_object *clone_run_obj(const struct clone_result *r, const struct clo
 	add_i(e, "xcopy_bytes", (int64_t)c->xcopy_bytes);
 	add_b(e, "odx", c->odx);
 	add_i(e, "odx_bytes", (int64_t)c->odx_bytes);
+	if (c->odx_tokens) {
+		json_object *d = json_object_new_object();
+		add_i(d, "tokens", c->odx_tokens);
+		add_d(d, "populate_token_s", (double)c->odx_pt_ns / 1e9);
+		add_d(d, "rrti_s", (double)c->odx_rrti_ns / 1e9);
+		add_d(d, "write_using_token_s", (double)c->odx_wut_ns / 1e9);
+		add_d(d, "write_using_token_max_s", (double)c->odx_wut_max_ns / 1e9);
+		json_object_object_add(e, "odx_commands", d);
+	}
 	add_i(e, "software_bytes", (int64_t)c->software_bytes);
 	add_i(e, "commands", (int64_t)c->commands);
 	add_i(e, "bytes_cloned", (int64_t)c->bytes_cloned);

@@ -243,6 +243,14 @@ void table_clone(FILE *f, const struct clone_result *r)
 		const struct clone_run *c = &r->runs[i];
 		if (c->fallback_reason[0] && (i == 0 || strcmp(c->fallback_reason, r->runs[i - 1].fallback_reason)))
 			fprintf(f, "note: %s\n", c->fallback_reason);
+		if (c->odx_tokens) {
+			char ch[32];
+			fmt_size(ch, sizeof(ch), c->chunk);
+			fprintf(f, "note: chunk %s: ODX, %u token%s: time in POPULATE TOKEN %.3f s, RRTI %.3f s, WRITE USING "
+				"TOKEN %.3f s (slowest %.3f ms), summed over the commands\n", ch, c->odx_tokens,
+				c->odx_tokens == 1 ? "" : "s", (double)c->odx_pt_ns / 1e9, (double)c->odx_rrti_ns / 1e9,
+				(double)c->odx_wut_ns / 1e9, (double)c->odx_wut_max_ns / 1e6);
+		}
 		if (c->odx_bytes && c->software_bytes) {
 			char ch[32], ob[32], sb[32];
 			fmt_size(ch, sizeof(ch), c->chunk);

@@ -220,7 +220,7 @@ static int odx_pt_list(const struct clone_ctx *x, const struct cslot *s, uint8_t
  * are released now rather than at the end of its inactivity timeout. */
 static int odx_wut_list(const struct clone_ctx *x, const struct cslot *s, const uint8_t *token, uint8_t *buf, size_t cap)
 {
-	struct odx_wut_args a = { .del_tkn = true, .offset_blocks = 0, .token = token };
+	struct odx_wut_args a = { .del_tkn = !x->o->keep_tokens, .offset_blocks = 0, .token = token };
 	struct odx_range r = { .lba = dst_lba(x, s->clone, s->off), .blocks = (uint32_t)s->blocks };
 	return odx_wut_build(&a, &r, 1, buf, cap);
 }
@@ -474,6 +474,18 @@ static void odx_cb(struct bench_conn *c, int status, struct scsi_task *task, voi
 	scsi_free_scsi_task(task);
 	lat_add(&x->lat, t - s->t0);
 	x->run->commands++;
+	/* where an ODX copy's time goes: bench/odx-speed.sh holds WRITE USING TOKEN to its goal */
+	if (s->phase == ODX_PT) {
+		x->run->odx_pt_ns += t - s->t0;
+		if (st.status == 0)
+			x->run->odx_tokens++;
+	} else if (s->phase == ODX_WUT) {
+		x->run->odx_wut_ns += t - s->t0;
+		if (t - s->t0 > x->run->odx_wut_max_ns)
+			x->run->odx_wut_max_ns = t - s->t0;
+	} else {
+		x->run->odx_rrti_ns += t - s->t0;
+	}
 	static const char *const names[] = { "POPULATE TOKEN", "RECEIVE ROD TOKEN INFORMATION", "WRITE USING TOKEN",
 					     "RECEIVE ROD TOKEN INFORMATION" };
 	const char *what = names[s->phase - ODX_PT];
