@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "lunlab/scsi_vocab.h"
 #include "client/odx_builder.h"
 
 static void pt_exact_bytes(void **state)
@@ -37,7 +38,7 @@ static void pt_exact_bytes(void **state)
 
 	uint8_t cdb[16];
 	odx_pt_cdb(cdb, 0x11223344, 32);
-	static const uint8_t want_cdb[16] = { 0x83, 0x10, 0, 0, 0, 0, 0x11, 0x22, 0x33, 0x44, 0, 0, 0, 32, 0, 0 };
+	static const uint8_t want_cdb[16] = { SCSI_OP_THIRD_PARTY_COPY_OUT, SCSI_SA_POPULATE_TOKEN, 0, 0, 0, 0, 0x11, 0x22, 0x33, 0x44, 0, 0, 0, 32, 0, 0 };
 	assert_memory_equal(cdb, want_cdb, 16);
 }
 
@@ -63,7 +64,7 @@ static void wut_exact_bytes(void **state)
 
 	uint8_t cdb[16];
 	odx_wut_cdb(cdb, 7, 552);
-	static const uint8_t want_cdb[16] = { 0x83, 0x11, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0x02, 0x28, 0, 0 };
+	static const uint8_t want_cdb[16] = { SCSI_OP_THIRD_PARTY_COPY_OUT, SCSI_SA_WRITE_USING_TOKEN, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0x02, 0x28, 0, 0 };
 	assert_memory_equal(cdb, want_cdb, 16);
 	free(buf);
 }
@@ -72,11 +73,11 @@ static void other_cdbs(void **state)
 {
 	uint8_t cdb[16];
 	odx_rrti_cdb(cdb, 0xa1b2c3d4, ODX_RRTI_ALLOC);
-	static const uint8_t want_rrti[16] = { 0x84, 0x07, 0xa1, 0xb2, 0xc3, 0xd4, 0, 0, 0, 0, 0, 0, 0x03, 0x22, 0, 0 };
+	static const uint8_t want_rrti[16] = { SCSI_OP_THIRD_PARTY_COPY_IN, SCSI_SA_RECEIVE_ROD_TOKEN_INFORMATION, 0xa1, 0xb2, 0xc3, 0xd4, 0, 0, 0, 0, 0, 0, 0x03, 0x22, 0, 0 };
 	assert_int_equal(ODX_RRTI_ALLOC, 0x322);
 	assert_memory_equal(cdb, want_rrti, 16);
 	odx_abort_cdb(cdb, 5);
-	static const uint8_t want_abort[16] = { 0x83, 0x1c, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	static const uint8_t want_abort[16] = { SCSI_OP_THIRD_PARTY_COPY_OUT, SCSI_SA_COPY_OPERATION_ABORT, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	assert_memory_equal(cdb, want_abort, 16);
 }
 
