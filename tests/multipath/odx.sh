@@ -27,10 +27,10 @@ dev() { # dev LUN sg|sd
 sga=/dev/$(dev 0 sg) sgb=/dev/$(dev 1 sg) sda=/dev/$(dev 0 sd) sdb=/dev/$(dev 1 sd)
 echo "host=$host src=$sga,$sda dst=$sgb,$sdb"
 # sha DEV START COUNT, in 512 KiB units
-sha() { dd if="$1" bs=512k skip="$2" count="$3" iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1; }
-zsha() { dd if=/dev/zero bs=512k count="$1" 2>/dev/null | sha256sum | cut -d' ' -f1; }
+sha() { dd if="$1" bs=524288 skip="$2" count="$3" iflag=direct 2>/dev/null | sha256sum | cut -d' ' -f1; }
+zsha() { dd if=/dev/zero bs=524288 count="$1" 2>/dev/null | sha256sum | cut -d' ' -f1; }
 
-dd if=/dev/urandom of="$sda" bs=1M count=16 oflag=direct 2>/dev/null
+dd if=/dev/urandom of="$sda" bs=1048576 count=16 oflag=direct 2>/dev/null
 echo "filled=$?"
 ddptctl --info "$sga" 2>&1 | head -40
 
