@@ -13,7 +13,8 @@
 # and prints logical bytes/s of each (bytes cloned / wall time), of the WRITE USING TOKEN alone
 # (bytes / its time), their ratio and the WUT time.  Goals: WUT >= XCOPY in logical bytes/s
 # and WUT <= 2 s.
-# Then memory per live token: the target's RSS after a clone --mode odx --chunk TOKEN_CHUNK
+# Then memory per live token: the array's metadata_bytes (capacity page: maps, block records,
+# index and live tokens) and the target's RSS after a clone --mode odx --chunk TOKEN_CHUNK
 # (64m) whose tokens die with their write (DEL_TKN) against one whose tokens stay alive
 # (--keep-tokens, until their inactivity timeout): the difference over the number of tokens.
 # A run whose ODX or XCOPY fell back to READ + WRITE is reported as such, never as a figure.
@@ -72,6 +73,9 @@ offloaded() {
 	return 1
 }
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$LL_PID/status"; }
+# the array's own figure: metadata_bytes of the capacity page (maps, block records, index and
+# live tokens' holds, docs/accounting.md "Memory")
+meta() { "$bench" info "$url/0" --json | jq -r '.array.metadata_bytes'; }
 
 results=$work/rounds.tsv   # round mode wall_s bytes wut_s wut_max_s
 for ((r = 1; r <= rounds; r++)); do
@@ -116,21 +120,22 @@ PY
 # memory per live token: the same ODX clone in TOKEN_CHUNK pieces, tokens deleted by their
 # write, then kept alive; each after a run that leaves LU 1 mapped the same way
 echo "== memory per live token ($tchunk tokens over $size)"
-rss0=$(rss_kib)
+rss0=$(rss_kib) m0=$(meta)
 clone odx "$tchunk" "$work/del.json"
 offloaded "$work/del.json" odx || exit 1
-rss1=$(rss_kib)
+rss1=$(rss_kib) m1=$(meta)
 clone odx "$tchunk" "$work/keep.json" --keep-tokens
 offloaded "$work/keep.json" odx || exit 1
-rss2=$(rss_kib)
+rss2=$(rss_kib) m2=$(meta)
 n=$(jq -r '.runs[0].odx_commands.tokens' "$work/keep.json")
-python3 - "$rss0" "$rss1" "$rss2" "$n" "$tchunk" <<'PY'
+python3 - "$rss0" "$rss1" "$rss2" "$m0" "$m1" "$m2" "$n" "$tchunk" <<'PY'
 import sys
-r0, r1, r2, n = (int(v) for v in sys.argv[1:5])
-chunk = sys.argv[5]
-base, kept = r1 - r0, r2 - r1
-per = (kept - base) * 1024 / n if n else 0
-print(f"target RSS {r0} -> {r1} KiB (DEL_TKN: tokens die with their write) -> {r2} KiB ({n} live tokens)")
-print(f"memory per live token of {chunk}: ~{per / 1024:.1f} KiB (RSS: page-granular, malloc may keep freed memory; "
-      f"the design's figure is 512 bytes + 4 bytes per 16 KiB block covered: docs/xcopy.md)")
+r0, r1, r2, m0, m1, m2, n = (int(v) for v in sys.argv[1:8])
+chunk = sys.argv[8]
+def per(a, b, c, unit):
+    return ((c - b) - (b - a)) * unit / n if n else 0
+print(f"array metadata_bytes {m0} -> {m1} (DEL_TKN: tokens die with their write) -> {m2} ({n} live tokens)")
+print(f"target RSS {r0} -> {r1} -> {r2} KiB")
+print(f"memory per live token of {chunk}: {per(m0, m1, m2, 1):.0f} bytes by the array's figure, "
+      f"~{per(r0, r1, r2, 1024) / 1024:.1f} KiB by RSS (page-granular; malloc may keep freed memory)")
 PY

@@ -17,6 +17,9 @@ static json_object *capacity_obj(const struct array_capacity *c)
 	add_i(o, "unique_bytes", (int64_t)c->unique_bytes);
 	add_i(o, "physical_bytes", (int64_t)c->physical_bytes);
 	add_i(o, "pending_blocks", (int64_t)c->pending_blocks);
+	/* the array's memory for maps, block records, the index and live ODX tokens (page 0x30
+	 * parameter 0x0009): what bench/odx-speed.sh measures a live token by */
+	add_i(o, "metadata_bytes", (int64_t)c->metadata_bytes);
 	add_d(o, "dedup_ratio", c->dedup_ratio);
 	add_d(o, "compression_ratio", c->compression_ratio);
 	add_d(o, "drr", c->drr);
