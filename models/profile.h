@@ -12,6 +12,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* A token carries its ranges in its 512 bytes (handlers/copy/odx_token.h): at most 24 fit
+ * beside the header, the MAC and the random padding. */
+#define PROFILE_ODX_RANGES_MAX 24u
+/* Defaults of the optional odx_* keys (FreeBSD CTL's token timeouts, 60 s and 600 s; 16
+ * ranges; 16 GiB so one WRITE USING TOKEN covers a 10 GiB range, docs/xcopy.md). */
+#define PROFILE_ODX_DEF_RANGES 16u
+#define PROFILE_ODX_DEF_TOKEN_BYTES (16ull << 30)
+#define PROFILE_ODX_DEF_TIMEOUT_S 60u
+#define PROFILE_ODX_DEF_MAX_TIMEOUT_S 600u
+
 struct lunlab_profile {
 	char name[32];
 	char description[128];
@@ -29,6 +39,13 @@ struct lunlab_profile {
 	uint64_t capacity_bytes;   /* usable, after RAID: what reduced data may fill */
 	uint32_t soft_threshold_percent; /* of capacity_bytes: 06/38/07 when use reaches it; 0 = none */
 	uint32_t ssds;             /* SSDs of the brick the capacity is for (XMS num-of-ssds); 0 = not said */
+	/* token copy offload (ODX: POPULATE TOKEN / WRITE USING TOKEN, docs/xcopy.md), optional
+	 * keys: off when `odx` is absent; the limits VPD 8Fh advertises and the commands enforce */
+	bool odx;
+	uint32_t odx_max_ranges;        /* range descriptors per command, 1..PROFILE_ODX_RANGES_MAX */
+	uint64_t odx_max_token_bytes;   /* bytes one token may stand for */
+	uint32_t odx_default_timeout_s; /* inactivity timeout when the host asks for 0 */
+	uint32_t odx_max_timeout_s;     /* the largest one a host may ask for */
 	/* cost-model parameters: owned by models/, opaque to the handler */
 	void *cost_params;
 };

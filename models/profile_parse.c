@@ -65,6 +65,12 @@ static const struct field fields[] = {
 	{ "capacity", "soft_threshold_percent", T_U32, 0, 100, P(soft_threshold_percent) },
 	/* optional: the SSDs behind usable_bytes (XMS's num-of-ssds); 0 when absent */
 	{ "capacity", "ssds", T_U32, 0, 4096, P(ssds) },
+	/* optional: token copy offload (ODX); defaults in profile.h when absent */
+	{ NULL, "odx", T_BOOL, 0, 1, P(odx) },
+	{ NULL, "odx_max_ranges", T_U32, 1, PROFILE_ODX_RANGES_MAX, P(odx_max_ranges) },
+	{ NULL, "odx_max_token_bytes", T_U64, 1u << 20, 1ull << 40, P(odx_max_token_bytes) },
+	{ NULL, "odx_default_timeout_s", T_U32, 1, 86400, P(odx_default_timeout_s) },
+	{ NULL, "odx_max_timeout_s", T_U32, 1, 86400, P(odx_max_timeout_s) },
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -274,6 +280,28 @@ static int walk_mapping(struct ctx *c, const yaml_node_t *map, const char *secti
 	return 0;
 }
 
+/* The optional odx_* keys: their defaults, and a default timeout above the maximum refused. */
+static int odx_defaults(struct ctx *c)
+{
+	struct lunlab_profile *p = &c->out->p;
+	size_t i = 0;
+
+	if (!p->odx_max_ranges)
+		p->odx_max_ranges = PROFILE_ODX_DEF_RANGES;
+	if (!p->odx_max_token_bytes)
+		p->odx_max_token_bytes = PROFILE_ODX_DEF_TOKEN_BYTES;
+	if (!p->odx_default_timeout_s)
+		p->odx_default_timeout_s = PROFILE_ODX_DEF_TIMEOUT_S;
+	if (!p->odx_max_timeout_s)
+		p->odx_max_timeout_s = PROFILE_ODX_DEF_MAX_TIMEOUT_S;
+	if (p->odx_default_timeout_s > p->odx_max_timeout_s) {
+		find_field(NULL, "odx_default_timeout_s", &i);
+		return fail(c, c->seen[i] ? c->seen_line[i] : 1, NULL, "odx_default_timeout_s",
+			    "%u is above odx_max_timeout_s %u", p->odx_default_timeout_s, p->odx_max_timeout_s);
+	}
+	return 0;
+}
+
 static int check_complete(struct ctx *c)
 {
 	struct parsed *o = c->out;
@@ -286,7 +314,7 @@ static int check_complete(struct ctx *c)
 		bool in_cost = f->section && !strcmp(f->section, "cost");
 		bool is_cost_section = !f->section && !strcmp(f->key, "cost");
 		if (c->seen[i] || ((in_cost || is_cost_section) && !want_cost) || f->type == T_TPGS ||
-		    (f->section && !strcmp(f->key, "ssds")))
+		    (f->section && !strcmp(f->key, "ssds")) || !strncmp(f->key, "odx", 3))
 			continue;
 		size_t line = f->section ? c->section_line[section_index(f->section)] : 1;
 		size_t idx_section = 0;
@@ -308,7 +336,7 @@ static int check_complete(struct ctx *c)
 		return fail(c, c->seen_line[i], "data_reduction", "alloc_unit",
 			    "%u is larger than dedup_block %u", o->p.alloc_unit, b);
 	}
-	return 0;
+	return odx_defaults(c);
 }
 
 struct lunlab_profile *profile_parse(const char *text, size_t len, const char *origin, char **err)

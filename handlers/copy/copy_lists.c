@@ -220,8 +220,3 @@ unsigned copy_lists_running(const void *dev)
 	pthread_mutex_unlock(&lock);
 	return n;
 }
-
-void copy_dev_forget(const struct lunlab_dev *dev)
-{
-	copy_lists_forget_dev(dev);
-}

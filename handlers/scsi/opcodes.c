@@ -17,6 +17,8 @@
 #include "lunlab/scsi_vocab.h"
 #include "handlers/array/array_state.h"
 #include "handlers/copy/copy.h"
+#include "handlers/copy/odx.h"
+#include "handlers/copy/odx_limits.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
 
@@ -84,12 +86,23 @@ static const struct scsi_op ops[] = {
 	 * may be only the source; xcopy_exec.c checks each destination LU */
 	{ 0x83, 0x00, false, COST_XCOPY, 1, 60, xcopy_entry,
 	  { 0x83, 0, 0, 0, 0, 0, 0, 0, 0, 0, FF, FF, FF, FF, 0, 0 } },
+	/* ODX (docs/xcopy.md): LIST IDENTIFIER, PARAMETER LIST LENGTH, GROUP NUMBER.
+	 * POPULATE TOKEN takes references in the array (the cost of a metadata
+	 * copy, no data); WRITE USING TOKEN writes the LU that receives it */
+	{ 0x83, 0x10, false, COST_XCOPY, 1, 60, odx_populate_token,
+	  { 0x83, 0, 0, 0, 0, 0, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
+	{ 0x83, 0x11, true, COST_XCOPY, 1, 60, odx_write_using_token,
+	  { 0x83, 0, 0, 0, 0, 0, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
+	{ 0x83, 0x1c, false, COST_OTHER, 1, 5, odx_copy_abort,
+	  { 0x83, 0, FF, FF, FF, FF, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 } },
 	{ 0x84, 0x00, false, COST_OTHER, 1, 5, rcr_entry,
 	  { 0x84, 0, FF, 0, 0, 0, 0, 0, 0, 0, FF, FF, FF, FF, 0, 0 } },
 	{ 0x84, 0x03, false, COST_OTHER, 1, 5, rcr_entry,
 	  { 0x84, 0, FF, 0, 0, 0, 0, 0, 0, 0, FF, FF, FF, FF, 0, 0 } },
 	{ 0x84, 0x04, false, COST_OTHER, 1, 5, rcr_entry,
 	  { 0x84, 0, FF, 0, 0, 0, 0, 0, 0, 0, FF, FF, FF, FF, 0, 0 } },
+	{ 0x84, 0x07, false, COST_OTHER, 1, 5, odx_rrti,
+	  { 0x84, 0, FF, FF, FF, FF, 0, 0, 0, 0, FF, FF, FF, FF, 0, 0 } },
 	{ 0x88, 0, false, COST_READ, 1, 30, sbc_read,
 	  { 0x88, 0x1e, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
 	{ 0x89, 0, true, COST_CAW, 1, 30, sbc_compare_and_write,
@@ -126,6 +139,16 @@ static const struct scsi_op ops[] = {
 	{ 0xb7, 0, false, COST_OTHER, 1, 5, sbc_read_defect_data,
 	  { 0xb7, 0x1f, FF, FF, FF, FF, FF, FF, FF, FF, 0, 0 } },
 };
+
+/* The token copy offload commands are offered only by an array whose
+ * profile says odx: true (odx.h): elsewhere they are not commands of the LU
+ * (05/20/00, not in RSOC nor VPD 0x8F). */
+bool scsi_op_offered(const struct scsi_op *op, const struct lunlab_dev *dev)
+{
+	bool odx = op->fn == odx_populate_token || op->fn == odx_write_using_token || op->fn == odx_copy_abort ||
+		   op->fn == odx_rrti;
+	return !odx || odx_offered(dev);
+}
 
 size_t scsi_op_count(void)
 {
@@ -279,6 +302,8 @@ int scsi_dispatch(struct scsi_cmd *cmd, enum cost_kind *kind)
 	if (ua != TCMU_STS_OK)
 		return ua;
 	if (!op || op->fn == LU_LAYER) /* the host answers these: see the table */
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE);
+	if (!scsi_op_offered(op, cmd->dev)) /* ODX on an array without it */
 		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE);
 
 	/* Every bit outside the usage data is reserved (or a feature lunlab does

@@ -88,6 +88,8 @@ struct scsi_op {
 	 * non-service-action bits (the SA bits are added when reported). */
 	uint8_t usage[16];
 };
+/* whether dev serves op (false: ODX on an array whose profile has none) */
+bool scsi_op_offered(const struct scsi_op *op, const struct lunlab_dev *dev);
 
 /* Table access for REPORT SUPPORTED OPERATION CODES. */
 size_t scsi_op_count(void);

@@ -77,6 +77,8 @@ static int report_all(struct scsi_cmd *cmd, bool rctd, uint8_t **out, size_t *le
 	size_t p = 4;
 	for (size_t i = 0; i < n; i++) {
 		const struct scsi_op *op = scsi_op_at(i);
+		if (!scsi_op_offered(op, cmd->dev))
+			continue;      /* ODX of an array without it: not a command of this LU */
 		b[p] = op->opcode;
 		put_be16(b + p + 2, scsi_op_has_sa(op) ? op->sa : 0);
 		b[p + 5] = (uint8_t)((rctd ? 0x02 : 0) | (scsi_op_has_sa(op) ? 0x01 : 0)); /* CTDP, SERVACTV */
@@ -118,6 +120,8 @@ int spc_report_supported_opcodes(struct scsi_cmd *cmd)
 			return sense_invalid_cdb_field(cmd, 2, 2);
 		if (options == 3 && known && !has_sa && sa != 0)
 			op = NULL;          /* no such service action: not supported */
+		if (op && !scsi_op_offered(op, cmd->dev))
+			op = NULL;          /* ODX of an array without it */
 		memset(one, 0, sizeof(one));
 		if (!op) {
 			one[1] = 0x01;      /* SUPPORT 001b: not supported */

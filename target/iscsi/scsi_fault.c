@@ -54,6 +54,9 @@ static const char *action_text(const struct fault_hit *h, char *buf, size_t len)
 	case FAULT_ACT_XCOPY_FAIL:
 		snprintf(buf, len, "EXTENDED COPY stops after %u segment(s)", h->xcopy_segments);
 		break;
+	case FAULT_ACT_ODX_FAIL:
+		snprintf(buf, len, "WRITE USING TOKEN stops after %u block(s)", h->xcopy_segments);
+		break;
 	case FAULT_ACT_CORRUPT:
 		snprintf(buf, len, "data corrupted");
 		break;
@@ -137,6 +140,9 @@ bool scsi_fault_act(struct conn *c, struct icmd *ic, const struct fault_hit *hit
 		conn_close(c, "a fault rule dropped the connection"); /* frees ic */
 		return true;
 	case FAULT_ACT_XCOPY_FAIL:
+	case FAULT_ACT_ODX_FAIL:
+		/* the handler reads the count as segments of an EXTENDED COPY, as
+		 * blocks of a WRITE USING TOKEN (the rule matched only that) */
 		ic->lc.fault.xcopy_fail = true;
 		ic->lc.fault.xcopy_segments = h.xcopy_segments;
 		if (h.has_sense) {

@@ -2,6 +2,7 @@
  * them, read through the one CDB decoder (lunlab/cdb_decode.h). */
 #include "lunlab/be.h"
 #include "lunlab/cdb_decode.h"
+#include "lunlab/scsi_vocab.h"
 #include "target/lu/fault_rules.h"
 #include "target/lu/lu_cmd.h"
 
@@ -11,6 +12,19 @@ enum fault_op fault_cdb_kind(const uint8_t *cdb)
 
 	if (cdb_decode(cdb, LU_CDB_MAX, 0, &ci) != CDB_DECODE_OK)
 		return FAULT_OP_OPCODE;
+	/* ODX's commands by name (op=populate-token ...): a WRITE USING TOKEN is
+	 * not op=xcopy, whose xcopy-fail-after counts EXTENDED COPY segments */
+	if (ci.layout->has_sa && ci.layout->opcode == SCSI_OP_THIRD_PARTY_COPY_OUT) {
+		switch (ci.layout->sa) {
+		case SCSI_SA_POPULATE_TOKEN: return FAULT_OP_POPULATE_TOKEN;
+		case SCSI_SA_WRITE_USING_TOKEN: return FAULT_OP_WRITE_USING_TOKEN;
+		case SCSI_SA_COPY_OPERATION_ABORT: return FAULT_OP_COPY_ABORT;
+		default: break;
+		}
+	}
+	if (ci.layout->has_sa && ci.layout->opcode == SCSI_OP_THIRD_PARTY_COPY_IN &&
+	    ci.layout->sa == SCSI_SA_RECEIVE_ROD_TOKEN_INFORMATION)
+		return FAULT_OP_RRTI;
 	switch (ci.layout->cls) {
 	case CDB_CLASS_READ: return FAULT_OP_READ;
 	case CDB_CLASS_WRITE: case CDB_CLASS_WRITE_SAME: return FAULT_OP_WRITE;

@@ -43,6 +43,8 @@ static const struct {
 	{ "any", FAULT_OP_ANY }, { "read", FAULT_OP_READ }, { "write", FAULT_OP_WRITE },
 	{ "xcopy", FAULT_OP_XCOPY }, { "unmap", FAULT_OP_UNMAP }, { "caw", FAULT_OP_CAW },
 	{ "tur", FAULT_OP_TUR }, { "sync", FAULT_OP_SYNC },
+	{ "populate-token", FAULT_OP_POPULATE_TOKEN }, { "write-using-token", FAULT_OP_WRITE_USING_TOKEN },
+	{ "rrti", FAULT_OP_RRTI }, { "copy-abort", FAULT_OP_COPY_ABORT },
 };
 
 static const struct {
@@ -200,16 +202,17 @@ static bool printable_word(const char *v, size_t max)
 
 static bool set_action(struct fault_spec *s, enum fault_action a, const char *key, char *err, size_t errlen)
 {
-	/* sense= may qualify xcopy-fail-after, in either order */
-	bool pair = (a == FAULT_ACT_XCOPY_FAIL && s->action == FAULT_ACT_SENSE) ||
-		    (a == FAULT_ACT_SENSE && s->action == FAULT_ACT_XCOPY_FAIL);
+	/* sense= may qualify xcopy-fail-after and odx-fail-after, in either order */
+	bool fail_after = a == FAULT_ACT_XCOPY_FAIL || a == FAULT_ACT_ODX_FAIL;
+	bool was_fail_after = s->action == FAULT_ACT_XCOPY_FAIL || s->action == FAULT_ACT_ODX_FAIL;
+	bool pair = (fail_after && s->action == FAULT_ACT_SENSE) || (a == FAULT_ACT_SENSE && was_fail_after);
 
 	if (s->action != (enum fault_action)-1 && !pair) {
 		snprintf(err, errlen, "%s: a rule takes one action (sense, status, delay, hold, drop, "
 			 "xcopy-fail-after, corrupt)", key);
 		return false;
 	}
-	if (s->action != FAULT_ACT_XCOPY_FAIL)
+	if (!was_fail_after)
 		s->action = a;
 	return true;
 }
@@ -403,9 +406,15 @@ static bool key_action(struct fault_spec *s, const char *k, const char *v, char 
 		s->xcopy_segments = (uint32_t)x;
 		return set_action(s, FAULT_ACT_XCOPY_FAIL, k, err, errlen);
 	}
+	if (strcmp(k, "odx-fail-after") == 0) {
+		if (!parse_u64(v, 0, UINT32_MAX, &x))
+			return bad(err, errlen, k, v, "want a number of blocks 0..4294967295");
+		s->xcopy_segments = (uint32_t)x;
+		return set_action(s, FAULT_ACT_ODX_FAIL, k, err, errlen);
+	}
 	return bad(err, errlen, k, NULL,
 		   "unknown key (match: lun op lba initiator portal; trigger: every p seed count window; "
-		   "action: sense status delay hold drop xcopy-fail-after corrupt)");
+		   "action: sense status delay hold drop xcopy-fail-after odx-fail-after corrupt)");
 }
 
 bool fault_spec_key(struct fault_spec *s, const char *k, const char *v, char *err, size_t errlen)
@@ -437,6 +446,13 @@ bool fault_spec_finish(struct fault_spec *s, char *err, size_t errlen)
 	}
 	if (s->action == FAULT_ACT_XCOPY_FAIL && s->op == FAULT_OP_ANY)
 		s->op = FAULT_OP_XCOPY;
+	if (s->action == FAULT_ACT_ODX_FAIL && s->op != FAULT_OP_WRITE_USING_TOKEN && s->op != FAULT_OP_ANY) {
+		snprintf(err, errlen, "odx-fail-after: only WRITE USING TOKEN writes blocks from a token "
+			 "(use op=write-using-token)");
+		return false;
+	}
+	if (s->action == FAULT_ACT_ODX_FAIL)
+		s->op = FAULT_OP_WRITE_USING_TOKEN;
 	if (s->has_seed && !s->has_p) {
 		snprintf(err, errlen, "seed: only means something with p=");
 		return false;
@@ -618,6 +634,11 @@ int fault_spec_format(const struct fault_spec *s, char *buf, size_t len)
 		if (s->has_sense)
 			APPEND(",sense=%02x/%02x/%02x", s->key, s->asc, s->ascq);
 		break;
+	case FAULT_ACT_ODX_FAIL:
+		APPEND("%sodx-fail-after=%u", sep, s->xcopy_segments);
+		if (s->has_sense)
+			APPEND(",sense=%02x/%02x/%02x", s->key, s->asc, s->ascq);
+		break;
 	case FAULT_ACT_CORRUPT:
 		APPEND("%scorrupt", sep);
 		break;
@@ -631,6 +652,7 @@ const char *fault_action_name(enum fault_action a)
 		[FAULT_ACT_SENSE] = "sense", [FAULT_ACT_STATUS] = "status", [FAULT_ACT_DELAY] = "delay",
 		[FAULT_ACT_HOLD] = "hold", [FAULT_ACT_DROP] = "drop",
 		[FAULT_ACT_XCOPY_FAIL] = "xcopy-fail-after", [FAULT_ACT_CORRUPT] = "corrupt",
+		[FAULT_ACT_ODX_FAIL] = "odx-fail-after",
 	};
 
 	return (unsigned)a < FAULT_ACTIONS ? names[a] : "unknown";

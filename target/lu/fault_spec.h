@@ -4,6 +4,7 @@
  *
  * SPEC is comma-separated key[=value]; scripts depend on these names:
  *   match:   lun=N  op=read|write|xcopy|unmap|caw|tur|sync|any|HEX
+ *            op=populate-token|write-using-token|rrti|copy-abort (ODX)
  *            lba=FIRST-LAST (or one LBA)  initiator=IQN  portal=HOST:PORT
  *   trigger: every=N  p=PROBABILITY  seed=N  count=N  window=START-END (s)
  *   action (exactly one):
@@ -11,7 +12,9 @@
  *            status=busy|task-set-full|reservation-conflict
  *            delay=MS | delay=MIN-MAX | delay=exp:MEAN   (milliseconds)
  *            hold   drop[=before|after]   xcopy-fail-after=SEGMENTS   corrupt
- *   sense= may also accompany xcopy-fail-after (the sense the copy ends with).
+ *            odx-fail-after=BLOCKS (WRITE USING TOKEN stops after BLOCKS blocks)
+ *   sense= may also accompany xcopy-fail-after and odx-fail-after (the sense
+ *   the copy ends with).
  *
  * The parser bounds-checks every field before it uses it and refuses
  * anything else with one line naming the key (fuzzed: tests/fuzz). */
@@ -39,6 +42,10 @@ enum fault_op {
 	FAULT_OP_CAW,     /* COMPARE AND WRITE */
 	FAULT_OP_TUR,     /* TEST UNIT READY */
 	FAULT_OP_SYNC,    /* SYNCHRONIZE CACHE(10/16) */
+	FAULT_OP_POPULATE_TOKEN,    /* ODX: THIRD-PARTY COPY OUT SA 10h */
+	FAULT_OP_WRITE_USING_TOKEN, /* SA 11h */
+	FAULT_OP_RRTI,              /* THIRD-PARTY COPY IN SA 07h, RECEIVE ROD TOKEN INFORMATION */
+	FAULT_OP_COPY_ABORT,        /* SA 1Ch, COPY OPERATION ABORT */
 	FAULT_OP_OPCODE,  /* one opcode, any service action */
 };
 
@@ -50,8 +57,9 @@ enum fault_action {
 	FAULT_ACT_DROP,        /* the connection closes */
 	FAULT_ACT_XCOPY_FAIL,  /* EXTENDED COPY stops after N segments (the array does it) */
 	FAULT_ACT_CORRUPT,     /* silent corruption: data read or written is altered */
+	FAULT_ACT_ODX_FAIL,    /* WRITE USING TOKEN stops after N blocks (the array does it) */
 };
-#define FAULT_ACTIONS (FAULT_ACT_CORRUPT + 1)
+#define FAULT_ACTIONS (FAULT_ACT_ODX_FAIL + 1)
 
 /* The action's name as a SPEC spells it ("sense", "xcopy-fail-after", ...). */
 const char *fault_action_name(enum fault_action a);
@@ -82,12 +90,12 @@ struct fault_spec {
 	/* the action */
 	enum fault_action action;
 	bool has_sense;
-	uint8_t key, asc, ascq;       /* FAULT_ACT_SENSE, or XCOPY_FAIL's own sense */
+	uint8_t key, asc, ascq;       /* FAULT_ACT_SENSE, or XCOPY_FAIL's / ODX_FAIL's own sense */
 	uint8_t status;               /* FAULT_ACT_STATUS: 0x08, 0x28, 0x18 */
 	enum fault_delay_kind delay_kind;
 	uint64_t delay_a_us, delay_b_us; /* FIXED: a; UNIFORM: a..b; EXP: mean a */
 	bool drop_after;              /* FAULT_ACT_DROP: after the data moved */
-	uint32_t xcopy_segments;      /* FAULT_ACT_XCOPY_FAIL */
+	uint32_t xcopy_segments;      /* FAULT_ACT_XCOPY_FAIL: segments; FAULT_ACT_ODX_FAIL: blocks */
 };
 
 /* Parses SPEC into *out.  false with one line in err naming the key, e.g.

@@ -208,7 +208,7 @@ static void test_forget_dev(void **state)
 	copy_lists_end(slot, &st);
 	slot = copy_lists_begin(&lu_b, 0, true, 4, true);
 	copy_lists_end(slot, &st);
-	copy_dev_forget((const struct lunlab_dev *)(const void *)&lu_a);
+	copy_lists_forget_dev(&lu_a);
 	assert_false(copy_lists_status(&lu_a, 0, 4, false, &out));
 	assert_true(copy_lists_status(&lu_b, 0, 4, false, &out));
 }

@@ -41,7 +41,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	copy_dev_forget(&dev);
+	copy_lists_forget_dev(&dev);
 	return 0;
 }
 

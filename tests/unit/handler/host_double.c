@@ -2,6 +2,7 @@
 #include "tests/unit/handler/host_double.h"
 
 #include <stddef.h>
+#include <string.h>
 
 uint64_t host_double_nexus;
 const struct tcmulib_cmd *host_double_nexus_cmd;
@@ -33,11 +34,19 @@ static uint64_t nexus(const struct tcmulib_cmd *cmd)
 	return host_double_nexus;
 }
 
+bool host_double_fault;
+uint32_t host_double_fault_count;
+uint8_t host_double_fault_sense[3];
+
 static bool xcopy_fault(const struct tcmulib_cmd *cmd, uint32_t *segments, uint8_t sense[3])
 {
-	(void)cmd, (void)segments, (void)sense;
+	(void)cmd;
 	host_double_calls++;
-	return false;
+	if (!host_double_fault)
+		return false;
+	*segments = host_double_fault_count;
+	memcpy(sense, host_double_fault_sense, 3);
+	return true;
 }
 
 static uint64_t fault_delay_ns(const struct tcmulib_cmd *cmd)

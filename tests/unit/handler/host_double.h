@@ -12,6 +12,11 @@
 /* what cmd_nexus answers, and the command it was last asked about */
 extern uint64_t host_double_nexus;
 extern const struct tcmulib_cmd *host_double_nexus_cmd;
+/* what cmd_xcopy_fault answers: a fault rule's break-off (count: segments
+ * of an EXTENDED COPY, blocks of a WRITE USING TOKEN); off by default */
+extern bool host_double_fault;
+extern uint32_t host_double_fault_count;
+extern uint8_t host_double_fault_sense[3];
 /* how many times any member was called */
 extern unsigned host_double_calls;
 

@@ -32,6 +32,24 @@ static void kinds(void **state)
 		cdb[0] = k[i].op;
 		assert_int_equal(fault_cdb_kind(cdb), k[i].kind);
 	}
+	/* ODX's service actions by name; EXTENDED COPY stays op=xcopy */
+	static const struct {
+		uint8_t op, sa;
+		enum fault_op kind;
+	} odx[] = {
+		{ SCSI_OP_THIRD_PARTY_COPY_OUT, SCSI_SA_EXTENDED_COPY_LID1, FAULT_OP_XCOPY },
+		{ SCSI_OP_THIRD_PARTY_COPY_OUT, SCSI_SA_POPULATE_TOKEN, FAULT_OP_POPULATE_TOKEN },
+		{ SCSI_OP_THIRD_PARTY_COPY_OUT, SCSI_SA_WRITE_USING_TOKEN, FAULT_OP_WRITE_USING_TOKEN },
+		{ SCSI_OP_THIRD_PARTY_COPY_OUT, SCSI_SA_COPY_OPERATION_ABORT, FAULT_OP_COPY_ABORT },
+		{ SCSI_OP_THIRD_PARTY_COPY_IN, SCSI_SA_RECEIVE_ROD_TOKEN_INFORMATION, FAULT_OP_RRTI },
+		{ SCSI_OP_THIRD_PARTY_COPY_IN, SCSI_SA_RECEIVE_COPY_STATUS_LID1, FAULT_OP_OPCODE },
+	};
+	for (size_t i = 0; i < sizeof(odx) / sizeof(odx[0]); i++) {
+		cdb[0] = odx[i].op;
+		cdb[1] = odx[i].sa;
+		assert_int_equal(fault_cdb_kind(cdb), odx[i].kind);
+	}
+	cdb[1] = 0;
 	cdb[0] = SCSI_OP_INQUIRY;
 	assert_true(fault_cdb_exempt(cdb));
 	cdb[0] = SCSI_OP_REPORT_LUNS;

@@ -103,6 +103,18 @@ static void actions(void **state)
 	assert_int_equal(s.action, FAULT_ACT_XCOPY_FAIL);
 	s = parse_ok("corrupt");
 	assert_int_equal(s.action, FAULT_ACT_CORRUPT);
+	/* ODX: the commands by name, and a WRITE USING TOKEN stopped after N blocks */
+	s = parse_ok("op=populate-token,sense=medium-error");
+	assert_int_equal(s.op, FAULT_OP_POPULATE_TOKEN);
+	s = parse_ok("op=rrti,status=busy");
+	assert_int_equal(s.op, FAULT_OP_RRTI);
+	s = parse_ok("op=copy-abort,hold");
+	assert_int_equal(s.op, FAULT_OP_COPY_ABORT);
+	s = parse_ok("odx-fail-after=4096"); /* op=write-using-token implied */
+	assert_true(s.action == FAULT_ACT_ODX_FAIL && s.op == FAULT_OP_WRITE_USING_TOKEN && s.xcopy_segments == 4096);
+	s = parse_ok("sense=07/27/07,op=write-using-token,odx-fail-after=0");
+	assert_true(s.action == FAULT_ACT_ODX_FAIL && s.has_sense && s.key == SCSI_SK_DATA_PROTECT &&
+		    s.xcopy_segments == 0);
 	/* named senses */
 	static const struct {
 		const char *name;
@@ -136,6 +148,8 @@ static void format_round_trip(void **state)
 		{ "window=0.25-2,delay=3-4.5", "window=0.25-2,delay=3-4.5" },
 		{ "initiator=iqn.a:b,portal=[::1]:3260,drop", "initiator=iqn.a:b,portal=[::1]:3260,drop=before" },
 		{ "xcopy-fail-after=3,sense=0a/0d/02", "op=xcopy,xcopy-fail-after=3,sense=0a/0d/02" },
+		{ "odx-fail-after=16,sense=07/27/07", "op=write-using-token,odx-fail-after=16,sense=07/27/07" },
+		{ "op=rrti,hold", "op=rrti,hold" },
 		{ "op=write,lba=5,corrupt", "op=write,lba=5-5,corrupt" },
 	};
 	(void)state;
@@ -205,17 +219,20 @@ static void refusals(void **state)
 		{ "drop=sideways", "drop=sideways: want drop, drop=before or drop=after" },
 		{ "xcopy-fail-after=-1", "xcopy-fail-after=-1: want a number of segments 0..65535" },
 		{ "op=read,xcopy-fail-after=1", "xcopy-fail-after: only EXTENDED COPY has segments (use op=xcopy)" },
+		{ "odx-fail-after=x", "odx-fail-after=x: want a number of blocks 0..4294967295" },
+		{ "op=xcopy,odx-fail-after=1", "odx-fail-after: only WRITE USING TOKEN writes blocks from a token "
+					       "(use op=write-using-token)" },
 		{ "hold,drop", "drop: a rule takes one action (sense, status, delay, hold, drop, xcopy-fail-after, corrupt)" },
 		{ "sense=reset,status=busy", "status: a rule takes one action (sense, status, delay, hold, drop, "
 					     "xcopy-fail-after, corrupt)" },
 		{ "lun=1,lun=2,hold", "lun: given twice" },
 		{ "colour=red,hold", "colour: unknown key (match: lun op lba initiator portal; trigger: every p seed count "
-				     "window; action: sense status delay hold drop xcopy-fail-after corrupt)" },
+				     "window; action: sense status delay hold drop xcopy-fail-after odx-fail-after corrupt)" },
 		{ "=5,hold", "'=5': a value without a key" },
 		{ "LUN=1,hold", "'LUN': not a key (keys are lower case: lun, op, lba, ...)" },
 		/* a control byte anywhere: still one printable line (fuzz-fault-spec found it) */
 		{ "ll\nbn=u", "ll?bn: unknown key (match: lun op lba initiator portal; trigger: every p seed count window; "
-			       "action: sense status delay hold drop xcopy-fail-after corrupt)" },
+			       "action: sense status delay hold drop xcopy-fail-after odx-fail-after corrupt)" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

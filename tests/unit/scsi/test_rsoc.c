@@ -4,6 +4,7 @@
 #include "fixture.h"
 #include "lunlab/be.h"
 #include "lunlab/scsi_vocab.h"
+#include "models/profile.h"
 
 static struct scsi_lu *lu;
 static int setup(void **state) { lu = fix_lu_new("rsoc", FIX_BS, FIX_LBAS); return 0; }
@@ -33,6 +34,16 @@ static void test_tur_request_sense(void **state)
 	assert_int_equal(b[7], 10);
 }
 
+/* The commands this LU serves: all of the table but ODX's four, as the
+ * fixture's LU has no profile offering ODX (test_odx_rsoc has one). */
+static size_t offered_count(void)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < scsi_op_count(); i++)
+		n += scsi_op_offered(scsi_op_at(i), &lu->dev);
+	return n;
+}
+
 static void test_all_commands(void **state)
 {
 	struct fix_cmd fc;
@@ -40,7 +51,8 @@ static void test_all_commands(void **state)
 	rsoc(&fc, 0, 0, 0, b, sizeof(b));
 	assert_int_equal(fc.status, TCMU_STS_OK);
 	uint32_t len = get_be32(b);
-	assert_int_equal(len, scsi_op_count() * 8);
+	assert_int_equal(offered_count(), scsi_op_count() - 4);
+	assert_int_equal(len, offered_count() * 8);
 	bool saw_read16 = false, saw_rc16 = false;
 	for (uint32_t p = 4; p < 4 + len; p += 8) {
 		if (b[p] == 0x88) {
@@ -56,7 +68,7 @@ static void test_all_commands(void **state)
 	assert_true(saw_read16 && saw_rc16);
 	/* RCTD: 20-byte descriptors with a timeouts descriptor of length 0Ah */
 	rsoc(&fc, 0x80, 0, 0, b, sizeof(b));
-	assert_int_equal(get_be32(b), scsi_op_count() * 20);
+	assert_int_equal(get_be32(b), offered_count() * 20);
 	assert_int_equal(b[4 + 5] & 0x02, 0x02);
 	assert_int_equal(get_be16(b + 4 + 8), 0x0a);
 }
@@ -249,6 +261,55 @@ static void test_lu_layer_commands_not_dispatched(void **state)
 	}
 }
 
+/* ODX's commands: listed with their usage data, and served, only when the
+ * LU's profile offers ODX; otherwise "not supported" and 05/20/00. */
+static void tb_put32_rrti(uint8_t *cdb)
+{
+	put_be32(cdb + 2, 0x7777);   /* a list identifier nothing used */
+	put_be32(cdb + 10, 64);
+}
+
+static void test_odx_rsoc(void **state)
+{
+	struct fix_cmd fc;
+	uint8_t b[64];
+	struct lunlab_profile prof = { .odx = true, .odx_max_ranges = 8, .odx_max_token_bytes = 1 << 20,
+				       .odx_default_timeout_s = 10, .odx_max_timeout_s = 20 };
+	uint8_t rrti[16] = { SCSI_OP_THIRD_PARTY_COPY_IN, SCSI_SA_RECEIVE_ROD_TOKEN_INFORMATION };
+
+	rsoc(&fc, 2, SCSI_OP_THIRD_PARTY_COPY_OUT, SCSI_SA_POPULATE_TOKEN, b, sizeof(b));
+	assert_int_equal(fc.status, TCMU_STS_OK);
+	assert_int_equal(b[1] & 0x07, 0x01);     /* not supported */
+	tb_put32_rrti(rrti);
+	fix_run(&fc, lu, rrti, 16, b, sizeof(b));
+	fix_assert_sense(&fc, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE);
+
+	const struct lunlab_profile *saved = lu->dev.profile;
+	lu->dev.profile = &prof;
+	static const uint8_t usage_pt[16] = { SCSI_OP_THIRD_PARTY_COPY_OUT, SCSI_SA_POPULATE_TOKEN, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
+					      0xff, 0xff, 0xff, 0xff, 0x1f, 0 };
+	rsoc(&fc, 2, SCSI_OP_THIRD_PARTY_COPY_OUT, SCSI_SA_POPULATE_TOKEN, b, sizeof(b));
+	assert_int_equal(b[1] & 0x07, 0x03);
+	assert_int_equal(get_be16(b + 2), 16);
+	assert_memory_equal(b + 4, usage_pt, 16);
+	static const uint8_t usage_rrti[16] = { SCSI_OP_THIRD_PARTY_COPY_IN, SCSI_SA_RECEIVE_ROD_TOKEN_INFORMATION, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0,
+						0xff, 0xff, 0xff, 0xff, 0, 0 };
+	rsoc(&fc, 2, SCSI_OP_THIRD_PARTY_COPY_IN, SCSI_SA_RECEIVE_ROD_TOKEN_INFORMATION, b, sizeof(b));
+	assert_memory_equal(b + 4, usage_rrti, 16);
+	rsoc(&fc, 2, SCSI_OP_THIRD_PARTY_COPY_OUT, SCSI_SA_WRITE_USING_TOKEN, b, sizeof(b));
+	assert_int_equal(b[1] & 0x07, 0x03);
+	rsoc(&fc, 2, SCSI_OP_THIRD_PARTY_COPY_OUT, SCSI_SA_COPY_OPERATION_ABORT, b, sizeof(b));
+	assert_int_equal(b[1] & 0x07, 0x03);
+	/* all four in the full list now */
+	static uint8_t all[4096];
+	rsoc(&fc, 0, 0, 0, all, sizeof(all));
+	assert_int_equal(get_be32(all), scsi_op_count() * 8);
+	/* served: an unknown list identifier is 05/24/00 at CDB byte 2, not 05/20/00 */
+	fix_run(&fc, lu, rrti, 16, b, sizeof(b));
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 2, -1);
+	lu->dev.profile = saved;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_lu_layer_commands_listed),
 		cmocka_unit_test(test_lu_layer_commands_in_all),
 		cmocka_unit_test(test_lu_layer_commands_not_dispatched),
+		cmocka_unit_test(test_odx_rsoc),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
