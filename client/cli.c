@@ -366,8 +366,10 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			else FAIL("--template-content: '%s' is not zero, pattern or synthetic", val);
 			break;
 		case O_CHUNK:
-			if (!ll_size_parse(val, 0, &o->chunk) || o->chunk == 0 || o->chunk > (256u << 20))
-				FAIL("--chunk: '%s' is not a size between 1 and 256m", val);
+			/* above 256m only for --mode odx (checked below, once the mode is known): one
+			 * token may cover a whole disk, one EXTENDED COPY segment cannot */
+			if (!ll_size_parse(val, 0, &o->chunk) || o->chunk == 0 || o->chunk > (1ull << 40))
+				FAIL("--chunk: '%s' is not a size between 1 and 1t", val);
 			break;
 		case O_SWEEP:
 			if (cli_parse_size_list(val, o->sweep, CLI_MAX_LIST, &o->n_sweep))
@@ -547,6 +549,9 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			o->sweep[0] = o->chunk;
 			o->n_sweep = 1;
 		}
+		if (o->mode != MODE_ODX && o->chunk > (256u << 20))
+			FAIL("--chunk: %llu bytes is above 256m: only --mode odx (one token per chunk) takes more",
+			     (unsigned long long)o->chunk);
 	}
 	if (o->cmd == CMD_CLONE && o->mode == MODE_SNAPSHOT) {
 		if (!o->api_url)
