@@ -34,8 +34,10 @@ dd if=/dev/urandom of="$sda" bs=1048576 count=16 oflag=direct 2>/dev/null
 echo "filled=$?"
 ddptctl --info "$sga" 2>&1 | head -40
 
-# partial: blocks 1024..5119 -> 12288..16383 (units 1..4 -> 12..15)
-ddpt --odx if="$sga" bs=512 skip=1024 count=4096 of="$sgb" seek=12288 2>&1
+# partial: blocks 1024..5119 -> 12288..16383 (units 1..4 -> 12..15).  ddpt 0.97 takes ODX
+# ranges as LBA,NUM lists (a bare skip=N with count= is refused: "count= value not equal to
+# the sum of gather nums", seen in the lane's first run)
+ddpt --odx if="$sga" bs=512 skip=1024,4096 of="$sgb" seek=12288,4096 2>&1
 echo "partial_rc=$?"
 [ "$(sha "$sdb" 12 4)" = "$(sha "$sda" 1 4)" ] && echo "partial_equal=1" || echo "partial_equal=0"
 [ "$(sha "$sdb" 0 12)" = "$(zsha 12)" ] && [ "$(sha "$sdb" 16 16)" = "$(zsha 16)" ] \
@@ -43,16 +45,17 @@ echo "partial_rc=$?"
 
 # tokens: PT (+ RRTI fetching the token) on LUN 0, WUT on LUN 1, RRTI of the WUT
 rm -f /tmp/odx.rt
-ddptctl --pt=20480,1024 --list_id=300 --rtf=/tmp/odx.rt "$sga" 2>&1
+# -vvv: the CDB and parameter list in hex, so a refusal can be read from the lane's log
+ddptctl -vvv --pt=20480,1024 --list_id=300 --rtf=/tmp/odx.rt "$sga" 2>&1
 echo "pt_rc=$? token_bytes=$(wc -c < /tmp/odx.rt 2>/dev/null)"
-ddptctl --wut=24576,1024 --list_id=301 --rtf=/tmp/odx.rt "$sgb" 2>&1
+ddptctl -vvv --wut=24576,1024 --list_id=301 --rtf=/tmp/odx.rt "$sgb" 2>&1
 echo "wut_rc=$?"
 ddptctl --receive --list_id=301 "$sgb" 2>&1
 echo "rrti_rc=$?"
 [ "$(sha "$sdb" 24 1)" = "$(sha "$sda" 20 1)" ] && echo "token_equal=1" || echo "token_equal=0"
 
-# full: the whole LU
-ddpt --odx if="$sga" bs=512 of="$sgb" 2>&1
+# full: the whole LU (count= given: without it ddpt 0.97 sent a garbage count in the first run)
+ddpt --odx if="$sga" bs=512 count=32768 of="$sgb" 2>&1
 echo "full_rc=$?"
 [ "$(sha "$sdb" 0 32)" = "$(sha "$sda" 0 32)" ] && echo "full_equal=1" || echo "full_equal=0"
 iscsiadm -m node -T "$iqn" -p "$portal" -u >/dev/null 2>&1
