@@ -16,13 +16,13 @@
 #      on exactly the four 4 KiB blocks that hold those LBAs, and no path may fail for it
 #   odx (not run by default yet, see below): a second lunlab-target with two 16 MiB LUNs of one
 #      x2 array (ODX: tokens are the array's): Debian's ddpt --odx copies part of LUN 0 and all
-#      of it to LUN 1, ddptctl populates a token on LUN 0, writes it on LUN 1 and reads the
-#      WUT's RRTI; the data is compared each time (tests/multipath/odx.sh runs in the guest).
-#      Its one run so far (2026-12-05) failed: ddpt refused skip=N with count= and sent a
-#      garbage count without count=, ddptctl's POPULATE TOKEN / WRITE USING TOKEN got LBA OUT OF
-#      RANGE (not understood yet; lunlab-bench's same commands pass integration-bench-odx).
-#      odx.sh now uses ddpt's LBA,NUM lists and -vvv for ddptctl; add odx to the default list
-#      once `lane.sh BUILD prepare target boot odx stop` passes.
+#      of it to LUN 1, ddpt populates a token on LUN 0 into a file and writes it on LUN 1, and
+#      ddptctl reads that WUT's RRTI; the data is compared each time (tests/multipath/odx.sh
+#      runs in the guest).  Its one run so far (2026-12-05) failed: ddpt refused skip=N with
+#      count= and sent a garbage count without count=, ddptctl --pt/--wut got LBA OUT OF RANGE
+#      (not understood; lunlab-bench's same commands pass integration-bench-odx).  odx.sh now
+#      gives ddpt LBA,NUM lists and count=, and uses ddpt's token halves instead of ddptctl's;
+#      add odx to the default list once `lane.sh BUILD prepare target boot odx stop` passes.
 #
 # usage: lane.sh BUILD_DIR [stage...]   stages: prepare target boot scenario odx stop
 #        (default: all but odx)
@@ -325,9 +325,9 @@ odx() {
     grep -q '^partial_rc=0' <<<"$out" && grep -q '^partial_equal=1' <<<"$out"
     check "ddpt --odx skip=1024 count=4096 seek=12288: exit 0, the range equals the source's" $?
     grep -q '^partial_rest_zero=1' <<<"$out"; check "the partial copy wrote nothing outside its range" $?
-    grep -q '^pt_rc=0 token_bytes=512$' <<<"$out"; check "ddptctl --pt: POPULATE TOKEN + RRTI saved a 512-byte token" $?
+    grep -q '^pt_rc=0 token_bytes=512$' <<<"$out"; check "ddpt rtf= (read to tokens): POPULATE TOKEN + RRTI saved a 512-byte token" $?
     grep -q '^wut_rc=0' <<<"$out" && grep -q '^token_equal=1' <<<"$out"
-    check "ddptctl --wut on the other LU wrote the token's data" $?
+    check "ddpt rtf= of= (write from tokens) on the other LU wrote the token's data" $?
     grep -q '^rrti_rc=0' <<<"$out" && grep -Eiq 'transfer count(=| of )1024' <<<"$out"
     check "ddptctl --receive: the WUT's RRTI reports a transfer count of 1024 blocks" $?
     grep -q '^full_rc=0' <<<"$out" && grep -q '^full_equal=1' <<<"$out"

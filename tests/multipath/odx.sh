@@ -5,9 +5,10 @@
 # Prints "name=value" facts and the tools' output; lane.sh judges them.
 #   partial  ddpt --odx of 4096 blocks from LBA 1024 of LUN 0 to LBA 12288 of LUN 1 (fresh:
 #            zeros): the range equals the source's, LUN 1 stays zero around it
-#   tokens   ddptctl: POPULATE TOKEN of 1024 blocks at LBA 20480 of LUN 0 (the 512-byte token
-#            saved to a file), WRITE USING TOKEN of it on LUN 1 at LBA 24576 (another LU),
-#            RRTI of that WUT read back with --receive: the transfer count and the data
+#   tokens   ddpt's network-copy halves: read to tokens (POPULATE TOKEN of 1024 blocks at LBA
+#            20480 of LUN 0 + RRTI, the 512-byte token saved to a file), write from tokens
+#            (WRITE USING TOKEN of it on LUN 1 at LBA 24576: another LU), then ddptctl reads
+#            that WUT's RRTI (--receive): the transfer count, and the data
 #   full     ddpt --odx of the whole LUN 0 to LUN 1: both devices read back equal
 # Blocks are 512 bytes; the LUNs 16 MiB (32768 blocks).  Reads go through the sd devices with
 # O_DIRECT (no page cache holds what the copy manager changed behind the kernel's back), in
@@ -43,12 +44,13 @@ echo "partial_rc=$?"
 [ "$(sha "$sdb" 0 12)" = "$(zsha 12)" ] && [ "$(sha "$sdb" 16 16)" = "$(zsha 16)" ] \
     && echo "partial_rest_zero=1" || echo "partial_rest_zero=0"
 
-# tokens: PT (+ RRTI fetching the token) on LUN 0, WUT on LUN 1, RRTI of the WUT
+# tokens: PT (+ RRTI fetching the token) on LUN 0, WUT on LUN 1, RRTI of the WUT.  ddpt
+# rather than ddptctl --pt/--wut: in the lane's first run ddptctl 0.97 sent ranges the LU
+# refused with LBA OUT OF RANGE (-v shows what ddpt sends)
 rm -f /tmp/odx.rt
-# -vvv: the CDB and parameter list in hex, so a refusal can be read from the lane's log
-ddptctl -vvv --pt=20480,1024 --list_id=300 --rtf=/tmp/odx.rt "$sga" 2>&1
+ddpt -v if="$sga" bs=512 skip=20480,1024 rtf=/tmp/odx.rt list_id=300 2>&1
 echo "pt_rc=$? token_bytes=$(wc -c < /tmp/odx.rt 2>/dev/null)"
-ddptctl -vvv --wut=24576,1024 --list_id=301 --rtf=/tmp/odx.rt "$sgb" 2>&1
+ddpt -v rtf=/tmp/odx.rt bs=512 of="$sgb" seek=24576,1024 list_id=301 2>&1
 echo "wut_rc=$?"
 ddptctl --receive --list_id=301 "$sgb" 2>&1
 echo "rrti_rc=$?"
