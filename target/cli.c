@@ -17,6 +17,7 @@
 #include "target/iscsi/auth_config.h"
 #include "target/iscsi/portal.h"
 #include "target/lu/alua.h"
+#include "target/api/xms_hw_fault_spec.h"
 #include "target/lu/fault_spec.h"
 #include "lunlab/size_parse.h"
 
@@ -45,6 +46,7 @@ const struct cli_optdef cli_options[] = {
 	{ "cluster", CLI_CLUSTER, CLI_K_LIST, 0, CLI_MAX_CLUSTERS },
 	{ "fault", CLI_FAULT, CLI_K_LIST, 0, CLI_MAX_FAULTS },
 	{ "alua", CLI_ALUA, CLI_K_LIST, 0, CLI_MAX_FAULTS },
+	{ "handler-threads", CLI_HANDLER_THREADS, CLI_K_UINT, 1, 1024 },
 	{ NULL, CLI_NOPTS, CLI_K_TEXT, 0, 0 },
 };
 
@@ -83,6 +85,8 @@ static void usage(FILE *f)
 		"  --handler-path DIR     where handler_*.so live (default: env LUNLAB_HANDLER_PATH,\n"
 		"                         else %s)\n"
 		"  --io-threads N         I/O threads (default: number of CPUs)\n"
+		"  --handler-threads N    threads running the handlers' commands, shared by\n"
+		"                         every LU (default: 4 per CPU, 8..256)\n"
 		"  --portal-group N       TargetPortalGroupTag (default 1)\n"
 		"  --max-sessions N       refuse logins beyond N sessions (default 1024)\n"
 		"  --login-timeout S      close a connection not logged in after S seconds\n"
@@ -116,7 +120,9 @@ static void usage(FILE *f)
 		"                         seed= count= window=, one action: sense=KK/AA/QQ,\n"
 		"                         status=busy|task-set-full|reservation-conflict,\n"
 		"                         delay=MS, hold, drop[=after], xcopy-fail-after=N,\n"
-		"                         odx-fail-after=BLOCKS, corrupt\n"
+		"                         odx-fail-after=BLOCKS, corrupt;\n"
+		"                         or a hardware fault of the API's X-Brick (needs --api):\n"
+		"                         hw=ssd:N|storage-controller:N (number or name)[,cluster=]\n"
 		"  --alua SPEC            an ALUA state at start (repeatable; LUs whose profile\n"
 		"                         reports ALUA): [lun=N,]tpg=N,state=ao|ano|standby|\n"
 		"                         unavailable|transitioning[,pref=0|1][,transition=MS:\n"
@@ -335,6 +341,17 @@ bool cli_set(struct cli *c, enum cli_opt id, const char *v, char *err, size_t er
 	}
 	case CLI_FAULT: {
 		struct fault_spec fs;
+		if (xms_hw_fault_spec_is(v)) { /* a component of the API's X-Brick */
+			struct xms_hw_fault_spec hs;
+			if (c->nhw_faults == CLI_MAX_FAULTS) {
+				snprintf(err, errlen, "more than %d hardware faults", CLI_MAX_FAULTS);
+				return false;
+			}
+			if (!xms_hw_fault_spec_parse(v, &hs, err, errlen))
+				return false;
+			c->hw_faults[c->nhw_faults++] = v;
+			break;
+		}
 		if (c->nfaults == CLI_MAX_FAULTS) {
 			snprintf(err, errlen, "more than %d fault rules", CLI_MAX_FAULTS);
 			return false;
@@ -457,6 +474,7 @@ bool cli_set(struct cli *c, enum cli_opt id, const char *v, char *err, size_t er
 		c->alias = v;
 		break;
 	case CLI_IO_THREADS: c->io_threads = (int)u; break;
+	case CLI_HANDLER_THREADS: c->handler_threads = (unsigned)u; break;
 	case CLI_PORTAL_GROUP: c->portal_group = u; break;
 	case CLI_MAX_SESSIONS: c->max_sessions = u; break;
 	case CLI_LOGIN_TIMEOUT: c->login_timeout = (long)u; break;
@@ -530,6 +548,7 @@ static const struct option long_opts[] = {
 	{ "cluster", required_argument, NULL, CLI_CLUSTER },
 	{ "fault", required_argument, NULL, CLI_FAULT },
 	{ "alua", required_argument, NULL, CLI_ALUA },
+	{ "handler-threads", required_argument, NULL, CLI_HANDLER_THREADS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -563,6 +582,7 @@ static void clear_list(struct cli *c, enum cli_opt id)
 		c->nallow = 0;
 	} else if (id == CLI_FAULT) {
 		c->nfaults = 0;
+		c->nhw_faults = 0;
 	} else if (id == CLI_ALUA) {
 		c->nalua = 0;
 	} else if (id == CLI_LUN) {
@@ -633,6 +653,12 @@ int cli_parse(int argc, char **argv, struct cli *c)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "lunlab-target: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (c->nhw_faults && !c->api) {
+		/* the hardware is the management API's X-Brick: without it there is none */
+		fprintf(stderr, "lunlab-target: --fault %s: needs --api (the hardware is the management API's "
+			"X-Brick)\n", c->hw_faults[0]);
 		return -1;
 	}
 	if (c->nlisten == 0)

@@ -50,6 +50,7 @@ enum cli_opt {
 	CLI_CLUSTER,
 	CLI_FAULT,
 	CLI_ALUA,
+	CLI_HANDLER_THREADS,
 	CLI_NOPTS
 };
 
@@ -91,12 +92,17 @@ struct cli {
 	int nallow;
 	const char *faults[CLI_MAX_FAULTS]; /* --fault SPEC, repeatable (target/lu/fault_spec.h) */
 	int nfaults;
+	/* --fault hw=...: the API's hardware failed from the start
+	 * (target/api/xms_hw_fault_spec.h); needs --api */
+	const char *hw_faults[CLI_MAX_FAULTS];
+	int nhw_faults;
 	const char *alua[CLI_MAX_FAULTS];   /* --alua SPEC, repeatable (target/lu/alua.h) */
 	int nalua;
 	const char *iqn;
 	const char *alias;
 	const char *handler_path;
 	int io_threads;
+	unsigned handler_threads; /* the tcmu host's worker pool; 0: its default */
 	unsigned portal_group;
 	unsigned max_sessions;
 	long login_timeout;     /* seconds, -1 = not given */

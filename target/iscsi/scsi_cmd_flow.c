@@ -14,6 +14,7 @@
 
 #include "target/iscsi/datain.h"
 #include "target/iscsi/io_thread.h"
+#include "target/iscsi/path_stats.h"
 #include "target/iscsi/scsi_fault.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/xfer_len.h"
@@ -51,8 +52,25 @@ static void count_answer(struct conn *c, struct icmd *ic, uint64_t wire_bytes)
 	if (!e || e->id != ic->lu_id || !e->stats)
 		return;
 	now = mono_ns();
-	lu_stats_record(e->stats, c->thr ? (unsigned)c->thr->idx : 0, lu_kind_of(ic->lc.cdb), wire_bytes,
-			ic->lc.status == 0x00, now > ic->arrival_ns ? now - ic->arrival_ns : 0);
+	unsigned shard = c->thr ? (unsigned)c->thr->idx : 0;
+	enum lu_kind kind = lu_kind_of(ic->lc.cdb);
+	bool good = ic->lc.status == 0x00;
+	uint64_t lat = now > ic->arrival_ns ? now - ic->arrival_ns : 0;
+	struct lu_stats *ps = path_stats_portal(c->portal);
+
+	lu_stats_record(e->stats, shard, kind, wire_bytes, good, lat);
+	/* the same figures for the path's two ends: the portal (XMS's target)
+	 * and the initiator (its initiator group): path_stats.h */
+	if (ps)
+		lu_stats_record(ps, shard, kind, wire_bytes, good, lat);
+	if (!c->ini_stats_tried) {
+		c->ini_stats = path_stats_initiator(c->initiator);
+		c->ini_stats_tried = true;
+	}
+	if (c->ini_stats)
+		lu_stats_record(c->ini_stats, shard, kind, wire_bytes, good, lat);
+	else
+		path_stats_untracked_add();
 	/* a soft threshold or out of space the array answered: the management
 	 * plane's events and alerts learn it from the feed (happenings.h) */
 	if (ic->lc.status == SCSI_STAT_CHECK_CONDITION)
