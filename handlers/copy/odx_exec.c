@@ -17,10 +17,11 @@
  * as SBC-3 wants of a command whose status was already sent; errors in the
  * CDB, the parameter list or the token are CHECK CONDITION either way.
  *
- * What the cost model sees (cost_req.c): kind XCOPY (the table), bytes =
- * the parameter list, xcopy_bytes = the bytes the token covered (PT) or
- * wrote (WUT), xcopy_segments = the range descriptors: per command, per map
- * entry, per range, as an EXTENDED COPY segment. */
+ * What the cost model sees (cost_req.c): bytes = the parameter list,
+ * xcopy_bytes = the bytes the token covered (PT) or wrote (WUT),
+ * xcopy_segments = the range descriptors.  The table's kind for WUT is
+ * XCOPY (per command, per map entry, per range, as an EXTENDED COPY
+ * segment); for PT OTHER, one command (opcodes.c says why). */
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
@@ -265,13 +266,15 @@ int odx_write_using_token(struct scsi_cmd *cmd)
 	if (copy_cmd_fault(cmd, &stop, w.fault))
 		w.stop_blocks = stop;
 	copying = true;
-	unsigned i;
-	for (i = 0; i < l.ranges.n && ret == TCMU_STS_OK; i++) {
+	/* SEGMENTS PROCESSED: the ranges written into, whole or in part */
+	for (unsigned i = 0; i < l.ranges.n && ret == TCMU_STS_OK; i++) {
+		uint64_t before = w.blocks;
 		ret = write_range(&w, &l.ranges.r[i]);
+		if (w.blocks > before)
+			op.segments++;
 		if (w.tok && w.avail == 0)
 			break;
 	}
-	op.segments = (uint16_t)(ret == TCMU_STS_OK ? l.ranges.n : i);
 	if (ret == TCMU_STS_OK && w.tok && w.avail)
 		op.status = ODX_OP_DONE_PARTIAL;   /* the token stands for more than was written */
 	if (w.blocks && !atomic_load(&scsi_lu(cmd->dev)->wce))

@@ -126,7 +126,9 @@ void odx_ops_end(int slot, const struct odx_op *op)
 	struct slot *s = &slots[slot];
 	const void *dev = s->dev;
 	s->op = *op;
-	if (atomic_load(&s->abort) && op->status != ODX_OP_DONE_ERRORS)
+	/* COPY OPERATION ABORT reached it while it ran: whatever stopped it,
+	 * RRTI says terminated (with the blocks written and the sense) */
+	if (atomic_load(&s->abort))
 		s->op.status = ODX_OP_TERMINATED;
 	s->running = false;
 	s->seq = ++next_seq;

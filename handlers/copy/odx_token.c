@@ -166,11 +166,17 @@ static struct odx_live *unlink_live(struct odx_live *t)
 	return --t->refs == 0 ? t : NULL;
 }
 
+/* The references go back to the array.  vol_hold_free may drop the array's
+ * last reference, which must not happen inside a command bracket of that
+ * array (volume.h): it cannot here, as a token dies inside a command only
+ * through an LU of its own array, whose reference outlives the command;
+ * otherwise the reaper thread or an LU's close frees it. */
 static void free_live(struct odx_live *t)
 {
 	if (!t)
 		return;
-	vol_hold_free(t->hold);   /* the references go back to the array */
+	if (t->hold)
+		vol_hold_free(t->hold);
 	free(t);
 }
 
@@ -252,12 +258,6 @@ enum odx_tok_status odx_token_create(struct lunlab_dev *src, const struct odx_ra
 		if (ranges->r[i].nblocks)
 			vr[n++] = (struct vol_range){ .off = ranges->r[i].lba * src->block_size,
 						      .len = (uint64_t)ranges->r[i].nblocks * src->block_size };
-	if (n == 0) {
-		/* a token of no blocks: nothing to hold, but the hold API wants a range */
-		vr[0] = (struct vol_range){ 0, 0 };
-		n = 1;
-	}
-
 	pthread_once(&reaper_once, start_reaper);
 	pthread_mutex_lock(&lock);
 	struct actx *c = ctx_of(src->array, true);
@@ -266,8 +266,10 @@ enum odx_tok_status odx_token_create(struct lunlab_dev *src, const struct odx_ra
 	if (full)
 		return ODX_TOK_NO_RESOURCES;
 
+	/* a token of no blocks (every range empty) holds nothing: WRITE USING
+	 * TOKEN then finds any offset past its end */
 	struct vol_hold *h = NULL;
-	int rc = volume_hold_create(src->vol, vr, n, &h);
+	int rc = n ? volume_hold_create(src->vol, vr, n, &h) : 0;
 	if (rc == -ERANGE)
 		return ODX_TOK_RANGE;
 	if (rc < 0)
@@ -279,7 +281,7 @@ enum odx_tok_status odx_token_create(struct lunlab_dev *src, const struct odx_ra
 	}
 	t->src = src;
 	t->hold = h;
-	t->bytes = vol_hold_bytes(h);
+	t->bytes = h ? vol_hold_bytes(h) : 0;
 	t->timeout_ms = (uint64_t)timeout_s * 1000u;
 	t->refs = 1;
 

@@ -87,9 +87,11 @@ static const struct scsi_op ops[] = {
 	{ 0x83, 0x00, false, COST_XCOPY, 1, 60, xcopy_entry,
 	  { 0x83, 0, 0, 0, 0, 0, 0, 0, 0, 0, FF, FF, FF, FF, 0, 0 } },
 	/* ODX (docs/xcopy.md): LIST IDENTIFIER, PARAMETER LIST LENGTH, GROUP NUMBER.
-	 * POPULATE TOKEN takes references in the array (the cost of a metadata
-	 * copy, no data); WRITE USING TOKEN writes the LU that receives it */
-	{ 0x83, 0x10, false, COST_XCOPY, 1, 60, odx_populate_token,
+	 * POPULATE TOKEN is charged as one command (charged as a copy too, the
+	 * model would count the bytes of one clone twice, in its XCOPY figures
+	 * and telemetry); WRITE USING TOKEN is the metadata copy, and writes the
+	 * LU that receives it */
+	{ 0x83, 0x10, false, COST_OTHER, 1, 60, odx_populate_token,
 	  { 0x83, 0, 0, 0, 0, 0, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },
 	{ 0x83, 0x11, true, COST_XCOPY, 1, 60, odx_write_using_token,
 	  { 0x83, 0, 0, 0, 0, 0, FF, FF, FF, FF, FF, FF, FF, FF, GRP, 0 } },

@@ -179,6 +179,15 @@ static enum cmd_class classify(const uint8_t *cdb)
 	case SCSI_OP_PRE_FETCH_10: case SCSI_OP_PRE_FETCH_16:
 	case SCSI_OP_MODE_SENSE_6: case SCSI_OP_MODE_SENSE_10: /* MODE SENSE: changes nothing */
 		return CLS_READ;
+	case SCSI_OP_THIRD_PARTY_COPY_OUT:
+		/* SBC-3 table 13: POPULATE TOKEN reads its LU (a token of it), like
+		 * READ; WRITE USING TOKEN and EXTENDED COPY write */
+		return (cdb[1] & SCSI_SA_MASK) == SCSI_SA_POPULATE_TOKEN ? CLS_READ : CLS_WRITE;
+	case SCSI_OP_THIRD_PARTY_COPY_IN:
+		/* RECEIVE ROD TOKEN INFORMATION reports an operation and touches no
+		 * medium (SPC-4 table 66: allowed); the RECEIVE COPY RESULTS service
+		 * actions keep the write class they always had here */
+		return (cdb[1] & SCSI_SA_MASK) == SCSI_SA_RECEIVE_ROD_TOKEN_INFORMATION ? CLS_ALLOWED : CLS_WRITE;
 	default:
 		return CLS_WRITE;
 	}

@@ -75,6 +75,20 @@ static void add_details(struct line *l, const uint8_t *cdb, size_t len)
 		if (len >= 4)
 			add(l, " page=0x%02x", cdb[2] & 0x3f);
 		break;
+	case SCSI_OP_THIRD_PARTY_COPY_OUT:
+	case SCSI_OP_THIRD_PARTY_COPY_IN:
+		/* ODX's commands name their operation by a 32-bit list identifier:
+		 * bytes 6..9 of POPULATE TOKEN / WRITE USING TOKEN, 2..5 of RRTI and
+		 * COPY OPERATION ABORT; EXTENDED COPY's is in its parameter list */
+		if (len >= 16 && cdb[0] == SCSI_OP_THIRD_PARTY_COPY_OUT &&
+		    ((cdb[1] & SCSI_SA_MASK) == SCSI_SA_POPULATE_TOKEN || (cdb[1] & SCSI_SA_MASK) == SCSI_SA_WRITE_USING_TOKEN))
+			add(l, " list=%u", get_be32(cdb + 6));
+		else if (len >= 16 && ((cdb[0] == SCSI_OP_THIRD_PARTY_COPY_OUT &&
+					(cdb[1] & SCSI_SA_MASK) == SCSI_SA_COPY_OPERATION_ABORT) ||
+				       (cdb[0] == SCSI_OP_THIRD_PARTY_COPY_IN &&
+					(cdb[1] & SCSI_SA_MASK) == SCSI_SA_RECEIVE_ROD_TOKEN_INFORMATION)))
+			add(l, " list=%u", get_be32(cdb + 2));
+		break;
 	default:
 		break;
 	}

@@ -30,6 +30,7 @@
 #include "handlers/scsi/naa.h"
 #include "handlers/scsi/scsi.h"
 #include "handlers/scsi/sense.h"
+#include "models/profile.h"
 
 #define FUZZ_ANY_CDB 0
 #define FUZZ_UNMAP 1
@@ -72,6 +73,11 @@ static struct scsi_lu *the_lu(void)
 	if (!d->vol)
 		abort();
 	snprintf(d->model_name, sizeof(d->model_name), "x2");
+	/* x2's profile offers ODX: POPULATE TOKEN, WRITE USING TOKEN, RRTI and
+	 * COPY OPERATION ABORT are reachable (tokens are capped per array) */
+	d->profile = profile_get("x2", &err);
+	if (!d->profile)
+		abort();
 	snprintf(d->array_name, sizeof(d->array_name), "fuzz");
 	snprintf(d->serial, sizeof(d->serial), "fuzz-serial-1");
 	naa_from_serial(d->serial, d->naa);

@@ -143,6 +143,19 @@ def unmap_list(ranges):
     return struct.pack(">HH4x", 6 + len(descs), len(descs)) + descs
 
 
+def odx_pt_list(ranges, timeout=0, rtv=False):
+    descs = b"".join(struct.pack(">QI4x", lba, n) for lba, n in ranges)
+    hdr = struct.pack(">HBxII2xH", 14 + len(descs), 2 if rtv else 0, timeout, 0x00800000 if rtv else 0,
+                      len(descs))
+    return hdr + descs
+
+
+def odx_wut_list(ranges, token, offset=0, flags=0):
+    descs = b"".join(struct.pack(">QI4x", lba, n) for lba, n in ranges)
+    hdr = struct.pack(">HB5xQ", 534 + len(descs), flags, offset) + token + bytes(6) + struct.pack(">H", len(descs))
+    return hdr + descs
+
+
 def xcopy_list(segs, naa, list_id=1):
     tgt = bytearray(32)
     tgt[0] = 0xE4
@@ -224,6 +237,12 @@ def scsi_seeds():
     write(t, "verify16-bytchk", cdb(0x8f, 0x02, *[0] * 7, 8, 0, 0, 0, 1, 0, 0) + b"\0" * 512)
     write(t, "request-sense", cdb(0x03, 0, 0, 0, 18, 0) + b"\0" * 18)
     write(t, "receive-copy-results", cdb(0x84, 0x03, *[0] * 8, 0, 0, 1, 0, 0, 0) + b"\0" * 256)
+    # ODX: POPULATE TOKEN list 1 of LBA 0+64, RRTI of list 1, WRITE USING TOKEN of the zero token
+    write(t, "populate-token", cdb(0x83, 0x10, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 32, 0, 0)
+          + odx_pt_list([(0, 64)]))
+    write(t, "rrti", cdb(0x84, 0x07, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0x02, 0x38, 0, 0) + b"\0" * 568)
+    write(t, "write-using-zero-token", cdb(0x83, 0x11, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0x02, 0x28, 0, 0)
+          + odx_wut_list([(128, 64)], struct.pack(">I", 0xFFFF0001) + bytes(508)))
     # READ DEFECT DATA(10)/(12): REQ_PLIST + REQ_GLIST, short block (0) and
     # physical sector (5) formats; the 12-byte one with an address index
     write(t, "read-defect-data10", cdb(0x37, 0, 0x18, 0, 0, 0, 0, 0x01, 0x00, 0) + b"\0" * 256)
@@ -263,6 +282,15 @@ def scsi_seeds():
         write(t, "one-segment", xcopy_list([(0, 0, 8, 0, 64)], naa))
         write(t, "two-segments", xcopy_list([(0, 0, 16, 128, 512), (0, 0, 1, 2047, 0)], naa, list_id=2))
         write(t, "overlap", xcopy_list([(0, 0, 32, 0, 16)], naa, list_id=3))
+    # fuzz-odx-parse: selector byte (even: POPULATE TOKEN, odd: WRITE USING TOKEN), then the list
+    write("fuzz-odx-parse", "pt-one-range", b"\x00" + odx_pt_list([(0, 64)]))
+    write("fuzz-odx-parse", "pt-three-ranges-rtv", b"\x00" + odx_pt_list([(0, 8), (100, 0), (4096, 2048)],
+                                                                          timeout=30, rtv=True))
+    token = struct.pack(">I2xH", 0x00800000, 0x01F8) + bytes(range(256)) + bytes(248)
+    write("fuzz-odx-parse", "wut-one-range", b"\x01" + odx_wut_list([(1024, 64)], token))
+    write("fuzz-odx-parse", "wut-offset-del", b"\x01" + odx_wut_list([(0, 8), (64, 8)], token, offset=4, flags=3))
+    zero = struct.pack(">I", 0xFFFF0001) + bytes(508)
+    write("fuzz-odx-parse", "wut-zero-token", b"\x03" + odx_wut_list([(0, 128)], zero))
 
 
 def cdb_decode_seeds():

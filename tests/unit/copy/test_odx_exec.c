@@ -360,6 +360,19 @@ static void test_ranges_offset_partial(void **state)
 	get_data(&slu[1].dev, 2000, back, 40 * BS);
 	assert_memory_equal(back, src, 40 * BS);
 
+	/* a token of no blocks (its one range empty): nothing to write from it */
+	uint64_t zl = 7;
+	uint32_t zn = 0;
+	uint8_t empty[512];
+	assert_int_equal(pt(&slu[0].dev, 10, 0, 1, &zl, &zn), TCMU_STS_OK);
+	assert_int_equal(rrti(&slu[0].dev, 10, r), TCMU_STS_OK);
+	assert_int_equal(get_be64(r + 16), 0);
+	memcpy(empty, r + 56, 512);
+	assert_int_equal(wut(&slu[1].dev, 11, false, 0, empty, 1, dlba, dnb), TCMU_STS_PASSTHROUGH_ERR);
+	expect_sense(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST);
+	assert_int_equal(rrti(&slu[0].dev, 6, r), TCMU_STS_OK);
+	memcpy(tok, r + 56, 512);
+
 	/* an offset at or past the end of the ROD: 05/26/00 at byte 8 */
 	assert_int_equal(wut(&slu[1].dev, 9, false, 96, tok, 1, dlba, dnb), TCMU_STS_PASSTHROUGH_ERR);
 	expect_sense(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST);
@@ -591,6 +604,67 @@ static void test_fail_after_blocks(void **state)
 	host_double_fault = false;
 }
 
+/* COPY OPERATION ABORT arriving while a WRITE USING TOKEN runs (sent from
+ * the host double's hook, which the command calls once it is under way):
+ * the write stops before its next piece, RRTI says terminated. */
+static void abort_list_9(void)
+{
+	struct scsi_cmd c = { .dev = &slu[1].dev, .sense = lib.sense_buf };
+	uint8_t acdb[16];
+
+	ob_cdb_abort(acdb, 9);
+	c.cdb = acdb;
+	assert_int_equal(odx_copy_abort(&c), TCMU_STS_OK);
+}
+
+static void test_abort_running(void **state)
+{
+	uint8_t tok[512], r[ODX_RRTI_MAX];
+	uint64_t lba = 0;
+	uint32_t nb = 64;
+
+	pt_token(&slu[0].dev, 1, 0, 64, tok);
+	host_double_fault_hook = abort_list_9;
+	assert_int_equal(wut(&slu[1].dev, 9, false, 0, tok, 1, &lba, &nb), TCMU_STS_PASSTHROUGH_ERR);
+	host_double_fault_hook = NULL;
+	expect_sense(SCSI_SK_ABORTED_COMMAND, SCSI_ASC_COMMANDS_CLEARED_BY_ANOTHER_INITIATOR);
+	assert_int_equal(rrti(&slu[1].dev, 9, r), TCMU_STS_OK);
+	assert_int_equal(r[5], 0x60);
+	assert_int_equal(get_be64(r + 16), 0);
+	/* the token itself is not the operation: it still writes */
+	assert_int_equal(wut1(&slu[1].dev, tok, 0, 64), TCMU_STS_OK);
+}
+
+/* The destination array fills part way: 07/27/07 as a WRITE gets, the
+ * blocks before written, RRTI's transfer count says how many.  The source
+ * sits one block off the destination's dedup alignment, so every block is
+ * stored anew (a data copy inside the array), 2 MiB at a time. */
+static void test_out_of_space(void **state)
+{
+	static uint8_t src[6144 * BS], back[6144 * BS];
+	uint8_t tok[512], r[ODX_RRTI_MAX];
+	uint64_t lba = 0;
+	uint32_t nb = 6144;
+	struct array_space sp;
+	char *err = NULL;
+
+	fill(src, sizeof(src));
+	put_data(&slu[0].dev, 1, src, sizeof(src));
+	pt_token(&slu[0].dev, 1, 1, 6144, tok);
+	array_flush_accounting(arr[0]);
+	array_get_space(arr[0], &sp);
+	assert_int_equal(array_set_capacity(arr[0], sp.used_bytes + (5u << 19), 0, &err), 0);  /* 2.5 MiB */
+	assert_int_equal(wut(&slu[1].dev, 2, false, 0, tok, 1, &lba, &nb), TCMU_STS_PASSTHROUGH_ERR);
+	expect_sense(SCSI_SK_DATA_PROTECT, SCSI_ASC_SPACE_ALLOC_FAILED_WRITE_PROTECT);
+	assert_int_equal(rrti(&slu[1].dev, 2, r), TCMU_STS_OK);
+	assert_int_equal(r[5], 0x02);
+	assert_int_equal(get_be64(r + 16), 4096);    /* 2 MiB of 512-byte blocks */
+	assert_int_equal(get_be16(r + 24), 1);
+	assert_int_equal(r[32 + 12], scsi_asc(SCSI_ASC_SPACE_ALLOC_FAILED_WRITE_PROTECT));
+	get_data(&slu[1].dev, 0, back, sizeof(back));
+	assert_memory_equal(back, src, 4096 * BS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -605,6 +679,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cdb_and_offer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_token_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fail_after_blocks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_out_of_space, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_abort_running, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,8 @@
 
 #include "handlers/copy/copy.h"
 #include "handlers/copy/copy_limits.h"
+#include "handlers/copy/odx_limits.h"
+#include "models/profile.h"
 #include "lunlab/be.h"
 #include "lunlab/scsi_vocab.h"
 
@@ -104,6 +106,87 @@ static void check_page(uint32_t block_size, uint8_t granularity_log2)
 	/* ROD descriptors must not appear: no POPULATE TOKEN support */
 	assert_null(find_desc(page, total, 0x0000, &len));
 	assert_null(find_desc(page, total, 0x0106, &len));
+	assert_null(find_desc(page, total, 0x0108, &len));
+}
+
+/* A profile offering ODX: the ROD descriptors, read as ddpt and Windows
+ * read them, agree with what the commands accept (odx_limits.h). */
+static void test_page_odx(void **state)
+{
+	struct lunlab_profile prof = { .odx = true, .odx_max_ranges = 12, .odx_max_token_bytes = 1ull << 30,
+				       .odx_default_timeout_s = 30, .odx_max_timeout_s = 300 };
+	struct lunlab_dev dev;
+	struct odx_limits lim;
+	uint8_t page[512];
+	unsigned len;
+
+	memset(&dev, 0, sizeof(dev));
+	dev.block_size = 4096;
+	dev.num_lbas = 1000;
+	dev.profile = &prof;
+	assert_true(odx_limits_of(&dev, &lim));
+	memset(page, 0xEE, sizeof(page));
+	size_t total = copy_vpd_8f(&dev, page, sizeof(page));
+	assert_true(total < sizeof(page));
+	assert_int_equal(get_be16(page + 2), total - 4);
+
+	/* Block Device ROD Token Limits */
+	const uint8_t *d = find_desc(page, total, 0x0000, &len);
+	assert_non_null(d);
+	assert_int_equal(len, 0x20);
+	assert_int_equal(get_be16(d + 10), 12);
+	assert_int_equal(get_be16(d + 10), lim.max_ranges);
+	assert_int_equal(get_be32(d + 12), 300);
+	assert_int_equal(get_be32(d + 16), 30);
+	assert_int_equal(get_be64(d + 20), (1ull << 30) / 4096);
+	assert_int_equal(get_be64(d + 20), lim.max_token_blocks);
+	assert_int_equal(get_be64(d + 28), (64u << 20) / 4096);
+
+	/* ROD Token Features: no remote tokens, lifetimes, block ROD features */
+	d = find_desc(page, total, 0x0106, &len);
+	assert_non_null(d);
+	assert_int_equal(len, 44 + 48);
+	assert_int_equal(d[4] & 0x0f, 0);
+	assert_int_equal(get_be32(d + 20), 300);
+	assert_int_equal(get_be32(d + 24), 300);
+	assert_int_equal(get_be16(d + 46), 48);
+	assert_int_equal(d[48], 0x00);
+	assert_int_equal(get_be16(d + 50), 0x2C);
+	assert_int_equal(get_be64(d + 48 + 8), 1ull << 30);
+
+	/* Supported ROD Types: point in time (in and out), block device zero (in) */
+	d = find_desc(page, total, 0x0108, &len);
+	assert_non_null(d);
+	assert_int_equal(get_be16(d + 6), 128);
+	assert_int_equal(get_be32(d + 8), 0x00800000);
+	assert_int_equal(d[8 + 4], 0x03);
+	assert_int_equal(get_be32(d + 8 + 64), 0xFFFF0001);
+	assert_int_equal(d[8 + 64 + 4], 0x02);
+
+	/* Supported Commands: the four ODX service actions beside LID1's */
+	d = find_desc(page, total, 0x0001, &len);
+	assert_non_null(d);
+	static const uint8_t want[] = {
+		SCSI_OP_THIRD_PARTY_COPY_OUT, 4, SCSI_SA_EXTENDED_COPY_LID1, SCSI_SA_POPULATE_TOKEN,
+		SCSI_SA_WRITE_USING_TOKEN, SCSI_SA_COPY_OPERATION_ABORT,
+		SCSI_OP_THIRD_PARTY_COPY_IN, 4, SCSI_SA_RECEIVE_COPY_STATUS_LID1,
+		SCSI_SA_RECEIVE_COPY_OPERATING_PARAMETERS, SCSI_SA_RECEIVE_COPY_FAILURE_DETAILS_LID1,
+		SCSI_SA_RECEIVE_ROD_TOKEN_INFORMATION,
+	};
+	assert_int_equal(d[4], sizeof(want));
+	assert_memory_equal(d + 5, want, sizeof(want));
+
+	/* General Copy Operations counts the token operations */
+	d = find_desc(page, total, 0x8001, &len);
+	assert_non_null(d);
+	assert_int_equal(get_be32(d + 4), XCOPY_TOTAL_CONCURRENT + ODX_CONCURRENT);
+	assert_int_equal(get_be32(d + 8), XCOPY_MAX_IDENTIFIED + ODX_CONCURRENT);
+
+	/* odx: false in the profile: no ROD descriptors */
+	prof.odx = false;
+	total = copy_vpd_8f(&dev, page, sizeof(page));
+	assert_null(find_desc(page, total, 0x0000, &len));
+	assert_null(find_desc(page, total, 0x0108, &len));
 }
 
 static void test_page_512(void **state) { check_page(512, 9); }
@@ -129,6 +212,7 @@ int main(void)
 		cmocka_unit_test(test_page_512),
 		cmocka_unit_test(test_page_4096),
 		cmocka_unit_test(test_truncated_to_allocation),
+		cmocka_unit_test(test_page_odx),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,11 +37,14 @@ static uint64_t nexus(const struct tcmulib_cmd *cmd)
 bool host_double_fault;
 uint32_t host_double_fault_count;
 uint8_t host_double_fault_sense[3];
+void (*host_double_fault_hook)(void);
 
 static bool xcopy_fault(const struct tcmulib_cmd *cmd, uint32_t *segments, uint8_t sense[3])
 {
 	(void)cmd;
 	host_double_calls++;
+	if (host_double_fault_hook)
+		host_double_fault_hook();
 	if (!host_double_fault)
 		return false;
 	*segments = host_double_fault_count;

@@ -17,6 +17,9 @@ extern const struct tcmulib_cmd *host_double_nexus_cmd;
 extern bool host_double_fault;
 extern uint32_t host_double_fault_count;
 extern uint8_t host_double_fault_sense[3];
+/* called by cmd_xcopy_fault when set: a test's stand-in for something that
+ * happens while a copy runs (a COPY OPERATION ABORT from another thread) */
+extern void (*host_double_fault_hook)(void);
 /* how many times any member was called */
 extern unsigned host_double_calls;
 

@@ -105,6 +105,18 @@ static inline int gate(struct pr_state *st, const struct pr_port *p, uint8_t opc
 	return ans.status;
 }
 
+/* The same with a service action in CDB byte 1. */
+static inline int gate_sa(struct pr_state *st, const struct pr_port *p, uint8_t opcode, uint8_t sa)
+{
+	uint8_t cdb[16] = { opcode, sa };
+	uint8_t buf[32];
+	struct pr_answer ans;
+
+	if (!pr_gate(st, cdb, p, buf, sizeof(buf), &ans))
+		return -1;
+	return ans.status;
+}
+
 /* asserts a CHECK CONDITION with exactly this key/ASC/ASCQ (fixed format) */
 static inline void assert_check(const struct pr_answer *a, uint8_t key, uint16_t asc_ascq)
 {

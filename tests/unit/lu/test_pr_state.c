@@ -58,6 +58,13 @@ static void test_conflict_table(void **state)
 		}
 		for (size_t i = 0; i < sizeof(always); i++)
 			assert_int_equal(gate(st, &C, always[i], NULL), -1);
+		/* ODX: POPULATE TOKEN is a read, WRITE USING TOKEN a write, RRTI allowed */
+		const uint8_t out = SCSI_OP_THIRD_PARTY_COPY_OUT;
+		assert_int_equal(gate_sa(st, &B, out, SCSI_SA_POPULATE_TOKEN), rows[r].reg_read ? -1 : 0x18);
+		assert_int_equal(gate_sa(st, &C, out, SCSI_SA_POPULATE_TOKEN), rows[r].unreg_read ? -1 : 0x18);
+		assert_int_equal(gate_sa(st, &B, out, SCSI_SA_WRITE_USING_TOKEN), rows[r].reg_write ? -1 : 0x18);
+		assert_int_equal(gate_sa(st, &C, out, SCSI_SA_WRITE_USING_TOKEN), rows[r].unreg_write ? -1 : 0x18);
+		assert_int_equal(gate_sa(st, &C, SCSI_OP_THIRD_PARTY_COPY_IN, SCSI_SA_RECEIVE_ROD_TOKEN_INFORMATION), -1);
 		pr_state_free(st);
 	}
 }

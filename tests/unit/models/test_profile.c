@@ -145,6 +145,53 @@ static void ssds_key(void **state)
 		     "out of range 0..4096");
 }
 
+/* odx and its limits: optional (off, with the defaults of profile.h), each
+ * refused with one line naming the key; the XtremIO profiles offer ODX */
+static void odx_keys(void **state)
+{
+	char *err = NULL;
+	struct lunlab_profile *p;
+
+	(void)state;
+	p = profile_parse(base, strlen(base), "t.yaml", &err);
+	assert_non_null(p);
+	assert_false(p->odx);
+	assert_int_equal(p->odx_max_ranges, PROFILE_ODX_DEF_RANGES);
+	assert_int_equal(p->odx_max_token_bytes, PROFILE_ODX_DEF_TOKEN_BYTES);
+	assert_int_equal(p->odx_default_timeout_s, PROFILE_ODX_DEF_TIMEOUT_S);
+	assert_int_equal(p->odx_max_timeout_s, PROFILE_ODX_DEF_MAX_TIMEOUT_S);
+	profile_free(p);
+	const char *t = edit(3, "modeled: true\nodx: true\nodx_max_ranges: 8\nodx_max_token_bytes: 1048576\n"
+			     "odx_default_timeout_s: 5\nodx_max_timeout_s: 5\n");
+	p = profile_parse(t, strlen(t), "t.yaml", &err);
+	assert_non_null(p);
+	assert_true(p->odx);
+	assert_int_equal(p->odx_max_ranges, 8);
+	assert_int_equal(p->odx_max_token_bytes, 1048576);
+	assert_int_equal(p->odx_default_timeout_s, 5);
+	assert_int_equal(p->odx_max_timeout_s, 5);
+	profile_free(p);
+	expect_error(edit(3, "modeled: true\nodx: yes\n"), "t.yaml:4: odx", "is not a boolean");
+	expect_error(edit(3, "modeled: true\nodx_max_ranges: 25\n"), "t.yaml:4: odx_max_ranges", "out of range 1..24");
+	expect_error(edit(3, "modeled: true\nodx_max_ranges: 0\n"), "t.yaml:4: odx_max_ranges", "out of range");
+	expect_error(edit(3, "modeled: true\nodx_max_token_bytes: 4096\n"), "t.yaml:4: odx_max_token_bytes",
+		     "out of range");
+	expect_error(edit(3, "modeled: true\nodx_max_timeout_s: 86401\n"), "t.yaml:4: odx_max_timeout_s",
+		     "out of range");
+	expect_error(edit(3, "modeled: true\nodx_default_timeout_s: 0\n"), "t.yaml:4: odx_default_timeout_s",
+		     "out of range");
+	expect_error(edit(3, "modeled: true\nodx_default_timeout_s: 700\n"), "t.yaml:4: odx_default_timeout_s",
+		     "700 is above odx_max_timeout_s 600");
+	/* the built-in XtremIO profiles offer it, the others do not */
+	const struct lunlab_profile *x2 = profile_get("x2", &err), *fa = profile_get("fa420", &err);
+	assert_non_null(x2);
+	assert_non_null(fa);
+	assert_true(x2->odx);
+	assert_int_equal(x2->odx_max_ranges, 16);
+	assert_int_equal(x2->odx_max_token_bytes, 16ull << 30);
+	assert_false(fa->odx);
+}
+
 /* tpgs: optional, off by default, one of four words */
 static void tpgs_key(void **state)
 {
@@ -316,6 +363,7 @@ int main(void)
 		cmocka_unit_test(wrong_type),
 		cmocka_unit_test(out_of_range),
 		cmocka_unit_test(missing_key),
+		cmocka_unit_test(odx_keys),
 		cmocka_unit_test(structure_errors),
 		cmocka_unit_test(multiline_scalar_error),
 	};

@@ -7,6 +7,7 @@
 #include "lunlab/scsi_vocab.h"
 #include "models/cost_virtual.h"
 #include "models/profile.h"
+#include "handlers/copy/copy.h"
 
 static struct scsi_lu *lu;
 
@@ -156,6 +157,62 @@ static void test_data_commands_and_others(void **state)
 	assert_int_equal(r.xcopy_bytes, 0);
 }
 
+/* ODX on an x2 LU: POPULATE TOKEN is one command (OTHER); WRITE USING
+ * TOKEN a metadata copy charged as an EXTENDED COPY: per command, per map
+ * entry of what it wrote, per range descriptor beyond the first. */
+static void test_odx_charges(void **state)
+{
+	char *err = NULL;
+	const struct lunlab_profile *x2 = profile_get("x2", &err);
+	const struct lunlab_profile *saved = lu->dev.profile;
+	uint8_t pt[16] = { SCSI_OP_THIRD_PARTY_COPY_OUT, SCSI_SA_POPULATE_TOKEN };
+	uint8_t rrti[16] = { SCSI_OP_THIRD_PARTY_COPY_IN, SCSI_SA_RECEIVE_ROD_TOKEN_INFORMATION };
+	uint8_t wut[16] = { SCSI_OP_THIRD_PARTY_COPY_OUT, SCSI_SA_WRITE_USING_TOKEN };
+	static uint8_t ptl[32], info[568], wutl[568];
+
+	assert_non_null(x2);
+	lu->dev.profile = x2;
+	put_be16(ptl, 30);
+	put_be16(ptl + 14, 16);
+	put_be32(ptl + 24, 128);                          /* LBA 0, 64 KiB */
+	put_be32(pt + 6, 1);
+	put_be32(pt + 10, sizeof(ptl));
+	struct cost_req r = charge_of(pt, 16, ptl, sizeof(ptl), TCMU_STS_OK);
+	assert_int_equal(r.kind, COST_OTHER);
+	assert_int_equal(r.bytes, 32);
+	assert_int_equal(entries_x2(&r), 0);
+
+	put_be32(rrti + 2, 1);
+	put_be32(rrti + 10, sizeof(info));
+	r = charge_of(rrti, 16, info, sizeof(info), TCMU_STS_OK);
+	assert_int_equal(r.kind, COST_OTHER);
+	assert_int_equal(r.bytes, 568);
+
+	/* two ranges of 32 KiB, each on a 16 KiB boundary */
+	put_be16(wutl, sizeof(wutl) - 2);
+	memcpy(wutl + 16, info + 56, 512);
+	put_be16(wutl + 534, 32);
+	put_be64(wutl + 536, 1024);
+	put_be32(wutl + 544, 64);
+	put_be64(wutl + 552, 2048);
+	put_be32(wutl + 560, 64);
+	put_be32(wut + 6, 2);
+	put_be32(wut + 10, sizeof(wutl));
+	r = charge_of(wut, 16, wutl, sizeof(wutl), TCMU_STS_OK);
+	assert_int_equal(r.kind, COST_XCOPY);
+	assert_int_equal(r.bytes, 568);
+	assert_int_equal(r.xcopy_bytes, 128 * FIX_BS);
+	assert_int_equal(r.xcopy_segments, 2);
+	assert_int_equal(entries_x2(&r), 4);
+	struct cost_service two, one;
+	cost_service_of(x2, &r, &two);
+	r.xcopy_segments = 1;
+	cost_service_of(x2, &r, &one);
+	assert_int_equal(two.cpu_work_ns - one.cpu_work_ns, 20000);   /* x2's cpu_segment_ns */
+	copy_dev_forget(&lu->dev);                         /* its token goes */
+	lu->dev.profile = saved;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -163,6 +220,7 @@ int main(void)
 		cmocka_unit_test(test_unmap_covers_its_descriptors),
 		cmocka_unit_test(test_verify_covers_the_medium_it_checks),
 		cmocka_unit_test(test_data_commands_and_others),
+		cmocka_unit_test(test_odx_charges),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -5,6 +5,8 @@
 #include "lunlab/be.h"
 #include "lunlab/scsi_vocab.h"
 #include "models/profile.h"
+#include "handlers/copy/copy.h"
+#include "handlers/copy/odx_token.h"
 
 static struct scsi_lu *lu;
 static int setup(void **state) { lu = fix_lu_new("rsoc", FIX_BS, FIX_LBAS); return 0; }
@@ -307,6 +309,35 @@ static void test_odx_rsoc(void **state)
 	/* served: an unknown list identifier is 05/24/00 at CDB byte 2, not 05/20/00 */
 	fix_run(&fc, lu, rrti, 16, b, sizeof(b));
 	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 2, -1);
+	/* dispatch's checks apply: a reserved CDB bit, and WRITE USING TOKEN to a
+	 * write-protected LU answers as a WRITE would (07/27/00, SWP 07/27/02) */
+	static uint8_t wut_list[552];
+	uint8_t wut[16] = { SCSI_OP_THIRD_PARTY_COPY_OUT, SCSI_SA_WRITE_USING_TOKEN };
+	put_be32(wut + 10, sizeof(wut_list));
+	wut[2] = 0x01;
+	fix_run(&fc, lu, wut, 16, wut_list, sizeof(wut_list));
+	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 2, 0);
+	wut[2] = 0;
+	lu->readonly = true;
+	fix_run(&fc, lu, wut, 16, wut_list, sizeof(wut_list));
+	fix_assert_sense(&fc, SCSI_SK_DATA_PROTECT, SCSI_ASC_WRITE_PROTECTED);
+	lu->readonly = false;
+	atomic_store(&lu->swp, true);
+	fix_run(&fc, lu, wut, 16, wut_list, sizeof(wut_list));
+	fix_assert_sense(&fc, SCSI_SK_DATA_PROTECT, SCSI_ASC_SOFTWARE_WRITE_PROTECTED);
+	atomic_store(&lu->swp, false);
+	/* a read-only LU may still be a token's source: POPULATE TOKEN is no write */
+	lu->readonly = true;
+	static uint8_t pt_list[32] = { 0, 30 };
+	pt_list[15] = 16;
+	pt_list[27] = 8;                         /* LBA 0, 8 blocks */
+	uint8_t pt[16] = { SCSI_OP_THIRD_PARTY_COPY_OUT, SCSI_SA_POPULATE_TOKEN };
+	put_be32(pt + 10, sizeof(pt_list));
+	assert_int_equal(fix_run(&fc, lu, pt, 16, pt_list, sizeof(pt_list)), TCMU_STS_OK);
+	lu->readonly = false;
+	assert_int_equal(odx_tokens_live(&lu->dev), 1);
+	copy_dev_forget(&lu->dev);               /* the LU closes: its token goes (and its hold) */
+	assert_int_equal(odx_tokens_live(&lu->dev), 0);
 	lu->dev.profile = saved;
 }
 
