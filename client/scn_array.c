@@ -109,7 +109,10 @@ static void build_args(struct scn_array_rt *a, const char *target_bin, const cha
 	for (unsigned i = 0; i < c->portals; i++)
 		add_arg(a, "--listen=127.0.0.1:%u,tpg=%u", a->ports[i], i + 1);
 	add_arg(a, "--iqn=%s", a->iqn);
-	for (unsigned l = 0; l < c->n_luns; l++) {
+	for (unsigned l = 0, no = 0; l < c->n_luns; l++) {
+		if (c->luns[l].volume)
+			continue; /* made through the API once the target is up */
+		a->lun_no[l] = (int)no++;   /* --lun LUs are numbered 0, 1, ... in order */
 		char spec[SCN_TEXT * 2];
 		int n = snprintf(spec, sizeof(spec), "--lun=size=%llu,block=%u,array=%s,time_scale=%s",
 				 (unsigned long long)c->luns[l].size, c->luns[l].block, c->name, c->time_scale);
@@ -192,7 +195,10 @@ static int spawn(struct scn_array_rt *a, char *err, size_t errlen)
 		}
 		scn_sleep(0.05);
 	}
-	snprintf(err, errlen, "lunlab-target did not listen within 60 s; its log: %s", a->log);
+	if (scn_proc_interrupted()) /* Ctrl-C while it started: said as such, stopped by the caller */
+		snprintf(err, errlen, "interrupted while lunlab-target (pid %d) started", (int)pid);
+	else
+		snprintf(err, errlen, "lunlab-target did not listen within 60 s; its log: %s", a->log);
 	return -1;
 }
 
@@ -210,6 +216,8 @@ int scn_array_start(struct scn_array_rt *a, const struct scn_array *cfg, const c
 		snprintf(a->user, sizeof(a->user), "%s", cfg->api_user[0] ? cfg->api_user : "admin");
 		const char *pw = getenv("LUNLAB_API_PASSWORD");
 		snprintf(a->password, sizeof(a->password), "%s", pw ? pw : "");
+		for (unsigned i = 0; i < cfg->n_luns; i++)
+			a->lun_no[i] = (int)i; /* an existing target's luns: are its LUN numbers */
 		return 0;
 	}
 	snprintf(a->iqn, sizeof(a->iqn), "iqn.2026-11.org.lunlab:scenario-%s", cfg->name);
@@ -303,7 +311,72 @@ void scn_array_free(struct scn_array_rt *a)
 
 void scn_array_lun_url(const struct scn_array_rt *a, int lun, char *out, size_t len)
 {
-	snprintf(out, len, "%s/%d", a->url, lun);
+	snprintf(out, len, "%s/%d", a->url, lun >= 0 && lun < SCN_MAX_LUNS ? a->lun_no[lun] : lun);
+}
+
+int scn_array_make_volumes(struct scn_array_rt *a, unsigned scale_vms, char *err, size_t errlen)
+{
+	const struct scn_array *c = a->cfg;
+	char body[SCN_TEXT], path[SCN_TEXT], e[SCN_TEXT];
+	bool group = false;
+	json_object *j;
+	for (unsigned l = 0; l < c->n_luns; l++) {
+		const struct scn_lun *v = &c->luns[l];
+		if (!v->volume)
+			continue;
+		if (!group) {
+			/* one group for every volume, holding the names the workloads log in as */
+			static const char *const ini[][2] = { { "scenario-bench", SCN_BENCH_INITIATOR },
+							      { "scenario-verify", SCN_VERIFY_INITIATOR } };
+			if (!(j = scn_api(a, "POST", "/api/json/v2/types/initiator-groups", "{\"ig-name\": \"scenario\"}", e,
+					  sizeof(e))))
+				goto refused;
+			json_object_put(j);
+			for (unsigned i = 0; i < 2; i++) {
+				snprintf(body, sizeof(body), "{\"ig-id\": \"scenario\", \"initiator-name\": \"%s\", \"port-address\": \"%s\"}",
+					 ini[i][0], ini[i][1]);
+				if (!(j = scn_api(a, "POST", "/api/json/v2/types/initiators", body, e, sizeof(e))))
+					goto refused;
+				json_object_put(j);
+			}
+			for (unsigned i = 0; scale_vms > 1 && i < scale_vms; i++) {
+				snprintf(body, sizeof(body), "{\"ig-id\": \"scenario\", \"initiator-name\": \"scenario-bench-%u\", "
+					 "\"port-address\": \"%s-%u\"}", i, SCN_BENCH_INITIATOR, i);
+				if (!(j = scn_api(a, "POST", "/api/json/v2/types/initiators", body, e, sizeof(e))))
+					goto refused;
+				json_object_put(j);
+			}
+			group = true;
+		}
+		snprintf(body, sizeof(body), "{\"vol-name\": \"%s\", \"vol-size\": \"%llum\", \"cluster-id\": \"%s\"}", v->name,
+			 (unsigned long long)(v->size >> 20), c->name);
+		if (!(j = scn_api(a, "POST", "/api/json/v2/types/volumes", body, e, sizeof(e))))
+			goto refused;
+		json_object_put(j);
+		snprintf(body, sizeof(body), "{\"vol-id\": \"%s\", \"ig-id\": \"scenario\"}", v->name);
+		if (!(j = scn_api(a, "POST", "/api/json/v2/types/lun-maps", body, e, sizeof(e))))
+			goto refused;
+		json_object_put(j);
+		snprintf(path, sizeof(path), "/api/json/v2/types/lun-maps?full=1&prop=lun&filter=vol-name:eq:%s", v->name);
+		if (!(j = scn_api(a, "GET", path, NULL, e, sizeof(e))))
+			goto refused;
+		json_object *maps, *lun;
+		bool ok = json_object_object_get_ex(j, "lun-maps", &maps) && json_object_is_type(maps, json_type_array) &&
+			  json_object_array_length(maps) == 1 &&
+			  json_object_object_get_ex(json_object_array_get_idx(maps, 0), "lun", &lun) &&
+			  json_object_is_type(lun, json_type_int);
+		if (ok)
+			a->lun_no[l] = json_object_get_int(lun);
+		json_object_put(j);
+		if (!ok) {
+			snprintf(err, errlen, "volume %s: its LUN map has no LUN", v->name);
+			return -1;
+		}
+	}
+	return 0;
+refused:
+	snprintf(err, errlen, "volumes: %s", e);
+	return -1;
 }
 
 struct buf {
@@ -353,6 +426,11 @@ static long http(struct scn_array_rt *a, const char *method, const char *path, c
 	/* the runner's own arrays have a self-signed certificate made at their start */
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
 	curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+	/* and so no CA store to load: libcurl reads the system's (~140 certificates) for each new
+	 * connection even when it verifies nothing - measured: most of the runner's own CPU in a
+	 * short scenario */
+	curl_easy_setopt(c, CURLOPT_CAINFO, NULL);
+	curl_easy_setopt(c, CURLOPT_CAPATH, NULL);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, 15L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);

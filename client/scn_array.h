@@ -12,6 +12,12 @@
 
 #include "client/scn_model.h"
 
+/* The iSCSI names the built-in workloads log in as: a volumes: volume is mapped to both
+ * (lunlab-bench's own default, which scale, clone, drr and a run: command's $LUNLAB_BENCH
+ * use; and the verify stream's). */
+#define SCN_BENCH_INITIATOR "iqn.2026-11.org.lunlab:bench"
+#define SCN_VERIFY_INITIATOR "iqn.2026-11.org.lunlab:scenario-verify"
+
 struct scn_array_rt {
 	const struct scn_array *cfg;
 	pid_t pid;                     /* 0: not running (external, or killed) */
@@ -26,12 +32,19 @@ struct scn_array_rt {
 	char *argv[128];               /* kept for a restart on the same ports */
 	unsigned argc;
 	void *curl;                    /* one libcurl handle per array: its TLS connection is reused */
+	int lun_no[SCN_MAX_LUNS];      /* the LUN number of each of cfg->luns (a volume's: its map's) */
 };
 
 /* Starts a runner's array (target_bin: lunlab-target), or fills an external one's URLs.
  * rundir holds the auth file, the log and the state directory.  0, or -1 with err. */
 int scn_array_start(struct scn_array_rt *a, const struct scn_array *cfg, const char *target_bin,
 		    const char *rundir, char *err, size_t errlen);
+/* Makes the array's volumes: through its API (POST volumes in its cluster), an initiator
+ * group "scenario" holding the built-in workloads' initiators, and a LUN map of each;
+ * lun_no[] gets each map's LUN.  scale_vms: the most VMs of a scale workload on one of
+ * them (scale logs its VMs in as SCN_BENCH_INITIATOR-0 .. -N-1 when N > 1), whose names
+ * the group holds too.  0, or -1 with err naming the refused request. */
+int scn_array_make_volumes(struct scn_array_rt *a, unsigned scale_vms, char *err, size_t errlen);
 int scn_array_restart(struct scn_array_rt *a, char *err, size_t errlen);
 void scn_array_kill(struct scn_array_rt *a);            /* SIGKILL, reaped */
 void scn_array_stop(struct scn_array_rt *a);            /* SIGTERM (SIGKILL after 10 s) */

@@ -26,6 +26,8 @@ struct scn_lun {
 	char name[SCN_NAME];
 	uint64_t size;
 	unsigned block;                /* 512 or 4096 */
+	bool volume;                   /* volumes: an XMS volume the runner makes through the API and
+					* maps to the workloads' initiators (its LUN known at run time) */
 };
 
 struct scn_array {
@@ -44,7 +46,7 @@ struct scn_array {
 	bool state_dir;                /* keep the arrays' state in a directory (kill + restart) */
 	unsigned portals;              /* 1.. SCN_MAX_PORTALS, each its own portal group */
 	char tpgs[SCN_NAME];           /* LUN key tpgs (ALUA), empty = the profile's */
-	unsigned n_luns;
+	unsigned n_luns;               /* luns: and volumes: together, in file order */
 	struct scn_lun luns[SCN_MAX_LUNS];
 	unsigned n_faults;             /* fault rules at start */
 	char faults[SCN_MAX_LIST][SCN_TEXT];
@@ -72,6 +74,10 @@ struct scn_work {
 	uint64_t bs, size, offset;     /* I/O size, bytes written in all, where they start */
 	unsigned sync_every;           /* SYNCHRONIZE CACHE after this many writes (0: at the end only) */
 	double reconnect_s;            /* how long a lost session may stay lost */
+	bool own_seed;                 /* seed: this stream's data, not the scenario's seed */
+	uint64_t seed;
+	bool read_only;                /* read_only: no writes, the region must hold the pattern */
+	double reread_s;               /* reread_for: read again until it does, at most this long */
 	/* clone */
 	uint64_t template_size, chunk;
 	unsigned clones;

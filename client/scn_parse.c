@@ -274,19 +274,26 @@ static bool array_has_alua(const struct scn_array *a)
 }
 
 
-static void parse_luns(struct pctx *p, struct scn_array *a, const yaml_node_t *n, const char *path)
+/* luns: (--lun LUs) or volumes: (XMS volumes the runner makes through the API): one name
+ * space, so a workload's lun: names either */
+static void parse_luns(struct pctx *p, struct scn_array *a, const yaml_node_t *n, const char *path, bool volume)
 {
 	check_mapping(p, n, path);
 	EACH_PAIR(p, n, name, k, v) {
 		char kp[SCN_TEXT];
 		path_key(kp, sizeof(kp), path, name);
 		if (!name_ok(name))
-			fail(p, k, kp, "a LUN name is 1..31 of a-z 0-9 _, not starting with a digit");
+			fail(p, k, kp, "a %s name is 1..31 of a-z 0-9 _, not starting with a digit", volume ? "volume" : "LUN");
+		for (unsigned i = 0; i < a->n_luns; i++)
+			if (!strcmp(a->luns[i].name, name))
+				fail(p, k, kp, "'%s' is already a %s of this array (LUNs and volumes share their names)", name,
+				     a->luns[i].volume ? "volume" : "LUN");
 		if (a->n_luns == SCN_MAX_LUNS)
-			fail(p, k, kp, "at most %d LUNs per array", SCN_MAX_LUNS);
+			fail(p, k, kp, "at most %d LUNs and volumes per array", SCN_MAX_LUNS);
 		struct scn_lun *l = &a->luns[a->n_luns++];
 		strcpy(l->name, name);
 		l->block = 512;
+		l->volume = volume;
 		check_mapping(p, v, kp);
 		bool have_size = false;
 		EACH_PAIR(p, v, key, k2, v2) {
@@ -295,27 +302,29 @@ static void parse_luns(struct pctx *p, struct scn_array *a, const yaml_node_t *n
 			if (!strcmp(key, "size")) {
 				l->size = get_size(p, v2, vp);
 				have_size = true;
-			} else if (!strcmp(key, "block")) {
+			} else if (!strcmp(key, "block") && !volume) {
 				l->block = (unsigned)get_uint(p, v2, vp, 512, 4096);
 				if (l->block != 512 && l->block != 4096)
 					fail(p, v2, vp, "%u: want 512 or 4096", l->block);
 			} else {
-				unknown(p, k2, kp, key, "size, block");
+				unknown(p, k2, kp, key, volume ? "size" : "size, block");
 			}
 		}
 		if (!have_size)
-			fail(p, v, kp, "missing size (every LUN needs one)");
+			fail(p, v, kp, "missing size (every %s needs one)", volume ? "volume" : "LUN");
+		if (volume && l->size % (1u << 20))
+			fail(p, v, kp, "size %llu: a volume's size is a multiple of 1M", (unsigned long long)l->size);
 		if (l->size % l->block)
 			fail(p, v, kp, "size %llu is not a multiple of the %u-byte block", (unsigned long long)l->size, l->block);
 	}
 	if (!a->n_luns)
-		fail(p, n, path, "an array needs at least one LUN");
+		fail(p, n, path, "an array needs at least one %s", volume ? "volume here" : "LUN");
 }
 
 static void parse_array(struct pctx *p, struct scn_array *a, const yaml_node_t *n, const char *path)
 {
 	static const char known[] = "url, api, api_user, model, profile, capacity, soft_threshold, time_scale, "
-				    "host_streams, state_dir, portals, tpgs, luns, faults, alua";
+				    "host_streams, state_dir, portals, tpgs, luns, volumes, faults, alua";
 	check_mapping(p, n, path);
 	strcpy(a->model, "x2");
 	strcpy(a->time_scale, "0");
@@ -342,8 +351,13 @@ static void parse_array(struct pctx *p, struct scn_array *a, const yaml_node_t *
 			copy_str(p, v, kp, a->api_user, sizeof(a->api_user));
 			continue;
 		} else if (!strcmp(key, "luns")) {
-			parse_luns(p, a, v, kp);
+			parse_luns(p, a, v, kp, false);
 			have_luns = true;
+			continue;
+		}
+		started_key = k;
+		if (!strcmp(key, "volumes")) {
+			parse_luns(p, a, v, kp, true);
 			continue;
 		}
 		started_key = k;
@@ -454,7 +468,7 @@ static int find_work(struct pctx *p, const yaml_node_t *n, const char *key)
 /* ---- workloads ---- */
 
 static const char *const kind_keys[] = {
-	[SCN_W_VERIFY] = "kind, start, lun, bs, size, offset, sync_every, reconnect",
+	[SCN_W_VERIFY] = "kind, start, lun, bs, size, offset, sync_every, reconnect, seed, read_only, reread_for",
 	[SCN_W_CLONE] = "kind, start, lun, dest, array, template_size, chunk, clones, mode, job",
 	[SCN_W_SCALE] = "kind, start, lun, vms, bs, qd, duration, warmup, commands, keep_going, write, random, data",
 	[SCN_W_RUN] = "kind, start, command",
@@ -510,7 +524,7 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 		fail(p, n, path, "missing kind (verify, clone, scale, drr or run)");
 	w->kind = (enum scn_work_kind)kind;
 	bool have_lun = false, have_duration = false, have_warmup = false;
-	const yaml_node_t *commands_mark = NULL;
+	const yaml_node_t *commands_mark = NULL, *reread_mark = NULL;
 	int snap_array = -1;
 	const yaml_node_t *snap_mark = NULL;
 	EACH_PAIR(p, n, key, k, v) {
@@ -518,7 +532,8 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 		path_key(kp, sizeof(kp), path, key);
 		if (!key_in(key, kind_keys[kind])) {
 			if (key_in(key, "start, lun, dest, array, bs, size, offset, sync_every, reconnect, template_size, chunk, clones, "
-					"mode, job, vms, qd, duration, warmup, commands, keep_going, write, random, data, command, image"))
+					"mode, job, vms, qd, duration, warmup, commands, keep_going, write, random, data, command, image, "
+					"seed, read_only, reread_for"))
 				fail(p, k, kp, "not a key of a %s workload (known: %s)", kind_names[kind], kind_keys[kind]);
 			unknown(p, k, path, key, kind_keys[kind]);
 		}
@@ -549,6 +564,14 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 			w->sync_every = (unsigned)get_uint(p, v, kp, 0, 1u << 20);
 		} else if (!strcmp(key, "reconnect")) {
 			w->reconnect_s = get_duration(p, v, kp);
+		} else if (!strcmp(key, "seed")) {
+			w->seed = get_uint(p, v, kp, 0, UINT64_MAX);
+			w->own_seed = true;
+		} else if (!strcmp(key, "read_only")) {
+			w->read_only = get_bool(p, v, kp);
+		} else if (!strcmp(key, "reread_for")) {
+			w->reread_s = get_duration(p, v, kp);
+			reread_mark = v;
 		} else if (!strcmp(key, "template_size")) {
 			w->template_size = get_size(p, v, kp);
 		} else if (!strcmp(key, "chunk")) {
@@ -623,6 +646,8 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 	if (commands_mark && (have_duration || have_warmup))
 		fail(p, commands_mark, path, "commands replaces duration and warmup (a fixed number of commands per VM, "
 					     "no time window): give one or the other");
+	if (reread_mark && !w->read_only)
+		fail(p, reread_mark, path, "reread_for is for a read_only stream (a writer reads back what it wrote, once)");
 	if (kind == SCN_W_VERIFY) {
 		const struct scn_lun *l = &p->m->arrays[w->lun.array].luns[w->lun.lun];
 		if (w->bs % l->block || w->size % w->bs || w->offset % l->block)
@@ -1228,7 +1253,7 @@ static void parse_expect(struct pctx *p, struct scn_expect *x, const yaml_node_t
 			fail(p, cv, kp, "only 'verified: true' is a check (a corruption expected: fails_with or finished: false)");
 		if (w->kind != SCN_W_VERIFY)
 			fail(p, ck, kp, "workload %s is a %s workload; verified is for verify workloads", w->name, kind_names[w->kind]);
-		set_name(x, "workload %s: acknowledged data verified", w->name);
+		set_name(x, w->read_only ? "workload %s: the region holds the seed's data" : "workload %s: acknowledged data verified", w->name);
 	} else if (!strcmp(c, "duration")) {
 		x->kind = SCN_X_DURATION;
 		if (strcmp(str(p, cv, kp), "s"))

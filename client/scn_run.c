@@ -383,6 +383,13 @@ static void judge(struct run *R, unsigned i)
 		res->ok = have && ok == 1;
 		if (!have)
 			snprintf(res->observed, sizeof(res->observed), "no report (%s)", st);
+		else if (w->cfg->read_only)
+			snprintf(res->observed, sizeof(res->observed),
+				 "%.0f of %llu pieces hold the seed's data, %.0f other%s%s%s", ver,
+				 (unsigned long long)(w->cfg->size / w->cfg->bs), mism,
+				 jstr(w->json, "first_mismatch_lba") ? ", the first at LBA " : "",
+				 jstr(w->json, "first_mismatch_lba") ? jstr(w->json, "first_mismatch_lba") : "",
+				 unr > 0 ? ", some could not be read" : "");
 		else
 			snprintf(res->observed, sizeof(res->observed),
 				 "%.0f of %.0f acknowledged pieces read back right, %.0f wrong%s%s%s", ver, acked, mism,
@@ -516,6 +523,23 @@ int scn_run(const struct scn_model *m, const struct scn_run_opts *o, struct scn_
 			    !strcmp(a->cfg->time_scale, "virtual") ? "virtual" : "real",
 			    !strcmp(a->cfg->time_scale, "virtual") ? "" : " (figures depend on this machine)");
 		}
+		unsigned scale_vms = 0; /* the most VMs a scale workload runs on a volume of this array */
+		for (unsigned w = 0; w < m->n_work; w++) {
+			const struct scn_work *wk = &m->work[w];
+			if (wk->kind == SCN_W_SCALE && wk->lun.array == (int)i && m->arrays[i].luns[wk->lun.lun].volume &&
+			    wk->vms > scale_vms)
+				scale_vms = wk->vms;
+		}
+		if (scn_array_make_volumes(&R.arrays[i], scale_vms, err, sizeof(err))) {
+			char e2[sizeof(err)];
+			snprintf(e2, sizeof(e2), "array %s: %s", m->arrays[i].name, err);
+			snprintf(err, sizeof(err), "%s", e2);
+			goto could_not;
+		}
+		for (unsigned l = 0; l < a->cfg->n_luns; l++)
+			if (a->cfg->luns[l].volume)
+				say(&R, scn_now() - start, "array %s: volume %s (%llu MiB) made through the API, LUN %d for the workloads",
+				    a->cfg->name, a->cfg->luns[l].name, (unsigned long long)(a->cfg->luns[l].size >> 20), a->lun_no[l]);
 	}
 	if (scn_proc_interrupted()) {
 		snprintf(err, sizeof(err), "interrupted");

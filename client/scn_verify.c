@@ -160,6 +160,62 @@ static enum answer judge(struct vs *v, struct scsi_task *t, unsigned *sense)
 	return a;
 }
 
+struct pass_count {
+	uint64_t verified, mismatches, unreadable, first_bad;
+};
+
+/* One read of every piece that must hold the pattern (state not PIECE_NONE), compared.  A
+ * read-only stream's progress is the pieces its first pass read (the progress condition). */
+static void read_pass(struct vs *v, const uint8_t *state, uint64_t n, uint8_t *buf, uint8_t *rd,
+		      struct scn_progress *pg, struct pass_count *c)
+{
+	const struct scn_verify_opts *o = v->o;
+	*c = (struct pass_count){ .first_bad = UINT64_MAX };
+	for (uint64_t i = 0; i < n && v->ctx; i++) {
+		if (o->read_only && i + 1 > pg->done)
+			pg->done = i + 1;
+		if (state[i] == PIECE_NONE)
+			continue;
+		uint64_t lba = (o->offset + i * o->bs) / v->blk;
+		struct scsi_task *t = NULL;
+		for (unsigned tries = 0; tries < 1000; tries++) {
+			t = iscsi_read16_sync(v->ctx, v->lun, lba, (uint32_t)o->bs, (int)v->blk, 0, 0, 0, 0, 0);
+			if (t && t->status == SCSI_STATUS_GOOD)
+				break;
+			unsigned s;
+			enum answer a = judge(v, t, &s);
+			t = NULL;
+			if (a == A_FAILED) {
+				if (!v->error[0])
+					snprintf(v->error, sizeof(v->error), "READ(16) at LBA %llu failed with %02x/%02x/%02x",
+						 (unsigned long long)lba, s >> 16, (s >> 8) & 0xff, s & 0xff);
+				if (!v->fatal_sense)
+					v->fatal_sense = s;
+				break;
+			}
+			if ((a == A_LOST || a == A_PATH) && recover(v, a == A_PATH))
+				break;
+		}
+		if (!t) {
+			c->unreadable++; /* the error says which command and sense */
+			continue;
+		}
+		size_t got = t->datain.size > 0 ? (size_t)t->datain.size : 0;
+		if (got >= o->bs) {
+			memcpy(rd, t->datain.data, o->bs);
+			scn_verify_pattern(o->seed, i, lba, v->blk, buf, o->bs);
+		}
+		scsi_free_scsi_task(t);
+		if (got >= o->bs && !memcmp(rd, buf, o->bs)) {
+			c->verified++;
+			continue;
+		}
+		c->mismatches++;
+		if (c->first_bad == UINT64_MAX)
+			c->first_bad = lba;
+	}
+}
+
 /* Sync everything written: 1 GOOD; 0 failed for good (error set); -1 the session was lost
  * first (logged in again): what was acknowledged since the last good sync is in doubt. */
 static int sync_cache(struct vs *v)
@@ -191,6 +247,7 @@ int scn_verify_run(const struct scn_verify_opts *o, struct scn_progress *pg, FIL
 	uint8_t *state = calloc(n ? n : 1, 1), *buf = malloc(o->bs), *rd = NULL;
 	uint64_t acked = 0, synced = 0, verified = 0, mismatches = 0, unreadable = 0, rewritten = 0, first_bad = UINT64_MAX;
 	uint64_t first_unsynced = 0;  /* pieces before it are covered by a good SYNCHRONIZE CACHE */
+	unsigned passes = 1;          /* read passes (read_only with reread_s: until the data is there) */
 	double t0 = scn_now();
 	pg->total = n;
 	if (!state || !buf) {
@@ -214,8 +271,14 @@ int scn_verify_run(const struct scn_verify_opts *o, struct scn_progress *pg, FIL
 	/* Writes, a sync every sync_every, a last sync.  A lost session puts every piece
 	 * acknowledged since the last good sync in doubt (the array may have lost its cache):
 	 * like a journaling host, the stream writes them again.  So what it verifies at the end
-	 * is exactly what the array promised to keep. */
-	for (uint64_t i = 0; !v.fatal_sense && !v.error[0];) {
+	 * is exactly what the array promised to keep.  A read-only stream writes nothing: the
+	 * whole region must hold the pattern (a writer with this seed put it there, on this
+	 * volume or on the one it was refreshed or cloned from). */
+	if (o->read_only) {
+		memset(state, PIECE_SYNCED, n);
+		first_unsynced = n;
+	}
+	for (uint64_t i = 0; !o->read_only && !v.fatal_sense && !v.error[0];) {
 		bool lost = false;
 		if (i < n) {
 			uint64_t lba = (o->offset + i * o->bs) / v.blk;
@@ -295,48 +358,23 @@ int scn_verify_run(const struct scn_verify_opts *o, struct scn_progress *pg, FIL
 		v.fatal_sense = fs;
 	}
 	rd = malloc(o->bs);
-	for (uint64_t i = 0; rd && i < n && v.ctx; i++) {
-		if (state[i] == PIECE_NONE)
-			continue;
-		uint64_t lba = (o->offset + i * o->bs) / v.blk;
-		struct scsi_task *t = NULL;
-		for (unsigned tries = 0; tries < 1000; tries++) {
-			t = iscsi_read16_sync(v.ctx, v.lun, lba, (uint32_t)o->bs, (int)v.blk, 0, 0, 0, 0, 0);
-			if (t && t->status == SCSI_STATUS_GOOD)
-				break;
-			unsigned s;
-			enum answer a = judge(&v, t, &s);
-			t = NULL;
-			if (a == A_FAILED) {
-				if (!v.error[0])
-					snprintf(v.error, sizeof(v.error), "READ(16) at LBA %llu failed with %02x/%02x/%02x",
-						 (unsigned long long)lba, s >> 16, (s >> 8) & 0xff, s & 0xff);
-				if (!v.fatal_sense)
-					v.fatal_sense = s;
-				break;
-			}
-			if ((a == A_LOST || a == A_PATH) && recover(&v, a == A_PATH))
-				break;
+	if (rd && v.ctx) {
+		struct pass_count c;
+		read_pass(&v, state, n, buf, rd, pg, &c);
+		/* read_only + reread_s: a host waiting for a restore or a refresh - data other than
+		 * the pattern is read again until it is the pattern or the time is up */
+		double until = scn_now() + o->reread_s;
+		while (o->read_only && c.mismatches && !c.unreadable && !v.error[0] && v.ctx && scn_now() < until) {
+			scn_sleep(0.05);
+			read_pass(&v, state, n, buf, rd, pg, &c);
+			passes++;
 		}
-		if (!t) {
-			unreadable++; /* the error says which command and sense */
-			continue;
-		}
-		size_t got = t->datain.size > 0 ? (size_t)t->datain.size : 0;
-		if (got >= o->bs) {
-			memcpy(rd, t->datain.data, o->bs);
-			scn_verify_pattern(o->seed, i, lba, v.blk, buf, o->bs);
-		}
-		scsi_free_scsi_task(t);
-		if (got >= o->bs && !memcmp(rd, buf, o->bs)) {
-			verified++;
-			continue;
-		}
-		mismatches++;
-		if (first_bad == UINT64_MAX)
-			first_bad = lba;
+		verified = c.verified;
+		mismatches = c.mismatches;
+		unreadable = c.unreadable;
+		first_bad = c.first_bad;
 	}
-	for (uint64_t j = 0; j < n; j++)
+	for (uint64_t j = 0; j < n && !o->read_only; j++)
 		synced += state[j] == PIECE_SYNCED;
 report:;
 	json_object *j = json_object_new_object();
@@ -362,7 +400,10 @@ report:;
 	char fs[16];
 	snprintf(fs, sizeof(fs), "%02x/%02x/%02x", v.fatal_sense >> 16, (v.fatal_sense >> 8) & 0xff, v.fatal_sense & 0xff);
 	json_object_object_add(j, "sense", v.fatal_sense ? json_object_new_string(fs) : NULL);
-	bool ok_data = mismatches == 0 && acked > 0 && verified == acked;
+	bool ok_data = mismatches == 0 && (o->read_only ? n > 0 && unreadable == 0 && verified == n
+							: acked > 0 && verified == acked);
+	json_object_object_add(j, "read_only", json_object_new_boolean(o->read_only));
+	json_object_object_add(j, "passes", json_object_new_int((int)passes));
 	json_object_object_add(j, "data_verified", json_object_new_boolean(ok_data));
 	json_object_object_add(j, "error", v.error[0] ? json_object_new_string(v.error) : NULL);
 	json_object_object_add(j, "seconds", json_object_new_double(scn_now() - t0));
@@ -372,8 +413,8 @@ report:;
 	if (unreadable)
 		fprintf(stderr, "verify: %llu acknowledged piece(s) could not be read back\n", (unsigned long long)unreadable);
 	if (mismatches)
-		fprintf(stderr, "verify: %llu acknowledged piece(s) read back wrong, the first at LBA %llu\n",
-			(unsigned long long)mismatches, (unsigned long long)first_bad);
+		fprintf(stderr, "verify: %llu %spiece(s) read back wrong, the first at LBA %llu\n",
+			(unsigned long long)mismatches, o->read_only ? "" : "acknowledged ", (unsigned long long)first_bad);
 	json_object_put(j);
 	disconnect(&v);
 	free(state);

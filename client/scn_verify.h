@@ -7,6 +7,7 @@
 #ifndef LUNLAB_CLIENT_SCN_VERIFY_H
 #define LUNLAB_CLIENT_SCN_VERIFY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -25,6 +26,9 @@ struct scn_verify_opts {
 	double reconnect_s;
 	uint64_t seed;
 	const char *initiator;
+	bool read_only;                     /* no writes: the region must already hold the pattern */
+	double reread_s;                    /* read_only: a pass that found other data is read again
+					     * until it holds the pattern or this long has passed */
 };
 
 /* Runs the stream, prints its JSON report to out.  0: every acknowledged write read back

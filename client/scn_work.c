@@ -24,7 +24,7 @@ static void lun_url(const struct scn_env *env, struct scn_lunref r, unsigned por
 		scn_array_lun_url(a, r.lun, out, len);
 		return;
 	}
-	snprintf(out, len, "iscsi://127.0.0.1:%u/%s/%d", a->ports[portal], a->iqn, r.lun);
+	snprintf(out, len, "iscsi://127.0.0.1:%u/%s/%d", a->ports[portal], a->iqn, a->lun_no[r.lun]);
 }
 
 static void upper(char *s)
@@ -40,6 +40,8 @@ static void set_env(const struct scn_env *env)
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)env->seed);
 	setenv("LUNLAB_SEED", v, 1);
 	setenv("LUNLAB_BENCH", env->self, 1);
+	/* the name volumes: are mapped to (lunlab-bench's default --initiator) */
+	setenv("LUNLAB_INITIATOR", SCN_BENCH_INITIATOR, 1);
 	for (unsigned i = 0; i < env->m->n_arrays; i++) {
 		const struct scn_array_rt *a = &env->arrays[i];
 		char n[SCN_NAME];
@@ -151,8 +153,9 @@ static _Noreturn void child(const struct scn_work *w, const struct scn_work_rt *
 	switch (w->kind) {
 	case SCN_W_VERIFY: {
 		struct scn_verify_opts o = { .bs = w->bs, .size = w->size, .offset = w->offset, .sync_every = w->sync_every,
-					     .reconnect_s = w->reconnect_s, .seed = env->seed,
-					     .initiator = "iqn.2026-11.org.lunlab:scenario-verify" };
+					     .reconnect_s = w->reconnect_s, .seed = w->own_seed ? w->seed : env->seed,
+					     .read_only = w->read_only, .reread_s = w->reread_s,
+					     .initiator = SCN_VERIFY_INITIATOR };
 		static char paths[SCN_MAX_PORTALS][SCN_TEXT];
 		const struct scn_array_rt *a = &env->arrays[w->lun.array];
 		unsigned np = a->cfg->external ? 1 : a->cfg->portals;

@@ -68,9 +68,14 @@ library)
             echo "ok: $name exit $rc ($(grep -c '^\[.*\] PASS' "$work/$name.log") held, $(grep -c '^\[.*\] FAIL' "$work/$name.log") failed)"
         fi
         if (( want == 1 )); then
-            # the failure names the expectation and what was observed, on stderr and in JUnit
-            grep -q "expectation failed: workload writer: acknowledged data verified: observed 15 of 16 acknowledged pieces read back right, 1 wrong, the first at LBA 256" "$work/$name.log" ||
-                fail "$name: no line naming the failed expectation with its observed value"
+            # the failure names the expectation and what was observed, on stderr and in JUnit:
+            # each must-fail file says which in an "# expect-failure: TEXT" line
+            expected=$(sed -n 's/^# expect-failure: //p' "$f")
+            [[ -n $expected ]] || fail "$name: no '# expect-failure: TEXT' line in the file"
+            grep -qF -- "expectation failed: $expected" "$work/$name.log" ||
+                fail "$name: no line 'expectation failed: $expected'"
+            x=${expected//&/"&amp;"} && x=${x//</"&lt;"} && x=${x//>/"&gt;"} && x=${x//\"/"&quot;"}
+            grep -qF -- "$x" "$work/$name.xml" || fail "$name: the JUnit file does not name the failure"
         fi
         /usr/bin/python3 "$here/junit_check.py" "$work/$name.xml" "$work/$name.json" || fail "$name: JUnit check"
         leftovers "$work/$name.log"
@@ -96,6 +101,41 @@ YAML
     /usr/bin/python3 "$here/junit_check.py" "$work/skip.xml" "$work/skip.json" || fail "skip_if: JUnit check"
     grep -q '<skipped message="xcopy is true in its report' "$work/skip.xml" || fail "skip_if: no <skipped> with the reason"
     leftovers "$work/skip.log"
+    # volumes: reached by every kind of login the workloads make: scale with several VMs (one
+    # name each), a run: command as $LUNLAB_INITIATOR at $LUNLAB_A_PROD_URL, and a verify
+    # stream started once portal 1 is down (so, on any machine, it moves to portal 2 and
+    # must find the volume's LUN there too).  The volume comes before the LUN in the file:
+    # its LUN is still its map's.
+    cat >"$work/vols.yaml" <<'YAML'
+name: volumes
+arrays:
+  a:
+    portals: 2
+    volumes: {prod: {size: 8M}}
+    luns: {boot: {size: 1M}}   # smaller than w's region: w on LUN 0 by mistake fails
+workloads:
+  s: {kind: scale, lun: prod, vms: 3, bs: 64k, commands: 8}
+  r: {kind: run, start: event, command: 'echo "$LUNLAB_INITIATOR $LUNLAB_A_PROD_URL"; "$LUNLAB_BENCH" scale "$LUNLAB_A_PROD_URL" --vms 1 --bs 64k --count 4 --json --quiet'}
+  w: {kind: verify, start: event, lun: prod, size: 2M, bs: 64k}
+timeline:
+  - {when: {workload: s, finished: true}, start_workload: r}
+  - {when: {workload: r, finished: true}, portal_down: 1, name: down}
+  - {when: {after: down, delay: 0s}, start_workload: w}
+expect:
+  - {workload: s, finished: true}
+  - {workload: s, json: runs.0.count, min: 8, max: 8}
+  - {workload: r, finished: true}
+  - {workload: r, output: 'iqn.2026-11.org.lunlab:bench iscsi://127.0.0.1:[0-9]+/iqn.2026-11.org.lunlab:scenario-a/1'}
+  - {workload: w, verified: true}
+  - {workload: w, json: failovers, min: 1}
+YAML
+    rc=0
+    "$bench" scenario "$work/vols.yaml" --junit "$work/vols.xml" --json "$work/vols.json" >"$work/vols.log" 2>&1 || rc=$?
+    (( rc == 0 )) || { fail "volumes: exit $rc, want 0"; cat "$work/vols.log"; }
+    grep -q 'array a: volume prod (8 MiB) made through the API, LUN 1 for the workloads' "$work/vols.log" || fail "volumes: no line for the volume"
+    /usr/bin/python3 "$here/junit_check.py" "$work/vols.xml" "$work/vols.json" || fail "volumes: JUnit check"
+    leftovers "$work/vols.log"
+    echo "ok: volumes: reached by scale's 3 VMs, a run: command and a verify stream on both portals"
     # the real-time ones (figures that depend on the machine) are read, never run here
     for f in "$dir"/real-time/*.yaml; do
         name=$(basename "$f" .yaml)
@@ -145,6 +185,28 @@ YAML
     leftovers "$work/long.log"
     # the JUnit file says the run could not run (an error test case), the expectation skipped
     /usr/bin/python3 "$here/junit_check.py" "$work/long.xml" "$work/long.json" || fail "JUnit check after SIGINT"
+    # Ctrl-C while the arrays start (as soon as the run directory is made, before any
+    # target listens): exit 2, said, the target stopped.  If this machine was quicker than
+    # the signal, the run is interrupted later instead: the same checks hold.
+    "$bench" scenario "$work/long.yaml" --junit "$work/early.xml" --json "$work/early.json" >"$work/early.log" 2>&1 &
+    runner=$!
+    for (( i = 0; i < 3000; i++ )); do
+        grep -q 'run directory' "$work/early.log" && break
+        sleep 0.001
+    done
+    kill -INT "$runner"
+    rc=0
+    wait "$runner" || rc=$?
+    (( rc == 2 )) || fail "exit $rc after SIGINT at start, want 2"
+    cat "$work/early.log"
+    grep -q 'could not run: .*interrupted' "$work/early.log" || fail "SIGINT at start: no 'interrupted' in the message"
+    rundir=$(grep -oE 'run directory [^ ]+' "$work/early.log" | cut -d' ' -f3)
+    [[ -n $rundir ]] || fail "SIGINT at start: no run directory named"
+    if [[ -n $rundir ]] && pgrep -f -- "$rundir" >/dev/null; then
+        fail "SIGINT at start: a process of the run is left: $(pgrep -a -f -- "$rundir")"
+    fi
+    leftovers "$work/early.log"
+    /usr/bin/python3 "$here/junit_check.py" "$work/early.xml" "$work/early.json" || fail "JUnit check after SIGINT at start"
     ;;
 badfile)
     printf 'arrays:\n  a:\n    luns: {d: {size: 16M}}\nworkloads:\n  w: {kind: verify, lun: a.nope}\nexpect:\n  - {workload: w, finished: true}\n' >"$work/bad.yaml"
@@ -157,6 +219,27 @@ badfile)
     [[ ! -s $work/bad.out ]] || fail "bad file: something ran: $(cat "$work/bad.out")"
     [[ ! -e $work/bad.xml ]] || fail "bad file: a JUnit file was written before the file was valid"
     compgen -G "$work/lunlab-scenario-*" >/dev/null && fail "bad file: a run directory was made"
+    # every kind of file error through the command itself (the unit test client-scn_parse has
+    # the full list): one exact line, exit 2, nothing started
+    base='arrays:\n  a:\n    luns: {d: {size: 16M}}\nworkloads:\n  w: {kind: verify, lun: d, size: 1M}\ntimeline:\n  - {at: 1s, fault: "lun=0,op=read,sense=medium-error", name: f}\nexpect:\n  - {workload: w, finished: true}\n'
+    while IFS='|' read -r kind from to want; do
+        printf "$base" | sed "s/$from/$to/" >"$work/$kind.yaml"
+        rc=0
+        "$bench" scenario "$work/$kind.yaml" --junit "$work/$kind.xml" >"$work/$kind.out" 2>"$work/$kind.err" || rc=$?
+        (( rc == 2 )) || fail "$kind: exit $rc, want 2"
+        [[ $(cat "$work/$kind.err") == "$work/$kind.yaml:$want" ]] ||
+            fail "$kind: got '$(cat "$work/$kind.err")', want '$work/$kind.yaml:$want'"
+        [[ ! -s $work/$kind.out && ! -e $work/$kind.xml ]] || fail "$kind: something ran"
+        compgen -G "$work/lunlab-scenario-*" >/dev/null && fail "$kind: a run directory was made"
+    done <<'CASES'
+syntax|{size: 16M}}|{size: 16M}|4:1: yaml: did not find expected ',' or '}' while parsing a flow mapping
+unknown key|size: 1M}|size: 1M, sise: 2}|5:39: workloads.w.sise: unknown key (known: kind, start, lun, bs, size, offset, sync_every, reconnect, seed, read_only, reread_for)
+wrong type|size: 1M}|size: [1]}|5:35: workloads.w.size: expected a string, got a sequence
+no such LUN|lun: d,|lun: e,|5:26: workloads.w.lun: 'e': array a has no LUN 'e'
+no such workload|workload: w, finished|workload: x, finished|9:16: expect[0].workload: 'x': no such workload
+event after the timeout|at: 1s|at: 200s|7:5: timeline[0]: at 200s is not before the scenario's timeout (120s)
+restart without a state directory|fault: "lun=0,op=read,sense=medium-error", name: f|restart: true|7:14: restart: array a has no state_dir: a restart would find it empty
+CASES
     # a target that will not start: exit 2, said in one line, nothing left
     printf 'arrays:\n  a:\n    model: nosuch\n    luns: {d: {size: 16M}}\nworkloads:\n  w: {kind: verify, lun: a.d}\nexpect:\n  - {workload: w, finished: true}\n' >"$work/nostart.yaml"
     rc=0
@@ -164,6 +247,16 @@ badfile)
     (( rc == 2 )) || fail "target that does not start: exit $rc, want 2"
     grep -q "could not run: array a: lunlab-target exited at start" "$work/nostart.err" || fail "nostart: $(cat "$work/nostart.err")"
     rm -rf "$work"/lunlab-scenario-*   # kept on purpose for a run that could not start (its log)
+    # an action the array refuses in the middle of a run (a fault rule that does not exist):
+    # exit 2 naming it, and everything started is stopped on this path too
+    printf 'arrays:\n  a:\n    portals: 2\n    luns: {d: {size: 16M}}\nworkloads:\n  w: {kind: verify, lun: d, size: 1M}\n  s: {kind: run, command: "sleep 100"}\ntimeline:\n  - {when: {workload: w, finished: true}, api: {method: DELETE, path: /api/lunlab/faults/999}}\nexpect:\n  - {workload: w, finished: true}\n' >"$work/refused.yaml"
+    rc=0
+    "$bench" scenario "$work/refused.yaml" >"$work/refused.log" 2>&1 || rc=$?
+    (( rc == 2 )) || fail "refused action: exit $rc, want 2"
+    grep -q 'could not run: .*refused.yaml:9:5: timeline\[0\]: DELETE /api/lunlab/faults/999: HTTP 404' "$work/refused.log" ||
+        fail "refused action: $(tail -1 "$work/refused.log")"
+    rm -rf "$work"/lunlab-scenario-*   # kept on purpose (exit 2): the target's log says why
+    leftovers "$work/refused.log"
     echo "ok: bad files refused with one line, exit 2"
     ;;
 external)
@@ -190,9 +283,11 @@ workloads:
 timeline:
   - {at: 0s, fault: 'lun=0,op=read,lba=0-15,sense=medium-error', name: m}
   - {when: {after: m, delay: 0s}, start_workload: w}
-  - {when: {after: m, delay: 0s}, start_workload: api}
-  # once the rule has fired, every rule goes, through the API action (idle waits for it)
-  - {when: {api: /api/lunlab/faults, match: '"hits": ?[1-9]'}, api: {method: DELETE, path: /api/lunlab/faults}}
+  # once the rule has fired, the api workload reads the rule list, and only after it has,
+  # every rule goes, through the API action (idle waits for it): in this order on any
+  # machine (both at the rule's start, the DELETE once came before the workload's GET)
+  - {when: {api: /api/lunlab/faults, match: '"hits": ?[1-9]'}, start_workload: api}
+  - {when: {workload: api, finished: true}, api: {method: DELETE, path: /api/lunlab/faults}}
 expect:
   - {workload: w, fails_with: 03/11/00}
   - {workload: api, output: '"spec": ?"lun=0,op=read,lba=0-15,sense=03/11/00"'}
@@ -211,8 +306,30 @@ YAML
     rm -rf "$work"/lunlab-scenario-*
     ll_stop_verified "$work/target.log" || fail "the test's own target did not stop cleanly"
     ;;
+snippets)
+    # docs/scenarios.md's GitLab CI and GitHub Actions snippets: their YAML parses, and their
+    # loops, run in a tree with a library of one passing and one must-fail scenario, exit 0
+    # with one JUnit file (the must-fail one left out) that junitparser reads
+    /usr/bin/python3 "$here/snippets.py" "$here/../../docs/scenarios.md" "$work" || fail "the snippets do not parse"
+    for ci in gitlab github; do
+        [[ -s $work/$ci.sh ]] || continue
+        bash -n "$work/$ci.sh" || fail "$ci: its shell does not parse"
+        tree=$work/tree-$ci
+        mkdir -p "$tree/scenarios" "$tree/build/client"
+        ln -s "$(cd "$(dirname "$bench")" && pwd)/$(basename "$bench")" "$tree/build/client/lunlab-bench"
+        cp "$here/../../scenarios/virtual-clock-clone.yaml" "$here/../../scenarios/must-fail-slow-clone.yaml" "$tree/scenarios/"
+        rc=0
+        (cd "$tree" && bash "$work/$ci.sh") >"$work/$ci.log" 2>&1 || rc=$?
+        (( rc == 0 )) || { fail "$ci: its loop exited $rc"; cat "$work/$ci.log"; }
+        [[ $(ls "$tree/junit") == virtual-clock-clone.xml ]] || fail "$ci: JUnit files $(ls "$tree/junit" | tr '\n' ' ')"
+        /usr/bin/python3 -c 'import junitparser, sys; s = list(junitparser.JUnitXml.fromfile(sys.argv[1])); assert s[0].name == "virtual-clock-clone" and s[0].tests == 4 and s[0].failures == 0, s' \
+            "$tree/junit/virtual-clock-clone.xml" || fail "$ci: its JUnit file"
+        leftovers "$work/$ci.log"
+        echo "ok: the $ci snippet's loop runs the library, leaves the must-fail file out, writes its JUnit file"
+    done
+    ;;
 *)
-    echo "usage: $0 BENCH TARGET library DIR | sigint | badfile | external" >&2
+    echo "usage: $0 BENCH TARGET library DIR | sigint | badfile | external | snippets" >&2
     exit 2
     ;;
 esac

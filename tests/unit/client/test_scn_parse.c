@@ -149,7 +149,7 @@ static void clone_job(void **state)
 	assert_int_equal(g_m.work[1].job, (uint64_t)(11.9 * 1073741824.0));
 	assert_int_equal(g_m.work[0].job, 0);
 	refused(21, "    job: 1g", "f.yaml:21:5: workloads.w.job: not a key of a verify workload (known: kind, start, lun, "
-			"bs, size, offset, sync_every, reconnect)");
+			"bs, size, offset, sync_every, reconnect, seed, read_only, reread_for)");
 	refused(26, "    job: lots", "f.yaml:26:10: workloads.c.job: 'lots': expected a size (64M, 4k, 1g)");
 }
 
@@ -195,7 +195,7 @@ static void scale_commands_and_ratio(void **state)
 	assert_string_equal(err, "f.yaml:17:42: workloads.s: commands replaces duration and warmup (a fixed number of "
 				 "commands per VM, no time window): give one or the other");
 	refused(21, "    commands: 3", "f.yaml:21:5: workloads.w.commands: not a key of a verify workload (known: kind, "
-			"start, lun, bs, size, offset, sync_every, reconnect)");
+			"start, lun, bs, size, offset, sync_every, reconnect, seed, read_only, reread_for)");
 	refused(43, "  - {workload: c, json: modeled.duration_s, over: {workload: c, json: wall_s}, min: 2, max: 3}", NULL);
 	refused(43, "  - {workload: c, duration: s, over: {workload: c, json: wall_s}, max: 3}",
 		"f.yaml:43:32: expect[2]: over: divides a json: figure (not duration)");
@@ -214,10 +214,10 @@ static void yaml_syntax(void **state)
 static void unknown_keys(void **state)
 {
 	refused(7, "    capacty: 64M", "f.yaml:7:5: arrays.a.capacty: unknown key (known: url, api, api_user, model, profile, "
-			"capacity, soft_threshold, time_scale, host_streams, state_dir, portals, tpgs, luns, faults, alua)");
+			"capacity, soft_threshold, time_scale, host_streams, state_dir, portals, tpgs, luns, volumes, faults, alua)");
 	refused(1, "nmae: fill", "f.yaml:1:1: nmae: unknown key (known: name, seed, timeout, arrays, workloads, timeline, expect)");
 	refused(21, "    chunk: 64k", "f.yaml:21:5: workloads.w.chunk: not a key of a verify workload (known: kind, start, lun, "
-			"bs, size, offset, sync_every, reconnect)");
+			"bs, size, offset, sync_every, reconnect, seed, read_only, reread_for)");
 	refused(33, "    kil: true", "f.yaml:33:5: timeline[1].kil: unknown key (known: at, when, array, name, fault, fault_off, "
 			"faults_clear, portal_down, portal_up, alua, kill, restart, pause, start_workload, api, volume, snapshot, resize, "
 			"refresh, capacity)");
@@ -386,6 +386,53 @@ static void snapshot_clone(void **state)
 	refused(23, "    kind: clone\n    mode: snap", "f.yaml:24:11: workloads.c.mode: 'snap': expected auto, xcopy, software or snapshot");
 }
 
+/* volumes: XMS volumes the runner makes through the API, named by workloads like LUNs; a
+ * read-only verify stream with its own seed and reread_for */
+static void api_volumes(void **state)
+{
+	static const char vf[] = "arrays:\n  a:\n    luns: {boot: {size: 1M}}\n    volumes:\n"
+				 "      prod: {size: 8M}\n      gold: {size: 8M}\n"
+				 "workloads:\n  r: {kind: verify, lun: prod, size: 4M, bs: 256k, read_only: true, reread_for: 30s, seed: 3}\n"
+				 "  w: {kind: verify, lun: a.gold, size: 4M}\n"
+				 "expect:\n  - {workload: r, verified: true}\n  - {workload: w, verified: true}\n";
+	char err[512] = "", text[1024];
+	assert_int_equal(scn_parse_text("f.yaml", vf, strlen(vf), &g_m, err, sizeof(err)), 0);
+	const struct scn_array *a = &g_m.arrays[0];
+	assert_int_equal(a->n_luns, 3);
+	assert_false(a->luns[0].volume);
+	assert_true(a->luns[1].volume);
+	assert_string_equal(a->luns[1].name, "prod");
+	assert_int_equal(a->luns[1].size, 8u << 20);
+	assert_int_equal(a->luns[1].block, 512);
+	assert_int_equal(g_m.work[0].lun.lun, 1);
+	assert_int_equal(g_m.work[1].lun.lun, 2);
+	assert_true(g_m.work[0].read_only && g_m.work[0].own_seed);
+	assert_int_equal(g_m.work[0].seed, 3);
+	assert_true(g_m.work[0].reread_s == 30);
+	assert_false(g_m.work[1].read_only || g_m.work[1].own_seed);
+	assert_string_equal(g_m.expect[0].name, "workload r: the region holds the seed's data");
+	assert_string_equal(g_m.expect[1].name, "workload w: acknowledged data verified");
+	static const struct { const char *from, *to, *want; } bad[] = {
+		{ "gold: {size: 8M}", "boot: {size: 8M}",
+		  "f.yaml:6:7: arrays.a.volumes.boot: 'boot' is already a LUN of this array (LUNs and volumes share their names)" },
+		{ "gold: {size: 8M}", "gold: {size: 8M, block: 4096}", "f.yaml:6:24: arrays.a.volumes.gold.block: unknown key (known: size)" },
+		{ "gold: {size: 8M}", "gold: {size: 8200k}", "f.yaml:6:13: arrays.a.volumes.gold: size 8396800: a volume's size is a multiple of 1M" },
+		{ "read_only: true, ", "", "f.yaml:8:64: workloads.r: reread_for is for a read_only stream (a writer reads back what it wrote, once)" },
+		{ "seed: 3}", "seed: -3}", "f.yaml:8:92: workloads.r.seed: '-3': expected a whole number" },
+		{ "    luns: {boot: {size: 1M}}\n", "    url: iscsi://127.0.0.1/iqn.x\n    luns: {boot: {size: 1M}}\n",
+		  "f.yaml:5:5: arrays.a: 'volumes' describes an array the runner starts; this one has url: (an existing target)" },
+		{ "lun: prod,", "lun: nope,", "f.yaml:8:26: workloads.r.lun: 'nope': array a has no LUN 'nope'" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *at = strstr(vf, bad[i].from);
+		assert_non_null(at);
+		snprintf(text, sizeof(text), "%.*s%s%s", (int)(at - vf), vf, bad[i].to, at + strlen(bad[i].from));
+		err[0] = 0;
+		if (scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)) != -1 || strcmp(err, bad[i].want))
+			fail_msg("case %zu:\n  got  '%s'\n  want '%s'", i, err, bad[i].want);
+	}
+}
+
 static void expectation_checks(void **state)
 {
 	refused(43, "  - {workload: c, duration: s}", "f.yaml:43:5: expect[2]: duration needs min:, max: or both");
@@ -427,6 +474,7 @@ int main(void)
 		cmocka_unit_test(volume_actions),
 		cmocka_unit_test(refresh_capacity_actions),
 		cmocka_unit_test(snapshot_clone),
+		cmocka_unit_test(api_volumes),
 		cmocka_unit_test(unknown_keys),
 		cmocka_unit_test(wrong_types),
 		cmocka_unit_test(dangling_references),
