@@ -79,6 +79,8 @@ if [[ ${LUNLAB_OCI:-0} == 1 ]]; then
 fi
 if [[ ${LUNLAB_REALSTACK:-0} == 1 ]]; then
     packages+=(qemu-system-x86 busybox-static cpio kmod open-iscsi multipath-tools udev)
+    # ddpt (ddpt --odx, ddptctl): the multipath lane's guest copies LUN to LUN by ODX with them
+    packages+=(ddpt)
 fi
 if (( demo )); then
     packages=("${demo_packages[@]}")

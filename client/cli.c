@@ -24,7 +24,8 @@ static const char usage_text[] =
 	"              [--write [--data unique|repeat|zero|win10]]\n"
 	"  clone URL   [--dest URL2] --template-size 1g --template-content zero|pattern|synthetic\n"
 	"              --vms 10 --chunk 4m | --sweep 64k,256k,1m,4m,16m --parallel 2 --outstanding 2\n"
-	"              [--mode auto|xcopy|software] [--explain [N]] [--no-template] [--verify]\n"
+	"              [--mode auto|xcopy|odx|software] [--explain [N]] [--no-template] [--verify]\n"
+	"              [--keep-tokens: odx, tokens live to their timeout instead of DEL_TKN]\n"
 	"              [--plot-job SIZE: plot the modeled duration scaled to SIZE cloned]\n"
 	"  clone URL   --mode snapshot --api https://HOST:PORT [--vms 10] [--verify] [--keep-clones]\n"
 	"              [--settle-timeout S (600)]: each clone one snapshot through the array's\n"
@@ -174,7 +175,7 @@ enum opt_id {
 	O_WARMUP, O_WRITE, O_DATA, O_RANDOM, O_TEMPLATE_SIZE, O_PLOT_JOB, O_TEMPLATE_CONTENT,
 	O_CHUNK, O_SWEEP, O_PARALLEL, O_OUTSTANDING, O_MODE, O_EXPLAIN, O_VERIFY, O_NO_TEMPLATE,
 	O_IMAGE, O_SYNTHETIC, O_SIZE, O_SEED, O_METRICS_URL, O_METRICS_INSECURE, O_INTERVAL,
-	O_COUNT, O_API, O_API_USER, O_API_CACERT, O_API_INSECURE, O_KEEP_CLONES, O_SETTLE_TIMEOUT,
+	O_COUNT, O_API, O_API_USER, O_API_CACERT, O_API_INSECURE, O_KEEP_CLONES, O_KEEP_TOKENS, O_SETTLE_TIMEOUT,
 	O_OUT, O_NAME, O_BUDGET, O_CAPACITY_USE, O_OFFSET, O_MAX_IO, O_WRITE_DATA, O_DATALOSS,
 	O_TIME_SCALE,
 };
@@ -224,6 +225,7 @@ static const struct option long_opts[] = {
 	{ "api-cacert", required_argument, NULL, O_API_CACERT },
 	{ "api-insecure", no_argument, NULL, O_API_INSECURE },
 	{ "keep-clones", no_argument, NULL, O_KEEP_CLONES },
+	{ "keep-tokens", no_argument, NULL, O_KEEP_TOKENS },
 	{ "settle-timeout", required_argument, NULL, O_SETTLE_TIMEOUT },
 	{ "out", required_argument, NULL, O_OUT },
 	{ "name", required_argument, NULL, O_NAME },
@@ -364,8 +366,10 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			else FAIL("--template-content: '%s' is not zero, pattern or synthetic", val);
 			break;
 		case O_CHUNK:
-			if (!ll_size_parse(val, 0, &o->chunk) || o->chunk == 0 || o->chunk > (256u << 20))
-				FAIL("--chunk: '%s' is not a size between 1 and 256m", val);
+			/* above 256m only for --mode odx (checked below, once the mode is known): one
+			 * token may cover a whole disk, one EXTENDED COPY segment cannot */
+			if (!ll_size_parse(val, 0, &o->chunk) || o->chunk == 0 || o->chunk > (1ull << 40))
+				FAIL("--chunk: '%s' is not a size between 1 and 1t", val);
 			break;
 		case O_SWEEP:
 			if (cli_parse_size_list(val, o->sweep, CLI_MAX_LIST, &o->n_sweep))
@@ -384,7 +388,8 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			else if (!strcmp(val, "xcopy")) o->mode = MODE_XCOPY;
 			else if (!strcmp(val, "software")) o->mode = MODE_SOFTWARE;
 			else if (!strcmp(val, "snapshot")) o->mode = MODE_SNAPSHOT;
-			else FAIL("--mode: '%s' is not auto, xcopy, software or snapshot", val);
+			else if (!strcmp(val, "odx")) o->mode = MODE_ODX;
+			else FAIL("--mode: '%s' is not auto, xcopy, odx, software or snapshot", val);
 			break;
 		case O_EXPLAIN:
 			o->explain = true;
@@ -456,6 +461,9 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			break;
 		case O_KEEP_CLONES:
 			o->keep_clones = true;
+			break;
+		case O_KEEP_TOKENS:
+			o->keep_tokens = true;
 			break;
 		case O_SETTLE_TIMEOUT:
 			if (parse_seconds(val, &o->settle_timeout_s))
@@ -541,6 +549,9 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 			o->sweep[0] = o->chunk;
 			o->n_sweep = 1;
 		}
+		if (o->mode != MODE_ODX && o->chunk > (256u << 20))
+			FAIL("--chunk: %llu bytes is above 256m: only --mode odx (one token per chunk) takes more",
+			     (unsigned long long)o->chunk);
 	}
 	if (o->cmd == CMD_CLONE && o->mode == MODE_SNAPSHOT) {
 		if (!o->api_url)
@@ -550,6 +561,8 @@ int cli_parse(int argc, char **argv, struct bench_opts *o, char *err, size_t err
 	}
 	if (o->keep_clones && !(o->cmd == CMD_CLONE && o->mode == MODE_SNAPSHOT))
 		FAIL("--keep-clones applies to clone --mode snapshot only");
+	if (o->keep_tokens && !(o->cmd == CMD_CLONE && o->mode == MODE_ODX))
+		FAIL("--keep-tokens applies to clone --mode odx only");
 	if ((o->api_user || o->api_cacert || o->api_insecure) && !o->api_url)
 		FAIL("--api-user, --api-cacert and --api-insecure need --api");
 	if (o->api_cacert && o->api_insecure)

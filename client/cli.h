@@ -13,7 +13,7 @@
 
 enum bench_cmd { CMD_NONE, CMD_INFO, CMD_SCALE, CMD_CLONE, CMD_DRR, CMD_WATCH, CMD_CALIBRATE };
 enum out_format { OUT_TABLE, OUT_JSON, OUT_CSV };
-enum clone_mode { MODE_AUTO, MODE_XCOPY, MODE_SOFTWARE, MODE_SNAPSHOT };
+enum clone_mode { MODE_AUTO, MODE_XCOPY, MODE_SOFTWARE, MODE_SNAPSHOT, MODE_ODX };
 
 struct bench_opts {
 	enum bench_cmd cmd;
@@ -82,6 +82,7 @@ struct bench_opts {
 	const char *api_cacert;        /* --api-cacert FILE */
 	bool api_insecure;             /* --api-insecure: accept any certificate */
 	bool keep_clones;              /* clone --mode snapshot --keep-clones */
+	bool keep_tokens;              /* clone --mode odx --keep-tokens: WUT without DEL_TKN */
 };
 
 /* Parse argv into opts.  Returns 0, or -1 with a one-line message naming the argument in err.

@@ -32,7 +32,7 @@ void csv_clone(FILE *f, const struct clone_result *r)
 {
 	fprintf(f, "chunk,xcopy,fell_back,wall_s,commands,wire_bytes,p50_ms,p90_ms,p99_ms,max_ms,"
 		"modeled_duration_s,modeled_peak_latency_ms,modeled_peak_cpu_pct,time_scale,machine_limited,"
-		"xcopy_bytes,software_bytes\n");
+		"xcopy_bytes,software_bytes,odx,odx_bytes\n");
 	for (unsigned i = 0; i < r->n; i++) {
 		const struct clone_run *c = &r->runs[i];
 		fprintf(f, "%" PRIu64 ",%d,%d,%.4f,%" PRIu64 ",%" PRIu64 ",%.4f,%.4f,%.4f,%.4f,", c->chunk, c->xcopy,
@@ -43,7 +43,8 @@ void csv_clone(FILE *f, const struct clone_result *r)
 				c->modeled_peak_cpu_pct, c->time_scale, c->machine_limited);
 		else
 			fprintf(f, ",,,,%d,", c->machine_limited);
-		fprintf(f, "%" PRIu64 ",%" PRIu64 "\n", c->xcopy_bytes, c->software_bytes);
+		fprintf(f, "%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 "\n", c->xcopy_bytes, c->software_bytes, c->odx,
+			c->odx_bytes);
 	}
 }
 

@@ -17,6 +17,9 @@ static json_object *capacity_obj(const struct array_capacity *c)
 	add_i(o, "unique_bytes", (int64_t)c->unique_bytes);
 	add_i(o, "physical_bytes", (int64_t)c->physical_bytes);
 	add_i(o, "pending_blocks", (int64_t)c->pending_blocks);
+	/* the array's memory for maps, block records, the index and live ODX tokens (page 0x30
+	 * parameter 0x0009): what bench/odx-speed.sh measures a live token by */
+	add_i(o, "metadata_bytes", (int64_t)c->metadata_bytes);
 	add_d(o, "dedup_ratio", c->dedup_ratio);
 	add_d(o, "compression_ratio", c->compression_ratio);
 	add_d(o, "drr", c->drr);
@@ -68,6 +71,42 @@ json_object *json_info(const struct info_result *r)
 		add_i(t, "descriptors", r->vpd8f.descriptors);
 		add_b(t, "lid1_extended_copy", r->vpd8f.lid1_xcopy);
 		add_b(t, "populate_token", r->vpd8f.populate_token);
+		add_b(t, "write_using_token", r->vpd8f.write_using_token);
+		add_b(t, "receive_rod_token_information", r->vpd8f.rrti);
+		add_b(t, "copy_operation_abort", r->vpd8f.copy_operation_abort);
+		if (r->vpd8f.have_rod) {
+			json_object *l = json_object_new_object();
+			add_i(l, "max_range_descriptors", r->vpd8f.max_range_descriptors);
+			add_i(l, "max_inactivity_timeout_s", r->vpd8f.max_inactivity_timeout_s);
+			add_i(l, "default_inactivity_timeout_s", r->vpd8f.default_inactivity_timeout_s);
+			add_i(l, "max_token_transfer_blocks", (int64_t)r->vpd8f.max_token_transfer);
+			add_i(l, "optimal_transfer_count_blocks", (int64_t)r->vpd8f.optimal_transfer_count);
+			json_object_object_add(t, "rod_token_limits", l);
+		}
+		if (r->vpd8f.have_rod_types) {
+			json_object *a = json_object_new_array();
+			for (unsigned i = 0; i < r->vpd8f.n_rod_types && i < VPD8F_MAX_ROD_TYPES; i++) {
+				json_object *e = json_object_new_object();
+				add_i(e, "type", r->vpd8f.rod_types[i].type);
+				add_b(e, "token_in", r->vpd8f.rod_types[i].token_in);
+				add_b(e, "token_out", r->vpd8f.rod_types[i].token_out);
+				json_object_array_add(a, e);
+			}
+			json_object_object_add(t, "rod_types", a);
+		}
+		if (r->vpd8f.have_rod_features) {
+			json_object *e = json_object_new_object();
+			add_i(e, "remote_tokens", r->vpd8f.remote_tokens);
+			add_i(e, "min_token_lifetime_s", r->vpd8f.min_token_lifetime_s);
+			add_i(e, "max_token_lifetime_s", r->vpd8f.max_token_lifetime_s);
+			add_i(e, "max_token_inactivity_s", r->vpd8f.max_token_inactivity_s);
+			if (r->vpd8f.have_rod_block_features) {
+				add_i(e, "max_bytes_in_rod", (int64_t)r->vpd8f.rod_max_bytes);
+				add_i(e, "optimal_bytes_to_token_per_segment", (int64_t)r->vpd8f.optimal_bytes_to_token);
+				add_i(e, "optimal_bytes_from_token_per_segment", (int64_t)r->vpd8f.optimal_bytes_from_token);
+			}
+			json_object_object_add(t, "rod_token_features", e);
+		}
 		if (r->vpd8f.have_params) {
 			add_i(t, "max_cscd_descriptors", r->vpd8f.max_cscd);
 			add_i(t, "max_segment_descriptors", r->vpd8f.max_segments);
@@ -184,6 +223,17 @@ static json_object *clone_run_obj(const struct clone_result *r, const struct clo
 	add_s(e, "fallback_reason", c->fallback_reason);
 	add_i(e, "fallback_clones", c->fallback_clones);
 	add_i(e, "xcopy_bytes", (int64_t)c->xcopy_bytes);
+	add_b(e, "odx", c->odx);
+	add_i(e, "odx_bytes", (int64_t)c->odx_bytes);
+	if (c->odx_tokens) {
+		json_object *d = json_object_new_object();
+		add_i(d, "tokens", c->odx_tokens);
+		add_d(d, "populate_token_s", (double)c->odx_pt_ns / 1e9);
+		add_d(d, "rrti_s", (double)c->odx_rrti_ns / 1e9);
+		add_d(d, "write_using_token_s", (double)c->odx_wut_ns / 1e9);
+		add_d(d, "write_using_token_max_s", (double)c->odx_wut_max_ns / 1e9);
+		json_object_object_add(e, "odx_commands", d);
+	}
 	add_i(e, "software_bytes", (int64_t)c->software_bytes);
 	add_i(e, "commands", (int64_t)c->commands);
 	add_i(e, "bytes_cloned", (int64_t)c->bytes_cloned);

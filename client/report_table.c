@@ -116,8 +116,30 @@ void table_info(FILE *f, const struct info_result *r)
 			r->vpd8f.total_concurrent, r->vpd8f.max_identified, r->vpd8f.max_segment_len,
 			r->vpd8f.data_granularity_log2);
 	if (r->vpd8f.have_rod)
-		fprintf(f, "    ROD limits      %u ranges, max token transfer %" PRIu64 " blocks, optimal %" PRIu64 "\n",
-			r->vpd8f.max_range_descriptors, r->vpd8f.max_token_transfer, r->vpd8f.optimal_transfer_count);
+		fprintf(f, "    ROD limits      %u ranges, max token transfer %" PRIu64 " blocks, optimal %" PRIu64
+			", inactivity timeout default %u s / max %u s\n",
+			r->vpd8f.max_range_descriptors, r->vpd8f.max_token_transfer, r->vpd8f.optimal_transfer_count,
+			r->vpd8f.default_inactivity_timeout_s, r->vpd8f.max_inactivity_timeout_s);
+	for (unsigned i = 0; r->vpd8f.have_rod_types && i < r->vpd8f.n_rod_types && i < VPD8F_MAX_ROD_TYPES; i++) {
+		const struct tpc_rod_type *t = &r->vpd8f.rod_types[i];
+		fprintf(f, "    ROD type        %08Xh%s:%s%s%s\n", t->type,
+			t->type == 0x00800000u ? " (point in time copy)" : t->type == 0xffff0001u ? " (block device zero)" : "",
+			t->token_in ? " token in" : "", t->token_out ? " token out" : "",
+			!t->token_in && !t->token_out ? " no tokens" : "");
+	}
+	if (r->vpd8f.have_rod_features) {
+		fprintf(f, "    token features  remote tokens %s, lifetime %u..%u s, inactivity max %u s\n",
+			r->vpd8f.remote_tokens ? "offered" : "none", r->vpd8f.min_token_lifetime_s,
+			r->vpd8f.max_token_lifetime_s, r->vpd8f.max_token_inactivity_s);
+		if (r->vpd8f.have_rod_block_features)
+			fprintf(f, "    block ROD       max %" PRIu64 " bytes, optimal %" PRIu64 ", per segment %" PRIu64
+				" to / %" PRIu64 " from a token, granularity %u blocks\n", r->vpd8f.rod_max_bytes,
+				r->vpd8f.rod_optimal_bytes, r->vpd8f.optimal_bytes_to_token,
+				r->vpd8f.optimal_bytes_from_token, r->vpd8f.optimal_length_granularity);
+	}
+	if (r->vpd_8f && !r->vpd8f_error[0])
+		fprintf(f, "  ODX               %s\n", r->vpd8f.populate_token && r->vpd8f.write_using_token ?
+			(r->vpd8f.rrti ? "yes (POPULATE TOKEN, WRITE USING TOKEN, RRTI)" : "partly (no RRTI listed)") : "no");
 	fprintf(f, "  COMPARE AND WRITE %s\n", yn(r->caw));
 	fprintf(f, "  WRITE SAME(16)    %s (max %" PRIu64 " blocks)\n", yn(r->write_same16), r->max_write_same_blocks);
 	fprintf(f, "  UNMAP             %s (VPD B2 LBPU %s, max %u LBAs / %u descriptors)\n",
@@ -204,7 +226,7 @@ void table_clone(FILE *f, const struct clone_result *r)
 		char ch[32];
 		fmt_size(ch, sizeof(ch), c->chunk);
 		fprintf(f, "%8s %-9s %8.3f %9" PRIu64 " %9.3f %9.3f %9.3f %9.3f %11.1f |", ch,
-			c->xcopy ? "XCOPY" : c->fallback_clones ? "mixed" : c->fell_back ? "sw (fb)" : "software",
+			c->odx ? "ODX" : c->xcopy ? "XCOPY" : c->fallback_clones ? "mixed" : c->fell_back ? "sw (fb)" : "software",
 			c->wall_s, c->commands,
 			c->lat_p50_ms, c->lat_p90_ms, c->lat_p99_ms, c->lat_max_ms,
 			(double)c->wire_bytes / 1048576.0);
@@ -221,6 +243,22 @@ void table_clone(FILE *f, const struct clone_result *r)
 		const struct clone_run *c = &r->runs[i];
 		if (c->fallback_reason[0] && (i == 0 || strcmp(c->fallback_reason, r->runs[i - 1].fallback_reason)))
 			fprintf(f, "note: %s\n", c->fallback_reason);
+		if (c->odx_tokens) {
+			char ch[32];
+			fmt_size(ch, sizeof(ch), c->chunk);
+			fprintf(f, "note: chunk %s: ODX, %u token%s: time in POPULATE TOKEN %.3f s, RRTI %.3f s, WRITE USING "
+				"TOKEN %.3f s (slowest %.3f ms), summed over the commands\n", ch, c->odx_tokens,
+				c->odx_tokens == 1 ? "" : "s", (double)c->odx_pt_ns / 1e9, (double)c->odx_rrti_ns / 1e9,
+				(double)c->odx_wut_ns / 1e9, (double)c->odx_wut_max_ns / 1e6);
+		}
+		if (c->odx_bytes && c->software_bytes) {
+			char ch[32], ob[32], sb[32];
+			fmt_size(ch, sizeof(ch), c->chunk);
+			fmt_size(ob, sizeof(ob), c->odx_bytes);
+			fmt_size(sb, sizeof(sb), c->software_bytes);
+			fprintf(f, "note: chunk %s: %s cloned by ODX (WRITE USING TOKEN), %s by host READ + WRITE%s\n",
+				ch, ob, sb, c->fallback_clones ? " (clones that fell back part way)" : "");
+		}
 		if (c->xcopy_bytes && c->software_bytes) {
 			char ch[32], xb[32], sb[32];
 			fmt_size(ch, sizeof(ch), c->chunk);

@@ -99,6 +99,11 @@ struct clone_run {
 	unsigned fallback_clones;        /* clones whose EXTENDED COPY failed part way (the rest of each
 	                                  * in software); 0 when the whole run fell back */
 	uint64_t xcopy_bytes;            /* template bytes cloned by EXTENDED COPY */
+	bool odx;                        /* true when every clone went through ODX (PT + RRTI + WUT) */
+	uint64_t odx_bytes;              /* template bytes cloned by WRITE USING TOKEN */
+	uint64_t odx_pt_ns, odx_rrti_ns, odx_wut_ns;   /* host-observed time in each ODX command, summed */
+	uint64_t odx_wut_max_ns;         /* the slowest WRITE USING TOKEN */
+	unsigned odx_tokens;             /* tokens populated (one per chunk) */
 	uint64_t software_bytes;         /* template bytes cloned by host READ + WRITE */
 	char fallback_reason[400];
 	double wall_s;

@@ -6,7 +6,13 @@
  * --chunk bytes (ESXi's /DataMover/MaxHWTransferSize) with one 0x02 segment and one 0xE4
  * descriptor per LU, LIST ID USAGE 11b, sent to the destination LU.  When the array refuses
  * the command (CHECK CONDITION) the run falls back to the software datamover - READ into the
- * host, WRITE back out - and says so, as ESXi does. */
+ * host, WRITE back out - and says so, as ESXi does.
+ *
+ * --mode odx copies as Windows' copy engine does instead: one token per chunk - POPULATE
+ * TOKEN of the chunk's source range (to the source LU), RECEIVE ROD TOKEN INFORMATION to fetch
+ * the token, WRITE USING TOKEN of it to the destination range (to the destination LU).  What
+ * the array refuses is copied with READ + WRITE; a partial WRITE USING TOKEN has its transfer
+ * count read with RRTI and only the rest is copied that way. */
 #include "lunlab/cdb_decode.h"
 #include "lunlab/scsi_vocab.h"
 #include "client/scenarios.h"
@@ -23,7 +29,10 @@
 #include "client/progress.h"
 #include "client/readback.h"
 #include "client/scsi_query.h"
+#include "client/odx_builder.h"
+#include "client/odx_explain.h"
 #include "client/stream_write.h"
+#include "client/vpd8f.h"
 #include "client/xfer_limit.h"
 #include "client/xcopy_builder.h"
 
@@ -38,7 +47,8 @@ struct cslot {
 	unsigned lane;
 	bool busy;
 	bool xcopy;                 /* this command is an EXTENDED COPY */
-	int phase;                  /* software: 1 reading, 2 writing */
+	bool odx;                   /* this piece goes POPULATE TOKEN -> RRTI -> WRITE USING TOKEN */
+	int phase;                  /* software: 1 reading, 2 writing; ODX: enum odx_phase */
 	unsigned clone;
 	uint64_t off, end;          /* piece of the template still to copy, in blocks */
 	uint64_t blocks;            /* the command in flight covers [off, off + blocks) */
@@ -46,7 +56,12 @@ struct cslot {
 	uint8_t list[XCOPY_HDR_LEN + 2 * XCOPY_TGT_DESC_LEN + XCOPY_SEG_DESC_LEN];
 	uint8_t *buf;               /* software datamover buffer */
 	struct scsi_iovec iov;
+	uint8_t olist[ODX_WUT_HDR_LEN + ODX_RANGE_LEN];   /* the ODX parameter list in flight */
+	uint8_t token[ODX_TOKEN_LEN];                     /* this piece's token, from RRTI */
+	struct cmd_status wut_st;   /* a refused WRITE USING TOKEN's answer, kept across its RRTI */
 };
+
+enum odx_phase { ODX_PT = 11, ODX_RRTI, ODX_WUT, ODX_WUT_RRTI };
 
 struct lane {
 	int clone;                  /* -1 idle */
@@ -67,6 +82,9 @@ struct clone_ctx {
 	uint64_t dst_base;          /* LBA of clone 0 on the destination */
 	uint64_t chunk_blocks, sw_blocks;
 	bool use_xcopy;
+	bool use_odx;
+	bool odx_offered;           /* VPD 8Fh of both LUs lists POPULATE TOKEN and WRITE USING TOKEN */
+	uint64_t odx_max_blocks;    /* VPD 8Fh MAXIMUM TOKEN TRANSFER SIZE (0: not said) */
 	struct clone_run *run;
 	/* run state */
 	unsigned next_clone, clones_done;
@@ -106,6 +124,7 @@ static int issue_software_read(struct cslot *s)
 		return -1;
 	}
 	s->xcopy = false;
+	s->odx = false;
 	s->phase = 1;
 	s->blocks = s->end - s->off < x->sw_blocks ? s->end - s->off : x->sw_blocks;
 	s->iov.iov_base = s->buf;
@@ -154,6 +173,96 @@ static int issue_xcopy(struct cslot *s)
 	return 0;
 }
 
+/* ---- ODX: one token per chunk, the three commands Windows' copy engine sends ---- */
+
+static void odx_cb(struct bench_conn *c, int status, struct scsi_task *task, void *priv);
+
+/* List identifiers are per I_T nexus: each slot has two of its own (its POPULATE TOKEN's and
+ * its WRITE USING TOKEN's), so no id is reused while the array may still hold its list. */
+static uint32_t odx_list_id(const struct clone_ctx *x, const struct cslot *s, bool wut)
+{
+	return 0x10000u + 2u * (uint32_t)(s - x->slots) + (wut ? 1u : 0u);
+}
+
+static int odx_submit(struct cslot *s, struct bench_conn *c, const uint8_t cdb[16], bool out, size_t len,
+		      int phase, const char *what)
+{
+	struct clone_ctx *x = s->ctx;
+	struct scsi_task *t = scsi_create_task(16, (unsigned char *)cdb, out ? SCSI_XFER_WRITE : SCSI_XFER_READ, (int)len);
+	if (!t || (out && scsi_task_add_data_out_buffer(t, (int)len, s->olist))) {
+		if (t)
+			scsi_free_scsi_task(t);
+		snprintf(x->err, sizeof(x->err), "out of memory for a %s", what);
+		return -1;
+	}
+	s->odx = true;
+	s->xcopy = false;
+	s->phase = phase;
+	s->t0 = now_ns();
+	if (conn_submit(c, t, odx_cb, s)) {
+		snprintf(x->err, sizeof(x->err), "%s", conn_failed(c) ? conn_error(c) : "cannot queue an ODX command");
+		return -1;
+	}
+	if (out)
+		x->run->wire_bytes += len;
+	return 0;
+}
+
+static int odx_pt_list(const struct clone_ctx *x, const struct cslot *s, uint8_t *buf, size_t cap)
+{
+	/* ROD type and inactivity timeout left to the array (RTV 0, timeout 0), as Windows asks */
+	struct odx_pt_args a = { .immed = false };
+	struct odx_range r = { .lba = s->off, .blocks = (uint32_t)s->blocks };
+	(void)x;
+	return odx_pt_build(&a, &r, 1, buf, cap);
+}
+
+/* DEL_TKN: a chunk's token serves one write, so it dies with it and its block references
+ * are released now rather than at the end of its inactivity timeout. */
+static int odx_wut_list(const struct clone_ctx *x, const struct cslot *s, const uint8_t *token, uint8_t *buf, size_t cap)
+{
+	struct odx_wut_args a = { .del_tkn = !x->o->keep_tokens, .offset_blocks = 0, .token = token };
+	struct odx_range r = { .lba = dst_lba(x, s->clone, s->off), .blocks = (uint32_t)s->blocks };
+	return odx_wut_build(&a, &r, 1, buf, cap);
+}
+
+static int issue_odx_pt(struct cslot *s)
+{
+	struct clone_ctx *x = s->ctx;
+	int len = odx_pt_list(x, s, s->olist, sizeof(s->olist));
+	if (len < 0) {
+		snprintf(x->err, sizeof(x->err), "cannot build a POPULATE TOKEN parameter list");
+		return -1;
+	}
+	uint8_t cdb[16];
+	odx_pt_cdb(cdb, odx_list_id(x, s, false), (uint32_t)len);
+	return odx_submit(s, x->src, cdb, true, (size_t)len, ODX_PT, "POPULATE TOKEN");
+}
+
+/* RRTI of the POPULATE TOKEN (on the source's nexus) or of the WRITE USING TOKEN (on the
+ * destination's): list ids belong to the nexus that sent the command. */
+static int issue_odx_rrti(struct cslot *s, bool wut)
+{
+	struct clone_ctx *x = s->ctx;
+	uint8_t cdb[16];
+	odx_rrti_cdb(cdb, odx_list_id(x, s, wut), ODX_RRTI_ALLOC);
+	return odx_submit(s, wut ? x->dst : x->src, cdb, false, ODX_RRTI_ALLOC, wut ? ODX_WUT_RRTI : ODX_RRTI,
+			  "RECEIVE ROD TOKEN INFORMATION");
+}
+
+static int issue_odx_wut(struct cslot *s)
+{
+	struct clone_ctx *x = s->ctx;
+	int len = odx_wut_list(x, s, s->token, s->olist, sizeof(s->olist));
+	if (len < 0) {
+		snprintf(x->err, sizeof(x->err), "cannot build a WRITE USING TOKEN parameter list");
+		return -1;
+	}
+	uint8_t cdb[16];
+	odx_wut_cdb(cdb, odx_list_id(x, s, true), (uint32_t)len);
+	return odx_submit(s, x->dst, cdb, true, (size_t)len, ODX_WUT, "WRITE USING TOKEN");
+}
+
 /* Give lane `l`'s idle slots the next pieces of its clone; move to the next clone when done. */
 static void lane_fill(struct clone_ctx *x, unsigned l)
 {
@@ -183,8 +292,9 @@ static void lane_fill(struct clone_ctx *x, unsigned l)
 		}
 		if (!s)
 			return;
-		bool xcopy = x->use_xcopy && !ln->software;
-		uint64_t per = xcopy ? x->chunk_blocks : x->sw_blocks;
+		bool odx = x->use_odx && !ln->software;
+		bool xcopy = !odx && x->use_xcopy && !ln->software;
+		uint64_t per = xcopy || odx ? x->chunk_blocks : x->sw_blocks;
 		uint64_t left = x->tmpl_blocks - ln->next_off;
 		s->clone = (unsigned)ln->clone;
 		s->off = ln->next_off;
@@ -193,7 +303,7 @@ static void lane_fill(struct clone_ctx *x, unsigned l)
 		s->busy = true;
 		ln->next_off = s->end;
 		ln->inflight++;
-		int rc = xcopy ? issue_xcopy(s) : issue_software_read(s);
+		int rc = odx ? issue_odx_pt(s) : xcopy ? issue_xcopy(s) : issue_software_read(s);
 		if (rc) {
 			x->failed = true;
 			s->busy = false;
@@ -304,6 +414,149 @@ static void slot_cb(struct bench_conn *c, int status, struct scsi_task *task, vo
 		}
 	}
 	slot_done(x, s);
+}
+
+/* The array refused an ODX step (or wrote part of a WRITE USING TOKEN): as Windows' copy
+ * engine does, the rest of the piece, [s->off, s->end), is copied with READ + WRITE.  An
+ * array that does not know the opcode gets no more ODX in this run; any other refusal sends
+ * the rest of that clone through READ + WRITE, and the next clones try ODX again. */
+static void odx_refused(struct clone_ctx *x, struct cslot *s, const struct cmd_status *st, const char *why)
+{
+	struct clone_run *run = x->run;
+	run->fell_back = true;
+	if (st && st->key == SCSI_SK_ILLEGAL_REQUEST && st->asc == scsi_asc(SCSI_ASC_INVALID_OPCODE)) {
+		if (x->use_odx) {
+			x->use_odx = false;
+			snprintf(run->fallback_reason, sizeof(run->fallback_reason),
+				 "the array refused ODX (%s): the rest of the run was copied with host READ + WRITE, "
+				 "as Windows' copy engine does", why);
+		}
+	} else {
+		struct lane *ln = &x->lanes[s->lane];
+		if (ln->clone == (int)s->clone)
+			ln->software = true;
+		if (!x->clone_fell_back[s->clone]) {
+			x->clone_fell_back[s->clone] = true;
+			run->fallback_clones++;
+		}
+		if (!run->fallback_reason[0])
+			snprintf(run->fallback_reason, sizeof(run->fallback_reason),
+				 "ODX stopped at clone %u, template block %llu (%s): the rest of that clone was copied "
+				 "with host READ + WRITE, as Windows' copy engine does; the next clones tried ODX again",
+				 s->clone, (unsigned long long)s->off, why);
+	}
+	if (s->off >= s->end) {
+		slot_done(x, s);
+		return;
+	}
+	if (issue_software_read(s)) {
+		x->failed = true;
+		slot_done(x, s);
+	}
+}
+
+static void odx_cb(struct bench_conn *c, int status, struct scsi_task *task, void *priv)
+{
+	struct cslot *s = priv;
+	struct clone_ctx *x = s->ctx;
+	struct cmd_status st;
+	char answer[100], why[300];
+	uint64_t t = now_ns();
+	conn_task_status(task, status, &st);
+	conn_describe_answer(c, status, task, answer, sizeof(answer));
+	struct odx_rrti info;
+	char perr[160] = "";
+	bool rrti_ok = false;
+	if (st.status == 0 && (s->phase == ODX_RRTI || s->phase == ODX_WUT_RRTI)) {
+		size_t n = task->datain.size > 0 ? (size_t)task->datain.size : 0;
+		rrti_ok = odx_rrti_parse(task->datain.data, n, &info, perr, sizeof(perr)) == 0;
+		x->run->wire_bytes += n;
+	}
+	scsi_free_scsi_task(task);
+	lat_add(&x->lat, t - s->t0);
+	x->run->commands++;
+	/* where an ODX copy's time goes: bench/odx-speed.sh holds WRITE USING TOKEN to its goal */
+	if (s->phase == ODX_PT) {
+		x->run->odx_pt_ns += t - s->t0;
+		if (st.status == 0)
+			x->run->odx_tokens++;
+	} else if (s->phase == ODX_WUT) {
+		x->run->odx_wut_ns += t - s->t0;
+		if (t - s->t0 > x->run->odx_wut_max_ns)
+			x->run->odx_wut_max_ns = t - s->t0;
+	} else {
+		x->run->odx_rrti_ns += t - s->t0;
+	}
+	static const char *const names[] = { "POPULATE TOKEN", "RECEIVE ROD TOKEN INFORMATION", "WRITE USING TOKEN",
+					     "RECEIVE ROD TOKEN INFORMATION" };
+	const char *what = names[s->phase - ODX_PT];
+	/* a lost session or an answer other than GOOD / CHECK CONDITION after the connection
+	 * layer's retries: the run fails, as a READ or WRITE would */
+	if (st.status != 0 && (st.status < 0 || st.status != SCSI_STATUS_CHECK_CONDITION || x->failed)) {
+		if (!x->failed) {
+			x->failed = true;
+			snprintf(x->err, sizeof(x->err), "%s: %s failed at clone %u, template block %llu: %s", c->url, what,
+				 s->clone, (unsigned long long)s->off, st.status < 0 ? conn_error(c) : answer);
+		}
+		slot_done(x, s);
+		return;
+	}
+	if (x->failed) {
+		slot_done(x, s);
+		return;
+	}
+	int rc = 0;
+	switch (s->phase) {
+	case ODX_PT:
+		if (st.status) {
+			snprintf(why, sizeof(why), "POPULATE TOKEN: %s", answer);
+			odx_refused(x, s, &st, why);
+			return;
+		}
+		rc = issue_odx_rrti(s, false);
+		break;
+	case ODX_RRTI:
+		if (st.status || !rrti_ok || !info.have_token || info.status != ODX_ST_GOOD) {
+			snprintf(why, sizeof(why), "RECEIVE ROD TOKEN INFORMATION: %s", st.status ? answer : !rrti_ok ? perr :
+				 !info.have_token ? "no token in the answer" : odx_status_name(info.status));
+			odx_refused(x, s, st.status ? &st : NULL, why);
+			return;
+		}
+		memcpy(s->token, info.token, ODX_TOKEN_LEN);
+		rc = issue_odx_wut(s);
+		break;
+	case ODX_WUT:
+		if (st.status) {
+			/* how far did it get?  RRTI's transfer count says (SBC-3 partial writes) */
+			s->wut_st = st;
+			rc = issue_odx_rrti(s, true);
+			break;
+		}
+		x->blocks_done += s->blocks;
+		x->run->odx_bytes += s->blocks * x->bsz;
+		slot_done(x, s);
+		return;
+	case ODX_WUT_RRTI: {
+		uint64_t done = 0;
+		if (st.status == 0 && rrti_ok && info.transfer_count_units == 0xf1 && info.transfer_count <= s->blocks)
+			done = info.transfer_count;
+		x->blocks_done += done;
+		x->run->odx_bytes += done * x->bsz;
+		char wa[100];
+		conn_describe_status(s->wut_st.status, s->wut_st.key, s->wut_st.asc, s->wut_st.ascq, wa, sizeof(wa));
+		snprintf(why, sizeof(why), "WRITE USING TOKEN: %s; RRTI: %llu of %llu blocks written", wa,
+			 (unsigned long long)done, (unsigned long long)s->blocks);
+		s->off += done;
+		odx_refused(x, s, &s->wut_st, why);
+		return;
+	}
+	default:
+		break;
+	}
+	if (rc) {
+		x->failed = true;
+		slot_done(x, s);
+	}
 }
 
 static int fill_template(void *arg, uint64_t offset, uint8_t *buf, size_t len)
@@ -470,7 +723,20 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 		return -1;
 	}
 	x->chunk_blocks = chunk / x->bsz;
-	if (x->chunk_blocks > XCOPY_MAX_SEG_BLOCKS) {
+	if (o->mode == MODE_ODX) {
+		/* one token per chunk: the chunk must be one the array issues tokens for */
+		if (x->odx_max_blocks && x->chunk_blocks > x->odx_max_blocks) {
+			snprintf(err, errlen, "chunk %llu is %llu blocks: the array's tokens cover at most %llu "
+				 "(VPD 0x8F MAXIMUM TOKEN TRANSFER SIZE)", (unsigned long long)chunk,
+				 (unsigned long long)x->chunk_blocks, (unsigned long long)x->odx_max_blocks);
+			return -1;
+		}
+		if (x->chunk_blocks > UINT32_MAX) {
+			snprintf(err, errlen, "chunk %llu is more blocks than one range descriptor holds",
+				 (unsigned long long)chunk);
+			return -1;
+		}
+	} else if (x->chunk_blocks > XCOPY_MAX_SEG_BLOCKS) {
 		snprintf(err, errlen, "chunk %llu is %llu blocks: one 0x02 segment covers at most 65535",
 			 (unsigned long long)chunk, (unsigned long long)x->chunk_blocks);
 		return -1;
@@ -479,8 +745,18 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 	/* READ from the source and WRITE to the destination: both LUs' limits apply. */
 	x->sw_blocks = xfer_clamp_blocks(xfer_clamp_blocks(sw / x->bsz, x->src->max_xfer_blocks),
 					 x->dst->max_xfer_blocks);
-	x->use_xcopy = o->mode != MODE_SOFTWARE && x->have_naa;
+	x->use_xcopy = o->mode != MODE_SOFTWARE && o->mode != MODE_ODX && x->have_naa;
 	bool xcopy_wanted = x->use_xcopy;
+	/* Windows' copy engine reads VPD 0x8F first and does not try ODX on an LU that does not
+	 * list it: neither does --mode odx */
+	x->use_odx = o->mode == MODE_ODX && x->odx_offered;
+	bool odx_wanted = x->use_odx;
+	if (o->mode == MODE_ODX && !x->odx_offered) {
+		run->fell_back = true;
+		snprintf(run->fallback_reason, sizeof(run->fallback_reason),
+			 "VPD 0x8F of the LUs does not list POPULATE TOKEN and WRITE USING TOKEN: copied with host "
+			 "READ + WRITE, as Windows' copy engine does");
+	}
 	if (x->use_xcopy && o->mode == MODE_AUTO && q_opcode_supported(x->dst, 0x83, 0) == 0) {
 		x->use_xcopy = false;
 		run->fell_back = true;
@@ -488,7 +764,7 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 			 "EXTENDED COPY is not in the LU's supported opcodes: using the software datamover "
 			 "(host READ + WRITE), as ESXi does");
 	}
-	if (o->mode != MODE_SOFTWARE && !x->have_naa)
+	if (o->mode != MODE_SOFTWARE && o->mode != MODE_ODX && !x->have_naa)
 		snprintf(run->fallback_reason, sizeof(run->fallback_reason),
 			 "the LU has no binary NAA designator in VPD 0x83: no EXTENDED COPY possible, "
 			 "using the software datamover");
@@ -554,6 +830,7 @@ static int run_chunk(struct clone_ctx *x, uint64_t chunk, struct clone_run *run,
 		goto out;
 	}
 	run->xcopy = xcopy_wanted && !run->fell_back;
+	run->odx = odx_wanted && !run->fell_back;
 	run->bytes_cloned = x->tmpl_blocks * x->bsz * o->clones;
 	run->lat_mean_ms = lat_mean_ms(&x->lat);
 	run->lat_max_ms = lat_percentile_ms(&x->lat, 100);
@@ -700,6 +977,25 @@ int scenario_clone(const struct bench_opts *o, struct clone_result *r, FILE *exp
 		if (n <= 0 || vpd83_find_naa(page, (size_t)n, &x.lus[i]))
 			x.have_naa = false;
 	}
+	/* ODX: what both LUs' VPD 0x8F offer (POPULATE TOKEN goes to the source, WRITE USING
+	 * TOKEN to the destination) and the largest token, as Windows reads them */
+	if (o->mode == MODE_ODX) {
+		x.odx_offered = true;
+		for (unsigned i = 0; i < x.nconn; i++) {
+			uint8_t page[1024];
+			struct tpc_vpd v;
+			char e[200];
+			int n = q_inquiry(&x.conns[i], 0x8f, page, sizeof(page));
+			if (n <= 0 || vpd8f_parse(page, (size_t)n, &v, e, sizeof(e)) || !v.populate_token ||
+			    !v.write_using_token || !v.rrti) {
+				x.odx_offered = false;
+				continue;
+			}
+			if (v.have_rod && v.max_token_transfer &&
+			    (!x.odx_max_blocks || v.max_token_transfer < x.odx_max_blocks))
+				x.odx_max_blocks = v.max_token_transfer;
+		}
+	}
 	if (!o->skip_template) {
 		struct stream_write_args wa = {
 			.start_lba = 0, .total_bytes = o->template_size, .io_bytes = 1u << 20, .qd = 8,
@@ -713,14 +1009,28 @@ int scenario_clone(const struct bench_opts *o, struct clone_result *r, FILE *exp
 	bool telemetry = q_log_supported(x.src, 0x31);
 	if (o->explain) {
 		x.chunk_blocks = o->sweep[0] / x.bsz;
-		if (x.chunk_blocks == 0 || x.chunk_blocks > XCOPY_MAX_SEG_BLOCKS) {
+		if (o->mode == MODE_ODX) {
+			if (x.chunk_blocks == 0 || x.chunk_blocks > UINT32_MAX ||
+			    (x.odx_max_blocks && x.chunk_blocks > x.odx_max_blocks)) {
+				snprintf(err, errlen, "chunk %llu cannot be one token's range of %u-byte blocks",
+					 (unsigned long long)o->sweep[0], x.bsz);
+				goto out;
+			}
+			struct odx_explain_args ea = {
+				.src = x.src, .dst = x.dst, .chunk_blocks = x.chunk_blocks, .tmpl_blocks = x.tmpl_blocks,
+				.dst_base = x.dst_base, .block_size = x.bsz, .count = o->explain_count,
+				.offered = x.odx_offered, .del_tkn = !o->keep_tokens, .two_lus = x.nconn == 2,
+			};
+			odx_explain(&ea, explain_out);
+		} else if (x.chunk_blocks == 0 || x.chunk_blocks > XCOPY_MAX_SEG_BLOCKS) {
 			snprintf(err, errlen, "chunk %llu cannot be one 0x02 segment of %u-byte blocks",
 				 (unsigned long long)o->sweep[0], x.bsz);
 			goto out;
+		} else {
+			x.use_xcopy = o->mode != MODE_SOFTWARE && x.have_naa &&
+				      (o->mode == MODE_XCOPY || q_opcode_supported(x.dst, 0x83, 0) != 0);
+			explain(&x, explain_out);
 		}
-		x.use_xcopy = o->mode != MODE_SOFTWARE && x.have_naa &&
-			      (o->mode == MODE_XCOPY || q_opcode_supported(x.dst, 0x83, 0) != 0);
-		explain(&x, explain_out);
 	}
 	for (unsigned i = 0; i < o->n_sweep; i++) {
 		if (run_chunk(&x, o->sweep[i], &r->runs[r->n], telemetry, err, errlen))

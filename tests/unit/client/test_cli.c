@@ -98,6 +98,13 @@ static void clone_opts(void **state)
 	assert_int_equal(o.mode, MODE_SOFTWARE);
 	assert_true(o.explain);
 	assert_int_equal(o.explain_count, 5);
+	struct bench_opts odx;
+	assert_int_equal(parse(&odx, err, "clone", URL, "--dest", URL, "--mode", "odx", "--chunk", "8m", NULL), 0);
+	assert_int_equal(odx.mode, MODE_ODX);
+	assert_int_equal(parse(&odx, err, "clone", URL, "--dest", URL, "--mode", "odx", "--chunk", "10g", NULL), 0);
+	assert_int_equal(odx.sweep[0], 10ull << 30);
+	assert_int_equal(parse(&odx, err, "clone", URL, "--mode", "xcopy", "--chunk", "512m", NULL), -1);
+	assert_string_equal(err, "--chunk: 536870912 bytes is above 256m: only --mode odx (one token per chunk) takes more");
 	assert_int_equal(o.parallel, 4);
 	assert_int_equal(o.outstanding, 3);
 	assert_non_null(o.dest_url);
