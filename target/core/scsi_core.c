@@ -38,23 +38,20 @@
 #include "lunlab/cdb_decode.h"
 #include "lunlab/scsi_vocab.h"
 
-#include <stdlib.h>
 #include <string.h>
 
+#include "target/core/ua_queue.h"
 #include "target/lu/alua.h"
 #include "target/lu/lu_pr.h"
 
 void scsi_core_itn_start(struct scsi_itn *itn)
 {
-	lu_nexus_start(&itn->lunx, itn->initiator);
+	lu_nexus_start(&itn->lunx, itn->initiator, itn->isid);
 }
 
 void scsi_core_itn_free(struct scsi_itn *itn)
 {
 	lu_nexus_free(&itn->lunx);
-	free(itn->power_on_owed);
-	itn->power_on_owed = NULL;
-	itn->power_on_n = 0;
 }
 
 static enum scsi_core_verdict answer(struct lu_cmd *lc, uint8_t status, const uint8_t *sense, uint8_t sense_len,
@@ -130,7 +127,7 @@ static enum scsi_core_verdict set_tpgs(struct scsi_itn *itn, struct scsi_core_cm
 	alua_set_tpgs(cmd->e, cmd->lun, cmd->lc->cdb, buf, len, &a, &changed);
 	if (changed) {
 		/* every other I_T nexus gets 06/2A/06; the one that asked knows */
-		lu_nexus_alua_seen(&itn->lunx, cmd->e);
+		ua_queue_clear(cmd->e->ua, itn->lunx.port, UA_BIT(UA_ALUA));
 		itn->ops->log("ALUA: SET TARGET PORT GROUPS on LUN %llu from %s", (unsigned long long)cmd->lun,
 			      itn->initiator);
 	}

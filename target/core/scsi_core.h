@@ -54,10 +54,8 @@ struct scsi_itn {
 	uint16_t tpg;               /* target port group of the target port (ALUA) */
 	const char *portal;         /* target port address, for fault rules; may be NULL */
 	const char *portal_adv;     /* its advertised address; may be NULL */
-	struct lu_nexus lunx;       /* the LUs the nexus sees, its generation-counted
-	                             * unit attentions (target/lu/lu_table.h) */
-	bool *power_on_owed;        /* per --lun LUN: the power on still owed (power_on.h) */
-	size_t power_on_n;
+	struct lu_nexus lunx;       /* the LUs the nexus sees, and its port's key in
+	                             * their unit attention stores (lu_table.h) */
 };
 
 /* Task attribute (SAM-5 8.6; iSCSI ATTR field, RFC 7143 11.3.1). */
@@ -114,9 +112,10 @@ bool scsi_core_still_there(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint
 void scsi_core_answered(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint8_t *buf, size_t cap,
 			size_t *produced);
 
-/* The one place a nexus's unit attention for e is taken (scsi_core_ua.c):
- * true with ua[3] = key/ASC/ASCQ, the condition cleared; *as_data: the
- * command is REQUEST SENSE and gets it as its sense data. */
+/* The one place a nexus's unit attention for e is taken (scsi_core_ua.c),
+ * from e's one store (ua_queue.h): true with ua[3] = key/ASC/ASCQ, the
+ * condition cleared; *as_data: the command is REQUEST SENSE and gets it as
+ * its sense data. */
 bool scsi_core_take_ua(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint8_t ua[3], bool *as_data);
 
 #endif

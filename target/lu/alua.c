@@ -114,7 +114,7 @@ static struct lu_alua *lu_of(struct lu_entry *e, uint64_t lun)
 			a->state[g] = a->pending[g];
 			a->until_ms[g] = 0;
 			atomic_fetch_sub(&timed, 1);
-			atomic_fetch_add(&e->alua_gen, 1); /* the transition ended: tell again */
+			ua_queue_post_all(e->ua, UA_ALUA, 0); /* the transition ended: tell again */
 		}
 	}
 	return a;
@@ -201,7 +201,7 @@ int alua_set(struct lu_entry *e, uint64_t lun, uint16_t tpg, enum alua_state sta
 	a->status[g] = ALUA_STATUS_IMPLICIT;
 	if (pref >= 0)
 		a->pref[g] = pref != 0;
-	atomic_fetch_add(&e->alua_gen, 1);
+	ua_queue_post_all(e->ua, UA_ALUA, 0);
 	pthread_mutex_unlock(&lock);
 	happening_post(HAPPEN_ALUA, e->id, "LUN %llu target port group %u: %s%s", (unsigned long long)lun, tpg,
 		       transition_ms && state != ALUA_TRANSITIONING ? "transitioning to " : "", alua_state_name(state));
@@ -379,7 +379,7 @@ void alua_set_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, const u
 		}
 	}
 	if (*changed)
-		atomic_fetch_add(&e->alua_gen, 1);
+		ua_queue_post_all(e->ua, UA_ALUA, 0);
 	pthread_mutex_unlock(&lock);
 	if (!a)
 		check(ans, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INTERNAL_TARGET_FAILURE);

@@ -22,9 +22,9 @@
  * preferred group (round robin: the n-th group for global LUN n, by entry
  * id for API volumes) is active/optimized with PREF, the others
  * active/non-optimized: an active/active array with preferred paths.  A
- * change bumps lu_entry.alua_gen: UNIT ATTENTION 06/2A/06 for every I_T
- * nexus (lu_nexus_take_ua), except, for SET TARGET PORT GROUPS, the nexus
- * that sent it. */
+ * change posts UNIT ATTENTION 06/2A/06 to the LU's store (UA_ALUA,
+ * target/core/ua_queue.h) for every I_T nexus, except, for SET TARGET PORT
+ * GROUPS, the port that sent it (the core clears its own). */
 #ifndef LUNLAB_LU_ALUA_H
 #define LUNLAB_LU_ALUA_H
 

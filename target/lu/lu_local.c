@@ -71,7 +71,7 @@ static uint8_t report_nexus(struct lu_nexus *nx, const uint8_t *cdb, uint8_t *bu
 	free(luns);
 	/* SPC-4 6.33: REPORT LUNS clears REPORTED LUNS DATA HAS CHANGED */
 	if (st == 0x00)
-		nx->inventory_ua = false;
+		lu_nexus_inventory_told(nx);
 	return st;
 }
 

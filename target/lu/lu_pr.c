@@ -34,20 +34,6 @@ bool lu_pr_gate(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct pr_
 	return pr_gate(st, lc->cdb, &p, buf, buflen, ans);
 }
 
-bool lu_pr_take_ua(const struct lu_cmd *lc, uint8_t ua[3])
-{
-	struct pr_state *st = pr_of(lc);
-	struct pr_port p;
-
-	if (!pr_state_active(st)) /* the common case: no port built, no lock */
-		return false;
-	port_of(lc, &p);
-	if (!pr_take_ua(st, &p, &ua[1], &ua[2]))
-		return false;
-	ua[0] = SCSI_SK_UNIT_ATTENTION;
-	return true;
-}
-
 bool lu_pr_conflict(const struct lu_cmd *lc, struct pr_answer *ans)
 {
 	struct pr_state *st = pr_of(lc);

@@ -11,12 +11,13 @@
 
 #include "target/lu/lu_table.h"
 
-struct pr_state *pr_state_new(void)
+struct pr_state *pr_state_new(struct ua_queue *ua)
 {
 	struct pr_state *st = calloc(1, sizeof(*st));
 
 	if (!st)
 		return NULL;
+	st->ua = ua;
 	pthread_mutex_init(&st->lock, NULL);
 	atomic_init(&st->active, false);
 	return st;
@@ -82,27 +83,12 @@ bool pr_state_active(const struct pr_state *st)
 
 void pr_update_active(struct pr_state *st)
 {
-	atomic_store(&st->active, st->nregs > 0 || st->reserved || st->scsi2 || st->nuas > 0);
+	atomic_store(&st->active, st->nregs > 0 || st->reserved || st->scsi2);
 }
 
 void pr_queue_ua(struct pr_state *st, const struct pr_port *port, uint16_t asc_ascq)
 {
-	uint8_t asc = scsi_asc(asc_ascq), ascq = scsi_ascq(asc_ascq);
-
-	for (size_t i = 0; i < st->nuas; i++)
-		if (st->uas[i].asc == asc && st->uas[i].ascq == ascq && pr_port_eq(&st->uas[i].port, port))
-			return;
-	if (st->nuas == PR_UAS_MAX) {
-		/* full (ports that never come back): the oldest goes, so the
-		 * newest state change is the one reported */
-		memmove(&st->uas[0], &st->uas[1], (PR_UAS_MAX - 1) * sizeof(st->uas[0]));
-		st->nuas--;
-	}
-	st->uas[st->nuas].port = *port;
-	st->uas[st->nuas].asc = asc;
-	st->uas[st->nuas].ascq = ascq;
-	st->nuas++;
-	atomic_store(&st->active, true);
+	ua_queue_post_port(st->ua, ua_port_key(port->iqn, port->isid), ua_kind_of(asc_ascq));
 }
 
 void pr_queue_ua_registrants(struct pr_state *st, const struct pr_port *except, uint16_t asc_ascq)
@@ -218,32 +204,15 @@ static bool conflicts(struct pr_state *st, const uint8_t *cdb, const struct pr_p
 	}
 }
 
-/* the first queued unit attention of port, removed from the queue */
-static bool pop_ua(struct pr_state *st, const struct pr_port *port, uint8_t *asc, uint8_t *ascq)
-{
-	for (size_t i = 0; i < st->nuas; i++) {
-		if (pr_port_eq(&st->uas[i].port, port)) {
-			*asc = st->uas[i].asc;
-			*ascq = st->uas[i].ascq;
-			memmove(&st->uas[i], &st->uas[i + 1], (st->nuas - i - 1) * sizeof(st->uas[0]));
-			st->nuas--;
-			return true;
-		}
-	}
-	return false;
-}
-
 bool pr_take_ua(struct pr_state *st, const struct pr_port *port, uint8_t *asc, uint8_t *ascq)
 {
-	bool got;
+	enum ua_kind k;
 
-	if (!pr_state_active(st))
+	if (!st || !ua_queue_take(st->ua, ua_port_key(port->iqn, port->isid), UA_RESERVATION, NULL, &k))
 		return false;
-	pthread_mutex_lock(&st->lock);
-	got = pop_ua(st, port, asc, ascq);
-	pr_update_active(st);
-	pthread_mutex_unlock(&st->lock);
-	return got;
+	*asc = scsi_asc(ua_kind_asc(k));
+	*ascq = scsi_ascq(ua_kind_asc(k));
+	return true;
 }
 
 bool pr_conflict(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port, struct pr_answer *ans)
@@ -376,7 +345,7 @@ void pr_power_on(struct pr_state *st)
 	}
 	for (size_t i = 0; i < st->nregs; i++)
 		st->regs[i].nexus_id = 0; /* every session is gone */
-	st->nuas = 0;
+	ua_queue_clear(st->ua, 0, UA_RESERVATION); /* a power on replaces them */
 	st->generation = 0;
 	pr_update_active(st);
 	pthread_mutex_unlock(&st->lock);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "target/core/ua_queue.h"
 #include "target/lu/pr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -29,7 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		"iqn.2026-11.org.lunlab.fuzz:b", "",
 	};
 	struct pr_port ports[4];
-	struct pr_state *st = pr_state_new();
+	struct ua_queue *ua = ua_queue_new();
+	struct pr_state *st = pr_state_new(ua);
 	size_t off = 0;
 
 	if (!st)
@@ -94,5 +96,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	pr_state_free(st);
+	ua_queue_free(ua);
 	return 0;
 }

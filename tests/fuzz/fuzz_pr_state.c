@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "target/core/ua_queue.h"
 #include "target/lu/pr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -15,7 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t enc[PR_ENCODED_MAX];
-	struct pr_state *st = pr_state_new();
+	struct ua_queue *ua = ua_queue_new();
+	struct pr_state *st = pr_state_new(ua);
 	struct pr_answer ans;
 	struct pr_port p;
 	char err[256];
@@ -44,5 +46,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort(); /* a refusal says why, on one line */
 	}
 	pr_state_free(st);
+	ua_queue_free(ua);
 	return 0;
 }

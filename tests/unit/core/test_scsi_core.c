@@ -253,11 +253,7 @@ static void power_on_as_request_sense_data(void **state)
 	(void)state;
 	lu_power_on_arm(0);
 	itn_start(&itn_c, "iqn.2026-12.org.test:c", isid_a, 3, 1);
-	itn_c.power_on_n = 2;
-	itn_c.power_on_owed = calloc(2, sizeof(bool));
-	assert_non_null(itn_c.power_on_owed);
-	itn_c.power_on_owed[0] = lu_power_on_owed(0, itn_c.initiator, itn_c.isid);
-	assert_true(itn_c.power_on_owed[0]);
+	assert_true(lu_power_on_owed(0, itn_c.initiator, itn_c.isid));
 
 	assert_int_equal(check(&r, &itn_c, 0, SCSI_OP_INQUIRY), SCSI_CORE_PROCEED);
 	assert_int_equal(check(&r, &itn_c, 0, SCSI_OP_REQUEST_SENSE), SCSI_CORE_ANSWERED);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "lunlab/scsi_vocab.h"
+#include "target/core/ua_queue.h"
 #include "target/lu/pr.h"
 
 #define SA_REGISTER 0
@@ -119,16 +120,21 @@ static inline void assert_check(const struct pr_answer *a, uint8_t key, uint16_t
 /* the unit attention the port gets on its next TEST UNIT READY: ASCQ, or -1 */
 /* cmocka fixture shared by the PR test files: fresh ports, one fresh
  * reservation state per test */
+static struct ua_queue *pr_fixture_ua; /* the LU's unit attention store */
+
 static inline int pr_fixture_setup(void **state)
 {
 	ports_init();
-	*state = pr_state_new();
+	pr_fixture_ua = ua_queue_new();
+	*state = pr_fixture_ua ? pr_state_new(pr_fixture_ua) : NULL;
 	return *state ? 0 : -1;
 }
 
 static inline int pr_fixture_teardown(void **state)
 {
 	pr_state_free(*state);
+	ua_queue_free(pr_fixture_ua);
+	pr_fixture_ua = NULL;
 	return 0;
 }
 

@@ -31,6 +31,10 @@ static int setup(void **state)
 	memset(&lu1, 0, sizeof(lu1));
 	memset(&lu_none, 0, sizeof(lu_none));
 	memset(&vol, 0, sizeof(vol));
+	lu0.ua = ua_queue_new();
+	lu1.ua = ua_queue_new();
+	assert_non_null(lu0.ua);
+	assert_non_null(lu1.ua);
 	lu0.be = &be_implicit;
 	lu0.global = true;
 	lu1.be = &be_both;
@@ -46,6 +50,8 @@ static int teardown(void **state)
 	(void)state;
 	alua_free(&lu0);
 	alua_free(&lu1);
+	ua_queue_free(lu0.ua);
+	ua_queue_free(lu1.ua);
 	alua_free(&lu_none);
 	alua_free(&vol);
 	return 0;
@@ -76,11 +82,11 @@ static void implicit_changes(void **state)
 {
 	char err[160];
 	struct alua_group_info g[4];
-	uint64_t gen = atomic_load(&lu0.alua_gen);
+	uint64_t gen = ua_queue_posted(lu0.ua, UA_ALUA);
 
 	(void)state;
 	assert_int_equal(alua_set(&lu0, 0, 2, ALUA_STANDBY, -1, 0, err, sizeof(err)), 0);
-	assert_int_equal(atomic_load(&lu0.alua_gen), gen + 1);
+	assert_int_equal(ua_queue_posted(lu0.ua, UA_ALUA), gen + 1);
 	assert_int_equal(alua_state_of(&lu0, 0, 2, NULL), ALUA_STANDBY);
 	assert_int_equal(alua_list(&lu0, 0, g, 4), 2);
 	assert_true(g[1].tpg == 2 && g[1].state == ALUA_STANDBY && g[1].status == ALUA_STATUS_IMPLICIT && !g[1].pref);
@@ -112,10 +118,10 @@ static void timed_transition(void **state)
 	(void)state;
 	t0 = mono_ms();
 	assert_int_equal(alua_set(&lu0, 0, 1, ALUA_STANDBY, -1, 150, err, sizeof(err)), 0);
-	gen = atomic_load(&lu0.alua_gen);
+	gen = ua_queue_posted(lu0.ua, UA_ALUA);
 	st = alua_state_of(&lu0, 0, 1, NULL);
 	alua_settle(&lu0);
-	g1 = atomic_load(&lu0.alua_gen);
+	g1 = ua_queue_posted(lu0.ua, UA_ALUA);
 	/* still running - asserted only when under 150 ms passed since before the set, so the
 	 * transition cannot be over yet whatever the machine did (a thread preempted for longer
 	 * rightly sees it over) */
@@ -125,14 +131,14 @@ static void timed_transition(void **state)
 	}
 	usleep(200 * 1000); /* at least 200 ms: past the deadline, whatever the machine does */
 	alua_settle(&lu0);
-	assert_int_equal(atomic_load(&lu0.alua_gen), gen + 1); /* over: a second generation */
+	assert_int_equal(ua_queue_posted(lu0.ua, UA_ALUA), gen + 1); /* over: a second generation */
 	assert_int_equal(alua_state_of(&lu0, 0, 1, NULL), ALUA_STANDBY);
 	/* a transition replaced by an immediate change never ends later */
 	assert_int_equal(alua_set(&lu0, 0, 1, ALUA_AO, -1, 100000, err, sizeof(err)), 0);
 	assert_int_equal(alua_set(&lu0, 0, 1, ALUA_ANO, -1, 0, err, sizeof(err)), 0);
-	gen = atomic_load(&lu0.alua_gen);
+	gen = ua_queue_posted(lu0.ua, UA_ALUA);
 	alua_settle(&lu0);
-	assert_int_equal(atomic_load(&lu0.alua_gen), gen);
+	assert_int_equal(ua_queue_posted(lu0.ua, UA_ALUA), gen);
 	assert_int_equal(alua_state_of(&lu0, 0, 1, NULL), ALUA_ANO);
 }
 
@@ -227,14 +233,14 @@ static void set_tpgs(void **state)
 	uint8_t list[12] = { 0, 0, 0, 0, 0x02, 0, 0, 2, 0x00, 0, 0, 1 };
 	struct alua_answer a;
 	bool changed;
-	uint64_t gen = atomic_load(&lu1.alua_gen);
+	uint64_t gen = ua_queue_posted(lu1.ua, UA_ALUA);
 
 	(void)state;
 	a = stpg(&lu0, list, 12, 12, &changed); /* implicit only */
 	assert_true(a.status == 2 && a.sense[12] == 0x20 && !changed);
 	a = stpg(&lu1, list, 12, 12, &changed);
 	assert_true(a.status == 0 && changed);
-	assert_int_equal(atomic_load(&lu1.alua_gen), gen + 1);
+	assert_int_equal(ua_queue_posted(lu1.ua, UA_ALUA), gen + 1);
 	assert_int_equal(alua_state_of(&lu1, 1, 2, NULL), ALUA_STANDBY);
 	assert_int_equal(alua_state_of(&lu1, 1, 1, NULL), ALUA_AO);
 	a = stpg(&lu1, list, 12, 12, &changed); /* the same again: nothing changes */

@@ -40,7 +40,7 @@ static void test_conflict_table(void **state)
 	setup(state);
 	pr_state_free(*state);
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
-		struct pr_state *st = pr_state_new();
+		struct pr_state *st = pr_state_new(NULL); /* conflicts only */
 
 		assert_non_null(st);
 		assert_int_equal(prout(st, &A, SA_REGISTER, 0, 0, K1).status, 0);
