@@ -13,6 +13,8 @@
  *      OUT), the LU still being there, then the fault rules.
  *   3. the backend, when step 2 says so; scsi_core_answered() on a GOOD
  *      answer (an INQUIRY gets the port's ALUA designators).
+ *   4. scsi_core_done() when its response goes out: the LU's figures and
+ *      the happenings feed.
  * The core never allocates, locks nothing of its own and keeps no state per
  * command beyond struct scsi_core_cmd, which the transport keeps where it
  * likes (on its stack: the core does not hold on to it). */
@@ -111,6 +113,14 @@ bool scsi_core_still_there(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint
 /* A GOOD answer to go out (*produced: bytes of buf, updated). */
 void scsi_core_answered(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint8_t *buf, size_t cap,
 			size_t *produced);
+
+/* A command answered with a response (not dropped: aborted, connection
+ * gone): the LU's figures and the happenings feed (scsi_core_done.c).
+ * lu_id: the LU it was delivered to; shard: the transport's thread index
+ * for the figures; wire_bytes: its data that crossed the wire; elapsed_ns:
+ * from its arrival to now (what the initiator waits, less the network). */
+void scsi_core_done(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint64_t lu_id, unsigned shard,
+		    uint64_t wire_bytes, uint64_t elapsed_ns);
 
 /* The one place a nexus's unit attention for e is taken (scsi_core_ua.c),
  * from e's one store (ua_queue.h): true with ua[3] = key/ASC/ASCQ, the

@@ -17,8 +17,6 @@
 #include "target/iscsi/scsi_fault.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/xfer_len.h"
-#include "target/lu/happenings.h"
-#include "target/lu/lu_stats.h"
 #include "target/lu/lu_table.h"
 
 #define MAX_EDTL (64u << 20)        /* refuse bigger single commands */
@@ -32,31 +30,6 @@ static uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* The LU's figures (lu_stats.h) for a command answered with a response:
- * the bytes that crossed the wire for it and the time from its command PDU
- * to now (what the initiator waits, less the network).  Commands to no LU
- * and commands dropped (aborted, connection gone) are not counted.  The LU
- * is looked up again, as lu_still_there does: the management API may have
- * unmapped and freed it while the command was in its backend. */
-static void count_answer(struct conn *c, struct icmd *ic, uint64_t wire_bytes)
-{
-	struct lu_entry *e;
-	uint64_t now;
-
-	if (!ic->be)
-		return;
-	e = lu_nexus_lookup(&c->itn.lunx, c->initiator, ic->lun, ic->lun != UINT64_MAX);
-	if (!e || e->id != ic->lu_id || !e->stats)
-		return;
-	now = mono_ns();
-	lu_stats_record(e->stats, c->thr ? (unsigned)c->thr->idx : 0, lu_kind_of(ic->lc.cdb), wire_bytes,
-			ic->lc.status == 0x00, now > ic->arrival_ns ? now - ic->arrival_ns : 0);
-	/* a soft threshold or out of space the array answered: the management
-	 * plane's events and alerts learn it from the feed (happenings.h) */
-	if (ic->lc.status == SCSI_STAT_CHECK_CONDITION)
-		happening_check_sense(e->id, ic->lun, ic->lc.status, ic->lc.sense, ic->lc.sense_len);
 }
 
 static void finish(struct icmd *ic)
@@ -248,6 +221,18 @@ static void core_cmd(struct icmd *ic, struct scsi_core_cmd *cc)
 	cc->data_out = ic->got_total;
 	cc->e = ic->lc.lu_entry;
 	cc->be = ic->be;
+}
+
+/* A response goes out: the core counts it for the LU and posts what the
+ * happenings feed wants of its answer (scsi_core_done). */
+static void count_answer(struct conn *c, struct icmd *ic, uint64_t wire_bytes)
+{
+	struct scsi_core_cmd cc;
+	uint64_t now = mono_ns();
+
+	core_cmd(ic, &cc);
+	scsi_core_done(&c->itn, &cc, ic->lu_id, c->thr ? (unsigned)c->thr->idx : 0, wire_bytes,
+		       now > ic->arrival_ns ? now - ic->arrival_ns : 0);
 }
 
 /* The core's verdict that ends the command here: true when it did. */
