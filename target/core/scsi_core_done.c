@@ -26,7 +26,7 @@ void scsi_core_done(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint64_t lu
 	e = lu_nexus_lookup(&itn->lunx, itn->initiator, cmd->lun, cmd->lun != UINT64_MAX);
 	if (!e || e->id != lu_id || !e->stats)
 		return;
-	lu_stats_record(e->stats, shard, lu_kind_of(lc->cdb), wire_bytes, lc->status == SCSI_STAT_GOOD, elapsed_ns);
+	lu_stats_record(e->stats, shard, lu_kind_of(lc->cdb, lc->cdb_len), wire_bytes, lc->status == SCSI_STAT_GOOD, elapsed_ns);
 	if (lc->status == SCSI_STAT_CHECK_CONDITION)
 		happening_check_sense(e->id, cmd->lun, lc->status, lc->sense, lc->sense_len);
 }

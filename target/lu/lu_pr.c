@@ -31,7 +31,7 @@ bool lu_pr_gate(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct pr_
 	if (!pr_state_active(st))
 		return false;
 	port_of(lc, &p);
-	return pr_gate(st, lc->cdb, &p, buf, buflen, ans);
+	return pr_gate(st, lc->cdb, lc->cdb_len, &p, buf, buflen, ans);
 }
 
 bool lu_pr_conflict(const struct lu_cmd *lc, struct pr_answer *ans)
@@ -47,7 +47,7 @@ bool lu_pr_conflict(const struct lu_cmd *lc, struct pr_answer *ans)
 		return false;
 	}
 	port_of(lc, &p);
-	return pr_conflict(st, lc->cdb, &p, ans);
+	return pr_conflict(st, lc->cdb, lc->cdb_len, &p, ans);
 }
 
 void lu_pr_execute(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct pr_answer *ans)
@@ -63,7 +63,7 @@ void lu_pr_execute(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct 
 		return;
 	}
 	port_of(lc, &p);
-	pr_execute(st, lc->cdb, &p, lc->nexus_id, buf, buflen, ans);
+	pr_execute(st, lc->cdb, lc->cdb_len, &p, lc->nexus_id, buf, buflen, ans);
 }
 
 struct lost {

@@ -152,18 +152,18 @@ void lu_nexus_inventory_told(struct lu_nexus *nx);
  * Returns false when the LU's backend must execute the command.  buf holds
  * buflen bytes; *data_len gets the bytes produced (may exceed buflen: the
  * excess is not stored).  nx NULL: the global LUNs only. */
-bool lu_local_answer_nexus(struct lu_nexus *nx, const struct lu_entry *e, const uint8_t *cdb, uint8_t *buf,
+bool lu_local_answer_nexus(struct lu_nexus *nx, const struct lu_entry *e, const uint8_t *cdb, size_t cdb_len, uint8_t *buf,
 			   size_t buflen, size_t *data_len, uint8_t *status, uint8_t *sense, uint8_t *sense_len);
 /* the same on the global table (lun_ok false: an undecodable LUN field) */
-bool lu_local_answer(const uint8_t *cdb, uint64_t lun, bool lun_ok, uint8_t *buf, size_t buflen,
+bool lu_local_answer(const uint8_t *cdb, size_t cdb_len, uint64_t lun, bool lun_ok, uint8_t *buf, size_t buflen,
 		     size_t *data_len, uint8_t *status, uint8_t *sense, uint8_t *sense_len);
 
 /* REPORT LUNS (SPC-4 6.33) of the n LUNs in luns[] (ascending): returns
  * the SCSI status. */
-uint8_t report_luns_of(const uint64_t *luns, size_t n, const uint8_t *cdb, uint8_t *buf, size_t buflen,
+uint8_t report_luns_of(const uint64_t *luns, size_t n, const uint8_t *cdb, size_t cdb_len, uint8_t *buf, size_t buflen,
 		       size_t *data_len, uint8_t *sense, uint8_t *sense_len);
 /* ... of the global LUNs */
-uint8_t report_luns(const uint8_t *cdb, uint8_t *buf, size_t buflen, size_t *data_len, uint8_t *sense,
+uint8_t report_luns(const uint8_t *cdb, size_t cdb_len, uint8_t *buf, size_t buflen, size_t *data_len, uint8_t *sense,
 		    uint8_t *sense_len);
 
 /* Fixed-format sense data (18 bytes); field >= 0 adds a sense-key specific

@@ -81,18 +81,18 @@ bool pr_state_active(const struct pr_state *st);
 bool pr_take_ua(struct pr_state *st, const struct pr_port *port, uint8_t *asc, uint8_t *ascq);
 /* Would the reservation refuse this command from port?  true: *ans holds
  * RESERVATION CONFLICT (SPC-4 5.13.1). */
-bool pr_conflict(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port, struct pr_answer *ans);
+bool pr_conflict(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port, struct pr_answer *ans);
 /* Before any command of this port reaches the LU: a queued unit attention
  * (CHECK CONDITION 06/2A/xx; REQUEST SENSE returns it as its data), then the
  * reservation check.  Returns true when *ans is the command's answer; buf
  * (buflen bytes) takes REQUEST SENSE data. */
-bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+bool pr_gate(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port,
 	     uint8_t *buf, size_t buflen, struct pr_answer *ans);
 
 /* Executes a command pr_owns_opcode() accepts (after pr_gate passed it).
  * PERSISTENT RESERVE IN: buf has buflen bytes of room for Data-In.
  * PERSISTENT RESERVE OUT: buf holds the buflen bytes of Data-Out received. */
-void pr_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+void pr_execute(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port,
 		uint64_t nexus_id, uint8_t *buf, size_t buflen, struct pr_answer *ans);
 
 /* The session nexus_id of port is gone (logout, connection loss): a SCSI-2

@@ -71,11 +71,11 @@ void pr_ans_check(struct pr_answer *ans, enum scsi_vocab_sense_key key, uint16_t
  * False when the save failed. */
 bool pr_persist_changes(struct pr_state *st, const uint8_t *before, size_t blen);
 
-void pr_in_execute(struct pr_state *st, const uint8_t *cdb, uint8_t *buf, size_t buflen,
+void pr_in_execute(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, uint8_t *buf, size_t buflen,
 		   struct pr_answer *ans);
-void pr_out_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+void pr_out_execute(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port,
 		    uint64_t nexus_id, const uint8_t *buf, size_t buflen, struct pr_answer *ans);
-void scsi2_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+void scsi2_execute(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port,
 		   uint64_t nexus_id, struct pr_answer *ans);
 
 #endif

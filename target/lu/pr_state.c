@@ -142,7 +142,7 @@ bool pr_owns_opcode(uint8_t op)
  * under every type). */
 enum cmd_class { CLS_ALLOWED, CLS_READ, CLS_WRITE };
 
-static enum cmd_class classify(const uint8_t *cdb)
+static enum cmd_class classify(const uint8_t *cdb, size_t cdb_len)
 {
 	switch (cdb[0]) {
 	case SCSI_OP_TEST_UNIT_READY:
@@ -159,7 +159,7 @@ static enum cmd_class classify(const uint8_t *cdb)
 	case SCSI_OP_RESERVE_10: case SCSI_OP_RELEASE_10: /* RESERVE/RELEASE: own rules */
 		return CLS_ALLOWED;
 	case SCSI_OP_SERVICE_ACTION_IN_16:
-		return (cdb[1] & SCSI_SA_MASK) == SCSI_SA_READ_CAPACITY_16 ? CLS_ALLOWED : CLS_READ;
+		return cdb_len > 1 && (cdb[1] & SCSI_SA_MASK) == SCSI_SA_READ_CAPACITY_16 ? CLS_ALLOWED : CLS_READ;
 	case SCSI_OP_READ_6: case SCSI_OP_READ_10: case SCSI_OP_READ_12: case SCSI_OP_READ_16:
 	case SCSI_OP_VERIFY_10: case SCSI_OP_VERIFY_12: case SCSI_OP_VERIFY_16:
 	case SCSI_OP_PRE_FETCH_10: case SCSI_OP_PRE_FETCH_16:
@@ -176,7 +176,7 @@ static bool type_write_exclusive(uint8_t type)
 }
 
 /* true: RESERVATION CONFLICT */
-static bool conflicts(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port)
+static bool conflicts(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port)
 {
 	uint8_t op = cdb[0];
 
@@ -188,7 +188,7 @@ static bool conflicts(struct pr_state *st, const uint8_t *cdb, const struct pr_p
 	}
 	if (!st->reserved || pr_is_holder(st, port))
 		return false;
-	switch (classify(cdb)) {
+	switch (classify(cdb, cdb_len)) {
 	case CLS_ALLOWED:
 		return false;
 	case CLS_READ:
@@ -215,7 +215,7 @@ bool pr_take_ua(struct pr_state *st, const struct pr_port *port, uint8_t *asc, u
 	return true;
 }
 
-bool pr_conflict(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port, struct pr_answer *ans)
+bool pr_conflict(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port, struct pr_answer *ans)
 {
 	bool hit;
 
@@ -223,14 +223,14 @@ bool pr_conflict(struct pr_state *st, const uint8_t *cdb, const struct pr_port *
 	if (!pr_state_active(st))
 		return false;
 	pthread_mutex_lock(&st->lock);
-	hit = conflicts(st, cdb, port);
+	hit = conflicts(st, cdb, cdb_len, port);
 	if (hit)
 		pr_ans_conflict(ans);
 	pthread_mutex_unlock(&st->lock);
 	return hit;
 }
 
-bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+bool pr_gate(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port,
 	     uint8_t *buf, size_t buflen, struct pr_answer *ans)
 {
 	uint8_t asc, ascq;
@@ -238,11 +238,13 @@ bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port
 	ans_init(ans);
 	/* SAM-5 5.14: INQUIRY and REPORT LUNS neither see nor clear a unit
 	 * attention; REQUEST SENSE reports it as its sense data */
+	if (!cdb_len)
+		return false;
 	if (cdb[0] != SCSI_OP_INQUIRY && cdb[0] != SCSI_OP_REPORT_LUNS && pr_take_ua(st, port, &asc, &ascq)) {
 		if (cdb[0] == SCSI_OP_REQUEST_SENSE) {
 			uint8_t s[18];
 			size_t n = lu_sense_fixed(s, SCSI_SK_UNIT_ATTENTION, scsi_asc_pair(asc, ascq), -1),
-			       alloc = cdb_byte_length(cdb, CDB_MAX_LEN); /* cdb: a whole CDB */
+			       alloc = cdb_byte_length(cdb, cdb_len); /* cdb: a whole CDB */
 
 			if (n > alloc)
 				n = alloc;
@@ -257,7 +259,7 @@ bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port
 		}
 		return true;
 	}
-	return pr_conflict(st, cdb, port, ans);
+	return pr_conflict(st, cdb, cdb_len, port, ans);
 }
 
 /* The fields a PERSISTENT RESERVE OUT may change, generation .. aptpl: laid
@@ -269,7 +271,7 @@ bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port
 /* PERSISTENT RESERVE OUT on an LU that can persist: the state before the
  * command, its encoding, the command, then the save; a save that fails puts
  * the state back and the command fails (04/44/00 INTERNAL TARGET FAILURE). */
-static void pr_out_persisting(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+static void pr_out_persisting(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port,
 			      uint64_t nexus_id, uint8_t *buf, size_t buflen, struct pr_answer *ans)
 {
 	uint8_t *undo = malloc(PR_UNDO_END - PR_UNDO_FIRST), *enc = malloc(PR_ENCODED_MAX);
@@ -283,7 +285,7 @@ static void pr_out_persisting(struct pr_state *st, const uint8_t *cdb, const str
 	}
 	memcpy(undo, (uint8_t *)st + PR_UNDO_FIRST, PR_UNDO_END - PR_UNDO_FIRST);
 	elen = pr_state_encode(st, enc, PR_ENCODED_MAX);
-	pr_out_execute(st, cdb, port, nexus_id, buf, buflen, ans);
+	pr_out_execute(st, cdb, cdb_len, port, nexus_id, buf, buflen, ans);
 	if (!pr_persist_changes(st, enc, elen)) {
 		memcpy((uint8_t *)st + PR_UNDO_FIRST, undo, PR_UNDO_END - PR_UNDO_FIRST);
 		pr_ans_check(ans, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INTERNAL_TARGET_FAILURE, -1);
@@ -293,23 +295,31 @@ static void pr_out_persisting(struct pr_state *st, const uint8_t *cdb, const str
 	free(enc);
 }
 
-void pr_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+void pr_execute(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port,
 		uint64_t nexus_id, uint8_t *buf, size_t buflen, struct pr_answer *ans)
 {
+	struct cdb_info ci;
+
 	ans_init(ans);
+	/* every field below is read within the CDB's length: one that is
+	 * shorter than its operation code says is refused whole */
+	if (cdb_decode(cdb, cdb_len, 0, &ci) != CDB_DECODE_OK) {
+		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB, -1);
+		return;
+	}
 	pthread_mutex_lock(&st->lock);
 	switch (cdb[0]) {
 	case SCSI_OP_PERSISTENT_RESERVE_IN:
-		pr_in_execute(st, cdb, buf, buflen, ans);
+		pr_in_execute(st, cdb, cdb_len, buf, buflen, ans);
 		break;
 	case SCSI_OP_PERSISTENT_RESERVE_OUT:
 		if (st->persist)
-			pr_out_persisting(st, cdb, port, nexus_id, buf, buflen, ans);
+			pr_out_persisting(st, cdb, cdb_len, port, nexus_id, buf, buflen, ans);
 		else
-			pr_out_execute(st, cdb, port, nexus_id, buf, buflen, ans);
+			pr_out_execute(st, cdb, cdb_len, port, nexus_id, buf, buflen, ans);
 		break;
 	default:
-		scsi2_execute(st, cdb, port, nexus_id, ans);
+		scsi2_execute(st, cdb, cdb_len, port, nexus_id, ans);
 		break;
 	}
 	pr_update_active(st);

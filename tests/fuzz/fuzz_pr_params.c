@@ -70,12 +70,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (cdb[0] != 0x5e)
 			off += plen;
-		if (!pr_gate(st, cdb, p, room, sizeof(room), &ans)) {
+		if (!pr_gate(st, cdb, sizeof(cdb), p, room, sizeof(room), &ans)) {
 			if (pr_owns_opcode(cdb[0])) {
 				if (cdb[0] == 0x5e)
-					pr_execute(st, cdb, p, 7, room, plen, &ans);
+					pr_execute(st, cdb, sizeof(cdb), p, 7, room, plen, &ans);
 				else
-					pr_execute(st, cdb, p, 7, param, plen, &ans);
+					pr_execute(st, cdb, sizeof(cdb), p, 7, param, plen, &ans);
 			} else {
 				ans.status = 0;
 				ans.sense_len = 0;

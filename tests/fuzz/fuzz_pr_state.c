@@ -33,12 +33,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (n != size || memcmp(enc, data, size) != 0)
 			abort(); /* accepted bytes must be exactly what encode writes */
 		pr_port_set(&p, "iqn.2026-11.org.lunlab.fuzz:a", isid);
-		(void)pr_gate(st, rd, &p, buf, sizeof(buf), &ans);
-		(void)pr_gate(st, wr, &p, buf, sizeof(buf), &ans);
+		(void)pr_gate(st, rd, sizeof(rd), &p, buf, sizeof(buf), &ans);
+		(void)pr_gate(st, wr, sizeof(wr), &p, buf, sizeof(buf), &ans);
 		for (uint8_t sa = 0; sa < 4; sa++) {
 			uint8_t cdb[10] = { 0x5e, sa, 0, 0, 0, 0, 0, 0xff, 0xff, 0 };
 
-			pr_execute(st, cdb, &p, 1, buf, sizeof(buf), &ans);
+			pr_execute(st, cdb, sizeof(cdb), &p, 1, buf, sizeof(buf), &ans);
 			if (ans.status == 0 && ans.data_len > sizeof(buf))
 				abort();
 		}

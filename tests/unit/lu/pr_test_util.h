@@ -67,7 +67,7 @@ static inline struct pr_answer prout_flags(struct pr_state *st, const struct pr_
 	put64(par, rk);
 	put64(par + 8, sark);
 	par[20] = flags;
-	pr_execute(st, cdb, p, nexus, par, sizeof(par), &ans);
+	pr_execute(st, cdb, sizeof(cdb), p, nexus, par, sizeof(par), &ans);
 	return ans;
 }
 
@@ -84,7 +84,7 @@ static inline struct pr_answer prin(struct pr_state *st, const struct pr_port *p
 	uint8_t cdb[10] = { SCSI_OP_PERSISTENT_RESERVE_IN, sa, 0, 0, 0, 0, 0, (uint8_t)(alloc >> 8), (uint8_t)alloc, 0 };
 	struct pr_answer ans;
 
-	pr_execute(st, cdb, p, 0, buf, buflen, &ans);
+	pr_execute(st, cdb, sizeof(cdb), p, 0, buf, buflen, &ans);
 	return ans;
 }
 
@@ -99,7 +99,7 @@ static inline int gate(struct pr_state *st, const struct pr_port *p, uint8_t opc
 
 	if (opcode == SCSI_OP_REQUEST_SENSE)
 		cdb[4] = 18;
-	if (!pr_gate(st, cdb, p, buf, sizeof(buf), &ans))
+	if (!pr_gate(st, cdb, sizeof(cdb), p, buf, sizeof(buf), &ans))
 		return -1;
 	if (out)
 		*out = ans;

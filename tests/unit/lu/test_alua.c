@@ -170,17 +170,17 @@ static void filters(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 		uint8_t cdb[16] = { ops[i].cdb0, ops[i].cdb1 };
-		assert_false(alua_refuses(ALUA_AO, cdb, &a));
-		assert_false(alua_refuses(ALUA_ANO, cdb, &a));
-		bool r = alua_refuses(ALUA_STANDBY, cdb, &a);
+		assert_false(alua_refuses(ALUA_AO, cdb, sizeof(cdb), &a));
+		assert_false(alua_refuses(ALUA_ANO, cdb, sizeof(cdb), &a));
+		bool r = alua_refuses(ALUA_STANDBY, cdb, sizeof(cdb), &a);
 		assert_int_equal(r, !ops[i].standby);
 		if (r)
 			assert_true(a.status == 2 && a.sense[2] == 2 && a.sense[12] == 4 && a.sense[13] == 0x0b);
-		r = alua_refuses(ALUA_UNAVAILABLE, cdb, &a);
+		r = alua_refuses(ALUA_UNAVAILABLE, cdb, sizeof(cdb), &a);
 		assert_int_equal(r, !ops[i].unavailable);
 		if (r)
 			assert_true(a.sense[13] == 0x0c);
-		r = alua_refuses(ALUA_TRANSITIONING, cdb, &a);
+		r = alua_refuses(ALUA_TRANSITIONING, cdb, sizeof(cdb), &a);
 		assert_int_equal(r, !ops[i].transitioning);
 		if (r)
 			assert_true(a.sense[13] == 0x0a && a.sense_len == 18);
@@ -199,22 +199,22 @@ static void report(void **state)
 	char err[64];
 
 	(void)state;
-	alua_report_tpgs(&lu0, 0, cdb, buf, sizeof(buf), &a);
+	alua_report_tpgs(&lu0, 0, cdb, sizeof(cdb), buf, sizeof(buf), &a);
 	assert_int_equal(a.status, 0);
 	assert_int_equal(a.data_len, 28);
 	assert_memory_equal(buf, want, 28);
 	cdb[1] = 0x2a; /* extended header */
 	assert_int_equal(alua_set(&lu0, 0, 2, ALUA_STANDBY, -1, 2500, err, sizeof(err)), 0);
-	alua_report_tpgs(&lu0, 0, cdb, buf, sizeof(buf), &a);
+	alua_report_tpgs(&lu0, 0, cdb, sizeof(cdb), buf, sizeof(buf), &a);
 	assert_int_equal(a.data_len, 32);
 	assert_true(buf[3] == 28 && buf[4] == 0x10 && buf[5] == 3); /* format 1, 3 s implicit transition */
 	assert_true(buf[8 + 12] == 0x0f && buf[8 + 12 + 5] == ALUA_STATUS_IMPLICIT);
 	cdb[9] = 6; /* ALLOCATION LENGTH 6: cut, RETURN DATA LENGTH still whole */
-	alua_report_tpgs(&lu0, 0, cdb, buf, sizeof(buf), &a);
+	alua_report_tpgs(&lu0, 0, cdb, sizeof(cdb), buf, sizeof(buf), &a);
 	assert_int_equal(a.data_len, 6);
 	assert_int_equal(buf[3], 28);
 	cdb[1] = 0x4a; /* PARAMETER DATA FORMAT 010b: reserved */
-	alua_report_tpgs(&lu0, 0, cdb, buf, sizeof(buf), &a);
+	alua_report_tpgs(&lu0, 0, cdb, sizeof(cdb), buf, sizeof(buf), &a);
 	assert_true(a.status == 2 && a.sense[2] == 5 && a.sense[12] == 0x24 && a.sense[15] == 0xc0 && a.sense[17] == 1);
 }
 
@@ -224,7 +224,7 @@ static struct alua_answer stpg(struct lu_entry *e, const uint8_t *list, uint32_t
 			    (uint8_t)pll };
 	struct alua_answer a;
 
-	alua_set_tpgs(e, 1, cdb, list, len, &a, changed);
+	alua_set_tpgs(e, 1, cdb, sizeof(cdb), list, len, &a, changed);
 	return a;
 }
 
@@ -270,15 +270,15 @@ static void inquiry_patch(void **state)
 	(void)state;
 	memset(buf, 0, sizeof(buf));
 	buf[5] = 0x08; /* 3PC */
-	alua_patch_inquiry(3, 2, cdb, buf, 96, sizeof(buf));
+	alua_patch_inquiry(3, 2, cdb, sizeof(cdb), buf, 96, sizeof(buf));
 	assert_int_equal(buf[5], 0x38);
-	alua_patch_inquiry(0, 2, cdb, buf, 96, sizeof(buf)); /* no ALUA: untouched */
+	alua_patch_inquiry(0, 2, cdb, sizeof(cdb), buf, 96, sizeof(buf)); /* no ALUA: untouched */
 	assert_int_equal(buf[5], 0x38);
 	cdb[1] = 1;
 	cdb[2] = 0x83;
 	cdb[4] = 255;
 	memcpy(buf, page, sizeof(page));
-	assert_int_equal(alua_patch_inquiry(1, 0x102, cdb, buf, sizeof(page), sizeof(buf)), 44);
+	assert_int_equal(alua_patch_inquiry(1, 0x102, cdb, sizeof(cdb), buf, sizeof(page), sizeof(buf)), 44);
 	static const uint8_t des[16] = { 0x51, 0x94, 0, 4, 0, 0, 1, 2, 0x51, 0x95, 0, 4, 0, 0, 1, 2 };
 	assert_int_equal(buf[3], 40);
 	assert_memory_equal(buf + 28, des, 16);
@@ -286,13 +286,13 @@ static void inquiry_patch(void **state)
 	memset(buf, 0xee, sizeof(buf));
 	memcpy(buf, page, sizeof(page));
 	cdb[4] = 30;
-	assert_int_equal(alua_patch_inquiry(1, 0x102, cdb, buf, sizeof(page), sizeof(buf)), 30);
+	assert_int_equal(alua_patch_inquiry(1, 0x102, cdb, sizeof(cdb), buf, sizeof(page), sizeof(buf)), 30);
 	assert_int_equal(buf[3], 40);
 	assert_true(buf[28] == 0x51 && buf[29] == 0x94 && buf[30] == 0xee);
 	/* another page: untouched */
 	cdb[2] = 0x80;
 	buf[1] = 0x80;
-	assert_int_equal(alua_patch_inquiry(1, 1, cdb, buf, 28, sizeof(buf)), 28);
+	assert_int_equal(alua_patch_inquiry(1, 1, cdb, sizeof(cdb), buf, 28, sizeof(buf)), 28);
 	assert_int_equal(buf[3], 40);
 }
 

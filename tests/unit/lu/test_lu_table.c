@@ -50,7 +50,7 @@ static size_t report(struct lu_nexus *nx, uint64_t *luns, size_t max)
 	size_t n = 0, len;
 
 	put_be32(cdb + 6, sizeof(buf));
-	assert_true(lu_local_answer_nexus(nx, NULL, cdb, buf, sizeof(buf), &len, &st, sense, &sl));
+	assert_true(lu_local_answer_nexus(nx, NULL, cdb, sizeof(cdb), buf, sizeof(buf), &len, &st, sense, &sl));
 	assert_int_equal(st, 0);
 	assert_int_equal(get_be32(buf), len - 8);
 	for (size_t at = 8; at < len && n < max; at += 8) {
@@ -91,7 +91,7 @@ static void masking(void **state)
 	{
 		uint8_t tur[6] = { 0 }, sense[96], st, sl;
 		size_t len;
-		assert_true(lu_local_answer_nexus(&b, lu_nexus_lookup(&b, B, 5, true), tur, NULL, 0, &len, &st, sense,
+		assert_true(lu_local_answer_nexus(&b, lu_nexus_lookup(&b, B, 5, true), tur, sizeof(tur), NULL, 0, &len, &st, sense,
 						  &sl));
 		assert_int_equal(st, 0x02);
 		assert_int_equal(sense[2], 0x05);

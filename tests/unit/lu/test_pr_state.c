@@ -95,14 +95,14 @@ static void test_unit_attention_queue(void **state)
 	assert_check(&a, SCSI_SK_UNIT_ATTENTION, SCSI_ASC_RESERVATIONS_RELEASED);
 	assert_int_equal(gate(st, &A2, 0x28, NULL), -1);
 	/* REQUEST SENSE: the unit attention is its data, status GOOD */
-	assert_true(pr_gate(st, cdb, &B, buf, sizeof(buf), &a));
+	assert_true(pr_gate(st, cdb, sizeof(cdb), &B, buf, sizeof(buf), &a));
 	assert_int_equal(a.status, 0);
 	assert_int_equal(a.data_len, 18);
 	assert_int_equal(buf[0], 0x70);
 	assert_int_equal(buf[2], 0x06);
 	assert_int_equal(buf[12], 0x2a);
 	assert_int_equal(buf[13], 0x04);
-	assert_false(pr_gate(st, cdb, &B, buf, sizeof(buf), &a));
+	assert_false(pr_gate(st, cdb, sizeof(cdb), &B, buf, sizeof(buf), &a));
 	/* the releasing port and a stranger got nothing */
 	assert_int_equal(gate(st, &A, 0x00, NULL), -1);
 	assert_int_equal(gate(st, &C, 0x00, NULL), -1);
@@ -129,7 +129,7 @@ static void test_resets_and_nexus_loss(void **state)
 	uint8_t reserve6[6] = { SCSI_OP_RESERVE_6 };
 	struct pr_answer a;
 
-	pr_execute(st, reserve6, &A, 1, NULL, 0, &a);
+	pr_execute(st, reserve6, sizeof(reserve6), &A, 1, NULL, 0, &a);
 	assert_int_equal(a.status, 0);
 	assert_int_equal(gate(st, &B, 0x00, NULL), 0x18);
 	pr_nexus_lost(st, &A2, 1); /* another port of the same node: no effect */
@@ -139,7 +139,7 @@ static void test_resets_and_nexus_loss(void **state)
 	pr_nexus_lost(st, &A, 1);
 	assert_int_equal(gate(st, &B, 0x00, NULL), -1);
 
-	pr_execute(st, reserve6, &A, 1, NULL, 0, &a);
+	pr_execute(st, reserve6, sizeof(reserve6), &A, 1, NULL, 0, &a);
 	assert_int_equal(gate(st, &B, 0x5f, NULL), 0x18); /* PR OUT: SCSI-2 held by A */
 	pr_lun_reset(st);
 	assert_int_equal(gate(st, &B, 0x2a, NULL), -1);
