@@ -298,12 +298,13 @@ static void pr_out_persisting(struct pr_state *st, const uint8_t *cdb, size_t cd
 void pr_execute(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port,
 		uint64_t nexus_id, uint8_t *buf, size_t buflen, struct pr_answer *ans)
 {
-	struct cdb_info ci;
+	const struct cdb_layout *l = cdb_len ? cdb_layout_typical(cdb[0]) : NULL;
 
 	ans_init(ans);
-	/* every field below is read within the CDB's length: one that is
-	 * shorter than its operation code says is refused whole */
-	if (cdb_decode(cdb, cdb_len, 0, &ci) != CDB_DECODE_OK) {
+	/* every field below is read within the CDB's length: one shorter than
+	 * its operation code's group says (6 or 10 bytes) is refused whole; a
+	 * service action the LU does not know is each command's own answer */
+	if (!l || cdb_len < l->cdb_len) {
 		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB, -1);
 		return;
 	}

@@ -187,6 +187,7 @@ static uint8_t prout_lun(struct scsi_itn *itn, uint64_t lun, uint8_t sa, uint8_t
 	r.lc.cdb[1] = sa;
 	r.lc.cdb[2] = type;
 	r.lc.cdb[8] = 24;
+	r.lc.cdb_len = 16;
 	r.lc.dir = LU_DIR_WRITE;
 	r.cc.lc = &r.lc;
 	r.cc.lun = lun;
@@ -553,6 +554,7 @@ static void ua_per_nexus(void **state)
 	r.lc.cdb[0] = SCSI_OP_MAINTENANCE_OUT;
 	r.lc.cdb[1] = SCSI_SA_SET_TARGET_PORT_GROUPS;
 	put_be32(r.lc.cdb + 6, sizeof(list));
+	r.lc.cdb_len = 16;
 	r.lc.dir = LU_DIR_WRITE;
 	r.cc.lc = &r.lc;
 	r.cc.lun = 2;
