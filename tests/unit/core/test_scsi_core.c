@@ -150,6 +150,25 @@ static void assert_sense(const struct lu_cmd *lc, uint8_t key, uint16_t asc_ascq
 	assert_memory_equal(lc->sense, want, 18);
 }
 
+/* REQUEST SENSE of itn to lun answers GOOD with the unit attention asc_ascq
+ * as its 18 bytes of sense data (SPC-4 6.39) */
+static void expect_ua_as_data(struct scsi_itn *itn, uint64_t lun, uint16_t asc_ascq)
+{
+	uint8_t want[18] = { 0 };
+	struct run r;
+
+	assert_int_equal(check(&r, itn, lun, SCSI_OP_REQUEST_SENSE), SCSI_CORE_ANSWERED);
+	assert_int_equal(r.lc.status, SCSI_STAT_GOOD);
+	assert_int_equal(r.lc.sense_len, 0);
+	assert_int_equal(r.lc.data_len, 18);
+	want[0] = SCSI_SENSE_FMT_FIXED_CURRENT;
+	want[2] = SCSI_SK_UNIT_ATTENTION;
+	want[7] = 10;
+	want[12] = scsi_asc(asc_ascq);
+	want[13] = scsi_ascq(asc_ascq);
+	assert_memory_equal(databuf, want, 18);
+}
+
 /* SAM-5 5.14 / LIO's order: a command meeting both a unit attention and a
  * reservation it may not pass gets the unit attention first; the next one
  * gets RESERVATION CONFLICT, with no sense data. */
@@ -255,7 +274,6 @@ static void ua_exceptions(void **state)
 static void power_on_as_request_sense_data(void **state)
 {
 	struct scsi_itn itn_c;
-	uint8_t want[18] = { 0 };
 	struct run r;
 
 	(void)state;
@@ -264,16 +282,7 @@ static void power_on_as_request_sense_data(void **state)
 	assert_true(lu_power_on_owed(0, itn_c.initiator, itn_c.isid));
 
 	assert_int_equal(check(&r, &itn_c, 0, SCSI_OP_INQUIRY), SCSI_CORE_PROCEED);
-	assert_int_equal(check(&r, &itn_c, 0, SCSI_OP_REQUEST_SENSE), SCSI_CORE_ANSWERED);
-	assert_int_equal(r.lc.status, SCSI_STAT_GOOD);
-	assert_int_equal(r.lc.sense_len, 0);
-	assert_int_equal(r.lc.data_len, 18);
-	want[0] = SCSI_SENSE_FMT_FIXED_CURRENT;
-	want[2] = SCSI_SK_UNIT_ATTENTION;
-	want[7] = 10;
-	want[12] = scsi_asc(SCSI_ASC_POWER_ON_OCCURRED);
-	want[13] = scsi_ascq(SCSI_ASC_POWER_ON_OCCURRED);
-	assert_memory_equal(databuf, want, 18);
+	expect_ua_as_data(&itn_c, 0, SCSI_ASC_POWER_ON_OCCURRED);
 	/* told: nothing more */
 	assert_int_equal(check(&r, &itn_c, 0, SCSI_OP_TEST_UNIT_READY), SCSI_CORE_PROCEED);
 	scsi_core_itn_free(&itn_c);
@@ -485,7 +494,6 @@ static void power_on_first_and_covers(void **state)
  * nexus's 3F/0E. */
 static void ua_exceptions_request_sense_report_luns(void **state)
 {
-	uint8_t want[18] = { 0 };
 	struct lu_entry *v;
 	struct run r;
 
@@ -497,16 +505,7 @@ static void ua_exceptions_request_sense_report_luns(void **state)
 	assert_int_equal(prout(&itn_a, 2 /* RELEASE */, 5, 0xa, 0), SCSI_STAT_GOOD); /* 2A/04 for B */
 	lu_entry_capacity_changed(lu_table_entry(0));
 	assert_int_equal(check(&r, &itn_b, 0, SCSI_OP_INQUIRY), SCSI_CORE_PROCEED);
-	assert_int_equal(check(&r, &itn_b, 0, SCSI_OP_REQUEST_SENSE), SCSI_CORE_ANSWERED);
-	assert_int_equal(r.lc.status, SCSI_STAT_GOOD);
-	assert_int_equal(r.lc.sense_len, 0);
-	assert_int_equal(r.lc.data_len, 18);
-	want[0] = SCSI_SENSE_FMT_FIXED_CURRENT;
-	want[2] = SCSI_SK_UNIT_ATTENTION;
-	want[7] = 10;
-	want[12] = scsi_asc(SCSI_ASC_RESERVATIONS_RELEASED);
-	want[13] = scsi_ascq(SCSI_ASC_RESERVATIONS_RELEASED);
-	assert_memory_equal(databuf, want, 18);
+	expect_ua_as_data(&itn_b, 0, SCSI_ASC_RESERVATIONS_RELEASED);
 	/* the capacity change is not REQUEST SENSE's: the backend answers it */
 	assert_int_equal(check(&r, &itn_b, 0, SCSI_OP_REQUEST_SENSE), SCSI_CORE_PROCEED);
 	expect_ua(&itn_b, 0, SCSI_ASC_CAPACITY_DATA_CHANGED);
