@@ -110,7 +110,10 @@ void array_get_stats(struct array *a, struct array_stats *out)
 	out->metadata_bytes = f.meta_bytes + sizeof(*a) + atomic_load(&a->bs->map_chunk_bytes);
 	pthread_mutex_lock(&a->vol_mu);
 	for (struct volume *v = a->vols; v; v = v->next) {
-		out->mapped_blocks += atomic_load(&v->mapped);
+		/* an ODX hold's entries are no volume's logical space; its map's
+		 * memory is the array's all the same */
+		if (!v->hidden)
+			out->mapped_blocks += atomic_load(&v->mapped);
 		out->metadata_bytes += atomic_load(&v->meta_bytes);
 	}
 	pthread_mutex_unlock(&a->vol_mu);

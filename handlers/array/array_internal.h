@@ -4,7 +4,7 @@
  * graph from the objects and fails the array-layers test on a circle):
  *
  *   named volumes (volume_names.c: attach/release, a LU's own volume;
- *                  snapshot.c)
+ *                  snapshot.c; vol_hold.c: ODX holds, hidden volumes)
  *     -> registry (array.c)
  *       -> state directory (array_state.c: load, commit, sync, check)
  *         -> one array (array_core.c: its store, space, volume list, figures)

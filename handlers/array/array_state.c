@@ -46,6 +46,7 @@ struct array_state {
 	uint64_t *gone_cids;            /* freed shared chunks whose rows are not deleted yet */
 	size_t ngone_cids, capgone_cids;
 	bool shared_resync;             /* a commit failed: rewrite the shared chunks it had */
+	uint64_t holds_dropped;         /* ODX holds a crash left in the state, dropped at open */
 
 	pthread_mutex_t mu;             /* requests and their outcome */
 	pthread_cond_t cv;
@@ -194,7 +195,8 @@ static void vol_rec(const struct volume *v, struct store_vol_rec *r)
 		snprintf(r->key, sizeof(r->key), "anon:%llu", (unsigned long long)v->pvid);
 	r->size = volume_size(v);
 	r->lba_size = v->lba_size;
-	r->flags = v->pflags | (v->name ? STORE_VOL_NAMED : 0) | (v->readonly ? STORE_VOL_READONLY : 0);
+	r->flags = v->pflags | (v->name ? STORE_VOL_NAMED : 0) | (v->readonly ? STORE_VOL_READONLY : 0) |
+		   (v->hidden ? STORE_VOL_HOLD : 0);
 	snprintf(r->info, sizeof(r->info), "%s", v->snapshot_of ? v->snapshot_of : "");
 }
 
@@ -580,6 +582,7 @@ static int load_volume(void *arg, const struct store_vol_rec *r)
 	v->pvid = r->vid;
 	v->pflags = r->flags & (STORE_VOL_WCE_OFF | STORE_VOL_SWP);
 	v->readonly = r->flags & STORE_VOL_READONLY;
+	v->hidden = r->flags & STORE_VOL_HOLD;
 	v->attached = false;
 	*v->pcommitted = *r;
 	pthread_mutex_lock(&a->vol_mu);
@@ -863,6 +866,35 @@ static void state_free(struct array_state *st)
 	free(st);
 }
 
+/* ODX holds do not survive a restart (vol_hold.c): the hidden volumes a
+ * crash left in the state were loaded with the rest (so the references
+ * they held were checked like any volume's) and go now; the next commit
+ * deletes their rows and records their blocks' counts, or frees the blocks
+ * only they held. */
+static void drop_holds(struct array_state *st)
+{
+	struct array *a = st->a;
+
+	for (;;) {
+		struct volume *v;
+
+		pthread_mutex_lock(&a->vol_mu);
+		for (v = a->vols; v && !v->hidden; v = v->next)
+			;
+		/* the volume list's hooks are not installed yet: its row goes
+		 * here (out of memory: it stays, and goes at the next start) */
+		if (v && !a->vol_hooks && GROW(st->gone, st->ngone, st->capgone) == 0) {
+			st->gone[st->ngone++] = v->pvid;
+			st->vols_changed = true;
+		}
+		pthread_mutex_unlock(&a->vol_mu);
+		if (!v)
+			return;
+		volume_destroy(v);
+		st->holds_dropped++;
+	}
+}
+
 /* Open the state of a (new, empty, not yet used) array in its directory of
  * state_dir, load it.  For check: no committer, nothing written. */
 static struct array_state *state_open(struct array *a, const char *adir, const char *profile, bool create,
@@ -904,6 +936,7 @@ static struct array_state *state_open(struct array *a, const char *adir, const c
 	bs_use_payloads(a->bs, st->ps);
 	if (load(st, err, errlen) < 0)
 		goto fail;
+	drop_holds(st);
 	/* from here on every change of a loaded volume is recorded */
 	for (struct volume *v = a->vols; v; v = v->next)
 		if (map_persist_enable(v) < 0) {
@@ -1150,11 +1183,15 @@ int array_state_check(const char *adir, char *out, size_t outlen, char *err, siz
 			vols++;
 			mapped += atomic_load(&v->mapped);
 		}
+		char holds[96] = "";
+		if (st->holds_dropped)
+			snprintf(holds, sizeof(holds), "; %llu ODX hold(s) left by a crash, dropped at open",
+				 (unsigned long long)st->holds_dropped);
 		snprintf(out, outlen,
 			 "array %s: %llu volume(s), %llu map entries, %llu block(s) with their data checked, "
-			 "references and figures consistent (commit %llu)",
+			 "references and figures consistent (commit %llu)%s",
 			 name, (unsigned long long)vols, (unsigned long long)mapped, (unsigned long long)w.checked,
-			 (unsigned long long)st->epoch);
+			 (unsigned long long)st->epoch, holds);
 	}
 	bs_persist_detach(a->bs);
 	state_free(st);

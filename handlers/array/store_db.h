@@ -36,6 +36,7 @@
 #define STORE_VOL_READONLY 0x02u  /* a read-only snapshot */
 #define STORE_VOL_NAMED 0x04u     /* a named volume (volume=NAME, snapshots) */
 #define STORE_VOL_SWP 0x08u       /* control mode page SWP = 1 (saved) */
+#define STORE_VOL_HOLD 0x10u      /* an ODX hold's hidden volume (vol_hold.c): dropped when loaded */
 
 struct store_vol_rec {
 	uint64_t vid;

@@ -107,4 +107,56 @@ int volume_get_status(struct volume *v, uint64_t off, bool *mapped, uint64_t *ru
 /* Volume-level figures (logical bytes mapped in this volume). */
 uint64_t volume_mapped_bytes(struct volume *v);
 
+/* ---- ODX holds (issue 24; docs/xcopy.md "The token") ----
+ * A point-in-time hold on ranges of one volume: what ODX's ROD token stands
+ * for.  POPULATE TOKEN makes one, WRITE USING TOKEN writes what it holds,
+ * the token's expiry frees it.  It is built like a snapshot of just those
+ * ranges (vol_hold.c): a hidden volume of the array takes the ranges' map
+ * entries (whole 4 MiB map chunks shared where they line up, the same
+ * metadata copy volume_copy makes), so the hold costs references and map
+ * pointers, never a data copy, and later writes to the source allocate new
+ * blocks and leave the hold's alone.  The hold names no volume after
+ * vol_hold_create (the source may be destroyed meanwhile); it keeps its
+ * array alive.  Holds are not kept across a restart: in a --state-dir array
+ * the hidden volume is dropped when the state is opened (so a crash never
+ * leaves its references behind), and every token is invalid then anyway.
+ * Accounting (docs/accounting.md "ODX holds"): the held blocks stay stored
+ * (unique/physical/compressed bytes keep them, and a held block is not
+ * single-referenced); logical_bytes and mapped_blocks stay the volumes'. */
+struct vol_hold;
+struct vol_range { uint64_t off, len; };   /* bytes, multiples of the LU block size */
+/* Takes references to the blocks of r[0..n) (concatenated in order) as a
+ * snapshot does: later writes/unmaps of src do not change what the hold
+ * writes.  No data copy.  All ranges are taken at one point in time (under
+ * one set of src's range locks).  A zero-length range adds nothing.
+ * Errors: -ERANGE (range past the end), -EINVAL (n==0, misaligned, nothing
+ * to hold), -ENOMEM (and -ENOSPC only where a block's reference count is
+ * saturated, > 64 TiB of one block: its content is stored again). */
+int volume_hold_create(struct volume *src, const struct vol_range *r, size_t n, struct vol_hold **out);
+uint64_t vol_hold_bytes(const struct vol_hold *h);  /* total bytes held */
+/* Memory the hold costs, bytes: what vol_hold_free would give back (its
+ * structures, its hidden volume's map tables and the map chunks no volume
+ * shares with it).  It grows when the source overwrites a shared chunk
+ * (figures in docs/accounting.md "ODX holds"). */
+uint64_t vol_hold_mem(const struct vol_hold *h);
+/* Metadata copy of held bytes [hold_off, hold_off+len) to dst at dst_off
+ * (like volume_copy: map entries and references move, no data, except
+ * read-modify-write of unaligned edges).  dst must be in the same array
+ * (-EXDEV).  -ERANGE if beyond the hold or dst, -EINVAL if hold_off, len or
+ * dst_off is not a multiple of dst's block size.  The copy goes in pieces
+ * that end at the hold's range boundaries (and, where data must be copied
+ * because dst sits at another offset within a block, at dst's map-chunk
+ * boundaries), so that on a failure part way (e.g. -ENOSPC) *done_bytes
+ * says how many bytes from the start were written (a block boundary:
+ * everything before it is the hold's data; on -ENOSPC nothing after it
+ * changed, as each piece sets its space aside first); blocks_moved as
+ * volume_copy's (whole blocks moved as map entries).  Several writes of one
+ * hold may run at once; the caller frees it only after they returned. */
+int vol_hold_write(struct vol_hold *h, uint64_t hold_off, struct volume *dst, uint64_t dst_off,
+		   uint64_t len, uint64_t *blocks_moved, uint64_t *done_bytes);
+/* Releases the references; safe after src was destroyed.  It may drop the
+ * array's last reference (its LUs gone), which closes a --state-dir array
+ * with a last commit: not inside array_cmd_begin/end of that array. */
+void vol_hold_free(struct vol_hold *h);
+
 #endif

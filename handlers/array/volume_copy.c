@@ -129,6 +129,50 @@ int vol_copy_map(struct volume *dst, struct volume *src, uint64_t *entries)
 	return rc;
 }
 
+int vol_copy_pieces(struct volume *dst, struct volume *src, const struct vol_piece *p, size_t n,
+		    uint64_t *entries)
+{
+	unsigned sh = src->bshift;
+	struct lockset ls;
+	int r = 0;
+
+	*entries = 0;
+	if (dst->bs != src->bs)
+		return -EXDEV;
+	for (size_t i = 0; i < n; i++)
+		if (p[i].src_off + p[i].len < p[i].src_off)
+			return -ERANGE;
+	memset(&ls, 0, sizeof(ls));
+	for (size_t i = 0; i < n; i++)
+		if (p[i].len)
+			lockset_add(&ls, src, p[i].src_off >> sh,
+				    ((p[i].src_off + p[i].len - 1) >> sh) - (p[i].src_off >> sh) + 1);
+	lockset_add(&ls, src, 0, 0);
+	lockset_add(&ls, dst, 0, dst->nblocks);
+	bs_mutation_begin(dst->bs);
+	lockset_lock(&ls, 1);
+	/* checked under the locks: a resize cannot move the end meanwhile */
+	for (size_t i = 0; i < n && !r; i++) {
+		r = vio_check_range(src, p[i].src_off, p[i].len);
+		if (!r && p[i].len) {
+			uint64_t b0 = p[i].src_off >> sh, b1 = (p[i].src_off + p[i].len + (1ull << sh) - 1) >> sh;
+			if (((b0 ^ p[i].dst_block) & (MAP_CHUNK_ENTRIES - 1)) || p[i].dst_block + (b1 - b0) > dst->nblocks)
+				r = -EINVAL;
+		}
+	}
+	int64_t before = (int64_t)atomic_load(&dst->mapped);
+	for (size_t i = 0; i < n && !r; i++) {
+		if (!p[i].len)
+			continue;
+		uint64_t b0 = p[i].src_off >> sh, b1 = (p[i].src_off + p[i].len + (1ull << sh) - 1) >> sh;
+		r = copy_entries(dst, p[i].dst_block, src, b0, b1 - b0);
+	}
+	*entries = (uint64_t)((int64_t)atomic_load(&dst->mapped) - before);
+	lockset_unlock(&ls);
+	bs_mutation_end(dst->bs);
+	return r;
+}
+
 /* Replace dst's whole map by src's (a refresh: dst's data becomes src's in
  * place, no data moves): each of dst's chunks is let go and src's shared
  * instead (volume_map.c), so unique and physical space do not move and

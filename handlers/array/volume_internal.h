@@ -78,6 +78,10 @@ struct volume {
 	char *snapshot_of;               /* source's name if made by a snapshot, else NULL */
 	bool attached;                   /* a device uses it now */
 	bool readonly;                   /* a read-only snapshot: devices get readonly=1 */
+	/* an ODX hold's volume (vol_hold.c): on the array's list so a state
+	 * directory records its references consistently, but no device, name
+	 * or figure of logical space sees it, and a state's loader drops it */
+	bool hidden;
 	/* persistence (--state-dir; array_state.c): a bit per VOL_PCHUNK map
 	 * entries changed since the last commit's cut (NULL: not persistent),
 	 * and the volume's id in the state; the rest is the array's, under its
@@ -188,6 +192,17 @@ uint64_t vol_single_ref_entries(struct volume *v);
 
 /* volume_copy.c: a snapshot's map (see there). */
 int vol_copy_map(struct volume *dst, struct volume *src, uint64_t *entries);
+/* volume_copy.c: an ODX hold's fill (vol_hold.c).  Piece i covers bytes
+ * [src_off, src_off+len) of src (whole logical blocks, inside src: else
+ * -EINVAL / -ERANGE, nothing changed); the whole dedup blocks around it are
+ * copied as map entries to dst from block dst_block on, which must sit at
+ * the same offset within a map chunk as src's first block (so whole chunks
+ * are shared: a hold costs a pointer per 4 MiB).  No data is copied, no
+ * block is made.  All pieces under one set of src's range locks (one point
+ * in time); dst is the caller's alone.  *entries: map entries dst gained. */
+struct vol_piece { uint64_t src_off, len, dst_block; };
+int vol_copy_pieces(struct volume *dst, struct volume *src, const struct vol_piece *p, size_t n,
+		    uint64_t *entries);
 /* volume_copy.c: a refresh (dst's map replaced by src's; see there). */
 int vol_replace_map(struct volume *dst, struct volume *src, uint64_t *entries);
 

@@ -253,11 +253,14 @@ int array_volumes_info(struct array *a, struct volume_info *out, int max, uint64
 	uint64_t prov = 0, B = a->p.dedup_block;
 
 	pthread_mutex_lock(&a->vol_mu);
-	for (struct volume *v = a->vols; v; v = v->next, n++) {
+	for (struct volume *v = a->vols; v; v = v->next) {
+		if (v->hidden)
+			continue; /* an ODX hold's: no volume a host or the API knows */
+		int i = n++;
 		prov += v->size;
-		if (!out || n >= max)
+		if (!out || i >= max)
 			continue;
-		struct volume_info *o = &out[n];
+		struct volume_info *o = &out[i];
 		memset(o, 0, sizeof(*o));
 		snprintf(o->name, sizeof(o->name), "%s", v->name ? v->name : "");
 		snprintf(o->snapshot_of, sizeof(o->snapshot_of), "%s", v->snapshot_of ? v->snapshot_of : "");
