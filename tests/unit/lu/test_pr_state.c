@@ -37,8 +37,8 @@ static void test_conflict_table(void **state)
 	const uint8_t always[] = { 0x00, 0x12, 0x25, 0x4d, 0x5e, 0xa0, 0xa3 };
 
 	(void)state;
-	setup(state);
-	pr_state_free(*state);
+	setup(state); /* the ports; each row has its own state below */
+	pr_fixture_teardown(state);
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		struct pr_state *st = pr_state_new(NULL); /* conflicts only */
 
