@@ -15,12 +15,15 @@
 #           order alternates; prints each round's microseconds per command and the ratios
 #           clone / plain and deep / plain (the target's own work: time_scale=virtual).
 #
-# usage: bench/clone-scale.sh [BUILD_DIR] [scale] [deep] [--vms N] [--template SIZE]
+# usage: bench/clone-scale.sh [BUILD_DIR] [scale] [deep] [--vms N] [--template SIZE | --literal]
 #                             [--state-dir DIR] [--sample K]
 # env: DEEP (10), DEEP_TEMPLATE (256m), OPS (2000), ROUNDS (8).
-# TEMPLATE defaults to 11.9 GiB on the 4 MiB grid (12,775,849,984 bytes: 3,046 map chunks);
-# seed 000's 12,777,488,384 is 1.5625 MiB off that grid, so its clones' chunks do not line
-# up with the template's and are copied entry by entry (docs/accounting.md says what remains).
+# TEMPLATE defaults to 11.9 GiB on the 4 MiB grid (12,775,849,984 bytes: 3,046 map chunks,
+# every clone shares the template's chunks); --literal takes seed 000's own 12,777,488,384
+# bytes, 1.5625 MiB off that grid: clone k starts k x 100 blocks into a chunk, so its chunks
+# are shared with the first clone at the same offset (64 offsets; docs/accounting.md).
+# The issue's whole measurement, on a quiet machine, in one command:
+#   bench/clone-scale.sh build scale --literal --vms 10000 --state-dir /var/tmp/cs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=ci/lib/target-ctl.sh
@@ -32,6 +35,7 @@ while (( $# )); do
     case $1 in
     --vms) vms=$2; shift 2 ;;
     --template) template=$(numfmt --from=iec "${2^^}"); shift 2 ;;
+    --literal) template=12777488384; shift ;;
     --state-dir) statedir=$2; shift 2 ;;
     --sample) sample=$2; shift 2 ;;
     scale|deep) what+=("$1"); shift ;;
@@ -44,7 +48,7 @@ pio=$build/bench/persist/persist_io
 for x in "$bin" "$bench" "$probe" "$pio"; do
     [[ -x $x ]] || { echo "clone-scale.sh: $x missing; build first (ninja -C $build)" >&2; exit 2; }
 done
-(( template % 4194304 == 0 )) || echo "note: the template is not a multiple of 4 MiB: clones will not share map chunks" >&2
+(( template % 4194304 == 0 )) || echo "note: the template is not a multiple of 4 MiB: clones share the chunks of the first clone at the same offset" >&2
 work=$(mktemp -d /tmp/lunlab-clone-scale.XXXXXX)
 iqn=iqn.2026-12.org.lunlab:clone-scale
 LL_PID=

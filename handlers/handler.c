@@ -166,6 +166,7 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 	d->tdev = tdev;
 	d->profile = prof;
 	snprintf(d->model_name, sizeof(d->model_name), "%s", prof->name);
+	d->xtremio_identity = c.xtremio_identity;
 	pick_serial(tdev, &c, d->serial, sizeof(d->serial));
 	if (c.array[0])
 		snprintf(d->array_name, sizeof(d->array_name), "%s", c.array);

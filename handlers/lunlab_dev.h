@@ -30,6 +30,7 @@ struct lunlab_dev {
 	uint64_t num_lbas;
 	uint32_t max_xfer_len;           /* blocks */
 	bool write_cache;                /* WCE in the caching mode page */
+	bool xtremio_identity;           /* identity=xtremio (lu_config.h): INQUIRY's vendor and product */
 	struct lunlab_dev *next_in_array; /* registry link (see registry functions) */
 };
 

@@ -17,6 +17,7 @@
 #include "target/iscsi/auth_config.h"
 #include "target/iscsi/portal.h"
 #include "target/lu/alua.h"
+#include "target/api/xms_hw_fault_spec.h"
 #include "target/lu/fault_spec.h"
 #include "lunlab/size_parse.h"
 
@@ -115,7 +116,9 @@ static void usage(FILE *f)
 		"                         lun= op= lba= initiator= portal=, triggers every= p=\n"
 		"                         seed= count= window=, one action: sense=KK/AA/QQ,\n"
 		"                         status=busy|task-set-full|reservation-conflict,\n"
-		"                         delay=MS, hold, drop[=after], xcopy-fail-after=N, corrupt\n"
+		"                         delay=MS, hold, drop[=after], xcopy-fail-after=N, corrupt;\n"
+		"                         or a hardware fault of the API's X-Brick (needs --api):\n"
+		"                         hw=ssd:N|storage-controller:N (number or name)[,cluster=]\n"
 		"  --alua SPEC            an ALUA state at start (repeatable; LUs whose profile\n"
 		"                         reports ALUA): [lun=N,]tpg=N,state=ao|ano|standby|\n"
 		"                         unavailable|transitioning[,pref=0|1][,transition=MS:\n"
@@ -334,6 +337,17 @@ bool cli_set(struct cli *c, enum cli_opt id, const char *v, char *err, size_t er
 	}
 	case CLI_FAULT: {
 		struct fault_spec fs;
+		if (xms_hw_fault_spec_is(v)) { /* a component of the API's X-Brick */
+			struct xms_hw_fault_spec hs;
+			if (c->nhw_faults == CLI_MAX_FAULTS) {
+				snprintf(err, errlen, "more than %d hardware faults", CLI_MAX_FAULTS);
+				return false;
+			}
+			if (!xms_hw_fault_spec_parse(v, &hs, err, errlen))
+				return false;
+			c->hw_faults[c->nhw_faults++] = v;
+			break;
+		}
 		if (c->nfaults == CLI_MAX_FAULTS) {
 			snprintf(err, errlen, "more than %d fault rules", CLI_MAX_FAULTS);
 			return false;
@@ -562,6 +576,7 @@ static void clear_list(struct cli *c, enum cli_opt id)
 		c->nallow = 0;
 	} else if (id == CLI_FAULT) {
 		c->nfaults = 0;
+		c->nhw_faults = 0;
 	} else if (id == CLI_ALUA) {
 		c->nalua = 0;
 	} else if (id == CLI_LUN) {
@@ -632,6 +647,12 @@ int cli_parse(int argc, char **argv, struct cli *c)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "lunlab-target: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (c->nhw_faults && !c->api) {
+		/* the hardware is the management API's X-Brick: without it there is none */
+		fprintf(stderr, "lunlab-target: --fault %s: needs --api (the hardware is the management API's "
+			"X-Brick)\n", c->hw_faults[0]);
 		return -1;
 	}
 	if (c->nlisten == 0)

@@ -91,6 +91,10 @@ struct cli {
 	int nallow;
 	const char *faults[CLI_MAX_FAULTS]; /* --fault SPEC, repeatable (target/lu/fault_spec.h) */
 	int nfaults;
+	/* --fault hw=...: the API's hardware failed from the start
+	 * (target/api/xms_hw_fault_spec.h); needs --api */
+	const char *hw_faults[CLI_MAX_FAULTS];
+	int nhw_faults;
 	const char *alua[CLI_MAX_FAULTS];   /* --alua SPEC, repeatable (target/lu/alua.h) */
 	int nalua;
 	const char *iqn;

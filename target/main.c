@@ -220,6 +220,21 @@ bad:
 	return 0;
 }
 
+/* --fault hw=...: the API's hardware failed from the start (its clusters
+ * are set up: a name resolves) */
+static int apply_hw_faults(const struct cli *cli, char *err, size_t errlen)
+{
+	for (int i = 0; i < cli->nhw_faults; i++) {
+		char why[320];
+
+		if (api_hw_fault_apply(cli->hw_faults[i], why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "--fault %.100s: %.300s", cli->hw_faults[i], why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* --api: the HTTPS management API on its own threads.  -1 after a one-line
  * error (no api user, the port taken, a bad certificate). */
 static int start_api(const struct cli *cli, const struct auth_config *auth)
@@ -236,14 +251,21 @@ static int start_api(const struct cli *cli, const struct auth_config *auth)
 		.load = target_state_load_api_model,
 		.save = target_state_save_api_model,
 	};
+	static const struct xms_log_store_ops log = {
+		.put = target_state_log_put,
+		.del = target_state_log_del,
+		.each = target_state_log_each,
+	};
 	char err[512];
 
 	/* --state-dir: the API's volumes, snapshots, maps and initiators are
-	 * kept too (docs/persistence.md "The management API") */
+	 * kept too, and its events and alerts (docs/persistence.md "The
+	 * management API") */
 	if (cli->state_dir)
-		api_set_store(cli->state_dir, &store);
+		api_set_store(cli->state_dir, &store, &log);
 	if (metrics_routes_register(cli->api_metrics_open, err, sizeof(err)) < 0 ||
 	    api_clusters_setup(cli->clusters, cli->nclusters, err, sizeof(err)) < 0 ||
+	    apply_hw_faults(cli, err, sizeof(err)) < 0 ||
 	    lunlab_api_register(err, sizeof(err)) < 0 || /* fault rules, portals, ALUA */
 	    api_start(&cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "lunlab-target: %s\n", err);
@@ -405,6 +427,8 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < cli.nfaults; i++)
 		target_log("fault rule %d: %s", i + 1, cli.faults[i]);
+	for (int i = 0; i < cli.nhw_faults; i++)
+		target_log("hardware fault: %s", cli.hw_faults[i]);
 	target_log("target %s, %d LUN(s), %d I/O thread(s), access: %s%s%s", cli.iqn, cli.nluns,
 		   cli.io_threads, auth.nusers ? "CHAP" : "no CHAP",
 		   auth.has_mutual ? " (mutual available)" : "",

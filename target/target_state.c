@@ -144,6 +144,45 @@ int target_state_save_api_model(const char *doc, size_t len, char *err, size_t e
 	return rc;
 }
 
+int target_state_log_put(const char *ns, const char *key, const void *val, size_t len, char *err, size_t errlen)
+{
+	int rc = -1;
+
+	pthread_mutex_lock(&kv_mu);
+	if (kv)
+		rc = state_kv_put(kv, ns, key, val, len, err, errlen);
+	else
+		snprintf(err, errlen, "no state directory is open");
+	pthread_mutex_unlock(&kv_mu);
+	return rc;
+}
+
+int target_state_log_del(const char *ns, const char *key, char *err, size_t errlen)
+{
+	int rc = -1;
+
+	pthread_mutex_lock(&kv_mu);
+	if (kv)
+		rc = state_kv_del(kv, ns, key, err, errlen);
+	else
+		snprintf(err, errlen, "no state directory is open");
+	pthread_mutex_unlock(&kv_mu);
+	return rc;
+}
+
+int target_state_log_each(const char *ns, int (*fn)(const char *key, const void *val, size_t len, void *arg),
+			  void *arg, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	/* at start only (one thread): the records are read under the lock */
+	pthread_mutex_lock(&kv_mu);
+	if (kv)
+		rc = state_kv_each(kv, ns, fn, arg, err, errlen);
+	pthread_mutex_unlock(&kv_mu);
+	return rc;
+}
+
 int target_state_check(const char *dir, target_state_doc_check *check_api, char *out, size_t outlen, char *err,
 		       size_t errlen)
 {

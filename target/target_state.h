@@ -36,6 +36,14 @@ int target_state_attach_pr(struct pr_state *st, const char *serial, char *err, s
 int target_state_load_api_model(char **doc, size_t *len, char *err, size_t errlen);
 int target_state_save_api_model(const char *doc, size_t len, char *err, size_t errlen);
 
+/* The management API's events and alerts (target/api/xms_log_store.h):
+ * records of namespace ns ("api-events", "api-alerts"), each put and
+ * delete durable on return; 0, or -1 with a reason. */
+int target_state_log_put(const char *ns, const char *key, const void *val, size_t len, char *err, size_t errlen);
+int target_state_log_del(const char *ns, const char *key, char *err, size_t errlen);
+int target_state_log_each(const char *ns, int (*fn)(const char *key, const void *val, size_t len, void *arg),
+			  void *arg, char *err, size_t errlen);
+
 /* --check-state: the lock, target.db's integrity and every record, and
  * (check_api not NULL) that the management API's stored model decodes.
  * 0 (with a summary in out), or -1 with the first problem. */

@@ -107,7 +107,8 @@ void array_get_stats(struct array *a, struct array_stats *out)
 	out->physical_bytes = f.physical_bytes;
 	out->compressed_bytes = f.compressed_bytes;
 	out->single_ref_blocks = f.single_ref_blocks;
-	out->metadata_bytes = f.meta_bytes + sizeof(*a) + atomic_load(&a->bs->map_chunk_bytes);
+	out->metadata_bytes = f.meta_bytes + sizeof(*a) + atomic_load(&a->bs->map_chunk_bytes) +
+			      atomic_load(&a->bs->map_index_bytes);
 	pthread_mutex_lock(&a->vol_mu);
 	for (struct volume *v = a->vols; v; v = v->next) {
 		/* an ODX hold's entries are no volume's logical space; its map's

@@ -62,6 +62,7 @@ struct block_store *bs_create(uint32_t block, uint32_t alloc_unit)
 	bs->fp = bs_default_fingerprint;
 	atomic_init(&bs->next_id, 1); /* id 0 means "zeros / unmapped" */
 	pthread_mutex_init(&bs->drain_mu, NULL);
+	pthread_mutex_init(&bs->map_index_mu, NULL);
 	pthread_cond_init(&bs->drained, NULL);
 	/* writer-preferring: a commit's cut must not starve behind a steady
 	 * stream of writes (no mutation ever nests the shared lock) */
@@ -116,6 +117,8 @@ void bs_destroy(struct block_store *bs)
 	}
 	pthread_rwlock_destroy(&bs->gate);
 	pthread_mutex_destroy(&bs->drain_mu);
+	pthread_mutex_destroy(&bs->map_index_mu);
+	free(bs->map_index); /* empty by now: every chunk went with its volume */
 	pthread_cond_destroy(&bs->drained);
 	free(bs);
 }

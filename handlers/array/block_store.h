@@ -152,6 +152,14 @@ struct block_store {
 	 * chunks whose rows the next commit deletes */
 	_Atomic uint64_t map_excess;
 	_Atomic(struct map_chunk *) map_graveyard;
+	/* also the volumes': map chunks published by content (volume_map.c
+	 * map_dedup_chunk: a copy whose offsets differ within a chunk makes
+	 * chunks equal to another clone's), a chained hash table under
+	 * map_index_mu; the store only makes the lock and frees the table */
+	pthread_mutex_t map_index_mu;
+	struct map_chunk **map_index;
+	uint64_t map_index_cap, map_index_n;
+	_Atomic uint64_t map_index_bytes;
 	_Atomic uint64_t backlog;        /* blocks PENDING or WORKING, all shards */
 	_Atomic uint64_t arrivals;       /* blocks that ever entered the backlog */
 	_Atomic unsigned take_cursor;    /* shard where the next bs_acct_take looks first */

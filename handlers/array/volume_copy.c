@@ -102,6 +102,19 @@ static int copy_entries(struct volume *dst, uint64_t db0, struct volume *src, ui
 		    map_share_chunk(dst, last >> MAP_CHUNK_SHIFT, src, slast >> MAP_CHUNK_SHIFT, &delta) != 0)
 			r = 0; /* not shared (a saturated count): the entries stay, which is as right */
 	}
+	/* Offsets that differ within a chunk: each destination chunk whose last
+	 * entry this copy wrote is complete as far as a forward clone goes, and
+	 * equal to the same chunk of every other clone at that offset: it shares
+	 * one published before, or is published (volume_map.c map_dedup_chunk).
+	 * So is one whose first entry it wrote when its last is mapped already
+	 * (the clone's next piece ran first: commands in flight together). */
+	if (!r && ((db0 ^ sb0) & (MAP_CHUNK_ENTRIES - 1))) {
+		for (uint64_t c = db0 >> MAP_CHUNK_SHIFT; c <= (db0 + n - 1) >> MAP_CHUNK_SHIFT; c++) {
+			uint64_t first = c << MAP_CHUNK_SHIFT, last = first + MAP_CHUNK_ENTRIES - 1;
+			if (last < db0 + n || (first >= db0 && last < dst->nblocks && map_get(dst, last)))
+				map_dedup_chunk(dst, c);
+		}
+	}
 	vio_commit_delta(dst, delta);
 	return r;
 }

@@ -51,9 +51,17 @@ struct map_chunk {
 	 * row), whether its entries changed since that row was written, and
 	 * the graveyard's link once it is freed with a row to delete */
 	bool pchanged;
+	/* recorded in the shared table even with one holder: it was published
+	 * (below), so a later share through the index does not mark its slot */
+	bool precord;
 	uint16_t pmapped;            /* while loading: its map entries, counted once */
 	uint64_t pcid;
 	struct map_chunk *pnext;
+	/* published in the store's index by content (map_dedup_chunk): its
+	 * hash and the bucket's chain, under bs->map_index_mu */
+	_Atomic bool indexed;
+	uint64_t ihash;
+	struct map_chunk *inext;
 	uint32_t ids[MAP_CHUNK_ENTRIES];
 };
 typedef _Atomic(struct map_chunk *) map_slot;
@@ -130,6 +138,13 @@ int map_set(struct volume *v, uint64_t b, uint32_t id, uint32_t *old);
  * *delta gets the change in dst's mapped entries (apply with
  * vio_commit_delta).  -EOVERFLOW/-ENOMEM: nothing changed. */
 int map_share_chunk(struct volume *dst, uint64_t dc, struct volume *src, uint64_t sc, int64_t *delta);
+/* A copy whose source and destination offsets differ within a chunk has
+ * filled chunk slot c of v (the caller holds its stripe or the volume): an
+ * equal chunk published before (another clone at the same offset) takes the
+ * slot's place, shared; else this one is published.  Mapped entries do not
+ * change.  Nothing happens on a failure (out of memory, a saturated count):
+ * the slot's own chunk is as right. */
+void map_dedup_chunk(struct volume *v, uint64_t c);
 /* Let go of chunk slot c (whole chunk unmapped; caller holds its stripe or
  * the volume); *delta as above. */
 void map_drop_chunk(struct volume *v, uint64_t c, int64_t *delta);

@@ -28,6 +28,9 @@
 
 #include "handlers/array/volume_internal.h"
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 static map_slot *slot_of(const struct volume *v, uint64_t c)
 {
 	map_slot *leaf = atomic_load_explicit(&v->leaves[c / MAP_LEAF_CHUNKS], memory_order_acquire);
@@ -79,6 +82,87 @@ static void chunk_free(struct block_store *bs, struct map_chunk *c)
 	atomic_fetch_sub(&bs->map_chunk_bytes, sizeof(*c));
 }
 
+/* ---- the index of chunks by content ----
+ * A copy whose source and destination offsets differ within a chunk cannot
+ * point a destination slot at one source chunk: each destination chunk is
+ * made of the tail of one source chunk and the head of the next.  But every
+ * clone of one template at the same offset within a chunk makes the same
+ * chunks (seed 000's template is 1.5625 MiB off the 4 MiB grid: its clones
+ * fall at 64 offsets), so a completed one is published here by its ids'
+ * hash, and the next clone's equal chunk is replaced by a share of it
+ * (map_dedup_chunk).  A published chunk with one holder is only written in
+ * place once it is off the index (map_set takes it off first), and a chunk
+ * found here gains its share under the index's lock, so a sharer never
+ * takes references on ids that change; chunk_put takes a chunk off before
+ * it lets go, so nothing found here is being freed. */
+static int index_grow(struct block_store *bs)
+{
+	uint64_t cap = bs->map_index_cap, ncap = cap ? cap * 2 : 1024;
+	struct map_chunk **nt = calloc(ncap, sizeof(*nt));
+
+	if (!nt)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < cap; i++) {
+		for (struct map_chunk *m = bs->map_index[i], *next; m; m = next) {
+			next = m->inext;
+			m->inext = nt[m->ihash & (ncap - 1)];
+			nt[m->ihash & (ncap - 1)] = m;
+		}
+	}
+	free(bs->map_index);
+	bs->map_index = nt;
+	bs->map_index_cap = ncap;
+	atomic_fetch_add(&bs->map_index_bytes, (ncap - cap) * sizeof(*nt));
+	return 0;
+}
+
+/* under map_index_mu: the published chunk equal to ids (hash h), or NULL */
+static struct map_chunk *index_find(struct block_store *bs, uint64_t h, const uint32_t *ids)
+{
+	if (!bs->map_index_cap)
+		return NULL;
+	for (struct map_chunk *m = bs->map_index[h & (bs->map_index_cap - 1)]; m; m = m->inext)
+		if (m->ihash == h && !memcmp(m->ids, ids, sizeof(m->ids)))
+			return m;
+	return NULL;
+}
+
+/* under map_index_mu: publish c (hash h); -ENOMEM leaves it off */
+static int index_insert(struct block_store *bs, struct map_chunk *c, uint64_t h)
+{
+	if ((bs->map_index_n + 1) * 4 > bs->map_index_cap * 3 && index_grow(bs) != 0)
+		return -ENOMEM;
+	c->ihash = h;
+	c->inext = bs->map_index[h & (bs->map_index_cap - 1)];
+	bs->map_index[h & (bs->map_index_cap - 1)] = c;
+	bs->map_index_n++;
+	c->precord = bs->persistent;
+	atomic_store(&c->indexed, true);
+	return 0;
+}
+
+/* Take c off the index (it is about to change or go); an empty index gives
+ * its table back, so a store that no longer has such clones holds none. */
+static void chunk_unpublish(struct block_store *bs, struct map_chunk *c)
+{
+	pthread_mutex_lock(&bs->map_index_mu);
+	if (atomic_load(&c->indexed)) {
+		struct map_chunk **pp = &bs->map_index[c->ihash & (bs->map_index_cap - 1)];
+
+		while (*pp != c)
+			pp = &(*pp)->inext;
+		*pp = c->inext;
+		atomic_store(&c->indexed, false);
+		if (--bs->map_index_n == 0) {
+			free(bs->map_index);
+			bs->map_index = NULL;
+			atomic_fetch_sub(&bs->map_index_bytes, bs->map_index_cap * sizeof(*bs->map_index));
+			bs->map_index_cap = 0;
+		}
+	}
+	pthread_mutex_unlock(&bs->map_index_mu);
+}
+
 /* One slot lets go of c (the caller holds that slot's stripe): the last
  * frees it with its references; the one that leaves a single holder drops
  * the extra reference of sharing.  The entries are read before the count
@@ -90,6 +174,9 @@ static void chunk_free(struct block_store *bs, struct map_chunk *c)
 static void chunk_put(struct block_store *bs, struct map_chunk *c)
 {
 	uint32_t ids[MAP_CHUNK_ENTRIES], mapped = 0;
+
+	if (atomic_load(&c->indexed)) /* first: nobody may find it from now on */
+		chunk_unpublish(bs, c);
 	bool shared = atomic_load(&c->shares) >= 2; /* stays so until we let go */
 
 	if (shared) {
@@ -207,19 +294,29 @@ int map_set(struct volume *v, uint64_t b, uint32_t id, uint32_t *old)
 		if (!(c = chunk_new(v->bs)))
 			return -ENOMEM;
 		atomic_store_explicit(sl, c, memory_order_release);
-	} else if (atomic_load_explicit(&c->shares, memory_order_acquire) > 1) {
+	} else {
 		uint32_t *e = &c->ids[b & (MAP_CHUNK_ENTRIES - 1)];
-		int err = 0;
-		if (*e == id) {
-			*old = id; /* nothing changes: keep sharing */
-			return 0;
+		bool shared = atomic_load_explicit(&c->shares, memory_order_acquire) > 1;
+
+		if (!shared && atomic_load(&c->indexed) && *e != id) {
+			/* off the index before it changes in place; a share taken
+			 * through it meanwhile is seen below */
+			chunk_unpublish(v->bs, c);
+			shared = atomic_load(&c->shares) > 1;
 		}
-		struct map_chunk *n = chunk_copy(v->bs, c, &err);
-		if (!n)
-			return err;
-		atomic_store_explicit(sl, n, memory_order_release);
-		chunk_put(v->bs, c);
-		c = n;
+		if (shared) {
+			int err = 0;
+			if (*e == id) {
+				*old = id; /* nothing changes: keep sharing */
+				return 0;
+			}
+			struct map_chunk *n = chunk_copy(v->bs, c, &err);
+			if (!n)
+				return err;
+			atomic_store_explicit(sl, n, memory_order_release);
+			chunk_put(v->bs, c);
+			c = n;
+		}
 	}
 	uint32_t *e = &c->ids[b & (MAP_CHUNK_ENTRIES - 1)];
 	*old = __atomic_load_n(e, __ATOMIC_RELAXED);
@@ -259,6 +356,34 @@ int map_share_chunk(struct volume *dst, uint64_t dc, struct volume *src, uint64_
 	return 0;
 }
 
+void map_dedup_chunk(struct volume *v, uint64_t ci)
+{
+	struct block_store *bs = v->bs;
+	map_slot *sl = slot_of(v, ci);
+	struct map_chunk *c = sl ? atomic_load_explicit(sl, memory_order_acquire) : NULL, *m;
+
+	/* a shared chunk is someone's already; an all-zero one costs nothing to keep */
+	if (!c || atomic_load(&c->indexed) || atomic_load(&c->shares) != 1 || !map_chunk_mapped(c))
+		return;
+	uint64_t h = XXH3_64bits(c->ids, sizeof(c->ids));
+	pthread_mutex_lock(&bs->map_index_mu);
+	if ((m = index_find(bs, h, c->ids)) != NULL) {
+		bool first;
+		int r = chunk_get(bs, m, &first); /* under the lock: m is not changing nor going */
+
+		pthread_mutex_unlock(&bs->map_index_mu);
+		if (r)
+			return; /* a saturated count: keep the own copy */
+		atomic_store_explicit(sl, m, memory_order_release);
+		chunk_put(bs, c);
+		mark_dirty(v, ci);
+		return;
+	}
+	(void)index_insert(bs, c, h);
+	pthread_mutex_unlock(&bs->map_index_mu);
+	mark_dirty(v, ci); /* its row names it by cid from now on (precord) */
+}
+
 void map_drop_chunk(struct volume *v, uint64_t c, int64_t *delta)
 {
 	map_slot *sl = slot_of(v, c);
@@ -276,7 +401,7 @@ int map_persist_chunk(struct volume *v, uint64_t idx, uint32_t *ids, uint64_t *c
 {
 	struct map_chunk *c = idx < ((v->nblocks + MAP_CHUNK_ENTRIES - 1) >> MAP_CHUNK_SHIFT) ? map_chunk_at(v, idx) : NULL;
 
-	if (!c || (atomic_load(&c->shares) == 1 && !c->pcid)) {
+	if (!c || (atomic_load(&c->shares) == 1 && !c->pcid && !c->precord)) {
 		map_chunk_get(v, idx, ids);
 		return 0;
 	}
@@ -353,6 +478,12 @@ bool map_load_shared_done(struct block_store *bs, struct map_chunk *c)
 	}
 	if (s >= 3)
 		atomic_fetch_add(&bs->map_excess, (uint64_t)c->pmapped * (s - 2));
+	/* published again, so clones made after a restart share it too */
+	uint64_t h = XXH3_64bits(c->ids, sizeof(c->ids));
+	pthread_mutex_lock(&bs->map_index_mu);
+	if (c->pmapped && !index_find(bs, h, c->ids))
+		(void)index_insert(bs, c, h);
+	pthread_mutex_unlock(&bs->map_index_mu);
 	return true;
 }
 

@@ -23,11 +23,12 @@ const char lu_config_desc[] =
 	"array_capacity=SIZE (the array's physical capacity, K/M/G/T suffixes; default the profile's), "
 	"soft_threshold=PERCENT (0..100 of the capacity: 06/38/07 when use reaches it; 0 none), "
 	"tpgs=off|implicit|explicit|both (ALUA the LU reports; default the profile's), "
-	"state_dir=DIR (keep the array's data, volumes and accounting in DIR across restarts)";
+	"state_dir=DIR (keep the array's data, volumes and accounting in DIR across restarts), "
+	"identity=lunlab|xtremio (what INQUIRY says: LUNLAB's or an XtremIO's vendor and product; default lunlab)";
 
 #define KNOWN_KEYS \
 	"model, profile, array, serial, time_scale, host_streams, readonly, physical_block, volume, " \
-	"array_capacity, soft_threshold, tpgs, state_dir"
+	"array_capacity, soft_threshold, tpgs, state_dir, identity"
 
 /* array_capacity: 1 MiB .. 1 EiB */
 #define CAPACITY_MIN (1ull << 20)
@@ -127,6 +128,10 @@ static int set_key(struct lu_config *c, const char *key, const char *val, char *
 		if (!*val || *end || val[0] == '-' || v < 1 || v > COST_VIRTUAL_STREAMS_MAX)
 			return ll_strerrf(reason, "host_streams '%s': want 1..%u", val, COST_VIRTUAL_STREAMS_MAX);
 		c->host_streams = (unsigned)v;
+	} else if (strcmp(key, "identity") == 0) {
+		if (strcmp(val, "lunlab") != 0 && strcmp(val, "xtremio") != 0)
+			return ll_strerrf(reason, "identity '%s': want lunlab or xtremio", val);
+		c->xtremio_identity = val[0] == 'x';
 	} else if (strcmp(key, "readonly") == 0) {
 		if (strcmp(val, "0") != 0 && strcmp(val, "1") != 0)
 			return ll_strerrf(reason, "readonly '%s': want 0 or 1", val);

@@ -25,6 +25,10 @@ struct lu_config {
 	int soft_threshold;      /* soft_threshold=PERCENT of the capacity, -1 = not given */
 	char state_dir[512];     /* state_dir=DIR: keep the LU's array in DIR (docs/persistence.md);
 	                          * "" = in memory */
+	bool xtremio_identity;   /* identity=xtremio: INQUIRY says what an XtremIO says (vendor
+	                          * "XtremIO", product "XtremApp": the strings REX-Ray and
+	                          * multipath-tools' hwtable match); identity=lunlab (default):
+	                          * vendor "LUNLAB", product per profile (docs/identity.md) */
 };
 
 /* Parse cfgstring (with or without the "lunlab/" prefix) into *c.

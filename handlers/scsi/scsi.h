@@ -193,5 +193,7 @@ int sbc_volume_error(struct scsi_cmd *cmd, int err, bool write);
 
 /* Product identification for standard INQUIRY, from the profile name. */
 const char *spc_product_id(const struct lunlab_dev *d);
+/* INQUIRY's T10 VENDOR IDENTIFICATION ("LUNLAB", or "XtremIO" with identity=xtremio) */
+const char *spc_vendor_id(const struct lunlab_dev *d);
 
 #endif

@@ -12,6 +12,12 @@
 
 #define VENDOR_ID "LUNLAB"
 #define PRODUCT_REV "0100"
+/* identity=xtremio (lu_config.h): an XtremIO's T10 vendor and product, as
+ * Linux's multipath-tools hwtable (`multipath -t`: vendor "XtremIO",
+ * product "XtremApp") and REX-Ray's XtremIO driver (it looks for a SCSI
+ * device whose sysfs vendor is "XtremIO") match them; docs/identity.md */
+#define XTREMIO_VENDOR_ID "XtremIO"
+#define XTREMIO_PRODUCT_ID "XtremApp"
 #define PAGE_MAX 1024
 
 /* product identification per built-in profile; others get "lunlab <name>" */
@@ -26,8 +32,15 @@ static const struct {
 	{ "unlimited", "lunlab RAM LU" },
 };
 
+const char *spc_vendor_id(const struct lunlab_dev *d)
+{
+	return d->xtremio_identity ? XTREMIO_VENDOR_ID : VENDOR_ID;
+}
+
 const char *spc_product_id(const struct lunlab_dev *d)
 {
+	if (d->xtremio_identity)
+		return XTREMIO_PRODUCT_ID;
 	for (size_t i = 0; i < sizeof(products) / sizeof(products[0]); i++)
 		if (strcmp(d->model_name, products[i].profile) == 0)
 			return products[i].product;
@@ -58,7 +71,7 @@ static size_t standard_page(const struct lunlab_dev *d, uint8_t *b)
 	b[4] = (uint8_t)(len - 5);
 	b[5] = 0x08;           /* 3PC: EXTENDED COPY supported; TPGS 0 (no ALUA) */
 	b[7] = 0x02;           /* CMDQUE */
-	put_ascii(b + 8, 8, VENDOR_ID);
+	put_ascii(b + 8, 8, spc_vendor_id(d));
 	put_ascii(b + 16, 16, spc_product_id(d));
 	put_ascii(b + 32, 4, PRODUCT_REV);
 	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
@@ -109,7 +122,7 @@ static size_t vpd_devid(const struct lunlab_dev *d, uint8_t *b)
 	b[p + 1] = 0x01;       /* association LU, type T10 vendor id */
 	b[p + 2] = 0;
 	b[p + 3] = (uint8_t)(8 + sn);
-	put_ascii(b + p + 4, 8, VENDOR_ID);
+	put_ascii(b + p + 4, 8, spc_vendor_id(d));
 	memcpy(b + p + 12, d->serial, sn);
 	p += 12 + sn;
 	put_be16(b + 2, (uint16_t)(p - 4));

@@ -12,6 +12,7 @@
 #include "target/api/xms_inventory.h"
 #include "target/api/xms_perf_history.h"
 #include "target/api/xms_events.h"
+#include "target/api/xms_hw_fault_spec.h"
 #include "target/api/xms_model.h"
 #include "lunlab/fnv1a.h"
 #include "target/api/xms_resources.h"
@@ -71,10 +72,11 @@ static void drop_deleted(const struct xms_cluster *c, const struct lunlab_volume
 	}
 }
 
-void api_set_store(const char *state_dir, const struct xms_store_ops *ops)
+void api_set_store(const char *state_dir, const struct xms_store_ops *ops, const struct xms_log_store_ops *log)
 {
 	xms_scsi_set_state_dir(state_dir);
 	xms_store_set(ops);
+	xms_log_store_set(log);
 }
 
 /* the model came back from --state-dir: the start is a restart (an event says so) */
@@ -99,6 +101,12 @@ int api_clusters_setup(const char *const *specs, int n, char *err, size_t errlen
 		goto fail;
 	}
 	restarted = loaded > 0;
+	/* the event log and the alerts of before, with their ids and times */
+	if (xms_log_store_active() &&
+	    (xms_events_load(why, sizeof(why)) < 0 || xms_alerts_load(why, sizeof(why)) < 0)) {
+		snprintf(err, errlen, "--state-dir: %s", why);
+		goto fail;
+	}
 	for (size_t i = 0; loaded && i < g_xms.clusters.n; i++) {
 		struct lunlab_volume_info *vols;
 		size_t nvols;
@@ -118,8 +126,12 @@ int api_clusters_setup(const char *const *specs, int n, char *err, size_t errlen
 			snprintf(err, errlen, "--cluster %s: %s", specs[i], why);
 			goto fail;
 		}
-		if (xms_cluster_by_name(&g_xms, cs.name))
+		c = xms_cluster_by_name(&g_xms, cs.name);
+		if (c) { /* kept from before the restart: its limits are this start's */
+			c->max_volumes = cs.max_volumes;
+			c->max_snaps_per_vol = cs.max_snaps_per_vol;
 			continue;
+		}
 		c = xms_cluster_add(&g_xms);
 		if (!c) {
 			snprintf(err, errlen, "out of memory");
@@ -128,6 +140,8 @@ int api_clusters_setup(const char *const *specs, int n, char *err, size_t errlen
 		snprintf(c->name, sizeof(c->name), "%s", cs.name);
 		snprintf(c->keys, sizeof(c->keys), "%s", cs.keys);
 		c->lb_size = cs.lb_size;
+		c->max_volumes = cs.max_volumes;
+		c->max_snaps_per_vol = cs.max_snaps_per_vol;
 		c->chap_auth = (enum xms_chap_mode)cs.chap_auth;
 		c->chap_discovery = (enum xms_chap_mode)cs.chap_discovery;
 		serial_of(c->name, c->serial, sizeof(c->serial));
@@ -151,6 +165,31 @@ fail:
 	xms_model_free(&g_xms);
 	xms_unlock();
 	return -1;
+}
+
+int api_hw_fault_apply(const char *spec, char *err, size_t errlen)
+{
+	struct xms_hw_fault_spec hs;
+	struct xms_cluster *c;
+	enum xms_inv_component kind;
+	const char *what;
+	unsigned n;
+	int rc = -1;
+
+	if (!xms_hw_fault_spec_parse(spec, &hs, err, errlen))
+		return -1;
+	kind = hs.kind == XMS_HW_SSD ? XMS_INV_SSD : XMS_INV_SC;
+	what = hs.kind == XMS_HW_SSD ? "ssd" : "storage-controller";
+	xms_lock();
+	c = hs.cluster[0] ? xms_cluster_by_name(&g_xms, hs.cluster) : g_xms.clusters.n ? &g_xms.clusters.v[0] : NULL;
+	if (!c)
+		snprintf(err, errlen, "cluster: no cluster %s (the API's clusters: --cluster)", hs.cluster);
+	else if (!(n = xms_inv_find(c->index, kind, hs.name)))
+		snprintf(err, errlen, "hw: no %s \"%s\" in cluster %s", what, hs.name, c->name);
+	else
+		rc = xms_inv_set_failed(c->index, kind, n, true, err, errlen);
+	xms_unlock();
+	return rc;
 }
 
 int api_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
@@ -181,6 +220,7 @@ int api_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 void api_stop(void)
 {
 	api_server_stop();
+	xms_events_flush(); /* failed CHAP logins told since the last flush */
 	xms_perf_history_stop();
 	api_routes_clear();
 	xms_lock();

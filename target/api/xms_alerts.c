@@ -6,6 +6,7 @@
 
 #include <json-c/json.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -14,6 +15,7 @@
 #include "target/api/xms_common.h"
 #include "target/api/xms_events.h"
 #include "target/api/xms_inventory.h"
+#include "target/api/xms_log_store.h"
 #include "target/api/xms_scsi.h"
 #include "target/lu/happenings.h"
 #include "target/lu/lu_table.h"
@@ -76,6 +78,196 @@ bool xms_alert_outstanding(enum xms_alert_kind kind, uint64_t cluster, const cha
 	return find(kind, cluster, name) != NULL;
 }
 
+/* ---- the store (xms_log_store.h): one record per alert, put when it is
+ * raised or cleared, deleted when the bound pushes it out ---- */
+
+static char *record_of(const struct alert *a)
+{
+	struct json_object *o = json_object_new_object();
+	char *text;
+
+	json_object_object_add(o, "index", json_object_new_int64((int64_t)a->index));
+	json_object_object_add(o, "alert-type", json_object_new_string(defs[a->kind].type));
+	json_object_object_add(o, "cleared", json_object_new_boolean(a->cleared));
+	json_object_object_add(o, "raise-time", json_object_new_int64(a->raise_ms));
+	json_object_object_add(o, "clear-time", json_object_new_int64(a->clear_ms));
+	json_object_object_add(o, "cluster", json_object_new_int64((int64_t)a->cluster));
+	json_object_object_add(o, "class-name", json_object_new_string(a->class_name));
+	json_object_object_add(o, "assoc-obj-name", json_object_new_string(a->obj_name));
+	json_object_object_add(o, "assoc-obj-index", json_object_new_int64((int64_t)a->obj_index));
+	json_object_object_add(o, "assoc-obj-guid", json_object_new_string(a->obj_guid));
+	json_object_object_add(o, "description", json_object_new_string(a->description));
+	text = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	return text;
+}
+
+static void save(const struct alert *a)
+{
+	char *rec;
+
+	if (!xms_log_store_active())
+		return;
+	rec = record_of(a);
+	if (rec)
+		xms_log_put(XMS_LOG_NS_ALERTS, a->index, rec);
+	else
+		fprintf(stderr, "lunlab-target: --state-dir: alert %llu not saved: out of memory\n",
+			(unsigned long long)a->index);
+	free(rec);
+}
+
+static bool rec_str(struct json_object *o, const char *k, char *dst, size_t cap)
+{
+	struct json_object *v;
+	const char *t;
+
+	if (!json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_string) ||
+	    (size_t)json_object_get_string_len(v) >= cap)
+		return false;
+	t = json_object_get_string(v);
+	for (size_t i = 0; t[i]; i++)
+		if ((unsigned char)t[i] < ' ' || (unsigned char)t[i] >= 0x7f)
+			return false;
+	snprintf(dst, cap, "%s", t);
+	return true;
+}
+
+static bool rec_int(struct json_object *o, const char *k, int64_t lo, int64_t hi, int64_t *out)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_int))
+		return false;
+	*out = json_object_get_int64(v);
+	return *out >= lo && *out <= hi;
+}
+
+struct load_ctx {
+	char *err;
+	size_t errlen;
+	uint64_t evicted[16]; /* records beyond the bound, deleted after the reading */
+	size_t nevicted;
+	bool more_evicted;
+};
+
+static int load_one(const char *key, const void *val, size_t len, void *arg)
+{
+	struct load_ctx *lc = arg;
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *o = NULL, *v;
+	struct alert a;
+	int64_t index = 0, rt = 0, ct = 0, cl = 0, oi = 0;
+	char type[64];
+	const char *bad = NULL;
+	int kind = XMS_ALERT_KINDS;
+
+	memset(&a, 0, sizeof(a));
+	if (tok && len <= (size_t)INT32_MAX)
+		o = json_tokener_parse_ex(tok, val, (int)len);
+	if (!o || !json_object_is_type(o, json_type_object) || json_tokener_get_parse_end(tok) != len)
+		bad = "not a JSON object";
+	else if (!rec_int(o, "index", 1, INT64_MAX, &index) || (uint64_t)index < next_index)
+		bad = "index"; /* indexes increase with the keys */
+	else if (!rec_str(o, "alert-type", type, sizeof(type)))
+		bad = "alert-type";
+	if (!bad) {
+		for (kind = 0; kind < XMS_ALERT_KINDS && strcmp(defs[kind].type, type) != 0; kind++)
+			;
+		if (kind == XMS_ALERT_KINDS)
+			bad = "alert-type";
+	}
+	if (bad)
+		;
+	else if (!json_object_object_get_ex(o, "cleared", &v) || !json_object_is_type(v, json_type_boolean))
+		bad = "cleared";
+	else if (!rec_int(o, "raise-time", 0, INT64_MAX, &rt))
+		bad = "raise-time";
+	else if (!rec_int(o, "clear-time", 0, INT64_MAX, &ct))
+		bad = "clear-time";
+	else if (!rec_int(o, "cluster", 0, INT64_MAX, &cl))
+		bad = "cluster";
+	else if (!rec_str(o, "class-name", a.class_name, sizeof(a.class_name)))
+		bad = "class-name";
+	else if (!rec_str(o, "assoc-obj-name", a.obj_name, sizeof(a.obj_name)))
+		bad = "assoc-obj-name";
+	else if (!rec_int(o, "assoc-obj-index", 0, INT64_MAX, &oi))
+		bad = "assoc-obj-index";
+	else if (!rec_str(o, "assoc-obj-guid", a.obj_guid, sizeof(a.obj_guid)))
+		bad = "assoc-obj-guid";
+	else if (!rec_str(o, "description", a.description, sizeof(a.description)))
+		bad = "description";
+	if (!bad)
+		a.cleared = json_object_get_boolean(v);
+	json_object_put(o);
+	json_tokener_free(tok);
+	if (bad) {
+		snprintf(lc->err, lc->errlen, "alert record %s: %s", key, bad);
+		return -1;
+	}
+	if (nalerts == XMS_ALERTS_MAX) { /* more than the bound: the oldest goes */
+		if (lc->nevicted < sizeof(lc->evicted) / sizeof(lc->evicted[0]))
+			lc->evicted[lc->nevicted++] = alerts[0].index;
+		else
+			lc->more_evicted = true;
+		memmove(&alerts[0], &alerts[1], (nalerts - 1) * sizeof(alerts[0]));
+		nalerts--;
+	}
+	a.index = (uint64_t)index;
+	a.kind = (enum xms_alert_kind)kind;
+	a.raise_ms = rt;
+	a.clear_ms = ct;
+	a.cluster = (uint64_t)cl;
+	a.obj_index = (uint64_t)oi;
+	alerts[nalerts++] = a;
+	next_index = a.index + 1;
+	return 0;
+}
+
+int xms_alerts_load(char *err, size_t errlen)
+{
+	struct load_ctx lc = { .err = err, .errlen = errlen };
+	int rc;
+
+	nalerts = 0;
+	next_index = 1;
+	err[0] = '\0';
+	rc = xms_log_each(XMS_LOG_NS_ALERTS, load_one, &lc, err, errlen);
+	if (rc != 0) {
+		nalerts = 0;
+		next_index = 1;
+		if (!err[0])
+			snprintf(err, errlen, "the stored alerts could not be read");
+		return -1;
+	}
+	/* (a store is outside input: never written beyond the bound, but
+	 * trimmed to it if it is; a larger excess is left for --check-state) */
+	for (size_t i = 0; i < lc.nevicted; i++)
+		xms_log_del(XMS_LOG_NS_ALERTS, lc.evicted[i]);
+	if (lc.more_evicted)
+		fprintf(stderr, "lunlab-target: --state-dir: more than %d alerts stored: the oldest are ignored\n",
+			XMS_ALERTS_MAX);
+	/* hardware faults and portal states are not kept across a restart
+	 * (every component starts healthy, every portal up; --fault hw= fails
+	 * one again): their alerts are over.  Capacity alerts stay until the
+	 * next read finds their cluster back under its line. */
+	for (size_t i = 0; i < nalerts; i++) {
+		struct alert *a = &alerts[i];
+
+		if (a->cleared || (a->kind != XMS_ALERT_PORT_DOWN && a->kind != XMS_ALERT_SSD_FAILED &&
+				   a->kind != XMS_ALERT_SC_FAILED))
+			continue;
+		a->cleared = true;
+		a->clear_ms = now_ms();
+		save(a);
+		xms_event(XMS_SEV_INFO, "activity", a->class_name, a->obj_name, "LL0003",
+			  "%s-%llu cleared by the restart (%s %s starts %s)", defs[a->kind].type,
+			  (unsigned long long)a->index, a->class_name, a->obj_name,
+			  a->kind == XMS_ALERT_PORT_DOWN ? "up" : "healthy");
+	}
+	return 0;
+}
+
 /* room for one more: the oldest cleared alert goes, else the oldest */
 static struct alert *slot(void)
 {
@@ -88,6 +280,7 @@ static struct alert *slot(void)
 			victim = i;
 			break;
 		}
+	xms_log_del(XMS_LOG_NS_ALERTS, alerts[victim].index);
 	memmove(&alerts[victim], &alerts[victim + 1], (nalerts - victim - 1) * sizeof(alerts[0]));
 	return &alerts[nalerts - 1];
 }
@@ -112,6 +305,7 @@ void xms_alert_raise(enum xms_alert_kind kind, const struct xms_alert_obj *obj, 
 	va_start(ap, fmt);
 	vsnprintf(a->description, sizeof(a->description), fmt, ap);
 	va_end(ap);
+	save(a);
 }
 
 bool xms_alert_clear(enum xms_alert_kind kind, uint64_t cluster, const char *name)
@@ -122,6 +316,7 @@ bool xms_alert_clear(enum xms_alert_kind kind, uint64_t cluster, const char *nam
 		return false;
 	a->cleared = true;
 	a->clear_ms = now_ms();
+	save(a);
 	return true;
 }
 
@@ -209,6 +404,7 @@ static void clear_capacity_alerts(void)
 		if (!line || f.used_bytes + (a->kind == XMS_ALERT_SOFT_THRESHOLD ? f.capacity_bytes / 100 : 0) < line) {
 			a->cleared = true;
 			a->clear_ms = now_ms();
+			save(a);
 			xms_event(XMS_SEV_INFO, "activity", "Cluster", c->name, "LL0203", "Cluster %s: %s cleared",
 				  c->name, defs[a->kind].type);
 		}

@@ -11,6 +11,7 @@
  *     are events only (xms_feed_sync turns every happening into an event);
  *   - the inventory (xms_inventory.c): an SSD or a storage controller
  *     failed by /api/lunlab/hardware, cleared when it is restored.
+ * Kept across restarts with --state-dir (xms_alerts_load).
  * Every function expects the model lock (xms_lock). */
 #ifndef LUNLAB_XMS_ALERTS_H
 #define LUNLAB_XMS_ALERTS_H
@@ -52,7 +53,14 @@ bool xms_alert_outstanding(enum xms_alert_kind kind, uint64_t cluster, const cha
  * events and alerts, and clears capacity alerts whose condition is over. */
 void xms_feed_sync(void);
 
-/* Tests: forget every alert and the feed's cursor. */
+/* --state-dir (xms_log_store.h): the stored alerts, outstanding and
+ * cleared, with their indexes and times; each alert is stored when it is
+ * raised or cleared and deleted when the bound pushes it out.  0, or -1
+ * with err naming the bad record and field.  Before the API starts. */
+int xms_alerts_load(char *err, size_t errlen);
+
+/* Tests: forget every alert and the feed's cursor (the store is not
+ * touched). */
 void xms_alerts_reset(void);
 
 extern const struct xms_type xms_type_alerts;

@@ -69,6 +69,17 @@ bool xms_cluster_spec_parse(const char *spec, struct xms_cluster_spec *c, char *
 				c->chap_auth = m;
 			else
 				c->chap_discovery = m;
+		} else if (strcmp(k, "max_volumes") == 0 || strcmp(k, "max_snapshots_per_volume") == 0) {
+			char *end;
+			unsigned long n = strtoul(v, &end, 10);
+			if (*v < '1' || *v > '9' || *end || n > 65536) {
+				snprintf(err, errlen, "%s '%.16s': want 1..65536", k, v);
+				goto out;
+			}
+			if (k[4] == 'v')
+				c->max_volumes = (uint32_t)n;
+			else
+				c->max_snaps_per_vol = (uint32_t)n;
 		} else if (strcmp(k, "array") == 0 || strcmp(k, "volume") == 0 || strcmp(k, "readonly") == 0 ||
 			   strcmp(k, "serial") == 0 || strcmp(k, "size") == 0 || strcmp(k, "handler") == 0) {
 			snprintf(err, errlen, "%s: not a cluster key (the cluster's volumes set it themselves)", k);

@@ -28,6 +28,7 @@ struct json_object;
 #define XMS_ERR_SIZE_DECREASE "vol_size_decrease_not_supported"
 #define XMS_ERR_INVALID_SIZE "invalid_vol_size"
 #define XMS_ERR_TOO_MANY "too_many_objs"
+#define XMS_ERR_TOO_MANY_SNAPS "too_many_snapshots_per_vol" /* Cinder's TOO_MANY_SNAPSHOTS_PER_VOL */
 
 #define XMS_MAX_OBJECTS 65536   /* per type: more is too_many_objs */
 #define XMS_MAX_LIST 4096       /* names in one request (volume-list, vol-list) */

@@ -1,5 +1,7 @@
 /* xms_events.c — see xms_events.h.  A ring of fixed-size records: no
- * allocation per event, a bounded footprint (XMS_EVENTS_MAX x ~600 bytes). */
+ * allocation per event, a bounded footprint (XMS_EVENTS_MAX x ~600 bytes).
+ * With a store (xms_log_store.h) each event is also one record there, and
+ * the one the ring pushes out is deleted: the stored log has the same bound. */
 #include "target/api/xms_events.h"
 
 #include <inttypes.h>
@@ -14,6 +16,7 @@
 #include "target/api/api_json.h"
 #include "target/api/xms_alerts.h"
 #include "target/api/xms_engine.h"
+#include "target/api/xms_log_store.h"
 #include "target/iscsi/login_throttle.h"
 
 struct event {
@@ -28,10 +31,26 @@ struct event {
 	char description[384];
 };
 
+/* the stored form's field names (also what load checks) */
+#define F_ID "id"
+#define F_SEC "sec"
+#define F_USEC "usec"
+#define F_SEV "severity"
+#define F_CLASS "classification"
+#define F_ENTITY "entity"
+#define F_DETAILS "entity_details"
+#define F_CODE "event_code"
+#define F_DESC "description"
+
 static struct event ring[XMS_EVENTS_MAX];
 static size_t head, count;     /* head: where the next one goes */
 static uint64_t next_id = 1;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* the store's side, under save_lock (taken before lock, never inside it):
+ * every id below saved_below is stored or was pushed out before it was;
+ * every id below stored_lo is deleted from the store */
+static pthread_mutex_t save_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t saved_below = 1, stored_lo = 1;
 
 static const char *const sev_names[] = { "information", "minor", "major", "critical" };
 
@@ -61,11 +80,70 @@ static void safe_copy(char *dst, size_t cap, const char *src)
 	dst[i] = '\0';
 }
 
-static void event_v(int64_t sec, uint32_t usec, enum xms_severity sev, const char *classification,
-		    const char *entity, const char *details, const char *code, const char *fmt, va_list ap)
-	__attribute__((format(printf, 8, 0)));
+/* the stored record of e (malloc'd; NULL out of memory) */
+static char *record_of(const struct event *e)
+{
+	struct json_object *o = json_object_new_object();
+	char *text;
 
-static void event_v(int64_t sec, uint32_t usec, enum xms_severity sev, const char *classification,
+	json_object_object_add(o, F_ID, json_object_new_int64((int64_t)e->id));
+	json_object_object_add(o, F_SEC, json_object_new_int64(e->sec));
+	json_object_object_add(o, F_USEC, json_object_new_int64(e->usec));
+	json_object_object_add(o, F_SEV, json_object_new_string(xms_severity_name(e->sev)));
+	json_object_object_add(o, F_CLASS, json_object_new_string(e->classification));
+	json_object_object_add(o, F_ENTITY, json_object_new_string(e->entity));
+	json_object_object_add(o, F_DETAILS, json_object_new_string(e->details));
+	json_object_object_add(o, F_CODE, json_object_new_string(e->code));
+	json_object_object_add(o, F_DESC, json_object_new_string(e->description));
+	text = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	return text;
+}
+
+void xms_events_flush(void)
+{
+	if (!xms_log_store_active())
+		return;
+	pthread_mutex_lock(&save_lock);
+	for (;;) {
+		struct event copy;
+		uint64_t oldest;
+		bool got = false;
+
+		pthread_mutex_lock(&lock);
+		oldest = next_id - count;
+		if (saved_below < oldest)
+			saved_below = oldest; /* pushed out before it was stored */
+		if (saved_below < next_id) {
+			copy = ring[(head + XMS_EVENTS_MAX - (size_t)(next_id - saved_below)) % XMS_EVENTS_MAX];
+			saved_below++;
+			got = true;
+		}
+		pthread_mutex_unlock(&lock);
+		/* what the ring pushed out leaves the store too (a delete of one
+		 * never stored changes nothing) */
+		for (; stored_lo < oldest; stored_lo++)
+			xms_log_del(XMS_LOG_NS_EVENTS, stored_lo);
+		if (!got)
+			break;
+		char *rec = record_of(&copy);
+		if (rec)
+			xms_log_put(XMS_LOG_NS_EVENTS, copy.id, rec);
+		else
+			fprintf(stderr, "lunlab-target: --state-dir: event %llu not saved: out of memory\n",
+				(unsigned long long)copy.id);
+		free(rec);
+	}
+	pthread_mutex_unlock(&save_lock);
+}
+
+static void event_v(bool defer, int64_t sec, uint32_t usec, enum xms_severity sev, const char *classification,
+		    const char *entity, const char *details, const char *code, const char *fmt, va_list ap)
+	__attribute__((format(printf, 9, 0)));
+
+/* defer: kept in memory now, stored at the next flush (the caller is an I/O
+ * thread, which must not wait for a disk) */
+static void event_v(bool defer, int64_t sec, uint32_t usec, enum xms_severity sev, const char *classification,
 		    const char *entity, const char *details, const char *code, const char *fmt, va_list ap)
 {
 	char text[512];
@@ -88,6 +166,8 @@ static void event_v(int64_t sec, uint32_t usec, enum xms_severity sev, const cha
 	if (count < XMS_EVENTS_MAX)
 		count++;
 	pthread_mutex_unlock(&lock);
+	if (!defer)
+		xms_events_flush();
 }
 
 void xms_event(enum xms_severity sev, const char *classification, const char *entity, const char *details,
@@ -98,7 +178,23 @@ void xms_event(enum xms_severity sev, const char *classification, const char *en
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	va_start(ap, fmt);
-	event_v((int64_t)ts.tv_sec, (uint32_t)(ts.tv_nsec / 1000), sev, classification, entity, details, code, fmt, ap);
+	event_v(false, (int64_t)ts.tv_sec, (uint32_t)(ts.tv_nsec / 1000), sev, classification, entity, details, code,
+		fmt, ap);
+	va_end(ap);
+}
+
+static void event_at_defer(bool defer, int64_t sec, uint32_t usec, enum xms_severity sev,
+			   const char *classification, const char *entity, const char *details, const char *code,
+			   const char *fmt, ...) __attribute__((format(printf, 9, 10)));
+
+static void event_at_defer(bool defer, int64_t sec, uint32_t usec, enum xms_severity sev,
+			   const char *classification, const char *entity, const char *details, const char *code,
+			   const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	event_v(defer, sec, usec, sev, classification, entity, details, code, fmt, ap);
 	va_end(ap);
 }
 
@@ -108,16 +204,128 @@ void xms_event_at(int64_t sec, uint32_t usec, enum xms_severity sev, const char 
 	va_list ap;
 
 	va_start(ap, fmt);
-	event_v(sec, usec, sev, classification, entity, details, code, fmt, ap);
+	event_v(false, sec, usec, sev, classification, entity, details, code, fmt, ap);
 	va_end(ap);
 }
 
 void xms_events_reset(void)
 {
+	pthread_mutex_lock(&save_lock);
+	pthread_mutex_lock(&lock);
+	head = count = 0;
+	next_id = saved_below = stored_lo = 1;
+	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&save_lock);
+}
+
+/* a string field of a stored record into dst (cap bytes): false when it is
+ * missing, not a string or too long */
+static bool rec_str(struct json_object *o, const char *k, char *dst, size_t cap)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_string) ||
+	    (size_t)json_object_get_string_len(v) >= cap)
+		return false;
+	safe_copy(dst, cap, json_object_get_string(v));
+	return true;
+}
+
+static bool rec_int(struct json_object *o, const char *k, int64_t lo, int64_t hi, int64_t *out)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_int))
+		return false;
+	*out = json_object_get_int64(v);
+	return *out >= lo && *out <= hi;
+}
+
+struct load_ctx {
+	char *err;
+	size_t errlen;
+	uint64_t first; /* the first id loaded */
+};
+
+/* one stored record, in key (= id) order, into the ring */
+static int load_one(const char *key, const void *val, size_t len, void *arg)
+{
+	struct load_ctx *lc = arg;
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *o = NULL;
+	struct event ev;
+	int64_t id = 0, sec = 0, usec = 0;
+	char sev[16];
+	const char *bad = NULL;
+
+	memset(&ev, 0, sizeof(ev));
+	if (tok && len <= (size_t)INT32_MAX)
+		o = json_tokener_parse_ex(tok, val, (int)len);
+	if (!o || !json_object_is_type(o, json_type_object) || json_tokener_get_parse_end(tok) != len)
+		bad = "not a JSON object";
+	else if (!rec_int(o, F_ID, 1, INT64_MAX, &id) || id <= (int64_t)(next_id - 1))
+		bad = F_ID; /* ids increase with the keys */
+	else if (!rec_int(o, F_SEC, 0, INT64_MAX, &sec))
+		bad = F_SEC;
+	else if (!rec_int(o, F_USEC, 0, 999999, &usec))
+		bad = F_USEC;
+	else if (!rec_str(o, F_SEV, sev, sizeof(sev)) || !xms_severity_parse(sev, &ev.sev))
+		bad = F_SEV;
+	else if (!rec_str(o, F_CLASS, ev.classification, sizeof(ev.classification)))
+		bad = F_CLASS;
+	else if (!rec_str(o, F_ENTITY, ev.entity, sizeof(ev.entity)))
+		bad = F_ENTITY;
+	else if (!rec_str(o, F_DETAILS, ev.details, sizeof(ev.details)))
+		bad = F_DETAILS;
+	else if (!rec_str(o, F_CODE, ev.code, sizeof(ev.code)))
+		bad = F_CODE;
+	else if (!rec_str(o, F_DESC, ev.description, sizeof(ev.description)))
+		bad = F_DESC;
+	json_object_put(o);
+	json_tokener_free(tok);
+	if (bad) {
+		snprintf(lc->err, lc->errlen, "event record %s: %s", key, bad);
+		return -1;
+	}
+	ev.id = (uint64_t)id;
+	if (!lc->first)
+		lc->first = ev.id;
+	ev.sec = sec;
+	ev.usec = (uint32_t)usec;
+	ring[head] = ev;
+	head = (head + 1) % XMS_EVENTS_MAX;
+	if (count < XMS_EVENTS_MAX)
+		count++;
+	next_id = ev.id + 1;
+	return 0;
+}
+
+int xms_events_load(char *err, size_t errlen)
+{
+	struct load_ctx lc = { err, errlen, 0 };
+	int rc;
+
+	pthread_mutex_lock(&save_lock);
 	pthread_mutex_lock(&lock);
 	head = count = 0;
 	next_id = 1;
+	err[0] = '\0';
+	rc = xms_log_each(XMS_LOG_NS_EVENTS, load_one, &lc, err, errlen);
+	if (rc != 0) {
+		head = count = 0;
+		next_id = 1;
+		lc.first = 0;
+	}
+	/* more records than the bound (never written so, but the store is
+	 * outside input): the ring kept the newest; the next flush deletes
+	 * the rest from the store */
+	stored_lo = lc.first ? lc.first : next_id;
+	saved_below = next_id;
 	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&save_lock);
+	if (rc != 0 && !err[0])
+		snprintf(err, errlen, "the stored events could not be read");
+	return rc != 0 ? -1 : 0;
 }
 
 static bool digits(const char *s, int n, int *out)
@@ -213,6 +421,7 @@ static void list_events(const struct api_request *req, struct api_response *rsp)
 	xms_lock();
 	xms_feed_sync();
 	xms_unlock();
+	xms_events_flush(); /* and deferred ones are stored */
 	o = json_object_new_object();
 	a = json_object_new_array();
 	pthread_mutex_lock(&lock);
@@ -240,12 +449,16 @@ static void on_failed_login(enum login_throttle_kind k, const char *host, const 
 			    uint64_t wait_ms)
 {
 	bool locked = in_row >= LOGIN_THROTTLE_LOCK_FAILS;
+	struct timespec ts;
 
-	xms_event(locked ? XMS_SEV_MAJOR : XMS_SEV_MINOR, "security", k == LOGIN_THROTTLE_API ? "XMS" : "Target",
-		  user ? user : "", locked ? "LL0902" : "LL0901",
-		  "%s login failed for user %.64s from %s (%u in a row); %s %llu s",
-		  k == LOGIN_THROTTLE_API ? "API" : "iSCSI CHAP", user ? user : "-", host, in_row,
-		  locked ? "locked out for" : "next try in", (unsigned long long)((wait_ms + 999) / 1000));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	/* a CHAP failure is told on the iSCSI thread: stored at the next flush */
+	event_at_defer(k != LOGIN_THROTTLE_API, (int64_t)ts.tv_sec, (uint32_t)(ts.tv_nsec / 1000),
+		       locked ? XMS_SEV_MAJOR : XMS_SEV_MINOR, "security", k == LOGIN_THROTTLE_API ? "XMS" : "Target",
+		       user ? user : "", locked ? "LL0902" : "LL0901",
+		       "%s login failed for user %.64s from %s (%u in a row); %s %llu s",
+		       k == LOGIN_THROTTLE_API ? "API" : "iSCSI CHAP", user ? user : "-", host, in_row,
+		       locked ? "locked out for" : "next try in", (unsigned long long)((wait_ms + 999) / 1000));
 }
 
 int xms_events_register(char *err, size_t errlen)

@@ -5,8 +5,13 @@
  * Recorded: every change the API makes (POST, PUT, DELETE that succeeded:
  * audit, information), every failed login (API password or CHAP answer:
  * security, minor; major when it locks the address out) and the start of
- * the management server.  Kept in memory, the newest XMS_EVENTS_MAX (older
- * ones fall off: the memory is bounded); not kept across restarts.
+ * the management server.  The newest XMS_EVENTS_MAX are kept (older ones
+ * fall off: the memory is bounded); with a store (xms_log_store.h,
+ * --state-dir) each is stored when it is made, with the same bound, and
+ * comes back with its id and time after a restart.  A failed CHAP login is
+ * told on an iSCSI thread, which must not wait for a disk: that event is
+ * stored at the next flush (the next event made on an API thread, or the
+ * next listing), so a crash in between loses it.
  * Any thread (one mutex); descriptions are made printable and bounded here,
  * since a CHAP user name comes from the wire. */
 #ifndef LUNLAB_XMS_EVENTS_H
@@ -41,7 +46,16 @@ void xms_event_at(int64_t sec, uint32_t usec, enum xms_severity sev, const char 
  * limit=) and the failed-login listener. */
 int xms_events_register(char *err, size_t errlen);
 
-/* Tests: forget every event. */
+/* --state-dir: the stored events into the (emptied) log, ids and times as
+ * they were; the next event gets the next id.  0, or -1 with err naming the
+ * bad record and field.  Before the API starts. */
+int xms_events_load(char *err, size_t errlen);
+
+/* Stores what is not stored yet and deletes what the bound pushed out
+ * (nothing without a store).  Any thread that may wait for a disk. */
+void xms_events_flush(void);
+
+/* Tests: forget every event (the store is not touched). */
 void xms_events_reset(void);
 
 /* Parses "YYYY-MM-DD HH:MM:SS" (UTC) into seconds since the epoch. */

@@ -12,6 +12,7 @@
 
 #include "target/api/api_json.h"
 #include "target/api/xms_common.h"
+#include "target/api/xms_perf.h"
 #include "target/api/xms_resources.h"
 #include "target/iscsi/auth_chap.h"
 #include "target/iscsi/auth_config.h"
@@ -36,11 +37,24 @@ static size_t ig_inits(uint64_t ig)
 	return n;
 }
 
+/* the sum of the IG's initiators' counters (xms_perf.h) */
+static struct xms_perf_counters ig_counters(uint64_t ig)
+{
+	struct xms_perf_counters pc = { 0 };
+
+	for (size_t i = 0; i < g_xms.initiators.n; i++)
+		if (g_xms.initiators.v[i].ig == ig)
+			xms_perf_add_initiator(&pc, g_xms.initiators.v[i].port_address);
+	return pc;
+}
+
 static void list_igs(struct xms_ctx *x, struct json_object *arr)
 {
 	(void)x;
+	uint64_t now_ms = xms_perf_now_ms();
+
 	for (size_t i = 0; i < g_xms.igs.n; i++) {
-		const struct xms_ig *g = &g_xms.igs.v[i];
+		struct xms_ig *g = &g_xms.igs.v[i];
 		const struct xms_cluster *c = xms_cluster_get(&g_xms, g->cluster);
 		struct json_object *o = json_object_new_object();
 
@@ -53,6 +67,10 @@ static void list_igs(struct xms_ctx *x, struct json_object *arr)
 		json_object_object_add(o, "num-of-initiators", json_object_new_int64((int64_t)ig_inits(g->index)));
 		json_object_object_add(o, "num-of-vols", json_object_new_int64((int64_t)ig_vols(g->index)));
 		xms_attrs_show(&g->attrs, XMS_ATTR_OS | XMS_ATTR_TAGS, o);
+		/* performance: what its initiators sent, the counters /metrics
+		 * serves per initiator (lunlab_initiator_*) */
+		struct xms_perf_counters pc = ig_counters(g->index);
+		xms_perf_show(&g->perf, &pc, now_ms, o);
 		json_object_array_add(arr, o);
 	}
 }

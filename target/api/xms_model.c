@@ -711,3 +711,36 @@ int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err,
 	}
 	return 0;
 }
+
+size_t xms_cluster_volume_count(const struct xms_model *m, uint64_t cluster)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->volumes.n; i++)
+		n += m->volumes.v[i].cluster == cluster;
+	return n;
+}
+
+/* the root of index's ancestry (bounded: a damaged chain ends the walk) */
+uint64_t xms_family_root(struct xms_model *m, uint64_t index)
+{
+	for (size_t hops = 0; hops <= m->volumes.n; hops++) {
+		const struct xms_volume *v = xms_volume_get(m, index);
+		if (!v || !v->ancestor || !xms_volume_get(m, v->ancestor))
+			return index;
+		index = v->ancestor;
+	}
+	return index;
+}
+
+size_t xms_family_snapshot_count(struct xms_model *m, uint64_t index)
+{
+	uint64_t root = xms_family_root(m, index);
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->volumes.n; i++)
+		if (m->volumes.v[i].index != root && m->volumes.v[i].ancestor &&
+		    xms_family_root(m, m->volumes.v[i].index) == root)
+			n++;
+	return n;
+}

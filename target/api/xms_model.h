@@ -47,6 +47,9 @@ struct xms_cluster {
 	enum xms_chap_mode chap_auth, chap_discovery;
 	char serial[32];             /* sys-psnt-serial-number */
 	struct xms_perf_sample perf; /* runtime only: the last readings of its volumes' counters */
+	/* runtime only, from --cluster at every start (xms_cluster_spec.h):
+	 * 0 no limit */
+	uint32_t max_volumes, max_snaps_per_vol;
 };
 
 struct xms_volume {
@@ -93,6 +96,7 @@ struct xms_ig {
 	char name[XMS_NAME_MAX + 1];
 	uint64_t cluster;
 	struct xms_attrs attrs;      /* operating-system, tag-list */
+	struct xms_perf_sample perf; /* runtime only: the last readings of its initiators' counters */
 };
 
 struct xms_initiator {
@@ -170,6 +174,15 @@ struct xms_snapset *xms_snapset_by_name(struct xms_model *m, const char *name);
 struct xms_cg *xms_cg_get(struct xms_model *m, uint64_t index);
 struct xms_cg *xms_cg_by_name(struct xms_model *m, const char *name);
 struct xms_ig *xms_ig_get(struct xms_model *m, uint64_t index);
+
+/* Volumes and snapshots of cluster `cluster` (what max_volumes counts). */
+size_t xms_cluster_volume_count(const struct xms_model *m, uint64_t cluster);
+/* Snapshots in the family of volume `index`: every volume whose chain of
+ * ancestors reaches the same root volume, the root excluded (what
+ * max_snapshots_per_volume counts). */
+size_t xms_family_snapshot_count(struct xms_model *m, uint64_t index);
+/* the root volume of index's chain of ancestors (index itself when none) */
+uint64_t xms_family_root(struct xms_model *m, uint64_t index);
 struct xms_ig *xms_ig_by_name(struct xms_model *m, const char *name);
 struct xms_initiator *xms_initiator_get(struct xms_model *m, uint64_t index);
 struct xms_initiator *xms_initiator_by_name(struct xms_model *m, const char *name);

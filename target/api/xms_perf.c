@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "target/iscsi/path_stats.h"
 #include "target/lu/lu_stats.h"
 
 void xms_perf_add(struct xms_perf_counters *c, const struct lu_stats *s)
@@ -21,6 +22,16 @@ void xms_perf_add(struct xms_perf_counters *c, const struct lu_stats *s)
 	c->wr_bytes += f[LU_KIND_WRITE].bytes;
 	c->rd_lat_ns += f[LU_KIND_READ].latency_sum_ns;
 	c->wr_lat_ns += f[LU_KIND_WRITE].latency_sum_ns;
+}
+
+void xms_perf_add_initiator(struct xms_perf_counters *c, const char *iqn)
+{
+	xms_perf_add(c, path_stats_initiator_find(iqn));
+}
+
+void xms_perf_add_portal(struct xms_perf_counters *c, int i)
+{
+	xms_perf_add(c, path_stats_portal(i));
 }
 
 uint64_t xms_perf_now_ms(void)

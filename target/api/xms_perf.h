@@ -1,7 +1,8 @@
 /* xms_perf.h — the performance figures XMS shows on volumes, clusters and
  * the xms object, from the same per-LU counters /metrics serves
  * (target/lu/lu_stats.h: commands, bytes, latency sums by kind): no second
- * bookkeeping.
+ * bookkeeping; initiator groups and targets from the same figures kept per
+ * initiator and per portal (target/iscsi/path_stats.h, also on /metrics).
  *
  * Cumulative: acc-num-of-rd / -wr (commands), acc-size-of-rd / -wr (KiB),
  * exactly the counters.  Rates: rd-iops, wr-iops, iops, rd-bw, wr-bw, bw
@@ -34,6 +35,12 @@ struct xms_perf_sample {
 
 /* adds an LU's counters (NULL: none) into c */
 void xms_perf_add(struct xms_perf_counters *c, const struct lu_stats *s);
+/* adds what initiator iqn sent (target/iscsi/path_stats.h; nothing before
+ * its first command) into c: an initiator group is the sum of its
+ * initiators */
+void xms_perf_add_initiator(struct xms_perf_counters *c, const char *iqn);
+/* adds what came through portal i (an XMS target) into c */
+void xms_perf_add_portal(struct xms_perf_counters *c, int i);
 /* a new reading at now_ms into the sample (kept when at least
  * XMS_PERF_MIN_INTERVAL_MS after the last), then the properties added to o */
 void xms_perf_show(struct xms_perf_sample *smp, const struct xms_perf_counters *now, uint64_t now_ms,

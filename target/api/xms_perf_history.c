@@ -14,9 +14,15 @@
 #include "target/api/xms_common.h"
 #include "target/api/xms_events.h"
 #include "target/api/xms_perf.h"
+#include "target/api/xms_inventory.h"
+#include "target/api/xms_resources.h"
+#include "target/iscsi/target.h"
 #include "target/lu/lu_table.h"
 
-enum hist_kind { HIST_CLUSTER, HIST_VOLUME };
+enum hist_kind { HIST_CLUSTER, HIST_VOLUME, HIST_IG, HIST_TARGET, HIST_KINDS };
+
+/* the query's entity= names (XMS's entity types) */
+static const char *const kind_names[HIST_KINDS] = { "Cluster", "Volume", "InitiatorGroup", "Target" };
 
 struct reading {
 	int64_t ms;                        /* wall clock */
@@ -71,9 +77,10 @@ static void add(struct hist_obj *h, const char *guid, const char *name, int64_t 
 
 void xms_perf_history_sample(int64_t now_ms)
 {
-	/* a volume gone gives its slot up */
+	/* a volume or an initiator group gone gives its slot up */
 	for (size_t i = 0; i < XMS_PERF_HIST_OBJS; i++)
-		if (objs[i].used && objs[i].kind == HIST_VOLUME && !xms_volume_get(&g_xms, objs[i].index))
+		if (objs[i].used && ((objs[i].kind == HIST_VOLUME && !xms_volume_get(&g_xms, objs[i].index)) ||
+				     (objs[i].kind == HIST_IG && !xms_ig_get(&g_xms, objs[i].index))))
 			objs[i].used = false;
 	for (size_t i = 0; i < g_xms.clusters.n; i++) {
 		const struct xms_cluster *c = &g_xms.clusters.v[i];
@@ -91,6 +98,26 @@ void xms_perf_history_sample(int64_t now_ms)
 		if (vol->lu)
 			xms_perf_add(&pc, vol->lu->stats);
 		add(slot_of(HIST_VOLUME, vol->index), vol->guid, vol->name, now_ms, &pc);
+	}
+	/* initiator groups: their initiators' counters; targets: their
+	 * portals' (target/iscsi/path_stats.h, as /metrics serves them) */
+	for (size_t g = 0; g < g_xms.igs.n; g++) {
+		const struct xms_ig *ig = &g_xms.igs.v[g];
+		struct xms_perf_counters pc = { 0 };
+
+		for (size_t k = 0; k < g_xms.initiators.n; k++)
+			if (g_xms.initiators.v[k].ig == ig->index)
+				xms_perf_add_initiator(&pc, g_xms.initiators.v[k].port_address);
+		add(slot_of(HIST_IG, ig->index), ig->guid, ig->name, now_ms, &pc);
+	}
+	for (int t = 0; t < g_target.nportals; t++) {
+		struct xms_perf_counters pc = { 0 };
+		char name[32], guid[XMS_GUID_LEN + 1];
+
+		xms_inv_target_name(t, name, sizeof(name));
+		xms_target_guid(guid, t);
+		xms_perf_add_portal(&pc, t);
+		add(slot_of(HIST_TARGET, (uint64_t)t + 1), guid, name, now_ms, &pc);
 	}
 	last_ms = now_ms;
 }
@@ -226,12 +253,17 @@ static void query(const struct api_request *req, struct api_response *rsp)
 		api_error(rsp, 404, "not_found");
 		return;
 	}
-	if (ent && *ent && strcmp(ent, "Cluster") != 0 && strcmp(ent, "Volume") != 0) {
-		api_error(rsp, 400, "Command Syntax Error: entity: want Cluster or Volume (lunlab keeps no history of others)");
-		return;
+	if (ent && *ent) {
+		int k = 0;
+		while (k < HIST_KINDS && strcmp(ent, kind_names[k]) != 0)
+			k++;
+		if (k == HIST_KINDS) {
+			api_error(rsp, 400, "Command Syntax Error: entity: want Cluster, Volume, InitiatorGroup or Target "
+					    "(lunlab keeps no history of others)");
+			return;
+		}
+		kind = (enum hist_kind)k;
 	}
-	if (ent && strcmp(ent, "Volume") == 0)
-		kind = HIST_VOLUME;
 	if (gran && *gran) {
 		size_t i = 0;
 		for (; i < sizeof(granularities) / sizeof(granularities[0]); i++)
@@ -323,7 +355,7 @@ static void query(const struct api_request *req, struct api_response *rsp)
 	json_object_object_add(o, "members", mem);
 	json_object_object_add(o, "counters", rows);
 	json_object_object_add(o, "granularity", json_object_new_string(gname));
-	json_object_object_add(o, "entity", json_object_new_string(kind == HIST_VOLUME ? "Volume" : "Cluster"));
+	json_object_object_add(o, "entity", json_object_new_string(kind_names[kind]));
 	struct json_object *links = json_object_new_array(), *self = json_object_new_object();
 	char href[512];
 	snprintf(href, sizeof(href), "https://%s%s", *req->host ? req->host : "localhost", req->path);

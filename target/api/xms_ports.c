@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "target/api/xms_common.h"
+#include "target/api/xms_perf.h"
 #include "target/api/xms_inventory.h"
 #include "target/api/xms_resources.h"
 #include "target/iscsi/portal.h"
@@ -19,6 +20,11 @@
 static void fixed_guid(char out[XMS_GUID_LEN + 1], unsigned kind, uint64_t index)
 {
 	snprintf(out, XMS_GUID_LEN + 1, "%08x%024llx", kind, (unsigned long long)index);
+}
+
+void xms_target_guid(char *out, int t)
+{
+	fixed_guid(out, 0x7a26, (uint64_t)t + 1);
 }
 
 static void portal_addr(const struct target_portal *p, char *ip, size_t cap)
@@ -71,12 +77,16 @@ static void list_portals(struct xms_ctx *x, struct json_object *arr)
 
 static void list_targets(struct xms_ctx *x, struct json_object *arr)
 {
+	/* one sample per target (xms_perf.h); under the model lock */
+	static struct xms_perf_sample perf[TARGET_MAX_PORTALS];
+	uint64_t now_ms = xms_perf_now_ms();
+
 	(void)x;
 	for (int i = 0; i < g_target.nportals; i++) {
 		struct json_object *o = json_object_new_object();
 		char guid[XMS_GUID_LEN + 1], name[32];
 
-		fixed_guid(guid, 0x7a26, (uint64_t)i + 1);
+		xms_target_guid(guid, i);
 		xms_inv_target_name(i, name, sizeof(name));
 		json_object_object_add(o, "name", json_object_new_string(name));
 		json_object_object_add(o, "index", json_object_new_int(i + 1));
@@ -90,6 +100,11 @@ static void list_targets(struct xms_ctx *x, struct json_object *arr)
 			json_object_object_add(o, "sys-id", xms_cluster_oid(port_cluster()));
 			xms_inv_target_ids(port_cluster(), i, o);
 		}
+		/* performance: what came through its portal, the counters /metrics
+		 * serves per portal (lunlab_portal_*) */
+		struct xms_perf_counters pc = { 0 };
+		xms_perf_add_portal(&pc, i);
+		xms_perf_show(&perf[i], &pc, now_ms, o);
 		json_object_array_add(arr, o);
 	}
 }

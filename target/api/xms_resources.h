@@ -20,6 +20,9 @@ extern const struct xms_type xms_type_initiators;   /* xms_initiators.c */
 extern const struct xms_type xms_type_lunmaps;      /* xms_lunmaps.c */
 extern const struct xms_type xms_type_portals;      /* xms_ports.c */
 extern const struct xms_type xms_type_targets;      /* xms_ports.c */
+/* target t's guid (from 0), as `targets` lists it (the performance
+ * history names it so too) */
+void xms_target_guid(char *out, int t); /* out: XMS_GUID_LEN + 1 bytes */
 extern const struct xms_type xms_type_tgs;          /* xms_ports.c */
 
 /* the v3 session commands login and logout (xms_commands.c) */

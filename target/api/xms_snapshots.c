@@ -247,8 +247,19 @@ bool xms_snapset_make(struct xms_ctx *x, const struct xms_cluster *c, const stru
 		if (xms_volume_by_name(&g_xms, name))
 			return api_error(x->rsp, 400, XMS_ERR_NAME_NOT_UNIQUE);
 	}
-	if (g_xms.volumes.n + r->n > XMS_MAX_OBJECTS || g_xms.snapsets.n >= XMS_MAX_OBJECTS)
+	if (g_xms.volumes.n + r->n > XMS_MAX_OBJECTS || g_xms.snapsets.n >= XMS_MAX_OBJECTS ||
+	    (c->max_volumes && xms_cluster_volume_count(&g_xms, c->index) + r->n > c->max_volumes))
 		return api_error(x->rsp, 400, XMS_ERR_TOO_MANY);
+	/* the cluster's max_snapshots_per_volume: each source's family, with
+	 * this request's other snapshots of the same family counted too */
+	for (size_t i = 0; c->max_snaps_per_vol && i < r->n; i++) {
+		size_t more = 0;
+		uint64_t root = xms_family_root(&g_xms, r->src[i]);
+		for (size_t k = 0; k < r->n; k++)
+			more += xms_family_root(&g_xms, r->src[k]) == root;
+		if (xms_family_snapshot_count(&g_xms, r->src[i]) + more > c->max_snaps_per_vol)
+			return api_error(x->rsp, 400, XMS_ERR_TOO_MANY_SNAPS);
+	}
 	set = xms_snapset_add(&g_xms);
 	dst = calloc(r->n, sizeof(*dst));
 	sp = calloc(r->n, sizeof(*sp));

@@ -292,7 +292,9 @@ static void post_volume(struct xms_ctx *x)
 		api_error(x->rsp, 400, XMS_ERR_NAME_NOT_UNIQUE);
 		return;
 	}
-	if (g_xms.volumes.n >= XMS_MAX_OBJECTS) {
+	/* lunlab's own bound, and the cluster's max_volumes (xms_cluster_spec.h) */
+	if (g_xms.volumes.n >= XMS_MAX_OBJECTS ||
+	    (c->max_volumes && xms_cluster_volume_count(&g_xms, c->index) >= c->max_volumes)) {
 		api_error(x->rsp, 400, XMS_ERR_TOO_MANY);
 		return;
 	}

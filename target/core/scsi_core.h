@@ -118,8 +118,10 @@ void scsi_core_answered(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint8_t
  * gone): the LU's figures and the happenings feed (scsi_core_done.c).
  * lu_id: the LU it was delivered to; shard: the transport's thread index
  * for the figures; wire_bytes: its data that crossed the wire; elapsed_ns:
- * from its arrival to now (what the initiator waits, less the network). */
-void scsi_core_done(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint64_t lu_id, unsigned shard,
+ * from its arrival to now (what the initiator waits, less the network).
+ * true: counted for the LU (the transport may add its own path's figures);
+ * false: no LU, or the LU went away meanwhile. */
+bool scsi_core_done(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint64_t lu_id, unsigned shard,
 		    uint64_t wire_bytes, uint64_t elapsed_ns);
 
 /* The one place a nexus's unit attention for e is taken (scsi_core_ua.c),

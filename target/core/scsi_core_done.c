@@ -11,7 +11,7 @@
 #include "target/lu/happenings.h"
 #include "target/lu/lu_stats.h"
 
-void scsi_core_done(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint64_t lu_id, unsigned shard,
+bool scsi_core_done(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint64_t lu_id, unsigned shard,
 		    uint64_t wire_bytes, uint64_t elapsed_ns)
 {
 	struct lu_cmd *lc = cmd->lc;
@@ -19,14 +19,15 @@ void scsi_core_done(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint64_t lu
 
 	/* commands to no LU are not counted */
 	if (!cmd->be)
-		return;
+		return false;
 	/* looked up again, as scsi_core_still_there does: the management API
 	 * may have unmapped and freed the LU while the command was in its
 	 * backend */
 	e = lu_nexus_lookup(&itn->lunx, itn->initiator, cmd->lun, cmd->lun != UINT64_MAX);
 	if (!e || e->id != lu_id || !e->stats)
-		return;
+		return false;
 	lu_stats_record(e->stats, shard, lu_kind_of(lc->cdb, lc->cdb_len), wire_bytes, lc->status == SCSI_STAT_GOOD, elapsed_ns);
 	if (lc->status == SCSI_STAT_CHECK_CONDITION)
 		happening_check_sense(e->id, cmd->lun, lc->status, lc->sense, lc->sense_len);
+	return true;
 }

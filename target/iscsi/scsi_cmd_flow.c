@@ -14,9 +14,11 @@
 
 #include "target/iscsi/datain.h"
 #include "target/iscsi/io_thread.h"
+#include "target/iscsi/path_stats.h"
 #include "target/iscsi/scsi_fault.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/xfer_len.h"
+#include "target/lu/lu_stats.h"
 #include "target/lu/lu_table.h"
 
 #define MAX_EDTL (64u << 20)        /* refuse bigger single commands */
@@ -224,15 +226,34 @@ static void core_cmd(struct icmd *ic, struct scsi_core_cmd *cc)
 }
 
 /* A response goes out: the core counts it for the LU and posts what the
- * happenings feed wants of its answer (scsi_core_done). */
+ * happenings feed wants of its answer (scsi_core_done); the transport adds
+ * the same figures for the path's two ends, the portal (XMS's target) and
+ * the initiator (its initiator group): path_stats.h. */
 static void count_answer(struct conn *c, struct icmd *ic, uint64_t wire_bytes)
 {
 	struct scsi_core_cmd cc;
-	uint64_t now = mono_ns();
+	uint64_t now = mono_ns(), lat = now > ic->arrival_ns ? now - ic->arrival_ns : 0;
+	unsigned shard = c->thr ? (unsigned)c->thr->idx : 0;
+	struct lu_stats *ps;
+	enum lu_kind kind;
+	bool good;
 
 	core_cmd(ic, &cc);
-	scsi_core_done(&c->itn, &cc, ic->lu_id, c->thr ? (unsigned)c->thr->idx : 0, wire_bytes,
-		       now > ic->arrival_ns ? now - ic->arrival_ns : 0);
+	if (!scsi_core_done(&c->itn, &cc, ic->lu_id, shard, wire_bytes, lat))
+		return; /* no LU counted it: nor does the path */
+	kind = lu_kind_of(ic->lc.cdb, ic->lc.cdb_len);
+	good = ic->lc.status == SCSI_STAT_GOOD;
+	ps = path_stats_portal(c->portal);
+	if (ps)
+		lu_stats_record(ps, shard, kind, wire_bytes, good, lat);
+	if (!c->ini_stats_tried) {
+		c->ini_stats = path_stats_initiator(c->initiator);
+		c->ini_stats_tried = true;
+	}
+	if (c->ini_stats)
+		lu_stats_record(c->ini_stats, shard, kind, wire_bytes, good, lat);
+	else
+		path_stats_untracked_add();
 }
 
 /* The core's verdict that ends the command here: true when it did. */

@@ -239,8 +239,49 @@ static void fault_rule_counter(struct prom_out *o, const struct metrics_snapshot
 	}
 }
 
+/* the I_T paths' ends (path_stats.h): per portal and per initiator, the
+ * figures the per-LU families have; the management API's targets and
+ * initiator groups show the same counters */
+static void path_family(struct prom_out *o, const char *name, const char *help, const char *label,
+			const struct metrics_path *p, size_t n, int field)
+{
+	prom_family(o, name, PROM_COUNTER, help);
+	for (size_t i = 0; i < n; i++)
+		for (unsigned k = 0; k < LU_KINDS; k++) {
+			const struct lu_kind_figures *f = &p[i].f[k];
+			struct prom_label l[2] = { { label, p[i].name }, { "kind", lu_kind_name((enum lu_kind)k) } };
+
+			if (field == 2)
+				prom_sample(o, l, 2, (double)f->latency_sum_ns * NS);
+			else
+				prom_sample_u64(o, l, 2, field == 0 ? f->commands : f->bytes);
+		}
+}
+
+static void path_figures(struct prom_out *o, const struct metrics_snapshot *s)
+{
+	path_family(o, "lunlab_portal_commands_total", "Commands answered, by the portal they came through and kind.",
+		    "portal", s->portal, s->nportal, 0);
+	path_family(o, "lunlab_portal_wire_bytes_total", "Data bytes that crossed the wire, by portal and kind.",
+		    "portal", s->portal, s->nportal, 1);
+	path_family(o, "lunlab_portal_latency_seconds_total",
+		    "Sum of the commands' latencies (PDU to response), by portal and kind.", "portal", s->portal,
+		    s->nportal, 2);
+	path_family(o, "lunlab_initiator_commands_total", "Commands answered, by initiator (IQN) and kind.",
+		    "initiator", s->ini, s->nini, 0);
+	path_family(o, "lunlab_initiator_wire_bytes_total", "Data bytes that crossed the wire, by initiator and kind.",
+		    "initiator", s->ini, s->nini, 1);
+	path_family(o, "lunlab_initiator_latency_seconds_total",
+		    "Sum of the commands' latencies (PDU to response), by initiator and kind.", "initiator", s->ini,
+		    s->nini, 2);
+	prom_family(o, "lunlab_initiator_untracked_commands_total", PROM_COUNTER,
+		    "Commands of initiators beyond the 256 counted one by one (path_stats.h).");
+	prom_sample_u64(o, NULL, 0, s->ini_untracked);
+}
+
 static void target_figures(struct prom_out *o, const struct metrics_snapshot *s)
 {
+	path_figures(o, s);
 	prom_family(o, "lunlab_iscsi_sessions", PROM_GAUGE, "iSCSI sessions in full feature phase now, by type.");
 	prom_sample_u64(o, &(struct prom_label){ "type", "normal" }, 1, s->sessions[0]);
 	prom_sample_u64(o, &(struct prom_label){ "type", "discovery" }, 1, s->sessions[1]);

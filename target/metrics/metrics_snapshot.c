@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "target/iscsi/target.h"
 #include "target/lu/lu_rcu.h"
 #include "target/lu/proc_figures.h"
 #include "target/lu/lu_table.h"
@@ -136,6 +137,59 @@ static int lu_order(const void *a, const void *b)
 	return c ? c : strcmp(x->arr.volume, y->arr.volume);
 }
 
+struct ini_gather {
+	struct metrics_snapshot *s;
+	size_t cap;
+	bool oom;
+};
+
+static void gather_ini(const char *iqn, const struct lu_stats *st, void *arg)
+{
+	struct ini_gather *g = arg;
+
+	if (g->oom || g->s->nini == g->cap)
+		return; /* initiators first seen since the count: the next scrape */
+	snprintf(g->s->ini[g->s->nini].name, sizeof(g->s->ini[0].name), "%s", iqn);
+	lu_stats_read(st, g->s->ini[g->s->nini++].f);
+}
+
+static void count_ini(const char *iqn, const struct lu_stats *st, void *arg)
+{
+	(void)iqn;
+	(void)st;
+	(*(size_t *)arg)++;
+}
+
+/* the portals' and the initiators' figures (path_stats.h): -1 out of memory */
+static int gather_paths(struct metrics_snapshot *s)
+{
+	struct ini_gather g = { .s = s };
+	int np = g_target.nportals;
+
+	if (np > 0) {
+		s->portal = calloc((size_t)np, sizeof(*s->portal));
+		if (!s->portal)
+			return -1;
+		for (int i = 0; i < np && i < PATH_STATS_PORTALS; i++) {
+			const struct lu_stats *st = path_stats_portal(i);
+
+			snprintf(s->portal[s->nportal].name, sizeof(s->portal[0].name), "%s", g_target.portals[i].name);
+			if (st)
+				lu_stats_read(st, s->portal[s->nportal].f);
+			s->nportal++;
+		}
+	}
+	path_stats_each_initiator(count_ini, &g.cap);
+	if (g.cap) {
+		s->ini = calloc(g.cap, sizeof(*s->ini));
+		if (!s->ini)
+			return -1;
+		path_stats_each_initiator(gather_ini, &g);
+	}
+	s->ini_untracked = path_stats_untracked();
+	return 0;
+}
+
 int metrics_snapshot_take(struct metrics_snapshot *s)
 {
 	struct timespec ts;
@@ -176,6 +230,8 @@ int metrics_snapshot_take(struct metrics_snapshot *s)
 		goto oom;
 	if (s->nlu > 1)
 		qsort(s->lu, s->nlu, sizeof(*s->lu), lu_order);
+	if (gather_paths(s) < 0)
+		goto oom;
 	/* arrays with no LU attached now (the API's named volumes, a cluster
 	 * before its first volume): lunlab's handler knows them all */
 	if (!g.first_ctl)
@@ -203,5 +259,7 @@ void metrics_snapshot_free(struct metrics_snapshot *s)
 	free(s->lu);
 	free(s->arr);
 	free(s->rules);
+	free(s->portal);
+	free(s->ini);
 	memset(s, 0, sizeof(*s));
 }

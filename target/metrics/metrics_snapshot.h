@@ -20,6 +20,7 @@
 
 #include "lunlab/array_ctl.h"
 #include "target/iscsi/iscsi_stats.h"
+#include "target/iscsi/path_stats.h"
 #include "target/iscsi/login_throttle.h"
 #include "target/lu/fault_rules.h"
 #include "target/lu/lu_stats.h"
@@ -30,6 +31,12 @@ struct metrics_lu {
 	bool have_array;                  /* the handler answered lu_figures */
 	struct lunlab_lu_figures arr;     /* labels and the array's figures ("" / 0 without) */
 	struct lu_kind_figures host[LU_KINDS];
+};
+
+/* one end of the I_T paths (path_stats.h): a portal or an initiator */
+struct metrics_path {
+	char name[PATH_STATS_NAME_MAX];   /* the portal's "host:port", or the IQN */
+	struct lu_kind_figures f[LU_KINDS];
 };
 
 struct metrics_array {
@@ -58,6 +65,9 @@ struct metrics_snapshot {
 	struct metrics_lu *lu;
 	size_t narr;
 	struct metrics_array *arr;
+	size_t nportal, nini;             /* path_stats.h */
+	struct metrics_path *portal, *ini;
+	uint64_t ini_untracked;           /* commands of initiators beyond the bound */
 };
 
 /* Gathers everything now.  0, or -ENOMEM (nothing to free then). */

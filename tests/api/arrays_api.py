@@ -11,34 +11,11 @@ import subprocess
 import sys
 import time
 
-import requests
-import urllib3
-
-urllib3.disable_warnings()
-API = os.environ["LUNLAB_API"]
-AUTH = (os.environ["LUNLAB_API_USER"], os.environ["LUNLAB_API_PASSWORD"])
+from replay_lib import ok, expect_err, finish
+from replay_lib import lunlab_req as req
 URL0 = "iscsi://%s/%s/0" % (os.environ["LUNLAB_PORTAL"], os.environ["LUNLAB_IQN"])
 API_SCSI = os.environ["API_SCSI"]
 HOST = "iqn.2026-12.org.example:arrays-a"
-failures = checks = 0
-
-
-def ok(label, cond, detail=""):
-    global failures, checks
-    checks += 1
-    print(("ok: %s" if cond else "FAIL: %s " + str(detail)) % label)
-    if not cond:
-        failures += 1
-
-
-def req(method, path, **kw):
-    return requests.request(method, "https://%s/api/lunlab/%s" % (API, path), auth=AUTH, verify=False, timeout=60,
-                            **kw)
-
-
-def expect_err(label, r, status, message):
-    ok(label, r.status_code == status and r.json() == {"message": message, "error_code": status},
-       (r.status_code, r.text))
 
 
 def main():
@@ -91,8 +68,7 @@ def main():
                "PUT an array: /api/lunlab/arrays/NAME")
     ok("refusals changed nothing", req("GET", "arrays/" + name).json()["capacity"] == 16 << 20)
     req("PUT", "arrays/" + name, json={"capacity": cap, "soft-threshold": 80})
-    print("%d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+    finish("arrays")
 
 
 if __name__ == "__main__":

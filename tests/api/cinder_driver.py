@@ -33,27 +33,11 @@ from cinder.volume.drivers.dell_emc import xtremio  # noqa: E402
 
 urllib3.disable_warnings()
 
-API = os.environ["LUNLAB_API"]
-USER = os.environ["LUNLAB_API_USER"]
-PASSWORD = os.environ["LUNLAB_API_PASSWORD"]
+from replay_lib import API, USER, PASSWORD, ok, finish  # noqa: E402
 PORTAL = os.environ["LUNLAB_PORTAL"]
 IQN = os.environ["LUNLAB_IQN"]
 API_SCSI = os.environ["API_SCSI"]
 GIB = 1 << 30
-
-failures = 0
-checks = 0
-
-
-def ok(label, cond, detail=""):
-    global failures, checks
-    checks += 1
-    if cond:
-        print("ok: %s" % label)
-    else:
-        failures += 1
-        print("FAIL: %s %s" % (label, detail))
-
 
 class Rec(dict):
     """A cinder record: dict and attribute access (the driver uses both)."""
@@ -286,8 +270,7 @@ def main():
        type(drv.client).__name__)
     scenario(drv, chap=False)
     scenario(drv, chap=True)
-    print("%d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+    finish("cinder")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ import uuid
 import requests
 
 import cinder_driver as cd
+from replay_lib import finish
 from cinder import exception
 from cinder.volume.drivers.dell_emc import xtremio
 
@@ -325,8 +326,7 @@ def main():
     force_detach(drv)
     clean_unused_ig(drv)
     busy_retry()
-    print("%d checks, %d failed" % (cd.checks, cd.failures))
-    return 1 if cd.failures else 0
+    finish("cinder3")
 
 
 if __name__ == "__main__":

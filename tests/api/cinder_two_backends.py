@@ -12,6 +12,7 @@ its backend gave it.  Environment as cinder_driver.py.
 import sys
 
 import cinder_driver as cd
+from replay_lib import finish
 
 ok = cd.ok
 
@@ -51,8 +52,7 @@ def main():
        left)
     d2.delete_volume(vol)
     ok("and x2a's goes with x2a's", cd.api("GET", "volumes").json()["volumes"] == [])
-    print("%d checks, %d failed" % (cd.checks, cd.failures))
-    return 1 if cd.failures else 0
+    finish("cinder2")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 """The management API on --state-dir (docs/persistence.md "The management API"), in phases
 that persist_api.sh runs against one state directory, restarting lunlab-target in between:
 
+  (each phase also checks that the event log and the alerts of the phase before are kept:
+  ids, timestamps, raise-times; make fails SSD 3, whose alert the restart clears, LL0003)
   make     volume pv1 (written: seed 7), initiator group h1 with initiator A, pv1 at LUN 5,
            a snapshot set ss1 of pv1 (pv1.snap, mapped at LUN 6), then pv1 rewritten (seed 8);
            a volume 'gone' created and deleted; CHAP on, A's credentials given through the API
@@ -21,33 +23,18 @@ import subprocess
 import sys
 
 import requests
-import urllib3
 
-urllib3.disable_warnings()
-API = os.environ["LUNLAB_API"]
-AUTH = (os.environ["LUNLAB_API_USER"], os.environ["LUNLAB_API_PASSWORD"])
+import replay_lib
+from replay_lib import API, AUTH, ok, req
 PORTAL = os.environ["LUNLAB_PORTAL"]
 IQN = os.environ["LUNLAB_IQN"]
 API_SCSI = os.environ["API_SCSI"]
 A = "iqn.2026-11.org.example:persist-a"
-failures = 0
-
-
-def ok(label, cond, detail=""):
-    global failures
-    print(("ok: %s" if cond else "FAIL: %s " + str(detail)) % label)
-    if not cond:
-        failures += 1
-
-
-def req(method, path, **kw):
-    return requests.request(method, "https://%s/api/json/v2/types/%s" % (API, path), auth=AUTH, verify=False,
-                            timeout=60, **kw)
 
 
 def created(label, r):
     ok(label + ": 201", r.status_code == 201, (r.status_code, r.text))
-    return int(r.json()["links"][0]["href"].rsplit("/", 1)[1]) if r.status_code == 201 else None
+    return replay_lib.created(r)
 
 
 CHAP_USER, CHAP_SECRET = "persist_a", "persistsecret1"
@@ -73,6 +60,38 @@ def names(kind):
 
 
 INVENTORY_FILE = os.path.join(os.environ.get("LUNLAB_WORK", "/tmp"), "inventory-ids.json")
+LOG_FILE = os.path.join(os.environ.get("LUNLAB_WORK", "/tmp"), "events-alerts.json")
+
+
+def event_log():
+    r = req("GET", "events")
+    return r.json()["events"] if r.status_code == 200 else []
+
+
+def alert_list():
+    r = req("GET", "alerts", params={"full": 1})
+    return r.json()["alerts"] if r.status_code == 200 else []
+
+
+def hardware(state):
+    return requests.put("https://%s/api/lunlab/hardware" % API, auth=AUTH, verify=False, timeout=60,
+                        json={"component": "ssd", "name": 3, "state": state})
+
+
+def log_kept(label, before):
+    """every event of before is listed again, field for field (its id and
+    timestamp too), and one alert per alert before with its index and
+    raise-time"""
+    now = {e["id"]: e for e in event_log()}
+    lost = [e for e in before["events"] if now.get(e["id"]) != e]
+    ok("%s: the %d events of before are listed with the same id, timestamp and text" % (label, len(before["events"])),
+       before["events"] and not lost, lost[:2])
+    alerts = {a["index"]: a for a in alert_list()}
+    for a in before["alerts"]:
+        b = alerts.get(a["index"], {})
+        ok("%s: alert %s kept its index, name, guid and raise-time" % (label, a["name"]),
+           all(b.get(k) == a[k] for k in ("name", "guid", "alert-type", "assoc-obj-name", "raise-time")), b)
+    return now
 
 
 def inventory_ids():
@@ -108,6 +127,17 @@ def make():
     ok("A's CHAP credentials: 200", r.status_code == 200, (r.status_code, r.text))
     r = req("PUT", "clusters/1", json={"chap-authentication-mode": "initiator"})
     ok("chap-authentication-mode initiator: 200", r.status_code == 200, (r.status_code, r.text))
+    r = hardware("failed")
+    ok("SSD 3 failed (/api/lunlab/hardware): 200", r.status_code == 200, (r.status_code, r.text))
+    alerts = alert_list()
+    ok("an outstanding ssd_failed alert", [(a["alert-type"], a["alert-state"]) for a in alerts] ==
+       [("ssd_failed", "outstanding")], alerts)
+    events = event_log()
+    ok("the event log opens with the start (LL0001) and holds the creations",
+       events and events[-1]["event_code"] == "LL0001" and
+       any(e["description"].endswith("created volumes 'pv1'") for e in events), events[-3:])
+    with open(LOG_FILE, "w") as f:
+        json.dump({"events": events, "alerts": alerts}, f)
 
 
 def chap_kept():
@@ -128,6 +158,15 @@ def power_on(label, lun, owed):
 
 
 def restart():
+    with open(LOG_FILE) as f:
+        log = json.load(f)
+    now = log_kept("after a clean restart", log)
+    newer = sorted((i, e["event_code"]) for i, e in now.items() if i > max(e["id"] for e in log["events"]))
+    ok("after them: the SSD alert cleared by the restart (LL0003), then the restart itself (LL0002)",
+       [c for _, c in newer] == ["LL0003", "LL0002"], newer)
+    ssd = [a for a in alert_list() if a["alert-type"] == "ssd_failed"]
+    ok("the ssd_failed alert is cleared (hardware faults are not kept: SSD 3 is healthy again)",
+       len(ssd) == 1 and ssd[0]["alert-state"] == "cleared" and ssd[0]["clear-time"] >= ssd[0]["raise-time"], ssd)
     with open(INVENTORY_FILE) as f:
         before = json.load(f)
     ok("the inventory's names, guids, serials and indexes are the same after the restart",
@@ -155,9 +194,16 @@ def restart():
     power_on("LUN 7 (pv2, made while the target runs) owes no power on", 7, False)
     r = req("DELETE", "lun-maps/%s" % m)
     ok("pv2's map deleted: 200", r.status_code == 200, (r.status_code, r.text))
+    with open(LOG_FILE, "w") as f:
+        json.dump({"events": event_log(), "alerts": alert_list()}, f)
 
 
 def crash():
+    with open(LOG_FILE) as f:
+        log = json.load(f)
+    log_kept("after SIGKILL", log)
+    ok("the log of before the SIGKILL ends with pv2's map deleted",
+       log["events"][0]["event_code"] == "LL0103" and "removed lun-maps" in log["events"][0]["description"], log["events"][0])
     chap_kept()
     ok("after SIGKILL: pv2 is there too", names("volumes") == ["pv1", "pv1.snap", "pv2"], names("volumes"))
     power_on("after SIGKILL: LUN 5 owes a new nexus its power on again", 5, True)
@@ -176,5 +222,4 @@ def stale():
 
 
 {"make": make, "restart": restart, "crash": crash, "stale": stale}[sys.argv[1]]()
-print("%s: %s, %d check(s) failed" % ("FAIL" if failures else "ok", sys.argv[1], failures))
-sys.exit(1 if failures else 0)
+replay_lib.finish(sys.argv[1])

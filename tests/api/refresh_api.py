@@ -12,35 +12,18 @@ import os
 import subprocess
 import sys
 
-import requests
-import urllib3
-
-urllib3.disable_warnings()
-API = os.environ["LUNLAB_API"]
-AUTH = (os.environ["LUNLAB_API_USER"], os.environ["LUNLAB_API_PASSWORD"])
+from replay_lib import ok, req, created, finish
+import replay_lib
 PORTAL = os.environ["LUNLAB_PORTAL"]
 IQN = os.environ["LUNLAB_IQN"]
 API_SCSI = os.environ["API_SCSI"]
 A = "iqn.2026-12.org.example:refresh-a"
 B = "iqn.2026-12.org.example:refresh-b"
-failures = checks = 0
-
-
-def ok(label, cond, detail=""):
-    global failures, checks
-    checks += 1
-    print(("ok: %s" if cond else "FAIL: %s " + str(detail)) % label)
-    if not cond:
-        failures += 1
-
-
-def req(method, path, **kw):
-    return requests.request(method, "https://%s/api/json/v2/types/%s" % (API, path), auth=AUTH, verify=False,
-                            timeout=60, **kw)
 
 
 def expect_err(label, r, message):
-    ok(label, r.status_code == 400 and r.json() == {"message": message, "error_code": 400}, (r.status_code, r.text))
+    """the refusals here are all 400s"""
+    return replay_lib.expect_err(label, r, 400, message)
 
 
 def scsi(*args):
@@ -50,10 +33,6 @@ def scsi(*args):
 
 def url(lun):
     return "iscsi://%s/%s/%d" % (PORTAL, IQN, lun)
-
-
-def created(r):
-    return int(r.json()["links"][0]["href"].rsplit("/", 1)[1]) if r.status_code == 201 else None
 
 
 def lun_of(vol):
@@ -193,8 +172,7 @@ def main():
         "snapshot-set-name": "rs"}), "obj_name_not_unique")
     ok("no snapshot made or lost by the refusals", snapshots() == before, snapshots())
     holds(LUN, 11, "r1 unchanged by the refusals")
-    print("%d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+    finish("refresh")
 
 
 if __name__ == "__main__":

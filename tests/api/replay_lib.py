@@ -1,6 +1,8 @@
-"""What the per-client replay tests (tests/api/replay_*.py) share: the
-target's address from run.sh's environment, a requests.Session per client
-(cookies kept as the client's HTTP library keeps them), checks that count,
+"""What the API tests share (the per-client replays tests/api/replay_*.py and
+the resource tests xms_api.py, refresh_api.py, arrays_api.py, persist_api.py...):
+the target's address from run.sh's environment, a requests.Session per client
+(cookies kept as the client's HTTP library keeps them), checks that count
+(ok, expect_err, finish), plain Basic-auth requests (req, lunlab_req, created),
 and type assertions in the terms a client parses a field with:
 
   str      a JSON string
@@ -22,6 +24,7 @@ API = os.environ["LUNLAB_API"]
 USER = os.environ["LUNLAB_API_USER"]
 PASSWORD = os.environ["LUNLAB_API_PASSWORD"]
 BASE = "https://" + API
+AUTH = (USER, PASSWORD)
 failures = 0
 checks = 0
 
@@ -80,6 +83,39 @@ def absent(label, obj, names):
     says so): asserted absent, so serving one means moving it to fields()"""
     for name in names:
         ok("%s: %s not served yet" % (label, name), name not in obj, obj.get(name))
+
+
+def req(method, path, v=2, auth=AUTH, **kw):
+    """XMS's .../types/PATH with Basic auth: v=2 /api/json/v2/types, v=3 /api/json/v3/types,
+    v=1 /api/json/types (no version)"""
+    url = "%s/api/json/%stypes/%s" % (BASE, "" if v == 1 else "v%d/" % v, path)
+    kw.setdefault("verify", False)
+    kw.setdefault("timeout", 60)
+    return requests.request(method, url, auth=auth, **kw)
+
+
+def lunlab_req(method, path, **kw):
+    """lunlab's own /api/lunlab/PATH with Basic auth"""
+    kw.setdefault("verify", False)
+    kw.setdefault("timeout", 60)
+    return requests.request(method, "%s/api/lunlab/%s" % (BASE, path), auth=AUTH, **kw)
+
+
+def is_err(r, status, message):
+    """r is XMS's error body exactly: {"message": message, "error_code": status}"""
+    try:
+        return r.status_code == status and r.json() == {"message": message, "error_code": status}
+    except ValueError:
+        return False
+
+
+def expect_err(label, r, status, message):
+    return ok(label, is_err(r, status, message), (r.status_code, r.text))
+
+
+def created(r):
+    """the index a 201's link names, or None"""
+    return int(r.json()["links"][0]["href"].rsplit("/", 1)[1]) if r.status_code == 201 else None
 
 
 def finish(name):

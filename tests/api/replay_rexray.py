@@ -21,9 +21,11 @@ goxtremio's (replay_goxtremio.py: endpoint + "//types/TYPE", Basic, a
   [2] (a number), creation-time; the volume's dest-snap-list [2];
 - DetachVolume: lun-maps whose name VOL_IG_TG matches, DELETE lun-maps/ID;
   RemoveSnapshot / RemoveVolume: DELETE snapshots/ID, volumes/ID.
-Not replayed: Init's first test, a SCSI device whose vendor is "XtremIO"
-(/sys/class/scsi_device/*/device/vendor): lunlab's LUs say "LUNLAB", so the
-real driver stops there (docs/api.md).
+- Init's first test, isXtremIOAttached: a SCSI device whose sysfs vendor
+  (INQUIRY's, trimmed) is "XtremIO" (/sys/class/scsi_device/*/device/vendor):
+  run.sh starts this check's cluster with identity=xtremio (docs/identity.md),
+  so the mapped volume's standard INQUIRY (iscsi-inq) must say vendor
+  "XtremIO"; by default lunlab's LUs say "LUNLAB".
 """
 import json
 import os
@@ -90,6 +92,11 @@ def main():
     ok("naa-name is the LU's VPD 83h NAA: /dev/disk/by-id/wwn-0x%s's last 16 digits match" % p.stdout.strip(),
        p.returncode == 0 and p.stdout.strip()[-16:] == v["naa-name"][-16:] and len(v["naa-name"]) == 32,
        (p.stdout, p.stderr, v["naa-name"]))
+    inq = subprocess.run(["iscsi-inq", "-i", IQN, "iscsi://%s/%s/%d" % (PORTAL, TARGET, lun)], capture_output=True,
+                         text=True, timeout=60).stdout
+    vendor = [line.split(":", 1)[1].strip() for line in inq.splitlines() if line.startswith("Vendor:")]
+    ok("isXtremIOAttached: the volume's INQUIRY vendor, trimmed, is XtremIO (identity=xtremio)",
+       vendor == ["XtremIO"], inq)
 
     # CreateSnapshot of the volume, by its name
     r = query("POST", "snapshots", body={"snap-list": [{"ancestor-vol-id": "rex-v", "snap-vol-name": "rex-s"}],

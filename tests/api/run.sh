@@ -18,6 +18,8 @@
 #   refresh  snapshot refresh and restore (from-*-id / to-*-id), the data and the
 #           06/28/00 on the SCSI side (refresh_api.py)
 #   arrays  an array's capacity and soft threshold changed at run time (arrays_api.py)
+#   limits  --cluster max_volumes= and max_snapshots_per_volume= refusals (limits_api.py)
+#   perf    initiator groups' and targets' performance after a known I/O (perf_api.py)
 #   replay-CLIENT  a public XMS client's requests replayed, its fields type-checked
 #           (replay_CLIENT.py; the source and commit each is derived from are named there)
 # Exit 0 pass, 1 fail, 77 skipped (python3-cinder missing for cinder).
@@ -47,6 +49,9 @@ trap finish EXIT
 extra=()
 [[ $check == bench ]] && extra=(--cluster "name=xb1,model=x2,time_scale=0")
 [[ $check == clusters || $check == cinder2 ]] && extra=(--cluster "name=x1a,model=x1" --cluster "name=x2a,model=x2")
+# REX-Ray's driver starts only when a SCSI device says vendor XtremIO (docs/identity.md)
+[[ $check == replay-rexray ]] && extra=(--cluster "name=xbrick1,identity=xtremio")
+[[ $check == limits ]] && extra=(--cluster "name=xbrick1" --cluster "name=lim,max_volumes=7,max_snapshots_per_volume=2")
 [[ $check == inventory ]] && extra=(--cluster "name=x1a,model=x1" --cluster "name=x2a,model=x2,array_capacity=4M,soft_threshold=0")
 api_start "$bin" "$handlers" "$work" --lun size=64M,model=unlimited "${extra[@]}" || { status=1; exit; }
 echo "target: iSCSI $PORTAL, API https://$API"
@@ -66,6 +71,8 @@ case $check in
     sessions) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/sessions_api.py" || status=1 ;;
     apifaults) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/api_faults_api.py" || status=1 ;;
     inventory) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/inventory_api.py" || status=1 ;;
+    perf) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/perf_api.py" || status=1 ;;
+    limits) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/limits_api.py" || status=1 ;;
     replay-*) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/replay_${check#replay-}.py" || status=1 ;;
     *) echo "unknown check '$check'"; status=2 ;;
 esac

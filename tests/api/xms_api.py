@@ -10,38 +10,13 @@ import subprocess
 import sys
 
 import requests
-import urllib3
 
-urllib3.disable_warnings()
-API = os.environ["LUNLAB_API"]
-AUTH = (os.environ["LUNLAB_API_USER"], os.environ["LUNLAB_API_PASSWORD"])
+from replay_lib import API, AUTH, ok, req, expect_err, created, finish
 PORTAL = os.environ["LUNLAB_PORTAL"]
 IQN = os.environ["LUNLAB_IQN"]
 API_SCSI = os.environ["API_SCSI"]
 A = "iqn.2026-11.org.example:host-a"
 B = "iqn.2026-11.org.example:host-b"
-failures = checks = 0
-
-
-def ok(label, cond, detail=""):
-    global failures, checks
-    checks += 1
-    print(("ok: %s" if cond else "FAIL: %s " + str(detail)) % label)
-    if not cond:
-        failures += 1
-
-
-def req(method, path, v=2, auth=AUTH, **kw):
-    base = "https://%s/api/json/%stypes/%s" % (API, "v2/" if v == 2 else "", path)
-    return requests.request(method, base, auth=auth, verify=False, timeout=60, **kw)
-
-
-def err(r, status, message):
-    return r.status_code == status and r.json() == {"message": message, "error_code": status}
-
-
-def expect_err(label, r, status, message):
-    ok(label, err(r, status, message), (r.status_code, r.text))
 
 
 def scsi(initiator, *args, env=None):
@@ -57,10 +32,6 @@ def url(lun):
 def luns(initiator):
     rc, out, _ = scsi(initiator, "luns", url(0))
     return [int(x) for x in out.split()] if rc == 0 else None
-
-
-def created(r):
-    return int(r.json()["links"][0]["href"].rsplit("/", 1)[1]) if r.status_code == 201 else None
 
 
 def main():
@@ -260,8 +231,7 @@ def main():
     r = requests.get("https://%s/api/json/v2/types" % API, auth=AUTH, verify=False, timeout=60)
     ok("the type list", {"volumes", "snapshots", "lun-maps", "clusters"} <= {x["name"] for x in r.json()["children"]},
        r.text)
-    print("%d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+    finish("xms")
 
 
 if __name__ == "__main__":

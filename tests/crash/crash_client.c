@@ -15,9 +15,12 @@
  * or shared (deduplicated) contents, SYNCHRONIZE CACHE, UNMAP, WRITE SAME,
  * COMPARE AND WRITE and EXTENDED COPY (same LUN and across LUNs), and reads
  * that must match what it wrote.  --chunk-copies: half the EXTENDED COPYs
- * move a whole aligned 4 MiB map chunk, which the array shares between the
- * two places (volume_map.c), so the other commands write, UNMAP and copy
- * through shared chunks.
+ * move a 4 MiB map chunk's worth: half of them a whole aligned chunk, which
+ * the array shares between the two places (volume_map.c), half from 100
+ * blocks into a chunk onto a whole chunk of the other LUN, which the array
+ * publishes by content and shares with an equal one made later
+ * (map_dedup_chunk), so the other commands write, UNMAP and copy through
+ * shared chunks of both kinds.
  *
  * Every sector says which content it belongs to (magic, content id, its
  * index in the block, a CRC), so a read names the write it came from.  Per
@@ -576,6 +579,14 @@ static bool op_xcopy(struct thr *th)
 		do
 			d0 = rnd(th, nch) * CHUNK;
 		while (sl == dl && d0 == s0);
+		if (rnd(th, 2)) {
+			/* a chunk's worth from 100 blocks into a source chunk onto a
+			 * whole chunk of the other LUN: offsets that differ within a
+			 * chunk, so the array publishes the chunk it makes and an
+			 * equal one made later shares it (map_dedup_chunk) */
+			s0 = rnd(th, nch - 1) * CHUNK + 100;
+			dl = 1 - sl;
+		}
 	} else {
 		s0 = rnd(th, (uint32_t)g_blocks - n + 1);
 		do

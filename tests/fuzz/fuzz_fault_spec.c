@@ -6,12 +6,16 @@
  *   - fault rules: an accepted rule's fields are in range, its canonical
  *     text reads back as a rule that formats identically (what the API
  *     lists is what a script can add again); a refused one gives one line;
- *   - --alua and --listen: accepted values are in range, refusals one line. */
+ *   - --alua and --listen: accepted values are in range, refusals one line;
+ *   - --fault's hardware form (target/api/xms_hw_fault_spec.c): an accepted
+ *     one names a component (a kind, a non-empty printable name), a refusal
+ *     is one line. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "target/api/xms_hw_fault_spec.h"
 #include "target/iscsi/portal.h"
 #include "target/lu/alua.h"
 #include "target/lu/fault_spec.h"
@@ -65,6 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text = malloc(size + 1), err[320];
 	struct alua_spec as;
 	struct portal_spec ps;
+	struct xms_hw_fault_spec hs;
 
 	if (!text)
 		return 0;
@@ -88,6 +93,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	} else {
 		one_line("portal_spec_parse", err);
+	}
+	if (xms_hw_fault_spec_parse(text, &hs, err, sizeof(err))) {
+		if ((hs.kind != XMS_HW_SSD && hs.kind != XMS_HW_SC) || !hs.name[0] ||
+		    !memchr(hs.name, '\0', sizeof(hs.name)) || !memchr(hs.cluster, '\0', sizeof(hs.cluster)) ||
+		    !xms_hw_fault_spec_is(text)) {
+			fprintf(stderr, "xms_hw_fault_spec_parse accepted out of range: %s\n", text);
+			abort();
+		}
+		for (const char *c = hs.name; *c; c++)
+			if ((unsigned char)*c <= ' ' || (unsigned char)*c >= 0x7f)
+				abort();
+	} else {
+		one_line("xms_hw_fault_spec_parse", err);
 	}
 	free(text);
 	return 0;

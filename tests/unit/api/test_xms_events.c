@@ -2,7 +2,10 @@
  * without a server (api_dispatch): newest first, filters by severity,
  * entity, time range and limit, each bad parameter named, the ring keeping
  * the newest XMS_EVENTS_MAX, text from the wire made printable, a failed
- * login reported through the throttle's listener, and the time parser. */
+ * login reported through the throttle's listener, the time parser, and the
+ * log kept through a store (xms_log_store.h): loaded back with its ids and
+ * times, the bound applied to the store too, a deferred CHAP failure stored
+ * at the next flush, a damaged record refused naming its field. */
 #include <json-c/json.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +20,7 @@
 #include "target/api/xms_alerts.h"
 #include "target/api/xms_engine.h"
 #include "target/api/xms_events.h"
+#include "target/api/xms_log_store.h"
 #include "target/lu/happenings.h"
 #include "target/iscsi/login_throttle.h"
 
@@ -223,6 +227,271 @@ static void test_time_parse(void **state)
 	assert_false(xms_events_parse_time("", &t));
 }
 
+/* ---- a store in memory (xms_log_store_ops) ---- */
+
+#define MEM_MAX (XMS_EVENTS_MAX + 64)
+struct mem_rec {
+	char ns[16], key[24];
+	char *val;
+	size_t len;
+};
+static struct mem_rec mem[MEM_MAX];
+static size_t nmem;
+
+static struct mem_rec *mem_find(const char *ns, const char *key)
+{
+	for (size_t i = 0; i < nmem; i++)
+		if (strcmp(mem[i].ns, ns) == 0 && strcmp(mem[i].key, key) == 0)
+			return &mem[i];
+	return NULL;
+}
+
+static int mem_put(const char *ns, const char *key, const void *val, size_t len, char *err, size_t errlen)
+{
+	struct mem_rec *r = mem_find(ns, key);
+
+	(void)err;
+	(void)errlen;
+	if (!r) {
+		assert_true(nmem < MEM_MAX);
+		r = &mem[nmem++];
+		snprintf(r->ns, sizeof(r->ns), "%s", ns);
+		snprintf(r->key, sizeof(r->key), "%s", key);
+	} else {
+		free(r->val);
+	}
+	r->val = malloc(len);
+	memcpy(r->val, val, len);
+	r->len = len;
+	return 0;
+}
+
+static int mem_del(const char *ns, const char *key, char *err, size_t errlen)
+{
+	struct mem_rec *r = mem_find(ns, key);
+
+	(void)err;
+	(void)errlen;
+	if (r) {
+		free(r->val);
+		*r = mem[--nmem];
+	}
+	return 0;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct mem_rec *)a)->key, ((const struct mem_rec *)b)->key);
+}
+
+static int mem_each(const char *ns, xms_log_each_fn *fn, void *arg, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	qsort(mem, nmem, sizeof(mem[0]), by_key);
+	for (size_t i = 0; i < nmem; i++) {
+		if (strcmp(mem[i].ns, ns) != 0)
+			continue;
+		int rc = fn(mem[i].key, mem[i].val, mem[i].len, arg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static const struct xms_log_store_ops mem_ops = { mem_put, mem_del, mem_each };
+
+static size_t mem_count(const char *ns)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < nmem; i++)
+		n += strcmp(mem[i].ns, ns) == 0;
+	return n;
+}
+
+static void mem_clear(void)
+{
+	for (size_t i = 0; i < nmem; i++)
+		free(mem[i].val);
+	nmem = 0;
+}
+
+static int setup_store(void **state)
+{
+	mem_clear();
+	xms_log_store_set(&mem_ops);
+	return setup(state);
+}
+
+static int teardown_store(void **state)
+{
+	xms_log_store_set(NULL);
+	mem_clear();
+	return teardown(state);
+}
+
+static int64_t num(struct json_object *a, size_t i, const char *k)
+{
+	struct json_object *e = json_object_array_get_idx(a, i), *v;
+
+	assert_true(json_object_object_get_ex(e, k, &v));
+	return json_object_get_int64(v);
+}
+
+/* made, forgotten (a restart), loaded: the same ids, times and texts, and
+ * the next event gets the next id */
+static void test_store_restart(void **state)
+{
+	struct json_object *a;
+	char err[256], ts[2][48];
+
+	(void)state;
+	xms_event_at(1796409000, 123456, XMS_SEV_MINOR, "audit", "Volume", "db1", "LL0101", "first");
+	xms_event_at(1796409001, 7, XMS_SEV_CRITICAL, "activity", "Cluster", "x1", "LL0202", "second");
+	assert_int_equal(mem_count(XMS_LOG_NS_EVENTS), 2);
+	a = events(NULL, 0);
+	snprintf(ts[0], sizeof(ts[0]), "%s", str(a, 0, "timestamp"));
+	snprintf(ts[1], sizeof(ts[1]), "%s", str(a, 1, "timestamp"));
+	json_object_put(a);
+	assert_string_equal(ts[0], "2026-12-04 18:30:01.000007");
+
+	xms_events_reset();
+	assert_int_equal(xms_events_load(err, sizeof(err)), 0);
+	xms_event(XMS_SEV_INFO, "activity", "XMS", "xms", "LL0002", "restarted");
+	a = events(NULL, 0);
+	assert_int_equal(json_object_array_length(a), 3);
+	assert_int_equal(num(a, 0, "id"), 3);
+	assert_string_equal(str(a, 0, "event_code"), "LL0002");
+	assert_int_equal(num(a, 1, "id"), 2);
+	assert_string_equal(str(a, 1, "timestamp"), ts[0]);
+	assert_string_equal(str(a, 1, "severity"), "critical");
+	assert_string_equal(str(a, 1, "entity_details"), "x1");
+	assert_string_equal(str(a, 1, "description"), "second");
+	assert_int_equal(num(a, 2, "id"), 1);
+	assert_string_equal(str(a, 2, "timestamp"), ts[1]);
+	assert_string_equal(str(a, 2, "classification"), "audit");
+	json_object_put(a);
+	assert_int_equal(mem_count(XMS_LOG_NS_EVENTS), 3);
+}
+
+/* the store holds what the ring holds: the newest XMS_EVENTS_MAX */
+static void test_store_bounded(void **state)
+{
+	struct json_object *a;
+	char err[256], key[24];
+
+	(void)state;
+	for (int i = 0; i < XMS_EVENTS_MAX + 10; i++)
+		xms_event(XMS_SEV_INFO, "audit", "Volume", "", "LL0101", "event %d", i);
+	assert_int_equal(mem_count(XMS_LOG_NS_EVENTS), XMS_EVENTS_MAX);
+	xms_log_key(key, 10);
+	assert_null(mem_find(XMS_LOG_NS_EVENTS, key));
+	xms_log_key(key, 11);
+	assert_non_null(mem_find(XMS_LOG_NS_EVENTS, key));
+	xms_events_reset();
+	assert_int_equal(xms_events_load(err, sizeof(err)), 0);
+	a = events(NULL, 0);
+	assert_int_equal(json_object_array_length(a), XMS_EVENTS_MAX);
+	assert_int_equal(num(a, 0, "id"), XMS_EVENTS_MAX + 10);
+	assert_string_equal(str(a, XMS_EVENTS_MAX - 1, "description"), "event 10");
+	json_object_put(a);
+}
+
+/* a failed CHAP login (told on an iSCSI thread) waits for the next flush;
+ * a failed API login is stored at once */
+static void test_store_deferred_chap(void **state)
+{
+	struct json_object *a;
+
+	(void)state;
+	login_throttle_notify(LOGIN_THROTTLE_CHAP, "10.0.0.9", "eve", 1, 1000);
+	assert_int_equal(mem_count(XMS_LOG_NS_EVENTS), 0);
+	login_throttle_notify(LOGIN_THROTTLE_API, "10.0.0.9", "root", 1, 1000);
+	assert_int_equal(mem_count(XMS_LOG_NS_EVENTS), 2);
+	login_throttle_notify(LOGIN_THROTTLE_CHAP, "10.0.0.9", "eve", 2, 2000);
+	a = events(NULL, 0); /* a listing flushes */
+	json_object_put(a);
+	assert_int_equal(mem_count(XMS_LOG_NS_EVENTS), 3);
+}
+
+/* a stored record that does not decode stops the start, naming it */
+static void test_store_bad_record(void **state)
+{
+	static const struct {
+		const char *rec, *why;
+	} bad[] = {
+		{ "{\"id\":1,\"sec\":5,\"usec\":0,\"severity\":\"loud\",\"classification\":\"a\","
+		  "\"entity\":\"b\",\"entity_details\":\"\",\"event_code\":\"c\",\"description\":\"d\"}",
+		  "event record 00000000000000000001: severity" },
+		{ "{\"id\":1,\"sec\":5,\"usec\":1000000}", "event record 00000000000000000001: usec" },
+		{ "{\"id\":\"1\"}", "event record 00000000000000000001: id" },
+		{ "[1]", "event record 00000000000000000001: not a JSON object" },
+		{ "{\"id\":1} x", "event record 00000000000000000001: not a JSON object" },
+	};
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		mem_clear();
+		assert_int_equal(mem_put(XMS_LOG_NS_EVENTS, "00000000000000000001", bad[i].rec, strlen(bad[i].rec),
+					 NULL, 0), 0);
+		assert_int_equal(xms_events_load(err, sizeof(err)), -1);
+		assert_string_equal(err, bad[i].why);
+	}
+}
+
+/* alerts through the store: one record per alert, rewritten when it is
+ * cleared; loaded back with the same index and raise time; a portal's
+ * alert outstanding at the restart is cleared by it (LL0003) */
+static void test_store_alerts(void **state)
+{
+	struct json_object *a;
+	char err[256], key[24];
+	struct mem_rec *r;
+
+	(void)state;
+	happening_post(HAPPEN_PORTAL_DOWN, 0, "portal 1 down");
+	happening_post(HAPPEN_PORTAL_DOWN, 1, "portal 2 down");
+	happening_post(HAPPEN_PORTAL_UP, 0, "portal 1 up");
+	json_object_put(events(NULL, 0)); /* reads the feed */
+	assert_int_equal(mem_count(XMS_LOG_NS_ALERTS), 2);
+	xms_log_key(key, 1);
+	r = mem_find(XMS_LOG_NS_ALERTS, key);
+	assert_non_null(r);
+	assert_non_null(strstr(r->val, "\"cleared\":true"));
+	xms_log_key(key, 2);
+	r = mem_find(XMS_LOG_NS_ALERTS, key);
+	assert_non_null(strstr(r->val, "\"cleared\":false"));
+
+	/* a restart: the SCSI side's feed starts empty too */
+	happenings_reset();
+	xms_alerts_reset();
+	xms_events_reset();
+	assert_int_equal(xms_events_load(err, sizeof(err)), 0);
+	xms_lock();
+	assert_int_equal(xms_alerts_load(err, sizeof(err)), 0);
+	assert_false(xms_alert_outstanding(XMS_ALERT_PORT_DOWN, 0, "X1-SC2-iscsi1"));
+	xms_unlock();
+	assert_non_null(strstr(mem_find(XMS_LOG_NS_ALERTS, key)->val, "\"cleared\":true"));
+	a = events(NULL, 0);
+	assert_string_equal(str(a, 0, "event_code"), "LL0003");
+	assert_string_equal(str(a, 0, "entity_details"), "X1-SC2-iscsi1");
+	assert_string_equal(str(a, 0, "description"),
+			    "target_port_down-2 cleared by the restart (Target X1-SC2-iscsi1 starts up)");
+	assert_int_equal(num(a, 0, "id"), 4); /* after the three of before */
+	json_object_put(a);
+
+	/* a damaged alert record names its field */
+	static const char bad[] = "{\"index\":3,\"alert-type\":\"no_such_alert\"}";
+	xms_log_key(key, 3);
+	mem_put(XMS_LOG_NS_ALERTS, key, bad, strlen(bad), NULL, 0);
+	xms_lock();
+	assert_int_equal(xms_alerts_load(err, sizeof(err)), -1);
+	xms_unlock();
+	assert_string_equal(err, "alert record 00000000000000000003: alert-type");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +501,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_login_listener, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_parse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_feed_events_and_alerts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_restart, setup_store, teardown_store),
+		cmocka_unit_test_setup_teardown(test_store_bounded, setup_store, teardown_store),
+		cmocka_unit_test_setup_teardown(test_store_deferred_chap, setup_store, teardown_store),
+		cmocka_unit_test_setup_teardown(test_store_bad_record, setup_store, teardown_store),
+		cmocka_unit_test_setup_teardown(test_store_alerts, setup_store, teardown_store),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

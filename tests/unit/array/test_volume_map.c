@@ -572,7 +572,307 @@ static void shared_chunks_under_concurrency(void **state)
 	array_put(a);
 }
 
+/* ---- copies whose offsets differ within a chunk (the index by content) ---- */
+
+/* The reference counts and figures the chunks imply, checked against the
+ * store: every id's count is the sum over the distinct chunks holding it of
+ * 1 (one holder) or 2 (shared), each chunk's shares is the number of slots
+ * holding it, a count is 1 exactly when one map entry of one volume maps the
+ * id, and mapped / unique / single-referenced blocks are what the maps say. */
+static void check_refs(struct array *a, struct volume **vols, unsigned nv)
+{
+	uint32_t nid = atomic_load(&a->bs->next_id);
+	uint32_t *entries = calloc(nid, sizeof(*entries)), *model = calloc(nid, sizeof(*model));
+	struct map_chunk **seen = NULL;
+	uint32_t *holders = NULL;
+	size_t nseen = 0;
+	uint64_t mapped = 0, unique = 0, single = 0;
+
+	for (unsigned k = 0; k < nv; k++) {
+		struct volume *v = vols[k];
+		for (uint64_t b = 0; b < v->nblocks; b++) {
+			uint32_t id = map_get(v, b);
+			if (id) {
+				assert_true(id < nid);
+				entries[id]++;
+				mapped++;
+			}
+		}
+		for (uint64_t c = 0; c < (v->nblocks + CH - 1) / CH; c++) {
+			struct map_chunk *mc = map_chunk_at(v, c);
+			size_t i = 0;
+			if (!mc)
+				continue;
+			while (i < nseen && seen[i] != mc)
+				i++;
+			if (i == nseen) {
+				seen = realloc(seen, (nseen + 1) * sizeof(*seen));
+				holders = realloc(holders, (nseen + 1) * sizeof(*holders));
+				seen[nseen] = mc;
+				holders[nseen++] = 0;
+			}
+			holders[i]++;
+		}
+	}
+	for (size_t i = 0; i < nseen; i++) {
+		assert_int_equal(atomic_load(&seen[i]->shares), holders[i]);
+		for (unsigned e = 0; e < CH; e++)
+			if (seen[i]->ids[e])
+				model[seen[i]->ids[e]] += holders[i] >= 2 ? 2 : 1;
+	}
+	for (uint32_t id = 1; id < nid; id++) {
+		if (!entries[id])
+			continue;
+		unique++;
+		single += entries[id] == 1;
+		uint32_t ref = atomic_load(&bs_rec(a->bs, id)->ref);
+		assert_int_equal(ref, model[id]);
+		assert_int_equal(ref == 1, entries[id] == 1);
+	}
+	struct array_stats s = stats_of(a);
+	assert_int_equal(s.mapped_blocks, mapped);
+	assert_int_equal(s.logical_bytes, mapped * B);
+	assert_int_equal(s.unique_blocks, unique);
+	assert_int_equal(s.single_ref_blocks, single);
+	free(entries);
+	free(model);
+	free(seen);
+	free(holders);
+}
+
+/* clone of t's n blocks at block db of d, in copies of one chunk at a time
+ * from source block sb (a datamover's 2 MiB pieces) */
+static void clone_in_chunks(struct volume *d, uint64_t db, struct volume *s, uint64_t sb, uint64_t n)
+{
+	for (uint64_t at = 0; at < n; at += CH)
+		copy(d, db + at, s, sb + at, n - at < CH ? n - at : CH);
+}
+
+/* Clones at offsets 232 (mod 256 blocks) of a 3-chunk template: the first
+ * clone's chunks are published as they complete, the second clone at the
+ * same offset shares them; copies of those clones at another odd offset
+ * share each other's too; a write and an UNMAP through a shared chunk copy
+ * it (the other clone unchanged); a misaligned copy over its own
+ * destination is memmove.  Exact counts and figures after each step. */
+static void misaligned_clones_share(void **state)
+{
+	const uint64_t T = 3 * CH, A = 1000, Bc = A + 5 * CH, C = 4000, D = C + 5 * CH;
+	struct array *a = new_array(B, 6, 512);
+	struct volume *t = volume_create(a, T * B, 512), *d = volume_create(a, 24 * CH * B, 512);
+	struct volume *vols[] = { t, d };
+	unsigned char *tmpl = malloc(T * B), *img = calloc(24 * CH, B);
+	uint64_t seed = 31;
+	(void)state;
+	fill_random(tmpl, T * B, &seed);
+	assert_int_equal(wr(t, 0, tmpl, T * B), 0);
+	struct array_stats s0 = stats_of(a);
+	assert_int_equal(chunk_bytes(a), 3 * sizeof(struct map_chunk));
+
+	/* clone A: chunks 3 (t[0..24) in its last 24 entries), 4, 5 complete
+	 * and published; chunk 6 (the clone's tail) stays private */
+	clone_in_chunks(d, A, t, 0, T);
+	memcpy(img + A * B, tmpl, T * B);
+	assert_int_equal(chunk_bytes(a), 7 * sizeof(struct map_chunk));
+	for (uint64_t c = 3; c <= 6; c++)
+		assert_int_equal(shares(d, c), 1);
+	assert_true(atomic_load(&map_chunk_at(d, 4)->indexed));
+	assert_false(atomic_load(&map_chunk_at(d, 6)->indexed));
+	check_refs(a, vols, 2);
+	assert_int_equal(ref_of(d, A + 100), 2);
+	assert_true(a->bs->map_index_bytes > 0);
+
+	/* clone B at the same offset: chunks 8, 9, 10 are A's 3, 4, 5 */
+	clone_in_chunks(d, Bc, t, 0, T);
+	memcpy(img + Bc * B, tmpl, T * B);
+	assert_ptr_equal(map_chunk_at(d, 8), map_chunk_at(d, 3));
+	assert_ptr_equal(map_chunk_at(d, 9), map_chunk_at(d, 4));
+	assert_ptr_equal(map_chunk_at(d, 10), map_chunk_at(d, 5));
+	assert_ptr_not_equal(map_chunk_at(d, 11), map_chunk_at(d, 6)); /* its tail chunk */
+	assert_int_equal(shares(d, 4), 2);
+	assert_int_equal(chunk_bytes(a), 8 * sizeof(struct map_chunk)); /* one more: B's tail */
+	assert_int_equal(ref_of(d, A + 100), 3); /* t's chunk 1, the shared chunk 2 */
+	assert_int_equal(ref_of(d, A + 700), 3); /* t, A's tail, B's tail: one each */
+	check_refs(a, vols, 2);
+	struct array_stats s1 = stats_of(a);
+	assert_int_equal(s1.unique_blocks, s0.unique_blocks);
+	assert_int_equal(s1.physical_bytes, s0.physical_bytes);
+	assert_int_equal(s1.mapped_blocks, 3 * T);
+	assert_int_equal(s1.single_ref_blocks, 0);
+	expect_data(d, 0, img, 24 * CH);
+
+	/* copies of the clones at offset 160: C from A, then D from B share */
+	clone_in_chunks(d, C, d, A, T);
+	memcpy(img + C * B, tmpl, T * B);
+	uint64_t before = chunk_bytes(a);
+	clone_in_chunks(d, D, d, Bc, T);
+	memcpy(img + D * B, tmpl, T * B);
+	for (uint64_t c = C / CH; c < (C + T) / CH; c++)
+		assert_ptr_equal(map_chunk_at(d, c + 5), map_chunk_at(d, c));
+	assert_int_equal(chunk_bytes(a), before + sizeof(struct map_chunk)); /* D's tail only */
+	check_refs(a, vols, 2);
+	assert_int_equal(stats_of(a).mapped_blocks, 5 * T);
+	assert_int_equal(stats_of(a).unique_blocks, s0.unique_blocks);
+	expect_data(d, 0, img, 24 * CH);
+
+	/* a write through B's shared chunk 9: B gets its own copy, A keeps it */
+	unsigned char *nb = malloc(B);
+	fill_random(nb, B, &seed);
+	assert_int_equal(wr(d, (Bc + 100) * B, nb, B), 0);
+	memcpy(img + (Bc + 100) * B, nb, B);
+	assert_ptr_not_equal(map_chunk_at(d, 9), map_chunk_at(d, 4));
+	assert_int_equal(shares(d, 4), 1);
+	assert_int_equal(shares(d, 9), 1);
+	check_refs(a, vols, 2);
+	assert_int_equal(stats_of(a).unique_blocks, s0.unique_blocks + 1);
+	assert_int_equal(stats_of(a).single_ref_blocks, 1);
+	expect_data(d, 0, img, 24 * CH);
+
+	/* a write into A's chunk 4 now (one holder, still published) is in
+	 * place; a later clone at that offset no longer finds it */
+	assert_int_equal(wr(d, (A + 100) * B, nb, B), 0);
+	memcpy(img + (A + 100) * B, nb, B);
+	assert_false(atomic_load(&map_chunk_at(d, 4)->indexed));
+	check_refs(a, vols, 2);
+
+	/* UNMAP: all of B's chunk 10 (shared with A's 5) and part of A's
+	 * chunk 3 (shared with B's 8): B and A keep the other's data */
+	assert_int_equal(shares(d, 5), 2);
+	assert_int_equal(volume_unmap(d, 10 * CH * B, CH * B), 0);
+	memset(img + 10 * CH * B, 0, CH * B);
+	assert_null(map_chunk_at(d, 10));
+	assert_int_equal(shares(d, 5), 1);
+	assert_int_equal(volume_unmap(d, (A + 4) * B, 8 * B), 0);
+	memset(img + (A + 4) * B, 0, 8 * B);
+	assert_ptr_not_equal(map_chunk_at(d, 3), map_chunk_at(d, 8));
+	check_refs(a, vols, 2);
+	expect_data(d, 0, img, 24 * CH);
+
+	/* a misaligned copy over its own destination (100 blocks up, then
+	 * 300 down): memmove */
+	copy(d, A + 100, d, A, T);
+	memmove(img + (A + 100) * B, img + A * B, T * B);
+	check_refs(a, vols, 2);
+	expect_data(d, 0, img, 24 * CH);
+	copy(d, C - 300, d, C, T);
+	memmove(img + (C - 300) * B, img + C * B, T * B);
+	check_refs(a, vols, 2);
+	expect_data(d, 0, img, 24 * CH);
+
+	volume_destroy(d);
+	struct array_stats s9 = stats_of(a);
+	assert_int_equal(s9.mapped_blocks, T);
+	assert_int_equal(s9.unique_blocks, s0.unique_blocks);
+	assert_int_equal(s9.single_ref_blocks, T);
+	assert_int_equal(chunk_bytes(a), 3 * sizeof(struct map_chunk));
+	assert_int_equal(a->bs->map_index_bytes, 0); /* the index gave its table back */
+	volume_destroy(t);
+	assert_int_equal(chunk_bytes(a), 0);
+	free(nb);
+	free(tmpl);
+	free(img);
+	array_put(a);
+}
+
+/* Three threads each clone the template again and again at the same odd
+ * offset (100 blocks into a chunk) into their own region of one volume and
+ * write one block of their clone after each, so chunks are published,
+ * shared through the index, taken off it by in-place writes and let go, all
+ * at once; a reader reads the template meanwhile.  Each clone ends as the
+ * template plus its last write, and the counts are exact (under ASan: no
+ * chunk used after it is freed). */
+struct mis_stress {
+	struct volume *t, *d;
+	const unsigned char *tmpl;
+	uint64_t last_b[3];
+	int last_it[3];
+	_Atomic int bad, done;
+};
+
+#define MIS_T (3 * CH)
+#define MIS_REGION (6 * CH)
+
+static void *mis_cloner(void *arg)
+{
+	struct mis_stress *x = ((struct mis_stress **)arg)[0];
+	unsigned k = (unsigned)(uintptr_t)((void **)arg)[1];
+	unsigned char *buf = malloc(B);
+	uint64_t rng = 300 + k, moved, base = k * MIS_REGION + 100;
+	for (int it = 0; it < 12; it++) {
+		for (uint64_t at = 0; at < MIS_T; at += CH)
+			if (volume_copy(x->d, (base + at) * B, x->t, at * B, CH * B, &moved) != 0)
+				x->bad++;
+		uint64_t b = rng_next(&rng) % MIS_T;
+		stress_block(buf, 10 + k, it);
+		if (wr(x->d, (base + b) * B, buf, B) != 0)
+			x->bad++;
+		x->last_b[k] = b;
+		x->last_it[k] = it;
+	}
+	free(buf);
+	x->done++;
+	return NULL;
+}
+
+static void *mis_reader(void *arg)
+{
+	struct mis_stress *x = arg;
+	unsigned char *buf = malloc(B);
+	uint64_t rng = 17;
+	while (x->done < 3) {
+		uint64_t b = rng_next(&rng) % MIS_T;
+		if (rd(x->t, b * B, buf, B) != 0 || memcmp(buf, x->tmpl + b * B, B))
+			x->bad++;
+	}
+	free(buf);
+	return NULL;
+}
+
+static void misaligned_clones_under_concurrency(void **state)
+{
+	struct array *a = new_array(B, 1, 512);
+	struct mis_stress x = { 0 };
+	unsigned char *tmpl = malloc(MIS_T * B), *buf = malloc(B), *got = malloc(MIS_T * B);
+	uint64_t seed = 23;
+	(void)state;
+	fill_random(tmpl, MIS_T * B, &seed);
+	x.tmpl = tmpl;
+	x.t = volume_create(a, MIS_T * B, 512);
+	x.d = volume_create(a, 3 * MIS_REGION * B, 512);
+	assert_int_equal(wr(x.t, 0, tmpl, MIS_T * B), 0);
+	pthread_t th[4];
+	void *args[3][2];
+	for (unsigned k = 0; k < 3; k++) {
+		args[k][0] = &x;
+		args[k][1] = (void *)(uintptr_t)k;
+		assert_int_equal(pthread_create(&th[k], NULL, mis_cloner, args[k]), 0);
+	}
+	assert_int_equal(pthread_create(&th[3], NULL, mis_reader, &x), 0);
+	for (unsigned k = 0; k < 4; k++)
+		pthread_join(th[k], NULL);
+	assert_int_equal(x.bad, 0);
+	for (unsigned k = 0; k < 3; k++) {
+		uint64_t base = k * MIS_REGION + 100;
+		assert_int_equal(rd(x.d, base * B, got, MIS_T * B), 0);
+		stress_block(buf, 10 + k, x.last_it[k]);
+		for (uint64_t b = 0; b < MIS_T; b++)
+			assert_memory_equal(got + b * B, b == x.last_b[k] ? buf : tmpl + b * B, B);
+	}
+	struct volume *vols[] = { x.t, x.d };
+	check_refs(a, vols, 2);
+	assert_int_equal(stats_of(a).unique_blocks, MIS_T + 3);
+	volume_destroy(x.d);
+	volume_destroy(x.t);
+	assert_int_equal(chunk_bytes(a), 0);
+	assert_int_equal(a->bs->map_index_bytes, 0);
+	free(tmpl);
+	free(buf);
+	free(got);
+	array_put(a);
+}
+
 int main(void)
+
+
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(copies_of_copies_share),
@@ -582,6 +882,8 @@ int main(void)
 		cmocka_unit_test(snapshot_shares_chunks),
 		cmocka_unit_test(small_copies_share_when_complete),
 		cmocka_unit_test(shared_chunks_under_concurrency),
+		cmocka_unit_test(misaligned_clones_share),
+		cmocka_unit_test(misaligned_clones_under_concurrency),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "target/api/xms_cluster_spec.h"
+#include "target/api/xms_hw_fault_spec.h"
 #include "target/cli.h"
 
 static void lun_specs(void **state)
@@ -407,6 +409,81 @@ static int remove_dir(void **state)
 	return rmdir(cfg_dir);
 }
 
+/* --fault hw=...: the hardware form goes to its own list (the command
+ * rules are untouched); its parser names the bad key */
+static void hw_faults(void **state)
+{
+	char *argv[] = { "lunlab-target", "--api", "127.0.0.1:0", "--fault", "hw=ssd:3",
+			 "--fault", "lun=0,sense=medium-error", "--fault", "cluster=x2,hw=sc:X1-SC2", NULL };
+	struct xms_hw_fault_spec hs;
+	struct cli c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(cli_parse(9, argv, &c), 0);
+	assert_int_equal(c.nhw_faults, 2);
+	assert_string_equal(c.hw_faults[1], "cluster=x2,hw=sc:X1-SC2");
+	assert_int_equal(c.nfaults, 1);
+	assert_string_equal(c.faults[0], "lun=0,sense=medium-error");
+	cli_free(&c);
+
+	assert_true(xms_hw_fault_spec_parse("cluster=x2,hw=sc:X1-SC2", &hs, err, sizeof(err)));
+	assert_int_equal(hs.kind, XMS_HW_SC);
+	assert_string_equal(hs.name, "X1-SC2");
+	assert_string_equal(hs.cluster, "x2");
+	assert_true(xms_hw_fault_spec_parse("hw=storage-controller:1", &hs, err, sizeof(err)));
+	assert_int_equal(hs.kind, XMS_HW_SC);
+	assert_string_equal(hs.cluster, "");
+	assert_true(xms_hw_fault_spec_parse("hw=ssd:wwn-0x5000", &hs, err, sizeof(err)));
+	assert_int_equal(hs.kind, XMS_HW_SSD);
+	assert_false(xms_hw_fault_spec_is("lun=0,op=hw"));
+	assert_true(xms_hw_fault_spec_is("lun=0,hw"));
+
+	static const struct {
+		const char *spec, *why;
+	} bad[] = {
+		{ "hw=ssd", "hw: want ssd:N or storage-controller:N" },
+		{ "hw=ssd:", "hw: want a number from 1 or a name" },
+		{ "hw=ssd:0", "hw: want a number from 1 or a name" },
+		{ "hw=ssd:a b", "hw: want a number from 1 or a name" },
+		{ "hw=ssd:1,hw=ssd:2", "hw: given twice" },
+		{ "hw=ssd:1,cluster=", "cluster: want one cluster's name" },
+		{ "hw=ssd:1,op=read", "op: not a key of a hardware fault" },
+		{ "lun=0,hw", "lun: not a key of a hardware fault" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_false(xms_hw_fault_spec_parse(bad[i].spec, &hs, err, sizeof(err)));
+		assert_non_null(strstr(err, bad[i].why));
+	}
+
+	/* no --api: nowhere to fail it */
+	char *argv2[] = { "lunlab-target", "--fault", "hw=ssd:3", NULL };
+	assert_int_equal(cli_parse(3, argv2, &c), -1);
+	cli_free(&c);
+}
+
+/* --cluster max_volumes= / max_snapshots_per_volume=: the cluster's own
+ * limits, not handler keys; bad values name the key */
+static void cluster_limits(void **state)
+{
+	struct xms_cluster_spec cs;
+	char err[256];
+
+	(void)state;
+	assert_true(xms_cluster_spec_parse("name=l,max_volumes=7,max_snapshots_per_volume=2,model=x1", &cs, err,
+					   sizeof(err)));
+	assert_int_equal(cs.max_volumes, 7);
+	assert_int_equal(cs.max_snaps_per_vol, 2);
+	assert_string_equal(cs.keys, "model=x1");
+	assert_true(xms_cluster_spec_parse("name=l", &cs, err, sizeof(err)));
+	assert_int_equal(cs.max_volumes, 0);
+	assert_false(xms_cluster_spec_parse("max_volumes=0", &cs, err, sizeof(err)));
+	assert_string_equal(err, "max_volumes '0': want 1..65536");
+	assert_false(xms_cluster_spec_parse("max_snapshots_per_volume=65537", &cs, err, sizeof(err)));
+	assert_string_equal(err, "max_snapshots_per_volume '65537': want 1..65536");
+	assert_false(xms_cluster_spec_parse("max_volumes=1x", &cs, err, sizeof(err)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -421,6 +498,8 @@ int main(void)
 		cmocka_unit_test(handler_path_order),
 		cmocka_unit_test(config_refusals),
 		cmocka_unit_test(state_options),
+		cmocka_unit_test(hw_faults),
+		cmocka_unit_test(cluster_limits),
 	};
 	return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

@@ -188,6 +188,30 @@ static void test_vpd_b2_thresholds(void **state)
 	lu = save;
 }
 
+/* identity=xtremio: the vendor and product an XtremIO reports (what
+ * multipath-tools' hwtable and REX-Ray match), in the standard data and in
+ * VPD 83h's T10 vendor id designator; the rest of the page unchanged */
+static void test_xtremio_identity(void **state)
+{
+	struct fix_cmd fc;
+	uint8_t b[128];
+
+	lu->dev.xtremio_identity = true;
+	assert_int_equal(inquiry(&fc, false, 0, 255, b, sizeof(b)), TCMU_STS_OK);
+	assert_int_equal(fc.c.bytes_moved, 96);
+	assert_memory_equal(b + 8, "XtremIO XtremApp        0100", 28);
+	assert_int_equal(b[5], 0x08);
+	assert_int_equal(get_be16(b + 62), 0x0460);
+	inquiry(&fc, true, 0x83, 128, b, sizeof(b));
+	assert_int_equal(b[27], 8 + strlen("unit-serial-1"));
+	assert_memory_equal(b + 28, "XtremIO unit-serial-1", 21);
+	inquiry(&fc, true, 0x80, 128, b, sizeof(b)); /* the serial is the LU's either way */
+	assert_memory_equal(b + 4, "unit-serial-1", strlen("unit-serial-1"));
+	lu->dev.xtremio_identity = false;
+	assert_int_equal(inquiry(&fc, false, 0, 255, b, sizeof(b)), TCMU_STS_OK);
+	assert_memory_equal(b + 8, "LUNLAB  XtremIO-X2 emu  0100", 28);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,6 +225,7 @@ int main(void)
 		cmocka_unit_test(test_vpd_block_limits_4k_on_8k_dedup),
 		cmocka_unit_test(test_vpd_b1_b2),
 		cmocka_unit_test(test_vpd_b2_thresholds),
+		cmocka_unit_test(test_xtremio_identity),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

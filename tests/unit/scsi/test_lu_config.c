@@ -46,6 +46,11 @@ static void test_all_keys(void **state)
 	assert_int_equal(lu_config_parse("readonly=0;physical_block=4194304", &c, &why), 0);
 	assert_false(c.readonly);
 	assert_int_equal(c.physical_block, 4194304);
+	assert_false(c.xtremio_identity); /* the default: lunlab's own */
+	assert_int_equal(lu_config_parse("identity=xtremio", &c, &why), 0);
+	assert_true(c.xtremio_identity);
+	assert_int_equal(lu_config_parse("identity=lunlab", &c, &why), 0);
+	assert_false(c.xtremio_identity);
 	assert_int_equal(c.tpgs, -1); /* not given: the profile decides */
 	static const char *const tpgs[] = { "tpgs=off", "tpgs=implicit", "tpgs=explicit", "tpgs=both" };
 	for (int i = 0; i < 4; i++) {
@@ -90,9 +95,10 @@ static void test_rejects(void **state)
 {
 	expect_reason("lunlab/modle=x2",
 		      "unknown key 'modle' (known: model, profile, array, serial, time_scale, host_streams, readonly, "
-		      "physical_block, volume, array_capacity, soft_threshold, tpgs, state_dir)");
+		      "physical_block, volume, array_capacity, soft_threshold, tpgs, state_dir, identity)");
 	expect_reason("lunlab/tpgs=yes", "tpgs 'yes': want off, implicit, explicit or both");
 	expect_reason("lunlab/readonly=yes", "readonly 'yes': want 0 or 1");
+	expect_reason("lunlab/identity=XtremIO", "identity 'XtremIO': want lunlab or xtremio");
 	expect_reason("lunlab/physical_block=3000", "physical_block '3000': want a power of two");
 	expect_reason("lunlab/physical_block=256", "physical_block '256'");
 	expect_reason("lunlab/physical_block=8388608", "physical_block '8388608'");

@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""Performance of initiator groups and targets (target/api/xms_perf.h,
+target/iscsi/path_stats.h) against a fresh target: after a known I/O, an
+initiator group's acc-num-of-rd/-wr and acc-size-of-rd/-wr are exactly what
+its initiators sent (another initiator's I/O not counted), a target's are
+what came through its portal, the rate fields are there with XMS's types
+(decimal strings), /metrics serves the same counters per initiator and per
+portal, and the performance query answers entity=InitiatorGroup and
+entity=Target.  Environment as xms_api.py (a fresh target, one --lun LU at
+LUN 0 for every initiator).
+"""
+import os
+import re
+import subprocess
+import time
+
+from replay_lib import BASE, AUTH, ok, req, created, expect_err, fields, finish, session
+
+PORTAL = os.environ["LUNLAB_PORTAL"]
+IQN = os.environ["LUNLAB_IQN"]
+API_SCSI = os.environ["API_SCSI"]
+A = "iqn.2026-12.org.example:perf-a"
+B = "iqn.2026-12.org.example:perf-b"
+RATES = {k: "strint" for k in ("rd-iops", "wr-iops", "iops", "rd-bw", "wr-bw", "bw", "rd-latency",
+                               "wr-latency", "avg-latency", "acc-num-of-rd", "acc-num-of-wr",
+                               "acc-size-of-rd", "acc-size-of-wr")}
+
+
+def scsi(ini, *args):
+    p = subprocess.run([API_SCSI, "-i", ini] + list(args), capture_output=True, text=True, timeout=120)
+    return p.returncode
+
+
+def url(lun):
+    return "iscsi://%s/%s/%d" % (PORTAL, IQN, lun)
+
+
+def acc(o):
+    return tuple(o.get(k) for k in ("acc-num-of-rd", "acc-size-of-rd", "acc-num-of-wr", "acc-size-of-wr"))
+
+
+def metric(text, family, label, value, kind):
+    m = re.search(r'^%s\{%s="%s",kind="%s"\} (\S+)$' % (family, label, re.escape(value), kind), text, re.M)
+    return float(m.group(1)) if m else None
+
+
+def main():
+    created(req("POST", "volumes", json={"vol-name": "pv", "vol-size": "16m"}))
+    created(req("POST", "initiator-groups", json={"ig-name": "g1"}))
+    created(req("POST", "initiators", json={"initiator-name": "a", "ig-id": "g1", "port-address": A}))
+    created(req("POST", "lun-maps", json={"vol-id": "pv", "ig-id": "g1", "lun": 1}))
+    g = req("GET", "initiator-groups", params={"name": "g1"}).json()["content"]
+    ok("before any I/O: g1's counters are 0", acc(g) == ("0", "0", "0", "0"), acc(g))
+    fields("initiator group g1", g, RATES)
+
+    # the known I/O: A writes 16 blocks (one WRITE(16), 8 KiB) at LUN 1 and reads them back
+    # (one READ(16)); B, in no group, writes 32 blocks (16 KiB) at LUN 0
+    ok("A writes LUN 1", scsi(A, "write", url(1), "0", "16", "5") == 0)
+    ok("A reads LUN 1 back", scsi(A, "verify", url(1), "0", "16", "5") == 0)
+    ok("B writes LUN 0", scsi(B, "write", url(0), "0", "32", "6") == 0)
+
+    g = req("GET", "initiator-groups", params={"name": "g1"}).json()["content"]
+    ok("g1: 1 read of 8 KiB, 1 write of 8 KiB (A's; B's not)", acc(g) == ("1", "8", "1", "8"), acc(g))
+    t = req("GET", "targets", params={"full": 1}).json()["targets"]
+    ok("one target (one portal)", len(t) == 1, t)
+    ok("its counters: 1 read of 8 KiB, 2 writes of 24 KiB (A's and B's)", acc(t[0]) == ("1", "8", "2", "24"),
+       acc(t[0]))
+    fields("target " + t[0]["name"], t[0], RATES)
+
+    m = session().get(BASE + "/metrics", auth=AUTH).text
+    ok("/metrics: A's writes and reads (the same counters)",
+       metric(m, "lunlab_initiator_commands_total", "initiator", A, "write") == 1 and
+       metric(m, "lunlab_initiator_commands_total", "initiator", A, "read") == 1 and
+       metric(m, "lunlab_initiator_wire_bytes_total", "initiator", A, "write") == 8192,
+       [l for l in m.splitlines() if A in l][:6])
+    ok("/metrics: the portal's writes, 24 KiB",
+       metric(m, "lunlab_portal_commands_total", "portal", PORTAL, "write") == 2 and
+       metric(m, "lunlab_portal_wire_bytes_total", "portal", PORTAL, "write") == 24576,
+       [l for l in m.splitlines() if "lunlab_portal_" in l and "write" in l])
+
+    # the query: a reading now and one a second later make a row per object
+    q = lambda **p: session().get(BASE + "/api/json/v3/queries/performance", auth=AUTH, params=p)
+    q(entity="InitiatorGroup")
+    time.sleep(1.1)   # the query reads the counters at most once a second (not a timing check)
+    r = q(entity="InitiatorGroup", **{"obj-list": "g1"}).json()
+    ok("entity=InitiatorGroup: rows of g1", r.get("entity") == "InitiatorGroup" and r["counters"] and
+       all(row[2] == "g1" for row in r["counters"]), r)
+    r = q(entity="Target").json()
+    ok("entity=Target: rows of X1-SC1-iscsi1", r.get("entity") == "Target" and r["counters"] and
+       all(row[2] == t[0]["name"] and row[1] == t[0]["guid"] for row in r["counters"]), r)
+    expect_err("entity=Initiator: 400 naming the ones kept", q(entity="Initiator"), 400,
+               "Command Syntax Error: entity: want Cluster, Volume, InitiatorGroup or Target (lunlab keeps no "
+               "history of others)")
+    finish("perf")
+
+
+if __name__ == "__main__":
+    main()
