@@ -3,7 +3,7 @@
 # Starts BUILD's lunlab-target with the API on 127.0.0.1 (tests/api/run-api-target.sh), creates
 # VOLUMES (counts, "1000,2500,5000,10000") 1 GiB volumes through POST volumes (the only way in: the API has no bulk or
 # admin path for volumes), timing ROUNDS (7) listings at each count; bench/api_list.py prints the
-# figures.  Each volume costs the target 4 threads: see api_list.py before asking for 10,000.
+# figures.  bench/api-10k.sh: the same at 10,000 volumes, with threads, memory and shutdown time.
 # Not a test: a measurement (docs/api.md "Benchmarks").
 set -uo pipefail
 cd "$(dirname "$0")/.."

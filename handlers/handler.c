@@ -4,7 +4,10 @@
  * personality (scsi/) and paces its completion by the array's cost model.
  *
  * Passthrough mode: no read/write/flush callbacks, so every CDB reaches
- * handle_cmd on one of nr_threads worker threads.  Only handler_init is
+ * handle_cmd on a worker thread: one of the nr_threads tcmu-runner starts
+ * per device, or under lunlab-target one of its process-wide pool, with at
+ * most nr_threads commands of an LU at once (target/tcmu/README.md "Worker
+ * pool": an LU costs no thread of its own there).  Only handler_init is
  * exported (handler.map); tcmu_* / tcmur_* resolve from the host at dlopen.
  * What only lunlab-target's host offers comes through handlers/host.h. */
 #include <errno.h>
@@ -440,6 +443,8 @@ static struct tcmur_handler lunlab_handler = {
 	.reconfig = lunlab_reconfig,
 	.open = lunlab_open,
 	.close = lunlab_close,
+	/* tcmu-runner: threads per LU; lunlab-target: commands of an LU at
+	 * once on its shared pool */
 	.nr_threads = 4,
 	.handle_cmd = lunlab_handle_cmd,
 	.destroy = lunlab_destroy,

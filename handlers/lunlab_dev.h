@@ -31,7 +31,8 @@ struct lunlab_dev {
 	uint32_t max_xfer_len;           /* blocks */
 	bool write_cache;                /* WCE in the caching mode page */
 	bool xtremio_identity;           /* identity=xtremio (lu_config.h): INQUIRY's vendor and product */
-	struct lunlab_dev *next_in_array; /* registry link (see registry functions) */
+	struct lunlab_dev *next_by_naa;  /* registry links (registry.c's hash chains) */
+	struct lunlab_dev *next_by_tdev;
 };
 
 /* Registry of open devices, so EXTENDED COPY can find a CSCD by designator.

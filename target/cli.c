@@ -46,6 +46,7 @@ const struct cli_optdef cli_options[] = {
 	{ "cluster", CLI_CLUSTER, CLI_K_LIST, 0, CLI_MAX_CLUSTERS },
 	{ "fault", CLI_FAULT, CLI_K_LIST, 0, CLI_MAX_FAULTS },
 	{ "alua", CLI_ALUA, CLI_K_LIST, 0, CLI_MAX_FAULTS },
+	{ "handler-threads", CLI_HANDLER_THREADS, CLI_K_UINT, 1, 1024 },
 	{ NULL, CLI_NOPTS, CLI_K_TEXT, 0, 0 },
 };
 
@@ -84,6 +85,8 @@ static void usage(FILE *f)
 		"  --handler-path DIR     where handler_*.so live (default: env LUNLAB_HANDLER_PATH,\n"
 		"                         else %s)\n"
 		"  --io-threads N         I/O threads (default: number of CPUs)\n"
+		"  --handler-threads N    threads running the handlers' commands, shared by\n"
+		"                         every LU (default: 4 per CPU, 8..256)\n"
 		"  --portal-group N       TargetPortalGroupTag (default 1)\n"
 		"  --max-sessions N       refuse logins beyond N sessions (default 1024)\n"
 		"  --login-timeout S      close a connection not logged in after S seconds\n"
@@ -470,6 +473,7 @@ bool cli_set(struct cli *c, enum cli_opt id, const char *v, char *err, size_t er
 		c->alias = v;
 		break;
 	case CLI_IO_THREADS: c->io_threads = (int)u; break;
+	case CLI_HANDLER_THREADS: c->handler_threads = (unsigned)u; break;
 	case CLI_PORTAL_GROUP: c->portal_group = u; break;
 	case CLI_MAX_SESSIONS: c->max_sessions = u; break;
 	case CLI_LOGIN_TIMEOUT: c->login_timeout = (long)u; break;
@@ -543,6 +547,7 @@ static const struct option long_opts[] = {
 	{ "cluster", required_argument, NULL, CLI_CLUSTER },
 	{ "fault", required_argument, NULL, CLI_FAULT },
 	{ "alua", required_argument, NULL, CLI_ALUA },
+	{ "handler-threads", required_argument, NULL, CLI_HANDLER_THREADS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };

@@ -50,6 +50,7 @@ enum cli_opt {
 	CLI_CLUSTER,
 	CLI_FAULT,
 	CLI_ALUA,
+	CLI_HANDLER_THREADS,
 	CLI_NOPTS
 };
 
@@ -101,6 +102,7 @@ struct cli {
 	const char *alias;
 	const char *handler_path;
 	int io_threads;
+	unsigned handler_threads; /* the tcmu host's worker pool; 0: its default */
 	unsigned portal_group;
 	unsigned max_sessions;
 	long login_timeout;     /* seconds, -1 = not given */

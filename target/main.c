@@ -377,6 +377,7 @@ int main(int argc, char **argv)
 	raise_fd_limit();
 
 	tcmu_host_set_trace(cli.trace);
+	tcmu_host_set_workers(cli.handler_threads); /* before the first LU starts the pool */
 	/* --quiet quiets the handlers' INFO lines too (tcmu-runner's level 4: warnings and
 	 * errors still print) */
 	if (cli.quiet)
@@ -429,10 +430,10 @@ int main(int argc, char **argv)
 		target_log("fault rule %d: %s", i + 1, cli.faults[i]);
 	for (int i = 0; i < cli.nhw_faults; i++)
 		target_log("hardware fault: %s", cli.hw_faults[i]);
-	target_log("target %s, %d LUN(s), %d I/O thread(s), access: %s%s%s", cli.iqn, cli.nluns,
-		   cli.io_threads, auth.nusers ? "CHAP" : "no CHAP",
+	target_log("target %s, %d LUN(s), %d I/O thread(s), access: %s%s%s; %u handler thread(s) for every LU",
+		   cli.iqn, cli.nluns, cli.io_threads, auth.nusers ? "CHAP" : "no CHAP",
 		   auth.has_mutual ? " (mutual available)" : "",
-		   auth.nallow ? ", allow-list" : ", any initiator");
+		   auth.nallow ? ", allow-list" : ", any initiator", tcmu_host_workers());
 	auth_reload_init(&cli);
 	/* every portal and the API listen: a unit ordered After= this one can connect */
 	service_notify_ready("serving");

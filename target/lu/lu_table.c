@@ -5,6 +5,7 @@
 #include "target/lu/lu_table_priv.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,10 +23,12 @@ static pthread_mutex_t wlock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint64_t next_id = 1;   /* entry ids */
 static uint64_t next_gen = 1;          /* snapshot and view generations (under wlock) */
 
-/* every entry alive, mapped or not, so lu_table_reset frees them all */
+/* every entry alive, mapped or not, so lu_table_reset frees them all;
+ * doubly linked, so that releasing one costs no walk (10,000 API volumes
+ * released oldest first made a shutdown walk the list 10,000 times) */
 struct entry_node {
 	struct lu_entry e;
-	struct entry_node *next;
+	struct entry_node *next, *prev;
 };
 static struct entry_node *entries;
 
@@ -103,24 +106,27 @@ static struct lu_entry *entry_alloc(struct lu_backend *be, bool global)
 	n->e.global = global;
 	n->e.id = atomic_fetch_add(&next_id, 1);
 	n->next = entries;
+	if (entries)
+		entries->prev = n;
 	entries = n;
 	return &n->e;
 }
 
 static void entry_release(struct lu_entry *e)
 {
-	for (struct entry_node **pp = &entries; *pp; pp = &(*pp)->next) {
-		if (&(*pp)->e == e) {
-			struct entry_node *n = *pp;
-			*pp = n->next;
-			pr_state_free(n->e.pr);
-			lu_stats_free(n->e.stats);
-			alua_free(&n->e);
-			ua_queue_free(n->e.ua);
-			free(n);
-			return;
-		}
-	}
+	struct entry_node *n = (struct entry_node *)(void *)((char *)e - offsetof(struct entry_node, e));
+
+	if (n->prev)
+		n->prev->next = n->next;
+	else
+		entries = n->next;
+	if (n->next)
+		n->next->prev = n->prev;
+	pr_state_free(n->e.pr);
+	lu_stats_free(n->e.stats);
+	alua_free(&n->e);
+	ua_queue_free(n->e.ua);
+	free(n);
 }
 
 struct lu_entry *lu_entry_new(struct lu_backend *be)
@@ -403,6 +409,8 @@ void lu_table_reset(void)
 	while (entries) {
 		struct entry_node *n = entries;
 		entries = n->next;
+		if (entries)
+			entries->prev = NULL;
 		pr_state_free(n->e.pr);
 		lu_stats_free(n->e.stats);
 		alua_free(&n->e);

@@ -1,17 +1,17 @@
-/* dispatch.c — the command path: lu_cmd in, handle_cmd on a device worker,
- * TCMU_STS_* out as SCSI status + sense, lu_cmd->done().
+/* dispatch.c — the command path: lu_cmd in, handle_cmd on a worker of the
+ * process's pool, TCMU_STS_* out as SCSI status + sense, lu_cmd->done().
  *
- * Each device has its own queue (mutex + condvar) held only to splice the
- * list: submitters push one command, workers pop a batch (their fair share
- * of what is queued), so nothing process-wide sits on the I/O path.
- * Submitters wake a worker only when none is awake (host_priv.h).
- * Commands the handler declares non-blocking (host_ext_dev_set_inline)
- * skip the queue and run on the submitting thread while the device has
- * nothing queued or on a worker. */
+ * Each device has its own queue in the shared pool (work_pool.h: per-device
+ * order and cap, devices served in turn); its lock is held only to splice
+ * lists.  Submitters wake a worker only when none is free.  Commands the
+ * handler declares non-blocking (host_ext_dev_set_inline) skip the queue
+ * and run on the submitting thread while the device has nothing queued or
+ * on a worker. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lunlab/host_ext.h"
 #include "lunlab/scsi_vocab.h"
@@ -260,22 +260,6 @@ static struct host_cmd *host_cmd_new(struct tcmu_device *dev, struct lu_cmd *lu)
 	return hc;
 }
 
-/* Decides, under the queue lock, whether one more worker must be woken for
- * what is queued; if so, counts it awake already so that the next
- * submitter does not wake another one for the same work.  Workers that are
- * awake but not inside the handler (between two commands, or just woken)
- * pop the queue without any wake-up; a worker busy in the handler does not
- * count, since the handler may block (synchronous I/O, a lock) and queued
- * commands must not wait behind it while other workers sleep. */
-static bool want_wake_locked(struct tcmu_device *dev)
-{
-	struct host_queue *q = &dev->q;
-
-	if (!q->head || q->idle <= q->wakes)
-		return false; /* nothing to do, or every sleeper is already called */
-	return q->awake <= q->busy;
-}
-
 /* Builds the host command; NULL when it completed already (no memory, or
  * it ran inline: nr_threads == 0, or a command the handler declared
  * non-blocking).  Otherwise it is counted in the backlog, for the queue. */
@@ -303,31 +287,20 @@ static struct host_cmd *host_accept(struct tcmu_device *dev, struct lu_cmd *lu)
 	return hc;
 }
 
-static void enqueue_locked(struct host_queue *q, struct host_cmd *hc)
+/* The pool runs a device's commands through this. */
+static void host_queue_run(struct work_queue *q, struct work_item *it)
 {
-	if (q->tail)
-		q->tail->next = hc;
-	else
-		q->head = hc;
-	q->tail = hc;
-	q->len++;
+	(void)q;
+	host_cmd_run(container_of_host(it, struct host_cmd, item));
 }
 
 static void host_submit(struct lu_backend *be, struct lu_cmd *lu)
 {
 	struct tcmu_device *dev = container_of_host(be, struct tcmu_device, be);
 	struct host_cmd *hc = host_accept(dev, lu);
-	struct host_queue *q = &dev->q;
 
-	if (!hc)
-		return;
-	pthread_mutex_lock(&q->lock);
-	enqueue_locked(q, hc);
-	bool wake = want_wake_locked(dev);
-
-	pthread_mutex_unlock(&q->lock);
-	if (wake)
-		pthread_cond_signal(&q->cond);
+	if (hc)
+		work_queue_push(&dev->q, &hc->item, true);
 }
 
 /* The transport's batch path: queue now, wake in host_kick().  A worker
@@ -336,13 +309,9 @@ static void host_submit_deferred(struct lu_backend *be, struct lu_cmd *lu)
 {
 	struct tcmu_device *dev = container_of_host(be, struct tcmu_device, be);
 	struct host_cmd *hc = host_accept(dev, lu);
-	struct host_queue *q = &dev->q;
 
-	if (!hc)
-		return;
-	pthread_mutex_lock(&q->lock);
-	enqueue_locked(q, hc);
-	pthread_mutex_unlock(&q->lock);
+	if (hc)
+		work_queue_push(&dev->q, &hc->item, false);
 }
 
 /* End of a transport batch: wake one worker if none is free to pop, and
@@ -350,130 +319,112 @@ static void host_submit_deferred(struct lu_backend *be, struct lu_cmd *lu)
 static void host_kick(struct lu_backend *be)
 {
 	struct tcmu_device *dev = container_of_host(be, struct tcmu_device, be);
-	struct host_queue *q = &dev->q;
-	int wake = 0;
 
 	/* a batch that ran inline queued nothing: no lock to take.  This
 	 * thread counted what it queued itself, so it cannot miss its own. */
 	if (dev->nr_workers == 0 || atomic_load_explicit(&dev->backlog, memory_order_relaxed) == 0)
 		return;
-	pthread_mutex_lock(&q->lock);
-	while (q->head && q->idle > q->wakes &&
-	       (q->awake <= q->busy || q->len > (size_t)HOST_CMDS_PER_FREE * (q->awake - q->busy))) {
-		q->wakes++;
-		q->awake++;
-		wake++;
-	}
-	pthread_mutex_unlock(&q->lock);
-	while (wake--)
-		pthread_cond_signal(&q->cond);
+	work_pool_kick(dev->q.pool, HOST_CMDS_PER_FREE);
 }
 
-struct worker_arg {
-	struct tcmu_device *dev;
-	int idx;
-};
+/* ---- the process's worker pool (work_pool.h) ---- */
 
-static void *host_worker(void *arg)
+/* Workers when tcmu_host_set_workers gave none: 4 per CPU (a command may
+ * block in the handler's I/O, so more than one per CPU), at least 8 (so
+ * that one LU gets the 4 concurrent commands lunlab's nr_threads asks for
+ * and others still find free workers), at most 256. */
+#define HOST_WORKERS_MIN 8u
+#define HOST_WORKERS_PER_CPU 4u
+#define HOST_WORKERS_MAX 256u
+
+static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct work_pool host_pool;
+static bool pool_running;
+static unsigned workers_wanted; /* 0: the default */
+
+void tcmu_host_set_workers(unsigned n)
 {
-	struct worker_arg *wa = arg;
-	struct tcmu_device *dev = wa->dev;
-	struct host_queue *q = &dev->q;
-	char tname[64];
-
-	/* "<device>-w<N>" (Linux keeps 15 characters) so top -H and gdb show
-	 * which LU a busy thread serves */
-	snprintf(tname, sizeof(tname), "%s-w%d", dev->name, wa->idx);
-	tname[15] = 0;
-	pthread_setname_np(pthread_self(), tname);
-	free(wa);
-	pthread_mutex_lock(&q->lock);
-	q->awake++;
-	for (;;) {
-		while (!q->head && !q->stopping) {
-			q->awake--;
-			q->idle++;
-			pthread_cond_wait(&q->cond, &q->lock);
-			q->idle--;
-			if (q->wakes)
-				q->wakes--; /* the wake-up counted us awake already */
-			else
-				q->awake++; /* broadcast or spurious wake-up */
-		}
-		if (!q->head) { /* stopping and drained */
-			q->awake--;
-			pthread_mutex_unlock(&q->lock);
-			break;
-		}
-		/* one command at a time: the lock is uncontended and cheap, and a
-		 * command never waits behind another one in a blocked handler */
-		struct host_cmd *hc = q->head;
-
-		q->head = hc->next;
-		if (!q->head)
-			q->tail = NULL;
-		q->len--;
-		hc->next = NULL;
-		q->busy++;
-		bool more = want_wake_locked(dev);
-
-		pthread_mutex_unlock(&q->lock);
-		if (more)
-			pthread_cond_signal(&q->cond);
-		host_cmd_run(hc);
-		pthread_mutex_lock(&q->lock);
-		q->busy--;
-	}
-	return NULL;
+	pthread_mutex_lock(&pool_mu);
+	workers_wanted = n;
+	pthread_mutex_unlock(&pool_mu);
 }
 
+static unsigned default_workers(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long n = (cpus > 0 ? (unsigned long)cpus : 1) * HOST_WORKERS_PER_CPU;
+
+	return n < HOST_WORKERS_MIN ? HOST_WORKERS_MIN : n > HOST_WORKERS_MAX ? HOST_WORKERS_MAX : (unsigned)n;
+}
+
+unsigned tcmu_host_workers(void)
+{
+	pthread_mutex_lock(&pool_mu);
+	unsigned n = pool_running ? host_pool.nthreads : workers_wanted ? workers_wanted : default_workers();
+
+	pthread_mutex_unlock(&pool_mu);
+	return n;
+}
+
+/* A device with nr_threads > 0 joins the pool (started by the first one):
+ * at most nr commands of it run at once, as with tcmu-runner's nr workers
+ * per device, and never every worker of the pool, so that one LU whose
+ * commands block cannot hold up the others. */
 int host_dev_start_workers(struct tcmu_device *dev, int nr, char **err)
 {
-	pthread_mutex_init(&dev->q.lock, NULL);
-	pthread_cond_init(&dev->q.cond, NULL);
 	dev->nr_workers = 0;
 	if (nr <= 0)
 		return 0;
-	dev->workers = calloc((size_t)nr, sizeof(pthread_t));
-	if (!dev->workers) {
-		if (err && asprintf(err, "%s: out of memory for %d worker threads", dev->name, nr) < 0)
-			*err = NULL;
-		return -ENOMEM;
-	}
-	for (int i = 0; i < nr; i++) {
-		struct worker_arg *wa = malloc(sizeof(*wa));
-		int rc = wa ? 0 : ENOMEM;
+	pthread_mutex_lock(&pool_mu);
+	if (!pool_running) {
+		char *why = NULL;
+		unsigned n = workers_wanted ? workers_wanted : default_workers();
+		int rc = work_pool_start(&host_pool, n, "tcmu", &why);
 
-		if (wa) {
-			wa->dev = dev;
-			wa->idx = i;
-			rc = pthread_create(&dev->workers[i], NULL, host_worker, wa);
-			if (rc)
-				free(wa);
-		}
 		if (rc) {
-			if (err && asprintf(err, "%s: cannot start worker thread: %s", dev->name, strerror(rc)) < 0)
+			pthread_mutex_unlock(&pool_mu);
+			if (err && asprintf(err, "%s: %s", dev->name, why ? why : "cannot start the worker pool") < 0)
 				*err = NULL;
-			host_dev_stop_workers(dev);
-			return -rc;
+			free(why);
+			return rc;
 		}
-		dev->nr_workers = i + 1;
+		pool_running = true;
 	}
+	unsigned cap = (unsigned)nr, most = host_pool.nthreads > 1 ? host_pool.nthreads - 1 : 1;
+
+	pthread_mutex_unlock(&pool_mu);
+	if (cap > most)
+		cap = most;
+	work_queue_init(&dev->q, &host_pool, cap, host_queue_run);
+	dev->nr_workers = (int)cap;
 	return 0;
 }
 
-/* Runs the queue dry, then joins the workers. */
+/* Runs the device's queue dry (the pool's workers do); the pool stays. */
 void host_dev_stop_workers(struct tcmu_device *dev)
 {
-	pthread_mutex_lock(&dev->q.lock);
-	dev->q.stopping = true;
-	pthread_mutex_unlock(&dev->q.lock);
-	pthread_cond_broadcast(&dev->q.cond);
-	for (int i = 0; i < dev->nr_workers; i++)
-		pthread_join(dev->workers[i], NULL);
-	free(dev->workers);
-	dev->workers = NULL;
+	if (dev->nr_workers)
+		work_queue_drain(&dev->q);
 	dev->nr_workers = 0;
+}
+
+/* Every device is gone (tcmu_host_shutdown): join the pool's threads; the
+ * next device starts a new pool, of the size asked for then. */
+void host_pool_stop(void)
+{
+	pthread_mutex_lock(&pool_mu);
+	if (pool_running) {
+		work_pool_stop(&host_pool);
+		pool_running = false;
+	}
+	pthread_mutex_unlock(&pool_mu);
+}
+
+static bool of_nexus(const struct work_item *it, void *ctx)
+{
+	const struct host_cmd *hc = container_of_host(it, struct host_cmd, item);
+
+	return hc->lu->nexus_id == *(const uint64_t *)ctx;
 }
 
 /* Commands of the nexus still waiting in the queue never reach the handler:
@@ -482,39 +433,23 @@ void host_dev_stop_workers(struct tcmu_device *dev)
 static void host_abort_nexus(struct lu_backend *be, uint64_t nexus_id)
 {
 	struct tcmu_device *dev = container_of_host(be, struct tcmu_device, be);
-	struct host_queue *q = &dev->q;
-	struct host_cmd *aborted = NULL, **pp, *prev = NULL;
+	struct work_item *aborted;
 
 	if (dev->nr_workers == 0)
 		return;
-	pthread_mutex_lock(&q->lock);
-	pp = &q->head;
-	while (*pp) {
-		struct host_cmd *hc = *pp;
-
-		if (hc->lu->nexus_id == nexus_id) {
-			*pp = hc->next;
-			q->len--;
-			hc->next = aborted;
-			aborted = hc;
-		} else {
-			prev = hc;
-			pp = &hc->next;
-		}
-	}
-	q->tail = prev;
-	pthread_mutex_unlock(&q->lock);
+	aborted = work_queue_take_if(&dev->q, of_nexus, &nexus_id);
 	while (aborted) {
-		struct host_cmd *next = aborted->next;
-		struct lu_cmd *lu = aborted->lu;
+		struct work_item *next = aborted->next;
+		struct host_cmd *hc = container_of_host(aborted, struct host_cmd, item);
+		struct lu_cmd *lu = hc->lu;
 
 		lu->status = SCSI_STAT_TASK_ABORTED;
 		lu->sense_len = 0;
 		lu->data_len = 0;
 		lu->backend_priv = NULL;
 		if (atomic_load_explicit(&host_trace_on, memory_order_relaxed))
-			host_trace_cmd(dev, lu, &aborted->t_start);
-		free(aborted);
+			host_trace_cmd(dev, lu, &hc->t_start);
+		free(hc);
 		atomic_fetch_sub_explicit(&dev->backlog, 1, memory_order_release);
 		atomic_fetch_sub(&dev->inflight, 1);
 		lu->done(lu);

@@ -1,6 +1,7 @@
 /* host.c — device life cycle: create a tcmu_device from a cfgstring the
  * way LIO + tcmu-runner would (check_config, configfs values, open(),
- * worker threads), expose it as an lu_backend, and tear everything down. */
+ * its queue in the worker pool), expose it as an lu_backend, and tear
+ * everything down. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +145,9 @@ struct lu_backend *tcmu_host_create_device(const struct tcmu_host_dev_cfg *cfg, 
 	}
 	pthread_mutex_lock(&devs_lock);
 	dev->next_dev = devs;
+	dev->prev_dev = NULL;
+	if (devs)
+		devs->prev_dev = dev;
 	devs = dev;
 	pthread_mutex_unlock(&devs_lock);
 	return &dev->be;
@@ -152,12 +156,13 @@ struct lu_backend *tcmu_host_create_device(const struct tcmu_host_dev_cfg *cfg, 
 void host_dev_destroy(struct tcmu_device *dev)
 {
 	pthread_mutex_lock(&devs_lock);
-	for (struct tcmu_device **pp = &devs; *pp; pp = &(*pp)->next_dev) {
-		if (*pp == dev) {
-			*pp = dev->next_dev;
-			break;
-		}
-	}
+	if (dev->prev_dev)
+		dev->prev_dev->next_dev = dev->next_dev;
+	else if (devs == dev)
+		devs = dev->next_dev;
+	if (dev->next_dev)
+		dev->next_dev->prev_dev = dev->prev_dev;
+	dev->next_dev = dev->prev_dev = NULL;
 	pthread_mutex_unlock(&devs_lock);
 	host_dev_stop_workers(dev);
 	/* asynchronous completions may still be running on handler threads:
@@ -169,8 +174,6 @@ void host_dev_destroy(struct tcmu_device *dev)
 				  atomic_load(&dev->inflight));
 	if (dev->opened && dev->handler->close)
 		dev->handler->close(dev);
-	pthread_mutex_destroy(&dev->q.lock);
-	pthread_cond_destroy(&dev->q.cond);
 	dev_free(dev);
 }
 
@@ -221,5 +224,6 @@ void tcmu_host_shutdown(void)
 			break;
 		host_dev_destroy(dev);
 	}
+	host_pool_stop();
 	host_handlers_destroy();
 }

@@ -1,8 +1,10 @@
 /* host.h — the libtcmu-compatible host: what tcmu-runner does, inside
  * lunlab-target.  It dlopen()s handler_*.so files, lets them register with
  * tcmur_register_handler(), creates devices from a cfgstring exactly as LIO
- * would hand them to tcmu-runner, and runs handle_cmd on each device's worker
- * threads.  Each device is exposed to the transport as a struct lu_backend. */
+ * would hand them to tcmu-runner, and runs handle_cmd on worker threads: one
+ * pool for the process, shared by every device (work_pool.h), where
+ * tcmu-runner starts a handler's nr_threads per device.  Each device is
+ * exposed to the transport as a struct lu_backend. */
 #ifndef LUNLAB_TCMU_HOST_H
 #define LUNLAB_TCMU_HOST_H
 
@@ -41,6 +43,15 @@ struct lunlab_array_ctl;
 struct tcmu_device;
 const struct lunlab_array_ctl *tcmu_host_backend_array_ctl(struct lu_backend *be, struct tcmu_device **dev);
 
+/* The worker pool's size (lunlab-target --handler-threads): taken when the
+ * first device with nr_threads > 0 starts the pool (again after
+ * tcmu_host_shutdown).  0: 4 per online CPU, at least 8, at most 256.
+ * A handler's nr_threads is then how many of its commands per device run
+ * at once (at most the pool's size less one), not a thread count. */
+void tcmu_host_set_workers(unsigned n);
+/* The pool's size: the running pool's, else what the next one gets. */
+unsigned tcmu_host_workers(void);
+
 /* --trace: print every command decoded for a person on stderr. */
 void tcmu_host_set_trace(bool on);
 
@@ -58,7 +69,7 @@ void tcmu_host_shutdown(void);
  * nexus (lu_entry_capacity_changed).  0, or -1 with *err (malloc'd). */
 int tcmu_host_resize_device(struct lu_backend *be, uint64_t size_bytes, char **err);
 
-/* Stops a device's workers, waits for its commands in flight, calls the
+/* Runs a device's queue dry, waits for its commands in flight, calls the
  * handler's close() and frees it.  The transport must no longer reach it
  * (the LU table's grace period has passed). */
 void tcmu_host_destroy_device(struct lu_backend *be);

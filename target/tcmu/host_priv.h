@@ -3,7 +3,7 @@
  * struct tcmu_device is opaque to handlers (they only hold pointers and call
  * the tcmu_dev_* accessors), so its layout is ours to choose.  One device is
  * one LU: it carries what LIO would have told tcmu-runner through configfs,
- * the handler's private pointer, and the per-device work queue. */
+ * the handler's private pointer, and its queue in the shared worker pool. */
 #ifndef LUNLAB_TCMU_HOST_PRIV_H
 #define LUNLAB_TCMU_HOST_PRIV_H
 
@@ -17,6 +17,7 @@
 #include "lunlab/tcmu_abi.h"
 #include "target/lu/lu_cmd.h"
 #include "target/tcmu/host.h"
+#include "target/tcmu/work_pool.h"
 
 #define container_of_host(ptr, type, member) \
 	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
@@ -29,33 +30,12 @@ struct host_cmd {
 	struct tcmur_cmd rcmd;
 	struct lu_cmd *lu;
 	struct tcmu_device *dev;
-	struct host_cmd *next;       /* work queue link */
+	struct work_item item;       /* in the device's work queue */
 	struct timespec t_start;     /* CLOCK_MONOTONIC at submit, for latency */
 	size_t buf_len;              /* bytes the transport's iovec holds */
 	bool data_ready_sent;        /* host_ext_cmd_data_ready forwarded */
 	bool on_worker;              /* counted in dev->backlog */
 	struct iovec iov[];          /* lu->iov_cnt entries */
-};
-
-/* Per-device work queue: many submitters (transport threads), many workers.
- * The lock covers only the list splice, never handler work.
- *
- * Wake-ups cost more than the handler work of a 4 KiB read (a futex wake
- * and a context switch per command halved the IOPS), so a submitter only
- * signals when no worker is free to pop: `awake` counts workers not asleep
- * (plus wake-ups signalled but not yet taken), `busy` those of them inside
- * the handler; a worker between two commands pops the next without any
- * wake-up. */
-struct host_queue {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct host_cmd *head, *tail;
-	size_t len;
-	unsigned idle;               /* workers waiting on cond */
-	unsigned awake;              /* see above; under lock */
-	unsigned busy;               /* workers running a command; under lock */
-	unsigned wakes;              /* signals sent, not yet taken by a worker */
-	bool stopping;
 };
 
 struct tcmu_device {
@@ -81,9 +61,8 @@ struct tcmu_device {
 	_Atomic uint64_t size_bytes;
 	atomic_uint pending_ua;      /* bit 0: capacity changed (tcmur_dev_update_size) */
 
-	struct host_queue q;
-	pthread_t *workers;
-	int nr_workers;
+	struct work_queue q;         /* its commands in the shared pool (work_pool.h) */
+	int nr_workers;              /* the queue's cap; 0: handle_cmd inline */
 	atomic_long inflight;        /* submitted, not yet completed */
 	/* host_ext_dev_set_inline: set by open(), before any command */
 	lunlab_inline_fn may_inline;
@@ -93,7 +72,8 @@ struct tcmu_device {
 	atomic_long backlog;         /* commands queued or handed to workers, not yet completed */
 	bool opened;
 
-	struct tcmu_device *next_dev; /* host's device list (shutdown) */
+	struct tcmu_device *next_dev, *prev_dev; /* host's device list (shutdown); doubly
+	                              * linked: LUs by the thousand leave in any order */
 };
 
 #define HOST_UA_CAPACITY_CHANGED 1u
@@ -130,9 +110,12 @@ extern const struct lunlab_host_ops lunlab_host_ops;
 /* host.c: stop workers, close(), free; unlinks from the device list */
 void host_dev_destroy(struct tcmu_device *dev);
 
-/* dispatch.c */
+/* dispatch.c: a device joins the shared pool with at most nr commands
+ * running at once (0: none, handle_cmd inline), and leaves it drained;
+ * host_pool_stop joins the pool's threads once every device is gone */
 int host_dev_start_workers(struct tcmu_device *dev, int nr, char **err);
 void host_dev_stop_workers(struct tcmu_device *dev);
+void host_pool_stop(void);
 extern const struct lu_backend_ops host_backend_ops;
 
 /* sts_map.c: TCMU_STS_* -> SCSI status + sense (exactly what tcmu-runner

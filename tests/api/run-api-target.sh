@@ -23,7 +23,9 @@ api_start() {
     ll_start_lunlab "$bin" "$API_LOG" --iqn "$IQN" --handler-path "$handlers" \
         --auth-file "$dir/auth" --api 127.0.0.1:0 "$@" || return 1
     PORTAL=127.0.0.1:$LL_PORT
-    for (( i = 0; i < 100; i++ )); do
+    # until it is logged or the target exits (no 10 s limit of our own)
+    API=
+    while kill -0 "$LL_PID" 2>/dev/null; do
         API=$(grep -o 'api: https://127\.0\.0\.1:[0-9]*' "$API_LOG" | head -n 1 | sed 's|api: https://||')
         [[ -n $API ]] && break
         sleep 0.1

@@ -85,14 +85,19 @@ def main():
 
 def reloaded(n):
     """SIGHUP (auth re-read, target/auth_reload.c) to the target run.sh started; wait for the
-    n-th reload line in its log (no timing: a bounded wait for a line that must come)"""
-    os.kill(int(os.environ["LUNLAB_TARGET_PID"]), signal.SIGHUP)
-    for _ in range(300):
+    n-th reload line in its log, until it comes or the target is gone (no 30 s limit of its own:
+    run.sh's timeout is the hang guard)"""
+    pid = int(os.environ["LUNLAB_TARGET_PID"])
+    os.kill(pid, signal.SIGHUP)
+    while True:
         with open(os.environ["LUNLAB_TARGET_LOG"], encoding="utf-8", errors="replace") as f:
             if f.read().count("reload: ") >= n:
                 return True
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
         time.sleep(0.1)
-    return False
 
 
 def reload_ends_sessions():

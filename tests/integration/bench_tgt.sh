@@ -62,8 +62,9 @@ rc=0
 (( rc == 1 )) || fail "--mode xcopy on tgt: exit $rc, want 1"
 grep -q "EXTENDED COPY failed.*sense 05/20/00" "$work/forced.txt" || { cat "$work/forced.txt"; fail "--mode xcopy on tgt: no EXTENDED COPY refusal named"; }
 
-# scale: two VM counts, each VM moved data
-"$bench" scale "$url" --vms 1,2 --bs 1m --qd 1 --duration 1 --warmup 0 --json >"$work/scale.json" 2>"$work/scale.err" ||
+# scale: two VM counts, each VM moved data (a fixed count of commands per VM, not a 1 s window
+# that a stall could end before a VM's first answer)
+"$bench" scale "$url" --vms 1,2 --bs 1m --qd 1 --count 4 --json >"$work/scale.json" 2>"$work/scale.err" ||
     { cat "$work/scale.err"; fail "scale exited non-zero"; }
 jq -e '(.runs | length) == 2 and .runs[0].vms == 1 and .runs[1].vms == 2 and
        all(.runs[]; .total_mbps > 0 and .min_mbps > 0 and .fairness >= 1)' "$work/scale.json" >/dev/null ||

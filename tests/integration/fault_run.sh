@@ -87,7 +87,7 @@ rules=(
     lun=0,op=write,lba=3200-3299,status=reservation-conflict
     lun=2,op=tur,count=2,sense=not-ready
     lun=2,op=0x25,every=3,status=busy
-    lun=0,op=read,lba=4000-4099,delay=1500
+    lun=0,op=read,lba=4000-4099,count=1,delay=1500
     lun=0,op=read,lba=5000-5099,hold
     lun=0,op=read,lba=6000-6099,drop
     lun=0,op=write,lba=7000-7099,drop=after

@@ -71,7 +71,10 @@ repro_start_target() {
 			"${args[@]}" >"$REPRO_TMP/target.log" 2>&1 &
 		REPRO_TPID=$!
 		REPRO_PIDS="$REPRO_PIDS $REPRO_TPID"
-		for i in $(seq 1 100); do
+		# until it listens or exits; 300 s is a hang guard (ci/test.sh runs the seeds with no
+		# timeout around them), not the 10 s limit a loaded machine could reach (a start takes
+		# well under a second alone)
+		for _ in $(seq 1 3000); do
 			# listening, and it is this target that listens (not whoever took the port)
 			if ss -Htlnp "sport = :$REPRO_PORT" 2>/dev/null | grep -q "pid=$REPRO_TPID,"; then
 				REPRO_URL="iscsi://127.0.0.1:$REPRO_PORT/$REPRO_IQN/0"

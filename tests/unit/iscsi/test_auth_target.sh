@@ -73,7 +73,8 @@ for try in 1 2 3 4 5; do
         --iqn "$iqn" --lun size=16M --auth-file "$work/auth" \
         --allow-initiator "$ls_name" --allow-initiator "$inq_name" >"$work/log" 2>&1 &
     pid=$!
-    for _ in $(seq 50); do
+    # until it listens or exits (a port taken: the next try); no 5 s limit of our own
+    while :; do
         grep -q "listening on 127.0.0.1:$p2" "$work/log" && break
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.1

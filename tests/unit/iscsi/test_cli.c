@@ -75,6 +75,18 @@ static void command_line(void **state)
 	char *argv3[] = { "lunlab-target", "--io-threads", "0", NULL };
 	assert_int_equal(cli_parse(3, argv3, &c), -1);
 	cli_free(&c);
+
+	/* the handlers' worker pool: 0 (not given) lets the host choose */
+	assert_int_equal(cli_parse(1, argv2, &c), 0);
+	assert_int_equal(c.handler_threads, 0);
+	cli_free(&c);
+	char *argv4[] = { "lunlab-target", "--handler-threads", "12", NULL };
+	assert_int_equal(cli_parse(3, argv4, &c), 0);
+	assert_int_equal(c.handler_threads, 12);
+	cli_free(&c);
+	char *argv5[] = { "lunlab-target", "--handler-threads", "1025", NULL };
+	assert_int_equal(cli_parse(3, argv5, &c), -1);
+	cli_free(&c);
 }
 
 /* --login-timeout / --stall-timeout: -1 when not given (the environment or

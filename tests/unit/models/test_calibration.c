@@ -222,6 +222,7 @@ struct paced_run {
 	uint64_t offset[HOST_PARALLEL];
 	unsigned active;
 	uint64_t late; /* callbacks run more than LATE_NS after their deadline */
+	uint64_t late_excess_ns; /* the sum of those callbacks' lateness beyond LATE_NS */
 };
 
 /* Half the X2 4 MiB journal margin (253 us modeled) at time scale 4, in real ns: a callback
@@ -239,9 +240,11 @@ static void paced_send(struct paced_stream *s);
 static void paced_done(void *arg)
 {
 	struct paced_stream *s = arg;
-	if (pacer_now_ns() > s->deadline + LATE_NS) {
+	uint64_t now = pacer_now_ns();
+	if (now > s->deadline + LATE_NS) {
 		pthread_mutex_lock(&s->run->mu);
 		s->run->late++;
+		s->run->late_excess_ns += now - (s->deadline + LATE_NS);
 		pthread_mutex_unlock(&s->run->mu);
 	}
 	paced_send(s);
@@ -289,18 +292,22 @@ static void x2_4m_paced_real_time(void **state)
 	cost_model_telemetry(run.m, &t);
 	double dur = (double)t.modeled_elapsed_ns / 1e9, lat = (double)t.peak_latency_ns / 1e6;
 	double late = (double)run.late / (double)t.commands;
+	/* A callback later than LATE_NS idles the modeled journal by at most its lateness beyond
+	 * that, over the time scale (4): the modeled time the machine could have added.  A count
+	 * of late callbacks does not bound it (one stall of 0.5 s is 4 late callbacks, 0.07% of
+	 * them, and 0.125 s of modeled time: it failed "within 5%" on a punctual-looking run). */
+	double machine_s = (double)run.late_excess_ns / 4.0 / 1e9;
 	printf("  x2 4 MiB, 2 clones, paced at scale 4: wall %.2f s, modeled %.3f s (expected 1.50), "
-	       "peak latency %.3f ms, peak CPU %.1f%%; %.1f%% of completions > 0.5 ms late%s\n", wall, dur,
-	       lat, t.peak_cpu_permille / 10.0, late * 100,
+	       "peak latency %.3f ms, peak CPU %.1f%%; %.1f%% of completions > 0.5 ms late, adding up to "
+	       "%.3f s of modeled time%s\n", wall, dur, lat, t.peak_cpu_permille / 10.0, late * 100, machine_s,
 	       late > 0.01 ? ": the machine, not the model, limited this run" : "");
 	assert_int_equal(t.commands, HOST_PARALLEL * ((TEMPLATE_BYTES + (4u << 20) - 1) / (4u << 20)));
 	assert_true(wall >= 4 * dur * 0.99);          /* held: real time = modeled x scale */
 	assert_true(dur >= 1.50 * 0.97);              /* never faster than the model */
 	assert_true(lat <= 0.5 * 1.2);                /* host lateness only lowers latency */
-	if (late <= 0.01) {                           /* a punctual machine: the calibrated figures */
-		assert_true(dur <= 1.50 * 1.05);
+	assert_true(dur <= 1.50 * 1.05 + machine_s);  /* the model's figure, plus what the machine added */
+	if (late <= 0.01)                             /* a punctual machine: the calibrated latency */
 		assert_true(lat >= 0.5 * 0.8);
-	}
 	cost_model_put(run.m);
 }
 

@@ -12,7 +12,9 @@
  *   0xC4                 Data-In: a text line describing the device
  *   0xC5 <lba:be32@2>    tcmur_dev_update_size(dev, lba * block size)
  *   0xC6                 Data-In: the calling thread's name
- *   0xC7 ms              block the worker for ms milliseconds, then GOOD
+ *   0xC7 ms              block the worker for ms milliseconds, then GOOD; ms 0: until
+ *                        the test lets it go (hosttest_release), so that "both
+ *                        workers are busy" holds however late the test runs
  *   0xC8 ms              fill the Data-In with 0x5A, call cmd_data_ready
  *                        (twice: the host forwards once), complete GOOD after ms
  *   0xC9 ready           fill the Data-In with 0x6B a quarter at a time, calling
@@ -50,6 +52,7 @@ static const struct lunlab_host_ops *host;
 int handler_init(void);
 void hosttest_counters(int *opens, int *closes, int *inits, int *destroys);
 int hosttest_busy(void);
+void hosttest_release(unsigned n);
 void hosttest_early(unsigned *seen_calls, size_t *seen_last, int *drops);
 
 static atomic_int n_open, n_close, n_init, n_destroy, n_busy;
@@ -94,6 +97,28 @@ static void ht_early_drop(void *state)
 
 /* commands currently blocked in 0xC7 */
 int hosttest_busy(void) { return atomic_load(&n_busy); }
+
+/* the gate of 0xC7 0: each release lets one blocked (or future) command go */
+static pthread_mutex_t gate_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_cv = PTHREAD_COND_INITIALIZER;
+static unsigned gate_tokens;
+
+void hosttest_release(unsigned n)
+{
+	pthread_mutex_lock(&gate_mu);
+	gate_tokens += n;
+	pthread_cond_broadcast(&gate_cv);
+	pthread_mutex_unlock(&gate_mu);
+}
+
+static void gate_pass(void)
+{
+	pthread_mutex_lock(&gate_mu);
+	while (!gate_tokens)
+		pthread_cond_wait(&gate_cv, &gate_mu);
+	gate_tokens--;
+	pthread_mutex_unlock(&gate_mu);
+}
 
 void hosttest_counters(int *opens, int *closes, int *inits, int *destroys)
 {
@@ -308,7 +333,10 @@ static int ht_handle_cmd(struct tcmu_device *dev, struct tcmur_cmd *cmd)
 		struct timespec ts = { cdb[1] / 1000, (long)(cdb[1] % 1000) * 1000000L };
 
 		atomic_fetch_add(&n_busy, 1);
-		nanosleep(&ts, NULL);
+		if (cdb[1])
+			nanosleep(&ts, NULL);
+		else
+			gate_pass();
 		atomic_fetch_sub(&n_busy, 1);
 		return TCMU_STS_OK;
 	}

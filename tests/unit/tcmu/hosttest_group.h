@@ -28,6 +28,19 @@ static inline int hosttest_busy(void)
 	return n;
 }
 
+/* Let n commands blocked at the test handler's gate (opcode 0xC7 0) go on. */
+static inline void hosttest_release(unsigned n)
+{
+	void *h = dlopen(HOSTTEST_SO, RTLD_NOW | RTLD_NOLOAD);
+	void (*fn)(unsigned);
+
+	assert_non_null(h);
+	*(void **)&fn = dlsym(h, "hosttest_release");
+	assert_non_null(fn);
+	fn(n);
+	dlclose(h);
+}
+
 /* Group setup: the test handler's two subtypes (one .so) loaded. */
 static inline int hosttest_setup_all(void **state)
 {
