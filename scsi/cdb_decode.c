@@ -79,6 +79,7 @@ uint32_t cdb_layout_length(const struct cdb_layout *l, const uint8_t *cdb)
 	switch (l->len_size) {
 	case 1: return cdb[l->len_off];
 	case 2: return get_be16(cdb + l->len_off);
+	case 3: return get_be24(cdb + l->len_off); /* READ/WRITE BUFFER(10)'s shape (SPC-4) */
 	case 4: return get_be32(cdb + l->len_off);
 	default: return 0;
 	}
@@ -197,6 +198,7 @@ static bool length_fits(const struct cdb_layout *l, uint32_t v)
 	case 0: return v == 0;
 	case 1: return v <= 0xff;
 	case 2: return v <= 0xffff;
+	case 3: return v <= 0xffffff;
 	default: return true;
 	}
 }
@@ -206,6 +208,7 @@ static void put_length(const struct cdb_layout *l, uint8_t *cdb, uint32_t v)
 	switch (l->len_size) {
 	case 1: cdb[l->len_off] = (uint8_t)(v == 256 ? 0 : v); break;
 	case 2: put_be16(cdb + l->len_off, (uint16_t)v); break;
+	case 3: put_be24(cdb + l->len_off, v); break;
 	case 4: put_be32(cdb + l->len_off, v); break;
 	default: break;
 	}
@@ -234,13 +237,19 @@ bool cdb_build(uint8_t *cdb, size_t size, uint8_t opcode, uint16_t sa, uint64_t 
 	return true;
 }
 
+bool cdb_layout_set_length(const struct cdb_layout *l, uint8_t *cdb, size_t size, uint32_t length)
+{
+	if (!l || !cdb || size < l->cdb_len || !l->len_size || !length_fits(l, length))
+		return false;
+	put_length(l, cdb, length);
+	return true;
+}
+
 bool cdb_set_length(uint8_t *cdb, size_t size, uint32_t length)
 {
 	struct cdb_info info;
 
-	if (cdb_decode(cdb, size, 0, &info) != CDB_DECODE_OK || !info.layout->len_size ||
-	    !length_fits(info.layout, length))
+	if (cdb_decode(cdb, size, 0, &info) != CDB_DECODE_OK)
 		return false;
-	put_length(info.layout, cdb, length);
-	return true;
+	return cdb_layout_set_length(info.layout, cdb, size, length);
 }

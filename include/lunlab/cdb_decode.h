@@ -147,9 +147,14 @@ const struct cdb_layout *cdb_layout_at(size_t i);
  * tcmu_cdb_get_* helpers); NULL for groups 3 (variable), 6 and 7 (vendor specific). */
 const struct cdb_layout *cdb_layout_typical(uint8_t opcode);
 /* A field read through a layout: the LBA / the raw length field (no 0 = 256), 0 if the
- * layout has none.  cdb must hold layout->cdb_len bytes. */
+ * layout has none.  Length fields are 1, 2, 3 (READ/WRITE BUFFER(10)'s shape, SPC-4) or 4
+ * bytes, big-endian.  cdb must hold layout->cdb_len bytes. */
 uint64_t cdb_layout_lba(const struct cdb_layout *l, const uint8_t *cdb);
 uint32_t cdb_layout_length(const struct cdb_layout *l, const uint8_t *cdb);
+/* Write the length field through a layout (the rules of cdb_set_length below); false, cdb
+ * untouched, when size is below layout->cdb_len, the layout has no length field or the value
+ * does not fit it (3 bytes: at most 0xffffff). */
+bool cdb_layout_set_length(const struct cdb_layout *l, uint8_t *cdb, size_t size, uint32_t length);
 
 /* The ALLOCATION LENGTH or PARAMETER LIST LENGTH of a CDB of size bytes, read through the
  * table: what the commands lunlab-target answers itself (INQUIRY, REQUEST SENSE, REPORT

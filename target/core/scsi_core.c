@@ -38,23 +38,20 @@
 #include "lunlab/cdb_decode.h"
 #include "lunlab/scsi_vocab.h"
 
-#include <stdlib.h>
 #include <string.h>
 
+#include "target/core/ua_queue.h"
 #include "target/lu/alua.h"
 #include "target/lu/lu_pr.h"
 
 void scsi_core_itn_start(struct scsi_itn *itn)
 {
-	lu_nexus_start(&itn->lunx, itn->initiator);
+	lu_nexus_start(&itn->lunx, itn->initiator, itn->isid);
 }
 
 void scsi_core_itn_free(struct scsi_itn *itn)
 {
 	lu_nexus_free(&itn->lunx);
-	free(itn->power_on_owed);
-	itn->power_on_owed = NULL;
-	itn->power_on_n = 0;
 }
 
 static enum scsi_core_verdict answer(struct lu_cmd *lc, uint8_t status, const uint8_t *sense, uint8_t sense_len,
@@ -102,7 +99,7 @@ static enum scsi_core_verdict answer_ua(struct scsi_itn *itn, struct scsi_core_c
 
 	if (!as_data)
 		return answer(cmd->lc, SCSI_STAT_CHECK_CONDITION, sense, sl, 0);
-	alloc = cdb_byte_length(cmd->lc->cdb, sizeof(cmd->lc->cdb)); /* REQUEST SENSE's */
+	alloc = cdb_byte_length(cmd->lc->cdb, cmd->lc->cdb_len); /* REQUEST SENSE's */
 	n = sl < alloc ? sl : alloc;
 	if (n > cmd->edtl)
 		n = cmd->edtl;
@@ -127,10 +124,10 @@ static enum scsi_core_verdict set_tpgs(struct scsi_itn *itn, struct scsi_core_cm
 	struct alua_answer a;
 	bool changed;
 
-	alua_set_tpgs(cmd->e, cmd->lun, cmd->lc->cdb, buf, len, &a, &changed);
+	alua_set_tpgs(cmd->e, cmd->lun, cmd->lc->cdb, cmd->lc->cdb_len, buf, len, &a, &changed);
 	if (changed) {
 		/* every other I_T nexus gets 06/2A/06; the one that asked knows */
-		lu_nexus_alua_seen(&itn->lunx, cmd->e);
+		ua_queue_clear(cmd->e->ua, itn->lunx.port, UA_BIT(UA_ALUA));
 		itn->ops->log("ALUA: SET TARGET PORT GROUPS on LUN %llu from %s", (unsigned long long)cmd->lun,
 			      itn->initiator);
 	}
@@ -148,18 +145,18 @@ static bool alua_step(struct scsi_itn *itn, struct scsi_core_cmd *cmd, enum scsi
 
 	if (!alua_tpgs(cmd->e) || cdb[0] == SCSI_OP_REPORT_LUNS)
 		return false;
-	if (alua_refuses(alua_state_of(cmd->e, cmd->lun, itn->tpg, NULL), cdb, &a)) {
+	if (alua_refuses(alua_state_of(cmd->e, cmd->lun, itn->tpg, NULL), cdb, cmd->lc->cdb_len, &a)) {
 		*v = answer_alua(cmd->lc, &a);
 		return true;
 	}
-	if (!alua_owns(cdb))
+	if (!alua_owns(cdb, cmd->lc->cdb_len))
 		return false;
 	if (cdb[0] == SCSI_OP_MAINTENANCE_IN) { /* REPORT TARGET PORT GROUPS */
 		if (!buffer(itn, cmd, cmd->edtl, &buf, &len)) {
 			*v = SCSI_CORE_NO_MEMORY;
 			return true;
 		}
-		alua_report_tpgs(cmd->e, cmd->lun, cdb, buf, len, &a);
+		alua_report_tpgs(cmd->e, cmd->lun, cdb, cmd->lc->cdb_len, buf, len, &a);
 		*v = answer_alua(cmd->lc, &a);
 		return true;
 	}
@@ -227,7 +224,7 @@ static enum scsi_core_verdict local_answer(struct scsi_itn *itn, struct scsi_cor
 
 	if (!buffer(itn, cmd, SCSI_CORE_WANT_ANSWER, &buf, &len))
 		return SCSI_CORE_NO_MEMORY;
-	lu_local_answer_nexus(&itn->lunx, cmd->e, cmd->lc->cdb, buf, len, &produced, &status, sense, &sense_len);
+	lu_local_answer_nexus(&itn->lunx, cmd->e, cmd->lc->cdb, cmd->lc->cdb_len, buf, len, &produced, &status, sense, &sense_len);
 	return answer(cmd->lc, status, sense, sense_len, produced < len ? produced : len);
 }
 
@@ -284,7 +281,7 @@ enum scsi_core_verdict scsi_core_execute(struct scsi_itn *itn, struct scsi_core_
 			return answer(lc, SCSI_STAT_CHECK_CONDITION, sense,
 				      lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1), 0);
 		}
-		if (alua_tpgs(cmd->e) && lc->cdb[0] == SCSI_OP_MAINTENANCE_OUT && alua_owns(lc->cdb))
+		if (alua_tpgs(cmd->e) && lc->cdb[0] == SCSI_OP_MAINTENANCE_OUT && alua_owns(lc->cdb, lc->cdb_len))
 			return set_tpgs(itn, cmd, buf, got);
 		if (cmd->be && lc->cdb[0] == SCSI_OP_PERSISTENT_RESERVE_OUT) {
 			set_identity(itn, cmd);
@@ -295,6 +292,7 @@ enum scsi_core_verdict scsi_core_execute(struct scsi_itn *itn, struct scsi_core_
 		return SCSI_CORE_BACKEND; /* the common case: no rule at all */
 	fc.lun = cmd->lun;
 	fc.cdb = lc->cdb;
+	fc.cdb_len = lc->cdb_len;
 	fc.initiator = itn->initiator;
 	fc.portal = itn->portal;
 	fc.portal_adv = itn->portal_adv;
@@ -312,5 +310,5 @@ void scsi_core_answered(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint8_t
 	 * the command came through (SPC-4 6.6.1, 7.8.6) */
 	if (cmd->lc->cdb[0] != SCSI_OP_INQUIRY || !buf || !(tpgs = alua_tpgs(cmd->lc->lu_entry)))
 		return;
-	*produced = alua_patch_inquiry(tpgs, itn->tpg, cmd->lc->cdb, buf, *produced, cap);
+	*produced = alua_patch_inquiry(tpgs, itn->tpg, cmd->lc->cdb, cmd->lc->cdb_len, buf, *produced, cap);
 }

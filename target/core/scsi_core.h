@@ -13,6 +13,8 @@
  *      OUT), the LU still being there, then the fault rules.
  *   3. the backend, when step 2 says so; scsi_core_answered() on a GOOD
  *      answer (an INQUIRY gets the port's ALUA designators).
+ *   4. scsi_core_done() when its response goes out: the LU's figures and
+ *      the happenings feed.
  * The core never allocates, locks nothing of its own and keeps no state per
  * command beyond struct scsi_core_cmd, which the transport keeps where it
  * likes (on its stack: the core does not hold on to it). */
@@ -54,10 +56,8 @@ struct scsi_itn {
 	uint16_t tpg;               /* target port group of the target port (ALUA) */
 	const char *portal;         /* target port address, for fault rules; may be NULL */
 	const char *portal_adv;     /* its advertised address; may be NULL */
-	struct lu_nexus lunx;       /* the LUs the nexus sees, its generation-counted
-	                             * unit attentions (target/lu/lu_table.h) */
-	bool *power_on_owed;        /* per --lun LUN: the power on still owed (power_on.h) */
-	size_t power_on_n;
+	struct lu_nexus lunx;       /* the LUs the nexus sees, and its port's key in
+	                             * their unit attention stores (lu_table.h) */
 };
 
 /* Task attribute (SAM-5 8.6; iSCSI ATTR field, RFC 7143 11.3.1). */
@@ -114,9 +114,20 @@ bool scsi_core_still_there(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint
 void scsi_core_answered(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint8_t *buf, size_t cap,
 			size_t *produced);
 
-/* The one place a nexus's unit attention for e is taken (scsi_core_ua.c):
- * true with ua[3] = key/ASC/ASCQ, the condition cleared; *as_data: the
- * command is REQUEST SENSE and gets it as its sense data. */
+/* A command answered with a response (not dropped: aborted, connection
+ * gone): the LU's figures and the happenings feed (scsi_core_done.c).
+ * lu_id: the LU it was delivered to; shard: the transport's thread index
+ * for the figures; wire_bytes: its data that crossed the wire; elapsed_ns:
+ * from its arrival to now (what the initiator waits, less the network).
+ * true: counted for the LU (the transport may add its own path's figures);
+ * false: no LU, or the LU went away meanwhile. */
+bool scsi_core_done(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint64_t lu_id, unsigned shard,
+		    uint64_t wire_bytes, uint64_t elapsed_ns);
+
+/* The one place a nexus's unit attention for e is taken (scsi_core_ua.c),
+ * from e's one store (ua_queue.h): true with ua[3] = key/ASC/ASCQ, the
+ * condition cleared; *as_data: the command is REQUEST SENSE and gets it as
+ * its sense data. */
 bool scsi_core_take_ua(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint8_t ua[3], bool *as_data);
 
 #endif

@@ -17,7 +17,6 @@
 #include "target/iscsi/target.h"
 #include "target/iscsi/text.h"
 #include "target/lu/lu_table.h"
-#include "target/lu/power_on.h"
 
 #define LOGIN_RSP_MAX 8192 /* the initiator's default MaxRecvDataSegmentLength */
 #define LOGIN_ACC_MAX 65536 /* C-bit continuation: most text we accumulate */
@@ -448,17 +447,11 @@ void login_handle(struct conn *c, const uint8_t *bhs, uint8_t *data, uint32_t dl
 	itn->tpg = target_portal_tpgt(c->portal);
 	itn->portal = p ? p->name : NULL;
 	itn->portal_adv = p && p->adv_name[0] ? p->adv_name : NULL;
-	if (!c->discovery) {
-		/* a new nexus owes nothing to events before it existed, except
-		 * the global LUs' power on if this port was not told yet */
-		size_t n = lu_table_count();
-
+	/* a new nexus owes nothing to events before it existed, except a power
+	 * on its port was not told of yet and reservation conditions queued
+	 * for the port (the LUs' unit attention stores keep both) */
+	if (!c->discovery)
 		scsi_core_itn_start(itn);
-		itn->power_on_owed = n ? calloc(n, sizeof(*itn->power_on_owed)) : NULL;
-		itn->power_on_n = itn->power_on_owed ? n : 0;
-		for (size_t i = 0; i < itn->power_on_n; i++)
-			itn->power_on_owed[i] = lu_power_on_owed(i, c->initiator, c->isid);
-	}
 	if (!c->discovery && c->thr)
 		io_threads_reinstate(c->initiator, c->isid, target_portal_tpgt(c->portal), c->tsih);
 	c->counted = true;

@@ -18,7 +18,6 @@
 #include "target/iscsi/scsi_fault.h"
 #include "target/iscsi/target.h"
 #include "target/iscsi/xfer_len.h"
-#include "target/lu/happenings.h"
 #include "target/lu/lu_stats.h"
 #include "target/lu/lu_table.h"
 
@@ -33,48 +32,6 @@ static uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* The LU's figures (lu_stats.h) for a command answered with a response:
- * the bytes that crossed the wire for it and the time from its command PDU
- * to now (what the initiator waits, less the network).  Commands to no LU
- * and commands dropped (aborted, connection gone) are not counted.  The LU
- * is looked up again, as lu_still_there does: the management API may have
- * unmapped and freed it while the command was in its backend. */
-static void count_answer(struct conn *c, struct icmd *ic, uint64_t wire_bytes)
-{
-	struct lu_entry *e;
-	uint64_t now;
-
-	if (!ic->be)
-		return;
-	e = lu_nexus_lookup(&c->itn.lunx, c->initiator, ic->lun, ic->lun != UINT64_MAX);
-	if (!e || e->id != ic->lu_id || !e->stats)
-		return;
-	now = mono_ns();
-	unsigned shard = c->thr ? (unsigned)c->thr->idx : 0;
-	enum lu_kind kind = lu_kind_of(ic->lc.cdb);
-	bool good = ic->lc.status == 0x00;
-	uint64_t lat = now > ic->arrival_ns ? now - ic->arrival_ns : 0;
-	struct lu_stats *ps = path_stats_portal(c->portal);
-
-	lu_stats_record(e->stats, shard, kind, wire_bytes, good, lat);
-	/* the same figures for the path's two ends: the portal (XMS's target)
-	 * and the initiator (its initiator group): path_stats.h */
-	if (ps)
-		lu_stats_record(ps, shard, kind, wire_bytes, good, lat);
-	if (!c->ini_stats_tried) {
-		c->ini_stats = path_stats_initiator(c->initiator);
-		c->ini_stats_tried = true;
-	}
-	if (c->ini_stats)
-		lu_stats_record(c->ini_stats, shard, kind, wire_bytes, good, lat);
-	else
-		path_stats_untracked_add();
-	/* a soft threshold or out of space the array answered: the management
-	 * plane's events and alerts learn it from the feed (happenings.h) */
-	if (ic->lc.status == SCSI_STAT_CHECK_CONDITION)
-		happening_check_sense(e->id, ic->lun, ic->lc.status, ic->lc.sense, ic->lc.sense_len);
 }
 
 static void finish(struct icmd *ic)
@@ -266,6 +223,37 @@ static void core_cmd(struct icmd *ic, struct scsi_core_cmd *cc)
 	cc->data_out = ic->got_total;
 	cc->e = ic->lc.lu_entry;
 	cc->be = ic->be;
+}
+
+/* A response goes out: the core counts it for the LU and posts what the
+ * happenings feed wants of its answer (scsi_core_done); the transport adds
+ * the same figures for the path's two ends, the portal (XMS's target) and
+ * the initiator (its initiator group): path_stats.h. */
+static void count_answer(struct conn *c, struct icmd *ic, uint64_t wire_bytes)
+{
+	struct scsi_core_cmd cc;
+	uint64_t now = mono_ns(), lat = now > ic->arrival_ns ? now - ic->arrival_ns : 0;
+	unsigned shard = c->thr ? (unsigned)c->thr->idx : 0;
+	struct lu_stats *ps;
+	enum lu_kind kind;
+	bool good;
+
+	core_cmd(ic, &cc);
+	if (!scsi_core_done(&c->itn, &cc, ic->lu_id, shard, wire_bytes, lat))
+		return; /* no LU counted it: nor does the path */
+	kind = lu_kind_of(ic->lc.cdb, ic->lc.cdb_len);
+	good = ic->lc.status == SCSI_STAT_GOOD;
+	ps = path_stats_portal(c->portal);
+	if (ps)
+		lu_stats_record(ps, shard, kind, wire_bytes, good, lat);
+	if (!c->ini_stats_tried) {
+		c->ini_stats = path_stats_initiator(c->initiator);
+		c->ini_stats_tried = true;
+	}
+	if (c->ini_stats)
+		lu_stats_record(c->ini_stats, shard, kind, wire_bytes, good, lat);
+	else
+		path_stats_untracked_add();
 }
 
 /* The core's verdict that ends the command here: true when it did. */

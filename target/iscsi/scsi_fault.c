@@ -86,7 +86,7 @@ static void corrupt(struct conn *c, struct icmd *ic, size_t len, bool is_write)
 {
 	uint64_t lba, blocks, n = 0, from = UINT64_MAX, bs;
 
-	if (!ic->rw || !ic->be || !ic->buf || !fault_cdb_range(ic->lc.cdb, &lba, &blocks))
+	if (!ic->rw || !ic->be || !ic->buf || !fault_cdb_range(ic->lc.cdb, ic->lc.cdb_len, &lba, &blocks))
 		return;
 	bs = ic->be->block_size;
 	for (uint64_t b = 0; b < blocks && (b + 1) * bs <= len; b++) {

@@ -132,7 +132,7 @@ scsi_cmd_state_set(&ic->state, SCSI_CMD_FINISHED);
 			/* SAM-5 6.3.3: the reset establishes 06/29/03 for EVERY I_T
 			 * nexus, the one that sent it included (as LIO does; libiscsi's
 			 * MultipathIO.Reset checks both paths) */
-			(void)lu_entry_bump_reset_gen(e);
+			lu_entry_lun_reset(e);
 			if (w->waiting && be->ops->abort_nexus)
 				be->ops->abort_nexus(be, c->nexus_id);
 			/* SPC-4 5.13.1: a LUN reset releases SCSI-2 reservations,

@@ -114,7 +114,7 @@ static struct lu_alua *lu_of(struct lu_entry *e, uint64_t lun)
 			a->state[g] = a->pending[g];
 			a->until_ms[g] = 0;
 			atomic_fetch_sub(&timed, 1);
-			atomic_fetch_add(&e->alua_gen, 1); /* the transition ended: tell again */
+			ua_queue_post_all(e->ua, UA_ALUA, 0); /* the transition ended: tell again */
 		}
 	}
 	return a;
@@ -201,7 +201,7 @@ int alua_set(struct lu_entry *e, uint64_t lun, uint16_t tpg, enum alua_state sta
 	a->status[g] = ALUA_STATUS_IMPLICIT;
 	if (pref >= 0)
 		a->pref[g] = pref != 0;
-	atomic_fetch_add(&e->alua_gen, 1);
+	ua_queue_post_all(e->ua, UA_ALUA, 0);
 	pthread_mutex_unlock(&lock);
 	happening_post(HAPPEN_ALUA, e->id, "LUN %llu target port group %u: %s%s", (unsigned long long)lun, tpg,
 		       transition_ms && state != ALUA_TRANSITIONING ? "transitioning to " : "", alua_state_name(state));
@@ -222,18 +222,22 @@ static void check_field(struct alua_answer *ans, enum scsi_vocab_sense_key key, 
 	ans->data_len = 0;
 }
 
-bool alua_owns(const uint8_t *cdb)
+bool alua_owns(const uint8_t *cdb, size_t cdb_len)
 {
-	uint8_t sa = cdb[1] & SCSI_SA_MASK;
+	uint8_t sa;
+
+	if (cdb_len < 2)
+		return false;
+	sa = cdb[1] & SCSI_SA_MASK;
 
 	return (cdb[0] == SCSI_OP_MAINTENANCE_IN && sa == SCSI_SA_REPORT_TARGET_PORT_GROUPS) ||
 	       (cdb[0] == SCSI_OP_MAINTENANCE_OUT && sa == SCSI_SA_SET_TARGET_PORT_GROUPS);
 }
 
 /* SPC-4 5.15.2.4.4-5 and 5.15.2.5: what each state still accepts */
-static bool allowed(enum alua_state s, const uint8_t *cdb)
+static bool allowed(enum alua_state s, const uint8_t *cdb, size_t cdb_len)
 {
-	uint8_t op = cdb[0], sa = cdb[1] & SCSI_SA_MASK;
+	uint8_t op = cdb[0], sa = cdb_len > 1 ? cdb[1] & SCSI_SA_MASK : 0;
 
 	switch (op) {
 	case SCSI_OP_INQUIRY: case SCSI_OP_REPORT_LUNS: case SCSI_OP_REQUEST_SENSE:
@@ -263,9 +267,9 @@ static bool allowed(enum alua_state s, const uint8_t *cdb)
 	}
 }
 
-bool alua_refuses(enum alua_state s, const uint8_t *cdb, struct alua_answer *ans)
+bool alua_refuses(enum alua_state s, const uint8_t *cdb, size_t cdb_len, struct alua_answer *ans)
 {
-	if (s == ALUA_AO || s == ALUA_ANO || allowed(s, cdb))
+	if (!cdb_len || s == ALUA_AO || s == ALUA_ANO || allowed(s, cdb, cdb_len))
 		return false;
 	check(ans, SCSI_SK_NOT_READY,
 	      s == ALUA_STANDBY       ? SCSI_ASC_LU_NOT_ACCESSIBLE_STANDBY
@@ -274,17 +278,18 @@ bool alua_refuses(enum alua_state s, const uint8_t *cdb, struct alua_answer *ans
 	return true;
 }
 
-void alua_report_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, uint8_t *buf, size_t buflen,
+void alua_report_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, size_t cdb_len, uint8_t *buf, size_t buflen,
 		      struct alua_answer *ans)
 {
 	uint8_t out[8 + ALUA_GROUPS_MAX * 12];
-	bool ext = (cdb[1] & 0xe0) == 0x20; /* PARAMETER DATA FORMAT 001b: extended header */
-	uint32_t alloc = cdb_byte_length(cdb, CDB_MAX_LEN); /* cdb: a whole CDB (struct lu_cmd) */
+	uint8_t b1 = cdb_len > 1 ? cdb[1] : 0;
+	bool ext = (b1 & 0xe0) == 0x20; /* PARAMETER DATA FORMAT 001b: extended header */
+	uint32_t alloc = cdb_byte_length(cdb, cdb_len); /* 0 for a CDB shorter than its 12 bytes */
 	size_t o = ext ? 8 : 4, n;
 	struct lu_alua *a;
 
 	memset(ans, 0, sizeof(*ans));
-	if ((cdb[1] & 0xe0) != 0x00 && !ext) {
+	if ((b1 & 0xe0) != 0x00 && !ext) {
 		check_field(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB, 1);
 		return;
 	}
@@ -319,11 +324,11 @@ void alua_report_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, uint
 	ans->data_len = n;
 }
 
-void alua_set_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, const uint8_t *buf, size_t len,
+void alua_set_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, size_t cdb_len, const uint8_t *buf, size_t len,
 		   struct alua_answer *ans, bool *changed)
 {
 	uint8_t tpgs = alua_tpgs(e);
-	uint32_t pll = cdb_byte_length(cdb, CDB_MAX_LEN);
+	uint32_t pll = cdb_byte_length(cdb, cdb_len);
 	struct lu_alua *a;
 	int idx[ALUA_GROUPS_MAX * 4];
 	size_t nd;
@@ -379,21 +384,22 @@ void alua_set_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, const u
 		}
 	}
 	if (*changed)
-		atomic_fetch_add(&e->alua_gen, 1);
+		ua_queue_post_all(e->ua, UA_ALUA, 0);
 	pthread_mutex_unlock(&lock);
 	if (!a)
 		check(ans, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INTERNAL_TARGET_FAILURE);
 }
 
-size_t alua_patch_inquiry(uint8_t tpgs, uint16_t tpg, const uint8_t *cdb, uint8_t *buf, size_t len, size_t cap)
+size_t alua_patch_inquiry(uint8_t tpgs, uint16_t tpg, const uint8_t *cdb, size_t cdb_len, uint8_t *buf, size_t len, size_t cap)
 {
 	uint8_t des[16] = {
 		0x51, 0x94, 0, 4, 0, 0, 0, 0, /* iSCSI, binary; PIV, target port, RELATIVE TARGET PORT */
 		0x51, 0x95, 0, 4, 0, 0, 0, 0, /* iSCSI, binary; PIV, target port, TARGET PORT GROUP */
 	};
-	size_t alloc = cdb_byte_length(cdb, CDB_MAX_LEN), full, page; /* INQUIRY's, cdb whole */
+	/* INQUIRY's; not 0 only when the CDB holds its 6 bytes, read below */
+	size_t alloc = cdb_byte_length(cdb, cdb_len), full, page;
 
-	if (!tpgs)
+	if (!tpgs || !alloc)
 		return len;
 	if (cap > alloc)
 		cap = alloc;

@@ -22,9 +22,9 @@
  * preferred group (round robin: the n-th group for global LUN n, by entry
  * id for API volumes) is active/optimized with PREF, the others
  * active/non-optimized: an active/active array with preferred paths.  A
- * change bumps lu_entry.alua_gen: UNIT ATTENTION 06/2A/06 for every I_T
- * nexus (lu_nexus_take_ua), except, for SET TARGET PORT GROUPS, the nexus
- * that sent it. */
+ * change posts UNIT ATTENTION 06/2A/06 to the LU's store (UA_ALUA,
+ * target/core/ua_queue.h) for every I_T nexus, except, for SET TARGET PORT
+ * GROUPS, the port that sent it (the core clears its own). */
 #ifndef LUNLAB_LU_ALUA_H
 #define LUNLAB_LU_ALUA_H
 
@@ -94,27 +94,27 @@ struct alua_answer {
 
 /* Would a command with this CDB be refused on a port in state s?  Fills
  * *ans with CHECK CONDITION NOT READY 04/0A..0C (SPC-4 5.15.2.4). */
-bool alua_refuses(enum alua_state s, const uint8_t *cdb, struct alua_answer *ans);
+bool alua_refuses(enum alua_state s, const uint8_t *cdb, size_t cdb_len, struct alua_answer *ans);
 
 /* MAINTENANCE IN / REPORT TARGET PORT GROUPS (A3h/0Ah) of a LU with ALUA:
  * data into buf (buflen bytes, within the CDB's allocation length). */
-void alua_report_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, uint8_t *buf, size_t buflen,
+void alua_report_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, size_t cdb_len, uint8_t *buf, size_t buflen,
 		      struct alua_answer *ans);
 /* MAINTENANCE OUT / SET TARGET PORT GROUPS (A4h/0Ah): the Data-Out in buf.
  * On GOOD *changed is true when any state changed (the caller marks its own
  * nexus as having seen the new generation: lu_nexus_alua_seen). */
-void alua_set_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, const uint8_t *buf, size_t len,
+void alua_set_tpgs(struct lu_entry *e, uint64_t lun, const uint8_t *cdb, size_t cdb_len, const uint8_t *buf, size_t len,
 		   struct alua_answer *ans, bool *changed);
 
 /* Is this CDB one the ALUA layer answers itself (REPORT / SET TARGET PORT
  * GROUPS), for a LU with ALUA? */
-bool alua_owns(const uint8_t *cdb);
+bool alua_owns(const uint8_t *cdb, size_t cdb_len);
 
 /* The LU's INQUIRY answer as the handler produced it (buf, len bytes
  * within an allocation of cap): the TPGS field of standard data, and on VPD
  * page 0x83 the relative target port and target port group designators of
  * port tpg.  Returns the new number of valid bytes (<= cap). */
-size_t alua_patch_inquiry(uint8_t tpgs, uint16_t tpg, const uint8_t *cdb, uint8_t *buf, size_t len, size_t cap);
+size_t alua_patch_inquiry(uint8_t tpgs, uint16_t tpg, const uint8_t *cdb, size_t cdb_len, uint8_t *buf, size_t len, size_t cap);
 
 /* --alua SPEC (and the config file's alua: entries): one state change,
  * comma-separated key=value: lun=N (default: every LU with ALUA), tpg=N

@@ -6,11 +6,11 @@
 #include "target/lu/fault_rules.h"
 #include "target/lu/lu_cmd.h"
 
-enum fault_op fault_cdb_kind(const uint8_t *cdb)
+enum fault_op fault_cdb_kind(const uint8_t *cdb, size_t cdb_len)
 {
 	struct cdb_info ci;
 
-	if (cdb_decode(cdb, LU_CDB_MAX, 0, &ci) != CDB_DECODE_OK)
+	if (cdb_decode(cdb, cdb_len, 0, &ci) != CDB_DECODE_OK)
 		return FAULT_OP_OPCODE;
 	/* ODX's commands by name (op=populate-token ...): a WRITE USING TOKEN is
 	 * not op=xcopy, whose xcopy-fail-after counts EXTENDED COPY segments */
@@ -37,18 +37,18 @@ enum fault_op fault_cdb_kind(const uint8_t *cdb)
 	}
 }
 
-bool fault_cdb_exempt(const uint8_t *cdb)
+bool fault_cdb_exempt(const uint8_t *cdb, size_t cdb_len)
 {
-	return cdb_opcode_props(cdb[0]) & CDB_L_UA_EXEMPT;
+	return cdb_len && (cdb_opcode_props(cdb[0]) & CDB_L_UA_EXEMPT);
 }
 
-bool fault_cdb_range(const uint8_t *cdb, uint64_t *lba, uint64_t *blocks)
+bool fault_cdb_range(const uint8_t *cdb, size_t cdb_len, uint64_t *lba, uint64_t *blocks)
 {
 	struct cdb_info ci;
 
 	/* the commands whose length counts blocks at their LBA (GET LBA STATUS has an LBA
 	 * but an allocation length: it names no range) */
-	if (cdb_decode(cdb, LU_CDB_MAX, 0, &ci) != CDB_DECODE_OK || !ci.layout->lba_size)
+	if (cdb_decode(cdb, cdb_len, 0, &ci) != CDB_DECODE_OK || !ci.layout->lba_size)
 		return false;
 	switch (ci.layout->len_kind) {
 	case CDB_LEN_XFER: case CDB_LEN_VERIFY: case CDB_LEN_SAME: case CDB_LEN_RANGE: case CDB_LEN_CAW:

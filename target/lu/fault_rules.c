@@ -167,15 +167,15 @@ bool fault_rules_get(unsigned id, struct fault_rule_info *out)
 	return found;
 }
 
-static bool op_fits(const struct fault_spec *s, const uint8_t *cdb)
+static bool op_fits(const struct fault_spec *s, const uint8_t *cdb, size_t cdb_len)
 {
 	switch (s->op) {
 	case FAULT_OP_ANY:
-		return !fault_cdb_exempt(cdb);
+		return !fault_cdb_exempt(cdb, cdb_len);
 	case FAULT_OP_OPCODE:
-		return cdb[0] == s->opcode;
+		return cdb_len && cdb[0] == s->opcode;
 	default:
-		return fault_cdb_kind(cdb) == s->op;
+		return fault_cdb_kind(cdb, cdb_len) == s->op;
 	}
 }
 
@@ -186,16 +186,16 @@ static bool lba_fits(const struct fault_spec *s, const struct fault_cmd *c, uint
 	uint64_t lba, n, end;
 
 	if (!s->has_lba) {
-		if (fault_cdb_range(c->cdb, &lba, &n)) {
+		if (fault_cdb_range(c->cdb, c->cdb_len, &lba, &n)) {
 			*at = lba;
 			return true;
 		}
 		*at = UINT64_MAX; /* no LBA to report */
 		return true;
 	}
-	if (c->cdb[0] == SCSI_OP_UNMAP)
+	if (c->cdb_len && c->cdb[0] == SCSI_OP_UNMAP)
 		return fault_unmap_overlaps(c->data, c->data_len, s->lba_first, s->lba_last, at);
-	if (!fault_cdb_range(c->cdb, &lba, &n))
+	if (!fault_cdb_range(c->cdb, c->cdb_len, &lba, &n))
 		return false; /* no blocks named: a range rule never matches it */
 	end = n - 1 > UINT64_MAX - lba ? UINT64_MAX : lba + n - 1;
 	if (lba > s->lba_last || end < s->lba_first)
@@ -208,7 +208,7 @@ static bool fits(const struct fault_spec *s, const struct fault_cmd *c, uint64_t
 {
 	if (s->has_lun && c->lun != s->lun)
 		return false;
-	if (!op_fits(s, c->cdb))
+	if (!op_fits(s, c->cdb, c->cdb_len))
 		return false;
 	if (s->initiator[0] && (!c->initiator || strcasecmp(s->initiator, c->initiator) != 0))
 		return false;

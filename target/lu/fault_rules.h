@@ -24,6 +24,7 @@
 struct fault_cmd {
 	uint64_t lun;
 	const uint8_t *cdb;
+	size_t cdb_len;            /* bytes of cdb the transport received */
 	const char *initiator;     /* IQN of the I_T nexus */
 	const char *portal;        /* "HOST:PORT" the connection came in on; NULL: unknown */
 	const char *portal_adv;    /* that portal's advertised address; NULL: none */
@@ -87,13 +88,13 @@ void fault_rules_set_clock(uint64_t (*now_ms)(void));
 /* fault_cdb.c: what the rules know of CDBs, through the one decoder
  * (lunlab/cdb_decode.h); cdb is an LU command's LU_CDB_MAX-byte buffer */
 /* The command kind of a CDB (FAULT_OP_OPCODE: none of the named ones). */
-enum fault_op fault_cdb_kind(const uint8_t *cdb);
+enum fault_op fault_cdb_kind(const uint8_t *cdb, size_t cdb_len);
 /* INQUIRY, REPORT LUNS, REQUEST SENSE: op=any leaves them alone, so an
  * initiator can still find out what is wrong with a failing LU. */
-bool fault_cdb_exempt(const uint8_t *cdb);
+bool fault_cdb_exempt(const uint8_t *cdb, size_t cdb_len);
 /* The blocks a CDB addresses: false for commands without an LBA field and a
  * length in blocks. */
-bool fault_cdb_range(const uint8_t *cdb, uint64_t *lba, uint64_t *blocks);
+bool fault_cdb_range(const uint8_t *cdb, size_t cdb_len, uint64_t *lba, uint64_t *blocks);
 /* UNMAP: whether a block descriptor of its parameter list (data, len bytes,
  * bounds-checked) overlaps first..last; *at: the first LBA inside. */
 bool fault_unmap_overlaps(const uint8_t *data, size_t len, uint64_t first, uint64_t last, uint64_t *at);

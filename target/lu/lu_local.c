@@ -41,7 +41,7 @@ static void copy_out(uint8_t *buf, size_t buflen, const uint8_t *src, size_t n, 
 }
 
 /* REPORT LUNS for a nexus: the global LUNs and its own maps, ascending */
-static uint8_t report_nexus(struct lu_nexus *nx, const uint8_t *cdb, uint8_t *buf, size_t buflen,
+static uint8_t report_nexus(struct lu_nexus *nx, const uint8_t *cdb, size_t cdb_len, uint8_t *buf, size_t buflen,
 			    size_t *data_len, uint8_t *sense, uint8_t *sense_len)
 {
 	struct lu_snap *s;
@@ -67,34 +67,34 @@ static uint8_t report_nexus(struct lu_nexus *nx, const uint8_t *cdb, uint8_t *bu
 		else
 			luns[n++] = nx->view->luns[j++];
 	}
-	st = report_luns_of(luns, n, cdb, buf, buflen, data_len, sense, sense_len);
+	st = report_luns_of(luns, n, cdb, cdb_len, buf, buflen, data_len, sense, sense_len);
 	free(luns);
 	/* SPC-4 6.33: REPORT LUNS clears REPORTED LUNS DATA HAS CHANGED */
 	if (st == 0x00)
-		nx->inventory_ua = false;
+		lu_nexus_inventory_told(nx);
 	return st;
 }
 
-bool lu_local_answer_nexus(struct lu_nexus *nx, const struct lu_entry *e, const uint8_t *cdb, uint8_t *buf,
+bool lu_local_answer_nexus(struct lu_nexus *nx, const struct lu_entry *e, const uint8_t *cdb, size_t cdb_len, uint8_t *buf,
 			   size_t buflen, size_t *data_len, uint8_t *status, uint8_t *sense, uint8_t *sense_len)
 {
 	*data_len = 0;
 	*sense_len = 0;
 	*status = 0;
-	if (cdb[0] == SCSI_OP_REPORT_LUNS) { /* REPORT LUNS: the target's job on every LUN */
-		*status = nx ? report_nexus(nx, cdb, buf, buflen, data_len, sense, sense_len)
-			     : report_luns(cdb, buf, buflen, data_len, sense, sense_len);
+	if (cdb_len && cdb[0] == SCSI_OP_REPORT_LUNS) { /* REPORT LUNS: the target's job on every LUN */
+		*status = nx ? report_nexus(nx, cdb, cdb_len, buf, buflen, data_len, sense, sense_len)
+			     : report_luns(cdb, cdb_len, buf, buflen, data_len, sense, sense_len);
 		return true;
 	}
 	if (e)
 		return false;
 
-	if (cdb[0] == SCSI_OP_INQUIRY) { /* INQUIRY: "no LU here" in the peripheral qualifier */
+	if (cdb_len && cdb[0] == SCSI_OP_INQUIRY) { /* INQUIRY: "no LU here" in the peripheral qualifier */
 		uint8_t inq[36];
-		uint32_t alloc = cdb_byte_length(cdb, CDB_MAX_LEN); /* cdb: a whole CDB (struct lu_cmd) */
+		uint32_t alloc = cdb_byte_length(cdb, cdb_len); /* 0 when cdb_len is short */
 		size_t n;
 
-		if (cdb[1] & 0x01) { /* EVPD: there is no LU to describe */
+		if (cdb_len > 1 && (cdb[1] & 0x01)) { /* EVPD: there is no LU to describe */
 			*sense_len = lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1);
 			*status = SCSI_STAT_CHECK_CONDITION;
 			return true;
@@ -111,10 +111,10 @@ bool lu_local_answer_nexus(struct lu_nexus *nx, const struct lu_entry *e, const 
 		copy_out(buf, buflen, inq, n, data_len);
 		return true;
 	}
-	if (cdb[0] == SCSI_OP_REQUEST_SENSE) { /* REQUEST SENSE: the sense is the answer */
+	if (cdb_len && cdb[0] == SCSI_OP_REQUEST_SENSE) { /* REQUEST SENSE: the sense is the answer */
 		uint8_t s[18];
 		size_t n = lu_sense_fixed(s, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1);
-		uint32_t alloc = cdb_byte_length(cdb, CDB_MAX_LEN);
+		uint32_t alloc = cdb_byte_length(cdb, cdb_len);
 
 		if (n > alloc)
 			n = alloc;
@@ -126,9 +126,9 @@ bool lu_local_answer_nexus(struct lu_nexus *nx, const struct lu_entry *e, const 
 	return true;
 }
 
-bool lu_local_answer(const uint8_t *cdb, uint64_t lun, bool lun_ok, uint8_t *buf, size_t buflen,
+bool lu_local_answer(const uint8_t *cdb, size_t cdb_len, uint64_t lun, bool lun_ok, uint8_t *buf, size_t buflen,
 		     size_t *data_len, uint8_t *status, uint8_t *sense, uint8_t *sense_len)
 {
-	return lu_local_answer_nexus(NULL, lun_ok ? lu_table_entry(lun) : NULL, cdb, buf, buflen, data_len, status,
+	return lu_local_answer_nexus(NULL, lun_ok ? lu_table_entry(lun) : NULL, cdb, cdb_len, buf, buflen, data_len, status,
 				     sense, sense_len);
 }

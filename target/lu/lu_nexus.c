@@ -1,5 +1,5 @@
-/* lu_nexus.c — one session's (I_T nexus's) view of the LU table and the
- * unit attentions it owes (see lu_table.h).  Runs on the session's I/O
+/* lu_nexus.c — one session's (I_T nexus's) view of the LU table, and its
+ * side of the LUs' unit attention stores (target/core/ua_queue.h).  Runs on the session's I/O
  * thread only, so nothing here is locked; the table's snapshot it reads is
  * kept alive by the grace period (lu_rcu.h). */
 #include "lunlab/scsi_vocab.h"
@@ -32,8 +32,9 @@ static int by_id(const void *a, const void *b)
 }
 
 /* The nexus's records for the LUs it sees in s: kept for those it saw
- * before, made with today's generations for new ones (nothing happened to
- * them that this nexus should hear of: a new LU is announced by 3F/0E). */
+ * before, made for new ones, whose stores it attaches to (nothing that
+ * happened to them before should reach this nexus: a new LU is announced
+ * by 3F/0E). */
 static void resync_seen(struct lu_nexus *nx, const struct lu_snap *s, const struct lu_view *v)
 {
 	size_t want = s->nglobal + (v ? v->n : 0), n = 0;
@@ -49,10 +50,8 @@ static void resync_seen(struct lu_nexus *nx, const struct lu_snap *s, const stru
 			fresh[n++] = *old;
 		} else {
 			fresh[n].id = e->id;
-			fresh[n].reset_gen = atomic_load(&e->reset_gen);
-			fresh[n].capacity_gen = atomic_load(&e->capacity_gen);
-			fresh[n].alua_gen = atomic_load(&e->alua_gen);
-			fresh[n].medium_gen = atomic_load(&e->medium_gen);
+			fresh[n].ua_seen = 0; /* looks once */
+			ua_queue_attach(e->ua, nx->port);
 			n++;
 		}
 	}
@@ -68,28 +67,49 @@ static void resync_seen(struct lu_nexus *nx, const struct lu_snap *s, const stru
 	nx->capseen = want;
 }
 
+/* fn on every LU the nexus sees in s (an LU at two LUNs: twice) */
+static void each_seen_lu(const struct lu_nexus *nx, const struct lu_snap *s, void (*fn)(struct lu_entry *e, uint64_t port))
+{
+	for (size_t i = 0; i < s->nglobal; i++)
+		fn(s->global[i], nx->port);
+	for (size_t i = 0; nx->view && i < nx->view->n; i++)
+		fn(nx->view->entries[i], nx->port);
+}
+
+static void post_inventory(struct lu_entry *e, uint64_t port)
+{
+	ua_queue_post_port(e->ua, port, UA_INVENTORY);
+}
+
+static void clear_inventory(struct lu_entry *e, uint64_t port)
+{
+	ua_queue_clear(e->ua, port, UA_BIT(UA_INVENTORY));
+}
+
 static void sync(struct lu_nexus *nx, const char *initiator, const struct lu_snap *s)
 {
 	const struct lu_view *v = lu_snap_view(s, initiator);
 	uint64_t vg = v ? v->gen : 0; /* generations start at 1: 0 is "no maps" */
+	bool changed = nx->started && (s->global_gen != nx->inv_global || vg != nx->inv_view);
 
-	/* the initiator's inventory: the global LUs and its own maps */
-	if (nx->started && (s->global_gen != nx->inv_global || vg != nx->inv_view))
-		nx->inventory_ua = true;
 	nx->inv_global = s->global_gen;
 	nx->inv_view = vg;
 	nx->view = v;
 	resync_seen(nx, s, v);
 	nx->snap_gen = s->gen;
+	/* the initiator's inventory (the global LUs and its own maps) changed:
+	 * 06/3F/0E for this nexus, on every LU it now sees */
+	if (changed)
+		each_seen_lu(nx, s, post_inventory);
 }
 
-void lu_nexus_start(struct lu_nexus *nx, const char *initiator)
+void lu_nexus_start(struct lu_nexus *nx, const char *initiator, const uint8_t isid[6])
 {
 	struct lu_snap *s = atomic_load_explicit(&lu_cur, memory_order_acquire);
 
 	nx->started = false;
-	nx->inventory_ua = false;
 	nx->initiator = initiator;
+	nx->port = ua_port_key(initiator, isid);
 	if (s)
 		sync(nx, initiator, s);
 	nx->started = true;
@@ -116,68 +136,37 @@ struct lu_entry *lu_nexus_lookup(struct lu_nexus *nx, const char *initiator, uin
 	return lu_view_find(nx->view, lun);
 }
 
-static bool ua(uint8_t out[3], uint16_t asc_ascq)
+void lu_nexus_inventory_told(struct lu_nexus *nx)
 {
-	out[0] = SCSI_SK_UNIT_ATTENTION;
-	out[1] = scsi_asc(asc_ascq);
-	out[2] = scsi_ascq(asc_ascq);
-	return true;
+	struct lu_snap *s = atomic_load_explicit(&lu_cur, memory_order_acquire);
+
+	/* the same snapshot the nexus's view belongs to (a command's lookup
+	 * synced it; the grace period keeps it) */
+	if (s && s->gen == nx->snap_gen)
+		each_seen_lu(nx, s, clear_inventory);
 }
 
 bool lu_nexus_take_ua(struct lu_nexus *nx, struct lu_entry *e, uint8_t opcode, uint8_t out[3])
 {
 	struct lu_seen *seen;
-	uint64_t g;
+	unsigned allowed = UA_ALL;
+	enum ua_kind k;
 
 	/* SAM-5 5.14: these are answered without reporting a unit attention */
-	if (!e || opcode == SCSI_OP_INQUIRY || opcode == SCSI_OP_REPORT_LUNS || opcode == SCSI_OP_REQUEST_SENSE)
+	if (!e || opcode == SCSI_OP_INQUIRY || opcode == SCSI_OP_REPORT_LUNS)
 		return false;
+	/* REQUEST SENSE returns a power on or a reservation condition as its
+	 * sense data; the others wait for the next command (lunlab's
+	 * behaviour before the store: the conformance suites agree with it) */
+	if (opcode == SCSI_OP_REQUEST_SENSE)
+		allowed = UA_BIT(UA_POWER_ON) | UA_RESERVATION;
 	seen = seen_find(nx, e->id);
-	if (seen && (g = atomic_load(&e->reset_gen)) != seen->reset_gen) {
-		seen->reset_gen = g;
-		return ua(out, SCSI_ASC_BUS_DEVICE_RESET);
-	}
-	if (nx->inventory_ua) {
-		nx->inventory_ua = false;
-		return ua(out, SCSI_ASC_REPORTED_LUNS_DATA_CHANGED);
-	}
-	if (seen && (g = atomic_load(&e->medium_gen)) != seen->medium_gen) {
-		seen->medium_gen = g;
-		return ua(out, SCSI_ASC_NOT_READY_TO_READY_CHANGE);
-	}
-	if (seen && (g = atomic_load(&e->capacity_gen)) != seen->capacity_gen) {
-		seen->capacity_gen = g;
-		return ua(out, SCSI_ASC_CAPACITY_DATA_CHANGED);
-	}
-	if (seen && (g = atomic_load(&e->alua_gen)) != seen->alua_gen) {
-		seen->alua_gen = g;
-		return ua(out, SCSI_ASC_ALUA_STATE_CHANGED);
-	}
-	return false;
-}
-
-void lu_nexus_alua_seen(struct lu_nexus *nx, struct lu_entry *e)
-{
-	struct lu_seen *seen = e ? seen_find(nx, e->id) : NULL;
-
-	if (seen)
-		seen->alua_gen = atomic_load(&e->alua_gen);
-}
-
-bool lu_nexus_power_on_first(struct lu_nexus *nx, struct lu_entry *e)
-{
-	struct lu_seen *seen = e && e->power_on ? seen_find(nx, e->id) : NULL;
-
-	if (!seen || seen->power_on_done)
+	if (!ua_queue_take(e->ua, nx->port, allowed, seen ? &seen->ua_seen : NULL, &k))
 		return false;
-	seen->power_on_done = true;
+	if (k == UA_INVENTORY)
+		lu_nexus_inventory_told(nx); /* once per nexus, not once per LU */
+	out[0] = SCSI_SK_UNIT_ATTENTION;
+	out[1] = scsi_asc(ua_kind_asc(k));
+	out[2] = scsi_ascq(ua_kind_asc(k));
 	return true;
-}
-
-void lu_nexus_reset_seen(struct lu_nexus *nx, struct lu_entry *e)
-{
-	struct lu_seen *seen = e ? seen_find(nx, e->id) : NULL;
-
-	if (seen)
-		seen->reset_gen = atomic_load(&e->reset_gen);
 }

@@ -31,21 +31,7 @@ bool lu_pr_gate(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct pr_
 	if (!pr_state_active(st))
 		return false;
 	port_of(lc, &p);
-	return pr_gate(st, lc->cdb, &p, buf, buflen, ans);
-}
-
-bool lu_pr_take_ua(const struct lu_cmd *lc, uint8_t ua[3])
-{
-	struct pr_state *st = pr_of(lc);
-	struct pr_port p;
-
-	if (!pr_state_active(st)) /* the common case: no port built, no lock */
-		return false;
-	port_of(lc, &p);
-	if (!pr_take_ua(st, &p, &ua[1], &ua[2]))
-		return false;
-	ua[0] = SCSI_SK_UNIT_ATTENTION;
-	return true;
+	return pr_gate(st, lc->cdb, lc->cdb_len, &p, buf, buflen, ans);
 }
 
 bool lu_pr_conflict(const struct lu_cmd *lc, struct pr_answer *ans)
@@ -61,7 +47,7 @@ bool lu_pr_conflict(const struct lu_cmd *lc, struct pr_answer *ans)
 		return false;
 	}
 	port_of(lc, &p);
-	return pr_conflict(st, lc->cdb, &p, ans);
+	return pr_conflict(st, lc->cdb, lc->cdb_len, &p, ans);
 }
 
 void lu_pr_execute(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct pr_answer *ans)
@@ -77,7 +63,7 @@ void lu_pr_execute(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct 
 		return;
 	}
 	port_of(lc, &p);
-	pr_execute(st, lc->cdb, &p, lc->nexus_id, buf, buflen, ans);
+	pr_execute(st, lc->cdb, lc->cdb_len, &p, lc->nexus_id, buf, buflen, ans);
 }
 
 struct lost {

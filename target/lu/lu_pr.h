@@ -14,10 +14,9 @@
  * the command (unit attention, RESERVATION CONFLICT, REQUEST SENSE data in
  * buf); false: go on. */
 bool lu_pr_gate(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct pr_answer *ans);
-/* The SCSI core's two steps (target/core/scsi_core.c), the gate's halves:
- * a reservation unit attention queued for the command's port (true:
- * ua[3] = 06/2A/xx, taken), and RESERVATION CONFLICT (true: *ans). */
-bool lu_pr_take_ua(const struct lu_cmd *lc, uint8_t ua[3]);
+/* The SCSI core's reservation step (target/core/scsi_core.c): RESERVATION
+ * CONFLICT (true: *ans).  The reservation unit attentions are taken with
+ * every other one (lu_nexus_take_ua). */
 bool lu_pr_conflict(const struct lu_cmd *lc, struct pr_answer *ans);
 /* PERSISTENT RESERVE IN/OUT, RESERVE/RELEASE(6/10) (pr_owns_opcode) */
 void lu_pr_execute(const struct lu_cmd *lc, uint8_t *buf, size_t buflen, struct pr_answer *ans);

@@ -25,11 +25,11 @@ struct lu_stats {
 	struct shard shard[LU_STATS_SHARDS];
 };
 
-enum lu_kind lu_kind_of(const uint8_t *cdb)
+enum lu_kind lu_kind_of(const uint8_t *cdb, size_t cdb_len)
 {
 	struct cdb_info ci;
 
-	if (cdb_decode(cdb, LU_CDB_MAX, 0, &ci) != CDB_DECODE_OK)
+	if (cdb_decode(cdb, cdb_len, 0, &ci) != CDB_DECODE_OK)
 		return LU_KIND_OTHER;
 	switch (ci.layout->cls) {
 	case CDB_CLASS_READ: return LU_KIND_READ;

@@ -14,6 +14,7 @@
 #define LUNLAB_LU_STATS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lunlab/latency_buckets.h"
@@ -31,7 +32,7 @@ enum lu_kind {
 
 /* the kind of a CDB (an LU command's LU_CDB_MAX-byte buffer): its CDB_CLASS_* in the
  * layout table (lunlab/cdb_decode.h) */
-enum lu_kind lu_kind_of(const uint8_t *cdb);
+enum lu_kind lu_kind_of(const uint8_t *cdb, size_t cdb_len);
 /* "read", "write", "xcopy", "write_same", "unmap", "caw", "other" */
 const char *lu_kind_name(enum lu_kind k);
 

@@ -15,8 +15,6 @@
 #include "target/lu/alua.h"
 #include "target/lu/lu_rcu.h"
 #include "target/lu/lu_stats.h"
-#include "target/lu/power_on.h"
-#include "target/lu/power_on.h"
 #include "target/lu/pr.h"
 
 _Atomic(struct lu_snap *) lu_cur;
@@ -94,10 +92,12 @@ static struct lu_entry *entry_alloc(struct lu_backend *be, bool global)
 
 	if (!n)
 		return NULL;
-	n->e.pr = pr_state_new();
+	n->e.ua = ua_queue_new();
+	n->e.pr = pr_state_new(n->e.ua);
 	n->e.stats = lu_stats_new();
-	if (!n->e.pr || !n->e.stats) {
+	if (!n->e.ua || !n->e.pr || !n->e.stats) {
 		pr_state_free(n->e.pr);
+		ua_queue_free(n->e.ua);
 		lu_stats_free(n->e.stats);
 		free(n);
 		return NULL;
@@ -125,7 +125,7 @@ static void entry_release(struct lu_entry *e)
 	pr_state_free(n->e.pr);
 	lu_stats_free(n->e.stats);
 	alua_free(&n->e);
-	lu_entry_power_on_free(&n->e);
+	ua_queue_free(n->e.ua);
 	free(n);
 }
 
@@ -152,17 +152,17 @@ void lu_entry_free(struct lu_entry *e)
 
 void lu_entry_capacity_changed(struct lu_entry *e)
 {
-	atomic_fetch_add(&e->capacity_gen, 1);
+	ua_queue_post_all(e->ua, UA_CAPACITY, 0);
 }
 
 void lu_entry_medium_changed(struct lu_entry *e)
 {
-	atomic_fetch_add(&e->medium_gen, 1);
+	ua_queue_post_all(e->ua, UA_MEDIUM, 0);
 }
 
-uint64_t lu_entry_bump_reset_gen(struct lu_entry *e)
+void lu_entry_lun_reset(struct lu_entry *e)
 {
-	return atomic_fetch_add(&e->reset_gen, 1);
+	ua_queue_post_all(e->ua, UA_LUN_RESET, 0);
 }
 
 /* ---- snapshots ---- */
@@ -414,11 +414,10 @@ void lu_table_reset(void)
 		pr_state_free(n->e.pr);
 		lu_stats_free(n->e.stats);
 		alua_free(&n->e);
-		lu_entry_power_on_free(&n->e);
+		ua_queue_free(n->e.ua);
 		free(n);
 	}
 	pthread_mutex_unlock(&wlock);
-	lu_power_on_reset();
 }
 
 /* ---- global LUNs ---- */

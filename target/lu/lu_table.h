@@ -14,7 +14,8 @@
  * a lookup costs an atomic load, a compare and an index or a short binary
  * search.
  *
- * Unit attentions the table raises per I_T nexus (SPC-4 / SAM-5):
+ * Unit attentions the table raises, posted to the LU's one unit attention
+ * store (target/core/ua_queue.h, which says their priority):
  *   06/29/03 BUS DEVICE RESET FUNCTION OCCURRED  after a LUN RESET of the LU
  *   06/3F/0E REPORTED LUNS DATA HAS CHANGED      the initiator's LUN inventory
  *            changed (a map added or removed); REPORT LUNS clears it
@@ -24,10 +25,11 @@
  *            changed", so a host drops what it cached of the LU
  *   06/2A/09 CAPACITY DATA HAS CHANGED           the LU was resized
  *   06/2A/06 ASYMMETRIC ACCESS STATE CHANGED     an ALUA state of the LU changed
- *            (target/lu/alua.h; not for the nexus whose SET TARGET PORT
- *            GROUPS changed it: lu_nexus_alua_seen)
- * Each is reported once per nexus on the next command other than INQUIRY,
- * REPORT LUNS and REQUEST SENSE, highest priority first (29h, 3Fh, 28h, 2Ah). */
+ *            (target/lu/alua.h; not for the port whose SET TARGET PORT
+ *            GROUPS changed it)
+ * and, from their own modules, power on 06/29/01 (power_on.h) and the
+ * reservation conditions 06/2A/03..05 (pr.h).  lu_nexus_take_ua takes them,
+ * one per command. */
 #ifndef LUNLAB_LU_TABLE_H
 #define LUNLAB_LU_TABLE_H
 
@@ -37,27 +39,21 @@
 #include <stdint.h>
 
 #include "lunlab/scsi_vocab.h"
+#include "target/core/ua_queue.h"
 #include "target/lu/lu_cmd.h"
 
 #define LU_TABLE_MAX 16384 /* flat space addressing: LUN 0..16383 */
 #define LU_IQN_MAX 223
 
-/* One logical unit.  be, pr and id never change; the generations count
- * events that raise unit attentions. */
+/* One logical unit.  be, pr, ua and id never change. */
 struct lu_entry {
 	struct lu_backend *be;
 	struct pr_state *pr;           /* reservations (target/lu/pr.h) */
 	uint64_t id;                   /* unique for the life of the process */
-	_Atomic uint64_t reset_gen;    /* LUN RESETs */
-	_Atomic uint64_t capacity_gen; /* capacity changes */
+	struct ua_queue *ua;           /* its unit attentions (target/core/ua_queue.h) */
 	bool global;                   /* a --lun LU: every initiator sees it */
 	struct lu_stats *stats;        /* what the target saw of its commands (lu_stats.h) */
-	_Atomic uint64_t alua_gen;     /* ALUA state changes (target/lu/alua.h) */
 	struct lu_alua *alua;          /* its ALUA states; NULL until first used */
-	struct lu_told *power_on;      /* a mapped LU that owes its power on: the
-	                                * ports told so far (power_on.h); NULL: owes
-	                                * none (made while the target ran) */
-	_Atomic uint64_t medium_gen;   /* data replaced in place (refreshes) */
 };
 
 /* ---- writers (start-up, the management API): one at a time ---- */
@@ -101,22 +97,20 @@ size_t lu_table_count(void);
 struct pr_state *lu_table_pr(uint64_t lun);
 struct lu_entry *lu_table_entry(uint64_t lun);
 
-/* One more LUN RESET of an entry (returns the generation it replaced). */
-uint64_t lu_entry_bump_reset_gen(struct lu_entry *e);
+/* A LUN RESET of an entry: 06/29/03 for every nexus that sees it, the one
+ * that sent it included (SAM-5 6.3.3). */
+void lu_entry_lun_reset(struct lu_entry *e);
 
 /* Calls fn on every LU of the current snapshot (global and mapped, each
  * once).  From an I/O thread (or with no writer running). */
 void lu_table_each(void (*fn)(struct lu_entry *e, void *cls), void *cls);
 
-/* A session's view of the table: what it saw last, and the unit attentions
- * it still owes.  Zeroed at the start; lu_nexus_free() at the end. */
+/* A session's view of the table: what it saw last.  Zeroed at the start;
+ * lu_nexus_free() at the end. */
 struct lu_seen {
 	uint64_t id;            /* entry id */
-	uint64_t reset_gen;     /* generations this nexus knows */
-	uint64_t capacity_gen;
-	uint64_t alua_gen;
-	uint64_t medium_gen;
-	bool power_on_done;     /* the power on of a mapped LU was dealt with */
+	uint64_t ua_seen;       /* the LU's unit attention generation at which this
+	                         * nexus last had nothing pending (ua_queue_take) */
 };
 struct lu_view;
 struct lu_nexus {
@@ -124,33 +118,31 @@ struct lu_nexus {
 	const struct lu_view *view; /* the initiator's maps in it (NULL: none) */
 	uint64_t inv_global;        /* the LUN inventory the nexus knows: the global LUs' */
 	uint64_t inv_view;          /* generation and its own maps' (0: none) */
-	bool inventory_ua;          /* 06/3F/0E owed */
 	bool started;               /* lu_nexus_start ran */
 	const char *initiator;      /* its initiator name (the session's, not owned) */
+	uint64_t port;              /* its initiator port's key (ua_port_key) */
 	struct lu_seen *seen;       /* sorted by id */
 	size_t nseen, capseen;
 };
 
 /* At the end of login: the nexus knows every LU it sees now (no attention
- * owed for what happened before it existed). */
-void lu_nexus_start(struct lu_nexus *nx, const char *initiator);
+ * owed for what happened before it existed, but an armed power on and the
+ * reservation conditions queued for its port).  isid: with initiator, the
+ * initiator port. */
+void lu_nexus_start(struct lu_nexus *nx, const char *initiator, const uint8_t isid[6]);
 void lu_nexus_free(struct lu_nexus *nx);
 /* The LU initiator sees at lun; NULL when none (lun_ok false: none). */
 struct lu_entry *lu_nexus_lookup(struct lu_nexus *nx, const char *initiator, uint64_t lun, bool lun_ok);
-/* The unit attention this command of the nexus to e must get, if any:
- * true with the sense key/ASC/ASCQ in ua[3], and the condition cleared.
- * INQUIRY, REPORT LUNS and REQUEST SENSE never get one. */
+/* The unit attention this command of the nexus to e must get, if any, from
+ * e's one store (target/core/ua_queue.h), highest priority first: true
+ * with the sense key/ASC/ASCQ in ua[3], the condition cleared.  INQUIRY and
+ * REPORT LUNS never get one; REQUEST SENSE gets only a power on or a
+ * reservation condition (the others stay pending, as lunlab always did).
+ * A 06/3F/0E taken on one LU is told for the whole nexus. */
 bool lu_nexus_take_ua(struct lu_nexus *nx, struct lu_entry *e, uint8_t opcode, uint8_t ua[3]);
-/* The nexus changed e's ALUA states itself (SET TARGET PORT GROUPS): it
- * owes no 06/2A/06 for that change. */
-void lu_nexus_alua_seen(struct lu_nexus *nx, struct lu_entry *e);
-/* The first command of this session to mapped LU e that owes a power on
- * (e->power_on): true once per session and LU, when the port may still be
- * owed the unit attention (lu_entry_power_on_claim() decides). */
-bool lu_nexus_power_on_first(struct lu_nexus *nx, struct lu_entry *e);
-/* The nexus was just told of e's power on (target/lu/power_on.h), which
- * covers any LUN RESET before it: it owes no 06/29/03 for those. */
-void lu_nexus_reset_seen(struct lu_nexus *nx, struct lu_entry *e);
+/* The nexus knows its LUN inventory now (it took 06/3F/0E, or a REPORT
+ * LUNS answered): 3F/0E cleared on every LU it sees. */
+void lu_nexus_inventory_told(struct lu_nexus *nx);
 
 /* What the target answers itself, as LIO does: REPORT LUNS on any LUN (the
  * nexus's own list; a REPORT LUNS clears its 06/3F/0E), and every command
@@ -160,18 +152,18 @@ void lu_nexus_reset_seen(struct lu_nexus *nx, struct lu_entry *e);
  * Returns false when the LU's backend must execute the command.  buf holds
  * buflen bytes; *data_len gets the bytes produced (may exceed buflen: the
  * excess is not stored).  nx NULL: the global LUNs only. */
-bool lu_local_answer_nexus(struct lu_nexus *nx, const struct lu_entry *e, const uint8_t *cdb, uint8_t *buf,
+bool lu_local_answer_nexus(struct lu_nexus *nx, const struct lu_entry *e, const uint8_t *cdb, size_t cdb_len, uint8_t *buf,
 			   size_t buflen, size_t *data_len, uint8_t *status, uint8_t *sense, uint8_t *sense_len);
 /* the same on the global table (lun_ok false: an undecodable LUN field) */
-bool lu_local_answer(const uint8_t *cdb, uint64_t lun, bool lun_ok, uint8_t *buf, size_t buflen,
+bool lu_local_answer(const uint8_t *cdb, size_t cdb_len, uint64_t lun, bool lun_ok, uint8_t *buf, size_t buflen,
 		     size_t *data_len, uint8_t *status, uint8_t *sense, uint8_t *sense_len);
 
 /* REPORT LUNS (SPC-4 6.33) of the n LUNs in luns[] (ascending): returns
  * the SCSI status. */
-uint8_t report_luns_of(const uint64_t *luns, size_t n, const uint8_t *cdb, uint8_t *buf, size_t buflen,
+uint8_t report_luns_of(const uint64_t *luns, size_t n, const uint8_t *cdb, size_t cdb_len, uint8_t *buf, size_t buflen,
 		       size_t *data_len, uint8_t *sense, uint8_t *sense_len);
 /* ... of the global LUNs */
-uint8_t report_luns(const uint8_t *cdb, uint8_t *buf, size_t buflen, size_t *data_len, uint8_t *sense,
+uint8_t report_luns(const uint8_t *cdb, size_t cdb_len, uint8_t *buf, size_t buflen, size_t *data_len, uint8_t *sense,
 		    uint8_t *sense_len);
 
 /* Fixed-format sense data (18 bytes); field >= 0 adds a sense-key specific

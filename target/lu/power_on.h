@@ -22,46 +22,42 @@
  * leaves it owed to the port's next session.  INQUIRY and REPORT LUNS never
  * see it (SAM-5 5.14); REQUEST SENSE returns it as its sense data.
  *
- * Ports are kept as 64-bit FNV-1a hashes of name and ISID, per LU, under one
- * mutex: it is taken at login (lu_power_on_owed) and once per session and
- * LU (lu_power_on_claim), never per command. */
+ * The condition lives in the LU's one unit attention store
+ * (target/core/ua_queue.h: UA_POWER_ON, the highest priority): arming it
+ * owes it to every port, known or not yet; the functions here are that
+ * store's power-on questions by LUN number or entry. */
 #ifndef LUNLAB_LU_POWER_ON_H
 #define LUNLAB_LU_POWER_ON_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-/* At login: is the port still owed the unit attention on lun?  (False for
- * a LUN that does not exist.) */
+/* Is the port still owed the unit attention on lun?  (False for a LUN
+ * that does not exist.) */
 bool lu_power_on_owed(uint64_t lun, const char *iqn, const uint8_t isid[6]);
 
-/* On the first command of a session to lun that lu_power_on_owed() said was
- * owed: true when this command must carry the unit attention (the port is
- * now told); false when another session of the same port took it first. */
+/* Takes it for the port: true when it was owed (the port is now told);
+ * false when it was not, or another session of the same port took it
+ * first.  (The SCSI core takes it with every other condition through
+ * lu_nexus_take_ua.) */
 bool lu_power_on_claim(uint64_t lun, const char *iqn, const uint8_t isid[6]);
 
-/* Mapped LUs (API volumes) are not numbered: each keeps its own told set.
- * A volume reopened from a state directory at start owes the power on like
- * a --lun LU does; one created while the target runs does not (its
+/* Mapped LUs (API volumes) are not numbered.  A volume reopened from a
+ * state directory at start owes the power on like a --lun LU does; one created while the target runs does not (its
  * initiators learn of it by 06/3F/0E).  Arm: e now owes it to every port
- * (false: out of memory, nothing owed). */
+ * (always true). */
 struct lu_entry;
 bool lu_entry_power_on_arm(struct lu_entry *e);
 /* lu_power_on_claim for a mapped LU: false when e owes none. */
 bool lu_entry_power_on_claim(struct lu_entry *e, const char *iqn, const uint8_t isid[6]);
-/* frees e's told set (lu_entry_free) */
-void lu_entry_power_on_free(struct lu_entry *e);
 
 /* The --lun LU lun owes it to every port from now on (main: a target
- * restarted on its state directory).  Until then, and after
- * lu_power_on_reset(), a --lun LU owes none. */
+ * restarted on its state directory).  Until then a --lun LU owes none
+ * (lu_table_reset() forgets it with the LU). */
 void lu_power_on_arm(uint64_t lun);
 
 /* TARGET COLD RESET: every LU owes it to every port again (mapped LUs
  * too: from an I/O thread, lu_table_each). */
 void lu_power_on_rearm(void);
-
-/* lu_table_reset(): forget every LU's told ports; none is armed. */
-void lu_power_on_reset(void);
 
 #endif

@@ -23,7 +23,6 @@
 
 #define PR_IQN_MAX 224     /* iSCSI names are at most 223 bytes (RFC 3722) */
 #define PR_REGS_MAX 64     /* registrations per LU; more: 05/55/04 */
-#define PR_UAS_MAX 256     /* queued unit attentions per LU */
 
 /* PERSISTENT RESERVE OUT TYPE codes (SPC-4 table 171) */
 #define PR_TYPE_WE 1
@@ -58,7 +57,10 @@ struct pr_state;
  * INTERNAL TARGET FAILURE. */
 typedef int (*pr_persist_fn)(void *ctx, const uint8_t *blob, size_t len);
 
-struct pr_state *pr_state_new(void);
+/* ua: the LU's unit attention store, where the reservation conditions are
+ * posted (target/core/ua_queue.h; NULL: none is posted) */
+struct ua_queue;
+struct pr_state *pr_state_new(struct ua_queue *ua);
 void pr_state_free(struct pr_state *st);
 
 /* Fills a port; an iqn longer than PR_IQN_MAX-1 is cut (login caps it anyway). */
@@ -67,29 +69,30 @@ void pr_port_set(struct pr_port *p, const char *iqn, const uint8_t isid[6]);
 /* PERSISTENT RESERVE IN/OUT, RESERVE(6/10), RELEASE(6/10). */
 bool pr_owns_opcode(uint8_t opcode);
 
-/* Whether anything (registrations, a reservation, a queued unit attention)
- * can affect a command: false lets the per-command gate skip all work. */
+/* Whether anything (registrations, a reservation) can affect a command:
+ * false lets the per-command gate skip all work. */
 bool pr_state_active(const struct pr_state *st);
 
-/* The first unit attention queued for port (reservations released or
- * preempted, registrations preempted), removed: true with its ASC/ASCQ.
- * The SCSI core takes it with every other unit attention
- * (target/core/scsi_core_ua.c). */
+/* The first reservation unit attention pending for port in the LU's store
+ * (reservations released or preempted, registrations preempted), removed:
+ * true with its ASC/ASCQ.  The SCSI core takes them with every other unit
+ * attention instead (lu_nexus_take_ua); this is the LU layer's own view for
+ * pr_gate. */
 bool pr_take_ua(struct pr_state *st, const struct pr_port *port, uint8_t *asc, uint8_t *ascq);
 /* Would the reservation refuse this command from port?  true: *ans holds
  * RESERVATION CONFLICT (SPC-4 5.13.1). */
-bool pr_conflict(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port, struct pr_answer *ans);
+bool pr_conflict(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port, struct pr_answer *ans);
 /* Before any command of this port reaches the LU: a queued unit attention
  * (CHECK CONDITION 06/2A/xx; REQUEST SENSE returns it as its data), then the
  * reservation check.  Returns true when *ans is the command's answer; buf
  * (buflen bytes) takes REQUEST SENSE data. */
-bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+bool pr_gate(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port,
 	     uint8_t *buf, size_t buflen, struct pr_answer *ans);
 
 /* Executes a command pr_owns_opcode() accepts (after pr_gate passed it).
  * PERSISTENT RESERVE IN: buf has buflen bytes of room for Data-In.
  * PERSISTENT RESERVE OUT: buf holds the buflen bytes of Data-Out received. */
-void pr_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+void pr_execute(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port,
 		uint64_t nexus_id, uint8_t *buf, size_t buflen, struct pr_answer *ans);
 
 /* The session nexus_id of port is gone (logout, connection loss): a SCSI-2

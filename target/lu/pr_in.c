@@ -101,11 +101,11 @@ static size_t read_full_status(struct pr_state *st, uint8_t *d)
 	return off;
 }
 
-void pr_in_execute(struct pr_state *st, const uint8_t *cdb, uint8_t *buf, size_t buflen,
+void pr_in_execute(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, uint8_t *buf, size_t buflen,
 		   struct pr_answer *ans)
 {
 	uint8_t sa = cdb[1] & 0x1f;
-	size_t alloc = cdb_byte_length(cdb, CDB_MAX_LEN), n, room; /* cdb: a whole CDB */
+	size_t alloc = cdb_byte_length(cdb, cdb_len), n, room; /* cdb: a whole CDB */
 	uint8_t *d;
 
 	if (sa > SCSI_SA_PRIN_READ_FULL_STATUS) {

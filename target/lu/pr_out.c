@@ -202,11 +202,11 @@ static void do_preempt(struct pr_state *st, const struct pr_port *port, uint8_t 
 	pr_ans_good(ans);
 }
 
-void pr_out_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+void pr_out_execute(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port,
 		    uint64_t nexus_id, const uint8_t *buf, size_t buflen, struct pr_answer *ans)
 {
 	uint8_t sa = cdb[1] & 0x1f, scope = cdb[2] >> 4, type = cdb[2] & 0x0f;
-	uint32_t plen = cdb_byte_length(cdb, CDB_MAX_LEN); /* cdb: a whole CDB */
+	uint32_t plen = cdb_byte_length(cdb, cdb_len); /* cdb: a whole CDB */
 	uint64_t rk, sark;
 	struct pr_reg *r;
 

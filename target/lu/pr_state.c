@@ -11,12 +11,13 @@
 
 #include "target/lu/lu_table.h"
 
-struct pr_state *pr_state_new(void)
+struct pr_state *pr_state_new(struct ua_queue *ua)
 {
 	struct pr_state *st = calloc(1, sizeof(*st));
 
 	if (!st)
 		return NULL;
+	st->ua = ua;
 	pthread_mutex_init(&st->lock, NULL);
 	atomic_init(&st->active, false);
 	return st;
@@ -82,27 +83,12 @@ bool pr_state_active(const struct pr_state *st)
 
 void pr_update_active(struct pr_state *st)
 {
-	atomic_store(&st->active, st->nregs > 0 || st->reserved || st->scsi2 || st->nuas > 0);
+	atomic_store(&st->active, st->nregs > 0 || st->reserved || st->scsi2);
 }
 
 void pr_queue_ua(struct pr_state *st, const struct pr_port *port, uint16_t asc_ascq)
 {
-	uint8_t asc = scsi_asc(asc_ascq), ascq = scsi_ascq(asc_ascq);
-
-	for (size_t i = 0; i < st->nuas; i++)
-		if (st->uas[i].asc == asc && st->uas[i].ascq == ascq && pr_port_eq(&st->uas[i].port, port))
-			return;
-	if (st->nuas == PR_UAS_MAX) {
-		/* full (ports that never come back): the oldest goes, so the
-		 * newest state change is the one reported */
-		memmove(&st->uas[0], &st->uas[1], (PR_UAS_MAX - 1) * sizeof(st->uas[0]));
-		st->nuas--;
-	}
-	st->uas[st->nuas].port = *port;
-	st->uas[st->nuas].asc = asc;
-	st->uas[st->nuas].ascq = ascq;
-	st->nuas++;
-	atomic_store(&st->active, true);
+	ua_queue_post_port(st->ua, ua_port_key(port->iqn, port->isid), ua_kind_of(asc_ascq));
 }
 
 void pr_queue_ua_registrants(struct pr_state *st, const struct pr_port *except, uint16_t asc_ascq)
@@ -156,7 +142,7 @@ bool pr_owns_opcode(uint8_t op)
  * under every type). */
 enum cmd_class { CLS_ALLOWED, CLS_READ, CLS_WRITE };
 
-static enum cmd_class classify(const uint8_t *cdb)
+static enum cmd_class classify(const uint8_t *cdb, size_t cdb_len)
 {
 	switch (cdb[0]) {
 	case SCSI_OP_TEST_UNIT_READY:
@@ -173,7 +159,7 @@ static enum cmd_class classify(const uint8_t *cdb)
 	case SCSI_OP_RESERVE_10: case SCSI_OP_RELEASE_10: /* RESERVE/RELEASE: own rules */
 		return CLS_ALLOWED;
 	case SCSI_OP_SERVICE_ACTION_IN_16:
-		return (cdb[1] & SCSI_SA_MASK) == SCSI_SA_READ_CAPACITY_16 ? CLS_ALLOWED : CLS_READ;
+		return cdb_len > 1 && (cdb[1] & SCSI_SA_MASK) == SCSI_SA_READ_CAPACITY_16 ? CLS_ALLOWED : CLS_READ;
 	case SCSI_OP_READ_6: case SCSI_OP_READ_10: case SCSI_OP_READ_12: case SCSI_OP_READ_16:
 	case SCSI_OP_VERIFY_10: case SCSI_OP_VERIFY_12: case SCSI_OP_VERIFY_16:
 	case SCSI_OP_PRE_FETCH_10: case SCSI_OP_PRE_FETCH_16:
@@ -199,7 +185,7 @@ static bool type_write_exclusive(uint8_t type)
 }
 
 /* true: RESERVATION CONFLICT */
-static bool conflicts(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port)
+static bool conflicts(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port)
 {
 	uint8_t op = cdb[0];
 
@@ -211,7 +197,7 @@ static bool conflicts(struct pr_state *st, const uint8_t *cdb, const struct pr_p
 	}
 	if (!st->reserved || pr_is_holder(st, port))
 		return false;
-	switch (classify(cdb)) {
+	switch (classify(cdb, cdb_len)) {
 	case CLS_ALLOWED:
 		return false;
 	case CLS_READ:
@@ -227,35 +213,18 @@ static bool conflicts(struct pr_state *st, const uint8_t *cdb, const struct pr_p
 	}
 }
 
-/* the first queued unit attention of port, removed from the queue */
-static bool pop_ua(struct pr_state *st, const struct pr_port *port, uint8_t *asc, uint8_t *ascq)
-{
-	for (size_t i = 0; i < st->nuas; i++) {
-		if (pr_port_eq(&st->uas[i].port, port)) {
-			*asc = st->uas[i].asc;
-			*ascq = st->uas[i].ascq;
-			memmove(&st->uas[i], &st->uas[i + 1], (st->nuas - i - 1) * sizeof(st->uas[0]));
-			st->nuas--;
-			return true;
-		}
-	}
-	return false;
-}
-
 bool pr_take_ua(struct pr_state *st, const struct pr_port *port, uint8_t *asc, uint8_t *ascq)
 {
-	bool got;
+	enum ua_kind k;
 
-	if (!pr_state_active(st))
+	if (!st || !ua_queue_take(st->ua, ua_port_key(port->iqn, port->isid), UA_RESERVATION, NULL, &k))
 		return false;
-	pthread_mutex_lock(&st->lock);
-	got = pop_ua(st, port, asc, ascq);
-	pr_update_active(st);
-	pthread_mutex_unlock(&st->lock);
-	return got;
+	*asc = scsi_asc(ua_kind_asc(k));
+	*ascq = scsi_ascq(ua_kind_asc(k));
+	return true;
 }
 
-bool pr_conflict(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port, struct pr_answer *ans)
+bool pr_conflict(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port, struct pr_answer *ans)
 {
 	bool hit;
 
@@ -263,14 +232,14 @@ bool pr_conflict(struct pr_state *st, const uint8_t *cdb, const struct pr_port *
 	if (!pr_state_active(st))
 		return false;
 	pthread_mutex_lock(&st->lock);
-	hit = conflicts(st, cdb, port);
+	hit = conflicts(st, cdb, cdb_len, port);
 	if (hit)
 		pr_ans_conflict(ans);
 	pthread_mutex_unlock(&st->lock);
 	return hit;
 }
 
-bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+bool pr_gate(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port,
 	     uint8_t *buf, size_t buflen, struct pr_answer *ans)
 {
 	uint8_t asc, ascq;
@@ -278,11 +247,13 @@ bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port
 	ans_init(ans);
 	/* SAM-5 5.14: INQUIRY and REPORT LUNS neither see nor clear a unit
 	 * attention; REQUEST SENSE reports it as its sense data */
+	if (!cdb_len)
+		return false;
 	if (cdb[0] != SCSI_OP_INQUIRY && cdb[0] != SCSI_OP_REPORT_LUNS && pr_take_ua(st, port, &asc, &ascq)) {
 		if (cdb[0] == SCSI_OP_REQUEST_SENSE) {
 			uint8_t s[18];
 			size_t n = lu_sense_fixed(s, SCSI_SK_UNIT_ATTENTION, scsi_asc_pair(asc, ascq), -1),
-			       alloc = cdb_byte_length(cdb, CDB_MAX_LEN); /* cdb: a whole CDB */
+			       alloc = cdb_byte_length(cdb, cdb_len); /* cdb: a whole CDB */
 
 			if (n > alloc)
 				n = alloc;
@@ -297,7 +268,7 @@ bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port
 		}
 		return true;
 	}
-	return pr_conflict(st, cdb, port, ans);
+	return pr_conflict(st, cdb, cdb_len, port, ans);
 }
 
 /* The fields a PERSISTENT RESERVE OUT may change, generation .. aptpl: laid
@@ -309,7 +280,7 @@ bool pr_gate(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port
 /* PERSISTENT RESERVE OUT on an LU that can persist: the state before the
  * command, its encoding, the command, then the save; a save that fails puts
  * the state back and the command fails (04/44/00 INTERNAL TARGET FAILURE). */
-static void pr_out_persisting(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+static void pr_out_persisting(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port,
 			      uint64_t nexus_id, uint8_t *buf, size_t buflen, struct pr_answer *ans)
 {
 	uint8_t *undo = malloc(PR_UNDO_END - PR_UNDO_FIRST), *enc = malloc(PR_ENCODED_MAX);
@@ -323,7 +294,7 @@ static void pr_out_persisting(struct pr_state *st, const uint8_t *cdb, const str
 	}
 	memcpy(undo, (uint8_t *)st + PR_UNDO_FIRST, PR_UNDO_END - PR_UNDO_FIRST);
 	elen = pr_state_encode(st, enc, PR_ENCODED_MAX);
-	pr_out_execute(st, cdb, port, nexus_id, buf, buflen, ans);
+	pr_out_execute(st, cdb, cdb_len, port, nexus_id, buf, buflen, ans);
 	if (!pr_persist_changes(st, enc, elen)) {
 		memcpy((uint8_t *)st + PR_UNDO_FIRST, undo, PR_UNDO_END - PR_UNDO_FIRST);
 		pr_ans_check(ans, SCSI_SK_HARDWARE_ERROR, SCSI_ASC_INTERNAL_TARGET_FAILURE, -1);
@@ -333,23 +304,32 @@ static void pr_out_persisting(struct pr_state *st, const uint8_t *cdb, const str
 	free(enc);
 }
 
-void pr_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+void pr_execute(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port,
 		uint64_t nexus_id, uint8_t *buf, size_t buflen, struct pr_answer *ans)
 {
+	const struct cdb_layout *l = cdb_len ? cdb_layout_typical(cdb[0]) : NULL;
+
 	ans_init(ans);
+	/* every field below is read within the CDB's length: one shorter than
+	 * its operation code's group says (6 or 10 bytes) is refused whole; a
+	 * service action the LU does not know is each command's own answer */
+	if (!l || cdb_len < l->cdb_len) {
+		pr_ans_check(ans, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB, -1);
+		return;
+	}
 	pthread_mutex_lock(&st->lock);
 	switch (cdb[0]) {
 	case SCSI_OP_PERSISTENT_RESERVE_IN:
-		pr_in_execute(st, cdb, buf, buflen, ans);
+		pr_in_execute(st, cdb, cdb_len, buf, buflen, ans);
 		break;
 	case SCSI_OP_PERSISTENT_RESERVE_OUT:
 		if (st->persist)
-			pr_out_persisting(st, cdb, port, nexus_id, buf, buflen, ans);
+			pr_out_persisting(st, cdb, cdb_len, port, nexus_id, buf, buflen, ans);
 		else
-			pr_out_execute(st, cdb, port, nexus_id, buf, buflen, ans);
+			pr_out_execute(st, cdb, cdb_len, port, nexus_id, buf, buflen, ans);
 		break;
 	default:
-		scsi2_execute(st, cdb, port, nexus_id, ans);
+		scsi2_execute(st, cdb, cdb_len, port, nexus_id, ans);
 		break;
 	}
 	pr_update_active(st);
@@ -385,7 +365,7 @@ void pr_power_on(struct pr_state *st)
 	}
 	for (size_t i = 0; i < st->nregs; i++)
 		st->regs[i].nexus_id = 0; /* every session is gone */
-	st->nuas = 0;
+	ua_queue_clear(st->ua, 0, UA_RESERVATION); /* a power on replaces them */
 	st->generation = 0;
 	pr_update_active(st);
 	pthread_mutex_unlock(&st->lock);

@@ -11,11 +11,12 @@
 
 #include "target/iscsi/pdu.h"
 
-uint8_t report_luns_of(const uint64_t *luns, size_t n, const uint8_t *cdb, uint8_t *buf, size_t buflen,
+uint8_t report_luns_of(const uint64_t *luns, size_t n, const uint8_t *cdb, size_t cdb_len, uint8_t *buf, size_t buflen,
 		       size_t *data_len, uint8_t *sense, uint8_t *sense_len)
 {
-	uint8_t sel = cdb[2];
-	uint32_t alloc = cdb_byte_length(cdb, CDB_MAX_LEN); /* cdb: a whole CDB (struct lu_cmd) */
+	/* a CDB shorter than REPORT LUNS' 12 bytes: allocation length 0 below */
+	uint8_t sel = cdb_len > 2 ? cdb[2] : 0;
+	uint32_t alloc = cdb_byte_length(cdb, cdb_len);
 	size_t total, out;
 	uint8_t ent[8];
 
@@ -47,7 +48,7 @@ uint8_t report_luns_of(const uint64_t *luns, size_t n, const uint8_t *cdb, uint8
 	return SCSI_STAT_GOOD;
 }
 
-uint8_t report_luns(const uint8_t *cdb, uint8_t *buf, size_t buflen, size_t *data_len, uint8_t *sense,
+uint8_t report_luns(const uint8_t *cdb, size_t cdb_len, uint8_t *buf, size_t buflen, size_t *data_len, uint8_t *sense,
 		    uint8_t *sense_len)
 {
 	size_t n = lu_table_count();
@@ -61,7 +62,7 @@ uint8_t report_luns(const uint8_t *cdb, uint8_t *buf, size_t buflen, size_t *dat
 	}
 	for (size_t i = 0; i < n; i++)
 		luns[i] = i;
-	st = report_luns_of(luns, n, cdb, buf, buflen, data_len, sense, sense_len);
+	st = report_luns_of(luns, n, cdb, cdb_len, buf, buflen, data_len, sense, sense_len);
 	free(luns);
 	return st;
 }

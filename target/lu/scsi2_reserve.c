@@ -6,7 +6,7 @@
 #include "lunlab/scsi_vocab.h"
 #include "target/lu/pr_internal.h"
 
-void scsi2_execute(struct pr_state *st, const uint8_t *cdb, const struct pr_port *port,
+void scsi2_execute(struct pr_state *st, const uint8_t *cdb, size_t cdb_len, const struct pr_port *port,
 		   uint64_t nexus_id, struct pr_answer *ans)
 {
 	bool reserve = cdb[0] == SCSI_OP_RESERVE_6 || cdb[0] == SCSI_OP_RESERVE_10;

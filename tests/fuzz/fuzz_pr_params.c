@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "target/core/ua_queue.h"
 #include "target/lu/pr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -29,7 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		"iqn.2026-11.org.lunlab.fuzz:b", "",
 	};
 	struct pr_port ports[4];
-	struct pr_state *st = pr_state_new();
+	struct ua_queue *ua = ua_queue_new();
+	struct pr_state *st = pr_state_new(ua);
 	size_t off = 0;
 
 	if (!st)
@@ -68,12 +70,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (cdb[0] != 0x5e)
 			off += plen;
-		if (!pr_gate(st, cdb, p, room, sizeof(room), &ans)) {
+		if (!pr_gate(st, cdb, sizeof(cdb), p, room, sizeof(room), &ans)) {
 			if (pr_owns_opcode(cdb[0])) {
 				if (cdb[0] == 0x5e)
-					pr_execute(st, cdb, p, 7, room, plen, &ans);
+					pr_execute(st, cdb, sizeof(cdb), p, 7, room, plen, &ans);
 				else
-					pr_execute(st, cdb, p, 7, param, plen, &ans);
+					pr_execute(st, cdb, sizeof(cdb), p, 7, param, plen, &ans);
 			} else {
 				ans.status = 0;
 				ans.sense_len = 0;
@@ -94,5 +96,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	pr_state_free(st);
+	ua_queue_free(ua);
 	return 0;
 }

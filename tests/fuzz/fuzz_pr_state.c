@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "target/core/ua_queue.h"
 #include "target/lu/pr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -15,7 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t enc[PR_ENCODED_MAX];
-	struct pr_state *st = pr_state_new();
+	struct ua_queue *ua = ua_queue_new();
+	struct pr_state *st = pr_state_new(ua);
 	struct pr_answer ans;
 	struct pr_port p;
 	char err[256];
@@ -31,12 +33,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (n != size || memcmp(enc, data, size) != 0)
 			abort(); /* accepted bytes must be exactly what encode writes */
 		pr_port_set(&p, "iqn.2026-11.org.lunlab.fuzz:a", isid);
-		(void)pr_gate(st, rd, &p, buf, sizeof(buf), &ans);
-		(void)pr_gate(st, wr, &p, buf, sizeof(buf), &ans);
+		(void)pr_gate(st, rd, sizeof(rd), &p, buf, sizeof(buf), &ans);
+		(void)pr_gate(st, wr, sizeof(wr), &p, buf, sizeof(buf), &ans);
 		for (uint8_t sa = 0; sa < 4; sa++) {
 			uint8_t cdb[10] = { 0x5e, sa, 0, 0, 0, 0, 0, 0xff, 0xff, 0 };
 
-			pr_execute(st, cdb, &p, 1, buf, sizeof(buf), &ans);
+			pr_execute(st, cdb, sizeof(cdb), &p, 1, buf, sizeof(buf), &ans);
 			if (ans.status == 0 && ans.data_len > sizeof(buf))
 				abort();
 		}
@@ -44,5 +46,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort(); /* a refusal says why, on one line */
 	}
 	pr_state_free(st);
+	ua_queue_free(ua);
 	return 0;
 }

@@ -93,7 +93,7 @@ static void rules(void **state)
 	struct http_result r;
 	char href[128], want[512];
 	uint8_t cdb[16] = { SCSI_OP_READ_10, 0, 0, 0, 0, 7, 0, 0, 1 };
-	struct fault_cmd fc = { .lun = 1, .cdb = cdb };
+	struct fault_cmd fc = { .lun = 1, .cdb = cdb, .cdb_len = sizeof(cdb) };
 	struct fault_hit h;
 
 	(void)state;

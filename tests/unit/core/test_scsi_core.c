@@ -18,6 +18,7 @@
 #include "lunlab/scsi_vocab.h"
 #include "target/core/scsi_cmd_state.h"
 #include "target/core/scsi_core.h"
+#include "target/core/ua_queue.h"
 #include "target/lu/alua.h"
 #include "target/lu/fault_rules.h"
 #include "target/lu/lu_pr.h"
@@ -25,7 +26,8 @@
 #include "target/lu/power_on.h"
 
 /* never called: the core answers or says "backend" */
-static struct lu_backend be0 = { .block_size = 512 }, be_alua = { .block_size = 512, .tpgs = 1 };
+static struct lu_backend be0 = { .block_size = 512 }, be_alua = { .block_size = 512, .tpgs = 1 },
+			 be_explicit = { .block_size = 512, .tpgs = 3 };
 
 /* the transport's side: one Data-In buffer per command */
 static uint8_t databuf[4096];
@@ -148,6 +150,25 @@ static void assert_sense(const struct lu_cmd *lc, uint8_t key, uint16_t asc_ascq
 	assert_memory_equal(lc->sense, want, 18);
 }
 
+/* REQUEST SENSE of itn to lun answers GOOD with the unit attention asc_ascq
+ * as its 18 bytes of sense data (SPC-4 6.39) */
+static void expect_ua_as_data(struct scsi_itn *itn, uint64_t lun, uint16_t asc_ascq)
+{
+	uint8_t want[18] = { 0 };
+	struct run r;
+
+	assert_int_equal(check(&r, itn, lun, SCSI_OP_REQUEST_SENSE), SCSI_CORE_ANSWERED);
+	assert_int_equal(r.lc.status, SCSI_STAT_GOOD);
+	assert_int_equal(r.lc.sense_len, 0);
+	assert_int_equal(r.lc.data_len, 18);
+	want[0] = SCSI_SENSE_FMT_FIXED_CURRENT;
+	want[2] = SCSI_SK_UNIT_ATTENTION;
+	want[7] = 10;
+	want[12] = scsi_asc(asc_ascq);
+	want[13] = scsi_ascq(asc_ascq);
+	assert_memory_equal(databuf, want, 18);
+}
+
 /* SAM-5 5.14 / LIO's order: a command meeting both a unit attention and a
  * reservation it may not pass gets the unit attention first; the next one
  * gets RESERVATION CONFLICT, with no sense data. */
@@ -176,7 +197,7 @@ static void ua_before_reservation_conflict(void **state)
 
 /* PERSISTENT RESERVE OUT through the core: delivered (PROCEED: it waits
  * for its Data-Out), then executed with its 24-byte parameter list. */
-static uint8_t prout(struct scsi_itn *itn, uint8_t sa, uint8_t type, uint64_t rk, uint64_t sark)
+static uint8_t prout_lun(struct scsi_itn *itn, uint64_t lun, uint8_t sa, uint8_t type, uint64_t rk, uint64_t sark)
 {
 	struct run r;
 
@@ -185,17 +206,23 @@ static uint8_t prout(struct scsi_itn *itn, uint8_t sa, uint8_t type, uint64_t rk
 	r.lc.cdb[1] = sa;
 	r.lc.cdb[2] = type;
 	r.lc.cdb[8] = 24;
+	r.lc.cdb_len = 16;
 	r.lc.dir = LU_DIR_WRITE;
 	r.cc.lc = &r.lc;
-	r.cc.lun = 0;
+	r.cc.lun = lun;
 	r.cc.edtl = 24;
 	assert_int_equal(scsi_core_check(itn, &r.cc), SCSI_CORE_PROCEED);
 	memset(databuf, 0, 24);
 	put_be64(databuf, rk);
 	put_be64(databuf + 8, sark);
 	r.cc.data_out = 24;
-	assert_int_equal(scsi_core_execute(itn, &r.cc, lu_table_entry(0)->id, databuf, 24), SCSI_CORE_ANSWERED);
+	assert_int_equal(scsi_core_execute(itn, &r.cc, lu_table_entry(lun)->id, databuf, 24), SCSI_CORE_ANSWERED);
 	return r.lc.status;
+}
+
+static uint8_t prout(struct scsi_itn *itn, uint8_t sa, uint8_t type, uint64_t rk, uint64_t sark)
+{
+	return prout_lun(itn, 0, sa, type, rk, sark);
 }
 
 /* The same with a persistent reservation: B's registration preempted by A
@@ -247,29 +274,15 @@ static void ua_exceptions(void **state)
 static void power_on_as_request_sense_data(void **state)
 {
 	struct scsi_itn itn_c;
-	uint8_t want[18] = { 0 };
 	struct run r;
 
 	(void)state;
 	lu_power_on_arm(0);
 	itn_start(&itn_c, "iqn.2026-12.org.test:c", isid_a, 3, 1);
-	itn_c.power_on_n = 2;
-	itn_c.power_on_owed = calloc(2, sizeof(bool));
-	assert_non_null(itn_c.power_on_owed);
-	itn_c.power_on_owed[0] = lu_power_on_owed(0, itn_c.initiator, itn_c.isid);
-	assert_true(itn_c.power_on_owed[0]);
+	assert_true(lu_power_on_owed(0, itn_c.initiator, itn_c.isid));
 
 	assert_int_equal(check(&r, &itn_c, 0, SCSI_OP_INQUIRY), SCSI_CORE_PROCEED);
-	assert_int_equal(check(&r, &itn_c, 0, SCSI_OP_REQUEST_SENSE), SCSI_CORE_ANSWERED);
-	assert_int_equal(r.lc.status, SCSI_STAT_GOOD);
-	assert_int_equal(r.lc.sense_len, 0);
-	assert_int_equal(r.lc.data_len, 18);
-	want[0] = SCSI_SENSE_FMT_FIXED_CURRENT;
-	want[2] = SCSI_SK_UNIT_ATTENTION;
-	want[7] = 10;
-	want[12] = scsi_asc(SCSI_ASC_POWER_ON_OCCURRED);
-	want[13] = scsi_ascq(SCSI_ASC_POWER_ON_OCCURRED);
-	assert_memory_equal(databuf, want, 18);
+	expect_ua_as_data(&itn_c, 0, SCSI_ASC_POWER_ON_OCCURRED);
 	/* told: nothing more */
 	assert_int_equal(check(&r, &itn_c, 0, SCSI_OP_TEST_UNIT_READY), SCSI_CORE_PROCEED);
 	scsi_core_itn_free(&itn_c);
@@ -376,6 +389,224 @@ static void lu_gone_before_execute(void **state)
 	assert_int_equal(scsi_core_execute(&itn_a, &r.cc, lu_table_entry(0)->id, databuf, 512), SCSI_CORE_BACKEND);
 }
 
+/* The next TEST UNIT READY of itn to lun gets exactly this unit attention. */
+static void expect_ua(struct scsi_itn *itn, uint64_t lun, uint16_t asc_ascq)
+{
+	struct run r;
+
+	assert_int_equal(check(&r, itn, lun, SCSI_OP_TEST_UNIT_READY), SCSI_CORE_ANSWERED);
+	assert_sense(&r.lc, SCSI_SK_UNIT_ATTENTION, asc_ascq);
+}
+
+static void expect_none(struct scsi_itn *itn, uint64_t lun)
+{
+	struct run r;
+
+	assert_int_equal(check(&r, itn, lun, SCSI_OP_TEST_UNIT_READY), SCSI_CORE_PROCEED);
+}
+
+/* An API volume mapped to itn_b's initiator at LUN 5 (its LUN inventory
+ * changes): unmapped and freed by unmap_volume. */
+static struct lu_entry *map_volume(void)
+{
+	static struct lu_backend bev = { .block_size = 512 };
+	struct lu_entry *v = lu_entry_new(&bev);
+	struct lu_map_spec m = { "iqn.2026-12.org.test:b", 5, v };
+	char err[128];
+
+	assert_non_null(v);
+	assert_int_equal(lu_table_set_maps(&m, 1, err, sizeof(err)), 0);
+	return v;
+}
+
+static void unmap_volume(struct lu_entry *v)
+{
+	char err[128];
+
+	assert_int_equal(lu_table_set_maps(NULL, 0, err, sizeof(err)), 0);
+	lu_entry_free(v);
+}
+
+/* Six conditions pending at once for one I_T_L nexus, raised in a jumbled
+ * order by six producers: one per command, in SAM-5's priority (reset,
+ * inventory, medium, capacity, ALUA, reservations), each with its exact
+ * sense bytes; then the command runs. */
+static void ua_priority_order(void **state)
+{
+	char err[128];
+	struct lu_entry *v;
+
+	(void)state;
+	/* B registered on LU 1 (before anything: the registration is GOOD) */
+	assert_int_equal(prout_lun(&itn_a, 1, 0 /* REGISTER */, 0, 0, 0xa), SCSI_STAT_GOOD);
+	assert_int_equal(prout_lun(&itn_b, 1, 0 /* REGISTER */, 0, 0, 0xb), SCSI_STAT_GOOD);
+	/* the producers, lowest priority first */
+	assert_int_equal(prout_lun(&itn_a, 1, 4 /* PREEMPT */, 3, 0xa, 0xb), SCSI_STAT_GOOD); /* 2A/05 for B */
+	assert_int_equal(alua_set(lu_table_entry(1), 1, 1, ALUA_ANO, -1, 0, err, sizeof(err)), 0); /* 2A/06 */
+	lu_entry_capacity_changed(lu_table_entry(1));                                                /* 2A/09 */
+	lu_entry_medium_changed(lu_table_entry(1));                                                  /* 28/00 */
+	v = map_volume();                                                                             /* 3F/0E */
+	lu_entry_lun_reset(lu_table_entry(1));                                                       /* 29/03 */
+
+	expect_ua(&itn_b, 1, SCSI_ASC_BUS_DEVICE_RESET);
+	expect_ua(&itn_b, 1, SCSI_ASC_REPORTED_LUNS_DATA_CHANGED);
+	expect_ua(&itn_b, 1, SCSI_ASC_NOT_READY_TO_READY_CHANGE);
+	expect_ua(&itn_b, 1, SCSI_ASC_CAPACITY_DATA_CHANGED);
+	expect_ua(&itn_b, 1, SCSI_ASC_ALUA_STATE_CHANGED);
+	expect_ua(&itn_b, 1, SCSI_ASC_REGISTRATIONS_PREEMPTED);
+	expect_none(&itn_b, 1);
+	/* 3F/0E was the nexus's, told once: not again on its other LUs */
+	expect_none(&itn_b, 0);
+	expect_none(&itn_b, 5);
+	/* A: the same LU events, no inventory change, no preemption of its own
+	 * (it preempted); it changed nothing of ALUA through SET TARGET PORT
+	 * GROUPS, so it hears of the --alua style change too */
+	expect_ua(&itn_a, 1, SCSI_ASC_BUS_DEVICE_RESET);
+	expect_ua(&itn_a, 1, SCSI_ASC_NOT_READY_TO_READY_CHANGE);
+	expect_ua(&itn_a, 1, SCSI_ASC_CAPACITY_DATA_CHANGED);
+	expect_ua(&itn_a, 1, SCSI_ASC_ALUA_STATE_CHANGED);
+	expect_none(&itn_a, 1);
+	unmap_volume(v);
+}
+
+/* A power on covers what was pending before it (SAM-5 6.3.1): a LUN reset
+ * and the reservation conditions go, the power on is reported once per
+ * initiator port, then what comes after it. */
+static void power_on_first_and_covers(void **state)
+{
+	(void)state;
+	assert_int_equal(prout(&itn_a, 0 /* REGISTER */, 0, 0, 0xa), SCSI_STAT_GOOD);
+	assert_int_equal(prout(&itn_b, 0 /* REGISTER */, 0, 0, 0xb), SCSI_STAT_GOOD);
+	assert_int_equal(prout(&itn_a, 4 /* PREEMPT */, 3, 0xa, 0xb), SCSI_STAT_GOOD); /* 2A/05 for B */
+	lu_entry_lun_reset(lu_table_entry(0));
+	lu_power_on_arm(0);
+	lu_entry_capacity_changed(lu_table_entry(0));
+	expect_ua(&itn_b, 0, SCSI_ASC_POWER_ON_OCCURRED);
+	expect_ua(&itn_b, 0, SCSI_ASC_CAPACITY_DATA_CHANGED);
+	expect_none(&itn_b, 0);
+	/* LU 1 had no power on */
+	expect_none(&itn_b, 1);
+}
+
+/* SAM-5 5.14 / SPC-4 6.39 / 6.33: INQUIRY and REPORT LUNS never take one;
+ * REQUEST SENSE takes a reservation condition as its data (GOOD, exact
+ * bytes) but leaves a capacity change pending; REPORT LUNS clears the
+ * nexus's 3F/0E. */
+static void ua_exceptions_request_sense_report_luns(void **state)
+{
+	struct lu_entry *v;
+	struct run r;
+
+	(void)state;
+	assert_int_equal(prout(&itn_a, 0 /* REGISTER */, 0, 0, 0xa), SCSI_STAT_GOOD);
+	assert_int_equal(prout(&itn_b, 0 /* REGISTER */, 0, 0, 0xb), SCSI_STAT_GOOD);
+	/* releasing a registrants-only reservation tells the other registrants */
+	assert_int_equal(prout(&itn_a, 1 /* RESERVE */, 5 /* WRITE EXCLUSIVE - RO */, 0xa, 0), SCSI_STAT_GOOD);
+	assert_int_equal(prout(&itn_a, 2 /* RELEASE */, 5, 0xa, 0), SCSI_STAT_GOOD); /* 2A/04 for B */
+	lu_entry_capacity_changed(lu_table_entry(0));
+	assert_int_equal(check(&r, &itn_b, 0, SCSI_OP_INQUIRY), SCSI_CORE_PROCEED);
+	expect_ua_as_data(&itn_b, 0, SCSI_ASC_RESERVATIONS_RELEASED);
+	/* the capacity change is not REQUEST SENSE's: the backend answers it */
+	assert_int_equal(check(&r, &itn_b, 0, SCSI_OP_REQUEST_SENSE), SCSI_CORE_PROCEED);
+	expect_ua(&itn_b, 0, SCSI_ASC_CAPACITY_DATA_CHANGED);
+	expect_none(&itn_b, 0);
+
+	/* 3F/0E: REPORT LUNS answers without it and clears it (SPC-4 6.33) */
+	v = map_volume();
+	assert_int_equal(check(&r, &itn_b, 0, SCSI_OP_REPORT_LUNS), SCSI_CORE_ANSWERED);
+	assert_int_equal(r.lc.status, SCSI_STAT_GOOD);
+	assert_int_equal(get_be32(databuf), 24); /* LUNs 0, 1 and 5 */
+	expect_none(&itn_b, 0);
+	expect_none(&itn_b, 5);
+	unmap_volume(v);
+}
+
+/* Each I_T_L nexus has its own queue: a condition taken by one is still
+ * pending for the others; a second session of the same initiator name
+ * with another ISID is another nexus; the port that sent SET TARGET PORT
+ * GROUPS does not get its 2A/06; a nexus that starts after an event owes
+ * nothing of it; a condition posted twice is reported once. */
+static void ua_per_nexus(void **state)
+{
+	static const uint8_t list[8] = { 0, 0, 0, 0, 0x02 /* standby */, 0, 0, 2 };
+	struct scsi_itn itn_a2, late;
+	struct run r;
+
+	(void)state;
+	itn_start(&itn_a2, itn_a.initiator, isid_b, 4, 1);
+	lu_entry_capacity_changed(lu_table_entry(0));
+	lu_entry_capacity_changed(lu_table_entry(0)); /* folded into the pending one */
+	expect_ua(&itn_a, 0, SCSI_ASC_CAPACITY_DATA_CHANGED);
+	expect_none(&itn_a, 0);
+	expect_none(&itn_a, 1); /* another LU: another nexus */
+	expect_ua(&itn_a2, 0, SCSI_ASC_CAPACITY_DATA_CHANGED);
+	expect_none(&itn_a2, 0);
+	itn_start(&late, "iqn.2026-12.org.test:late", isid_a, 5, 1);
+	expect_none(&late, 0);
+
+	/* SET TARGET PORT GROUPS from A on an LU with explicit ALUA (a new
+	 * LUN 2: first the nexuses' 3F/0E): B hears 2A/06, A does not */
+	assert_int_equal(lu_table_add(&be_explicit), 2);
+	expect_ua(&itn_a, 0, SCSI_ASC_REPORTED_LUNS_DATA_CHANGED);
+	expect_ua(&itn_b, 0, SCSI_ASC_REPORTED_LUNS_DATA_CHANGED);
+	memset(&r, 0, sizeof(r));
+	r.lc.cdb[0] = SCSI_OP_MAINTENANCE_OUT;
+	r.lc.cdb[1] = SCSI_SA_SET_TARGET_PORT_GROUPS;
+	put_be32(r.lc.cdb + 6, sizeof(list));
+	r.lc.cdb_len = 16;
+	r.lc.dir = LU_DIR_WRITE;
+	r.cc.lc = &r.lc;
+	r.cc.lun = 2;
+	r.cc.edtl = sizeof(list);
+	assert_int_equal(scsi_core_check(&itn_a, &r.cc), SCSI_CORE_PROCEED);
+	memcpy(databuf, list, sizeof(list));
+	r.cc.data_out = sizeof(list);
+	assert_int_equal(scsi_core_execute(&itn_a, &r.cc, lu_table_entry(2)->id, databuf, sizeof(list)),
+			 SCSI_CORE_ANSWERED);
+	assert_int_equal(r.lc.status, SCSI_STAT_GOOD);
+	assert_int_equal(alua_state_of(lu_table_entry(2), 2, 2, NULL), ALUA_STANDBY);
+	expect_none(&itn_a, 2);
+	expect_ua(&itn_b, 2, SCSI_ASC_ALUA_STATE_CHANGED);
+	scsi_core_itn_free(&itn_a2);
+	scsi_core_itn_free(&late);
+}
+
+/* The store itself (ua_queue.h): the reservation conditions share a
+ * priority and leave in posting order; a kind above them overtakes them;
+ * a port's take does not touch another port's; the cached generation
+ * skips the lock only while nothing was posted. */
+static void ua_queue_store(void **state)
+{
+	struct ua_queue *q = ua_queue_new();
+	uint64_t p1 = ua_port_key("iqn.x:1", isid_a), p2 = ua_port_key("iqn.x:1", isid_b), seen = 0;
+	enum ua_kind k;
+
+	(void)state;
+	assert_non_null(q);
+	assert_true(p1 != p2);
+	ua_queue_attach(q, p1);
+	ua_queue_attach(q, p2);
+	assert_false(ua_queue_take(q, p1, UA_ALL, &seen, &k));
+	assert_true(seen != 0);
+	assert_false(ua_queue_take(q, p1, UA_ALL, &seen, &k)); /* cached */
+	ua_queue_post_port(q, p1, UA_RES_RELEASED);
+	ua_queue_post_port(q, p1, UA_RES_PREEMPTED);
+	ua_queue_post_all(q, UA_CAPACITY, p2); /* everyone but p2 */
+	assert_true(ua_queue_take(q, p1, UA_ALL, &seen, &k));
+	assert_int_equal(k, UA_CAPACITY);
+	assert_true(ua_queue_take(q, p1, UA_ALL, &seen, &k));
+	assert_int_equal(k, UA_RES_RELEASED); /* posted first */
+	assert_true(ua_queue_take(q, p1, UA_ALL, &seen, &k));
+	assert_int_equal(k, UA_RES_PREEMPTED);
+	assert_false(ua_queue_take(q, p1, UA_ALL, &seen, &k));
+	assert_false(ua_queue_take(q, p2, UA_ALL, NULL, &k));
+	assert_int_equal(ua_queue_posted(q, UA_CAPACITY), 1);
+	assert_int_equal(ua_kind_asc(UA_ALUA), SCSI_ASC_ALUA_STATE_CHANGED);
+	assert_int_equal(ua_kind_of(SCSI_ASC_REGISTRATIONS_PREEMPTED), UA_REG_PREEMPTED);
+	assert_int_equal(ua_kind_of(SCSI_ASC_LU_NOT_SUPPORTED), UA_KIND_N);
+	ua_queue_free(q);
+}
+
 /* The task states: the documented transitions and no others. */
 static void state_transitions(void **state)
 {
@@ -403,6 +634,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(lun_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(fault_rule_after_the_others, setup, teardown),
 		cmocka_unit_test_setup_teardown(lu_gone_before_execute, setup, teardown),
+		cmocka_unit_test_setup_teardown(ua_priority_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(power_on_first_and_covers, setup, teardown),
+		cmocka_unit_test_setup_teardown(ua_exceptions_request_sense_report_luns, setup, teardown),
+		cmocka_unit_test_setup_teardown(ua_per_nexus, setup, teardown),
+		cmocka_unit_test(ua_queue_store),
 		cmocka_unit_test(state_transitions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

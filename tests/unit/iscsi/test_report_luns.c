@@ -41,7 +41,7 @@ static void no_buffer(void **state)
 	size_t len = 99;
 
 	rl_cdb(cdb, 0, 4096);
-	assert_int_equal(report_luns(cdb, NULL, 0, &len, sense, &sl), 0x00);
+	assert_int_equal(report_luns(cdb, sizeof(cdb), NULL, 0, &len, sense, &sl), 0x00);
 	assert_int_equal(len, 8 + 3 * 8);
 	assert_int_equal(sl, 0);
 }
@@ -62,7 +62,7 @@ static void lists_all_luns(void **state)
 
 	memset(buf, 0xee, sizeof(buf));
 	rl_cdb(cdb, 0, 64);
-	assert_int_equal(report_luns(cdb, buf, sizeof(buf), &n, sense, &sl), 0);
+	assert_int_equal(report_luns(cdb, sizeof(cdb), buf, sizeof(buf), &n, sense, &sl), 0);
 	assert_int_equal(n, 8 + 3 * 8);
 	assert_int_equal(get_be32(buf), 24);
 	assert_int_equal(get_be32(buf + 4), 0);
@@ -71,11 +71,11 @@ static void lists_all_luns(void **state)
 		assert_int_equal(buf[8 + i * 8 + 1], i);
 	}
 	rl_cdb(cdb, 2, 64);
-	assert_int_equal(report_luns(cdb, buf, sizeof(buf), &n, sense, &sl), 0);
+	assert_int_equal(report_luns(cdb, sizeof(cdb), buf, sizeof(buf), &n, sense, &sl), 0);
 	assert_int_equal(n, 32);
 	/* well-known LUs only: there are none */
 	rl_cdb(cdb, 1, 64);
-	assert_int_equal(report_luns(cdb, buf, sizeof(buf), &n, sense, &sl), 0);
+	assert_int_equal(report_luns(cdb, sizeof(cdb), buf, sizeof(buf), &n, sense, &sl), 0);
 	assert_int_equal(n, 8);
 	assert_int_equal(get_be32(buf), 0);
 }
@@ -86,7 +86,7 @@ static void truncates_but_reports_full_length(void **state)
 	size_t n = 0;
 
 	rl_cdb(cdb, 0, 16);
-	assert_int_equal(report_luns(cdb, buf, sizeof(buf), &n, sense, &sl), 0);
+	assert_int_equal(report_luns(cdb, sizeof(cdb), buf, sizeof(buf), &n, sense, &sl), 0);
 	assert_int_equal(n, 16);
 	assert_int_equal(get_be32(buf), 24); /* the full list length */
 }
@@ -97,14 +97,14 @@ static void bad_requests(void **state)
 	size_t n = 0;
 
 	rl_cdb(cdb, 0, 15);
-	assert_int_equal(report_luns(cdb, buf, sizeof(buf), &n, sense, &sl), 0x02);
+	assert_int_equal(report_luns(cdb, sizeof(cdb), buf, sizeof(buf), &n, sense, &sl), 0x02);
 	assert_int_equal(sl, 18);
 	assert_int_equal(sense[2], 0x05);
 	assert_int_equal(sense[12], 0x24);
 	assert_int_equal(sense[15], 0xc0); /* SKSV, in the CDB */
 	assert_int_equal(get_be16(sense + 16), 6); /* ALLOCATION LENGTH */
 	rl_cdb(cdb, 3, 64);
-	assert_int_equal(report_luns(cdb, buf, sizeof(buf), &n, sense, &sl), 0x02);
+	assert_int_equal(report_luns(cdb, sizeof(cdb), buf, sizeof(buf), &n, sense, &sl), 0x02);
 	assert_int_equal(get_be16(sense + 16), 2); /* SELECT REPORT */
 }
 
@@ -117,7 +117,7 @@ static void flat_space_above_255(void **state)
 	for (int i = 0; i < 300; i++)
 		lu_table_add(&bes[i]);
 	rl_cdb(cdb, 0, sizeof(buf));
-	assert_int_equal(report_luns(cdb, buf, sizeof(buf), &n, sense, &sl), 0);
+	assert_int_equal(report_luns(cdb, sizeof(cdb), buf, sizeof(buf), &n, sense, &sl), 0);
 	assert_int_equal(n, sizeof(buf));
 	assert_int_equal(buf[8 + 299 * 8], 0x40 | (299 >> 8));
 	assert_int_equal(buf[8 + 299 * 8 + 1], 299 & 0xff);
@@ -130,26 +130,26 @@ static void missing_lun(void **state)
 	size_t n;
 
 	/* an existing LUN goes to its backend */
-	assert_false(lu_local_answer(tur, 1, true, buf, sizeof(buf), &n, &st, sense, &sl));
+	assert_false(lu_local_answer(tur, sizeof(tur), 1, true, buf, sizeof(buf), &n, &st, sense, &sl));
 	/* INQUIRY: peripheral qualifier 011b, type 1Fh */
-	assert_true(lu_local_answer(inq, 7, true, buf, sizeof(buf), &n, &st, sense, &sl));
+	assert_true(lu_local_answer(inq, sizeof(inq), 7, true, buf, sizeof(buf), &n, &st, sense, &sl));
 	assert_int_equal(st, 0);
 	assert_int_equal(buf[0], 0x7f);
 	assert_int_equal(n, 36);
 	/* REQUEST SENSE: LOGICAL UNIT NOT SUPPORTED as data, GOOD */
-	assert_true(lu_local_answer(rs, 7, true, buf, sizeof(buf), &n, &st, sense, &sl));
+	assert_true(lu_local_answer(rs, sizeof(rs), 7, true, buf, sizeof(buf), &n, &st, sense, &sl));
 	assert_int_equal(st, 0);
 	assert_int_equal(n, 18);
 	assert_int_equal(buf[2], 0x05);
 	assert_int_equal(buf[12], 0x25);
 	/* anything else: CHECK CONDITION 05/25/00 */
-	assert_true(lu_local_answer(tur, 7, true, buf, sizeof(buf), &n, &st, sense, &sl));
+	assert_true(lu_local_answer(tur, sizeof(tur), 7, true, buf, sizeof(buf), &n, &st, sense, &sl));
 	assert_int_equal(st, 0x02);
 	assert_int_equal(sense[2], 0x05);
 	assert_int_equal(sense[12], 0x25);
 	assert_int_equal(sense[13], 0x00);
 	/* an undecodable LUN field counts as missing */
-	assert_true(lu_local_answer(tur, 0, false, buf, sizeof(buf), &n, &st, sense, &sl));
+	assert_true(lu_local_answer(tur, sizeof(tur), 0, false, buf, sizeof(buf), &n, &st, sense, &sl));
 	assert_int_equal(st, 0x02);
 }
 
@@ -162,11 +162,11 @@ static void missing_lun_no_buffer(void **state)
 	uint8_t sense[96], sl = 0xee, st = 0xee;
 	size_t n = 0;
 
-	assert_true(lu_local_answer(inq, 7, true, NULL, 0, &n, &st, sense, &sl));
+	assert_true(lu_local_answer(inq, sizeof(inq), 7, true, NULL, 0, &n, &st, sense, &sl));
 	assert_int_equal(st, 0);
 	assert_int_equal(sl, 0);
 	assert_int_equal(n, 36);
-	assert_true(lu_local_answer(rs, 7, true, NULL, 0, &n, &st, sense, &sl));
+	assert_true(lu_local_answer(rs, sizeof(rs), 7, true, NULL, 0, &n, &st, sense, &sl));
 	assert_int_equal(st, 0);
 	assert_int_equal(n, 18);
 }

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "lunlab/scsi_vocab.h"
+#include "target/core/ua_queue.h"
 #include "target/lu/pr.h"
 
 #define SA_REGISTER 0
@@ -66,7 +67,7 @@ static inline struct pr_answer prout_flags(struct pr_state *st, const struct pr_
 	put64(par, rk);
 	put64(par + 8, sark);
 	par[20] = flags;
-	pr_execute(st, cdb, p, nexus, par, sizeof(par), &ans);
+	pr_execute(st, cdb, sizeof(cdb), p, nexus, par, sizeof(par), &ans);
 	return ans;
 }
 
@@ -83,7 +84,7 @@ static inline struct pr_answer prin(struct pr_state *st, const struct pr_port *p
 	uint8_t cdb[10] = { SCSI_OP_PERSISTENT_RESERVE_IN, sa, 0, 0, 0, 0, 0, (uint8_t)(alloc >> 8), (uint8_t)alloc, 0 };
 	struct pr_answer ans;
 
-	pr_execute(st, cdb, p, 0, buf, buflen, &ans);
+	pr_execute(st, cdb, sizeof(cdb), p, 0, buf, buflen, &ans);
 	return ans;
 }
 
@@ -98,7 +99,7 @@ static inline int gate(struct pr_state *st, const struct pr_port *p, uint8_t opc
 
 	if (opcode == SCSI_OP_REQUEST_SENSE)
 		cdb[4] = 18;
-	if (!pr_gate(st, cdb, p, buf, sizeof(buf), &ans))
+	if (!pr_gate(st, cdb, sizeof(cdb), p, buf, sizeof(buf), &ans))
 		return -1;
 	if (out)
 		*out = ans;
@@ -131,16 +132,21 @@ static inline void assert_check(const struct pr_answer *a, uint8_t key, uint16_t
 /* the unit attention the port gets on its next TEST UNIT READY: ASCQ, or -1 */
 /* cmocka fixture shared by the PR test files: fresh ports, one fresh
  * reservation state per test */
+static struct ua_queue *pr_fixture_ua; /* the LU's unit attention store */
+
 static inline int pr_fixture_setup(void **state)
 {
 	ports_init();
-	*state = pr_state_new();
+	pr_fixture_ua = ua_queue_new();
+	*state = pr_fixture_ua ? pr_state_new(pr_fixture_ua) : NULL;
 	return *state ? 0 : -1;
 }
 
 static inline int pr_fixture_teardown(void **state)
 {
 	pr_state_free(*state);
+	ua_queue_free(pr_fixture_ua);
+	pr_fixture_ua = NULL;
 	return 0;
 }
 

@@ -31,6 +31,10 @@ static int setup(void **state)
 	memset(&lu1, 0, sizeof(lu1));
 	memset(&lu_none, 0, sizeof(lu_none));
 	memset(&vol, 0, sizeof(vol));
+	lu0.ua = ua_queue_new();
+	lu1.ua = ua_queue_new();
+	assert_non_null(lu0.ua);
+	assert_non_null(lu1.ua);
 	lu0.be = &be_implicit;
 	lu0.global = true;
 	lu1.be = &be_both;
@@ -46,6 +50,8 @@ static int teardown(void **state)
 	(void)state;
 	alua_free(&lu0);
 	alua_free(&lu1);
+	ua_queue_free(lu0.ua);
+	ua_queue_free(lu1.ua);
 	alua_free(&lu_none);
 	alua_free(&vol);
 	return 0;
@@ -76,11 +82,11 @@ static void implicit_changes(void **state)
 {
 	char err[160];
 	struct alua_group_info g[4];
-	uint64_t gen = atomic_load(&lu0.alua_gen);
+	uint64_t gen = ua_queue_posted(lu0.ua, UA_ALUA);
 
 	(void)state;
 	assert_int_equal(alua_set(&lu0, 0, 2, ALUA_STANDBY, -1, 0, err, sizeof(err)), 0);
-	assert_int_equal(atomic_load(&lu0.alua_gen), gen + 1);
+	assert_int_equal(ua_queue_posted(lu0.ua, UA_ALUA), gen + 1);
 	assert_int_equal(alua_state_of(&lu0, 0, 2, NULL), ALUA_STANDBY);
 	assert_int_equal(alua_list(&lu0, 0, g, 4), 2);
 	assert_true(g[1].tpg == 2 && g[1].state == ALUA_STANDBY && g[1].status == ALUA_STATUS_IMPLICIT && !g[1].pref);
@@ -112,10 +118,10 @@ static void timed_transition(void **state)
 	(void)state;
 	t0 = mono_ms();
 	assert_int_equal(alua_set(&lu0, 0, 1, ALUA_STANDBY, -1, 150, err, sizeof(err)), 0);
-	gen = atomic_load(&lu0.alua_gen);
+	gen = ua_queue_posted(lu0.ua, UA_ALUA);
 	st = alua_state_of(&lu0, 0, 1, NULL);
 	alua_settle(&lu0);
-	g1 = atomic_load(&lu0.alua_gen);
+	g1 = ua_queue_posted(lu0.ua, UA_ALUA);
 	/* still running - asserted only when under 150 ms passed since before the set, so the
 	 * transition cannot be over yet whatever the machine did (a thread preempted for longer
 	 * rightly sees it over) */
@@ -125,14 +131,14 @@ static void timed_transition(void **state)
 	}
 	usleep(200 * 1000); /* at least 200 ms: past the deadline, whatever the machine does */
 	alua_settle(&lu0);
-	assert_int_equal(atomic_load(&lu0.alua_gen), gen + 1); /* over: a second generation */
+	assert_int_equal(ua_queue_posted(lu0.ua, UA_ALUA), gen + 1); /* over: a second generation */
 	assert_int_equal(alua_state_of(&lu0, 0, 1, NULL), ALUA_STANDBY);
 	/* a transition replaced by an immediate change never ends later */
 	assert_int_equal(alua_set(&lu0, 0, 1, ALUA_AO, -1, 100000, err, sizeof(err)), 0);
 	assert_int_equal(alua_set(&lu0, 0, 1, ALUA_ANO, -1, 0, err, sizeof(err)), 0);
-	gen = atomic_load(&lu0.alua_gen);
+	gen = ua_queue_posted(lu0.ua, UA_ALUA);
 	alua_settle(&lu0);
-	assert_int_equal(atomic_load(&lu0.alua_gen), gen);
+	assert_int_equal(ua_queue_posted(lu0.ua, UA_ALUA), gen);
 	assert_int_equal(alua_state_of(&lu0, 0, 1, NULL), ALUA_ANO);
 }
 
@@ -164,17 +170,17 @@ static void filters(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 		uint8_t cdb[16] = { ops[i].cdb0, ops[i].cdb1 };
-		assert_false(alua_refuses(ALUA_AO, cdb, &a));
-		assert_false(alua_refuses(ALUA_ANO, cdb, &a));
-		bool r = alua_refuses(ALUA_STANDBY, cdb, &a);
+		assert_false(alua_refuses(ALUA_AO, cdb, sizeof(cdb), &a));
+		assert_false(alua_refuses(ALUA_ANO, cdb, sizeof(cdb), &a));
+		bool r = alua_refuses(ALUA_STANDBY, cdb, sizeof(cdb), &a);
 		assert_int_equal(r, !ops[i].standby);
 		if (r)
 			assert_true(a.status == 2 && a.sense[2] == 2 && a.sense[12] == 4 && a.sense[13] == 0x0b);
-		r = alua_refuses(ALUA_UNAVAILABLE, cdb, &a);
+		r = alua_refuses(ALUA_UNAVAILABLE, cdb, sizeof(cdb), &a);
 		assert_int_equal(r, !ops[i].unavailable);
 		if (r)
 			assert_true(a.sense[13] == 0x0c);
-		r = alua_refuses(ALUA_TRANSITIONING, cdb, &a);
+		r = alua_refuses(ALUA_TRANSITIONING, cdb, sizeof(cdb), &a);
 		assert_int_equal(r, !ops[i].transitioning);
 		if (r)
 			assert_true(a.sense[13] == 0x0a && a.sense_len == 18);
@@ -193,22 +199,22 @@ static void report(void **state)
 	char err[64];
 
 	(void)state;
-	alua_report_tpgs(&lu0, 0, cdb, buf, sizeof(buf), &a);
+	alua_report_tpgs(&lu0, 0, cdb, sizeof(cdb), buf, sizeof(buf), &a);
 	assert_int_equal(a.status, 0);
 	assert_int_equal(a.data_len, 28);
 	assert_memory_equal(buf, want, 28);
 	cdb[1] = 0x2a; /* extended header */
 	assert_int_equal(alua_set(&lu0, 0, 2, ALUA_STANDBY, -1, 2500, err, sizeof(err)), 0);
-	alua_report_tpgs(&lu0, 0, cdb, buf, sizeof(buf), &a);
+	alua_report_tpgs(&lu0, 0, cdb, sizeof(cdb), buf, sizeof(buf), &a);
 	assert_int_equal(a.data_len, 32);
 	assert_true(buf[3] == 28 && buf[4] == 0x10 && buf[5] == 3); /* format 1, 3 s implicit transition */
 	assert_true(buf[8 + 12] == 0x0f && buf[8 + 12 + 5] == ALUA_STATUS_IMPLICIT);
 	cdb[9] = 6; /* ALLOCATION LENGTH 6: cut, RETURN DATA LENGTH still whole */
-	alua_report_tpgs(&lu0, 0, cdb, buf, sizeof(buf), &a);
+	alua_report_tpgs(&lu0, 0, cdb, sizeof(cdb), buf, sizeof(buf), &a);
 	assert_int_equal(a.data_len, 6);
 	assert_int_equal(buf[3], 28);
 	cdb[1] = 0x4a; /* PARAMETER DATA FORMAT 010b: reserved */
-	alua_report_tpgs(&lu0, 0, cdb, buf, sizeof(buf), &a);
+	alua_report_tpgs(&lu0, 0, cdb, sizeof(cdb), buf, sizeof(buf), &a);
 	assert_true(a.status == 2 && a.sense[2] == 5 && a.sense[12] == 0x24 && a.sense[15] == 0xc0 && a.sense[17] == 1);
 }
 
@@ -218,7 +224,7 @@ static struct alua_answer stpg(struct lu_entry *e, const uint8_t *list, uint32_t
 			    (uint8_t)pll };
 	struct alua_answer a;
 
-	alua_set_tpgs(e, 1, cdb, list, len, &a, changed);
+	alua_set_tpgs(e, 1, cdb, sizeof(cdb), list, len, &a, changed);
 	return a;
 }
 
@@ -227,14 +233,14 @@ static void set_tpgs(void **state)
 	uint8_t list[12] = { 0, 0, 0, 0, 0x02, 0, 0, 2, 0x00, 0, 0, 1 };
 	struct alua_answer a;
 	bool changed;
-	uint64_t gen = atomic_load(&lu1.alua_gen);
+	uint64_t gen = ua_queue_posted(lu1.ua, UA_ALUA);
 
 	(void)state;
 	a = stpg(&lu0, list, 12, 12, &changed); /* implicit only */
 	assert_true(a.status == 2 && a.sense[12] == 0x20 && !changed);
 	a = stpg(&lu1, list, 12, 12, &changed);
 	assert_true(a.status == 0 && changed);
-	assert_int_equal(atomic_load(&lu1.alua_gen), gen + 1);
+	assert_int_equal(ua_queue_posted(lu1.ua, UA_ALUA), gen + 1);
 	assert_int_equal(alua_state_of(&lu1, 1, 2, NULL), ALUA_STANDBY);
 	assert_int_equal(alua_state_of(&lu1, 1, 1, NULL), ALUA_AO);
 	a = stpg(&lu1, list, 12, 12, &changed); /* the same again: nothing changes */
@@ -264,15 +270,15 @@ static void inquiry_patch(void **state)
 	(void)state;
 	memset(buf, 0, sizeof(buf));
 	buf[5] = 0x08; /* 3PC */
-	alua_patch_inquiry(3, 2, cdb, buf, 96, sizeof(buf));
+	alua_patch_inquiry(3, 2, cdb, sizeof(cdb), buf, 96, sizeof(buf));
 	assert_int_equal(buf[5], 0x38);
-	alua_patch_inquiry(0, 2, cdb, buf, 96, sizeof(buf)); /* no ALUA: untouched */
+	alua_patch_inquiry(0, 2, cdb, sizeof(cdb), buf, 96, sizeof(buf)); /* no ALUA: untouched */
 	assert_int_equal(buf[5], 0x38);
 	cdb[1] = 1;
 	cdb[2] = 0x83;
 	cdb[4] = 255;
 	memcpy(buf, page, sizeof(page));
-	assert_int_equal(alua_patch_inquiry(1, 0x102, cdb, buf, sizeof(page), sizeof(buf)), 44);
+	assert_int_equal(alua_patch_inquiry(1, 0x102, cdb, sizeof(cdb), buf, sizeof(page), sizeof(buf)), 44);
 	static const uint8_t des[16] = { 0x51, 0x94, 0, 4, 0, 0, 1, 2, 0x51, 0x95, 0, 4, 0, 0, 1, 2 };
 	assert_int_equal(buf[3], 40);
 	assert_memory_equal(buf + 28, des, 16);
@@ -280,13 +286,13 @@ static void inquiry_patch(void **state)
 	memset(buf, 0xee, sizeof(buf));
 	memcpy(buf, page, sizeof(page));
 	cdb[4] = 30;
-	assert_int_equal(alua_patch_inquiry(1, 0x102, cdb, buf, sizeof(page), sizeof(buf)), 30);
+	assert_int_equal(alua_patch_inquiry(1, 0x102, cdb, sizeof(cdb), buf, sizeof(page), sizeof(buf)), 30);
 	assert_int_equal(buf[3], 40);
 	assert_true(buf[28] == 0x51 && buf[29] == 0x94 && buf[30] == 0xee);
 	/* another page: untouched */
 	cdb[2] = 0x80;
 	buf[1] = 0x80;
-	assert_int_equal(alua_patch_inquiry(1, 1, cdb, buf, 28, sizeof(buf)), 28);
+	assert_int_equal(alua_patch_inquiry(1, 1, cdb, sizeof(cdb), buf, 28, sizeof(buf)), 28);
 	assert_int_equal(buf[3], 40);
 }
 

@@ -30,7 +30,7 @@ static void kinds(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
 		cdb[0] = k[i].op;
-		assert_int_equal(fault_cdb_kind(cdb), k[i].kind);
+		assert_int_equal(fault_cdb_kind(cdb, sizeof(cdb)), k[i].kind);
 	}
 	/* ODX's service actions by name; EXTENDED COPY stays op=xcopy */
 	static const struct {
@@ -51,13 +51,13 @@ static void kinds(void **state)
 	}
 	cdb[1] = 0;
 	cdb[0] = SCSI_OP_INQUIRY;
-	assert_true(fault_cdb_exempt(cdb));
+	assert_true(fault_cdb_exempt(cdb, sizeof(cdb)));
 	cdb[0] = SCSI_OP_REPORT_LUNS;
-	assert_true(fault_cdb_exempt(cdb));
+	assert_true(fault_cdb_exempt(cdb, sizeof(cdb)));
 	cdb[0] = SCSI_OP_REQUEST_SENSE;
-	assert_true(fault_cdb_exempt(cdb));
+	assert_true(fault_cdb_exempt(cdb, sizeof(cdb)));
 	cdb[0] = SCSI_OP_TEST_UNIT_READY;
-	assert_false(fault_cdb_exempt(cdb));
+	assert_false(fault_cdb_exempt(cdb, sizeof(cdb)));
 }
 
 static void ranges(void **state)
@@ -70,36 +70,36 @@ static void ranges(void **state)
 	uint64_t lba, n;
 
 	(void)state;
-	assert_true(fault_cdb_range(c6, &lba, &n)); /* 21-bit LBA, 0 blocks = 256 */
+	assert_true(fault_cdb_range(c6, sizeof(c6), &lba, &n)); /* 21-bit LBA, 0 blocks = 256 */
 	assert_true(lba == 0x1ffffe && n == 256);
-	assert_true(fault_cdb_range(c10, &lba, &n));
+	assert_true(fault_cdb_range(c10, sizeof(c10), &lba, &n));
 	assert_true(lba == 0x12345678 && n == 256);
-	assert_true(fault_cdb_range(c12, &lba, &n));
+	assert_true(fault_cdb_range(c12, sizeof(c12), &lba, &n));
 	assert_true(lba == 9 && n == 0x10000);
-	assert_true(fault_cdb_range(c16, &lba, &n));
+	assert_true(fault_cdb_range(c16, sizeof(c16), &lba, &n));
 	assert_true(lba == 0x100000000ull && n == 0x1000);
-	assert_true(fault_cdb_range(caw, &lba, &n));
+	assert_true(fault_cdb_range(caw, sizeof(caw), &lba, &n));
 	assert_true(lba == 0x20 && n == 4);
-	assert_true(fault_cdb_range(sync10, &lba, &n)); /* 0 blocks: to the end of the LU */
+	assert_true(fault_cdb_range(sync10, sizeof(sync10), &lba, &n)); /* 0 blocks: to the end of the LU */
 	assert_true(lba == 100 && n == UINT64_MAX - 100);
 	c10[7] = c10[8] = 0;                               /* a READ/WRITE of nothing still names its LBA */
-	assert_true(fault_cdb_range(c10, &lba, &n) && n == 1);
-	assert_false(fault_cdb_range(tur, &lba, &n));
+	assert_true(fault_cdb_range(c10, sizeof(c10), &lba, &n) && n == 1);
+	assert_false(fault_cdb_range(tur, sizeof(tur), &lba, &n));
 
 	/* WRITE ATOMIC(16): TRANSFER LENGTH in bytes 12..13, after the BOUNDARY */
 	uint8_t wa[16] = { SCSI_OP_WRITE_ATOMIC_16, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 1, 0, 3 };
-	assert_true(fault_cdb_range(wa, &lba, &n));
+	assert_true(fault_cdb_range(wa, sizeof(wa), &lba, &n));
 	assert_true(lba == 7 && n == 3);
 	/* PRE-FETCH and ORWRITE address blocks too; PRE-FETCH 0 blocks is to the end */
 	uint8_t pf[10] = { SCSI_OP_PRE_FETCH_10, 0, 0, 0, 0, 50, 0, 0, 0 };
-	assert_true(fault_cdb_range(pf, &lba, &n));
+	assert_true(fault_cdb_range(pf, sizeof(pf), &lba, &n));
 	assert_true(lba == 50 && n == UINT64_MAX - 50);
 	uint8_t orw[16] = { SCSI_OP_ORWRITE_16, 0, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 2 };
-	assert_true(fault_cdb_range(orw, &lba, &n));
+	assert_true(fault_cdb_range(orw, sizeof(orw), &lba, &n));
 	assert_true(lba == 9 && n == 2);
 	/* an LBA with an allocation length names no range (GET LBA STATUS) */
 	uint8_t gls[16] = { SCSI_OP_SERVICE_ACTION_IN_16, SCSI_SA_GET_LBA_STATUS, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 32 };
-	assert_false(fault_cdb_range(gls, &lba, &n));
+	assert_false(fault_cdb_range(gls, sizeof(gls), &lba, &n));
 }
 
 static void unmap_lists(void **state)

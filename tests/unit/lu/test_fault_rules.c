@@ -52,6 +52,7 @@ static struct fault_cmd rd10(uint64_t lun, uint32_t lba, uint16_t n, uint8_t *cd
 	memset(&c, 0, sizeof(c));
 	c.lun = lun;
 	c.cdb = cdb;
+	c.cdb_len = 16;
 	c.initiator = "iqn.2026-11.org.test:a";
 	c.portal = "127.0.0.1:3260";
 	c.portal_adv = "10.0.2.2:3260";
@@ -274,6 +275,7 @@ static void unmap_descriptors(void **state)
 	(void)state;
 	memset(&c, 0, sizeof(c));
 	c.cdb = cdb;
+	c.cdb_len = 16;
 	memset(data, 0, sizeof(data));
 	data[3] = 32; /* two descriptors */
 	data[8 + 7] = 50;  /* LBA 50, 10 blocks */

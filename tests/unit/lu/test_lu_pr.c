@@ -35,6 +35,7 @@ static void cmd_init(struct lu_cmd *lc, uint64_t lun, const char *iqn, uint8_t i
 	lc->isid[5] = isid_last;
 	lc->nexus_id = nexus;
 	lc->cdb[0] = op;
+	lc->cdb_len = 16; /* as the iSCSI transport gives it */
 }
 
 static uint8_t run(uint64_t lun, const char *iqn, uint8_t isid_last, uint64_t nexus, uint8_t op)

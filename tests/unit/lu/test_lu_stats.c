@@ -25,7 +25,7 @@ static void test_kinds(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		uint8_t cdb[16] = { t[i].op };
-		assert_int_equal(lu_kind_of(cdb), t[i].k);
+		assert_int_equal(lu_kind_of(cdb, sizeof(cdb)), t[i].k);
 	}
 	assert_string_equal(lu_kind_name(LU_KIND_READ), "read");
 	assert_string_equal(lu_kind_name(LU_KIND_WRITE_SAME), "write_same");

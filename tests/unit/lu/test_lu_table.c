@@ -17,6 +17,10 @@
 #define A "iqn.2026-11.org.example:a"
 #define B "iqn.2026-11.org.example:b"
 
+/* initiator ports: a name and an ISID */
+static const uint8_t isid1[6] = { 0x80, 0, 0, 0, 0, 1 }, isid2[6] = { 0x80, 0, 0, 0, 0, 2 },
+		     isid3[6] = { 0x80, 0, 0, 0, 0, 3 };
+
 static struct lu_backend g0, g1, v1, v2;
 static struct lu_entry *e1, *e2;
 
@@ -46,7 +50,7 @@ static size_t report(struct lu_nexus *nx, uint64_t *luns, size_t max)
 	size_t n = 0, len;
 
 	put_be32(cdb + 6, sizeof(buf));
-	assert_true(lu_local_answer_nexus(nx, NULL, cdb, buf, sizeof(buf), &len, &st, sense, &sl));
+	assert_true(lu_local_answer_nexus(nx, NULL, cdb, sizeof(cdb), buf, sizeof(buf), &len, &st, sense, &sl));
 	assert_int_equal(st, 0);
 	assert_int_equal(get_be32(buf), len - 8);
 	for (size_t at = 8; at < len && n < max; at += 8) {
@@ -67,8 +71,8 @@ static void masking(void **state)
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	assert_int_equal(lu_table_set_maps(maps, 2, err, sizeof(err)), 0);
-	lu_nexus_start(&a, A);
-	lu_nexus_start(&b, B);
+	lu_nexus_start(&a, A, isid1);
+	lu_nexus_start(&b, B, isid1);
 	/* the global LUs: everyone */
 	assert_ptr_equal(lu_nexus_lookup(&a, A, 0, true)->be, &g0);
 	assert_ptr_equal(lu_nexus_lookup(&b, B, 1, true)->be, &g1);
@@ -87,7 +91,7 @@ static void masking(void **state)
 	{
 		uint8_t tur[6] = { 0 }, sense[96], st, sl;
 		size_t len;
-		assert_true(lu_local_answer_nexus(&b, lu_nexus_lookup(&b, B, 5, true), tur, NULL, 0, &len, &st, sense,
+		assert_true(lu_local_answer_nexus(&b, lu_nexus_lookup(&b, B, 5, true), tur, sizeof(tur), NULL, 0, &len, &st, sense,
 						  &sl));
 		assert_int_equal(st, 0x02);
 		assert_int_equal(sense[2], 0x05);
@@ -124,8 +128,8 @@ static void inventory_attention(void **state)
 
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	lu_nexus_start(&a, A);
-	lu_nexus_start(&b, B);
+	lu_nexus_start(&a, A, isid1);
+	lu_nexus_start(&b, B, isid1);
 	no_ua(&a, lu_nexus_lookup(&a, A, 0, true));
 	/* A gets a LU: A (and only A) owes 3F/0E, once */
 	assert_int_equal(lu_table_set_maps(maps, 1, err, sizeof(err)), 0);
@@ -158,15 +162,15 @@ static void capacity_and_reset(void **state)
 	memset(&a1, 0, sizeof(a1));
 	memset(&a2, 0, sizeof(a2));
 	assert_int_equal(lu_table_set_maps(maps, 1, err, sizeof(err)), 0);
-	lu_nexus_start(&a1, A); /* two sessions of one initiator: two I_T nexuses */
-	lu_nexus_start(&a2, A);
+	lu_nexus_start(&a1, A, isid1); /* two sessions of one initiator: two I_T nexuses */
+	lu_nexus_start(&a2, A, isid2);
 	lu_entry_capacity_changed(e1);
 	expect_ua(&a1, lu_nexus_lookup(&a1, A, 5, true), 0x2a, 0x09);
 	no_ua(&a1, lu_nexus_lookup(&a1, A, 5, true));
 	/* the other LUs are not affected */
 	no_ua(&a2, lu_nexus_lookup(&a2, A, 0, true));
 	/* a reset comes before the capacity change (SAM-5 priority) */
-	lu_entry_bump_reset_gen(e1);
+	lu_entry_lun_reset(e1);
 	expect_ua(&a2, lu_nexus_lookup(&a2, A, 5, true), 0x29, 0x03);
 	expect_ua(&a2, lu_nexus_lookup(&a2, A, 5, true), 0x2a, 0x09);
 	no_ua(&a2, lu_nexus_lookup(&a2, A, 5, true));
@@ -174,7 +178,7 @@ static void capacity_and_reset(void **state)
 	/* a nexus started after the events owes nothing */
 	struct lu_nexus late;
 	memset(&late, 0, sizeof(late));
-	lu_nexus_start(&late, A);
+	lu_nexus_start(&late, A, isid3);
 	no_ua(&late, lu_nexus_lookup(&late, A, 5, true));
 	lu_nexus_free(&a1);
 	lu_nexus_free(&a2);
@@ -199,7 +203,7 @@ static void refusals(void **state)
 	assert_int_equal(lu_table_set_maps(big, 1, err, sizeof(err)), -1);
 	assert_string_equal(err, "LUN 16384: above 16383");
 	/* a refused change leaves the maps as they were */
-	lu_nexus_start(&a, A);
+	lu_nexus_start(&a, A, isid1);
 	assert_ptr_equal(lu_nexus_lookup(&a, A, 7, true), e1);
 	/* and the next global LU may not take a mapped LUN either */
 	struct lu_map_spec at2[] = { { A, 2, e1 } };

@@ -117,8 +117,8 @@ static void test_table_reset_forgets(void **state)
 }
 
 /* a mapped LU (an API volume): owes nothing unless armed (reopened from a
- * state directory), then once per port; a cold reset arms every mapped LU,
- * and one session asks once per LU (lu_nexus_power_on_first) */
+ * state directory), then once per port; a cold reset arms every mapped LU.
+ * A session takes it with its other unit attentions (lu_nexus_take_ua). */
 static void test_mapped_lu(void **state)
 {
 	static struct lu_backend bev;
@@ -126,6 +126,7 @@ static void test_mapped_lu(void **state)
 	struct lu_map_spec maps[] = { { "iqn.x:a", 5, e }, { "iqn.x:a", 6, made } };
 	struct lu_nexus nx = { 0 };
 	char err[128];
+	uint8_t ua[3];
 
 	(void)state;
 	assert_non_null(e);
@@ -133,13 +134,15 @@ static void test_mapped_lu(void **state)
 	assert_int_equal(lu_table_set_maps(maps, 2, err, sizeof(err)), 0);
 	assert_false(lu_entry_power_on_claim(e, "iqn.x:a", isid1)); /* made while running */
 	assert_true(lu_entry_power_on_arm(e));
-	lu_nexus_start(&nx, "iqn.x:a");
+	lu_nexus_start(&nx, "iqn.x:a", isid1);
 	assert_ptr_equal(lu_nexus_lookup(&nx, "iqn.x:a", 5, true), e);
-	assert_true(lu_nexus_power_on_first(&nx, e));
-	assert_false(lu_nexus_power_on_first(&nx, e)); /* asked once per session */
-	assert_false(lu_nexus_power_on_first(&nx, made));
-	assert_true(lu_entry_power_on_claim(e, "iqn.x:a", isid1));
-	assert_false(lu_entry_power_on_claim(e, "iqn.x:a", isid1));
+	assert_true(lu_nexus_take_ua(&nx, e, 0x00, ua)); /* TEST UNIT READY: 06/29/01 */
+	assert_int_equal(ua[0], 0x06);
+	assert_int_equal(ua[1], 0x29);
+	assert_int_equal(ua[2], 0x01);
+	assert_false(lu_nexus_take_ua(&nx, e, 0x00, ua)); /* told */
+	assert_false(lu_nexus_take_ua(&nx, made, 0x00, ua));
+	assert_false(lu_entry_power_on_claim(e, "iqn.x:a", isid1)); /* the port is told */
 	assert_true(lu_entry_power_on_claim(e, "iqn.x:a", isid2));
 	assert_false(lu_entry_power_on_claim(made, "iqn.x:a", isid1));
 	lu_nexus_free(&nx);

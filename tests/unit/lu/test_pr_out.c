@@ -65,17 +65,17 @@ static void test_parameter_list_validation(void **state)
 
 	put64(par + 8, K1);
 	cdb[8] = 0; /* PARAMETER LIST LENGTH 0 */
-	pr_execute(st, cdb, &A, 0, NULL, 0, &a);
+	pr_execute(st, cdb, sizeof(cdb), &A, 0, NULL, 0, &a);
 	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 	cdb[8] = 28; /* no SPEC_I_PT: only 24 is right */
-	pr_execute(st, cdb, &A, 0, par, 28, &a);
+	pr_execute(st, cdb, sizeof(cdb), &A, 0, par, 28, &a);
 	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 	par[20] = 0x08; /* SPEC_I_PT with a TransportID list: refused for the flag */
-	pr_execute(st, cdb, &A, 0, par, 28, &a);
+	pr_execute(st, cdb, sizeof(cdb), &A, 0, par, 28, &a);
 	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_PARAM_LIST);
 	par[20] = 0;
 	cdb[8] = 24; /* the length says 24 but only 10 bytes came */
-	pr_execute(st, cdb, &A, 0, par, 10, &a);
+	pr_execute(st, cdb, sizeof(cdb), &A, 0, par, 10, &a);
 	assert_check(&a, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_PARAMETER_LIST_LENGTH_ERROR);
 	/* APTPL, ALL_TG_PT, SPEC_I_PT: not supported (REPORT CAPABILITIES) */
 	a = prout_flags(st, &A, 0, SA_REGISTER, 0, 0, K1, 0x01);

@@ -82,7 +82,7 @@ static void test_aptpl_saves_every_change(void **state)
 	assert_int_equal(prout(st, &A, 1, PR_TYPE_WE, 0x11, 0).status, 0); /* same again: no change */
 	assert_int_equal(sv.calls, 2);
 	/* what was saved restores the same state in a new LU state */
-	struct pr_state *back = pr_state_new();
+	struct pr_state *back = pr_state_new(NULL);
 	struct saver sv2 = { 0 };
 	assert_int_equal(pr_state_set_persist(back, save, &sv2, NULL, sv.blob, sv.len, err, sizeof(err)), 0);
 	uint64_t keys[4];
@@ -147,7 +147,7 @@ static void test_cold_reset_keeps_aptpl_state(void **state)
 
 static void test_encode_decode_all_registrants(void **state)
 {
-	struct pr_state *st = *state, *back = pr_state_new();
+	struct pr_state *st = *state, *back = pr_state_new(NULL);
 	struct saver sv = { 0 };
 	uint8_t blob[PR_ENCODED_MAX];
 	char err[256];

@@ -37,10 +37,10 @@ static void test_conflict_table(void **state)
 	const uint8_t always[] = { 0x00, 0x12, 0x25, 0x4d, 0x5e, 0xa0, 0xa3 };
 
 	(void)state;
-	setup(state);
-	pr_state_free(*state);
+	setup(state); /* the ports; each row has its own state below */
+	pr_fixture_teardown(state);
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
-		struct pr_state *st = pr_state_new();
+		struct pr_state *st = pr_state_new(NULL); /* conflicts only */
 
 		assert_non_null(st);
 		assert_int_equal(prout(st, &A, SA_REGISTER, 0, 0, K1).status, 0);
@@ -102,14 +102,14 @@ static void test_unit_attention_queue(void **state)
 	assert_check(&a, SCSI_SK_UNIT_ATTENTION, SCSI_ASC_RESERVATIONS_RELEASED);
 	assert_int_equal(gate(st, &A2, 0x28, NULL), -1);
 	/* REQUEST SENSE: the unit attention is its data, status GOOD */
-	assert_true(pr_gate(st, cdb, &B, buf, sizeof(buf), &a));
+	assert_true(pr_gate(st, cdb, sizeof(cdb), &B, buf, sizeof(buf), &a));
 	assert_int_equal(a.status, 0);
 	assert_int_equal(a.data_len, 18);
 	assert_int_equal(buf[0], 0x70);
 	assert_int_equal(buf[2], 0x06);
 	assert_int_equal(buf[12], 0x2a);
 	assert_int_equal(buf[13], 0x04);
-	assert_false(pr_gate(st, cdb, &B, buf, sizeof(buf), &a));
+	assert_false(pr_gate(st, cdb, sizeof(cdb), &B, buf, sizeof(buf), &a));
 	/* the releasing port and a stranger got nothing */
 	assert_int_equal(gate(st, &A, 0x00, NULL), -1);
 	assert_int_equal(gate(st, &C, 0x00, NULL), -1);
@@ -136,7 +136,7 @@ static void test_resets_and_nexus_loss(void **state)
 	uint8_t reserve6[6] = { SCSI_OP_RESERVE_6 };
 	struct pr_answer a;
 
-	pr_execute(st, reserve6, &A, 1, NULL, 0, &a);
+	pr_execute(st, reserve6, sizeof(reserve6), &A, 1, NULL, 0, &a);
 	assert_int_equal(a.status, 0);
 	assert_int_equal(gate(st, &B, 0x00, NULL), 0x18);
 	pr_nexus_lost(st, &A2, 1); /* another port of the same node: no effect */
@@ -146,7 +146,7 @@ static void test_resets_and_nexus_loss(void **state)
 	pr_nexus_lost(st, &A, 1);
 	assert_int_equal(gate(st, &B, 0x00, NULL), -1);
 
-	pr_execute(st, reserve6, &A, 1, NULL, 0, &a);
+	pr_execute(st, reserve6, sizeof(reserve6), &A, 1, NULL, 0, &a);
 	assert_int_equal(gate(st, &B, 0x5f, NULL), 0x18); /* PR OUT: SCSI-2 held by A */
 	pr_lun_reset(st);
 	assert_int_equal(gate(st, &B, 0x2a, NULL), -1);

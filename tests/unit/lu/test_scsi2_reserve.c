@@ -12,7 +12,7 @@ static struct pr_answer scsi2(struct pr_state *st, const struct pr_port *p, uint
 
 	if (g >= 0)
 		return a;
-	pr_execute(st, cdb, p, 0, NULL, 0, &a);
+	pr_execute(st, cdb, sizeof(cdb), p, 0, NULL, 0, &a);
 	return a;
 }
 

@@ -208,7 +208,7 @@ static void test_snapshot(void **state)
 static void test_fault_hits(void **state)
 {
 	static const uint8_t read10[10] = { SCSI_OP_READ_10 }, tur[6] = { 0 };
-	struct fault_cmd c = { .lun = 0, .cdb = read10, .initiator = "iqn.2026-12.test:i" };
+	struct fault_cmd c = { .lun = 0, .cdb = read10, .cdb_len = sizeof(read10), .initiator = "iqn.2026-12.test:i" };
 	struct fault_hit hit;
 	struct metrics_snapshot s;
 	char err[160];
@@ -222,6 +222,7 @@ static void test_fault_hits(void **state)
 	assert_true(fault_rules_check(&c, &hit));
 	assert_false(fault_rules_check(&c, &hit));   /* count=2: spent */
 	c.cdb = tur;
+	c.cdb_len = sizeof(tur);
 	assert_false(fault_rules_check(&c, &hit));   /* not a read */
 	assert_int_equal(metrics_snapshot_take(&s), 0);
 	assert_int_equal(s.nrules, 1);

@@ -460,6 +460,45 @@ static void test_byte_length(void **state)
 	assert_int_equal(cdb_byte_length(NULL, 0), 0);
 }
 
+/* 3-byte length fields, READ BUFFER(10) and WRITE BUFFER's shape (SPC-4 6.19 / 6.43: bytes
+ * 6..8, ALLOCATION / PARAMETER LIST LENGTH; no table row has one, lunlab serves neither):
+ * read and written big-endian in exactly those three bytes, up to 0xffffff. */
+static void test_three_byte_length(void **state)
+{
+	static const struct cdb_layout rb10 = { .opcode = SCSI_OP_READ_BUFFER_10, .cdb_len = 10, .len_off = 6,
+						.len_size = 3, .len_kind = CDB_LEN_ALLOC, .dir = CDB_DIR_IN };
+	static const struct cdb_layout wb10 = { .opcode = SCSI_OP_WRITE_BUFFER, .cdb_len = 10, .len_off = 6,
+						.len_size = 3, .len_kind = CDB_LEN_PARAM, .dir = CDB_DIR_OUT };
+	uint8_t c[10];
+
+	(void)state;
+	memset(c, 0xee, sizeof(c));
+	c[0] = SCSI_OP_READ_BUFFER_10;
+	c[6] = 0x12;
+	c[7] = 0x34;
+	c[8] = 0x56;
+	assert_int_equal(cdb_layout_length(&rb10, c), 0x123456);
+	memset(c, 0xee, sizeof(c));
+	assert_true(cdb_layout_set_length(&wb10, c, sizeof(c), 0xabcdef));
+	assert_int_equal(c[5], 0xee); /* only bytes 6..8 */
+	assert_int_equal(c[6], 0xab);
+	assert_int_equal(c[7], 0xcd);
+	assert_int_equal(c[8], 0xef);
+	assert_int_equal(c[9], 0xee);
+	assert_int_equal(cdb_layout_length(&wb10, c), 0xabcdef);
+	assert_true(cdb_layout_set_length(&wb10, c, sizeof(c), 0xffffff));
+	assert_int_equal(cdb_layout_length(&wb10, c), 0xffffff);
+	assert_false(cdb_layout_set_length(&wb10, c, sizeof(c), 0x1000000)); /* 25 bits: does not fit */
+	assert_int_equal(cdb_layout_length(&wb10, c), 0xffffff);           /* untouched */
+	assert_false(cdb_layout_set_length(&wb10, c, 9, 1));                 /* shorter than 10 bytes */
+	/* the table's own fields through the same path: READ(10)'s 2 bytes */
+	memset(c, 0, sizeof(c));
+	c[0] = SCSI_OP_READ_10;
+	assert_true(cdb_set_length(c, sizeof(c), 0xffff));
+	assert_false(cdb_set_length(c, sizeof(c), 0x10000));
+	assert_int_equal(get_be16(c + 7), 0xffff);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -471,6 +510,7 @@ int main(void)
 		cmocka_unit_test(test_build_and_set_length),
 		cmocka_unit_test(test_typical_and_props),
 		cmocka_unit_test(test_byte_length),
+		cmocka_unit_test(test_three_byte_length),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
