@@ -113,7 +113,7 @@ static inline int gate_sa(struct pr_state *st, const struct pr_port *p, uint8_t 
 	uint8_t buf[32];
 	struct pr_answer ans;
 
-	if (!pr_gate(st, cdb, p, buf, sizeof(buf), &ans))
+	if (!pr_gate(st, cdb, sizeof(cdb), p, buf, sizeof(buf), &ans))
 		return -1;
 	return ans.status;
 }

@@ -47,7 +47,7 @@ static void kinds(void **state)
 	for (size_t i = 0; i < sizeof(odx) / sizeof(odx[0]); i++) {
 		cdb[0] = odx[i].op;
 		cdb[1] = odx[i].sa;
-		assert_int_equal(fault_cdb_kind(cdb), odx[i].kind);
+		assert_int_equal(fault_cdb_kind(cdb, sizeof(cdb)), odx[i].kind);
 	}
 	cdb[1] = 0;
 	cdb[0] = SCSI_OP_INQUIRY;
