@@ -260,7 +260,9 @@ static int mem_put(const char *ns, const char *key, const void *val, size_t len,
 	} else {
 		free(r->val);
 	}
-	r->val = malloc(len);
+	/* one byte more, a NUL: the tests read records with strstr */
+	r->val = calloc(1, len + 1);
+	assert_non_null(r->val);
 	memcpy(r->val, val, len);
 	r->len = len;
 	return 0;
