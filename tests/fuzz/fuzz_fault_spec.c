@@ -43,7 +43,7 @@ static void fault_rule(const char *text)
 	if ((s.has_lun && s.lun > FAULT_LUN_MAX) || s.every < 1 || !(s.p > 0.0 && s.p <= 1.0) ||
 	    (s.has_lba && s.lba_last < s.lba_first) ||
 	    (s.has_window && s.window_end_ms <= s.window_start_ms) || s.delay_a_us > FAULT_DELAY_MAX_US ||
-	    s.delay_b_us > FAULT_DELAY_MAX_US || (int)s.action < 0 || s.action > FAULT_ACT_CORRUPT ||
+	    s.delay_b_us > FAULT_DELAY_MAX_US || (int)s.action < 0 || s.action >= FAULT_ACTIONS ||
 	    !memchr(s.initiator, '\0', sizeof(s.initiator)) || !memchr(s.portal, '\0', sizeof(s.portal))) {
 		fprintf(stderr, "fault_spec_parse accepted an out-of-range rule: %s\n", text);
 		abort();
