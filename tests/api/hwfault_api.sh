@@ -11,18 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=run-api-target.sh
 source "$here/run-api-target.sh"
 
-work=$(mktemp -d /tmp/lunlab-api-hwfault.XXXXXX)
-status=0
-finish() {
-    [[ -n ${LL_PID:-} ]] && { api_stop || status=1; }
-    if (( status != 0 )) && [[ -s $work/target.log ]]; then
-        echo "---- target log tail ($work/target.log) ----"
-        tail -n 40 "$work/target.log"
-    fi
-    (( status == 0 )) && rm -rf "$work"
-    exit "$status"
-}
-trap finish EXIT
+api_scratch hwfault
 
 # refused: "lunlab-target: --fault SPEC: REASON" on one line, exit 2
 refused() {

@@ -41,3 +41,21 @@ api_start() {
 api_stop() {
     ll_stop_verified "$API_LOG"
 }
+
+# api_scratch NAME: a scratch directory in $work (kept when the test fails), status=0, and an
+# EXIT trap that stops the target, shows its log's tail on failure and exits with $status;
+# the shell-level API tests share this instead of each writing it out
+api_scratch() {
+    work=$(mktemp -d "/tmp/lunlab-api-$1.XXXXXX")
+    status=0
+    trap api_finish EXIT
+}
+api_finish() {
+    [[ -n ${LL_PID:-} ]] && { api_stop || status=1; }
+    if (( status != 0 )) && [[ -s $work/target.log ]]; then
+        echo "---- target log tail ($work/target.log) ----"
+        tail -n 40 "$work/target.log"
+    fi
+    (( status == 0 )) && rm -rf "$work"
+    exit "$status"
+}
