@@ -16,6 +16,7 @@
 #include "target/api/api_router.h"
 
 struct json_object;
+struct json_text;
 
 struct xms_ctx {
 	const struct api_request *req;
@@ -45,6 +46,12 @@ struct xms_type {
 	/* every object's full content (each with "name" and "index") appended
 	 * to arr; runs with the model locked */
 	void (*list)(struct xms_ctx *x, struct json_object *arr);
+	/* optional, for big lists: the same objects (in the request's scope,
+	 * with sys-name and xms-id) written as the members of a JSON array,
+	 * byte for byte as the engine would send list's (json_text.h); used
+	 * for GET TYPE?full=1 without filter= or prop=, where there is nothing
+	 * to pick and the engine copies the text into the answer */
+	void (*list_text)(struct xms_ctx *x, struct json_text *w);
 	/* create / change / delete; each answers x->rsp itself (api_error or
 	 * xms_reply_created / xms_reply_ok).  index: the object the request
 	 * names (0 for a DELETE that names none, e.g. by body fields).  NULL:
