@@ -273,9 +273,9 @@ static const char *list_key(const struct xms_type *t)
 	return t->list_key ? t->list_key : t->name;
 }
 
-/* GET TYPE?full=1 of a type that writes its list as text: the answer
+/* GET TYPE[?full=1] of a type that writes its list as text: the answer
  * written straight, as json-c would write {LIST_KEY: [...], "links": [...]} */
-static void get_full_text(struct xms_ctx *x)
+static void get_list_text(struct xms_ctx *x)
 {
 	struct json_text w;
 	char href[512], *body;
@@ -285,7 +285,9 @@ static void get_full_text(struct xms_ctx *x)
 	jt_obj_open(&w);
 	jt_key(&w, list_key(x->type));
 	jt_arr_open(&w);
+	x->refs = !x->q.full;
 	x->type->list_text(x, &w);
+	x->refs = false;
 	jt_arr_close(&w);
 	jt_key(&w, "links");
 	jt_arr_open(&w);
@@ -313,8 +315,8 @@ static void get(struct xms_ctx *x, uint64_t index)
 	struct json_object *all, *out, *one;
 	char href[512];
 
-	if (!index && !x->q.name && x->q.full && !x->q.nfilters && !x->q.nprops && x->type->list_text) {
-		get_full_text(x);
+	if (!index && !x->q.name && !x->q.nfilters && (!x->q.full || !x->q.nprops) && x->type->list_text) {
+		get_list_text(x);
 		return;
 	}
 	all = json_object_new_array();

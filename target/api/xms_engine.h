@@ -37,6 +37,9 @@ struct xms_ctx {
 	 * Cinder call does not build all 10,000 volumes' JSON). */
 	uint64_t want_index;
 	const char *want_name;
+	/* list_text writes list entries, not whole objects: {"href", "name"}
+	 * (and "sys-name" in v3), as GET TYPE without full=1 answers */
+	bool refs;
 };
 
 struct xms_type {
@@ -47,10 +50,11 @@ struct xms_type {
 	 * to arr; runs with the model locked */
 	void (*list)(struct xms_ctx *x, struct json_object *arr);
 	/* optional, for big lists: the same objects (in the request's scope,
-	 * with sys-name and xms-id) written as the members of a JSON array,
-	 * byte for byte as the engine would send list's (json_text.h); used
-	 * for GET TYPE?full=1 without filter= or prop=, where there is nothing
-	 * to pick and the engine copies the text into the answer */
+	 * with sys-name and xms-id; their entries when x->refs) written as the
+	 * members of a JSON array, byte for byte as the engine would send
+	 * list's (json_text.h); used for GET TYPE[?full=1] without filter= (or
+	 * prop= with full=1), where there is nothing to pick and the engine
+	 * sends the text as it is */
 	void (*list_text)(struct xms_ctx *x, struct json_text *w);
 	/* create / change / delete; each answers x->rsp itself (api_error or
 	 * xms_reply_created / xms_reply_ok).  index: the object the request

@@ -171,9 +171,11 @@ const struct xms_type xms_type_igs = {
 
 static void list_inits(struct xms_ctx *x, struct json_object *arr)
 {
+	uint64_t now_ms = xms_perf_now_ms();
+
 	(void)x;
 	for (size_t i = 0; i < g_xms.initiators.n; i++) {
-		const struct xms_initiator *n = &g_xms.initiators.v[i];
+		struct xms_initiator *n = &g_xms.initiators.v[i];
 		const struct xms_ig *g = xms_ig_get(&g_xms, n->ig);
 		const struct xms_cluster *c = xms_cluster_get(&g_xms, n->cluster);
 		struct json_object *o = json_object_new_object();
@@ -194,6 +196,12 @@ static void list_inits(struct xms_ctx *x, struct json_object *arr)
 		json_object_object_add(o, "chap-discovery-initiator-user-name", json_object_new_string(n->disc_user));
 		json_object_object_add(o, "chap-discovery-initiator-password", json_object_new_string(n->disc_pass));
 		xms_attrs_show(&n->attrs, XMS_ATTR_OS, o);
+		/* performance: what this IQN sent, the counters /metrics serves as
+		 * lunlab_initiator_* (target/iscsi/path_stats.h); an initiator group
+		 * shows the sum of its initiators' */
+		struct xms_perf_counters pc = { 0 };
+		xms_perf_add_initiator(&pc, n->port_address);
+		xms_perf_show(&n->perf, &pc, now_ms, o);
 		json_object_array_add(arr, o);
 	}
 }

@@ -303,7 +303,7 @@ static void text_some(struct xms_ctx *x, struct json_text *w, bool snapshots_onl
 	bool one = x->want_index || x->want_name;
 	struct vol_index idx;
 
-	if (!one)
+	if (!one && !x->refs)
 		index_build(&idx);
 	for (size_t ci = 0; ci < g_xms.clusters.n; ci++) {
 		const struct xms_cluster *c = &g_xms.clusters.v[ci];
@@ -321,7 +321,8 @@ static void text_some(struct xms_ctx *x, struct json_text *w, bool snapshots_onl
 		}
 		if (!any)
 			continue;
-		n = xms_scsi_volume_infos(c, &infos);
+		/* the array's figures: for whole objects only */
+		n = x->refs ? 0 : xms_scsi_volume_infos(c, &infos);
 		if (n > 1)
 			qsort(infos, n, sizeof(*infos), info_cmp);
 		for (size_t i = 0; i < g_xms.volumes.n; i++) {
@@ -331,13 +332,26 @@ static void text_some(struct xms_ctx *x, struct json_text *w, bool snapshots_onl
 
 			if (v->cluster != c->index || (snapshots_only && !v->snapshot) || !wanted(x, v))
 				continue;
+			if (x->refs) { /* the engine's list entry (xms_engine.c get) */
+				char href[512];
+
+				snprintf(href, sizeof(href), "%s/%s/%llu", x->base, x->type->name,
+					 (unsigned long long)v->index);
+				jt_obj_open(w);
+				jt_kstr(w, "href", href);
+				jt_kstr(w, "name", v->name);
+				if (x->version == 3)
+					jt_kstr(w, "sys-name", c->name);
+				jt_obj_close(w);
+				continue;
+			}
 			snprintf(key.name, sizeof(key.name), "%s", v->guid);
 			info = n ? bsearch(&key, infos, n, sizeof(*infos), info_cmp) : NULL;
 			volume_text(w, v, info, now_ms, one ? NULL : &idx);
 		}
 		free(infos);
 	}
-	if (!one)
+	if (!one && !x->refs)
 		index_free(&idx);
 }
 
