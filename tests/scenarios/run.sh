@@ -340,7 +340,8 @@ stalled)
     # those older files (DIR) the same stall failed them.  The stall is the input, not a
     # bound judged: nothing here can fail because this machine is slow.
     dir=$4 stall=${STALL:-3}
-    for name in sigkill-during-writes:writer alua-standby-and-back:writer path-flaps-during-clone:clone; do
+    for name in sigkill-during-writes:writer alua-standby-and-back:writer path-flaps-during-clone:clone \
+                odx-clone-path-flaps:clone; do
         w=${name#*:} name=${name%%:*}
         log=$work/$name.stalled.log
         "$bench" scenario "$dir/$name.yaml" >"$log" 2>&1 &
