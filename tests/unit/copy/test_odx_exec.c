@@ -1,12 +1,13 @@
 /* test_odx_exec.c — POPULATE TOKEN, RECEIVE ROD TOKEN INFORMATION, WRITE
  * USING TOKEN and COPY OPERATION ABORT inside the handler (odx_exec.c,
- * odx_rrti.c, odx_token.c, odx_ops.c) on real array volumes: the token read
+ * odx_rrti.c, odx_token.c, copy_registry.c) on real array volumes: the token read
  * back through RRTI, the data read back after WRITE USING TOKEN, the point
  * in time, a token used from another LU and another I_T nexus, every token
  * refusal with its exact sense (forged, unknown type, another array's,
  * unknown after a key change, expired on an injected clock, deleted,
  * cancelled), partial writes with RRTI's transfer count, the zero ROD
- * token, the cost fields and the array's accounting afterwards. */
+ * token, the cost fields and the array's accounting afterwards; the list
+ * identifiers shared with EXTENDED COPY (one namespace per I_T nexus). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,7 +22,7 @@
 #include "handlers/copy/copy.h"
 #include "handlers/copy/odx.h"
 #include "handlers/copy/odx_limits.h"
-#include "handlers/copy/odx_ops.h"
+#include "handlers/copy/copy_registry.h"
 #include "handlers/copy/odx_token.h"
 #include "handlers/host.h"
 #include "handlers/scsi/scsi.h"
@@ -49,7 +50,7 @@ static struct lunlab_profile prof_plain;
 static struct tcmulib_cmd lib;
 #define SENSE (lib.sense_buf)
 static struct lunlab_host_ops host;
-static uint8_t cdb[16];
+static uint8_t cdb[32];   /* CDB_MAX_LEN: rcr_handle decodes the whole CDB */
 static uint8_t list[536 + 16 * 32];
 static struct scsi_cmd cmd;
 static struct iovec iov;
@@ -156,6 +157,27 @@ static void expect_sense(uint8_t key, uint16_t asc_ascq)
 	assert_int_equal(SENSE[2] & 0x0f, key);
 	assert_int_equal(SENSE[12], scsi_asc(asc_ascq));
 	assert_int_equal(SENSE[13], scsi_ascq(asc_ascq));
+}
+
+/* SPC-4's duplicate list identifier: exactly 70 00 05 .. 0A .. 00 16, no
+ * field pointer */
+static void expect_in_progress(void)
+{
+	const uint8_t want[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x00, 0x16, 0, 0, 0, 0 };
+
+	assert_memory_equal(SENSE, want, sizeof(want));
+}
+
+/* RECEIVE COPY RESULTS (84h) of sa and a LID1 list id on d into out; the status. */
+static int rcr(struct lunlab_dev *d, uint8_t sa, uint8_t id, uint8_t *out, uint32_t alloc)
+{
+	memset(cdb, 0, sizeof(cdb));
+	cdb[0] = 0x84;
+	cdb[1] = sa;
+	cdb[2] = id;
+	put_be32(cdb + 10, alloc);
+	memset(out, 0xcc, alloc);
+	return run(d, rcr_handle, out, alloc);
 }
 
 /* POPULATE TOKEN of n ranges on d with list id; the status. */
@@ -305,18 +327,63 @@ static void test_other_lu_and_nexus(void **state)
 	host_double_nexus = 7;
 	assert_int_equal(rrti(&slu[1].dev, 3, r), TCMU_STS_OK);
 	assert_int_equal(r[4], 0x10);
-	/* a list id nexus 7 still runs is refused: 05/24/00 at the LIST IDENTIFIER */
-	int running = odx_ops_begin(&slu[1].dev, 7, 4, SCSI_SA_POPULATE_TOKEN);
+	/* a list id nexus 7 still runs is refused: 05/00/16 OPERATION IN PROGRESS */
+	int running = copy_reg_begin(&slu[1].dev, 7, COPY_KIND_POPULATE_TOKEN, true, 4, true);
 	assert_true(running >= 0);
 	uint64_t lba = 0;
 	uint32_t nb = 1;
 	assert_int_equal(pt(&slu[1].dev, 4, 0, 1, &lba, &nb), TCMU_STS_PASSTHROUGH_ERR);
-	expect_sense(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB);
-	assert_int_equal(get_be16(SENSE + 16), 6);
+	expect_in_progress();
 	host_double_nexus = 8;
 	assert_int_equal(pt(&slu[1].dev, 4, 0, 1, &lba, &nb), TCMU_STS_OK);
 	struct odx_op done = { .status = ODX_OP_DONE };
-	odx_ops_end(running, &done);
+	copy_reg_end_odx(running, &done);
+	host_double_nexus = 0;
+}
+
+/* SPC-4 gives EXTENDED COPY and the token commands one list identifier
+ * namespace per I_T nexus: a POPULATE TOKEN with the list id of an EXTENDED
+ * COPY its nexus still runs is a duplicate (05/00/16, as for two EXTENDED
+ * COPYs), another nexus may use it; RRTI knows no EXTENDED COPY and RECEIVE
+ * COPY RESULTS no token operation (05/24/00 at CDB byte 2 each). */
+static void test_list_ids_shared_with_extended_copy(void **state)
+{
+	uint8_t tok[512], r[ODX_RRTI_MAX], out[64];
+	uint64_t lba = 0;
+	uint32_t nb = 1;
+
+	host_double_nexus = 7;
+	int xcopy = copy_reg_begin(&slu[0].dev, 7, COPY_KIND_XCOPY_LID1, true, 4, true);
+	assert_true(xcopy >= 0);
+	assert_int_equal(pt(&slu[0].dev, 4, 0, 1, &lba, &nb), TCMU_STS_PASSTHROUGH_ERR);
+	expect_in_progress();
+	host_double_nexus = 8;
+	assert_int_equal(pt(&slu[0].dev, 4, 0, 1, &lba, &nb), TCMU_STS_OK);
+	host_double_nexus = 7;
+	/* the EXTENDED COPY ends held: RRTI of its list id knows nothing */
+	struct copy_status st = { .cm_status = COPY_DONE_OK, .segments = 1, .bytes = 4096 };
+	copy_reg_end_xcopy(xcopy, &st);
+	assert_int_equal(rrti(&slu[0].dev, 4, r), TCMU_STS_PASSTHROUGH_ERR);
+	expect_sense(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB);
+	assert_int_equal(SENSE[15], 0x80 | 0x40);
+	assert_int_equal(get_be16(SENSE + 16), 2);
+	/* ... and RECEIVE COPY RESULTS reports it */
+	assert_int_equal(rcr(&slu[0].dev, 0x00, 4, out, sizeof(out)), TCMU_STS_OK);
+	const uint8_t want[12] = { 0, 0, 0, 8, 0x01, 0, 1, 0x00, 0, 0, 0x10, 0x00 };
+	assert_memory_equal(out, want, sizeof(want));
+
+	/* a POPULATE TOKEN's list id: RECEIVE COPY RESULTS knows nothing */
+	pt_token(&slu[0].dev, 6, 0, 8, tok);
+	assert_int_equal(rcr(&slu[0].dev, 0x00, 6, out, sizeof(out)), TCMU_STS_PASSTHROUGH_ERR);
+	expect_sense(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB);
+	assert_int_equal(SENSE[15], 0x80 | 0x40);
+	assert_int_equal(get_be16(SENSE + 16), 2);
+	assert_int_equal(rcr(&slu[0].dev, 0x04, 6, out, sizeof(out)), TCMU_STS_OK);
+	assert_memory_equal(out, "\0\0\0\0", 4);      /* no failed segment details */
+	/* ... and RRTI reports it */
+	assert_int_equal(rrti(&slu[0].dev, 6, r), TCMU_STS_OK);
+	assert_int_equal(r[4], 0x10);
+	assert_int_equal(r[5], ODX_OP_DONE);
 	host_double_nexus = 0;
 }
 
@@ -476,12 +543,12 @@ static void test_deleted_and_cancelled(void **state)
 	expect_sense(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB);
 	assert_int_equal(get_be16(SENSE + 16), 2);
 	/* a running one is told to stop: its write ends TERMINATED */
-	int slot = odx_ops_begin(&slu[1].dev, 0, 77, SCSI_SA_WRITE_USING_TOKEN);
+	int slot = copy_reg_begin(&slu[1].dev, 0, COPY_KIND_WRITE_USING_TOKEN, true, 77, true);
 	ob_cdb_abort(cdb, 77);
 	assert_int_equal(run(&slu[1].dev, odx_copy_abort, NULL, 0), TCMU_STS_OK);
-	assert_true(odx_ops_aborted(slot));
+	assert_true(copy_reg_aborted(slot));
 	struct odx_op op = { .sa = SCSI_SA_WRITE_USING_TOKEN, .status = ODX_OP_DONE, .blocks = 3 };
-	odx_ops_end(slot, &op);
+	copy_reg_end_odx(slot, &op);
 	assert_int_equal(rrti(&slu[1].dev, 77, r), TCMU_STS_OK);
 	assert_int_equal(r[5], 0x60);
 	assert_int_equal(get_be64(r + 16), 3);
@@ -681,6 +748,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fail_after_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_out_of_space, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abort_running, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_ids_shared_with_extended_copy, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

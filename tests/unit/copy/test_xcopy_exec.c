@@ -16,7 +16,7 @@
 #include "handlers/array/array_admin.h"
 #include "handlers/copy/copy.h"
 #include "handlers/copy/copy_limits.h"
-#include "handlers/copy/copy_lists.h"
+#include "handlers/copy/copy_registry.h"
 #include "handlers/host.h"
 #include "handlers/scsi/scsi.h"
 #include "tests/unit/copy/tcmu_log_capture.h"
@@ -542,14 +542,14 @@ static void test_busy_and_same_list_id(void **state)
 
 	/* a copy with list id 5 is running on slu[0].dev (another host's, on another
 	 * worker thread): the same id is not refused, initiators are unknown */
-	running[0] = copy_lists_begin(&slu[0].dev, 0, true, 5, true);
+	running[0] = copy_reg_begin(&slu[0].dev, 0, COPY_KIND_XCOPY_LID1, true, 5, true);
 	assert_true(running[0] >= 0);
 	size_t len = begin_list(5, 2, t, 1, 1);
 	tb_seg(seg_at(1, 0), 0, 0, false, 1, 0, 1);
 	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
 
 	for (unsigned i = 1; i < XCOPY_TOTAL_CONCURRENT; i++) {
-		running[i] = copy_lists_begin(&slu[0].dev, 0, false, 0, false);
+		running[i] = copy_reg_begin(&slu[0].dev, 0, COPY_KIND_XCOPY_LID1, false, 0, false);
 		assert_true(running[i] >= 0);
 	}
 	len = begin_list(0, 3, t, 1, 1);
@@ -559,7 +559,7 @@ static void test_busy_and_same_list_id(void **state)
 	assert_int_equal(xcopy_to(&slu[1].dev, len), TCMU_STS_OK);
 	struct copy_status st = { .cm_status = COPY_DONE_OK };
 	for (unsigned i = 0; i < XCOPY_TOTAL_CONCURRENT; i++)
-		copy_lists_end(running[i], &st);
+		copy_reg_end_xcopy(running[i], &st);
 	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
 }
 
@@ -589,7 +589,7 @@ static void test_list_ids_per_nexus(void **state)
 	assert_int_equal(out[11] | out[10] << 8, 16 * 512);
 
 	/* session 7 still running list 2 on slu[0].dev: its second list 2 is refused */
-	int running = copy_lists_begin(&slu[0].dev, 7, true, 2, false);
+	int running = copy_reg_begin(&slu[0].dev, 7, COPY_KIND_XCOPY_LID1, true, 2, false);
 	assert_true(running >= 0);
 	len = begin_list(2, 2, t, 2, 1);
 	tb_seg(seg_at(2, 0), 0, 1, false, 16, 0, 100);
@@ -600,7 +600,25 @@ static void test_list_ids_per_nexus(void **state)
 	host_double_nexus = 8;
 	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);        /* another session: fine */
 	struct copy_status st = { .cm_status = COPY_DONE_OK };
-	copy_lists_end(running, &st);
+	copy_reg_end_xcopy(running, &st);
+
+	/* one namespace with the token commands (SPC-4): session 7's running
+	 * WRITE USING TOKEN with list id 3 makes its EXTENDED COPY list 3 a
+	 * duplicate, exactly 70 00 05 .. 0A .. 00 16 with no field pointer */
+	int wut = copy_reg_begin(&slu[0].dev, 7, COPY_KIND_WRITE_USING_TOKEN, true, 3, true);
+	assert_true(wut >= 0);
+	host_double_nexus = 7;
+	len = begin_list(3, 0, t, 2, 1);
+	tb_seg(seg_at(2, 0), 0, 1, false, 16, 0, 100);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_PASSTHROUGH_ERR);
+	const uint8_t in_progress[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x00, 0x16, 0, 0, 0, 0 };
+	assert_memory_equal(SENSE, in_progress, sizeof(in_progress));
+	host_double_nexus = 8;
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);        /* session 8's list 3 */
+	struct odx_op done = { .sa = COPY_KIND_WRITE_USING_TOKEN, .status = ODX_OP_DONE };
+	copy_reg_end_odx(wut, &done);
+	host_double_nexus = 7;
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);        /* ended: free again */
 }
 
 int main(void)
