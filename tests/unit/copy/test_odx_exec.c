@@ -30,11 +30,10 @@
 #include "lunlab/scsi_vocab.h"
 #include "models/profile.h"
 #include "tests/unit/copy/odx_list_builder.h"
+#include "tests/unit/copy/copy_fixture.h"
 #include "tests/unit/copy/tcmu_log_capture.h"
 #include "tests/unit/handler/host_double.h"
 
-#define DEDUP 8192u
-#define LU_BYTES (8u << 20)
 #define BS 512u
 
 /* slu[0], slu[1]: LUs of array A (ODX offered); slu[2]: LU of array B;
@@ -47,108 +46,46 @@ static struct lunlab_profile prof_odx = {
 };
 static struct lunlab_profile prof_plain;
 
-static struct tcmulib_cmd lib;
-#define SENSE (lib.sense_buf)
+/* the command, its sense buffer in a library command (copy_fixture.h) */
+static struct cfx_cmd cx;
+#define SENSE (cx.lib.sense_buf)
+static uint8_t *const cdb = cx.cdb;
 static struct lunlab_host_ops host;
-static uint8_t cdb[32];   /* CDB_MAX_LEN: rcr_handle decodes the whole CDB */
 static uint8_t list[536 + 16 * 32];
-static struct scsi_cmd cmd;
-static struct iovec iov;
 static uint64_t fake_ms;
 static uint64_t rng = 0x0d0d;
 
 static uint64_t fake_clock(void) { return fake_ms; }
-
-static void fill(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-		p[i] = (uint8_t)(rng >> 56);
-	}
-}
-
-static struct array *make_array(void)
-{
-	static unsigned seq;
-	char name[64];
-	struct array_params p = { .dedup_block = DEDUP, .zlib_level = 1, .zlib_window_bits = 14, .alloc_unit = 512 };
-	char *err = NULL;
-
-	snprintf(name, sizeof(name), "odx-test-%d-%u", (int)getpid(), ++seq);
-	struct array *a = array_get(name, &p, &err);
-	if (!a)
-		fail_msg("array_get: %s", err ? err : "?");
-	return a;
-}
-
-static void make_lu(struct lunlab_dev *d, struct array *a, const struct lunlab_profile *prof, uint8_t n)
-{
-	memset(d, 0, sizeof(*d));
-	d->array = a;
-	d->vol = volume_create(a, LU_BYTES, BS);
-	assert_non_null(d->vol);
-	d->block_size = BS;
-	d->num_lbas = LU_BYTES / BS;
-	d->profile = prof;
-	tb_naa(d->naa, n);
-	atomic_store(&scsi_lu(d)->wce, true);
-	lunlab_dev_register(d);
-}
+static void fill(uint8_t *p, size_t n) { cfx_fill(&rng, p, n); }
+static void put_data(struct lunlab_dev *d, uint64_t lba, const void *buf, size_t n) { cfx_put(d, lba * BS, buf, n); }
+static void get_data(struct lunlab_dev *d, uint64_t lba, void *buf, size_t n) { cfx_get(d, lba * BS, buf, n); }
 
 static int setup(void **state)
 {
-	host_double_fill(&host);
-	assert_ptr_equal(host_ops_adopt(&host), &host);
-	host_double_nexus = 0;
+	cfx_host(&host);
 	fake_ms = 1000000;
 	odx_clock_set(fake_clock);
 	for (int i = 0; i < 3; i++)
-		arr[i] = make_array();
-	make_lu(&slu[0].dev, arr[0], &prof_odx, 1);
-	make_lu(&slu[1].dev, arr[0], &prof_odx, 2);
-	make_lu(&slu[2].dev, arr[1], &prof_odx, 3);
-	make_lu(&slu[3].dev, arr[2], &prof_plain, 4);
+		arr[i] = cfx_array("odx-test");
+	cfx_lu(&slu[0], arr[0], BS, &prof_odx, 1, true);
+	cfx_lu(&slu[1], arr[0], BS, &prof_odx, 2, true);
+	cfx_lu(&slu[2], arr[1], BS, &prof_odx, 3, true);
+	cfx_lu(&slu[3], arr[2], BS, &prof_plain, 4, true);
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	for (int i = 0; i < 4; i++) {
-		copy_dev_forget(&slu[i].dev);
-		lunlab_dev_unregister(&slu[i].dev);
-		volume_destroy(slu[i].dev.vol);
-	}
+	cfx_lus_close(slu, 4);
 	for (int i = 0; i < 3; i++)
 		array_put(arr[i]);
 	odx_clock_set(NULL);
 	return 0;
 }
 
-static void put_data(struct lunlab_dev *d, uint64_t lba, const void *buf, size_t n)
-{
-	struct iovec io = { (void *)buf, n };
-	assert_int_equal(volume_write(d->vol, lba * BS, n, &io, 1), 0);
-}
-
-static void get_data(struct lunlab_dev *d, uint64_t lba, void *buf, size_t n)
-{
-	struct iovec io = { buf, n };
-	assert_int_equal(volume_read(d->vol, lba * BS, n, &io, 1), 0);
-}
-
 static int run(struct lunlab_dev *d, int (*fn)(struct scsi_cmd *), void *data, size_t len)
 {
-	memset(SENSE, 0, sizeof(SENSE));
-	iov.iov_base = data;
-	iov.iov_len = len;
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.dev = d;
-	cmd.cdb = cdb;
-	cmd.iov = &iov;
-	cmd.iov_cnt = 1;
-	cmd.iov_len = len;
-	cmd.sense = SENSE;
-	return fn(&cmd);
+	return cfx_run(&cx, d, fn, data, len);
 }
 
 static void expect_sense(uint8_t key, uint16_t asc_ascq)
@@ -171,7 +108,7 @@ static void expect_in_progress(void)
 /* RECEIVE COPY RESULTS (84h) of sa and a LID1 list id on d into out; the status. */
 static int rcr(struct lunlab_dev *d, uint8_t sa, uint8_t id, uint8_t *out, uint32_t alloc)
 {
-	memset(cdb, 0, sizeof(cdb));
+	memset(cx.cdb, 0, sizeof(cx.cdb));
 	cdb[0] = 0x84;
 	cdb[1] = sa;
 	cdb[2] = id;
@@ -232,12 +169,12 @@ static void test_populate_rrti_write(void **state)
 	put_data(&slu[0].dev, lba, src, sizeof(src));
 	assert_int_equal(pt(&slu[0].dev, 5, 0, 1, &lba, &nb), TCMU_STS_OK);
 	/* the cost model's view: a metadata copy of one range */
-	assert_int_equal(cmd.xcopy_bytes, 64 * BS);
-	assert_int_equal(cmd.xcopy_segments, 1);
-	assert_int_equal(cmd.bytes_moved, 32);
+	assert_int_equal(cx.cmd.xcopy_bytes, 64 * BS);
+	assert_int_equal(cx.cmd.xcopy_segments, 1);
+	assert_int_equal(cx.cmd.bytes_moved, 32);
 
 	assert_int_equal(rrti(&slu[0].dev, 5, r), TCMU_STS_OK);
-	assert_int_equal(cmd.bytes_moved, 568);
+	assert_int_equal(cx.cmd.bytes_moved, 568);
 	assert_int_equal(get_be32(r), 564);          /* AVAILABLE DATA */
 	assert_int_equal(r[4], 0x10);                /* RESPONSE TO SERVICE ACTION: POPULATE TOKEN */
 	assert_int_equal(r[5], 0x01);                /* completed without errors */
@@ -262,9 +199,9 @@ static void test_populate_rrti_write(void **state)
 	struct array_stats before, after;
 	array_get_stats(arr[0], &before);
 	assert_int_equal(wut1(&slu[1].dev, tok, 1024, 64), TCMU_STS_OK);
-	assert_int_equal(cmd.xcopy_bytes, 64 * BS);
-	assert_int_equal(cmd.xcopy_segments, 1);
-	assert_int_equal(cmd.bytes_moved, 552);
+	assert_int_equal(cx.cmd.xcopy_bytes, 64 * BS);
+	assert_int_equal(cx.cmd.xcopy_segments, 1);
+	assert_int_equal(cx.cmd.bytes_moved, 552);
 	get_data(&slu[1].dev, 1024, back, sizeof(back));
 	assert_memory_equal(back, src, sizeof(src));
 	/* a metadata copy: no new block stored, 64 x 512 B = 4 more 8 KiB map entries */
@@ -283,7 +220,7 @@ static void test_populate_rrti_write(void **state)
 	/* allocation length cuts the answer */
 	ob_cdb_rrti(cdb, 99, 8);
 	assert_int_equal(run(&slu[1].dev, odx_rrti, r, sizeof(r)), TCMU_STS_OK);
-	assert_int_equal(cmd.bytes_moved, 8);
+	assert_int_equal(cx.cmd.bytes_moved, 8);
 }
 
 static void test_point_in_time(void **state)
@@ -398,7 +335,7 @@ static void test_ranges_offset_partial(void **state)
 	put_data(&slu[0].dev, 100, src, 32 * BS);
 	put_data(&slu[0].dev, 500, src + 32 * BS, 64 * BS);
 	assert_int_equal(pt(&slu[0].dev, 6, 0, 2, slba, snb), TCMU_STS_OK);
-	assert_int_equal(cmd.xcopy_segments, 2);
+	assert_int_equal(cx.cmd.xcopy_segments, 2);
 	assert_int_equal(rrti(&slu[0].dev, 6, r), TCMU_STS_OK);
 	assert_int_equal(get_be64(r + 16), 96);
 	memcpy(tok, r + 56, 512);
@@ -410,7 +347,7 @@ static void test_ranges_offset_partial(void **state)
 	memset(back, 0, sizeof(back));
 	put_data(&slu[1].dev, 4000, back, 40 * BS);
 	assert_int_equal(wut(&slu[1].dev, 7, false, 16, tok, 3, dlba, dnb), TCMU_STS_OK);
-	assert_int_equal(cmd.xcopy_bytes, 80 * BS);
+	assert_int_equal(cx.cmd.xcopy_bytes, 80 * BS);
 	assert_int_equal(rrti(&slu[1].dev, 7, r), TCMU_STS_OK);
 	assert_int_equal(r[5], 0x01);
 	assert_int_equal(get_be64(r + 16), 80);      /* TRANSFER COUNT: fewer than asked */
@@ -647,7 +584,7 @@ static void test_fail_after_blocks(void **state)
 	memset(host_double_fault_sense, 0, 3);
 	assert_int_equal(wut(&slu[1].dev, 2, false, 0, tok, 1, &lba, &nb), TCMU_STS_PASSTHROUGH_ERR);
 	expect_sense(SCSI_SK_COPY_ABORTED, SCSI_ASC_COPY_TARGET_NOT_REACHABLE);
-	assert_int_equal(cmd.xcopy_bytes, 24 * BS);
+	assert_int_equal(cx.cmd.xcopy_bytes, 24 * BS);
 	assert_int_equal(rrti(&slu[1].dev, 2, r), TCMU_STS_OK);
 	assert_int_equal(r[5], 0x02);
 	assert_int_equal(get_be64(r + 16), 24);
@@ -676,7 +613,7 @@ static void test_fail_after_blocks(void **state)
  * the write stops before its next piece, RRTI says terminated. */
 static void abort_list_9(void)
 {
-	struct scsi_cmd c = { .dev = &slu[1].dev, .sense = lib.sense_buf };
+	struct scsi_cmd c = { .dev = &slu[1].dev, .sense = cx.lib.sense_buf };
 	uint8_t acdb[16];
 
 	ob_cdb_abort(acdb, 9);
