@@ -109,7 +109,7 @@ static void expect_in_progress(void)
 static int rcr(struct lunlab_dev *d, uint8_t sa, uint8_t id, uint8_t *out, uint32_t alloc)
 {
 	memset(cx.cdb, 0, sizeof(cx.cdb));
-	cdb[0] = 0x84;
+	cdb[0] = SCSI_OP_THIRD_PARTY_COPY_IN;
 	cdb[1] = sa;
 	cdb[2] = id;
 	put_be32(cdb + 10, alloc);

@@ -418,7 +418,7 @@ static void test_parameter_list_errors_through_handler(void **state)
 static int rcr_to(struct lunlab_dev *d, uint8_t sa, uint8_t list_id, uint8_t *out, uint32_t alloc)
 {
 	memset(cx.cdb, 0, sizeof(cx.cdb));
-	cx.cdb[0] = 0x84;
+	cx.cdb[0] = SCSI_OP_THIRD_PARTY_COPY_IN;
 	cx.cdb[1] = sa;
 	cx.cdb[2] = list_id;
 	tb_put32(cx.cdb + 10, alloc);
