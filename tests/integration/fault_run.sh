@@ -28,15 +28,15 @@ source "$here/../../ci/lib/target-ctl.sh"
 ll_test_scratch faults "$bin"
 iqn=iqn.2026-11.org.lunlab:faults
 
-port2=$(ll_free_port) || { status=1; exit; }
 if [[ $mode == alua ]]; then
     ac=model=fa420-ac,time_scale=0
-    ll_start_lunlab "$bin" "$log" --listen "127.0.0.1:$port2,tpg=2" --iqn "$iqn" \
+    ll_start_lunlab "$bin" "$log" --listen "127.0.0.1:@PORT2@,tpg=2" --iqn "$iqn" \
         --handler-path "$handler_dir" \
         --lun "size=64M,$ac" --lun "size=64M,$ac,tpgs=both" --lun size=64M,model=unlimited \
         --lun "size=64M,$ac" --lun "size=64M,$ac" --lun "size=64M,$ac" \
         --alua lun=3,tpg=2,state=standby --alua lun=4,tpg=2,state=unavailable \
         --alua lun=5,tpg=2,state=transitioning || { status=1; exit; }
+    port2=$LL_PORT2
     echo "lunlab-target up on 127.0.0.1:$LL_PORT and 127.0.0.1:$port2 (log $log)"
     timeout 180 ${FAULT_CHECK_WRAP:-} "$checks/alua_check" "127.0.0.1:$LL_PORT" "127.0.0.1:$port2" "$iqn" || status=1
     grep -q "ALUA: SET TARGET PORT GROUPS on LUN 1 from iqn.2026-11.org.lunlab:alua-check" "$log" ||
@@ -44,12 +44,12 @@ if [[ $mode == alua ]]; then
     exit
 fi
 if [[ $mode == api ]]; then
-    api_port=$(ll_free_port) || { status=1; exit; }
     (umask 077 && printf 'api admin lunlab-api-secret\n' > "$work/auth")
-    ll_start_lunlab "$bin" "$log" --listen "127.0.0.1:$port2,tpg=2" --iqn "$iqn" \
-        --handler-path "$handler_dir" --api "127.0.0.1:$api_port" --auth-file "$work/auth" \
+    ll_start_lunlab "$bin" "$log" --listen "127.0.0.1:@PORT2@,tpg=2" --iqn "$iqn" \
+        --handler-path "$handler_dir" --api "127.0.0.1:@PORT3@" --auth-file "$work/auth" \
         --lun size=64M,model=unlimited --lun size=64M,model=unlimited \
         --lun size=64M,model=fa420-ac,time_scale=0 || { status=1; exit; }
+    port2=$LL_PORT2 api_port=$LL_PORT3
     echo "lunlab-target up on 127.0.0.1:$LL_PORT and 127.0.0.1:$port2, API on $api_port (log $log)"
     timeout 180 ${FAULT_CHECK_WRAP:-} "$checks/api_check" "127.0.0.1:$LL_PORT" "127.0.0.1:$port2" "$iqn" \
         "$api_port" admin:lunlab-api-secret || status=1
@@ -83,10 +83,11 @@ rules=(
 )
 args=()
 for r in "${rules[@]}"; do args+=(--fault "$r"); done
-ll_start_lunlab "$bin" "$log" --listen "127.0.0.1:$port2,tpg=2,advertise=$adv2" --iqn "$iqn" \
+ll_start_lunlab "$bin" "$log" --listen "127.0.0.1:@PORT2@,tpg=2,advertise=$adv2" --iqn "$iqn" \
     --handler-path "$handler_dir" \
     --lun size=64M,model=unlimited --lun size=64M,model=unlimited,array=x \
     --lun size=64M,model=unlimited,array=x "${args[@]}" || { status=1; exit; }
+port2=$LL_PORT2
 echo "lunlab-target up on 127.0.0.1:$LL_PORT and 127.0.0.1:$port2 (log $log)"
 timeout 180 ${FAULT_CHECK_WRAP:-} "$checks/fault_check" static "127.0.0.1:$LL_PORT" "127.0.0.1:$port2" "$adv2" "$iqn" || status=1
 
