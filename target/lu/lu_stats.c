@@ -70,21 +70,39 @@ static void add(_Atomic uint64_t *c, uint64_t n)
 	atomic_fetch_add_explicit(c, n, memory_order_relaxed);
 }
 
-void lu_stats_record(struct lu_stats *s, unsigned shard, enum lu_kind kind, uint64_t bytes, bool good,
-		     uint64_t latency_ns)
+void lu_stats_sample_set(struct lu_stats_sample *smp, enum lu_kind kind, uint64_t bytes, bool good,
+			 uint64_t latency_ns)
+{
+	smp->kind = kind;
+	smp->good = good;
+	smp->bucket = lunlab_lat_bucket(latency_ns);
+	smp->bytes = bytes;
+	smp->latency_ns = latency_ns;
+}
+
+void lu_stats_add(struct lu_stats *s, unsigned shard, const struct lu_stats_sample *smp)
 {
 	struct kind_counters *k;
 
-	if (!s || (unsigned)kind >= LU_KINDS)
+	if (!s || (unsigned)smp->kind >= LU_KINDS)
 		return;
-	k = &s->shard[shard % LU_STATS_SHARDS].k[kind];
+	k = &s->shard[shard % LU_STATS_SHARDS].k[smp->kind];
 	add(&k->commands, 1);
-	if (!good)
+	if (!smp->good)
 		add(&k->errors, 1);
-	if (bytes)
-		add(&k->bytes, bytes);
-	add(&k->latency_sum_ns, latency_ns);
-	add(&k->buckets[lunlab_lat_bucket(latency_ns)], 1);
+	if (smp->bytes)
+		add(&k->bytes, smp->bytes);
+	add(&k->latency_sum_ns, smp->latency_ns);
+	add(&k->buckets[smp->bucket], 1);
+}
+
+void lu_stats_record(struct lu_stats *s, unsigned shard, enum lu_kind kind, uint64_t bytes, bool good,
+		     uint64_t latency_ns)
+{
+	struct lu_stats_sample smp;
+
+	lu_stats_sample_set(&smp, kind, bytes, good, latency_ns);
+	lu_stats_add(s, shard, &smp);
 }
 
 static uint64_t get(const _Atomic uint64_t *c)

@@ -49,6 +49,21 @@ void lu_stats_free(struct lu_stats *s);
 void lu_stats_record(struct lu_stats *s, unsigned shard, enum lu_kind kind, uint64_t bytes, bool good,
 		     uint64_t latency_ns);
 
+/* One command's figures, worked out once (its kind decoded and its latency
+ * bucket found) for the several sets that count it: the LU's, its portal's
+ * and its initiator's (target/iscsi/path_stats.h).  Each further set then
+ * costs only its adds. */
+struct lu_stats_sample {
+	enum lu_kind kind;
+	bool good;
+	unsigned bucket;        /* lunlab_lat_bucket(latency_ns) */
+	uint64_t bytes, latency_ns;
+};
+void lu_stats_sample_set(struct lu_stats_sample *smp, enum lu_kind kind, uint64_t bytes, bool good,
+			 uint64_t latency_ns);
+/* lu_stats_record of a sample (s NULL: nothing). */
+void lu_stats_add(struct lu_stats *s, unsigned shard, const struct lu_stats_sample *smp);
+
 struct lu_kind_figures {
 	uint64_t commands;
 	uint64_t errors;                          /* status other than GOOD */

@@ -1,6 +1,6 @@
 /* test_lu_stats.c — target/lu/lu_stats.c: command kinds, exact counts,
- * bytes and latency buckets, shards summed, and exact totals when several
- * threads record at once. */
+ * bytes and latency buckets, shards summed, one sample counted into
+ * several sets, and exact totals when several threads record at once. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -82,6 +82,38 @@ static void test_record_and_read(void **state)
 	lu_stats_free(s);
 }
 
+/* One sample counted into three sets (an LU's, its portal's, its
+ * initiator's, as count_answer does): each holds exactly what
+ * lu_stats_record would have put there. */
+static void test_sample_into_several(void **state)
+{
+	struct lu_stats *s[3] = { lu_stats_new(), lu_stats_new(), lu_stats_new() };
+	struct lu_kind_figures f[LU_KINDS];
+	struct lu_stats_sample smp;
+
+	(void)state;
+	lu_stats_sample_set(&smp, LU_KIND_WRITE, 8192, false, 23000);
+	assert_int_equal(smp.bucket, 3); /* 23 us: le=50us */
+	for (int i = 0; i < 3; i++)
+		lu_stats_add(s[i], (unsigned)i, &smp);
+	lu_stats_add(NULL, 0, &smp); /* ignored */
+	for (int i = 0; i < 3; i++) {
+		lu_stats_read(s[i], f);
+		assert_int_equal(f[LU_KIND_WRITE].commands, 1);
+		assert_int_equal(f[LU_KIND_WRITE].errors, 1);
+		assert_int_equal(f[LU_KIND_WRITE].bytes, 8192);
+		assert_int_equal(f[LU_KIND_WRITE].latency_sum_ns, 23000);
+		assert_int_equal(f[LU_KIND_WRITE].latency_buckets[3], 1);
+		assert_int_equal(f[LU_KIND_READ].commands, 0);
+	}
+	lu_stats_sample_set(&smp, LU_KINDS, 1, true, 0);
+	lu_stats_add(s[0], 0, &smp); /* a kind out of range: ignored */
+	lu_stats_read(s[0], f);
+	assert_int_equal(f[LU_KIND_WRITE].commands + f[LU_KIND_OTHER].commands, 1);
+	for (int i = 0; i < 3; i++)
+		lu_stats_free(s[i]);
+}
+
 #define THREADS 4
 #define PER_THREAD 20000
 
@@ -121,6 +153,7 @@ int main(void)
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_buckets_bounds),
 		cmocka_unit_test(test_record_and_read),
+		cmocka_unit_test(test_sample_into_several),
 		cmocka_unit_test(test_concurrent_exact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
