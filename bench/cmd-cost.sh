@@ -68,7 +68,7 @@ one() { # one BUILD TAG: prints "per-command figures" for one run
 	# shellcheck disable=SC2086
 	"$bench" scale "$url" --vms 1 --count "$warm" $workload --warmup 0 --json --quiet >/dev/null 2>>"$work/bench.err"
 	if [[ $mode == callgrind ]]; then
-		callgrind_control -i on "$LL_PID" >/dev/null
+		callgrind_control -i on "$LL_PID" >/dev/null 2>&1
 	else
 		perf stat -x '	' -o "$work/perf.txt" -p "$LL_PID" -e task-clock,context-switches \
 			-e syscalls:sys_enter_futex,syscalls:sys_enter_sendmsg,syscalls:sys_enter_recvfrom \
@@ -79,7 +79,7 @@ one() { # one BUILD TAG: prints "per-command figures" for one run
 	# shellcheck disable=SC2086
 	"$bench" scale "$url" --vms 1 --count "$count" $workload --warmup 0 --json --quiet >"$work/run.json" 2>>"$work/bench.err"
 	if [[ $mode == callgrind ]]; then
-		callgrind_control -i off "$LL_PID" >/dev/null
+		callgrind_control -i off "$LL_PID" >/dev/null 2>&1
 		ll_stop_lunlab "$LL_PID" || true # the dump is written at exit
 		LL_PID=
 		# one file per thread: only the threads that run commands count (the I/O threads'

@@ -233,7 +233,7 @@ static void count_answer(struct conn *c, struct icmd *ic, uint64_t wire_bytes)
 {
 	struct scsi_core_cmd cc;
 	uint64_t now = mono_ns(), lat = now > ic->arrival_ns ? now - ic->arrival_ns : 0;
-	unsigned shard = c->thr ? (unsigned)c->thr->idx : 0;
+	unsigned shard = c->thr ? c->thr->stats_shard : 0;
 	struct lu_stats_sample smp;
 
 	core_cmd(ic, &cc);
