@@ -144,6 +144,7 @@ if [[ ${INSTR:-1} != 0 ]]; then
 	for spec in "4MiB-seq-read-QD1 20 --bs 4m --qd 1" "4KiB-rand-read-QD32 20000 --bs 4k --qd 32 --random" \
 		"1MiB-seq-write-QD8 100 --bs 1m --qd 8 --write --data unique" \
 		"4KiB-rand-write-QD32 10000 --bs 4k --qd 32 --random --write --data unique"; do
+		# shellcheck disable=SC2086 # a spec is words
 		set -- $spec
 		w=$1 n=$2
 		shift 2
