@@ -26,11 +26,12 @@ struct lu_stats {
 
 enum lu_kind lu_kind_of(const uint8_t *cdb, size_t cdb_len)
 {
-	struct cdb_info ci;
+	/* the layout alone: a full decode's fields are not needed here */
+	const struct cdb_layout *l = cdb_layout_of(cdb, cdb_len);
 
-	if (cdb_decode(cdb, cdb_len, 0, &ci) != CDB_DECODE_OK)
+	if (!l)
 		return LU_KIND_OTHER;
-	switch (ci.layout->cls) {
+	switch (l->cls) {
 	case CDB_CLASS_READ: return LU_KIND_READ;
 	case CDB_CLASS_WRITE: return LU_KIND_WRITE;
 	case CDB_CLASS_XCOPY: return LU_KIND_XCOPY;
