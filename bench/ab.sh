@@ -19,7 +19,8 @@
 # Then, unless INSTR=0, a second table that a busy machine cannot fake: the target's
 # instructions per command of each workload for A and B (bench/cmd-cost.sh under callgrind: a
 # fixed count of commands through lunlab-bench, the target's command threads only; repeat runs
-# agree within 0.1%).  A 3% change in MB/s is within this machine's noise; one in instructions
+# of the 4 KiB workloads agree within 0.1%, of the large ones, which go to the handler pool,
+# within ~2%).  A 3% change in MB/s is within this machine's noise; one in instructions
 # per command is not.  (perf stat -e instructions would be cheaper, but this machine's virtual
 # CPU has no PMU.)  Needs valgrind; skipped with a note without it.
 #
@@ -139,7 +140,7 @@ if [[ ${INSTR:-1} != 0 ]]; then
 		echo "instructions per command: skipped (no valgrind; apt-get install valgrind)"
 		exit 0
 	fi
-	echo "instructions per command of the target (callgrind, one run each; deterministic to ~0.1%)"
+	echo "instructions per command of the target (callgrind, one run each; repeat runs: 4 KiB within 0.1%, 1-4 MiB ~2%)"
 	printf '%-24s%10s%10s%8s\n' workload A B B/A
 	for spec in "4MiB-seq-read-QD1 20 --bs 4m --qd 1" "4KiB-rand-read-QD32 20000 --bs 4k --qd 32 --random" \
 		"1MiB-seq-write-QD8 100 --bs 1m --qd 8 --write --data unique" \
