@@ -199,10 +199,11 @@ struct conn {
 	char peer[64];
 	char local[64];           /* address:port the initiator reached us on */
 	int portal;               /* the --listen portal it came through (portal.h); -1 unknown */
-	/* its initiator's counters (path_stats.h), found at its first command;
-	 * ini_stats_tried: looked for already (NULL then: beyond the bound) */
-	struct lu_stats *ini_stats;
-	bool ini_stats_tried;
+	/* its portal's and its initiator's counters (path_stats.h), found at
+	 * its first counted command; path_stats_tried: looked for already
+	 * (ini_stats NULL then: beyond the bound) */
+	struct lu_stats *portal_stats, *ini_stats;
+	bool path_stats_tried;
 	struct scsi_itn itn;      /* the I_T nexus as the SCSI core keeps it: the LUs
 	                           * this session sees, the unit attentions it owes
 	                           * (target/core/scsi_core.h); set up at login */

@@ -20,6 +20,7 @@
 #include "target/iscsi/portal.h"
 #include "target/iscsi/scsi_fault.h"
 #include "target/iscsi/target.h"
+#include "target/lu/lu_stats.h"
 
 #define EVENTS_PER_WAIT 128
 
@@ -495,6 +496,7 @@ int io_threads_start(int n)
 		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
 
 		t->idx = i;
+		t->stats_shard = (unsigned)i | (n <= LU_STATS_SHARDS ? LU_STATS_SOLE : 0u);
 		clock_gettime(CLOCK_MONOTONIC, &t->last_sweep);
 		t->epfd = epoll_create1(EPOLL_CLOEXEC);
 		t->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

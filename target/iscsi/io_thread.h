@@ -37,6 +37,10 @@ struct new_conn {
 
 struct io_thread {
 	int idx;
+	/* its shard of the command figures (lu_stats.h): idx, | LU_STATS_SOLE
+	 * when there are no more threads than shards (then no other thread
+	 * ever adds to it: only I/O threads count commands, each its own) */
+	unsigned stats_shard;
 	int epfd;
 	int evfd;
 	pthread_t tid;
