@@ -380,7 +380,10 @@ static void parse_array(struct pctx *p, struct scn_array *a, const yaml_node_t *
 					fail(p, v, kp, "'%s': expected virtual or a number 0..1000", a->time_scale);
 			}
 		} else if (!strcmp(key, "host_streams")) {
-			a->host_streams = (unsigned)get_uint(p, v, kp, 1, 4096);
+			if (v->type == YAML_SCALAR_NODE && !strcmp((const char *)v->data.scalar.value, "session"))
+				a->host_sessions = true;
+			else
+				a->host_streams = (unsigned)get_uint(p, v, kp, 1, 4096);
 		} else if (!strcmp(key, "state_dir")) {
 			a->state_dir = get_bool(p, v, kp);
 		} else if (!strcmp(key, "portals")) {
@@ -416,7 +419,7 @@ static void parse_array(struct pctx *p, struct scn_array *a, const yaml_node_t *
 		fail(p, n, path, "missing luns (name: {size: 64M} for each)");
 	if (a->n_alua && !array_has_alua(a))
 		fail(p, n, path, "alua: states at start need an array that reports ALUA (model: fa420-ac or tpgs: implicit)");
-	if (a->host_streams && strcmp(a->time_scale, "virtual"))
+	if ((a->host_streams || a->host_sessions) && strcmp(a->time_scale, "virtual"))
 		fail(p, n, path, "host_streams needs time_scale: virtual");
 }
 

@@ -35,6 +35,7 @@
 #include "lunlab/fnv1a.h"
 #include "models/cost_virtual.h"
 #include "models/pacer.h"
+#include "models/vsessions.h"
 #include "models/profile.h"
 
 #define DEFAULT_MAX_XFER_BYTES (8u << 20)
@@ -265,11 +266,18 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 	d->model = cost_model_get(d->array_name, prof, c.time_scale);
 	if (d->model && c.host_streams) /* configured: a client's LOG SELECT may not change it */
 		cost_model_pin_virtual_streams(d->model);
+	/* one stream per initiator session; the array's first LU decides, as for its clock */
+	if (d->model && c.host_sessions && cost_model_use_sessions(d->model) != 0) {
+		tcmu_dev_err(tdev, "lunlab: host_streams=session: array '%s' has no virtual clock\n", d->array_name);
+		lu_free(lu);
+		return -EINVAL;
+	}
 	scsi_lu_init(lu);
 	atomic_store(&lu->swp, (saved & STORE_VOL_SWP) != 0);
 	lunlab_dev_register(d);
 	tcmur_dev_set_private(tdev, lu);
 	lu->unpaced = !model_paces(d->model);
+	lu->sessions = d->model && cost_model_sessions(d->model);
 	/* lunlab-target only (handlers/host.h): short READs and WRITEs of an
 	 * unpaced LU run on the I/O thread */
 	if (lu->unpaced)
@@ -297,6 +305,9 @@ static void lunlab_close(struct tcmu_device *tdev)
 
 	if (!lu)
 		return;
+	/* commands waiting for their modeled turn report to this LU's figures: charge them now */
+	if (lu->dev.model)
+		cost_model_flush(lu->dev.model);
 	lunlab_dev_unregister(&lu->dev);
 	copy_dev_forget(&lu->dev);
 	tcmur_dev_set_private(tdev, NULL);
@@ -362,6 +373,12 @@ static void complete_paced(void *arg)
 	free(pc);
 }
 
+/* A command the session host charged (vsessions.h), maybe after it completed. */
+static void record_charged(void *ctx, const struct cost_req *r, const struct cost_result *res)
+{
+	lu_metrics_record(ctx, r, res->latency_ns, res->cpu_ns);
+}
+
 static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_cmd)
 {
 	struct scsi_lu *lu = tcmur_dev_get_private(tdev);
@@ -401,6 +418,13 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 	struct cost_req req;
 	struct cost_result res;
 	scsi_cost_req(&cmd, kind, &req);
+	if (lu->sessions) {
+		/* virtual clock, one stream per session: charged in modeled order, maybe after
+		 * this command's answer went (vsessions.h); nothing is paced */
+		cost_model_charge_session(lu->dev.model, &req, host_cmd_nexus(lc), record_charged, &lu->metrics);
+		cost_model_note_fault_delay(lu->dev.model, host_cmd_fault_delay_ns(lc));
+		return status;
+	}
 	uint64_t deadline = cost_model_charge_ex(lu->dev.model, &req, arrival, &res);
 	/* lunlab-target only: how long a fault rule (delay=) held the command
 	 * (0 under tcmu-runner, which injects no faults) */

@@ -50,9 +50,9 @@ static void test_supported_and_errors(void **state)
 	struct scsi_lu *lu = fix_lu_new("log-a", FIX_BS, FIX_LBAS);
 	struct fix_cmd fc;
 	uint8_t b[64];
-	assert_int_equal(log_sense(lu, &fc, 0x00, 0, b, sizeof(b)), 8);
-	const uint8_t want[8] = { 0x00, 0, 0, 4, 0x00, 0x0c, 0x30, 0x31 };
-	assert_memory_equal(b, want, 8);
+	assert_int_equal(log_sense(lu, &fc, 0x00, 0, b, sizeof(b)), 9);
+	const uint8_t want[9] = { 0x00, 0, 0, 5, 0x00, 0x0c, 0x30, 0x31, 0x32 };
+	assert_memory_equal(b, want, 9);
 	log_sense(lu, &fc, 0x2f, 0, b, sizeof(b));
 	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 2, 5);
 	uint8_t sub[10] = { SCSI_OP_LOG_SENSE, 0, 0x4c, 1, 0, 0, 0, 0, 64, 0 };

@@ -106,8 +106,8 @@ static void test_rejects(void **state)
 	expect_reason("lunlab/physical_block=", "physical_block ''");
 	expect_reason("lunlab/model=x9", "model 'x9': unknown profile (");
 	expect_reason("lunlab/time_scale=-1", "time_scale '-1'");
-	expect_reason("lunlab/time_scale=virtual;host_streams=0", "host_streams '0': want 1..4096");
-	expect_reason("lunlab/time_scale=virtual;host_streams=4097", "host_streams '4097': want 1..4096");
+	expect_reason("lunlab/time_scale=virtual;host_streams=0", "host_streams '0': want 1..4096 or session");
+	expect_reason("lunlab/time_scale=virtual;host_streams=4097", "host_streams '4097': want 1..4096 or session");
 	expect_reason("lunlab/host_streams=8", "host_streams '8': only with time_scale=virtual");
 	expect_reason("lunlab/time_scale=fast", "time_scale 'fast'");
 	expect_reason("lunlab/array=a b", "array 'a b'");
