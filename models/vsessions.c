@@ -2,9 +2,9 @@
  * commands are charged in (vsessions.h).
  *
  * Sessions live in one array (never more than VSESS_MAX), found by nexus through an
- * open-addressing index rebuilt when a slot is reused.  Choosing the next command scans the
- * sessions that are waited for: O(sessions) per command, which for seed 002's 100 VMs is
- * less than the charge itself; nothing here runs unless the LU asked for this host. */
+ * open-addressing index rebuilt when a slot is reused.  The sessions waited for are also in a
+ * min-heap by (free, nexus), so the next command is the heap's top: O(log sessions) per
+ * command.  A flush scans (it is rare).  Nothing here runs unless the LU asked for this host. */
 #include "models/vsessions.h"
 
 #include <stdlib.h>
@@ -17,6 +17,7 @@ struct sess {
 	bool waited;            /* known: its next command could come earlier than another's */
 	bool seen;              /* sent a command since the last barrier */
 	uint64_t free_ns;       /* when its stream sends its next command */
+	int hpos;               /* place in the heap while waited, else -1 */
 	struct vsess_cmd *q;    /* waiting commands, a ring */
 	unsigned head, n, cap;
 	struct vsess_stats st;
@@ -26,6 +27,8 @@ struct vsessions {
 	struct sess *s;
 	unsigned n;             /* used entries of s */
 	int index[INDEX_SIZE];  /* -1: empty */
+	int heap[VSESS_MAX];    /* the sessions waited for, earliest (free, nexus) first */
+	unsigned hn;
 	size_t waiting;
 	uint64_t overflows;
 	bool charged;           /* a data command was charged since the last barrier */
@@ -51,6 +54,58 @@ static int index_find(const struct vsessions *v, uint64_t nexus)
 		if (i < 0 || v->s[i].nexus == nexus)
 			return i;
 	}
+}
+
+/* (free, nexus) of a before b's */
+static bool earlier(const struct sess *a, const struct sess *b)
+{
+	return a->free_ns < b->free_ns || (a->free_ns == b->free_ns && a->nexus < b->nexus);
+}
+
+static void heap_set(struct vsessions *v, unsigned k, int i)
+{
+	v->heap[k] = i;
+	v->s[i].hpos = (int)k;
+}
+
+static void heap_up(struct vsessions *v, unsigned k)
+{
+	int i = v->heap[k];
+	while (k > 0 && earlier(&v->s[i], &v->s[v->heap[(k - 1) / 2]])) {
+		heap_set(v, k, v->heap[(k - 1) / 2]);
+		k = (k - 1) / 2;
+	}
+	heap_set(v, k, i);
+}
+
+static void heap_down(struct vsessions *v, unsigned k)
+{
+	int i = v->heap[k];
+	for (;;) {
+		unsigned c = 2 * k + 1;
+		if (c >= v->hn)
+			break;
+		if (c + 1 < v->hn && earlier(&v->s[v->heap[c + 1]], &v->s[v->heap[c]]))
+			c++;
+		if (!earlier(&v->s[v->heap[c]], &v->s[i]))
+			break;
+		heap_set(v, k, v->heap[c]);
+		k = c;
+	}
+	heap_set(v, k, i);
+}
+
+/* Every session waited for, in a new heap (after a barrier moved or dropped them). */
+static void heap_rebuild(struct vsessions *v)
+{
+	v->hn = 0;
+	for (unsigned i = 0; i < v->n; i++) {
+		v->s[i].hpos = -1;
+		if (v->s[i].waited)
+			heap_set(v, v->hn++, (int)i);
+	}
+	for (unsigned k = v->hn / 2; k-- > 0;)
+		heap_down(v, k);
 }
 
 struct vsessions *vsess_new(void)
@@ -88,6 +143,7 @@ static int new_slot(struct vsessions *v)
 			free(v->s[i].q);
 			memset(&v->s[i], 0, sizeof(v->s[i]));
 			v->s[i].nexus = UINT64_MAX; /* out of the index while it is rebuilt */
+			v->s[i].hpos = -1;
 			memset(v->index, 0xff, sizeof(v->index));
 			for (unsigned j = 0; j < v->n; j++)
 				if (j != i)
@@ -104,6 +160,7 @@ int vsess_note(struct vsessions *v, uint64_t nexus, uint64_t front_ns)
 		if ((i = new_slot(v)) < 0)
 			return -1;
 		v->s[i].nexus = nexus;
+		v->s[i].hpos = -1;
 		index_put(v, i);
 	}
 	struct sess *s = &v->s[i];
@@ -111,6 +168,8 @@ int vsess_note(struct vsessions *v, uint64_t nexus, uint64_t front_ns)
 		s->waited = true;
 		if (s->free_ns < front_ns)
 			s->free_ns = front_ns; /* it joins now, not in the modeled past */
+		heap_set(v, v->hn++, i);
+		heap_up(v, v->hn - 1);
 	}
 	s->seen = true;
 	return i;
@@ -137,25 +196,19 @@ int vsess_push(struct vsessions *v, int i, const struct vsess_cmd *c)
 	return 0;
 }
 
-/* (free, nexus) of a before b's */
-static bool earlier(const struct sess *a, const struct sess *b)
-{
-	return a->free_ns < b->free_ns || (a->free_ns == b->free_ns && a->nexus < b->nexus);
-}
-
+/* The session whose command is next.  Not forced: the heap's top, if it has one waiting (if
+ * not, it might yet send the command that comes first). */
 static int choose(const struct vsessions *v, bool force)
 {
+	if (!force)
+		return v->hn && v->s[v->heap[0]].n ? v->heap[0] : -1;
 	int best = -1;
 	for (unsigned i = 0; i < v->n; i++) {
 		const struct sess *s = &v->s[i];
-		if (force ? !s->n : !s->waited && !s->n)
-			continue;
-		if (best < 0 || earlier(s, &v->s[best]))
+		if (s->n && (best < 0 || earlier(s, &v->s[best])))
 			best = (int)i;
 	}
-	/* not forced: the earliest session has nothing waiting, so it might yet send the
-	 * command that comes first */
-	return best >= 0 && v->s[best].n ? best : -1;
+	return best;
 }
 
 int vsess_next(struct vsessions *v, bool force, uint64_t *arrival_ns)
@@ -193,6 +246,8 @@ void vsess_charged(struct vsessions *v, int i, uint64_t covered_bytes, const str
 	if (res->completion_ns > st->last_completion_ns)
 		st->last_completion_ns = res->completion_ns;
 	s->free_ns = res->next_arrival_ns;
+	if (s->hpos >= 0)
+		heap_down(v, (unsigned)s->hpos); /* its time only grows */
 	v->charged = true;
 }
 
@@ -209,6 +264,7 @@ void vsess_barrier(struct vsessions *v, uint64_t front_ns)
 			s->free_ns = front_ns;
 	}
 	v->charged = false;
+	heap_rebuild(v);
 }
 
 void vsess_reset_stats(struct vsessions *v)

@@ -106,6 +106,7 @@ static void order_and_holding_back(void **state)
 	assert_int_equal(st[1].last_completion_ns, 3100);
 	/* a barrier at 5000: both start again there; both sent since the last one: still waited */
 	vsess_barrier(v, 5000);
+	assert_int_equal(vsess_note(v, 20, 0), a); /* every command is noted, then waits */
 	assert_int_equal(vsess_push(v, a, &c), 0);
 	assert_int_equal(vsess_next(v, false, &at), -1); /* 10 (5000, lower id) holds 20 back */
 	assert_int_equal(vsess_next(v, true, &at), a);
@@ -115,6 +116,7 @@ static void order_and_holding_back(void **state)
 	vsess_charged(v, a, MB, &r);
 	/* 10 sent nothing while data moved: after the next barrier it holds nobody back */
 	vsess_barrier(v, 6000);
+	assert_int_equal(vsess_note(v, 20, 0), a);
 	assert_int_equal(vsess_push(v, a, &c), 0);
 	assert_int_equal(vsess_next(v, false, &at), a);
 	assert_int_equal(at, 6100);
