@@ -380,8 +380,11 @@ static void parse_array(struct pctx *p, struct scn_array *a, const yaml_node_t *
 					fail(p, v, kp, "'%s': expected virtual or a number 0..1000", a->time_scale);
 			}
 		} else if (!strcmp(key, "host_streams")) {
-			if (v->type == YAML_SCALAR_NODE && !strcmp((const char *)v->data.scalar.value, "session"))
-				a->host_sessions = true;
+			const char *hs = v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : "";
+			if (!strcmp(hs, "session"))
+				a->host_sessions = true; /* one stream per initiator session (docs/models.md) */
+			else if (v->type == YAML_SCALAR_NODE && (hs[0] < '0' || hs[0] > '9'))
+				fail(p, v, kp, "'%s': expected 1..4096 or session", hs);
 			else
 				a->host_streams = (unsigned)get_uint(p, v, kp, 1, 4096);
 		} else if (!strcmp(key, "state_dir")) {
