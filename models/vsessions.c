@@ -305,6 +305,7 @@ unsigned vsess_stats(const struct vsessions *v, struct vsess_stats *out, unsigne
 		}
 		n++;
 	}
-	qsort(out, n < max ? n : max, sizeof(*out), by_nexus);
+	if (out && n > 1)
+		qsort(out, n < max ? n : max, sizeof(*out), by_nexus);
 	return n;
 }
