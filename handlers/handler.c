@@ -266,7 +266,7 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 	d->model = cost_model_get(d->array_name, prof, c.time_scale);
 	if (d->model && c.host_streams) /* configured: a client's LOG SELECT may not change it */
 		cost_model_pin_virtual_streams(d->model);
-	/* one stream per initiator session; the array's first LU decides, as for its clock */
+	/* one stream per initiator session: the host is the array's, so one LU turns it on for all */
 	if (d->model && c.host_sessions && cost_model_use_sessions(d->model) != 0) {
 		tcmu_dev_err(tdev, "lunlab: host_streams=session: array '%s' has no virtual clock\n", d->array_name);
 		lu_free(lu);
