@@ -76,14 +76,16 @@ static void lunlab_data_arrived(struct tcmu_device *tdev, const uint8_t *cdb, co
 }
 
 /* Whether the LU's cost model ever holds a completion back: the array's
- * first LU fixed its profile and time scale, so ask the model itself. */
+ * first LU fixed its profile and time scale, so ask the model itself (its
+ * totals: reading the telemetry would flush a session host's waiting commands
+ * in the middle of a run, models/vsessions.h). */
 static bool model_paces(struct cost_model *m)
 {
-	struct cost_telemetry t;
+	struct cost_totals t;
 
 	if (!m)
 		return false;
-	cost_model_telemetry(m, &t);
+	cost_model_totals(m, &t);
 	return t.cores > 0 && t.time_scale > 0;
 }
 
