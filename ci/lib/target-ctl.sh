@@ -111,6 +111,42 @@ ll_stop_verified() {
     return "$bad"
 }
 
+# ll_test_scratch NAME BIN: the start of an integration script that runs lunlab-target BIN.
+# Exits 77 (meson's "skipped") when BIN is empty (no lunlab-target in this build).  Else sets
+# work (a new /tmp/lunlab-NAME.XXXXXX), log ($work/target.log, for ll_start_lunlab) and status=0,
+# and traps EXIT to ll_test_finish (INT/TERM: status 1).  The script sets status=1 on a failure.
+ll_test_scratch() {
+    if [[ -z $2 ]]; then
+        echo "SKIP: lunlab-target is not part of this build"
+        exit 77
+    fi
+    work=$(mktemp -d "/tmp/lunlab-$1.XXXXXX")
+    log=$work/target.log
+    status=0
+    trap ll_test_finish EXIT
+    trap 'status=1; exit' INT TERM
+}
+
+# The EXIT trap of ll_test_scratch: stop the target (a dirty stop or a sanitizer report fails
+# the test, ll_stop_verified), then on failure show the log's tail and keep $work for a look,
+# on success remove it; exit with $status.
+ll_test_finish() {
+    ll_stop_verified "$log" || status=1
+    if (( status != 0 )); then
+        echo "---- last lines of the target log ($log) ----"
+        tail -n 60 "$log"
+    else
+        rm -rf "$work"
+    fi
+    exit "$status"
+}
+
+# ll_expect_log LABEL ERE: an "ok:" line when a line of $log matches ERE, else a "FAIL:" line
+# and status=1.
+ll_expect_log() {
+    if grep -Eq -- "$2" "$log"; then echo "ok: log: $1"; else echo "FAIL: log: $1 (no line matches /$2/)"; status=1; fi
+}
+
 # ll_start_tgt BACKING_FILE IQN LOG
 # Starts Debian's tgtd in the foreground on a free port with its own control port (so it never
 # touches another tgtd's management socket), one target, LUN 1 = BACKING_FILE.
