@@ -1,6 +1,7 @@
 /* spc_log.c — LOG SENSE / LOG SELECT (SPC-4 6.7, 6.8) with the pages of
  * docs/vendor-log-pages.md: 00h (supported pages), 0Ch (logical block
- * provisioning, SBC-4), 30h (array capacity) and 31h (model telemetry).
+ * provisioning, SBC-4), 30h (array capacity), 31h (model telemetry) and 32h
+ * (each initiator session's modeled figures, models/vsessions.h).
  * Values are taken fresh from the array and the cost model on every call. */
 #include <stdlib.h>
 #include <string.h>
