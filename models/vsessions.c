@@ -157,8 +157,10 @@ int vsess_note(struct vsessions *v, uint64_t nexus, uint64_t front_ns)
 {
 	int i = index_find(v, nexus);
 	if (i < 0) {
-		if ((i = new_slot(v)) < 0)
+		if ((i = new_slot(v)) < 0) {
+			v->overflows++; /* its command is charged out of order */
 			return -1;
+		}
 		v->s[i].nexus = nexus;
 		v->s[i].hpos = -1;
 		index_put(v, i);

@@ -100,7 +100,8 @@ void cost_model_flush(struct cost_model *m);
 unsigned cost_model_session_stats(struct cost_model *m, struct vsess_stats *out, unsigned max, uint64_t *overflows);
 
 size_t vsess_waiting(const struct vsessions *v);
-/* Times a command was charged before its turn because VSESS_WAITING_MAX were waiting. */
+/* Times a command was charged out of its turn: VSESS_WAITING_MAX were waiting, or its session
+ * found no place (VSESS_MAX sessions, all waited for). */
 uint64_t vsess_overflows(const struct vsessions *v);
 /* Up to max sessions that charged data, ordered by nexus id; returns how many there are. */
 unsigned vsess_stats(const struct vsessions *v, struct vsess_stats *out, unsigned max);

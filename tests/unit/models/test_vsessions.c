@@ -157,6 +157,7 @@ static void table_full(void **state)
 	assert_int_equal(vsess_note(v, VSESS_MAX + 1, 0), -1);
 	vsess_barrier(v, 0); /* no data moved: nobody is dropped */
 	assert_int_equal(vsess_note(v, VSESS_MAX + 1, 0), -1);
+	assert_int_equal(vsess_overflows(v), 2); /* both charged out of their turn */
 	/* data moved, then a barrier: every session but nexus 7 was idle, so they are dropped */
 	struct cost_result r = done_at(0, 10, 20);
 	int seven = vsess_note(v, 7, 0);
