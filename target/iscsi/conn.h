@@ -99,8 +99,9 @@ struct icmd {
 	unsigned fault_rule;      /* the rule that acts again at completion (fault_after) */
 	uint8_t fault_after;      /* SCSI_FAULT_AFTER_*: what happens when the LU is done */
 	uint64_t fault_lba_first, fault_lba_last; /* a corrupt rule's LBA range */
-	struct icmd *delay_next;  /* its thread's delayed list */
+	struct icmd *delay_next;  /* its thread's delayed list, or its held list */
 	uint64_t delay_due_ns;    /* CLOCK_MONOTONIC */
+	unsigned held_rule;       /* the hold rule that holds it (0: none) */
 };
 
 #define ICMD_EV_READY  1u  /* lu_cmd.data_ready: Data-In may start */

@@ -231,6 +231,16 @@ void io_threads_close_portal(int portal, const char *why)
 	post_request(&r);
 }
 
+void io_threads_release_held(unsigned rule)
+{
+	struct reinstate_req r;
+
+	memset(&r, 0, sizeof(r));
+	r.portal = -1;
+	r.release_rule = rule;
+	post_request(&r);
+}
+
 static void take_reinstatements(struct io_thread *t)
 {
 	struct reinstate_req *r;
@@ -242,6 +252,12 @@ static void take_reinstatements(struct io_thread *t)
 	while (r) {
 		struct reinstate_req *n = r->next;
 		struct conn *c = t->conns, *nx;
+		if (r->release_rule) {
+			io_thread_release_rule(t, r->release_rule);
+			free(r);
+			r = n;
+			continue;
+		}
 		for (; c; c = nx) {
 			nx = c->list_next;
 			if (r->portal >= 0) {
