@@ -202,6 +202,7 @@ json_object *json_scale(const struct scale_result *r)
 					add_d(mr, "vm_min_mbps", s->modeled_vm_min_mbps);
 					add_d(mr, "vm_max_mbps", s->modeled_vm_max_mbps);
 					add_d(mr, "fairness", s->modeled_fairness);
+					add_b(mr, "order_exact", s->modeled_order_exact);
 				}
 				json_object_object_add(e, "modeled_rate", mr);
 			} else {

@@ -78,6 +78,8 @@ struct scale_run {
 	unsigned modeled_sessions;       /* sessions that moved data in the run */
 	double modeled_vm_min_mbps, modeled_vm_max_mbps;
 	double modeled_fairness;         /* max / min of them */
+	bool modeled_order_exact;        /* no command was charged out of its modeled turn (page
+	                                  * 0x31 0x0011 did not move): the figures are the model's */
 	uint64_t failed_ios;             /* --keep-going: commands that failed */
 	char first_failure[512];         /* --keep-going: the first of them */
 };
