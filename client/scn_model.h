@@ -43,6 +43,7 @@ struct scn_array {
 	int soft_threshold;            /* percent, -1 = the profile's */
 	char time_scale[SCN_NAME];     /* "0", "1", "virtual", ... */
 	unsigned host_streams;         /* virtual clock, 0 = not pinned */
+	bool host_sessions;            /* host_streams: session (one stream per initiator session) */
 	bool state_dir;                /* keep the arrays' state in a directory (kill + restart) */
 	unsigned portals;              /* 1.. SCN_MAX_PORTALS, each its own portal group */
 	char tpgs[SCN_NAME];           /* LUN key tpgs (ALUA), empty = the profile's */

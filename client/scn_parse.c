@@ -380,7 +380,13 @@ static void parse_array(struct pctx *p, struct scn_array *a, const yaml_node_t *
 					fail(p, v, kp, "'%s': expected virtual or a number 0..1000", a->time_scale);
 			}
 		} else if (!strcmp(key, "host_streams")) {
-			a->host_streams = (unsigned)get_uint(p, v, kp, 1, 4096);
+			const char *hs = v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : "";
+			if (!strcmp(hs, "session"))
+				a->host_sessions = true; /* one stream per initiator session (docs/models.md) */
+			else if (v->type == YAML_SCALAR_NODE && (hs[0] < '0' || hs[0] > '9'))
+				fail(p, v, kp, "'%s': expected 1..4096 or session", hs);
+			else
+				a->host_streams = (unsigned)get_uint(p, v, kp, 1, 4096);
 		} else if (!strcmp(key, "state_dir")) {
 			a->state_dir = get_bool(p, v, kp);
 		} else if (!strcmp(key, "portals")) {
@@ -416,7 +422,7 @@ static void parse_array(struct pctx *p, struct scn_array *a, const yaml_node_t *
 		fail(p, n, path, "missing luns (name: {size: 64M} for each)");
 	if (a->n_alua && !array_has_alua(a))
 		fail(p, n, path, "alua: states at start need an array that reports ALUA (model: fa420-ac or tpgs: implicit)");
-	if (a->host_streams && strcmp(a->time_scale, "virtual"))
+	if ((a->host_streams || a->host_sessions) && strcmp(a->time_scale, "virtual"))
 		fail(p, n, path, "host_streams needs time_scale: virtual");
 }
 

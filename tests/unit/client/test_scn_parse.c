@@ -140,6 +140,24 @@ static void refused(unsigned line, const char *repl, const char *want)
 		fail_msg("line %u '%s':\n  got  '%s'\n  want '%s'", line, repl, err, want);
 }
 
+/* host_streams: a number, or session (one stream per initiator session) on a virtual clock */
+static void host_streams_session(void **state)
+{
+	char text[4096], err[512] = "";
+	with_line(text, sizeof(text), 9, "    time_scale: virtual\n    host_streams: session");
+	if (scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_true(g_m.arrays[0].host_sessions);
+	assert_int_equal(g_m.arrays[0].host_streams, 0);
+	with_line(text, sizeof(text), 9, "    time_scale: virtual\n    host_streams: 100");
+	assert_int_equal(scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)), 0);
+	assert_false(g_m.arrays[0].host_sessions);
+	assert_int_equal(g_m.arrays[0].host_streams, 100);
+	refused(9, "    time_scale: virtual\n    host_streams: sessions",
+		"f.yaml:10:19: arrays.a.host_streams: 'sessions': expected 1..4096 or session");
+	refused(9, "    host_streams: session", "f.yaml:6:5: arrays.a: host_streams needs time_scale: virtual");
+}
+
 /* clone job: the job a clone samples (--plot-job), and only on a clone */
 static void clone_job(void **state)
 {
@@ -506,6 +524,7 @@ int main(void)
 		cmocka_unit_test(good_file),
 		cmocka_unit_test(yaml_syntax),
 		cmocka_unit_test(clone_job),
+		cmocka_unit_test(host_streams_session),
 		cmocka_unit_test(skip_if_path),
 		cmocka_unit_test(scale_warmup),
 		cmocka_unit_test(scale_commands_and_ratio),
