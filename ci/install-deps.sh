@@ -21,6 +21,8 @@
 #   scenarios:    python3-junitparser (reads the JUnit files of lunlab-bench scenario as CI
 #                 systems do: tests/scenarios/junit_check.py), python3-yaml (parses the CI
 #                 snippets of docs/scenarios.md: tests/scenarios/run.sh snippets)
+#   lint:         pyflakes3 (the python-lint test: unused names and imports in the Python tests and
+#                 benchmarks, which no run of them reports)
 #   API clients:  python3-cinder (OpenStack's XtremIO driver, the api-cinder test; it brings
 #                 python3-requests) curl jq (the api-bench and bench-lost tests, docs/api.md's examples)
 #   metrics:      prometheus (a real scraper of /metrics: tests/metrics/prometheus.sh, its promtool
@@ -66,7 +68,7 @@ packages=(
     tgt tcmu-runner iperf3 sg3-utils fio valgrind jq librsvg2-bin socat sqlite3
     iproute2 procps python3 git ca-certificates
     python3-cinder curl
-    python3-junitparser python3-yaml
+    python3-junitparser python3-yaml pyflakes3
     prometheus chromium
     scdoc libsystemd-dev debhelper lintian
 )

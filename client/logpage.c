@@ -139,6 +139,8 @@ int logpage_telemetry(const struct log_page *pg, struct model_telemetry *t, char
 	t->have_busy &= logpage_get(pg, 0x000d, &t->journal_busy_ns);
 	t->have_streams_pinned = logpage_get(pg, 0x000e, &t->streams_pinned);
 	logpage_get(pg, 0x000f, &t->fault_delay_ns); /* absent (older targets, other arrays): 0 */
+	logpage_get(pg, 0x0010, &t->sessions);
+	logpage_get(pg, 0x0011, &t->session_overflows);
 	if (!logpage_get(pg, 0x0008, &t->time_scale_x1000))
 		t->time_scale_x1000 = 1000;
 	for (unsigned b = 0; b < 13; b++) {

@@ -52,6 +52,8 @@ struct model_telemetry {
 	uint64_t frontend_busy_ns, backend_busy_ns, journal_busy_ns; /* 0x000B..0x000D */
 	uint64_t streams_pinned;     /* 0x000E: 1: the LU's configuration fixed them (LOG SELECT refused) */
 	uint64_t fault_delay_ns;     /* 0x000F: what fault rules (delay=) held commands, summed */
+	uint64_t sessions;           /* 0x0010: 1: one host stream per session, page 0x32 lists them */
+	uint64_t session_overflows;  /* 0x0011: commands the session host charged out of their turn */
 	bool have_elapsed, have_turnaround, have_busy, have_streams_pinned;
 };
 

@@ -196,6 +196,14 @@ json_object *json_scale(const struct scale_result *r)
 				add_i(mr, "bytes", (int64_t)s->modeled_bytes);
 				add_d(mr, "seconds", s->modeled_seconds);
 				add_d(mr, "total_mbps", s->modeled_mbps);
+				if (s->have_session_rates) {
+					/* one stream per session (page 0x32): each VM's own modeled rate */
+					add_i(mr, "sessions", s->modeled_sessions);
+					add_d(mr, "vm_min_mbps", s->modeled_vm_min_mbps);
+					add_d(mr, "vm_max_mbps", s->modeled_vm_max_mbps);
+					add_d(mr, "fairness", s->modeled_fairness);
+					add_b(mr, "order_exact", s->modeled_order_exact);
+				}
 				json_object_object_add(e, "modeled_rate", mr);
 			} else {
 				json_object_object_add(e, "modeled_rate", NULL);

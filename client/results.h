@@ -72,6 +72,14 @@ struct scale_run {
 	uint64_t modeled_bytes;          /* bytes the model charged over the run */
 	double modeled_seconds;          /* how far its modeled clock moved */
 	double modeled_mbps;             /* modeled_bytes / modeled_seconds, MB/s */
+	/* --count on a virtual clock whose host is one stream per session (page 0x32): each VM's
+	 * modeled rate (session_rates.h) and the fairness of the sharing */
+	bool have_session_rates;
+	unsigned modeled_sessions;       /* sessions that moved data in the run */
+	double modeled_vm_min_mbps, modeled_vm_max_mbps;
+	double modeled_fairness;         /* max / min of them */
+	bool modeled_order_exact;        /* no command was charged out of its modeled turn (page
+	                                  * 0x31 0x0011 did not move): the figures are the model's */
 	uint64_t failed_ios;             /* --keep-going: commands that failed */
 	char first_failure[512];         /* --keep-going: the first of them */
 };

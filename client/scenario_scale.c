@@ -26,6 +26,7 @@
 #include "client/logpage.h"
 #include "client/progress.h"
 #include "client/scsi_query.h"
+#include "client/session_rates.h"
 #include "client/window.h"
 #include "client/write_data.h"
 #include "client/xfer_limit.h"
@@ -190,6 +191,29 @@ void scale_modeled_rate(const struct model_telemetry *t0, const struct model_tel
 	out->modeled_mbps = (double)bytes / out->modeled_seconds / 1e6;
 }
 
+/* Page 0x32 into *pg; -1 when the LU does not answer it or it does not parse. */
+static int read_sessions(struct bench_conn *c, struct session_page *pg)
+{
+	static uint8_t buf[65535];
+	char err[200];
+	int n = q_log_sense(c, 0x32, buf, sizeof(buf));
+	return n < 0 || session_page_parse(buf, (size_t)n, pg, err, sizeof(err)) ? -1 : 0;
+}
+
+/* --count on a virtual clock whose host is one stream per session (page 0x31 0x0010): each
+ * VM's modeled rate from page 0x32 read before and after the run (session_rates.h). */
+void scale_session_rates(const struct session_page *p0, const struct session_page *p1, struct scale_run *out)
+{
+	struct session_fairness f;
+	if (!session_fairness_of(p0, p1, &f))
+		return;
+	out->have_session_rates = true;
+	out->modeled_sessions = f.sessions;
+	out->modeled_vm_min_mbps = f.min_mbps;
+	out->modeled_vm_max_mbps = f.max_mbps;
+	out->modeled_fairness = f.fairness;
+}
+
 /* The run's model telemetry (deltas of page 0x31 across it) against the mean latency the
  * client saw.  Each VM slot is a closed loop: had the array alone set the pace, a command
  * would take (modeled latency + modeled host turnaround) x time scale; what the client saw
@@ -320,6 +344,9 @@ static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out
 	struct model_telemetry tel0, tel1;
 	char terr[200];
 	bool have_tel = q_log_supported(&conns[0], 0x31) && q_telemetry(&conns[0], &tel0, terr, sizeof(terr)) == 0;
+	/* (static: 56 KiB each; one run at a time) */
+	static struct session_page sess0, sess1;
+	bool have_sess = o->count && have_tel && tel0.sessions && read_sessions(&conns[0], &sess0) == 0;
 	g_run->lat_sum = 0;
 	g_run->lat_n = 0;
 	g_run->stop = 0;
@@ -391,6 +418,13 @@ static int run_one(const struct bench_opts *o, unsigned n, struct scale_run *out
 	snprintf(out->first_failure, sizeof(out->first_failure), "%s", g_run->first_failure);
 	if (have_tel1 && o->count)
 		scale_modeled_rate(&tel0, &tel1, out);
+	if (have_tel1 && have_sess && read_sessions(&conns[0], &sess1) == 0) {
+		scale_session_rates(&sess0, &sess1, out);
+		/* read after page 0x32, whose read charged what still waited */
+		struct model_telemetry tel2;
+		out->modeled_order_exact = q_telemetry(&conns[0], &tel2, terr, sizeof(terr)) == 0 &&
+					   tel2.session_overflows == tel0.session_overflows;
+	}
 	out->min_mbps = 1e300;
 	for (unsigned i = 0; i < n; i++) {
 		/* --count: the VM's bytes over its own time from the run's start to its last completion */

@@ -28,5 +28,7 @@ void scale_machine_check(const struct model_telemetry *t0, const struct model_te
 			 double client_cpu_pct, struct scale_run *out);
 /* scale --count: the model's bytes over its own clock between t0 and t1 (modeled_mbps) */
 void scale_modeled_rate(const struct model_telemetry *t0, const struct model_telemetry *t1, struct scale_run *out);
+struct session_page;
+void scale_session_rates(const struct session_page *p0, const struct session_page *p1, struct scale_run *out);
 
 #endif

@@ -74,6 +74,8 @@ static int array_keys(const struct scn_array *c, char *spec, size_t size, int n)
 		n = spec_cat(spec, size, n, ",soft_threshold=%d", c->soft_threshold);
 	if (c->host_streams)
 		n = spec_cat(spec, size, n, ",host_streams=%u", c->host_streams);
+	if (c->host_sessions)
+		n = spec_cat(spec, size, n, ",host_streams=session");
 	return n;
 }
 

@@ -43,6 +43,7 @@ struct scn_array {
 	int soft_threshold;            /* percent, -1 = the profile's */
 	char time_scale[SCN_NAME];     /* "0", "1", "virtual", ... */
 	unsigned host_streams;         /* virtual clock, 0 = not pinned */
+	bool host_sessions;            /* host_streams: session (one stream per initiator session) */
 	bool state_dir;                /* keep the arrays' state in a directory (kill + restart) */
 	unsigned portals;              /* 1.. SCN_MAX_PORTALS, each its own portal group */
 	char tpgs[SCN_NAME];           /* LUN key tpgs (ALUA), empty = the profile's */
@@ -81,7 +82,7 @@ struct scn_work {
 	/* clone */
 	uint64_t template_size, chunk;
 	unsigned clones;
-	char mode[SCN_NAME];           /* auto, xcopy, software */
+	char mode[SCN_NAME];           /* auto, xcopy, odx, software, snapshot */
 	uint64_t job;                  /* --plot-job: the job the clone samples (0: none) */
 	/* scale */
 	unsigned vms, qd;
@@ -97,7 +98,7 @@ struct scn_work {
 	char image[SCN_TEXT];
 };
 
-enum scn_ev_kind { SCN_E_FAULT, SCN_E_FAULT_OFF, SCN_E_FAULTS_CLEAR, SCN_E_PORTAL, SCN_E_ALUA,
+enum scn_ev_kind { SCN_E_FAULT, SCN_E_FAULT_OFF, SCN_E_RELEASE, SCN_E_FAULTS_CLEAR, SCN_E_PORTAL, SCN_E_ALUA,
 		   SCN_E_KILL, SCN_E_RESTART, SCN_E_PAUSE, SCN_E_START, SCN_E_API };
 enum scn_cond_kind { SCN_C_TIME, SCN_C_METRIC, SCN_C_PROGRESS, SCN_C_FINISHED, SCN_C_AFTER, SCN_C_API };
 
@@ -120,7 +121,7 @@ struct scn_event {
 	char name[SCN_NAME];           /* names it for fault_off (a fault) and for after: */
 	int start;                     /* start_workload: the workload */
 	char spec[SCN_TEXT];           /* fault SPEC */
-	int ref;                       /* fault_off: the event that added the rule */
+	int ref;                       /* fault_off, release: the event that added the rule */
 	unsigned portal;               /* portal: 1-based */
 	bool up;                       /* portal: up or down */
 	int lun;                       /* alua: -1 = every ALUA LUN */

@@ -380,7 +380,13 @@ static void parse_array(struct pctx *p, struct scn_array *a, const yaml_node_t *
 					fail(p, v, kp, "'%s': expected virtual or a number 0..1000", a->time_scale);
 			}
 		} else if (!strcmp(key, "host_streams")) {
-			a->host_streams = (unsigned)get_uint(p, v, kp, 1, 4096);
+			const char *hs = v->type == YAML_SCALAR_NODE ? (const char *)v->data.scalar.value : "";
+			if (!strcmp(hs, "session"))
+				a->host_sessions = true; /* one stream per initiator session (docs/models.md) */
+			else if (v->type == YAML_SCALAR_NODE && (hs[0] < '0' || hs[0] > '9'))
+				fail(p, v, kp, "'%s': expected 1..4096 or session", hs);
+			else
+				a->host_streams = (unsigned)get_uint(p, v, kp, 1, 4096);
 		} else if (!strcmp(key, "state_dir")) {
 			a->state_dir = get_bool(p, v, kp);
 		} else if (!strcmp(key, "portals")) {
@@ -416,7 +422,7 @@ static void parse_array(struct pctx *p, struct scn_array *a, const yaml_node_t *
 		fail(p, n, path, "missing luns (name: {size: 64M} for each)");
 	if (a->n_alua && !array_has_alua(a))
 		fail(p, n, path, "alua: states at start need an array that reports ALUA (model: fa420-ac or tpgs: implicit)");
-	if (a->host_streams && strcmp(a->time_scale, "virtual"))
+	if ((a->host_streams || a->host_sessions) && strcmp(a->time_scale, "virtual"))
 		fail(p, n, path, "host_streams needs time_scale: virtual");
 }
 
@@ -582,9 +588,9 @@ static void parse_work(struct pctx *p, struct scn_work *w, const yaml_node_t *n,
 			w->clones = (unsigned)get_uint(p, v, kp, 1, 10000);
 		} else if (!strcmp(key, "mode")) {
 			copy_str(p, v, kp, w->mode, sizeof(w->mode));
-			if (strcmp(w->mode, "auto") && strcmp(w->mode, "xcopy") && strcmp(w->mode, "software") &&
-			    strcmp(w->mode, "snapshot"))
-				fail(p, v, kp, "'%s': expected auto, xcopy, software or snapshot", w->mode);
+			if (strcmp(w->mode, "auto") && strcmp(w->mode, "xcopy") && strcmp(w->mode, "odx") &&
+			    strcmp(w->mode, "software") && strcmp(w->mode, "snapshot"))
+				fail(p, v, kp, "'%s': expected auto, xcopy, odx, software or snapshot", w->mode);
 		} else if (!strcmp(key, "vms")) {
 			w->vms = (unsigned)get_uint(p, v, kp, 1, 1000);
 		} else if (!strcmp(key, "qd")) {
@@ -886,9 +892,25 @@ static void parse_capacity_action(struct pctx *p, struct scn_event *e, const yam
 	strcat(e->body, "}");
 }
 
+/* Whether a fault SPEC has the hold action (a key "hold" among its comma-separated ones):
+ * only such a rule holds commands a release could let go. */
+static bool spec_holds(const char *spec)
+{
+	for (const char *k = spec; k && *k; k = strchr(k, ',') ? strchr(k, ',') + 1 : NULL) {
+		size_t n = strcspn(k, ",");
+		while (n && k[n - 1] == ' ')
+			n--;
+		while (n && *k == ' ')
+			k++, n--;
+		if (n == 4 && !strncmp(k, "hold", 4))
+			return true;
+	}
+	return false;
+}
+
 static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *n, const char *path)
 {
-	static const char actions[] = "fault, fault_off, faults_clear, portal_down, portal_up, alua, kill, restart, pause, "
+	static const char actions[] = "fault, fault_off, release, faults_clear, portal_down, portal_up, alua, kill, restart, pause, "
 				      "start_workload, api, volume, snapshot, resize, refresh, capacity";
 	struct scn_model *m = p->m;
 	check_mapping(p, n, path);
@@ -922,14 +944,17 @@ static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *
 			if (!strcmp(key, "fault")) {
 				e->kind = SCN_E_FAULT;
 				copy_str(p, v, kp, e->spec, sizeof(e->spec));
-			} else if (!strcmp(key, "fault_off")) {
-				e->kind = SCN_E_FAULT_OFF;
+			} else if (!strcmp(key, "fault_off") || !strcmp(key, "release")) {
+				e->kind = key[0] == 'f' ? SCN_E_FAULT_OFF : SCN_E_RELEASE;
 				const char *s = str(p, v, kp);
 				for (int i = (int)(e - m->events) - 1; i >= 0; i--)
 					if (!strcmp(m->events[i].name, s))
 						e->ref = i;
 				if (e->ref < 0 || m->events[e->ref].kind != SCN_E_FAULT)
 					fail(p, v, kp, "'%s': no fault named so earlier in the timeline", s);
+				if (e->kind == SCN_E_RELEASE && !spec_holds(m->events[e->ref].spec))
+					fail(p, v, kp, "'%s': its rule holds nothing (no hold in '%s'): release lets held commands go",
+					     s, m->events[e->ref].spec);
 			} else if (!strcmp(key, "faults_clear")) {
 				e->kind = SCN_E_FAULTS_CLEAR;
 				if (!get_bool(p, v, kp))
@@ -1018,7 +1043,7 @@ static void parse_event(struct pctx *p, struct scn_event *e, const yaml_node_t *
 					fail(p, v, kp, "must be above 0");
 			}
 		} else {
-			unknown(p, k, path, key, "at, when, array, name, fault, fault_off, faults_clear, portal_down, portal_up, "
+			unknown(p, k, path, key, "at, when, array, name, fault, fault_off, release, faults_clear, portal_down, portal_up, "
 						 "alua, kill, restart, pause, start_workload, api, volume, snapshot, resize, "
 						 "refresh, capacity");
 		}

@@ -99,6 +99,20 @@ static int fire(struct run *R, unsigned i, double t, char *err, size_t errlen)
 		say(R, t, "array %s: fault rule %d (%s) off after %d hit(s)", an, R->ev[e->ref].rule_id,
 		    R->m->events[e->ref].name, json_object_object_get_ex(j, "hits", &h) ? json_object_get_int(h) : -1);
 		break;
+	case SCN_E_RELEASE:
+		if (!R->ev[e->ref].fired) {
+			snprintf(err, errlen, "release %s: that rule was never added (its event did not happen)",
+				 R->m->events[e->ref].name);
+			return -1;
+		}
+		snprintf(path, sizeof(path), "/api/lunlab/faults/%d/release", R->ev[e->ref].rule_id);
+		if (!(j = scn_api(a, "POST", path, "{}", err, errlen)))
+			return -1;
+		json_object *rh;
+		say(R, t, "array %s: fault rule %d (%s) released after %d hit(s): what it held goes on", an,
+		    R->ev[e->ref].rule_id, R->m->events[e->ref].name,
+		    json_object_object_get_ex(j, "hits", &rh) ? json_object_get_int(rh) : -1);
+		break;
 	case SCN_E_FAULTS_CLEAR:
 		if (!(j = scn_api(a, "DELETE", "/api/lunlab/faults", NULL, err, errlen)))
 			return -1;

@@ -35,6 +35,7 @@
 #include "lunlab/fnv1a.h"
 #include "models/cost_virtual.h"
 #include "models/pacer.h"
+#include "models/vsessions.h"
 #include "models/profile.h"
 
 #define DEFAULT_MAX_XFER_BYTES (8u << 20)
@@ -75,14 +76,16 @@ static void lunlab_data_arrived(struct tcmu_device *tdev, const uint8_t *cdb, co
 }
 
 /* Whether the LU's cost model ever holds a completion back: the array's
- * first LU fixed its profile and time scale, so ask the model itself. */
+ * first LU fixed its profile and time scale, so ask the model itself (its
+ * totals: reading the telemetry would flush a session host's waiting commands
+ * in the middle of a run, models/vsessions.h). */
 static bool model_paces(struct cost_model *m)
 {
-	struct cost_telemetry t;
+	struct cost_totals t;
 
 	if (!m)
 		return false;
-	cost_model_telemetry(m, &t);
+	cost_model_totals(m, &t);
 	return t.cores > 0 && t.time_scale > 0;
 }
 
@@ -265,11 +268,18 @@ static int lunlab_open(struct tcmu_device *tdev, bool reopen)
 	d->model = cost_model_get(d->array_name, prof, c.time_scale);
 	if (d->model && c.host_streams) /* configured: a client's LOG SELECT may not change it */
 		cost_model_pin_virtual_streams(d->model);
+	/* one stream per initiator session: the host is the array's, so one LU turns it on for all */
+	if (d->model && c.host_sessions && cost_model_use_sessions(d->model) != 0) {
+		tcmu_dev_err(tdev, "lunlab: host_streams=session: array '%s' has no virtual clock\n", d->array_name);
+		lu_free(lu);
+		return -EINVAL;
+	}
 	scsi_lu_init(lu);
 	atomic_store(&lu->swp, (saved & STORE_VOL_SWP) != 0);
 	lunlab_dev_register(d);
 	tcmur_dev_set_private(tdev, lu);
 	lu->unpaced = !model_paces(d->model);
+	lu->sessions = d->model && cost_model_sessions(d->model);
 	/* lunlab-target only (handlers/host.h): short READs and WRITEs of an
 	 * unpaced LU run on the I/O thread */
 	if (lu->unpaced)
@@ -297,6 +307,9 @@ static void lunlab_close(struct tcmu_device *tdev)
 
 	if (!lu)
 		return;
+	/* commands waiting for their modeled turn report to this LU's figures: charge them now */
+	if (lu->dev.model)
+		cost_model_flush(lu->dev.model);
 	lunlab_dev_unregister(&lu->dev);
 	copy_dev_forget(&lu->dev);
 	tcmur_dev_set_private(tdev, NULL);
@@ -362,6 +375,12 @@ static void complete_paced(void *arg)
 	free(pc);
 }
 
+/* A command the session host charged (vsessions.h), maybe after it completed. */
+static void record_charged(void *ctx, const struct cost_req *r, const struct cost_result *res)
+{
+	lu_metrics_record(ctx, r, res->latency_ns, res->cpu_ns);
+}
+
 static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_cmd)
 {
 	struct scsi_lu *lu = tcmur_dev_get_private(tdev);
@@ -401,6 +420,13 @@ static int lunlab_handle_cmd(struct tcmu_device *tdev, struct tcmur_cmd *tcmur_c
 	struct cost_req req;
 	struct cost_result res;
 	scsi_cost_req(&cmd, kind, &req);
+	if (lu->sessions) {
+		/* virtual clock, one stream per session: charged in modeled order, maybe after
+		 * this command's answer went (vsessions.h); nothing is paced */
+		cost_model_charge_session(lu->dev.model, &req, host_cmd_nexus(lc), record_charged, &lu->metrics);
+		cost_model_note_fault_delay(lu->dev.model, host_cmd_fault_delay_ns(lc));
+		return status;
+	}
 	uint64_t deadline = cost_model_charge_ex(lu->dev.model, &req, arrival, &res);
 	/* lunlab-target only: how long a fault rule (delay=) held the command
 	 * (0 under tcmu-runner, which injects no faults) */

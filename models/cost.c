@@ -26,6 +26,7 @@
 
 #include "models/cost_params.h"
 #include "models/cost_virtual.h"
+#include "models/vsessions.h"
 
 #define WINDOW_NS 1000000000ull
 #define NWIN 64 /* live 1-s windows: completions land at most this far from the newest */
@@ -84,6 +85,7 @@ struct cost_model {
 	bool vpinned;      /* the LU's configuration fixed vstreams: clients may not change it */
 	uint64_t vfront;   /* modeled "now": the latest arrival charged */
 	uint64_t *vfree;
+	struct vsessions *vs; /* non-NULL: one stream per initiator session (vsessions.h) */
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -424,6 +426,15 @@ uint64_t cost_model_charge_ex(struct cost_model *m, const struct cost_req *r, ui
 		return now_ns;
 	}
 	pthread_mutex_lock(&m->mu);
+	if (m->vs) {
+		/* work no session sent (a snapshot through the array-control interface):
+		 * the host looking, at the front */
+		charge_locked(m, r, m->vfront, &res);
+		pthread_mutex_unlock(&m->mu);
+		if (out)
+			*out = res;
+		return now_ns;
+	}
 	if (m->vstreams) {
 		charge_locked(m, r, virtual_arrival_locked(m, r->kind), &res);
 		virtual_release_locked(m, r->kind, res.next_arrival_ns);
@@ -533,6 +544,7 @@ void cost_model_put(struct cost_model *m)
 			}
 	pthread_mutex_unlock(&registry_lock);
 	pthread_mutex_destroy(&m->mu);
+	vsess_free(m->vs);
 	free(m->vfree);
 	free(m);
 }
@@ -566,6 +578,102 @@ void cost_model_note_fault_delay(struct cost_model *m, uint64_t ns)
 		atomic_fetch_add(&m->fault_delay, ns);
 }
 
+/* ---- one stream per initiator session (vsessions.h) ---- */
+
+/* Charge every waiting command whose turn has come, in modeled arrival order.  force: a
+ * flush, everything waiting.  Caller holds m->mu. */
+static void sessions_drain_locked(struct cost_model *m, bool force)
+{
+	uint64_t at;
+	int i;
+
+	while ((i = vsess_next(m->vs, force, &at)) >= 0) {
+		struct vsess_cmd c;
+		struct cost_result res;
+		vsess_pop(m->vs, i, &c);
+		charge_locked(m, &c.req, at, &res);
+		if (at > m->vfront)
+			m->vfront = at;
+		vsess_charged(m->vs, i, covered_bytes(&c.req) ? covered_bytes(&c.req) : c.req.bytes, &res);
+		if (c.sink)
+			c.sink(c.ctx, &c.req, &res);
+	}
+}
+
+/* Everything waiting is charged, and every session starts again at the front. */
+static void sessions_flush_locked(struct cost_model *m)
+{
+	if (!m->vs)
+		return;
+	sessions_drain_locked(m, true);
+	vsess_barrier(m->vs, m->vfront);
+}
+
+int cost_model_use_sessions(struct cost_model *m)
+{
+	pthread_mutex_lock(&m->mu);
+	int rc = 0;
+	if (!m->vstreams)
+		rc = -1;
+	else if (!m->vs && !(m->vs = vsess_new()))
+		rc = -3;
+	else
+		m->vpinned = true; /* the host is the sessions: LOG SELECT 000Ah may not resize it */
+	pthread_mutex_unlock(&m->mu);
+	return rc;
+}
+
+bool cost_model_sessions(struct cost_model *m)
+{
+	pthread_mutex_lock(&m->mu);
+	bool on = m->vs != NULL;
+	pthread_mutex_unlock(&m->mu);
+	return on;
+}
+
+void cost_model_charge_session(struct cost_model *m, const struct cost_req *r, uint64_t nexus, vsess_sink_fn sink,
+			       void *ctx)
+{
+	struct cost_result res;
+
+	pthread_mutex_lock(&m->mu);
+	int i = vsess_note(m->vs, nexus, m->vfront);
+	struct vsess_cmd c = { *r, sink, ctx };
+	if (r->kind != COST_OTHER && i >= 0 && vsess_push(m->vs, i, &c) == 0) {
+		sessions_drain_locked(m, false);
+		pthread_mutex_unlock(&m->mu);
+		return;
+	}
+	/* the host looking (INQUIRY, LOG SENSE...): at the front, holding no stream; or a
+	 * command the table had no room for, charged unordered */
+	charge_locked(m, r, m->vfront, &res);
+	pthread_mutex_unlock(&m->mu);
+	if (sink)
+		sink(ctx, r, &res);
+}
+
+void cost_model_flush(struct cost_model *m)
+{
+	pthread_mutex_lock(&m->mu);
+	sessions_flush_locked(m);
+	pthread_mutex_unlock(&m->mu);
+}
+
+unsigned cost_model_session_stats(struct cost_model *m, struct vsess_stats *out, unsigned max, uint64_t *overflows)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&m->mu);
+	*overflows = 0;
+	if (m->vs) {
+		sessions_flush_locked(m);
+		n = vsess_stats(m->vs, out, max);
+		*overflows = vsess_overflows(m->vs);
+	}
+	pthread_mutex_unlock(&m->mu);
+	return n;
+}
+
 void cost_model_telemetry(struct cost_model *m, struct cost_telemetry *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -575,6 +683,7 @@ void cost_model_telemetry(struct cost_model *m, struct cost_telemetry *out)
 		return;
 	}
 	pthread_mutex_lock(&m->mu);
+	sessions_flush_locked(m); /* what waits for its turn is part of the figures */
 	const struct telemetry_state *t = &m->t;
 	out->commands = t->commands;
 	out->turnaround_ns = t->turnaround;
@@ -655,9 +764,14 @@ void cost_model_reset_telemetry(struct cost_model *m)
 		return;
 	}
 	pthread_mutex_lock(&m->mu);
+	sessions_flush_locked(m);
 	telemetry_reset(&m->t);
 	if (m->vstreams)
 		virtual_idle_locked(m); /* what follows is measured from a clean start */
+	if (m->vs) {
+		vsess_barrier(m->vs, m->vfront);
+		vsess_reset_stats(m->vs);
+	}
 	pthread_mutex_unlock(&m->mu);
 }
 

@@ -38,6 +38,9 @@ int cost_model_set_virtual_streams(struct cost_model *m, unsigned n);
 void cost_model_pin_virtual_streams(struct cost_model *m);
 bool cost_model_virtual_streams_pinned(struct cost_model *m);
 
+/* One closed-loop stream per initiator session instead of N pooled ones (LU key
+ * host_streams=session): models/vsessions.h has the rule and its cost_model_* calls. */
+
 /* What the model decided for one command, all in modeled ns. */
 struct cost_result {
 	uint64_t arrival_ns;      /* modeled arrival */

@@ -325,7 +325,7 @@ static int check_complete(struct ctx *c)
 	if (!want_cost && c->seen[idx_cost])
 		return fail(c, c->seen_line[idx_cost], NULL, "cost", "not allowed when modeled is false");
 	/* Cross-field rules. */
-	size_t i;
+	size_t i = 0; /* find_field sets it for a known field; 0 keeps -O3 from seeing it unset */
 	uint32_t b = o->p.dedup_block;
 	if (b & (b - 1)) {
 		find_field("data_reduction", "dedup_block", &i);

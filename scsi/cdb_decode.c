@@ -133,12 +133,12 @@ static uint8_t flags_of(const struct cdb_layout *l, uint8_t b1, uint8_t *bytchk)
 	return f;
 }
 
-enum cdb_decode_status cdb_decode(const uint8_t *cdb, size_t size, uint32_t block_size, struct cdb_info *out)
+/* The row of a CDB of size bytes: cdb_decode's checks, without reading a field. */
+static enum cdb_decode_status find_layout(const uint8_t *cdb, size_t size, const struct cdb_layout **out)
 {
 	const struct cdb_layout *l;
 	unsigned n;
 
-	memset(out, 0, sizeof(*out));
 	if (!cdb || size < 1)
 		return CDB_DECODE_EMPTY;
 	l = rows_of(cdb[0], &n);
@@ -155,6 +155,26 @@ enum cdb_decode_status cdb_decode(const uint8_t *cdb, size_t size, uint32_t bloc
 	}
 	if (size < l->cdb_len)
 		return CDB_DECODE_SHORT;
+	*out = l;
+	return CDB_DECODE_OK;
+}
+
+const struct cdb_layout *cdb_layout_of(const uint8_t *cdb, size_t size)
+{
+	const struct cdb_layout *l = NULL;
+
+	return find_layout(cdb, size, &l) == CDB_DECODE_OK ? l : NULL;
+}
+
+enum cdb_decode_status cdb_decode(const uint8_t *cdb, size_t size, uint32_t block_size, struct cdb_info *out)
+{
+	const struct cdb_layout *l = NULL;
+	enum cdb_decode_status st;
+
+	memset(out, 0, sizeof(*out));
+	st = find_layout(cdb, size, &l);
+	if (st != CDB_DECODE_OK)
+		return st;
 
 	out->layout = l;
 	out->lba = cdb_layout_lba(l, cdb);

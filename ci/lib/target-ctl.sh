@@ -4,14 +4,20 @@
 # Sourced by ci/test.sh, ci/demo.sh, tests/integration/run-target.sh and bench/speed.sh.
 # Every function acts only on the process it started itself (by pid), never by name.
 
-# A TCP port on 127.0.0.1 that nothing listens on right now.  Random rather than fixed so that
-# several runs (and several people on one machine) do not collide; the caller still retries
-# when another process wins the race for the port.
+# A TCP port on 127.0.0.1 that no socket uses right now (listening or connected).  Random
+# rather than fixed so that several runs (and several people on one machine) do not collide;
+# the caller still retries when another process wins the race for the port.  Drawn from below
+# the kernel's ephemeral range (net.ipv4.ip_local_port_range, 32768-60999 on Debian): a port
+# in that range can be taken at any moment as the local end of some test's outgoing
+# connection, and a bind to it then fails (under a loaded ASan run of integration-api beside
+# integration-faults, every retry of fault_run.sh's second portal did).
 ll_free_port() {
-    local port tries=0
+    local port tries=0 lo=10000 hi=32767 eph_lo
+    read -r eph_lo _ < /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || eph_lo=32768
+    (( eph_lo - 1 - lo >= 2000 )) && hi=$(( eph_lo - 1 ))
     while (( tries++ < 200 )); do
-        port=$(( 20000 + RANDOM % 40000 ))
-        if ! ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; then
+        port=$(( lo + RANDOM % (hi - lo + 1) ))
+        if ! ss -Htan "sport = :$port" 2>/dev/null | grep -q .; then
             echo "$port"
             return 0
         fi
@@ -39,13 +45,26 @@ ll_wait_iscsi() {
 
 # ll_start_lunlab BIN LOG [lunlab-target args after --listen ...]
 # Sets LL_PID and LL_PORT.  Retries on a new port when the target dies at start (e.g. the port
-# was taken between ll_free_port and bind).
+# was taken between ll_free_port and bind).  A target that listens on more ports writes @PORT2@
+# and @PORT3@ in its arguments (e.g. --listen 127.0.0.1:@PORT2@,tpg=2 --api 127.0.0.1:@PORT3@):
+# each attempt draws them anew too (a port lost to a race is not tried five times) and sets
+# LL_PORT2 / LL_PORT3 to the ones that worked.
 ll_start_lunlab() {
-    local bin=$1 log=$2 attempt rc
+    local bin=$1 log=$2 attempt rc a args
     shift 2
     for attempt in 1 2 3 4 5; do
         LL_PORT=$(ll_free_port) || return 1
-        "$bin" --listen "127.0.0.1:$LL_PORT" "$@" >>"$log" 2>&1 &
+        LL_PORT2=$(ll_free_port) || return 1
+        LL_PORT3=$(ll_free_port) || return 1
+        # three draws from ~22,000 ports may meet; draw again until they differ
+        while [[ $LL_PORT2 == "$LL_PORT" ]]; do LL_PORT2=$(ll_free_port) || return 1; done
+        while [[ $LL_PORT3 == "$LL_PORT" || $LL_PORT3 == "$LL_PORT2" ]]; do LL_PORT3=$(ll_free_port) || return 1; done
+        args=()
+        for a in "$@"; do
+            a=${a//@PORT2@/$LL_PORT2}
+            args+=("${a//@PORT3@/$LL_PORT3}")
+        done
+        "$bin" --listen "127.0.0.1:$LL_PORT" "${args[@]}" >>"$log" 2>&1 &
         LL_PID=$!
         rc=0
         ll_wait_iscsi "$LL_PORT" "$LL_PID" "${LL_START_TIMEOUT:-60}" || rc=$?
@@ -109,6 +128,42 @@ ll_stop_verified() {
         bad=1
     fi
     return "$bad"
+}
+
+# ll_test_scratch NAME BIN: the start of an integration script that runs lunlab-target BIN.
+# Exits 77 (meson's "skipped") when BIN is empty (no lunlab-target in this build).  Else sets
+# work (a new /tmp/lunlab-NAME.XXXXXX), log ($work/target.log, for ll_start_lunlab) and status=0,
+# and traps EXIT to ll_test_finish (INT/TERM: status 1).  The script sets status=1 on a failure.
+ll_test_scratch() {
+    if [[ -z $2 ]]; then
+        echo "SKIP: lunlab-target is not part of this build"
+        exit 77
+    fi
+    work=$(mktemp -d "/tmp/lunlab-$1.XXXXXX")
+    log=$work/target.log
+    status=0
+    trap ll_test_finish EXIT
+    trap 'status=1; exit' INT TERM
+}
+
+# The EXIT trap of ll_test_scratch: stop the target (a dirty stop or a sanitizer report fails
+# the test, ll_stop_verified), then on failure show the log's tail and keep $work for a look,
+# on success remove it; exit with $status.
+ll_test_finish() {
+    ll_stop_verified "$log" || status=1
+    if (( status != 0 )); then
+        echo "---- last lines of the target log ($log) ----"
+        tail -n 60 "$log"
+    else
+        rm -rf "$work"
+    fi
+    exit "$status"
+}
+
+# ll_expect_log LABEL ERE: an "ok:" line when a line of $log matches ERE, else a "FAIL:" line
+# and status=1.
+ll_expect_log() {
+    if grep -Eq -- "$2" "$log"; then echo "ok: log: $1"; else echo "FAIL: log: $1 (no line matches /$2/)"; status=1; fi
 }
 
 # ll_start_tgt BACKING_FILE IQN LOG

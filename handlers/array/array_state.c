@@ -85,6 +85,14 @@ struct batch {
 	size_t nchk, capchk;
 	struct shared_copy *shr;        /* shared chunks to write */
 	size_t nshr, capshr;
+	/* runs rows to write: groups of STORE_GROUP slots where a marked slot
+	 * lies, each with its runs (from runs[first], n of them; none: the
+	 * row goes) */
+	struct { uint64_t vid, grp; size_t first; unsigned n; } *grp;
+	size_t ngrp, capgrp;
+	size_t vol_grp0;                /* grp[vol_grp0 ..]: the current volume's */
+	struct store_run *runs;
+	size_t nruns, capruns;
 	size_t ngone_cids;              /* st->gone_cids[0 .. this) are deleted by this batch */
 	struct store_vol_rec *vol;      /* volume records to write */
 	size_t nvol, capvol;
@@ -118,6 +126,8 @@ static void batch_free(struct batch *b)
 	free(b->gone);
 	free(b->chk);
 	free(b->shr);
+	free(b->grp);
+	free(b->runs);
 	free(b->vol);
 	free(b->trunc);
 	free(b->dropvid);
@@ -145,12 +155,51 @@ static int take_block(void *ctx, const struct bs_rec_state *s)
 	return 0;
 }
 
+/* slot group grp of the current volume has a marked slot (groups come in
+ * ascending order per volume, but for a shrunk one's last) */
+static int mark_group(struct batch *b, uint64_t grp)
+{
+	if (b->ngrp > b->vol_grp0 && b->grp[b->ngrp - 1].grp == grp)
+		return 0;
+	if (GROW(b->grp, b->ngrp, b->capgrp))
+		return -ENOMEM;
+	b->grp[b->ngrp].vid = b->cur->pvid;
+	b->grp[b->ngrp].grp = grp;
+	b->grp[b->ngrp].first = 0;
+	b->grp[b->ngrp++].n = 0;
+	return 0;
+}
+
+/* The runs of the current volume's marked groups, from its map as it is at
+ * the cut (every slot of those groups, marked or not: the row is the
+ * group's whole). */
+static int take_runs(struct batch *b)
+{
+	uint16_t off[STORE_GROUP];
+	uint64_t cid[STORE_GROUP];
+
+	for (size_t g = b->vol_grp0; g < b->ngrp; g++) {
+		unsigned k = map_persist_refs(b->cur, b->grp[g].grp * STORE_GROUP, STORE_GROUP, off, cid), n = 0;
+
+		while (b->nruns + STORE_GROUP > b->capruns)
+			if (grow_arr((void **)&b->runs, &b->capruns, sizeof(*b->runs)))
+				return -ENOMEM;
+		for (unsigned i = 0; i < k; i++)
+			store_run_add(b->runs + b->nruns, &n, off[i], cid[i]);
+		b->grp[g].first = b->nruns;
+		b->grp[g].n = n;
+		b->nruns += n;
+	}
+	return 0;
+}
+
 static int take_chunk(void *ctx, uint64_t idx)
 {
 	struct batch *b = ctx;
 	bool content = false;
 
-	if (GROW(b->chk, b->nchk, b->capchk) || GROW(b->shr, b->nshr, b->capshr))
+	if (GROW(b->chk, b->nchk, b->capchk) || GROW(b->shr, b->nshr, b->capshr) ||
+	    mark_group(b, idx / STORE_GROUP))
 		return -ENOMEM;
 	struct chunk_copy *c = &b->chk[b->nchk];
 	c->vid = b->cur->pvid;
@@ -218,6 +267,7 @@ static int cut(struct array_state *st, struct batch *b)
 	pthread_mutex_lock(&a->vol_mu);
 	for (struct volume *v = a->vols; v && !rc; v = v->next) {
 		struct store_vol_rec r;
+		uint64_t shrunk_to = 0;        /* slots from here on went (0: none) */
 
 		vol_rec(v, &r);
 		if (!v->pcommitted || memcmp(&r, v->pcommitted, sizeof(r)) != 0) {
@@ -228,11 +278,17 @@ static int cut(struct array_state *st, struct batch *b)
 				if ((rc = GROW(b->trunc, b->ntrunc, b->captrunc)) != 0)
 					break;
 				b->trunc[b->ntrunc].vid = v->pvid;
-				b->trunc[b->ntrunc++].from = (v->nblocks + STORE_CHUNK - 1) / STORE_CHUNK;
+				b->trunc[b->ntrunc++].from = shrunk_to = (v->nblocks + STORE_CHUNK - 1) / STORE_CHUNK;
 			}
 		}
 		b->cur = v;
+		b->vol_grp0 = b->ngrp;
 		rc = map_persist_collect(v, take_chunk, b);
+		/* the group the new end falls in loses its runs past the end */
+		if (!rc && shrunk_to % STORE_GROUP)
+			rc = mark_group(b, shrunk_to / STORE_GROUP);
+		if (!rc)
+			rc = take_runs(b);
 		b->sum.mapped_blocks += atomic_load(&v->mapped);
 	}
 	for (size_t i = 0; i < st->ngone && !rc; i++) {
@@ -342,9 +398,15 @@ static int write_rows(struct array_state *st, struct batch *b, char *err, size_t
 	for (size_t i = 0; i < b->nshr; i++)
 		if (store_db_put_shared(db, b->shr[i].cid, b->shr[i].ids, err, errlen) < 0)
 			goto fail;
+	/* a slot naming a shared chunk is in its group's runs row: a chunks row
+	 * it had (inline before) goes */
 	for (size_t i = 0; i < b->nchk; i++)
-		if (b->chk[i].cid ? store_db_put_chunk_ref(db, b->chk[i].vid, b->chk[i].idx, b->chk[i].cid, err, errlen) < 0
+		if (b->chk[i].cid ? store_db_del_chunk(db, b->chk[i].vid, b->chk[i].idx, err, errlen) < 0
 				  : store_db_put_chunk(db, b->chk[i].vid, b->chk[i].idx, b->chk[i].ids, err, errlen) < 0)
+			goto fail;
+	for (size_t i = 0; i < b->ngrp; i++)
+		if (store_db_put_runs(db, b->grp[i].vid, b->grp[i].grp, b->runs + b->grp[i].first, b->grp[i].n, err,
+				      errlen) < 0)
 			goto fail;
 	for (size_t i = 0; i < b->ngone_cids; i++)
 		if (store_db_del_shared(db, b->st->gone_cids[i], err, errlen) < 0)
@@ -632,11 +694,10 @@ static int load_chunk(void *arg, uint64_t vid, uint64_t idx, const uint32_t ids[
 {
 	struct loader *l = arg;
 	struct volume *v = find_vid(l, vid);
-	const char *path = store_db_path(l->st->db);
 	int rc;
 
 	if (!v)
-		return ll_errf(l->err, l->errlen, "%s: map chunk %llu belongs to volume %llu, which does not exist", path,
+		return ll_errf(l->err, l->errlen, "%s: map chunk %llu belongs to volume %llu, which does not exist", store_db_path(l->st->db),
 			    (unsigned long long)idx, (unsigned long long)vid);
 	for (unsigned i = 0; i < STORE_CHUNK; i++) {
 		uint32_t id = ids[i];
@@ -645,17 +706,17 @@ static int load_chunk(void *arg, uint64_t vid, uint64_t idx, const uint32_t ids[
 			continue;
 		if (id >= l->limit || bs_rec(l->a->bs, id)->acct == BLK_FREE)
 			return ll_errf(l->err, l->errlen,
-				    "%s: volume '%s' block %llu maps to block %u, which does not exist", path, vname(v),
+				    "%s: volume '%s' block %llu maps to block %u, which does not exist", store_db_path(l->st->db), vname(v),
 				    (unsigned long long)(idx * STORE_CHUNK + i), id);
 		if (l->counts[id] == UINT32_MAX)
-			return ll_errf(l->err, l->errlen, "%s: block %u: too many references", path, id);
+			return ll_errf(l->err, l->errlen, "%s: block %u: too many references", store_db_path(l->st->db), id);
 		l->counts[id]++;
 		l->map_entries++;
 		l->refs++;
 	}
 	rc = map_load_chunk(v, idx, ids);
 	if (rc == -ERANGE)
-		return ll_errf(l->err, l->errlen, "%s: volume '%s' has map entries past its end (chunk %llu)", path,
+		return ll_errf(l->err, l->errlen, "%s: volume '%s' has map entries past its end (chunk %llu)", store_db_path(l->st->db),
 			    vname(v), (unsigned long long)idx);
 	if (rc)
 		return ll_errf(l->err, l->errlen, "out of memory loading the map of '%s'", vname(v));
@@ -687,16 +748,12 @@ static int load_shared(void *arg, uint64_t cid, const uint32_t ids[STORE_CHUNK])
 	return 0;
 }
 
-static int load_ref(void *arg, uint64_t vid, uint64_t idx, uint64_t cid)
+/* slot idx of v names shared chunk cid */
+static int load_ref_of(struct loader *l, struct volume *v, uint64_t idx, uint64_t cid)
 {
-	struct loader *l = arg;
-	struct volume *v = find_vid(l, vid);
-	const char *path = store_db_path(l->st->db);
 	size_t lo = 0, hi = l->nshared, next = l->last_shared + 1;
 
-	if (!v)
-		return ll_errf(l->err, l->errlen, "%s: map chunk %llu belongs to volume %llu, which does not exist", path,
-			    (unsigned long long)idx, (unsigned long long)vid);
+	/* a run's slots name consecutive cids: the next one, most often */
 	if (next < l->nshared && l->shared[next]->pcid == cid)
 		lo = hi = next;
 	else if (l->last_shared < l->nshared && l->shared[l->last_shared]->pcid == cid)
@@ -709,18 +766,57 @@ static int load_ref(void *arg, uint64_t vid, uint64_t idx, uint64_t cid)
 		else
 			hi = mid;
 	}
+	/* (the path only for a message: sqlite3_db_filename searches by name,
+	 * a tenth of a restart's time when it ran for each of 3 million slots) */
 	if (lo == l->nshared || l->shared[lo]->pcid != cid)
 		return ll_errf(l->err, l->errlen, "%s: volume '%s' chunk %llu names shared map chunk %llu, which does not exist",
-			    path, vname(v), (unsigned long long)idx, (unsigned long long)cid);
+			    store_db_path(l->st->db), vname(v), (unsigned long long)idx, (unsigned long long)cid);
 	l->last_shared = lo;
 	int rc = map_load_ref(v, idx, l->shared[lo]);
 	if (rc == -ERANGE)
-		return ll_errf(l->err, l->errlen, "%s: volume '%s' has map entries past its end (chunk %llu)", path,
+		return ll_errf(l->err, l->errlen, "%s: volume '%s' has map entries past its end (chunk %llu)",
+			    store_db_path(l->st->db), vname(v), (unsigned long long)idx);
+	if (rc == -EEXIST)
+		return ll_errf(l->err, l->errlen, "%s: volume '%s' chunk %llu is recorded twice", store_db_path(l->st->db),
 			    vname(v), (unsigned long long)idx);
 	if (rc)
 		return ll_errf(l->err, l->errlen, "out of memory loading the map of '%s'", vname(v));
 	l->map_entries += l->shared[lo]->pmapped;
 	return 0;
+}
+
+static struct volume *row_vol(struct loader *l, uint64_t vid, uint64_t idx)
+{
+	struct volume *v = find_vid(l, vid);
+
+	if (!v)
+		ll_errf(l->err, l->errlen, "%s: map chunk %llu belongs to volume %llu, which does not exist",
+			store_db_path(l->st->db), (unsigned long long)idx, (unsigned long long)vid);
+	return v;
+}
+
+/* a chunks row naming a shared chunk (a state not yet moved to runs rows) */
+static int load_ref(void *arg, uint64_t vid, uint64_t idx, uint64_t cid)
+{
+	struct loader *l = arg;
+	struct volume *v = row_vol(l, vid, idx);
+
+	return v ? load_ref_of(l, v, idx, cid) : -1;
+}
+
+static int load_runs(void *arg, uint64_t vid, uint64_t grp, const struct store_run *runs, unsigned n)
+{
+	struct loader *l = arg;
+	struct volume *v = row_vol(l, vid, grp * STORE_GROUP);
+	int rc = 0;
+
+	if (!v)
+		return -1;
+	for (unsigned i = 0; i < n && !rc; i++)
+		for (unsigned k = 0; k < runs[i].count && !rc; k++)
+			rc = load_ref_of(l, v, grp * STORE_GROUP + runs[i].off + k,
+					 runs[i].cid + (uint64_t)((int64_t)runs[i].step * k));
+	return rc;
 }
 
 /* Each shared chunk holds a reference per entry, one more while two or
@@ -835,6 +931,8 @@ static int load(struct array_state *st, char *err, size_t errlen)
 		rc = store_db_each_shared(st->db, load_shared, &l, err, errlen);
 	if (!rc)
 		rc = store_db_each_chunk_any(st->db, load_chunk, load_ref, &l, err, errlen);
+	if (!rc)
+		rc = store_db_each_runs(st->db, load_runs, &l, err, errlen);
 	if (!rc)
 		rc = shared_done(&l);
 	else /* chunks no volume holds yet are the loader's */

@@ -21,6 +21,10 @@ enum {
 	S_PUT_SUMMARY,
 	S_PUT_SHARED,
 	S_DEL_SHARED,
+	S_PUT_RUNS,
+	S_DEL_RUNS,
+	S_DEL_VOL_RUNS,
+	S_DEL_RUNS_FROM,
 	S_COUNT
 };
 
@@ -38,12 +42,25 @@ static const char *const sql[S_COUNT] = {
 			  "compressed_bytes, mapped_blocks, refs_total, crc) VALUES(0, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[S_PUT_SHARED] = "INSERT OR REPLACE INTO shared(cid, ids, crc) VALUES(?, ?, ?)",
 	[S_DEL_SHARED] = "DELETE FROM shared WHERE cid = ?",
+	[S_PUT_RUNS] = "INSERT OR REPLACE INTO runs(vid, grp, runs, crc) VALUES(?, ?, ?, ?)",
+	[S_DEL_RUNS] = "DELETE FROM runs WHERE vid = ? AND grp = ?",
+	[S_DEL_VOL_RUNS] = "DELETE FROM runs WHERE vid = ?",
+	[S_DEL_RUNS_FROM] = "DELETE FROM runs WHERE vid = ? AND grp >= ?",
 };
 
 /* Shared map chunks (a table states made before them lack: made when
  * missing, so they open as they are). */
 static const char shared_schema[] =
-	"CREATE TABLE IF NOT EXISTS shared(cid INTEGER PRIMARY KEY, ids BLOB NOT NULL, crc INTEGER NOT NULL);";
+	"CREATE TABLE IF NOT EXISTS shared(cid INTEGER PRIMARY KEY, ids BLOB NOT NULL, crc INTEGER NOT NULL);"
+	/* slots naming shared chunks, as runs (made when missing, as shared) */
+	"CREATE TABLE IF NOT EXISTS runs(vid INTEGER NOT NULL, grp INTEGER NOT NULL, runs BLOB NOT NULL,"
+	" crc INTEGER NOT NULL, PRIMARY KEY(vid, grp)) WITHOUT ROWID;";
+
+/* The stamp entry saying slots naming shared chunks are runs rows: a state
+ * without it may hold them as chunks rows, moved at the first open for
+ * writing (store_db_open). */
+#define MAP_ROWS_KEY "map_rows"
+#define MAP_ROWS_RUNS "runs"
 
 static const char schema[] =
 	"CREATE TABLE volumes(vid INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, size INTEGER NOT NULL,"
@@ -117,6 +134,57 @@ static uint32_t ref_crc(uint64_t vid, uint64_t idx, uint64_t cid)
 	return state_crc_u64s(0, v, 4);
 }
 
+static uint32_t runs_crc(uint64_t vid, uint64_t grp, const uint8_t *blob, size_t len)
+{
+	uint64_t v[3] = { vid, grp, len };
+
+	return ll_crc32c(state_crc_u64s(0, v, 3), blob, len);
+}
+
+static void runs_le(const struct store_run *r, unsigned n, uint8_t *b)
+{
+	for (unsigned i = 0; i < n; i++, b += STORE_RUN_BYTES) {
+		b[0] = (uint8_t)r[i].off;
+		b[1] = (uint8_t)(r[i].off >> 8);
+		b[2] = (uint8_t)r[i].count;
+		b[3] = (uint8_t)(r[i].count >> 8);
+		for (int k = 0; k < 4; k++)
+			b[4 + k] = (uint8_t)((uint32_t)r[i].step >> (8 * k));
+		for (int k = 0; k < 8; k++)
+			b[8 + k] = (uint8_t)(r[i].cid >> (8 * k));
+	}
+}
+
+/* a runs row's blob into runs: false for one no writer makes (a run out of
+ * the group, empty, overlapping the one before, a cid of 0 or past 2^63) */
+static bool le_runs(const uint8_t *b, size_t len, struct store_run *r, unsigned *n)
+{
+	unsigned end = 0;
+
+	if (!b || !len || len % STORE_RUN_BYTES || len / STORE_RUN_BYTES > STORE_GROUP)
+		return false;
+	*n = (unsigned)(len / STORE_RUN_BYTES);
+	for (unsigned i = 0; i < *n; i++, b += STORE_RUN_BYTES) {
+		r[i].off = (uint16_t)(b[0] | b[1] << 8);
+		r[i].count = (uint16_t)(b[2] | b[3] << 8);
+		uint32_t step = (uint32_t)b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24;
+
+		r[i].step = (int32_t)step;
+		r[i].cid = 0;
+		for (int k = 0; k < 8; k++)
+			r[i].cid |= (uint64_t)b[8 + k] << (8 * k);
+		if (r[i].off < end || !r[i].count || r[i].count > STORE_GROUP - r[i].off || !r[i].cid ||
+		    r[i].cid > (uint64_t)INT64_MAX / 2)
+			return false;
+		/* the last slot's cid: from 1 to 2^63 (|step| * 255 < 2^39) */
+		int64_t last = (int64_t)r[i].cid + (int64_t)r[i].step * (r[i].count - 1);
+		if (last < 1 || (uint64_t)last > (uint64_t)INT64_MAX / 2)
+			return false;
+		end = (unsigned)r[i].off + r[i].count;
+	}
+	return true;
+}
+
 static uint32_t shared_crc(uint64_t cid, const uint32_t *ids)
 {
 	uint8_t le[STORE_CHUNK * 4];
@@ -142,16 +210,24 @@ static uint32_t summary_crc(const struct store_summary *s)
 
 /* ---- open ---- */
 
+static int migrate_refs(struct store_db *db, const struct state_stamp *st, size_t nst, char *err, size_t errlen);
+
 struct store_db *store_db_open(const char *path, bool create, const struct state_stamp *st, size_t nst,
 			       char *err, size_t errlen)
 {
 	struct store_db *db = calloc(1, sizeof(*db));
+	struct state_stamp *st1 = NULL;
 	char fmt[16];
 
-	if (!db) {
+	if (!db || !(st1 = calloc(nst + 1, sizeof(*st1)))) {
 		ll_errf(err, errlen, "%s: out of memory", path);
+		free(db);
 		return NULL;
 	}
+	/* a new state's stamp says its shared slots are runs rows */
+	if (nst)
+		memcpy(st1, st, nst * sizeof(*st));
+	st1[nst] = (struct state_stamp){ MAP_ROWS_KEY, MAP_ROWS_RUNS };
 	if (state_db_open(path, create, &db->db, err, errlen) < 0)
 		goto out;
 	if (state_db_stamp_get(db->db, "format", fmt, sizeof(fmt)) < 0)
@@ -161,7 +237,7 @@ struct store_db *store_db_open(const char *path, bool create, const struct state
 
 		if (state_db_exec(db->db, "BEGIN", err, errlen) < 0 ||
 		    state_db_exec(db->db, schema, err, errlen) < 0 ||
-		    state_db_stamp_write(db->db, "array", st, nst, err, errlen) < 0 ||
+		    state_db_stamp_write(db->db, "array", st1, nst + 1, err, errlen) < 0 ||
 		    state_db_exec(db->db, "COMMIT", err, errlen) < 0) {
 			state_db_exec(db->db, "ROLLBACK", e2, sizeof(e2));
 			goto out;
@@ -177,8 +253,20 @@ struct store_db *store_db_open(const char *path, bool create, const struct state
 			state_db_error(db->db, "preparing statements (is the schema damaged?)", err, errlen);
 			goto out;
 		}
+	if (create && !db->created) {
+		char rows[16];
+
+		if (state_db_stamp_get(db->db, MAP_ROWS_KEY, rows, sizeof(rows)) < 0) {
+			state_db_error(db->db, "reading the stamp", err, errlen);
+			goto out;
+		}
+		if (strcmp(rows, MAP_ROWS_RUNS) != 0 && migrate_refs(db, st1, nst + 1, err, errlen) < 0)
+			goto out;
+	}
+	free(st1);
 	return db;
 out:
+	free(st1);
 	store_db_close(db);
 	return NULL;
 }
@@ -240,6 +328,9 @@ int store_db_put_volume(struct store_db *db, const struct store_vol_rec *r, char
 
 int store_db_del_volume(struct store_db *db, uint64_t vid, char *err, size_t errlen)
 {
+	sqlite3_bind_int64(db->st[S_DEL_VOL_RUNS], 1, (sqlite3_int64)vid);
+	if (run(db, db->st[S_DEL_VOL_RUNS], "deleting a volume's map runs", err, errlen) < 0)
+		return -1;
 	sqlite3_bind_int64(db->st[S_DEL_VOL_CHUNKS], 1, (sqlite3_int64)vid);
 	if (run(db, db->st[S_DEL_VOL_CHUNKS], "deleting a volume's map", err, errlen) < 0)
 		return -1;
@@ -306,13 +397,139 @@ int store_db_del_shared(struct store_db *db, uint64_t cid, char *err, size_t err
 	return run(db, db->st[S_DEL_SHARED], "deleting a shared map chunk", err, errlen);
 }
 
+int store_db_put_runs(struct store_db *db, uint64_t vid, uint64_t grp, const struct store_run *runs, unsigned n,
+		      char *err, size_t errlen)
+{
+	uint8_t b[STORE_GROUP * STORE_RUN_BYTES];
+	sqlite3_stmt *s;
+
+	if (!n) {
+		s = db->st[S_DEL_RUNS];
+		sqlite3_bind_int64(s, 1, (sqlite3_int64)vid);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)grp);
+		return run(db, s, "deleting a map runs row", err, errlen);
+	}
+	if (n > STORE_GROUP)
+		return ll_errf(err, errlen, "%s: %u runs in one group of %u slots", store_db_path(db), n, STORE_GROUP);
+	runs_le(runs, n, b);
+	s = db->st[S_PUT_RUNS];
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)vid);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)grp);
+	sqlite3_bind_blob(s, 3, b, (int)(n * STORE_RUN_BYTES), SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, runs_crc(vid, grp, b, n * STORE_RUN_BYTES));
+	return run(db, s, "writing a map runs row", err, errlen);
+}
+
+int store_db_del_chunk(struct store_db *db, uint64_t vid, uint64_t idx, char *err, size_t errlen)
+{
+	sqlite3_stmt *s = db->st[S_DEL_CHUNK];
+
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)vid);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)idx);
+	return run(db, s, "deleting a map chunk", err, errlen);
+}
+
+/* The runs of one group as its slots come in ascending order. */
+struct runs_acc {
+	uint64_t vid, grp;
+	struct store_run r[STORE_GROUP];
+	unsigned n;
+	bool any;
+};
+
+void store_run_add(struct store_run *runs, unsigned *n, unsigned off, uint64_t cid)
+{
+	struct store_run *l = *n ? &runs[*n - 1] : NULL;
+
+	if (l && off == (unsigned)l->off + l->count) {
+		int64_t d = (int64_t)(cid - l->cid);
+
+		/* a run's second slot sets its step */
+		if (l->count == 1 && d >= INT32_MIN && d <= INT32_MAX) {
+			l->step = (int32_t)d;
+			l->count++;
+			return;
+		}
+		if (l->count > 1 && cid == l->cid + (uint64_t)((int64_t)l->step * l->count)) {
+			l->count++;
+			return;
+		}
+	}
+	runs[(*n)++] = (struct store_run){ .off = (uint16_t)off, .count = 1, .step = 0, .cid = cid };
+}
+
+/* Slots naming a shared chunk written as chunks rows of an 8-byte cid (the
+ * layout before the runs table) become runs rows, in one transaction with
+ * the stamp that says so: a crash leaves either layout whole. */
+static int migrate_refs(struct store_db *db, const struct state_stamp *st, size_t nst, char *err, size_t errlen)
+{
+	sqlite3_stmt *s = NULL;
+	struct runs_acc *a = calloc(1, sizeof(*a));
+	int r = SQLITE_DONE, rc = 0;
+
+	if (!a)
+		return ll_errf(err, errlen, "%s: out of memory", store_db_path(db));
+	if (store_db_begin(db, err, errlen) < 0) {
+		free(a);
+		return -1;
+	}
+	if (sqlite3_prepare_v2(db->db, "SELECT vid, idx, ids, crc FROM chunks WHERE length(ids) = 8 ORDER BY vid, idx",
+			       -1, &s, NULL) != SQLITE_OK) {
+		state_db_error(db->db, "reading volume maps", err, errlen);
+		rc = -1;
+	}
+	while (!rc && (r = sqlite3_step(s)) == SQLITE_ROW) {
+		uint64_t vid = (uint64_t)sqlite3_column_int64(s, 0), idx = (uint64_t)sqlite3_column_int64(s, 1), cid = 0;
+		const uint8_t *b = sqlite3_column_blob(s, 2);
+
+		for (int k = 0; b && k < 8; k++)
+			cid |= (uint64_t)b[k] << (8 * k);
+		if (!b || sqlite3_column_bytes(s, 2) != 8 || (uint32_t)sqlite3_column_int64(s, 3) != ref_crc(vid, idx, cid) ||
+		    !cid || cid > (uint64_t)INT64_MAX / 2 || idx > (uint64_t)INT64_MAX) {
+			rc = ll_errf(err, errlen, "%s: map chunk %llu of volume %llu fails its checksum (the file is damaged)",
+				  store_db_path(db), (unsigned long long)idx, (unsigned long long)vid);
+			break;
+		}
+		if (a->any && (vid != a->vid || idx / STORE_GROUP != a->grp)) {
+			rc = store_db_put_runs(db, a->vid, a->grp, a->r, a->n, err, errlen);
+			a->n = 0;
+		}
+		a->any = true;
+		a->vid = vid;
+		a->grp = idx / STORE_GROUP;
+		store_run_add(a->r, &a->n, (unsigned)(idx % STORE_GROUP), cid);
+	}
+	if (!rc && r != SQLITE_DONE) {
+		state_db_error(db->db, "reading volume maps", err, errlen);
+		rc = -1;
+	}
+	sqlite3_finalize(s);
+	if (!rc && a->n)
+		rc = store_db_put_runs(db, a->vid, a->grp, a->r, a->n, err, errlen);
+	if (!rc)
+		rc = state_db_exec(db->db, "DELETE FROM chunks WHERE length(ids) = 8", err, errlen);
+	if (!rc)
+		rc = state_db_stamp_write(db->db, "array", st, nst, err, errlen);
+	if (!rc)
+		rc = store_db_commit(db, err, errlen);
+	if (rc)
+		store_db_rollback(db);
+	free(a);
+	return rc ? -1 : 0;
+}
+
 int store_db_del_chunks_from(struct store_db *db, uint64_t vid, uint64_t idx, char *err, size_t errlen)
 {
 	sqlite3_stmt *s = db->st[S_DEL_CHUNKS_FROM];
 
 	sqlite3_bind_int64(s, 1, (sqlite3_int64)vid);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)idx);
-	return run(db, s, "deleting map chunks", err, errlen);
+	if (run(db, s, "deleting map chunks", err, errlen) < 0)
+		return -1;
+	s = db->st[S_DEL_RUNS_FROM];
+	sqlite3_bind_int64(s, 1, (sqlite3_int64)vid);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)((idx + STORE_GROUP - 1) / STORE_GROUP));
+	return run(db, s, "deleting map runs", err, errlen);
 }
 
 int store_db_put_block(struct store_db *db, const struct store_blk_rec *r, char *err, size_t errlen)
@@ -463,6 +680,46 @@ int store_db_each_chunk(struct store_db *db,
 			char *err, size_t errlen)
 {
 	return store_db_each_chunk_any(db, fn, NULL, arg, err, errlen);
+}
+
+int store_db_each_runs(struct store_db *db,
+		       int (*fn)(void *arg, uint64_t vid, uint64_t grp, const struct store_run *runs, unsigned n),
+		       void *arg, char *err, size_t errlen)
+{
+	sqlite3_stmt *s = NULL;
+	struct store_run *runs = malloc(STORE_GROUP * sizeof(*runs));
+	int r = SQLITE_DONE, rc = 0;
+
+	if (!runs)
+		return ll_errf(err, errlen, "%s: out of memory", store_db_path(db));
+	if (sqlite3_prepare_v2(db->db, "SELECT vid, grp, runs, crc FROM runs ORDER BY vid, grp", -1, &s, NULL) !=
+	    SQLITE_OK) {
+		free(runs);
+		state_db_error(db->db, "reading volume map runs", err, errlen);
+		return -1;
+	}
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		sqlite3_int64 vid = sqlite3_column_int64(s, 0), grp = sqlite3_column_int64(s, 1);
+		const uint8_t *b = sqlite3_column_blob(s, 2);
+		int len = sqlite3_column_bytes(s, 2);
+		unsigned n = 0;
+
+		if (vid < 1 || grp < 0 || grp > INT64_MAX / STORE_GROUP || len < 0 ||
+		    (uint32_t)sqlite3_column_int64(s, 3) != runs_crc((uint64_t)vid, (uint64_t)grp, b, (size_t)len)) {
+			rc = ll_errf(err, errlen, "%s: map runs of volume %lld, slots from %lld, fail their checksum (the file is damaged)",
+				  store_db_path(db), (long long)vid, (long long)grp * STORE_GROUP);
+			break;
+		}
+		if (!le_runs(b, (size_t)len, runs, &n)) {
+			rc = ll_errf(err, errlen, "%s: map runs of volume %lld, slots from %lld: a run out of order or out of its group (the file is damaged)",
+				  store_db_path(db), (long long)vid, (long long)grp * STORE_GROUP);
+			break;
+		}
+		if ((rc = fn(arg, (uint64_t)vid, (uint64_t)grp, runs, n)) != 0)
+			break;
+	}
+	free(runs);
+	return walk_end(db, s, r, rc, "reading volume map runs", err, errlen);
 }
 
 int store_db_each_shared(struct store_db *db, int (*fn)(void *arg, uint64_t cid, const uint32_t ids[STORE_CHUNK]),

@@ -6,10 +6,18 @@
  *   volumes  vid -> key ("lu:SERIAL" for a --lun's own volume, "vol:NAME"
  *            for a named one), size, logical block size, flags, info
  *   chunks   (vid, idx) -> 256 block ids (1 KiB): map entries
- *            idx*256 .. idx*256+255 of the volume; a chunk of zeros has no row;
- *            or -> the 8-byte id of a shared chunk (a map chunk several
- *            volume slots point at: volume_map.c)
- *   shared   cid -> 256 block ids: the shared chunks
+ *            idx*256 .. idx*256+255 of the volume, a chunk only its slot
+ *            holds; a chunk of zeros has no row.  (States written before
+ *            the runs table also hold here slots naming a shared chunk, an
+ *            8-byte cid: read as they are, and moved to runs by the first
+ *            open for writing.)
+ *   runs     (vid, grp) -> the slots grp*256 .. grp*256+255 that name a
+ *            shared chunk, as runs of consecutive slots whose cids step
+ *            by a constant (16 bytes a run): thousands of clones of one
+ *            template are a few rows each, not one per 4 MiB
+ *            (docs/persistence.md)
+ *   shared   cid -> 256 block ids: the shared chunks (a map chunk several
+ *            volume slots point at, or once published: volume_map.c)
  *   blocks   id -> fingerprint, reference count, compressed size (or
  *            pending), CRC32C of its payload
  *   summary  the figures as of the last commit (for --check-state)
@@ -30,6 +38,8 @@
 #define STORE_KEY_MAX 160               /* bytes of a volume key, with the NUL */
 #define STORE_INFO_MAX 160
 #define STORE_CSIZE_PENDING (-1)
+#define STORE_GROUP 256u                /* map chunk slots per runs row (1 GiB at 16 KiB blocks) */
+#define STORE_RUN_BYTES 16u             /* a run in a runs row: offset u16, count u16, step i32, cid u64 (LE) */
 
 /* volume flags */
 #define STORE_VOL_WCE_OFF 0x01u   /* caching mode page WCE = 0 (saved: MODE SELECT with SP=1) */
@@ -55,6 +65,16 @@ struct store_blk_rec {
 	uint32_t dcrc;              /* CRC32C of the payload */
 };
 
+/* Slots off .. off+count-1 of a runs row's group name shared chunks
+ * cid, cid+step, cid+2*step ...: step 1 where a clone names the chunks of
+ * one template in order, 0 where a repetitive template's chunks are all
+ * one shared chunk. */
+struct store_run {
+	uint16_t off, count;
+	int32_t step;
+	uint64_t cid;
+};
+
 struct store_summary {
 	uint64_t epoch;             /* commits so far */
 	uint64_t unique_blocks;
@@ -68,7 +88,11 @@ struct store_summary {
 struct store_db;
 
 /* Open (create: make it when missing) and check the stamp against st;
- * NULL with a one-line reason naming the file and what differs. */
+ * NULL with a one-line reason naming the file and what differs.  With
+ * create, a state whose slots naming shared chunks are still chunks rows
+ * (written before the runs table) has them moved to runs rows, in one
+ * transaction; without (--check-state), nothing is written and the loader
+ * reads them where they are. */
 struct store_db *store_db_open(const char *path, bool create, const struct state_stamp *st, size_t nst,
 			       char *err, size_t errlen);
 void store_db_close(struct store_db *db);
@@ -89,6 +113,10 @@ int store_db_each_chunk_any(struct store_db *db,
 			    int (*fn)(void *arg, uint64_t vid, uint64_t idx, const uint32_t ids[STORE_CHUNK]),
 			    int (*fn_ref)(void *arg, uint64_t vid, uint64_t idx, uint64_t cid), void *arg, char *err,
 			    size_t errlen);
+/* every runs row, its runs checked (ascending, inside the group, cids from 1) */
+int store_db_each_runs(struct store_db *db,
+		       int (*fn)(void *arg, uint64_t vid, uint64_t grp, const struct store_run *runs, unsigned n),
+		       void *arg, char *err, size_t errlen);
 int store_db_each_shared(struct store_db *db, int (*fn)(void *arg, uint64_t cid, const uint32_t ids[STORE_CHUNK]),
 			 void *arg, char *err, size_t errlen);
 int store_db_each_block(struct store_db *db, int (*fn)(void *arg, const struct store_blk_rec *r), void *arg,
@@ -106,11 +134,23 @@ int store_db_del_volume(struct store_db *db, uint64_t vid, char *err, size_t err
 /* a chunk of all zeros deletes the row */
 int store_db_put_chunk(struct store_db *db, uint64_t vid, uint64_t idx, const uint32_t ids[STORE_CHUNK], char *err,
 		       size_t errlen);
-/* chunk idx of vid is shared chunk cid */
+/* the chunks row of slot idx goes (it names a shared chunk now) */
+int store_db_del_chunk(struct store_db *db, uint64_t vid, uint64_t idx, char *err, size_t errlen);
+/* chunk idx of vid is shared chunk cid, as a chunks row: the layout before
+ * the runs table, which no commit writes any more (tests make such states
+ * with it, to prove they still open) */
 int store_db_put_chunk_ref(struct store_db *db, uint64_t vid, uint64_t idx, uint64_t cid, char *err, size_t errlen);
+/* Slot off of a group (after every slot before it) names cid: the last of
+ * the n runs grows, or runs[n++] starts (runs: room for STORE_GROUP). */
+void store_run_add(struct store_run *runs, unsigned *n, unsigned off, uint64_t cid);
+/* the runs of slot group grp of vid (n <= STORE_GROUP); none deletes the row */
+int store_db_put_runs(struct store_db *db, uint64_t vid, uint64_t grp, const struct store_run *runs, unsigned n,
+		      char *err, size_t errlen);
 int store_db_put_shared(struct store_db *db, uint64_t cid, const uint32_t ids[STORE_CHUNK], char *err, size_t errlen);
 int store_db_del_shared(struct store_db *db, uint64_t cid, char *err, size_t errlen);
-/* chunks of vid from index idx on (a volume shrank) */
+/* chunks of vid from index idx on (a volume shrank), and its runs rows
+ * of the groups that start there or later (the caller rewrites the group
+ * holding idx) */
 int store_db_del_chunks_from(struct store_db *db, uint64_t vid, uint64_t idx, char *err, size_t errlen);
 int store_db_put_block(struct store_db *db, const struct store_blk_rec *r, char *err, size_t errlen);
 int store_db_del_block(struct store_db *db, uint32_t id, char *err, size_t errlen);

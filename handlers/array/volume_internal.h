@@ -169,6 +169,11 @@ struct map_chunk *map_chunk_at(const struct volume *v, uint64_t c);
  * shared table (changed since, or `all`). */
 int map_persist_chunk(struct volume *v, uint64_t idx, uint32_t *ids, uint64_t *cid, bool *content,
 		      uint64_t *next_cid, bool all);
+/* Under the freeze, after map_persist_chunk met every marked slot: the
+ * slots first .. first+n-1 of v that name a shared chunk (a chunk with a
+ * cid), in order, as cid[i] for slot first+off[i]; returns how many (at
+ * most n).  Slots past the volume's end are not looked at. */
+unsigned map_persist_refs(const struct volume *v, uint64_t first, unsigned n, uint16_t *off, uint64_t *cid);
 /* Under the freeze: the cids of shared chunks freed since the last call, to
  * fn (their rows go); the chunks' memory is released. */
 int map_persist_gone(struct block_store *bs, int (*fn)(void *ctx, uint64_t cid), void *ctx);

@@ -434,6 +434,22 @@ int map_persist_chunk(struct volume *v, uint64_t idx, uint32_t *ids, uint64_t *c
 	return 1;
 }
 
+unsigned map_persist_refs(const struct volume *v, uint64_t first, unsigned n, uint16_t *off, uint64_t *cid)
+{
+	uint64_t nchunks = (v->nblocks + MAP_CHUNK_ENTRIES - 1) >> MAP_CHUNK_SHIFT;
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n && first + i < nchunks; i++) {
+		struct map_chunk *c = map_chunk_at(v, first + i);
+
+		if (c && c->pcid) {
+			off[k] = (uint16_t)i;
+			cid[k++] = c->pcid;
+		}
+	}
+	return k;
+}
+
 int map_persist_gone(struct block_store *bs, int (*fn)(void *ctx, uint64_t cid), void *ctx)
 {
 	struct map_chunk *c = atomic_exchange(&bs->map_graveyard, NULL);

@@ -32,7 +32,7 @@
 #include "handlers/copy/copy_nexus.h"
 #include "handlers/copy/copy_sense.h"
 #include "handlers/copy/odx.h"
-#include "handlers/copy/odx_ops.h"
+#include "handlers/copy/copy_registry.h"
 #include "handlers/copy/odx_parse.h"
 #include "handlers/copy/odx_token.h"
 #include "handlers/scsi/scsi.h"
@@ -76,17 +76,25 @@ static void finish(int slot, struct odx_op *op, const struct scsi_cmd *cmd, int 
 		op->sense_len = COPY_SENSE_MAX;
 		memcpy(op->sense, cmd->sense, COPY_SENSE_MAX);
 	}
-	odx_ops_end(slot, op);
+	copy_reg_end_odx(slot, op);
 }
 
-static int begin(struct scsi_cmd *cmd, uint8_t sa, int *slot)
+/* the registry's kinds are the THIRD-PARTY COPY OUT service actions */
+_Static_assert((int)COPY_KIND_POPULATE_TOKEN == (int)SCSI_SA_POPULATE_TOKEN &&
+		       (int)COPY_KIND_WRITE_USING_TOKEN == (int)SCSI_SA_WRITE_USING_TOKEN,
+	       "copy_kind values are the service actions RRTI reports");
+
+static int begin(struct scsi_cmd *cmd, enum copy_kind kind, int *slot)
 {
-	*slot = odx_ops_begin(cmd->dev, copy_cmd_nexus(cmd), get_be32(cmd->cdb + CDB_LIST_ID), sa);
-	if (*slot == ODX_BEGIN_BUSY)
+	*slot = copy_reg_begin(cmd->dev, copy_cmd_nexus(cmd), kind, true, get_be32(cmd->cdb + CDB_LIST_ID),
+				true);
+	if (*slot == COPY_REG_BUSY)
 		return TCMU_STS_NO_RESOURCE;   /* TASK SET FULL: hosts retry (as EXTENDED COPY) */
-	if (*slot == ODX_BEGIN_DUPLICATE)
-		/* the list id its nexus still runs (docs/xcopy.md: 05/24/00) */
-		return sense_invalid_cdb_field(cmd, CDB_LIST_ID, -1);
+	if (*slot == COPY_REG_DUPLICATE)
+		/* the list id its nexus still runs, by this or any third-party
+		 * copy command: SPC-4's duplicate list identifier, as for
+		 * EXTENDED COPY (docs/xcopy.md "One list identifier namespace") */
+		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_OPERATION_IN_PROGRESS);
 	return TCMU_STS_OK;
 }
 
@@ -107,7 +115,7 @@ int odx_populate_token(struct scsi_cmd *cmd)
 	int ret = fetch_list(cmd, ODX_PT_HDR_LEN, buf, &len);
 	if (ret != TCMU_STS_OK)
 		return ret;
-	ret = begin(cmd, SCSI_SA_POPULATE_TOKEN, &slot);
+	ret = begin(cmd, COPY_KIND_POPULATE_TOKEN, &slot);
 	if (ret != TCMU_STS_OK)
 		return ret;
 
@@ -122,7 +130,7 @@ int odx_populate_token(struct scsi_cmd *cmd)
 			op.segments = (uint16_t)pt.ranges.n;
 			cmd->xcopy_bytes = pt.ranges.total_blocks * cmd->dev->block_size;
 			cmd->xcopy_segments = pt.ranges.n;
-			if (odx_ops_aborted(slot)) {
+			if (copy_reg_aborted(slot)) {
 				/* aborted while it ran: the token it made is cancelled */
 				odx_token_kill(cmd->dev, op.token, ODX_TOK_CANCELLED);
 			}
@@ -171,7 +179,7 @@ static int write_range(struct wut_run *w, const struct odx_range *r)
 			n = w->avail - w->avail % dst->block_size;
 		if (w->stop_blocks != UINT64_MAX && n > (w->stop_blocks - w->blocks) * dst->block_size)
 			n = (w->stop_blocks - w->blocks) * dst->block_size;
-		if (odx_ops_aborted(w->slot))
+		if (copy_reg_aborted(w->slot))
 			return sense_set(w->cmd, SCSI_SK_ABORTED_COMMAND, SCSI_ASC_COMMANDS_CLEARED_BY_ANOTHER_INITIATOR);
 		if (n == 0) {
 			if (w->blocks >= w->stop_blocks)
@@ -195,7 +203,7 @@ static int write_range(struct wut_run *w, const struct odx_range *r)
 			w->avail -= done;
 		off += done;
 		left -= done;
-		odx_ops_progress(w->slot, w->blocks, 0);
+		copy_reg_progress(w->slot, 0, w->blocks);
 		if (rc == -ENOSPC)
 			/* as a WRITE that finds the array full (SBC-4 4.7.3.6) */
 			return sense_set(w->cmd, SCSI_SK_DATA_PROTECT, SCSI_ASC_SPACE_ALLOC_FAILED_WRITE_PROTECT);
@@ -251,7 +259,7 @@ int odx_write_using_token(struct scsi_cmd *cmd)
 	int ret = fetch_list(cmd, ODX_WUT_HDR_LEN, buf, &len);
 	if (ret != TCMU_STS_OK)
 		return ret;
-	ret = begin(cmd, SCSI_SA_WRITE_USING_TOKEN, &w.slot);
+	ret = begin(cmd, COPY_KIND_WRITE_USING_TOKEN, &w.slot);
 	if (ret != TCMU_STS_OK)
 		return ret;
 
@@ -307,7 +315,7 @@ int odx_copy_abort(struct scsi_cmd *cmd)
 
 	if (!odx_offered(cmd->dev))
 		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE);
-	int r = odx_ops_abort(cmd->dev, copy_cmd_nexus(cmd), get_be32(cmd->cdb + CDB_ABORT_LIST_ID), tok, &has_token);
+	int r = copy_reg_odx_abort(cmd->dev, copy_cmd_nexus(cmd), get_be32(cmd->cdb + CDB_ABORT_LIST_ID), tok, &has_token);
 	if (r == 0)
 		return sense_invalid_cdb_field(cmd, CDB_ABORT_LIST_ID, -1);
 	if (has_token)

@@ -5,7 +5,7 @@
  * Parameter data:
  *     0..3   AVAILABLE DATA (bytes after this field)
  *     4      RESPONSE TO SERVICE ACTION (10h or 11h)
- *     5      COPY OPERATION STATUS (odx_ops.h)
+ *     5      COPY OPERATION STATUS (copy_registry.h)
  *     6..7   OPERATION COUNTER (0)      8..11 ESTIMATED STATUS UPDATE DELAY (0)
  *     12     EXTENDED COPY COMPLETION STATUS (the SCSI status it ended with)
  *     13     LENGTH OF THE SENSE DATA FIELD (18)   14 SENSE DATA LENGTH
@@ -22,7 +22,7 @@
 #include "handlers/copy/copy_nexus.h"
 #include "handlers/copy/odx.h"
 #include "handlers/copy/odx_limits.h"
-#include "handlers/copy/odx_ops.h"
+#include "handlers/copy/copy_registry.h"
 #include "handlers/scsi/sense.h"
 #include "lunlab/be.h"
 #include "lunlab/scsi_vocab.h"
@@ -61,7 +61,7 @@ int odx_rrti(struct scsi_cmd *cmd)
 	if (!odx_offered(cmd->dev))
 		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_OPCODE);
 	uint32_t alloc = get_be32(cmd->cdb + 10);
-	if (!odx_ops_get(cmd->dev, copy_cmd_nexus(cmd), get_be32(cmd->cdb + 2), &op))
+	if (!copy_reg_odx_get(cmd->dev, copy_cmd_nexus(cmd), get_be32(cmd->cdb + 2), &op))
 		return sense_invalid_cdb_field(cmd, 2, -1);
 	size_t n = odx_rrti_bytes(&op, out);
 	if (n > alloc)

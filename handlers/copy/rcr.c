@@ -11,7 +11,7 @@
 #include "lunlab/be.h"
 #include "handlers/copy/copy_iov.h"
 #include "handlers/copy/copy_limits.h"
-#include "handlers/copy/copy_lists.h"
+#include "handlers/copy/copy_registry.h"
 #include "handlers/copy/copy_nexus.h"
 #include "handlers/copy/rcr_layout.h"
 #include "handlers/scsi/sense.h"
@@ -79,7 +79,7 @@ static int copy_status(struct scsi_cmd *cmd, uint8_t list_id, uint32_t alloc)
 	struct copy_status st;
 	uint8_t out[RCR_COPY_STATUS_LEN];
 
-	if (!copy_lists_status(cmd->dev, copy_cmd_nexus(cmd), list_id, alloc >= RCR_COPY_STATUS_LEN, &st))
+	if (!copy_reg_xcopy_status(cmd->dev, copy_cmd_nexus(cmd), list_id, alloc >= RCR_COPY_STATUS_LEN, &st))
 		return sense_invalid_cdb_field(cmd, 2, -1);   /* unknown LIST IDENTIFIER */
 	return send(cmd, out, rcr_copy_status_bytes(&st, out), alloc);
 }
@@ -91,11 +91,11 @@ static int failed_segment(struct scsi_cmd *cmd, uint8_t list_id, uint32_t alloc)
 
 	memset(out, 0, sizeof(out));
 	/* peek first: release only if the whole answer fits the allocation */
-	if (!copy_lists_failed(cmd->dev, copy_cmd_nexus(cmd), list_id, false, &st))
+	if (!copy_reg_xcopy_failed(cmd->dev, copy_cmd_nexus(cmd), list_id, false, &st))
 		return send(cmd, out, 4, alloc);        /* AVAILABLE DATA 0: no details */
 	size_t n = RCR_FAILED_HDR_LEN + st.sense_len;
 	if (alloc >= n)
-		copy_lists_failed(cmd->dev, copy_cmd_nexus(cmd), list_id, true, &st);
+		copy_reg_xcopy_failed(cmd->dev, copy_cmd_nexus(cmd), list_id, true, &st);
 	put_be32(out, (uint32_t)(n - 4));
 	out[56] = st.scsi_status;                       /* COPY COMMAND STATUS */
 	put_be16(out + 58, st.sense_len);

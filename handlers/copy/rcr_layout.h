@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "handlers/copy/copy_lists.h"
+#include "handlers/copy/copy_registry.h"
 #include "handlers/lunlab_dev.h"
 
 #define RCR_COPY_STATUS_LEN 12u   /* SA 0: AVAILABLE DATA = 8 */

@@ -17,8 +17,9 @@
  *  - segment longer than the advertised maximum: 05/26/00 @NUMBER OF BLOCKS
  *  - destination LU write-protected (readonly=1: 07/27/00; SWP: 07/27/02),
  *    as a WRITE to it would be; a write-protected source is fine
- *  - list id its own I_T nexus still runs (only when the host tells us the
- *    nexus, copy_nexus.h): 05/00/16 OPERATION IN PROGRESS
+ *  - list id its own I_T nexus still runs, by an EXTENDED COPY or a token
+ *    command (only when the host tells us the nexus, copy_nexus.h):
+ *    05/00/16 OPERATION IN PROGRESS
  *  - more than XCOPY_TOTAL_CONCURRENT copies running: TASK SET FULL, which
  *    hosts retry, rather than a CHECK CONDITION that would make ESXi mark
  *    the primitive unsupported and fall back to host copies for good.
@@ -35,7 +36,7 @@
 #include "lunlab/scsi_vocab.h"
 #include "handlers/copy/copy_fault.h"
 #include "handlers/copy/copy_iov.h"
-#include "handlers/copy/copy_lists.h"
+#include "handlers/copy/copy_registry.h"
 #include "handlers/copy/copy_nexus.h"
 #include "handlers/copy/copy_sense.h"
 #include "handlers/copy/xcopy_parse.h"
@@ -186,7 +187,7 @@ static int run_segments(struct xcopy_run *r, int slot, struct copy_status *st)
 		st->bytes += p->bytes;
 		r->cmd->xcopy_segments = st->segments;
 		r->cmd->xcopy_bytes = st->bytes;
-		copy_lists_progress(slot, st->segments, st->bytes);
+		copy_reg_progress(slot, st->segments, st->bytes);
 	}
 	return TCMU_STS_OK;
 }
@@ -202,11 +203,11 @@ static int execute(struct scsi_cmd *cmd, const struct xcopy_list *list)
 	r->cmd = cmd;
 	r->list = list;
 
-	int slot = copy_lists_begin(cmd->dev, copy_cmd_nexus(cmd), list->usage != XCOPY_LIST_NONE, list->list_id,
-				    list->usage == XCOPY_LIST_HOLD);
-	if (slot == COPY_BEGIN_BUSY)
+	int slot = copy_reg_begin(cmd->dev, copy_cmd_nexus(cmd), COPY_KIND_XCOPY_LID1, list->usage != XCOPY_LIST_NONE,
+				  list->list_id, list->usage == XCOPY_LIST_HOLD);
+	if (slot == COPY_REG_BUSY)
 		return TCMU_STS_NO_RESOURCE;
-	if (slot == COPY_BEGIN_DUPLICATE)
+	if (slot == COPY_REG_DUPLICATE)
 		return sense_set(cmd, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_OPERATION_IN_PROGRESS);
 
 	for (unsigned i = 0; i < list->nseg && ret == TCMU_STS_OK; i++)
@@ -220,7 +221,7 @@ static int execute(struct scsi_cmd *cmd, const struct xcopy_list *list)
 		st.sense_len = COPY_SENSE_MAX;
 		memcpy(st.sense, cmd->sense, COPY_SENSE_MAX);
 	}
-	copy_lists_end(slot, &st);
+	copy_reg_end_xcopy(slot, &st);
 	tcmu_dev_dbg(cmd->dev->tdev, "EXTENDED COPY list id %u usage %u: %u/%u segments, %" PRIu64 " bytes, %s",
 		     list->list_id, (unsigned)list->usage, st.segments, list->nseg, st.bytes,
 		     ret == TCMU_STS_OK ? "GOOD" : "CHECK CONDITION");

@@ -17,7 +17,8 @@ const char lu_config_desc[] =
 	"profile=PATH (profile file, overrides model), array=NAME (LUNs with the same array share one "
 	"dedup store; default private), serial=TEXT (unit serial; default LIO's), "
 	"time_scale=FLOAT|virtual (>=0; 1 real time, 0 unpaced; virtual: modeled clock, completions at once), "
-	"host_streams=N (virtual clock: closed-loop host streams, 1..4096, default 4), readonly=0|1 (write-protected LU), "
+	"host_streams=N|session (virtual clock: closed-loop host streams, 1..4096, default 4; session: one per "
+	"initiator session), readonly=0|1 (write-protected LU), "
 	"physical_block=BYTES (power of two, 512..4194304: LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT), "
 	"volume=NAME (the array's named volume, kept when the LU closes; needs array=), "
 	"array_capacity=SIZE (the array's physical capacity, K/M/G/T suffixes; default the profile's), "
@@ -122,11 +123,14 @@ static int set_key(struct lu_config *c, const char *key, const char *val, char *
 		if (!*val || *end || !isfinite(v) || v < 0)
 			return ll_strerrf(reason, "time_scale '%s': want a number >= 0 or 'virtual'", val);
 		c->time_scale = v;
+	} else if (strcmp(key, "host_streams") == 0 && strcmp(val, "session") == 0) {
+		c->host_sessions = true;
+		c->host_streams = 1; /* the pooled heap is unused; 1 keeps the checks below */
 	} else if (strcmp(key, "host_streams") == 0) {
 		char *end = NULL;
 		unsigned long v = strtoul(val, &end, 10);
 		if (!*val || *end || val[0] == '-' || v < 1 || v > COST_VIRTUAL_STREAMS_MAX)
-			return ll_strerrf(reason, "host_streams '%s': want 1..%u", val, COST_VIRTUAL_STREAMS_MAX);
+			return ll_strerrf(reason, "host_streams '%s': want 1..%u or session", val, COST_VIRTUAL_STREAMS_MAX);
 		c->host_streams = (unsigned)v;
 	} else if (strcmp(key, "identity") == 0) {
 		if (strcmp(val, "lunlab") != 0 && strcmp(val, "xtremio") != 0)
@@ -225,7 +229,11 @@ int lu_config_parse(const char *cfgstring, struct lu_config *c, char **reason)
 		return ll_strerrf(reason, "volume '%s': needs array=NAME (a named volume lives in a named array)", c->volume);
 	if (rc == 0 && c->host_streams) {
 		if (!cost_time_virtual_streams(c->time_scale))
+		{
+			if (c->host_sessions)
+				return ll_strerrf(reason, "host_streams 'session': only with time_scale=virtual");
 			return ll_strerrf(reason, "host_streams '%u': only with time_scale=virtual", c->host_streams);
+		}
 		c->time_scale = cost_time_virtual(c->host_streams);
 	}
 	return rc;

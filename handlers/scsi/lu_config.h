@@ -15,6 +15,8 @@ struct lu_config {
 	double time_scale;       /* >= 0, default 1; time_scale=virtual: cost_time_virtual(N)
 	                          * with N = host_streams (models/cost_virtual.h) */
 	unsigned host_streams;   /* host_streams=N (virtual clock only), 0 = not given (4) */
+	bool host_sessions;      /* host_streams=session: one stream per initiator session
+	                          * (models/vsessions.h) */
 	bool readonly;           /* readonly=1: every medium write fails with DATA PROTECT */
 	unsigned physical_block; /* physical_block=BYTES, 0 = one logical block per physical
 	                          * block; checked against the block size when the LU opens */

@@ -26,6 +26,7 @@ struct scsi_lu {
 	bool readonly;              /* readonly=1: hardware-style write protection (WP, 27/00) */
 	uint8_t lbppbe;             /* LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT (physical_block=) */
 	bool unpaced;               /* the cost model never holds a completion back (handler.c) */
+	bool sessions;              /* the model's host is one stream per session (vsessions.h) */
 	struct lu_metrics metrics;  /* what the model charged for this LU (/metrics; handler.c) */
 	struct scsi_ua ua;          /* unit attentions owed per I_T nexus (ua.h) */
 };

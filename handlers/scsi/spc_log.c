@@ -1,7 +1,9 @@
 /* spc_log.c — LOG SENSE / LOG SELECT (SPC-4 6.7, 6.8) with the pages of
  * docs/vendor-log-pages.md: 00h (supported pages), 0Ch (logical block
- * provisioning, SBC-4), 30h (array capacity) and 31h (model telemetry).
+ * provisioning, SBC-4), 30h (array capacity), 31h (model telemetry) and 32h
+ * (each initiator session's modeled figures, models/vsessions.h).
  * Values are taken fresh from the array and the cost model on every call. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "handlers/array/array_admin.h"
@@ -13,8 +15,9 @@
 #include "handlers/scsi/sense.h"
 #include "models/cost.h"
 #include "models/cost_virtual.h"
+#include "models/vsessions.h"
 
-#define PAGE_MAX 4096
+#define PAGE_MAX (4 + 65535) /* the PAGE LENGTH field's limit: page 32h lists sessions */
 
 struct page_buf {
 	uint8_t b[PAGE_MAX];
@@ -22,16 +25,19 @@ struct page_buf {
 	uint16_t first_code;    /* PARAMETER POINTER: omit parameters below it */
 };
 
-static void put_param(struct page_buf *pb, uint16_t code, uint8_t control, const uint8_t *val, uint8_t vlen)
+static bool put_param(struct page_buf *pb, uint16_t code, uint8_t control, const uint8_t *val, uint8_t vlen)
 {
-	if (code < pb->first_code || pb->len + 4u + vlen > sizeof(pb->b))
-		return;
+	if (code < pb->first_code)
+		return true;
+	if (pb->len + 4u + vlen > sizeof(pb->b))
+		return false;
 	uint8_t *p = pb->b + pb->len;
 	put_be16(p, code);
 	p[2] = control;
 	p[3] = vlen;
 	memcpy(p + 4, val, vlen);
 	pb->len += 4u + vlen;
+	return true;
 }
 
 /* 8-byte binary counter parameter (control 03h: binary format list) */
@@ -70,7 +76,7 @@ static uint64_t ratio_x1000(uint64_t num, uint64_t den)
 
 static void page_supported(struct page_buf *pb)
 {
-	static const uint8_t codes[] = { 0x00, 0x0c, 0x30, 0x31 };
+	static const uint8_t codes[] = { 0x00, 0x0c, 0x30, 0x31, 0x32 };
 	memcpy(pb->b + 4, codes, sizeof(codes));
 	pb->len = 4 + sizeof(codes);
 }
@@ -186,6 +192,18 @@ static void page_telemetry(struct lunlab_dev *d, struct page_buf *pb)
 	/* time fault rules (delay=) held the array's commands before it saw them: a client
 	 * leaves it out of what it blames on the machine (docs/bench.md) */
 	put_u64(pb, 0x000f, t.fault_delay_ns);
+	/* 1: the virtual clock's host is one stream per initiator session (host_streams=session),
+	 * whose figures page 32h lists; 0x0011: commands charged before their modeled turn
+	 * because too many waited (vsessions.h), 0 when the order was exact */
+	if (d->model && cost_model_sessions(d->model)) {
+		uint64_t overflows = 0;
+		(void)cost_model_session_stats(d->model, NULL, 0, &overflows);
+		put_u64(pb, 0x0010, 1);
+		put_u64(pb, 0x0011, overflows);
+	} else {
+		put_u64(pb, 0x0010, 0);
+		put_u64(pb, 0x0011, 0);
+	}
 	for (uint16_t i = 0; i < 32; i++)
 		put_u64(pb, (uint16_t)(0x0100 + i), t.latency_hist[i]);
 	for (uint16_t b = 0; b < COST_BUCKETS; b++)
@@ -196,13 +214,43 @@ static void page_telemetry(struct lunlab_dev *d, struct page_buf *pb)
 		put_u64(pb, (uint16_t)(0x0400 + b), t.bucket_latency_ns[b]);
 }
 
+/* One parameter per initiator session that moved data (code = its place, in nexus order):
+ * what the model charged it on a virtual clock whose host is one stream per session
+ * (vsessions.h), so a client computes each session's modeled rate.  Empty otherwise.  At
+ * most SESSIONS_LISTED (the page's length field): a 1001st session is left out. */
+#define SESSIONS_LISTED 1000u
+static void page_sessions(struct lunlab_dev *d, struct page_buf *pb)
+{
+	uint64_t overflows;
+
+	if (!d->model || !cost_model_sessions(d->model))
+		return;
+	struct vsess_stats *st = malloc(SESSIONS_LISTED * sizeof(*st));
+	if (!st)
+		return; /* listed as none rather than failing the LOG SENSE */
+	unsigned n = cost_model_session_stats(d->model, st, SESSIONS_LISTED, &overflows);
+	for (unsigned i = 0; i < n && i < SESSIONS_LISTED; i++) {
+		uint8_t v[56];
+		put_be64(v, st[i].nexus);
+		put_be64(v + 8, st[i].commands);
+		put_be64(v + 16, st[i].bytes);
+		put_be64(v + 24, st[i].first_bytes);
+		put_be64(v + 32, st[i].first_arrival_ns);
+		put_be64(v + 40, st[i].first_completion_ns);
+		put_be64(v + 48, st[i].last_completion_ns);
+		if (!put_param(pb, (uint16_t)i, 0x03, v, sizeof(v)))
+			break;
+	}
+	free(st);
+}
+
 int spc_log_sense(struct scsi_cmd *cmd)
 {
 	const uint8_t *cdb = cmd->cdb;
 	uint8_t code = cdb[2] & 0x3f;
 	uint8_t sub = cdb[3];
 	struct cdb_info ci;
-	static __thread struct page_buf pb; /* 4 KiB: keep it off small worker stacks */
+	static __thread struct page_buf pb; /* 64 KiB: keep it off small worker stacks */
 
 	scsi_cdb_decode(cmd, &ci);
 	uint32_t alloc = ci.length;
@@ -220,6 +268,7 @@ int spc_log_sense(struct scsi_cmd *cmd)
 	case 0x0c: page_lbp(cmd->dev, &pb); break;
 	case 0x30: page_capacity(cmd->dev, &pb); break;
 	case 0x31: page_telemetry(cmd->dev, &pb); break;
+	case 0x32: page_sessions(cmd->dev, &pb); break;
 	default: return sense_invalid_cdb_field(cmd, 2, 5);
 	}
 	pb.b[0] = code;

@@ -7,6 +7,8 @@
  *                                        SPEC's keys as fields; 201 + the rule
  *   GET    /api/lunlab/faults/ID         one rule
  *   DELETE /api/lunlab/faults/ID         remove it; DELETE .../faults: all
+ *   POST   /api/lunlab/faults/ID/release remove it, and the commands it holds
+ *                                        (hold) go on to their LU
  *   GET    /api/lunlab/portals           every --listen portal, up or down
  *   PUT    /api/lunlab/portals/N         {"state": "down"|"up"} (N: its
  *                                        number from 1, as XMS iscsi-portals,
@@ -27,6 +29,7 @@
 
 #include "target/api/api_faults.h"
 #include "target/api/api_json.h"
+#include "target/iscsi/io_thread.h"
 #include "target/iscsi/portal.h"
 #include "target/iscsi/target.h"
 #include "target/lu/alua.h"
@@ -171,12 +174,29 @@ static void faults(const struct api_request *req, struct api_response *rsp)
 		}
 		return;
 	}
-	if (!rule_id(req->rest, &id) || !fault_rules_get(id, &info)) {
+	/* "ID/release": the rule goes as with DELETE, and what it holds goes on */
+	char idtext[16];
+	const char *slash = strchr(req->rest, '/');
+	bool release = slash && !strcmp(slash, "/release");
+	snprintf(idtext, sizeof(idtext), "%.*s", release ? (int)(slash - req->rest) : 15, req->rest);
+	if ((slash && !release) || !rule_id(idtext, &id) || !fault_rules_get(id, &info)) {
 		api_error(rsp, 404, "obj_not_found");
 		return;
 	}
-	if (req->method == API_POST) {
-		api_error(rsp, 405, "method not allowed on a rule");
+	if (release != (req->method == API_POST)) {
+		api_error(rsp, 405, release ? "release is a POST" : "method not allowed on a rule");
+		return;
+	}
+	if (release) {
+		/* removed first, so no thread holds anything more for it; then
+		 * each thread lets go of what it already holds (a command the
+		 * rule fired on before the removal is on its thread's list
+		 * before the thread reads this request) */
+		fault_rules_remove(id);
+		io_threads_release_held(id);
+		target_log("API: %s released fault rule %u (removed; the commands it held go on)",
+			   req->user ? req->user : "?", id);
+		api_reply_json(rsp, 200, rule_json(req, &info));
 		return;
 	}
 	if (req->method == API_DELETE) {

@@ -174,10 +174,19 @@ static bool options(struct xms_ctx *x, struct xms_snap_spec *r)
 /* "SRC.SUFFIX" (XMS names snapshots after their source) */
 static bool snap_name(char *out, size_t cap, const char *src, const char *suffix, const char *v1_name)
 {
-	int n = v1_name ? snprintf(out, cap, "%s", v1_name)
-			: snprintf(out, cap, "%s%s%s", src, suffix[0] == '.' ? "" : ".", suffix);
+	/* lengths checked before any byte is written (snprintf's truncation
+	 * would be refused the same way, but gcc -O3 warns on it) */
+	const char *a = v1_name ? v1_name : src, *b = v1_name ? "" : suffix;
+	const char *dot = !v1_name && suffix[0] != '.' ? "." : "";
+	size_t la = strlen(a), ld = strlen(dot), lb = strlen(b), n = la + ld + lb;
 
-	return n > 0 && (size_t)n < cap && (size_t)n <= XMS_NAME_MAX;
+	if (n == 0 || n >= cap || n > XMS_NAME_MAX)
+		return false;
+	memcpy(out, a, la);
+	memcpy(out + la, dot, ld);
+	memcpy(out + la + ld, b, lb);
+	out[n] = '\0';
+	return true;
 }
 
 /* takes back what a failed snapshot made: devices, array volumes, objects */

@@ -12,7 +12,7 @@
 #include "target/lu/lu_stats.h"
 
 bool scsi_core_done(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint64_t lu_id, unsigned shard,
-		    uint64_t wire_bytes, uint64_t elapsed_ns)
+		    uint64_t wire_bytes, uint64_t elapsed_ns, struct lu_stats_sample *smp)
 {
 	struct lu_cmd *lc = cmd->lc;
 	struct lu_entry *e;
@@ -26,7 +26,9 @@ bool scsi_core_done(struct scsi_itn *itn, struct scsi_core_cmd *cmd, uint64_t lu
 	e = lu_nexus_lookup(&itn->lunx, itn->initiator, cmd->lun, cmd->lun != UINT64_MAX);
 	if (!e || e->id != lu_id || !e->stats)
 		return false;
-	lu_stats_record(e->stats, shard, lu_kind_of(lc->cdb, lc->cdb_len), wire_bytes, lc->status == SCSI_STAT_GOOD, elapsed_ns);
+	lu_stats_sample_set(smp, lu_kind_of(lc->cdb, lc->cdb_len), wire_bytes, lc->status == SCSI_STAT_GOOD,
+			    elapsed_ns);
+	lu_stats_add(e->stats, shard, smp);
 	if (lc->status == SCSI_STAT_CHECK_CONDITION)
 		happening_check_sense(e->id, cmd->lun, lc->status, lc->sense, lc->sense_len);
 	return true;

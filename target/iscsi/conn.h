@@ -99,8 +99,9 @@ struct icmd {
 	unsigned fault_rule;      /* the rule that acts again at completion (fault_after) */
 	uint8_t fault_after;      /* SCSI_FAULT_AFTER_*: what happens when the LU is done */
 	uint64_t fault_lba_first, fault_lba_last; /* a corrupt rule's LBA range */
-	struct icmd *delay_next;  /* its thread's delayed list */
+	struct icmd *delay_next;  /* its thread's delayed list, or its held list */
 	uint64_t delay_due_ns;    /* CLOCK_MONOTONIC */
+	unsigned held_rule;       /* the hold rule that holds it (0: none) */
 };
 
 #define ICMD_EV_READY  1u  /* lu_cmd.data_ready: Data-In may start */
@@ -198,10 +199,11 @@ struct conn {
 	char peer[64];
 	char local[64];           /* address:port the initiator reached us on */
 	int portal;               /* the --listen portal it came through (portal.h); -1 unknown */
-	/* its initiator's counters (path_stats.h), found at its first command;
-	 * ini_stats_tried: looked for already (NULL then: beyond the bound) */
-	struct lu_stats *ini_stats;
-	bool ini_stats_tried;
+	/* its portal's and its initiator's counters (path_stats.h), found at
+	 * its first counted command; path_stats_tried: looked for already
+	 * (ini_stats NULL then: beyond the bound) */
+	struct lu_stats *portal_stats, *ini_stats;
+	bool path_stats_tried;
 	struct scsi_itn itn;      /* the I_T nexus as the SCSI core keeps it: the LUs
 	                           * this session sees, the unit attentions it owes
 	                           * (target/core/scsi_core.h); set up at login */

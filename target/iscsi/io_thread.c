@@ -20,6 +20,7 @@
 #include "target/iscsi/portal.h"
 #include "target/iscsi/scsi_fault.h"
 #include "target/iscsi/target.h"
+#include "target/lu/lu_stats.h"
 
 #define EVENTS_PER_WAIT 128
 
@@ -231,6 +232,16 @@ void io_threads_close_portal(int portal, const char *why)
 	post_request(&r);
 }
 
+void io_threads_release_held(unsigned rule)
+{
+	struct reinstate_req r;
+
+	memset(&r, 0, sizeof(r));
+	r.portal = -1;
+	r.release_rule = rule;
+	post_request(&r);
+}
+
 static void take_reinstatements(struct io_thread *t)
 {
 	struct reinstate_req *r;
@@ -242,6 +253,12 @@ static void take_reinstatements(struct io_thread *t)
 	while (r) {
 		struct reinstate_req *n = r->next;
 		struct conn *c = t->conns, *nx;
+		if (r->release_rule) {
+			io_thread_release_rule(t, r->release_rule);
+			free(r);
+			r = n;
+			continue;
+		}
 		for (; c; c = nx) {
 			nx = c->list_next;
 			if (r->portal >= 0) {
@@ -479,6 +496,7 @@ int io_threads_start(int n)
 		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
 
 		t->idx = i;
+		t->stats_shard = (unsigned)i | (n <= LU_STATS_SHARDS ? LU_STATS_SOLE : 0u);
 		clock_gettime(CLOCK_MONOTONIC, &t->last_sweep);
 		t->epfd = epoll_create1(EPOLL_CLOEXEC);
 		t->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

@@ -25,6 +25,7 @@ struct reinstate_req {
 	uint16_t keep_tsih;
 	uint16_t tpgt;
 	int portal;
+	unsigned release_rule;  /* > 0: neither of those: let go what this hold rule holds */
 	char why[96];
 };
 
@@ -36,6 +37,10 @@ struct new_conn {
 
 struct io_thread {
 	int idx;
+	/* its shard of the command figures (lu_stats.h): idx, | LU_STATS_SOLE
+	 * when there are no more threads than shards (then no other thread
+	 * ever adds to it: only I/O threads count commands, each its own) */
+	unsigned stats_shard;
 	int epfd;
 	int evfd;
 	pthread_t tid;
@@ -61,6 +66,9 @@ struct io_thread {
 	/* tasks a fault rule delays (scsi_fault.c), soonest first; each holds
 	 * a task reference until it goes to its LU or is dropped */
 	struct icmd *delayed;
+	/* tasks a hold rule holds (scsi_fault.c), in the order held; each holds
+	 * a task reference until it is released, aborted or its connection goes */
+	struct icmd *held;
 };
 
 /* Seconds a connection may take from accept to the end of login, and may
@@ -92,6 +100,13 @@ void io_threads_close_portal(int portal, const char *why);
 /* A fault rule delays this task: it goes to its LU after delay_us
  * (scsi_fault.c), on the task's own I/O thread. */
 void io_thread_delay(struct io_thread *t, struct icmd *ic, uint64_t delay_us);
+
+/* A hold rule holds this task (scsi_fault.c) until io_threads_release_held
+ * lets it go, or it is aborted or its connection closes. */
+void io_thread_hold(struct io_thread *t, struct icmd *ic, unsigned rule);
+/* Hold rule `rule` was released (POST /api/lunlab/faults/ID/release): every
+ * thread sends the tasks it holds for it on to their LU, in the order held. */
+void io_threads_release_held(unsigned rule);
 
 /* lu_cmd.done for every command: any thread. */
 void io_thread_cmd_done(struct lu_cmd *lc);

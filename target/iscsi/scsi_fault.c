@@ -1,7 +1,7 @@
 /* scsi_fault.c — what the transport does when a fault rule fires
  * (target/lu/fault_rules.h decides; docs/faults.md): answer with a sense or
  * a status instead of the LU, hold the command until the initiator aborts
- * it, run it late, drop the connection before or after the data moved,
+ * it (or the rule is released: then it goes on to its LU), run it late, drop the connection before or after the data moved,
  * alter the data (silent corruption), or ask the LU to stop an EXTENDED
  * COPY part way.
  *
@@ -122,7 +122,11 @@ bool scsi_fault_act(struct conn *c, struct icmd *ic, const struct fault_hit *hit
 		return true;
 	case FAULT_ACT_HOLD:
 		/* it stays on c->tasks with nothing in flight: ABORT TASK, a
-		 * reset or the connection's end frees it, nothing answers it */
+		 * reset or the connection's end frees it, nothing answers it;
+		 * or the rule's release sends it on to its LU (its thread's
+		 * held list keeps it for that) */
+		if (c->thr)
+			io_thread_hold(c->thr, ic, h.rule);
 		return true;
 	case FAULT_ACT_DELAY:
 		if (!c->thr || h.delay_us == 0)
@@ -206,9 +210,91 @@ void io_thread_delay(struct io_thread *t, struct icmd *ic, uint64_t delay_us)
 	*pp = ic;
 }
 
+/* A task whose fault rule let it wait (a delay over, a hold released) goes
+ * to its LU now - unless it was aborted, answered or its connection went
+ * meanwhile.  Drops the wait's reference. */
+static void submit_late(struct io_thread *t, struct icmd *ic)
+{
+	if (!ic->aborted && ic->state != SCSI_CMD_FINISHED && !ic->conn->closed) {
+		if (!scsi_cmd_lu_still_there(ic->conn, ic)) {
+			/* the API deleted or unmapped its LU while it waited */
+			uint8_t sense[18];
+			scsi_cmd_answer(ic->conn, ic, SCSI_STAT_CHECK_CONDITION, sense,
+					lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1),
+					0);
+		} else {
+			scsi_cmd_state_set(&ic->state, SCSI_CMD_IN_BACKEND);
+			io_thread_submit(t, ic->be, &ic->lc);
+		}
+	}
+	icmd_put(ic);
+}
+
+void io_thread_hold(struct io_thread *t, struct icmd *ic, unsigned rule)
+{
+	struct icmd **pp = &t->held;
+
+	ic->refs++; /* the list's: the task may be aborted meanwhile */
+	ic->held_rule = rule;
+	while (*pp)
+		pp = &(*pp)->delay_next; /* the end: released in the order held */
+	ic->delay_next = NULL;
+	*pp = ic;
+}
+
+void io_thread_release_rule(struct io_thread *t, unsigned rule)
+{
+	struct icmd **pp = &t->held, *go = NULL, **gp = &go;
+
+	/* take them off the list first: submitting may complete a task at
+	 * once, and a completion must not find the list half walked */
+	while (*pp) {
+		struct icmd *ic = *pp;
+		if (ic->held_rule != rule) {
+			pp = &ic->delay_next;
+			continue;
+		}
+		*pp = ic->delay_next;
+		ic->delay_next = NULL;
+		*gp = ic;
+		gp = &ic->delay_next;
+	}
+	while (go) {
+		struct icmd *ic = go;
+		go = ic->delay_next;
+		ic->delay_next = NULL;
+		ic->held_rule = 0;
+		target_log("fault rule %u released: LUN %" PRIu64 " opcode 0x%02x goes on to its LU", rule, ic->lun,
+			   ic->lc.cdb[0]);
+		submit_late(t, ic);
+	}
+}
+
+/* Held tasks that were aborted or whose connection went are of no more use
+ * to a release: their references go, so a hold rule that an initiator's
+ * timeouts abort again and again does not pile them up. */
+static void drop_dead_held(struct io_thread *t)
+{
+	struct icmd **pp = &t->held;
+
+	while (*pp) {
+		struct icmd *ic = *pp;
+		if (!ic->aborted && ic->state != SCSI_CMD_FINISHED && !ic->conn->closed) {
+			pp = &ic->delay_next;
+			continue;
+		}
+		*pp = ic->delay_next;
+		ic->delay_next = NULL;
+		icmd_put(ic);
+	}
+}
+
 int io_thread_run_delayed(struct io_thread *t)
 {
 	uint64_t now;
+
+	if (t->held)
+		drop_dead_held(t);
 
 	if (!t->delayed)
 		return -1; /* every loop iteration asks: no clock read when nothing waits */
@@ -219,19 +305,7 @@ int io_thread_run_delayed(struct io_thread *t)
 
 		t->delayed = ic->delay_next;
 		ic->delay_next = NULL;
-		if (!ic->aborted && ic->state != SCSI_CMD_FINISHED && !ic->conn->closed) {
-			if (!scsi_cmd_lu_still_there(ic->conn, ic)) {
-				/* the API deleted or unmapped its LU while it waited */
-				uint8_t sense[18];
-				scsi_cmd_answer(ic->conn, ic, SCSI_STAT_CHECK_CONDITION, sense,
-						lu_sense_fixed(sense, SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_LU_NOT_SUPPORTED, -1),
-						0);
-			} else {
-				scsi_cmd_state_set(&ic->state, SCSI_CMD_IN_BACKEND);
-				io_thread_submit(t, ic->be, &ic->lc);
-			}
-		}
-		icmd_put(ic);
+		submit_late(t, ic);
 	}
 	if (!t->delayed)
 		return -1;
@@ -244,6 +318,11 @@ void io_thread_drop_delayed(struct io_thread *t)
 	while (t->delayed) {
 		struct icmd *ic = t->delayed;
 		t->delayed = ic->delay_next;
+		icmd_put(ic);
+	}
+	while (t->held) {
+		struct icmd *ic = t->held;
+		t->held = ic->delay_next;
 		icmd_put(ic);
 	}
 }

@@ -29,7 +29,10 @@ bool scsi_fault_completed(struct conn *c, struct icmd *ic, uint32_t send, const 
 /* I/O thread loop: submit the delayed tasks whose time came; returns the
  * milliseconds until the next one, or -1 when none waits. */
 int io_thread_run_delayed(struct io_thread *t);
-/* thread end: release what still waits */
+/* thread end: release what still waits (delayed and held tasks) */
 void io_thread_drop_delayed(struct io_thread *t);
+/* I/O thread: hold rule `rule` was released: its held tasks go on to their
+ * LU in the order they were held (io_threads_release_held posts it). */
+void io_thread_release_rule(struct io_thread *t, unsigned rule);
 
 #endif

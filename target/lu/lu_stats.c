@@ -7,10 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Shards per LU: I/O threads map onto them modulo this.  Eight covers the
- * thread counts lunlab runs with; more threads than shards only share
- * lines (still correct: the adds are atomic). */
-#define LU_STATS_SHARDS 8
+/* Eight shards (lu_stats.h) cover the thread counts lunlab runs with; more
+ * threads than shards only share lines (still correct: then the adds are
+ * atomic, never LU_STATS_SOLE). */
 
 struct kind_counters {
 	_Atomic uint64_t commands, errors, bytes, latency_sum_ns;
@@ -27,11 +26,12 @@ struct lu_stats {
 
 enum lu_kind lu_kind_of(const uint8_t *cdb, size_t cdb_len)
 {
-	struct cdb_info ci;
+	/* the layout alone: a full decode's fields are not needed here */
+	const struct cdb_layout *l = cdb_layout_of(cdb, cdb_len);
 
-	if (cdb_decode(cdb, cdb_len, 0, &ci) != CDB_DECODE_OK)
+	if (!l)
 		return LU_KIND_OTHER;
-	switch (ci.layout->cls) {
+	switch (l->cls) {
 	case CDB_CLASS_READ: return LU_KIND_READ;
 	case CDB_CLASS_WRITE: return LU_KIND_WRITE;
 	case CDB_CLASS_XCOPY: return LU_KIND_XCOPY;
@@ -65,26 +65,50 @@ void lu_stats_free(struct lu_stats *s)
 	free(s);
 }
 
-static void add(_Atomic uint64_t *c, uint64_t n)
+static void add(_Atomic uint64_t *c, uint64_t n, bool sole)
 {
-	atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+	/* readers only ever load: a sole writer's load and store is never
+	 * torn for them, and nobody else writes this shard (LU_STATS_SOLE) */
+	if (sole)
+		atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n, memory_order_relaxed);
+	else
+		atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+}
+
+void lu_stats_sample_set(struct lu_stats_sample *smp, enum lu_kind kind, uint64_t bytes, bool good,
+			 uint64_t latency_ns)
+{
+	smp->kind = kind;
+	smp->good = good;
+	smp->bucket = lunlab_lat_bucket(latency_ns);
+	smp->bytes = bytes;
+	smp->latency_ns = latency_ns;
+}
+
+void lu_stats_add(struct lu_stats *s, unsigned shard, const struct lu_stats_sample *smp)
+{
+	bool sole = shard & LU_STATS_SOLE;
+	struct kind_counters *k;
+
+	if (!s || (unsigned)smp->kind >= LU_KINDS)
+		return;
+	k = &s->shard[(shard & ~LU_STATS_SOLE) % LU_STATS_SHARDS].k[smp->kind];
+	add(&k->commands, 1, sole);
+	if (!smp->good)
+		add(&k->errors, 1, sole);
+	if (smp->bytes)
+		add(&k->bytes, smp->bytes, sole);
+	add(&k->latency_sum_ns, smp->latency_ns, sole);
+	add(&k->buckets[smp->bucket], 1, sole);
 }
 
 void lu_stats_record(struct lu_stats *s, unsigned shard, enum lu_kind kind, uint64_t bytes, bool good,
 		     uint64_t latency_ns)
 {
-	struct kind_counters *k;
+	struct lu_stats_sample smp;
 
-	if (!s || (unsigned)kind >= LU_KINDS)
-		return;
-	k = &s->shard[shard % LU_STATS_SHARDS].k[kind];
-	add(&k->commands, 1);
-	if (!good)
-		add(&k->errors, 1);
-	if (bytes)
-		add(&k->bytes, bytes);
-	add(&k->latency_sum_ns, latency_ns);
-	add(&k->buckets[lunlab_lat_bucket(latency_ns)], 1);
+	lu_stats_sample_set(&smp, kind, bytes, good, latency_ns);
+	lu_stats_add(s, shard, &smp);
 }
 
 static uint64_t get(const _Atomic uint64_t *c)

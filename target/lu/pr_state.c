@@ -142,6 +142,43 @@ bool pr_owns_opcode(uint8_t op)
  * under every type). */
 enum cmd_class { CLS_ALLOWED, CLS_READ, CLS_WRITE };
 
+/* THIRD-PARTY COPY OUT (83h): SBC-3 table 13 makes POPULATE TOKEN a read
+ * of its LU (a token of it) and WRITE USING TOKEN a write; EXTENDED COPY
+ * writes its destination (SPC-4 table 66: conflict but for registrants of
+ * the RO/AR types).  COPY OPERATION ABORT moves no data and stops only an
+ * operation of the same I_T nexus (list ids are the nexus's,
+ * docs/xcopy.md): allowed, as the reports below. */
+static enum cmd_class classify_copy_out(uint8_t sa)
+{
+	switch (sa) {
+	case SCSI_SA_POPULATE_TOKEN:
+		return CLS_READ;
+	case SCSI_SA_COPY_OPERATION_ABORT:
+		return CLS_ALLOWED;
+	default:
+		return CLS_WRITE;
+	}
+}
+
+/* THIRD-PARTY COPY IN (84h): the reports on copy operations and the copy
+ * manager's parameters touch no medium and are of the asking nexus's own
+ * operations (SPC-4 table 66: allowed under every type; LIO, which goes by
+ * data direction, allows them under the Write Exclusive types too).  They
+ * were write-class here before, so a stranger under Write Exclusive got
+ * RESERVATION CONFLICT for RECEIVE COPY RESULTS.  RECEIVE COPY DATA returns
+ * data a copy read from a medium: a read (lunlab holds no such data, the
+ * service action is refused after the gate anyway). */
+static enum cmd_class classify_copy_in(uint8_t sa)
+{
+	switch (sa) {
+	case SCSI_SA_RECEIVE_COPY_DATA_LID1:
+	case SCSI_SA_RECEIVE_COPY_DATA_LID4:
+		return CLS_READ;
+	default:
+		return CLS_ALLOWED;
+	}
+}
+
 static enum cmd_class classify(const uint8_t *cdb, size_t cdb_len)
 {
 	switch (cdb[0]) {
@@ -166,14 +203,9 @@ static enum cmd_class classify(const uint8_t *cdb, size_t cdb_len)
 	case SCSI_OP_MODE_SENSE_6: case SCSI_OP_MODE_SENSE_10: /* MODE SENSE: changes nothing */
 		return CLS_READ;
 	case SCSI_OP_THIRD_PARTY_COPY_OUT:
-		/* SBC-3 table 13: POPULATE TOKEN reads its LU (a token of it), like
-		 * READ; WRITE USING TOKEN and EXTENDED COPY write */
-		return (cdb[1] & SCSI_SA_MASK) == SCSI_SA_POPULATE_TOKEN ? CLS_READ : CLS_WRITE;
+		return classify_copy_out(cdb[1] & SCSI_SA_MASK);
 	case SCSI_OP_THIRD_PARTY_COPY_IN:
-		/* RECEIVE ROD TOKEN INFORMATION reports an operation and touches no
-		 * medium (SPC-4 table 66: allowed); the RECEIVE COPY RESULTS service
-		 * actions keep the write class they always had here */
-		return (cdb[1] & SCSI_SA_MASK) == SCSI_SA_RECEIVE_ROD_TOKEN_INFORMATION ? CLS_ALLOWED : CLS_WRITE;
+		return classify_copy_in(cdb[1] & SCSI_SA_MASK);
 	default:
 		return CLS_WRITE;
 	}

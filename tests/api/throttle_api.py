@@ -12,7 +12,6 @@ import os
 import subprocess
 import time
 
-import requests
 from requests.adapters import HTTPAdapter
 
 from replay_lib import BASE, USER, PASSWORD, ok, finish, session

@@ -5,6 +5,8 @@
  *   0  a LOG SENSE page, then page 0Ch's resource counts (calibrate's data reduction) and
  *      page 31h's telemetry (its host-streams parameters too)
  *   1  VPD page B0h, every limit calibrate sizes its commands by
+ *   2  page 32h, each session's modeled figures (lunlab-bench scale: client/session_rates.c),
+ *      then the fairness of the sessions against themselves
  * Checks beyond "no crash/UB/leak": a refusal comes with a one-line reason naming the field,
  * and what is accepted holds only what the page held. */
 #include <stdint.h>
@@ -14,6 +16,7 @@
 
 #include "client/lbp_page.h"
 #include "client/logpage.h"
+#include "client/session_rates.h"
 #include "client/vpd_b0.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -38,7 +41,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data + 1, len);
 	err[0] = 0;
-	if (data[0] & 1) {
+	if (data[0] % 3 == 2) {
+		static struct session_page sp;
+		struct session_fairness f;
+		int rc = session_page_parse(buf, len, &sp, err, sizeof(err));
+		one_line(rc, err);
+		/* every session is whole in the page: 60 bytes each after the header */
+		if (!rc && 4 + (size_t)sp.n * 60 > len) {
+			fprintf(stderr, "%u sessions from a %zu-byte page\n", sp.n, len);
+			abort();
+		}
+		if (!rc && session_fairness_of(NULL, &sp, &f) && f.fairness != 0 && f.fairness < 1) {
+			fprintf(stderr, "fairness %g below 1\n", f.fairness);
+			abort();
+		}
+	} else if (data[0] & 1) {
 		struct b0_limits b;
 		int rc = vpd_b0_decode(buf, len, &b, err, sizeof(err));
 		one_line(rc, err);

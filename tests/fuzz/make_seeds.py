@@ -185,7 +185,8 @@ def control_page(swp):
 
 
 def calib_seeds():
-    # lunlab-bench calibrate's decoders: byte 0 = 0 LOG SENSE page, 1 VPD B0h
+    # lunlab-bench calibrate's decoders: byte 0 = 0 LOG SENSE page, 1 VPD B0h; and scale's
+    # 2 page 32h (each session's modeled figures)
     t = "fuzz-calib-pages"
 
     def param(code, value, length=8):
@@ -208,6 +209,10 @@ def calib_seeds():
     struct.pack_into(">Q", b0, 36, 1 << 24)
     write(t, "vpd-b0", b"\1" + bytes(b0))
     write(t, "vpd-b0-short", b"\1" + bytes(b0[:16]))
+    sess = [struct.pack(">HBB", i, 0x03, 56) + struct.pack(">7Q", 10 + i, 2, 2 << 20, 1 << 20, 0, 1000 + i, 5000 + i)
+            for i in range(2)]
+    body = b"".join(sess)
+    write(t, "sessions", b"\2" + bytes([0x32, 0]) + struct.pack(">H", len(body)) + body)
 
 
 def scsi_seeds():

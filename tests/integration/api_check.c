@@ -9,8 +9,11 @@
  * decisions, every error body; a portal set down (its session dropped, new
  * logins refused, SendTargets without it) and up; an ALUA state change
  * (06/2A/06, then the state's sense) and a timed transition (02/04/0A,
- * then a second 06/2A/06 and the new state). */
+ * then a second 06/2A/06 and the new state); a hold rule released
+ * (POST .../faults/ID/release): the READ it held answered GOOD with the
+ * data, the rule gone. */
 #include <json-c/json.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,6 +137,91 @@ static void rules(struct iscsi_context *s)
 	st = api("POST", "/api/lunlab/faults", "{\"lun\": [0]}", &o);
 	check(st == 400 && strcmp(field_str(o, "message"), "lun: want a string, a number or true") == 0,
 	      "a field that is not a scalar: 400 (%s)", field_str(o, "message"));
+	json_object_put(o);
+}
+
+struct pending_read {
+	bool done;
+	struct outcome o;
+};
+
+static void read_cb(struct iscsi_context *i, int status, void *data, void *priv)
+{
+	struct pending_read *p = priv;
+
+	(void)i;
+	(void)status;
+	p->o = outcome_of(data); /* frees the task */
+	p->done = true;
+}
+
+/* one turn of libiscsi's event loop (up to 50 ms) */
+static void service_once(struct iscsi_context *i)
+{
+	struct pollfd p = { .fd = iscsi_get_fd(i), .events = (short)iscsi_which_events(i) };
+
+	if (poll(&p, 1, 50) > 0)
+		iscsi_service(i, p.revents);
+}
+
+/* A hold rule let go by its release: the READ it holds goes on to the LU and is answered
+ * GOOD with the data written there, and the rule is gone.  Every wait is for an event (the
+ * rule's hit in its listing, the READ's answer), none for a time: meson's timeout guards a
+ * hang. */
+static void released(struct iscsi_context *s)
+{
+	uint8_t data[512];
+	struct json_object *o;
+	struct pending_read rd = { 0 };
+	struct outcome r;
+	char path[80];
+	long st;
+	int64_t id;
+
+	for (int b = 0; b < 512; b++)
+		data[b] = (uint8_t)(b * 7 + 3);
+	r = outcome_of(iscsi_write10_sync(s, 0, 700, data, 512, 512, 0, 0, 0, 0, 0));
+	check(r.status == ST_GOOD, "WRITE of LBA 700 for the release check: GOOD");
+	st = api("POST", "/api/lunlab/faults", "{\"spec\": \"lun=0,op=read,lba=700,hold\"}", &o);
+	id = field_int(o, "id");
+	json_object_put(o);
+	check(st == 201 && id > 0, "POST a hold rule for LBA 700: 201, rule %lld", (long long)id);
+	struct scsi_task *t = iscsi_read10_task(s, 0, 700, 512, 512, 0, 0, 0, 0, 0, read_cb, &rd);
+	snprintf(path, sizeof(path), "/api/lunlab/faults/%lld", (long long)id);
+	int64_t hits = 0;
+	while (t && !rd.done && hits < 1) { /* until the rule holds it */
+		service_once(s);
+		st = api("GET", path, NULL, &o);
+		hits = st == 200 ? field_int(o, "hits") : -1;
+		json_object_put(o);
+		if (hits < 0)
+			break;
+	}
+	check(t && hits == 1 && !rd.done, "  ... the READ of LBA 700 is held (hits %lld, answered %d)", (long long)hits,
+	      rd.done);
+	snprintf(path, sizeof(path), "/api/lunlab/faults/%lld/release", (long long)id);
+	st = api("GET", path, NULL, &o);
+	check(st == 405, "GET %s: 405 (got %ld, %s)", path, st, field_str(o, "message"));
+	json_object_put(o);
+	st = api("POST", path, NULL, &o);
+	check(st == 200 && field_int(o, "id") == id && field_int(o, "hits") == 1, "POST %s: 200, the rule as it was", path);
+	json_object_put(o);
+	while (t && !rd.done) /* the target owes the answer now */
+		service_once(s);
+	check(rd.done && rd.o.status == ST_GOOD && rd.o.data_len == 512 && memcmp(rd.o.data, data, 512) == 0,
+	      "  ... the held READ is answered GOOD with the data written there (status %d, %d bytes)", rd.o.status,
+	      rd.o.data_len);
+	snprintf(path, sizeof(path), "/api/lunlab/faults/%lld", (long long)id);
+	st = api("GET", path, NULL, &o);
+	check(st == 404, "  ... and the rule is gone (GET: %ld)", st);
+	json_object_put(o);
+	r = outcome_of(iscsi_read10_sync(s, 0, 700, 512, 512, 0, 0, 0, 0, 0));
+	check(r.status == ST_GOOD, "  ... a READ of LBA 700 is not held again: GOOD");
+	st = api("POST", "/api/lunlab/faults/99999/release", NULL, &o);
+	check(st == 404, "a release of a rule that does not exist: 404 (got %ld)", st);
+	json_object_put(o);
+	st = api("POST", "/api/lunlab/faults/1/relax", NULL, &o);
+	check(st == 404, "POST /api/lunlab/faults/1/relax: 404 (got %ld)", st);
 	json_object_put(o);
 }
 
@@ -379,6 +467,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	rules(s);
+	released(s);
 	window(s);
 	seeded(s);
 	session_end(s);

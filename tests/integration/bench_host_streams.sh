@@ -13,20 +13,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=ci/lib/target-ctl.sh
 source "$here/../../ci/lib/target-ctl.sh"
 bin=$1 handler_dir=$2 bench=$3
-[[ -n $bin ]] || { echo "SKIP: lunlab-target is not part of this build"; exit 77; }
 command -v jq >/dev/null || { echo "SKIP: jq not installed"; exit 77; }
-work=$(mktemp -d /tmp/lunlab-host-streams.XXXXXX)
+ll_test_scratch host-streams "$bin"
 iqn=iqn.2026-11.org.lunlab:streams
-status=0
-finish() {
-    ll_stop_verified "$work/target.log" || status=1
-    (( status == 0 )) && rm -rf "$work"
-    exit "$status"
-}
-trap finish EXIT
 fail() { echo "FAIL: $*"; status=1; }
 
-ll_start_lunlab "$bin" "$work/target.log" --quiet --iqn "$iqn" --handler-path "$handler_dir" \
+ll_start_lunlab "$bin" "$log" --quiet --iqn "$iqn" --handler-path "$handler_dir" \
     --lun size=1G,model=x2,time_scale=virtual,array=free \
     --lun size=1G,model=x2,time_scale=virtual,host_streams=4,array=pinned || { status=1; exit; }
 

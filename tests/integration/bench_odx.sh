@@ -13,17 +13,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=ci/lib/target-ctl.sh
 source "$here/../../ci/lib/target-ctl.sh"
 bin=$1 handler_dir=$2 bench=$3
-[[ -n $bin ]] || { echo "SKIP: lunlab-target is not part of this build"; exit 77; }
 command -v jq >/dev/null || { echo "SKIP: jq not installed"; exit 77; }
-work=$(mktemp -d /tmp/lunlab-bench-odx.XXXXXX)
+ll_test_scratch bench-odx "$bin"
 iqn=iqn.2026-12.org.lunlab:odx
-status=0
-finish() {
-    ll_stop_verified "$work/target.log" || status=1
-    (( status == 0 )) && rm -rf "$work"
-    exit "$status"
-}
-trap finish EXIT
 fail() { echo "FAIL: $*"; status=1; }
 # expect LABEL JSON JQ-FILTER
 expect() {
@@ -32,7 +24,7 @@ expect() {
 
 # LUNs 0, 1 and 3: one x2 array (LUN 3's first WRITE USING TOKEN stops after 100 blocks);
 # LUN 2: another x2 array
-ll_start_lunlab "$bin" "$work/target.log" --quiet --iqn "$iqn" --handler-path "$handler_dir" \
+ll_start_lunlab "$bin" "$log" --quiet --iqn "$iqn" --handler-path "$handler_dir" \
     --lun size=64m,model=x2,time_scale=0,array=a --lun size=64m,model=x2,time_scale=0,array=a \
     --lun size=64m,model=x2,time_scale=0,array=b --lun size=64m,model=x2,time_scale=0,array=a \
     --fault lun=3,odx-fail-after=100,count=1 || { status=1; exit; }

@@ -25,37 +25,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../../ci/lib/target-ctl.sh
 source "$here/../../ci/lib/target-ctl.sh"
 
-if [[ -z $bin ]]; then
-    echo "SKIP: lunlab-target is not part of this build"
-    exit 77
-fi
+ll_test_scratch faults "$bin"
 iqn=iqn.2026-11.org.lunlab:faults
-workdir=$(mktemp -d /tmp/lunlab-faults.XXXXXX)
-log=$workdir/target.log
-status=0
 
-finish() {
-    ll_stop_verified "$log" || status=1
-    if (( status != 0 )); then
-        echo "---- last lines of the target log ($log) ----"
-        tail -n 60 "$log"
-    else
-        rm -rf "$workdir"
-    fi
-    exit "$status"
-}
-trap finish EXIT
-trap 'status=1; exit' INT TERM
-
-port2=$(ll_free_port) || { status=1; exit; }
 if [[ $mode == alua ]]; then
     ac=model=fa420-ac,time_scale=0
-    ll_start_lunlab "$bin" "$log" --listen "127.0.0.1:$port2,tpg=2" --iqn "$iqn" \
+    ll_start_lunlab "$bin" "$log" --listen "127.0.0.1:@PORT2@,tpg=2" --iqn "$iqn" \
         --handler-path "$handler_dir" \
         --lun "size=64M,$ac" --lun "size=64M,$ac,tpgs=both" --lun size=64M,model=unlimited \
         --lun "size=64M,$ac" --lun "size=64M,$ac" --lun "size=64M,$ac" \
         --alua lun=3,tpg=2,state=standby --alua lun=4,tpg=2,state=unavailable \
         --alua lun=5,tpg=2,state=transitioning || { status=1; exit; }
+    port2=$LL_PORT2
     echo "lunlab-target up on 127.0.0.1:$LL_PORT and 127.0.0.1:$port2 (log $log)"
     timeout 180 ${FAULT_CHECK_WRAP:-} "$checks/alua_check" "127.0.0.1:$LL_PORT" "127.0.0.1:$port2" "$iqn" || status=1
     grep -q "ALUA: SET TARGET PORT GROUPS on LUN 1 from iqn.2026-11.org.lunlab:alua-check" "$log" ||
@@ -63,12 +44,12 @@ if [[ $mode == alua ]]; then
     exit
 fi
 if [[ $mode == api ]]; then
-    api_port=$(ll_free_port) || { status=1; exit; }
-    (umask 077 && printf 'api admin lunlab-api-secret\n' > "$workdir/auth")
-    ll_start_lunlab "$bin" "$log" --listen "127.0.0.1:$port2,tpg=2" --iqn "$iqn" \
-        --handler-path "$handler_dir" --api "127.0.0.1:$api_port" --auth-file "$workdir/auth" \
+    (umask 077 && printf 'api admin lunlab-api-secret\n' > "$work/auth")
+    ll_start_lunlab "$bin" "$log" --listen "127.0.0.1:@PORT2@,tpg=2" --iqn "$iqn" \
+        --handler-path "$handler_dir" --api "127.0.0.1:@PORT3@" --auth-file "$work/auth" \
         --lun size=64M,model=unlimited --lun size=64M,model=unlimited \
         --lun size=64M,model=fa420-ac,time_scale=0 || { status=1; exit; }
+    port2=$LL_PORT2 api_port=$LL_PORT3
     echo "lunlab-target up on 127.0.0.1:$LL_PORT and 127.0.0.1:$port2, API on $api_port (log $log)"
     timeout 180 ${FAULT_CHECK_WRAP:-} "$checks/api_check" "127.0.0.1:$LL_PORT" "127.0.0.1:$port2" "$iqn" \
         "$api_port" admin:lunlab-api-secret || status=1
@@ -102,20 +83,18 @@ rules=(
 )
 args=()
 for r in "${rules[@]}"; do args+=(--fault "$r"); done
-ll_start_lunlab "$bin" "$log" --listen "127.0.0.1:$port2,tpg=2,advertise=$adv2" --iqn "$iqn" \
+ll_start_lunlab "$bin" "$log" --listen "127.0.0.1:@PORT2@,tpg=2,advertise=$adv2" --iqn "$iqn" \
     --handler-path "$handler_dir" \
     --lun size=64M,model=unlimited --lun size=64M,model=unlimited,array=x \
     --lun size=64M,model=unlimited,array=x "${args[@]}" || { status=1; exit; }
+port2=$LL_PORT2
 echo "lunlab-target up on 127.0.0.1:$LL_PORT and 127.0.0.1:$port2 (log $log)"
 timeout 180 ${FAULT_CHECK_WRAP:-} "$checks/fault_check" static "127.0.0.1:$LL_PORT" "127.0.0.1:$port2" "$adv2" "$iqn" || status=1
 
 # the log says what the faults did: corruption always, the first hit of every rule
-expect_log() {
-    if grep -Eq -- "$2" "$log"; then echo "ok: log: $1"; else echo "FAIL: log: $1 (no line matches /$2/)"; status=1; fi
-}
-expect_log "the corrupted READ is named" "fault rule 12: silent corruption: READ LUN 0 LBA 8000\+8 .* 8 block\(s\) from LBA 8000 inverted \(stored data unchanged\)"
-expect_log "the corrupted WRITE is named" "fault rule 13: silent corruption: WRITE LUN 0 LBA 8996\+8 .* 4 block\(s\) from LBA 9000 inverted \(stored that way\)"
-expect_log "drop=before closes the connection" "\(a fault rule dropped the connection\)"
-expect_log "drop=after closes it after the data" "\(a fault rule dropped the connection after the data\)"
-expect_log "first hits are logged" "fault rule 8 \(first hit\): LUN 0 opcode 0x28 .* -> held until aborted"
-expect_log "the handler says it broke the copy off" "EXTENDED COPY broken off before segment 2 of 4 by a fault rule"
+ll_expect_log "the corrupted READ is named" "fault rule 12: silent corruption: READ LUN 0 LBA 8000\+8 .* 8 block\(s\) from LBA 8000 inverted \(stored data unchanged\)"
+ll_expect_log "the corrupted WRITE is named" "fault rule 13: silent corruption: WRITE LUN 0 LBA 8996\+8 .* 4 block\(s\) from LBA 9000 inverted \(stored that way\)"
+ll_expect_log "drop=before closes the connection" "\(a fault rule dropped the connection\)"
+ll_expect_log "drop=after closes it after the data" "\(a fault rule dropped the connection after the data\)"
+ll_expect_log "first hits are logged" "fault rule 8 \(first hit\): LUN 0 opcode 0x28 .* -> held until aborted"
+ll_expect_log "the handler says it broke the copy off" "EXTENDED COPY broken off before segment 2 of 4 by a fault rule"

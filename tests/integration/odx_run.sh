@@ -15,27 +15,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../../ci/lib/target-ctl.sh
 source "$here/../../ci/lib/target-ctl.sh"
 
-if [[ -z $bin ]]; then
-    echo "SKIP: lunlab-target is not part of this build"
-    exit 77
-fi
+ll_test_scratch odx "$bin"
 iqn=iqn.2026-11.org.lunlab:odx
-workdir=$(mktemp -d /tmp/lunlab-odx.XXXXXX)
-log=$workdir/target.log
-status=0
-
-finish() {
-    ll_stop_verified "$log" || status=1
-    if (( status != 0 )); then
-        echo "---- last lines of the target log ($log) ----"
-        tail -n 60 "$log"
-    else
-        rm -rf "$workdir"
-    fi
-    exit "$status"
-}
-trap finish EXIT
-trap 'status=1; exit' INT TERM
 
 x2=size=64M,model=x2,time_scale=0
 ll_start_lunlab "$bin" "$log" --iqn "$iqn" --handler-path "$handler_dir" --trace \
@@ -44,10 +25,7 @@ ll_start_lunlab "$bin" "$log" --iqn "$iqn" --handler-path "$handler_dir" --trace
 echo "lunlab-target up on 127.0.0.1:$LL_PORT (log $log)"
 timeout 120 "$check" "127.0.0.1:$LL_PORT" "$iqn" || status=1
 
-expect_log() {
-    if grep -Eq -- "$2" "$log"; then echo "ok: log: $1"; else echo "FAIL: log: $1 (no line matches /$2/)"; status=1; fi
-}
-expect_log "--trace names POPULATE TOKEN and its list" "POPULATE TOKEN list=1 .*-> GOOD"
-expect_log "--trace names WRITE USING TOKEN and its list" "WRITE USING TOKEN list=2 .*-> GOOD"
-expect_log "--trace shows the expired token's sense" "WRITE USING TOKEN list=7 .*TOKEN EXPIRED \(05/23/07\)"
-expect_log "--trace names RRTI" "RECEIVE ROD TOKEN INFORMATION list=1 "
+ll_expect_log "--trace names POPULATE TOKEN and its list" "POPULATE TOKEN list=1 .*-> GOOD"
+ll_expect_log "--trace names WRITE USING TOKEN and its list" "WRITE USING TOKEN list=2 .*-> GOOD"
+ll_expect_log "--trace shows the expired token's sense" "WRITE USING TOKEN list=7 .*TOKEN EXPIRED \(05/23/07\)"
+ll_expect_log "--trace names RRTI" "RECEIVE ROD TOKEN INFORMATION list=1 "

@@ -100,7 +100,11 @@ port=
 for p in $(shuf -i 900-1010 -n 40); do
 	ss -Hltn "sport = :$p" | grep -q . || { port=$p; break; }
 done
-apiport=$(( 20000 + RANDOM % 40000 ))
+# below the ephemeral range (32768-) and used by no socket: the start below is not retried
+apiport=
+for p in $(shuf -i 20000-32000 -n 200); do
+	ss -Htan "sport = :$p" | grep -q . || { apiport=$p; break; }
+done
 cat >/etc/lunlab/lunlab-target.yaml <<YAML
 listen:
   - 127.0.0.1:$port

@@ -6,7 +6,9 @@
  * free is durable; another profile or parameters are refused; damaged
  * metadata, a cut slot file and a flipped payload byte are found (the last
  * never served: -EIO); --check-state's walk agrees; snapshots and deletions
- * killed at random moments are all there or not at all. */
+ * killed at random moments are all there or not at all; slots naming
+ * shared chunks as runs rows, a shrink through them, and a state written
+ * with them as chunks rows (before the runs table) opening as it was. */
 #include "array_test_util.h"
 
 #include <errno.h>
@@ -785,6 +787,206 @@ static void test_misaligned_shared_survive_close(void **state)
 	free(back);
 }
 
+static int count_rows(const char *db, const char *sql)
+{
+	sqlite3 *raw;
+	sqlite3_stmt *q;
+	int n = -1;
+
+	assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(raw, sql, -1, &q, NULL), SQLITE_OK);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		n = sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	sqlite3_close(raw);
+	return n;
+}
+
+struct slot_ref { uint64_t vid, idx, cid; };
+struct old_rows { struct slot_ref r[64]; int n; };
+
+static int collect_runs(void *arg, uint64_t vid, uint64_t grp, const struct store_run *runs, unsigned n)
+{
+	struct old_rows *o = arg;
+
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned k = 0; k < runs[i].count; k++) {
+			assert_true(o->n < 64);
+			o->r[o->n++] = (struct slot_ref){ vid, grp * STORE_GROUP + runs[i].off + k,
+							  runs[i].cid + (uint64_t)((int64_t)runs[i].step * k) };
+		}
+	return 0;
+}
+
+/* Rewrite meta.db of array dir adir as lunlab wrote it before the runs
+ * table: each slot naming a shared chunk a chunks row of its cid, no runs
+ * rows, no map_rows stamp entry.  Returns the slots so written. */
+static int to_old_layout(const char *adir)
+{
+	char path[600], err[512];
+	struct old_rows o = { .n = 0 };
+	struct store_db *db;
+	sqlite3 *raw;
+
+	snprintf(path, sizeof(path), "%s/meta.db", adir);
+	db = store_db_open(path, false, NULL, 0, err, sizeof(err));
+	if (!db)
+		fail_msg("%s", err);
+	assert_int_equal(store_db_each_runs(db, collect_runs, &o, err, sizeof(err)), 0);
+	assert_int_equal(store_db_begin(db, err, sizeof(err)), 0);
+	for (int i = 0; i < o.n; i++)
+		assert_int_equal(store_db_put_chunk_ref(db, o.r[i].vid, o.r[i].idx, o.r[i].cid, err, sizeof(err)), 0);
+	assert_int_equal(store_db_commit(db, err, sizeof(err)), 0);
+	store_db_close(db);
+	assert_int_equal(state_db_open(path, false, &raw, err, sizeof(err)), 0);
+	assert_int_equal(state_db_exec(raw, "DELETE FROM runs; DELETE FROM stamp WHERE key = 'map_rows'", err, sizeof(err)), 0);
+	assert_int_equal(state_db_stamp_write(raw, "array", NULL, 0, err, sizeof(err)), 0);
+	state_db_close(raw);
+	return o.n;
+}
+
+/* A state with its shared slots as chunks rows (the layout before the runs
+ * table, made here from one this build wrote): --check-state reads it as it
+ * is; the first open moves them into runs rows and the clones come back
+ * sharing the same chunks, with the same data and figures; --check-state
+ * agrees after. */
+static void test_old_layout_opens(void **state)
+{
+	const uint64_t CH = 256;
+	struct array *a = open_array("a11", "x2");
+	struct volume *t = open_vol(a, "lu:t", VOL), *c1 = open_vol(a, "lu:c1", VOL), *c2 = open_vol(a, "lu:c2", VOL);
+	uint8_t *buf = malloc(B), *back = malloc(B), *n1 = malloc(B);
+	struct array_stats s1, s2;
+	char out[512], err[512], adir[512], mdb[600];
+	uint64_t moved;
+
+	(void)state;
+	pattern(n1, 11, 999);
+	for (uint32_t i = 0; i < 2 * CH; i++) {
+		pattern(buf, 11, i);
+		assert_int_equal(wr(t, (uint64_t)i * B, buf, B), 0);
+	}
+	assert_int_equal(volume_copy(c1, 0, t, 0, 2 * CH * B, &moved), 0);
+	assert_int_equal(volume_copy(c2, 2 * CH * B, t, 0, 2 * CH * B, &moved), 0);
+	assert_int_equal(wr(c1, 7 * B, n1, B), 0); /* c1's slot 0: its own chunk, inline */
+	array_flush_accounting(a);
+	array_get_stats(a, &s1);
+	array_volume_close(t);
+	array_volume_close(c1);
+	array_volume_close(c2);
+	array_put(a);
+
+	snprintf(adir, sizeof(adir), "%s/arrays/a11", dir);
+	snprintf(mdb, sizeof(mdb), "%s/meta.db", adir);
+	/* t 0, 1; c1 1; c2 2, 3 */
+	assert_int_equal(to_old_layout(adir), 5);
+	assert_int_equal(count_rows(mdb, "SELECT count(*) FROM chunks WHERE length(ids) = 8"), 5);
+	assert_int_equal(array_state_check(adir, out, sizeof(out), err, sizeof(err)), 0);
+	if (!strstr(out, "3 volume(s), 1536 map entries, 513 block(s)"))
+		fail_msg("%s", out);
+
+	a = open_array("a11", "x2");
+	t = open_vol(a, "lu:t", VOL);
+	c1 = open_vol(a, "lu:c1", VOL);
+	c2 = open_vol(a, "lu:c2", VOL);
+	assert_ptr_equal(map_chunk_at(c1, 1), map_chunk_at(t, 1));
+	assert_ptr_equal(map_chunk_at(c2, 2), map_chunk_at(t, 0));
+	assert_ptr_equal(map_chunk_at(c2, 3), map_chunk_at(t, 1));
+	assert_ptr_not_equal(map_chunk_at(c1, 0), map_chunk_at(t, 0));
+	assert_int_equal(map_chunk_at(t, 1)->shares, 3);
+	assert_int_equal(map_chunk_at(t, 0)->shares, 2);
+	for (uint32_t i = 0; i < 2 * CH; i++) {
+		pattern(buf, 11, i);
+		assert_int_equal(rd(t, (uint64_t)i * B, back, B), 0);
+		assert_memory_equal(back, buf, B);
+		assert_int_equal(rd(c1, (uint64_t)i * B, back, B), 0);
+		assert_memory_equal(back, i == 7 ? n1 : buf, B);
+		assert_int_equal(rd(c2, (2 * CH + i) * B, back, B), 0);
+		assert_memory_equal(back, buf, B);
+	}
+	array_flush_accounting(a);
+	array_get_stats(a, &s2);
+	assert_int_equal(s2.unique_blocks, s1.unique_blocks);
+	assert_int_equal(s2.mapped_blocks, s1.mapped_blocks);
+	assert_int_equal(s2.single_ref_blocks, s1.single_ref_blocks);
+	assert_int_equal(s2.physical_bytes, s1.physical_bytes);
+	array_volume_close(t);
+	array_volume_close(c1);
+	array_volume_close(c2);
+	array_put(a);
+	/* (the database is the array's alone while it is open) */
+	assert_int_equal(count_rows(mdb, "SELECT count(*) FROM chunks WHERE length(ids) = 8"), 0);
+	assert_int_equal(count_rows(mdb, "SELECT count(*) FROM runs"), 3);
+	assert_int_equal(count_rows(mdb, "SELECT count(*) FROM stamp WHERE key = 'map_rows' AND value = 'runs'"), 1);
+	assert_int_equal(array_state_check(adir, out, sizeof(out), err, sizeof(err)), 0);
+	if (!strstr(out, "3 volume(s), 1536 map entries, 513 block(s)"))
+		fail_msg("%s", out);
+	free(buf);
+	free(back);
+	free(n1);
+}
+
+/* Clones in three groups of 256 slots of a 3 GiB volume, one runs row
+ * each; a shrink to the middle of the second group's run drops the third
+ * row and the second's slots past the new end, and the state reloads
+ * consistent with the slots kept still sharing the template's chunk. */
+static void test_shrink_through_runs(void **state)
+{
+	const uint64_t CH = 256, BIG = 3ull << 30;
+	struct array *a = open_array("a12", "x2");
+	struct volume *t = open_vol(a, "lu:t", VOL), *big = open_vol(a, "lu:big", BIG);
+	uint8_t *buf = malloc(B), *back = malloc(B);
+	char out[512], err[512], adir[512], mdb[600];
+	uint64_t moved;
+
+	(void)state;
+	for (uint32_t i = 0; i < 2 * CH; i++) {
+		pattern(buf, 12, i);
+		assert_int_equal(wr(t, (uint64_t)i * B, buf, B), 0);
+	}
+	for (uint64_t slot = 0; slot < 768; slot += 300)
+		assert_int_equal(volume_copy(big, slot * CH * B, t, 0, 2 * CH * B, &moved), 0);
+	array_volume_close(t);
+	array_volume_close(big);
+	array_put(a);
+	snprintf(adir, sizeof(adir), "%s/arrays/a12", dir);
+	snprintf(mdb, sizeof(mdb), "%s/meta.db", adir);
+	assert_int_equal(count_rows(mdb, "SELECT count(*) FROM runs WHERE vid = 2"), 3);
+
+	a = open_array("a12", "x2");
+	t = open_vol(a, "lu:t", VOL);
+	big = open_vol(a, "lu:big", BIG);
+	assert_int_equal(volume_resize(big, 301 * CH * B), 0); /* slot 300 stays, 301 goes */
+	assert_int_equal(array_sync(a), 0);
+	array_volume_close(t);
+	array_volume_close(big);
+	array_put(a);
+	assert_int_equal(count_rows(mdb, "SELECT count(*) FROM runs WHERE vid = 2"), 2);
+
+	a = open_array("a12", "x2");
+	t = open_vol(a, "lu:t", VOL);
+	big = open_vol(a, "lu:big", 301 * CH * B);
+	assert_ptr_equal(map_chunk_at(big, 0), map_chunk_at(t, 0));
+	assert_ptr_equal(map_chunk_at(big, 1), map_chunk_at(t, 1));
+	assert_ptr_equal(map_chunk_at(big, 300), map_chunk_at(t, 0));
+	assert_int_equal(map_chunk_at(t, 0)->shares, 3);
+	assert_int_equal(map_chunk_at(t, 1)->shares, 2);
+	for (uint32_t i = 0; i < CH; i++) {
+		pattern(buf, 12, i);
+		assert_int_equal(rd(big, (300 * CH + i) * B, back, B), 0);
+		assert_memory_equal(back, buf, B);
+	}
+	array_volume_close(t);
+	array_volume_close(big);
+	array_put(a);
+	assert_int_equal(array_state_check(adir, out, sizeof(out), err, sizeof(err)), 0);
+	/* t 512, big 512 + 256 */
+	if (!strstr(out, "2 volume(s), 1280 map entries, 512 block(s)"))
+		fail_msg("%s", out);
+	free(buf);
+	free(back);
+}
+
 int main(void)
 
 {
@@ -792,6 +994,8 @@ int main(void)
 		cmocka_unit_test(test_survives_close),
 		cmocka_unit_test(test_shared_chunks_survive_close),
 		cmocka_unit_test(test_misaligned_shared_survive_close),
+		cmocka_unit_test(test_old_layout_opens),
+		cmocka_unit_test(test_shrink_through_runs),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_crash),
 		cmocka_unit_test(test_damage),

@@ -140,6 +140,24 @@ static void refused(unsigned line, const char *repl, const char *want)
 		fail_msg("line %u '%s':\n  got  '%s'\n  want '%s'", line, repl, err, want);
 }
 
+/* host_streams: a number, or session (one stream per initiator session) on a virtual clock */
+static void host_streams_session(void **state)
+{
+	char text[4096], err[512] = "";
+	with_line(text, sizeof(text), 9, "    time_scale: virtual\n    host_streams: session");
+	if (scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_true(g_m.arrays[0].host_sessions);
+	assert_int_equal(g_m.arrays[0].host_streams, 0);
+	with_line(text, sizeof(text), 9, "    time_scale: virtual\n    host_streams: 100");
+	assert_int_equal(scn_parse_text("f.yaml", text, strlen(text), &g_m, err, sizeof(err)), 0);
+	assert_false(g_m.arrays[0].host_sessions);
+	assert_int_equal(g_m.arrays[0].host_streams, 100);
+	refused(9, "    time_scale: virtual\n    host_streams: sessions",
+		"f.yaml:10:19: arrays.a.host_streams: 'sessions': expected 1..4096 or session");
+	refused(9, "    host_streams: session", "f.yaml:6:5: arrays.a: host_streams needs time_scale: virtual");
+}
+
 /* clone job: the job a clone samples (--plot-job), and only on a clone */
 static void clone_job(void **state)
 {
@@ -219,7 +237,7 @@ static void unknown_keys(void **state)
 	refused(21, "    chunk: 64k", "f.yaml:21:5: workloads.w.chunk: not a key of a verify workload (known: kind, start, lun, "
 			"bs, size, offset, sync_every, reconnect, seed, read_only, reread_for)");
 	refused(33, "    kil: true", "f.yaml:33:5: timeline[1].kil: unknown key (known: at, when, array, name, fault, fault_off, "
-			"faults_clear, portal_down, portal_up, alua, kill, restart, pause, start_workload, api, volume, snapshot, resize, "
+			"release, faults_clear, portal_down, portal_up, alua, kill, restart, pause, start_workload, api, volume, snapshot, resize, "
 			"refresh, capacity)");
 	refused(14, "      dst: {size: 32M, blok: 4096}", "f.yaml:14:24: arrays.a.luns.dst.blok: unknown key (known: size, block)");
 	refused(3, "seed: 8", "f.yaml:3:1: seed: duplicate key (first at line 2)");
@@ -250,6 +268,44 @@ static void dangling_references(void **state)
 	refused(27, "    start: event", "f.yaml:27:12: workloads.c.start: no start_workload: c event in the timeline");
 	refused(42, "  - {workload: v, verified: true}", "f.yaml:42:16: expect[1].workload: 'v': no such workload");
 	refused(36, "  - when: {metric: x, min: 1}\n    array: b", "f.yaml:37:12: timeline[3].array: 'b': no such array");
+}
+
+/* release: NAME lets go what the hold rule of fault event NAME holds (POST .../release): it
+ * names an earlier fault, and one whose SPEC holds; clone mode: odx passes through */
+static void release_and_odx(void **state)
+{
+	static const char text[] =
+		"arrays:\n  a: {luns: {src: {size: 32M}, dst: {size: 32M}}}\n"            /* 1, 2 */
+		"workloads:\n  c: {kind: clone, lun: src, dest: dst, mode: odx, start: event}\n" /* 3, 4 */
+		"timeline:\n"                                                            /* 5 */
+		"  - {at: 0s, fault: 'op=write-using-token, every=3,count=1, hold', name: h}\n" /* 6 */
+		"  - {when: {after: h}, start_workload: c}\n"                            /* 7 */
+		"  - {when: {metric: 'lunlab_fault_hits_total{action=\"hold\"}', min: 1}, portal_down: 1, name: d}\n"
+		"  - {when: {after: d}, release: h}\n"                                   /* 9 */
+		"expect:\n  - {workload: c, finished: true}\n";
+	char err[512] = "";
+	int rc = scn_parse_text("r.yaml", text, strlen(text), &g_m, err, sizeof(err));
+	assert_string_equal(err, "");
+	assert_int_equal(rc, 0);
+	assert_string_equal(g_m.work[0].mode, "odx");
+	assert_int_equal(g_m.n_events, 4);
+	assert_int_equal(g_m.events[3].kind, SCN_E_RELEASE);
+	assert_int_equal(g_m.events[3].ref, 0);
+	assert_int_equal(g_m.events[3].mark.line, 9);
+
+	/* the good file's fault (line 30) holds nothing; a name that is no fault */
+	refused(37, "    release: full",
+		"f.yaml:37:14: timeline[3].release: 'full': its rule holds nothing (no hold in "
+		"'lun=0,op=write,sense=space-exhausted'): release lets held commands go");
+	refused(37, "    release: fool", "f.yaml:37:14: timeline[3].release: 'fool': no fault named so earlier in the timeline");
+	refused(37, "    release: [full]", "f.yaml:37:14: timeline[3].release: expected a string, got a sequence");
+	refused(30, "    fault: lun=0,op=write,sense=space-exhausted\n    release: full",
+		"f.yaml:31:5: timeline[0].release: one action per event (this one has fault too)");
+	/* a rule that is not a hold but says hold in another key's value is no hold */
+	refused(30, "    fault: 'lun=0,op=write,sense=space-exhausted,initiator=iqn.x:hold'\n    name: full\n"
+		    "  - at: 1s\n    release: full",
+		"f.yaml:33:14: timeline[1].release: 'full': its rule holds nothing (no hold in "
+		"'lun=0,op=write,sense=space-exhausted,initiator=iqn.x:hold'): release lets held commands go");
 }
 
 static void impossible_timeline(void **state)
@@ -383,7 +439,7 @@ static void snapshot_clone(void **state)
 		"f.yaml:23:5: workloads.c: mode: snapshot clones a volume the runner makes through the API: name the array (array: NAME), not lun or dest");
 	refused(24, "    array: a", "f.yaml:24:12: workloads.c: array: is for mode: snapshot (other clones name their lun)");
 	refused(24, "    lun: src\n    array: a", "f.yaml:25:12: workloads.c: array: is for mode: snapshot (other clones name their lun)");
-	refused(23, "    kind: clone\n    mode: snap", "f.yaml:24:11: workloads.c.mode: 'snap': expected auto, xcopy, software or snapshot");
+	refused(23, "    kind: clone\n    mode: snap", "f.yaml:24:11: workloads.c.mode: 'snap': expected auto, xcopy, odx, software or snapshot");
 }
 
 /* volumes: XMS volumes the runner makes through the API, named by workloads like LUNs; a
@@ -468,6 +524,7 @@ int main(void)
 		cmocka_unit_test(good_file),
 		cmocka_unit_test(yaml_syntax),
 		cmocka_unit_test(clone_job),
+		cmocka_unit_test(host_streams_session),
 		cmocka_unit_test(skip_if_path),
 		cmocka_unit_test(scale_warmup),
 		cmocka_unit_test(scale_commands_and_ratio),
@@ -479,6 +536,7 @@ int main(void)
 		cmocka_unit_test(wrong_types),
 		cmocka_unit_test(dangling_references),
 		cmocka_unit_test(impossible_timeline),
+		cmocka_unit_test(release_and_odx),
 		cmocka_unit_test(api_events),
 		cmocka_unit_test(expectation_checks),
 		cmocka_unit_test(values),

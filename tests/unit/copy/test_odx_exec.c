@@ -1,12 +1,13 @@
 /* test_odx_exec.c — POPULATE TOKEN, RECEIVE ROD TOKEN INFORMATION, WRITE
  * USING TOKEN and COPY OPERATION ABORT inside the handler (odx_exec.c,
- * odx_rrti.c, odx_token.c, odx_ops.c) on real array volumes: the token read
+ * odx_rrti.c, odx_token.c, copy_registry.c) on real array volumes: the token read
  * back through RRTI, the data read back after WRITE USING TOKEN, the point
  * in time, a token used from another LU and another I_T nexus, every token
  * refusal with its exact sense (forged, unknown type, another array's,
  * unknown after a key change, expired on an injected clock, deleted,
  * cancelled), partial writes with RRTI's transfer count, the zero ROD
- * token, the cost fields and the array's accounting afterwards. */
+ * token, the cost fields and the array's accounting afterwards; the list
+ * identifiers shared with EXTENDED COPY (one namespace per I_T nexus). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,7 +22,7 @@
 #include "handlers/copy/copy.h"
 #include "handlers/copy/odx.h"
 #include "handlers/copy/odx_limits.h"
-#include "handlers/copy/odx_ops.h"
+#include "handlers/copy/copy_registry.h"
 #include "handlers/copy/odx_token.h"
 #include "handlers/host.h"
 #include "handlers/scsi/scsi.h"
@@ -29,11 +30,10 @@
 #include "lunlab/scsi_vocab.h"
 #include "models/profile.h"
 #include "tests/unit/copy/odx_list_builder.h"
+#include "tests/unit/copy/copy_fixture.h"
 #include "tests/unit/copy/tcmu_log_capture.h"
 #include "tests/unit/handler/host_double.h"
 
-#define DEDUP 8192u
-#define LU_BYTES (8u << 20)
 #define BS 512u
 
 /* slu[0], slu[1]: LUs of array A (ODX offered); slu[2]: LU of array B;
@@ -46,108 +46,46 @@ static struct lunlab_profile prof_odx = {
 };
 static struct lunlab_profile prof_plain;
 
-static struct tcmulib_cmd lib;
-#define SENSE (lib.sense_buf)
+/* the command, its sense buffer in a library command (copy_fixture.h) */
+static struct cfx_cmd cx;
+#define SENSE (cx.lib.sense_buf)
+static uint8_t *const cdb = cx.cdb;
 static struct lunlab_host_ops host;
-static uint8_t cdb[16];
 static uint8_t list[536 + 16 * 32];
-static struct scsi_cmd cmd;
-static struct iovec iov;
 static uint64_t fake_ms;
 static uint64_t rng = 0x0d0d;
 
 static uint64_t fake_clock(void) { return fake_ms; }
-
-static void fill(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-		p[i] = (uint8_t)(rng >> 56);
-	}
-}
-
-static struct array *make_array(void)
-{
-	static unsigned seq;
-	char name[64];
-	struct array_params p = { .dedup_block = DEDUP, .zlib_level = 1, .zlib_window_bits = 14, .alloc_unit = 512 };
-	char *err = NULL;
-
-	snprintf(name, sizeof(name), "odx-test-%d-%u", (int)getpid(), ++seq);
-	struct array *a = array_get(name, &p, &err);
-	if (!a)
-		fail_msg("array_get: %s", err ? err : "?");
-	return a;
-}
-
-static void make_lu(struct lunlab_dev *d, struct array *a, const struct lunlab_profile *prof, uint8_t n)
-{
-	memset(d, 0, sizeof(*d));
-	d->array = a;
-	d->vol = volume_create(a, LU_BYTES, BS);
-	assert_non_null(d->vol);
-	d->block_size = BS;
-	d->num_lbas = LU_BYTES / BS;
-	d->profile = prof;
-	tb_naa(d->naa, n);
-	atomic_store(&scsi_lu(d)->wce, true);
-	lunlab_dev_register(d);
-}
+static void fill(uint8_t *p, size_t n) { cfx_fill(&rng, p, n); }
+static void put_data(struct lunlab_dev *d, uint64_t lba, const void *buf, size_t n) { cfx_put(d, lba * BS, buf, n); }
+static void get_data(struct lunlab_dev *d, uint64_t lba, void *buf, size_t n) { cfx_get(d, lba * BS, buf, n); }
 
 static int setup(void **state)
 {
-	host_double_fill(&host);
-	assert_ptr_equal(host_ops_adopt(&host), &host);
-	host_double_nexus = 0;
+	cfx_host(&host);
 	fake_ms = 1000000;
 	odx_clock_set(fake_clock);
 	for (int i = 0; i < 3; i++)
-		arr[i] = make_array();
-	make_lu(&slu[0].dev, arr[0], &prof_odx, 1);
-	make_lu(&slu[1].dev, arr[0], &prof_odx, 2);
-	make_lu(&slu[2].dev, arr[1], &prof_odx, 3);
-	make_lu(&slu[3].dev, arr[2], &prof_plain, 4);
+		arr[i] = cfx_array("odx-test");
+	cfx_lu(&slu[0], arr[0], BS, &prof_odx, 1, true);
+	cfx_lu(&slu[1], arr[0], BS, &prof_odx, 2, true);
+	cfx_lu(&slu[2], arr[1], BS, &prof_odx, 3, true);
+	cfx_lu(&slu[3], arr[2], BS, &prof_plain, 4, true);
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	for (int i = 0; i < 4; i++) {
-		copy_dev_forget(&slu[i].dev);
-		lunlab_dev_unregister(&slu[i].dev);
-		volume_destroy(slu[i].dev.vol);
-	}
+	cfx_lus_close(slu, 4);
 	for (int i = 0; i < 3; i++)
 		array_put(arr[i]);
 	odx_clock_set(NULL);
 	return 0;
 }
 
-static void put_data(struct lunlab_dev *d, uint64_t lba, const void *buf, size_t n)
-{
-	struct iovec io = { (void *)buf, n };
-	assert_int_equal(volume_write(d->vol, lba * BS, n, &io, 1), 0);
-}
-
-static void get_data(struct lunlab_dev *d, uint64_t lba, void *buf, size_t n)
-{
-	struct iovec io = { buf, n };
-	assert_int_equal(volume_read(d->vol, lba * BS, n, &io, 1), 0);
-}
-
 static int run(struct lunlab_dev *d, int (*fn)(struct scsi_cmd *), void *data, size_t len)
 {
-	memset(SENSE, 0, sizeof(SENSE));
-	iov.iov_base = data;
-	iov.iov_len = len;
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.dev = d;
-	cmd.cdb = cdb;
-	cmd.iov = &iov;
-	cmd.iov_cnt = 1;
-	cmd.iov_len = len;
-	cmd.sense = SENSE;
-	return fn(&cmd);
+	return cfx_run(&cx, d, fn, data, len);
 }
 
 static void expect_sense(uint8_t key, uint16_t asc_ascq)
@@ -156,6 +94,27 @@ static void expect_sense(uint8_t key, uint16_t asc_ascq)
 	assert_int_equal(SENSE[2] & 0x0f, key);
 	assert_int_equal(SENSE[12], scsi_asc(asc_ascq));
 	assert_int_equal(SENSE[13], scsi_ascq(asc_ascq));
+}
+
+/* SPC-4's duplicate list identifier: exactly 70 00 05 .. 0A .. 00 16, no
+ * field pointer */
+static void expect_in_progress(void)
+{
+	const uint8_t want[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x00, 0x16, 0, 0, 0, 0 };
+
+	assert_memory_equal(SENSE, want, sizeof(want));
+}
+
+/* RECEIVE COPY RESULTS (84h) of sa and a LID1 list id on d into out; the status. */
+static int rcr(struct lunlab_dev *d, uint8_t sa, uint8_t id, uint8_t *out, uint32_t alloc)
+{
+	memset(cx.cdb, 0, sizeof(cx.cdb));
+	cdb[0] = SCSI_OP_THIRD_PARTY_COPY_IN;
+	cdb[1] = sa;
+	cdb[2] = id;
+	put_be32(cdb + 10, alloc);
+	memset(out, 0xcc, alloc);
+	return run(d, rcr_handle, out, alloc);
 }
 
 /* POPULATE TOKEN of n ranges on d with list id; the status. */
@@ -210,12 +169,12 @@ static void test_populate_rrti_write(void **state)
 	put_data(&slu[0].dev, lba, src, sizeof(src));
 	assert_int_equal(pt(&slu[0].dev, 5, 0, 1, &lba, &nb), TCMU_STS_OK);
 	/* the cost model's view: a metadata copy of one range */
-	assert_int_equal(cmd.xcopy_bytes, 64 * BS);
-	assert_int_equal(cmd.xcopy_segments, 1);
-	assert_int_equal(cmd.bytes_moved, 32);
+	assert_int_equal(cx.cmd.xcopy_bytes, 64 * BS);
+	assert_int_equal(cx.cmd.xcopy_segments, 1);
+	assert_int_equal(cx.cmd.bytes_moved, 32);
 
 	assert_int_equal(rrti(&slu[0].dev, 5, r), TCMU_STS_OK);
-	assert_int_equal(cmd.bytes_moved, 568);
+	assert_int_equal(cx.cmd.bytes_moved, 568);
 	assert_int_equal(get_be32(r), 564);          /* AVAILABLE DATA */
 	assert_int_equal(r[4], 0x10);                /* RESPONSE TO SERVICE ACTION: POPULATE TOKEN */
 	assert_int_equal(r[5], 0x01);                /* completed without errors */
@@ -240,9 +199,9 @@ static void test_populate_rrti_write(void **state)
 	struct array_stats before, after;
 	array_get_stats(arr[0], &before);
 	assert_int_equal(wut1(&slu[1].dev, tok, 1024, 64), TCMU_STS_OK);
-	assert_int_equal(cmd.xcopy_bytes, 64 * BS);
-	assert_int_equal(cmd.xcopy_segments, 1);
-	assert_int_equal(cmd.bytes_moved, 552);
+	assert_int_equal(cx.cmd.xcopy_bytes, 64 * BS);
+	assert_int_equal(cx.cmd.xcopy_segments, 1);
+	assert_int_equal(cx.cmd.bytes_moved, 552);
 	get_data(&slu[1].dev, 1024, back, sizeof(back));
 	assert_memory_equal(back, src, sizeof(src));
 	/* a metadata copy: no new block stored, 64 x 512 B = 4 more 8 KiB map entries */
@@ -261,7 +220,7 @@ static void test_populate_rrti_write(void **state)
 	/* allocation length cuts the answer */
 	ob_cdb_rrti(cdb, 99, 8);
 	assert_int_equal(run(&slu[1].dev, odx_rrti, r, sizeof(r)), TCMU_STS_OK);
-	assert_int_equal(cmd.bytes_moved, 8);
+	assert_int_equal(cx.cmd.bytes_moved, 8);
 }
 
 static void test_point_in_time(void **state)
@@ -305,18 +264,63 @@ static void test_other_lu_and_nexus(void **state)
 	host_double_nexus = 7;
 	assert_int_equal(rrti(&slu[1].dev, 3, r), TCMU_STS_OK);
 	assert_int_equal(r[4], 0x10);
-	/* a list id nexus 7 still runs is refused: 05/24/00 at the LIST IDENTIFIER */
-	int running = odx_ops_begin(&slu[1].dev, 7, 4, SCSI_SA_POPULATE_TOKEN);
+	/* a list id nexus 7 still runs is refused: 05/00/16 OPERATION IN PROGRESS */
+	int running = copy_reg_begin(&slu[1].dev, 7, COPY_KIND_POPULATE_TOKEN, true, 4, true);
 	assert_true(running >= 0);
 	uint64_t lba = 0;
 	uint32_t nb = 1;
 	assert_int_equal(pt(&slu[1].dev, 4, 0, 1, &lba, &nb), TCMU_STS_PASSTHROUGH_ERR);
-	expect_sense(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB);
-	assert_int_equal(get_be16(SENSE + 16), 6);
+	expect_in_progress();
 	host_double_nexus = 8;
 	assert_int_equal(pt(&slu[1].dev, 4, 0, 1, &lba, &nb), TCMU_STS_OK);
 	struct odx_op done = { .status = ODX_OP_DONE };
-	odx_ops_end(running, &done);
+	copy_reg_end_odx(running, &done);
+	host_double_nexus = 0;
+}
+
+/* SPC-4 gives EXTENDED COPY and the token commands one list identifier
+ * namespace per I_T nexus: a POPULATE TOKEN with the list id of an EXTENDED
+ * COPY its nexus still runs is a duplicate (05/00/16, as for two EXTENDED
+ * COPYs), another nexus may use it; RRTI knows no EXTENDED COPY and RECEIVE
+ * COPY RESULTS no token operation (05/24/00 at CDB byte 2 each). */
+static void test_list_ids_shared_with_extended_copy(void **state)
+{
+	uint8_t tok[512], r[ODX_RRTI_MAX], out[64];
+	uint64_t lba = 0;
+	uint32_t nb = 1;
+
+	host_double_nexus = 7;
+	int xcopy = copy_reg_begin(&slu[0].dev, 7, COPY_KIND_XCOPY_LID1, true, 4, true);
+	assert_true(xcopy >= 0);
+	assert_int_equal(pt(&slu[0].dev, 4, 0, 1, &lba, &nb), TCMU_STS_PASSTHROUGH_ERR);
+	expect_in_progress();
+	host_double_nexus = 8;
+	assert_int_equal(pt(&slu[0].dev, 4, 0, 1, &lba, &nb), TCMU_STS_OK);
+	host_double_nexus = 7;
+	/* the EXTENDED COPY ends held: RRTI of its list id knows nothing */
+	struct copy_status st = { .cm_status = COPY_DONE_OK, .segments = 1, .bytes = 4096 };
+	copy_reg_end_xcopy(xcopy, &st);
+	assert_int_equal(rrti(&slu[0].dev, 4, r), TCMU_STS_PASSTHROUGH_ERR);
+	expect_sense(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB);
+	assert_int_equal(SENSE[15], 0x80 | 0x40);
+	assert_int_equal(get_be16(SENSE + 16), 2);
+	/* ... and RECEIVE COPY RESULTS reports it */
+	assert_int_equal(rcr(&slu[0].dev, 0x00, 4, out, sizeof(out)), TCMU_STS_OK);
+	const uint8_t want[12] = { 0, 0, 0, 8, 0x01, 0, 1, 0x00, 0, 0, 0x10, 0x00 };
+	assert_memory_equal(out, want, sizeof(want));
+
+	/* a POPULATE TOKEN's list id: RECEIVE COPY RESULTS knows nothing */
+	pt_token(&slu[0].dev, 6, 0, 8, tok);
+	assert_int_equal(rcr(&slu[0].dev, 0x00, 6, out, sizeof(out)), TCMU_STS_PASSTHROUGH_ERR);
+	expect_sense(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB);
+	assert_int_equal(SENSE[15], 0x80 | 0x40);
+	assert_int_equal(get_be16(SENSE + 16), 2);
+	assert_int_equal(rcr(&slu[0].dev, 0x04, 6, out, sizeof(out)), TCMU_STS_OK);
+	assert_memory_equal(out, "\0\0\0\0", 4);      /* no failed segment details */
+	/* ... and RRTI reports it */
+	assert_int_equal(rrti(&slu[0].dev, 6, r), TCMU_STS_OK);
+	assert_int_equal(r[4], 0x10);
+	assert_int_equal(r[5], ODX_OP_DONE);
 	host_double_nexus = 0;
 }
 
@@ -331,7 +335,7 @@ static void test_ranges_offset_partial(void **state)
 	put_data(&slu[0].dev, 100, src, 32 * BS);
 	put_data(&slu[0].dev, 500, src + 32 * BS, 64 * BS);
 	assert_int_equal(pt(&slu[0].dev, 6, 0, 2, slba, snb), TCMU_STS_OK);
-	assert_int_equal(cmd.xcopy_segments, 2);
+	assert_int_equal(cx.cmd.xcopy_segments, 2);
 	assert_int_equal(rrti(&slu[0].dev, 6, r), TCMU_STS_OK);
 	assert_int_equal(get_be64(r + 16), 96);
 	memcpy(tok, r + 56, 512);
@@ -343,7 +347,7 @@ static void test_ranges_offset_partial(void **state)
 	memset(back, 0, sizeof(back));
 	put_data(&slu[1].dev, 4000, back, 40 * BS);
 	assert_int_equal(wut(&slu[1].dev, 7, false, 16, tok, 3, dlba, dnb), TCMU_STS_OK);
-	assert_int_equal(cmd.xcopy_bytes, 80 * BS);
+	assert_int_equal(cx.cmd.xcopy_bytes, 80 * BS);
 	assert_int_equal(rrti(&slu[1].dev, 7, r), TCMU_STS_OK);
 	assert_int_equal(r[5], 0x01);
 	assert_int_equal(get_be64(r + 16), 80);      /* TRANSFER COUNT: fewer than asked */
@@ -476,12 +480,12 @@ static void test_deleted_and_cancelled(void **state)
 	expect_sense(SCSI_SK_ILLEGAL_REQUEST, SCSI_ASC_INVALID_FIELD_IN_CDB);
 	assert_int_equal(get_be16(SENSE + 16), 2);
 	/* a running one is told to stop: its write ends TERMINATED */
-	int slot = odx_ops_begin(&slu[1].dev, 0, 77, SCSI_SA_WRITE_USING_TOKEN);
+	int slot = copy_reg_begin(&slu[1].dev, 0, COPY_KIND_WRITE_USING_TOKEN, true, 77, true);
 	ob_cdb_abort(cdb, 77);
 	assert_int_equal(run(&slu[1].dev, odx_copy_abort, NULL, 0), TCMU_STS_OK);
-	assert_true(odx_ops_aborted(slot));
+	assert_true(copy_reg_aborted(slot));
 	struct odx_op op = { .sa = SCSI_SA_WRITE_USING_TOKEN, .status = ODX_OP_DONE, .blocks = 3 };
-	odx_ops_end(slot, &op);
+	copy_reg_end_odx(slot, &op);
 	assert_int_equal(rrti(&slu[1].dev, 77, r), TCMU_STS_OK);
 	assert_int_equal(r[5], 0x60);
 	assert_int_equal(get_be64(r + 16), 3);
@@ -580,7 +584,7 @@ static void test_fail_after_blocks(void **state)
 	memset(host_double_fault_sense, 0, 3);
 	assert_int_equal(wut(&slu[1].dev, 2, false, 0, tok, 1, &lba, &nb), TCMU_STS_PASSTHROUGH_ERR);
 	expect_sense(SCSI_SK_COPY_ABORTED, SCSI_ASC_COPY_TARGET_NOT_REACHABLE);
-	assert_int_equal(cmd.xcopy_bytes, 24 * BS);
+	assert_int_equal(cx.cmd.xcopy_bytes, 24 * BS);
 	assert_int_equal(rrti(&slu[1].dev, 2, r), TCMU_STS_OK);
 	assert_int_equal(r[5], 0x02);
 	assert_int_equal(get_be64(r + 16), 24);
@@ -609,7 +613,7 @@ static void test_fail_after_blocks(void **state)
  * the write stops before its next piece, RRTI says terminated. */
 static void abort_list_9(void)
 {
-	struct scsi_cmd c = { .dev = &slu[1].dev, .sense = lib.sense_buf };
+	struct scsi_cmd c = { .dev = &slu[1].dev, .sense = cx.lib.sense_buf };
 	uint8_t acdb[16];
 
 	ob_cdb_abort(acdb, 9);
@@ -681,6 +685,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fail_after_blocks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_out_of_space, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abort_running, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_ids_shared_with_extended_copy, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

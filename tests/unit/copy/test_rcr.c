@@ -12,7 +12,7 @@
 #include "lunlab/scsi_vocab.h"
 #include "handlers/copy/copy.h"
 #include "handlers/copy/copy_limits.h"
-#include "handlers/copy/copy_lists.h"
+#include "handlers/copy/copy_registry.h"
 
 static struct lunlab_dev dev;
 static uint8_t cdb[16];
@@ -41,7 +41,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	copy_lists_forget_dev(&dev);
+	copy_reg_forget_dev(&dev);
 	return 0;
 }
 
@@ -135,9 +135,9 @@ static void test_copy_status_held(void **state)
 	st.cm_status = COPY_DONE_OK;
 	st.segments = 3;
 	st.bytes = 3u << 20;
-	int slot = copy_lists_begin(&dev, 0, true, 1, true);
+	int slot = copy_reg_begin(&dev, 0, COPY_KIND_XCOPY_LID1, true, 1, true);
 	assert_true(slot >= 0);
-	copy_lists_end(slot, &st);
+	copy_reg_end_xcopy(slot, &st);
 
 	/* a short allocation shows the start and keeps the status */
 	assert_int_equal(rcr(0x00, 1, 8), TCMU_STS_OK);
@@ -153,14 +153,14 @@ static void test_copy_status_held(void **state)
 
 static void test_copy_status_in_progress(void **state)
 {
-	int slot = copy_lists_begin(&dev, 0, true, 2, false);   /* 10b, still running */
+	int slot = copy_reg_begin(&dev, 0, COPY_KIND_XCOPY_LID1, true, 2, false);   /* 10b, still running */
 
-	copy_lists_progress(slot, 1, 512);
+	copy_reg_progress(slot, 1, 512);
 	assert_int_equal(rcr(0x00, 2, 1024), TCMU_STS_OK);
 	const uint8_t want[12] = { 0, 0, 0, 8, 0x00, 0, 1, 0x00, 0, 0, 0x02, 0x00 };
 	assert_memory_equal(data, want, sizeof(want));
 	struct copy_status st = { .cm_status = COPY_DONE_OK, .segments = 1, .bytes = 512 };
-	copy_lists_end(slot, &st);
+	copy_reg_end_xcopy(slot, &st);
 	/* 10b: nothing held afterwards */
 	assert_int_equal(rcr(0x00, 2, 1024), TCMU_STS_PASSTHROUGH_ERR);
 }
@@ -180,8 +180,8 @@ static void test_failed_segment_details(void **state)
 	st.sense_len = 18;
 	for (unsigned i = 0; i < 18; i++)
 		st.sense[i] = (uint8_t)(0xA0 + i);
-	int slot = copy_lists_begin(&dev, 0, true, 6, true);
-	copy_lists_end(slot, &st);
+	int slot = copy_reg_begin(&dev, 0, COPY_KIND_XCOPY_LID1, true, 6, true);
+	copy_reg_end_xcopy(slot, &st);
 
 	/* no COPY STATUS for a failed copy (05/24/00 on the LIST IDENTIFIER);
 	 * its details stay for SA 4 */

@@ -34,6 +34,15 @@ static const uint8_t *find_desc(const uint8_t *page, size_t total, unsigned type
 	return NULL;
 }
 
+/* The descriptor of type that the page must have; *len its length. */
+static const uint8_t *must_find(const uint8_t *page, size_t total, unsigned type, unsigned *len)
+{
+	const uint8_t *d = find_desc(page, total, type, len);
+
+	assert_non_null(d);
+	return d;
+}
+
 static void check_page(uint32_t block_size, uint8_t granularity_log2)
 {
 	struct lunlab_dev dev;
@@ -52,8 +61,7 @@ static void check_page(uint32_t block_size, uint8_t granularity_log2)
 	assert_int_equal(page[total], 0xEE);       /* wrote nothing past the page */
 
 	/* Supported Commands: 83h SA 00h; 84h SAs 00h 03h 04h */
-	const uint8_t *d = find_desc(page, total, 0x0001, &len);
-	assert_non_null(d);
+	const uint8_t *d = must_find(page, total, 0x0001, &len);
 	unsigned list_len = d[4];
 	assert_true(list_len + 1 <= len);
 	bool xcopy = false, rcr0 = false, rcr3 = false, rcr4 = false;
@@ -73,8 +81,7 @@ static void check_page(uint32_t block_size, uint8_t granularity_log2)
 	assert_true(xcopy && rcr0 && rcr3 && rcr4);
 
 	/* Parameter Data */
-	d = find_desc(page, total, 0x0004, &len);
-	assert_non_null(d);
+	d = must_find(page, total, 0x0004, &len);
 	assert_int_equal(len, 0x1C);
 	assert_int_equal(get_be16(d + 8), XCOPY_MAX_TGT_DESC);
 	assert_int_equal(get_be16(d + 10), XCOPY_MAX_SEG_DESC);
@@ -82,20 +89,17 @@ static void check_page(uint32_t block_size, uint8_t granularity_log2)
 	assert_int_equal(get_be32(d + 16), 0);
 
 	/* Supported Descriptors: exactly 02h and E4h */
-	d = find_desc(page, total, 0x0008, &len);
-	assert_non_null(d);
+	d = must_find(page, total, 0x0008, &len);
 	assert_int_equal(d[4], 2);
 	assert_int_equal(d[5], 0x02);
 	assert_int_equal(d[6], 0xE4);
 
 	/* Supported CSCD IDs: none */
-	d = find_desc(page, total, 0x000C, &len);
-	assert_non_null(d);
+	d = must_find(page, total, 0x000C, &len);
 	assert_int_equal(get_be16(d + 4), 0);
 
 	/* General Copy Operations */
-	d = find_desc(page, total, 0x8001, &len);
-	assert_non_null(d);
+	d = must_find(page, total, 0x8001, &len);
 	assert_int_equal(len, 0x20);
 	assert_int_equal(get_be32(d + 4), XCOPY_TOTAL_CONCURRENT);
 	assert_int_equal(get_be32(d + 8), XCOPY_MAX_IDENTIFIED);
@@ -131,8 +135,7 @@ static void test_page_odx(void **state)
 	assert_int_equal(get_be16(page + 2), total - 4);
 
 	/* Block Device ROD Token Limits */
-	const uint8_t *d = find_desc(page, total, 0x0000, &len);
-	assert_non_null(d);
+	const uint8_t *d = must_find(page, total, 0x0000, &len);
 	assert_int_equal(len, 0x20);
 	assert_int_equal(get_be16(d + 10), 12);
 	assert_int_equal(get_be16(d + 10), lim.max_ranges);
@@ -143,8 +146,7 @@ static void test_page_odx(void **state)
 	assert_int_equal(get_be64(d + 28), (64u << 20) / 4096);
 
 	/* ROD Token Features: no remote tokens, lifetimes, block ROD features */
-	d = find_desc(page, total, 0x0106, &len);
-	assert_non_null(d);
+	d = must_find(page, total, 0x0106, &len);
 	assert_int_equal(len, 44 + 48);
 	assert_int_equal(d[4] & 0x0f, 0);
 	assert_int_equal(get_be32(d + 20), 300);
@@ -155,8 +157,7 @@ static void test_page_odx(void **state)
 	assert_int_equal(get_be64(d + 48 + 8), 1ull << 30);
 
 	/* Supported ROD Types: point in time (in and out), block device zero (in) */
-	d = find_desc(page, total, 0x0108, &len);
-	assert_non_null(d);
+	d = must_find(page, total, 0x0108, &len);
 	assert_int_equal(get_be16(d + 6), 128);
 	assert_int_equal(get_be32(d + 8), 0x00800000);
 	assert_int_equal(d[8 + 4], 0x03);
@@ -164,8 +165,7 @@ static void test_page_odx(void **state)
 	assert_int_equal(d[8 + 64 + 4], 0x02);
 
 	/* Supported Commands: the four ODX service actions beside LID1's */
-	d = find_desc(page, total, 0x0001, &len);
-	assert_non_null(d);
+	d = must_find(page, total, 0x0001, &len);
 	static const uint8_t want[] = {
 		SCSI_OP_THIRD_PARTY_COPY_OUT, 4, SCSI_SA_EXTENDED_COPY_LID1, SCSI_SA_POPULATE_TOKEN,
 		SCSI_SA_WRITE_USING_TOKEN, SCSI_SA_COPY_OPERATION_ABORT,
@@ -177,8 +177,7 @@ static void test_page_odx(void **state)
 	assert_memory_equal(d + 5, want, sizeof(want));
 
 	/* General Copy Operations counts the token operations */
-	d = find_desc(page, total, 0x8001, &len);
-	assert_non_null(d);
+	d = must_find(page, total, 0x8001, &len);
 	assert_int_equal(get_be32(d + 4), XCOPY_TOTAL_CONCURRENT + ODX_CONCURRENT);
 	assert_int_equal(get_be32(d + 8), XCOPY_MAX_IDENTIFIED + ODX_CONCURRENT);
 

@@ -16,15 +16,15 @@
 #include "handlers/array/array_admin.h"
 #include "handlers/copy/copy.h"
 #include "handlers/copy/copy_limits.h"
-#include "handlers/copy/copy_lists.h"
+#include "handlers/copy/copy_registry.h"
 #include "handlers/host.h"
 #include "handlers/scsi/scsi.h"
+#include "tests/unit/copy/copy_fixture.h"
 #include "tests/unit/copy/tcmu_log_capture.h"
 #include "tests/unit/copy/xcopy_list_builder.h"
 #include "tests/unit/handler/host_double.h"
 
-#define DEDUP 8192u
-#define LU_BYTES (8u << 20)
+#define DEDUP CFX_DEDUP
 
 /* slu[0], slu[1]: 512-byte LUs of array A; slu[2]: 4096-byte LU of array A;
  * slu[3]: 512-byte LU of array B */
@@ -34,92 +34,38 @@ static struct array *arr_a, *arr_b;
 static struct scsi_lu slu[4];
 
 static uint8_t list[16 + 8192];
-/* the sense buffer lives in a library command, as under a real host, so the
- * copy manager can ask the host which I_T nexus sent the command */
-static struct tcmulib_cmd lib;
-#define SENSE (lib.sense_buf)
+/* the command, its sense buffer in a library command (copy_fixture.h) */
+static struct cfx_cmd cx;
+#define SENSE (cx.lib.sense_buf)
 /* the stand-in for lunlab-target's extension contract, adopted in setup:
  * its host_double_nexus is 0 (the host cannot tell, as tcmu-runner) or this
  * session's nexus id */
 static struct lunlab_host_ops host;
-static uint8_t cdb[16];
-static struct scsi_cmd cmd;
-static struct iovec iov;
 
 static uint64_t rng = 0x5eed;
 
-static void fill(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-		p[i] = (uint8_t)(rng >> 56);
-	}
-}
-
-static struct array *make_array(void)
-{
-	static unsigned seq;
-	char name[64];
-	struct array_params p = { .dedup_block = DEDUP, .zlib_level = 1, .zlib_window_bits = 14, .alloc_unit = 512 };
-	char *err = NULL;
-
-	snprintf(name, sizeof(name), "copy-test-%d-%u", (int)getpid(), ++seq);
-	struct array *a = array_get(name, &p, &err);
-	if (!a)
-		fail_msg("array_get: %s", err ? err : "?");
-	return a;
-}
-
-static void make_lu(struct lunlab_dev *d, struct array *a, uint32_t bs, uint8_t n)
-{
-	memset(d, 0, sizeof(*d));
-	scsi_lu(d)->readonly = false;          /* d is the dev of an slu[] entry */
-	atomic_store(&scsi_lu(d)->swp, false);
-	d->array = a;
-	d->vol = volume_create(a, LU_BYTES, bs);
-	assert_non_null(d->vol);
-	d->block_size = bs;
-	d->num_lbas = LU_BYTES / bs;
-	tb_naa(d->naa, n);
-	lunlab_dev_register(d);
-}
+static void fill(uint8_t *p, size_t n) { cfx_fill(&rng, p, n); }
+static void put_data(struct lunlab_dev *d, uint64_t off, const void *buf, size_t n) { cfx_put(d, off, buf, n); }
+static void get_data(struct lunlab_dev *d, uint64_t off, void *buf, size_t n) { cfx_get(d, off, buf, n); }
 
 static int setup(void **state)
 {
-	host_double_fill(&host);
-	assert_ptr_equal(host_ops_adopt(&host), &host);
-	host_double_nexus = 0;
-	arr_a = make_array();
-	arr_b = make_array();
-	make_lu(&slu[0].dev, arr_a, 512, 1);
-	make_lu(&slu[1].dev, arr_a, 512, 2);
-	make_lu(&slu[2].dev, arr_a, 4096, 3);
-	make_lu(&slu[3].dev, arr_b, 512, 4);
+	cfx_host(&host);
+	arr_a = cfx_array("copy-test");
+	arr_b = cfx_array("copy-test");
+	cfx_lu(&slu[0], arr_a, 512, NULL, 1, false);
+	cfx_lu(&slu[1], arr_a, 512, NULL, 2, false);
+	cfx_lu(&slu[2], arr_a, 4096, NULL, 3, false);
+	cfx_lu(&slu[3], arr_b, 512, NULL, 4, false);
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	for (int i = 0; i < 4; i++) {
-		copy_dev_forget(&slu[i].dev);
-		lunlab_dev_unregister(&slu[i].dev);
-		volume_destroy(slu[i].dev.vol);
-	}
+	cfx_lus_close(slu, 4);
 	array_put(arr_a);
 	array_put(arr_b);
 	return 0;
-}
-
-static void put_data(struct lunlab_dev *d, uint64_t off, const void *buf, size_t n)
-{
-	struct iovec io = { (void *)buf, n };
-	assert_int_equal(volume_write(d->vol, off, n, &io, 1), 0);
-}
-
-static void get_data(struct lunlab_dev *d, uint64_t off, void *buf, size_t n)
-{
-	struct iovec io = { buf, n };
-	assert_int_equal(volume_read(d->vol, off, n, &io, 1), 0);
 }
 
 static struct array_stats stats(struct array *a)
@@ -132,20 +78,10 @@ static struct array_stats stats(struct array *a)
 /* Send the first len bytes of list as an EXTENDED COPY to LU d. */
 static int xcopy_to(struct lunlab_dev *d, size_t len)
 {
-	memset(cdb, 0, sizeof(cdb));
-	cdb[0] = SCSI_OP_THIRD_PARTY_COPY_OUT;
-	tb_put32(cdb + 10, (uint32_t)len);
-	memset(SENSE, 0, sizeof(SENSE));
-	iov.iov_base = list;
-	iov.iov_len = len;
-	memset(&cmd, 0, sizeof(cmd));
-	cmd.dev = d;
-	cmd.cdb = cdb;
-	cmd.iov = &iov;
-	cmd.iov_cnt = 1;
-	cmd.iov_len = len;
-	cmd.sense = SENSE;
-	return xcopy_handle(&cmd);
+	memset(cx.cdb, 0, sizeof(cx.cdb));
+	cx.cdb[0] = SCSI_OP_THIRD_PARTY_COPY_OUT;
+	tb_put32(cx.cdb + 10, (uint32_t)len);
+	return cfx_run(&cx, d, xcopy_handle, list, len);
 }
 
 /* COPY ABORTED sense: asc/ascq, segment number in COMMAND-SPECIFIC
@@ -195,8 +131,8 @@ static void test_same_lun_copy(void **state)
 	size_t len = begin_list(1, 2, t, 1, 1);
 	tb_seg(seg_at(1, 0), 0, 0, false, 128, 0, 4096);   /* 64 KiB to 2 MiB */
 	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
-	assert_int_equal(cmd.xcopy_bytes, sizeof(src));
-	assert_int_equal(cmd.xcopy_segments, 1);
+	assert_int_equal(cx.cmd.xcopy_bytes, sizeof(src));
+	assert_int_equal(cx.cmd.xcopy_segments, 1);
 
 	get_data(&slu[0].dev, 4096 * 512, back, sizeof(back));
 	assert_memory_equal(back, src, sizeof(src));
@@ -270,8 +206,8 @@ static void test_multi_segment_and_dc(void **state)
 	tb_seg(seg_at(2, 1), 0, 1, true, 2, 16, 20);    /* DC: 2 x 4096 B */
 	tb_seg(seg_at(2, 2), 0, 0, false, 16, 32, 1024); /* same-LU segment */
 	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
-	assert_int_equal(cmd.xcopy_segments, 3);
-	assert_int_equal(cmd.xcopy_bytes, 3 * DEDUP);
+	assert_int_equal(cx.cmd.xcopy_segments, 3);
+	assert_int_equal(cx.cmd.xcopy_bytes, 3 * DEDUP);
 
 	get_data(&slu[2].dev, 10 * 4096, back, DEDUP);
 	assert_memory_equal(back, src, DEDUP);
@@ -327,7 +263,7 @@ static void test_copy_across_arrays_refused(void **state)
 	expect_aborted(0x0D, 0x02, 0, 6);
 	get_data(&slu[3].dev, 0, back, sizeof(back));
 	assert_memory_equal(back, zero, sizeof(zero));
-	assert_int_equal(cmd.xcopy_bytes, 0);
+	assert_int_equal(cx.cmd.xcopy_bytes, 0);
 }
 
 static void test_unknown_cscd_index(void **state)
@@ -365,7 +301,7 @@ static void test_range_past_end(void **state)
 	/* validated before anything moved: segment 0 was not copied either */
 	get_data(&slu[1].dev, 0, after, sizeof(after));
 	assert_memory_equal(after, before, sizeof(before));
-	assert_int_equal(cmd.xcopy_segments, 0);
+	assert_int_equal(cx.cmd.xcopy_segments, 0);
 
 	tb_seg(seg_at(2, 1), 0, 1, false, 16, last - 15, 0);  /* source past the end */
 	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_PASSTHROUGH_ERR);
@@ -449,7 +385,7 @@ static void test_block_size_rules(void **state)
 	len = begin_list(1, 2, t, 2, 1);
 	tb_seg(seg_at(2, 0), 0, 1, false, 0, 0, 0);
 	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
-	assert_int_equal(cmd.xcopy_bytes, 0);
+	assert_int_equal(cx.cmd.xcopy_bytes, 0);
 }
 
 static void test_parameter_list_errors_through_handler(void **state)
@@ -470,36 +406,23 @@ static void test_parameter_list_errors_through_handler(void **state)
 	 * LENGTH): refused, INVALID FIELD IN CDB at the length, nothing copied */
 	tb_put32(list + 12, 0);
 	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
-	cmd.iov_len = len - 1;
-	iov.iov_len = len - 1;
-	assert_int_equal(xcopy_handle(&cmd), TCMU_STS_PASSTHROUGH_ERR);
+	cx.cmd.iov_len = len - 1;
+	cx.iov.iov_len = len - 1;
+	assert_int_equal(xcopy_handle(&cx.cmd), TCMU_STS_PASSTHROUGH_ERR);
 	const uint8_t short_list[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x24, 0x00, 0, 0xc0, 0, 10 };
 	assert_memory_equal(SENSE, short_list, sizeof(short_list));
-	assert_int_equal(cmd.xcopy_segments, 0);
+	assert_int_equal(cx.cmd.xcopy_segments, 0);
 }
 
 /* RECEIVE COPY RESULTS (SA 0 / SA 4) after copies held with usage 00b */
 static int rcr_to(struct lunlab_dev *d, uint8_t sa, uint8_t list_id, uint8_t *out, uint32_t alloc)
 {
-	static uint8_t rcdb[16];
-	static struct iovec rio;
-	static struct scsi_cmd rc;
-
-	memset(rcdb, 0, sizeof(rcdb));
-	rcdb[0] = 0x84;
-	rcdb[1] = sa;
-	rcdb[2] = list_id;
-	tb_put32(rcdb + 10, alloc);
-	rio.iov_base = out;
-	rio.iov_len = alloc;
-	memset(&rc, 0, sizeof(rc));
-	rc.dev = d;
-	rc.cdb = rcdb;
-	rc.iov = &rio;
-	rc.iov_cnt = 1;
-	rc.iov_len = alloc;
-	rc.sense = SENSE;
-	return rcr_handle(&rc);
+	memset(cx.cdb, 0, sizeof(cx.cdb));
+	cx.cdb[0] = SCSI_OP_THIRD_PARTY_COPY_IN;
+	cx.cdb[1] = sa;
+	cx.cdb[2] = list_id;
+	tb_put32(cx.cdb + 10, alloc);
+	return cfx_run(&cx, d, rcr_handle, out, alloc);
 }
 
 static void test_held_list_then_copy_status(void **state)
@@ -542,14 +465,14 @@ static void test_busy_and_same_list_id(void **state)
 
 	/* a copy with list id 5 is running on slu[0].dev (another host's, on another
 	 * worker thread): the same id is not refused, initiators are unknown */
-	running[0] = copy_lists_begin(&slu[0].dev, 0, true, 5, true);
+	running[0] = copy_reg_begin(&slu[0].dev, 0, COPY_KIND_XCOPY_LID1, true, 5, true);
 	assert_true(running[0] >= 0);
 	size_t len = begin_list(5, 2, t, 1, 1);
 	tb_seg(seg_at(1, 0), 0, 0, false, 1, 0, 1);
 	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
 
 	for (unsigned i = 1; i < XCOPY_TOTAL_CONCURRENT; i++) {
-		running[i] = copy_lists_begin(&slu[0].dev, 0, false, 0, false);
+		running[i] = copy_reg_begin(&slu[0].dev, 0, COPY_KIND_XCOPY_LID1, false, 0, false);
 		assert_true(running[i] >= 0);
 	}
 	len = begin_list(0, 3, t, 1, 1);
@@ -559,7 +482,7 @@ static void test_busy_and_same_list_id(void **state)
 	assert_int_equal(xcopy_to(&slu[1].dev, len), TCMU_STS_OK);
 	struct copy_status st = { .cm_status = COPY_DONE_OK };
 	for (unsigned i = 0; i < XCOPY_TOTAL_CONCURRENT; i++)
-		copy_lists_end(running[i], &st);
+		copy_reg_end_xcopy(running[i], &st);
 	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);
 }
 
@@ -576,7 +499,7 @@ static void test_list_ids_per_nexus(void **state)
 	host_double_nexus = 7;
 	host_double_nexus_cmd = NULL;
 	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);        /* held for session 7 */
-	assert_ptr_equal(host_double_nexus_cmd, &lib);              /* found from scsi_cmd.sense */
+	assert_ptr_equal(host_double_nexus_cmd, &cx.lib);              /* found from scsi_cmd.sense */
 	host_double_nexus = 8;
 	assert_int_equal(rcr_to(&slu[0].dev, 0, 1, out, sizeof(out)), TCMU_STS_PASSTHROUGH_ERR);
 	assert_int_equal(SENSE[12], 0x24);                           /* unknown to session 8 */
@@ -589,7 +512,7 @@ static void test_list_ids_per_nexus(void **state)
 	assert_int_equal(out[11] | out[10] << 8, 16 * 512);
 
 	/* session 7 still running list 2 on slu[0].dev: its second list 2 is refused */
-	int running = copy_lists_begin(&slu[0].dev, 7, true, 2, false);
+	int running = copy_reg_begin(&slu[0].dev, 7, COPY_KIND_XCOPY_LID1, true, 2, false);
 	assert_true(running >= 0);
 	len = begin_list(2, 2, t, 2, 1);
 	tb_seg(seg_at(2, 0), 0, 1, false, 16, 0, 100);
@@ -600,7 +523,25 @@ static void test_list_ids_per_nexus(void **state)
 	host_double_nexus = 8;
 	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);        /* another session: fine */
 	struct copy_status st = { .cm_status = COPY_DONE_OK };
-	copy_lists_end(running, &st);
+	copy_reg_end_xcopy(running, &st);
+
+	/* one namespace with the token commands (SPC-4): session 7's running
+	 * WRITE USING TOKEN with list id 3 makes its EXTENDED COPY list 3 a
+	 * duplicate, exactly 70 00 05 .. 0A .. 00 16 with no field pointer */
+	int wut = copy_reg_begin(&slu[0].dev, 7, COPY_KIND_WRITE_USING_TOKEN, true, 3, true);
+	assert_true(wut >= 0);
+	host_double_nexus = 7;
+	len = begin_list(3, 0, t, 2, 1);
+	tb_seg(seg_at(2, 0), 0, 1, false, 16, 0, 100);
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_PASSTHROUGH_ERR);
+	const uint8_t in_progress[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x00, 0x16, 0, 0, 0, 0 };
+	assert_memory_equal(SENSE, in_progress, sizeof(in_progress));
+	host_double_nexus = 8;
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);        /* session 8's list 3 */
+	struct odx_op done = { .sa = COPY_KIND_WRITE_USING_TOKEN, .status = ODX_OP_DONE };
+	copy_reg_end_odx(wut, &done);
+	host_double_nexus = 7;
+	assert_int_equal(xcopy_to(&slu[0].dev, len), TCMU_STS_OK);        /* ended: free again */
 }
 
 int main(void)

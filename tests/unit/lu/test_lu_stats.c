@@ -1,6 +1,6 @@
 /* test_lu_stats.c — target/lu/lu_stats.c: command kinds, exact counts,
- * bytes and latency buckets, shards summed, and exact totals when several
- * threads record at once. */
+ * bytes and latency buckets, shards summed, one sample counted into
+ * several sets, and exact totals when several threads record at once. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -96,6 +96,38 @@ static void test_record_and_read(void **state)
 	lu_stats_free(s);
 }
 
+/* One sample counted into three sets (an LU's, its portal's, its
+ * initiator's, as count_answer does): each holds exactly what
+ * lu_stats_record would have put there. */
+static void test_sample_into_several(void **state)
+{
+	struct lu_stats *s[3] = { lu_stats_new(), lu_stats_new(), lu_stats_new() };
+	struct lu_kind_figures f[LU_KINDS];
+	struct lu_stats_sample smp;
+
+	(void)state;
+	lu_stats_sample_set(&smp, LU_KIND_WRITE, 8192, false, 23000);
+	assert_int_equal(smp.bucket, 3); /* 23 us: le=50us */
+	for (int i = 0; i < 3; i++)
+		lu_stats_add(s[i], (unsigned)i, &smp);
+	lu_stats_add(NULL, 0, &smp); /* ignored */
+	for (int i = 0; i < 3; i++) {
+		lu_stats_read(s[i], f);
+		assert_int_equal(f[LU_KIND_WRITE].commands, 1);
+		assert_int_equal(f[LU_KIND_WRITE].errors, 1);
+		assert_int_equal(f[LU_KIND_WRITE].bytes, 8192);
+		assert_int_equal(f[LU_KIND_WRITE].latency_sum_ns, 23000);
+		assert_int_equal(f[LU_KIND_WRITE].latency_buckets[3], 1);
+		assert_int_equal(f[LU_KIND_READ].commands, 0);
+	}
+	lu_stats_sample_set(&smp, LU_KINDS, 1, true, 0);
+	lu_stats_add(s[0], 0, &smp); /* a kind out of range: ignored */
+	lu_stats_read(s[0], f);
+	assert_int_equal(f[LU_KIND_WRITE].commands + f[LU_KIND_OTHER].commands, 1);
+	for (int i = 0; i < 3; i++)
+		lu_stats_free(s[i]);
+}
+
 #define THREADS 4
 #define PER_THREAD 20000
 
@@ -129,13 +161,61 @@ static void test_concurrent_exact(void **state)
 	lu_stats_free(s);
 }
 
+/* Each thread the sole writer of its own shard (LU_STATS_SOLE, as an I/O
+ * thread is while there are no more of them than shards): plain stores,
+ * still exact totals, the shard index without the flag. */
+struct sole_arg {
+	struct lu_stats *s;
+	unsigned shard;
+};
+
+static void *hammer_sole(void *arg)
+{
+	struct sole_arg *a = arg;
+	struct lu_stats_sample smp;
+
+	lu_stats_sample_set(&smp, LU_KIND_READ, 4096, true, 7000);
+	for (unsigned i = 0; i < PER_THREAD; i++)
+		lu_stats_add(a->s, a->shard | LU_STATS_SOLE, &smp);
+	return NULL;
+}
+
+static void test_sole_writers_exact(void **state)
+{
+	struct lu_stats *s = lu_stats_new();
+	struct lu_kind_figures f[LU_KINDS];
+	struct sole_arg a[THREADS];
+	pthread_t t[THREADS];
+
+	(void)state;
+	assert_true(THREADS <= LU_STATS_SHARDS);
+	for (int i = 0; i < THREADS; i++) {
+		a[i].s = s;
+		a[i].shard = (unsigned)i;
+		assert_int_equal(pthread_create(&t[i], NULL, hammer_sole, &a[i]), 0);
+	}
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	lu_stats_record(s, LU_STATS_SOLE | 5, LU_KIND_READ, 512, false, 2000000); /* shard 5 */
+	lu_stats_read(s, f);
+	assert_int_equal(f[LU_KIND_READ].commands, THREADS * PER_THREAD + 1);
+	assert_int_equal(f[LU_KIND_READ].errors, 1);
+	assert_int_equal(f[LU_KIND_READ].bytes, 4096ull * THREADS * PER_THREAD + 512);
+	assert_int_equal(f[LU_KIND_READ].latency_sum_ns, 7000ull * THREADS * PER_THREAD + 2000000);
+	assert_int_equal(f[LU_KIND_READ].latency_buckets[1], THREADS * PER_THREAD); /* 7 us: le=10us */
+	assert_int_equal(f[LU_KIND_READ].latency_buckets[8], 1);                    /* 2 ms */
+	lu_stats_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_buckets_bounds),
 		cmocka_unit_test(test_record_and_read),
+		cmocka_unit_test(test_sample_into_several),
 		cmocka_unit_test(test_concurrent_exact),
+		cmocka_unit_test(test_sole_writers_exact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -65,6 +65,18 @@ static void test_conflict_table(void **state)
 		assert_int_equal(gate_sa(st, &B, out, SCSI_SA_WRITE_USING_TOKEN), rows[r].reg_write ? -1 : 0x18);
 		assert_int_equal(gate_sa(st, &C, out, SCSI_SA_WRITE_USING_TOKEN), rows[r].unreg_write ? -1 : 0x18);
 		assert_int_equal(gate_sa(st, &C, SCSI_OP_THIRD_PARTY_COPY_IN, SCSI_SA_RECEIVE_ROD_TOKEN_INFORMATION), -1);
+		/* the other reports of THIRD-PARTY COPY IN and COPY OPERATION ABORT
+		 * are allowed under every type, to a stranger too (they were
+		 * write-class: RESERVATION CONFLICT); RECEIVE COPY DATA is a read */
+		const uint8_t in = SCSI_OP_THIRD_PARTY_COPY_IN;
+		assert_int_equal(gate_sa(st, &C, in, SCSI_SA_RECEIVE_COPY_STATUS_LID1), -1);
+		assert_int_equal(gate_sa(st, &C, in, SCSI_SA_RECEIVE_COPY_OPERATING_PARAMETERS), -1);
+		assert_int_equal(gate_sa(st, &C, in, SCSI_SA_RECEIVE_COPY_FAILURE_DETAILS_LID1), -1);
+		assert_int_equal(gate_sa(st, &C, out, SCSI_SA_COPY_OPERATION_ABORT), -1);
+		assert_int_equal(gate_sa(st, &B, in, SCSI_SA_RECEIVE_COPY_DATA_LID1), rows[r].reg_read ? -1 : 0x18);
+		assert_int_equal(gate_sa(st, &C, in, SCSI_SA_RECEIVE_COPY_DATA_LID1), rows[r].unreg_read ? -1 : 0x18);
+		/* EXTENDED COPY stays a write */
+		assert_int_equal(gate_sa(st, &C, out, SCSI_SA_EXTENDED_COPY_LID1), rows[r].unreg_write ? -1 : 0x18);
 		pr_state_free(st);
 	}
 }

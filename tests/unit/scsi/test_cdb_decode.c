@@ -189,6 +189,7 @@ static void test_every_row_decodes(void **state)
 		build(cdb, e, lba, len, 0xa5);
 		assert_int_equal(cdb_decode(cdb, e->len, BS, &info), CDB_DECODE_OK);
 		assert_ptr_equal(info.layout, l);
+		assert_ptr_equal(cdb_layout_of(cdb, e->len), l); /* the layout alone, the same row */
 		assert_true(info.lba == lba);
 		assert_int_equal(info.length, len);
 		assert_true(info.xfer_bytes == moved(e, len));
@@ -198,6 +199,7 @@ static void test_every_row_decodes(void **state)
 		/* one byte short: refused before any field is read (ASan sees an overread) */
 		assert_int_equal(cdb_decode(cdb, e->len - 1u, BS, &info), CDB_DECODE_SHORT);
 		assert_null(info.layout);
+		assert_null(cdb_layout_of(cdb, e->len - 1u));
 		assert_true(info.lba == 0 && info.length == 0 && info.xfer_bytes == 0);
 	}
 }
@@ -320,19 +322,25 @@ static void test_rejections(void **state)
 	(void)state;
 	assert_int_equal(cdb_decode(NULL, 16, 512, &info), CDB_DECODE_EMPTY);
 	assert_int_equal(cdb_decode(c, 0, 512, &info), CDB_DECODE_EMPTY);
+	assert_null(cdb_layout_of(NULL, 16));
+	assert_null(cdb_layout_of(c, 0));
 	c[0] = SCSI_OP_WRITE_BUFFER; /* not a command lunlab has */
 	assert_int_equal(cdb_decode(c, 10, 512, &info), CDB_DECODE_UNKNOWN_OPCODE);
 	assert_null(info.layout);
+	assert_null(cdb_layout_of(c, 10));
 	c[0] = 0xc0; /* vendor specific group */
 	assert_int_equal(cdb_decode(c, 16, 512, &info), CDB_DECODE_UNKNOWN_OPCODE);
 	/* a service action opcode: its action must be readable, then known */
 	c[0] = SCSI_OP_SERVICE_ACTION_IN_16;
 	assert_int_equal(cdb_decode(c, 1, 512, &info), CDB_DECODE_SHORT);
+	assert_null(cdb_layout_of(c, 1));
 	c[1] = SCSI_SA_READ_LONG_16;
 	assert_int_equal(cdb_decode(c, 16, 512, &info), CDB_DECODE_UNKNOWN_SA);
+	assert_null(cdb_layout_of(c, 16));
 	c[1] = SCSI_SA_READ_CAPACITY_16 | 0xe0; /* bits above the action are not the action */
 	assert_int_equal(cdb_decode(c, 16, 512, &info), CDB_DECODE_OK);
 	assert_int_equal(info.layout->sa, SCSI_SA_READ_CAPACITY_16);
+	assert_ptr_equal(cdb_layout_of(c, 16), info.layout);
 	/* 32-byte variable-length CDBs: none in the table; the action sits in bytes 8..9 */
 	memset(c, 0, sizeof(c));
 	c[0] = SCSI_OP_VARIABLE_LENGTH_CDB;

@@ -7,6 +7,7 @@
 #include "lunlab/scsi_vocab.h"
 #include "models/cost.h"
 #include "models/cost_virtual.h"
+#include "models/vsessions.h"
 #include "models/profile.h"
 
 static size_t log_sense(struct scsi_lu *lu, struct fix_cmd *fc, uint8_t page, uint16_t ptr, uint8_t *b, uint16_t len)
@@ -50,9 +51,9 @@ static void test_supported_and_errors(void **state)
 	struct scsi_lu *lu = fix_lu_new("log-a", FIX_BS, FIX_LBAS);
 	struct fix_cmd fc;
 	uint8_t b[64];
-	assert_int_equal(log_sense(lu, &fc, 0x00, 0, b, sizeof(b)), 8);
-	const uint8_t want[8] = { 0x00, 0, 0, 4, 0x00, 0x0c, 0x30, 0x31 };
-	assert_memory_equal(b, want, 8);
+	assert_int_equal(log_sense(lu, &fc, 0x00, 0, b, sizeof(b)), 9);
+	const uint8_t want[9] = { 0x00, 0, 0, 5, 0x00, 0x0c, 0x30, 0x31, 0x32 };
+	assert_memory_equal(b, want, 9);
 	log_sense(lu, &fc, 0x2f, 0, b, sizeof(b));
 	fix_assert_field(&fc, SCSI_ASC_INVALID_FIELD_IN_CDB, true, 2, 5);
 	uint8_t sub[10] = { SCSI_OP_LOG_SENSE, 0, 0x4c, 1, 0, 0, 0, 0, 64, 0 };
@@ -348,6 +349,69 @@ static void test_thresholds_and_capacity(void **state)
 	fix_lu_free(lu);
 }
 
+/* Page 32h: one 56-byte parameter per session that moved data, in nexus order, on a virtual
+ * clock whose host is one stream per session; empty otherwise.  Page 31h 0010h says which. */
+static void test_sessions_page(void **state)
+{
+	struct scsi_lu *lu = fix_lu_new("log-s", FIX_BS, FIX_LBAS);
+	struct fix_cmd fc;
+	static uint8_t b[2048];
+	const struct lunlab_profile *p = profile_get("fa420", NULL);
+
+	lu->dev.model = cost_model_get("log-s-pooled", p, cost_time_virtual(4));
+	assert_int_equal(log_sense(lu, &fc, 0x32, 0, b, sizeof(b)), 4);
+	assert_int_equal(b[0], 0x32);
+	assert_int_equal(get_be16(b + 2), 0);
+	log_sense(lu, &fc, 0x31, 0, b, sizeof(b));
+	assert_true(param_u64(b, 0x0010) == 0);
+	cost_model_put(lu->dev.model);
+
+	lu->dev.model = cost_model_get("log-s-sessions", p, cost_time_virtual(1));
+	assert_int_equal(cost_model_use_sessions(lu->dev.model), 0);
+	const struct cost_req look = { .kind = COST_OTHER }, rd = { .kind = COST_READ, .bytes = 1 << 20 };
+	/* sessions 9 and 5 look, then 9 reads twice and 5 once (delivered out of modeled order) */
+	cost_model_charge_session(lu->dev.model, &look, 9, NULL, NULL);
+	cost_model_charge_session(lu->dev.model, &look, 5, NULL, NULL);
+	cost_model_charge_session(lu->dev.model, &rd, 9, NULL, NULL);
+	cost_model_charge_session(lu->dev.model, &rd, 9, NULL, NULL);
+	cost_model_charge_session(lu->dev.model, &rd, 5, NULL, NULL);
+	assert_int_equal(log_sense(lu, &fc, 0x32, 0, b, sizeof(b)), 4 + 2 * 60);
+	assert_int_equal(get_be16(b + 2), 120);
+	struct vsess_stats st[2];
+	uint64_t overflows;
+	assert_int_equal(cost_model_session_stats(lu->dev.model, st, 2, &overflows), 2);
+	for (unsigned i = 0; i < 2; i++) {
+		const uint8_t *q = b + 4 + 60 * i;
+		assert_int_equal(get_be16(q), i);
+		assert_int_equal(q[2], 0x03);
+		assert_int_equal(q[3], 56);
+		const uint64_t want[7] = { st[i].nexus, st[i].commands, st[i].bytes, st[i].first_bytes,
+					   st[i].first_arrival_ns, st[i].first_completion_ns, st[i].last_completion_ns };
+		for (unsigned f = 0; f < 7; f++)
+			assert_true(get_be64(q + 4 + 8 * f) == want[f]);
+	}
+	/* 5 (the lower nexus) was served first, at 0: 1 MiB at 820 MB/s + the fixed 1.6255 ms */
+	assert_int_equal(st[0].nexus, 5);
+	assert_int_equal(st[0].commands, 1);
+	assert_int_equal(st[0].first_arrival_ns, 0);
+	assert_int_equal(st[0].first_completion_ns, 1048576000 / 820 + 1625500);
+	assert_int_equal(st[1].nexus, 9);
+	assert_int_equal(st[1].commands, 2);
+	assert_int_equal(st[1].bytes, 2 << 20);
+	assert_int_equal(st[1].first_completion_ns, 2 * (1048576000 / 820) + 1625500);
+	log_sense(lu, &fc, 0x31, 0, b, sizeof(b));
+	assert_true(param_u64(b, 0x0010) == 1);
+	assert_true(param_u64(b, 0x0011) == 0);
+	/* PARAMETER POINTER: from the second session on */
+	uint8_t cdb[10] = { SCSI_OP_LOG_SENSE, 0, 0x40 | 0x32, 0, 0, 0, 1, 0x08, 0 };
+	fix_run(&fc, lu, cdb, 10, b, sizeof(b));
+	assert_int_equal(get_be16(b + 2), 60);
+	assert_true(get_be64(b + 8) == 9);
+	cost_model_put(lu->dev.model);
+	lu->dev.model = NULL;
+	fix_lu_free(lu);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_lbp_used_per_lu),
 		cmocka_unit_test(test_telemetry_and_reset),
 		cmocka_unit_test(test_log_select_host_streams),
+		cmocka_unit_test(test_sessions_page),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,6 +38,9 @@ static void test_all_keys(void **state)
 	assert_int_equal(cost_time_virtual_streams(c.time_scale), 4);
 	assert_int_equal(lu_config_parse("host_streams=16;time_scale=virtual", &c, &why), 0);
 	assert_int_equal(cost_time_virtual_streams(c.time_scale), 16);
+	assert_int_equal(lu_config_parse("host_streams=session;time_scale=virtual", &c, &why), 0);
+	assert_true(c.host_sessions);
+	assert_int_equal(cost_time_virtual_streams(c.time_scale), 1);
 	assert_int_equal(lu_config_parse("time_scale=2", &c, &why), 0);
 	assert_int_equal(cost_time_virtual_streams(c.time_scale), 0);
 	assert_int_equal(lu_config_parse("lunlab/readonly=1;physical_block=4096", &c, &why), 0);
@@ -106,9 +109,11 @@ static void test_rejects(void **state)
 	expect_reason("lunlab/physical_block=", "physical_block ''");
 	expect_reason("lunlab/model=x9", "model 'x9': unknown profile (");
 	expect_reason("lunlab/time_scale=-1", "time_scale '-1'");
-	expect_reason("lunlab/time_scale=virtual;host_streams=0", "host_streams '0': want 1..4096");
-	expect_reason("lunlab/time_scale=virtual;host_streams=4097", "host_streams '4097': want 1..4096");
+	expect_reason("lunlab/time_scale=virtual;host_streams=0", "host_streams '0': want 1..4096 or session");
+	expect_reason("lunlab/time_scale=virtual;host_streams=4097", "host_streams '4097': want 1..4096 or session");
 	expect_reason("lunlab/host_streams=8", "host_streams '8': only with time_scale=virtual");
+	expect_reason("lunlab/host_streams=session", "host_streams 'session': only with time_scale=virtual");
+	expect_reason("lunlab/time_scale=virtual;host_streams=sessions", "host_streams 'sessions': want 1..4096 or session");
 	expect_reason("lunlab/time_scale=fast", "time_scale 'fast'");
 	expect_reason("lunlab/array=a b", "array 'a b'");
 	expect_reason("lunlab/serial=", "serial ''");

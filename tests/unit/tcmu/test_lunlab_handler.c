@@ -522,6 +522,50 @@ static void test_fault_delay_reaches_the_model(void **state)
 	d->ops->destroy(d);
 }
 
+/* host_streams=session: lunlab-target's session id (lu_cmd.nexus_id) reaches the model through
+ * the contract's cmd_nexus, and page 32h lists each session's figures in nexus order (under
+ * tcmu-runner every command would be nexus 0: one session). */
+static void test_session_streams_get_the_nexus(void **state)
+{
+	struct lu_backend *d = mkdev("lunlab/model=fa420;time_scale=virtual;host_streams=session;serial=arr-ses", "lun7");
+	static uint8_t buf[4096];
+	const uint64_t nexus[3] = { 3, 3, 2 };
+
+	(void)state;
+	assert_non_null(d);
+	assert_int_equal(telemetry_param(d, 0x0010), 1);
+	for (int i = 0; i < 3; i++) {
+		static const uint8_t none[1];
+		struct tcmd *t = tcmd_new(none, 1, LU_DIR_NONE, 0, 1);
+		struct iovec iov;
+
+		rw10(&t->lu, &iov, 0x28, (uint32_t)(8 * i), 8, buf);
+		t->lu.nexus_id = nexus[i];
+		d->ops->submit(d, &t->lu);
+		tcmd_wait(t);
+		assert_int_equal(t->lu.status, 0);
+		tcmd_free(t);
+	}
+	static const uint8_t cdb[10] = { SCSI_OP_LOG_SENSE, 0, 0x40 | 0x32, 0, 0, 0, 0, 0x10, 0x00, 0 };
+	struct tcmd *t = tcmd_new(cdb, sizeof(cdb), LU_DIR_READ, 4096, 1);
+	d->ops->submit(d, &t->lu);
+	tcmd_wait(t);
+	assert_int_equal(t->lu.status, 0);
+	const uint8_t *p = t->lu.iov[0].iov_base;
+	assert_int_equal(p[0], 0x32);
+	assert_int_equal(p[2] << 8 | p[3], 2 * 60); /* two sessions */
+	const uint64_t want[2][3] = { { 2, 1, 4096 }, { 3, 2, 8192 } }; /* nexus, commands, bytes */
+	for (int i = 0; i < 2; i++)
+		for (int f = 0; f < 3; f++) {
+			uint64_t v = 0;
+			for (int k = 0; k < 8; k++)
+				v = v << 8 | p[4 + 60 * i + 4 + 8 * f + k];
+			assert_true(v == want[i][f]);
+		}
+	tcmd_free(t);
+	d->ops->destroy(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -534,6 +578,7 @@ int main(void)
 		cmocka_unit_test(test_large_read_in_pieces),
 		cmocka_unit_test(test_modeled_time_starts_at_arrival),
 		cmocka_unit_test(test_fault_delay_reaches_the_model),
+		cmocka_unit_test(test_session_streams_get_the_nexus),
 	};
 
 	return cmocka_run_group_tests(tests, setup_all, teardown_all);
