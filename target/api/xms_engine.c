@@ -36,6 +36,11 @@ struct json_object *xms_oid(const char *guid, const char *name, uint64_t index)
 	return a;
 }
 
+bool xms_wanted(const struct xms_ctx *x, uint64_t index, const char *name)
+{
+	return (!x->want_index || index == x->want_index) && (!x->want_name || strcmp(name, x->want_name) == 0);
+}
+
 struct json_object *xms_num_string(uint64_t v)
 {
 	char s[24];

@@ -82,6 +82,11 @@ struct json_object *xms_oid(const char *guid, const char *name, uint64_t index);
 /* a string property the way XMS sends numbers in most places: "123" */
 struct json_object *xms_num_string(uint64_t v);
 
+/* x's hint (want_index, want_name above): whether the engine may want the
+ * object of this index and name; a list skips the others before it builds
+ * them (a GET ?name= among 10,000 builds one object, not 10,000) */
+bool xms_wanted(const struct xms_ctx *x, uint64_t index, const char *name);
+
 /* The model lock every resource runs under (one API operation at a time). */
 void xms_lock(void);
 void xms_unlock(void);

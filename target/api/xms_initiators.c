@@ -50,11 +50,12 @@ static struct xms_perf_counters ig_counters(uint64_t ig)
 
 static void list_igs(struct xms_ctx *x, struct json_object *arr)
 {
-	(void)x;
 	uint64_t now_ms = xms_perf_now_ms();
 
 	for (size_t i = 0; i < g_xms.igs.n; i++) {
 		struct xms_ig *g = &g_xms.igs.v[i];
+		if (!xms_wanted(x, g->index, g->name))
+			continue;
 		const struct xms_cluster *c = xms_cluster_get(&g_xms, g->cluster);
 		struct json_object *o = json_object_new_object();
 
@@ -173,9 +174,10 @@ static void list_inits(struct xms_ctx *x, struct json_object *arr)
 {
 	uint64_t now_ms = xms_perf_now_ms();
 
-	(void)x;
 	for (size_t i = 0; i < g_xms.initiators.n; i++) {
 		struct xms_initiator *n = &g_xms.initiators.v[i];
+		if (!xms_wanted(x, n->index, n->name))
+			continue;
 		const struct xms_ig *g = xms_ig_get(&g_xms, n->ig);
 		const struct xms_cluster *c = xms_cluster_get(&g_xms, n->cluster);
 		struct json_object *o = json_object_new_object();
