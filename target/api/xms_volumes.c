@@ -323,7 +323,8 @@ static void text_some(struct xms_ctx *x, struct json_text *w, bool snapshots_onl
 			continue;
 		/* the array's figures: for whole objects only */
 		n = x->refs ? 0 : xms_scsi_volume_infos(c, &infos);
-		if (n > 1)
+		/* sorted for many lookups; one volume's is found by a scan instead */
+		if (n > 1 && !one)
 			qsort(infos, n, sizeof(*infos), info_cmp);
 		for (size_t i = 0; i < g_xms.volumes.n; i++) {
 			struct xms_volume *v = &g_xms.volumes.v[i];
@@ -346,7 +347,8 @@ static void text_some(struct xms_ctx *x, struct json_text *w, bool snapshots_onl
 				continue;
 			}
 			snprintf(key.name, sizeof(key.name), "%s", v->guid);
-			info = n ? bsearch(&key, infos, n, sizeof(*infos), info_cmp) : NULL;
+			info = one ? xms_scsi_info_of(infos, n, v)
+				   : n ? bsearch(&key, infos, n, sizeof(*infos), info_cmp) : NULL;
 			volume_text(w, v, info, now_ms, one ? NULL : &idx);
 		}
 		free(infos);
