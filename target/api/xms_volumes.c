@@ -288,7 +288,7 @@ static void volume_text(struct json_text *w, struct xms_volume *v, const struct 
 /* x's hint (xms_engine.h): the one volume the engine looks for, if any */
 static bool wanted(const struct xms_ctx *x, const struct xms_volume *v)
 {
-	return (!x->want_index || v->index == x->want_index) && (!x->want_name || strcmp(v->name, x->want_name) == 0);
+	return xms_wanted(x, v->index, v->name);
 }
 
 /* Every volume (or snapshot) in scope, or only the one x wants, as JSON
