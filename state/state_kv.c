@@ -98,6 +98,41 @@ int state_kv_del(struct state_kv *kv, const char *ns, const char *key, char *err
 	return rc;
 }
 
+int state_kv_del_ns(struct state_kv *kv, const char *ns, char *err, size_t errlen)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = -1;
+
+	if (sqlite3_prepare_v2(kv->db, "DELETE FROM kv WHERE ns = ?", -1, &s, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(s, 1, ns, -1, SQLITE_STATIC);
+		if (sqlite3_step(s) == SQLITE_DONE)
+			rc = 0;
+	}
+	if (rc)
+		state_db_error(kv->db, "deleting records", err, errlen);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int state_kv_begin(struct state_kv *kv, char *err, size_t errlen)
+{
+	return state_db_exec(kv->db, "BEGIN IMMEDIATE", err, errlen);
+}
+
+int state_kv_commit(struct state_kv *kv, char *err, size_t errlen)
+{
+	return state_db_exec(kv->db, "COMMIT", err, errlen);
+}
+
+void state_kv_rollback(struct state_kv *kv)
+{
+	char err[256];
+
+	/* after a failed statement or COMMIT; SQLite may have rolled back
+	 * already, and then this one fails harmlessly */
+	(void)state_db_exec(kv->db, "ROLLBACK", err, sizeof(err));
+}
+
 /* the row under s (columns key, value, crc) verified; ns for the message */
 static int row(sqlite3_stmt *s, const char *ns, const char **key, const void **val, size_t *len, char *err,
 	       size_t errlen, sqlite3 *db)

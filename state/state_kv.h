@@ -27,6 +27,16 @@ void state_kv_close(struct state_kv *kv);
 int state_kv_put(struct state_kv *kv, const char *ns, const char *key, const void *val, size_t len, char *err,
 		 size_t errlen);
 int state_kv_del(struct state_kv *kv, const char *ns, const char *key, char *err, size_t errlen);
+/* Every record of ns deleted (inside a transaction, like put and del). */
+int state_kv_del_ns(struct state_kv *kv, const char *ns, char *err, size_t errlen);
+
+/* Several puts and deletes as one transaction (all or none on disk, durable
+ * at commit): begin, then put/del/del_ns, then commit, or rollback after a
+ * failure.  Between begin and commit the calls above are not durable on
+ * their own.  0, or -1 with a reason. */
+int state_kv_begin(struct state_kv *kv, char *err, size_t errlen);
+int state_kv_commit(struct state_kv *kv, char *err, size_t errlen);
+void state_kv_rollback(struct state_kv *kv);
 
 /* *val (malloc'd, free it) and *len: 1 found, 0 none, -1 error (a damaged
  * record is an error naming namespace and key, never a wrong value). */

@@ -250,6 +250,8 @@ static int start_api(const struct cli *cli, const struct auth_config *auth)
 	static const struct xms_store_ops store = {
 		.load = target_state_load_api_model,
 		.save = target_state_save_api_model,
+		.each = target_state_api_model_each,
+		.write = target_state_api_model_write,
 	};
 	static const struct xms_log_store_ops log = {
 		.put = target_state_log_put,

@@ -60,7 +60,7 @@ int state_check_run(const char *dir, const char *handler_path)
 
 	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || !state_dir_has_state(dir))
 		return bad(dir, "", "not a lunlab state directory", 2);
-	if (target_state_check(dir, xms_store_check_doc, out, sizeof(out), err, sizeof(err)) < 0)
+	if (target_state_check(dir, xms_store_check, out, sizeof(out), err, sizeof(err)) < 0)
 		return bad(dir, "", err, 1);
 	printf("ok: %s\n", out);
 	snprintf(path, sizeof(path), "%s/arrays", dir);

@@ -15,7 +15,8 @@
 
 #define NS_PR "pr"
 #define NS_API "api"
-#define KEY_XMS_MODEL "xms-model"
+#define KEY_XMS_MODEL "xms-model" /* the model stored whole (before records) */
+#define NS_API_MODEL "api-model"  /* the model as one record per object */
 
 /* one store for every LU: PR OUTs of different LUs run on different I/O
  * threads, and the store is not thread safe */
@@ -144,6 +145,92 @@ int target_state_save_api_model(const char *doc, size_t len, char *err, size_t e
 	return rc;
 }
 
+/* the kv the calls below use: the target's, or --check-state's */
+static struct state_kv *check_kv;
+
+static int model_each(struct state_kv *k, int (*fn)(const char *key, const void *val, size_t len, void *arg),
+		      void *arg, char *err, size_t errlen)
+{
+	return k ? state_kv_each(k, NS_API_MODEL, fn, arg, err, errlen) : 0;
+}
+
+int target_state_api_model_each(int (*fn)(const char *key, const void *val, size_t len, void *arg), void *arg,
+				char *err, size_t errlen)
+{
+	int rc;
+
+	pthread_mutex_lock(&kv_mu);
+	rc = model_each(kv, fn, arg, err, errlen);
+	pthread_mutex_unlock(&kv_mu);
+	return rc;
+}
+
+int target_state_api_model_write(bool all, const struct xms_store_rec *recs, size_t n, char *err, size_t errlen)
+{
+	int rc = -1;
+
+	pthread_mutex_lock(&kv_mu);
+	if (!kv) {
+		snprintf(err, errlen, "no state directory is open");
+		goto out;
+	}
+	if (state_kv_begin(kv, err, errlen) < 0)
+		goto out;
+	/* all: the model stored whole by an older version goes in the same
+	 * transaction as its records come */
+	if (all && (state_kv_del_ns(kv, NS_API_MODEL, err, errlen) < 0 ||
+		    state_kv_del(kv, NS_API, KEY_XMS_MODEL, err, errlen) < 0))
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		int r = recs[i].val ? state_kv_put(kv, NS_API_MODEL, recs[i].key, recs[i].val, recs[i].len, err, errlen)
+				    : state_kv_del(kv, NS_API_MODEL, recs[i].key, err, errlen);
+		if (r < 0)
+			goto fail;
+	}
+	if (state_kv_commit(kv, err, errlen) < 0)
+		goto fail;
+	rc = 0;
+	goto out;
+fail:
+	state_kv_rollback(kv);
+out:
+	pthread_mutex_unlock(&kv_mu);
+	return rc;
+}
+
+/* --check-state's store (xms_store_check): check_kv, read only */
+static int check_load(char **doc, size_t *len, char *err, size_t errlen)
+{
+	void *blob = NULL;
+	int rc = state_kv_get(check_kv, NS_API, KEY_XMS_MODEL, &blob, len, err, errlen);
+
+	*doc = blob;
+	return rc;
+}
+
+static int check_save(const char *doc, size_t len, char *err, size_t errlen)
+{
+	(void)doc;
+	(void)len;
+	snprintf(err, errlen, "--check-state writes nothing");
+	return -1;
+}
+
+static int check_each(int (*fn)(const char *key, const void *val, size_t len, void *arg), void *arg, char *err,
+		      size_t errlen)
+{
+	return model_each(check_kv, fn, arg, err, errlen);
+}
+
+static int check_write(bool all, const struct xms_store_rec *recs, size_t n, char *err, size_t errlen)
+{
+	(void)all;
+	(void)recs;
+	(void)n;
+	snprintf(err, errlen, "--check-state writes nothing");
+	return -1;
+}
+
 int target_state_log_put(const char *ns, const char *key, const void *val, size_t len, char *err, size_t errlen)
 {
 	int rc = -1;
@@ -213,24 +300,19 @@ int target_state_check(const char *dir, target_state_doc_check *check_api, char 
 	if (rc == 0)
 		snprintf(out, outlen, "target.db: %zu record(s) ok", n);
 	if (rc == 0 && check_api) {
-		/* the management API's model: its record decodes into a whole model */
-		void *doc = NULL;
-		size_t len = 0;
+		/* the management API's model: its records decode into a whole model */
+		static const struct xms_store_ops ops = { check_load, check_save, check_each, check_write };
 		char sum[256];
-		int got = state_kv_get(k, NS_API, KEY_XMS_MODEL, &doc, &len, err, errlen);
 
-		if (got < 0) {
+		check_kv = k;
+		if (check_api(&ops, sum, sizeof(sum), why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "target.db: the management API's model: %s", why);
 			rc = -1;
-		} else if (got > 0) {
-			if (check_api(doc, len, sum, sizeof(sum), why, sizeof(why)) < 0) {
-				snprintf(err, errlen, "target.db: record %s/%s: %s", NS_API, KEY_XMS_MODEL, why);
-				rc = -1;
-			} else {
-				size_t used = strlen(out);
-				snprintf(out + used, outlen - used, "; %s", sum);
-			}
+		} else {
+			size_t used = strlen(out);
+			snprintf(out + used, outlen - used, "; %s", sum);
 		}
-		free(doc);
+		check_kv = NULL;
 	}
 	state_kv_close(k);
 	state_dir_unlock(fd);

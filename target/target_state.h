@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "target/api/xms_store.h"
+
 struct pr_state;
 struct state_kv;
 
@@ -35,6 +37,12 @@ int target_state_attach_pr(struct pr_state *st, const char *serial, char *err, s
  * save is durable on return (0) or -1 with a reason. */
 int target_state_load_api_model(char **doc, size_t *len, char *err, size_t errlen);
 int target_state_save_api_model(const char *doc, size_t len, char *err, size_t errlen);
+/* ... and as records (xms_store_ops.each and .write): namespace
+ * "api-model"; write is one transaction, durable on return, and with all
+ * drops the whole document above too. */
+int target_state_api_model_each(int (*fn)(const char *key, const void *val, size_t len, void *arg), void *arg,
+				char *err, size_t errlen);
+int target_state_api_model_write(bool all, const struct xms_store_rec *recs, size_t n, char *err, size_t errlen);
 
 /* The management API's events and alerts (target/api/xms_log_store.h):
  * records of namespace ns ("api-events", "api-alerts"), each put and
@@ -47,7 +55,8 @@ int target_state_log_each(const char *ns, int (*fn)(const char *key, const void 
 /* --check-state: the lock, target.db's integrity and every record, and
  * (check_api not NULL) that the management API's stored model decodes.
  * 0 (with a summary in out), or -1 with the first problem. */
-typedef int target_state_doc_check(const char *doc, size_t len, char *out, size_t outlen, char *err, size_t errlen);
+typedef int target_state_doc_check(const struct xms_store_ops *ops, char *out, size_t outlen, char *err,
+				   size_t errlen);
 int target_state_check(const char *dir, target_state_doc_check *check_api, char *out, size_t outlen, char *err,
 		       size_t errlen);
 

@@ -1,9 +1,13 @@
 /* test_xms_store.c — target/api/xms_store.c: the XMS model kept through a
  * store (--state-dir): saved whole and loaded back equal, nothing stored
  * loads nothing, a store's failure and a damaged document are refused with
- * the reason, and without a store nothing is asked of anyone. */
+ * the reason, and without a store nothing is asked of anyone.  With a store
+ * of records: a save writes exactly the records of what changed, a model
+ * stored whole still loads and is rewritten as records, a failed write
+ * makes the next save rewrite all, damaged records are refused by name. */
 #include <json-c/json.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,7 +53,109 @@ static int mem_save(const char *doc, size_t len, char *err, size_t errlen)
 	return 0;
 }
 
-static const struct xms_store_ops mem = { mem_load, mem_save };
+static const struct xms_store_ops mem = { mem_load, mem_save, NULL, NULL };
+
+/* the store of records: key -> value in memory, what the last write did */
+#define MAXREC 64
+static struct {
+	char key[64];
+	char *val;
+	size_t len;
+} recs[MAXREC];
+static size_t nrecs;
+static int writes, last_puts, last_dels;
+static bool last_all;
+static const char *fail_write;
+
+static void recs_clear(void)
+{
+	for (size_t i = 0; i < nrecs; i++)
+		free(recs[i].val);
+	nrecs = 0;
+}
+
+static int rec_find(const char *key)
+{
+	for (size_t i = 0; i < nrecs; i++)
+		if (strcmp(recs[i].key, key) == 0)
+			return (int)i;
+	return -1;
+}
+
+static void rec_put(const char *key, const char *val, size_t len)
+{
+	int i = rec_find(key);
+
+	if (i < 0) {
+		assert_true(nrecs < MAXREC);
+		i = (int)nrecs++;
+		snprintf(recs[i].key, sizeof(recs[i].key), "%s", key);
+	} else {
+		free(recs[i].val);
+	}
+	recs[i].val = malloc(len + 1);
+	memcpy(recs[i].val, val, len);
+	recs[i].len = len;
+}
+
+static void rec_del(const char *key)
+{
+	int i = rec_find(key);
+
+	if (i < 0)
+		return;
+	free(recs[i].val);
+	recs[i] = recs[--nrecs];
+}
+
+static int mem_each(int (*fn)(const char *key, const void *val, size_t len, void *arg), void *arg, char *err,
+		    size_t errlen)
+{
+	bool done[MAXREC] = { false };
+
+	(void)err;
+	(void)errlen;
+	/* in key order, as the store gives them */
+	for (size_t n = 0; n < nrecs; n++) {
+		int best = -1, rc;
+
+		for (size_t i = 0; i < nrecs; i++)
+			if (!done[i] && (best < 0 || strcmp(recs[i].key, recs[best].key) < 0))
+				best = (int)i;
+		done[best] = true;
+		if ((rc = fn(recs[best].key, recs[best].val, recs[best].len, arg)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int mem_write(bool all, const struct xms_store_rec *r, size_t n, char *err, size_t errlen)
+{
+	writes++;
+	if (fail_write) {
+		snprintf(err, errlen, "%s", fail_write);
+		return -1;
+	}
+	last_all = all;
+	last_puts = last_dels = 0;
+	if (all) {
+		recs_clear();
+		free(stored);
+		stored = NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].val) {
+			rec_put(r[i].key, r[i].val, r[i].len);
+			last_puts++;
+		} else {
+			rec_del(r[i].key);
+			last_dels++;
+		}
+	}
+	return 0;
+}
+
+static const struct xms_store_ops mem_recs = { mem_load, mem_save, mem_each, mem_write };
 
 static void put_text(const char *text)
 {
@@ -70,12 +176,24 @@ static int setup(void **state)
 	return 0;
 }
 
+static int setup_recs(void **state)
+{
+	setup(state);
+	recs_clear();
+	writes = last_puts = last_dels = 0;
+	last_all = false;
+	fail_write = NULL;
+	xms_store_set(&mem_recs);
+	return 0;
+}
+
 static int teardown(void **state)
 {
 	(void)state;
 	xms_store_set(NULL);
 	free(stored);
 	stored = NULL;
+	recs_clear();
 	return 0;
 }
 
@@ -224,6 +342,161 @@ static void no_store(void **state)
 	xms_model_free(&a);
 }
 
+static bool has_rec(const char *key)
+{
+	return rec_find(key) >= 0;
+}
+
+/* a save writes the records of what changed, and only those */
+static void records_only_what_changed(void **state)
+{
+	struct xms_model a, b;
+	struct xms_volume *v;
+	char err[256] = "";
+
+	(void)state;
+	small_model(&a);
+	assert_int_equal(xms_store_save(&a, err, sizeof(err)), 0);
+	/* the first save writes everything: head, cluster 1, volume 2, ig 1, map 1 */
+	assert_int_equal(writes, 1);
+	assert_true(last_all);
+	assert_int_equal(last_puts, 5);
+	assert_int_equal((int)nrecs, 5);
+	assert_true(has_rec("head"));
+	assert_true(has_rec("volumes/00000000000000000002"));
+	assert_true(has_rec("clusters/00000000000000000001"));
+	assert_null(stored); /* never the whole document */
+
+	/* nothing changed: nothing written */
+	assert_int_equal(xms_store_save(&a, err, sizeof(err)), 0);
+	assert_int_equal(writes, 1);
+
+	/* a new volume: its record, and the head (its next-index moved) */
+	v = xms_volume_add(&a);
+	snprintf(v->name, sizeof(v->name), "vol3");
+	v->cluster = 1;
+	v->size = 1ull << 20;
+	v->lb_size = 4096;
+	assert_int_equal(v->index, 3);
+	assert_int_equal(xms_store_save(&a, err, sizeof(err)), 0);
+	assert_int_equal(writes, 2);
+	assert_false(last_all);
+	assert_int_equal(last_puts, 2);
+	assert_int_equal(last_dels, 0);
+	assert_true(has_rec("volumes/00000000000000000003"));
+
+	/* a rename: that volume's record only */
+	snprintf(a.volumes.v[0].name, sizeof(a.volumes.v[0].name), "renamed");
+	assert_int_equal(xms_store_save(&a, err, sizeof(err)), 0);
+	assert_int_equal(writes, 3);
+	assert_int_equal(last_puts, 1);
+	assert_int_equal(last_dels, 0);
+
+	/* a deletion: that record goes, nothing else is written */
+	xms_volume_del(&a, 3);
+	assert_int_equal(xms_store_save(&a, err, sizeof(err)), 0);
+	assert_int_equal(writes, 4);
+	assert_int_equal(last_puts, 0);
+	assert_int_equal(last_dels, 1);
+	assert_false(has_rec("volumes/00000000000000000003"));
+
+	/* and the records load back as the model */
+	assert_int_equal(xms_store_load(&b, err, sizeof(err)), 1);
+	assert_int_equal(loads, 0); /* the whole document was not asked for */
+	assert_int_equal(b.volumes.n, 1);
+	assert_string_equal(b.volumes.v[0].name, "renamed");
+	assert_int_equal(b.volumes.v[0].index, 2);
+	assert_int_equal(b.volumes.next, 4);
+	assert_int_equal(b.lunmaps.n, 1);
+	assert_int_equal(b.lunmaps.v[0].lun, 5);
+	assert_string_equal(b.igs.v[0].name, "host1");
+	/* after a load the first save rewrites all (the old form goes with it) */
+	assert_int_equal(xms_store_save(&b, err, sizeof(err)), 0);
+	assert_true(last_all);
+	assert_int_equal(last_puts, 5);
+	xms_model_free(&a);
+	xms_model_free(&b);
+}
+
+/* a model stored whole (older versions) loads, and its first save rewrites
+ * it as records and drops the whole document in the same write */
+static void whole_document_migrates(void **state)
+{
+	struct xms_model a, b;
+	char err[256] = "";
+
+	(void)state;
+	xms_store_set(&mem);
+	small_model(&a);
+	assert_int_equal(xms_store_save(&a, err, sizeof(err)), 0);
+	assert_non_null(stored);
+	xms_store_set(&mem_recs);
+	assert_int_equal(xms_store_load(&b, err, sizeof(err)), 1);
+	assert_int_equal(loads, 1);
+	assert_int_equal(b.volumes.n, 1);
+	assert_string_equal(b.volumes.v[0].name, "vol1");
+	assert_int_equal(b.volumes.next, 3);
+	assert_int_equal(xms_store_save(&b, err, sizeof(err)), 0);
+	assert_true(last_all);
+	assert_null(stored);
+	assert_int_equal((int)nrecs, 5);
+	xms_model_free(&a);
+	xms_model_free(&b);
+}
+
+/* a failed write: the reason, and the next save writes everything again */
+static void record_write_fails(void **state)
+{
+	struct xms_model a;
+	char err[256] = "";
+
+	(void)state;
+	small_model(&a);
+	assert_int_equal(xms_store_save(&a, err, sizeof(err)), 0);
+	snprintf(a.volumes.v[0].name, sizeof(a.volumes.v[0].name), "other");
+	fail_write = "target.db: disk I/O error";
+	assert_int_equal(xms_store_save(&a, err, sizeof(err)), -1);
+	assert_string_equal(err, "target.db: disk I/O error");
+	fail_write = NULL;
+	assert_int_equal(xms_store_save(&a, err, sizeof(err)), 0);
+	assert_true(last_all);
+	assert_int_equal(last_puts, 5);
+	xms_model_free(&a);
+}
+
+static void damaged_records(void **state)
+{
+	struct xms_model a, m;
+	char err[256] = "";
+
+	(void)state;
+	small_model(&a);
+	assert_int_equal(xms_store_save(&a, err, sizeof(err)), 0);
+	xms_model_free(&a);
+
+	rec_put("volumes/2", "{}", 2);
+	assert_int_equal(xms_store_load(&m, err, sizeof(err)), -1);
+	assert_string_equal(err, "the stored model's record volumes/2: want the key TYPE/INDEX (20 digits)");
+	rec_del("volumes/2");
+
+	rec_put("volumes/00000000000000000002", "{\"index\": 2,", 12);
+	assert_int_equal(xms_store_load(&m, err, sizeof(err)), -1);
+	assert_true(strncmp(err, "the stored model's record volumes/00000000000000000002 is not JSON: ", 68) == 0);
+
+	rec_put("volumes/00000000000000000002", "{\"index\": 2}", 12);
+	assert_int_equal(xms_store_load(&m, err, sizeof(err)), -1);
+	assert_true(strncmp(err, "the stored model: volumes[0].", 29) == 0);
+
+	rec_put("gizmos/00000000000000000001", "{}", 2);
+	assert_int_equal(xms_store_load(&m, err, sizeof(err)), -1);
+	assert_string_equal(err, "the stored model: records of gizmos, a type its head does not have");
+
+	rec_del("head");
+	assert_int_equal(xms_store_load(&m, err, sizeof(err)), -1);
+	assert_string_equal(err, "the stored model: object records without their head record");
+	assert_int_equal(m.volumes.n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +505,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(damaged, setup, teardown),
 		cmocka_unit_test_setup_teardown(store_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(no_store, setup, teardown),
+		cmocka_unit_test_setup_teardown(records_only_what_changed, setup_recs, teardown),
+		cmocka_unit_test_setup_teardown(whole_document_migrates, setup_recs, teardown),
+		cmocka_unit_test_setup_teardown(record_write_fails, setup_recs, teardown),
+		cmocka_unit_test_setup_teardown(damaged_records, setup_recs, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+"""bench/api_post_cost.py: what one POST volumes costs the target at N volumes (issue 21: with
+--state-dir each change used to store the whole model, so the n-th POST wrote all n volumes).
+Run by bench/api-post-cost.sh, which starts the target; environment LUNLAB_API,
+LUNLAB_API_USER, LUNLAB_API_PASSWORD, LUNLAB_PID; VOLUMES (the counts to measure at,
+"1000,5000"), SAMPLE (50 POSTs measured one at a time at each count), CLIENTS (4 threads
+creating the volumes in between).  Prints per count the target's CPU time (utime+stime from
+/proc/PID/stat, far less noisy than wall time on a shared machine) per POST, and the wall
+time per POST.  A measurement, not a test: it never fails on a figure."""
+import concurrent.futures
+import os
+import sys
+import threading
+import time
+
+import requests
+import urllib3
+
+urllib3.disable_warnings()
+API = os.environ["LUNLAB_API"]
+AUTH = (os.environ["LUNLAB_API_USER"], os.environ["LUNLAB_API_PASSWORD"])
+CHECKPOINTS = [int(x) for x in os.environ.get("VOLUMES", "1000,5000").split(",")]
+SAMPLE = int(os.environ.get("SAMPLE", "50"))
+CLIENTS = int(os.environ.get("CLIENTS", "4"))
+URL = "https://%s/api/json/v2/types/" % API
+PID = os.environ["LUNLAB_PID"]
+local = threading.local()
+
+
+def target_cpu():
+    """the target's user+system CPU seconds so far"""
+    with open("/proc/%s/stat" % PID) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def session():
+    if not hasattr(local, "s"):
+        local.s = requests.Session()
+        local.s.auth = AUTH
+        local.s.verify = False
+        local.s.trust_env = False  # REQUESTS_CA_BUNDLE would override verify=False
+    return local.s
+
+
+def create(i):
+    r = session().post(URL + "volumes", json={"vol-name": "bench-%05d" % i, "vol-size": "1g"}, timeout=600)
+    if r.status_code != 201:
+        raise SystemExit("POST volumes bench-%05d: %d %s" % (i, r.status_code, r.text))
+
+
+def main():
+    have = 0
+    t_start = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(CLIENTS) as pool:
+        for n in CHECKPOINTS:
+            list(pool.map(create, range(have, n)))
+            have = n
+            print("%6d volumes created (%.0f s so far)" % (n, time.monotonic() - t_start), flush=True)
+            c0, t0 = target_cpu(), time.monotonic()
+            for i in range(SAMPLE):
+                create(have + i)  # one at a time: the target does nothing else meanwhile
+            cpu, wall = target_cpu() - c0, time.monotonic() - t0
+            have += SAMPLE
+            print("%6d volumes: POST volumes: target CPU %.2f ms per POST, wall %.2f ms per POST (%d POSTs)"
+                  % (n, 1000 * cpu / SAMPLE, 1000 * wall / SAMPLE, SAMPLE), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
