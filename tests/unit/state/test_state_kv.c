@@ -1,6 +1,8 @@
 /* test_state_kv.c — state/state_kv.c: records survive a close (and a crash:
  * a child killed right after a put), a damaged record is an error naming it,
- * never a value, and --check-state's walk counts and verifies every record. */
+ * never a value, and --check-state's walk counts and verifies every record.
+ * Several changes in one transaction are all there after a commit (and a
+ * kill right after it) and none after a rollback or a kill before it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -114,6 +116,51 @@ static void test_survives_kill(void **state)
 	rm_scratch(d);
 }
 
+static void test_transaction(void **state)
+{
+	(void)state;
+	char *d = make_scratch(), err[512], all[256] = "";
+	struct state_kv *kv = open_kv(d, true);
+	int ws;
+
+	assert_non_null(kv);
+	assert_int_equal(state_kv_put(kv, "m", "a", "1", 1, err, sizeof(err)), 0);
+	assert_int_equal(state_kv_put(kv, "m", "b", "2", 1, err, sizeof(err)), 0);
+	assert_int_equal(state_kv_put(kv, "o", "a", "x", 1, err, sizeof(err)), 0);
+	/* rolled back: nothing of it */
+	assert_int_equal(state_kv_begin(kv, err, sizeof(err)), 0);
+	assert_int_equal(state_kv_del_ns(kv, "m", err, sizeof(err)), 0);
+	assert_int_equal(state_kv_put(kv, "m", "c", "3", 1, err, sizeof(err)), 0);
+	state_kv_rollback(kv);
+	assert_int_equal(state_kv_each(kv, "m", collect, all, err, sizeof(err)), 0);
+	assert_string_equal(all, "a=1;b=2;");
+	state_kv_close(kv);
+	/* a child commits one transaction and is killed in the next one */
+	pid_t p = fork();
+	if (p == 0) {
+		struct state_kv *k = open_kv(d, false);
+		if (!k || state_kv_begin(k, err, sizeof(err)) || state_kv_del_ns(k, "m", err, sizeof(err)) ||
+		    state_kv_put(k, "m", "c", "3", 1, err, sizeof(err)) || state_kv_commit(k, err, sizeof(err)) ||
+		    state_kv_begin(k, err, sizeof(err)) || state_kv_put(k, "m", "d", "4", 1, err, sizeof(err)) ||
+		    state_kv_del(k, "o", "a", err, sizeof(err)))
+			_exit(1);
+		kill(getpid(), SIGKILL); /* the second one never committed */
+		_exit(2);
+	}
+	assert_int_equal(waitpid(p, &ws, 0), p);
+	assert_true(WIFSIGNALED(ws));
+	kv = open_kv(d, false);
+	assert_non_null(kv);
+	all[0] = '\0';
+	assert_int_equal(state_kv_each(kv, "m", collect, all, err, sizeof(err)), 0);
+	assert_string_equal(all, "c=3;");
+	all[0] = '\0';
+	assert_int_equal(state_kv_each(kv, "o", collect, all, err, sizeof(err)), 0);
+	assert_string_equal(all, "a=x;");
+	state_kv_close(kv);
+	rm_scratch(d);
+}
+
 static void test_damaged_record(void **state)
 {
 	(void)state;
@@ -151,6 +198,7 @@ int main(void)
 		cmocka_unit_test(test_put_get_each_del),
 		cmocka_unit_test(test_wrong_stamp_refused),
 		cmocka_unit_test(test_survives_kill),
+		cmocka_unit_test(test_transaction),
 		cmocka_unit_test(test_damaged_record),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
