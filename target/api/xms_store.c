@@ -14,9 +14,13 @@ static const struct xms_store_ops *store;
 
 /* what the records hold since the last save that committed, sorted by key:
  * a save writes only what differs from it.  Not valid (kept_valid false)
- * at start and after a failed write: the next save rewrites every record. */
+ * at start and after a failed write: the next save rewrites every record.
+ * A save's own list has the same shape, its text borrowed from json-c (the
+ * document's buffers) until the merge copies the changed ones: an unchanged
+ * record costs no copy (the 1,000th POST would otherwise copy 1,000). */
+#define KEY_MAX 96 /* a type (up to 64) "/" 20 digits */
 struct kept {
-	char *key;
+	char key[KEY_MAX];
 	char *text;
 	size_t len;
 };
@@ -26,10 +30,8 @@ static bool kept_valid;
 
 static void kept_free(struct kept *k, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(k[i].key);
+	for (size_t i = 0; i < n; i++)
 		free(k[i].text);
-	}
 	free(k);
 }
 
@@ -231,8 +233,8 @@ static int by_key(const void *a, const void *b)
 	return strcmp(((const struct kept *)a)->key, ((const struct kept *)b)->key);
 }
 
-/* v[n] = key, text (copies); -1 out of memory */
-static int kept_add(struct kept **v, size_t *n, size_t *cap, const char *key, const char *text)
+/* v[n] = key, text (borrowed); -1 out of memory */
+static int now_add(struct kept **v, size_t *n, size_t *cap, const char *key, const char *text, size_t len)
 {
 	if (*n == *cap) {
 		size_t nc = *cap ? 2 * *cap : 64;
@@ -243,22 +245,28 @@ static int kept_add(struct kept **v, size_t *n, size_t *cap, const char *key, co
 		*v = nv;
 		*cap = nc;
 	}
-	(*v)[*n].key = strdup(key);
-	(*v)[*n].text = strdup(text);
-	(*v)[*n].len = strlen(text);
+	snprintf((*v)[*n].key, KEY_MAX, "%s", key);
+	(*v)[*n].text = (char *)text;
+	(*v)[*n].len = len;
 	(*n)++;
-	return (*v)[*n - 1].key && (*v)[*n - 1].text ? 0 : -1;
+	return 0;
 }
 
-/* doc (xms_model_to_json's) as records, sorted by key: its objects taken
- * out into their own records, then the rest as "head".  0, or -1 (out of
- * memory). */
-static int split_doc(struct json_object *doc, struct kept **out, size_t *nout)
+#define MAX_TYPES 16
+
+/* doc (xms_model_to_json's) as records, sorted by key, their text borrowed
+ * from doc: its objects, each its own record, then the rest as "head".
+ * The objects' arrays are taken out of doc for the head's text and held in
+ * held[] (json_object_put them after the texts' last use).  0, or -1 (out
+ * of memory, or more types than MAX_TYPES). */
+static int split_doc(struct json_object *doc, struct kept **out, size_t *nout, struct json_object **held,
+		     size_t *nheld)
 {
 	struct kept *v = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, len;
 	const char *text;
 
+	*nheld = 0;
 	json_object_object_foreach(doc, type, t)
 	{
 		struct json_object *objs;
@@ -266,67 +274,85 @@ static int split_doc(struct json_object *doc, struct kept **out, size_t *nout)
 		if (!json_object_is_type(t, json_type_object) || !json_object_object_get_ex(t, "objects", &objs) ||
 		    !json_object_is_type(objs, json_type_array))
 			continue;
+		if (*nheld == MAX_TYPES || strlen(type) > 64)
+			goto fail;
 		for (size_t i = 0; i < json_object_array_length(objs); i++) {
 			struct json_object *o = json_object_array_get_idx(objs, i), *ix;
-			char key[128];
+			char key[KEY_MAX];
 
-			text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+			text = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &len);
 			if (!json_object_object_get_ex(o, "index", &ix) || !text)
 				goto fail;
-			snprintf(key, sizeof(key), "%.64s/%020" PRIu64, type, (uint64_t)json_object_get_uint64(ix));
-			if (kept_add(&v, &n, &cap, key, text) < 0)
+			snprintf(key, sizeof(key), "%s/%020" PRIu64, type, (uint64_t)json_object_get_uint64(ix));
+			if (now_add(&v, &n, &cap, key, text, len) < 0)
 				goto fail;
 		}
+		held[(*nheld)++] = json_object_get(objs);
 		json_object_object_add(t, "objects", json_object_new_array());
 	}
-	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);
-	if (!text || kept_add(&v, &n, &cap, HEAD_KEY, text) < 0)
+	text = json_object_to_json_string_length(doc, JSON_C_TO_STRING_PLAIN, &len);
+	if (!text || now_add(&v, &n, &cap, HEAD_KEY, text, len) < 0)
 		goto fail;
+	/* sorted already but for the order of the types and head: a cheap sort */
 	qsort(v, n, sizeof(*v), by_key);
 	*out = v;
 	*nout = n;
 	return 0;
 fail:
-	kept_free(v, n);
+	free(v);
 	return -1;
 }
 
 /* stores m as records, writing only those that differ from kept */
 static int save_records(const struct xms_model *m, char *err, size_t errlen)
 {
-	struct json_object *doc = xms_model_to_json(m);
+	struct json_object *doc = xms_model_to_json(m), *held[MAX_TYPES];
 	struct xms_store_rec *recs = NULL;
-	struct kept *now = NULL;
-	size_t nnow = 0, nrecs = 0, i = 0, j = 0;
+	struct kept *now = NULL, *next = NULL;
+	size_t nnow = 0, nheld = 0, nrecs = 0, nnext = 0, i = 0, j = 0;
 	bool all = !kept_valid;
 	int rc = -1;
 
-	if (!doc || split_doc(doc, &now, &nnow) < 0) {
+	if (!doc || split_doc(doc, &now, &nnow, held, &nheld) < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	recs = malloc((nnow + (all ? 0 : nkept) + 1) * sizeof(*recs));
-	if (!recs) {
+	next = calloc(nnow + 1, sizeof(*next));
+	if (!recs || !next) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	/* both sorted by key: one walk finds what is new, changed, gone
-	 * (everything is new when all) */
+	 * (everything is new when all); next is what will be kept: the old
+	 * text moved over when unchanged, a copy of the new one otherwise */
 	while (i < nnow || (!all && j < nkept)) {
 		int c = i == nnow ? 1 : (all || j == nkept) ? -1 : strcmp(now[i].key, kept[j].key);
 
-		if (c < 0) {
-			recs[nrecs++] = (struct xms_store_rec){ now[i].key, now[i].text, now[i].len };
-			i++;
-		} else if (c > 0) {
+		if (c > 0) {
 			recs[nrecs++] = (struct xms_store_rec){ kept[j].key, NULL, 0 };
 			j++;
-		} else {
-			if (now[i].len != kept[j].len || memcmp(now[i].text, kept[j].text, now[i].len) != 0)
-				recs[nrecs++] = (struct xms_store_rec){ now[i].key, now[i].text, now[i].len };
-			i++;
-			j++;
+			continue;
 		}
+		struct kept *k = &next[nnext++];
+
+		memcpy(k->key, now[i].key, KEY_MAX);
+		k->len = now[i].len;
+		if (c == 0 && now[i].len == kept[j].len && memcmp(now[i].text, kept[j].text, now[i].len) == 0) {
+			k->text = kept[j].text;
+			kept[j].text = NULL;
+		} else {
+			k->text = malloc(now[i].len + 1);
+			if (!k->text) {
+				snprintf(err, errlen, "out of memory");
+				goto out;
+			}
+			memcpy(k->text, now[i].text, now[i].len + 1);
+			recs[nrecs++] = (struct xms_store_rec){ k->key, k->text, k->len };
+		}
+		i++;
+		if (c == 0)
+			j++;
 	}
 	/* a failed write wrote nothing, yet the next save rewrites everything
 	 * rather than trust this module's idea of what is stored */
@@ -334,16 +360,19 @@ static int save_records(const struct xms_model *m, char *err, size_t errlen)
 		goto out;
 	rc = 0;
 	kept_free(kept, nkept);
-	kept = now;
-	nkept = nnow;
+	kept = next;
+	nkept = nnext;
 	kept_valid = true;
-	now = NULL;
-	nnow = 0;
+	next = NULL;
+	nnext = 0;
 out:
 	if (rc < 0)
-		kept_drop();
-	kept_free(now, nnow);
+		kept_drop(); /* some of its texts may have moved to next */
+	kept_free(next, nnext);
+	free(now);
 	free(recs);
+	for (size_t h = 0; h < nheld; h++)
+		json_object_put(held[h]);
 	json_object_put(doc);
 	return rc;
 }
