@@ -118,6 +118,19 @@ static int ctl_array_set_capacity(const char *array, uint64_t capacity_bytes, ui
 	return rc;
 }
 
+static void to_ctl(const struct volume_info *vi, struct lunlab_volume_info *o)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->name, sizeof(o->name), "%s", vi->name);
+	snprintf(o->snapshot_of, sizeof(o->snapshot_of), "%s", vi->snapshot_of);
+	o->size_bytes = vi->size_bytes;
+	o->logical_bytes = vi->mapped_bytes;
+	o->single_ref_bytes = vi->single_ref_bytes;
+	o->lba_size = vi->lba_size;
+	o->attached = vi->attached;
+	o->readonly = vi->readonly;
+}
+
 static int ctl_volume_list(const char *array, struct lunlab_volume_info *out, int max)
 {
 	struct array *a = find(array, NULL, 0);
@@ -132,20 +145,26 @@ static int ctl_volume_list(const char *array, struct lunlab_volume_info *out, in
 	}
 	int n = array_volumes_info(a, vi, max, NULL);
 	for (int i = 0; i < n && i < max; i++) {
-		struct lunlab_volume_info *o = &out[i];
-		memset(o, 0, sizeof(*o));
-		snprintf(o->name, sizeof(o->name), "%s", vi[i].name);
-		snprintf(o->snapshot_of, sizeof(o->snapshot_of), "%s", vi[i].snapshot_of);
-		o->size_bytes = vi[i].size_bytes;
-		o->logical_bytes = vi[i].mapped_bytes;
-		o->single_ref_bytes = vi[i].single_ref_bytes;
-		o->lba_size = vi[i].lba_size;
-		o->attached = vi[i].attached;
-		o->readonly = vi[i].readonly;
+		to_ctl(&vi[i], &out[i]);
 	}
 	free(vi);
 	array_put(a);
 	return n;
+}
+
+static int ctl_volume_info(const char *array, const char *name, struct lunlab_volume_info *out)
+{
+	struct array *a = find(array, NULL, 0);
+	struct volume_info vi;
+	int rc;
+
+	if (!a)
+		return -ENOENT;
+	rc = array_volume_info(a, name, &vi);
+	if (rc == 0)
+		to_ctl(&vi, out);
+	array_put(a);
+	return rc;
 }
 
 /* The array's cost model (if a LU made one) does the work of a copy of
@@ -248,4 +267,5 @@ const struct lunlab_array_ctl lunlab_array_ctl = {
 	.state_check = array_state_check,
 	.array_sync = ctl_array_sync,
 	.refresh = ctl_refresh,
+	.volume_info = ctl_volume_info,
 };

@@ -247,10 +247,26 @@ static int volume_delete(struct array *a, const char *name, char **err)
 	return 0;
 }
 
+/* v's entry (under vol_mu) */
+static void info_of(struct array *a, struct volume *v, struct volume_info *o)
+{
+	uint64_t B = a->p.dedup_block;
+
+	memset(o, 0, sizeof(*o));
+	snprintf(o->name, sizeof(o->name), "%s", v->name ? v->name : "");
+	snprintf(o->snapshot_of, sizeof(o->snapshot_of), "%s", v->snapshot_of ? v->snapshot_of : "");
+	o->size_bytes = v->size;
+	o->mapped_bytes = atomic_load(&v->mapped) * B;
+	o->single_ref_bytes = vol_single_ref_entries(v) * B;
+	o->lba_size = v->lba_size;
+	o->attached = v->name ? v->attached : true; /* an anonymous volume lives with its device */
+	o->readonly = v->readonly;
+}
+
 int array_volumes_info(struct array *a, struct volume_info *out, int max, uint64_t *provisioned)
 {
 	int n = 0;
-	uint64_t prov = 0, B = a->p.dedup_block;
+	uint64_t prov = 0;
 
 	pthread_mutex_lock(&a->vol_mu);
 	for (struct volume *v = a->vols; v; v = v->next) {
@@ -260,21 +276,28 @@ int array_volumes_info(struct array *a, struct volume_info *out, int max, uint64
 		prov += v->size;
 		if (!out || i >= max)
 			continue;
-		struct volume_info *o = &out[i];
-		memset(o, 0, sizeof(*o));
-		snprintf(o->name, sizeof(o->name), "%s", v->name ? v->name : "");
-		snprintf(o->snapshot_of, sizeof(o->snapshot_of), "%s", v->snapshot_of ? v->snapshot_of : "");
-		o->size_bytes = v->size;
-		o->mapped_bytes = atomic_load(&v->mapped) * B;
-		o->single_ref_bytes = vol_single_ref_entries(v) * B;
-		o->lba_size = v->lba_size;
-		o->attached = v->name ? v->attached : true; /* an anonymous volume lives with its device */
-		o->readonly = v->readonly;
+		info_of(a, v, &out[i]);
 	}
 	pthread_mutex_unlock(&a->vol_mu);
 	if (provisioned)
 		*provisioned = prov;
 	return n;
+}
+
+int array_volume_info(struct array *a, const char *name, struct volume_info *out)
+{
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&a->vol_mu);
+	/* a scan of the names (strcmp), not of every volume's map entries */
+	for (struct volume *v = a->vols; v; v = v->next)
+		if (!v->hidden && v->name && strcmp(v->name, name) == 0) {
+			info_of(a, v, out);
+			rc = 0;
+			break;
+		}
+	pthread_mutex_unlock(&a->vol_mu);
+	return rc;
 }
 
 /* Delete the unattached named volumes of one array.  An array kept in a

@@ -56,6 +56,9 @@ struct volume_info {
  * of their sizes in *provisioned.  Counting single-reference blocks reads
  * every map entry: O(mapped blocks of the array). */
 int array_volumes_info(struct array *a, struct volume_info *out, int max, uint64_t *provisioned);
+/* The named volume's entry alone (a lookup of one volume need not count
+ * every volume's blocks): 0, or -ENOENT (none by that name, or hidden). */
+int array_volume_info(struct array *a, const char *name, struct volume_info *out);
 
 /* The volume known by key (a LU's own volume: "lu:SERIAL"), for a device:
  * in a state directory the stored one when there is one (size and logical

@@ -184,6 +184,13 @@ struct lunlab_array_ctl {
 	 * a volume named twice, n == 0), -ENOSPC (metadata space). */
 	int (*refresh)(const char *array, const char *const *src, const char *const *dst, size_t n, char *err,
 		       size_t errlen);
+
+	/* ---- appended for lookups of one volume (issue 21) ---- */
+
+	/* The entry volume_list writes for named volume `name` of array
+	 * `array`, alone: a lookup of one volume does not pay for counting
+	 * every volume's blocks.  0, or -ENOENT (no such array or volume). */
+	int (*volume_info)(const char *array, const char *name, struct lunlab_volume_info *out);
 };
 
 /* Whether ctl offers function `member`: the .so's table is long enough to

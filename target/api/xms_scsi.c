@@ -380,6 +380,23 @@ size_t xms_scsi_volume_infos(const struct xms_cluster *c, struct lunlab_volume_i
 	return (size_t)(got < n ? got : n);
 }
 
+bool xms_scsi_volume_info(const struct xms_cluster *c, const struct xms_volume *v, struct lunlab_volume_info *out)
+{
+	const struct lunlab_array_ctl *ctl = xms_scsi_ctl();
+	struct lunlab_volume_info *infos;
+	const struct lunlab_volume_info *found;
+	size_t n;
+
+	if (lunlab_array_ctl_has(ctl, volume_info))
+		return ctl->volume_info(c->name, v->guid, out) == 0;
+	n = xms_scsi_volume_infos(c, &infos);
+	found = xms_scsi_info_of(infos, n, v);
+	if (found)
+		*out = *found;
+	free(infos);
+	return found != NULL;
+}
+
 const struct lunlab_volume_info *xms_scsi_info_of(const struct lunlab_volume_info *infos, size_t n,
 						  const struct xms_volume *v)
 {

@@ -66,6 +66,10 @@ int xms_scsi_cluster_figures(const struct xms_cluster *c, struct lunlab_array_fi
 /* Every volume of c's array (malloc'd, *out; the count returned; 0 and
  * NULL when none or no array).  Match them to XMS volumes by name = GUID. */
 size_t xms_scsi_volume_infos(const struct xms_cluster *c, struct lunlab_volume_info **out);
+/* Volume v's entry alone (the array's volume_info; a handler without it:
+ * picked from volume_list's).  true with *out, false when the array has
+ * no such volume. */
+bool xms_scsi_volume_info(const struct xms_cluster *c, const struct xms_volume *v, struct lunlab_volume_info *out);
 const struct lunlab_volume_info *xms_scsi_info_of(const struct lunlab_volume_info *infos, size_t n,
 						  const struct xms_volume *v);
 

@@ -321,10 +321,11 @@ static void text_some(struct xms_ctx *x, struct json_text *w, bool snapshots_onl
 		}
 		if (!any)
 			continue;
-		/* the array's figures: for whole objects only */
-		n = x->refs ? 0 : xms_scsi_volume_infos(c, &infos);
-		/* sorted for many lookups; one volume's is found by a scan instead */
-		if (n > 1 && !one)
+		/* the array's figures: for whole objects only, and for one
+		 * volume that volume's alone (xms_scsi_volume_info below) */
+		n = x->refs || one ? 0 : xms_scsi_volume_infos(c, &infos);
+		/* sorted for many lookups */
+		if (n > 1)
 			qsort(infos, n, sizeof(*infos), info_cmp);
 		for (size_t i = 0; i < g_xms.volumes.n; i++) {
 			struct xms_volume *v = &g_xms.volumes.v[i];
@@ -347,8 +348,14 @@ static void text_some(struct xms_ctx *x, struct json_text *w, bool snapshots_onl
 				continue;
 			}
 			snprintf(key.name, sizeof(key.name), "%s", v->guid);
-			info = one ? xms_scsi_info_of(infos, n, v)
-				   : n ? bsearch(&key, infos, n, sizeof(*infos), info_cmp) : NULL;
+			if (one) {
+				struct lunlab_volume_info mine;
+
+				info = xms_scsi_volume_info(c, v, &mine) ? &mine : NULL;
+				volume_text(w, v, info, now_ms, NULL);
+				continue;
+			}
+			info = n ? bsearch(&key, infos, n, sizeof(*infos), info_cmp) : NULL;
 			volume_text(w, v, info, now_ms, one ? NULL : &idx);
 		}
 		free(infos);

@@ -146,6 +146,7 @@ static void test_contract_header(void **state)
 	assert_non_null(ctl->volume_list);
 	assert_non_null(ctl->snapshot);
 	assert_non_null(ctl->volume_delete);
+	assert_true(lunlab_array_ctl_has(ctl, volume_info));
 }
 
 static void test_named_volume_figures_snapshot(void **state)
@@ -217,6 +218,15 @@ static void test_named_volume_figures_snapshot(void **state)
 	assert_string_equal(o->snapshot_of, "");
 	assert_int_equal(ctl->volume_list("ctl-a", NULL, 0), 2);
 	assert_int_equal(ctl->volume_list("nope", vi, 8), -ENOENT);
+	/* one volume's entry alone: byte for byte volume_list's */
+	struct lunlab_volume_info one;
+	memset(&one, 0xa5, sizeof(one));
+	assert_int_equal(ctl->volume_info("ctl-a", "v1-snap", &one), 0);
+	assert_memory_equal(&one, s, sizeof(one));
+	assert_int_equal(ctl->volume_info("ctl-a", "v1", &one), 0);
+	assert_memory_equal(&one, o, sizeof(one));
+	assert_int_equal(ctl->volume_info("ctl-a", "v2", &one), -ENOENT);
+	assert_int_equal(ctl->volume_info("nope", "v1", &one), -ENOENT);
 
 	/* the source moves on; the snapshot's own device reads the moment and
 	 * refuses writes (no readonly=1 needed: the volume says so) */
