@@ -26,11 +26,13 @@
  * writers find them resident.  It keeps as much ahead as the store already
  * holds, at most FILL_AHEAD_MAX, and starts only once the store holds
  * FILL_START: a small or idle store has no thread and no extra memory.
- * Small pages on purpose: transparent huge pages (MADV_HUGEPAGE) cost 5x
- * less to populate once the memory is the guest's, but on this project's
- * VMs (virtio-balloon free page reporting) a free 2 MiB block has usually
- * been handed back to the host, and populating it ran at 0.13-0.2 GB/s
- * against 1.2-2.5 GB/s for small pages (docs/accounting.md "First writes"). */
+ * No transparent huge pages (MADV_HUGEPAGE): they cost 5x less to populate
+ * once the memory is the guest's, but on this project's VMs (virtio-balloon
+ * free page reporting) a free 2 MiB block has usually been handed back to
+ * the host, and populating it ran at 0.13-0.2 GB/s against 1.2-2.5 GB/s for
+ * small pages (docs/accounting.md "First writes").  The hugetlb pool's
+ * pages (reserved by an administrator, vm.nr_hugepages) stay the guest's,
+ * so a segment is mapped from it when it has room (seg_map, below). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
