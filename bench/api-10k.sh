@@ -16,7 +16,7 @@ work=$(mktemp -d /tmp/lunlab-api-10k.XXXXXX)
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs); $(git rev-parse --short HEAD 2>/dev/null)"
 api_start "$build/target/lunlab-target" "$build/handlers" "$work" --quiet || exit 1
 trap '[[ -n ${LL_PID:-} ]] && ll_stop_lunlab; rm -rf "$work"' EXIT
-LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWORD /usr/bin/python3 bench/api_list.py
+LUNLAB_PID=$LL_PID LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWORD /usr/bin/python3 bench/api_list.py
 rc=$?
 status=/proc/$LL_PID/status
 echo "target at $VOLUMES volumes: $(awk '/^Threads/ {print $2}' "$status") threads," \

@@ -12,7 +12,7 @@ source tests/api/run-api-target.sh
 work=$(mktemp -d /tmp/lunlab-api-list.XXXXXX)
 api_start "$build/target/lunlab-target" "$build/handlers" "$work" || exit 1
 trap 'api_stop; rm -rf "$work"' EXIT
-LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWORD /usr/bin/python3 bench/api_list.py
+LUNLAB_PID=$LL_PID LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWORD /usr/bin/python3 bench/api_list.py
 rc=$?
 echo "target: pid $LL_PID, resident $(awk '/VmRSS/ {print $2, $3}' /proc/"$LL_PID"/status)"
 exit $rc

@@ -3,6 +3,8 @@
  * no_access/read_access/write_access words the public clients send. */
 #include "target/api/xms_attrs.h"
 
+#include "target/api/json_text.h"
+
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
@@ -133,6 +135,35 @@ void xms_attrs_show(const struct xms_attrs *a, unsigned set, struct json_object 
 	if (set & XMS_ATTR_TAGS) {
 		struct json_object *t = a->tags[0] ? json_tokener_parse(a->tags) : NULL;
 		json_object_object_add(o, "tag-list", t ? t : json_object_new_array());
+	}
+}
+
+void xms_attrs_text(const struct xms_attrs *a, unsigned set, struct json_text *w)
+{
+	if (set & XMS_ATTR_OS)
+		jt_kstr(w, "operating-system", a->os[0] ? a->os : "other");
+	if (set & XMS_ATTR_VOLUME) {
+		for (size_t i = 0; i < sizeof(toggles) / sizeof(toggles[0]); i++) {
+			uint8_t t = *((const uint8_t *)a + toggles[i].off);
+			jt_kstr(w, toggles[i].field, t == XMS_TOGGLE_ENABLED ? "enabled" : "disabled");
+		}
+		if (a->access[0])
+			jt_kstr(w, "vol-access", a->access);
+	}
+	if (set & XMS_ATTR_TAGS) {
+		/* kept as plain JSON text: re-written the way xms_attrs_show's object is sent */
+		struct json_object *t = a->tags[0] ? json_tokener_parse(a->tags) : NULL;
+		size_t len = 0;
+		const char *s = t ? json_object_to_json_string_length(
+					    t, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE, &len)
+				  : NULL;
+
+		jt_key(w, "tag-list");
+		if (s)
+			jt_raw(w, s, len);
+		else
+			jt_raw(w, "[ ]", 3);
+		json_object_put(t);
 	}
 }
 

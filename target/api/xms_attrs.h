@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 struct json_object;
+struct json_text;
 
 #define XMS_TAGS_TEXT_MAX 256    /* tag-list kept as JSON text, at most this many bytes */
 
@@ -42,6 +43,8 @@ bool xms_attrs_parse(struct json_object *body, unsigned set, struct xms_attrs *a
 /* Their properties, as XMS shows them, added to an object's content.
  * vol-access only when a client set one (the volume shows its own else). */
 void xms_attrs_show(const struct xms_attrs *a, unsigned set, struct json_object *content);
+/* the same properties written as text (json_text.h), byte for byte as xms_attrs_show's are sent */
+void xms_attrs_text(const struct xms_attrs *a, unsigned set, struct json_text *w);
 /* The stored form (only what is set); NULL when nothing is. */
 struct json_object *xms_attrs_to_json(const struct xms_attrs *a);
 /* From the stored form (NULL: none); -1 with the bad field in err. */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "target/api/api_json.h"
+#include "target/api/json_text.h"
 #include "target/api/xms_events.h"
 #include "target/api/xms_ids.h"
 #include "target/api/xms_store.h"
@@ -33,6 +34,11 @@ struct json_object *xms_oid(const char *guid, const char *name, uint64_t index)
 	json_object_array_add(a, json_object_new_string(name));
 	json_object_array_add(a, json_object_new_int64((int64_t)index));
 	return a;
+}
+
+bool xms_wanted(const struct xms_ctx *x, uint64_t index, const char *name)
+{
+	return (!x->want_index || index == x->want_index) && (!x->want_name || strcmp(name, x->want_name) == 0);
 }
 
 struct json_object *xms_num_string(uint64_t v)
@@ -272,11 +278,53 @@ static const char *list_key(const struct xms_type *t)
 	return t->list_key ? t->list_key : t->name;
 }
 
+/* GET TYPE[?full=1] of a type that writes its list as text: the answer
+ * written straight, as json-c would write {LIST_KEY: [...], "links": [...]} */
+static void get_list_text(struct xms_ctx *x)
+{
+	struct json_text w;
+	char href[512], *body;
+	size_t len;
+
+	jt_init(&w);
+	jt_obj_open(&w);
+	jt_key(&w, list_key(x->type));
+	jt_arr_open(&w);
+	x->refs = !x->q.full;
+	x->type->list_text(x, &w);
+	x->refs = false;
+	jt_arr_close(&w);
+	jt_key(&w, "links");
+	jt_arr_open(&w);
+	jt_obj_open(&w);
+	snprintf(href, sizeof(href), "%s/%s/", x->base, x->type->name);
+	jt_kstr(&w, "href", href);
+	jt_kstr(&w, "rel", "self");
+	jt_obj_close(&w);
+	jt_arr_close(&w);
+	jt_obj_close(&w);
+	body = jt_take(&w, &len);
+	if (!body) {
+		api_error(x->rsp, 500, "out of memory");
+		return;
+	}
+	free(x->rsp->body);
+	x->rsp->body = body; /* handed to the server as it is: no copy of a multi-MB answer */
+	x->rsp->body_len = len;
+	x->rsp->status = 200;
+	x->rsp->content_type = NULL;
+}
+
 static void get(struct xms_ctx *x, uint64_t index)
 {
-	struct json_object *all = json_object_new_array(), *out, *one;
+	struct json_object *all, *out, *one;
 	char href[512];
 
+	if (!index && !x->q.name && !x->q.nfilters && (!x->q.full || !x->q.nprops) && x->type->list_text) {
+		get_list_text(x);
+		return;
+	}
+	all = json_object_new_array();
 	x->want_index = index;
 	x->want_name = index ? NULL : x->q.name;
 	x->type->list(x, all);

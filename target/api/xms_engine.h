@@ -16,6 +16,7 @@
 #include "target/api/api_router.h"
 
 struct json_object;
+struct json_text;
 
 struct xms_ctx {
 	const struct api_request *req;
@@ -36,6 +37,9 @@ struct xms_ctx {
 	 * Cinder call does not build all 10,000 volumes' JSON). */
 	uint64_t want_index;
 	const char *want_name;
+	/* list_text writes list entries, not whole objects: {"href", "name"}
+	 * (and "sys-name" in v3), as GET TYPE without full=1 answers */
+	bool refs;
 };
 
 struct xms_type {
@@ -45,6 +49,13 @@ struct xms_type {
 	/* every object's full content (each with "name" and "index") appended
 	 * to arr; runs with the model locked */
 	void (*list)(struct xms_ctx *x, struct json_object *arr);
+	/* optional, for big lists: the same objects (in the request's scope,
+	 * with sys-name and xms-id; their entries when x->refs) written as the
+	 * members of a JSON array, byte for byte as the engine would send
+	 * list's (json_text.h); used for GET TYPE[?full=1] without filter= (or
+	 * prop= with full=1), where there is nothing to pick and the engine
+	 * sends the text as it is */
+	void (*list_text)(struct xms_ctx *x, struct json_text *w);
 	/* create / change / delete; each answers x->rsp itself (api_error or
 	 * xms_reply_created / xms_reply_ok).  index: the object the request
 	 * names (0 for a DELETE that names none, e.g. by body fields).  NULL:
@@ -70,6 +81,11 @@ void xms_reply_ok(struct xms_ctx *x);
 struct json_object *xms_oid(const char *guid, const char *name, uint64_t index);
 /* a string property the way XMS sends numbers in most places: "123" */
 struct json_object *xms_num_string(uint64_t v);
+
+/* x's hint (want_index, want_name above): whether the engine may want the
+ * object of this index and name; a list skips the others before it builds
+ * them (a GET ?name= among 10,000 builds one object, not 10,000) */
+bool xms_wanted(const struct xms_ctx *x, uint64_t index, const char *name);
 
 /* The model lock every resource runs under (one API operation at a time). */
 void xms_lock(void);

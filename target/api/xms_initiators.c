@@ -50,11 +50,12 @@ static struct xms_perf_counters ig_counters(uint64_t ig)
 
 static void list_igs(struct xms_ctx *x, struct json_object *arr)
 {
-	(void)x;
 	uint64_t now_ms = xms_perf_now_ms();
 
 	for (size_t i = 0; i < g_xms.igs.n; i++) {
 		struct xms_ig *g = &g_xms.igs.v[i];
+		if (!xms_wanted(x, g->index, g->name))
+			continue;
 		const struct xms_cluster *c = xms_cluster_get(&g_xms, g->cluster);
 		struct json_object *o = json_object_new_object();
 
@@ -171,9 +172,12 @@ const struct xms_type xms_type_igs = {
 
 static void list_inits(struct xms_ctx *x, struct json_object *arr)
 {
-	(void)x;
+	uint64_t now_ms = xms_perf_now_ms();
+
 	for (size_t i = 0; i < g_xms.initiators.n; i++) {
-		const struct xms_initiator *n = &g_xms.initiators.v[i];
+		struct xms_initiator *n = &g_xms.initiators.v[i];
+		if (!xms_wanted(x, n->index, n->name))
+			continue;
 		const struct xms_ig *g = xms_ig_get(&g_xms, n->ig);
 		const struct xms_cluster *c = xms_cluster_get(&g_xms, n->cluster);
 		struct json_object *o = json_object_new_object();
@@ -194,6 +198,12 @@ static void list_inits(struct xms_ctx *x, struct json_object *arr)
 		json_object_object_add(o, "chap-discovery-initiator-user-name", json_object_new_string(n->disc_user));
 		json_object_object_add(o, "chap-discovery-initiator-password", json_object_new_string(n->disc_pass));
 		xms_attrs_show(&n->attrs, XMS_ATTR_OS, o);
+		/* performance: what this IQN sent, the counters /metrics serves as
+		 * lunlab_initiator_* (target/iscsi/path_stats.h); an initiator group
+		 * shows the sum of its initiators' */
+		struct xms_perf_counters pc = { 0 };
+		xms_perf_add_initiator(&pc, n->port_address);
+		xms_perf_show(&n->perf, &pc, now_ms, o);
 		json_object_array_add(arr, o);
 	}
 }

@@ -22,16 +22,17 @@ static void map_name(char *out, size_t cap, const struct xms_lunmap *l)
 
 static void list_maps(struct xms_ctx *x, struct json_object *arr)
 {
-	(void)x;
 	for (size_t i = 0; i < g_xms.lunmaps.n; i++) {
 		const struct xms_lunmap *l = &g_xms.lunmaps.v[i];
+		char name[64];
+
+		map_name(name, sizeof(name), l);
+		if (!xms_wanted(x, l->index, name))
+			continue;
 		const struct xms_volume *v = xms_volume_get(&g_xms, l->vol);
 		const struct xms_ig *g = xms_ig_get(&g_xms, l->ig);
 		const struct xms_cluster *c = xms_cluster_get(&g_xms, l->cluster);
 		struct json_object *o = json_object_new_object();
-		char name[64];
-
-		map_name(name, sizeof(name), l);
 		json_object_object_add(o, "name", json_object_new_string(name));
 		json_object_object_add(o, "index", json_object_new_int64((int64_t)l->index));
 		json_object_object_add(o, "guid", json_object_new_string(l->guid));

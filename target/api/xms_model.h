@@ -109,6 +109,7 @@ struct xms_initiator {
 	char auth_user[XMS_CHAP_MAX + 1], auth_pass[XMS_CHAP_MAX + 1];   /* "" when unset */
 	char disc_user[XMS_CHAP_MAX + 1], disc_pass[XMS_CHAP_MAX + 1];
 	struct xms_attrs attrs;      /* operating-system */
+	struct xms_perf_sample perf; /* runtime only: the last readings of its counters */
 };
 
 struct xms_lunmap {

@@ -1,6 +1,8 @@
 /* xms_perf.c — see xms_perf.h. */
 #include "target/api/xms_perf.h"
 
+#include "target/api/json_text.h"
+
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -11,17 +13,18 @@
 
 void xms_perf_add(struct xms_perf_counters *c, const struct lu_stats *s)
 {
-	struct lu_kind_figures f[LU_KINDS];
+	struct lu_kind_figures rd, wr;
 
 	if (!s)
 		return;
-	lu_stats_read(s, f);
-	c->rd_n += f[LU_KIND_READ].commands;
-	c->wr_n += f[LU_KIND_WRITE].commands;
-	c->rd_bytes += f[LU_KIND_READ].bytes;
-	c->wr_bytes += f[LU_KIND_WRITE].bytes;
-	c->rd_lat_ns += f[LU_KIND_READ].latency_sum_ns;
-	c->wr_lat_ns += f[LU_KIND_WRITE].latency_sum_ns;
+	lu_stats_read_kind(s, LU_KIND_READ, &rd);
+	lu_stats_read_kind(s, LU_KIND_WRITE, &wr);
+	c->rd_n += rd.commands;
+	c->wr_n += wr.commands;
+	c->rd_bytes += rd.bytes;
+	c->wr_bytes += wr.bytes;
+	c->rd_lat_ns += rd.latency_sum_ns;
+	c->wr_lat_ns += wr.latency_sum_ns;
 }
 
 void xms_perf_add_initiator(struct xms_perf_counters *c, const char *iqn)
@@ -56,8 +59,16 @@ static uint64_t delta(uint64_t a, uint64_t b)
 	return b > a ? b - a : 0;
 }
 
-void xms_perf_show(struct xms_perf_sample *smp, const struct xms_perf_counters *now, uint64_t now_ms,
-		   struct json_object *o)
+/* the properties of a sample, in the order XMS lists them */
+#define XMS_PERF_PROPS 13
+static const char *const prop_names[XMS_PERF_PROPS] = {
+	"acc-num-of-rd", "acc-num-of-wr", "acc-size-of-rd", "acc-size-of-wr", "rd-iops", "wr-iops", "iops",
+	"rd-bw", "wr-bw", "bw", "rd-latency", "wr-latency", "avg-latency",
+};
+
+/* a new reading into smp, then the values of prop_names */
+static void figures(struct xms_perf_sample *smp, const struct xms_perf_counters *now, uint64_t now_ms,
+		    uint64_t out[XMS_PERF_PROPS])
 {
 	uint64_t dt, drn, dwn, drb, dwb, drl, dwl;
 
@@ -67,10 +78,6 @@ void xms_perf_show(struct xms_perf_sample *smp, const struct xms_perf_counters *
 		smp->cur = *now;
 		smp->cur_ms = now_ms ? now_ms : 1;
 	}
-	put(o, "acc-num-of-rd", now->rd_n);
-	put(o, "acc-num-of-wr", now->wr_n);
-	put(o, "acc-size-of-rd", now->rd_bytes / 1024);
-	put(o, "acc-size-of-wr", now->wr_bytes / 1024);
 	dt = smp->prev_ms ? smp->cur_ms - smp->prev_ms : 0;
 	drn = delta(smp->prev.rd_n, smp->cur.rd_n);
 	dwn = delta(smp->prev.wr_n, smp->cur.wr_n);
@@ -82,13 +89,37 @@ void xms_perf_show(struct xms_perf_sample *smp, const struct xms_perf_counters *
 		drn = dwn = drb = dwb = drl = dwl = 0;
 	if (!dt)
 		dt = 1;
-	put(o, "rd-iops", drn * 1000 / dt);
-	put(o, "wr-iops", dwn * 1000 / dt);
-	put(o, "iops", (drn + dwn) * 1000 / dt);
-	put(o, "rd-bw", drb * 1000 / 1024 / dt);
-	put(o, "wr-bw", dwb * 1000 / 1024 / dt);
-	put(o, "bw", (drb + dwb) * 1000 / 1024 / dt);
-	put(o, "rd-latency", drn ? drl / drn / 1000 : 0);
-	put(o, "wr-latency", dwn ? dwl / dwn / 1000 : 0);
-	put(o, "avg-latency", drn + dwn ? (drl + dwl) / (drn + dwn) / 1000 : 0);
+	out[0] = now->rd_n;
+	out[1] = now->wr_n;
+	out[2] = now->rd_bytes / 1024;
+	out[3] = now->wr_bytes / 1024;
+	out[4] = drn * 1000 / dt;
+	out[5] = dwn * 1000 / dt;
+	out[6] = (drn + dwn) * 1000 / dt;
+	out[7] = drb * 1000 / 1024 / dt;
+	out[8] = dwb * 1000 / 1024 / dt;
+	out[9] = (drb + dwb) * 1000 / 1024 / dt;
+	out[10] = drn ? drl / drn / 1000 : 0;
+	out[11] = dwn ? dwl / dwn / 1000 : 0;
+	out[12] = drn + dwn ? (drl + dwl) / (drn + dwn) / 1000 : 0;
+}
+
+void xms_perf_show(struct xms_perf_sample *smp, const struct xms_perf_counters *now, uint64_t now_ms,
+		   struct json_object *o)
+{
+	uint64_t f[XMS_PERF_PROPS];
+
+	figures(smp, now, now_ms, f);
+	for (int i = 0; i < XMS_PERF_PROPS; i++)
+		put(o, prop_names[i], f[i]);
+}
+
+void xms_perf_text(struct xms_perf_sample *smp, const struct xms_perf_counters *now, uint64_t now_ms,
+		   struct json_text *w)
+{
+	uint64_t f[XMS_PERF_PROPS];
+
+	figures(smp, now, now_ms, f);
+	for (int i = 0; i < XMS_PERF_PROPS; i++)
+		jt_kuint_str(w, prop_names[i], f[i]);
 }

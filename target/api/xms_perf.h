@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 struct json_object;
+struct json_text;
 struct lu_stats;
 
 #define XMS_PERF_MIN_INTERVAL_MS 1000
@@ -45,6 +46,9 @@ void xms_perf_add_portal(struct xms_perf_counters *c, int i);
  * XMS_PERF_MIN_INTERVAL_MS after the last), then the properties added to o */
 void xms_perf_show(struct xms_perf_sample *smp, const struct xms_perf_counters *now, uint64_t now_ms,
 		   struct json_object *o);
+/* the same properties written as text (json_text.h: a listing of many volumes) */
+void xms_perf_text(struct xms_perf_sample *smp, const struct xms_perf_counters *now, uint64_t now_ms,
+		   struct json_text *w);
 /* a monotonic clock in ms */
 uint64_t xms_perf_now_ms(void);
 

@@ -380,9 +380,10 @@ out:
 
 static void list_sets(struct xms_ctx *x, struct json_object *arr)
 {
-	(void)x;
 	for (size_t i = 0; i < g_xms.snapsets.n; i++) {
 		const struct xms_snapset *s = &g_xms.snapsets.v[i];
+		if (!xms_wanted(x, s->index, s->name))
+			continue;
 		const struct xms_cluster *c = xms_cluster_get(&g_xms, s->cluster);
 		const struct xms_cg *g = s->cg ? xms_cg_get(&g_xms, s->cg) : NULL;
 		struct json_object *o = json_object_new_object(), *vl = json_object_new_array();

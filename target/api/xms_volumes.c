@@ -13,6 +13,7 @@
 
 #include "handlers/scsi/naa.h"
 #include "target/api/api_json.h"
+#include "target/api/json_text.h"
 #include "lunlab/size_parse.h"
 #include "target/api/xms_common.h"
 #include "target/api/xms_resources.h"
@@ -24,24 +25,32 @@
 /* the LU's NAA designator (VPD 83h) as 32 lower-case hex digits: the handler
  * derives it from the unit serial, which is the volume's GUID, with the same
  * function; REX-Ray matches it against /dev/disk/by-id/wwn-0x... */
-static struct json_object *naa_name(const char *guid)
+static void naa_name(const char *guid, char hex[33])
 {
+	static const char digits[] = "0123456789abcdef";
 	uint8_t naa[16];
-	char hex[33];
 
 	naa_from_serial(guid, naa);
-	for (int i = 0; i < 16; i++)
-		snprintf(hex + 2 * i, 3, "%02x", naa[i]);
-	return json_object_new_string(hex);
+	for (int i = 0; i < 16; i++) {
+		hex[2 * i] = digits[naa[i] >> 4];
+		hex[2 * i + 1] = digits[naa[i] & 15];
+	}
+	hex[32] = '\0';
 }
 
-/* The snapshots of every volume, found once per list: positions in
- * g_xms.volumes of the volumes that have an ancestor, ordered by ancestor
- * (then position, the order dest-snap-list had when each volume scanned all
- * of them: that scan made a listing of N volumes cost N^2). */
-struct xms_kids {
-	size_t *pos;
-	size_t n;
+/* What a listing needs of the other objects, found once per list instead
+ * of by every volume: the positions of the snapshots (volumes with an
+ * ancestor) ordered by ancestor, of the LUN maps ordered by volume and of
+ * the (volume, consistency group) memberships ordered by volume, each in
+ * the order the model holds them within one volume (the order the lists
+ * had when each volume scanned everything: that scan made a listing of N
+ * volumes cost N^2, and N x maps).  A position array left NULL (out of
+ * memory) makes volume_text scan instead. */
+struct vol_index {
+	size_t *kids, nkids;          /* positions in g_xms.volumes */
+	size_t *maps, nmaps;          /* positions in g_xms.lunmaps */
+	struct cg_of { uint64_t vol; size_t cg; } *cgs;
+	size_t ncgs;
 };
 
 static int kid_cmp(const void *a, const void *b)
@@ -52,26 +61,71 @@ static int kid_cmp(const void *a, const void *b)
 	return aa != ab ? (aa < ab ? -1 : 1) : (pa > pb) - (pa < pb);
 }
 
-static void kids_build(struct xms_kids *k)
+static int map_cmp(const void *a, const void *b)
 {
-	k->n = 0;
-	k->pos = malloc((g_xms.volumes.n ? g_xms.volumes.n : 1) * sizeof(*k->pos));
-	if (!k->pos)
-		return; /* volume_json scans instead */
-	for (size_t i = 0; i < g_xms.volumes.n; i++)
-		if (g_xms.volumes.v[i].ancestor)
-			k->pos[k->n++] = i;
-	qsort(k->pos, k->n, sizeof(*k->pos), kid_cmp);
+	size_t pa = *(const size_t *)a, pb = *(const size_t *)b;
+	uint64_t va = g_xms.lunmaps.v[pa].vol, vb = g_xms.lunmaps.v[pb].vol;
+
+	return va != vb ? (va < vb ? -1 : 1) : (pa > pb) - (pa < pb);
 }
 
-/* the first of k's entries whose ancestor is index (k->n when none) */
-static size_t kids_first(const struct xms_kids *k, uint64_t index)
+static int cg_cmp(const void *a, const void *b)
 {
-	size_t lo = 0, hi = k->n;
+	const struct cg_of *x = a, *y = b;
+
+	return x->vol != y->vol ? (x->vol < y->vol ? -1 : 1) : (x->cg > y->cg) - (x->cg < y->cg);
+}
+
+static void index_build(struct vol_index *k)
+{
+	size_t ncg = 0;
+
+	memset(k, 0, sizeof(*k));
+	k->kids = malloc((g_xms.volumes.n ? g_xms.volumes.n : 1) * sizeof(*k->kids));
+	if (k->kids) {
+		for (size_t i = 0; i < g_xms.volumes.n; i++)
+			if (g_xms.volumes.v[i].ancestor)
+				k->kids[k->nkids++] = i;
+		qsort(k->kids, k->nkids, sizeof(*k->kids), kid_cmp);
+	}
+	k->maps = malloc((g_xms.lunmaps.n ? g_xms.lunmaps.n : 1) * sizeof(*k->maps));
+	if (k->maps) {
+		for (size_t i = 0; i < g_xms.lunmaps.n; i++)
+			k->maps[k->nmaps++] = i;
+		qsort(k->maps, k->nmaps, sizeof(*k->maps), map_cmp);
+	}
+	for (size_t i = 0; i < g_xms.cgs.n; i++)
+		ncg += g_xms.cgs.v[i].vols.n;
+	k->cgs = malloc((ncg ? ncg : 1) * sizeof(*k->cgs));
+	if (k->cgs) {
+		/* a volume listed twice in one group shows the group once, as the scan did */
+		for (size_t i = 0; i < g_xms.cgs.n; i++)
+			for (size_t j = 0; j < g_xms.cgs.v[i].vols.n; j++)
+				k->cgs[k->ncgs++] = (struct cg_of){ g_xms.cgs.v[i].vols.v[j], i };
+		qsort(k->cgs, k->ncgs, sizeof(*k->cgs), cg_cmp);
+	}
+}
+
+static void index_free(struct vol_index *k)
+{
+	free(k->kids);
+	free(k->maps);
+	free(k->cgs);
+}
+
+/* binary searches in the index: the first entry for volume `vol` (n when none) */
+static uint64_t kid_key(const struct vol_index *k, size_t i) { return g_xms.volumes.v[k->kids[i]].ancestor; }
+static uint64_t map_key(const struct vol_index *k, size_t i) { return g_xms.lunmaps.v[k->maps[i]].vol; }
+static uint64_t cg_key(const struct vol_index *k, size_t i) { return k->cgs[i].vol; }
+
+static size_t first_of(const struct vol_index *k, size_t n, uint64_t (*key)(const struct vol_index *, size_t),
+		       uint64_t vol)
+{
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (g_xms.volumes.v[k->pos[mid]].ancestor < index)
+		if (key(k, mid) < vol)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -84,109 +138,193 @@ static int info_cmp(const void *a, const void *b)
 	return strcmp(((const struct lunlab_volume_info *)a)->name, ((const struct lunlab_volume_info *)b)->name);
 }
 
-/* the properties of volume v as XMS lists them; kids: the list's snapshot
- * index (NULL: scan every volume, for a list of one) */
-static struct json_object *volume_json(struct xms_volume *v, const struct lunlab_volume_info *info, uint64_t now_ms,
-				       const struct xms_kids *kids)
+static void oid_text(struct json_text *w, const char *guid, const char *name, uint64_t index)
 {
-	struct json_object *o = json_object_new_object(), *a;
+	jt_arr_open(w);
+	jt_str(w, guid);
+	jt_str(w, name);
+	jt_int(w, (int64_t)index);
+	jt_arr_close(w);
+}
+
+static void map_text(struct json_text *w, const struct xms_lunmap *l, size_t *nmaps)
+{
+	const struct xms_ig *g = xms_ig_get(&g_xms, l->ig);
+
+	if (!g)
+		return;
+	jt_arr_open(w);
+	oid_text(w, g->guid, g->name, g->index);
+	oid_text(w, "00000000000000000000000000000001", "Default", 1); /* xms_tg_oid() */
+	jt_int(w, (int64_t)l->lun);
+	jt_arr_close(w);
+	(*nmaps)++;
+}
+
+static void time_text(struct json_text *w, int64_t t)
+{
+	char s[32];
+	struct tm tm;
+	time_t tt = (time_t)t;
+
+	gmtime_r(&tt, &tm);
+	strftime(s, sizeof(s), "%Y-%m-%d %H:%M:%S", &tm); /* as xms_time() */
+	jt_str(w, s);
+}
+
+/* The properties of volume v as XMS lists them, written as one JSON object
+ * (with sys-name, which the engine would add: the same bytes json-c would
+ * send for the object xms_engine.c builds).  idx: the list's index (NULL:
+ * scan, for a list of one). */
+static void volume_text(struct json_text *w, struct xms_volume *v, const struct lunlab_volume_info *info,
+			uint64_t now_ms, const struct vol_index *idx)
+{
 	const struct xms_cluster *c = xms_cluster_get(&g_xms, v->cluster);
 	const struct xms_volume *anc = v->ancestor ? xms_volume_get(&g_xms, v->ancestor) : NULL;
 	const struct xms_snapset *ss = v->snapset ? xms_snapset_get(&g_xms, v->snapset) : NULL;
 	size_t nmaps = 0, ndest = 0;
+	char naa[33];
 
-	json_object_object_add(o, "name", json_object_new_string(v->name));
-	json_object_object_add(o, "index", json_object_new_int64((int64_t)v->index));
-	json_object_object_add(o, "guid", json_object_new_string(v->guid));
-	json_object_object_add(o, "vol-id", xms_volume_oid(v));
-	json_object_object_add(o, "naa-name", naa_name(v->guid));
-	if (c)
-		json_object_object_add(o, "sys-id", xms_cluster_oid(c));
-	json_object_object_add(o, "xms-id", xms_oid(xms_ids_xms_guid(), "xms", 1));
-	json_object_object_add(o, "vol-size", xms_kb(v->size));
-	json_object_object_add(o, "lb-size", json_object_new_int((int)v->lb_size));
-	json_object_object_add(o, "logical-space-in-use", xms_kb(info ? info->logical_bytes : 0));
-	json_object_object_add(o, "unique-physical-space", xms_kb(info ? info->single_ref_bytes : 0));
-	json_object_object_add(o, "creation-time", xms_time(v->created));
-	json_object_object_add(o, "ancestor-vol-id", anc ? xms_volume_oid(anc) : json_object_new_array());
+	jt_obj_open(w);
+	jt_kstr(w, "name", v->name);
+	jt_kint(w, "index", (int64_t)v->index);
+	jt_kstr(w, "guid", v->guid);
+	jt_key(w, "vol-id");
+	oid_text(w, v->guid, v->name, v->index);
+	naa_name(v->guid, naa);
+	jt_kstr(w, "naa-name", naa);
+	if (c) {
+		jt_key(w, "sys-id");
+		oid_text(w, c->guid, c->name, c->index);
+	}
+	jt_key(w, "xms-id");
+	oid_text(w, xms_ids_xms_guid(), "xms", 1);
+	jt_kuint_str(w, "vol-size", (v->size + 1023) / 1024); /* xms_kb() */
+	jt_kint(w, "lb-size", (int)v->lb_size);
+	jt_kuint_str(w, "logical-space-in-use", ((info ? info->logical_bytes : 0) + 1023) / 1024);
+	jt_kuint_str(w, "unique-physical-space", ((info ? info->single_ref_bytes : 0) + 1023) / 1024);
+	jt_key(w, "creation-time");
+	time_text(w, v->created);
+	jt_key(w, "ancestor-vol-id");
+	if (anc) {
+		oid_text(w, anc->guid, anc->name, anc->index);
+	} else {
+		jt_arr_open(w);
+		jt_arr_close(w);
+	}
 	if (v->snapshot)
-		json_object_object_add(o, "snapshot-type", json_object_new_string(v->readonly ? "readonly" : "regular"));
-	json_object_object_add(o, "vol-access", json_object_new_string(v->readonly ? "read_access" : "write_access"));
-	a = json_object_new_array();
-	if (kids && kids->pos) {
-		for (size_t k = kids_first(kids, v->index);
-		     k < kids->n && g_xms.volumes.v[kids->pos[k]].ancestor == v->index; k++) {
-			json_object_array_add(a, xms_volume_oid(&g_xms.volumes.v[kids->pos[k]]));
+		jt_kstr(w, "snapshot-type", v->readonly ? "readonly" : "regular");
+	/* one vol-access: the one set through the API (xms_attrs.h) where json-c's
+	 * object_add replaced the value in place, else the snapshot's */
+	jt_kstr(w, "vol-access", v->attrs.access[0] ? v->attrs.access : v->readonly ? "read_access" : "write_access");
+	jt_key(w, "dest-snap-list");
+	jt_arr_open(w);
+	if (idx && idx->kids) {
+		for (size_t k = first_of(idx, idx->nkids, kid_key, v->index);
+		     k < idx->nkids && g_xms.volumes.v[idx->kids[k]].ancestor == v->index; k++) {
+			const struct xms_volume *d = &g_xms.volumes.v[idx->kids[k]];
+			oid_text(w, d->guid, d->name, d->index);
 			ndest++;
 		}
 	} else {
 		for (size_t i = 0; i < g_xms.volumes.n; i++) {
-			if (g_xms.volumes.v[i].ancestor == v->index) {
-				json_object_array_add(a, xms_volume_oid(&g_xms.volumes.v[i]));
+			const struct xms_volume *d = &g_xms.volumes.v[i];
+			if (d->ancestor == v->index) {
+				oid_text(w, d->guid, d->name, d->index);
 				ndest++;
 			}
 		}
 	}
-	json_object_object_add(o, "dest-snap-list", a);
-	json_object_object_add(o, "num-of-dest-snaps", json_object_new_int64((int64_t)ndest));
-	a = json_object_new_array();
-	for (size_t i = 0; i < g_xms.lunmaps.n; i++) {
-		const struct xms_lunmap *l = &g_xms.lunmaps.v[i];
-		const struct xms_ig *g = xms_ig_get(&g_xms, l->ig);
-		struct json_object *m;
-
-		if (l->vol != v->index || !g)
-			continue;
-		m = json_object_new_array();
-		json_object_array_add(m, xms_ig_oid(g));
-		json_object_array_add(m, xms_tg_oid());
-		json_object_array_add(m, json_object_new_int64((int64_t)l->lun));
-		json_object_array_add(a, m);
-		nmaps++;
+	jt_arr_close(w);
+	jt_kint(w, "num-of-dest-snaps", (int64_t)ndest);
+	jt_key(w, "lun-mapping-list");
+	jt_arr_open(w);
+	if (idx && idx->maps) {
+		for (size_t k = first_of(idx, idx->nmaps, map_key, v->index);
+		     k < idx->nmaps && g_xms.lunmaps.v[idx->maps[k]].vol == v->index; k++)
+			map_text(w, &g_xms.lunmaps.v[idx->maps[k]], &nmaps);
+	} else {
+		for (size_t i = 0; i < g_xms.lunmaps.n; i++)
+			if (g_xms.lunmaps.v[i].vol == v->index)
+				map_text(w, &g_xms.lunmaps.v[i], &nmaps);
 	}
-	json_object_object_add(o, "lun-mapping-list", a);
-	json_object_object_add(o, "num-of-lun-mappings", json_object_new_int64((int64_t)nmaps));
-	a = json_object_new_array();
+	jt_arr_close(w);
+	jt_kint(w, "num-of-lun-mappings", (int64_t)nmaps);
+	jt_key(w, "snapset-list");
+	jt_arr_open(w);
 	if (ss)
-		json_object_array_add(a, xms_snapset_oid(ss));
-	json_object_object_add(o, "snapset-list", a);
-	a = json_object_new_array();
-	for (size_t i = 0; i < g_xms.cgs.n; i++)
-		if (xms_idlist_has(&g_xms.cgs.v[i].vols, v->index))
-			json_object_array_add(a, xms_cg_oid(&g_xms.cgs.v[i]));
-	json_object_object_add(o, "related-consistency-groups", a);
-	xms_attrs_show(&v->attrs, XMS_ATTR_VOLUME | XMS_ATTR_TAGS, o);
+		oid_text(w, ss->guid, ss->name, ss->index);
+	jt_arr_close(w);
+	jt_key(w, "related-consistency-groups");
+	jt_arr_open(w);
+	if (idx && idx->cgs) {
+		size_t last = (size_t)-1;
+		for (size_t k = first_of(idx, idx->ncgs, cg_key, v->index);
+		     k < idx->ncgs && idx->cgs[k].vol == v->index; k++) {
+			const struct xms_cg *g = &g_xms.cgs.v[idx->cgs[k].cg];
+			if (idx->cgs[k].cg == last)
+				continue;
+			last = idx->cgs[k].cg;
+			oid_text(w, g->guid, g->name, g->index);
+		}
+	} else {
+		for (size_t i = 0; i < g_xms.cgs.n; i++)
+			if (xms_idlist_has(&g_xms.cgs.v[i].vols, v->index))
+				oid_text(w, g_xms.cgs.v[i].guid, g_xms.cgs.v[i].name, g_xms.cgs.v[i].index);
+	}
+	jt_arr_close(w);
+	struct xms_attrs shown = v->attrs;
+	shown.access[0] = '\0'; /* written above */
+	xms_attrs_text(&shown, XMS_ATTR_VOLUME | XMS_ATTR_TAGS, w);
 	/* performance: its LU's counters, the ones /metrics serves */
 	struct xms_perf_counters pc = { 0 };
 	xms_perf_add(&pc, v->lu ? v->lu->stats : NULL);
-	xms_perf_show(&v->perf, &pc, now_ms, o);
-	return o;
+	xms_perf_text(&v->perf, &pc, now_ms, w);
+	if (c)
+		jt_kstr(w, "sys-name", c->name); /* what the engine's add_sys_name adds */
+	jt_obj_close(w);
 }
 
 /* x's hint (xms_engine.h): the one volume the engine looks for, if any */
 static bool wanted(const struct xms_ctx *x, const struct xms_volume *v)
 {
-	return (!x->want_index || v->index == x->want_index) && (!x->want_name || strcmp(v->name, x->want_name) == 0);
+	return xms_wanted(x, v->index, v->name);
 }
 
-/* Every volume (or snapshot), or only the one x wants.  A listing of
- * 10,000 volumes with full=1 must stay under a second (bench/api-list.sh):
+/* Every volume (or snapshot) in scope, or only the one x wants, as JSON
+ * objects one after another in w (the members of the list).  A listing of
+ * 10,000 volumes with full=1 must stay under a second (bench/api-10k.sh):
  * each volume's array figures are found by binary search in the sorted
- * infos and its snapshots through the kids index, not by scanning. */
-static void list_some(struct xms_ctx *x, struct json_object *arr, bool snapshots_only)
+ * infos, its snapshots, maps and groups through the list's index, and its
+ * JSON written as text (json_text.h), not built as json-c objects. */
+static void text_some(struct xms_ctx *x, struct json_text *w, bool snapshots_only)
 {
 	uint64_t now_ms = xms_perf_now_ms();
 	bool one = x->want_index || x->want_name;
-	struct xms_kids kids = { 0 };
+	struct vol_index idx;
 
-	if (!one)
-		kids_build(&kids);
+	if (!one && !x->refs)
+		index_build(&idx);
 	for (size_t ci = 0; ci < g_xms.clusters.n; ci++) {
 		const struct xms_cluster *c = &g_xms.clusters.v[ci];
-		struct lunlab_volume_info *infos;
-		size_t n = xms_scsi_volume_infos(c, &infos);
+		struct lunlab_volume_info *infos = NULL;
+		size_t n = 0;
+		bool any = false;
 
-		if (n > 1)
+		/* the engine keeps only the request's cluster's objects */
+		if (g_xms.scope && c->index != g_xms.scope)
+			continue;
+		/* the array's figures only when a volume of this cluster is listed */
+		for (size_t i = 0; i < g_xms.volumes.n && !any; i++) {
+			const struct xms_volume *v = &g_xms.volumes.v[i];
+			any = v->cluster == c->index && (!snapshots_only || v->snapshot) && wanted(x, v);
+		}
+		if (!any)
+			continue;
+		/* the array's figures: for whole objects only */
+		n = x->refs ? 0 : xms_scsi_volume_infos(c, &infos);
+		/* sorted for many lookups; one volume's is found by a scan instead */
+		if (n > 1 && !one)
 			qsort(infos, n, sizeof(*infos), info_cmp);
 		for (size_t i = 0; i < g_xms.volumes.n; i++) {
 			struct xms_volume *v = &g_xms.volumes.v[i];
@@ -195,13 +333,50 @@ static void list_some(struct xms_ctx *x, struct json_object *arr, bool snapshots
 
 			if (v->cluster != c->index || (snapshots_only && !v->snapshot) || !wanted(x, v))
 				continue;
+			if (x->refs) { /* the engine's list entry (xms_engine.c get) */
+				char href[512];
+
+				snprintf(href, sizeof(href), "%s/%s/%llu", x->base, x->type->name,
+					 (unsigned long long)v->index);
+				jt_obj_open(w);
+				jt_kstr(w, "href", href);
+				jt_kstr(w, "name", v->name);
+				if (x->version == 3)
+					jt_kstr(w, "sys-name", c->name);
+				jt_obj_close(w);
+				continue;
+			}
 			snprintf(key.name, sizeof(key.name), "%s", v->guid);
-			info = n ? bsearch(&key, infos, n, sizeof(*infos), info_cmp) : NULL;
-			json_object_array_add(arr, volume_json(v, info, now_ms, one ? NULL : &kids));
+			info = one ? xms_scsi_info_of(infos, n, v)
+				   : n ? bsearch(&key, infos, n, sizeof(*infos), info_cmp) : NULL;
+			volume_text(w, v, info, now_ms, one ? NULL : &idx);
 		}
 		free(infos);
 	}
-	free(kids.pos);
+	if (!one && !x->refs)
+		index_free(&idx);
+}
+
+/* the same objects as json-c objects, for the engine's general path (one
+ * object, filter=, prop=): parsed back from the one writer, so both paths
+ * send the same fields */
+static void list_some(struct xms_ctx *x, struct json_object *arr, bool snapshots_only)
+{
+	struct json_text w;
+	struct json_object *all;
+	char *text;
+	size_t len;
+
+	jt_init(&w);
+	jt_arr_open(&w);
+	text_some(x, &w, snapshots_only);
+	jt_arr_close(&w);
+	text = jt_take(&w, &len);
+	all = text ? json_tokener_parse(text) : NULL;
+	free(text);
+	for (size_t i = 0; all && i < json_object_array_length(all); i++)
+		json_object_array_add(arr, json_object_get(json_object_array_get_idx(all, i)));
+	json_object_put(all);
 }
 
 static void list_volumes(struct xms_ctx *x, struct json_object *arr)
@@ -212,6 +387,16 @@ static void list_volumes(struct xms_ctx *x, struct json_object *arr)
 static void list_snapshots(struct xms_ctx *x, struct json_object *arr)
 {
 	list_some(x, arr, true);
+}
+
+static void text_volumes(struct xms_ctx *x, struct json_text *w)
+{
+	text_some(x, w, false);
+}
+
+static void text_snapshots(struct xms_ctx *x, struct json_text *w)
+{
+	text_some(x, w, true);
 }
 
 /* a size from the body: bytes, a positive multiple of lb, at most 1 PiB */
@@ -422,6 +607,7 @@ const struct xms_type xms_type_volumes = {
 	.name = "volumes",
 	.v1 = true,
 	.list = list_volumes,
+	.list_text = text_volumes,
 	.post = post_volume,
 	.put = put_volume,
 	.del = del_volume,
@@ -431,6 +617,7 @@ const struct xms_type xms_type_snapshots = {
 	.name = "snapshots",
 	.v1 = true,
 	.list = list_snapshots,
+	.list_text = text_snapshots,
 	.post = xms_post_snapshots,
 	.put = put_volume,
 	.del = del_volume,

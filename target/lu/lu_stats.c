@@ -133,3 +133,18 @@ void lu_stats_read(const struct lu_stats *s, struct lu_kind_figures out[LU_KINDS
 				out[k].latency_buckets[b] += get(&c->buckets[b]);
 		}
 }
+
+void lu_stats_read_kind(const struct lu_stats *s, enum lu_kind kind, struct lu_kind_figures *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!s || (unsigned)kind >= LU_KINDS)
+		return;
+	for (unsigned i = 0; i < LU_STATS_SHARDS; i++) {
+		const struct kind_counters *c = &s->shard[i].k[kind];
+
+		out->commands += get(&c->commands);
+		out->errors += get(&c->errors);
+		out->bytes += get(&c->bytes);
+		out->latency_sum_ns += get(&c->latency_sum_ns);
+	}
+}

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Performance of initiator groups and targets (target/api/xms_perf.h,
+"""Performance of initiators, initiator groups and targets (target/api/xms_perf.h,
 target/iscsi/path_stats.h) against a fresh target: after a known I/O, an
 initiator group's acc-num-of-rd/-wr and acc-size-of-rd/-wr are exactly what
 its initiators sent (another initiator's I/O not counted), a target's are
@@ -49,6 +49,11 @@ def main():
     created(req("POST", "initiator-groups", json={"ig-name": "g1"}))
     created(req("POST", "initiators", json={"initiator-name": "a", "ig-id": "g1", "port-address": A}))
     created(req("POST", "lun-maps", json={"vol-id": "pv", "ig-id": "g1", "lun": 1}))
+    created(req("POST", "initiator-groups", json={"ig-name": "g2"}))
+    created(req("POST", "initiators", json={"initiator-name": "b", "ig-id": "g2", "port-address": B}))
+    i = req("GET", "initiators", params={"name": "a"}).json()["content"]
+    ok("before any I/O: initiator a's counters are 0", acc(i) == ("0", "0", "0", "0"), acc(i))
+    fields("initiator a", i, RATES)
     g = req("GET", "initiator-groups", params={"name": "g1"}).json()["content"]
     ok("before any I/O: g1's counters are 0", acc(g) == ("0", "0", "0", "0"), acc(g))
     fields("initiator group g1", g, RATES)
@@ -61,6 +66,12 @@ def main():
 
     g = req("GET", "initiator-groups", params={"name": "g1"}).json()["content"]
     ok("g1: 1 read of 8 KiB, 1 write of 8 KiB (A's; B's not)", acc(g) == ("1", "8", "1", "8"), acc(g))
+    ia = req("GET", "initiators", params={"name": "a"}).json()["content"]
+    ok("initiator a: 1 read of 8 KiB, 1 write of 8 KiB", acc(ia) == ("1", "8", "1", "8"), acc(ia))
+    full = {x["name"]: x for x in req("GET", "initiators", v=3, params={"full": 1}).json()["initiators"]}
+    ok("initiator b (listed, v3): B's LUN 0 write, 1 of 16 KiB, no reads",
+       acc(full.get("b", {})) == ("0", "0", "1", "16"), full.get("b"))
+    fields("initiator b", full.get("b", {}), RATES)
     t = req("GET", "targets", params={"full": 1}).json()["targets"]
     ok("one target (one portal)", len(t) == 1, t)
     ok("its counters: 1 read of 8 KiB, 2 writes of 24 KiB (A's and B's)", acc(t[0]) == ("1", "8", "2", "24"),
@@ -73,6 +84,15 @@ def main():
        metric(m, "lunlab_initiator_commands_total", "initiator", A, "read") == 1 and
        metric(m, "lunlab_initiator_wire_bytes_total", "initiator", A, "write") == 8192,
        [l for l in m.splitlines() if A in l][:6])
+    # the initiators' figures are these counters, not a second count: equal, field by field
+    for name, iqn in (("a", A), ("b", B)):
+        o = req("GET", "initiators", params={"name": name}).json()["content"]
+        want = tuple(str(int(v)) for v in (
+            metric(m, "lunlab_initiator_commands_total", "initiator", iqn, "read") or 0,
+            (metric(m, "lunlab_initiator_wire_bytes_total", "initiator", iqn, "read") or 0) // 1024,
+            metric(m, "lunlab_initiator_commands_total", "initiator", iqn, "write") or 0,
+            (metric(m, "lunlab_initiator_wire_bytes_total", "initiator", iqn, "write") or 0) // 1024))
+        ok("initiator %s = /metrics' lunlab_initiator_* for %s" % (name, iqn), acc(o) == want, (acc(o), want))
     ok("/metrics: the portal's writes, 24 KiB",
        metric(m, "lunlab_portal_commands_total", "portal", PORTAL, "write") == 2 and
        metric(m, "lunlab_portal_wire_bytes_total", "portal", PORTAL, "write") == 24576,

@@ -550,11 +550,48 @@ def api_seeds():
     write("fuzz-xms-model", "empty", json.dumps(empty).encode())
 
 
+def xms_log_seeds():
+    """fuzz-xms-log-store: byte 0 picks events (1) or alerts (0), bit 1 a store that fails
+    after the records; the records (as xms_events.c / xms_alerts.c store them) split at
+    "\n\x1e"."""
+    import json
+
+    def recs(kind, *rs, store_fails=False):
+        return bytes([kind | (2 if store_fails else 0)]) + b"\n\x1e".join(
+            json.dumps(r, separators=(",", ":")).encode() for r in rs)
+
+    def ev(i, **kw):
+        r = {"id": i, "sec": 1796420000 + i, "usec": 250000, "severity": "information",
+             "classification": "audit", "entity": "Volume", "entity_details": "vol%d" % i,
+             "event_code": "LL0101", "description": "User admin created volumes 'vol%d'" % i}
+        r.update(kw)
+        return r
+
+    def al(i, kind="target_port_down", cleared=False, **kw):
+        r = {"index": i, "alert-type": kind, "cleared": cleared, "raise-time": 1796420000000 + i,
+             "clear-time": 1796420001000 + i if cleared else 0, "cluster": 1, "class-name": "Target",
+             "assoc-obj-name": "X1-SC%d-iscsi1" % i, "assoc-obj-index": i,
+             "assoc-obj-guid": "0123456789abcdef0123456789abcdef", "description": "portal %d down" % i}
+        r.update(kw)
+        return r
+
+    write("fuzz-xms-log-store", "events", recs(1, ev(1), ev(2, severity="major"), ev(7)))
+    write("fuzz-xms-log-store", "events-bad-usec", recs(1, ev(1), ev(2, usec=1000000)))
+    write("fuzz-xms-log-store", "events-ids-back", recs(1, ev(5), ev(3)))
+    write("fuzz-xms-log-store", "events-store-fails", recs(1, ev(1), store_fails=True))
+    write("fuzz-xms-log-store", "alerts", recs(0, al(1, cleared=True), al(2),
+                                               al(3, "cluster_soft_threshold_reached", class_name="Cluster")))
+    write("fuzz-xms-log-store", "alerts-ssd", recs(0, al(4, "ssd_failed", **{"class-name": "SSD"}),
+                                                   al(9, "storage_controller_failed")))
+    write("fuzz-xms-log-store", "alerts-bad-type", recs(0, al(1, "no_such_alert")))
+    write("fuzz-xms-log-store", "empty", bytes([1]))
+
+
 if __name__ == "__main__":
     # with names: only those seed sets (e.g. pr_state_seeds); default all
     only = sys.argv[1:]
     for fn in (api_seeds, iscsi_seeds, scsi_seeds, cdb_decode_seeds, calib_seeds, profile_seeds, lu_config_seeds, auth_file_seeds, chap_seeds,
-               pr_state_seeds):
+               pr_state_seeds, xms_log_seeds):
         if not only or fn.__name__ in only:
             fn()
     for t in sorted(os.listdir(OUT)):

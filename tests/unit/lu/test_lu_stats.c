@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "target/lu/lu_stats.h"
@@ -79,6 +80,19 @@ static void test_record_and_read(void **state)
 	assert_int_equal(f[LU_KIND_XCOPY].latency_buckets[3], 1);
 	assert_int_equal(f[LU_KIND_OTHER].commands, 1);
 	assert_int_equal(f[LU_KIND_WRITE].commands, 0);
+	/* one kind's sums alone: the same totals, no buckets */
+	struct lu_kind_figures one;
+	memset(&one, 0xff, sizeof(one));
+	lu_stats_read_kind(s, LU_KIND_READ, &one);
+	assert_int_equal(one.commands, 3);
+	assert_int_equal(one.errors, 1);
+	assert_int_equal(one.bytes, 4096 + 65536);
+	assert_int_equal(one.latency_sum_ns, 12000 + 700000 + 3000);
+	assert_int_equal(one.latency_buckets[0], 0);
+	lu_stats_read_kind(s, LU_KINDS, &one);
+	assert_int_equal(one.commands, 0);
+	lu_stats_read_kind(NULL, LU_KIND_READ, &one);
+	assert_int_equal(one.bytes, 0);
 	lu_stats_free(s);
 }
 
