@@ -141,16 +141,33 @@ static bool hugetlb_wanted(size_t seg_bytes)
 	return seg_bytes % (2u << 20) == 0;
 }
 
+/* Pages in the 2 MiB pool (vm.nr_hugepages), free or not; 0 without one. */
+static long pool_pages(void)
+{
+	long n = 0;
+	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "re");
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = 0;
+		fclose(f);
+	}
+	return n;
+}
+
 /* Logged once per process and kind (not per store: a target with many LUs
- * would repeat it), so an operator sees whether the pool is used. */
+ * would repeat it), so an operator sees whether the pool is used.  Small
+ * pages are not announced on a machine without a pool (the Linux default):
+ * nothing changed there, and its logs stay as they were. */
 static atomic_bool said_huge, said_small;
 
 static void say_kind(struct mem_store *m, bool huge)
 {
+	if (!huge && (atomic_load(&said_small) || (m->try_huge && pool_pages() == 0)))
+		return;
 	if (!atomic_exchange(huge ? &said_huge : &said_small, true))
 		fprintf(stderr, "lunlab: array payloads: memory from %s\n",
 			huge ? "the hugetlb pool (2 MiB pages, vm.nr_hugepages)"
-			     : m->try_huge ? "4 KiB pages (hugetlb pool empty or too small for a 64 MiB segment)"
+			     : m->try_huge ? "4 KiB pages (the hugetlb pool has no room for a 64 MiB segment)"
 					   : "4 KiB pages (LUNLAB_HUGEPAGES=off)");
 }
 

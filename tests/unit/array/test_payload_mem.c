@@ -311,6 +311,14 @@ static void test_hugetlb_segments(void **state)
 		assert_non_null(at[i]);
 	}
 	payload_mem_settle(ps);
+	if (hugetlb_kb() == kb0 && pool_available() < 2 * (SEG_IDS * B / (2 * MiB))) {
+		/* another process (a parallel test) took the pool meanwhile: the
+		 * store rightly fell back; with room left, no huge page is a bug */
+		for (int i = 0; i < 3; i++)
+			payload_free(ps, ids[i], at[i]);
+		payload_close(ps);
+		skip();
+	}
 	assert_int_equal(hugetlb_kb() - kb0, (1 + SEG1_PAGES) * HUGE_KB);
 	for (int i = 0; i < 3; i++) {
 		fill(buf, ids[i]);
