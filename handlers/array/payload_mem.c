@@ -168,7 +168,7 @@ static void say_kind(struct mem_store *m, bool huge)
 		fprintf(stderr, "lunlab: array payloads: memory from %s\n",
 			huge ? "the hugetlb pool (2 MiB pages, vm.nr_hugepages)"
 			     : m->try_huge ? "4 KiB pages (the hugetlb pool has no room for a 64 MiB segment)"
-					   : "4 KiB pages (LUNLAB_HUGEPAGES=off)");
+					   : "4 KiB pages (--no-hugepages or LUNLAB_HUGEPAGES=off)");
 }
 
 /* Under seg_mu.  A segment is mapped from the hugetlb pool when the pool
