@@ -21,8 +21,12 @@
 # target's minor faults per MiB: 256 when every 4 KiB page stored is a new one), the medians,
 # the per-round ratios and the goals:
 #   first writes >= 85% of the same LU's overwrite speed, >= 50% of one iperf3 loopback stream.
+# HUGEPAGES=N (root): reserve N 2 MiB pages in the kernel's hugetlb pool (vm.nr_hugepages) for the
+# run and put the old value back at the end; the target maps payload segments from the pool while
+# it has room (docs/lunlab-target.md "Huge pages").  Each lunlab run says which pages it used.
+# A BASE_BUILD of the same build with LUNLAB_HUGEPAGES=off in its environment compares the two.
 # usage: bench/first-writes.sh [BUILD_DIR]   env: ROUNDS (5), DURATION s (5), SIZE (64G),
-#        BASE_BUILD.  ~ROUNDS x 2.5 x DURATION s (+ the same again with BASE_BUILD).
+#        BASE_BUILD, HUGEPAGES.  ~ROUNDS x 2.5 x DURATION s (+ the same again with BASE_BUILD).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source ci/lib/target-ctl.sh
@@ -43,12 +47,23 @@ bench=$build/client/lunlab-bench
 work=$(mktemp -d /tmp/lunlab-first-writes.XXXXXX)
 results=$work/results.tsv   # round system run mb_s ios target_cores machine_busy note
 iperf_pid=
+nr_huge=/proc/sys/vm/nr_hugepages
+old_huge=
 cleanup() {
 	[[ -n ${LL_PID:-} ]] && { ll_stop_lunlab "$LL_PID" || true; }
 	[[ -n $iperf_pid ]] && { kill "$iperf_pid" 2>/dev/null; wait "$iperf_pid" 2>/dev/null || true; }
+	[[ -z $old_huge ]] || echo "$old_huge" >"$nr_huge" || echo "first-writes.sh: could not set vm.nr_hugepages back to $old_huge" >&2
 	rm -rf "$work"
 }
 trap cleanup EXIT
+if [[ -n ${HUGEPAGES:-} ]]; then
+	[[ $HUGEPAGES =~ ^[0-9]+$ ]] || { echo "first-writes.sh: HUGEPAGES must be a number of 2 MiB pages" >&2; exit 2; }
+	[[ -w $nr_huge ]] || { echo "first-writes.sh: HUGEPAGES needs root (to write $nr_huge)" >&2; exit 2; }
+	old_huge=$(cat "$nr_huge")
+	echo "$HUGEPAGES" >"$nr_huge"
+	# the kernel may find fewer free 2 MiB blocks than asked for
+	echo "hugetlb pool: $(cat "$nr_huge") pages of 2 MiB reserved for the run (asked $HUGEPAGES, was $old_huge)"
+fi
 iqn=iqn.2026-11.org.lunlab:first-writes
 half=$(python3 -c "print($dur / 2)")
 piece=$(python3 -c "print($dur / 6)")
@@ -69,7 +84,8 @@ fill_ticks() {
 min_faults() { awk '{print $10}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 # busy and total jiffies of the whole machine
 machine() { awk '/^cpu /{ print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat; }
-rss_mib() { awk '/^VmRSS/{ printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
+# resident memory: VmRSS leaves out hugetlb pages, HugetlbPages counts them
+rss_mib() { awk '/^(VmRSS|HugetlbPages):/{ kb += $2 } END { printf "%.0f", kb / 1024 }' "/proc/$1/status"; }
 
 # record ROUND SYSTEM RUN MB_S IOS T0 T1 C0 C1 M0 M1 NOTE [F0 F1 P0 P1]
 # (F: the filler's CPU ticks, P: the target's minor faults, before and after the run)
@@ -105,7 +121,8 @@ scale() {
 
 # lunlab ROUND SYSTEM BUILD: first writes on a fresh target, then overwrites of the same range
 lunlab() {
-	local r=$1 sys=$2 b=$3 url t0 t1 c0 c1 m0 m1 f0 f1 p0 p1 first over note rss
+	local r=$1 sys=$2 b=$3 url t0 t1 c0 c1 m0 m1 f0 f1 p0 p1 first over note rss kind
+	: >"$work/lunlab.log"
 	ll_start_lunlab "$b/target/lunlab-target" "$work/lunlab.log" --quiet --iqn "$iqn" \
 		--handler-path "$b/handlers" --lun "size=$size,model=unlimited" >/dev/null
 	url="iscsi://127.0.0.1:$LL_PORT/$iqn/0"
@@ -113,8 +130,12 @@ lunlab() {
 	read -r -a first < <(scale "$url" "$dur")
 	t1=$(date +%s.%N) c1=$(cpu_ticks "$LL_PID") m1=$(machine) f1=$(fill_ticks "$LL_PID") p1=$(min_faults "$LL_PID")
 	rss=$(rss_mib "$LL_PID")
+	# which pages the payloads came from (the target logs it once per kind; nothing when the
+	# machine has no hugetlb pool: 4 KiB pages)
+	kind=$(grep -o 'memory from the hugetlb pool\|memory from 4 KiB pages' "$work/lunlab.log" | sed 's/memory from //' |
+		sort -u | paste -sd+ -)
 	record "$r" "$sys" first "${first[0]}" "${first[1]}" "$t0" "$t1" "$c0" "$c1" "$m0" "$m1" \
-		"target RSS ${rss} MiB after $((first[1] * 4)) MiB written" "$f0" "$f1" "$p0" "$p1"
+		"target RSS ${rss} MiB after $((first[1] * 4)) MiB written, payloads in ${kind:-4 KiB pages}" "$f0" "$f1" "$p0" "$p1"
 	t0=$(date +%s.%N) c0=$(cpu_ticks "$LL_PID") m0=$(machine) f0=$(fill_ticks "$LL_PID") p0=$(min_faults "$LL_PID")
 	# three pieces: MB/s their mean (equal durations), I/Os their sum; the largest piece's
 	# I/Os say whether one ran past the first run's range

@@ -47,6 +47,7 @@ const struct cli_optdef cli_options[] = {
 	{ "fault", CLI_FAULT, CLI_K_LIST, 0, CLI_MAX_FAULTS },
 	{ "alua", CLI_ALUA, CLI_K_LIST, 0, CLI_MAX_FAULTS },
 	{ "handler-threads", CLI_HANDLER_THREADS, CLI_K_UINT, 1, 1024 },
+	{ "no-hugepages", CLI_NO_HUGEPAGES, CLI_K_FLAG, 0, 0 },
 	{ NULL, CLI_NOPTS, CLI_K_TEXT, 0, 0 },
 };
 
@@ -87,6 +88,8 @@ static void usage(FILE *f)
 		"  --io-threads N         I/O threads (default: number of CPUs)\n"
 		"  --handler-threads N    threads running the handlers' commands, shared by\n"
 		"                         every LU (default: 4 per CPU, 8..256)\n"
+		"  --no-hugepages         keep the array's payloads on 4 KiB pages (default: from\n"
+		"                         the hugetlb pool, vm.nr_hugepages, while it has room)\n"
 		"  --portal-group N       TargetPortalGroupTag (default 1)\n"
 		"  --max-sessions N       refuse logins beyond N sessions (default 1024)\n"
 		"  --login-timeout S      close a connection not logged in after S seconds\n"
@@ -482,6 +485,7 @@ bool cli_set(struct cli *c, enum cli_opt id, const char *v, char *err, size_t er
 	case CLI_TRACE: c->trace = v[0] == 't'; break;
 	case CLI_QUIET: c->quiet = v[0] == 't'; break;
 	case CLI_API_METRICS_OPEN: c->api_metrics_open = v[0] == 't'; break;
+	case CLI_NO_HUGEPAGES: c->no_hugepages = v[0] == 't'; break;
 	case CLI_NOPTS: return false;
 	}
 	c->given |= 1u << id;
@@ -549,6 +553,7 @@ static const struct option long_opts[] = {
 	{ "fault", required_argument, NULL, CLI_FAULT },
 	{ "alua", required_argument, NULL, CLI_ALUA },
 	{ "handler-threads", required_argument, NULL, CLI_HANDLER_THREADS },
+	{ "no-hugepages", no_argument, NULL, CLI_NO_HUGEPAGES },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };

@@ -51,6 +51,7 @@ enum cli_opt {
 	CLI_FAULT,
 	CLI_ALUA,
 	CLI_HANDLER_THREADS,
+	CLI_NO_HUGEPAGES,
 	CLI_NOPTS
 };
 
@@ -103,6 +104,7 @@ struct cli {
 	const char *handler_path;
 	int io_threads;
 	unsigned handler_threads; /* the tcmu host's worker pool; 0: its default */
+	bool no_hugepages;        /* --no-hugepages: array payloads never from the hugetlb pool */
 	unsigned portal_group;
 	unsigned max_sessions;
 	long login_timeout;     /* seconds, -1 = not given */

@@ -384,6 +384,10 @@ int main(int argc, char **argv)
 	 * errors still print) */
 	if (cli.quiet)
 		tcmu_host_set_log_level(4);
+	/* read by the array's payload store (handlers/array/payload_mem.c) when an LU
+	 * opens; the environment is what reaches it under tcmu-runner too */
+	if (cli.no_hugepages)
+		setenv("LUNLAB_HUGEPAGES", "off", 1);
 	if (load_handlers(cli.handler_path, &err) < 0) {
 		if (cli.line[CLI_HANDLER_PATH])
 			fprintf(stderr, "lunlab-target: %s:%u: handler-path: loading handlers from %s: %s\n",

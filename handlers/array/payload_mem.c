@@ -26,18 +26,25 @@
  * writers find them resident.  It keeps as much ahead as the store already
  * holds, at most FILL_AHEAD_MAX, and starts only once the store holds
  * FILL_START: a small or idle store has no thread and no extra memory.
- * Small pages on purpose: transparent huge pages (MADV_HUGEPAGE) cost 5x
- * less to populate once the memory is the guest's, but on this project's
- * VMs (virtio-balloon free page reporting) a free 2 MiB block has usually
- * been handed back to the host, and populating it ran at 0.13-0.2 GB/s
- * against 1.2-2.5 GB/s for small pages (docs/accounting.md "First writes"). */
+ * No transparent huge pages (MADV_HUGEPAGE): they cost 5x less to populate
+ * once the memory is the guest's, but on this project's VMs (virtio-balloon
+ * free page reporting) a free 2 MiB block has usually been handed back to
+ * the host, and populating it ran at 0.13-0.2 GB/s against 1.2-2.5 GB/s for
+ * small pages (docs/accounting.md "First writes").  The hugetlb pool's
+ * pages (reserved by an administrator, vm.nr_hugepages) stay the guest's,
+ * so a segment is mapped from it when it has room (seg_map, below). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+#ifndef MAP_HUGE_2MB
+#define MAP_HUGE_2MB (21 << 26) /* log2(2 MiB) << MAP_HUGE_SHIFT (linux/mman.h) */
+#endif
 
 #include "handlers/array/block_store.h"
 #include "handlers/array/payload.h"
@@ -52,14 +59,18 @@
 #define FILL_STEP (1u << 20)       /* one populate call; the writers wake it once per step */
 
 struct mem_seg {
-	_Atomic(unsigned char *) base; /* NULL until the segment's first put (or the filler's) */
+	/* NULL until the segment's first put (or the filler's), and again after
+	 * a hugetlb segment was given back (unmapped: below) */
+	_Atomic(unsigned char *) base;
 	atomic_uint live;              /* slots holding a payload */
 	bool returned;                 /* under seg_mu: its memory was given back once */
+	bool huge;                     /* under seg_mu: mapped from the hugetlb pool */
 };
 
 struct mem_store {
 	struct payload_store ps;       /* first: what payload.h's calls see */
 	size_t seg_bytes;
+	bool try_huge;                 /* segments may come from the hugetlb pool */
 	/* reserving a segment, populating part of it and emptying one (its
 	 * memory given back), one at a time: all rare, none may overlap a put
 	 * into an empty segment */
@@ -120,14 +131,72 @@ static void register_atfork(void) { (void)pthread_atfork(before_fork, after_fork
 
 static struct mem_store *mem_of(struct payload_store *ps) { return (struct mem_store *)ps; }
 
+/* Where the hugetlb pool is used: LUNLAB_HUGEPAGES=off never, anything else
+ * (default: auto) whenever the pool has room for a whole segment. */
+static bool hugetlb_wanted(size_t seg_bytes)
+{
+	const char *e = getenv("LUNLAB_HUGEPAGES");
+	if (e && (!strcmp(e, "off") || !strcmp(e, "0") || !strcmp(e, "no")))
+		return false;
+	return seg_bytes % (2u << 20) == 0;
+}
+
+/* Pages in the 2 MiB pool (vm.nr_hugepages), free or not; 0 without one. */
+static long pool_pages(void)
+{
+	long n = 0;
+	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "re");
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = 0;
+		fclose(f);
+	}
+	return n;
+}
+
+/* Logged once per process and kind (not per store: a target with many LUs
+ * would repeat it), so an operator sees whether the pool is used.  Small
+ * pages are not announced on a machine without a pool (the Linux default):
+ * nothing changed there, and its logs stay as they were. */
+static atomic_bool said_huge, said_small;
+
+static void say_kind(struct mem_store *m, bool huge)
+{
+	if (!huge && (atomic_load(&said_small) || (m->try_huge && pool_pages() == 0)))
+		return;
+	if (!atomic_exchange(huge ? &said_huge : &said_small, true))
+		fprintf(stderr, "lunlab: array payloads: memory from %s\n",
+			huge ? "the hugetlb pool (2 MiB pages, vm.nr_hugepages)"
+			     : m->try_huge ? "4 KiB pages (the hugetlb pool has no room for a 64 MiB segment)"
+					   : "4 KiB pages (--no-hugepages or LUNLAB_HUGEPAGES=off)");
+}
+
+/* Under seg_mu.  A segment is mapped from the hugetlb pool when the pool
+ * holds enough free pages for all of it, else from small pages.  Why the
+ * pool: a fresh 4 KiB page costs the kernel about 0.3-0.4 ms per MiB
+ * (allocation, memcg charge, LRU, zeroing: docs/accounting.md "First
+ * writes"), a page of the pool only its zeroing (0.09 ms per MiB once the
+ * host backs it).  No MAP_NORESERVE there: the mmap then reserves the
+ * segment's pages, so it fails (and we fall back) when the pool is short,
+ * instead of a later write faulting SIGBUS. */
 static unsigned char *seg_map(struct mem_store *m, struct mem_seg *g)
 {
 	unsigned char *base = atomic_load_explicit(&g->base, memory_order_relaxed);
 	if (!base) {
-		void *p = mmap(NULL, m->seg_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-			       -1, 0);
-		if (p != MAP_FAILED)
+		void *p = MAP_FAILED;
+		g->huge = false;
+		if (m->try_huge) {
+			p = mmap(NULL, m->seg_bytes, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB, -1, 0);
+			g->huge = p != MAP_FAILED;
+		}
+		if (p == MAP_FAILED)
+			p = mmap(NULL, m->seg_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				 -1, 0);
+		if (p != MAP_FAILED) {
+			say_kind(m, g->huge);
 			atomic_store_explicit(&g->base, base = p, memory_order_release);
+		}
 	}
 	return base;
 }
@@ -223,9 +292,12 @@ static void *mem_put(struct payload_store *ps, uint32_t id, const void *src)
 {
 	struct mem_store *m = mem_of(ps);
 	struct mem_seg *g = &m->segs[id >> SEG_SHIFT];
-	unsigned char *base = atomic_load_explicit(&g->base, memory_order_acquire);
 
 	unsigned prev = atomic_fetch_add(&g->live, 1);
+	/* read after counting ourselves: a live segment's base cannot change
+	 * (a hugetlb segment given back is unmapped, and a later put maps it
+	 * anew, both under seg_mu while live is 0) */
+	unsigned char *base = atomic_load_explicit(&g->base, memory_order_acquire);
 	if (prev == 0 || (prev & SEG_GIVING_BACK) || !base) {
 		/* first slot of an empty segment: wait out a give-back in progress,
 		 * reserve the mapping if it has none */
@@ -260,7 +332,17 @@ static void mem_free(struct payload_store *ps, uint32_t id, void *p)
 	/* marked while the memory goes: a put that counts itself now sees the
 	 * mark and waits for the lock instead of writing into the slot */
 	if (atomic_compare_exchange_strong(&g->live, &zero, SEG_GIVING_BACK)) {
-		(void)madvise(atomic_load_explicit(&g->base, memory_order_relaxed), m->seg_bytes, MADV_DONTNEED);
+		unsigned char *base = atomic_load_explicit(&g->base, memory_order_relaxed);
+		if (g->huge) {
+			/* unmapped, not MADV_DONTNEED: a private hugetlb mapping
+			 * does not get its reservation back when its pages go, so
+			 * a refault could find the pool empty (SIGBUS); the next
+			 * put maps the segment again (from the pool if it has room) */
+			munmap(base, m->seg_bytes);
+			atomic_store_explicit(&g->base, NULL, memory_order_relaxed);
+		} else {
+			(void)madvise(base, m->seg_bytes, MADV_DONTNEED);
+		}
 		g->returned = true;
 		atomic_fetch_and(&g->live, ~SEG_GIVING_BACK);
 	}
@@ -315,6 +397,7 @@ struct payload_store *payload_open(uint32_t block_bytes)
 	m->ps.ops = &mem_ops;
 	m->ps.block_bytes = block_bytes;
 	m->seg_bytes = (size_t)SEG_IDS * block_bytes;
+	m->try_huge = hugetlb_wanted(m->seg_bytes);
 	pthread_mutex_init(&m->seg_mu, NULL);
 	pthread_mutex_init(&m->fill_mu, NULL);
 	pthread_cond_init(&m->fill_cv, NULL);

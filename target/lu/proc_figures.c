@@ -5,6 +5,25 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+/* Bytes of hugetlb pages mapped by the process (/proc/self/status
+ * "HugetlbPages:", in kB; 0 when absent).  The array's payload segments may
+ * come from the hugetlb pool (handlers/array/payload_mem.c), and statm's
+ * resident count leaves those pages out. */
+static uint64_t hugetlb_bytes(void)
+{
+	char line[256];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "HugetlbPages: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb * 1024u;
+}
+
 uint64_t proc_rss_bytes(void)
 {
 	unsigned long long size = 0, res = 0;
@@ -16,7 +35,7 @@ uint64_t proc_rss_bytes(void)
 	if (fscanf(f, "%llu %llu", &size, &res) != 2)
 		res = 0;
 	fclose(f);
-	return (uint64_t)res * (uint64_t)(page > 0 ? page : 4096);
+	return (uint64_t)res * (uint64_t)(page > 0 ? page : 4096) + hugetlb_bytes();
 }
 
 double proc_cpu_seconds(void)

@@ -7,7 +7,8 @@
 
 #include <stdint.h>
 
-/* resident set size (bytes; 0 when /proc cannot tell) */
+/* resident set size (bytes; 0 when /proc cannot tell), hugetlb pages
+ * included (statm leaves them out) */
 uint64_t proc_rss_bytes(void);
 /* user + system CPU seconds since the start */
 double proc_cpu_seconds(void);

@@ -6,11 +6,20 @@
  * other's bytes; once a store holds 8 MiB, the filler makes the slots just
  * ahead of the highest one resident (as many bytes as the store holds, at
  * most 32 MiB) and no further, a smaller store gets nothing ahead, and a
- * child forked meanwhile goes on without it. */
+ * child forked meanwhile goes on without it.  Segments from the hugetlb pool
+ * (when it has room): data reads back, the pages count in the process's
+ * HugetlbPages while the segment lives and leave it when the segment
+ * empties, and the segment is used again; with the pool taken (or
+ * LUNLAB_HUGEPAGES=off) the store falls back to 4 KiB pages, which
+ * behave as above.  The tests above hugetlb run with LUNLAB_HUGEPAGES=off:
+ * they look at 4 KiB pages (mincore) and at a slot's address after its
+ * segment was given back (a hugetlb segment is unmapped then). */
 #include "array_test_util.h"
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 
@@ -242,8 +251,164 @@ static void test_concurrent_churn(void **state)
 	payload_close(ps);
 }
 
+/* The process's mapped hugetlb memory, kB (/proc/self/status). */
+static unsigned long long hugetlb_kb(void)
+{
+	char line[256];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "HugetlbPages: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Pages of the 2 MiB pool free and not reserved by anyone (0 without it). */
+static long pool_available(void)
+{
+	const char *dir = "/sys/kernel/mm/hugepages/hugepages-2048kB/";
+	long v[2] = { 0, 0 };
+	const char *name[2] = { "free_hugepages", "resv_hugepages" };
+	for (int i = 0; i < 2; i++) {
+		char path[128];
+		snprintf(path, sizeof(path), "%s%s", dir, name[i]);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			return 0;
+		if (fscanf(f, "%ld", &v[i]) != 1)
+			v[i] = 0;
+		fclose(f);
+	}
+	return v[0] > v[1] ? v[0] - v[1] : 0;
+}
+
+#define HUGE_KB 2048u
+
+/* From the pool: two segments.  Segment 0 holds ids 7 and 8 (one 2 MiB
+ * page); id SEG_IDS + 3 starts segment 1 and, 64 MiB into the store, the
+ * filler, which populates 32 MiB ahead of it to the next 1 MiB step: 64 MiB
+ * to 97 MiB, 17 pages of 2 MiB. */
+#define SEG1_PAGES 17u
+
+static void test_hugetlb_segments(void **state)
+{
+	(void)state;
+	if (pool_available() < 2 * (SEG_IDS * B / (2 * MiB)))
+		skip(); /* no room in the pool (vm.nr_hugepages): nothing to test here */
+	setenv("LUNLAB_HUGEPAGES", "auto", 1);
+	unsigned long long kb0 = hugetlb_kb();
+	struct payload_store *ps = payload_open(B);
+	setenv("LUNLAB_HUGEPAGES", "off", 1);
+	assert_non_null(ps);
+	uint8_t buf[B];
+	const uint32_t ids[3] = { 7, 8, SEG_IDS + 3 };
+	void *at[3];
+	for (int i = 0; i < 3; i++) {
+		fill(buf, ids[i]);
+		at[i] = payload_put(ps, ids[i], buf);
+		assert_non_null(at[i]);
+	}
+	payload_mem_settle(ps);
+	if (hugetlb_kb() == kb0 && pool_available() < 2 * (SEG_IDS * B / (2 * MiB))) {
+		/* another process (a parallel test) took the pool meanwhile: the
+		 * store rightly fell back; with room left, no huge page is a bug */
+		for (int i = 0; i < 3; i++)
+			payload_free(ps, ids[i], at[i]);
+		payload_close(ps);
+		skip();
+	}
+	assert_int_equal(hugetlb_kb() - kb0, (1 + SEG1_PAGES) * HUGE_KB);
+	for (int i = 0; i < 3; i++) {
+		fill(buf, ids[i]);
+		assert_memory_equal(at[i], buf, B);
+	}
+	/* segment 0 empties: its page goes back to the pool */
+	payload_free(ps, ids[0], at[0]);
+	assert_int_equal(hugetlb_kb() - kb0, (1 + SEG1_PAGES) * HUGE_KB);
+	payload_free(ps, ids[1], at[1]);
+	assert_int_equal(hugetlb_kb() - kb0, SEG1_PAGES * HUGE_KB);
+	fill(buf, ids[2]);
+	assert_memory_equal(at[2], buf, B); /* the other segment is untouched */
+	/* and is used again (mapped anew) */
+	fill(buf, 1234);
+	void *p = payload_put(ps, ids[1], buf);
+	assert_non_null(p);
+	assert_memory_equal(p, buf, B);
+	assert_int_equal(hugetlb_kb() - kb0, (1 + SEG1_PAGES) * HUGE_KB);
+	payload_free(ps, ids[1], p);
+	payload_free(ps, ids[2], at[2]);
+	assert_int_equal(hugetlb_kb() - kb0, 0);
+	payload_close(ps);
+}
+
+/* The churn of test_concurrent_churn on a hugetlb segment: it is unmapped
+ * and mapped anew each time it empties, under four writers. */
+static void test_hugetlb_churn(void **state)
+{
+	(void)state;
+	if (pool_available() < SEG_IDS * B / (2 * MiB))
+		skip();
+	setenv("LUNLAB_HUGEPAGES", "auto", 1);
+	struct payload_store *ps = payload_open(B);
+	setenv("LUNLAB_HUGEPAGES", "off", 1);
+	pthread_t t[4];
+	struct worker w[4];
+	for (uint32_t i = 0; i < 4; i++) {
+		w[i] = (struct worker){ ps, i, 0 };
+		assert_int_equal(pthread_create(&t[i], NULL, churn, &w[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		assert_int_equal(w[i].bad, 0);
+	}
+	payload_close(ps);
+}
+
+/* The pool wanted but without room (this test takes what is left of it
+ * first, so the outcome does not depend on the machine's vm.nr_hugepages):
+ * the store falls back to 4 KiB pages, stores, reads back and gives its
+ * memory back. */
+static void test_hugetlb_fallback(void **state)
+{
+	(void)state;
+	void *hog = MAP_FAILED;
+	size_t hog_len = 0;
+	for (long n = pool_available(); n > 0 && hog == MAP_FAILED; n--) {
+		hog_len = (size_t)n * 2 * MiB;
+		/* reserved, never touched: the pool has no free page left */
+		hog = mmap(NULL, hog_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	}
+	setenv("LUNLAB_HUGEPAGES", "auto", 1);
+	unsigned long long kb0 = hugetlb_kb();
+	struct payload_store *ps = payload_open(B);
+	setenv("LUNLAB_HUGEPAGES", "off", 1);
+	assert_non_null(ps);
+	uint8_t buf[B];
+	void *at[33];
+	for (uint32_t id = 0; id < 33; id++) {
+		fill(buf, id);
+		at[id] = payload_put(ps, id, buf);
+		assert_non_null(at[id]);
+	}
+	assert_int_equal(hugetlb_kb(), kb0);
+	assert_int_equal(resident_pages(at[0], 32 * B), 32);
+	for (uint32_t id = 0; id < 33; id++) {
+		fill(buf, id);
+		assert_memory_equal(at[id], buf, B);
+		payload_free(ps, id, at[id]);
+	}
+	assert_int_equal(resident_pages(at[0], 32 * B), 0);
+	payload_close(ps);
+	if (hog != MAP_FAILED)
+		munmap(hog, hog_len);
+}
+
 int main(void)
 {
+	/* the tests above the hugetlb ones look at 4 KiB pages */
+	setenv("LUNLAB_HUGEPAGES", "off", 1);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_put_read_ids),
 		cmocka_unit_test(test_empty_segment_given_back),
@@ -251,6 +416,9 @@ int main(void)
 		cmocka_unit_test(test_filler_populates_ahead),
 		cmocka_unit_test(test_small_store_no_filler),
 		cmocka_unit_test(test_fork_with_filler),
+		cmocka_unit_test(test_hugetlb_segments),
+		cmocka_unit_test(test_hugetlb_churn),
+		cmocka_unit_test(test_hugetlb_fallback),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -87,6 +87,15 @@ static void command_line(void **state)
 	char *argv5[] = { "lunlab-target", "--handler-threads", "1025", NULL };
 	assert_int_equal(cli_parse(3, argv5, &c), -1);
 	cli_free(&c);
+
+	/* the hugetlb pool: used unless told not to */
+	assert_int_equal(cli_parse(1, argv2, &c), 0);
+	assert_false(c.no_hugepages);
+	cli_free(&c);
+	char *argv6[] = { "lunlab-target", "--no-hugepages", NULL };
+	assert_int_equal(cli_parse(2, argv6, &c), 0);
+	assert_true(c.no_hugepages);
+	cli_free(&c);
 }
 
 /* --login-timeout / --stall-timeout: -1 when not given (the environment or

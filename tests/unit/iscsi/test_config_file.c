@@ -68,7 +68,8 @@ static void values(void **state)
 		"api-metrics-open: true\n"
 		"cluster: [\"name=c1,model=x2\", \"name=c2,block=4096\"]\n"
 		"state-dir: /var/lib/lunlab\n"
-		"handler-threads: 24\n";
+		"handler-threads: 24\n"
+		"no-hugepages: true\n";
 	struct cli c;
 	char err[512];
 
@@ -99,6 +100,7 @@ static void values(void **state)
 	assert_string_equal(c.clusters[1], "name=c2,block=4096");
 	assert_string_equal(c.state_dir, "/var/lib/lunlab");
 	assert_int_equal(c.handler_threads, 24);
+	assert_true(c.no_hugepages);
 	assert_int_equal(c.line[CLI_STATE_DIR], 37);
 	assert_int_equal(c.nluns, 3);
 	assert_true(c.luns[0].size == 2ull << 30);
@@ -169,7 +171,7 @@ struct bad {
 };
 
 #define KNOWN "listen, iqn, lun, handler-path, io-threads, portal-group, max-sessions, login-timeout, " \
-	      "stall-timeout, alias, allow-initiator, auth-file, trace, quiet, state-dir, check-state, api, api-cert, api-key, api-metrics-open, cluster, fault, alua, handler-threads"
+	      "stall-timeout, alias, allow-initiator, auth-file, trace, quiet, state-dir, check-state, api, api-cert, api-key, api-metrics-open, cluster, fault, alua, handler-threads, no-hugepages"
 
 static const struct bad bads[] = {
 	/* unknown key */
