@@ -4,7 +4,7 @@
 # BUILD's (default build) lunlab-target with the API on 127.0.0.1 and a scratch state
 # directory, and stops it (its log judged as the tests do).  A measurement, not a test.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 build=${1:-build}
 source tests/api/run-api-target.sh
 work=$(mktemp -d /tmp/lunlab-api-post-cost.XXXXXX)
