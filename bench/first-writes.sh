@@ -132,8 +132,9 @@ lunlab() {
 	rss=$(rss_mib "$LL_PID")
 	# which pages the payloads came from (the target logs it once per kind; nothing when the
 	# machine has no hugetlb pool: 4 KiB pages)
-	kind=$(grep -o 'memory from the hugetlb pool\|memory from 4 KiB pages' "$work/lunlab.log" | sed 's/memory from //' |
-		sort -u | paste -sd+ -)
+	# (grep finds nothing then: under pipefail that must not end the script)
+	kind=$({ grep -o 'memory from the hugetlb pool\|memory from 4 KiB pages' "$work/lunlab.log" || true; } |
+		sed 's/memory from //' | sort -u | paste -sd+ -)
 	record "$r" "$sys" first "${first[0]}" "${first[1]}" "$t0" "$t1" "$c0" "$c1" "$m0" "$m1" \
 		"target RSS ${rss} MiB after $((first[1] * 4)) MiB written, payloads in ${kind:-4 KiB pages}" "$f0" "$f1" "$p0" "$p1"
 	t0=$(date +%s.%N) c0=$(cpu_ticks "$LL_PID") m0=$(machine) f0=$(fill_ticks "$LL_PID") p0=$(min_faults "$LL_PID")
