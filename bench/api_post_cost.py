@@ -10,28 +10,16 @@ time per POST.  A measurement, not a test: it never fails on a figure."""
 import concurrent.futures
 import os
 import sys
-import threading
 import time
 
-import requests
-import urllib3
+# the session, the POST and the CPU reading are api_list.py's (the same target, the same counters)
+from api_list import create, target_cpu
 
-urllib3.disable_warnings()
 API = os.environ["LUNLAB_API"]
-AUTH = (os.environ["LUNLAB_API_USER"], os.environ["LUNLAB_API_PASSWORD"])
 CHECKPOINTS = [int(x) for x in os.environ.get("VOLUMES", "1000,5000").split(",")]
 SAMPLE = int(os.environ.get("SAMPLE", "50"))
 CLIENTS = int(os.environ.get("CLIENTS", "4"))
-URL = "https://%s/api/json/v2/types/" % API
 PID = os.environ["LUNLAB_PID"]
-local = threading.local()
-
-
-def target_cpu():
-    """the target's user+system CPU seconds so far"""
-    with open("/proc/%s/stat" % PID) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def target_written():
@@ -42,21 +30,6 @@ def target_written():
             if line.startswith("wchar:"):
                 return int(line.split()[1])
     return 0
-
-
-def session():
-    if not hasattr(local, "s"):
-        local.s = requests.Session()
-        local.s.auth = AUTH
-        local.s.verify = False
-        local.s.trust_env = False  # REQUESTS_CA_BUNDLE would override verify=False
-    return local.s
-
-
-def create(i):
-    r = session().post(URL + "volumes", json={"vol-name": "bench-%05d" % i, "vol-size": "1g"}, timeout=600)
-    if r.status_code != 201:
-        raise SystemExit("POST volumes bench-%05d: %d %s" % (i, r.status_code, r.text))
 
 
 def main():
