@@ -163,6 +163,8 @@ static void escaped(struct json_text *w, const char *s)
 		const char *e = NULL;
 		char u[6];
 
+		if (c >= ' ' && c != '"' && c != '\\')
+			continue; /* most bytes: one test, not the switch */
 		switch (c) {
 		case '\b': e = "\\b"; break;
 		case '\n': e = "\\n"; break;
