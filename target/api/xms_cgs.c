@@ -10,6 +10,7 @@
 #include "target/api/api_json.h"
 #include "target/api/xms_common.h"
 #include "target/api/xms_resources.h"
+#include "target/api/xms_tags.h"
 
 static struct json_object *cg_json(const struct xms_cg *g)
 {
@@ -29,7 +30,7 @@ static struct json_object *cg_json(const struct xms_cg *g)
 	}
 	json_object_object_add(o, "vol-list", vl);
 	json_object_object_add(o, "num-of-vols", json_object_new_int64((int64_t)g->vols.n));
-	xms_attrs_show(&g->attrs, XMS_ATTR_TAGS, o);
+	xms_tag_list_show(&g->attrs, o);
 	return o;
 }
 
@@ -99,7 +100,9 @@ static void post_cg(struct xms_ctx *x)
 		api_error(x->rsp, 400, XMS_ERR_TOO_MANY);
 		return;
 	}
-	if (!vol_list(x, c, &vols)) {
+	/* Volume tags in tag-list name the group's volumes too (XtremIO.Utils'
+	 * New-XIOConsistencyGroup -Tag) */
+	if (!vol_list(x, c, &vols) || !xms_tag_list_volumes(x, c->index, &vols)) {
 		free(vols.v);
 		return;
 	}
