@@ -131,19 +131,25 @@ static void put_cg(struct xms_ctx *x, uint64_t index)
 	static const char *const fields[] = { "new-name", "consistency-group-name", "name", NULL };
 	struct xms_cg *g = xms_cg_get(&g_xms, index);
 	const char *name;
+	struct xms_attrs attrs = g->attrs;
 	int rc = xms_field_any(x, fields, XMS_NAME_MAX, &name, NULL);
 
 	if (rc < 0)
 		return;
-	if (rc == 0 || !xms_name_ok(name)) {
+	/* a new name, or its tags (tag-list) */
+	if ((rc == 0 && !json_object_object_get_ex(x->body, "tag-list", NULL)) || (rc > 0 && !xms_name_ok(name))) {
 		api_error(x->rsp, 400, "Command Syntax Error: new-name: want 1..128 printable characters");
 		return;
 	}
-	if (xms_cg_by_name(&g_xms, name) && xms_cg_by_name(&g_xms, name) != g) {
+	if (rc > 0 && xms_cg_by_name(&g_xms, name) && xms_cg_by_name(&g_xms, name) != g) {
 		api_error(x->rsp, 400, XMS_ERR_OBJ_NAME_NOT_UNIQUE);
 		return;
 	}
-	snprintf(g->name, sizeof(g->name), "%s", name);
+	if (!xms_attrs_field(x, XMS_ATTR_TAGS, &attrs))
+		return;
+	if (rc > 0)
+		snprintf(g->name, sizeof(g->name), "%s", name);
+	g->attrs = attrs;
 	xms_reply_ok(x);
 }
 

@@ -163,6 +163,11 @@ def make():
     cg = content("consistency-groups", "cgt")
     ok("cg: tagged prod, holding gold's volumes v1 v2 v3", tag_names(cg) == ["/ConsistencyGroup/prod"]
        and sorted(v[1] for v in cg["vol-list"]) == ["v1", "v2", "v3"], cg)
+    r = req("PUT", "consistency-groups", params={"name": "cgt"}, json={"tag-list": []})
+    ok("PUT cgt tag-list []: 200, no tag left", r.status_code == 200 and
+       content("consistency-groups", "cgt").get("tag-list") == [], r.text)
+    r = req("PUT", "consistency-groups", params={"name": "cgt"}, json={"tag-list": ["/ConsistencyGroup/prod"]})
+    ok("PUT cgt tag-list [prod]: 200", r.status_code == 200, r.text)
     # snapshot sets: tag-list as the sources (PyXtremIO's create_snapshot_from_taglist)
     r = req("POST", "snapshots", json=dict(C, **{"tag-list": ["/Volume/apps/db/logs"], "snapshot-set-name": "ss1"}))
     ok("a snapshot of logs' volumes (v3): 201, one link", r.status_code == 201 and len(r.json()["links"]) == 1, r.text)
