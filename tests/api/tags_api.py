@@ -205,6 +205,11 @@ def make():
     ok("GET with cluster-name: num-of-direct-objs 1", t.status_code == 200
        and t.json()["content"]["num-of-direct-objs"] == 1, t.text)
     ok("esx's index kept", t.json()["content"]["index"] == esx)
+    # each change is an audit event of entity Tag (the tag's name in its entity-details)
+    ev = req("GET", "events", params={"entity": "Tag"}).json().get("events", [])
+    ok("events: the tags made, changed and removed", any(e["entity_details"] == "/Volume/gold" and
+                                                         "created tags" in e["description"] for e in ev)
+       and any("removed tags '/Volume/services'" in e["description"] for e in ev), ev[-3:])
 
 
 def restart():
