@@ -508,6 +508,12 @@ def api_seeds():
         "cluster-id": "name=mts-v&cluster-id=1",
         "events": "from-date-time=2026-12-04%2021:00:00&to-date-time=2026-12-04%2022:00:00&severity=major&limit=5",
         "performance": "entity=Volume&obj-list=v1&obj-list=v2&granularity=ten_minutes&time-frame=last_hour&limit=50",
+        # the performance query of initiators: XtremIO.Utils' Get-XIOPerformanceCounter -EntityType
+        # Initiator (limit first, dates as from-time/to-time), and a lower-case entity
+        "performance-initiator": "limit=50&entity=Initiator&granularity=one_minute&obj-list=host1-iscsi"
+                                 "&from-time=2026-12-05%2007:00:00&to-time=2026-12-05%2008:00:00",
+        "performance-lower": "entity=initiator&time-frame=real_time&granularity=raw&limit=100000",
+        "performance-bad": "entity=Initiator&granularity=one_week&from-time=2026-13-05%2007:00:00&limit=0",
         "coprhd-export": "full=1&cluster-name=xbrick1&prop=vol-id&prop=lun-mapping-list&prop=naa-name"
                          "&filter=vol-id:eq:cop-v",
     }
