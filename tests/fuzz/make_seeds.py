@@ -557,8 +557,8 @@ def api_seeds():
 
 
 def xms_log_seeds():
-    """fuzz-xms-log-store: byte 0 picks events (1) or alerts (0), bit 1 a store that fails
-    after the records; the records (as xms_events.c / xms_alerts.c store them) split at
+    """fuzz-xms-log-store: byte 0 picks events (1), hardware faults (4) or alerts (0), bit 1
+    a store that fails after the records; the records (as xms_events.c / xms_alerts.c store them) split at
     "\n\x1e"."""
     import json
 
@@ -591,6 +591,11 @@ def xms_log_seeds():
                                                    al(9, "storage_controller_failed")))
     write("fuzz-xms-log-store", "alerts-bad-type", recs(0, al(1, "no_such_alert")))
     write("fuzz-xms-log-store", "empty", bytes([1]))
+    # api-hardware records (xms_hw_store.h): a failed SSD and a failed controller, a bad number
+    hw = lambda **kw: dict({"cluster": "xbrick1", "component": "ssd", "number": 3}, **kw)
+    write("fuzz-xms-log-store", "hardware", recs(4, hw(), hw(component="storage-controller", number=2)))
+    write("fuzz-xms-log-store", "hardware-bad-number", recs(4, hw(number=0)))
+    write("fuzz-xms-log-store", "hardware-store-fails", recs(4, hw(), store_fails=True))
 
 
 if __name__ == "__main__":
