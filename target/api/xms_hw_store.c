@@ -80,6 +80,10 @@ static int load_one(const char *key, const void *val, size_t len, void *arg)
 		r.n = (unsigned)json_object_get_int64(v);
 		json_object_object_get_ex(o, "cluster", &v);
 		snprintf(r.cluster, sizeof(r.cluster), "%s", json_object_get_string(v));
+		/* printed in a line if it is dropped: no control bytes */
+		for (size_t i = 0; r.cluster[i]; i++)
+			if ((unsigned char)r.cluster[i] < ' ' || (unsigned char)r.cluster[i] == 0x7f)
+				bad = "cluster";
 	}
 	json_object_put(o);
 	json_tokener_free(tok);
