@@ -5,7 +5,8 @@
  * parameter).  Pure parsing of outside input, so the API fuzzer
  * (fuzz-api-query) runs it on every query string it makes.
  *
- * entity= compares without case (MTSXtremIO's notes send `entity=target`)
+ * entity= compares without case (MTSXtremIO's smoke test's ad-hoc commands
+ * send `entity=target`)
  * and the answer names the entity as XMS spells it. */
 #ifndef LUNLAB_XMS_PERF_QUERY_H
 #define LUNLAB_XMS_PERF_QUERY_H
