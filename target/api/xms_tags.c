@@ -512,8 +512,6 @@ static void put_tag(struct xms_ctx *x, uint64_t index)
 static void del_tag(struct xms_ctx *x, uint64_t index)
 {
 	struct xms_tag *t = xms_tag_get(&g_xms, index);
-	uint64_t *gone;
-	size_t n = 0;
 
 	if (wants_assignment(x)) {
 		struct xms_tag_entity e;
@@ -532,13 +530,23 @@ static void del_tag(struct xms_ctx *x, uint64_t index)
 		api_errorf(x->rsp, 400, "Command Syntax Error: /%s is a root tag: it cannot be removed", t->caption);
 		return;
 	}
-	/* the tag and every tag under it (Remove-XIOTag: "and any child tags");
-	 * their objects keep everything but the tag */
-	gone = malloc(g_xms.tags.n * sizeof(*gone));
-	if (!gone) {
+	if (!xms_tag_remove(index)) {
 		api_error(x->rsp, 500, "out of memory");
 		return;
 	}
+	xms_reply_ok(x);
+}
+
+bool xms_tag_remove(uint64_t index)
+{
+	uint64_t *gone;
+	size_t n = 0;
+
+	/* the tag and every tag under it (Remove-XIOTag: "and any child tags");
+	 * their objects keep everything but the tag */
+	gone = malloc(g_xms.tags.n * sizeof(*gone));
+	if (!gone)
+		return false;
 	for (size_t i = 0; i < g_xms.tags.n; i++)
 		if (under(&g_xms.tags.v[i], index))
 			gone[n++] = g_xms.tags.v[i].index;
@@ -552,7 +560,7 @@ static void del_tag(struct xms_ctx *x, uint64_t index)
 	for (size_t i = 0; i < n; i++)
 		xms_tag_del(&g_xms, gone[i]);
 	free(gone);
-	xms_reply_ok(x);
+	return true;
 }
 
 const struct xms_type xms_type_tags = {
