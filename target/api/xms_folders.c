@@ -37,16 +37,24 @@ static int64_t now_ms(void)
 	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
 }
 
-/* The kind's root tag, made when first needed (as POST tags makes it): an
- * XMS always has its root folder "/", so a GET may make it.  NULL: out of
- * memory. */
-static struct xms_tag *root_of(enum xms_tag_kind k)
+/* the kind's root tag; NULL: not made yet */
+static struct xms_tag *root_find(enum xms_tag_kind k)
 {
-	struct xms_tag *t;
-
 	for (size_t i = 0; i < g_xms.tags.n; i++)
 		if (!g_xms.tags.v[i].parent && g_xms.tags.v[i].kind == k)
 			return &g_xms.tags.v[i];
+	return NULL;
+}
+
+/* The kind's root tag, made when first needed (as POST tags makes it): an
+ * XMS always has its root folder "/", so a GET may make it; a refused
+ * request does not (it changes nothing).  NULL: out of memory. */
+static struct xms_tag *root_of(enum xms_tag_kind k)
+{
+	struct xms_tag *t = root_find(k);
+
+	if (t)
+		return t;
 	t = xms_tag_add(&g_xms);
 	if (!t)
 		return NULL;
@@ -76,11 +84,14 @@ static struct json_object *folder_oid(const struct xms_tag *t)
 }
 
 /* the folder of kind k a reference names: "/a/b" (a folder name), an
- * index as digits or a JSON number; NULL: none */
-static struct xms_tag *folder_ref(enum xms_tag_kind k, struct json_object *v)
+ * index as digits or a JSON number; NULL: none.  *root: it names "/"
+ * (NULL then when the root tag is not made yet). */
+static struct xms_tag *folder_ref(enum xms_tag_kind k, struct json_object *v, bool *root)
 {
 	struct xms_tag *t = NULL;
 	uint64_t index = 0;
+
+	*root = false;
 
 	if (v && json_object_is_type(v, json_type_int)) {
 		int64_t i = json_object_get_int64(v);
@@ -93,8 +104,10 @@ static struct xms_tag *folder_ref(enum xms_tag_kind k, struct json_object *v)
 		if (len == 0 || len > FOLDER_NAME_MAX || strlen(s) != len)
 			return NULL;
 		if (*s == '/') {
-			if (strcmp(s, "/") == 0)
-				return root_of(k);
+			if (strcmp(s, "/") == 0) {
+				*root = true;
+				return root_find(k);
+			}
 			snprintf(tn, sizeof(tn), "/%s%s", xms_tag_entity(k), s);
 			t = xms_tag_by_name(&g_xms, tn);
 		} else if (strspn(s, "0123456789") == len && len < 20) {
@@ -104,7 +117,10 @@ static struct xms_tag *folder_ref(enum xms_tag_kind k, struct json_object *v)
 	}
 	if (!t && index)
 		t = xms_tag_get(&g_xms, index);
-	return t && t->kind == k ? t : NULL;
+	if (!t || t->kind != k)
+		return NULL;
+	*root = !t->parent;
+	return t;
 }
 
 /* ---- objects in folders ---- */
@@ -113,16 +129,19 @@ bool xms_folder_field(struct xms_ctx *x, enum xms_tag_kind k, struct xms_attrs *
 {
 	struct json_object *v;
 	const struct xms_tag *t;
+	bool root;
 
 	if (!json_object_object_get_ex(x->body, "parent-folder-id", &v) || !v)
 		return true;
 	if (!json_object_is_type(v, json_type_string) && !json_object_is_type(v, json_type_int))
 		return api_error(x->rsp, 400, "Command Syntax Error: parent-folder-id: want a folder name (\"/a\") or index");
-	t = folder_ref(k, v);
+	t = folder_ref(k, v, &root);
+	if (root)
+		return true; /* "/": in no folder */
 	if (!t)
 		return api_errorf(x->rsp, 400, "%s: parent-folder-id", XMS_ERR_NOT_FOUND);
-	if (!t->parent || xms_attrs_has_tag(a, t->index))
-		return true; /* "/": in no folder */
+	if (xms_attrs_has_tag(a, t->index))
+		return true;
 	if (a->ntags == XMS_TAGS_PER_OBJECT)
 		return api_errorf(x->rsp, 400, "Command Syntax Error: tag-list: at most %d tags per object",
 				  XMS_TAGS_PER_OBJECT);
@@ -226,6 +245,7 @@ static void post_folder(struct xms_ctx *x)
 	struct json_object *pv = NULL;
 	struct xms_tag *parent, *t;
 	uint64_t pindex;
+	bool root;
 	int rc = xms_field_string(x, "caption", XMS_NAME_MAX, &caption);
 
 	if (rc < 0)
@@ -240,22 +260,32 @@ static void post_folder(struct xms_ctx *x)
 		api_error(x->rsp, 400, "Command Syntax Error: parent-folder-id: want a folder name (\"/a\") or index");
 		return;
 	}
-	parent = pv ? folder_ref(k, pv) : root_of(k);
-	if (!parent) {
+	if (pv) {
+		parent = folder_ref(k, pv, &root);
+	} else {
+		parent = root_find(k);
+		root = true;
+	}
+	if (!parent && !root) {
 		api_errorf(x->rsp, 400, "%s: parent-folder-id", XMS_ERR_NOT_FOUND);
 		return;
 	}
-	if (xms_tag_depth(&g_xms, parent) >= XMS_TAG_DEPTH_MAX) {
+	if (parent && xms_tag_depth(&g_xms, parent) >= XMS_TAG_DEPTH_MAX) {
 		api_errorf(x->rsp, 400, "Command Syntax Error: parent-folder-id: at most %d levels below \"/\"",
 			   XMS_TAG_DEPTH_MAX - 1);
 		return;
 	}
-	if (sibling_named(parent->index, caption, NULL)) {
+	if (parent && sibling_named(parent->index, caption, NULL)) {
 		api_error(x->rsp, 400, XMS_ERR_OBJ_NAME_NOT_UNIQUE);
 		return;
 	}
-	if (g_xms.tags.n + 1 > XMS_MAX_OBJECTS) {
+	if (g_xms.tags.n + 2 > XMS_MAX_OBJECTS) {
 		api_error(x->rsp, 400, XMS_ERR_TOO_MANY);
+		return;
+	}
+	/* the root made now, when nothing can refuse the request any more */
+	if (!parent && !(parent = root_of(k))) {
+		api_error(x->rsp, 500, "out of memory");
 		return;
 	}
 	pindex = parent->index; /* xms_tag_add may move the tags */

@@ -645,7 +645,9 @@ def xms_tags_seeds():
     """fuzz-xms-tags: requests separated by "\n\x1e", each a selector byte (fuzz_xms_tags.c's
     reqs[]: 0 POST tags, 1 PUT tags/2, 2 PUT tags?name=/Volume/gold, 3 DELETE tags/2, 4 DELETE
     tags?name=/Volume/gold, 5 PUT tags/1, 6 DELETE tags/3, 7 PUT tags/3, 8 POST initiator-groups,
-    9 PUT initiator-groups?name=ig1, 10 POST consistency-groups, 11.. GETs) and a JSON body."""
+    9 PUT initiator-groups?name=ig1, 10 POST consistency-groups, 11..15 GETs, 16 POST v1
+    volume-folders, 17 PUT volume-folders/2, 18 DELETE volume-folders/2, 19 POST ig-folders,
+    20 GET volume-folders?name=/, 21 GET v3 ig-folders) and a JSON body."""
     import json
 
     def run(*reqs):
@@ -675,6 +677,25 @@ def xms_tags_seeds():
         (6, {}),
         (1, {"entity": "InitiatorGroup", "entity-details": "ig1"}),
         (8, {"ig-name": "ig3", "tag-list": ["/Volume/gold"]})))
+    # folders (xms_folders.c): XtremIO.Utils' and goxtremio's bodies
+    write("fuzz-xms-tags", "folders", run(
+        (16, {"caption": "db", "parent-folder-id": "/"}),
+        (16, {"caption": "logs", "parent-folder-id": "/db"}),
+        (19, {"caption": "hosts"}),
+        (8, {"ig-name": "ig2", "parent-folder-id": "/hosts", "cluster-id": "xbrick1"}),
+        (17, {"caption": "silver"}),
+        (20, {}),
+        (18, {"folder-name": "/silver", "folder-type": "Volume"}),
+        (21, {})))
+    write("fuzz-xms-tags", "folder-refusals", run(
+        (16, {"caption": "a/b"}),
+        (16, {"caption": "x", "parent-folder-id": "/nope"}),
+        (16, {"caption": "x", "parent-folder-id": []}),
+        (19, {"caption": "x", "parent-folder-id": 2}),
+        (8, {"ig-name": "ig3", "parent-folder-id": "/nope"}),
+        (8, {"ig-name": "ig1", "parent-folder-id": "/"}),
+        (17, {}),
+        (21, {})))
 
 
 SETS = (api_seeds, iscsi_seeds, scsi_seeds, cdb_decode_seeds, calib_seeds, profile_seeds, lu_config_seeds,
