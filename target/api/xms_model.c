@@ -365,6 +365,7 @@ struct json_object *xms_model_to_json(const struct xms_model *m)
 		PUT_STR(o, "chap-authentication-mode", xms_chap_mode_name(c->chap_auth));
 		PUT_STR(o, "chap-discovery-mode", xms_chap_mode_name(c->chap_discovery));
 		PUT_STR(o, "serial", c->serial);
+		put_attrs(o, &c->attrs);
 		json_object_array_add(a, o);
 	}
 	a = typed(doc, "volumes", m->volumes.next);
@@ -648,6 +649,7 @@ int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err,
 		rd_mode(&r, o, "chap-authentication-mode", &x->chap_auth);
 		rd_mode(&r, o, "chap-discovery-mode", &x->chap_discovery);
 		rd_str(&r, o, "serial", x->serial, sizeof(x->serial), false);
+		rd_attrs(&r, o, &x->attrs);
 	});
 	EACH(&r, doc, "volumes", m->volumes, {
 		rd_str(&r, o, "name", x->name, sizeof(x->name), true);

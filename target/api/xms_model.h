@@ -46,6 +46,7 @@ struct xms_cluster {
 	uint32_t lb_size;            /* default logical block size of new volumes */
 	enum xms_chap_mode chap_auth, chap_discovery;
 	char serial[32];             /* sys-psnt-serial-number */
+	struct xms_attrs attrs;      /* its Cluster tags */
 	struct xms_perf_sample perf; /* runtime only: the last readings of its volumes' counters */
 	/* runtime only, from --cluster at every start (xms_cluster_spec.h):
 	 * 0 no limit */

@@ -118,6 +118,8 @@ bool xms_tag_entity_at(struct xms_model *m, enum xms_tag_kind k, size_t i, struc
 		ENTITY(m->cgs, m->cgs.v[i].cluster);
 	case XMS_TAG_SNAPSET:
 		ENTITY(m->snapsets, m->snapsets.v[i].cluster);
+	case XMS_TAG_CLUSTER:
+		ENTITY(m->clusters, m->clusters.v[i].index);
 	default:
 		return false;
 	}
@@ -177,7 +179,7 @@ int xms_tags_check(struct xms_model *m, char *err, size_t errlen)
 			}
 		}
 	}
-	for (int k = 0; k < XMS_TAG_MODEL_KINDS; k++) {
+	for (int k = 0; k < XMS_TAG_KINDS; k++) {
 		struct xms_tag_entity e;
 
 		for (size_t i = 0; xms_tag_entity_at(m, (enum xms_tag_kind)k, i, &e); i++) {

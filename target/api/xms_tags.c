@@ -439,10 +439,10 @@ static bool assignment(struct xms_ctx *x, const struct xms_tag *t, struct xms_ta
 				  xms_tag_entity(t->kind), entity);
 	if (!t->parent)
 		return api_errorf(x->rsp, 400, "Command Syntax Error: %.200s is a root tag: it tags no object itself", tn);
-	if (k >= XMS_TAG_MODEL_KINDS)
+	if (k >= XMS_TAG_MODEL_KINDS && k != XMS_TAG_CLUSTER)
 		return api_errorf(x->rsp, 400,
 				  "Command Syntax Error: entity: lunlab tags volumes, snapshots, initiator groups, "
-				  "initiators, consistency groups and snapshot sets, not %s objects", entity);
+				  "initiators, consistency groups, snapshot sets and clusters, not %s objects", entity);
 	if (!json_object_object_get_ex(x->body, "entity-details", &d) || !ref_of(d, &name, &index))
 		return api_error(x->rsp, 400, "Command Syntax Error: entity-details: want the object's name, index or id");
 	if (!entity_ref((enum xms_tag_kind)k, name, index, e))

@@ -10,7 +10,7 @@ objects it tags, in the phases tags_api.sh runs against one --state-dir:
            sources of a snapshot set and the volumes of a consistency group; every refusal
            with its exact status and message; a rename seen in the tag-list of what it tags;
            a volume's removal leaving its tags, a tag's removal (with its children) leaving
-           its objects untagged
+           its objects untagged; a Cluster tag on the cluster
   restart  (after a clean stop) the tags are back with their index, guid, name and color, and
            so is what they tag; a new tag gets a new index
 Environment as xms_api.py."""
@@ -210,6 +210,18 @@ def make():
     ok("events: the tags made, changed and removed", any(e["entity_details"] == "/Volume/gold" and
                                                          "created tags" in e["description"] for e in ev)
        and any("removed tags '/Volume/services'" in e["description"] for e in ev), ev[-3:])
+    # a Cluster tag on the cluster (XtremIO.Utils' New-XIOTagAssignment -Entity Cluster)
+    make_tag("Cluster", "prod")
+    put_tag("/Cluster/prod", {"entity": "Cluster", "entity-details": "xbrick1", "cluster-id": "xbrick1"},
+            "tag the cluster xbrick1")
+    ok("xbrick1 carries /Cluster/prod", tag_names(content("clusters", "xbrick1")) == ["/Cluster/prod"])
+    ok("/Cluster/prod tags xbrick1", [d[1] for d in tag("/Cluster/prod")["direct-list"]] == ["xbrick1"])
+    expect_err("a cluster that does not exist", req("PUT", "tags", params={"name": "/Cluster/prod"}, json={
+        "entity": "Cluster", "entity-details": "nope"}), 400, "obj_not_found")
+    r = req("DELETE", "tags", params={"name": "/Cluster/prod"}, json={"entity": "Cluster", "entity-details": "xbrick1"})
+    ok("untag the cluster: 200, its tag-list empty", r.status_code == 200
+       and tag_names(content("clusters", "xbrick1")) == [], r.text)
+    put_tag("/Cluster/prod", {"entity": "Cluster", "entity-details": 1}, "tag the cluster by its index")
 
 
 def restart():
@@ -220,6 +232,7 @@ def restart():
     ok("i1 carries esx", tag_names(content("initiators", "i1")) == ["/Initiator/esx"])
     ok("ss1 carries daily", tag_names(content("snapshot-sets", "ss1")) == ["/SnapshotSet/daily"])
     ok("cgt carries prod", tag_names(content("consistency-groups", "cgt")) == ["/ConsistencyGroup/prod"])
+    ok("xbrick1 carries /Cluster/prod", tag_names(content("clusters", "xbrick1")) == ["/Cluster/prod"])
     before = max(x["index"] for x in req("GET", "tags", params={"full": 1}).json()["tags"])
     new = make_tag("Volume", "silver")
     ok("a new tag's index is above every one before the restart (none reused)", new and new > before, (new, before))
