@@ -97,6 +97,7 @@ struct xms_ig *xms_ig_add(struct xms_model *m) { return ADD(m->igs); }
 struct xms_initiator *xms_initiator_add(struct xms_model *m) { return ADD(m->initiators); }
 struct xms_lunmap *xms_lunmap_add(struct xms_model *m) { return ADD(m->lunmaps); }
 struct xms_tag *xms_tag_add(struct xms_model *m) { return ADD(m->tags); }
+struct xms_inv_tagged *xms_inv_tagged_add(struct xms_model *m) { return ADD(m->inv_tagged); }
 
 struct xms_cluster *xms_cluster_get(struct xms_model *m, uint64_t i) { return GET(m->clusters, i); }
 struct xms_volume *xms_volume_get(struct xms_model *m, uint64_t i) { return GET(m->volumes, i); }
@@ -263,6 +264,13 @@ void xms_initiator_del(struct xms_model *m, uint64_t index) { DEL(m->initiators,
 void xms_lunmap_del(struct xms_model *m, uint64_t index) { DEL(m->lunmaps, index); }
 void xms_tag_del(struct xms_model *m, uint64_t index) { DEL(m->tags, index); }
 
+void xms_inv_tagged_prune(struct xms_model *m)
+{
+	for (size_t i = m->inv_tagged.n; i-- > 0;)
+		if (!m->inv_tagged.v[i].attrs.ntags)
+			DEL(m->inv_tagged, m->inv_tagged.v[i].index);
+}
+
 static void wipe(void *p, size_t n)
 {
 	volatile unsigned char *c = p;
@@ -287,6 +295,7 @@ void xms_model_free(struct xms_model *m)
 	free(m->initiators.v);
 	free(m->lunmaps.v);
 	free(m->tags.v);
+	free(m->inv_tagged.v);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -451,6 +460,19 @@ struct json_object *xms_model_to_json(const struct xms_model *m)
 		PUT_U64(o, "kind", t->kind);
 		PUT_STR(o, "color", t->color);
 		PUT_U64(o, "created-ms", t->created_ms);
+		json_object_array_add(a, o);
+	}
+	a = typed(doc, "inventory-tags", m->inv_tagged.next);
+	for (size_t i = 0; i < m->inv_tagged.n; i++) {
+		const struct xms_inv_tagged *t = &m->inv_tagged.v[i];
+		o = json_object_new_object();
+		head(o, t->index, t->guid, t->name);
+		PUT_STR(o, "obj-guid", t->obj_guid);
+		PUT_U64(o, "obj-index", t->obj_index);
+		PUT_U64(o, "cluster", t->cluster);
+		PUT_U64(o, "kind", t->kind);
+		PUT_U64(o, "n", t->n);
+		put_attrs(o, &t->attrs);
 		json_object_array_add(a, o);
 	}
 	return doc;
@@ -715,6 +737,17 @@ int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err,
 			x->kind = (uint8_t)rd_u64(&r, o, "kind");
 			rd_str(&r, o, "color", x->color, sizeof(x->color), false);
 			x->created_ms = (int64_t)rd_u64(&r, o, "created-ms");
+		});
+	/* models stored before inventory objects were tagged have none */
+	if (json_object_object_get_ex(doc, "inventory-tags", NULL))
+		EACH(&r, doc, "inventory-tags", m->inv_tagged, {
+			rd_str(&r, o, "name", x->name, sizeof(x->name), true);
+			rd_str(&r, o, "obj-guid", x->obj_guid, sizeof(x->obj_guid), true);
+			x->obj_index = rd_u64(&r, o, "obj-index");
+			x->cluster = rd_u64(&r, o, "cluster");
+			x->kind = (uint8_t)rd_u64(&r, o, "kind");
+			x->n = (uint32_t)rd_u64(&r, o, "n");
+			rd_attrs(&r, o, &x->attrs);
 		});
 	if (!r.bad && xms_tags_check(m, err, errlen) < 0)
 		r.bad = true;

@@ -120,9 +120,31 @@ bool xms_tag_entity_at(struct xms_model *m, enum xms_tag_kind k, size_t i, struc
 		ENTITY(m->snapsets, m->snapsets.v[i].cluster);
 	case XMS_TAG_CLUSTER:
 		ENTITY(m->clusters, m->clusters.v[i].index);
+	case XMS_TAG_BRICK:
+	case XMS_TAG_SC:
+	case XMS_TAG_SSD:
+	case XMS_TAG_BBU:
+		/* the tagged ones: their records (xms_model.h) */
+		for (size_t j = 0, seen = 0; j < m->inv_tagged.n; j++) {
+			struct xms_inv_tagged *t = &m->inv_tagged.v[j];
+			if (t->kind != k || seen++ != i)
+				continue;
+			out->index = t->obj_index;
+			out->name = t->name;
+			out->guid = t->obj_guid;
+			out->cluster = t->cluster;
+			out->attrs = &t->attrs;
+			return true;
+		}
+		return false;
 	default:
 		return false;
 	}
+}
+
+bool xms_tag_kind_inventory(int k)
+{
+	return k == XMS_TAG_BRICK || k == XMS_TAG_SC || k == XMS_TAG_SSD || k == XMS_TAG_BBU;
 }
 
 bool xms_attrs_has_tag(const struct xms_attrs *a, uint64_t tag)
@@ -177,6 +199,14 @@ int xms_tags_check(struct xms_model *m, char *err, size_t errlen)
 				snprintf(err, errlen, "tags[%zu]: the name %.200s is taken by tags[%zu]", i, n1, j);
 				return -1;
 			}
+		}
+	}
+	for (size_t i = 0; i < m->inv_tagged.n; i++) {
+		const struct xms_inv_tagged *t = &m->inv_tagged.v[i];
+		if (!xms_tag_kind_inventory(t->kind) || !t->n || !xms_cluster_get(m, t->cluster)) {
+			snprintf(err, errlen, "inventory-tags[%zu]: want kind X-Brick, StorageController, SSD or "
+				 "BatteryBackupUnit, n >= 1 and a cluster that exists", i);
+			return -1;
 		}
 	}
 	for (int k = 0; k < XMS_TAG_KINDS; k++) {

@@ -64,6 +64,11 @@ struct xms_tag_entity {
 };
 bool xms_tag_entity_at(struct xms_model *m, enum xms_tag_kind k, size_t i, struct xms_tag_entity *out);
 
+/* the kinds whose objects are the inventory's (tagged through its
+ * records, xms_model.h's xms_inv_tagged): X-Brick, StorageController, SSD,
+ * BatteryBackupUnit */
+bool xms_tag_kind_inventory(int k);
+
 /* attrs' tag list */
 bool xms_attrs_has_tag(const struct xms_attrs *a, uint64_t tag);
 void xms_attrs_untag(struct xms_attrs *a, uint64_t tag);

@@ -20,6 +20,7 @@
 #include "target/api/api_json.h"
 #include "target/api/json_text.h"
 #include "target/api/xms_common.h"
+#include "target/api/xms_inventory.h"
 
 #define COLOR_MAX 15
 
@@ -419,8 +420,31 @@ static void post_tag(struct xms_ctx *x)
 	xms_reply_created(x, "tags", t->index);
 }
 
-/* the entity and entity-details of a (un)tagging of t: false after answering */
-static bool assignment(struct xms_ctx *x, const struct xms_tag *t, struct xms_tag_entity *e)
+/* An inventory object (xms_inventory.h) as an entity: its tags are its
+ * record in the model, made for a tagging (make) and not for an untagging
+ * (a refusal changes nothing).  false after answering. */
+static bool inventory_entity(struct xms_ctx *x, enum xms_tag_kind k, const char *name, uint64_t index, bool make,
+			     struct xms_tag_entity *e)
+{
+	static struct xms_inv_ref ref; /* e's name and guid point here (one request at a time: the model lock) */
+
+	if (!(name && xms_inv_lookup(k, g_xms.scope, name, 0, &ref)) && !(index && xms_inv_lookup(k, 0, NULL, index, &ref)))
+		return api_error(x->rsp, 400, XMS_ERR_NOT_FOUND);
+	e->index = ref.index;
+	e->cluster = ref.cluster;
+	e->name = ref.name;
+	e->guid = ref.guid;
+	e->attrs = xms_inv_tags_of(&ref, make);
+	if (!e->attrs && make)
+		return api_error(x->rsp, 500, "out of memory");
+	if (!e->attrs)
+		return api_errorf(x->rsp, 400, "%s: %.128s does not carry the tag", XMS_ERR_NOT_FOUND, ref.name);
+	return true;
+}
+
+/* the entity and entity-details of a (un)tagging of t (make: a tagging):
+ * false after answering */
+static bool assignment(struct xms_ctx *x, const struct xms_tag *t, bool make, struct xms_tag_entity *e)
 {
 	const char *entity, *name;
 	char tn[XMS_TAG_NAME_MAX + 1];
@@ -439,12 +463,15 @@ static bool assignment(struct xms_ctx *x, const struct xms_tag *t, struct xms_ta
 				  xms_tag_entity(t->kind), entity);
 	if (!t->parent)
 		return api_errorf(x->rsp, 400, "Command Syntax Error: %.200s is a root tag: it tags no object itself", tn);
-	if (k >= XMS_TAG_MODEL_KINDS && k != XMS_TAG_CLUSTER)
+	if (k >= XMS_TAG_MODEL_KINDS && k != XMS_TAG_CLUSTER && !xms_tag_kind_inventory(k))
 		return api_errorf(x->rsp, 400,
 				  "Command Syntax Error: entity: lunlab tags volumes, snapshots, initiator groups, "
-				  "initiators, consistency groups, snapshot sets and clusters, not %s objects", entity);
+				  "initiators, consistency groups, snapshot sets, clusters, X-Bricks, storage controllers, "
+				  "SSDs and BBUs, not %s objects", entity);
 	if (!json_object_object_get_ex(x->body, "entity-details", &d) || !ref_of(d, &name, &index))
 		return api_error(x->rsp, 400, "Command Syntax Error: entity-details: want the object's name, index or id");
+	if (xms_tag_kind_inventory(k))
+		return inventory_entity(x, (enum xms_tag_kind)k, name, index, make, e);
 	if (!entity_ref((enum xms_tag_kind)k, name, index, e))
 		return api_error(x->rsp, 400, not_found_of((enum xms_tag_kind)k));
 	return true;
@@ -465,7 +492,7 @@ static void put_tag(struct xms_ctx *x, uint64_t index)
 	if (wants_assignment(x)) {
 		struct xms_tag_entity e;
 
-		if (!assignment(x, t, &e))
+		if (!assignment(x, t, true, &e))
 			return;
 		if (!xms_attrs_has_tag(e.attrs, t->index)) {
 			if (e.attrs->ntags == XMS_TAGS_PER_OBJECT) {
@@ -516,13 +543,14 @@ static void del_tag(struct xms_ctx *x, uint64_t index)
 	if (wants_assignment(x)) {
 		struct xms_tag_entity e;
 
-		if (!assignment(x, t, &e))
+		if (!assignment(x, t, false, &e))
 			return;
 		if (!xms_attrs_has_tag(e.attrs, t->index)) {
 			api_errorf(x->rsp, 400, "%s: %.128s does not carry the tag", XMS_ERR_NOT_FOUND, e.name);
 			return;
 		}
 		xms_attrs_untag(e.attrs, t->index);
+		xms_inv_tagged_prune(&g_xms); /* an inventory object's record goes with its last tag */
 		xms_reply_ok(x);
 		return;
 	}
@@ -560,6 +588,7 @@ bool xms_tag_remove(uint64_t index)
 	for (size_t i = 0; i < n; i++)
 		xms_tag_del(&g_xms, gone[i]);
 	free(gone);
+	xms_inv_tagged_prune(&g_xms);
 	return true;
 }
 
