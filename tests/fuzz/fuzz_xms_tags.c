@@ -91,6 +91,9 @@ static const struct {
 	{ API_POST, "/api/json/v2/types/ig-folders", NULL },
 	{ API_GET, "/api/json/v2/types/volume-folders", "/" },
 	{ API_GET, "/api/json/v3/types/ig-folders", NULL },
+	/* a fourth tag (one of the inventory's kinds, made by a POST first) */
+	{ API_PUT, "/api/json/v2/types/tags/4", NULL },
+	{ API_DELETE, "/api/json/v2/types/tags/4", NULL },
 };
 
 static char *model_text(void)
