@@ -141,6 +141,7 @@ static void put_cg(struct xms_ctx *x, uint64_t index)
 		return;
 	}
 	snprintf(g->name, sizeof(g->name), "%s", name);
+	xms_model_changed(&g_xms, XMS_KIND_CG, g->index);
 	xms_reply_ok(x);
 }
 
@@ -210,6 +211,7 @@ static void post_cgv(struct xms_ctx *x)
 		api_error(x->rsp, 500, "out of memory");
 		return;
 	}
+	xms_model_changed(&g_xms, XMS_KIND_CG, g->index);
 	xms_reply_created(x, "consistency-group-volumes", g->index);
 }
 
@@ -225,6 +227,7 @@ static void del_cgv(struct xms_ctx *x, uint64_t index)
 		return;
 	}
 	xms_idlist_remove(&g->vols, v->index);
+	xms_model_changed(&g_xms, XMS_KIND_CG, g->index);
 	xms_reply_ok(x);
 }
 

@@ -156,6 +156,7 @@ static void put_ig(struct xms_ctx *x, uint64_t index)
 	if (rc > 0)
 		snprintf(g->name, sizeof(g->name), "%s", name);
 	g->attrs = attrs;
+	xms_model_changed(&g_xms, XMS_KIND_IG, g->index);
 	xms_reply_ok(x);
 }
 
@@ -405,6 +406,7 @@ static void put_init(struct xms_ctx *x, uint64_t index)
 		n->ig = g->index;
 		n->cluster = g->cluster;
 	}
+	xms_model_changed(&g_xms, XMS_KIND_INITIATOR, n->index); /* CHAP, name, group or settings: stored */
 	if (xms_republish(x))
 		xms_reply_ok(x);
 }

@@ -88,13 +88,25 @@ static void arr_del(void *v, size_t *n, size_t size, uint64_t index)
 		return NULL;                                                                \
 	} while (0)
 
-struct xms_cluster *xms_cluster_add(struct xms_model *m) { return ADD(m->clusters); }
-struct xms_volume *xms_volume_add(struct xms_model *m) { return ADD(m->volumes); }
-struct xms_snapset *xms_snapset_add(struct xms_model *m) { return ADD(m->snapsets); }
-struct xms_cg *xms_cg_add(struct xms_model *m) { return ADD(m->cgs); }
-struct xms_ig *xms_ig_add(struct xms_model *m) { return ADD(m->igs); }
-struct xms_initiator *xms_initiator_add(struct xms_model *m) { return ADD(m->initiators); }
-struct xms_lunmap *xms_lunmap_add(struct xms_model *m) { return ADD(m->lunmaps); }
+/* a new object is marked at once: its fields are filled in after the
+ * add, and a save reads them then (xms_dirty.h) */
+static void *added(struct xms_model *m, enum xms_kind k, void *obj)
+{
+	if (obj)
+		xms_model_changed(m, k, *(uint64_t *)obj);
+	return obj;
+}
+
+struct xms_cluster *xms_cluster_add(struct xms_model *m) { return added(m, XMS_KIND_CLUSTER, ADD(m->clusters)); }
+struct xms_volume *xms_volume_add(struct xms_model *m) { return added(m, XMS_KIND_VOLUME, ADD(m->volumes)); }
+struct xms_snapset *xms_snapset_add(struct xms_model *m) { return added(m, XMS_KIND_SNAPSET, ADD(m->snapsets)); }
+struct xms_cg *xms_cg_add(struct xms_model *m) { return added(m, XMS_KIND_CG, ADD(m->cgs)); }
+struct xms_ig *xms_ig_add(struct xms_model *m) { return added(m, XMS_KIND_IG, ADD(m->igs)); }
+struct xms_initiator *xms_initiator_add(struct xms_model *m)
+{
+	return added(m, XMS_KIND_INITIATOR, ADD(m->initiators));
+}
+struct xms_lunmap *xms_lunmap_add(struct xms_model *m) { return added(m, XMS_KIND_LUNMAP, ADD(m->lunmaps)); }
 
 struct xms_cluster *xms_cluster_get(struct xms_model *m, uint64_t i) { return GET(m->clusters, i); }
 struct xms_volume *xms_volume_get(struct xms_model *m, uint64_t i) { return GET(m->volumes, i); }
@@ -223,12 +235,24 @@ void xms_idlist_remove(struct xms_idlist *l, uint64_t v)
 
 /* ---- removals ---- */
 
+/* each removal marks the object (its record goes) and every other object
+ * it changes (xms_dirty.h) */
 void xms_volume_del(struct xms_model *m, uint64_t index)
 {
-	for (size_t i = 0; i < m->cgs.n; i++)
-		xms_idlist_remove(&m->cgs.v[i].vols, index);
-	for (size_t i = 0; i < m->snapsets.n; i++)
-		xms_idlist_remove(&m->snapsets.v[i].vols, index);
+	for (size_t i = 0; i < m->cgs.n; i++) {
+		if (xms_idlist_has(&m->cgs.v[i].vols, index)) {
+			xms_idlist_remove(&m->cgs.v[i].vols, index);
+			xms_model_changed(m, XMS_KIND_CG, m->cgs.v[i].index);
+		}
+	}
+	for (size_t i = 0; i < m->snapsets.n; i++) {
+		if (xms_idlist_has(&m->snapsets.v[i].vols, index)) {
+			xms_idlist_remove(&m->snapsets.v[i].vols, index);
+			xms_model_changed(m, XMS_KIND_SNAPSET, m->snapsets.v[i].index);
+		}
+	}
+	if (xms_volume_get(m, index))
+		xms_model_changed(m, XMS_KIND_VOLUME, index);
 	DEL(m->volumes, index);
 }
 
@@ -238,10 +262,14 @@ void xms_snapset_del(struct xms_model *m, uint64_t index)
 
 	if (!s)
 		return;
-	for (size_t i = 0; i < m->volumes.n; i++)
-		if (m->volumes.v[i].snapset == index)
+	for (size_t i = 0; i < m->volumes.n; i++) {
+		if (m->volumes.v[i].snapset == index) {
 			m->volumes.v[i].snapset = 0;
+			xms_model_changed(m, XMS_KIND_VOLUME, m->volumes.v[i].index);
+		}
+	}
 	free(s->vols.v);
+	xms_model_changed(m, XMS_KIND_SNAPSET, index);
 	DEL(m->snapsets, index);
 }
 
@@ -252,12 +280,30 @@ void xms_cg_del(struct xms_model *m, uint64_t index)
 	if (!g)
 		return;
 	free(g->vols.v);
+	xms_model_changed(m, XMS_KIND_CG, index);
 	DEL(m->cgs, index);
 }
 
-void xms_ig_del(struct xms_model *m, uint64_t index) { DEL(m->igs, index); }
-void xms_initiator_del(struct xms_model *m, uint64_t index) { DEL(m->initiators, index); }
-void xms_lunmap_del(struct xms_model *m, uint64_t index) { DEL(m->lunmaps, index); }
+void xms_ig_del(struct xms_model *m, uint64_t index)
+{
+	if (xms_ig_get(m, index))
+		xms_model_changed(m, XMS_KIND_IG, index);
+	DEL(m->igs, index);
+}
+
+void xms_initiator_del(struct xms_model *m, uint64_t index)
+{
+	if (xms_initiator_get(m, index))
+		xms_model_changed(m, XMS_KIND_INITIATOR, index);
+	DEL(m->initiators, index);
+}
+
+void xms_lunmap_del(struct xms_model *m, uint64_t index)
+{
+	if (GET(m->lunmaps, index))
+		xms_model_changed(m, XMS_KIND_LUNMAP, index);
+	DEL(m->lunmaps, index);
+}
 
 static void wipe(void *p, size_t n)
 {
@@ -282,6 +328,7 @@ void xms_model_free(struct xms_model *m)
 	free(m->igs.v);
 	free(m->initiators.v);
 	free(m->lunmaps.v);
+	xms_dirty_free(&m->dirty);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -345,94 +392,174 @@ static void put_attrs(struct json_object *o, const struct xms_attrs *a)
 		json_object_object_add(o, "attrs", j);
 }
 
-struct json_object *xms_model_to_json(const struct xms_model *m)
+static struct json_object *cluster_json(const struct xms_cluster *c)
 {
-	struct json_object *doc = json_object_new_object(), *a, *o;
+	struct json_object *o = json_object_new_object();
+
+	head(o, c->index, c->guid, c->name);
+	PUT_STR(o, "keys", c->keys);
+	PUT_U64(o, "lb-size", c->lb_size);
+	PUT_STR(o, "chap-authentication-mode", xms_chap_mode_name(c->chap_auth));
+	PUT_STR(o, "chap-discovery-mode", xms_chap_mode_name(c->chap_discovery));
+	PUT_STR(o, "serial", c->serial);
+	return o;
+}
+
+static struct json_object *volume_json(const struct xms_volume *v)
+{
+	struct json_object *o = json_object_new_object();
+
+	head(o, v->index, v->guid, v->name);
+	PUT_U64(o, "cluster", v->cluster);
+	PUT_U64(o, "size", v->size);
+	PUT_U64(o, "lb-size", v->lb_size);
+	PUT_U64(o, "ancestor", v->ancestor);
+	PUT_U64(o, "snapset", v->snapset);
+	PUT_BOOL(o, "snapshot", v->snapshot);
+	PUT_BOOL(o, "readonly", v->readonly);
+	PUT_U64(o, "created", v->created);
+	put_attrs(o, &v->attrs);
+	return o;
+}
+
+static struct json_object *snapset_json(const struct xms_snapset *s)
+{
+	struct json_object *o = json_object_new_object();
+
+	head(o, s->index, s->guid, s->name);
+	PUT_U64(o, "cluster", s->cluster);
+	PUT_U64(o, "cg", s->cg);
+	json_object_object_add(o, "vols", ids_json(&s->vols));
+	PUT_U64(o, "created", s->created);
+	return o;
+}
+
+static struct json_object *cg_json(const struct xms_cg *g)
+{
+	struct json_object *o = json_object_new_object();
+
+	head(o, g->index, g->guid, g->name);
+	PUT_U64(o, "cluster", g->cluster);
+	json_object_object_add(o, "vols", ids_json(&g->vols));
+	put_attrs(o, &g->attrs);
+	return o;
+}
+
+static struct json_object *ig_json(const struct xms_ig *g)
+{
+	struct json_object *o = json_object_new_object();
+
+	head(o, g->index, g->guid, g->name);
+	PUT_U64(o, "cluster", g->cluster);
+	put_attrs(o, &g->attrs);
+	return o;
+}
+
+static struct json_object *initiator_json(const struct xms_initiator *n)
+{
+	struct json_object *o = json_object_new_object();
+
+	head(o, n->index, n->guid, n->name);
+	PUT_STR(o, "port-address", n->port_address);
+	PUT_U64(o, "ig", n->ig);
+	PUT_U64(o, "cluster", n->cluster);
+	PUT_STR(o, "auth-user", n->auth_user);
+	PUT_STR(o, "auth-pass", n->auth_pass);
+	PUT_STR(o, "disc-user", n->disc_user);
+	PUT_STR(o, "disc-pass", n->disc_pass);
+	put_attrs(o, &n->attrs);
+	return o;
+}
+
+static struct json_object *lunmap_json(const struct xms_lunmap *l)
+{
+	struct json_object *o = json_object_new_object();
+
+	head(o, l->index, l->guid, NULL);
+	PUT_U64(o, "vol", l->vol);
+	PUT_U64(o, "ig", l->ig);
+	PUT_U64(o, "lun", l->lun);
+	PUT_U64(o, "cluster", l->cluster);
+	return o;
+}
+
+/* the object of kind k at position i of its array */
+static struct json_object *nth_json(const struct xms_model *m, enum xms_kind k, size_t i)
+{
+	switch (k) {
+	case XMS_KIND_CLUSTER: return cluster_json(&m->clusters.v[i]);
+	case XMS_KIND_VOLUME: return volume_json(&m->volumes.v[i]);
+	case XMS_KIND_SNAPSET: return snapset_json(&m->snapsets.v[i]);
+	case XMS_KIND_CG: return cg_json(&m->cgs.v[i]);
+	case XMS_KIND_IG: return ig_json(&m->igs.v[i]);
+	case XMS_KIND_INITIATOR: return initiator_json(&m->initiators.v[i]);
+	case XMS_KIND_LUNMAP: return lunmap_json(&m->lunmaps.v[i]);
+	default: return NULL;
+	}
+}
+
+/* kind k's array: its objects' size, count, start, next index */
+static void kind_array(const struct xms_model *m, enum xms_kind k, const void **v, size_t *n, size_t *size,
+		       uint64_t *next)
+{
+#define KA(arr) (*v = (arr).v, *n = (arr).n, *size = sizeof(*(arr).v), *next = (arr).next)
+	switch (k) {
+	case XMS_KIND_CLUSTER: KA(m->clusters); break;
+	case XMS_KIND_VOLUME: KA(m->volumes); break;
+	case XMS_KIND_SNAPSET: KA(m->snapsets); break;
+	case XMS_KIND_CG: KA(m->cgs); break;
+	case XMS_KIND_IG: KA(m->igs); break;
+	case XMS_KIND_INITIATOR: KA(m->initiators); break;
+	case XMS_KIND_LUNMAP: KA(m->lunmaps); break;
+	default: *v = NULL, *n = 0, *size = 1, *next = 0; break;
+	}
+#undef KA
+}
+
+struct json_object *xms_model_object_json(const struct xms_model *m, enum xms_kind k, uint64_t index)
+{
+	const void *v;
+	const char *o;
+	size_t n, size;
+	uint64_t next;
+
+	kind_array(m, k, &v, &n, &size, &next);
+	o = arr_get((void *)(uintptr_t)v, n, size, index);
+	return o ? nth_json(m, k, (size_t)(o - (const char *)v) / size) : NULL;
+}
+
+struct json_object *xms_model_head_json(const struct xms_model *m)
+{
+	struct json_object *doc = json_object_new_object();
 
 	PUT_U64(doc, "format", 1);
-	a = typed(doc, "clusters", m->clusters.next);
-	for (size_t i = 0; i < m->clusters.n; i++) {
-		const struct xms_cluster *c = &m->clusters.v[i];
-		o = json_object_new_object();
-		head(o, c->index, c->guid, c->name);
-		PUT_STR(o, "keys", c->keys);
-		PUT_U64(o, "lb-size", c->lb_size);
-		PUT_STR(o, "chap-authentication-mode", xms_chap_mode_name(c->chap_auth));
-		PUT_STR(o, "chap-discovery-mode", xms_chap_mode_name(c->chap_discovery));
-		PUT_STR(o, "serial", c->serial);
-		json_object_array_add(a, o);
+	for (int k = 0; k < XMS_KINDS; k++) {
+		const void *v;
+		size_t n, size;
+		uint64_t next;
+
+		kind_array(m, (enum xms_kind)k, &v, &n, &size, &next);
+		typed(doc, xms_kind_name((enum xms_kind)k), next);
 	}
-	a = typed(doc, "volumes", m->volumes.next);
-	for (size_t i = 0; i < m->volumes.n; i++) {
-		const struct xms_volume *v = &m->volumes.v[i];
-		o = json_object_new_object();
-		head(o, v->index, v->guid, v->name);
-		PUT_U64(o, "cluster", v->cluster);
-		PUT_U64(o, "size", v->size);
-		PUT_U64(o, "lb-size", v->lb_size);
-		PUT_U64(o, "ancestor", v->ancestor);
-		PUT_U64(o, "snapset", v->snapset);
-		PUT_BOOL(o, "snapshot", v->snapshot);
-		PUT_BOOL(o, "readonly", v->readonly);
-		PUT_U64(o, "created", v->created);
-		put_attrs(o, &v->attrs);
-		json_object_array_add(a, o);
-	}
-	a = typed(doc, "snapshot-sets", m->snapsets.next);
-	for (size_t i = 0; i < m->snapsets.n; i++) {
-		const struct xms_snapset *s = &m->snapsets.v[i];
-		o = json_object_new_object();
-		head(o, s->index, s->guid, s->name);
-		PUT_U64(o, "cluster", s->cluster);
-		PUT_U64(o, "cg", s->cg);
-		json_object_object_add(o, "vols", ids_json(&s->vols));
-		PUT_U64(o, "created", s->created);
-		json_object_array_add(a, o);
-	}
-	a = typed(doc, "consistency-groups", m->cgs.next);
-	for (size_t i = 0; i < m->cgs.n; i++) {
-		const struct xms_cg *g = &m->cgs.v[i];
-		o = json_object_new_object();
-		head(o, g->index, g->guid, g->name);
-		PUT_U64(o, "cluster", g->cluster);
-		json_object_object_add(o, "vols", ids_json(&g->vols));
-		put_attrs(o, &g->attrs);
-		json_object_array_add(a, o);
-	}
-	a = typed(doc, "initiator-groups", m->igs.next);
-	for (size_t i = 0; i < m->igs.n; i++) {
-		const struct xms_ig *g = &m->igs.v[i];
-		o = json_object_new_object();
-		head(o, g->index, g->guid, g->name);
-		PUT_U64(o, "cluster", g->cluster);
-		put_attrs(o, &g->attrs);
-		json_object_array_add(a, o);
-	}
-	a = typed(doc, "initiators", m->initiators.next);
-	for (size_t i = 0; i < m->initiators.n; i++) {
-		const struct xms_initiator *n = &m->initiators.v[i];
-		o = json_object_new_object();
-		head(o, n->index, n->guid, n->name);
-		PUT_STR(o, "port-address", n->port_address);
-		PUT_U64(o, "ig", n->ig);
-		PUT_U64(o, "cluster", n->cluster);
-		PUT_STR(o, "auth-user", n->auth_user);
-		PUT_STR(o, "auth-pass", n->auth_pass);
-		PUT_STR(o, "disc-user", n->disc_user);
-		PUT_STR(o, "disc-pass", n->disc_pass);
-		put_attrs(o, &n->attrs);
-		json_object_array_add(a, o);
-	}
-	a = typed(doc, "lun-maps", m->lunmaps.next);
-	for (size_t i = 0; i < m->lunmaps.n; i++) {
-		const struct xms_lunmap *l = &m->lunmaps.v[i];
-		o = json_object_new_object();
-		head(o, l->index, l->guid, NULL);
-		PUT_U64(o, "vol", l->vol);
-		PUT_U64(o, "ig", l->ig);
-		PUT_U64(o, "lun", l->lun);
-		PUT_U64(o, "cluster", l->cluster);
-		json_object_array_add(a, o);
+	return doc;
+}
+
+struct json_object *xms_model_to_json(const struct xms_model *m)
+{
+	struct json_object *doc = xms_model_head_json(m);
+
+	for (int k = 0; doc && k < XMS_KINDS; k++) {
+		struct json_object *t, *a;
+		const void *v;
+		size_t n, size;
+		uint64_t next;
+
+		kind_array(m, (enum xms_kind)k, &v, &n, &size, &next);
+		if (!json_object_object_get_ex(doc, xms_kind_name((enum xms_kind)k), &t) ||
+		    !json_object_object_get_ex(t, "objects", &a))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			json_object_array_add(a, nth_json(m, (enum xms_kind)k, i));
 	}
 	return doc;
 }

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "target/api/xms_attrs.h"
+#include "target/api/xms_dirty.h"
 #include "target/api/xms_ids.h"
 #include "target/api/xms_perf.h"
 
@@ -137,6 +138,9 @@ struct xms_model {
 	 * by IQN see only this cluster's objects.  Set by the API engine under
 	 * the model lock for each request; never stored. */
 	uint64_t scope;
+	/* what changed since the last save (xms_dirty.h: whoever changes a
+	 * stored field marks the object); never stored */
+	struct xms_dirty dirty;
 };
 
 /* the process's one model */
@@ -156,7 +160,7 @@ struct xms_lunmap *xms_lunmap_add(struct xms_model *m);
 
 /* Removals by index (no-op when absent).  A volume leaves every
  * consistency group and snapshot set it is in; a snapshot set or group
- * keeps no volume. */
+ * keeps no volume.  Adds and removals mark what they change (xms_dirty.h). */
 void xms_volume_del(struct xms_model *m, uint64_t index);
 void xms_snapset_del(struct xms_model *m, uint64_t index);
 void xms_cg_del(struct xms_model *m, uint64_t index);
@@ -205,6 +209,12 @@ void xms_idlist_remove(struct xms_idlist *l, uint64_t v);
 /* The model as one JSON object (every type, the next indexes, no runtime
  * fields); NULL when out of memory. */
 struct json_object *xms_model_to_json(const struct xms_model *m);
+/* One object of the document alone (its "objects" entry), NULL when there
+ * is none of that index (or out of memory); the document without its
+ * objects (every "objects" list empty).  What xms_model_to_json writes is
+ * made of these, so a record of one object has the same text either way. */
+struct json_object *xms_model_object_json(const struct xms_model *m, enum xms_kind k, uint64_t index);
+struct json_object *xms_model_head_json(const struct xms_model *m);
 /* Loads a document xms_model_to_json wrote into an empty model: 0, or -1
  * with a reason naming the bad field in err (the model is left empty). */
 int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err, size_t errlen);

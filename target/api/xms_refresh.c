@@ -268,8 +268,10 @@ void xms_refresh(struct xms_ctx *x)
 	}
 	if (to.set && set_name) {
 		struct xms_snapset *ts = xms_snapset_get(&g_xms, to.set);
-		if (ts)
+		if (ts) {
 			snprintf(ts->name, sizeof(ts->name), "%s", set_name);
+			xms_model_changed(&g_xms, XMS_KIND_SNAPSET, ts->index);
+		}
 	}
 	/* what happened, in the array's event log (the generic audit line of a POST
 	 * snapshots names no snapshot made when there is no backup) */

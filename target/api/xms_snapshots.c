@@ -465,6 +465,7 @@ static void put_set(struct xms_ctx *x, uint64_t index)
 		return;
 	}
 	snprintf(s->name, sizeof(s->name), "%s", name);
+	xms_model_changed(&g_xms, XMS_KIND_SNAPSET, index);
 	xms_reply_ok(x);
 }
 

@@ -579,6 +579,7 @@ static void put_volume(struct xms_ctx *x, uint64_t index)
 	if (rn > 0)
 		snprintf(v->name, sizeof(v->name), "%s", name);
 	v->attrs = attrs;
+	xms_model_changed(&g_xms, XMS_KIND_VOLUME, v->index); /* its size, name or settings: stored */
 	xms_reply_ok(x);
 }
 
