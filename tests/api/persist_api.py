@@ -27,6 +27,10 @@ that persist_api.sh runs against one state directory, restarting lunlab-target i
            set, a snapshot set, a group, an initiator group with its initiators.  The target
            runs with LUNLAB_XMS_STORE_CHECK=1 (persist_api.sh): every save compares the stored
            records with the whole model, so a change the model did not mark is a 500 here.
+  burst, burst-check  4 clients POST volumes (and map every third) as fast as they can; burst
+           kills the target with SIGKILL (LUNLAB_PID) once 30 are answered, mid-burst; after
+           the restart (and --check-state, persist_api.sh) every volume and map answered 201
+           is there, and nothing else of the burst but what was being made when it died.
 Environment as xms_api.py."""
 import json
 import os
@@ -355,6 +359,67 @@ def kinds_check():
     ok("initiator groups", names("initiator-groups") == ["h1", "kg2"], names("initiator-groups"))
 
 
+BURST_FILE = os.path.join(os.environ.get("LUNLAB_WORK", "/tmp"), "burst.json")
+
+
+def burst():
+    import signal
+    import threading
+    acked, lock, stop = {"volumes": [], "maps": []}, threading.Lock(), threading.Event()
+    started = []
+
+    def client(c):
+        for i in range(200):
+            if stop.is_set():
+                return
+            name = "b%d-%d" % (c, i)
+            with lock:
+                started.append(name)
+            try:
+                r = req("POST", "volumes", json={"vol-name": name, "vol-size": "1m"}, timeout=30)
+                if r.status_code != 201:
+                    return
+                with lock:
+                    acked["volumes"].append(name)
+                if i % 3 == 0:
+                    r = req("POST", "lun-maps", json={"vol-id": name, "ig-id": "h1"}, timeout=30)
+                    if r.status_code != 201:
+                        return
+                    with lock:
+                        acked["maps"].append(name)
+            except requests.RequestException:
+                return  # the target died under this request: its outcome is unknown
+            with lock:
+                if len(acked["volumes"]) >= 30 and not stop.is_set():
+                    stop.set()
+                    os.kill(int(os.environ["LUNLAB_PID"]), signal.SIGKILL)
+
+    threads = [threading.Thread(target=client, args=(c,)) for c in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    ok("the burst was killed after 30 volumes were answered", stop.is_set() and len(acked["volumes"]) >= 30,
+       len(acked["volumes"]))
+    with open(BURST_FILE, "w") as f:
+        json.dump({"acked": acked, "started": started}, f)
+
+
+def burst_check():
+    with open(BURST_FILE) as f:
+        b = json.load(f)
+    vols = set(names("volumes"))
+    lost = [n for n in b["acked"]["volumes"] if n not in vols]
+    ok("after SIGKILL mid-burst: every volume answered 201 is there (%d)" % len(b["acked"]["volumes"]), not lost, lost)
+    extra = [n for n in vols if n.startswith("b") and "-" in n and n not in b["started"]]
+    ok("and no volume of the burst that no client asked for", not extra, extra)
+    r = req("GET", "lun-maps", params={"full": 1})
+    mapped = {m["vol-name"] for m in r.json().get("lun-maps", [])}
+    lost = [n for n in b["acked"]["maps"] if n not in mapped]
+    ok("every map answered 201 is there (%d)" % len(b["acked"]["maps"]), not lost, lost)
+
+
 {"make": make, "restart": restart, "crash": crash, "stale": stale, "kinds-create": kinds_create,
- "kinds-change": kinds_change, "kinds-delete": kinds_delete, "kinds-check": kinds_check}[sys.argv[1]]()
+ "kinds-change": kinds_change, "kinds-delete": kinds_delete, "kinds-check": kinds_check, "burst": burst,
+ "burst-check": burst_check}[sys.argv[1]]()
 replay_lib.finish(sys.argv[1])

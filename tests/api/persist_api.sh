@@ -22,7 +22,7 @@ phase() {
     [[ -f $work/target.log ]] && mv "$work/target.log" "$work/target.log.before-$name"
     api_start "$bin" "$handlers" "$work" --state-dir "$work/state" --lun size=16M,model=unlimited || { status=1; exit; }
     LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWORD LUNLAB_PORTAL=$PORTAL \
-        LUNLAB_IQN=$IQN API_SCSI=$api_scsi LUNLAB_WORK=$work timeout 300 /usr/bin/python3 "$here/persist_api.py" "$name" || status=1
+        LUNLAB_IQN=$IQN API_SCSI=$api_scsi LUNLAB_WORK=$work LUNLAB_PID=$LL_PID timeout 300 /usr/bin/python3 "$here/persist_api.py" "$name" || status=1
 }
 
 phase make
@@ -58,4 +58,16 @@ for round in kinds-create kinds-change kinds-delete; do
     LL_PID=
 done
 phase kinds-check
+api_stop || status=1
+# SIGKILL in the middle of a burst of POSTs (persist_api.py burst kills it itself), then the
+# state offline (--check-state) and every answered change after the restart
+phase burst
+wait "$LL_PID" 2>/dev/null
+LL_PID=
+if out=$("$bin" --check-state "$work/state" --handler-path "$handlers" 2>&1); then
+    echo "ok: --check-state after the burst's SIGKILL: $(grep -o "the API's model: [^;]*" <<<"$out" | head -n 1)"
+else
+    echo "FAIL: --check-state after the burst's SIGKILL: $out"; status=1
+fi
+phase burst-check
 api_stop || status=1
