@@ -116,9 +116,14 @@ static int gather_one(const char *key, const void *val, size_t len, void *arg)
 {
 	struct gather *g = arg;
 	char what[160], type[64];
-	const char *slash = strchr(key, '/');
+	const char *slash;
 	struct json_object *o, *a;
 
+	if (!key) { /* a store's bug; said rather than followed */
+		snprintf(g->err, g->errlen, "the stored model: a record without a key");
+		return 1;
+	}
+	slash = strchr(key, '/');
 	snprintf(what, sizeof(what), "the stored model's record %.100s", key);
 	if (strcmp(key, HEAD_KEY) == 0) {
 		g->head = parse_json(val, len, what, g->err, g->errlen);
