@@ -10,6 +10,7 @@
 #include "target/api/xms_cluster_spec.h"
 #include "target/api/xms_engine.h"
 #include "target/api/xms_inventory.h"
+#include "target/api/xms_hw_store.h"
 #include "target/api/xms_perf_history.h"
 #include "target/api/xms_events.h"
 #include "target/api/xms_hw_fault_spec.h"
@@ -18,6 +19,7 @@
 #include "target/api/xms_resources.h"
 #include "target/api/xms_scsi.h"
 #include "target/api/xms_store.h"
+#include "target/api/xms_tags.h"
 
 static const struct xms_type *const xms_all_types[] = {
 	&xms_type_xms,
@@ -43,6 +45,7 @@ static const struct xms_type *const xms_all_types[] = {
 	&xms_type_dae_lccs,
 	&xms_type_dae_psus,
 	&xms_type_ssds,
+	&xms_type_tags,
 };
 
 /* sys-psnt-serial-number: stable per name */
@@ -153,6 +156,15 @@ int api_clusters_setup(const char *const *specs, int n, char *err, size_t errlen
 	if (loaded && xms_scsi_open_all(&g_xms, why, sizeof(why)) < 0) {
 		snprintf(err, errlen, "--state-dir: %s", why);
 		goto fail;
+	}
+	/* the SSDs and controllers failed before the restart fail again (the
+	 * clusters' bricks are known now); alerts of the others are over */
+	if (xms_log_store_active()) {
+		if (xms_hw_store_load(why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "--state-dir: %s", why);
+			goto fail;
+		}
+		xms_alerts_hw_sync();
 	}
 	if (xms_store_save(&g_xms, why, sizeof(why)) < 0) {
 		snprintf(err, errlen, "--state-dir: %s", why);

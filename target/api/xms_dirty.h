@@ -31,6 +31,7 @@ enum xms_kind {
 	XMS_KIND_IG,
 	XMS_KIND_INITIATOR,
 	XMS_KIND_LUNMAP,
+	XMS_KIND_TAG,
 	XMS_KINDS
 };
 

@@ -2,6 +2,7 @@
  * index order (new objects get the highest index), so a lookup by index is
  * a binary search and a list comes out in creation order. */
 #include "target/api/xms_model.h"
+#include "target/api/xms_tag_model.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -107,6 +108,7 @@ struct xms_initiator *xms_initiator_add(struct xms_model *m)
 	return added(m, XMS_KIND_INITIATOR, ADD(m->initiators));
 }
 struct xms_lunmap *xms_lunmap_add(struct xms_model *m) { return added(m, XMS_KIND_LUNMAP, ADD(m->lunmaps)); }
+struct xms_tag *xms_tag_add(struct xms_model *m) { return added(m, XMS_KIND_TAG, ADD(m->tags)); }
 
 struct xms_cluster *xms_cluster_get(struct xms_model *m, uint64_t i) { return GET(m->clusters, i); }
 struct xms_volume *xms_volume_get(struct xms_model *m, uint64_t i) { return GET(m->volumes, i); }
@@ -114,6 +116,7 @@ struct xms_snapset *xms_snapset_get(struct xms_model *m, uint64_t i) { return GE
 struct xms_cg *xms_cg_get(struct xms_model *m, uint64_t i) { return GET(m->cgs, i); }
 struct xms_ig *xms_ig_get(struct xms_model *m, uint64_t i) { return GET(m->igs, i); }
 struct xms_initiator *xms_initiator_get(struct xms_model *m, uint64_t i) { return GET(m->initiators, i); }
+struct xms_tag *xms_tag_get(struct xms_model *m, uint64_t i) { return GET(m->tags, i); }
 
 struct xms_cluster *xms_cluster_by_name(struct xms_model *m, const char *n) { BY_NAME(m->clusters, n); }
 struct xms_volume *xms_volume_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, m->volumes, n); }
@@ -305,6 +308,13 @@ void xms_lunmap_del(struct xms_model *m, uint64_t index)
 	DEL(m->lunmaps, index);
 }
 
+void xms_tag_del(struct xms_model *m, uint64_t index)
+{
+	if (GET(m->tags, index))
+		xms_model_changed(m, XMS_KIND_TAG, index);
+	DEL(m->tags, index);
+}
+
 static void wipe(void *p, size_t n)
 {
 	volatile unsigned char *c = p;
@@ -328,6 +338,7 @@ void xms_model_free(struct xms_model *m)
 	free(m->igs.v);
 	free(m->initiators.v);
 	free(m->lunmaps.v);
+	free(m->tags.v);
 	xms_dirty_free(&m->dirty);
 	memset(m, 0, sizeof(*m));
 }
@@ -431,6 +442,7 @@ static struct json_object *snapset_json(const struct xms_snapset *s)
 	PUT_U64(o, "cg", s->cg);
 	json_object_object_add(o, "vols", ids_json(&s->vols));
 	PUT_U64(o, "created", s->created);
+	put_attrs(o, &s->attrs);
 	return o;
 }
 
@@ -483,6 +495,19 @@ static struct json_object *lunmap_json(const struct xms_lunmap *l)
 	return o;
 }
 
+static struct json_object *tag_json(const struct xms_tag *t)
+{
+	struct json_object *o = json_object_new_object();
+
+	head(o, t->index, t->guid, NULL);
+	PUT_STR(o, "caption", t->caption);
+	PUT_U64(o, "parent", t->parent);
+	PUT_U64(o, "kind", t->kind);
+	PUT_STR(o, "color", t->color);
+	PUT_U64(o, "created-ms", t->created_ms);
+	return o;
+}
+
 /* the object of kind k at position i of its array */
 static struct json_object *nth_json(const struct xms_model *m, enum xms_kind k, size_t i)
 {
@@ -494,6 +519,7 @@ static struct json_object *nth_json(const struct xms_model *m, enum xms_kind k, 
 	case XMS_KIND_IG: return ig_json(&m->igs.v[i]);
 	case XMS_KIND_INITIATOR: return initiator_json(&m->initiators.v[i]);
 	case XMS_KIND_LUNMAP: return lunmap_json(&m->lunmaps.v[i]);
+	case XMS_KIND_TAG: return tag_json(&m->tags.v[i]);
 	default: return NULL;
 	}
 }
@@ -511,6 +537,7 @@ static void kind_array(const struct xms_model *m, enum xms_kind k, const void **
 	case XMS_KIND_IG: KA(m->igs); break;
 	case XMS_KIND_INITIATOR: KA(m->initiators); break;
 	case XMS_KIND_LUNMAP: KA(m->lunmaps); break;
+	case XMS_KIND_TAG: KA(m->tags); break;
 	default: *v = NULL, *n = 0, *size = 1, *next = 0; break;
 	}
 #undef KA
@@ -784,6 +811,7 @@ int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err,
 		x->cg = rd_u64(&r, o, "cg");
 		rd_ids(&r, o, "vols", &x->vols);
 		x->created = (int64_t)rd_u64(&r, o, "created");
+		rd_attrs(&r, o, &x->attrs);
 	});
 	EACH(&r, doc, "consistency-groups", m->cgs, {
 		rd_str(&r, o, "name", x->name, sizeof(x->name), true);
@@ -813,6 +841,17 @@ int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err,
 		x->lun = rd_u64(&r, o, "lun");
 		x->cluster = rd_u64(&r, o, "cluster");
 	});
+	/* models stored before tags existed have none */
+	if (json_object_object_get_ex(doc, "tags", NULL))
+		EACH(&r, doc, "tags", m->tags, {
+			rd_str(&r, o, "caption", x->caption, sizeof(x->caption), true);
+			x->parent = rd_u64(&r, o, "parent");
+			x->kind = (uint8_t)rd_u64(&r, o, "kind");
+			rd_str(&r, o, "color", x->color, sizeof(x->color), false);
+			x->created_ms = (int64_t)rd_u64(&r, o, "created-ms");
+		});
+	if (!r.bad && xms_tags_check(m, err, errlen) < 0)
+		r.bad = true;
 	/* references must name objects that exist */
 	for (size_t i = 0; !r.bad && i < m->lunmaps.n; i++) {
 		if (!xms_volume_get(m, m->lunmaps.v[i].vol) || !xms_ig_get(m, m->lunmaps.v[i].ig)) {

@@ -487,6 +487,12 @@ def api_seeds():
         # MTSXtremIO's and CoprHD's bodies: lun as a string, cluster-id by name, a folder tag
         "coprhd-ig": {"ig-name": "cop-ig", "cluster-id": "xbrick1", "tag-list": ["/InitiatorGroup/coprhd"]},
         "rexray-snap": {"snap-list": [{"ancestor-vol-id": "rex-v", "snap-vol-name": "rex-s"}], "folder-id": "/"},
+        # tags (xms_tags.c): CoprHD's and XtremIO.Utils' bodies
+        "tag-create": {"entity": "Volume", "tag-name": "/Volume/gold/db", "color": "#FF0000"},
+        "tag-assign": {"tag-id": ["0" * 32, "/Volume/gold", 2], "entity": "Volume",
+                       "entity-details": ["0" * 32, "v1", 1], "cluster-id": "xbrick1"},
+        "tag-caption": {"caption": "renamed", "color": "#00FF00"},
+        "snapshot-taglist": {"tag-list": ["/Volume/gold"], "snapshot-set-name": "ts", "cluster-id": "xbrick1"},
     }
     for name, b in bodies.items():
         write("fuzz-api-json", name, json.dumps(b).encode())
@@ -508,6 +514,12 @@ def api_seeds():
         "cluster-id": "name=mts-v&cluster-id=1",
         "events": "from-date-time=2026-12-04%2021:00:00&to-date-time=2026-12-04%2022:00:00&severity=major&limit=5",
         "performance": "entity=Volume&obj-list=v1&obj-list=v2&granularity=ten_minutes&time-frame=last_hour&limit=50",
+        # the performance query of initiators: XtremIO.Utils' Get-XIOPerformanceCounter -EntityType
+        # Initiator (limit first, dates as from-time/to-time), and a lower-case entity
+        "performance-initiator": "limit=50&entity=Initiator&granularity=one_minute&obj-list=host1-iscsi"
+                                 "&from-time=2026-12-05%2007:00:00&to-time=2026-12-05%2008:00:00",
+        "performance-lower": "entity=initiator&time-frame=real_time&granularity=raw&limit=100000",
+        "performance-bad": "entity=Initiator&granularity=one_week&from-time=2026-13-05%2007:00:00&limit=0",
         "coprhd-export": "full=1&cluster-name=xbrick1&prop=vol-id&prop=lun-mapping-list&prop=naa-name"
                          "&filter=vol-id:eq:cop-v",
     }
@@ -543,6 +555,19 @@ def api_seeds():
     doc["initiators"]["objects"][0]["attrs"] = {"operating-system": "linux"}
     doc["consistency-groups"]["objects"][0]["attrs"] = {"tag-list": ["gold"]}
     write("fuzz-xms-model", "model-attrs", json.dumps(doc).encode())
+    # tags: the root /Volume, /Volume/gold carried by vol1, /InitiatorGroup and a child the group carries
+    doc["tags"] = typ(5, [{"index": 1, "guid": g, "caption": "Volume", "parent": 0, "kind": 0, "color": "",
+                           "created-ms": 1796000000000},
+                          {"index": 2, "guid": g, "caption": "gold", "parent": 1, "kind": 0, "color": "#FF0000",
+                           "created-ms": 1796000000001},
+                          {"index": 3, "guid": g, "caption": "InitiatorGroup", "parent": 0, "kind": 1, "color": "",
+                           "created-ms": 1796000000002},
+                          {"index": 4, "guid": g, "caption": "esx", "parent": 3, "kind": 1, "color": "",
+                           "created-ms": 1796000000003}])
+    doc["volumes"]["objects"][0]["attrs"] = {"tag-ids": [2]}
+    doc["initiator-groups"]["objects"][0]["attrs"] = {"operating-system": "esx", "tag-ids": [4]}
+    doc["consistency-groups"]["objects"][0].pop("attrs")
+    write("fuzz-xms-model", "model-tags", json.dumps(doc).encode())
     empty = {"format": 1}
     for t in ("clusters", "volumes", "snapshot-sets", "consistency-groups", "initiator-groups", "initiators",
               "lun-maps"):
@@ -551,8 +576,8 @@ def api_seeds():
 
 
 def xms_log_seeds():
-    """fuzz-xms-log-store: byte 0 picks events (1) or alerts (0), bit 1 a store that fails
-    after the records; the records (as xms_events.c / xms_alerts.c store them) split at
+    """fuzz-xms-log-store: byte 0 picks events (1), hardware faults (4) or alerts (0), bit 1
+    a store that fails after the records; the records (as xms_events.c / xms_alerts.c store them) split at
     "\n\x1e"."""
     import json
 
@@ -585,6 +610,11 @@ def xms_log_seeds():
                                                    al(9, "storage_controller_failed")))
     write("fuzz-xms-log-store", "alerts-bad-type", recs(0, al(1, "no_such_alert")))
     write("fuzz-xms-log-store", "empty", bytes([1]))
+    # api-hardware records (xms_hw_store.h): a failed SSD and a failed controller, a bad number
+    hw = lambda **kw: dict({"cluster": "xbrick1", "component": "ssd", "number": 3}, **kw)
+    write("fuzz-xms-log-store", "hardware", recs(4, hw(), hw(component="storage-controller", number=2)))
+    write("fuzz-xms-log-store", "hardware-bad-number", recs(4, hw(number=0)))
+    write("fuzz-xms-log-store", "hardware-store-fails", recs(4, hw(), store_fails=True))
 
 
 def check():
@@ -611,8 +641,44 @@ def check():
     return 1 if stale else 0
 
 
+def xms_tags_seeds():
+    """fuzz-xms-tags: requests separated by "\n\x1e", each a selector byte (fuzz_xms_tags.c's
+    reqs[]: 0 POST tags, 1 PUT tags/2, 2 PUT tags?name=/Volume/gold, 3 DELETE tags/2, 4 DELETE
+    tags?name=/Volume/gold, 5 PUT tags/1, 6 DELETE tags/3, 7 PUT tags/3, 8 POST initiator-groups,
+    9 PUT initiator-groups?name=ig1, 10 POST consistency-groups, 11.. GETs) and a JSON body."""
+    import json
+
+    def run(*reqs):
+        return b"\n\x1e".join(bytes([sel]) + json.dumps(body).encode() for sel, body in reqs)
+    write("fuzz-xms-tags", "create-nested-assign", run(
+        (0, {"entity": "Volume", "tag-name": "/Volume/apps/db/logs"}),
+        (7, {"entity": "Volume", "entity-details": "v2", "cluster-id": "xbrick1"}),
+        (1, {"entity": "Volume", "entity-details": ["0" * 32, "v2", 2]}),
+        (12, {})))
+    write("fuzz-xms-tags", "untag-rename-remove", run(
+        (4, {"entity": "Volume", "entity-details": "v1"}),
+        (2, {"caption": "silver", "color": "#C0C0C0"}),
+        (0, {"entity": "Volume", "tag-name": "gold"}),
+        (3, {"tag-id": ["0" * 32, "/Volume/silver", 2]}),
+        (11, {})))
+    write("fuzz-xms-tags", "tag-lists", run(
+        (0, {"entity": "InitiatorGroup", "tag-name": "hosts"}),
+        (8, {"ig-name": "ig2", "tag-list": ["/InitiatorGroup/hosts"], "cluster-id": "xbrick1"}),
+        (9, {"tag-list": [4, "/InitiatorGroup/hosts"]}),
+        (0, {"entity": "ConsistencyGroup", "tag-name": "/ConsistencyGroup/prod"}),
+        (10, {"consistency-group-name": "cg2", "tag-list": ["/ConsistencyGroup/prod", "/Volume/gold"]}),
+        (13, {})))
+    write("fuzz-xms-tags", "refusals", run(
+        (0, {"entity": "Disk", "tag-name": "x"}),
+        (0, {"entity": "Volume", "tag-name": "/Volume/a/b/c/d"}),
+        (5, {"entity": "Volume", "entity-details": "v1"}),
+        (6, {}),
+        (1, {"entity": "InitiatorGroup", "entity-details": "ig1"}),
+        (8, {"ig-name": "ig3", "tag-list": ["/Volume/gold"]})))
+
+
 SETS = (api_seeds, iscsi_seeds, scsi_seeds, cdb_decode_seeds, calib_seeds, profile_seeds, lu_config_seeds,
-        auth_file_seeds, chap_seeds, pr_state_seeds, xms_log_seeds)
+        auth_file_seeds, chap_seeds, pr_state_seeds, xms_log_seeds, xms_tags_seeds)
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--check"]:
