@@ -24,6 +24,8 @@
 # HUGEPAGES=N (root): reserve N 2 MiB pages in the kernel's hugetlb pool (vm.nr_hugepages) for the
 # run and put the old value back at the end; the target maps payload segments from the pool while
 # it has room (docs/lunlab-target.md "Huge pages").  Each lunlab run says which pages it used.
+# HUGEPAGES_WARM=1 touches every page of that pool once before the rounds (a pool reserved at boot
+# after its first use); without it the rounds also pay the host's first backing of each page.
 # A BASE_BUILD of the same build with LUNLAB_HUGEPAGES=off in its environment compares the two.
 # usage: bench/first-writes.sh [BUILD_DIR]   env: ROUNDS (5), DURATION s (5), SIZE (64G),
 #        BASE_BUILD, HUGEPAGES.  ~ROUNDS x 2.5 x DURATION s (+ the same again with BASE_BUILD).
@@ -63,6 +65,21 @@ if [[ -n ${HUGEPAGES:-} ]]; then
 	echo "$HUGEPAGES" >"$nr_huge"
 	# the kernel may find fewer free 2 MiB blocks than asked for
 	echo "hugetlb pool: $(cat "$nr_huge") pages of 2 MiB reserved for the run (asked $HUGEPAGES, was $old_huge)"
+	if [[ ${HUGEPAGES_WARM:-0} == 1 ]]; then
+		# every page of the pool touched once, as a pool reserved at boot is after its first use:
+		# the host backs a guest's page when it is first written (the slow first pass,
+		# docs/accounting.md "Huge pages from the hugetlb pool"); the pages stay the pool's
+		python3 - "$(cat "$nr_huge")" <<'PY'
+import mmap, sys, time
+pages = int(sys.argv[1]); huge = 2 << 20; MAP_HUGETLB = 0x40000
+t = time.monotonic()
+m = mmap.mmap(-1, pages * huge, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_HUGETLB)
+for i in range(pages):
+    m[i * huge] = 1
+m.close()
+print(f"hugetlb pool: {pages} pages touched once in {time.monotonic() - t:.1f} s (HUGEPAGES_WARM=1)")
+PY
+	fi
 fi
 iqn=iqn.2026-11.org.lunlab:first-writes
 half=$(python3 -c "print($dur / 2)")

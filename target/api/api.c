@@ -18,6 +18,7 @@
 #include "target/api/xms_resources.h"
 #include "target/api/xms_scsi.h"
 #include "target/api/xms_store.h"
+#include "target/api/xms_tags.h"
 
 static const struct xms_type *const xms_all_types[] = {
 	&xms_type_xms,
@@ -43,6 +44,7 @@ static const struct xms_type *const xms_all_types[] = {
 	&xms_type_dae_lccs,
 	&xms_type_dae_psus,
 	&xms_type_ssds,
+	&xms_type_tags,
 };
 
 /* sys-psnt-serial-number: stable per name */

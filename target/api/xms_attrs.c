@@ -46,42 +46,6 @@ static int word(struct json_object *body, const char *field, const char *const *
 	return 1;
 }
 
-static bool tags(struct json_object *body, char *out, char *err, size_t errlen)
-{
-	struct json_object *v;
-	const char *text;
-
-	if (!json_object_object_get_ex(body, "tag-list", &v) || !v)
-		return true;
-	if (!json_object_is_type(v, json_type_array)) {
-		snprintf(err, errlen, "tag-list: want a list of tag names or ids");
-		return false;
-	}
-	for (size_t i = 0; i < json_object_array_length(v); i++) {
-		struct json_object *e = json_object_array_get_idx(v, i);
-		bool ok = e && (json_object_is_type(e, json_type_string) || json_object_is_type(e, json_type_int));
-		/* an object id [guid, name, index] is a tag too */
-		if (e && json_object_is_type(e, json_type_array)) {
-			ok = json_object_array_length(e) <= 3;
-			for (size_t k = 0; ok && k < json_object_array_length(e); k++) {
-				struct json_object *p = json_object_array_get_idx(e, k);
-				ok = p && (json_object_is_type(p, json_type_string) || json_object_is_type(p, json_type_int));
-			}
-		}
-		if (!ok) {
-			snprintf(err, errlen, "tag-list[%zu]: want a tag name, index or object id", i);
-			return false;
-		}
-	}
-	text = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
-	if (strlen(text) >= XMS_TAGS_TEXT_MAX) {
-		snprintf(err, errlen, "tag-list: %zu bytes as JSON, at most %d kept", strlen(text), XMS_TAGS_TEXT_MAX - 1);
-		return false;
-	}
-	memcpy(out, text, strlen(text) + 1);
-	return true;
-}
-
 bool xms_attrs_parse(struct json_object *body, unsigned set, struct xms_attrs *a, char *err, size_t errlen)
 {
 	struct xms_attrs n = *a;
@@ -112,8 +76,6 @@ bool xms_attrs_parse(struct json_object *body, unsigned set, struct xms_attrs *a
 		if (rc > 0)
 			snprintf(n.access, sizeof(n.access), "%s", s);
 	}
-	if ((set & XMS_ATTR_TAGS) && !tags(body, n.tags, err, errlen))
-		return false;
 	*a = n;
 	return true;
 }
@@ -132,10 +94,6 @@ void xms_attrs_show(const struct xms_attrs *a, unsigned set, struct json_object 
 		if (a->access[0])
 			json_object_object_add(o, "vol-access", json_object_new_string(a->access));
 	}
-	if (set & XMS_ATTR_TAGS) {
-		struct json_object *t = a->tags[0] ? json_tokener_parse(a->tags) : NULL;
-		json_object_object_add(o, "tag-list", t ? t : json_object_new_array());
-	}
 }
 
 void xms_attrs_text(const struct xms_attrs *a, unsigned set, struct json_text *w)
@@ -149,21 +107,6 @@ void xms_attrs_text(const struct xms_attrs *a, unsigned set, struct json_text *w
 		}
 		if (a->access[0])
 			jt_kstr(w, "vol-access", a->access);
-	}
-	if (set & XMS_ATTR_TAGS) {
-		/* kept as plain JSON text: re-written the way xms_attrs_show's object is sent */
-		struct json_object *t = a->tags[0] ? json_tokener_parse(a->tags) : NULL;
-		size_t len = 0;
-		const char *s = t ? json_object_to_json_string_length(
-					    t, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE, &len)
-				  : NULL;
-
-		jt_key(w, "tag-list");
-		if (s)
-			jt_raw(w, s, len);
-		else
-			jt_raw(w, "[ ]", 3);
-		json_object_put(t);
 	}
 }
 
@@ -188,12 +131,12 @@ struct json_object *xms_attrs_to_json(const struct xms_attrs *a)
 			any = true;
 		}
 	}
-	if (a->tags[0]) {
-		struct json_object *t = json_tokener_parse(a->tags);
-		if (t) {
-			json_object_object_add(o, "tag-list", t);
-			any = true;
-		}
+	if (a->ntags) {
+		struct json_object *t = json_object_new_array();
+		for (size_t i = 0; i < a->ntags; i++)
+			json_object_array_add(t, json_object_new_int64((int64_t)a->tags[i]));
+		json_object_object_add(o, "tag-ids", t);
+		any = true;
 	}
 	if (!any) {
 		json_object_put(o);
@@ -204,6 +147,8 @@ struct json_object *xms_attrs_to_json(const struct xms_attrs *a)
 
 int xms_attrs_from_json(struct json_object *o, struct xms_attrs *a, char *err, size_t errlen)
 {
+	struct json_object *ids;
+
 	memset(a, 0, sizeof(*a));
 	if (!o)
 		return 0;
@@ -211,5 +156,22 @@ int xms_attrs_from_json(struct json_object *o, struct xms_attrs *a, char *err, s
 		snprintf(err, errlen, "attrs: want an object");
 		return -1;
 	}
-	return xms_attrs_parse(o, XMS_ATTR_OS | XMS_ATTR_VOLUME | XMS_ATTR_TAGS, a, err, errlen) ? 0 : -1;
+	if (!xms_attrs_parse(o, XMS_ATTR_OS | XMS_ATTR_VOLUME, a, err, errlen))
+		return -1;
+	if (!json_object_object_get_ex(o, "tag-ids", &ids) || !ids)
+		return 0;
+	if (!json_object_is_type(ids, json_type_array) || json_object_array_length(ids) > XMS_TAGS_PER_OBJECT) {
+		snprintf(err, errlen, "tag-ids: want a list of at most %d tag indexes", XMS_TAGS_PER_OBJECT);
+		return -1;
+	}
+	for (size_t i = 0; i < json_object_array_length(ids); i++) {
+		struct json_object *e = json_object_array_get_idx(ids, i);
+		if (!e || !json_object_is_type(e, json_type_int) || json_object_get_int64(e) < 1) {
+			snprintf(err, errlen, "tag-ids[%zu]: want a tag index >= 1", i);
+			a->ntags = 0;
+			return -1;
+		}
+		a->tags[a->ntags++] = (uint64_t)json_object_get_int64(e);
+	}
+	return 0;
 }

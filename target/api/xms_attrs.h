@@ -2,7 +2,8 @@
  * lunlab emulates, but that clients set and read back: an initiator's or
  * group's operating-system, a volume's alert switches (small-io-alerts,
  * unaligned-io-alerts, vaai-tp-alerts), management-locked and vol-access,
- * and tag-list.  Accepting them is what an XMS does (docbert's modules and
+ * and the tags an object carries (as tag indexes: their names, and the
+ * tag-list of bodies, need the model: xms_tags.h).  Accepting them is what an XMS does (docbert's modules and
  * PyXtremIO send them and fail on a 400); showing them back is what a
  * client that set them checks.  vol-access is shown, not enforced: the LU
  * keeps the access its snapshot type gives it (docs/api.md says so).
@@ -19,7 +20,7 @@
 struct json_object;
 struct json_text;
 
-#define XMS_TAGS_TEXT_MAX 256    /* tag-list kept as JSON text, at most this many bytes */
+#define XMS_TAGS_PER_OBJECT 16  /* tags one object carries, at most (lunlab's bound) */
 
 enum xms_toggle { XMS_TOGGLE_UNSET, XMS_TOGGLE_ENABLED, XMS_TOGGLE_DISABLED };
 
@@ -27,14 +28,17 @@ struct xms_attrs {
 	char os[16];                 /* operating-system; "" unset */
 	char access[16];             /* vol-access given by a client; "" none */
 	uint8_t small_io, unaligned_io, vaai_tp, mgmt_locked; /* enum xms_toggle */
-	char tags[XMS_TAGS_TEXT_MAX]; /* tag-list as given (a JSON array); "" none */
+	uint64_t tags[XMS_TAGS_PER_OBJECT]; /* the tags (indexes) it carries, in the order given */
+	uint8_t ntags;
 };
 
 /* which of them a type takes */
 enum xms_attr_set {
 	XMS_ATTR_OS = 1u << 0,       /* operating-system */
 	XMS_ATTR_VOLUME = 1u << 1,   /* the alert switches, management-locked, vol-access */
-	XMS_ATTR_TAGS = 1u << 2,     /* tag-list */
+	/* tag-list: xms_attrs_field (xms_common.h) reads it through xms_tags.h,
+	 * which resolves the names; xms_attrs_parse and _show leave it alone */
+	XMS_ATTR_TAGS = 1u << 2,
 };
 
 /* The attributes of set present in body, over a (absent ones stay).  false
@@ -45,9 +49,12 @@ bool xms_attrs_parse(struct json_object *body, unsigned set, struct xms_attrs *a
 void xms_attrs_show(const struct xms_attrs *a, unsigned set, struct json_object *content);
 /* the same properties written as text (json_text.h), byte for byte as xms_attrs_show's are sent */
 void xms_attrs_text(const struct xms_attrs *a, unsigned set, struct json_text *w);
-/* The stored form (only what is set); NULL when nothing is. */
+/* The stored form (only what is set; the tags as "tag-ids": [indexes]);
+ * NULL when nothing is. */
 struct json_object *xms_attrs_to_json(const struct xms_attrs *a);
-/* From the stored form (NULL: none); -1 with the bad field in err. */
+/* From the stored form (NULL: none); -1 with the bad field in err.  A
+ * "tag-list" of older versions (text kept as given, naming no tag) is
+ * dropped: there were no tags to name. */
 int xms_attrs_from_json(struct json_object *o, struct xms_attrs *a, char *err, size_t errlen);
 
 #endif

@@ -10,6 +10,7 @@
 #include "target/api/api_json.h"
 #include "target/api/xms_common.h"
 #include "target/api/xms_resources.h"
+#include "target/api/xms_tags.h"
 
 static struct json_object *cg_json(const struct xms_cg *g)
 {
@@ -29,7 +30,7 @@ static struct json_object *cg_json(const struct xms_cg *g)
 	}
 	json_object_object_add(o, "vol-list", vl);
 	json_object_object_add(o, "num-of-vols", json_object_new_int64((int64_t)g->vols.n));
-	xms_attrs_show(&g->attrs, XMS_ATTR_TAGS, o);
+	xms_tag_list_show(&g->attrs, o);
 	return o;
 }
 
@@ -105,7 +106,9 @@ static void post_cg(struct xms_ctx *x)
 		api_error(x->rsp, 400, XMS_ERR_TOO_MANY);
 		return;
 	}
-	if (!vol_list(x, c, &vols)) {
+	/* Volume tags in tag-list name the group's volumes too (XtremIO.Utils'
+	 * New-XIOConsistencyGroup -Tag) */
+	if (!vol_list(x, c, &vols) || !xms_tag_list_volumes(x, c->index, &vols)) {
 		free(vols.v);
 		return;
 	}
@@ -138,22 +141,27 @@ static void put_cg(struct xms_ctx *x, uint64_t index)
 	static const char *const fields[] = { "new-name", "consistency-group-name", "name", NULL };
 	struct xms_cg *g = xms_cg_get(&g_xms, index);
 	const char *name;
+	struct xms_attrs attrs = g->attrs;
 	int rc = xms_field_any(x, fields, XMS_NAME_MAX, &name, NULL);
 
 	if (rc < 0)
 		return;
-	if (rc == 0 || !xms_name_ok(name)) {
+	/* a new name, or its tags (tag-list) */
+	if ((rc == 0 && !json_object_object_get_ex(x->body, "tag-list", NULL)) || (rc > 0 && !xms_name_ok(name))) {
 		api_error(x->rsp, 400, "Command Syntax Error: new-name: want 1..128 printable characters");
 		return;
 	}
-	if (xms_cg_by_name(&g_xms, name) && xms_cg_by_name(&g_xms, name) != g) {
+	if (rc > 0 && xms_cg_by_name(&g_xms, name) && xms_cg_by_name(&g_xms, name) != g) {
 		api_error(x->rsp, 400, XMS_ERR_OBJ_NAME_NOT_UNIQUE);
 		return;
 	}
-	if (!xms_cg_set_name(&g_xms, g, g->cluster, name)) {
+	if (!xms_attrs_field(x, XMS_ATTR_TAGS, &attrs))
+		return;
+	if (rc > 0 && !xms_cg_set_name(&g_xms, g, g->cluster, name)) {
 		api_error(x->rsp, 500, "out of memory");
 		return;
 	}
+	g->attrs = attrs;
 	xms_reply_ok(x);
 }
 

@@ -1,5 +1,6 @@
 /* xms_common.c — see xms_common.h. */
 #include "target/api/xms_common.h"
+#include "target/api/xms_tags.h"
 
 #include <json-c/json.h>
 #include <stdio.h>
@@ -180,7 +181,20 @@ bool xms_attrs_field(struct xms_ctx *x, unsigned set, struct xms_attrs *a)
 {
 	char err[200];
 
-	if (xms_attrs_parse(x->body, set, a, err, sizeof(err)))
-		return true;
-	return api_errorf(x->rsp, 400, "Command Syntax Error: %s", err);
+	struct xms_attrs n = *a;
+
+	if (!xms_attrs_parse(x->body, set, &n, err, sizeof(err)))
+		return api_errorf(x->rsp, 400, "Command Syntax Error: %s", err);
+	/* tag-list names tags: the model's (xms_tags.h); the kind is the type's */
+	if (set & XMS_ATTR_TAGS) {
+		const char *t = x->type->name;
+		enum xms_tag_kind k = strcmp(t, "initiator-groups") == 0 ? XMS_TAG_IG
+				      : strcmp(t, "initiators") == 0	   ? XMS_TAG_INITIATOR
+				      : strcmp(t, "consistency-groups") == 0 ? XMS_TAG_CG
+									     : XMS_TAG_VOLUME;
+		if (!xms_tag_list_field(x, k, &n))
+			return false;
+	}
+	*a = n;
+	return true;
 }

@@ -383,7 +383,7 @@ static const char *entity_of(const char *type)
 		{ "volumes", "Volume" }, { "snapshots", "Volume" }, { "snapshot-sets", "SnapshotSet" },
 		{ "consistency-groups", "ConsistencyGroup" }, { "consistency-group-volumes", "ConsistencyGroup" },
 		{ "initiator-groups", "InitiatorGroup" }, { "initiators", "Initiator" }, { "lun-maps", "LunMapping" },
-		{ "clusters", "Cluster" },
+		{ "clusters", "Cluster" }, { "tags", "Tag" },
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)

@@ -15,6 +15,7 @@
 #include "target/api/xms_common.h"
 #include "target/api/xms_perf.h"
 #include "target/api/xms_resources.h"
+#include "target/api/xms_tags.h"
 #include "target/iscsi/auth_chap.h"
 #include "target/iscsi/auth_config.h"
 
@@ -103,7 +104,8 @@ static void list_igs(struct xms_ctx *x, struct json_object *arr)
 		json_object_object_add(o, "num-of-initiators",
 				       json_object_new_int64((int64_t)(sum ? sum->inits : ig_inits(g->index))));
 		json_object_object_add(o, "num-of-vols", json_object_new_int64((int64_t)(sum ? sum->vols : ig_vols(g->index))));
-		xms_attrs_show(&g->attrs, XMS_ATTR_OS | XMS_ATTR_TAGS, o);
+		xms_attrs_show(&g->attrs, XMS_ATTR_OS, o);
+		xms_tag_list_show(&g->attrs, o);
 		/* performance: what its initiators sent, the counters /metrics
 		 * serves per initiator (lunlab_initiator_*) */
 		struct xms_perf_counters pc = sum ? sum->pc : ig_counters(g->index);
@@ -244,6 +246,7 @@ static void list_inits(struct xms_ctx *x, struct json_object *arr)
 		json_object_object_add(o, "chap-discovery-initiator-user-name", json_object_new_string(n->disc_user));
 		json_object_object_add(o, "chap-discovery-initiator-password", json_object_new_string(n->disc_pass));
 		xms_attrs_show(&n->attrs, XMS_ATTR_OS, o);
+		xms_tag_list_show(&n->attrs, o);
 		/* performance: what this IQN sent, the counters /metrics serves as
 		 * lunlab_initiator_* (target/iscsi/path_stats.h); an initiator group
 		 * shows the sum of its initiators' */
@@ -383,7 +386,7 @@ static void post_init(struct xms_ctx *x)
 		api_error(x->rsp, 400, XMS_ERR_INITIATOR_EXISTS);
 		return;
 	}
-	if (!chap_fields(x, &tmp) || !xms_attrs_field(x, XMS_ATTR_OS, &tmp.attrs)) {
+	if (!chap_fields(x, &tmp) || !xms_attrs_field(x, XMS_ATTR_OS | XMS_ATTR_TAGS, &tmp.attrs)) {
 		explicit_bzero(&tmp, sizeof(tmp));
 		return;
 	}
@@ -453,7 +456,7 @@ static void put_init(struct xms_ctx *x, uint64_t index)
 		return;
 	}
 	tmp = *n;
-	if (!chap_fields(x, &tmp) || !xms_attrs_field(x, XMS_ATTR_OS, &tmp.attrs)) {
+	if (!chap_fields(x, &tmp) || !xms_attrs_field(x, XMS_ATTR_OS | XMS_ATTR_TAGS, &tmp.attrs)) {
 		explicit_bzero(&tmp, sizeof(tmp));
 		return;
 	}

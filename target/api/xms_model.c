@@ -2,6 +2,7 @@
  * index order (new objects get the highest index), so a lookup by index is
  * a binary search and a list comes out in creation order. */
 #include "target/api/xms_model.h"
+#include "target/api/xms_tag_model.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -85,6 +86,7 @@ struct xms_cg *xms_cg_add(struct xms_model *m) { return ADD(m->cgs); }
 struct xms_ig *xms_ig_add(struct xms_model *m) { return ADD(m->igs); }
 struct xms_initiator *xms_initiator_add(struct xms_model *m) { return ADD(m->initiators); }
 struct xms_lunmap *xms_lunmap_add(struct xms_model *m) { return ADD(m->lunmaps); }
+struct xms_tag *xms_tag_add(struct xms_model *m) { return ADD(m->tags); }
 
 struct xms_cluster *xms_cluster_get(struct xms_model *m, uint64_t i) { return GET(m->clusters, i); }
 struct xms_volume *xms_volume_get(struct xms_model *m, uint64_t i) { return GET(m->volumes, i); }
@@ -93,6 +95,7 @@ struct xms_cg *xms_cg_get(struct xms_model *m, uint64_t i) { return GET(m->cgs, 
 struct xms_ig *xms_ig_get(struct xms_model *m, uint64_t i) { return GET(m->igs, i); }
 struct xms_initiator *xms_initiator_get(struct xms_model *m, uint64_t i) { return GET(m->initiators, i); }
 struct xms_lunmap *xms_lunmap_get(struct xms_model *m, uint64_t i) { return GET(m->lunmaps, i); }
+struct xms_tag *xms_tag_get(struct xms_model *m, uint64_t i) { return GET(m->tags, i); }
 
 /* clusters are few (one per --cluster): a scan */
 struct xms_cluster *xms_cluster_by_name(struct xms_model *m, const char *n) { BY_NAME(m->clusters, n); }
@@ -388,6 +391,7 @@ void xms_lunmap_del(struct xms_model *m, uint64_t index)
 		xms_lunmap_set(m, l, 0, 0, l->cluster);
 	DEL(m->lunmaps, index);
 }
+void xms_tag_del(struct xms_model *m, uint64_t index) { DEL(m->tags, index); }
 
 static void wipe(void *p, size_t n)
 {
@@ -412,6 +416,7 @@ void xms_model_free(struct xms_model *m)
 	free(m->igs.v);
 	free(m->initiators.v);
 	free(m->lunmaps.v);
+	free(m->tags.v);
 	xms_names_free(&m->names);
 	memset(m, 0, sizeof(*m));
 }
@@ -518,6 +523,7 @@ struct json_object *xms_model_to_json(const struct xms_model *m)
 		PUT_U64(o, "cg", s->cg);
 		json_object_object_add(o, "vols", ids_json(&s->vols));
 		PUT_U64(o, "created", s->created);
+		put_attrs(o, &s->attrs);
 		json_object_array_add(a, o);
 	}
 	a = typed(doc, "consistency-groups", m->cgs.next);
@@ -563,6 +569,18 @@ struct json_object *xms_model_to_json(const struct xms_model *m)
 		PUT_U64(o, "ig", l->ig);
 		PUT_U64(o, "lun", l->lun);
 		PUT_U64(o, "cluster", l->cluster);
+		json_object_array_add(a, o);
+	}
+	a = typed(doc, "tags", m->tags.next);
+	for (size_t i = 0; i < m->tags.n; i++) {
+		const struct xms_tag *t = &m->tags.v[i];
+		o = json_object_new_object();
+		head(o, t->index, t->guid, NULL);
+		PUT_STR(o, "caption", t->caption);
+		PUT_U64(o, "parent", t->parent);
+		PUT_U64(o, "kind", t->kind);
+		PUT_STR(o, "color", t->color);
+		PUT_U64(o, "created-ms", t->created_ms);
 		json_object_array_add(a, o);
 	}
 	return doc;
@@ -823,6 +841,7 @@ int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err,
 		x->cg = rd_u64(&r, o, "cg");
 		rd_ids(&r, o, "vols", &x->vols);
 		x->created = (int64_t)rd_u64(&r, o, "created");
+		rd_attrs(&r, o, &x->attrs);
 	});
 	EACH(&r, doc, "consistency-groups", m->cgs, {
 		rd_str(&r, o, "name", x->name, sizeof(x->name), true);
@@ -852,6 +871,17 @@ int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err,
 		x->lun = rd_u64(&r, o, "lun");
 		x->cluster = rd_u64(&r, o, "cluster");
 	});
+	/* models stored before tags existed have none */
+	if (json_object_object_get_ex(doc, "tags", NULL))
+		EACH(&r, doc, "tags", m->tags, {
+			rd_str(&r, o, "caption", x->caption, sizeof(x->caption), true);
+			x->parent = rd_u64(&r, o, "parent");
+			x->kind = (uint8_t)rd_u64(&r, o, "kind");
+			rd_str(&r, o, "color", x->color, sizeof(x->color), false);
+			x->created_ms = (int64_t)rd_u64(&r, o, "created-ms");
+		});
+	if (!r.bad && xms_tags_check(m, err, errlen) < 0)
+		r.bad = true;
 	/* references must name objects that exist */
 	for (size_t i = 0; !r.bad && i < m->lunmaps.n; i++) {
 		if (!xms_volume_get(m, m->lunmaps.v[i].vol) || !xms_ig_get(m, m->lunmaps.v[i].ig)) {

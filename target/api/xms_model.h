@@ -80,6 +80,7 @@ struct xms_snapset {
 	uint64_t cg;                 /* the consistency group it was taken of (0: a volume list) */
 	struct xms_idlist vols;      /* its snapshots */
 	int64_t created;
+	struct xms_attrs attrs;      /* its tags */
 };
 
 struct xms_cg {
@@ -121,6 +122,19 @@ struct xms_lunmap {
 	uint64_t cluster;
 };
 
+/* A tag (xms_tags.h): XMS-wide, not a cluster's.  Its name is the path
+ * of captions from its root ("/Volume/gold/db"); the objects it tags keep
+ * its index in their attrs. */
+struct xms_tag {
+	uint64_t index;
+	char guid[XMS_GUID_LEN + 1];
+	char caption[XMS_NAME_MAX + 1];
+	uint64_t parent;             /* 0: a root tag ("/Volume") */
+	uint8_t kind;                /* enum xms_tag_kind (xms_tags.h): the entity type it tags */
+	char color[16];              /* as given ("#FF0000"); "" unset */
+	int64_t created_ms;          /* milliseconds since the epoch */
+};
+
 /* one dynamic array per type */
 #define XMS_ARRAY(T) struct { T *v; size_t n, cap; uint64_t next; }
 
@@ -132,6 +146,7 @@ struct xms_model {
 	XMS_ARRAY(struct xms_ig) igs;
 	XMS_ARRAY(struct xms_initiator) initiators;
 	XMS_ARRAY(struct xms_lunmap) lunmaps;
+	XMS_ARRAY(struct xms_tag) tags;
 	/* The cluster the operation under way addresses (0: every cluster).
 	 * Names and initiator IQNs are unique per cluster, as on an XMS that
 	 * manages several: lookups by name (and so by a name-or-index ref) and
@@ -157,6 +172,7 @@ struct xms_cg *xms_cg_add(struct xms_model *m);
 struct xms_ig *xms_ig_add(struct xms_model *m);
 struct xms_initiator *xms_initiator_add(struct xms_model *m);
 struct xms_lunmap *xms_lunmap_add(struct xms_model *m);
+struct xms_tag *xms_tag_add(struct xms_model *m);
 
 /* Names and clusters: an object's name, cluster (and an initiator's
  * port-address, a map's volume and group) are set through these and only
@@ -186,6 +202,7 @@ void xms_cg_del(struct xms_model *m, uint64_t index);
 void xms_ig_del(struct xms_model *m, uint64_t index);
 void xms_initiator_del(struct xms_model *m, uint64_t index);
 void xms_lunmap_del(struct xms_model *m, uint64_t index);
+void xms_tag_del(struct xms_model *m, uint64_t index);  /* the tag only: xms_tags.c untags */
 
 /* Lookups by index or by name (NULL when absent).  By name and by port:
  * within m->scope (see there); by index: any cluster. */
@@ -198,6 +215,7 @@ struct xms_snapset *xms_snapset_by_name(struct xms_model *m, const char *name);
 struct xms_cg *xms_cg_get(struct xms_model *m, uint64_t index);
 struct xms_cg *xms_cg_by_name(struct xms_model *m, const char *name);
 struct xms_ig *xms_ig_get(struct xms_model *m, uint64_t index);
+struct xms_tag *xms_tag_get(struct xms_model *m, uint64_t index);
 
 /* Volumes and snapshots of cluster `cluster` (what max_volumes counts). */
 size_t xms_cluster_volume_count(const struct xms_model *m, uint64_t cluster);

@@ -14,6 +14,7 @@
 #include "target/api/xms_common.h"
 #include "target/api/xms_resources.h"
 #include "target/api/xms_scsi.h"
+#include "target/api/xms_tags.h"
 
 
 /* v1's snap-list (goxtremio, REX-Ray): [{"ancestor-vol-id": SRC, "snap-vol-name": NAME}, ...],
@@ -134,12 +135,28 @@ static bool sources(struct xms_ctx *x, struct xms_snap_spec *r)
 		r->src[0] = v->index;
 		r->n = 1;
 	}
+	/* tag-list: the volumes carrying these Volume tags (PyXtremIO's
+	 * create_snapshot_from_taglist, XtremIO.Utils' New-XIOSnapshot -Tag) */
+	struct json_object *tl;
+	if (json_object_object_get_ex(x->body, "tag-list", &tl) && tl) {
+		struct xms_attrs probe = { 0 };
+		struct xms_idlist vols = { NULL, 0 };
+
+		given++;
+		if (!xms_tag_list_field(x, XMS_TAG_VOLUME, &probe) || !xms_tag_list_volumes(x, g_xms.scope, &vols)) {
+			free(vols.v);
+			return false;
+		}
+		free(r->src);
+		r->src = vols.v;
+		r->n = vols.n;
+	}
 	struct json_object *sl;
 	if (json_object_object_get_ex(x->body, "snap-list", &sl) && sl) {
 		given++;
 		if (given > 1)
 			return api_error(x->rsp, 400, "Command Syntax Error: give exactly one of volume-list, "
-					 "consistency-group-id, snapshot-set-id, snap-list");
+					 "consistency-group-id, snapshot-set-id, tag-list, snap-list");
 		if (!json_object_is_type(sl, json_type_array))
 			return api_error(x->rsp, 400, "Command Syntax Error: snap-list: want a list");
 		if (!snap_list(x, r, sl))
@@ -147,9 +164,10 @@ static bool sources(struct xms_ctx *x, struct xms_snap_spec *r)
 	}
 	if (given != 1)
 		return api_error(x->rsp, 400, "Command Syntax Error: give exactly one of volume-list, "
-				 "consistency-group-id, snapshot-set-id, snap-list");
+				 "consistency-group-id, snapshot-set-id, tag-list, snap-list");
 	if (r->n == 0)
-		return api_error(x->rsp, 400, "Command Syntax Error: no volume to snapshot (the group is empty)");
+		return api_error(x->rsp, 400, "Command Syntax Error: no volume to snapshot (the group is empty, or "
+					      "no volume carries the tags)");
 	return true;
 }
 
@@ -417,6 +435,7 @@ static void list_sets(struct xms_ctx *x, struct json_object *arr)
 		json_object_object_add(o, "cg-id", g ? xms_cg_oid(g) : json_object_new_array());
 		json_object_object_add(o, "cg-name", json_object_new_string(g ? g->name : ""));
 		json_object_object_add(o, "creation-time", xms_time(s->created));
+		xms_tag_list_show(&s->attrs, o);
 		json_object_array_add(arr, o);
 	}
 }

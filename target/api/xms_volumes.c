@@ -18,6 +18,7 @@
 #include "target/api/xms_common.h"
 #include "target/api/xms_resources.h"
 #include "target/api/xms_scsi.h"
+#include "target/api/xms_tags.h"
 #include "target/lu/lu_table.h"
 
 #define XMS_VOL_MAX_BYTES (1ull << 50) /* 1 PiB: thin, the machine never holds it */
@@ -275,7 +276,8 @@ static void volume_text(struct json_text *w, struct xms_volume *v, const struct 
 	jt_arr_close(w);
 	struct xms_attrs shown = v->attrs;
 	shown.access[0] = '\0'; /* written above */
-	xms_attrs_text(&shown, XMS_ATTR_VOLUME | XMS_ATTR_TAGS, w);
+	xms_attrs_text(&shown, XMS_ATTR_VOLUME, w);
+	xms_tag_list_text(&v->attrs, w);
 	/* performance: its LU's counters, the ones /metrics serves */
 	struct xms_perf_counters pc = { 0 };
 	xms_perf_add(&pc, v->lu ? v->lu->stats : NULL);

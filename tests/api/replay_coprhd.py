@@ -8,8 +8,15 @@ string), "ig-id": NAME, "cluster-id"}).
 Its shapes: v2 paths; "?name=N&cluster-name=C" lookups, "TYPE/INDEX" hrefs
 with "?cluster-name=C" appended; POST bodies naming objects by name and
 the cluster as "cluster-id"; the xms list under "xmss" (how it tells v2);
-tags (POST tags, PUT tags?name=...) with failures swallowed (lunlab has no
-tags: 404, which the client logs and ignores); a lun map again answered
+tags: getTagNames (GET tags, each entry's name compared with "/Volume/P"),
+createTag (POST tags {"entity", "tag-name": "/Volume/P"}; again: refused,
+which it logs as "already available"), tagObject (PUT tags?name=T
+{"entity", "entity-details": NAME, "cluster-id"}; its failures are
+swallowed, so the test reads the tag back), createInitiatorGroup with
+"tag-list": ["/InitiatorGroup/" + folder], getTagDetails (GET
+tags?name=T&cluster-name=C, num-of-direct-objs parsed with parseInt: a
+number Gson turns into a String) and deleteTag (DELETE tags?name=T&cluster-name=C,
+once the volumes are gone: cleanupVolumeFoldersIfNeeded); a lun map again answered
 with a message holding "vol_already_mapped", which it tolerates.  Its
 snapshot refresh and restore (from-/to-volume-id, no-backup) are left out:
 api-refresh replays them (xms_refresh.c).
@@ -53,9 +60,16 @@ def main():
     for t in get("/targets?cluster-name=" + C)["targets"]:
         fields("target", get(t["href"] + "?cluster-name=" + C)["content"], {"name": "str", "port-address": "str",
                                                                              "port-type": "str"})
-    # createTag / tagObject: no tags resource; the client swallows the failure
-    r = S.post(V2 + "/tags", json={"entity": "InitiatorGroup", "tag-name": "/InitiatorGroup/coprhd"})
-    ok("createTag: 404 not_found (caught and logged by the client)", r.status_code == 404, r.text)
+    # createTagsForVolumeAndSnaps: getTagNames, then createTag for the ones missing
+    names = [t["name"] for t in get("/tags")["tags"]]
+    ok("getTagNames: none yet", names == [], names)
+    for entity, name in (("Volume", "/Volume/coprhd"), ("SnapshotSet", "/SnapshotSet/coprhd"),
+                         ("InitiatorGroup", "/InitiatorGroup/coprhd")):
+        post("/tags", {"entity": entity, "tag-name": name}, "createTag " + name)
+    names = [t["name"] for t in get("/tags")["tags"]]
+    ok("getTagNames: the volume tag is found now", "/Volume/coprhd" in names, names)
+    r = S.post(V2 + "/tags", json={"entity": "Volume", "tag-name": "/Volume/coprhd"})
+    ok("createTag again: refused (logged as already available)", r.status_code == 400, r.text)
     # createInitiatorGroup with its folder tag, createInitiator, getInitiator
     post("/initiator-groups", {"ig-name": "cop-ig", "cluster-id": C, "tag-list": ["/InitiatorGroup/coprhd"]},
          "createInitiatorGroup")
@@ -65,6 +79,7 @@ def main():
     fields("initiator", i, {"name": "str", "port-address": "str", "ig-id": "list", "index": "int"})
     ig = get("/initiator-groups?name=cop-ig" + NC)["content"]
     fields("initiator group", ig, {"name": "str", "index": "int", "ig-id": "list"})
+    ok("the group carries its folder tag", [t[1] for t in ig.get("tag-list", [])] == ["/InitiatorGroup/coprhd"], ig)
     # createVolume, getVolumeDetails, expandVolume
     post("/volumes", {"vol-name": "cop-v", "vol-size": "1024m", "cluster-id": C}, "createVolume")
     v = get("/volumes?name=cop-v" + NC)["content"]
@@ -74,6 +89,14 @@ def main():
     r = S.put(V2 + "/volumes?name=cop-v", json={"vol-size": "2048m", "cluster-id": C})
     ok("expandVolume: 200", r.status_code == 200, r.text)
     ok("expanded", get("/volumes?name=cop-v" + NC)["content"]["vol-size"] == str(2 * 1048576))
+    # tagObject: the new volume into its project's tag
+    r = S.put(V2 + "/tags?name=%2FVolume%2Fcoprhd", json={"entity": "Volume", "entity-details": "cop-v",
+                                                           "cluster-id": C})
+    ok("tagObject: 200", r.status_code == 200, r.text)
+    ok("cop-v's tag-list names /Volume/coprhd",
+       [t[1] for t in get("/volumes?name=cop-v" + NC)["content"]["tag-list"]] == ["/Volume/coprhd"])
+    tag = get("/tags?name=%2FVolume%2Fcoprhd" + NC)["content"]
+    ok("getTagDetails: num-of-direct-objs parses as 1", int(str(tag["num-of-direct-objs"])) == 1, tag)
     # createLunMap (lun as a string), again: vol_already_mapped tolerated
     post("/lun-maps", {"vol-id": "cop-v", "lun": "5", "ig-id": "cop-ig", "cluster-id": C}, "createLunMap")
     r = S.post(V2 + "/lun-maps", json={"vol-id": "cop-v", "lun": "6", "ig-id": "cop-ig", "cluster-id": C})
@@ -116,6 +139,13 @@ def main():
         ok("%s: 200" % label, r.status_code == 200, r.text)
     r = S.get(V2 + "/volumes?name=cop-v" + NC)
     ok("gone: 400 obj_not_found (OBJECT_NOT_FOUND)", r.status_code == 400 and r.json()["message"] == "obj_not_found")
+    # cleanupVolumeFoldersIfNeeded: the tag is empty now (its volume deleted), so deleteTag
+    tag = get("/tags?name=%2FVolume%2Fcoprhd" + NC)["content"]
+    ok("getTagDetails after the delete: num-of-direct-objs 0", int(str(tag["num-of-direct-objs"])) == 0, tag)
+    r = S.delete(V2 + "/tags?name=%2FVolume%2Fcoprhd" + NC)
+    ok("deleteTag: 200", r.status_code == 200, r.text)
+    names = [t["name"] for t in get("/tags")["tags"]]
+    ok("the tag is gone, the others stay", "/Volume/coprhd" not in names and "/SnapshotSet/coprhd" in names, names)
     finish("coprhd")
 
 

@@ -18,7 +18,14 @@ The module keeps a base URI https://HOST/api/json/v2/types/ (a trailing
   New-XIOInitiatorGroup: POST initiator-groups {"ig-name", "cluster-id"};
   New-XIOInitiator: POST "Initiators" (capital I) {"ig-id", "port-address",
   "initiator-name", "cluster-id"}; New-XIOLunMap: POST lun-maps {"vol-id"
-  (a name), "ig-id", "lun", "tg-id"}.
+  (a name), "ig-id", "lun", "tg-id"};
+- the tags (its CPUG demo's flow): New-XIOTag -Name DMCPUG -Type Volume: POST
+  tags {"entity", "tag-name": "DMCPUG"} (the tag is /Volume/DMCPUG);
+  Add-XIOTagObject: PUT "tags/?name=/Volume/DMCPUG" {"entity",
+  "entity-details": NAME}; Get-XIOTagObject: GET "tags/?name=T" and each
+  direct-list entry's [1]; Remove-XIOTagObject: DELETE it with that body and
+  "cluster-id"; Set-XIOTag -NewName: PUT {"caption"}; Remove-XIOTag: DELETE
+  "tags/?name=T".
 It parses no field itself (the objects are returned as they come): each
 answer's content is asserted to be the named object.
 """
@@ -93,6 +100,22 @@ def main():
     ev = r.json().get("events", []) if r.status_code == 200 else []
     ok("Get-XIOEvent -FromDateTime: .events, this run's", len(ev) > 0 and
        any("mts-v" in e["description"] for e in ev), r.text[:300])
+    # the tags
+    r = rest("POST", "tags", json={"entity": "Volume", "tag-name": "DMCPUG"})
+    ok("New-XIOTag -Name DMCPUG -Type Volume: 201", r.status_code == 201, r.text)
+    r = rest("PUT", "tags/?name=/Volume/DMCPUG", json={"entity": "Volume", "entity-details": "mts-v"})
+    ok("Add-XIOTagObject mts-v: 200", r.status_code == 200, r.text)
+    c = content("tags/?name=/Volume/DMCPUG")
+    ok("Get-XIOTagObject: TagObject mts-v", [o[1] for o in c.get("direct-list", [])] == ["mts-v"], c)
+    r = rest("DELETE", "tags/?name=/Volume/DMCPUG", json={"entity": "Volume", "entity-details": "mts-v",
+                                                          "cluster-id": "xbrick1"})
+    ok("Remove-XIOTagObject mts-v: 200", r.status_code == 200, r.text)
+    ok("no TagObject left", content("tags/?name=/Volume/DMCPUG").get("direct-list") == [])
+    r = rest("PUT", "tags/?name=/Volume/DMCPUG", json={"caption": "DMCPUG2"})
+    ok("Set-XIOTag -NewName DMCPUG2: 200", r.status_code == 200, r.text)
+    r = rest("DELETE", "tags/?name=/Volume/DMCPUG2")
+    ok("Remove-XIOTag /Volume/DMCPUG2: 200", r.status_code == 200, r.text)
+    ok("gone", rest("GET", "tags/?name=/Volume/DMCPUG2").status_code == 400)
     finish("mtsxtremio")
 
 

@@ -4,7 +4,8 @@ Connect-XIOServer, Get-XIO* and New-XIO* send and the fields it reads,
 from XtremIO.Utils/OtherXIOMgmt.ps1 (Connect-XIOServer),
 XIO_SupportingFunctions.ps1 (New-XioApiURI, Get-XIOInfo,
 _New-ObjectFromApiObject: the fields per type), GetXIOItem.ps1 and
-NewXIOItem.ps1 at commit 6f6334827e60d5d323282f66b301f9bc7da83b2b.
+NewXIOItem.ps1, SetXIOItem.ps1, RemoveXIOItem.ps1 (the tag cmdlets) and
+configItems.ps1 (TagEntityTypeMapping) at commit 6f6334827e60d5d323282f66b301f9bc7da83b2b.
 
 Its flows, with HTTP Basic on every request (Get-BasicAuthStringFromCredential):
 - Connect-XIOServer: GET /api/json/types; when a child is named "xms", GET
@@ -71,6 +72,73 @@ def get_type(ver, cluster, kind, spec, by_cluster=True):
         fields(kind, c, spec)
         out.append(c)
     return out
+
+
+TAG = {"name": "str", "caption": "str", "child-list": "list", "color": "str", "creation-time-long": "int",
+       "direct-list": "list", "guid": "str", "index": "int", "num-of-children": "int", "num-of-direct-objs": "int",
+       "num-of-items": "int", "obj-list": "list", "object-type": "str", "parent-id": "list", "xms-id": "list"}
+
+
+def new_tag(ver, name, entity, color=None):
+    """New-XIOTag: Get-XIOItemInfo by name first (the tags list, names matched with -like:
+    none may match), then POST on v2 (it sets XiosRestApiVersion 2.0), the links read back"""
+    names = [t["name"] for t in get(BASE + "/api/json%s/types/tags" % ver).get("tags", [])]
+    ok("New-XIOTag %s: no such tag yet" % name, name not in names, names)
+    body = {"tag-name": name, "entity": entity}
+    if color:
+        body["color"] = color
+    r = S.post(BASE + "/api/json/v2/types/tags", json=body)
+    ok("New-XIOTag %s: 201 Created" % name, r.status_code == 201 and r.reason == "Created", (r.status_code, r.text))
+    href = r.json()["links"][0]["href"] if r.status_code == 201 else ""
+    c = get(href).get("content", {})
+    fields("tag", c, TAG)
+    return href, c
+
+
+def tags(ver, cluster):
+    """New-XIOTag, New-XIOTagAssignment, Get-XIOTag -RelatedObject, Set-XIOTag,
+    Remove-XIOTagAssignment, Remove-XIOTag (NewXIOItem.ps1, SetXIOItem.ps1, RemoveXIOItem.ps1;
+    the Tag's fields from _New-ObjectFromApiObject's "tags" case).  Tags take no cluster-name
+    (ItemTypesSupportingClusterNameInput lacks them); an object's TagList is its tag-list of
+    [guid, name, index]; a body names the tag by "tag-id" and the entity by its object id."""
+    href, t = new_tag(ver, "utils-tag", "Volume", "#FFCC99")
+    ok("the tag is /Volume/utils-tag, object-type Volume, color #FFCC99, a child of /Volume",
+       t.get("name") == "/Volume/utils-tag" and t.get("object-type") == "Volume" and t.get("color") == "#FFCC99"
+       and t.get("parent-id", [0, 0])[1] == "/Volume", t)
+    sub_href, sub = new_tag(ver, "/Volume/utils-tag/subF", "Volume")
+    ok("the nested tag's ParentTag is utils-tag", sub.get("parent-id", [0, 0])[1] == "/Volume/utils-tag", sub)
+    vol_href = [v["href"] for v in get(BASE + "/api/json%s/types/volumes?cluster-name=%s" % (ver, cluster))["volumes"]
+                if v["name"] == "utils-v"][0] + "?cluster-name=" + cluster
+    vol = get(vol_href)["content"]
+    # New-XIOTagAssignment -Tag $t -Entity $vol: PUT the tag's Uri
+    r = S.put(href, json={"tag-id": [t["guid"], t["name"], t["index"]], "entity": "Volume",
+                          "entity-details": [vol["guid"], vol["name"], vol["index"]], "cluster-id": cluster})
+    ok("New-XIOTagAssignment: 200", r.status_code == 200, r.text)
+    t = get(href)["content"]
+    ok("the tag's DirectObjectList holds utils-v", [d[1] for d in t["direct-list"]] == ["utils-v"], t)
+    vol = get(vol_href)["content"]
+    names = [x[1] for x in vol.get("tag-list", [])]
+    ok("the volume's TagList names the tag", names == ["/Volume/utils-tag"], vol.get("tag-list"))
+    # Get-XIOTag -RelatedObject $vol: the tags list matched by TagList.Name
+    lst = get(BASE + "/api/json%s/types/tags" % ver)["tags"]
+    ok("Get-XIOTag -RelatedObject: found by its name", [x["name"] for x in lst if x["name"] in names] == names, lst)
+    # Set-XIOTag -Caption utils-renamed -Color 00FF00: PUT the tag's Uri, then read it back
+    r = S.put(href, json={"caption": "utils-renamed", "color": "#00FF00"})
+    ok("Set-XIOTag: 200", r.status_code == 200, r.text)
+    t = get(href)["content"]
+    ok("renamed and recolored", t["name"] == "/Volume/utils-renamed" and t["caption"] == "utils-renamed"
+       and t["color"] == "#00FF00", t)
+    ok("its child follows", get(sub_href)["content"]["name"] == "/Volume/utils-renamed/subF")
+    # Remove-XIOTagAssignment: DELETE the tag's Uri with tag-id, entity, entity-details, cluster-id
+    r = S.delete(href, json={"tag-id": [t["guid"], t["name"], t["index"]], "entity": "Volume",
+                             "entity-details": [vol["guid"], vol["name"], vol["index"]], "cluster-id": cluster})
+    ok("Remove-XIOTagAssignment: 200", r.status_code == 200, r.text)
+    ok("the volume's TagList is empty", get(vol_href)["content"]["tag-list"] == [])
+    # Remove-XIOTag: DELETE the tag's Uri with its tag-id; "and any child tags"
+    r = S.delete(href, json={"tag-id": [t["guid"], t["name"], t["index"]]})
+    ok("Remove-XIOTag: 200", r.status_code == 200, r.text)
+    left = [x["name"] for x in get(BASE + "/api/json%s/types/tags" % ver)["tags"]]
+    ok("the tag and its child are gone, the root stays", left == ["/Volume"], left)
 
 
 def main():
@@ -170,6 +238,7 @@ def main():
     for e in ev[:3]:
         fields("event", e, {"classification": "str", "description": "str", "entity": "str", "id": "int",
                             "severity": "str", "timestamp": "str"})
+    tags(ver, cluster)
     finish("xtremio-utils")
 
 

@@ -44,8 +44,10 @@ def same_as_general_path():
     the general path (filter=, one object) still builds json-c objects.  Here, with snapshots, LUN maps, a
     consistency group, a read-only set and a tag list with '/' and '"' in it, both send the
     same bytes."""
-    ok("a tag list with odd characters", req("PUT", "volumes", params={"name": "v1"}, json={
-        "tag-list": ["/a/b", "q\"t", 7], "vol-access": "read_access"}).status_code == 200)
+    r = req("POST", "tags", json={"entity": "Volume", "tag-name": "/Volume/a b/q\"t"})
+    ok("a tag with odd characters", r.status_code == 201, r.text)
+    ok("v1 tagged with it and /Volume/a b", req("PUT", "volumes", params={"name": "v1"}, json={
+        "tag-list": ["/Volume/a b/q\"t", "/Volume/a b"], "vol-access": "read_access"}).status_code == 200)
     for t in ("volumes", "snapshots"):
         for v in (2, 3):
             for full in ({"full": 1}, {}):
@@ -55,7 +57,7 @@ def same_as_general_path():
                    fast.status_code == 200 and RATE.sub("R", fast.text) == RATE.sub("R", general.text) and
                    len(fast.json()[t]) >= 2, (fast.text[:600], general.text[:600]))
     c = req("GET", "volumes", params={"name": "v1"}).json()["content"]
-    ok("the tag list and vol-access as set", c["tag-list"] == ["/a/b", "q\"t", 7] and
+    ok("the tag list and vol-access as set", [t[1] for t in c["tag-list"]] == ["/Volume/a b/q\"t", "/Volume/a b"] and
        c["vol-access"] == "read_access" and list(c).count("vol-access") == 1, c)
     one = [x for x in req("GET", "volumes", params={"full": 1}).json()["volumes"] if x["name"] == "v1"]
     ok("v1 in the list = v1 by name", len(one) == 1 and RATE.sub("R", str(one[0])) == RATE.sub("R", str(c)),
@@ -188,7 +190,8 @@ def main():
                                                                        "snapshot-set-name": "s1"}), 400,
                "obj_name_not_unique")
     expect_err("no source", req("POST", "snapshots", json={"snapshot-set-name": "x"}), 400,
-               "Command Syntax Error: give exactly one of volume-list, consistency-group-id, snapshot-set-id, snap-list")
+               "Command Syntax Error: give exactly one of volume-list, consistency-group-id, snapshot-set-id, tag-list, "
+               "snap-list")
     expect_err("an unknown source", req("POST", "snapshots", json={"volume-list": ["nope"]}), 400,
                "vol_obj_not_found")
 

@@ -45,7 +45,7 @@ static void attrs(struct json_object *o)
 			abort();
 		return;
 	}
-	if (strlen(a.tags) >= XMS_TAGS_TEXT_MAX || a.small_io > XMS_TOGGLE_DISABLED)
+	if (a.ntags > XMS_TAGS_PER_OBJECT || a.small_io > XMS_TOGGLE_DISABLED)
 		abort();
 	stored = xms_attrs_to_json(&a);
 	if (xms_attrs_from_json(stored, &back, err, sizeof(err)) != 0 || memcmp(&a, &back, sizeof(a)) != 0)

@@ -487,6 +487,12 @@ def api_seeds():
         # MTSXtremIO's and CoprHD's bodies: lun as a string, cluster-id by name, a folder tag
         "coprhd-ig": {"ig-name": "cop-ig", "cluster-id": "xbrick1", "tag-list": ["/InitiatorGroup/coprhd"]},
         "rexray-snap": {"snap-list": [{"ancestor-vol-id": "rex-v", "snap-vol-name": "rex-s"}], "folder-id": "/"},
+        # tags (xms_tags.c): CoprHD's and XtremIO.Utils' bodies
+        "tag-create": {"entity": "Volume", "tag-name": "/Volume/gold/db", "color": "#FF0000"},
+        "tag-assign": {"tag-id": ["0" * 32, "/Volume/gold", 2], "entity": "Volume",
+                       "entity-details": ["0" * 32, "v1", 1], "cluster-id": "xbrick1"},
+        "tag-caption": {"caption": "renamed", "color": "#00FF00"},
+        "snapshot-taglist": {"tag-list": ["/Volume/gold"], "snapshot-set-name": "ts", "cluster-id": "xbrick1"},
     }
     for name, b in bodies.items():
         write("fuzz-api-json", name, json.dumps(b).encode())
@@ -543,6 +549,19 @@ def api_seeds():
     doc["initiators"]["objects"][0]["attrs"] = {"operating-system": "linux"}
     doc["consistency-groups"]["objects"][0]["attrs"] = {"tag-list": ["gold"]}
     write("fuzz-xms-model", "model-attrs", json.dumps(doc).encode())
+    # tags: the root /Volume, /Volume/gold carried by vol1, /InitiatorGroup and a child the group carries
+    doc["tags"] = typ(5, [{"index": 1, "guid": g, "caption": "Volume", "parent": 0, "kind": 0, "color": "",
+                           "created-ms": 1796000000000},
+                          {"index": 2, "guid": g, "caption": "gold", "parent": 1, "kind": 0, "color": "#FF0000",
+                           "created-ms": 1796000000001},
+                          {"index": 3, "guid": g, "caption": "InitiatorGroup", "parent": 0, "kind": 1, "color": "",
+                           "created-ms": 1796000000002},
+                          {"index": 4, "guid": g, "caption": "esx", "parent": 3, "kind": 1, "color": "",
+                           "created-ms": 1796000000003}])
+    doc["volumes"]["objects"][0]["attrs"] = {"tag-ids": [2]}
+    doc["initiator-groups"]["objects"][0]["attrs"] = {"operating-system": "esx", "tag-ids": [4]}
+    doc["consistency-groups"]["objects"][0].pop("attrs")
+    write("fuzz-xms-model", "model-tags", json.dumps(doc).encode())
     empty = {"format": 1}
     for t in ("clusters", "volumes", "snapshot-sets", "consistency-groups", "initiator-groups", "initiators",
               "lun-maps"):
@@ -587,11 +606,75 @@ def xms_log_seeds():
     write("fuzz-xms-log-store", "empty", bytes([1]))
 
 
+def check():
+    """--check: every seed this script makes is the committed one (the profile seeds are
+    copies of models/profiles: a profile changed without them went unnoticed once).  The
+    corpus may hold more (inputs a fuzzer found, hand-made regressions): those are not judged."""
+    global OUT
+    import filecmp
+    import tempfile
+    committed = OUT
+    with tempfile.TemporaryDirectory() as tmp:
+        OUT = tmp
+        for fn in SETS:
+            fn()
+        stale = []
+        for t in sorted(os.listdir(tmp)):
+            for f in sorted(os.listdir(os.path.join(tmp, t))):
+                mine = os.path.join(committed, t, f)
+                if not os.path.exists(mine) or not filecmp.cmp(os.path.join(tmp, t, f), mine, shallow=False):
+                    stale.append(f"{t}/{f}")
+    for s in stale:
+        print(f"stale seed: tests/fuzz/corpus/{s} (run python3 tests/fuzz/make_seeds.py and commit)")
+    print(f"{len(stale)} stale seed(s)")
+    return 1 if stale else 0
+
+
+def xms_tags_seeds():
+    """fuzz-xms-tags: requests separated by "\n\x1e", each a selector byte (fuzz_xms_tags.c's
+    reqs[]: 0 POST tags, 1 PUT tags/2, 2 PUT tags?name=/Volume/gold, 3 DELETE tags/2, 4 DELETE
+    tags?name=/Volume/gold, 5 PUT tags/1, 6 DELETE tags/3, 7 PUT tags/3, 8 POST initiator-groups,
+    9 PUT initiator-groups?name=ig1, 10 POST consistency-groups, 11.. GETs) and a JSON body."""
+    import json
+
+    def run(*reqs):
+        return b"\n\x1e".join(bytes([sel]) + json.dumps(body).encode() for sel, body in reqs)
+    write("fuzz-xms-tags", "create-nested-assign", run(
+        (0, {"entity": "Volume", "tag-name": "/Volume/apps/db/logs"}),
+        (7, {"entity": "Volume", "entity-details": "v2", "cluster-id": "xbrick1"}),
+        (1, {"entity": "Volume", "entity-details": ["0" * 32, "v2", 2]}),
+        (12, {})))
+    write("fuzz-xms-tags", "untag-rename-remove", run(
+        (4, {"entity": "Volume", "entity-details": "v1"}),
+        (2, {"caption": "silver", "color": "#C0C0C0"}),
+        (0, {"entity": "Volume", "tag-name": "gold"}),
+        (3, {"tag-id": ["0" * 32, "/Volume/silver", 2]}),
+        (11, {})))
+    write("fuzz-xms-tags", "tag-lists", run(
+        (0, {"entity": "InitiatorGroup", "tag-name": "hosts"}),
+        (8, {"ig-name": "ig2", "tag-list": ["/InitiatorGroup/hosts"], "cluster-id": "xbrick1"}),
+        (9, {"tag-list": [4, "/InitiatorGroup/hosts"]}),
+        (0, {"entity": "ConsistencyGroup", "tag-name": "/ConsistencyGroup/prod"}),
+        (10, {"consistency-group-name": "cg2", "tag-list": ["/ConsistencyGroup/prod", "/Volume/gold"]}),
+        (13, {})))
+    write("fuzz-xms-tags", "refusals", run(
+        (0, {"entity": "Disk", "tag-name": "x"}),
+        (0, {"entity": "Volume", "tag-name": "/Volume/a/b/c/d"}),
+        (5, {"entity": "Volume", "entity-details": "v1"}),
+        (6, {}),
+        (1, {"entity": "InitiatorGroup", "entity-details": "ig1"}),
+        (8, {"ig-name": "ig3", "tag-list": ["/Volume/gold"]})))
+
+
+SETS = (api_seeds, iscsi_seeds, scsi_seeds, cdb_decode_seeds, calib_seeds, profile_seeds, lu_config_seeds,
+        auth_file_seeds, chap_seeds, pr_state_seeds, xms_log_seeds, xms_tags_seeds)
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--check"]:
+        sys.exit(check())
     # with names: only those seed sets (e.g. pr_state_seeds); default all
     only = sys.argv[1:]
-    for fn in (api_seeds, iscsi_seeds, scsi_seeds, cdb_decode_seeds, calib_seeds, profile_seeds, lu_config_seeds, auth_file_seeds, chap_seeds,
-               pr_state_seeds, xms_log_seeds):
+    for fn in SETS:
         if not only or fn.__name__ in only:
             fn()
     for t in sorted(os.listdir(OUT)):

@@ -105,7 +105,7 @@ fig0=$(figures 0) fig1=$(figures 1)
 refused "is in use by another process (pid $LL_PID)" --state-dir "$state" "${luns[@]}"
 stop
 
-out=$("$bin" --check-state "$state" --handler-path "$hd" 2>&1) && grep -q "^ok: array b: 1 volume(s)" <<<"$out" &&
+out=$("$bin" --check-state "$state" --handler-path "$hd" 2>&1) && grep -q "^ok: array b: 1 volume(s) (0 named, 1 a LU's own)" <<<"$out" &&
     grep -q "consistent" <<<"$out" && ok "--check-state: $(tail -n 1 <<<"$out")" || fail "--check-state: $out"
 
 # ---- the restart ---------------------------------------------------------------------------

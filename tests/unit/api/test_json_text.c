@@ -110,9 +110,9 @@ static void test_perf_and_attrs_text_match_show(void **state)
 	struct xms_attrs a = { 0 };
 	char err[200];
 	struct json_object *body = json_tokener_parse(
-		"{\"small-io-alerts\": \"enabled\", \"vol-access\": \"read_access\", \"tag-list\": [\"a/b\", 3, [\"g\", \"t\", 2]]}");
+		"{\"small-io-alerts\": \"enabled\", \"vol-access\": \"read_access\"}");
 
-	assert_true(xms_attrs_parse(body, XMS_ATTR_VOLUME | XMS_ATTR_TAGS, &a, err, sizeof(err)));
+	assert_true(xms_attrs_parse(body, XMS_ATTR_VOLUME, &a, err, sizeof(err)));
 	/* two readings 2 s apart, so the rates are not 0 */
 	for (int round = 0; round < 2; round++) {
 		const struct xms_perf_counters *c = round ? &c1 : &c0;
@@ -120,11 +120,11 @@ static void test_perf_and_attrs_text_match_show(void **state)
 		struct json_text w;
 
 		xms_perf_show(&s1, c, 1000 + 2000 * (uint64_t)round, o);
-		xms_attrs_show(&a, XMS_ATTR_VOLUME | XMS_ATTR_TAGS, o);
+		xms_attrs_show(&a, XMS_ATTR_VOLUME, o);
 		jt_init(&w);
 		jt_obj_open(&w);
 		xms_perf_text(&s2, c, 1000 + 2000 * (uint64_t)round, &w);
-		xms_attrs_text(&a, XMS_ATTR_VOLUME | XMS_ATTR_TAGS, &w);
+		xms_attrs_text(&a, XMS_ATTR_VOLUME, &w);
 		jt_obj_close(&w);
 		char *s = take(&w);
 		assert_string_equal(s, jsonc(o));

@@ -1,7 +1,8 @@
 /* test_xms_attrs.c — the settings XMS keeps on objects (xms_attrs.h):
  * each field parsed into what is kept, XMS's words only (a bad one named in
  * the error and nothing changed), absent fields leaving what was there,
- * how they are shown, and the stored form read back equal. */
+ * how they are shown, and the stored form (with the tags' indexes) read
+ * back equal.  The tag-list of bodies is the tags' (test: api-tags). */
 #include <json-c/json.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -35,14 +36,14 @@ static void test_fields_kept(void **state)
 	memset(&a, 0, sizeof(a));
 	assert_true(parse("{\"operating-system\": \"esx\", \"small-io-alerts\": \"enabled\", \"vaai-tp-alerts\": "
 			  "\"disabled\", \"management-locked\": \"enabled\", \"vol-access\": \"read_access\", "
-			  "\"tag-list\": [\"/Volume/gold\", 3, [\"g\", \"t\", 4]]}", ALL, &a, err));
+			  "\"tag-list\": [\"/Volume/gold\"]}", ALL, &a, err));
 	assert_string_equal(a.os, "esx");
 	assert_int_equal(a.small_io, XMS_TOGGLE_ENABLED);
 	assert_int_equal(a.unaligned_io, XMS_TOGGLE_UNSET);
 	assert_int_equal(a.vaai_tp, XMS_TOGGLE_DISABLED);
 	assert_int_equal(a.mgmt_locked, XMS_TOGGLE_ENABLED);
 	assert_string_equal(a.access, "read_access");
-	assert_string_equal(a.tags, "[\"\\/Volume\\/gold\",3,[\"g\",\"t\",4]]");
+	assert_int_equal(a.ntags, 0); /* not read here: it names the model's tags */
 	/* absent fields stay; a field outside the set is not read */
 	assert_true(parse("{\"small-io-alerts\": \"disabled\", \"operating-system\": \"nonsense\"}", XMS_ATTR_VOLUME,
 			  &a, err));
@@ -64,12 +65,9 @@ static void test_bad_values(void **state)
 		{ "{\"small-io-alerts\": true}", "small-io-alerts: want enabled or disabled" },
 		{ "{\"management-locked\": \"on\"}", "management-locked: want enabled or disabled" },
 		{ "{\"vol-access\": \"rw\"}", "vol-access: want no_access, read_access or write_access" },
-		{ "{\"tag-list\": \"gold\"}", "tag-list: want a list of tag names or ids" },
-		{ "{\"tag-list\": [{}]}", "tag-list[0]: want a tag name, index or object id" },
-		{ "{\"tag-list\": [\"a\", [1, 2, 3, 4]]}", "tag-list[1]: want a tag name, index or object id" },
 	};
 	struct xms_attrs a, before;
-	char err[200], big[600];
+	char err[200];
 
 	(void)state;
 	memset(&a, 0, sizeof(a));
@@ -84,9 +82,6 @@ static void test_bad_values(void **state)
 		assert_string_equal(err, cases[i].err);
 		assert_memory_equal(&a, &before, sizeof(a));
 	}
-	snprintf(big, sizeof(big), "{\"tag-list\": [\"%0300d\"]}", 0);
-	assert_false(parse(big, ALL, &a, err));
-	assert_string_equal(err, "tag-list: 304 bytes as JSON, at most 255 kept");
 }
 
 static void test_show_and_store(void **state)
@@ -104,17 +99,19 @@ static void test_show_and_store(void **state)
 	assert_true(json_object_object_get_ex(shown, "small-io-alerts", &v));
 	assert_string_equal(json_object_get_string(v), "disabled");
 	assert_false(json_object_object_get_ex(shown, "vol-access", NULL));
-	assert_true(json_object_object_get_ex(shown, "tag-list", &v));
-	assert_int_equal(json_object_array_length(v), 0);
+	assert_false(json_object_object_get_ex(shown, "tag-list", NULL)); /* xms_tag_list_show's */
 	json_object_put(shown);
 	assert_null(xms_attrs_to_json(&a));
 	assert_true(parse("{\"operating-system\": \"aix\", \"management-locked\": \"enabled\", \"vol-access\": "
-			  "\"no_access\", \"tag-list\": [\"t1\"]}", ALL, &a, err));
+			  "\"no_access\"}", ALL, &a, err));
+	a.tags[0] = 7;
+	a.tags[1] = 3;
+	a.ntags = 2;
 	stored = xms_attrs_to_json(&a);
 	assert_non_null(stored);
 	assert_string_equal(json_object_to_json_string_ext(stored, JSON_C_TO_STRING_PLAIN),
 			    "{\"operating-system\":\"aix\",\"vol-access\":\"no_access\",\"management-locked\":\"enabled\","
-			    "\"tag-list\":[\"t1\"]}");
+			    "\"tag-ids\":[7,3]}");
 	assert_int_equal(xms_attrs_from_json(stored, &b, err, sizeof(err)), 0);
 	assert_memory_equal(&a, &b, sizeof(a));
 	json_object_put(stored);
@@ -122,6 +119,27 @@ static void test_show_and_store(void **state)
 	stored = json_tokener_parse("{\"vol-access\": \"all\"}");
 	assert_int_equal(xms_attrs_from_json(stored, &b, err, sizeof(err)), -1);
 	assert_string_equal(err, "vol-access: want no_access, read_access or write_access");
+	json_object_put(stored);
+	/* tag-ids bounds-checked; an older version's tag-list text is dropped */
+	static const struct {
+		const char *json, *err;
+	} bad[] = {
+		{ "{\"tag-ids\": 3}", "tag-ids: want a list of at most 16 tag indexes" },
+		{ "{\"tag-ids\": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17]}",
+		  "tag-ids: want a list of at most 16 tag indexes" },
+		{ "{\"tag-ids\": [1, 0]}", "tag-ids[1]: want a tag index >= 1" },
+		{ "{\"tag-ids\": [\"1\"]}", "tag-ids[0]: want a tag index >= 1" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		stored = json_tokener_parse(bad[i].json);
+		assert_int_equal(xms_attrs_from_json(stored, &b, err, sizeof(err)), -1);
+		assert_string_equal(err, bad[i].err);
+		json_object_put(stored);
+	}
+	stored = json_tokener_parse("{\"operating-system\": \"linux\", \"tag-list\": [\"t1\", 2]}");
+	assert_int_equal(xms_attrs_from_json(stored, &b, err, sizeof(err)), 0);
+	assert_string_equal(b.os, "linux");
+	assert_int_equal(b.ntags, 0);
 	json_object_put(stored);
 	assert_int_equal(xms_attrs_from_json(NULL, &b, err, sizeof(err)), 0);
 	assert_null(xms_attrs_to_json(&b));

@@ -48,7 +48,16 @@ static void fill(void)
 	v->snapset = 1;
 	v->attrs.small_io = XMS_TOGGLE_ENABLED;
 	snprintf(v->attrs.access, sizeof(v->attrs.access), "no_access");
-	snprintf(v->attrs.tags, sizeof(v->attrs.tags), "[\"t1\",2]");
+	/* tags: the root /Volume and /Volume/gold, which volume 2 carries */
+	struct xms_tag *t = xms_tag_add(&m);
+	snprintf(t->caption, sizeof(t->caption), "Volume");
+	t = xms_tag_add(&m);
+	snprintf(t->caption, sizeof(t->caption), "gold");
+	t->parent = 1;
+	snprintf(t->color, sizeof(t->color), "#FF0000");
+	t->created_ms = 1764900000123;
+	v->attrs.tags[0] = 2;
+	v->attrs.ntags = 1;
 	g = xms_ig_add(&m);
 	assert_true(xms_ig_set_name(&m, g, 1, "host1"));
 	snprintf(g->attrs.os, sizeof(g->attrs.os), "esx");
@@ -256,6 +265,18 @@ static void round_trip(void **state)
 	assert_string_equal(xms_ig_get(&m2, 1)->attrs.os, "esx");
 	assert_false(json_object_object_get_ex(json_object_array_get_idx(json_object_object_get(
 		json_object_object_get(doc, "volumes"), "objects"), 0), "attrs", NULL));
+	assert_int_equal(m2.tags.n, 2);
+	assert_string_equal(xms_tag_get(&m2, 2)->color, "#FF0000");
+	assert_int_equal(xms_volume_get(&m2, 2)->attrs.ntags, 1);
+	/* a model stored before tags existed loads, with none */
+	xms_model_free(&m2);
+	json_object_object_del(doc, "tags");
+	assert_int_equal(xms_model_from_json(&m2, doc, err, sizeof(err)), -1); /* volume 2 names tag 2 */
+	assert_string_equal(err, "Volume vol1: attrs.tag-ids[0]: no tag of its kind has index 2");
+	json_object_object_del(json_object_array_get_idx(json_object_object_get(json_object_object_get(doc, "volumes"),
+										   "objects"), 1), "attrs");
+	assert_int_equal(xms_model_from_json(&m2, doc, err, sizeof(err)), 0);
+	assert_int_equal(m2.tags.n, 0);
 	/* the next index survives: no reuse after a reload */
 	assert_int_equal(xms_volume_add(&m2)->index, 4);
 	json_object_put(again);
@@ -304,6 +325,16 @@ static void bad_documents(void **state)
 	refused("initiators", 0, "auth-pass", json_object_new_int(1), "initiators[0].auth-pass: missing or not a string");
 	refused("initiator-groups", 0, "attrs", json_tokener_parse("{\"operating-system\": \"os2\"}"),
 		"initiator-groups[0].attrs.operating-system: want linux, windows, esx, solaris, aix, hpux or other");
+	refused("tags", 1, "parent", json_object_new_int(2),
+		"tags[1].parent: no older tag of the same kind has index 2");
+	refused("tags", 1, "kind", json_object_new_int(1), "tags[1].parent: no older tag of the same kind has index 1");
+	refused("tags", 0, "kind", json_object_new_int(15), "tags[0].kind: want 0..14");
+	refused("tags", 0, "caption", json_object_new_string("Disk"),
+		"tags[0].caption: a root tag is named after its kind (Volume)");
+	refused("volumes", 1, "attrs", json_tokener_parse("{\"tag-ids\": [1]}"),
+		"Volume vol1: attrs.tag-ids[0]: no tag of its kind has index 1");
+	refused("volumes", 1, "attrs", json_tokener_parse("{\"tag-ids\": [\"2\"]}"),
+		"volumes[1].attrs.tag-ids[0]: want a tag index >= 1");
 	doc = json_object_new_array();
 	assert_int_equal(xms_model_from_json(&m2, doc, err, sizeof(err)), -1);
 	assert_string_equal(err, "(document): want a JSON object");

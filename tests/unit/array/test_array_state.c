@@ -9,6 +9,7 @@
  * killed at random moments are all there or not at all; slots naming
  * shared chunks as runs rows, a shrink through them, and a state written
  * with them as chunks rows (before the runs table) opening as it was. */
+#include "array_test_db.h"
 #include "array_test_util.h"
 
 #include <errno.h>
@@ -139,7 +140,8 @@ static void test_survives_close(void **state)
 	char out[512], err[512], adir[512];
 	snprintf(adir, sizeof(adir), "%s/arrays/a1", dir);
 	assert_int_equal(array_state_check(adir, out, sizeof(out), err, sizeof(err)), 0);
-	assert_non_null(strstr(out, "2 volume(s), 93 map entries, 60 block(s)"));
+	if (!strstr(out, "2 volume(s) (0 named, 2 a LU's own), 93 map entries, 60 block(s)"))
+		fail_msg("%s", out);
 	free(buf);
 	free(back);
 }
@@ -260,17 +262,10 @@ static void flip_byte(const char *path, off_t off)
 static uint32_t some_block(const char *adir)
 {
 	char path[600];
-	sqlite3 *db;
-	sqlite3_stmt *s;
-	uint32_t id = 0;
+	uint32_t id;
 
 	snprintf(path, sizeof(path), "%s/meta.db", adir);
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, "SELECT max(id) FROM blocks", -1, &s, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
-	id = (uint32_t)sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	sqlite3_close(db);
+	id = (uint32_t)db_count(path, "SELECT max(id) FROM blocks");
 	assert_true(id > 0);
 	return id;
 }
@@ -333,13 +328,9 @@ static void test_damage(void **state)
 	assert_non_null(strstr(err, "data fails its checksum"));
 
 	/* a map entry changed behind its row's checksum */
-	sqlite3 *db;
 	snprintf(path, sizeof(path), "%s/meta.db", adir);
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(db, "UPDATE chunks SET ids = zeroblob(1024) || X'' WHERE 0;"
-					  "UPDATE chunks SET ids = substr(ids, 1, 4) || X'07000000' || substr(ids, 9)",
-					  NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	db_exec(path, "UPDATE chunks SET ids = zeroblob(1024) || X'' WHERE 0;"
+		      "UPDATE chunks SET ids = substr(ids, 1, 4) || X'07000000' || substr(ids, 9)");
 	assert_null(array_get_state("a4", &x2, dir, "x2", &e));
 	assert_non_null(strstr(e, "fails its checksum (the file is damaged)"));
 	free(e);
@@ -710,7 +701,7 @@ static void test_shared_chunks_survive_close(void **state)
 	char out[512], err[512], adir[512];
 	snprintf(adir, sizeof(adir), "%s/arrays/a9", dir);
 	assert_int_equal(array_state_check(adir, out, sizeof(out), err, sizeof(err)), 0);
-	if (!strstr(out, "4 volume(s), 2304 map entries, 514 block(s)"))
+	if (!strstr(out, "4 volume(s) (0 named, 4 a LU's own), 2304 map entries, 514 block(s)"))
 		fail_msg("%s", out);
 	free(buf);
 	free(back);
@@ -781,25 +772,10 @@ static void test_misaligned_shared_survive_close(void **state)
 	char out[512], err[512], adir[512];
 	snprintf(adir, sizeof(adir), "%s/arrays/a10", dir);
 	assert_int_equal(array_state_check(adir, out, sizeof(out), err, sizeof(err)), 0);
-	if (!strstr(out, "2 volume(s), 2048 map entries, 512 block(s)"))
+	if (!strstr(out, "2 volume(s) (0 named, 2 a LU's own), 2048 map entries, 512 block(s)"))
 		fail_msg("%s", out);
 	free(buf);
 	free(back);
-}
-
-static int count_rows(const char *db, const char *sql)
-{
-	sqlite3 *raw;
-	sqlite3_stmt *q;
-	int n = -1;
-
-	assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(raw, sql, -1, &q, NULL), SQLITE_OK);
-	if (sqlite3_step(q) == SQLITE_ROW)
-		n = sqlite3_column_int(q, 0);
-	sqlite3_finalize(q);
-	sqlite3_close(raw);
-	return n;
 }
 
 struct slot_ref { uint64_t vid, idx, cid; };
@@ -880,9 +856,9 @@ static void test_old_layout_opens(void **state)
 	snprintf(mdb, sizeof(mdb), "%s/meta.db", adir);
 	/* t 0, 1; c1 1; c2 2, 3 */
 	assert_int_equal(to_old_layout(adir), 5);
-	assert_int_equal(count_rows(mdb, "SELECT count(*) FROM chunks WHERE length(ids) = 8"), 5);
+	assert_int_equal(db_count(mdb, "SELECT count(*) FROM chunks WHERE length(ids) = 8"), 5);
 	assert_int_equal(array_state_check(adir, out, sizeof(out), err, sizeof(err)), 0);
-	if (!strstr(out, "3 volume(s), 1536 map entries, 513 block(s)"))
+	if (!strstr(out, "3 volume(s) (0 named, 3 a LU's own), 1536 map entries, 513 block(s)"))
 		fail_msg("%s", out);
 
 	a = open_array("a11", "x2");
@@ -915,11 +891,11 @@ static void test_old_layout_opens(void **state)
 	array_volume_close(c2);
 	array_put(a);
 	/* (the database is the array's alone while it is open) */
-	assert_int_equal(count_rows(mdb, "SELECT count(*) FROM chunks WHERE length(ids) = 8"), 0);
-	assert_int_equal(count_rows(mdb, "SELECT count(*) FROM runs"), 3);
-	assert_int_equal(count_rows(mdb, "SELECT count(*) FROM stamp WHERE key = 'map_rows' AND value = 'runs'"), 1);
+	assert_int_equal(db_count(mdb, "SELECT count(*) FROM chunks WHERE length(ids) = 8"), 0);
+	assert_int_equal(db_count(mdb, "SELECT count(*) FROM runs"), 3);
+	assert_int_equal(db_count(mdb, "SELECT count(*) FROM stamp WHERE key = 'map_rows' AND value = 'runs'"), 1);
 	assert_int_equal(array_state_check(adir, out, sizeof(out), err, sizeof(err)), 0);
-	if (!strstr(out, "3 volume(s), 1536 map entries, 513 block(s)"))
+	if (!strstr(out, "3 volume(s) (0 named, 3 a LU's own), 1536 map entries, 513 block(s)"))
 		fail_msg("%s", out);
 	free(buf);
 	free(back);
@@ -951,7 +927,7 @@ static void test_shrink_through_runs(void **state)
 	array_put(a);
 	snprintf(adir, sizeof(adir), "%s/arrays/a12", dir);
 	snprintf(mdb, sizeof(mdb), "%s/meta.db", adir);
-	assert_int_equal(count_rows(mdb, "SELECT count(*) FROM runs WHERE vid = 2"), 3);
+	assert_int_equal(db_count(mdb, "SELECT count(*) FROM runs WHERE vid = 2"), 3);
 
 	a = open_array("a12", "x2");
 	t = open_vol(a, "lu:t", VOL);
@@ -961,7 +937,7 @@ static void test_shrink_through_runs(void **state)
 	array_volume_close(t);
 	array_volume_close(big);
 	array_put(a);
-	assert_int_equal(count_rows(mdb, "SELECT count(*) FROM runs WHERE vid = 2"), 2);
+	assert_int_equal(db_count(mdb, "SELECT count(*) FROM runs WHERE vid = 2"), 2);
 
 	a = open_array("a12", "x2");
 	t = open_vol(a, "lu:t", VOL);
@@ -981,7 +957,7 @@ static void test_shrink_through_runs(void **state)
 	array_put(a);
 	assert_int_equal(array_state_check(adir, out, sizeof(out), err, sizeof(err)), 0);
 	/* t 512, big 512 + 256 */
-	if (!strstr(out, "2 volume(s), 1280 map entries, 512 block(s)"))
+	if (!strstr(out, "2 volume(s) (0 named, 2 a LU's own), 1280 map entries, 512 block(s)"))
 		fail_msg("%s", out);
 	free(buf);
 	free(back);

@@ -6,6 +6,7 @@
  * shared map chunks and the rows naming them; runs rows (slots naming
  * shared chunks, a group per row) and the move of a state's older chunks
  * rows naming shared chunks into them at an open for writing. */
+#include "array_test_db.h"
 #include "array_test_util.h"
 
 #include <sqlite3.h>
@@ -171,15 +172,12 @@ static void test_damaged_rows(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct store_db *db = fresh();
-		sqlite3 *raw;
 		struct seen s = { 0 };
 		struct store_summary sum;
 
 		write_some(db);
 		store_db_close(db);
-		assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
-		assert_int_equal(sqlite3_exec(raw, cases[i].sql, NULL, NULL, NULL), SQLITE_OK);
-		sqlite3_close(raw);
+		db_exec(path, cases[i].sql);
 		db = store_db_open(path, false, st, 2, err, sizeof(err));
 		assert_non_null(db);
 		int rc = store_db_each_volume(db, on_vol, &s, err, sizeof(err));
@@ -281,10 +279,7 @@ static void test_shared_rows(void **state)
 		{ "UPDATE shared SET ids = X'4E000000' || substr(ids, 5)", "shared map chunk 5 fails its checksum" },
 	};
 	for (size_t i = 0; i < 2; i++) {
-		sqlite3 *raw;
-		assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
-		assert_int_equal(sqlite3_exec(raw, damage[i][0], NULL, NULL, NULL), SQLITE_OK);
-		sqlite3_close(raw);
+		db_exec(path, damage[i][0]);
 		db = store_db_open(path, false, st, 2, err, sizeof(err));
 		assert_non_null(db);
 		int rc = store_db_each_chunk_any(db, on_inline, on_ref, &s, err, sizeof(err));
@@ -419,10 +414,7 @@ static void test_runs_rows(void **state)
 		{ bad, "map runs of volume 3, slots from 0: a run out of order or out of its group" },
 	};
 	for (size_t i = 0; i < 2; i++) {
-		sqlite3 *raw;
-		assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
-		assert_int_equal(sqlite3_exec(raw, damage[i][0], NULL, NULL, NULL), SQLITE_OK);
-		sqlite3_close(raw);
+		db_exec(path, damage[i][0]);
 		db = store_db_open(path, false, st, 2, err, sizeof(err));
 		assert_non_null(db);
 		assert_int_equal(store_db_each_runs(db, on_runs, &s, err, sizeof(err)), -1);
@@ -462,21 +454,6 @@ static void make_old(int damaged)
 	state_db_close(raw);
 }
 
-static int count_rows(const char *sql)
-{
-	sqlite3 *raw;
-	sqlite3_stmt *q;
-	int n = -1;
-
-	assert_int_equal(sqlite3_open(path, &raw), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(raw, sql, -1, &q, NULL), SQLITE_OK);
-	if (sqlite3_step(q) == SQLITE_ROW)
-		n = sqlite3_column_int(q, 0);
-	sqlite3_finalize(q);
-	sqlite3_close(raw);
-	return n;
-}
-
 static void test_old_rows_move(void **state)
 {
 	char err[512];
@@ -494,7 +471,7 @@ static void test_old_rows_move(void **state)
 	assert_int_equal(store_db_each_runs(db, on_runs, &s, err, sizeof(err)), 0);
 	assert_int_equal(s.rows, 0);
 	store_db_close(db);
-	assert_int_equal(count_rows("SELECT count(*) FROM stamp WHERE key = 'map_rows'"), 0);
+	assert_int_equal(db_count(path, "SELECT count(*) FROM stamp WHERE key = 'map_rows'"), 0);
 
 	db = store_db_open(path, true, st, 2, err, sizeof(err));
 	if (!db)
@@ -513,20 +490,20 @@ static void test_old_rows_move(void **state)
 	assert_int_equal(s.n[1], 1);
 	assert_run(&s.r[1][0], 44, 3, 1, 20);
 	store_db_close(db);
-	assert_int_equal(count_rows("SELECT count(*) FROM stamp WHERE key = 'map_rows' AND value = 'runs'"), 1);
+	assert_int_equal(db_count(path, "SELECT count(*) FROM stamp WHERE key = 'map_rows' AND value = 'runs'"), 1);
 	/* stamped: the next open does not look again, and nothing changes */
 	db = store_db_open(path, true, st, 2, err, sizeof(err));
 	assert_non_null(db);
 	store_db_close(db);
-	assert_int_equal(count_rows("SELECT count(*) FROM runs"), 2);
+	assert_int_equal(db_count(path, "SELECT count(*) FROM runs"), 2);
 
 	teardown(NULL);
 	make_old(1);
 	assert_null(store_db_open(path, true, st, 2, err, sizeof(err)));
 	assert_non_null(strstr(err, "map chunk 301 of volume 1 fails its checksum"));
-	assert_int_equal(count_rows("SELECT count(*) FROM chunks WHERE length(ids) = 8"), 13);
-	assert_int_equal(count_rows("SELECT count(*) FROM runs"), 0);
-	assert_int_equal(count_rows("SELECT count(*) FROM stamp WHERE key = 'map_rows'"), 0);
+	assert_int_equal(db_count(path, "SELECT count(*) FROM chunks WHERE length(ids) = 8"), 13);
+	assert_int_equal(db_count(path, "SELECT count(*) FROM runs"), 0);
+	assert_int_equal(db_count(path, "SELECT count(*) FROM stamp WHERE key = 'map_rows'"), 0);
 }
 
 int main(void)
