@@ -10,6 +10,7 @@
 #include "target/api/xms_cluster_spec.h"
 #include "target/api/xms_engine.h"
 #include "target/api/xms_inventory.h"
+#include "target/api/xms_hw_store.h"
 #include "target/api/xms_perf_history.h"
 #include "target/api/xms_events.h"
 #include "target/api/xms_hw_fault_spec.h"
@@ -155,6 +156,15 @@ int api_clusters_setup(const char *const *specs, int n, char *err, size_t errlen
 	if (loaded && xms_scsi_open_all(&g_xms, why, sizeof(why)) < 0) {
 		snprintf(err, errlen, "--state-dir: %s", why);
 		goto fail;
+	}
+	/* the SSDs and controllers failed before the restart fail again (the
+	 * clusters' bricks are known now); alerts of the others are over */
+	if (xms_log_store_active()) {
+		if (xms_hw_store_load(why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "--state-dir: %s", why);
+			goto fail;
+		}
+		xms_alerts_hw_sync();
 	}
 	if (xms_store_save(&g_xms, why, sizeof(why)) < 0) {
 		snprintf(err, errlen, "--state-dir: %s", why);

@@ -224,6 +224,17 @@ static int load_one(const char *key, const void *val, size_t len, void *arg)
 	return 0;
 }
 
+/* an alert whose condition a restart ended, with an event saying so */
+static void clear_by_restart(struct alert *a)
+{
+	a->cleared = true;
+	a->clear_ms = now_ms();
+	save(a);
+	xms_event(XMS_SEV_INFO, "activity", a->class_name, a->obj_name, "LL0003",
+		  "%s-%llu cleared by the restart (%s %s starts %s)", defs[a->kind].type, (unsigned long long)a->index,
+		  a->class_name, a->obj_name, a->kind == XMS_ALERT_PORT_DOWN ? "up" : "healthy");
+}
+
 int xms_alerts_load(char *err, size_t errlen)
 {
 	struct load_ctx lc = { .err = err, .errlen = errlen };
@@ -247,25 +258,30 @@ int xms_alerts_load(char *err, size_t errlen)
 	if (lc.more_evicted)
 		fprintf(stderr, "lunlab-target: --state-dir: more than %d alerts stored: the oldest are ignored\n",
 			XMS_ALERTS_MAX);
-	/* hardware faults and portal states are not kept across a restart
-	 * (every component starts healthy, every portal up; --fault hw= fails
-	 * one again): their alerts are over.  Capacity alerts stay until the
-	 * next read finds their cluster back under its line. */
+	/* portal states are not kept across a restart (every portal starts
+	 * up): their alerts are over.  Hardware faults are kept
+	 * (xms_hw_store.h): xms_alerts_hw_sync clears only the alerts of
+	 * components the restart found healthy.  Capacity alerts stay until
+	 * the next read finds their cluster back under its line. */
+	for (size_t i = 0; i < nalerts; i++)
+		if (!alerts[i].cleared && alerts[i].kind == XMS_ALERT_PORT_DOWN)
+			clear_by_restart(&alerts[i]);
+	return 0;
+}
+
+void xms_alerts_hw_sync(void)
+{
 	for (size_t i = 0; i < nalerts; i++) {
 		struct alert *a = &alerts[i];
+		enum xms_inv_component k = a->kind == XMS_ALERT_SSD_FAILED ? XMS_INV_SSD : XMS_INV_SC;
+		unsigned n;
 
-		if (a->cleared || (a->kind != XMS_ALERT_PORT_DOWN && a->kind != XMS_ALERT_SSD_FAILED &&
-				   a->kind != XMS_ALERT_SC_FAILED))
+		if (a->cleared || (a->kind != XMS_ALERT_SSD_FAILED && a->kind != XMS_ALERT_SC_FAILED))
 			continue;
-		a->cleared = true;
-		a->clear_ms = now_ms();
-		save(a);
-		xms_event(XMS_SEV_INFO, "activity", a->class_name, a->obj_name, "LL0003",
-			  "%s-%llu cleared by the restart (%s %s starts %s)", defs[a->kind].type,
-			  (unsigned long long)a->index, a->class_name, a->obj_name,
-			  a->kind == XMS_ALERT_PORT_DOWN ? "up" : "healthy");
+		n = xms_inv_find(a->cluster, k, a->obj_name);
+		if (!n || !xms_inv_is_failed(a->cluster, k, n))
+			clear_by_restart(a);
 	}
-	return 0;
 }
 
 /* room for one more: the oldest cleared alert goes, else the oldest */

@@ -58,6 +58,10 @@ void xms_feed_sync(void);
  * raised or cleared and deleted when the bound pushes it out.  0, or -1
  * with err naming the bad record and field.  Before the API starts. */
 int xms_alerts_load(char *err, size_t errlen);
+/* After a restart's hardware faults are back (xms_hw_store_load): an
+ * outstanding ssd_failed / storage_controller_failed alert of a component
+ * that is not failed is cleared, with an event LL0003. */
+void xms_alerts_hw_sync(void);
 
 /* Tests: forget every alert and the feed's cursor (the store is not
  * touched). */

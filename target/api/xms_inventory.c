@@ -24,6 +24,7 @@
 #include "target/api/xms_alerts.h"
 #include "target/api/xms_common.h"
 #include "target/api/xms_events.h"
+#include "target/api/xms_hw_store.h"
 #include "target/api/xms_perf.h"
 #include "target/api/xms_scsi.h"
 #include "target/iscsi/portal.h"
@@ -676,31 +677,64 @@ next:;
 	}
 }
 
-int xms_inv_set_failed(uint64_t cluster, enum xms_inv_component kind, unsigned n, bool want_failed, char *err,
-		       size_t errlen)
+/* component n of cluster: its name, inventory index and guid; false when
+ * the cluster has no such component */
+static bool find_component(const struct xms_cluster *c, enum xms_inv_component kind, unsigned n, char name[40],
+		      uint64_t *index, char guid[XMS_GUID_LEN + 1])
 {
-	struct xms_cluster *c = xms_cluster_get(&g_xms, cluster);
 	struct brick *bs;
 	size_t nb = bricks_of(&bs);
-	char name[40] = "", guid[XMS_GUID_LEN + 1];
-	uint64_t index = 0;
-	bool was = xms_inv_is_failed(cluster, kind, n);
 
+	*index = 0;
 	for (size_t i = 0; c && i < nb; i++) {
 		if (bs[i].c != c)
 			continue;
 		if (kind == XMS_INV_SSD && n >= 1 && n <= bs[i].ssds) {
-			ssd_name(&bs[i], n, name, sizeof(name));
-			index = bs[i].ssd_base + n;
+			ssd_name(&bs[i], n, name, 40);
+			*index = bs[i].ssd_base + n;
 			guid_of(c, "ssd", n, guid);
 		} else if (kind == XMS_INV_SC && n >= 1 && n <= XMS_INV_SCS) {
-			sc_name(n, name, sizeof(name));
-			index = sc_index(&bs[i], n);
+			sc_name(n, name, 40);
+			*index = sc_index(&bs[i], n);
 			guid_of(c, "sc", n, guid);
 		}
 	}
 	free(bs);
-	if (!c || !index) {
+	return *index != 0;
+}
+
+/* n of cluster into the failed set (no room: -1 with the reason) */
+static int mark_failed(uint64_t cluster, enum xms_inv_component kind, unsigned n, char *err, size_t errlen)
+{
+	if (nfailed == XMS_INV_FAILED_MAX) {
+		snprintf(err, errlen, "%d components are failed already", XMS_INV_FAILED_MAX);
+		return -1;
+	}
+	failed[nfailed].cluster = cluster;
+	failed[nfailed].kind = kind;
+	failed[nfailed].n = n;
+	nfailed++;
+	return 0;
+}
+
+static void raise_failed(const struct xms_cluster *c, enum xms_inv_component kind, const char *name, uint64_t index,
+			 const char *guid)
+{
+	struct xms_alert_obj o = { c->index, kind == XMS_INV_SSD ? "SSD" : "StorageController", name, index, guid };
+
+	xms_alert_raise(kind == XMS_INV_SSD ? XMS_ALERT_SSD_FAILED : XMS_ALERT_SC_FAILED, &o, "%s %s of cluster %s failed",
+			kind == XMS_INV_SSD ? "SSD" : "Storage controller", name, c->name);
+}
+
+int xms_inv_set_failed(uint64_t cluster, enum xms_inv_component kind, unsigned n, bool want_failed, char *err,
+		       size_t errlen)
+{
+	struct xms_cluster *c = xms_cluster_get(&g_xms, cluster);
+	char name[40] = "", guid[XMS_GUID_LEN + 1];
+	uint64_t index;
+	bool was = xms_inv_is_failed(cluster, kind, n);
+
+	if (!find_component(c, kind, n, name, &index, guid)) {
 		snprintf(err, errlen, "no %s %u in cluster %s", kind == XMS_INV_SSD ? "SSD" : "storage controller", n,
 			 c ? c->name : "?");
 		return -1;
@@ -708,14 +742,8 @@ int xms_inv_set_failed(uint64_t cluster, enum xms_inv_component kind, unsigned n
 	if (was == want_failed)
 		return 0;
 	if (want_failed) {
-		if (nfailed == XMS_INV_FAILED_MAX) {
-			snprintf(err, errlen, "%d components are failed already", XMS_INV_FAILED_MAX);
+		if (mark_failed(cluster, kind, n, err, errlen) < 0)
 			return -1;
-		}
-		failed[nfailed].cluster = cluster;
-		failed[nfailed].kind = kind;
-		failed[nfailed].n = n;
-		nfailed++;
 	} else {
 		for (size_t i = 0; i < nfailed; i++)
 			if (failed[i].cluster == cluster && failed[i].kind == kind && failed[i].n == n) {
@@ -723,12 +751,12 @@ int xms_inv_set_failed(uint64_t cluster, enum xms_inv_component kind, unsigned n
 				break;
 			}
 	}
+	/* --state-dir: kept until it is restored (xms_hw_store.h) */
+	xms_hw_store_put(c->name, cluster, kind, n, want_failed);
 	const char *cls = kind == XMS_INV_SSD ? "SSD" : "StorageController";
 	enum xms_alert_kind ak = kind == XMS_INV_SSD ? XMS_ALERT_SSD_FAILED : XMS_ALERT_SC_FAILED;
 	if (want_failed) {
-		struct xms_alert_obj o = { cluster, cls, name, index, guid };
-		xms_alert_raise(ak, &o, "%s %s of cluster %s failed", kind == XMS_INV_SSD ? "SSD" : "Storage controller",
-				name, c->name);
+		raise_failed(c, kind, name, index, guid);
 		xms_event(kind == XMS_INV_SSD ? XMS_SEV_MAJOR : XMS_SEV_CRITICAL, "hardware", cls, name,
 			  kind == XMS_INV_SSD ? "LL0601" : "LL0611", "%s %s of cluster %s failed (a lunlab hardware fault)",
 			  kind == XMS_INV_SSD ? "SSD" : "Storage controller", name, c->name);
@@ -740,6 +768,30 @@ int xms_inv_set_failed(uint64_t cluster, enum xms_inv_component kind, unsigned n
 	}
 	if (kind == XMS_INV_SC)
 		sc_ports(n, want_failed);
+	return 0;
+}
+
+int xms_inv_restore_failed(uint64_t cluster, enum xms_inv_component kind, unsigned n, char *err, size_t errlen)
+{
+	struct xms_cluster *c = xms_cluster_get(&g_xms, cluster);
+	char name[40] = "", guid[XMS_GUID_LEN + 1];
+	uint64_t index;
+
+	if (!find_component(c, kind, n, name, &index, guid)) {
+		snprintf(err, errlen, "no %s %u in cluster %s", kind == XMS_INV_SSD ? "SSD" : "storage controller", n,
+			 c ? c->name : "?");
+		return -1;
+	}
+	if (xms_inv_is_failed(cluster, kind, n))
+		return 0;
+	if (mark_failed(cluster, kind, n, err, errlen) < 0)
+		return -1;
+	/* its alert came back outstanding with the stored alerts (the same
+	 * index and raise-time); raised anew only if the bound had pushed it
+	 * out.  No event: the failure is not new. */
+	raise_failed(c, kind, name, index, guid);
+	if (kind == XMS_INV_SC)
+		sc_ports(n, true);
 	return 0;
 }
 

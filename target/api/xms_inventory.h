@@ -12,6 +12,8 @@
  * failed and an alert is raised (xms_alerts.h); a failed storage
  * controller also takes its targets' portals down, as the ports of a
  * stopped controller go dark, and brings them back when restored.
+ * With --state-dir a failed component stays failed across restarts until
+ * it is restored (xms_hw_store.h).
  * Every function expects the model lock. */
 #ifndef LUNLAB_XMS_INVENTORY_H
 #define LUNLAB_XMS_INVENTORY_H
@@ -46,6 +48,10 @@ void xms_inv_target_ids(const struct xms_cluster *c, int target, struct json_obj
  * too many failed). */
 int xms_inv_set_failed(uint64_t cluster, enum xms_inv_component kind, unsigned n, bool failed, char *err,
 		       size_t errlen);
+/* --state-dir: component n of cluster failed again at a restart
+ * (xms_hw_store.h): failed as xms_inv_set_failed fails it, with no new
+ * event and its alert raised only if none is outstanding. */
+int xms_inv_restore_failed(uint64_t cluster, enum xms_inv_component kind, unsigned n, char *err, size_t errlen);
 /* Resolves a component by name ("X1-SC2", "wwn-0x...") or number in the
  * cluster: its number, or 0. */
 unsigned xms_inv_find(uint64_t cluster, enum xms_inv_component kind, const char *name);

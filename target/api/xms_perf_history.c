@@ -14,15 +14,12 @@
 #include "target/api/xms_common.h"
 #include "target/api/xms_events.h"
 #include "target/api/xms_perf.h"
+#include "target/api/xms_perf_query.h"
 #include "target/api/xms_inventory.h"
 #include "target/api/xms_resources.h"
 #include "target/iscsi/target.h"
 #include "target/lu/lu_table.h"
 
-enum hist_kind { HIST_CLUSTER, HIST_VOLUME, HIST_IG, HIST_TARGET, HIST_KINDS };
-
-/* the query's entity= names (XMS's entity types) */
-static const char *const kind_names[HIST_KINDS] = { "Cluster", "Volume", "InitiatorGroup", "Target" };
 
 struct reading {
 	int64_t ms;                        /* wall clock */
@@ -31,7 +28,7 @@ struct reading {
 
 struct hist_obj {
 	bool used;
-	enum hist_kind kind;
+	enum xms_perf_entity kind;
 	uint64_t index;
 	char guid[XMS_GUID_LEN + 1];
 	char name[XMS_NAME_MAX + 1];
@@ -42,7 +39,7 @@ struct hist_obj {
 static struct hist_obj objs[XMS_PERF_HIST_OBJS];
 static int64_t last_ms;
 
-static struct hist_obj *slot_of(enum hist_kind kind, uint64_t index)
+static struct hist_obj *slot_of(enum xms_perf_entity kind, uint64_t index)
 {
 	struct hist_obj *free_slot = NULL;
 
@@ -77,10 +74,11 @@ static void add(struct hist_obj *h, const char *guid, const char *name, int64_t 
 
 void xms_perf_history_sample(int64_t now_ms)
 {
-	/* a volume or an initiator group gone gives its slot up */
+	/* a volume, an initiator group or an initiator gone gives its slot up */
 	for (size_t i = 0; i < XMS_PERF_HIST_OBJS; i++)
-		if (objs[i].used && ((objs[i].kind == HIST_VOLUME && !xms_volume_get(&g_xms, objs[i].index)) ||
-				     (objs[i].kind == HIST_IG && !xms_ig_get(&g_xms, objs[i].index))))
+		if (objs[i].used && ((objs[i].kind == XMS_PERF_VOLUME && !xms_volume_get(&g_xms, objs[i].index)) ||
+				     (objs[i].kind == XMS_PERF_IG && !xms_ig_get(&g_xms, objs[i].index)) ||
+				     (objs[i].kind == XMS_PERF_INITIATOR && !xms_initiator_get(&g_xms, objs[i].index))))
 			objs[i].used = false;
 	for (size_t i = 0; i < g_xms.clusters.n; i++) {
 		const struct xms_cluster *c = &g_xms.clusters.v[i];
@@ -89,7 +87,7 @@ void xms_perf_history_sample(int64_t now_ms)
 		for (size_t v = 0; v < g_xms.volumes.n; v++)
 			if (g_xms.volumes.v[v].cluster == c->index && g_xms.volumes.v[v].lu)
 				xms_perf_add(&pc, g_xms.volumes.v[v].lu->stats);
-		add(slot_of(HIST_CLUSTER, c->index), c->guid, c->name, now_ms, &pc);
+		add(slot_of(XMS_PERF_CLUSTER, c->index), c->guid, c->name, now_ms, &pc);
 	}
 	for (size_t v = 0; v < g_xms.volumes.n; v++) {
 		const struct xms_volume *vol = &g_xms.volumes.v[v];
@@ -97,7 +95,7 @@ void xms_perf_history_sample(int64_t now_ms)
 
 		if (vol->lu)
 			xms_perf_add(&pc, vol->lu->stats);
-		add(slot_of(HIST_VOLUME, vol->index), vol->guid, vol->name, now_ms, &pc);
+		add(slot_of(XMS_PERF_VOLUME, vol->index), vol->guid, vol->name, now_ms, &pc);
 	}
 	/* initiator groups: their initiators' counters; targets: their
 	 * portals' (target/iscsi/path_stats.h, as /metrics serves them) */
@@ -108,7 +106,7 @@ void xms_perf_history_sample(int64_t now_ms)
 		for (size_t k = 0; k < g_xms.initiators.n; k++)
 			if (g_xms.initiators.v[k].ig == ig->index)
 				xms_perf_add_initiator(&pc, g_xms.initiators.v[k].port_address);
-		add(slot_of(HIST_IG, ig->index), ig->guid, ig->name, now_ms, &pc);
+		add(slot_of(XMS_PERF_IG, ig->index), ig->guid, ig->name, now_ms, &pc);
 	}
 	for (int t = 0; t < g_target.nportals; t++) {
 		struct xms_perf_counters pc = { 0 };
@@ -117,7 +115,17 @@ void xms_perf_history_sample(int64_t now_ms)
 		xms_inv_target_name(t, name, sizeof(name));
 		xms_target_guid(guid, t);
 		xms_perf_add_portal(&pc, t);
-		add(slot_of(HIST_TARGET, (uint64_t)t + 1), guid, name, now_ms, &pc);
+		add(slot_of(XMS_PERF_TARGET, (uint64_t)t + 1), guid, name, now_ms, &pc);
+	}
+	/* initiators: what their IQN sent, the counters an initiator group
+	 * sums (last: the objects XMS's clients ask about most come first
+	 * when the slots run out) */
+	for (size_t k = 0; k < g_xms.initiators.n; k++) {
+		const struct xms_initiator *ini = &g_xms.initiators.v[k];
+		struct xms_perf_counters pc = { 0 };
+
+		xms_perf_add_initiator(&pc, ini->port_address);
+		add(slot_of(XMS_PERF_INITIATOR, ini->index), ini->guid, ini->name, now_ms, &pc);
 	}
 	last_ms = now_ms;
 }
@@ -181,21 +189,13 @@ void xms_perf_history_stop(void)
 
 /* ---- the query ---- */
 
-static const struct {
-	const char *name;
-	int64_t ms;                        /* 0: every reading (raw) */
-} granularities[] = { { "raw", 0 }, { "auto", 0 }, { "one_minute", 60000 }, { "ten_minutes", 600000 },
-		      { "one_hour", 3600000 }, { "one_day", 86400000 } };
-
-static const struct {
-	const char *name;
-	int64_t ms;
-} frames[] = { { "real_time", 60000 }, { "last_hour", 3600000 }, { "last_day", 86400000 },
-	       { "last_week", 7 * 86400000LL }, { "last_year", 366 * 86400000LL } };
-
 static const char *const members[] = { "timestamp", "guid", "name", "index", "avg__iops", "avg__rd_iops",
 				       "avg__wr_iops", "avg__bw", "avg__rd_bw", "avg__wr_bw", "avg__avg_latency",
-				       "avg__rd_latency", "avg__wr_latency" };
+				       "avg__rd_latency", "avg__wr_latency",
+				       /* lunlab's: what the row's interval counted, exactly
+					* (the rates above are rounded down; a test or a
+					* client adding rows up needs the counts) */
+				       "lunlab__rd_ios", "lunlab__wr_ios", "lunlab__rd_bytes", "lunlab__wr_bytes" };
 
 static uint64_t d(uint64_t a, uint64_t b) { return b > a ? b - a : 0; }
 
@@ -221,6 +221,10 @@ static struct json_object *row(const struct hist_obj *h, const struct reading *a
 	json_object_array_add(r, json_object_new_int64((int64_t)(rn + wn ? (rl + wl) / (rn + wn) / 1000 : 0)));
 	json_object_array_add(r, json_object_new_int64((int64_t)(rn ? rl / rn / 1000 : 0)));
 	json_object_array_add(r, json_object_new_int64((int64_t)(wn ? wl / wn / 1000 : 0)));
+	json_object_array_add(r, json_object_new_int64((int64_t)rn));
+	json_object_array_add(r, json_object_new_int64((int64_t)wn));
+	json_object_array_add(r, json_object_new_int64((int64_t)rb));
+	json_object_array_add(r, json_object_new_int64((int64_t)wb));
 	return r;
 }
 
@@ -240,76 +244,18 @@ static bool listed(const struct api_request *req, const char *name)
 
 static void query(const struct api_request *req, struct api_response *rsp)
 {
-	const char *ent = api_param(req, "entity"), *gran = api_param(req, "granularity");
-	const char *frame = api_param(req, "time-frame"), *from = api_param(req, "from-time");
-	const char *to = api_param(req, "to-time"), *lim = api_param(req, "limit");
-	enum hist_kind kind = HIST_CLUSTER;
-	int64_t now = wall_ms(), t0 = now - 3600000, t1 = now, g = 0, s;
-	unsigned long limit = 100000;
-	const char *gname = "raw";
+	int64_t now = wall_ms();
+	struct xms_perf_query q;
+	char err[200];
 	struct json_object *o, *rows, *mem;
 
-	if (*req->rest && strcmp(req->rest, "") != 0) {
+	if (*req->rest) {
 		api_error(rsp, 404, "not_found");
 		return;
 	}
-	if (ent && *ent) {
-		int k = 0;
-		while (k < HIST_KINDS && strcmp(ent, kind_names[k]) != 0)
-			k++;
-		if (k == HIST_KINDS) {
-			api_error(rsp, 400, "Command Syntax Error: entity: want Cluster, Volume, InitiatorGroup or Target "
-					    "(lunlab keeps no history of others)");
-			return;
-		}
-		kind = (enum hist_kind)k;
-	}
-	if (gran && *gran) {
-		size_t i = 0;
-		for (; i < sizeof(granularities) / sizeof(granularities[0]); i++)
-			if (strcmp(gran, granularities[i].name) == 0)
-				break;
-		if (i == sizeof(granularities) / sizeof(granularities[0])) {
-			api_error(rsp, 400, "Command Syntax Error: granularity: want raw, auto, one_minute, ten_minutes, "
-					    "one_hour or one_day");
-			return;
-		}
-		g = granularities[i].ms;
-		gname = granularities[i].name;
-	}
-	if (frame && *frame) {
-		size_t i = 0;
-		for (; i < sizeof(frames) / sizeof(frames[0]); i++)
-			if (strcmp(frame, frames[i].name) == 0)
-				break;
-		if (i == sizeof(frames) / sizeof(frames[0])) {
-			api_error(rsp, 400, "Command Syntax Error: time-frame: want real_time, last_hour, last_day, "
-					    "last_week or last_year");
-			return;
-		}
-		t0 = now - frames[i].ms;
-	}
-	if (from && *from) {
-		if (!xms_events_parse_time(from, &s)) {
-			api_error(rsp, 400, "Command Syntax Error: from-time: want YYYY-MM-DD HH:MM:SS");
-			return;
-		}
-		t0 = s * 1000;
-	}
-	if (to && *to) {
-		if (!xms_events_parse_time(to, &s)) {
-			api_error(rsp, 400, "Command Syntax Error: to-time: want YYYY-MM-DD HH:MM:SS");
-			return;
-		}
-		t1 = s * 1000 + 999;
-	}
-	if (lim && *lim) {
-		char *end;
-		limit = strtoul(lim, &end, 10);
-		if (*lim < '0' || *lim > '9' || *end || limit == 0 || limit > 100000) {
-			api_error(rsp, 400, "Command Syntax Error: limit: want 1..100000");
-			return;
-		}
+	if (xms_perf_query_parse(req->params, req->nparams, now, &q, err, sizeof(err)) < 0) {
+		api_error(rsp, 400, err);
+		return;
 	}
 	o = json_object_new_object();
 	rows = json_object_new_array();
@@ -321,16 +267,16 @@ static void query(const struct api_request *req, struct api_response *rsp)
 	 * faster than the sampler sees fresh figures) */
 	if (now - last_ms >= 1000)
 		xms_perf_history_sample(now);
-	for (size_t i = 0; i < XMS_PERF_HIST_OBJS && json_object_array_length(rows) < limit; i++) {
+	for (size_t i = 0; i < XMS_PERF_HIST_OBJS && json_object_array_length(rows) < q.limit; i++) {
 		const struct hist_obj *h = &objs[i];
 		const struct reading *first = NULL, *prev = NULL;
 
-		if (!h->used || h->kind != kind || !listed(req, h->name))
+		if (!h->used || h->kind != q.entity || !listed(req, h->name))
 			continue;
-		for (size_t k = 0; k < h->n && json_object_array_length(rows) < limit; k++) {
+		for (size_t k = 0; k < h->n && json_object_array_length(rows) < q.limit; k++) {
 			const struct reading *r = &h->r[(h->head + XMS_PERF_HIST_SAMPLES - h->n + k) % XMS_PERF_HIST_SAMPLES];
 
-			if (r->ms < t0 || r->ms > t1) {
+			if (r->ms < q.t0_ms || r->ms > q.t1_ms) {
 				prev = r;
 				continue;
 			}
@@ -341,9 +287,9 @@ static void query(const struct api_request *req, struct api_response *rsp)
 			if (!first)
 				first = prev;
 			/* raw: every pair; else one row per bucket, at its last reading */
-			bool bucket_ends = !g || k + 1 == h->n ||
-					   h->r[(h->head + XMS_PERF_HIST_SAMPLES - h->n + k + 1) % XMS_PERF_HIST_SAMPLES].ms / g !=
-						   r->ms / g;
+			bool bucket_ends = !q.granularity_ms || k + 1 == h->n ||
+					   h->r[(h->head + XMS_PERF_HIST_SAMPLES - h->n + k + 1) % XMS_PERF_HIST_SAMPLES].ms / q.granularity_ms !=
+						   r->ms / q.granularity_ms;
 			if (bucket_ends) {
 				json_object_array_add(rows, row(h, first, r));
 				first = NULL;
@@ -354,8 +300,8 @@ static void query(const struct api_request *req, struct api_response *rsp)
 	xms_unlock();
 	json_object_object_add(o, "members", mem);
 	json_object_object_add(o, "counters", rows);
-	json_object_object_add(o, "granularity", json_object_new_string(gname));
-	json_object_object_add(o, "entity", json_object_new_string(kind_names[kind]));
+	json_object_object_add(o, "granularity", json_object_new_string(q.granularity));
+	json_object_object_add(o, "entity", json_object_new_string(xms_perf_entity_names[q.entity]));
 	struct json_object *links = json_object_new_array(), *self = json_object_new_object();
 	char href[512];
 	snprintf(href, sizeof(href), "https://%s%s", *req->host ? req->host : "localhost", req->path);

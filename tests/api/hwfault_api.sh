@@ -4,6 +4,9 @@
 # `--fault hw=ssd:3 --fault hw=storage-controller:X1-SC2` shows both failed from its first
 # answer (/api/lunlab/hardware, the ssds and storage-controllers lists, outstanding alerts);
 # a bad one stops the start with exit 2 and one line naming the bad key.
+# With --state-dir a failed SSD stays failed (its alert outstanding) across a restart without
+# the --fault, until PUT /api/lunlab/hardware restores it; a restart after that finds it
+# healthy (target/api/xms_hw_store.h).
 # Exit 0 pass, 1 fail.
 set -uo pipefail
 bin=$1 handlers=$2
@@ -63,3 +66,52 @@ sys.exit(1 if bad else 0)
 PY
 grep -q "hardware fault: hw=ssd:3" "$work/target.log" && echo "ok: the log names the hardware fault" ||
     { echo "FAIL: no 'hardware fault:' line"; status=1; }
+
+# --state-dir: the fault outlives the --fault that made it, until it is released
+api_stop || status=1
+mkdir -p "$work/state"
+mv "$work/target.log" "$work/target.log.nostate"
+api_start "$bin" "$handlers" "$work" --state-dir "$work/state" --fault hw=ssd:3 || { status=1; exit; }
+api_stop || status=1
+kept() { # kept PHASE: the checks of one start on the state directory
+    mv "$work/target.log" "$work/target.log.before-$1"
+    api_start "$bin" "$handlers" "$work" --state-dir "$work/state" || { status=1; exit; }
+    LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWORD timeout 120 \
+        /usr/bin/python3 - "$1" <<'PY' || status=1
+import os, sys
+import requests, urllib3
+urllib3.disable_warnings()
+api, auth = os.environ["LUNLAB_API"], (os.environ["LUNLAB_API_USER"], os.environ["LUNLAB_API_PASSWORD"])
+url = lambda p: "https://%s%s" % (api, p)
+get = lambda p, **kw: requests.get(url(p), auth=auth, verify=False, timeout=30, **kw).json()
+bad = 0
+def ok(label, cond, detail=""):
+    global bad
+    print(("ok: %s" if cond else "FAIL: %s " + str(detail)) % label)
+    bad += not cond
+def state():
+    failed = sorted((f["component"], f["number"]) for f in get("/api/lunlab/hardware")["failed"])
+    ssds = sorted(get("/api/json/v3/types/ssds", params={"full": 1})["ssds"], key=lambda s: s["index"])
+    alerts = [(a["assoc-obj-name"], a["alert-state"]) for a in
+              get("/api/json/v3/types/alerts", params={"full": 1})["alerts"] if a["alert-type"] == "ssd_failed"]
+    return failed, ssds[2]["enabled-state"], ssds[2]["name"], alerts
+failed, enabled, name, alerts = state()
+if sys.argv[1] == "restart":
+    ok("restarted without the --fault: SSD 3 still failed", failed == [("ssd", 3)], failed)
+    ok("the ssds list shows it disabled", enabled == "disabled", enabled)
+    ok("its alert (the one --fault raised) still outstanding, no second one", alerts == [(name, "outstanding")], alerts)
+    r = requests.put(url("/api/lunlab/hardware"), auth=auth, verify=False, timeout=30,
+                     json={"component": "ssd", "name": 3, "state": "healthy"})
+    ok("released: 200", r.status_code == 200, (r.status_code, r.text))
+    failed, enabled, name, alerts = state()
+    ok("released: nothing failed, SSD 3 enabled, its alert cleared",
+       (failed, enabled, alerts) == ([], "enabled", [(name, "cleared")]), (failed, enabled, alerts))
+else:
+    ok("a restart after the release: SSD 3 healthy, its alert cleared",
+       (failed, enabled, alerts) == ([], "enabled", [(name, "cleared")]), (failed, enabled, alerts))
+sys.exit(1 if bad else 0)
+PY
+    api_stop || status=1
+}
+kept restart
+kept released

@@ -5,8 +5,9 @@ initiator group's acc-num-of-rd/-wr and acc-size-of-rd/-wr are exactly what
 its initiators sent (another initiator's I/O not counted), a target's are
 what came through its portal, the rate fields are there with XMS's types
 (decimal strings), /metrics serves the same counters per initiator and per
-portal, and the performance query answers entity=InitiatorGroup and
-entity=Target.  Environment as xms_api.py (a fresh target, one --lun LU at
+portal, and the performance query answers entity=InitiatorGroup,
+entity=Target and entity=Initiator (an initiator's rows add up to exactly
+what it sent, in every form XtremIO.Utils' Get-XIOPerformanceCounter sends).  Environment as xms_api.py (a fresh target, one --lun LU at
 LUN 0 for every initiator).
 """
 import os
@@ -57,6 +58,15 @@ def main():
     g = req("GET", "initiator-groups", params={"name": "g1"}).json()["content"]
     ok("before any I/O: g1's counters are 0", acc(g) == ("0", "0", "0", "0"), acc(g))
     fields("initiator group g1", g, RATES)
+    # a reading of the initiators' history before the I/O (the query reads the counters at
+    # most once a second: a second after the initiators were made, a reading is taken or one
+    # was taken since; not a timing check)
+    time.sleep(1.1)
+    pq = lambda v=3, form="queries", **p: session().get(
+        BASE + "/api/json/v%d/%s/performance" % (v, form), auth=AUTH, params=p)
+    r = pq(entity="Initiator", **{"obj-list": "a"}).json()
+    ok("entity=Initiator before any I/O: a's rows count nothing",
+       r.get("entity") == "Initiator" and all(sum(row[-4:]) == 0 for row in r["counters"]), r)
 
     # the known I/O: A writes 16 blocks (one WRITE(16), 8 KiB) at LUN 1 and reads them back
     # (one READ(16)); B, in no group, writes 32 blocks (16 KiB) at LUN 0
@@ -108,9 +118,45 @@ def main():
     r = q(entity="Target").json()
     ok("entity=Target: rows of X1-SC1-iscsi1", r.get("entity") == "Target" and r["counters"] and
        all(row[2] == t[0]["name"] and row[1] == t[0]["guid"] for row in r["counters"]), r)
-    expect_err("entity=Initiator: 400 naming the ones kept", q(entity="Initiator"), 400,
-               "Command Syntax Error: entity: want Cluster, Volume, InitiatorGroup or Target (lunlab keeps no "
-               "history of others)")
+    # initiators: every row of a, b's not; the lunlab__ counts of a's rows add up to exactly
+    # what A sent (1 READ and 1 WRITE of 8 KiB), b's to B's one WRITE of 16 KiB
+    def sums(r, name):
+        m = r["members"]
+        ix = [m.index(k) for k in ("lunlab__rd_ios", "lunlab__wr_ios", "lunlab__rd_bytes", "lunlab__wr_bytes")]
+        return tuple(sum(row[i] for row in r["counters"] if row[2] == name) for i in ix)
+    ia = req("GET", "initiators", params={"name": "a"}).json()["content"]
+    r = pq(entity="Initiator", **{"obj-list": "a"}).json()
+    ok("entity=Initiator obj-list=a: a's rows only, its guid and index",
+       r.get("entity") == "Initiator" and r["counters"] and
+       all(row[1:4] == [ia["guid"], "a", ia["index"]] for row in r["counters"]), r)
+    ok("a's rows add up to 1 read and 1 write of 8192 bytes", sums(r, "a") == (1, 1, 8192, 8192), sums(r, "a"))
+    m = r["members"]
+    ok("a's rows: a value per member, the avg__ rates numbers",
+       all(len(row) == len(m) for row in r["counters"]) and
+       all(isinstance(row[m.index(k)], int) for row in r["counters"] for k in m if k.startswith("avg__")), r)
+    r = pq(entity="Initiator").json()
+    ok("entity=Initiator (every initiator): a's and b's rows", sums(r, "a") == (1, 1, 8192, 8192) and
+       sums(r, "b") == (0, 1, 0, 16384), (sums(r, "a"), sums(r, "b")))
+    # XtremIO.Utils' Get-XIOPerformanceCounter -EntityType Initiator -EntityName b -Start -End
+    # -Granularity one_minute: v2, types/performance, limit first, dates as it formats them
+    frm = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(time.time() - 3600))
+    to = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(time.time() + 60))
+    r = pq(v=2, form="types", limit=50, entity="Initiator", granularity="one_minute",
+           **{"from-time": frm, "to-time": to, "obj-list": "b"}).json()
+    ok("v2 types/performance, one_minute, from-time/to-time: b's rows add up to its write",
+       r.get("granularity") == "one_minute" and sums(r, "b") == (0, 1, 0, 16384) and sums(r, "a") == (0, 0, 0, 0),
+       r)
+    r = pq(entity="initiator", **{"to-time": "2020-01-01 00:00:00"}).json()
+    ok("a time range before any reading: no rows (entity compared without case)",
+       r.get("entity") == "Initiator" and r["counters"] == [], r)
+    r = pq(entity="Initiator", limit=1).json()
+    ok("limit=1: one row", len(r["counters"]) == 1, r)
+    expect_err("entity=SSD: 400 naming the ones kept", q(entity="SSD"), 400,
+               "Command Syntax Error: entity: want Cluster, Volume, InitiatorGroup, Target or Initiator (lunlab "
+               "keeps no history of others)")
+    expect_err("entity=Initiator, granularity=weekly: 400 naming granularity",
+               q(entity="Initiator", granularity="weekly"), 400,
+               "Command Syntax Error: granularity: want raw, auto, one_minute, ten_minutes, one_hour or one_day")
     finish("perf")
 
 

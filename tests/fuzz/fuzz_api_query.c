@@ -1,9 +1,13 @@
 /* fuzz_api_query.c — a URL query string as the API sees it: split at '&'
  * and '=' and URL-decoded with libmicrohttpd's own decoder (what the server
  * hands the router), then api_query_parse() (target/api/api_query.c).
+ * The same parameters go through the performance query's parser
+ * (target/api/xms_perf_query.c: entity=, time-frame=, from-time=,
+ * to-time=, granularity=, limit=).
  * Invariants: a refused query has a one-line reason naming the parameter;
  * an accepted one stays inside the limits (props, filters, terms, field
- * and value lengths). */
+ * and value lengths; the performance query's entity, limit and
+ * granularity). */
 #include <microhttpd.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,6 +15,7 @@
 
 #include "target/api/api_query.h"
 #include "target/api/api_router.h"
+#include "target/api/xms_perf_query.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -59,6 +64,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	api_query_free(&q);
+
+	struct xms_perf_query pq;
+	err[0] = '\0';
+	if (xms_perf_query_parse(p, n, 1796000000000LL, &pq, err, sizeof(err)) < 0) {
+		if (strncmp(err, "Command Syntax Error: ", 22) != 0 || strchr(err, '\n'))
+			abort();
+	} else if ((unsigned)pq.entity >= XMS_PERF_ENTITIES || pq.limit == 0 || pq.limit > XMS_PERF_QUERY_LIMIT_MAX ||
+		   !pq.granularity || pq.granularity_ms < 0) {
+		abort();
+	}
 	free(text);
 	return 0;
 }

@@ -1,12 +1,13 @@
-/* fuzz_xms_log_store.c — the API's stored events and alerts (--state-dir:
- * the api-events and api-alerts records of DIR/target.db,
- * target/api/xms_log_store.h) fed to their loaders, xms_events_load and
- * xms_alerts_load (target/api/xms_events.c, xms_alerts.c), from an
+/* fuzz_xms_log_store.c — the API's stored events, alerts and hardware
+ * faults (--state-dir: the api-events, api-alerts and api-hardware records
+ * of DIR/target.db, target/api/xms_log_store.h) fed to their loaders,
+ * xms_events_load, xms_alerts_load and xms_hw_store_load
+ * (target/api/xms_events.c, xms_alerts.c, xms_hw_store.c), from an
  * in-memory store holding any records.
  *
- * Input: byte 0 picks what is loaded (bit 0: events, else alerts; bit 1:
- * the store itself reports a damaged record after the last one, as SQLite
- * would); the rest is the records, one after another, split at "\n\x1e"
+ * Input: byte 0 picks what is loaded (bit 0: events, else bit 2: hardware
+ * faults, else alerts; bit 1: the store itself reports a damaged record
+ * after the last one, as SQLite would); the rest is the records, one after another, split at "\n\x1e"
  * (each the value of one key, keys 00..01, 00..02, ... in order; past 8,192
  * records the rest is one record).
  * Invariants: a refused load answers -1 with a one-line reason that names
@@ -25,6 +26,7 @@
 #include "target/api/xms_alerts.h"
 #include "target/api/xms_engine.h"
 #include "target/api/xms_events.h"
+#include "target/api/xms_hw_store.h"
 #include "target/api/xms_log_store.h"
 #include "target/lu/happenings.h"
 
@@ -153,6 +155,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		xms_event(XMS_SEV_INFO, "audit", "XMS", "fuzz", "LL0101", "after the load");
 		if (nputs != 1 || last_put != want)
 			abort();
+	} else if (data[0] & 4) {
+		/* no cluster is set up: an accepted record names none there
+		 * and is dropped (deleted, nothing failed) */
+		xms_lock();
+		rc = xms_hw_store_load(err, sizeof(err));
+		if (rc < 0) {
+			one_line(err);
+			if (!store_fails && !strstr(err, "hardware record "))
+				abort();
+		}
+		if (nputs)
+			abort(); /* loading puts nothing */
+		xms_unlock();
 	} else {
 		xms_lock();
 		rc = xms_alerts_load(err, sizeof(err));

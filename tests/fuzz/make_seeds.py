@@ -514,6 +514,12 @@ def api_seeds():
         "cluster-id": "name=mts-v&cluster-id=1",
         "events": "from-date-time=2026-12-04%2021:00:00&to-date-time=2026-12-04%2022:00:00&severity=major&limit=5",
         "performance": "entity=Volume&obj-list=v1&obj-list=v2&granularity=ten_minutes&time-frame=last_hour&limit=50",
+        # the performance query of initiators: XtremIO.Utils' Get-XIOPerformanceCounter -EntityType
+        # Initiator (limit first, dates as from-time/to-time), and a lower-case entity
+        "performance-initiator": "limit=50&entity=Initiator&granularity=one_minute&obj-list=host1-iscsi"
+                                 "&from-time=2026-12-05%2007:00:00&to-time=2026-12-05%2008:00:00",
+        "performance-lower": "entity=initiator&time-frame=real_time&granularity=raw&limit=100000",
+        "performance-bad": "entity=Initiator&granularity=one_week&from-time=2026-13-05%2007:00:00&limit=0",
         "coprhd-export": "full=1&cluster-name=xbrick1&prop=vol-id&prop=lun-mapping-list&prop=naa-name"
                          "&filter=vol-id:eq:cop-v",
     }
@@ -570,8 +576,8 @@ def api_seeds():
 
 
 def xms_log_seeds():
-    """fuzz-xms-log-store: byte 0 picks events (1) or alerts (0), bit 1 a store that fails
-    after the records; the records (as xms_events.c / xms_alerts.c store them) split at
+    """fuzz-xms-log-store: byte 0 picks events (1), hardware faults (4) or alerts (0), bit 1
+    a store that fails after the records; the records (as xms_events.c / xms_alerts.c store them) split at
     "\n\x1e"."""
     import json
 
@@ -604,6 +610,11 @@ def xms_log_seeds():
                                                    al(9, "storage_controller_failed")))
     write("fuzz-xms-log-store", "alerts-bad-type", recs(0, al(1, "no_such_alert")))
     write("fuzz-xms-log-store", "empty", bytes([1]))
+    # api-hardware records (xms_hw_store.h): a failed SSD and a failed controller, a bad number
+    hw = lambda **kw: dict({"cluster": "xbrick1", "component": "ssd", "number": 3}, **kw)
+    write("fuzz-xms-log-store", "hardware", recs(4, hw(), hw(component="storage-controller", number=2)))
+    write("fuzz-xms-log-store", "hardware-bad-number", recs(4, hw(number=0)))
+    write("fuzz-xms-log-store", "hardware-store-fails", recs(4, hw(), store_fails=True))
 
 
 def check():
