@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "target/api/api_json.h"
+#include "target/api/api_nice.h"
 #include "target/api/xms_common.h"
 #include "target/api/xms_events.h"
 #include "target/api/xms_perf.h"
@@ -165,7 +166,13 @@ static bool stopping;
 
 static void *sampler_main(void *arg)
 {
+	char err[160];
+
 	(void)arg;
+	/* API work: below the I/O threads (api_nice.h); named for ps and the tests */
+	pthread_setname_np(pthread_self(), "xms-perf-hist");
+	if (api_nice_self(err, sizeof(err)) < 0)
+		fprintf(stderr, "lunlab-target: the performance sampler: %s\n", err);
 	pthread_mutex_lock(&stop_lock);
 	while (!stopping) {
 		struct timespec until;

@@ -192,8 +192,10 @@ static void volume_text(struct json_text *w, struct xms_volume *v, const struct 
 	jt_kstr(w, "guid", v->guid);
 	jt_key(w, "vol-id");
 	oid_text(w, v->guid, v->name, v->index);
-	naa_name(v->guid, naa);
-	jt_kstr(w, "naa-name", naa);
+	if (jt_wants(w, "naa-name")) { /* not when ?prop= leaves it out (json_text.h jt_keep) */
+		naa_name(v->guid, naa);
+		jt_kstr(w, "naa-name", naa);
+	}
 	if (c) {
 		jt_key(w, "sys-id");
 		oid_text(w, c->guid, c->name, c->index);
@@ -204,8 +206,10 @@ static void volume_text(struct json_text *w, struct xms_volume *v, const struct 
 	jt_kint(w, "lb-size", (int)v->lb_size);
 	jt_kuint_str(w, "logical-space-in-use", ((info ? info->logical_bytes : 0) + 1023) / 1024);
 	jt_kuint_str(w, "unique-physical-space", ((info ? info->single_ref_bytes : 0) + 1023) / 1024);
-	jt_key(w, "creation-time");
-	time_text(w, v->created);
+	if (jt_wants(w, "creation-time")) {
+		jt_key(w, "creation-time");
+		time_text(w, v->created);
+	}
 	jt_key(w, "ancestor-vol-id");
 	if (anc) {
 		oid_text(w, anc->guid, anc->name, anc->index);
@@ -340,7 +344,7 @@ static void text_some(struct xms_ctx *x, struct json_text *w, bool snapshots_onl
 		const struct xms_cluster *c = &g_xms.clusters.v[ci];
 		struct lunlab_volume_info *infos = NULL;
 		size_t n = 0;
-		bool any = false;
+		bool any = false, space;
 
 		/* the engine keeps only the request's cluster's objects */
 		if (g_xms.scope && c->index != g_xms.scope)
@@ -352,8 +356,11 @@ static void text_some(struct xms_ctx *x, struct json_text *w, bool snapshots_onl
 		}
 		if (!any)
 			continue;
-		/* the array's figures: for whole objects only */
-		n = x->refs ? 0 : xms_scsi_volume_infos(c, &infos);
+		/* the array's figures: for whole objects only; not when ?prop=
+		 * leaves out the two members they fill (a poll of figures then
+		 * walks no volume's block map) */
+		space = jt_keeps(w, "logical-space-in-use") || jt_keeps(w, "unique-physical-space");
+		n = x->refs || !space ? 0 : xms_scsi_volume_infos(c, &infos);
 		/* sorted for many lookups */
 		if (n > 1)
 			qsort(infos, n, sizeof(*infos), info_cmp);
@@ -377,8 +384,11 @@ static void text_some(struct xms_ctx *x, struct json_text *w, bool snapshots_onl
 				jt_obj_close(w);
 				continue;
 			}
-			snprintf(key.name, sizeof(key.name), "%s", v->guid);
-			info = n ? bsearch(&key, infos, n, sizeof(*infos), info_cmp) : NULL;
+			info = NULL;
+			if (n) {
+				snprintf(key.name, sizeof(key.name), "%s", v->guid);
+				info = bsearch(&key, infos, n, sizeof(*infos), info_cmp);
+			}
 			volume_text(w, v, info, now_ms, &idx);
 		}
 		free(infos);
@@ -388,7 +398,7 @@ static void text_some(struct xms_ctx *x, struct json_text *w, bool snapshots_onl
 }
 
 /* the same objects as json-c objects, for the engine's general path (one
- * object, filter=, prop=): parsed back from the one writer, so both paths
+ * object, filter=, ?name=): parsed back from the one writer, so both paths
  * send the same fields */
 static void list_some(struct xms_ctx *x, struct json_object *arr, bool snapshots_only)
 {
