@@ -270,5 +270,19 @@ def stale():
     ok("LUN 5 still reads the refreshed data (seed 7)", scsi("verify", url(5), "0", "256", "7")[0] == 0)
 
 
+def names_indexed(when):
+    """the model's name index built on load agrees with a scan (GET /api/lunlab/model-check),
+    and every kept object is found by ?name="""
+    r = replay_lib.lunlab_req("GET", "model-check")
+    ok("%s: the name index agrees with the objects" % when, r.status_code == 200, (r.status_code, r.text))
+    for kind in ("volumes", "snapshot-sets", "initiator-groups", "initiators", "lun-maps"):
+        for name in names(kind) or []:
+            c = req("GET", kind, params={"name": name}).json().get("content", {})
+            ok("%s: %s ?name=%s" % (when, kind, name), c.get("name") == name, c)
+
+
+if sys.argv[1] != "make":
+    names_indexed("after the start")
 {"make": make, "restart": restart, "crash": crash, "stale": stale}[sys.argv[1]]()
+names_indexed("after the phase's changes")
 replay_lib.finish(sys.argv[1])
