@@ -5,21 +5,47 @@
 # cost, no modeled array time that would hide it), VOLUMES (100) API volumes for the pollers
 # to list.  Each round runs lunlab-bench scale --vms VMS (100) --qd 1 --random 4 KiB reads
 # and then writes for DURATION (5) s, once with POLLERS (50) pollers (bench/api_pollers.py:
-# cluster and volume performance and events, each every INTERVAL (1) s) and once without,
+# cluster and volume performance and events, each every INTERVAL s) and once without,
 # the order alternating per round (odd rounds without first).  The latency per I/O is
 # Little's law over the measured window, VMs x QD x seconds / I/Os (exact for a closed loop
-# at a fixed queue depth).  Prints each run, each round's with/without ratio and the median
-# ratio per mode.  Not a test: a measurement (docs/api.md "Benchmarks"); run it on a quiet
-# machine for figures, small ROUNDS on a shared one.
+# at a fixed queue depth).  Prints each run (with the pollers: their request times, their
+# own CPU and the target's API threads' CPU per request), each round's with/without ratio
+# and the median ratio per mode.  Not a test: a measurement (docs/api.md "Benchmarks"); run
+# it on a quiet machine for figures, small ROUNDS on a shared one.
+#
+# The modes (printed first):
+#   INTERVAL=1     each poller's period in s: 1 (default) is aggressive; Telegraf's agent
+#                  polls every 10 s unless told otherwise (influxdata/telegraf
+#                  config/config.go, NewConfig: Interval 10 s); give DURATION >= INTERVAL
+#   POLLER_SCHED=normal|idle  idle runs the Python pollers under `chrt -i 0` (SCHED_IDLE):
+#                  they stand for monitoring clients on other machines, so they take only
+#                  the CPU this one has spare (the target's API threads still answer them)
+#   API_NICE=N     lunlab-target --api-nice N (unset: the target's default, 10; 0: the API's
+#                  threads at the I/O threads' priority, as before the option)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 build=${1:?usage: bench/api-pollers.sh BUILD}
 rounds=${ROUNDS:-3} vms=${VMS:-100} dur=${DURATION:-5} nvol=${VOLUMES:-100}
+export INTERVAL=${INTERVAL:-1}
+sched=${POLLER_SCHED:-normal}
+launch=()
+case $sched in
+    normal) ;;
+    idle) launch=(chrt -i 0) ;;
+    *) echo "POLLER_SCHED=$sched: want normal or idle"; exit 2 ;;
+esac
+nice_args=()
+[[ -n ${API_NICE:-} ]] && nice_args=(--api-nice "$API_NICE")
+mode_line="INTERVAL=$INTERVAL s, POLLER_SCHED=$sched, API_NICE=${API_NICE:-default (10)}"
+echo "mode: $mode_line; $rounds rounds of $dur s, $vms VMs, ${POLLERS:-50} pollers, $nvol volumes"
+# shellcheck source=tests/api/run-api-target.sh
 source tests/api/run-api-target.sh
 work=$(mktemp -d /tmp/lunlab-api-pollers.XXXXXX)
-api_start "$build/target/lunlab-target" "$build/handlers" "$work" --lun size=1G,model=unlimited || exit 1
+api_start "$build/target/lunlab-target" "$build/handlers" "$work" --lun size=1G,model=unlimited \
+    "${nice_args[@]}" || exit 1
 trap 'api_stop; rm -rf "$work"' EXIT
-export LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWORD
+grep -o 'api: its threads run at nice.*' "$API_LOG" || echo "api: its threads run at the I/O threads' priority"
+export LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWORD LUNLAB_PID=$LL_PID
 for (( i = 0; i < nvol; i++ )); do
     curl -sk -u "$API_USER:$API_PASSWORD" -o /dev/null -w '%{http_code}\n' \
         -d "{\"vol-name\": \"poll-$i\", \"vol-size\": \"1g\"}" "https://$API/api/json/v2/types/volumes"
@@ -35,11 +61,15 @@ run() { # MODE(read|write)
 }
 # MODE POLLED(0|1): one run, with the pollers around it when POLLED: "MS IOS|POLLERS' LINE"
 one() {
-    local r
+    local r w
     if (( $2 )); then
-        coproc POLL { /usr/bin/python3 bench/api_pollers.py 2>&1; }
-        sleep 2
+        rm -f "$work/ready"
+        coproc POLL { READY=$work/ready "${launch[@]}" /usr/bin/python3 bench/api_pollers.py 2>&1; }
+        # connected (their TLS handshakes done), then a second of polls before the I/O starts
+        for (( w = 0; w < 600; w++ )); do [[ -e $work/ready ]] && break; sleep 0.1; done
+        sleep 1
         r=$(run "$1")
+        # shellcheck disable=SC1083,SC2093  # closes the coprocess's stdin: it prints and ends
         exec {POLL[1]}>&-
         poll_line=$(cat <&"${POLL[0]}")
         wait "$POLL_PID"
@@ -69,6 +99,6 @@ for (( r = 1; r <= rounds; r++ )); do
     done
 done
 for mode in read write; do
-    echo "median with/without ($mode, $rounds rounds, $vms VMs, ${POLLERS:-50} pollers): $(tr ' ' '\n' <<<"${ratios[$mode]}" | grep . | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}') (goal within 1.05)"
+    echo "median with/without ($mode, $rounds rounds, $vms VMs, ${POLLERS:-50} pollers; $mode_line): $(tr ' ' '\n' <<<"${ratios[$mode]}" | grep . | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}') (goal within 1.05)"
 done
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"

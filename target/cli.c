@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "target/api/api_listen.h"
+#include "target/api/api_nice.h"
 #include "target/api/xms_cluster_spec.h"
 #include "target/config_file.h"
 #include "target/handler_dir.h"
@@ -48,6 +49,7 @@ const struct cli_optdef cli_options[] = {
 	{ "alua", CLI_ALUA, CLI_K_LIST, 0, CLI_MAX_FAULTS },
 	{ "handler-threads", CLI_HANDLER_THREADS, CLI_K_UINT, 1, 1024 },
 	{ "no-hugepages", CLI_NO_HUGEPAGES, CLI_K_FLAG, 0, 0 },
+	{ "api-nice", CLI_API_NICE, CLI_K_UINT, 0, API_NICE_MAX },
 	{ NULL, CLI_NOPTS, CLI_K_TEXT, 0, 0 },
 };
 
@@ -115,6 +117,9 @@ static void usage(FILE *f)
 		"                         file 0600); default: a self-signed one made at start\n"
 		"  --api-metrics-open     serve /metrics, /metrics.json and the dashboard (/)\n"
 		"                         without authentication (docs/metrics.md)\n"
+		"  --api-nice N           the API's threads run N nice steps below the I/O\n"
+		"                         threads, 0..19 (default %d; 0: the same priority):\n"
+		"                         monitoring polls yield to the data path (docs/api.md)\n"
 		"  --cluster SPEC         a cluster (array) the API manages (repeatable; default\n"
 		"                         name=xbrick1): name=, block=, chap_authentication=,\n"
 		"                         chap_discovery=, and handler keys (model=, array_capacity=, ...)\n"
@@ -135,7 +140,7 @@ static void usage(FILE *f)
 		"                         \"listening on\" lines and warnings still print\n"
 		"  --help                 this text\n"
 		"  --version              the version and the git revision it was built from\n",
-		handler_dir_default());
+		handler_dir_default(), API_NICE_DEFAULT);
 }
 
 /* the cfgstring is k=v;k=v: a key may carry none of its separators */
@@ -478,6 +483,7 @@ bool cli_set(struct cli *c, enum cli_opt id, const char *v, char *err, size_t er
 		break;
 	case CLI_IO_THREADS: c->io_threads = (int)u; break;
 	case CLI_HANDLER_THREADS: c->handler_threads = (unsigned)u; break;
+	case CLI_API_NICE: c->api_nice = (unsigned)u; break;
 	case CLI_PORTAL_GROUP: c->portal_group = u; break;
 	case CLI_MAX_SESSIONS: c->max_sessions = u; break;
 	case CLI_LOGIN_TIMEOUT: c->login_timeout = (long)u; break;
@@ -517,6 +523,7 @@ int cli_init(struct cli *c)
 	c->handler_path = handler_dir_default();
 	c->portal_group = 1;
 	c->max_sessions = 1024;
+	c->api_nice = API_NICE_DEFAULT;
 	c->login_timeout = -1; /* not given: the environment or the default */
 	c->stall_timeout = -1;
 	c->io_threads = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -554,6 +561,7 @@ static const struct option long_opts[] = {
 	{ "alua", required_argument, NULL, CLI_ALUA },
 	{ "handler-threads", required_argument, NULL, CLI_HANDLER_THREADS },
 	{ "no-hugepages", no_argument, NULL, CLI_NO_HUGEPAGES },
+	{ "api-nice", required_argument, NULL, CLI_API_NICE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };

@@ -52,6 +52,7 @@ enum cli_opt {
 	CLI_ALUA,
 	CLI_HANDLER_THREADS,
 	CLI_NO_HUGEPAGES,
+	CLI_API_NICE,
 	CLI_NOPTS
 };
 
@@ -112,6 +113,8 @@ struct cli {
 	bool trace;
 	bool quiet;
 	bool api_metrics_open; /* --api-metrics-open: /metrics and the dashboard without auth */
+	unsigned api_nice;     /* --api-nice N: the API's threads N nice steps below the I/O
+	                        * threads (target/api/api_nice.h) */
 	int nluns;
 	struct cli_lun *luns;
 

@@ -246,6 +246,7 @@ static int start_api(const struct cli *cli, const struct auth_config *auth)
 		.auth = auth,
 		.log = target_log,
 		.log_start = target_log_always,
+		.nice_steps = cli->api_nice,
 	};
 	static const struct xms_store_ops store = {
 		.load = target_state_load_api_model,

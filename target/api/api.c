@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "target/api/api_nice.h"
 #include "target/api/api_router.h"
 #include "target/api/xms_alerts.h"
 #include "target/api/xms_cluster_spec.h"
@@ -208,6 +209,9 @@ int api_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 {
 	if (!g_xms.clusters.n && api_clusters_setup(NULL, 0, err, errlen) < 0)
 		return -1;
+	/* before the sampler (xms_perf_history_register) and the server start
+	 * their threads at it */
+	api_nice_set(cfg->nice_steps);
 	if (xms_routes_register(xms_all_types, sizeof(xms_all_types) / sizeof(xms_all_types[0]), err, errlen) < 0 ||
 	    xms_commands_register(err, errlen) < 0 || xms_events_register(err, errlen) < 0 ||
 	    xms_perf_history_register(err, errlen) < 0)

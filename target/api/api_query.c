@@ -18,8 +18,10 @@ bool api_query_wants(const struct api_query *q, const char *p)
 {
 	if (q->nprops == 0)
 		return true;
+	/* the first byte first: a listing asks this of every member of every
+	 * object, and most differ there (bench/api-pollers.sh) */
 	for (size_t i = 0; i < q->nprops; i++)
-		if (strcmp(q->props[i], p) == 0)
+		if (q->props[i][0] == p[0] && strcmp(q->props[i], p) == 0)
 			return true;
 	return false;
 }

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #include "target/api/api_auth.h"
 #include "target/api/api_json.h"
 #include "target/api/api_listen.h"
+#include "target/api/api_nice.h"
 #include "target/api/api_router.h"
 #include "target/api/api_session.h"
 #include "target/api/api_tls.h"
@@ -564,6 +566,65 @@ static void on_completed(void *cls, struct MHD_Connection *mc, void **con_cls, e
 	*con_cls = NULL;
 }
 
+static struct MHD_Daemon *start_daemon(unsigned flags, int fd)
+{
+	return MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL, /* first: MHD's rule */
+				MHD_OPTION_LISTEN_SOCKET, fd,
+				MHD_OPTION_HTTPS_MEM_KEY, srv.tls.key_pem,
+				MHD_OPTION_HTTPS_MEM_CERT, srv.tls.cert_pem,
+				MHD_OPTION_HTTPS_PRIORITIES, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)API_MAX_CONNECTIONS,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)API_TIMEOUT_S,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)API_HEADER_MEMORY,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+				MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
+				MHD_OPTION_END);
+}
+
+struct launch {
+	unsigned flags;
+	int fd;
+	struct MHD_Daemon *daemon;
+	char err[160];
+	int rc;
+};
+
+/* MHD's listening thread is created by the thread that starts the daemon
+ * and each connection's thread by the listening one, each inheriting its
+ * creator's nice: started from a thread at the API's nice (api_nice.h),
+ * every thread of the server runs there, the TLS handshakes included,
+ * without a system call per connection. */
+static void *launch_main(void *arg)
+{
+	struct launch *l = arg;
+
+	l->rc = api_nice_self(l->err, sizeof(l->err));
+	l->daemon = start_daemon(l->flags, l->fd);
+	return NULL;
+}
+
+static struct MHD_Daemon *start_niced(unsigned flags, int fd)
+{
+	struct launch l = { .flags = flags, .fd = fd };
+	pthread_t th;
+
+	if (!api_nice_steps())
+		return start_daemon(flags, fd);
+	if (pthread_create(&th, NULL, launch_main, &l) != 0) {
+		logf_("api: no thread to start the server at nice %d from: its threads run at the I/O threads' "
+		      "priority", api_nice_value());
+		return start_daemon(flags, fd);
+	}
+	pthread_join(th, NULL);
+	if (l.rc < 0)
+		logf_("api: %s: its threads run at the I/O threads' priority", l.err);
+	else
+		logf_("api: its threads run at nice %d, the I/O threads at %d (--api-nice %u)", api_nice_value(),
+		      api_nice_base(), api_nice_steps());
+	return l.daemon;
+}
+
 int api_server_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 {
 	char host[256];
@@ -593,18 +654,7 @@ int api_server_start(const struct api_server_cfg *cfg, char *err, size_t errlen)
 	}
 	if (v6)
 		flags |= MHD_USE_IPv6;
-	srv.daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL,
-				      MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL, /* first: MHD's rule */
-				      MHD_OPTION_LISTEN_SOCKET, fd,
-				      MHD_OPTION_HTTPS_MEM_KEY, srv.tls.key_pem,
-				      MHD_OPTION_HTTPS_MEM_CERT, srv.tls.cert_pem,
-				      MHD_OPTION_HTTPS_PRIORITIES, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
-				      MHD_OPTION_CONNECTION_LIMIT, (unsigned)API_MAX_CONNECTIONS,
-				      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)API_TIMEOUT_S,
-				      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)API_HEADER_MEMORY,
-				      MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-				      MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
-				      MHD_OPTION_END);
+	srv.daemon = start_niced(flags, fd);
 	if (!srv.daemon) {
 		snprintf(err, errlen, "--api %s: the HTTPS server (libmicrohttpd) would not start", cfg->listen);
 		close(fd);

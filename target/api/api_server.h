@@ -28,6 +28,9 @@ struct api_server_cfg {
 	/* the "api: https://..." line when it started, which a quiet log still shows
 	 * (the port of --api HOST:0 is printed nowhere else); NULL: log */
 	void (*log_start)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+	/* --api-nice: the API's threads run this many nice steps below the I/O
+	 * threads (api_nice.h; api_start sets it); 0: at the same priority */
+	unsigned nice_steps;
 };
 
 /* Binds, loads or generates the certificate, starts the threads.  0, or -1

@@ -23,6 +23,12 @@ struct json_text {
 	int depth;                     /* open containers */
 	bool has[JT_MAX_DEPTH];        /* the container at each depth has a member already */
 	bool after_key;                /* a key was written: its value comes next, no separator */
+	/* jt_keep(): the members of objects open at keep_depth whose key keep()
+	 * refuses are left out, value and all */
+	int keep_depth;                /* 0: every member kept */
+	bool (*keep)(const void *arg, const char *key);
+	const void *keep_arg;
+	int skip_depth;                /* >0: a refused member's value is being passed over; its depth */
 };
 
 void jt_init(struct json_text *w);
@@ -41,6 +47,21 @@ void jt_int(struct json_text *w, int64_t v);
 void jt_uint_str(struct json_text *w, uint64_t v); /* "123": how XMS sends most numbers */
 /* an already serialised value (in the same format), e.g. a nested document */
 void jt_raw(struct json_text *w, const char *text, size_t len);
+
+/* From now on, in every object open at depth (1: the outermost container
+ * written), a member whose key keep(arg, key) refuses is not written, nor
+ * anything of its value: the same bytes as the object with those members
+ * removed (what a ?prop= projection of the object's json-c form sends).
+ * depth 0 or keep NULL: everything is written again. */
+void jt_keep(struct json_text *w, int depth, bool (*keep)(const void *arg, const char *key), const void *arg);
+/* open containers now (a depth for jt_keep) */
+int jt_depth(const struct json_text *w);
+/* false when a member named key, written now, would be left out (jt_keep):
+ * a writer may then spare the work of its value */
+bool jt_wants(const struct json_text *w, const char *key);
+/* false when jt_keep's filter refuses key (at whatever depth it applies):
+ * a writer may spare the work of a value before it writes its objects */
+bool jt_keeps(const struct json_text *w, const char *key);
 
 /* shorthands for an object's member */
 void jt_kstr(struct json_text *w, const char *key, const char *s);

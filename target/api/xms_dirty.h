@@ -7,8 +7,9 @@
  *
  * The rule: whoever changes a stored field of an object (any field of
  * xms_model.h but the runtime ones: be, lu, perf, the limits) marks it with
- * xms_model_changed.  The model's own adds and deletes mark themselves and
- * what a delete changes in other objects (a volume leaving a consistency
+ * xms_model_changed.  The model's own adds, deletes and name setters
+ * (xms_*_set_name, xms_lunmap_set) mark themselves, and a delete marks
+ * what it changes in other objects (a volume leaving a consistency
  * group or a snapshot set, a snapshot set's snapshots forgetting it).  A
  * removed object's mark is what deletes its record: the save finds it
  * gone.  Marks outlive a request that fails halfway (what it changed is

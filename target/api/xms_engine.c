@@ -278,8 +278,19 @@ static const char *list_key(const struct xms_type *t)
 	return t->list_key ? t->list_key : t->name;
 }
 
-/* GET TYPE[?full=1] of a type that writes its list as text: the answer
- * written straight, as json-c would write {LIST_KEY: [...], "links": [...]} */
+static bool wants_prop(const void *q, const char *key)
+{
+	return api_query_wants(q, key);
+}
+
+/* GET TYPE[?full=1[&prop=...]] of a type that writes its list as text: the
+ * answer written straight, as json-c would write {LIST_KEY: [...], "links":
+ * [...]}.  prop= leaves the objects' other members out as they are written
+ * (jt_keep), the bytes project() would send: what a monitoring poll asks
+ * for (six figures of every volume) costs no json-c object, no parse of
+ * the full list back and no second serialisation (docs/api.md "Pollers and
+ * I/O": at 100 volumes 1.6 ms of the target's CPU per request before, 0.15 ms
+ * after, TLS included). */
 static void get_list_text(struct xms_ctx *x)
 {
 	struct json_text w;
@@ -291,7 +302,10 @@ static void get_list_text(struct xms_ctx *x)
 	jt_key(&w, list_key(x->type));
 	jt_arr_open(&w);
 	x->refs = !x->q.full;
+	if (x->q.full && x->q.nprops)
+		jt_keep(&w, jt_depth(&w) + 1, wants_prop, &x->q); /* the list's objects' members */
 	x->type->list_text(x, &w);
+	jt_keep(&w, 0, NULL, NULL);
 	x->refs = false;
 	jt_arr_close(&w);
 	jt_key(&w, "links");
@@ -320,7 +334,7 @@ static void get(struct xms_ctx *x, uint64_t index)
 	struct json_object *all, *out, *one;
 	char href[512];
 
-	if (!index && !x->q.name && !x->q.nfilters && (!x->q.full || !x->q.nprops) && x->type->list_text) {
+	if (!index && !x->q.name && !x->q.nfilters && x->type->list_text) {
 		get_list_text(x);
 		return;
 	}

@@ -79,16 +79,6 @@ static void arr_del(void *v, size_t *n, size_t size, uint64_t index)
 		return NULL;                                                    \
 	} while (0)
 
-/* by name within the model's scope (a cluster's objects, or all) */
-#define BY_NAME_SCOPED(m, arr, nm)                                                          \
-	do {                                                                                \
-		for (size_t i_ = 0; i_ < (arr).n; i_++)                                     \
-			if ((!(m)->scope || (arr).v[i_].cluster == (m)->scope) &&           \
-			    strcmp((arr).v[i_].name, (nm)) == 0)                            \
-				return &(arr).v[i_];                                        \
-		return NULL;                                                                \
-	} while (0)
-
 /* a new object is marked at once: its fields are filled in after the
  * add, and a save reads them then (xms_dirty.h) */
 static void *added(struct xms_model *m, enum xms_kind k, void *obj)
@@ -116,33 +106,146 @@ struct xms_snapset *xms_snapset_get(struct xms_model *m, uint64_t i) { return GE
 struct xms_cg *xms_cg_get(struct xms_model *m, uint64_t i) { return GET(m->cgs, i); }
 struct xms_ig *xms_ig_get(struct xms_model *m, uint64_t i) { return GET(m->igs, i); }
 struct xms_initiator *xms_initiator_get(struct xms_model *m, uint64_t i) { return GET(m->initiators, i); }
+struct xms_lunmap *xms_lunmap_get(struct xms_model *m, uint64_t i) { return GET(m->lunmaps, i); }
 struct xms_tag *xms_tag_get(struct xms_model *m, uint64_t i) { return GET(m->tags, i); }
 
+/* clusters are few (one per --cluster): a scan */
 struct xms_cluster *xms_cluster_by_name(struct xms_model *m, const char *n) { BY_NAME(m->clusters, n); }
-struct xms_volume *xms_volume_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, m->volumes, n); }
-struct xms_snapset *xms_snapset_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, m->snapsets, n); }
-struct xms_cg *xms_cg_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, m->cgs, n); }
-struct xms_ig *xms_ig_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, m->igs, n); }
+
+/* by name within the model's scope (a cluster's objects, or all): the
+ * lowest index the name index holds, as the scan in index order found */
+#define BY_NAME_SCOPED(m, kind, get, nm) return get((m), xms_names_first(&(m)->names, (kind), (m)->scope, (nm)))
+
+struct xms_volume *xms_volume_by_name(struct xms_model *m, const char *n)
+{
+	BY_NAME_SCOPED(m, XMS_NAME_VOLUME, xms_volume_get, n);
+}
+struct xms_snapset *xms_snapset_by_name(struct xms_model *m, const char *n)
+{
+	BY_NAME_SCOPED(m, XMS_NAME_SNAPSET, xms_snapset_get, n);
+}
+struct xms_cg *xms_cg_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, XMS_NAME_CG, xms_cg_get, n); }
+struct xms_ig *xms_ig_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, XMS_NAME_IG, xms_ig_get, n); }
 struct xms_initiator *xms_initiator_by_name(struct xms_model *m, const char *n)
 {
-	BY_NAME_SCOPED(m, m->initiators, n);
+	BY_NAME_SCOPED(m, XMS_NAME_INITIATOR, xms_initiator_get, n);
 }
 
 struct xms_initiator *xms_initiator_by_port(struct xms_model *m, const char *port)
 {
-	for (size_t i = 0; i < m->initiators.n; i++)
-		if ((!m->scope || m->initiators.v[i].cluster == m->scope) &&
-		    strcasecmp(m->initiators.v[i].port_address, port) == 0)
-			return &m->initiators.v[i];
-	return NULL;
+	BY_NAME_SCOPED(m, XMS_NAME_PORT, xms_initiator_get, port);
 }
 
+void xms_lunmap_name(const struct xms_lunmap *l, char *out, size_t cap)
+{
+	snprintf(out, cap, "%llu_%llu_1", (unsigned long long)l->vol, (unsigned long long)l->ig);
+}
+
+/* a map of any cluster (the volume's index names its cluster) */
 struct xms_lunmap *xms_lunmap_find(struct xms_model *m, uint64_t vol, uint64_t ig)
 {
-	for (size_t i = 0; i < m->lunmaps.n; i++)
-		if (m->lunmaps.v[i].vol == vol && m->lunmaps.v[i].ig == ig)
-			return &m->lunmaps.v[i];
-	return NULL;
+	struct xms_lunmap key = { .vol = vol, .ig = ig };
+	char name[48];
+
+	xms_lunmap_name(&key, name, sizeof(name));
+	return xms_lunmap_get(m, xms_names_first(&m->names, XMS_NAME_LUNMAP, 0, name));
+}
+
+/* ---- names: the setters keep the index (xms_names.h) ---- */
+
+/* A name field's change: what it will hold (cut as the field cuts it) in
+ * next, and the index's move in *c.  Then the move, then commit(). */
+struct rename {
+	char *field;
+	size_t cap;
+	char next[XMS_IQN_MAX + 1];
+};
+
+static void rename_prep(struct rename *r, struct xms_name_change *c, enum xms_name_kind k, uint64_t index,
+			uint64_t cluster, char *field, size_t cap, uint64_t new_cluster, const char *new_name)
+{
+	r->field = field;
+	r->cap = cap;
+	snprintf(r->next, cap < sizeof(r->next) ? cap : sizeof(r->next), "%s", new_name ? new_name : field);
+	*c = (struct xms_name_change){ k, index, cluster, field[0] ? field : NULL, new_cluster,
+				       r->next[0] ? r->next : NULL };
+}
+
+static void rename_commit(const struct rename *r)
+{
+	memcpy(r->field, r->next, strlen(r->next) + 1);
+}
+
+/* a rename or move marks its object for the store too (xms_dirty.h): dk */
+#define RENAME(m, k, dk, o, c, nm)                                                                          \
+	do {                                                                                                \
+		struct rename r_;                                                                           \
+		struct xms_name_change c_;                                                                  \
+		rename_prep(&r_, &c_, (k), (o)->index, (o)->cluster, (o)->name, sizeof((o)->name), (c), (nm)); \
+		if (!xms_names_apply(&(m)->names, &c_, 1))                                                  \
+			return false;                                                                       \
+		rename_commit(&r_);                                                                         \
+		(o)->cluster = (c);                                                                         \
+		xms_model_changed((m), (dk), (o)->index);                                                   \
+		return true;                                                                                \
+	} while (0)
+
+bool xms_volume_set_name(struct xms_model *m, struct xms_volume *v, uint64_t cluster, const char *name)
+{
+	RENAME(m, XMS_NAME_VOLUME, XMS_KIND_VOLUME, v, cluster, name);
+}
+
+bool xms_snapset_set_name(struct xms_model *m, struct xms_snapset *s, uint64_t cluster, const char *name)
+{
+	RENAME(m, XMS_NAME_SNAPSET, XMS_KIND_SNAPSET, s, cluster, name);
+}
+
+bool xms_cg_set_name(struct xms_model *m, struct xms_cg *g, uint64_t cluster, const char *name)
+{
+	RENAME(m, XMS_NAME_CG, XMS_KIND_CG, g, cluster, name);
+}
+
+bool xms_ig_set_name(struct xms_model *m, struct xms_ig *g, uint64_t cluster, const char *name)
+{
+	RENAME(m, XMS_NAME_IG, XMS_KIND_IG, g, cluster, name);
+}
+
+/* its name and its iSCSI name move together, or neither does */
+bool xms_initiator_set_name(struct xms_model *m, struct xms_initiator *n, uint64_t cluster, const char *name,
+			    const char *port)
+{
+	struct rename r[2];
+	struct xms_name_change c[2];
+
+	rename_prep(&r[0], &c[0], XMS_NAME_INITIATOR, n->index, n->cluster, n->name, sizeof(n->name), cluster, name);
+	rename_prep(&r[1], &c[1], XMS_NAME_PORT, n->index, n->cluster, n->port_address, sizeof(n->port_address),
+		    cluster, port);
+	if (!xms_names_apply(&m->names, c, 2))
+		return false;
+	rename_commit(&r[0]);
+	rename_commit(&r[1]);
+	n->cluster = cluster;
+	xms_model_changed(m, XMS_KIND_INITIATOR, n->index);
+	return true;
+}
+
+bool xms_lunmap_set(struct xms_model *m, struct xms_lunmap *l, uint64_t vol, uint64_t ig, uint64_t cluster)
+{
+	struct xms_lunmap next = *l;
+	char was[48], now[48];
+
+	next.vol = vol;
+	next.ig = ig;
+	xms_lunmap_name(l, was, sizeof(was));
+	xms_lunmap_name(&next, now, sizeof(now));
+	if (!xms_names_move(&m->names, XMS_NAME_LUNMAP, l->index, l->cluster, l->vol && l->ig ? was : NULL, cluster,
+			    vol && ig ? now : NULL))
+		return false;
+	l->vol = vol;
+	l->ig = ig;
+	l->cluster = cluster;
+	xms_model_changed(m, XMS_KIND_LUNMAP, l->index);
+	return true;
 }
 
 /* "12" is an index only when no object is named "12" */
@@ -238,10 +341,18 @@ void xms_idlist_remove(struct xms_idlist *l, uint64_t v)
 
 /* ---- removals ---- */
 
+/* an object leaving the model leaves the name index */
+#define UNNAME(m, k, o)                                                                        \
+	do {                                                                                   \
+		if ((o) && (o)->name[0])                                                       \
+			xms_names_move(&(m)->names, (k), (o)->index, (o)->cluster, (o)->name, 0, NULL); \
+	} while (0)
+
 /* each removal marks the object (its record goes) and every other object
  * it changes (xms_dirty.h) */
 void xms_volume_del(struct xms_model *m, uint64_t index)
 {
+	UNNAME(m, XMS_NAME_VOLUME, xms_volume_get(m, index));
 	for (size_t i = 0; i < m->cgs.n; i++) {
 		if (xms_idlist_has(&m->cgs.v[i].vols, index)) {
 			xms_idlist_remove(&m->cgs.v[i].vols, index);
@@ -265,6 +376,7 @@ void xms_snapset_del(struct xms_model *m, uint64_t index)
 
 	if (!s)
 		return;
+	UNNAME(m, XMS_NAME_SNAPSET, s);
 	for (size_t i = 0; i < m->volumes.n; i++) {
 		if (m->volumes.v[i].snapset == index) {
 			m->volumes.v[i].snapset = 0;
@@ -282,6 +394,7 @@ void xms_cg_del(struct xms_model *m, uint64_t index)
 
 	if (!g)
 		return;
+	UNNAME(m, XMS_NAME_CG, g);
 	free(g->vols.v);
 	xms_model_changed(m, XMS_KIND_CG, index);
 	DEL(m->cgs, index);
@@ -289,6 +402,7 @@ void xms_cg_del(struct xms_model *m, uint64_t index)
 
 void xms_ig_del(struct xms_model *m, uint64_t index)
 {
+	UNNAME(m, XMS_NAME_IG, xms_ig_get(m, index));
 	if (xms_ig_get(m, index))
 		xms_model_changed(m, XMS_KIND_IG, index);
 	DEL(m->igs, index);
@@ -296,15 +410,24 @@ void xms_ig_del(struct xms_model *m, uint64_t index)
 
 void xms_initiator_del(struct xms_model *m, uint64_t index)
 {
-	if (xms_initiator_get(m, index))
+	struct xms_initiator *n = xms_initiator_get(m, index);
+
+	/* leaving frees keys, it allocates none: it cannot fail */
+	if (n) {
+		xms_initiator_set_name(m, n, n->cluster, "", "");
 		xms_model_changed(m, XMS_KIND_INITIATOR, index);
+	}
 	DEL(m->initiators, index);
 }
 
 void xms_lunmap_del(struct xms_model *m, uint64_t index)
 {
-	if (GET(m->lunmaps, index))
+	struct xms_lunmap *l = xms_lunmap_get(m, index);
+
+	if (l) {
+		xms_lunmap_set(m, l, 0, 0, l->cluster);
 		xms_model_changed(m, XMS_KIND_LUNMAP, index);
+	}
 	DEL(m->lunmaps, index);
 }
 
@@ -339,6 +462,7 @@ void xms_model_free(struct xms_model *m)
 	free(m->initiators.v);
 	free(m->lunmaps.v);
 	free(m->tags.v);
+	xms_names_free(&m->names);
 	xms_dirty_free(&m->dirty);
 	memset(m, 0, sizeof(*m));
 }
@@ -764,6 +888,41 @@ static bool rd_head(struct rd *r, struct json_object *o, uint64_t *index, char *
 		(arr).next = next_;                                                         \
 	} while (0)
 
+/* the name index of a model loaded field by field */
+static bool names_build(struct xms_model *m)
+{
+	for (size_t i = 0; i < m->volumes.n; i++)
+		if (!xms_names_move(&m->names, XMS_NAME_VOLUME, m->volumes.v[i].index, 0, NULL, m->volumes.v[i].cluster,
+				    m->volumes.v[i].name))
+			return false;
+	for (size_t i = 0; i < m->snapsets.n; i++)
+		if (!xms_names_move(&m->names, XMS_NAME_SNAPSET, m->snapsets.v[i].index, 0, NULL,
+				    m->snapsets.v[i].cluster, m->snapsets.v[i].name))
+			return false;
+	for (size_t i = 0; i < m->cgs.n; i++)
+		if (!xms_names_move(&m->names, XMS_NAME_CG, m->cgs.v[i].index, 0, NULL, m->cgs.v[i].cluster,
+				    m->cgs.v[i].name))
+			return false;
+	for (size_t i = 0; i < m->igs.n; i++)
+		if (!xms_names_move(&m->names, XMS_NAME_IG, m->igs.v[i].index, 0, NULL, m->igs.v[i].cluster,
+				    m->igs.v[i].name))
+			return false;
+	for (size_t i = 0; i < m->initiators.n; i++) {
+		const struct xms_initiator *n = &m->initiators.v[i];
+		if (!xms_names_move(&m->names, XMS_NAME_INITIATOR, n->index, 0, NULL, n->cluster, n->name) ||
+		    !xms_names_move(&m->names, XMS_NAME_PORT, n->index, 0, NULL, n->cluster, n->port_address))
+			return false;
+	}
+	for (size_t i = 0; i < m->lunmaps.n; i++) {
+		char name[48];
+		xms_lunmap_name(&m->lunmaps.v[i], name, sizeof(name));
+		if (!xms_names_move(&m->names, XMS_NAME_LUNMAP, m->lunmaps.v[i].index, 0, NULL, m->lunmaps.v[i].cluster,
+				    name))
+			return false;
+	}
+	return true;
+}
+
 int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err, size_t errlen)
 {
 	struct rd r = { err, errlen, "(document)", false };
@@ -871,6 +1030,10 @@ int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err,
 			r.bad = true;
 		}
 	}
+	if (!r.bad && !names_build(m)) {
+		snprintf(err, errlen, "out of memory (the name index)");
+		r.bad = true;
+	}
 	if (r.bad) {
 		xms_model_free(m);
 		return -1;
@@ -909,4 +1072,72 @@ size_t xms_family_snapshot_count(struct xms_model *m, uint64_t index)
 		    xms_family_root(m, m->volumes.v[i].index) == root)
 			n++;
 	return n;
+}
+
+/* ---- the name index against a scan ---- */
+
+static const char *const kind_names[XMS_NAME_KINDS] = { "volume", "snapshot-set", "consistency-group",
+							 "initiator-group", "initiator", "initiator port-address",
+							 "lun-map" };
+
+/* object index of kind k is under (cluster, name) and (0, name); *pairs counts them */
+static bool held(const struct xms_model *m, enum xms_name_kind k, uint64_t index, uint64_t cluster, const char *name,
+		 size_t *pairs, char *why, size_t len)
+{
+	uint64_t keys[2] = { cluster, 0 };
+
+	for (size_t j = 0; j < (cluster ? 2u : 1u); j++) {
+		size_t n;
+		const uint64_t *v = xms_names_find(&m->names, k, keys[j], name, &n);
+		bool in = false;
+
+		for (size_t i = 0; i < n && !in; i++)
+			in = v[i] == index;
+		if (!in) {
+			snprintf(why, len, "%s %llu ('%s', cluster %llu) is not in the name index under cluster %llu",
+				 kind_names[k], (unsigned long long)index, name, (unsigned long long)cluster,
+				 (unsigned long long)keys[j]);
+			return false;
+		}
+		(*pairs)++;
+	}
+	return true;
+}
+
+#define HELD_ALL(m, k, arr, pairs, why, len)                                                          \
+	do {                                                                                          \
+		for (size_t i_ = 0; i_ < (arr).n; i_++)                                               \
+			if (!held((m), (k), (arr).v[i_].index, (arr).v[i_].cluster, (arr).v[i_].name, \
+				  (pairs), (why), (len)))                                             \
+				return -1;                                                            \
+	} while (0)
+
+int xms_model_names_check(const struct xms_model *m, char *why, size_t len)
+{
+	size_t pairs = 0;
+
+	HELD_ALL(m, XMS_NAME_VOLUME, m->volumes, &pairs, why, len);
+	HELD_ALL(m, XMS_NAME_SNAPSET, m->snapsets, &pairs, why, len);
+	HELD_ALL(m, XMS_NAME_CG, m->cgs, &pairs, why, len);
+	HELD_ALL(m, XMS_NAME_IG, m->igs, &pairs, why, len);
+	HELD_ALL(m, XMS_NAME_INITIATOR, m->initiators, &pairs, why, len);
+	for (size_t i = 0; i < m->initiators.n; i++) {
+		const struct xms_initiator *n = &m->initiators.v[i];
+		if (!held(m, XMS_NAME_PORT, n->index, n->cluster, n->port_address, &pairs, why, len))
+			return -1;
+	}
+	for (size_t i = 0; i < m->lunmaps.n; i++) {
+		char name[48];
+		xms_lunmap_name(&m->lunmaps.v[i], name, sizeof(name));
+		if (!held(m, XMS_NAME_LUNMAP, m->lunmaps.v[i].index, m->lunmaps.v[i].cluster, name, &pairs, why, len))
+			return -1;
+	}
+	/* every object found where it should be: anything more is stale */
+	if (pairs != m->names.pairs) {
+		snprintf(why, len, "the name index holds %zu entries, the objects make %zu: a rename or delete left one "
+			 "behind", m->names.pairs, pairs);
+		return -1;
+	}
+	snprintf(why, len, "%zu entries, as the objects", pairs);
+	return 0;
 }

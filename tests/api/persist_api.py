@@ -483,7 +483,23 @@ def burst_check():
     ok("every map answered 201 is there (%d)" % len(b["acked"]["maps"]), not lost, lost)
 
 
+def names_indexed(when):
+    """the model's name index built on load agrees with a scan (GET /api/lunlab/model-check),
+    and every kept object is found by ?name="""
+    r = replay_lib.lunlab_req("GET", "model-check")
+    ok("%s: the name index agrees with the objects" % when, r.status_code == 200, (r.status_code, r.text))
+    for kind in ("volumes", "snapshot-sets", "initiator-groups", "initiators", "lun-maps"):
+        for name in names(kind) or []:
+            c = req("GET", kind, params={"name": name}).json().get("content", {})
+            ok("%s: %s ?name=%s" % (when, kind, name), c.get("name") == name, c)
+
+
+# the burst's phase ends with the target killed: nothing to ask after it
+if sys.argv[1] not in ("make", "burst"):
+    names_indexed("after the start")
 {"make": make, "restart": restart, "crash": crash, "stale": stale, "kinds-create": kinds_create,
  "kinds-change": kinds_change, "kinds-delete": kinds_delete, "kinds-check": kinds_check, "burst": burst,
  "burst-check": burst_check}[sys.argv[1]]()
+if sys.argv[1] != "burst":
+    names_indexed("after the phase's changes")
 replay_lib.finish(sys.argv[1])

@@ -3,7 +3,8 @@
  * (what api_reply_json sends): empty and nested containers, every escaped
  * character, bytes above 0x7f, '/', negative and large integers, decimal
  * strings, a raw nested value; out of depth is refused, not overrun; and
- * xms_perf_text / xms_attrs_text match xms_perf_show / xms_attrs_show. */
+ * xms_perf_text / xms_attrs_text match xms_perf_show / xms_attrs_show; jt_keep
+ * leaves members out as json-c's copy of the objects without them reads. */
 #include <json-c/json.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -136,12 +137,119 @@ static void test_perf_and_attrs_text_match_show(void **state)
 	json_object_put(body);
 }
 
+/* the members jt_keep lets through: "a", "list", "deep" */
+static bool keep_some(const void *arg, const char *key)
+{
+	(void)arg;
+	return strcmp(key, "a") == 0 || strcmp(key, "list") == 0 || strcmp(key, "deep") == 0;
+}
+
+/* one object of the list below, written member by member */
+static void obj_text(struct json_text *w, int i)
+{
+	jt_obj_open(w);
+	jt_kint(w, "gone-first", i);
+	jt_kstr(w, "a", "kept");
+	jt_key(w, "gone-obj"); /* a refused value with kept names and containers inside */
+	jt_obj_open(w);
+	jt_kstr(w, "a", "inside a refused member: gone");
+	jt_key(w, "list");
+	jt_arr_open(w);
+	jt_obj_open(w);
+	jt_obj_close(w);
+	jt_arr_close(w);
+	jt_obj_close(w);
+	jt_key(w, "list"); /* kept: the names inside are not at the filtered depth */
+	jt_arr_open(w);
+	jt_uint_str(w, 7);
+	jt_obj_open(w);
+	jt_kstr(w, "gone-first", "deeper: kept");
+	jt_obj_close(w);
+	jt_arr_close(w);
+	jt_key(w, "gone-raw");
+	jt_raw(w, "{ \"a\": 1 }", 10);
+	jt_key(w, "deep");
+	jt_arr_open(w);
+	jt_arr_close(w);
+	jt_kuint_str(w, "gone-last", UINT64_MAX);
+	jt_obj_close(w);
+}
+
+static void test_keep_leaves_members_out(void **state)
+{
+	struct json_text all, kept;
+	char *full, *s;
+
+	(void)state;
+	/* { "objs": [ {...}, {...} ], "gone-first": 1 } : the filter applies to the list's objects only */
+	jt_init(&all);
+	jt_init(&kept);
+	for (int pass = 0; pass < 2; pass++) {
+		struct json_text *w = pass ? &kept : &all;
+		jt_obj_open(w);
+		jt_key(w, "objs");
+		jt_arr_open(w);
+		if (pass) {
+			jt_keep(w, jt_depth(w) + 1, keep_some, NULL);
+			assert_true(jt_keeps(w, "a"));
+			assert_false(jt_keeps(w, "gone-first"));
+			assert_true(jt_wants(w, "gone-first")); /* not at the filtered depth yet */
+		}
+		for (int i = 0; i < 2; i++)
+			obj_text(w, i);
+		if (pass) {
+			jt_obj_open(w);
+			assert_false(jt_wants(w, "gone-first"));
+			assert_true(jt_wants(w, "deep"));
+			jt_kint(w, "gone-first", 3); /* every member refused: "{ }" as json-c writes it */
+			jt_obj_close(w);
+			jt_keep(w, 0, NULL, NULL);
+			assert_true(jt_keeps(w, "gone-first"));
+		} else {
+			jt_obj_open(w);
+			jt_kint(w, "gone-first", 3);
+			jt_obj_close(w);
+		}
+		jt_arr_close(w);
+		jt_kint(w, "gone-first", 1); /* at depth 1: kept */
+		jt_obj_close(w);
+	}
+	full = take(&all);
+	s = take(&kept);
+	/* the expected bytes: json-c's copy of the full document, each list object's refused members deleted */
+	struct json_object *o = json_tokener_parse(full), *objs;
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "objs", &objs));
+	for (size_t i = 0; i < json_object_array_length(objs); i++) {
+		struct json_object *e = json_object_array_get_idx(objs, i);
+		json_object_object_del(e, "gone-first");
+		json_object_object_del(e, "gone-obj");
+		json_object_object_del(e, "gone-raw");
+		json_object_object_del(e, "gone-last");
+	}
+	assert_string_equal(s, jsonc(o));
+	assert_non_null(strstr(s, "\"deeper: kept\""));
+	/* the refused names left are those not at the filtered depth: one inside each
+	 * kept "list", and the outer object's */
+	int gone = 0;
+	for (const char *p = s; (p = strstr(p, "\"gone-")); p++)
+		gone++;
+	assert_int_equal(gone, 3);
+	assert_non_null(strstr(s, "\"gone-first\": 1 }"));
+	assert_null(strstr(s, "inside a refused"));
+	assert_non_null(strstr(s, "{ }"));
+	free(full);
+	free(s);
+	json_object_put(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_bytes_as_json_c),
 		cmocka_unit_test(test_too_deep_is_refused),
 		cmocka_unit_test(test_perf_and_attrs_text_match_show),
+		cmocka_unit_test(test_keep_leaves_members_out),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* test_xms_events.c — the event log (xms_events.h) through its route,
- * without a server (api_dispatch): newest first, filters by severity,
+ * without a server (api_dispatch): the bytes json-c would send for the
+ * listing (it is written as text), newest first, filters by severity,
  * entity, time range and limit, each bad parameter named, the ring keeping
  * the newest XMS_EVENTS_MAX, text from the wire made printable, a failed
  * login reported through the throttle's listener, the time parser, and the
@@ -114,6 +115,73 @@ static void test_filters(void **state)
 	a = events(p, 1);
 	assert_int_equal(json_object_array_length(a), 3);
 	json_object_put(a);
+}
+
+/* the expected listing, built with json-c as the listing was before it was
+ * written as text: the same bytes */
+static struct json_object *event_jsonc(int64_t id, const char *ts, const char *sev, const char *cls,
+				       const char *ent, const char *det, const char *code, const char *desc)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "id", json_object_new_int64(id));
+	json_object_object_add(o, "timestamp", json_object_new_string(ts));
+	json_object_object_add(o, "severity", json_object_new_string(sev));
+	json_object_object_add(o, "classification", json_object_new_string(cls));
+	json_object_object_add(o, "entity", json_object_new_string(ent));
+	json_object_object_add(o, "entity_details", json_object_new_string(det));
+	json_object_object_add(o, "event_code", json_object_new_string(code));
+	json_object_object_add(o, "description", json_object_new_string(desc));
+	return o;
+}
+
+static void test_listing_bytes(void **state)
+{
+	struct api_request req = { .method = API_GET, .path = "/api/json/v3/types/events", .body = "", .host = "h" };
+	struct api_response rsp = { 0 };
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+	struct json_object *links = json_object_new_array(), *self = json_object_new_object();
+
+	(void)state;
+	/* 2026-12-04 18:00:01 UTC; quotes, backslashes and '/' as json-c escapes them */
+	xms_event_at(1796407201, 2, XMS_SEV_INFO, "audit", "Volume", "v/1", "LL0101", "created \"v/1\"");
+	xms_event_at(1796407201 + 86400, 999999, XMS_SEV_MAJOR, "security", "XMS", "b\\o", "LL0902", "a \\ b");
+	api_dispatch(&req, &rsp);
+	assert_int_equal(rsp.status, 200);
+	json_object_array_add(a, event_jsonc(2, "2026-12-05 18:00:01.999999", "major", "security", "XMS", "b\\o",
+					     "LL0902", "a \\ b"));
+	json_object_array_add(a, event_jsonc(1, "2026-12-04 18:00:01.000002", "information", "audit", "Volume", "v/1",
+					     "LL0101", "created \"v/1\""));
+	json_object_object_add(o, "events", a);
+	json_object_object_add(self, "href", json_object_new_string("https://h/api/json/v3/types/events/"));
+	json_object_object_add(self, "rel", json_object_new_string("self"));
+	json_object_array_add(links, self);
+	json_object_object_add(o, "links", links);
+	assert_string_equal(rsp.body,
+			    json_object_to_json_string_ext(o, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+	assert_int_equal(rsp.body_len, strlen(rsp.body));
+	assert_non_null(strstr(rsp.body, "{ \"id\": 1, \"timestamp\": \"2026-12-04 18:00:01.000002\", "
+					 "\"severity\": \"information\""));
+	assert_non_null(strstr(rsp.body, "\"description\": \"created \\\"v/1\\\"\" }"));
+	free(rsp.body);
+	json_object_put(o);
+	/* none listed: an empty list, as json-c writes it */
+	struct api_param p = { "severity", "critical" };
+	req.params = &p;
+	req.nparams = 1;
+	memset(&rsp, 0, sizeof(rsp));
+	api_dispatch(&req, &rsp);
+	assert_int_equal(rsp.status, 200);
+	assert_string_equal(rsp.body, "{ \"events\": [ ], \"links\": [ { \"href\": \"https://h/api/json/v3/types/events/\", "
+				      "\"rel\": \"self\" } ] }");
+	free(rsp.body);
+	/* the timestamps written by hand, at the epoch and past the year 9999 (snprintf's form) */
+	xms_event_at(0, 0, XMS_SEV_INFO, "audit", "XMS", "", "LL0001", "epoch");
+	xms_event_at(253402300800, 5, XMS_SEV_INFO, "audit", "XMS", "", "LL0001", "year 10000");
+	struct json_object *all = events(NULL, 0);
+	assert_string_equal(str(all, 0, "timestamp"), "10000-01-01 00:00:00.000005");
+	assert_string_equal(str(all, 1, "timestamp"), "1970-01-01 00:00:00.000000");
+	json_object_put(all);
 }
 
 static void test_bad_parameters(void **state)
@@ -498,6 +566,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_listing_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_parameters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ring_keeps_newest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_login_listener, setup, teardown),

@@ -96,6 +96,22 @@ static void command_line(void **state)
 	assert_int_equal(cli_parse(2, argv6, &c), 0);
 	assert_true(c.no_hugepages);
 	cli_free(&c);
+
+	/* the API's threads below the I/O threads: 10 steps unless told, 0 allowed, 19 at most */
+	assert_int_equal(cli_parse(1, argv2, &c), 0);
+	assert_int_equal(c.api_nice, 10);
+	cli_free(&c);
+	char *argv7[] = { "lunlab-target", "--api-nice", "0", NULL };
+	assert_int_equal(cli_parse(3, argv7, &c), 0);
+	assert_int_equal(c.api_nice, 0);
+	cli_free(&c);
+	char *argv8[] = { "lunlab-target", "--api-nice", "19", NULL };
+	assert_int_equal(cli_parse(3, argv8, &c), 0);
+	assert_int_equal(c.api_nice, 19);
+	cli_free(&c);
+	char *argv9[] = { "lunlab-target", "--api-nice", "20", NULL };
+	assert_int_equal(cli_parse(3, argv9, &c), -1);
+	cli_free(&c);
 }
 
 /* --login-timeout / --stall-timeout: -1 when not given (the environment or

@@ -69,7 +69,8 @@ static void values(void **state)
 		"cluster: [\"name=c1,model=x2\", \"name=c2,block=4096\"]\n"
 		"state-dir: /var/lib/lunlab\n"
 		"handler-threads: 24\n"
-		"no-hugepages: true\n";
+		"no-hugepages: true\n"
+		"api-nice: 15\n";
 	struct cli c;
 	char err[512];
 
@@ -101,6 +102,7 @@ static void values(void **state)
 	assert_string_equal(c.state_dir, "/var/lib/lunlab");
 	assert_int_equal(c.handler_threads, 24);
 	assert_true(c.no_hugepages);
+	assert_int_equal(c.api_nice, 15);
 	assert_int_equal(c.line[CLI_STATE_DIR], 37);
 	assert_int_equal(c.nluns, 3);
 	assert_true(c.luns[0].size == 2ull << 30);
@@ -171,7 +173,7 @@ struct bad {
 };
 
 #define KNOWN "listen, iqn, lun, handler-path, io-threads, portal-group, max-sessions, login-timeout, " \
-	      "stall-timeout, alias, allow-initiator, auth-file, trace, quiet, state-dir, check-state, api, api-cert, api-key, api-metrics-open, cluster, fault, alua, handler-threads, no-hugepages"
+	      "stall-timeout, alias, allow-initiator, auth-file, trace, quiet, state-dir, check-state, api, api-cert, api-key, api-metrics-open, cluster, fault, alua, handler-threads, no-hugepages, api-nice"
 
 static const struct bad bads[] = {
 	/* unknown key */

@@ -52,7 +52,7 @@ refused() {
 }
 f=$work/bad.yaml
 refused $'iqn: iqn.2026-11.org.lunlab:x\nlistn:\n  - 127.0.0.1:3260\n' \
-    "lunlab-target: $f:2: listn: unknown key (known: listen, iqn, lun, handler-path, io-threads, portal-group, max-sessions, login-timeout, stall-timeout, alias, allow-initiator, auth-file, trace, quiet, state-dir, check-state, api, api-cert, api-key, api-metrics-open, cluster, fault, alua, handler-threads, no-hugepages)"
+    "lunlab-target: $f:2: listn: unknown key (known: listen, iqn, lun, handler-path, io-threads, portal-group, max-sessions, login-timeout, stall-timeout, alias, allow-initiator, auth-file, trace, quiet, state-dir, check-state, api, api-cert, api-key, api-metrics-open, cluster, fault, alua, handler-threads, no-hugepages, api-nice)"
 refused $'io-threads: 0\n' "lunlab-target: $f:1: io-threads: '0': want a number 1..256"
 refused $'lun:\n  - size: 1G\n    block: 4096\n    block: 512\n' \
     "lunlab-target: $f:4: lun[0].block: duplicate key (first at line 3)"
