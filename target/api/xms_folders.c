@@ -322,6 +322,7 @@ static void put_folder(struct xms_ctx *x, uint64_t index)
 		return;
 	}
 	snprintf(t->caption, sizeof(t->caption), "%s", caption);
+	xms_model_changed(&g_xms, XMS_KIND_TAG, t->index);
 	xms_reply_ok(x);
 }
 

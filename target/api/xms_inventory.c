@@ -264,8 +264,11 @@ static struct json_object *component(const struct brick *b, const char *what, un
 	if (t) {
 		/* the record follows the object's index and guid as shown (they
 		 * derive from the clusters' order and names) */
-		t->obj_index = index;
-		snprintf(t->obj_guid, sizeof(t->obj_guid), "%s", guid);
+		if (t->obj_index != index || strcmp(t->obj_guid, guid) != 0) {
+			t->obj_index = index;
+			snprintf(t->obj_guid, sizeof(t->obj_guid), "%s", guid);
+			xms_model_changed(&g_xms, XMS_KIND_INV_TAGGED, t->index);
+		}
 		xms_tag_list_show(&t->attrs, o);
 	} else {
 		json_object_object_add(o, "tag-list", json_object_new_array());

@@ -63,6 +63,9 @@ struct xms_tag_entity {
 	struct xms_attrs *attrs;
 };
 bool xms_tag_entity_at(struct xms_model *m, enum xms_tag_kind k, size_t i, struct xms_tag_entity *out);
+/* the object of kind k and index whose tag list changed: marked for the
+ * store (xms_dirty.h) */
+void xms_tag_entity_changed(struct xms_model *m, enum xms_tag_kind k, uint64_t index);
 
 /* the kinds whose objects are the inventory's (tagged through its
  * records, xms_model.h's xms_inv_tagged): X-Brick, StorageController, SSD,
