@@ -26,6 +26,7 @@
 #include "target/api/xms_events.h"
 #include "target/api/xms_hw_store.h"
 #include "target/api/xms_perf.h"
+#include "target/api/xms_resources.h"
 #include "target/api/xms_scsi.h"
 #include "target/api/xms_tags.h"
 #include "target/iscsi/portal.h"
@@ -220,7 +221,17 @@ bool xms_inv_lookup(enum xms_tag_kind k, uint64_t cluster, const char *name, uin
 	size_t nb = bricks_of(&bs);
 	bool found = false;
 
-	for (size_t i = 0; !found && xms_tag_kind_inventory(k) && i < nb; i++) {
+	/* the targets: one per portal, every cluster's (xms_ports.c) */
+	for (int t = 0; k == XMS_TAG_TARGET && !found && t < g_target.nportals; t++) {
+		out->cluster = 0;
+		out->kind = k;
+		out->n = (unsigned)t + 1;
+		out->index = (uint64_t)t + 1;
+		xms_inv_target_name(t, out->name, sizeof(out->name));
+		xms_target_guid(out->guid, t);
+		found = name ? strcmp(out->name, name) == 0 : out->index == index;
+	}
+	for (size_t i = 0; !found && k != XMS_TAG_TARGET && xms_tag_kind_inventory(k) && i < nb; i++) {
 		const struct brick *b = &bs[i];
 		for (unsigned n = 1; !found && inv_ref_of(b, k, n, out); n++)
 			found = name ? (!cluster || cluster == b->c->index) && strcmp(out->name, name) == 0
@@ -243,6 +254,16 @@ struct xms_attrs *xms_inv_tags_of(const struct xms_inv_ref *r, bool make)
 		t->obj_index = r->index;
 	}
 	return t ? &t->attrs : NULL;
+}
+
+void xms_inv_target_tags(int target, struct json_object *o)
+{
+	struct xms_inv_tagged *t = tagged_of(0, XMS_TAG_TARGET, (unsigned)target + 1);
+
+	if (t)
+		xms_tag_list_show(&t->attrs, o);
+	else
+		json_object_object_add(o, "tag-list", json_object_new_array());
 }
 
 /* the properties every component has; name, index, guid, its identity */

@@ -64,7 +64,8 @@ struct json_object *xms_inv_failed_json(void);
 void xms_inv_reset(void);
 
 /* Tags on the inventory (xms_tags.c): a brick, storage controller, SSD or
- * BBU by its name in cluster (0: any) or by its index (name NULL). */
+ * BBU by its name in cluster (0: any) or by its index (name NULL); a
+ * target (every cluster's: cluster 0) by its name or index. */
 struct xms_inv_ref {
 	uint64_t cluster, index;
 	enum xms_tag_kind kind;
@@ -76,6 +77,8 @@ bool xms_inv_lookup(enum xms_tag_kind k, uint64_t cluster, const char *name, uin
 /* r's tags (its record in the model); make: a record made when it has none
  * (NULL: out of memory); else NULL when it carries no tag */
 struct xms_attrs *xms_inv_tags_of(const struct xms_inv_ref *r, bool make);
+/* target t's (from 0) "tag-list" added to o */
+void xms_inv_target_tags(int target, struct json_object *o);
 
 extern const struct xms_type xms_type_bricks;
 extern const struct xms_type xms_type_scs;

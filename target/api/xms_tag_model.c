@@ -142,6 +142,7 @@ bool xms_tag_entity_at(struct xms_model *m, enum xms_tag_kind k, size_t i, struc
 	case XMS_TAG_SC:
 	case XMS_TAG_SSD:
 	case XMS_TAG_BBU:
+	case XMS_TAG_TARGET:
 		/* the tagged ones: their records (xms_model.h) */
 		for (size_t j = 0, seen = 0; j < m->inv_tagged.n; j++) {
 			struct xms_inv_tagged *t = &m->inv_tagged.v[j];
@@ -162,7 +163,7 @@ bool xms_tag_entity_at(struct xms_model *m, enum xms_tag_kind k, size_t i, struc
 
 bool xms_tag_kind_inventory(int k)
 {
-	return k == XMS_TAG_BRICK || k == XMS_TAG_SC || k == XMS_TAG_SSD || k == XMS_TAG_BBU;
+	return k == XMS_TAG_BRICK || k == XMS_TAG_SC || k == XMS_TAG_SSD || k == XMS_TAG_BBU || k == XMS_TAG_TARGET;
 }
 
 bool xms_attrs_has_tag(const struct xms_attrs *a, uint64_t tag)
@@ -221,9 +222,12 @@ int xms_tags_check(struct xms_model *m, char *err, size_t errlen)
 	}
 	for (size_t i = 0; i < m->inv_tagged.n; i++) {
 		const struct xms_inv_tagged *t = &m->inv_tagged.v[i];
-		if (!xms_tag_kind_inventory(t->kind) || !t->n || !xms_cluster_get(m, t->cluster)) {
-			snprintf(err, errlen, "inventory-tags[%zu]: want kind X-Brick, StorageController, SSD or "
-				 "BatteryBackupUnit, n >= 1 and a cluster that exists", i);
+		/* a target is every cluster's (lunlab serves them all through the
+		 * same ports): its record names no cluster */
+		if (!xms_tag_kind_inventory(t->kind) || !t->n ||
+		    (t->kind == XMS_TAG_TARGET ? t->cluster != 0 : !xms_cluster_get(m, t->cluster))) {
+			snprintf(err, errlen, "inventory-tags[%zu]: want kind X-Brick, StorageController, SSD, "
+				 "BatteryBackupUnit or Target, n >= 1 and a cluster that exists (none for a Target)", i);
 			return -1;
 		}
 	}

@@ -69,7 +69,7 @@ void xms_tag_entity_changed(struct xms_model *m, enum xms_tag_kind k, uint64_t i
 
 /* the kinds whose objects are the inventory's (tagged through its
  * records, xms_model.h's xms_inv_tagged): X-Brick, StorageController, SSD,
- * BatteryBackupUnit */
+ * BatteryBackupUnit, and Target (the ports, xms_ports.c) */
 bool xms_tag_kind_inventory(int k);
 
 /* attrs' tag list */

@@ -467,7 +467,7 @@ static bool assignment(struct xms_ctx *x, const struct xms_tag *t, bool make, st
 		return api_errorf(x->rsp, 400,
 				  "Command Syntax Error: entity: lunlab tags volumes, snapshots, initiator groups, "
 				  "initiators, consistency groups, snapshot sets, clusters, X-Bricks, storage controllers, "
-				  "SSDs and BBUs, not %s objects", entity);
+				  "SSDs, BBUs and targets, not %s objects", entity);
 	if (!json_object_object_get_ex(x->body, "entity-details", &d) || !ref_of(d, &name, &index))
 		return api_error(x->rsp, 400, "Command Syntax Error: entity-details: want the object's name, index or id");
 	if (xms_tag_kind_inventory(k))

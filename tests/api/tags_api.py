@@ -11,7 +11,7 @@ objects it tags, in the phases tags_api.sh runs against one --state-dir:
            with its exact status and message; a rename seen in the tag-list of what it tags;
            a volume's removal leaving its tags, a tag's removal (with its children) leaving
            its objects untagged; a Cluster tag on the cluster, tags on a brick, a storage
-           controller, an SSD and a BBU
+           controller, an SSD, a BBU and a target
   restart  (after a clean stop) the tags are back with their index, guid, name and color, and
            so is what they tag; a new tag gets a new index
 Environment as xms_api.py."""
@@ -229,7 +229,9 @@ def make():
             ("X-Brick", "rack1", "X1", "bricks", "X1"),
             ("StorageController", "sc-a", "X1-SC1", "storage-controllers", "X1-SC1"),
             ("SSD", "hot", ssd["ssd-id"], "ssds", ssd["name"]),
-            ("BatteryBackupUnit", "ups", 1, "bbus", "X1-BBU1")):
+            ("BatteryBackupUnit", "ups", 1, "bbus", "X1-BBU1"),
+            ("Target", "fast", req("GET", "targets").json()["targets"][0]["name"], "targets",
+             req("GET", "targets").json()["targets"][0]["name"])):
         make_tag(entity, root)
         put_tag("/%s/%s" % (entity, root), {"entity": entity, "entity-details": details, "cluster-id": "xbrick1"},
                 "tag %s %s" % (entity, name))
@@ -267,7 +269,8 @@ def restart():
        and tag_names(content("storage-controllers", "X1-SC1")) == ["/StorageController/sc-a"]
        and tag_names(content("bbus", "X1-BBU1")) == ["/BatteryBackupUnit/ups"]
        and [d[1] for d in tag("/SSD/hot")["direct-list"]] == [req("GET", "ssds", params={"full": 1}).json()["ssds"][0]["name"]]
-       and tag_names(req("GET", "ssds", params={"full": 1}).json()["ssds"][0]) == ["/SSD/hot"])
+       and tag_names(req("GET", "ssds", params={"full": 1}).json()["ssds"][0]) == ["/SSD/hot"]
+       and tag_names(req("GET", "targets", params={"full": 1}).json()["targets"][0]) == ["/Target/fast"])
     before = max(x["index"] for x in req("GET", "tags", params={"full": 1}).json()["tags"])
     new = make_tag("Volume", "silver")
     ok("a new tag's index is above every one before the restart (none reused)", new and new > before, (new, before))

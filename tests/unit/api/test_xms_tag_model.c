@@ -172,12 +172,24 @@ static void inventory(void **state)
 	r->attrs.tags[0] = 2;
 	r->cluster = 9;
 	assert_int_equal(xms_tags_check(&m, err, sizeof(err)), -1);
-	assert_string_equal(err, "inventory-tags[0]: want kind X-Brick, StorageController, SSD or BatteryBackupUnit, n "
-				 ">= 1 and a cluster that exists");
+	assert_string_equal(err, "inventory-tags[0]: want kind X-Brick, StorageController, SSD, BatteryBackupUnit or "
+				 "Target, n >= 1 and a cluster that exists (none for a Target)");
 	r->cluster = 1;
 	r->kind = XMS_TAG_VOLUME;
 	assert_int_equal(xms_tags_check(&m, err, sizeof(err)), -1);
+	/* a target is every cluster's: its record names none */
+	tag("Target", 0, XMS_TAG_TARGET);          /* 5 */
+	tag("fast", 5, XMS_TAG_TARGET);            /* 6 */
+	r->kind = XMS_TAG_TARGET;
+	r->attrs.tags[0] = 6;
+	assert_int_equal(xms_tags_check(&m, err, sizeof(err)), -1);
+	r->cluster = 0;
+	assert_int_equal(xms_tags_check(&m, err, sizeof(err)), 0);
+	assert_true(xms_tag_entity_at(&m, XMS_TAG_TARGET, 0, &e));
+	assert_int_equal(e.cluster, 0);
+	r->cluster = 1;
 	r->kind = XMS_TAG_SSD;
+	r->attrs.tags[0] = 2;
 	xms_inv_tagged_prune(&m); /* it carries a tag: kept */
 	assert_int_equal(m.inv_tagged.n, 1);
 	xms_attrs_untag(&r->attrs, 2);
