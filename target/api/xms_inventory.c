@@ -498,6 +498,47 @@ static void list_dae_psus(struct xms_ctx *x, struct json_object *arr)
 	free(bs);
 }
 
+size_t xms_inv_units(struct xms_inv_unit **out)
+{
+	struct brick *bs;
+	size_t n = bricks_of(&bs), total = 0, k = 0;
+	struct xms_inv_unit *u;
+
+	*out = NULL;
+	for (size_t i = 0; i < n; i++)
+		total += XMS_INV_SCS * XMS_INV_XENVS_PER_SC + bs[i].ssds;
+	u = total ? calloc(total, sizeof(*u)) : NULL;
+	for (size_t i = 0; u && i < n; i++) {
+		const struct brick *b = &bs[i];
+		unsigned working = 0;
+
+		for (unsigned d = 1; d <= b->ssds; d++)
+			working += !xms_inv_is_failed(b->c->index, XMS_INV_SSD, d);
+		for (unsigned sc = 1; sc <= XMS_INV_SCS; sc++)
+			for (unsigned e = 1; e <= XMS_INV_XENVS_PER_SC; e++, k++) {
+				unsigned x = (sc - 1) * XMS_INV_XENVS_PER_SC + e;
+
+				u[k].cluster = b->c->index;
+				u[k].index = b->pos * XMS_INV_SCS * XMS_INV_XENVS_PER_SC + x;
+				guid_of(b->c, "xenv", x, u[k].guid);
+				snprintf(u[k].name, sizeof(u[k].name), "X1-SC%u-E%u", sc, e);
+				u[k].failed = xms_inv_is_failed(b->c->index, XMS_INV_SC, sc);
+			}
+		for (unsigned d = 1; d <= b->ssds; d++, k++) {
+			u[k].ssd = true;
+			u[k].cluster = b->c->index;
+			u[k].index = b->ssd_base + d;
+			guid_of(b->c, "ssd", d, u[k].guid);
+			ssd_name(b, d, u[k].name, sizeof(u[k].name));
+			u[k].failed = xms_inv_is_failed(b->c->index, XMS_INV_SSD, d);
+			u[k].working = working;
+		}
+	}
+	free(bs);
+	*out = u;
+	return u ? total : 0;
+}
+
 /* the SSDs' I/O rates: one reading per cluster (xms_perf.h), each SSD
  * showing its even share */
 struct ssd_perf {

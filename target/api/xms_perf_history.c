@@ -1,6 +1,7 @@
 /* xms_perf_history.c — see xms_perf_history.h. */
 #include "target/api/xms_perf_history.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <pthread.h>
@@ -20,17 +21,22 @@
 #include "target/api/xms_resources.h"
 #include "target/iscsi/target.h"
 #include "target/lu/lu_table.h"
+#include "target/lu/proc_figures.h"
 
 
 struct reading {
 	int64_t ms;                        /* wall clock */
-	struct xms_perf_counters c;
+	union {
+		struct xms_perf_counters c;  /* what an object's I/O counted */
+		uint64_t cpu_us;             /* an XEnv: its share of the target's CPU time */
+	};
 };
 
 struct hist_obj {
 	bool used;
 	enum xms_perf_entity kind;
 	uint64_t index;
+	uint64_t cluster;                  /* its cluster's index; 0: every cluster's (targets) */
 	char guid[XMS_GUID_LEN + 1];
 	char name[XMS_NAME_MAX + 1];
 	size_t head, n;                    /* ring: head is the next slot */
@@ -59,11 +65,18 @@ static struct hist_obj *slot_of(enum xms_perf_entity kind, uint64_t index)
 	return free_slot;
 }
 
-static void add(struct hist_obj *h, const char *guid, const char *name, int64_t now_ms,
+/* the newest reading of h (NULL: none) */
+static const struct reading *newest(const struct hist_obj *h)
+{
+	return h && h->n ? &h->r[(h->head + XMS_PERF_HIST_SAMPLES - 1) % XMS_PERF_HIST_SAMPLES] : NULL;
+}
+
+static void add(struct hist_obj *h, uint64_t cluster, const char *guid, const char *name, int64_t now_ms,
 		const struct xms_perf_counters *c)
 {
 	if (!h)
 		return; /* every slot taken: this object has no history (the bound) */
+	h->cluster = cluster;
 	snprintf(h->guid, sizeof(h->guid), "%s", guid);
 	snprintf(h->name, sizeof(h->name), "%s", name);
 	h->r[h->head].ms = now_ms;
@@ -73,22 +86,102 @@ static void add(struct hist_obj *h, const char *guid, const char *name, int64_t 
 		h->n++;
 }
 
+/* the target process's CPU seconds at the last reading (-1: none yet) */
+static double last_cpu_s = -1;
+
+static uint64_t div_or_0(uint64_t a, unsigned b) { return b ? a / b : 0; }
+
+/* cluster index's place in the model's list (the list's length: none) */
+static size_t cluster_pos(uint64_t index)
+{
+	size_t i = 0;
+
+	while (i < g_xms.clusters.n && g_xms.clusters.v[i].index != index)
+		i++;
+	return i;
+}
+
+/* the XEnvs and SSDs (xms_inventory.h), after the clusters: an XEnv's
+ * reading adds its share of the CPU time the target process used since the
+ * last reading (the four XEnvs of a brick share it, as the inventory's
+ * cpu-usage does; a failed controller's XEnvs none); an SSD's counters are
+ * its cluster's over the working SSDs (XDP stripes every write over all
+ * of them), a failed one's stay as they were */
+static void sample_units(int64_t now_ms, const struct xms_perf_counters *cl)
+{
+	struct xms_inv_unit *u;
+	size_t n = xms_inv_units(&u);
+	double cpu_s = proc_cpu_seconds();
+	uint64_t share_us = last_cpu_s >= 0 && cpu_s > last_cpu_s
+				    ? (uint64_t)((cpu_s - last_cpu_s) * 1e6 / (XMS_INV_SCS * XMS_INV_XENVS_PER_SC))
+				    : 0;
+
+	last_cpu_s = cpu_s;
+	for (size_t i = 0; i < n; i++) {
+		struct hist_obj *h = slot_of(u[i].ssd ? XMS_PERF_SSD : XMS_PERF_XENV, u[i].index);
+		const struct reading *last = newest(h);
+		struct xms_perf_counters pc = { 0 };
+
+		if (!u[i].ssd) {
+			uint64_t cpu_us = (last ? last->cpu_us : 0) + (u[i].failed ? 0 : share_us);
+
+			add(h, u[i].cluster, u[i].guid, u[i].name, now_ms, &pc);
+			if (h) /* the counters' place holds the CPU time (struct reading) */
+				h->r[(h->head + XMS_PERF_HIST_SAMPLES - 1) % XMS_PERF_HIST_SAMPLES].cpu_us = cpu_us;
+			continue;
+		}
+		if (u[i].failed) {
+			if (last)
+				pc = last->c;
+		} else {
+			const struct xms_perf_counters *c = &cl[cluster_pos(u[i].cluster)];
+
+			pc.rd_n = div_or_0(c->rd_n, u[i].working);
+			pc.wr_n = div_or_0(c->wr_n, u[i].working);
+			pc.rd_bytes = div_or_0(c->rd_bytes, u[i].working);
+			pc.wr_bytes = div_or_0(c->wr_bytes, u[i].working);
+			pc.rd_lat_ns = div_or_0(c->rd_lat_ns, u[i].working);
+			pc.wr_lat_ns = div_or_0(c->wr_lat_ns, u[i].working);
+		}
+		add(h, u[i].cluster, u[i].guid, u[i].name, now_ms, &pc);
+	}
+	free(u);
+}
+
+/* whether the object a slot keeps is still there */
+static bool alive(const struct hist_obj *h)
+{
+	switch (h->kind) {
+	case XMS_PERF_VOLUME:
+		return xms_volume_get(&g_xms, h->index) != NULL;
+	case XMS_PERF_IG:
+		return xms_ig_get(&g_xms, h->index) != NULL;
+	case XMS_PERF_INITIATOR:
+		return xms_initiator_get(&g_xms, h->index) != NULL;
+	case XMS_PERF_TARGET:
+		return h->index >= 1 && h->index <= (uint64_t)g_target.nportals;
+	default: /* a cluster, its XEnvs and SSDs */
+		return xms_cluster_get(&g_xms, h->kind == XMS_PERF_CLUSTER ? h->index : h->cluster) != NULL;
+	}
+}
+
 void xms_perf_history_sample(int64_t now_ms)
 {
-	/* a volume, an initiator group or an initiator gone gives its slot up */
+	struct xms_perf_counters *cl = calloc(g_xms.clusters.n + 1, sizeof(*cl));
+
+	if (!cl)
+		return; /* out of memory: no reading this time */
+	/* an object gone gives its slot up */
 	for (size_t i = 0; i < XMS_PERF_HIST_OBJS; i++)
-		if (objs[i].used && ((objs[i].kind == XMS_PERF_VOLUME && !xms_volume_get(&g_xms, objs[i].index)) ||
-				     (objs[i].kind == XMS_PERF_IG && !xms_ig_get(&g_xms, objs[i].index)) ||
-				     (objs[i].kind == XMS_PERF_INITIATOR && !xms_initiator_get(&g_xms, objs[i].index))))
+		if (objs[i].used && !alive(&objs[i]))
 			objs[i].used = false;
 	for (size_t i = 0; i < g_xms.clusters.n; i++) {
 		const struct xms_cluster *c = &g_xms.clusters.v[i];
-		struct xms_perf_counters pc = { 0 };
 
 		for (size_t v = 0; v < g_xms.volumes.n; v++)
 			if (g_xms.volumes.v[v].cluster == c->index && g_xms.volumes.v[v].lu)
-				xms_perf_add(&pc, g_xms.volumes.v[v].lu->stats);
-		add(slot_of(XMS_PERF_CLUSTER, c->index), c->guid, c->name, now_ms, &pc);
+				xms_perf_add(&cl[i], g_xms.volumes.v[v].lu->stats);
+		add(slot_of(XMS_PERF_CLUSTER, c->index), c->index, c->guid, c->name, now_ms, &cl[i]);
 	}
 	for (size_t v = 0; v < g_xms.volumes.n; v++) {
 		const struct xms_volume *vol = &g_xms.volumes.v[v];
@@ -96,7 +189,7 @@ void xms_perf_history_sample(int64_t now_ms)
 
 		if (vol->lu)
 			xms_perf_add(&pc, vol->lu->stats);
-		add(slot_of(XMS_PERF_VOLUME, vol->index), vol->guid, vol->name, now_ms, &pc);
+		add(slot_of(XMS_PERF_VOLUME, vol->index), vol->cluster, vol->guid, vol->name, now_ms, &pc);
 	}
 	/* initiator groups: their initiators' counters; targets: their
 	 * portals' (target/iscsi/path_stats.h, as /metrics serves them) */
@@ -107,7 +200,7 @@ void xms_perf_history_sample(int64_t now_ms)
 		for (size_t k = 0; k < g_xms.initiators.n; k++)
 			if (g_xms.initiators.v[k].ig == ig->index)
 				xms_perf_add_initiator(&pc, g_xms.initiators.v[k].port_address);
-		add(slot_of(XMS_PERF_IG, ig->index), ig->guid, ig->name, now_ms, &pc);
+		add(slot_of(XMS_PERF_IG, ig->index), ig->cluster, ig->guid, ig->name, now_ms, &pc);
 	}
 	for (int t = 0; t < g_target.nportals; t++) {
 		struct xms_perf_counters pc = { 0 };
@@ -116,7 +209,7 @@ void xms_perf_history_sample(int64_t now_ms)
 		xms_inv_target_name(t, name, sizeof(name));
 		xms_target_guid(guid, t);
 		xms_perf_add_portal(&pc, t);
-		add(slot_of(XMS_PERF_TARGET, (uint64_t)t + 1), guid, name, now_ms, &pc);
+		add(slot_of(XMS_PERF_TARGET, (uint64_t)t + 1), 0, guid, name, now_ms, &pc);
 	}
 	/* initiators: what their IQN sent, the counters an initiator group
 	 * sums (last: the objects XMS's clients ask about most come first
@@ -126,8 +219,10 @@ void xms_perf_history_sample(int64_t now_ms)
 		struct xms_perf_counters pc = { 0 };
 
 		xms_perf_add_initiator(&pc, ini->port_address);
-		add(slot_of(XMS_PERF_INITIATOR, ini->index), ini->guid, ini->name, now_ms, &pc);
+		add(slot_of(XMS_PERF_INITIATOR, ini->index), ini->cluster, ini->guid, ini->name, now_ms, &pc);
 	}
+	sample_units(now_ms, cl);
+	free(cl);
 	last_ms = now_ms;
 }
 
@@ -135,6 +230,7 @@ void xms_perf_history_reset(void)
 {
 	memset(objs, 0, sizeof(objs));
 	last_ms = 0;
+	last_cpu_s = -1;
 }
 
 static int64_t wall_ms(void)
@@ -196,43 +292,168 @@ void xms_perf_history_stop(void)
 
 /* ---- the query ---- */
 
-static const char *const members[] = { "timestamp", "guid", "name", "index", "avg__iops", "avg__rd_iops",
-				       "avg__wr_iops", "avg__bw", "avg__rd_bw", "avg__wr_bw", "avg__avg_latency",
-				       "avg__rd_latency", "avg__wr_latency",
-				       /* lunlab's: what the row's interval counted, exactly
-					* (the rates above are rounded down; a test or a
-					* client adding rows up needs the counts) */
-				       "lunlab__rd_ios", "lunlab__wr_ios", "lunlab__rd_bytes", "lunlab__wr_bytes" };
+/* what a row says of an object (after timestamp, guid, name, index): one
+ * member per aggregation type asked and counter (TYPE__counter); then
+ * lunlab's exact counts of the row's interval (the rates are rounded down;
+ * a test or a client adding rows up needs the counts): an I/O entity's
+ * commands and bytes, an XEnv's CPU time (µs) */
+static const char *const io_counters[] = { "iops", "rd_iops", "wr_iops", "bw", "rd_bw", "wr_bw",
+					   "avg_latency", "rd_latency", "wr_latency" };
+#define IO_COUNTERS (sizeof(io_counters) / sizeof(io_counters[0]))
+static const char *const cpu_counters[] = { "cpu_usage" };
+static const char *const exact_members[] = { "lunlab__rd_ios", "lunlab__wr_ios", "lunlab__rd_bytes",
+					     "lunlab__wr_bytes" };
+#define EXACT_MEMBERS 4
+#define MAX_MEMBERS (4 + XMS_PERF_AGGS * IO_COUNTERS + EXACT_MEMBERS)
 
 static uint64_t d(uint64_t a, uint64_t b) { return b > a ? b - a : 0; }
 
-/* one row: the rates between readings a and b (numbers, as XMS sends them here) */
-static struct json_object *row(const struct hist_obj *h, const struct reading *a, const struct reading *b)
-{
-	struct json_object *r = json_object_new_array();
-	uint64_t dt = b->ms > a->ms ? (uint64_t)(b->ms - a->ms) : 1;
-	uint64_t rn = d(a->c.rd_n, b->c.rd_n), wn = d(a->c.wr_n, b->c.wr_n);
-	uint64_t rb = d(a->c.rd_bytes, b->c.rd_bytes), wb = d(a->c.wr_bytes, b->c.wr_bytes);
-	uint64_t rl = d(a->c.rd_lat_ns, b->c.rd_lat_ns), wl = d(a->c.wr_lat_ns, b->c.wr_lat_ns);
+/* what some intervals counted (one interval, or a bucket's sum) */
+struct span {
+	uint64_t ms;
+	uint64_t rn, wn, rb, wb, rl, wl, cpu_us;
+};
 
-	json_object_array_add(r, json_object_new_int64(b->ms));
+static void span_of(bool xenv, const struct reading *a, const struct reading *b, struct span *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->ms = b->ms > a->ms ? (uint64_t)(b->ms - a->ms) : 0;
+	if (xenv) {
+		s->cpu_us = d(a->cpu_us, b->cpu_us);
+		return;
+	}
+	s->rn = d(a->c.rd_n, b->c.rd_n);
+	s->wn = d(a->c.wr_n, b->c.wr_n);
+	s->rb = d(a->c.rd_bytes, b->c.rd_bytes);
+	s->wb = d(a->c.wr_bytes, b->c.wr_bytes);
+	s->rl = d(a->c.rd_lat_ns, b->c.rd_lat_ns);
+	s->wl = d(a->c.wr_lat_ns, b->c.wr_lat_ns);
+}
+
+/* the counters of a span: per second, KiB/s, µs rounded down as integers;
+ * an XEnv's CPU percent of one core */
+static size_t values_of(bool xenv, const struct span *s, double *v)
+{
+	uint64_t dt = s->ms ? s->ms : 1;
+
+	if (xenv) {
+		v[0] = (double)s->cpu_us / 10.0 / (double)dt; /* µs per ms / 10 = percent */
+		return 1;
+	}
+	v[0] = (double)((s->rn + s->wn) * 1000 / dt);
+	v[1] = (double)(s->rn * 1000 / dt);
+	v[2] = (double)(s->wn * 1000 / dt);
+	v[3] = (double)((s->rb + s->wb) * 1000 / 1024 / dt);
+	v[4] = (double)(s->rb * 1000 / 1024 / dt);
+	v[5] = (double)(s->wb * 1000 / 1024 / dt);
+	v[6] = (double)(s->rn + s->wn ? (s->rl + s->wl) / (s->rn + s->wn) / 1000 : 0);
+	v[7] = (double)(s->rn ? s->rl / s->rn / 1000 : 0);
+	v[8] = (double)(s->wn ? s->wl / s->wn / 1000 : 0);
+	return IO_COUNTERS;
+}
+
+/* a bucket's readings, pair by pair */
+struct bucket {
+	size_t pairs;
+	struct span sum;
+	double min[IO_COUNTERS], max[IO_COUNTERS];
+};
+
+static void bucket_add(bool xenv, struct bucket *b, const struct reading *r0, const struct reading *r1)
+{
+	struct span s;
+	double v[IO_COUNTERS];
+	size_t n;
+
+	span_of(xenv, r0, r1, &s);
+	n = values_of(xenv, &s, v);
+	for (size_t i = 0; i < n; i++) {
+		if (!b->pairs || v[i] < b->min[i])
+			b->min[i] = v[i];
+		if (!b->pairs || v[i] > b->max[i])
+			b->max[i] = v[i];
+	}
+	b->pairs++;
+	b->sum.ms += s.ms;
+	b->sum.rn += s.rn;
+	b->sum.wn += s.wn;
+	b->sum.rb += s.rb;
+	b->sum.wb += s.wb;
+	b->sum.rl += s.rl;
+	b->sum.wl += s.wl;
+	b->sum.cpu_us += s.cpu_us;
+}
+
+static struct json_object *number(bool xenv, double v)
+{
+	/* CPU to a tenth of a percent, as the inventory's cpu-usage; the rest integers */
+	return xenv ? json_object_new_double((double)(int64_t)(v * 10 + 0.5) / 10) : json_object_new_int64((int64_t)v);
+}
+
+/* one row: avg over the bucket's whole span (counts / time), min and max
+ * of its intervals; keep[] says which members the query answers */
+static struct json_object *row(const struct hist_obj *h, const struct xms_perf_query *q, const struct bucket *b,
+			       int64_t ms, const bool *keep)
+{
+	bool xenv = h->kind == XMS_PERF_XENV;
+	struct json_object *r = json_object_new_array();
+	double avg[IO_COUNTERS];
+	size_t n = values_of(xenv, &b->sum, avg), m = 4;
+
+	json_object_array_add(r, json_object_new_int64(ms));
 	json_object_array_add(r, json_object_new_string(h->guid));
 	json_object_array_add(r, json_object_new_string(h->name));
 	json_object_array_add(r, json_object_new_int64((int64_t)h->index));
-	json_object_array_add(r, json_object_new_int64((int64_t)((rn + wn) * 1000 / dt)));
-	json_object_array_add(r, json_object_new_int64((int64_t)(rn * 1000 / dt)));
-	json_object_array_add(r, json_object_new_int64((int64_t)(wn * 1000 / dt)));
-	json_object_array_add(r, json_object_new_int64((int64_t)((rb + wb) * 1000 / 1024 / dt)));
-	json_object_array_add(r, json_object_new_int64((int64_t)(rb * 1000 / 1024 / dt)));
-	json_object_array_add(r, json_object_new_int64((int64_t)(wb * 1000 / 1024 / dt)));
-	json_object_array_add(r, json_object_new_int64((int64_t)(rn + wn ? (rl + wl) / (rn + wn) / 1000 : 0)));
-	json_object_array_add(r, json_object_new_int64((int64_t)(rn ? rl / rn / 1000 : 0)));
-	json_object_array_add(r, json_object_new_int64((int64_t)(wn ? wl / wn / 1000 : 0)));
-	json_object_array_add(r, json_object_new_int64((int64_t)rn));
-	json_object_array_add(r, json_object_new_int64((int64_t)wn));
-	json_object_array_add(r, json_object_new_int64((int64_t)rb));
-	json_object_array_add(r, json_object_new_int64((int64_t)wb));
+	for (unsigned a = 0; a < q->naggs; a++)
+		for (size_t i = 0; i < n; i++, m++)
+			if (keep[m])
+				json_object_array_add(r, number(xenv, q->aggs[a] == XMS_PERF_MIN   ? b->min[i]
+								      : q->aggs[a] == XMS_PERF_MAX ? b->max[i]
+												   : avg[i]));
+	if (xenv) {
+		if (keep[m])
+			json_object_array_add(r, json_object_new_int64((int64_t)b->sum.cpu_us));
+	} else {
+		const uint64_t exact[EXACT_MEMBERS] = { b->sum.rn, b->sum.wn, b->sum.rb, b->sum.wb };
+		for (size_t i = 0; i < EXACT_MEMBERS; i++, m++)
+			if (keep[m])
+				json_object_array_add(r, json_object_new_int64((int64_t)exact[i]));
+	}
 	return r;
+}
+
+/* the members of q's answer into mem, keep[] which of them (prop=, one
+ * name a parameter, limits them; the four that name a row are always
+ * there: MTSXtremIO takes members[0] for the timestamp) */
+static void members_of(const struct api_request *req, const struct xms_perf_query *q, struct json_object *mem,
+		       bool *keep)
+{
+	static const char *const ids[] = { "timestamp", "guid", "name", "index" };
+	bool xenv = q->entity == XMS_PERF_XENV, props = false;
+	const char *const *ctr = xenv ? cpu_counters : io_counters;
+	size_t nctr = xenv ? 1 : IO_COUNTERS, m = 0;
+	char names[MAX_MEMBERS][48];
+
+	for (size_t i = 0; i < 4; i++)
+		snprintf(names[m++], sizeof(names[0]), "%s", ids[i]);
+	for (unsigned a = 0; a < q->naggs; a++)
+		for (size_t i = 0; i < nctr; i++)
+			snprintf(names[m++], sizeof(names[0]), "%s__%s", xms_perf_agg_names[q->aggs[a]], ctr[i]);
+	for (size_t i = 0; i < (xenv ? 1 : EXACT_MEMBERS); i++)
+		snprintf(names[m++], sizeof(names[0]), "%s", xenv ? "lunlab__cpu_us" : exact_members[i]);
+	for (size_t i = 0; i < req->nparams; i++)
+		if (strcmp(req->params[i].key, "prop") == 0 && req->params[i].value && *req->params[i].value)
+			props = true;
+	for (size_t k = 0; k < m; k++) {
+		keep[k] = k < 4 || !props;
+		for (size_t i = 0; !keep[k] && i < req->nparams; i++)
+			keep[k] = strcmp(req->params[i].key, "prop") == 0 && req->params[i].value &&
+				  strcmp(req->params[i].value, names[k]) == 0;
+		if (keep[k])
+			json_object_array_add(mem, json_object_new_string(names[k]));
+	}
+	for (size_t k = m; k < MAX_MEMBERS; k++)
+		keep[k] = false;
 }
 
 static bool listed(const struct api_request *req, const char *name)
@@ -249,14 +470,31 @@ static bool listed(const struct api_request *req, const char *name)
 	return !any;
 }
 
+/* the cluster cluster-name= / cluster-id= names: by name, or a decimal
+ * index (as every list takes it) */
+static const struct xms_cluster *named_cluster(const char *ref)
+{
+	const struct xms_cluster *c = xms_cluster_by_name(&g_xms, ref);
+	char *end;
+	unsigned long long i;
+
+	if (c || *ref < '1' || *ref > '9')
+		return c;
+	errno = 0;
+	i = strtoull(ref, &end, 10);
+	return errno || *end ? NULL : xms_cluster_get(&g_xms, i);
+}
+
 static void query(const struct api_request *req, struct api_response *rsp)
 {
 	int64_t now = wall_ms();
 	struct xms_perf_query q;
 	char err[200];
 	struct json_object *o, *rows, *mem;
+	bool keep[MAX_MEMBERS];
+	uint64_t scope = 0;
 
-	if (*req->rest) {
+	if (*req->rest && strcmp(req->rest, "/") != 0) {
 		api_error(rsp, 404, "not_found");
 		return;
 	}
@@ -267,39 +505,49 @@ static void query(const struct api_request *req, struct api_response *rsp)
 	o = json_object_new_object();
 	rows = json_object_new_array();
 	mem = json_object_new_array();
-	for (size_t i = 0; i < sizeof(members) / sizeof(members[0]); i++)
-		json_object_array_add(mem, json_object_new_string(members[i]));
+	members_of(req, &q, mem, keep);
 	xms_lock();
+	if (q.cluster) {
+		const struct xms_cluster *c = named_cluster(q.cluster);
+		if (!c) {
+			xms_unlock();
+			json_object_put(o);
+			json_object_put(rows);
+			json_object_put(mem);
+			api_error(rsp, 400, "obj_not_found");
+			return;
+		}
+		scope = c->index;
+	}
 	/* a reading for this query, at most once a second (a client polling
 	 * faster than the sampler sees fresh figures) */
 	if (now - last_ms >= 1000)
 		xms_perf_history_sample(now);
 	for (size_t i = 0; i < XMS_PERF_HIST_OBJS && json_object_array_length(rows) < q.limit; i++) {
 		const struct hist_obj *h = &objs[i];
-		const struct reading *first = NULL, *prev = NULL;
+		const struct reading *prev = NULL;
+		struct bucket b;
 
-		if (!h->used || h->kind != q.entity || !listed(req, h->name))
+		/* a target is every cluster's (docs/api.md "Clusters") */
+		if (!h->used || h->kind != q.entity || (scope && h->cluster && h->cluster != scope) ||
+		    !listed(req, h->name))
 			continue;
+		memset(&b, 0, sizeof(b));
 		for (size_t k = 0; k < h->n && json_object_array_length(rows) < q.limit; k++) {
 			const struct reading *r = &h->r[(h->head + XMS_PERF_HIST_SAMPLES - h->n + k) % XMS_PERF_HIST_SAMPLES];
 
-			if (r->ms < q.t0_ms || r->ms > q.t1_ms) {
+			if (r->ms < q.t0_ms || r->ms > q.t1_ms || !prev) {
 				prev = r;
 				continue;
 			}
-			if (!prev) {
-				prev = r;
-				continue;
-			}
-			if (!first)
-				first = prev;
+			bucket_add(h->kind == XMS_PERF_XENV, &b, prev, r);
 			/* raw: every pair; else one row per bucket, at its last reading */
 			bool bucket_ends = !q.granularity_ms || k + 1 == h->n ||
 					   h->r[(h->head + XMS_PERF_HIST_SAMPLES - h->n + k + 1) % XMS_PERF_HIST_SAMPLES].ms / q.granularity_ms !=
 						   r->ms / q.granularity_ms;
 			if (bucket_ends) {
-				json_object_array_add(rows, row(h, first, r));
-				first = NULL;
+				json_object_array_add(rows, row(h, &q, &b, r->ms, keep));
+				memset(&b, 0, sizeof(b));
 			}
 			prev = r;
 		}

@@ -520,6 +520,14 @@ def api_seeds():
                                  "&from-time=2026-12-05%2007:00:00&to-time=2026-12-05%2008:00:00",
         "performance-lower": "entity=initiator&time-frame=real_time&granularity=raw&limit=100000",
         "performance-bad": "entity=Initiator&granularity=one_week&from-time=2026-13-05%2007:00:00&limit=0",
+        # aggregation-type (XtremIO.Utils: one per type), prop= (MTSXtremIO's ad-hoc command),
+        # cluster-id= (MTSXtremIO), CoprHD's XEnv query, an SSD's
+        "performance-aggs": "limit=50&entity=Volume&aggregation-type=avg&aggregation-type=max&aggregation-type=MIN"
+                            "&cluster-name=xbrick1&obj-list=v1",
+        "performance-prop": "entity=Target&limit=10&from-time=2015-10-01%2012:00:00&to-time=2015-10-02%2012:00:00"
+                            "&prop=avg__iops&cluster-id=1",
+        "performance-xenv": "cluster-name=xbrick1&entity=XEnv&time-frame=last_hour&granularity=ten_minutes",
+        "performance-ssd-bad": "entity=SSD&aggregation-type=sum&prop=avg__iops",
         "coprhd-export": "full=1&cluster-name=xbrick1&prop=vol-id&prop=lun-mapping-list&prop=naa-name"
                          "&filter=vol-id:eq:cop-v",
     }
