@@ -18,6 +18,7 @@
 #include "target/api/xms_perf.h"
 #include "target/api/xms_perf_query.h"
 #include "target/api/xms_inventory.h"
+#include "target/api/xms_log_store.h"
 #include "target/api/xms_resources.h"
 #include "target/iscsi/target.h"
 #include "target/lu/lu_table.h"
@@ -40,11 +41,30 @@ struct hist_obj {
 	char guid[XMS_GUID_LEN + 1];
 	char name[XMS_NAME_MAX + 1];
 	size_t head, n;                    /* ring: head is the next slot */
+	/* --state-dir: the counters of the last reading kept before the
+	 * restart, under this start's (which count from 0 again), so an
+	 * object's counters keep growing and a row spanning the restart counts
+	 * what the new start did */
+	struct xms_perf_counters base;
 	struct reading r[XMS_PERF_HIST_SAMPLES];
 };
 
 static struct hist_obj objs[XMS_PERF_HIST_OBJS];
 static int64_t last_ms;
+
+/* the stored record's field names (xms_perf_history.h) */
+#define F_OBJECTS "objects"
+#define F_KIND "entity"
+#define F_INDEX "index"
+#define F_CLUSTER "cluster"
+#define F_GUID "guid"
+#define F_NAME "name"
+#define F_READINGS "readings"
+
+/* --state-dir: the keys (ms) of the records stored, oldest first (a ring) */
+static int64_t kept[XMS_PERF_STORE_RECORDS];
+static size_t kept_head, kept_n;
+static int64_t stored_ms;                  /* the last record's */
 
 static struct hist_obj *slot_of(enum xms_perf_entity kind, uint64_t index)
 {
@@ -81,6 +101,12 @@ static void add(struct hist_obj *h, uint64_t cluster, const char *guid, const ch
 	snprintf(h->name, sizeof(h->name), "%s", name);
 	h->r[h->head].ms = now_ms;
 	h->r[h->head].c = *c;
+	h->r[h->head].c.rd_n += h->base.rd_n;
+	h->r[h->head].c.wr_n += h->base.wr_n;
+	h->r[h->head].c.rd_bytes += h->base.rd_bytes;
+	h->r[h->head].c.wr_bytes += h->base.wr_bytes;
+	h->r[h->head].c.rd_lat_ns += h->base.rd_lat_ns;
+	h->r[h->head].c.wr_lat_ns += h->base.wr_lat_ns;
 	h->head = (h->head + 1) % XMS_PERF_HIST_SAMPLES;
 	if (h->n < XMS_PERF_HIST_SAMPLES)
 		h->n++;
@@ -131,8 +157,15 @@ static void sample_units(int64_t now_ms, const struct xms_perf_counters *cl)
 			continue;
 		}
 		if (u[i].failed) {
-			if (last)
+			if (last) { /* as it was: add() puts the base back */
 				pc = last->c;
+				pc.rd_n -= h->base.rd_n;
+				pc.wr_n -= h->base.wr_n;
+				pc.rd_bytes -= h->base.rd_bytes;
+				pc.wr_bytes -= h->base.wr_bytes;
+				pc.rd_lat_ns -= h->base.rd_lat_ns;
+				pc.wr_lat_ns -= h->base.wr_lat_ns;
+			}
 		} else {
 			const struct xms_perf_counters *c = &cl[cluster_pos(u[i].cluster)];
 
@@ -231,6 +264,8 @@ void xms_perf_history_reset(void)
 	memset(objs, 0, sizeof(objs));
 	last_ms = 0;
 	last_cpu_s = -1;
+	kept_head = kept_n = 0;
+	stored_ms = 0;
 }
 
 static int64_t wall_ms(void)
@@ -239,6 +274,235 @@ static int64_t wall_ms(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- kept across restarts (--state-dir) ---- */
+
+
+static struct json_object *reading_json(enum xms_perf_entity kind, const struct reading *r)
+{
+	struct json_object *v = json_object_new_array();
+
+	json_object_array_add(v, json_object_new_int64(r->ms));
+	if (kind == XMS_PERF_XENV) {
+		json_object_array_add(v, json_object_new_int64((int64_t)(r->cpu_us & INT64_MAX)));
+	} else {
+		const uint64_t c[6] = { r->c.rd_n, r->c.wr_n, r->c.rd_bytes, r->c.wr_bytes, r->c.rd_lat_ns, r->c.wr_lat_ns };
+		for (size_t k = 0; k < 6; k++)
+			json_object_array_add(v, json_object_new_int64((int64_t)(c[k] & INT64_MAX)));
+	}
+	return v;
+}
+
+/* one record: each object's readings since the last record, at most one
+ * per XMS_PERF_HIST_PERIOD_MS (a client querying every second adds
+ * readings the sampler would not) and always the newest (malloc'd text;
+ * NULL: nothing to keep or out of memory).  Under the model lock. */
+static char *store_record(int64_t now_ms)
+{
+	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
+	char *text = NULL;
+
+	for (size_t i = 0; i < XMS_PERF_HIST_OBJS; i++) {
+		const struct hist_obj *h = &objs[i];
+		struct json_object *e, *rs;
+		int64_t kept_ms = stored_ms;
+
+		if (!h->used || !newest(h) || newest(h)->ms <= stored_ms)
+			continue;
+		e = json_object_new_object();
+		rs = json_object_new_array();
+		json_object_object_add(e, F_KIND, json_object_new_string(xms_perf_entity_names[h->kind]));
+		json_object_object_add(e, F_INDEX, json_object_new_int64((int64_t)h->index));
+		json_object_object_add(e, F_CLUSTER, json_object_new_int64((int64_t)h->cluster));
+		json_object_object_add(e, F_GUID, json_object_new_string(h->guid));
+		json_object_object_add(e, F_NAME, json_object_new_string(h->name));
+		for (size_t k = 0; k < h->n; k++) {
+			const struct reading *r = &h->r[(h->head + XMS_PERF_HIST_SAMPLES - h->n + k) % XMS_PERF_HIST_SAMPLES];
+
+			if (r->ms <= stored_ms || (k + 1 < h->n && kept_ms && r->ms - kept_ms < XMS_PERF_HIST_PERIOD_MS))
+				continue;
+			json_object_array_add(rs, reading_json(h->kind, r));
+			kept_ms = r->ms;
+		}
+		json_object_object_add(e, F_READINGS, rs);
+		json_object_array_add(arr, e);
+	}
+	json_object_object_add(o, F_OBJECTS, arr);
+	if (json_object_array_length(arr))
+		text = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	stored_ms = now_ms;
+	return text;
+}
+
+/* rec (freed) stored as the record of now_ms; the oldest beyond the bound
+ * deleted.  Outside the model lock: it waits for the disk. */
+static void store_put(int64_t now_ms, char *rec)
+{
+	if (!rec)
+		return;
+	if (kept_n && now_ms <= kept[(kept_head + kept_n - 1) % XMS_PERF_STORE_RECORDS]) {
+		free(rec); /* the clock went back: keys must grow */
+		return;
+	}
+	/* the bound: the newest XMS_PERF_STORE_RECORDS, none older than the
+	 * in-memory history's hour */
+	while (kept_n == XMS_PERF_STORE_RECORDS ||
+	       (kept_n && kept[kept_head] < now_ms - (int64_t)XMS_PERF_HIST_SAMPLES * XMS_PERF_HIST_PERIOD_MS)) {
+		xms_log_del(XMS_LOG_NS_PERF, (uint64_t)kept[kept_head]);
+		kept_head = (kept_head + 1) % XMS_PERF_STORE_RECORDS;
+		kept_n--;
+	}
+	xms_log_put(XMS_LOG_NS_PERF, (uint64_t)now_ms, rec);
+	kept[(kept_head + kept_n++) % XMS_PERF_STORE_RECORDS] = now_ms;
+	free(rec);
+}
+
+static bool rec_u64(struct json_object *a, size_t i, uint64_t *out)
+{
+	struct json_object *v = json_object_array_get_idx(a, i);
+
+	if (!v || !json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+		return false;
+	*out = (uint64_t)json_object_get_int64(v);
+	return true;
+}
+
+static bool rec_str(struct json_object *e, const char *k, char *dst, size_t cap, bool empty_ok)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(e, k, &v) || !json_object_is_type(v, json_type_string) ||
+	    (size_t)json_object_get_string_len(v) >= cap || (!empty_ok && !json_object_get_string_len(v)))
+		return false;
+	memcpy(dst, json_object_get_string(v), (size_t)json_object_get_string_len(v) + 1);
+	return true;
+}
+
+/* one object's reading of a record: NULL, or the field that is wrong */
+static const char *load_entry(struct json_object *e)
+{
+	struct json_object *v, *rs;
+	enum xms_perf_entity kind = XMS_PERF_ENTITIES;
+	struct hist_obj *h;
+	uint64_t index, cluster;
+	char guid[XMS_GUID_LEN + 1], name[XMS_NAME_MAX + 1];
+
+	if (!json_object_is_type(e, json_type_object))
+		return F_OBJECTS;
+	if (json_object_object_get_ex(e, F_KIND, &v) && json_object_is_type(v, json_type_string))
+		for (kind = 0; kind < XMS_PERF_ENTITIES && strcmp(json_object_get_string(v), xms_perf_entity_names[kind]);
+		     kind++)
+			;
+	if (kind == XMS_PERF_ENTITIES)
+		return F_KIND;
+	if (!json_object_object_get_ex(e, F_INDEX, &v) || !json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) < 1)
+		return F_INDEX;
+	index = (uint64_t)json_object_get_int64(v);
+	if (!json_object_object_get_ex(e, F_CLUSTER, &v) || !json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) < 0)
+		return F_CLUSTER;
+	cluster = (uint64_t)json_object_get_int64(v);
+	if (!rec_str(e, F_GUID, guid, sizeof(guid), true))
+		return F_GUID;
+	if (!rec_str(e, F_NAME, name, sizeof(name), false))
+		return F_NAME;
+	if (!json_object_object_get_ex(e, F_READINGS, &rs) || !json_object_is_type(rs, json_type_array) ||
+	    json_object_array_length(rs) > XMS_PERF_HIST_SAMPLES)
+		return F_READINGS;
+	h = slot_of(kind, index);
+	if (!h)
+		return NULL; /* every slot taken: the bound (as at run time) */
+	h->cluster = cluster;
+	memcpy(h->guid, guid, sizeof(guid));
+	memcpy(h->name, name, sizeof(name));
+	for (size_t i = 0; i < json_object_array_length(rs); i++) {
+		struct json_object *r = json_object_array_get_idx(rs, i);
+		struct reading rd;
+		uint64_t ms;
+
+		memset(&rd, 0, sizeof(rd));
+		if (!json_object_is_type(r, json_type_array) ||
+		    json_object_array_length(r) != (kind == XMS_PERF_XENV ? 2u : 7u) || !rec_u64(r, 0, &ms) ||
+		    ms > (uint64_t)INT64_MAX)
+			return F_READINGS;
+		rd.ms = (int64_t)ms;
+		if (kind == XMS_PERF_XENV ? !rec_u64(r, 1, &rd.cpu_us)
+					  : (!rec_u64(r, 1, &rd.c.rd_n) || !rec_u64(r, 2, &rd.c.wr_n) ||
+					     !rec_u64(r, 3, &rd.c.rd_bytes) || !rec_u64(r, 4, &rd.c.wr_bytes) ||
+					     !rec_u64(r, 5, &rd.c.rd_lat_ns) || !rec_u64(r, 6, &rd.c.wr_lat_ns)))
+			return F_READINGS;
+		if (newest(h) && newest(h)->ms >= rd.ms)
+			return F_READINGS; /* readings go forward in time */
+		h->r[h->head] = rd;
+		h->head = (h->head + 1) % XMS_PERF_HIST_SAMPLES;
+		if (h->n < XMS_PERF_HIST_SAMPLES)
+			h->n++;
+		if (kind != XMS_PERF_XENV)
+			h->base = rd.c;
+	}
+	return NULL;
+}
+
+struct load_ctx {
+	char *err;
+	size_t errlen;
+};
+
+static int load_one(const char *key, const void *val, size_t len, void *arg)
+{
+	struct load_ctx *lc = arg;
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *o = NULL, *arr;
+	const char *bad = NULL;
+	char *end;
+	unsigned long long ms = strtoull(key, &end, 10);
+
+	if (*end || !*key || ms > INT64_MAX)
+		bad = "key";
+	else if (tok && len <= XMS_PERF_STORE_RECORD_MAX)
+		o = json_tokener_parse_ex(tok, val, (int)len);
+	if (!bad && (!o || !json_object_is_type(o, json_type_object) || json_tokener_get_parse_end(tok) != len))
+		bad = len > XMS_PERF_STORE_RECORD_MAX ? "too long" : "not a JSON object";
+	else if (!bad && (!json_object_object_get_ex(o, F_OBJECTS, &arr) || !json_object_is_type(arr, json_type_array) ||
+			  json_object_array_length(arr) > XMS_PERF_HIST_OBJS))
+		bad = F_OBJECTS;
+	for (size_t i = 0; !bad && i < json_object_array_length(arr); i++)
+		bad = load_entry(json_object_array_get_idx(arr, i));
+	json_object_put(o);
+	json_tokener_free(tok);
+	if (bad) {
+		snprintf(lc->err, lc->errlen, "performance record %.20s: %s", key, bad);
+		return -1;
+	}
+	/* the keys kept: the newest XMS_PERF_STORE_RECORDS; an older one is deleted now */
+	if (kept_n == XMS_PERF_STORE_RECORDS) {
+		xms_log_del(XMS_LOG_NS_PERF, (uint64_t)kept[kept_head]);
+		kept_head = (kept_head + 1) % XMS_PERF_STORE_RECORDS;
+		kept_n--;
+	}
+	kept[(kept_head + kept_n++) % XMS_PERF_STORE_RECORDS] = (int64_t)ms;
+	stored_ms = (int64_t)ms;
+	return 0;
+}
+
+int xms_perf_history_load(char *err, size_t errlen)
+{
+	struct load_ctx lc = { err, errlen };
+	int rc;
+
+	xms_perf_history_reset();
+	err[0] = '\0';
+	rc = xms_log_each(XMS_LOG_NS_PERF, load_one, &lc, err, errlen);
+	if (rc != 0) {
+		xms_perf_history_reset();
+		if (!err[0])
+			snprintf(err, errlen, "the stored performance history could not be read");
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- the sampler ---- */
@@ -268,9 +532,15 @@ static void *sampler_main(void *arg)
 		if (stopping)
 			break;
 		pthread_mutex_unlock(&stop_lock);
+		int64_t now = wall_ms();
+		char *rec = NULL;
 		xms_lock();
-		xms_perf_history_sample(wall_ms());
+		xms_perf_history_sample(now);
+		/* --state-dir: once a minute */
+		if (xms_log_store_active() && now / XMS_PERF_STORE_PERIOD_MS != stored_ms / XMS_PERF_STORE_PERIOD_MS)
+			rec = store_record(now);
 		xms_unlock();
+		store_put(now, rec);
 		pthread_mutex_lock(&stop_lock);
 	}
 	pthread_mutex_unlock(&stop_lock);
@@ -288,6 +558,17 @@ void xms_perf_history_stop(void)
 	pthread_join(sampler, NULL);
 	sampler_on = false;
 	stopping = false;
+	/* a clean stop keeps the readings since the last minute's record */
+	if (xms_log_store_active()) {
+		int64_t now = wall_ms();
+		char *rec;
+
+		xms_lock();
+		xms_perf_history_sample(now);
+		rec = store_record(now);
+		xms_unlock();
+		store_put(now, rec);
+	}
 }
 
 /* ---- the query ---- */

@@ -29,6 +29,35 @@
 #define XMS_PERF_HIST_SAMPLES 360
 #define XMS_PERF_HIST_PERIOD_MS 10000
 
+/* --state-dir (xms_log_store.h): once a minute the sampler stores one
+ * record of namespace XMS_LOG_NS_PERF (key its time in ms) holding each
+ * object's readings since the last record, at most one per
+ * XMS_PERF_HIST_PERIOD_MS and always the newest, and a clean stop stores
+ * one more:
+ *     {"objects": [{"entity": "Volume", "index": 7, "cluster": 1,
+ *                   "guid": G, "name": N,
+ *                   "readings": [[ms, rd_n, wr_n, rd_bytes, wr_bytes,
+ *                                 rd_lat_ns, wr_lat_ns], ...]}, ...]}
+ *     (an XEnv's readings: [ms, cpu_us])
+ * Kept: the newest XMS_PERF_STORE_RECORDS records, none older than the
+ * in-memory hour (an older one is deleted when a new one is stored), so a
+ * graph of the last hour survives a restart (a SIGKILL loses the minute
+ * since the last record).  On disk: as many readings as the memory holds
+ * (XMS_PERF_HIST_OBJS x XMS_PERF_HIST_SAMPLES, about 60 bytes each as
+ * text) plus each object's name and guid once per record (about 200
+ * bytes x XMS_PERF_HIST_OBJS x XMS_PERF_STORE_RECORDS): at most about
+ * 5.5 + 6 MB; one record at most XMS_PERF_STORE_RECORD_MAX. */
+#define XMS_LOG_NS_PERF "api-perf"
+#define XMS_PERF_STORE_PERIOD_MS 60000
+#define XMS_PERF_STORE_RECORDS 120 /* 60 of the minutes, and the stops */
+#define XMS_PERF_STORE_RECORD_MAX (1024 * 1024)
+
+/* At a start, before the sampler: the stored readings back into the
+ * history (each object's counters go on from its last one: the counters
+ * of this start count from 0).  0, or -1 with err naming the bad record
+ * and field (nothing loaded).  Under the model lock. */
+int xms_perf_history_load(char *err, size_t errlen);
+
 /* one reading of every object at now_ms (wall clock, ms) */
 void xms_perf_history_sample(int64_t now_ms);
 
