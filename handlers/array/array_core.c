@@ -7,6 +7,8 @@
  * through the hooks array_state.c installs (array_internal.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <search.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +65,8 @@ struct array *array_new(const char *name, const struct array_params *p, char **e
 	return a;
 }
 
+static void free_nothing(void *p) { (void)p; }
+
 void array_free(struct array *a)
 {
 	/* Volumes hold no registry reference of their own; destroying the
@@ -70,6 +74,7 @@ void array_free(struct array *a)
 	 * anyway so nothing leaks. */
 	while (a->vols)
 		volume_destroy(a->vols);
+	tdestroy(a->by_name, free_nothing); /* empty by now: its volumes are gone */
 	bs_destroy(a->bs);
 	space_fini(&a->space);
 	pthread_mutex_destroy(&a->vol_mu);
@@ -156,8 +161,72 @@ struct volume *array_vol_alloc(struct array *a, uint64_t size_bytes, uint32_t lb
 	return v;
 }
 
+/* ---- the name index: a tree of &v->name (char **), under vol_mu ---- */
+
+static int name_cmp(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static struct volume *of_name(char **slot)
+{
+	return (struct volume *)(void *)((char *)slot - offsetof(struct volume, name));
+}
+
+static void name_link(struct array *a, struct volume *v)
+{
+	char ***slot;
+
+	if (!v->name)
+		return;
+	slot = tsearch(&v->name, &a->by_name, name_cmp);
+	if (!slot) {
+		a->names_partial = true; /* out of memory: vn_find walks the list */
+		return;
+	}
+	if (*slot != &v->name) { /* the name again: the list's walk finds the newest, so does the tree */
+		*slot = &v->name;
+		a->name_dups++;
+	}
+}
+
+/* v leaves the list (or was never on it) */
+static void name_unlink(struct array *a, struct volume *v)
+{
+	char ***slot;
+
+	if (!v->name || !(slot = tfind(&v->name, &a->by_name, name_cmp)) || *slot != &v->name)
+		return;
+	tdelete(&v->name, &a->by_name, name_cmp);
+	if (!a->name_dups)
+		return;
+	/* another volume of that name: the newest left on the list (rare: a damaged state) */
+	for (struct volume *o = a->vols; o; o = o->next) {
+		if (o != v && o->name && strcmp(o->name, v->name) == 0) {
+			a->name_dups--;
+			name_link(a, o);
+			return;
+		}
+	}
+}
+
+struct volume *array_vol_by_name(struct array *a, const char *name)
+{
+	char ***slot;
+
+	if (a->names_partial) {
+		for (struct volume *v = a->vols; v; v = v->next)
+			if (v->name && !strcmp(v->name, name))
+				return v;
+		return NULL;
+	}
+	slot = tfind(&name, &a->by_name, name_cmp);
+	return slot ? of_name(*slot) : NULL;
+}
+
 void array_vol_link(struct array *a, struct volume *v)
 {
+	name_link(a, v);
 	v->next = a->vols;
 	v->pprev = &a->vols;
 	if (a->vols)
@@ -192,6 +261,7 @@ void volume_destroy(struct volume *v)
 			v->next->pprev = v->pprev;
 		v->pprev = NULL;
 	}
+	name_unlink(a, v);
 	if (a->vol_hooks)
 		a->vol_hooks->left(a, v);
 	pthread_mutex_unlock(&a->vol_mu);

@@ -51,6 +51,14 @@ struct array {
 	struct block_store *bs;
 	pthread_mutex_t vol_mu;          /* volume list (create/destroy/stats), names, attached */
 	struct volume *vols;
+	/* the named volumes of vols by name (under vol_mu): a tsearch tree of
+	 * &v->name, so vn_find is O(log n), not a walk of the list.  A name
+	 * twice (a damaged state) is found as the list finds it, the newest;
+	 * name_dups counts such links, names_partial says the tree missed one
+	 * (out of memory): vn_find walks the list then. */
+	void *by_name;
+	size_t name_dups;
+	bool names_partial;
 	struct space space;              /* physical capacity and use (space.c) */
 	char profile[32];                /* profile of the LU that created it ("" if none said) */
 	struct array_state *state;       /* kept in a state directory (array_state.c); NULL: memory */
@@ -68,6 +76,10 @@ void array_free(struct array *a);
 struct volume *array_vol_alloc(struct array *a, uint64_t size_bytes, uint32_t lba_size);
 void array_vol_link(struct array *a, struct volume *v);
 
+/* array_core.c: the volume list's name index (a->by_name), kept by
+ * array_vol_link and volume_destroy; the named volume called name, or NULL
+ * (caller holds a->vol_mu) */
+struct volume *array_vol_by_name(struct array *a, const char *name);
 /* volume_names.c: the named volume called name, or NULL (caller holds a->vol_mu). */
 struct volume *vn_find(struct array *a, const char *name);
 

@@ -40,10 +40,7 @@ static int volume_delete(struct array *a, const char *name, char **err);
 
 struct volume *vn_find(struct array *a, const char *name)
 {
-	for (struct volume *v = a->vols; v; v = v->next)
-		if (v->name && !strcmp(v->name, name))
-			return v;
-	return NULL;
+	return array_vol_by_name(a, name); /* the list's name index (array_core.c) */
 }
 
 int volume_attach(struct array *a, const char *name, uint64_t size_bytes, uint32_t lba_size, struct volume **out,
@@ -289,13 +286,12 @@ int array_volume_info(struct array *a, const char *name, struct volume_info *out
 	int rc = -ENOENT;
 
 	pthread_mutex_lock(&a->vol_mu);
-	/* a scan of the names (strcmp), not of every volume's map entries */
-	for (struct volume *v = a->vols; v; v = v->next)
-		if (!v->hidden && v->name && strcmp(v->name, name) == 0) {
-			info_of(a, v, out);
-			rc = 0;
-			break;
-		}
+	/* through the name index, and this volume's map entries alone */
+	struct volume *v = vn_find(a, name);
+	if (v && !v->hidden) {
+		info_of(a, v, out);
+		rc = 0;
+	}
 	pthread_mutex_unlock(&a->vol_mu);
 	return rc;
 }

@@ -81,7 +81,12 @@ static void mhd_logger(void *cls, const char *fmt, va_list ap)
 	size_t n;
 
 	(void)cls;
+	/* fmt is libmicrohttpd's own (MHD_OPTION_EXTERNAL_LOGGER hands us its
+	 * format and arguments), never a string from a client */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
 	vsnprintf(line, sizeof(line), fmt, ap);
+#pragma GCC diagnostic pop
 	n = strlen(line);
 	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 		line[--n] = '\0';

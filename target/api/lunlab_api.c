@@ -392,5 +392,7 @@ int lunlab_api_register(char *err, size_t errlen)
 		return -1;
 	if (lunlab_luns_register(err, errlen) < 0 || api_faults_register(err, errlen) < 0)
 		return -1;
+	if (lunlab_model_check_register(err, errlen) < 0)
+		return -1;
 	return lunlab_hardware_register(err, errlen);
 }

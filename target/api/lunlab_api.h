@@ -17,5 +17,7 @@ int lunlab_arrays_register(char *err, size_t errlen);
 int lunlab_luns_register(char *err, size_t errlen);
 /* GET, PUT /api/lunlab/hardware: SSDs and storage controllers failed (lunlab_hardware.c) */
 int lunlab_hardware_register(char *err, size_t errlen);
+/* GET /api/lunlab/model-check: the name index against a scan (lunlab_model_check.c) */
+int lunlab_model_check_register(char *err, size_t errlen);
 
 #endif

@@ -36,9 +36,15 @@ static struct json_object *cg_json(const struct xms_cg *g)
 
 static void list_cgs(struct xms_ctx *x, struct json_object *arr)
 {
-	(void)x;
-	for (size_t i = 0; i < g_xms.cgs.n; i++)
-		json_object_array_add(arr, cg_json(&g_xms.cgs.v[i]));
+	const uint64_t *want;
+	size_t nwant;
+	bool some = xms_wanted_candidates(x, XMS_NAME_CG, &want, &nwant);
+
+	for (size_t i = 0; i < (some ? nwant : g_xms.cgs.n); i++) {
+		const struct xms_cg *g = some ? xms_cg_get(&g_xms, want[i]) : &g_xms.cgs.v[i];
+		if (g && xms_wanted(x, g->index, g->name))
+			json_object_array_add(arr, cg_json(g));
+	}
 }
 
 /* the volumes of vol-list, all of cluster c; false after answering */
@@ -112,8 +118,12 @@ static void post_cg(struct xms_ctx *x)
 		api_error(x->rsp, 500, "out of memory");
 		return;
 	}
-	snprintf(g->name, sizeof(g->name), "%s", name);
-	g->cluster = c->index;
+	if (!xms_cg_set_name(&g_xms, g, c->index, name)) {
+		xms_cg_del(&g_xms, g->index);
+		free(vols.v);
+		api_error(x->rsp, 500, "out of memory");
+		return;
+	}
 	g->vols = vols;
 	g->attrs = attrs;
 	xms_reply_created(x, "consistency-groups", g->index);
@@ -147,9 +157,12 @@ static void put_cg(struct xms_ctx *x, uint64_t index)
 	}
 	if (!xms_attrs_field(x, XMS_ATTR_TAGS, &attrs))
 		return;
-	if (rc > 0)
-		snprintf(g->name, sizeof(g->name), "%s", name);
+	if (rc > 0 && !xms_cg_set_name(&g_xms, g, g->cluster, name)) {
+		api_error(x->rsp, 500, "out of memory");
+		return;
+	}
 	g->attrs = attrs;
+	xms_model_changed(&g_xms, XMS_KIND_CG, g->index);
 	xms_reply_ok(x);
 }
 
@@ -219,6 +232,7 @@ static void post_cgv(struct xms_ctx *x)
 		api_error(x->rsp, 500, "out of memory");
 		return;
 	}
+	xms_model_changed(&g_xms, XMS_KIND_CG, g->index);
 	xms_reply_created(x, "consistency-group-volumes", g->index);
 }
 
@@ -234,6 +248,7 @@ static void del_cgv(struct xms_ctx *x, uint64_t index)
 		return;
 	}
 	xms_idlist_remove(&g->vols, v->index);
+	xms_model_changed(&g_xms, XMS_KIND_CG, g->index);
 	xms_reply_ok(x);
 }
 

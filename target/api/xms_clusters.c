@@ -131,6 +131,7 @@ static void put(struct xms_ctx *x, uint64_t index)
 		return;
 	c->chap_auth = a;
 	c->chap_discovery = d;
+	xms_model_changed(&g_xms, XMS_KIND_CLUSTER, c->index);
 	if (xms_republish(x))
 		xms_reply_ok(x);
 }

@@ -33,6 +33,19 @@ struct xms_cluster *xms_request_cluster(struct xms_ctx *x)
 	return c;
 }
 
+bool xms_wanted_candidates(const struct xms_ctx *x, enum xms_name_kind k, const uint64_t **v, size_t *n)
+{
+	if (x->want_index) {
+		*v = &x->want_index;
+		*n = 1;
+		return true;
+	}
+	if (!x->want_name)
+		return false;
+	*v = xms_names_find(&g_xms.names, k, g_xms.scope, x->want_name, n);
+	return true;
+}
+
 int xms_field_string(struct xms_ctx *x, const char *field, size_t maxlen, const char **out)
 {
 	char err[256];

@@ -37,6 +37,13 @@ struct json_object;
  * index), else the first one.  NULL after answering obj_not_found. */
 struct xms_cluster *xms_request_cluster(struct xms_ctx *x);
 
+/* The engine's hint (want_index, want_name: xms_engine.h) as candidates:
+ * true when it wants one object, with the indexes that may be it in *v
+ * (*n of them, ascending: by index, or kind k's name index in the
+ * request's scope; xms_wanted still decides); false when it wants every
+ * object (the list walks them all). */
+bool xms_wanted_candidates(const struct xms_ctx *x, enum xms_name_kind k, const uint64_t **v, size_t *n);
+
 /* Body fields, answering 400 "Command Syntax Error: FIELD: ..." when bad.
  * Return 1 present and good, 0 absent, -1 answered. */
 int xms_field_string(struct xms_ctx *x, const char *field, size_t maxlen, const char **out);

@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "target/api/api_json.h"
@@ -49,14 +50,48 @@ static struct xms_perf_counters ig_counters(uint64_t ig)
 	return pc;
 }
 
+/* What a listing of every group shows of their initiators and maps, summed
+ * in one pass over each, by the group's position in g_xms.igs (a listing
+ * of G groups used to walk every initiator and map per group: G x I).
+ * NULL when out of memory (the listing counts per group then). */
+struct ig_sums {
+	size_t inits, vols;
+	struct xms_perf_counters pc;
+};
+
+static struct ig_sums *ig_sums_build(void)
+{
+	struct ig_sums *s = calloc(g_xms.igs.n ? g_xms.igs.n : 1, sizeof(*s));
+
+	for (size_t i = 0; s && i < g_xms.initiators.n; i++) {
+		const struct xms_ig *g = xms_ig_get(&g_xms, g_xms.initiators.v[i].ig);
+		if (!g)
+			continue;
+		s[g - g_xms.igs.v].inits++;
+		xms_perf_add_initiator(&s[g - g_xms.igs.v].pc, g_xms.initiators.v[i].port_address);
+	}
+	for (size_t i = 0; s && i < g_xms.lunmaps.n; i++) {
+		const struct xms_ig *g = xms_ig_get(&g_xms, g_xms.lunmaps.v[i].ig);
+		if (g)
+			s[g - g_xms.igs.v].vols++;
+	}
+	return s;
+}
+
 static void list_igs(struct xms_ctx *x, struct json_object *arr)
 {
 	uint64_t now_ms = xms_perf_now_ms();
+	const uint64_t *want;
+	size_t nwant;
+	bool some = xms_wanted_candidates(x, XMS_NAME_IG, &want, &nwant);
+	/* one group: its own counts; every group: the sums of one pass */
+	struct ig_sums *sums = some ? NULL : ig_sums_build();
 
-	for (size_t i = 0; i < g_xms.igs.n; i++) {
-		struct xms_ig *g = &g_xms.igs.v[i];
-		if (!xms_wanted(x, g->index, g->name))
+	for (size_t i = 0; i < (some ? nwant : g_xms.igs.n); i++) {
+		struct xms_ig *g = some ? xms_ig_get(&g_xms, want[i]) : &g_xms.igs.v[i];
+		if (!g || !xms_wanted(x, g->index, g->name))
 			continue;
+		const struct ig_sums *sum = sums ? &sums[g - g_xms.igs.v] : NULL;
 		const struct xms_cluster *c = xms_cluster_get(&g_xms, g->cluster);
 		struct json_object *o = json_object_new_object();
 
@@ -66,16 +101,18 @@ static void list_igs(struct xms_ctx *x, struct json_object *arr)
 		json_object_object_add(o, "ig-id", xms_ig_oid(g));
 		if (c)
 			json_object_object_add(o, "sys-id", xms_cluster_oid(c));
-		json_object_object_add(o, "num-of-initiators", json_object_new_int64((int64_t)ig_inits(g->index)));
-		json_object_object_add(o, "num-of-vols", json_object_new_int64((int64_t)ig_vols(g->index)));
+		json_object_object_add(o, "num-of-initiators",
+				       json_object_new_int64((int64_t)(sum ? sum->inits : ig_inits(g->index))));
+		json_object_object_add(o, "num-of-vols", json_object_new_int64((int64_t)(sum ? sum->vols : ig_vols(g->index))));
 		xms_attrs_show(&g->attrs, XMS_ATTR_OS, o);
 		xms_tag_list_show(&g->attrs, o);
 		/* performance: what its initiators sent, the counters /metrics
 		 * serves per initiator (lunlab_initiator_*) */
-		struct xms_perf_counters pc = ig_counters(g->index);
+		struct xms_perf_counters pc = sum ? sum->pc : ig_counters(g->index);
 		xms_perf_show(&g->perf, &pc, now_ms, o);
 		json_object_array_add(arr, o);
 	}
+	free(sums);
 }
 
 static void post_ig(struct xms_ctx *x)
@@ -112,8 +149,11 @@ static void post_ig(struct xms_ctx *x)
 		api_error(x->rsp, 500, "out of memory");
 		return;
 	}
-	snprintf(g->name, sizeof(g->name), "%s", name);
-	g->cluster = c->index;
+	if (!xms_ig_set_name(&g_xms, g, c->index, name)) {
+		xms_ig_del(&g_xms, g->index);
+		api_error(x->rsp, 500, "out of memory");
+		return;
+	}
 	g->attrs = attrs;
 	xms_reply_created(x, "initiator-groups", g->index);
 }
@@ -155,9 +195,12 @@ static void put_ig(struct xms_ctx *x, uint64_t index)
 		api_error(x->rsp, 400, XMS_ERR_OBJ_NAME_NOT_UNIQUE);
 		return;
 	}
-	if (rc > 0)
-		snprintf(g->name, sizeof(g->name), "%s", name);
+	if (rc > 0 && !xms_ig_set_name(&g_xms, g, g->cluster, name)) {
+		api_error(x->rsp, 500, "out of memory");
+		return;
+	}
 	g->attrs = attrs;
+	xms_model_changed(&g_xms, XMS_KIND_IG, g->index);
 	xms_reply_ok(x);
 }
 
@@ -176,9 +219,13 @@ static void list_inits(struct xms_ctx *x, struct json_object *arr)
 {
 	uint64_t now_ms = xms_perf_now_ms();
 
-	for (size_t i = 0; i < g_xms.initiators.n; i++) {
-		struct xms_initiator *n = &g_xms.initiators.v[i];
-		if (!xms_wanted(x, n->index, n->name))
+	const uint64_t *want;
+	size_t nwant;
+	bool some = xms_wanted_candidates(x, XMS_NAME_INITIATOR, &want, &nwant);
+
+	for (size_t i = 0; i < (some ? nwant : g_xms.initiators.n); i++) {
+		struct xms_initiator *n = some ? xms_initiator_get(&g_xms, want[i]) : &g_xms.initiators.v[i];
+		if (!n || !xms_wanted(x, n->index, n->name))
 			continue;
 		const struct xms_ig *g = xms_ig_get(&g_xms, n->ig);
 		const struct xms_cluster *c = xms_cluster_get(&g_xms, n->cluster);
@@ -353,10 +400,13 @@ static void post_init(struct xms_ctx *x)
 		api_error(x->rsp, 500, "out of memory");
 		return;
 	}
-	snprintf(n->name, sizeof(n->name), "%s", name);
-	snprintf(n->port_address, sizeof(n->port_address), "%s", port);
+	if (!xms_initiator_set_name(&g_xms, n, g->cluster, name, port)) {
+		xms_initiator_del(&g_xms, n->index);
+		explicit_bzero(&tmp, sizeof(tmp));
+		api_error(x->rsp, 500, "out of memory");
+		return;
+	}
 	n->ig = g->index;
-	n->cluster = g->cluster;
 	memcpy(n->auth_user, tmp.auth_user, sizeof(n->auth_user));
 	memcpy(n->auth_pass, tmp.auth_pass, sizeof(n->auth_pass));
 	memcpy(n->disc_user, tmp.disc_user, sizeof(n->disc_user));
@@ -385,14 +435,25 @@ static void put_init(struct xms_ctx *x, uint64_t index)
 	if ((rn = xms_field_any(x, name_fields, XMS_NAME_MAX, &name, NULL)) < 0 ||
 	    (rg = xms_field_ref(x, ig_fields, gbuf, sizeof(gbuf), &igref)) < 0)
 		return;
-	if (rn > 0 && (!xms_name_ok(name) || (xms_initiator_by_name(&g_xms, name) &&
-					      xms_initiator_by_name(&g_xms, name) != n))) {
-		api_error(x->rsp, 400, xms_name_ok(name) ? XMS_ERR_OBJ_NAME_NOT_UNIQUE
-							 : "Command Syntax Error: new-name: want 1..128 printable characters");
+	if (rn > 0 && !xms_name_ok(name)) {
+		api_error(x->rsp, 400, "Command Syntax Error: new-name: want 1..128 printable characters");
 		return;
 	}
 	if (rg > 0 && !(g = xms_ig_ref(&g_xms, igref))) {
 		api_error(x->rsp, 400, XMS_ERR_IG_NOT_FOUND);
+		return;
+	}
+	/* its name and its iSCSI name must be free in the cluster it ends in
+	 * (a group of another cluster moves it there) */
+	uint64_t dest = g ? g->cluster : n->cluster;
+	uint64_t other = xms_names_first(&g_xms.names, XMS_NAME_INITIATOR, dest, rn > 0 ? name : n->name);
+	if (other && other != n->index) {
+		api_error(x->rsp, 400, XMS_ERR_OBJ_NAME_NOT_UNIQUE);
+		return;
+	}
+	other = xms_names_first(&g_xms.names, XMS_NAME_PORT, dest, n->port_address);
+	if (other && other != n->index) {
+		api_error(x->rsp, 400, XMS_ERR_INITIATOR_EXISTS);
 		return;
 	}
 	tmp = *n;
@@ -400,14 +461,20 @@ static void put_init(struct xms_ctx *x, uint64_t index)
 		explicit_bzero(&tmp, sizeof(tmp));
 		return;
 	}
-	*n = tmp;
-	explicit_bzero(&tmp, sizeof(tmp));
-	if (rn > 0)
-		snprintf(n->name, sizeof(n->name), "%s", name);
-	if (g) {
-		n->ig = g->index;
-		n->cluster = g->cluster;
+	if (!xms_initiator_set_name(&g_xms, n, dest, rn > 0 ? name : NULL, NULL)) {
+		explicit_bzero(&tmp, sizeof(tmp));
+		api_error(x->rsp, 500, "out of memory");
+		return;
 	}
+	memcpy(n->auth_user, tmp.auth_user, sizeof(n->auth_user));
+	memcpy(n->auth_pass, tmp.auth_pass, sizeof(n->auth_pass));
+	memcpy(n->disc_user, tmp.disc_user, sizeof(n->disc_user));
+	memcpy(n->disc_pass, tmp.disc_pass, sizeof(n->disc_pass));
+	n->attrs = tmp.attrs;
+	explicit_bzero(&tmp, sizeof(tmp));
+	if (g)
+		n->ig = g->index;
+	xms_model_changed(&g_xms, XMS_KIND_INITIATOR, n->index); /* CHAP, group or settings: stored */
 	if (xms_republish(x))
 		xms_reply_ok(x);
 }

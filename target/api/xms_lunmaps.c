@@ -15,18 +15,20 @@
 #include "target/api/xms_scsi.h"
 #include "target/lu/lu_table.h"
 
-static void map_name(char *out, size_t cap, const struct xms_lunmap *l)
-{
-	snprintf(out, cap, "%llu_%llu_1", (unsigned long long)l->vol, (unsigned long long)l->ig);
-}
-
 static void list_maps(struct xms_ctx *x, struct json_object *arr)
 {
-	for (size_t i = 0; i < g_xms.lunmaps.n; i++) {
-		const struct xms_lunmap *l = &g_xms.lunmaps.v[i];
+	const uint64_t *want;
+	size_t nwant;
+	bool some = xms_wanted_candidates(x, XMS_NAME_LUNMAP, &want, &nwant);
+
+	for (size_t i = 0; i < (some ? nwant : g_xms.lunmaps.n); i++) {
+		/* one map wanted: found through the name index, not by naming every map */
+		const struct xms_lunmap *l = some ? xms_lunmap_get(&g_xms, want[i]) : &g_xms.lunmaps.v[i];
 		char name[64];
 
-		map_name(name, sizeof(name), l);
+		if (!l)
+			continue;
+		xms_lunmap_name(l, name, sizeof(name));
 		if (!xms_wanted(x, l->index, name))
 			continue;
 		const struct xms_volume *v = xms_volume_get(&g_xms, l->vol);
@@ -143,11 +145,13 @@ static void post_map(struct xms_ctx *x)
 		api_error(x->rsp, 500, "out of memory");
 		return;
 	}
-	l->vol = v->index;
-	l->ig = g->index;
-	l->lun = lun;
-	l->cluster = v->cluster;
 	index = l->index;
+	if (!xms_lunmap_set(&g_xms, l, v->index, g->index, v->cluster)) {
+		xms_lunmap_del(&g_xms, index);
+		api_error(x->rsp, 500, "out of memory");
+		return;
+	}
+	l->lun = lun;
 	if (!xms_republish(x)) {
 		xms_lunmap_del(&g_xms, index);
 		return;

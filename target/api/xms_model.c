@@ -79,24 +79,26 @@ static void arr_del(void *v, size_t *n, size_t size, uint64_t index)
 		return NULL;                                                    \
 	} while (0)
 
-/* by name within the model's scope (a cluster's objects, or all) */
-#define BY_NAME_SCOPED(m, arr, nm)                                                          \
-	do {                                                                                \
-		for (size_t i_ = 0; i_ < (arr).n; i_++)                                     \
-			if ((!(m)->scope || (arr).v[i_].cluster == (m)->scope) &&           \
-			    strcmp((arr).v[i_].name, (nm)) == 0)                            \
-				return &(arr).v[i_];                                        \
-		return NULL;                                                                \
-	} while (0)
+/* a new object is marked at once: its fields are filled in after the
+ * add, and a save reads them then (xms_dirty.h) */
+static void *added(struct xms_model *m, enum xms_kind k, void *obj)
+{
+	if (obj)
+		xms_model_changed(m, k, *(uint64_t *)obj);
+	return obj;
+}
 
-struct xms_cluster *xms_cluster_add(struct xms_model *m) { return ADD(m->clusters); }
-struct xms_volume *xms_volume_add(struct xms_model *m) { return ADD(m->volumes); }
-struct xms_snapset *xms_snapset_add(struct xms_model *m) { return ADD(m->snapsets); }
-struct xms_cg *xms_cg_add(struct xms_model *m) { return ADD(m->cgs); }
-struct xms_ig *xms_ig_add(struct xms_model *m) { return ADD(m->igs); }
-struct xms_initiator *xms_initiator_add(struct xms_model *m) { return ADD(m->initiators); }
-struct xms_lunmap *xms_lunmap_add(struct xms_model *m) { return ADD(m->lunmaps); }
-struct xms_tag *xms_tag_add(struct xms_model *m) { return ADD(m->tags); }
+struct xms_cluster *xms_cluster_add(struct xms_model *m) { return added(m, XMS_KIND_CLUSTER, ADD(m->clusters)); }
+struct xms_volume *xms_volume_add(struct xms_model *m) { return added(m, XMS_KIND_VOLUME, ADD(m->volumes)); }
+struct xms_snapset *xms_snapset_add(struct xms_model *m) { return added(m, XMS_KIND_SNAPSET, ADD(m->snapsets)); }
+struct xms_cg *xms_cg_add(struct xms_model *m) { return added(m, XMS_KIND_CG, ADD(m->cgs)); }
+struct xms_ig *xms_ig_add(struct xms_model *m) { return added(m, XMS_KIND_IG, ADD(m->igs)); }
+struct xms_initiator *xms_initiator_add(struct xms_model *m)
+{
+	return added(m, XMS_KIND_INITIATOR, ADD(m->initiators));
+}
+struct xms_lunmap *xms_lunmap_add(struct xms_model *m) { return added(m, XMS_KIND_LUNMAP, ADD(m->lunmaps)); }
+struct xms_tag *xms_tag_add(struct xms_model *m) { return added(m, XMS_KIND_TAG, ADD(m->tags)); }
 
 struct xms_cluster *xms_cluster_get(struct xms_model *m, uint64_t i) { return GET(m->clusters, i); }
 struct xms_volume *xms_volume_get(struct xms_model *m, uint64_t i) { return GET(m->volumes, i); }
@@ -104,33 +106,146 @@ struct xms_snapset *xms_snapset_get(struct xms_model *m, uint64_t i) { return GE
 struct xms_cg *xms_cg_get(struct xms_model *m, uint64_t i) { return GET(m->cgs, i); }
 struct xms_ig *xms_ig_get(struct xms_model *m, uint64_t i) { return GET(m->igs, i); }
 struct xms_initiator *xms_initiator_get(struct xms_model *m, uint64_t i) { return GET(m->initiators, i); }
+struct xms_lunmap *xms_lunmap_get(struct xms_model *m, uint64_t i) { return GET(m->lunmaps, i); }
 struct xms_tag *xms_tag_get(struct xms_model *m, uint64_t i) { return GET(m->tags, i); }
 
+/* clusters are few (one per --cluster): a scan */
 struct xms_cluster *xms_cluster_by_name(struct xms_model *m, const char *n) { BY_NAME(m->clusters, n); }
-struct xms_volume *xms_volume_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, m->volumes, n); }
-struct xms_snapset *xms_snapset_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, m->snapsets, n); }
-struct xms_cg *xms_cg_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, m->cgs, n); }
-struct xms_ig *xms_ig_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, m->igs, n); }
+
+/* by name within the model's scope (a cluster's objects, or all): the
+ * lowest index the name index holds, as the scan in index order found */
+#define BY_NAME_SCOPED(m, kind, get, nm) return get((m), xms_names_first(&(m)->names, (kind), (m)->scope, (nm)))
+
+struct xms_volume *xms_volume_by_name(struct xms_model *m, const char *n)
+{
+	BY_NAME_SCOPED(m, XMS_NAME_VOLUME, xms_volume_get, n);
+}
+struct xms_snapset *xms_snapset_by_name(struct xms_model *m, const char *n)
+{
+	BY_NAME_SCOPED(m, XMS_NAME_SNAPSET, xms_snapset_get, n);
+}
+struct xms_cg *xms_cg_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, XMS_NAME_CG, xms_cg_get, n); }
+struct xms_ig *xms_ig_by_name(struct xms_model *m, const char *n) { BY_NAME_SCOPED(m, XMS_NAME_IG, xms_ig_get, n); }
 struct xms_initiator *xms_initiator_by_name(struct xms_model *m, const char *n)
 {
-	BY_NAME_SCOPED(m, m->initiators, n);
+	BY_NAME_SCOPED(m, XMS_NAME_INITIATOR, xms_initiator_get, n);
 }
 
 struct xms_initiator *xms_initiator_by_port(struct xms_model *m, const char *port)
 {
-	for (size_t i = 0; i < m->initiators.n; i++)
-		if ((!m->scope || m->initiators.v[i].cluster == m->scope) &&
-		    strcasecmp(m->initiators.v[i].port_address, port) == 0)
-			return &m->initiators.v[i];
-	return NULL;
+	BY_NAME_SCOPED(m, XMS_NAME_PORT, xms_initiator_get, port);
 }
 
+void xms_lunmap_name(const struct xms_lunmap *l, char *out, size_t cap)
+{
+	snprintf(out, cap, "%llu_%llu_1", (unsigned long long)l->vol, (unsigned long long)l->ig);
+}
+
+/* a map of any cluster (the volume's index names its cluster) */
 struct xms_lunmap *xms_lunmap_find(struct xms_model *m, uint64_t vol, uint64_t ig)
 {
-	for (size_t i = 0; i < m->lunmaps.n; i++)
-		if (m->lunmaps.v[i].vol == vol && m->lunmaps.v[i].ig == ig)
-			return &m->lunmaps.v[i];
-	return NULL;
+	struct xms_lunmap key = { .vol = vol, .ig = ig };
+	char name[48];
+
+	xms_lunmap_name(&key, name, sizeof(name));
+	return xms_lunmap_get(m, xms_names_first(&m->names, XMS_NAME_LUNMAP, 0, name));
+}
+
+/* ---- names: the setters keep the index (xms_names.h) ---- */
+
+/* A name field's change: what it will hold (cut as the field cuts it) in
+ * next, and the index's move in *c.  Then the move, then commit(). */
+struct rename {
+	char *field;
+	size_t cap;
+	char next[XMS_IQN_MAX + 1];
+};
+
+static void rename_prep(struct rename *r, struct xms_name_change *c, enum xms_name_kind k, uint64_t index,
+			uint64_t cluster, char *field, size_t cap, uint64_t new_cluster, const char *new_name)
+{
+	r->field = field;
+	r->cap = cap;
+	snprintf(r->next, cap < sizeof(r->next) ? cap : sizeof(r->next), "%s", new_name ? new_name : field);
+	*c = (struct xms_name_change){ k, index, cluster, field[0] ? field : NULL, new_cluster,
+				       r->next[0] ? r->next : NULL };
+}
+
+static void rename_commit(const struct rename *r)
+{
+	memcpy(r->field, r->next, strlen(r->next) + 1);
+}
+
+/* a rename or move marks its object for the store too (xms_dirty.h): dk */
+#define RENAME(m, k, dk, o, c, nm)                                                                          \
+	do {                                                                                                \
+		struct rename r_;                                                                           \
+		struct xms_name_change c_;                                                                  \
+		rename_prep(&r_, &c_, (k), (o)->index, (o)->cluster, (o)->name, sizeof((o)->name), (c), (nm)); \
+		if (!xms_names_apply(&(m)->names, &c_, 1))                                                  \
+			return false;                                                                       \
+		rename_commit(&r_);                                                                         \
+		(o)->cluster = (c);                                                                         \
+		xms_model_changed((m), (dk), (o)->index);                                                   \
+		return true;                                                                                \
+	} while (0)
+
+bool xms_volume_set_name(struct xms_model *m, struct xms_volume *v, uint64_t cluster, const char *name)
+{
+	RENAME(m, XMS_NAME_VOLUME, XMS_KIND_VOLUME, v, cluster, name);
+}
+
+bool xms_snapset_set_name(struct xms_model *m, struct xms_snapset *s, uint64_t cluster, const char *name)
+{
+	RENAME(m, XMS_NAME_SNAPSET, XMS_KIND_SNAPSET, s, cluster, name);
+}
+
+bool xms_cg_set_name(struct xms_model *m, struct xms_cg *g, uint64_t cluster, const char *name)
+{
+	RENAME(m, XMS_NAME_CG, XMS_KIND_CG, g, cluster, name);
+}
+
+bool xms_ig_set_name(struct xms_model *m, struct xms_ig *g, uint64_t cluster, const char *name)
+{
+	RENAME(m, XMS_NAME_IG, XMS_KIND_IG, g, cluster, name);
+}
+
+/* its name and its iSCSI name move together, or neither does */
+bool xms_initiator_set_name(struct xms_model *m, struct xms_initiator *n, uint64_t cluster, const char *name,
+			    const char *port)
+{
+	struct rename r[2];
+	struct xms_name_change c[2];
+
+	rename_prep(&r[0], &c[0], XMS_NAME_INITIATOR, n->index, n->cluster, n->name, sizeof(n->name), cluster, name);
+	rename_prep(&r[1], &c[1], XMS_NAME_PORT, n->index, n->cluster, n->port_address, sizeof(n->port_address),
+		    cluster, port);
+	if (!xms_names_apply(&m->names, c, 2))
+		return false;
+	rename_commit(&r[0]);
+	rename_commit(&r[1]);
+	n->cluster = cluster;
+	xms_model_changed(m, XMS_KIND_INITIATOR, n->index);
+	return true;
+}
+
+bool xms_lunmap_set(struct xms_model *m, struct xms_lunmap *l, uint64_t vol, uint64_t ig, uint64_t cluster)
+{
+	struct xms_lunmap next = *l;
+	char was[48], now[48];
+
+	next.vol = vol;
+	next.ig = ig;
+	xms_lunmap_name(l, was, sizeof(was));
+	xms_lunmap_name(&next, now, sizeof(now));
+	if (!xms_names_move(&m->names, XMS_NAME_LUNMAP, l->index, l->cluster, l->vol && l->ig ? was : NULL, cluster,
+			    vol && ig ? now : NULL))
+		return false;
+	l->vol = vol;
+	l->ig = ig;
+	l->cluster = cluster;
+	xms_model_changed(m, XMS_KIND_LUNMAP, l->index);
+	return true;
 }
 
 /* "12" is an index only when no object is named "12" */
@@ -226,12 +341,32 @@ void xms_idlist_remove(struct xms_idlist *l, uint64_t v)
 
 /* ---- removals ---- */
 
+/* an object leaving the model leaves the name index */
+#define UNNAME(m, k, o)                                                                        \
+	do {                                                                                   \
+		if ((o) && (o)->name[0])                                                       \
+			xms_names_move(&(m)->names, (k), (o)->index, (o)->cluster, (o)->name, 0, NULL); \
+	} while (0)
+
+/* each removal marks the object (its record goes) and every other object
+ * it changes (xms_dirty.h) */
 void xms_volume_del(struct xms_model *m, uint64_t index)
 {
-	for (size_t i = 0; i < m->cgs.n; i++)
-		xms_idlist_remove(&m->cgs.v[i].vols, index);
-	for (size_t i = 0; i < m->snapsets.n; i++)
-		xms_idlist_remove(&m->snapsets.v[i].vols, index);
+	UNNAME(m, XMS_NAME_VOLUME, xms_volume_get(m, index));
+	for (size_t i = 0; i < m->cgs.n; i++) {
+		if (xms_idlist_has(&m->cgs.v[i].vols, index)) {
+			xms_idlist_remove(&m->cgs.v[i].vols, index);
+			xms_model_changed(m, XMS_KIND_CG, m->cgs.v[i].index);
+		}
+	}
+	for (size_t i = 0; i < m->snapsets.n; i++) {
+		if (xms_idlist_has(&m->snapsets.v[i].vols, index)) {
+			xms_idlist_remove(&m->snapsets.v[i].vols, index);
+			xms_model_changed(m, XMS_KIND_SNAPSET, m->snapsets.v[i].index);
+		}
+	}
+	if (xms_volume_get(m, index))
+		xms_model_changed(m, XMS_KIND_VOLUME, index);
 	DEL(m->volumes, index);
 }
 
@@ -241,10 +376,15 @@ void xms_snapset_del(struct xms_model *m, uint64_t index)
 
 	if (!s)
 		return;
-	for (size_t i = 0; i < m->volumes.n; i++)
-		if (m->volumes.v[i].snapset == index)
+	UNNAME(m, XMS_NAME_SNAPSET, s);
+	for (size_t i = 0; i < m->volumes.n; i++) {
+		if (m->volumes.v[i].snapset == index) {
 			m->volumes.v[i].snapset = 0;
+			xms_model_changed(m, XMS_KIND_VOLUME, m->volumes.v[i].index);
+		}
+	}
 	free(s->vols.v);
+	xms_model_changed(m, XMS_KIND_SNAPSET, index);
 	DEL(m->snapsets, index);
 }
 
@@ -254,14 +394,49 @@ void xms_cg_del(struct xms_model *m, uint64_t index)
 
 	if (!g)
 		return;
+	UNNAME(m, XMS_NAME_CG, g);
 	free(g->vols.v);
+	xms_model_changed(m, XMS_KIND_CG, index);
 	DEL(m->cgs, index);
 }
 
-void xms_ig_del(struct xms_model *m, uint64_t index) { DEL(m->igs, index); }
-void xms_initiator_del(struct xms_model *m, uint64_t index) { DEL(m->initiators, index); }
-void xms_lunmap_del(struct xms_model *m, uint64_t index) { DEL(m->lunmaps, index); }
-void xms_tag_del(struct xms_model *m, uint64_t index) { DEL(m->tags, index); }
+void xms_ig_del(struct xms_model *m, uint64_t index)
+{
+	UNNAME(m, XMS_NAME_IG, xms_ig_get(m, index));
+	if (xms_ig_get(m, index))
+		xms_model_changed(m, XMS_KIND_IG, index);
+	DEL(m->igs, index);
+}
+
+void xms_initiator_del(struct xms_model *m, uint64_t index)
+{
+	struct xms_initiator *n = xms_initiator_get(m, index);
+
+	/* leaving frees keys, it allocates none: it cannot fail */
+	if (n) {
+		xms_initiator_set_name(m, n, n->cluster, "", "");
+		xms_model_changed(m, XMS_KIND_INITIATOR, index);
+	}
+	DEL(m->initiators, index);
+}
+
+void xms_lunmap_del(struct xms_model *m, uint64_t index)
+{
+	struct xms_lunmap *l = xms_lunmap_get(m, index);
+
+	if (l) {
+		xms_lunmap_set(m, l, 0, 0, l->cluster);
+		xms_model_changed(m, XMS_KIND_LUNMAP, index);
+	}
+	DEL(m->lunmaps, index);
+}
+
+void xms_tag_del(struct xms_model *m, uint64_t index)
+{
+	if (GET(m->tags, index))
+		xms_model_changed(m, XMS_KIND_TAG, index);
+	DEL(m->tags, index);
+}
 
 static void wipe(void *p, size_t n)
 {
@@ -287,6 +462,8 @@ void xms_model_free(struct xms_model *m)
 	free(m->initiators.v);
 	free(m->lunmaps.v);
 	free(m->tags.v);
+	xms_names_free(&m->names);
+	xms_dirty_free(&m->dirty);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -350,107 +527,190 @@ static void put_attrs(struct json_object *o, const struct xms_attrs *a)
 		json_object_object_add(o, "attrs", j);
 }
 
-struct json_object *xms_model_to_json(const struct xms_model *m)
+static struct json_object *cluster_json(const struct xms_cluster *c)
 {
-	struct json_object *doc = json_object_new_object(), *a, *o;
+	struct json_object *o = json_object_new_object();
+
+	head(o, c->index, c->guid, c->name);
+	PUT_STR(o, "keys", c->keys);
+	PUT_U64(o, "lb-size", c->lb_size);
+	PUT_STR(o, "chap-authentication-mode", xms_chap_mode_name(c->chap_auth));
+	PUT_STR(o, "chap-discovery-mode", xms_chap_mode_name(c->chap_discovery));
+	PUT_STR(o, "serial", c->serial);
+	return o;
+}
+
+static struct json_object *volume_json(const struct xms_volume *v)
+{
+	struct json_object *o = json_object_new_object();
+
+	head(o, v->index, v->guid, v->name);
+	PUT_U64(o, "cluster", v->cluster);
+	PUT_U64(o, "size", v->size);
+	PUT_U64(o, "lb-size", v->lb_size);
+	PUT_U64(o, "ancestor", v->ancestor);
+	PUT_U64(o, "snapset", v->snapset);
+	PUT_BOOL(o, "snapshot", v->snapshot);
+	PUT_BOOL(o, "readonly", v->readonly);
+	PUT_U64(o, "created", v->created);
+	put_attrs(o, &v->attrs);
+	return o;
+}
+
+static struct json_object *snapset_json(const struct xms_snapset *s)
+{
+	struct json_object *o = json_object_new_object();
+
+	head(o, s->index, s->guid, s->name);
+	PUT_U64(o, "cluster", s->cluster);
+	PUT_U64(o, "cg", s->cg);
+	json_object_object_add(o, "vols", ids_json(&s->vols));
+	PUT_U64(o, "created", s->created);
+	put_attrs(o, &s->attrs);
+	return o;
+}
+
+static struct json_object *cg_json(const struct xms_cg *g)
+{
+	struct json_object *o = json_object_new_object();
+
+	head(o, g->index, g->guid, g->name);
+	PUT_U64(o, "cluster", g->cluster);
+	json_object_object_add(o, "vols", ids_json(&g->vols));
+	put_attrs(o, &g->attrs);
+	return o;
+}
+
+static struct json_object *ig_json(const struct xms_ig *g)
+{
+	struct json_object *o = json_object_new_object();
+
+	head(o, g->index, g->guid, g->name);
+	PUT_U64(o, "cluster", g->cluster);
+	put_attrs(o, &g->attrs);
+	return o;
+}
+
+static struct json_object *initiator_json(const struct xms_initiator *n)
+{
+	struct json_object *o = json_object_new_object();
+
+	head(o, n->index, n->guid, n->name);
+	PUT_STR(o, "port-address", n->port_address);
+	PUT_U64(o, "ig", n->ig);
+	PUT_U64(o, "cluster", n->cluster);
+	PUT_STR(o, "auth-user", n->auth_user);
+	PUT_STR(o, "auth-pass", n->auth_pass);
+	PUT_STR(o, "disc-user", n->disc_user);
+	PUT_STR(o, "disc-pass", n->disc_pass);
+	put_attrs(o, &n->attrs);
+	return o;
+}
+
+static struct json_object *lunmap_json(const struct xms_lunmap *l)
+{
+	struct json_object *o = json_object_new_object();
+
+	head(o, l->index, l->guid, NULL);
+	PUT_U64(o, "vol", l->vol);
+	PUT_U64(o, "ig", l->ig);
+	PUT_U64(o, "lun", l->lun);
+	PUT_U64(o, "cluster", l->cluster);
+	return o;
+}
+
+static struct json_object *tag_json(const struct xms_tag *t)
+{
+	struct json_object *o = json_object_new_object();
+
+	head(o, t->index, t->guid, NULL);
+	PUT_STR(o, "caption", t->caption);
+	PUT_U64(o, "parent", t->parent);
+	PUT_U64(o, "kind", t->kind);
+	PUT_STR(o, "color", t->color);
+	PUT_U64(o, "created-ms", t->created_ms);
+	return o;
+}
+
+/* the object of kind k at position i of its array */
+static struct json_object *nth_json(const struct xms_model *m, enum xms_kind k, size_t i)
+{
+	switch (k) {
+	case XMS_KIND_CLUSTER: return cluster_json(&m->clusters.v[i]);
+	case XMS_KIND_VOLUME: return volume_json(&m->volumes.v[i]);
+	case XMS_KIND_SNAPSET: return snapset_json(&m->snapsets.v[i]);
+	case XMS_KIND_CG: return cg_json(&m->cgs.v[i]);
+	case XMS_KIND_IG: return ig_json(&m->igs.v[i]);
+	case XMS_KIND_INITIATOR: return initiator_json(&m->initiators.v[i]);
+	case XMS_KIND_LUNMAP: return lunmap_json(&m->lunmaps.v[i]);
+	case XMS_KIND_TAG: return tag_json(&m->tags.v[i]);
+	default: return NULL;
+	}
+}
+
+/* kind k's array: its objects' size, count, start, next index */
+static void kind_array(const struct xms_model *m, enum xms_kind k, const void **v, size_t *n, size_t *size,
+		       uint64_t *next)
+{
+#define KA(arr) (*v = (arr).v, *n = (arr).n, *size = sizeof(*(arr).v), *next = (arr).next)
+	switch (k) {
+	case XMS_KIND_CLUSTER: KA(m->clusters); break;
+	case XMS_KIND_VOLUME: KA(m->volumes); break;
+	case XMS_KIND_SNAPSET: KA(m->snapsets); break;
+	case XMS_KIND_CG: KA(m->cgs); break;
+	case XMS_KIND_IG: KA(m->igs); break;
+	case XMS_KIND_INITIATOR: KA(m->initiators); break;
+	case XMS_KIND_LUNMAP: KA(m->lunmaps); break;
+	case XMS_KIND_TAG: KA(m->tags); break;
+	default: *v = NULL, *n = 0, *size = 1, *next = 0; break;
+	}
+#undef KA
+}
+
+struct json_object *xms_model_object_json(const struct xms_model *m, enum xms_kind k, uint64_t index)
+{
+	const void *v;
+	const char *o;
+	size_t n, size;
+	uint64_t next;
+
+	kind_array(m, k, &v, &n, &size, &next);
+	o = arr_get((void *)(uintptr_t)v, n, size, index);
+	return o ? nth_json(m, k, (size_t)(o - (const char *)v) / size) : NULL;
+}
+
+struct json_object *xms_model_head_json(const struct xms_model *m)
+{
+	struct json_object *doc = json_object_new_object();
 
 	PUT_U64(doc, "format", 1);
-	a = typed(doc, "clusters", m->clusters.next);
-	for (size_t i = 0; i < m->clusters.n; i++) {
-		const struct xms_cluster *c = &m->clusters.v[i];
-		o = json_object_new_object();
-		head(o, c->index, c->guid, c->name);
-		PUT_STR(o, "keys", c->keys);
-		PUT_U64(o, "lb-size", c->lb_size);
-		PUT_STR(o, "chap-authentication-mode", xms_chap_mode_name(c->chap_auth));
-		PUT_STR(o, "chap-discovery-mode", xms_chap_mode_name(c->chap_discovery));
-		PUT_STR(o, "serial", c->serial);
-		json_object_array_add(a, o);
+	for (int k = 0; k < XMS_KINDS; k++) {
+		const void *v;
+		size_t n, size;
+		uint64_t next;
+
+		kind_array(m, (enum xms_kind)k, &v, &n, &size, &next);
+		typed(doc, xms_kind_name((enum xms_kind)k), next);
 	}
-	a = typed(doc, "volumes", m->volumes.next);
-	for (size_t i = 0; i < m->volumes.n; i++) {
-		const struct xms_volume *v = &m->volumes.v[i];
-		o = json_object_new_object();
-		head(o, v->index, v->guid, v->name);
-		PUT_U64(o, "cluster", v->cluster);
-		PUT_U64(o, "size", v->size);
-		PUT_U64(o, "lb-size", v->lb_size);
-		PUT_U64(o, "ancestor", v->ancestor);
-		PUT_U64(o, "snapset", v->snapset);
-		PUT_BOOL(o, "snapshot", v->snapshot);
-		PUT_BOOL(o, "readonly", v->readonly);
-		PUT_U64(o, "created", v->created);
-		put_attrs(o, &v->attrs);
-		json_object_array_add(a, o);
-	}
-	a = typed(doc, "snapshot-sets", m->snapsets.next);
-	for (size_t i = 0; i < m->snapsets.n; i++) {
-		const struct xms_snapset *s = &m->snapsets.v[i];
-		o = json_object_new_object();
-		head(o, s->index, s->guid, s->name);
-		PUT_U64(o, "cluster", s->cluster);
-		PUT_U64(o, "cg", s->cg);
-		json_object_object_add(o, "vols", ids_json(&s->vols));
-		PUT_U64(o, "created", s->created);
-		put_attrs(o, &s->attrs);
-		json_object_array_add(a, o);
-	}
-	a = typed(doc, "consistency-groups", m->cgs.next);
-	for (size_t i = 0; i < m->cgs.n; i++) {
-		const struct xms_cg *g = &m->cgs.v[i];
-		o = json_object_new_object();
-		head(o, g->index, g->guid, g->name);
-		PUT_U64(o, "cluster", g->cluster);
-		json_object_object_add(o, "vols", ids_json(&g->vols));
-		put_attrs(o, &g->attrs);
-		json_object_array_add(a, o);
-	}
-	a = typed(doc, "initiator-groups", m->igs.next);
-	for (size_t i = 0; i < m->igs.n; i++) {
-		const struct xms_ig *g = &m->igs.v[i];
-		o = json_object_new_object();
-		head(o, g->index, g->guid, g->name);
-		PUT_U64(o, "cluster", g->cluster);
-		put_attrs(o, &g->attrs);
-		json_object_array_add(a, o);
-	}
-	a = typed(doc, "initiators", m->initiators.next);
-	for (size_t i = 0; i < m->initiators.n; i++) {
-		const struct xms_initiator *n = &m->initiators.v[i];
-		o = json_object_new_object();
-		head(o, n->index, n->guid, n->name);
-		PUT_STR(o, "port-address", n->port_address);
-		PUT_U64(o, "ig", n->ig);
-		PUT_U64(o, "cluster", n->cluster);
-		PUT_STR(o, "auth-user", n->auth_user);
-		PUT_STR(o, "auth-pass", n->auth_pass);
-		PUT_STR(o, "disc-user", n->disc_user);
-		PUT_STR(o, "disc-pass", n->disc_pass);
-		put_attrs(o, &n->attrs);
-		json_object_array_add(a, o);
-	}
-	a = typed(doc, "lun-maps", m->lunmaps.next);
-	for (size_t i = 0; i < m->lunmaps.n; i++) {
-		const struct xms_lunmap *l = &m->lunmaps.v[i];
-		o = json_object_new_object();
-		head(o, l->index, l->guid, NULL);
-		PUT_U64(o, "vol", l->vol);
-		PUT_U64(o, "ig", l->ig);
-		PUT_U64(o, "lun", l->lun);
-		PUT_U64(o, "cluster", l->cluster);
-		json_object_array_add(a, o);
-	}
-	a = typed(doc, "tags", m->tags.next);
-	for (size_t i = 0; i < m->tags.n; i++) {
-		const struct xms_tag *t = &m->tags.v[i];
-		o = json_object_new_object();
-		head(o, t->index, t->guid, NULL);
-		PUT_STR(o, "caption", t->caption);
-		PUT_U64(o, "parent", t->parent);
-		PUT_U64(o, "kind", t->kind);
-		PUT_STR(o, "color", t->color);
-		PUT_U64(o, "created-ms", t->created_ms);
-		json_object_array_add(a, o);
+	return doc;
+}
+
+struct json_object *xms_model_to_json(const struct xms_model *m)
+{
+	struct json_object *doc = xms_model_head_json(m);
+
+	for (int k = 0; doc && k < XMS_KINDS; k++) {
+		struct json_object *t, *a;
+		const void *v;
+		size_t n, size;
+		uint64_t next;
+
+		kind_array(m, (enum xms_kind)k, &v, &n, &size, &next);
+		if (!json_object_object_get_ex(doc, xms_kind_name((enum xms_kind)k), &t) ||
+		    !json_object_object_get_ex(t, "objects", &a))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			json_object_array_add(a, nth_json(m, (enum xms_kind)k, i));
 	}
 	return doc;
 }
@@ -628,6 +888,41 @@ static bool rd_head(struct rd *r, struct json_object *o, uint64_t *index, char *
 		(arr).next = next_;                                                         \
 	} while (0)
 
+/* the name index of a model loaded field by field */
+static bool names_build(struct xms_model *m)
+{
+	for (size_t i = 0; i < m->volumes.n; i++)
+		if (!xms_names_move(&m->names, XMS_NAME_VOLUME, m->volumes.v[i].index, 0, NULL, m->volumes.v[i].cluster,
+				    m->volumes.v[i].name))
+			return false;
+	for (size_t i = 0; i < m->snapsets.n; i++)
+		if (!xms_names_move(&m->names, XMS_NAME_SNAPSET, m->snapsets.v[i].index, 0, NULL,
+				    m->snapsets.v[i].cluster, m->snapsets.v[i].name))
+			return false;
+	for (size_t i = 0; i < m->cgs.n; i++)
+		if (!xms_names_move(&m->names, XMS_NAME_CG, m->cgs.v[i].index, 0, NULL, m->cgs.v[i].cluster,
+				    m->cgs.v[i].name))
+			return false;
+	for (size_t i = 0; i < m->igs.n; i++)
+		if (!xms_names_move(&m->names, XMS_NAME_IG, m->igs.v[i].index, 0, NULL, m->igs.v[i].cluster,
+				    m->igs.v[i].name))
+			return false;
+	for (size_t i = 0; i < m->initiators.n; i++) {
+		const struct xms_initiator *n = &m->initiators.v[i];
+		if (!xms_names_move(&m->names, XMS_NAME_INITIATOR, n->index, 0, NULL, n->cluster, n->name) ||
+		    !xms_names_move(&m->names, XMS_NAME_PORT, n->index, 0, NULL, n->cluster, n->port_address))
+			return false;
+	}
+	for (size_t i = 0; i < m->lunmaps.n; i++) {
+		char name[48];
+		xms_lunmap_name(&m->lunmaps.v[i], name, sizeof(name));
+		if (!xms_names_move(&m->names, XMS_NAME_LUNMAP, m->lunmaps.v[i].index, 0, NULL, m->lunmaps.v[i].cluster,
+				    name))
+			return false;
+	}
+	return true;
+}
+
 int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err, size_t errlen)
 {
 	struct rd r = { err, errlen, "(document)", false };
@@ -735,6 +1030,10 @@ int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err,
 			r.bad = true;
 		}
 	}
+	if (!r.bad && !names_build(m)) {
+		snprintf(err, errlen, "out of memory (the name index)");
+		r.bad = true;
+	}
 	if (r.bad) {
 		xms_model_free(m);
 		return -1;
@@ -773,4 +1072,72 @@ size_t xms_family_snapshot_count(struct xms_model *m, uint64_t index)
 		    xms_family_root(m, m->volumes.v[i].index) == root)
 			n++;
 	return n;
+}
+
+/* ---- the name index against a scan ---- */
+
+static const char *const kind_names[XMS_NAME_KINDS] = { "volume", "snapshot-set", "consistency-group",
+							 "initiator-group", "initiator", "initiator port-address",
+							 "lun-map" };
+
+/* object index of kind k is under (cluster, name) and (0, name); *pairs counts them */
+static bool held(const struct xms_model *m, enum xms_name_kind k, uint64_t index, uint64_t cluster, const char *name,
+		 size_t *pairs, char *why, size_t len)
+{
+	uint64_t keys[2] = { cluster, 0 };
+
+	for (size_t j = 0; j < (cluster ? 2u : 1u); j++) {
+		size_t n;
+		const uint64_t *v = xms_names_find(&m->names, k, keys[j], name, &n);
+		bool in = false;
+
+		for (size_t i = 0; i < n && !in; i++)
+			in = v[i] == index;
+		if (!in) {
+			snprintf(why, len, "%s %llu ('%s', cluster %llu) is not in the name index under cluster %llu",
+				 kind_names[k], (unsigned long long)index, name, (unsigned long long)cluster,
+				 (unsigned long long)keys[j]);
+			return false;
+		}
+		(*pairs)++;
+	}
+	return true;
+}
+
+#define HELD_ALL(m, k, arr, pairs, why, len)                                                          \
+	do {                                                                                          \
+		for (size_t i_ = 0; i_ < (arr).n; i_++)                                               \
+			if (!held((m), (k), (arr).v[i_].index, (arr).v[i_].cluster, (arr).v[i_].name, \
+				  (pairs), (why), (len)))                                             \
+				return -1;                                                            \
+	} while (0)
+
+int xms_model_names_check(const struct xms_model *m, char *why, size_t len)
+{
+	size_t pairs = 0;
+
+	HELD_ALL(m, XMS_NAME_VOLUME, m->volumes, &pairs, why, len);
+	HELD_ALL(m, XMS_NAME_SNAPSET, m->snapsets, &pairs, why, len);
+	HELD_ALL(m, XMS_NAME_CG, m->cgs, &pairs, why, len);
+	HELD_ALL(m, XMS_NAME_IG, m->igs, &pairs, why, len);
+	HELD_ALL(m, XMS_NAME_INITIATOR, m->initiators, &pairs, why, len);
+	for (size_t i = 0; i < m->initiators.n; i++) {
+		const struct xms_initiator *n = &m->initiators.v[i];
+		if (!held(m, XMS_NAME_PORT, n->index, n->cluster, n->port_address, &pairs, why, len))
+			return -1;
+	}
+	for (size_t i = 0; i < m->lunmaps.n; i++) {
+		char name[48];
+		xms_lunmap_name(&m->lunmaps.v[i], name, sizeof(name));
+		if (!held(m, XMS_NAME_LUNMAP, m->lunmaps.v[i].index, m->lunmaps.v[i].cluster, name, &pairs, why, len))
+			return -1;
+	}
+	/* every object found where it should be: anything more is stale */
+	if (pairs != m->names.pairs) {
+		snprintf(why, len, "the name index holds %zu entries, the objects make %zu: a rename or delete left one "
+			 "behind", m->names.pairs, pairs);
+		return -1;
+	}
+	snprintf(why, len, "%zu entries, as the objects", pairs);
+	return 0;
 }

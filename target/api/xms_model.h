@@ -19,7 +19,9 @@
 #include <stdint.h>
 
 #include "target/api/xms_attrs.h"
+#include "target/api/xms_dirty.h"
 #include "target/api/xms_ids.h"
+#include "target/api/xms_names.h"
 #include "target/api/xms_perf.h"
 
 struct json_object;
@@ -152,6 +154,12 @@ struct xms_model {
 	 * by IQN see only this cluster's objects.  Set by the API engine under
 	 * the model lock for each request; never stored. */
 	uint64_t scope;
+	/* runtime only: the objects by (kind, cluster, name) (xms_names.h),
+	 * built on load and kept by the setters below */
+	struct xms_names names;
+	/* what changed since the last save (xms_dirty.h: whoever changes a
+	 * stored field marks the object); never stored */
+	struct xms_dirty dirty;
 };
 
 /* the process's one model */
@@ -170,9 +178,28 @@ struct xms_initiator *xms_initiator_add(struct xms_model *m);
 struct xms_lunmap *xms_lunmap_add(struct xms_model *m);
 struct xms_tag *xms_tag_add(struct xms_model *m);
 
+/* Names and clusters: an object's name, cluster (and an initiator's
+ * port-address, a map's volume and group) are set through these and only
+ * these, so the name index follows every add, rename, move and delete.
+ * A new object is indexed by its first call.  name/port NULL: unchanged.
+ * false: out of memory, nothing changed. */
+bool xms_volume_set_name(struct xms_model *m, struct xms_volume *v, uint64_t cluster, const char *name);
+bool xms_snapset_set_name(struct xms_model *m, struct xms_snapset *s, uint64_t cluster, const char *name);
+bool xms_cg_set_name(struct xms_model *m, struct xms_cg *g, uint64_t cluster, const char *name);
+bool xms_ig_set_name(struct xms_model *m, struct xms_ig *g, uint64_t cluster, const char *name);
+bool xms_initiator_set_name(struct xms_model *m, struct xms_initiator *n, uint64_t cluster, const char *name,
+			    const char *port);
+bool xms_lunmap_set(struct xms_model *m, struct xms_lunmap *l, uint64_t vol, uint64_t ig, uint64_t cluster);
+/* XMS's name of a map: "VOL_IG_TG" (one target group: 1) */
+void xms_lunmap_name(const struct xms_lunmap *l, char *out, size_t cap);
+/* The name index against a scan of every object: 0 when each object is
+ * found under its keys and nothing else is held, else -1 with the first
+ * difference in why (tests and GET /api/lunlab/model-check). */
+int xms_model_names_check(const struct xms_model *m, char *why, size_t len);
+
 /* Removals by index (no-op when absent).  A volume leaves every
  * consistency group and snapshot set it is in; a snapshot set or group
- * keeps no volume. */
+ * keeps no volume.  Adds and removals mark what they change (xms_dirty.h). */
 void xms_volume_del(struct xms_model *m, uint64_t index);
 void xms_snapset_del(struct xms_model *m, uint64_t index);
 void xms_cg_del(struct xms_model *m, uint64_t index);
@@ -206,6 +233,7 @@ struct xms_ig *xms_ig_by_name(struct xms_model *m, const char *name);
 struct xms_initiator *xms_initiator_get(struct xms_model *m, uint64_t index);
 struct xms_initiator *xms_initiator_by_name(struct xms_model *m, const char *name);
 struct xms_initiator *xms_initiator_by_port(struct xms_model *m, const char *port_address);
+struct xms_lunmap *xms_lunmap_get(struct xms_model *m, uint64_t index);
 struct xms_lunmap *xms_lunmap_find(struct xms_model *m, uint64_t vol, uint64_t ig);
 
 /* A name of a volume, IG, ... given as "NAME" or as a decimal index:
@@ -223,6 +251,12 @@ void xms_idlist_remove(struct xms_idlist *l, uint64_t v);
 /* The model as one JSON object (every type, the next indexes, no runtime
  * fields); NULL when out of memory. */
 struct json_object *xms_model_to_json(const struct xms_model *m);
+/* One object of the document alone (its "objects" entry), NULL when there
+ * is none of that index (or out of memory); the document without its
+ * objects (every "objects" list empty).  What xms_model_to_json writes is
+ * made of these, so a record of one object has the same text either way. */
+struct json_object *xms_model_object_json(const struct xms_model *m, enum xms_kind k, uint64_t index);
+struct json_object *xms_model_head_json(const struct xms_model *m);
 /* Loads a document xms_model_to_json wrote into an empty model: 0, or -1
  * with a reason naming the bad field in err (the model is left empty). */
 int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err, size_t errlen);

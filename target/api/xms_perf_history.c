@@ -226,15 +226,26 @@ void xms_perf_history_sample(int64_t now_ms)
 	}
 	/* initiator groups: their initiators' counters; targets: their
 	 * portals' (target/iscsi/path_stats.h, as /metrics serves them) */
+	/* summed in one pass over the initiators, by the group's position
+	 * (not groups x initiators); out of memory: per group */
+	struct xms_perf_counters *sums = calloc(g_xms.igs.n ? g_xms.igs.n : 1, sizeof(*sums));
+	for (size_t k = 0; sums && k < g_xms.initiators.n; k++) {
+		const struct xms_ig *ig = xms_ig_get(&g_xms, g_xms.initiators.v[k].ig);
+		if (ig)
+			xms_perf_add_initiator(&sums[ig - g_xms.igs.v], g_xms.initiators.v[k].port_address);
+	}
 	for (size_t g = 0; g < g_xms.igs.n; g++) {
 		const struct xms_ig *ig = &g_xms.igs.v[g];
 		struct xms_perf_counters pc = { 0 };
 
-		for (size_t k = 0; k < g_xms.initiators.n; k++)
+		if (sums)
+			pc = sums[g];
+		for (size_t k = 0; !sums && k < g_xms.initiators.n; k++)
 			if (g_xms.initiators.v[k].ig == ig->index)
 				xms_perf_add_initiator(&pc, g_xms.initiators.v[k].port_address);
 		add(slot_of(XMS_PERF_IG, ig->index), ig->cluster, ig->guid, ig->name, now_ms, &pc);
 	}
+	free(sums);
 	for (int t = 0; t < g_target.nportals; t++) {
 		struct xms_perf_counters pc = { 0 };
 		char name[32], guid[XMS_GUID_LEN + 1];

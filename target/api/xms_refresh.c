@@ -268,8 +268,10 @@ void xms_refresh(struct xms_ctx *x)
 	}
 	if (to.set && set_name) {
 		struct xms_snapset *ts = xms_snapset_get(&g_xms, to.set);
-		if (ts)
-			snprintf(ts->name, sizeof(ts->name), "%s", set_name);
+		if (ts && !xms_snapset_set_name(&g_xms, ts, ts->cluster, set_name)) {
+			api_error(x->rsp, 500, "out of memory: the volumes were refreshed, the set keeps its name");
+			goto out;
+		}
 	}
 	/* what happened, in the array's event log (the generic audit line of a POST
 	 * snapshots names no snapshot made when there is no backup) */

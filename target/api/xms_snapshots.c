@@ -299,24 +299,33 @@ bool xms_snapset_make(struct xms_ctx *x, const struct xms_cluster *c, const stru
 	}
 	set_index = set->index;
 	if (r->set_name)
-		snprintf(set->name, sizeof(set->name), "%s", r->set_name);
+		snprintf(name, sizeof(name), "%s", r->set_name);
 	else
-		snprintf(set->name, sizeof(set->name), "SnapshotSet.%lld.%llu", (long long)now,
-			 (unsigned long long)set_index);
-	set->cluster = c->index;
+		snprintf(name, sizeof(name), "SnapshotSet.%lld.%llu", (long long)now, (unsigned long long)set_index);
+	if (!xms_snapset_set_name(&g_xms, set, c->index, name)) {
+		xms_snapset_del(&g_xms, set_index);
+		api_error(x->rsp, 500, "out of memory");
+		goto out;
+	}
 	set->cg = r->cg;
 	set->created = (int64_t)now;
 	for (size_t i = 0; i < r->n; i++) {
 		struct xms_volume *d = xms_volume_add(&g_xms);
 		const struct xms_volume *s;
+		if (d) {
+			s = xms_volume_get(&g_xms, r->src[i]); /* the add may have moved the array */
+			snap_name(name, sizeof(name), s->name, sfx, r->names ? r->names[i] : NULL);
+			if (!xms_volume_set_name(&g_xms, d, c->index, name)) {
+				xms_volume_del(&g_xms, d->index);
+				d = NULL;
+			}
+		}
 		if (!d) {
 			undo(c, dst, i, false, set_index);
 			api_error(x->rsp, 500, "out of memory");
 			goto out;
 		}
-		s = xms_volume_get(&g_xms, r->src[i]); /* the add may have moved the array */
-		snap_name(d->name, sizeof(d->name), s->name, sfx, r->names ? r->names[i] : NULL);
-		d->cluster = c->index;
+		s = xms_volume_get(&g_xms, r->src[i]);
 		d->size = s->size;
 		d->lb_size = s->lb_size;
 		d->ancestor = s->index;
@@ -398,9 +407,13 @@ out:
 
 static void list_sets(struct xms_ctx *x, struct json_object *arr)
 {
-	for (size_t i = 0; i < g_xms.snapsets.n; i++) {
-		const struct xms_snapset *s = &g_xms.snapsets.v[i];
-		if (!xms_wanted(x, s->index, s->name))
+	const uint64_t *want;
+	size_t nwant;
+	bool some = xms_wanted_candidates(x, XMS_NAME_SNAPSET, &want, &nwant);
+
+	for (size_t i = 0; i < (some ? nwant : g_xms.snapsets.n); i++) {
+		const struct xms_snapset *s = some ? xms_snapset_get(&g_xms, want[i]) : &g_xms.snapsets.v[i];
+		if (!s || !xms_wanted(x, s->index, s->name))
 			continue;
 		const struct xms_cluster *c = xms_cluster_get(&g_xms, s->cluster);
 		const struct xms_cg *g = s->cg ? xms_cg_get(&g_xms, s->cg) : NULL;
@@ -483,7 +496,11 @@ static void put_set(struct xms_ctx *x, uint64_t index)
 		api_error(x->rsp, 400, XMS_ERR_OBJ_NAME_NOT_UNIQUE);
 		return;
 	}
-	snprintf(s->name, sizeof(s->name), "%s", name);
+	if (!xms_snapset_set_name(&g_xms, s, s->cluster, name)) {
+		api_error(x->rsp, 500, "out of memory");
+		return;
+	}
+	xms_model_changed(&g_xms, XMS_KIND_SNAPSET, index);
 	xms_reply_ok(x);
 }
 

@@ -12,41 +12,34 @@
 
 static const struct xms_store_ops *store;
 
-/* what the records hold since the last save that committed, sorted by key:
- * a save writes only what differs from it.  Not valid (kept_valid false)
- * at start and after a failed write: the next save rewrites every record.
- * A save's own list has the same shape, its text borrowed from json-c (the
- * document's buffers) until the merge copies the changed ones: an unchanged
- * record costs no copy (the 1,000th POST would otherwise copy 1,000). */
-#define KEY_MAX 96 /* a type (up to 64) "/" 20 digits */
-struct kept {
-	char key[KEY_MAX];
-	char *text;
-	size_t len;
-};
-static struct kept *kept;
-static size_t nkept;
-static bool kept_valid;
+/* What the store holds, as far as a save needs to know: head's text (the
+ * next indexes change with every add, so it is compared, not marked), and
+ * whether the records are known to match the model but for its marks
+ * (xms_dirty.h).  Not known at start (a model stored whole, or nothing)
+ * and after a failed write: the next save rewrites every record. */
+static char *head_text;
+static size_t head_len;
+static bool in_step;
+/* LUNLAB_XMS_STORE_CHECK=1 (tests): after each save every stored record
+ * is compared with the whole model, so a change no one marked is an error
+ * naming its record, not a loss found after a restart */
+static bool check_each_save;
 
-static void kept_free(struct kept *k, size_t n)
+static void forget(void)
 {
-	for (size_t i = 0; i < n; i++)
-		free(k[i].text);
-	free(k);
-}
-
-static void kept_drop(void)
-{
-	kept_free(kept, nkept);
-	kept = NULL;
-	nkept = 0;
-	kept_valid = false;
+	free(head_text);
+	head_text = NULL;
+	head_len = 0;
+	in_step = false;
 }
 
 void xms_store_set(const struct xms_store_ops *ops)
 {
+	const char *chk = getenv("LUNLAB_XMS_STORE_CHECK");
+
 	store = ops;
-	kept_drop();
+	check_each_save = chk && strcmp(chk, "1") == 0;
+	forget();
 }
 
 static bool by_records(const struct xms_store_ops *ops)
@@ -123,9 +116,14 @@ static int gather_one(const char *key, const void *val, size_t len, void *arg)
 {
 	struct gather *g = arg;
 	char what[160], type[64];
-	const char *slash = strchr(key, '/');
+	const char *slash;
 	struct json_object *o, *a;
 
+	if (!key) { /* a store's bug; said rather than followed */
+		snprintf(g->err, g->errlen, "the stored model: a record without a key");
+		return 1;
+	}
+	slash = strchr(key, '/');
 	snprintf(what, sizeof(what), "the stored model's record %.100s", key);
 	if (strcmp(key, HEAD_KEY) == 0) {
 		g->head = parse_json(val, len, what, g->err, g->errlen);
@@ -199,22 +197,27 @@ fail:
 	return -1;
 }
 
-/* what ops hold into the empty model m: 1 loaded, 0 nothing, -1 with err */
-static int load_from(const struct xms_store_ops *ops, struct xms_model *m, char *err, size_t errlen)
+/* what ops hold into the empty model m: 1 loaded (*as_records: from its
+ * records, not a whole document), 0 nothing, -1 with err */
+static int load_from(const struct xms_store_ops *ops, struct xms_model *m, bool *as_records, char *err,
+		     size_t errlen)
 {
 	char *text = NULL, why[320];
 	size_t len = 0;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
+	*as_records = false;
 	if (by_records(ops)) {
 		struct json_object *doc;
 
 		rc = gather_doc(ops, &doc, err, errlen);
 		if (rc < 0)
 			return -1;
-		if (rc > 0)
+		if (rc > 0) {
+			*as_records = true;
 			return decode(doc, m, err, errlen) < 0 ? -1 : 1;
+		}
 		/* nothing as records: a model stored whole by an older version? */
 	}
 	rc = ops->load(&text, &len, why, sizeof(why));
@@ -228,169 +231,275 @@ static int load_from(const struct xms_store_ops *ops, struct xms_model *m, char 
 	return rc < 0 ? -1 : 1;
 }
 
-static int by_key(const void *a, const void *b)
+/* ---- a save: the records to write ---- */
+
+#define KEY_MAX 96 /* a type (up to 64) "/" 20 digits */
+
+/* one record's key and text (its own copy; NULL: delete the key) */
+struct rec {
+	char key[KEY_MAX];
+	char *text;
+	size_t len;
+};
+
+struct batch {
+	struct rec *v;
+	size_t n, cap;
+};
+
+static void batch_free(struct batch *b)
 {
-	return strcmp(((const struct kept *)a)->key, ((const struct kept *)b)->key);
+	for (size_t i = 0; i < b->n; i++)
+		free(b->v[i].text);
+	free(b->v);
+	*b = (struct batch){ 0 };
 }
 
-/* v[n] = key, text (borrowed); -1 out of memory */
-static int now_add(struct kept **v, size_t *n, size_t *cap, const char *key, const char *text, size_t len)
+/* key with o's text (o taken; NULL deletes key): 0, or -1 out of memory */
+static int batch_add(struct batch *b, const char *key, struct json_object *o)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? 2 * *cap : 64;
-		struct kept *nv = realloc(*v, nc * sizeof(**v));
+	struct rec *r;
+	const char *text = NULL;
+	size_t len = 0;
+
+	if (b->n == b->cap) {
+		size_t nc = b->cap ? 2 * b->cap : 16;
+		struct rec *nv = realloc(b->v, nc * sizeof(*nv));
 
 		if (!nv)
-			return -1;
-		*v = nv;
-		*cap = nc;
-	}
-	snprintf((*v)[*n].key, KEY_MAX, "%s", key);
-	(*v)[*n].text = (char *)text;
-	(*v)[*n].len = len;
-	(*n)++;
-	return 0;
-}
-
-#define MAX_TYPES 16
-
-/* doc (xms_model_to_json's) as records, sorted by key, their text borrowed
- * from doc: its objects, each its own record, then the rest as "head".
- * The objects' arrays are taken out of doc for the head's text and held in
- * held[] (json_object_put them after the texts' last use).  0, or -1 (out
- * of memory, or more types than MAX_TYPES). */
-static int split_doc(struct json_object *doc, struct kept **out, size_t *nout, struct json_object **held,
-		     size_t *nheld)
-{
-	struct kept *v = NULL;
-	size_t n = 0, cap = 0, len;
-	const char *text;
-
-	*nheld = 0;
-	json_object_object_foreach(doc, type, t)
-	{
-		struct json_object *objs;
-
-		if (!json_object_is_type(t, json_type_object) || !json_object_object_get_ex(t, "objects", &objs) ||
-		    !json_object_is_type(objs, json_type_array))
-			continue;
-		if (*nheld == MAX_TYPES || strlen(type) > 64)
 			goto fail;
-		for (size_t i = 0; i < json_object_array_length(objs); i++) {
-			struct json_object *o = json_object_array_get_idx(objs, i), *ix;
-			char key[KEY_MAX];
-
-			text = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &len);
-			if (!json_object_object_get_ex(o, "index", &ix) || !text)
-				goto fail;
-			snprintf(key, sizeof(key), "%s/%020" PRIu64, type, (uint64_t)json_object_get_uint64(ix));
-			if (now_add(&v, &n, &cap, key, text, len) < 0)
-				goto fail;
-		}
-		held[(*nheld)++] = json_object_get(objs);
-		json_object_object_add(t, "objects", json_object_new_array());
+		b->v = nv;
+		b->cap = nc;
 	}
-	text = json_object_to_json_string_length(doc, JSON_C_TO_STRING_PLAIN, &len);
-	if (!text || now_add(&v, &n, &cap, HEAD_KEY, text, len) < 0)
-		goto fail;
-	/* sorted already but for the order of the types and head: a cheap sort */
-	qsort(v, n, sizeof(*v), by_key);
-	*out = v;
-	*nout = n;
+	r = &b->v[b->n];
+	snprintf(r->key, KEY_MAX, "%s", key);
+	r->text = NULL;
+	r->len = 0;
+	if (o) {
+		text = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN, &len);
+		r->text = text ? malloc(len + 1) : NULL;
+		if (!r->text)
+			goto fail;
+		memcpy(r->text, text, len + 1);
+		r->len = len;
+	}
+	b->n++;
+	json_object_put(o);
 	return 0;
 fail:
-	free(v);
+	json_object_put(o);
 	return -1;
 }
 
-/* stores m as records, writing only those that differ from kept */
-static int save_records(const struct xms_model *m, char *err, size_t errlen)
+static void key_of(char *key, enum xms_kind k, uint64_t index)
 {
-	struct json_object *doc = xms_model_to_json(m), *held[MAX_TYPES];
-	struct xms_store_rec *recs = NULL;
-	struct kept *now = NULL, *next = NULL;
-	size_t nnow = 0, nheld = 0, nrecs = 0, nnext = 0, i = 0, j = 0;
-	bool all = !kept_valid;
+	snprintf(key, KEY_MAX, "%s/%020" PRIu64, xms_kind_name(k), index);
+}
+
+static int by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct rec *)a)->key, ((const struct rec *)b)->key);
+}
+
+/* every record of m (head and each object), sorted by key: 0, or -1 */
+static int all_records(const struct xms_model *m, struct batch *b)
+{
+	struct json_object *doc = xms_model_to_json(m);
+	char key[KEY_MAX];
 	int rc = -1;
 
-	if (!doc || split_doc(doc, &now, &nnow, held, &nheld) < 0) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	recs = malloc((nnow + (all ? 0 : nkept) + 1) * sizeof(*recs));
-	next = calloc(nnow + 1, sizeof(*next));
-	if (!recs || !next) {
-		snprintf(err, errlen, "out of memory");
-		goto out;
-	}
-	/* both sorted by key: one walk finds what is new, changed, gone
-	 * (everything is new when all); next is what will be kept: the old
-	 * text moved over when unchanged, a copy of the new one otherwise */
-	while (i < nnow || (!all && j < nkept)) {
-		int c = i == nnow ? 1 : (all || j == nkept) ? -1 : strcmp(now[i].key, kept[j].key);
+	if (!doc)
+		return -1;
+	for (int k = 0; k < XMS_KINDS; k++) {
+		struct json_object *t, *objs;
 
-		if (c > 0) {
-			recs[nrecs++] = (struct xms_store_rec){ kept[j].key, NULL, 0 };
-			j++;
-			continue;
-		}
-		struct kept *k = &next[nnext++];
+		if (!json_object_object_get_ex(doc, xms_kind_name((enum xms_kind)k), &t) ||
+		    !json_object_object_get_ex(t, "objects", &objs))
+			goto out;
+		for (size_t i = 0; i < json_object_array_length(objs); i++) {
+			struct json_object *o = json_object_array_get_idx(objs, i), *ix;
 
-		memcpy(k->key, now[i].key, KEY_MAX);
-		k->len = now[i].len;
-		if (c == 0 && now[i].len == kept[j].len && memcmp(now[i].text, kept[j].text, now[i].len) == 0) {
-			k->text = kept[j].text;
-			kept[j].text = NULL;
-		} else {
-			k->text = malloc(now[i].len + 1);
-			if (!k->text) {
-				snprintf(err, errlen, "out of memory");
+			if (!json_object_object_get_ex(o, "index", &ix))
 				goto out;
-			}
-			memcpy(k->text, now[i].text, now[i].len + 1);
-			recs[nrecs++] = (struct xms_store_rec){ k->key, k->text, k->len };
+			key_of(key, (enum xms_kind)k, (uint64_t)json_object_get_uint64(ix));
+			if (batch_add(b, key, json_object_get(o)) < 0)
+				goto out;
 		}
-		i++;
-		if (c == 0)
-			j++;
+		/* head holds the type's next index, not its objects */
+		json_object_object_add(t, "objects", json_object_new_array());
 	}
-	/* a failed write wrote nothing, yet the next save rewrites everything
-	 * rather than trust this module's idea of what is stored */
-	if ((nrecs > 0 || all) && store->write(all, recs, nrecs, err, errlen) < 0)
+	if (batch_add(b, HEAD_KEY, json_object_get(doc)) < 0)
 		goto out;
+	qsort(b->v, b->n, sizeof(*b->v), by_key);
 	rc = 0;
-	kept_free(kept, nkept);
-	kept = next;
-	nkept = nnext;
-	kept_valid = true;
-	next = NULL;
-	nnext = 0;
 out:
-	if (rc < 0)
-		kept_drop(); /* some of its texts may have moved to next */
-	kept_free(next, nnext);
-	free(now);
-	free(recs);
-	for (size_t h = 0; h < nheld; h++)
-		json_object_put(held[h]);
 	json_object_put(doc);
+	return rc;
+}
+
+/* the records of what m marks (xms_dirty.h), and head when its text
+ * changed: the objects marked and still there are written, the gone ones
+ * deleted.  Nothing else of the model is read.  0, or -1 out of memory. */
+static int marked_records(struct xms_model *m, struct batch *b)
+{
+	struct json_object *h = xms_model_head_json(m);
+	const char *text;
+	size_t len;
+	char key[KEY_MAX];
+
+	for (int k = 0; k < XMS_KINDS; k++) {
+		size_t n;
+		const uint64_t *ix = xms_dirty_of(m, (enum xms_kind)k, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			key_of(key, (enum xms_kind)k, ix[i]);
+			if (batch_add(b, key, xms_model_object_json(m, (enum xms_kind)k, ix[i])) < 0) {
+				json_object_put(h);
+				return -1;
+			}
+		}
+	}
+	text = h ? json_object_to_json_string_length(h, JSON_C_TO_STRING_PLAIN, &len) : NULL;
+	if (!text) {
+		json_object_put(h);
+		return -1;
+	}
+	if ((!head_text || len != head_len || memcmp(text, head_text, len) != 0))
+		return batch_add(b, HEAD_KEY, h);
+	json_object_put(h);
+	return 0;
+}
+
+/* ---- LUNLAB_XMS_STORE_CHECK: the store against the whole model ---- */
+
+struct cmp {
+	const struct batch *want; /* sorted by key */
+	size_t at;
+	char *err;
+	size_t errlen;
+};
+
+static int cmp_one(const char *key, const void *val, size_t len, void *arg)
+{
+	struct cmp *c = arg;
+	const struct rec *w = c->at < c->want->n ? &c->want->v[c->at] : NULL;
+	int order = w ? strcmp(key, w->key) : -1;
+
+	if (order < 0) {
+		snprintf(c->err, c->errlen, "store check: record %.96s is stored but the model has no such object",
+			 key);
+		return 1;
+	}
+	if (order > 0) {
+		snprintf(c->err, c->errlen, "store check: record %.96s is not stored (a change no one marked)",
+			 w->key);
+		return 1;
+	}
+	if (len != w->len || memcmp(val, w->text, len) != 0) {
+		snprintf(c->err, c->errlen, "store check: record %.96s differs from the model (a change no one marked)",
+			 key);
+		return 1;
+	}
+	c->at++;
+	return 0;
+}
+
+static int check_store(const struct xms_model *m, char *err, size_t errlen)
+{
+	struct batch want = { 0 };
+	struct cmp c = { &want, 0, err, errlen };
+	char why[320];
+	int rc;
+
+	if (all_records(m, &want) < 0) {
+		batch_free(&want);
+		snprintf(err, errlen, "store check: out of memory");
+		return -1;
+	}
+	rc = store->each(cmp_one, &c, why, sizeof(why));
+	if (rc < 0)
+		snprintf(err, errlen, "store check: %s", why);
+	else if (rc == 0 && c.at < want.n) {
+		snprintf(err, errlen, "store check: record %.96s is not stored (a change no one marked)",
+			 want.v[c.at].key);
+		rc = 1;
+	}
+	batch_free(&want);
+	return rc == 0 ? 0 : -1;
+}
+
+/* stores m as records: the marked ones, or every one when the store's
+ * records are not known to be in step */
+static int save_records(struct xms_model *m, char *err, size_t errlen)
+{
+	struct batch b = { 0 };
+	struct xms_store_rec *recs = NULL;
+	bool all = !in_step || xms_dirty_all(m);
+	int rc = -1;
+
+	if ((all ? all_records(m, &b) : marked_records(m, &b)) < 0 ||
+	    !(recs = malloc((b.n ? b.n : 1) * sizeof(*recs)))) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < b.n; i++)
+		recs[i] = (struct xms_store_rec){ b.v[i].key, b.v[i].text, b.v[i].len };
+	if ((b.n > 0 || all) && store->write(all, recs, b.n, err, errlen) < 0) {
+		/* nothing was written, yet the next save rewrites everything
+		 * rather than trust this module's idea of what is stored */
+		forget();
+		goto out;
+	}
+	for (size_t i = 0; i < b.n; i++) {
+		if (strcmp(b.v[i].key, HEAD_KEY) == 0) { /* the text moves over: no copy */
+			free(head_text);
+			head_text = b.v[i].text;
+			head_len = b.v[i].len;
+			b.v[i].text = NULL;
+		}
+	}
+	xms_dirty_clear(m);
+	in_step = true;
+	rc = 0;
+	if (check_each_save && check_store(m, err, errlen) < 0) {
+		forget();
+		rc = -1;
+	}
+out:
+	free(recs);
+	batch_free(&b);
 	return rc;
 }
 
 int xms_store_load(struct xms_model *m, char *err, size_t errlen)
 {
+	bool as_records;
+	int rc;
+
 	memset(m, 0, sizeof(*m));
-	/* whatever is stored, the first save rewrites it as records */
-	kept_drop();
+	forget();
 	if (!store)
 		return 0;
-	return load_from(store, m, err, errlen);
+	rc = load_from(store, m, &as_records, err, errlen);
+	/* loaded from its records, the store is in step with the model: the
+	 * first save writes what the start changed (xms_dirty.h); a model
+	 * stored whole, or none, is rewritten as records by the first save */
+	in_step = rc > 0 && as_records;
+	if (in_step) { /* head as stored: what the first save compares with */
+		struct json_object *h = xms_model_head_json(m);
+		const char *text = h ? json_object_to_json_string_length(h, JSON_C_TO_STRING_PLAIN, &head_len) : NULL;
+
+		head_text = text ? strdup(text) : NULL;
+		json_object_put(h);
+	}
+	return rc;
 }
 
 int xms_store_check(const struct xms_store_ops *ops, char *out, size_t outlen, char *err, size_t errlen)
 {
 	struct xms_model m;
-	int rc = load_from(ops, &m, err, errlen);
+	bool as_records;
+	int rc = load_from(ops, &m, &as_records, err, errlen);
 
 	if (rc < 0)
 		return -1;
@@ -404,7 +513,7 @@ int xms_store_check(const struct xms_store_ops *ops, char *out, size_t outlen, c
 	return 0;
 }
 
-int xms_store_save(const struct xms_model *m, char *err, size_t errlen)
+int xms_store_save(struct xms_model *m, char *err, size_t errlen)
 {
 	struct json_object *doc;
 	const char *text;
@@ -427,5 +536,8 @@ int xms_store_save(const struct xms_model *m, char *err, size_t errlen)
 	len = strlen(text);
 	rc = store->save(text, len, err, errlen);
 	json_object_put(doc);
-	return rc < 0 ? -1 : 0;
+	if (rc < 0)
+		return -1;
+	xms_dirty_clear(m); /* stored whole: every change is in */
+	return 0;
 }

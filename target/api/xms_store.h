@@ -4,8 +4,9 @@
  * (a POST, PUT or DELETE answered 2xx), and loaded at start.  With a store
  * of records (ops.write) it is kept as one record per object ("volumes/"
  * and the index, 20 digits) plus "head" (the document without its objects):
- * a change writes only the records whose text changed, in one transaction,
- * so creating the n-th volume no longer writes all n (docs/api.md).  A
+ * a change writes only the records of the objects it marked (xms_dirty.h),
+ * in one transaction, so creating the n-th volume neither writes nor
+ * serialises the n before it (docs/api.md).  A
  * model stored whole by older versions (ops.load) still loads; the first
  * save after it rewrites it as records and drops the whole document in the
  * same transaction.  The
@@ -60,7 +61,16 @@ int xms_store_load(struct xms_model *m, char *err, size_t errlen);
  * fine), or -1 with err. */
 int xms_store_check(const struct xms_store_ops *ops, char *out, size_t outlen, char *err, size_t errlen);
 
-/* Makes the arrays' changes durable, then stores m: 0, or -1 with err. */
-int xms_store_save(const struct xms_model *m, char *err, size_t errlen);
+/* Makes the arrays' changes durable, then stores m: as records, those of
+ * the objects m marks as changed (xms_dirty.h) and head when it changed,
+ * so the cost follows the change, not the model's size; every record after
+ * a load of a model stored whole or a failed write.  Clears m's marks: 0,
+ * or -1 with err (the marks stay for the next save).
+ *
+ * LUNLAB_XMS_STORE_CHECK=1 in the environment (when the store is set;
+ * tests): after each save, every stored record is compared with the whole
+ * model, and a difference (a change no one marked) fails the save naming
+ * the record.  It costs a whole serialisation per save. */
+int xms_store_save(struct xms_model *m, char *err, size_t errlen);
 
 #endif

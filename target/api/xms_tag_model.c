@@ -105,6 +105,18 @@ struct xms_tag *xms_tag_by_name(struct xms_model *m, const char *name)
 		return true;                                                          \
 	} while (0)
 
+void xms_tag_entity_changed(struct xms_model *m, enum xms_tag_kind k, uint64_t index)
+{
+	static const int as_kind[XMS_TAG_MODEL_KINDS] = { [XMS_TAG_VOLUME] = XMS_KIND_VOLUME,
+							[XMS_TAG_IG] = XMS_KIND_IG,
+							[XMS_TAG_INITIATOR] = XMS_KIND_INITIATOR,
+							[XMS_TAG_CG] = XMS_KIND_CG,
+							[XMS_TAG_SNAPSET] = XMS_KIND_SNAPSET };
+
+	if ((unsigned)k < XMS_TAG_MODEL_KINDS)
+		xms_model_changed(m, (enum xms_kind)as_kind[k], index);
+}
+
 bool xms_tag_entity_at(struct xms_model *m, enum xms_tag_kind k, size_t i, struct xms_tag_entity *out)
 {
 	switch (k) {

@@ -61,6 +61,9 @@ struct xms_tag_entity {
 	struct xms_attrs *attrs;
 };
 bool xms_tag_entity_at(struct xms_model *m, enum xms_tag_kind k, size_t i, struct xms_tag_entity *out);
+/* the object of kind k and index whose tag list changed: marked for the
+ * store (xms_dirty.h) */
+void xms_tag_entity_changed(struct xms_model *m, enum xms_tag_kind k, uint64_t index);
 
 /* attrs' tag list */
 bool xms_attrs_has_tag(const struct xms_attrs *a, uint64_t tag);

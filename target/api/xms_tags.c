@@ -474,6 +474,7 @@ static void put_tag(struct xms_ctx *x, uint64_t index)
 				return;
 			}
 			e.attrs->tags[e.attrs->ntags++] = t->index;
+			xms_tag_entity_changed(&g_xms, (enum xms_tag_kind)t->kind, e.index);
 		}
 		xms_reply_ok(x);
 		return;
@@ -506,6 +507,7 @@ static void put_tag(struct xms_ctx *x, uint64_t index)
 		snprintf(t->caption, sizeof(t->caption), "%s", caption);
 	if (color)
 		snprintf(t->color, sizeof(t->color), "%s", color);
+	xms_model_changed(&g_xms, XMS_KIND_TAG, t->index);
 	xms_reply_ok(x);
 }
 
@@ -525,6 +527,7 @@ static void del_tag(struct xms_ctx *x, uint64_t index)
 			return;
 		}
 		xms_attrs_untag(e.attrs, t->index);
+		xms_tag_entity_changed(&g_xms, (enum xms_tag_kind)t->kind, e.index);
 		xms_reply_ok(x);
 		return;
 	}
@@ -546,8 +549,12 @@ static void del_tag(struct xms_ctx *x, uint64_t index)
 		const struct xms_tag *g = xms_tag_get(&g_xms, gone[i]);
 		struct xms_tag_entity e;
 
-		for (size_t j = 0; g && xms_tag_entity_at(&g_xms, g->kind, j, &e); j++)
-			xms_attrs_untag(e.attrs, gone[i]);
+		for (size_t j = 0; g && xms_tag_entity_at(&g_xms, g->kind, j, &e); j++) {
+			if (xms_attrs_has_tag(e.attrs, gone[i])) {
+				xms_attrs_untag(e.attrs, gone[i]);
+				xms_tag_entity_changed(&g_xms, (enum xms_tag_kind)g->kind, e.index);
+			}
+		}
 	}
 	for (size_t i = 0; i < n; i++)
 		xms_tag_del(&g_xms, gone[i]);

@@ -297,6 +297,31 @@ static bool wanted(const struct xms_ctx *x, const struct xms_volume *v)
 	return xms_wanted(x, v->index, v->name);
 }
 
+/* The volume the engine wants (x->want_index or want_name), in cluster
+ * order as the walk below lists them: found by index or through the name
+ * index per cluster, with that volume's array figures alone */
+static void text_wanted(struct xms_ctx *x, struct json_text *w, bool snapshots_only, uint64_t now_ms)
+{
+	for (size_t ci = 0; ci < g_xms.clusters.n; ci++) {
+		const struct xms_cluster *c = &g_xms.clusters.v[ci];
+		const uint64_t *want = &x->want_index;
+		size_t nwant = 1;
+
+		if (g_xms.scope && c->index != g_xms.scope)
+			continue;
+		if (!x->want_index)
+			want = xms_names_find(&g_xms.names, XMS_NAME_VOLUME, c->index, x->want_name, &nwant);
+		for (size_t k = 0; k < nwant; k++) {
+			struct xms_volume *v = xms_volume_get(&g_xms, want[k]);
+			struct lunlab_volume_info mine;
+
+			if (!v || v->cluster != c->index || (snapshots_only && !v->snapshot) || !wanted(x, v))
+				continue;
+			volume_text(w, v, xms_scsi_volume_info(c, v, &mine) ? &mine : NULL, now_ms, NULL);
+		}
+	}
+}
+
 /* Every volume (or snapshot) in scope, or only the one x wants, as JSON
  * objects one after another in w (the members of the list).  A listing of
  * 10,000 volumes with full=1 must stay under a second (bench/api-10k.sh):
@@ -309,7 +334,11 @@ static void text_some(struct xms_ctx *x, struct json_text *w, bool snapshots_onl
 	bool one = x->want_index || x->want_name;
 	struct vol_index idx;
 
-	if (!one && !x->refs)
+	if (one) {
+		text_wanted(x, w, snapshots_only, now_ms);
+		return;
+	}
+	if (!x->refs)
 		index_build(&idx);
 	for (size_t ci = 0; ci < g_xms.clusters.n; ci++) {
 		const struct xms_cluster *c = &g_xms.clusters.v[ci];
@@ -327,12 +356,11 @@ static void text_some(struct xms_ctx *x, struct json_text *w, bool snapshots_onl
 		}
 		if (!any)
 			continue;
-		/* the array's figures: for whole objects only, and for one
-		 * volume that volume's alone (xms_scsi_volume_info below); not
-		 * when ?prop= leaves out the two members they fill (a poll of
-		 * figures then walks no volume's block map) */
+		/* the array's figures: for whole objects only; not when ?prop=
+		 * leaves out the two members they fill (a poll of figures then
+		 * walks no volume's block map) */
 		space = jt_keeps(w, "logical-space-in-use") || jt_keeps(w, "unique-physical-space");
-		n = x->refs || one || !space ? 0 : xms_scsi_volume_infos(c, &infos);
+		n = x->refs || !space ? 0 : xms_scsi_volume_infos(c, &infos);
 		/* sorted for many lookups */
 		if (n > 1)
 			qsort(infos, n, sizeof(*infos), info_cmp);
@@ -356,23 +384,16 @@ static void text_some(struct xms_ctx *x, struct json_text *w, bool snapshots_onl
 				jt_obj_close(w);
 				continue;
 			}
-			if (one) {
-				struct lunlab_volume_info mine;
-
-				info = xms_scsi_volume_info(c, v, &mine) ? &mine : NULL;
-				volume_text(w, v, info, now_ms, NULL);
-				continue;
-			}
 			info = NULL;
 			if (n) {
 				snprintf(key.name, sizeof(key.name), "%s", v->guid);
 				info = bsearch(&key, infos, n, sizeof(*infos), info_cmp);
 			}
-			volume_text(w, v, info, now_ms, one ? NULL : &idx);
+			volume_text(w, v, info, now_ms, &idx);
 		}
 		free(infos);
 	}
-	if (!one && !x->refs)
+	if (!x->refs)
 		index_free(&idx);
 }
 
@@ -507,8 +528,11 @@ static void post_volume(struct xms_ctx *x)
 		api_error(x->rsp, 500, "out of memory");
 		return;
 	}
-	snprintf(v->name, sizeof(v->name), "%s", name);
-	v->cluster = c->index;
+	if (!xms_volume_set_name(&g_xms, v, c->index, name)) {
+		xms_volume_del(&g_xms, v->index);
+		api_error(x->rsp, 500, "out of memory");
+		return;
+	}
 	v->size = size;
 	v->lb_size = (uint32_t)lb64;
 	v->created = (int64_t)time(NULL);
@@ -588,9 +612,12 @@ static void put_volume(struct xms_ctx *x, uint64_t index)
 		api_errorf(x->rsp, 400, "Command Syntax Error: %s", err);
 		return;
 	}
-	if (rn > 0)
-		snprintf(v->name, sizeof(v->name), "%s", name);
+	if (rn > 0 && !xms_volume_set_name(&g_xms, v, v->cluster, name)) {
+		api_error(x->rsp, 500, "out of memory");
+		return;
+	}
 	v->attrs = attrs;
+	xms_model_changed(&g_xms, XMS_KIND_VOLUME, v->index); /* its size, name or settings: stored */
 	xms_reply_ok(x);
 }
 

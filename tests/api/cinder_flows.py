@@ -26,6 +26,7 @@ by libiscsi (tests/api/api_scsi):
 Environment as cinder_driver.py.
 """
 import sys
+import time
 import uuid
 
 import requests
@@ -317,6 +318,21 @@ def busy_retry():
     lunlab("DELETE", "api-faults")
     drv.delete_volume(v)
     ok("delete_volume once the array is not busy", not_found("volumes", v["id"]))
+
+    # Cinder's documented defaults (xtremio_array_busy_retry_count=5, _interval=5, swapped as
+    # above: 5 attempts, waits of 5 s, then 10 s, ...): one busy answer costs one 5 s wait.
+    # The elapsed time's lower bound is the driver's own sleep: noise only makes it longer.
+    dflt = cd.make_driver(busy_count=5, busy_interval=5)
+    lunlab("POST", "api-faults", json=dict(rule, count=1))
+    d = cd.volume(1)
+    t0 = time.monotonic()
+    dflt.create_volume(d)
+    waited = time.monotonic() - t0
+    ok("Cinder's default busy retry: one system_is_busy, created on the second attempt after >= 5 s",
+       by_name("volumes", d["id"]) is not None and waited >= 5.0 and
+       lunlab("GET", "api-faults").json()["api-faults"][0]["hits"] == 1, waited)
+    lunlab("DELETE", "api-faults")
+    dflt.delete_volume(d)
 
 
 def main():

@@ -2,7 +2,8 @@
 # persist_api.sh TARGET_BIN HANDLER_DIR API_SCSI: the management API with --state-dir
 # (docs/persistence.md "The management API"): persist_api.py's phases against one state
 # directory — make, a clean stop and start (restart), SIGKILL and start (crash), then the
-# model of before a DELETE with the arrays of after it (stale).
+# model of before a DELETE with the arrays of after it (stale); then a round of creates, one
+# of changes and one of deletes, each followed by SIGKILL and compared after the restart.
 # Exit 0 pass, 1 fail.
 set -uo pipefail
 bin=$1 handlers=$2 api_scsi=$3
@@ -11,6 +12,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/run-api-target.sh"
 
 api_scratch persist
+# every save of the model compares the stored records with the whole model (xms_store.h): a
+# change the model did not mark fails the request that made it
+export LUNLAB_XMS_STORE_CHECK=1
 
 phase() {
     local name=$1
@@ -18,7 +22,7 @@ phase() {
     [[ -f $work/target.log ]] && mv "$work/target.log" "$work/target.log.before-$name"
     api_start "$bin" "$handlers" "$work" --state-dir "$work/state" --lun size=16M,model=unlimited || { status=1; exit; }
     LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWORD LUNLAB_PORTAL=$PORTAL \
-        LUNLAB_IQN=$IQN API_SCSI=$api_scsi LUNLAB_WORK=$work timeout 300 /usr/bin/python3 "$here/persist_api.py" "$name" || status=1
+        LUNLAB_IQN=$IQN API_SCSI=$api_scsi LUNLAB_WORK=$work LUNLAB_PID=$LL_PID timeout 300 /usr/bin/python3 "$here/persist_api.py" "$name" || status=1
 }
 
 phase make
@@ -48,3 +52,24 @@ if out=$("$bin" --check-state "$work/state" --handler-path "$handlers" 2>&1) &&
 else
     echo "FAIL: --check-state: $out"; status=1
 fi
+# every kind of change, a round each, SIGKILL after each round (persist_api.py kinds-*)
+for round in kinds-create kinds-change kinds-delete; do
+    phase "$round"
+    kill -KILL "$LL_PID"
+    wait "$LL_PID" 2>/dev/null
+    LL_PID=
+done
+phase kinds-check
+api_stop || status=1
+# SIGKILL in the middle of a burst of POSTs (persist_api.py burst kills it itself), then the
+# state offline (--check-state) and every answered change after the restart
+phase burst
+wait "$LL_PID" 2>/dev/null
+LL_PID=
+if out=$("$bin" --check-state "$work/state" --handler-path "$handlers" 2>&1); then
+    echo "ok: --check-state after the burst's SIGKILL: $(grep -o "the API's model: [^;]*" <<<"$out" | head -n 1)"
+else
+    echo "FAIL: --check-state after the burst's SIGKILL: $out"; status=1
+fi
+phase burst-check
+api_stop || status=1

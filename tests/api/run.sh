@@ -20,6 +20,8 @@
 #   arrays  an array's capacity and soft threshold changed at run time (arrays_api.py)
 #   limits  --cluster max_volumes= and max_snapshots_per_volume= refusals (limits_api.py)
 #   perf    initiator groups' and targets' performance after a known I/O (perf_api.py)
+#   names   lookups and uniqueness per cluster through the name index, across renames,
+#           moves, snapshots, refreshes and deletes, checked against a scan (names_api.py)
 #   replay-CLIENT  a public XMS client's requests replayed, its fields type-checked
 #           (replay_CLIENT.py; the source and commit each is derived from are named there)
 # Exit 0 pass, 1 fail, 77 skipped (python3-cinder missing for cinder).
@@ -48,7 +50,7 @@ finish() {
 trap finish EXIT
 extra=()
 [[ $check == bench ]] && extra=(--cluster "name=xb1,model=x2,time_scale=0")
-[[ $check == clusters || $check == cinder2 ]] && extra=(--cluster "name=x1a,model=x1" --cluster "name=x2a,model=x2")
+[[ $check == clusters || $check == cinder2 || $check == names ]] && extra=(--cluster "name=x1a,model=x1" --cluster "name=x2a,model=x2")
 # REX-Ray's driver starts only when a SCSI device says vendor XtremIO (docs/identity.md)
 [[ $check == replay-rexray ]] && extra=(--cluster "name=xbrick1,identity=xtremio")
 [[ $check == limits ]] && extra=(--cluster "name=xbrick1" --cluster "name=lim,max_volumes=7,max_snapshots_per_volume=2")
@@ -75,6 +77,7 @@ case $check in
     inventory) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/inventory_api.py" || status=1 ;;
     perf) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/perf_api.py" || status=1 ;;
     limits) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/limits_api.py" || status=1 ;;
+    names) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/names_api.py" || status=1 ;;
     replay-*) PYTHONPATH=$here timeout 300 /usr/bin/python3 "$here/replay_${check#replay-}.py" || status=1 ;;
     *) echo "unknown check '$check'"; status=2 ;;
 esac

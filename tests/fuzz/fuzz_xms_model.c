@@ -2,8 +2,9 @@
  * keeps): xms_model_from_json() (target/api/xms_model.c) on any JSON.
  * Invariants: a refused document leaves the model empty with a one-line
  * reason; an accepted one has every index in order below its type's next
- * index, references that resolve, and writes back (xms_model_to_json) a
- * document that loads again to the same text. */
+ * index, references that resolve, a name index that agrees with a scan of
+ * its objects (duplicate names included), and writes back
+ * (xms_model_to_json) a document that loads again to the same text. */
 #include <json-c/json.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -39,6 +40,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < m.lunmaps.n; i++)
 		if (!xms_volume_get(&m, m.lunmaps.v[i].vol) || !xms_ig_get(&m, m.lunmaps.v[i].ig))
 			abort();
+	if (xms_model_names_check(&m, err, sizeof(err)) != 0)
+		abort();
+	/* every object is found under its name in its cluster and in every cluster */
+	for (size_t i = 0; i < m.volumes.n; i++) {
+		struct xms_volume *v;
+		m.scope = m.volumes.v[i].cluster;
+		v = xms_volume_by_name(&m, m.volumes.v[i].name);
+		m.scope = 0;
+		if (!v || strcmp(v->name, m.volumes.v[i].name) || v->cluster != m.volumes.v[i].cluster ||
+		    v->index > m.volumes.v[i].index || !xms_volume_by_name(&m, m.volumes.v[i].name))
+			abort();
+	}
 	out = xms_model_to_json(&m);
 	if (!out || xms_model_from_json(&m2, out, err, sizeof(err)) < 0)
 		abort();

@@ -38,8 +38,7 @@ static void fill(void)
 	c->chap_auth = XMS_CHAP_INITIATOR;
 	for (int i = 0; i < 3; i++) {
 		v = xms_volume_add(&m);
-		snprintf(v->name, sizeof(v->name), i == 2 ? "1" : "vol%d", i);
-		v->cluster = 1;
+		assert_true(xms_volume_set_name(&m, v, 1, i == 2 ? "1" : i ? "vol1" : "vol0"));
 		v->size = 1 << 30;
 		v->lb_size = 512;
 	}
@@ -60,28 +59,21 @@ static void fill(void)
 	v->attrs.tags[0] = 2;
 	v->attrs.ntags = 1;
 	g = xms_ig_add(&m);
-	snprintf(g->name, sizeof(g->name), "host1");
-	g->cluster = 1;
+	assert_true(xms_ig_set_name(&m, g, 1, "host1"));
 	snprintf(g->attrs.os, sizeof(g->attrs.os), "esx");
 	n = xms_initiator_add(&m);
-	snprintf(n->name, sizeof(n->name), "h1");
-	snprintf(n->port_address, sizeof(n->port_address), "iqn.1993-08.org.debian:01:h1");
+	assert_true(xms_initiator_set_name(&m, n, 1, "h1", "iqn.1993-08.org.debian:01:h1"));
 	n->ig = 1;
-	n->cluster = 1;
 	snprintf(n->auth_user, sizeof(n->auth_user), "chap_user");
 	snprintf(n->auth_pass, sizeof(n->auth_pass), "secret123456");
 	l = xms_lunmap_add(&m);
-	l->vol = 1;
-	l->ig = 1;
+	assert_true(xms_lunmap_set(&m, l, 1, 1, 1));
 	l->lun = 5;
-	l->cluster = 1;
 	cg = xms_cg_add(&m);
-	snprintf(cg->name, sizeof(cg->name), "cg1");
-	cg->cluster = 1;
+	assert_true(xms_cg_set_name(&m, cg, 1, "cg1"));
 	assert_true(xms_idlist_add(&cg->vols, 1) && xms_idlist_add(&cg->vols, 3));
 	s = xms_snapset_add(&m);
-	snprintf(s->name, sizeof(s->name), "set1");
-	s->cluster = 1;
+	assert_true(xms_snapset_set_name(&m, s, 1, "set1"));
 	assert_true(xms_idlist_add(&s->vols, 2));
 }
 
@@ -119,12 +111,9 @@ static void scoped_lookups(void **state)
 	fill();
 	assert_non_null(xms_cluster_add(&m)); /* cluster 2 */
 	v = xms_volume_add(&m);               /* volume 4: "vol1" again, in cluster 2 */
-	snprintf(v->name, sizeof(v->name), "vol1");
-	v->cluster = 2;
+	assert_true(xms_volume_set_name(&m, v, 2, "vol1"));
 	n = xms_initiator_add(&m);            /* the same IQN in cluster 2 */
-	snprintf(n->name, sizeof(n->name), "h1");
-	snprintf(n->port_address, sizeof(n->port_address), "iqn.1993-08.org.debian:01:h1");
-	n->cluster = 2;
+	assert_true(xms_initiator_set_name(&m, n, 2, "h1", "iqn.1993-08.org.debian:01:h1"));
 	m.scope = 0;                          /* every cluster: the first */
 	assert_int_equal(xms_volume_by_name(&m, "vol1")->index, 2);
 	m.scope = 2;
@@ -141,6 +130,116 @@ static void scoped_lookups(void **state)
 	assert_non_null(xms_ig_by_name(&m, "host1"));
 	assert_string_equal(xms_cluster_by_name(&m, "xbrick1")->name, "xbrick1"); /* clusters: never scoped */
 	m.scope = 0;
+}
+
+/* the name index against a scan of the objects (xms_model_names_check),
+ * and the lookups through it, after each kind of change */
+static void index_follows(void)
+{
+	char why[256];
+
+	if (xms_model_names_check(&m, why, sizeof(why)) != 0)
+		fail_msg("%s", why);
+}
+
+static void names_follow_changes(void **state)
+{
+	struct xms_volume *v;
+	struct xms_initiator *n;
+	struct xms_snapset *s;
+	struct json_object *doc;
+	struct xms_model m2;
+	char err[256];
+
+	fill();
+	index_follows();
+	snprintf(xms_cluster_add(&m)->name, 64, "xbrick2"); /* cluster 2 */
+	/* rename: the old name is free, the new one found, in its cluster only */
+	v = xms_volume_get(&m, 2);
+	assert_true(xms_volume_set_name(&m, v, v->cluster, "renamed"));
+	index_follows();
+	assert_null(xms_volume_by_name(&m, "vol1"));
+	assert_int_equal(xms_volume_by_name(&m, "renamed")->index, 2);
+	m.scope = 2;
+	assert_null(xms_volume_by_name(&m, "renamed"));
+	m.scope = 0;
+	/* the same name again (a PUT that names what it has) changes nothing */
+	assert_true(xms_volume_set_name(&m, v, v->cluster, "renamed"));
+	index_follows();
+	/* a move to cluster 2 with a new name and IQN (case kept, found without case) */
+	n = xms_initiator_get(&m, 1);
+	assert_true(xms_initiator_set_name(&m, n, 2, "h1b", "IQN.2000-01.com.example:b"));
+	index_follows();
+	m.scope = 1;
+	assert_null(xms_initiator_by_name(&m, "h1b"));
+	assert_null(xms_initiator_by_port(&m, "iqn.1993-08.org.debian:01:h1"));
+	m.scope = 2;
+	assert_int_equal(xms_initiator_by_name(&m, "h1b")->index, 1);
+	assert_int_equal(xms_initiator_by_port(&m, "iqn.2000-01.com.EXAMPLE:b")->index, 1);
+	assert_string_equal(n->port_address, "IQN.2000-01.com.example:b");
+	m.scope = 0;
+	/* a snapshot: a new volume named in its cluster, in its set */
+	v = xms_volume_add(&m);
+	assert_true(xms_volume_set_name(&m, v, 1, "vol0.snap"));
+	v->size = 1 << 30;
+	v->lb_size = 512;
+	s = xms_snapset_add(&m);
+	assert_true(xms_snapset_set_name(&m, s, 1, "set2"));
+	index_follows();
+	assert_int_equal(xms_volume_by_name(&m, "vol0.snap")->index, v->index);
+	/* deletes: each object and its map leave the index */
+	xms_lunmap_del(&m, 1);
+	assert_null(xms_lunmap_find(&m, 1, 1));
+	xms_volume_del(&m, 1);
+	xms_initiator_del(&m, 1);
+	xms_ig_del(&m, 1);
+	xms_cg_del(&m, 1);
+	xms_snapset_del(&m, 1);
+	index_follows();
+	assert_null(xms_volume_by_name(&m, "vol0"));
+	assert_null(xms_ig_by_name(&m, "host1"));
+	assert_null(xms_cg_by_name(&m, "cg1"));
+	assert_null(xms_snapset_by_name(&m, "set1"));
+	m.scope = 2;
+	assert_null(xms_initiator_by_port(&m, "iqn.2000-01.com.example:b"));
+	m.scope = 0;
+	/* a restart: the loaded model's index is built from the document */
+	doc = xms_model_to_json(&m);
+	if (xms_model_from_json(&m2, doc, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	if (xms_model_names_check(&m2, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(xms_volume_by_name(&m2, "renamed")->index, 2);
+	assert_int_equal(xms_snapset_by_name(&m2, "set2")->index, s->index);
+	xms_model_free(&m2);
+	json_object_put(doc);
+}
+
+/* A stored model with one name twice in a cluster (nothing refuses it on
+ * load): the lookup answers the lowest index, as the scan did, and the
+ * other is found once the first is gone.  A name changed behind the
+ * setters' back is what the check reports. */
+static void duplicates_and_stale(void **state)
+{
+	struct json_object *doc, *objs;
+	struct xms_model m2;
+	char err[256];
+
+	fill();
+	doc = xms_model_to_json(&m);
+	objs = json_object_object_get(json_object_object_get(doc, "volumes"), "objects");
+	json_object_object_add(json_object_array_get_idx(objs, 2), "name", json_object_new_string("vol0"));
+	assert_int_equal(xms_model_from_json(&m2, doc, err, sizeof(err)), 0);
+	assert_int_equal(xms_model_names_check(&m2, err, sizeof(err)), 0);
+	assert_int_equal(xms_volume_by_name(&m2, "vol0")->index, 1);
+	xms_volume_del(&m2, 1);
+	assert_int_equal(xms_volume_by_name(&m2, "vol0")->index, 3);
+	assert_int_equal(xms_model_names_check(&m2, err, sizeof(err)), 0);
+	snprintf(xms_volume_get(&m2, 3)->name, XMS_NAME_MAX, "behind");
+	assert_int_equal(xms_model_names_check(&m2, err, sizeof(err)), -1);
+	assert_string_equal(err, "volume 3 ('behind', cluster 1) is not in the name index under cluster 1");
+	xms_model_free(&m2);
+	json_object_put(doc);
 }
 
 static void round_trip(void **state)
@@ -251,6 +350,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(objects, teardown),
 		cmocka_unit_test_teardown(scoped_lookups, teardown),
+		cmocka_unit_test_teardown(names_follow_changes, teardown),
+		cmocka_unit_test_teardown(duplicates_and_stale, teardown),
 		cmocka_unit_test_teardown(round_trip, teardown),
 		cmocka_unit_test_teardown(bad_documents, teardown),
 	};

@@ -385,8 +385,9 @@ static void records_only_what_changed(void **state)
 	assert_int_equal(last_dels, 0);
 	assert_true(has_rec("volumes/00000000000000000003"));
 
-	/* a rename: that volume's record only */
+	/* a rename, marked as every changer marks (xms_dirty.h): that volume's record only */
 	snprintf(a.volumes.v[0].name, sizeof(a.volumes.v[0].name), "renamed");
+	xms_model_changed(&a, XMS_KIND_VOLUME, a.volumes.v[0].index);
 	assert_int_equal(xms_store_save(&a, err, sizeof(err)), 0);
 	assert_int_equal(writes, 3);
 	assert_int_equal(last_puts, 1);
@@ -410,10 +411,17 @@ static void records_only_what_changed(void **state)
 	assert_int_equal(b.lunmaps.n, 1);
 	assert_int_equal(b.lunmaps.v[0].lun, 5);
 	assert_string_equal(b.igs.v[0].name, "host1");
-	/* after a load the first save rewrites all (the old form goes with it) */
+	/* loaded from its records the store is in step: a save with nothing
+	 * marked writes nothing, a change writes its record */
 	assert_int_equal(xms_store_save(&b, err, sizeof(err)), 0);
-	assert_true(last_all);
-	assert_int_equal(last_puts, 5);
+	assert_int_equal(writes, 4);
+	b.lunmaps.v[0].lun = 6;
+	xms_model_changed(&b, XMS_KIND_LUNMAP, b.lunmaps.v[0].index);
+	assert_int_equal(xms_store_save(&b, err, sizeof(err)), 0);
+	assert_int_equal(writes, 5);
+	assert_false(last_all);
+	assert_int_equal(last_puts, 1);
+	assert_int_equal(last_dels, 0);
 	xms_model_free(&a);
 	xms_model_free(&b);
 }
@@ -454,6 +462,7 @@ static void record_write_fails(void **state)
 	small_model(&a);
 	assert_int_equal(xms_store_save(&a, err, sizeof(err)), 0);
 	snprintf(a.volumes.v[0].name, sizeof(a.volumes.v[0].name), "other");
+	xms_model_changed(&a, XMS_KIND_VOLUME, a.volumes.v[0].index);
 	fail_write = "target.db: disk I/O error";
 	assert_int_equal(xms_store_save(&a, err, sizeof(err)), -1);
 	assert_string_equal(err, "target.db: disk I/O error");
@@ -461,6 +470,63 @@ static void record_write_fails(void **state)
 	assert_int_equal(xms_store_save(&a, err, sizeof(err)), 0);
 	assert_true(last_all);
 	assert_int_equal(last_puts, 5);
+	xms_model_free(&a);
+}
+
+/* LUNLAB_XMS_STORE_CHECK=1: a change no one marked fails the save naming
+ * its record; a marked one passes, and so do the deletes' own marks */
+static void check_finds_unmarked(void **state)
+{
+	struct xms_model a;
+	struct xms_snapset *s;
+	struct xms_cg *g;
+	char err[256] = "";
+
+	(void)state;
+	setenv("LUNLAB_XMS_STORE_CHECK", "1", 1);
+	xms_store_set(&mem_recs); /* the variable is read here */
+	small_model(&a);
+	assert_int_equal(xms_store_save(&a, err, sizeof(err)), 0);
+	/* a volume in a group and a snapshot set: deleting it changes both */
+	g = xms_cg_add(&a);
+	snprintf(g->name, sizeof(g->name), "cg1");
+	g->cluster = 1;
+	assert_true(xms_idlist_add(&g->vols, 2));
+	s = xms_snapset_add(&a);
+	snprintf(s->name, sizeof(s->name), "set1");
+	s->cluster = 1;
+	assert_true(xms_idlist_add(&s->vols, 2));
+	a.volumes.v[0].snapset = s->index;
+	xms_model_changed(&a, XMS_KIND_VOLUME, 2);
+	assert_int_equal(xms_store_save(&a, err, sizeof(err)), 0);
+	assert_int_equal(last_puts, 4); /* volume 2, the group, the set, head */
+	xms_lunmap_del(&a, 1);
+	xms_volume_del(&a, 2);
+	assert_int_equal(xms_store_save(&a, err, sizeof(err)), 0);
+	assert_int_equal(last_dels, 2);
+	assert_int_equal(last_puts, 2); /* the group and the set without it */
+	assert_int_equal(xms_store_save(&a, err, sizeof(err)), 0);
+	/* the set's delete clears its snapshots' snapset */
+	struct xms_volume *v = xms_volume_add(&a);
+	snprintf(v->name, sizeof(v->name), "snap");
+	v->cluster = 1;
+	v->size = 1ull << 20;
+	v->lb_size = 512;
+	v->snapset = 1;
+	assert_int_equal(xms_store_save(&a, err, sizeof(err)), 0);
+	xms_snapset_del(&a, 1);
+	assert_int_equal(xms_store_save(&a, err, sizeof(err)), 0);
+	assert_int_equal(last_dels, 1);
+	assert_int_equal(last_puts, 1);
+	/* unmarked: caught, named */
+	snprintf(a.igs.v[0].name, sizeof(a.igs.v[0].name), "sneaky");
+	assert_int_equal(xms_store_save(&a, err, sizeof(err)), -1);
+	assert_string_equal(err, "store check: record initiator-groups/00000000000000000001 differs from the model "
+				 "(a change no one marked)");
+	/* the failed check makes the next save write everything: in step again */
+	assert_int_equal(xms_store_save(&a, err, sizeof(err)), 0);
+	assert_true(last_all);
+	unsetenv("LUNLAB_XMS_STORE_CHECK");
 	xms_model_free(&a);
 }
 
@@ -509,6 +575,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(whole_document_migrates, setup_recs, teardown),
 		cmocka_unit_test_setup_teardown(record_write_fails, setup_recs, teardown),
 		cmocka_unit_test_setup_teardown(damaged_records, setup_recs, teardown),
+		cmocka_unit_test_setup_teardown(check_finds_unmarked, setup_recs, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

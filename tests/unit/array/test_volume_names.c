@@ -194,6 +194,52 @@ static void listing_figures(void **state)
 	free(blk);
 }
 
+/* the list's name index (array_core.c): every name found, by attach (the
+ * same volume), by volume_info (its own figures) and by snapshot, after
+ * deletes in any order; a deleted name is gone and can be made again */
+static void names_found_through_the_index(void **state)
+{
+	struct array *a = new_array(B, 1, 512);
+	struct volume *v = NULL;
+	struct volume_info vi;
+	char name[32], *err = NULL;
+	const char *src[1] = { "n7" }, *dst[1] = { "n7.snap" };
+	uint64_t entries;
+
+	for (int i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		assert_int_equal(volume_attach(a, name, (uint64_t)(i + 1) * B, 512, &v, &err), 0);
+		volume_release(v);
+	}
+	for (int i = 0; i < 40; i += 3) { /* every third gone: first, middle and last of the list among them */
+		snprintf(name, sizeof(name), "n%d", i);
+		assert_int_equal(array_volume_delete(a, name, &err), 0);
+	}
+	for (int i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		if (i % 3 == 0) {
+			assert_int_equal(array_volume_info(a, name, &vi), -ENOENT);
+			continue;
+		}
+		assert_int_equal(array_volume_info(a, name, &vi), 0);
+		assert_string_equal(vi.name, name);
+		assert_int_equal(vi.size_bytes, (uint64_t)(i + 1) * B);
+	}
+	assert_int_equal(array_snapshot(a, src, dst, 1, true, &entries, &err), 0);
+	assert_int_equal(array_volume_info(a, "n7.snap", &vi), 0);
+	assert_string_equal(vi.snapshot_of, "n7");
+	assert_true(vi.readonly);
+	/* a name made again after its delete is the new volume */
+	assert_int_equal(volume_attach(a, "n0", 2 * B, 512, &v, &err), 0);
+	volume_release(v);
+	assert_int_equal(array_volume_info(a, "n0", &vi), 0);
+	assert_int_equal(vi.size_bytes, 2 * B);
+	assert_int_equal(array_volume_info(a, "n", &vi), -ENOENT);
+	array_drop_named_volumes();
+	assert_int_equal(array_volume_info(a, "n1", &vi), -ENOENT);
+	array_put(a);
+}
+
 static void profile_is_kept(void **state)
 {
 	struct array *a = new_array(B, 1, 512);
@@ -216,6 +262,7 @@ int main(void)
 		cmocka_unit_test(names_keep_the_array_alive),
 		cmocka_unit_test(listing_figures),
 		cmocka_unit_test(profile_is_kept),
+		cmocka_unit_test(names_found_through_the_index),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
