@@ -105,7 +105,17 @@ struct brick {
 	char profile_up[32];
 };
 
+/* exact: the array's figures once its accounting is settled (what a
+ * listing shows); else as they are (the performance sampler wants only the
+ * SSD count and must not wait behind the I/O's compression accounting) */
+static size_t bricks_of_w(struct brick **out, bool exact);
+
 static size_t bricks_of(struct brick **out)
+{
+	return bricks_of_w(out, true);
+}
+
+static size_t bricks_of_w(struct brick **out, bool exact)
 {
 	struct brick *b = calloc(g_xms.clusters.n ? g_xms.clusters.n : 1, sizeof(*b));
 	uint64_t base = 0;
@@ -116,7 +126,9 @@ static size_t bricks_of(struct brick **out)
 	for (size_t i = 0; i < g_xms.clusters.n; i++) {
 		b[i].c = &g_xms.clusters.v[i];
 		b[i].pos = i;
-		xms_scsi_cluster_figures(b[i].c, &b[i].f);
+		const struct lunlab_array_ctl *ctl = xms_scsi_ctl();
+		if (exact || !ctl || ctl->array_figures(b[i].c->name, false, &b[i].f) < 0 || !b[i].f.profile[0])
+			xms_scsi_cluster_figures(b[i].c, &b[i].f);
 		b[i].ssds = b[i].f.ssds;
 		b[i].ssd_base = base;
 		base += b[i].ssds;
@@ -501,7 +513,7 @@ static void list_dae_psus(struct xms_ctx *x, struct json_object *arr)
 size_t xms_inv_units(struct xms_inv_unit **out)
 {
 	struct brick *bs;
-	size_t n = bricks_of(&bs), total = 0, k = 0;
+	size_t n = bricks_of_w(&bs, false), total = 0, k = 0;
 	struct xms_inv_unit *u;
 
 	*out = NULL;
