@@ -7,8 +7,11 @@ what came through its portal, the rate fields are there with XMS's types
 (decimal strings), /metrics serves the same counters per initiator and per
 portal, and the performance query answers entity=InitiatorGroup,
 entity=Target and entity=Initiator (an initiator's rows add up to exactly
-what it sent, in every form XtremIO.Utils' Get-XIOPerformanceCounter sends).  Environment as xms_api.py (a fresh target, one --lun LU at
-LUN 0 for every initiator).
+what it sent, in every form XtremIO.Utils' Get-XIOPerformanceCounter sends), and its
+aggregation-type= (min/avg/max against the raw rows), prop=, cluster-name= / cluster-id=
+(two clusters: xbrick1 x2, px1 x1), entity=XEnv (the target's CPU, measured) and entity=SSD
+(the cluster's I/O over its 18 SSDs).  Environment as xms_api.py (a fresh target, one --lun
+LU at LUN 0 for every initiator).
 """
 import os
 import re
