@@ -30,6 +30,7 @@ struct pctx {
 	jmp_buf out;
 };
 
+__attribute__((format(printf, 5, 0)))
 static _Noreturn void failv(struct pctx *p, unsigned line, unsigned col, const char *key, const char *fmt, va_list ap)
 {
 	char msg[SCN_TEXT];
