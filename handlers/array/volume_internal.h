@@ -105,6 +105,11 @@ struct volume {
 	char *pkey;
 	uint32_t pflags;
 	struct store_vol_rec *pcommitted;
+	/* its record (array_state.c vol_rec: key, size, block size, flags,
+	 * snapshot_of) may differ from pcommitted: set by every change of a
+	 * field the record holds (vol_record_mark), cleared by the cut that
+	 * records it, so a commit formats the changed volumes' records only */
+	_Atomic bool precmark;
 };
 
 /* map entries per persisted chunk (store_db.h STORE_CHUNK): one map chunk */
@@ -127,6 +132,11 @@ int map_persist_enable(struct volume *v);
  * volume is not visited. */
 int map_persist_collect(struct volume *v, int (*fn)(void *ctx, uint64_t idx), void *ctx);
 void map_persist_remark(struct volume *v, uint64_t idx);
+/* v's record changed (a new volume, a resize, its flags; a failed commit's
+ * records): its precmark and the store's recs_marked are set.  Call it
+ * where the change is made, inside the gate or under the array's vol_mu,
+ * so a cut sees the change and its mark together. */
+void vol_record_mark(struct volume *v);
 /* VOL_PCHUNK entries of chunk idx into ids (zeros past the end) */
 void map_chunk_get(const struct volume *v, uint64_t idx, uint32_t *ids);
 /* Loading: chunk idx from the state (no reference is taken: the block

@@ -576,6 +576,12 @@ void map_persist_remark(struct volume *v, uint64_t idx)
 		atomic_fetch_or(&v->pdirty[idx / 64], 1ull << (idx % 64));
 }
 
+void vol_record_mark(struct volume *v)
+{
+	atomic_store(&v->precmark, true);
+	atomic_store(&v->bs->recs_marked, true);
+}
+
 void map_chunk_get(const struct volume *v, uint64_t idx, uint32_t *ids)
 {
 	for (unsigned i = 0; i < VOL_PCHUNK; i++) {
