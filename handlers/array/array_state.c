@@ -51,6 +51,9 @@ struct array_state {
 	 * from the committed one (a change nobody marked: the proof that the
 	 * marks are complete, run by the unit and crash tests) */
 	bool check_marks;
+	/* under a->vol_mu: the batch of the commit in flight (its cut taken,
+	 * not settled), whose volume pointers vol_left clears */
+	struct batch *inflight;
 
 	pthread_mutex_t mu;             /* requests and their outcome */
 	pthread_cond_t cv;
@@ -99,7 +102,8 @@ struct batch {
 	size_t nruns, capruns;
 	size_t ngone_cids;              /* st->gone_cids[0 .. this) are deleted by this batch */
 	struct store_vol_rec *vol;      /* volume records to write */
-	size_t nvol, capvol;
+	struct volume **volp;           /* vol[i]'s volume (NULL: it left the list since) */
+	size_t nvol, capvol, capvolp;
 	struct { uint64_t vid, from; } *trunc; /* chunks to drop past a shrunk end */
 	size_t ntrunc, captrunc;
 	uint64_t *dropvid;              /* volumes deleted */
@@ -133,6 +137,7 @@ static void batch_free(struct batch *b)
 	free(b->grp);
 	free(b->runs);
 	free(b->vol);
+	free(b->volp);
 	free(b->trunc);
 	free(b->dropvid);
 }
@@ -305,10 +310,12 @@ static int cut(struct array_state *st, struct batch *b, char *err, size_t errlen
 		}
 		if (changed) {
 			/* (out of memory: marked again, for the next commit) */
-			if ((rc = GROW(b->vol, b->nvol, b->capvol)) != 0) {
+			if ((rc = GROW(b->vol, b->nvol, b->capvol)) != 0 ||
+			    (rc = GROW(b->volp, b->nvol, b->capvolp)) != 0) {
 				vol_record_mark(v);
 				break;
 			}
+			b->volp[b->nvol] = v;
 			b->vol[b->nvol++] = r;
 			if (v->pcommitted && r.size < v->pcommitted->size) {
 				if ((rc = GROW(b->trunc, b->ntrunc, b->captrunc)) != 0) {
@@ -335,6 +342,7 @@ static int cut(struct array_state *st, struct batch *b, char *err, size_t errlen
 			break;
 		b->dropvid[b->ndrop++] = st->gone[i];
 	}
+	st->inflight = b;
 	pthread_mutex_unlock(&a->vol_mu);
 	if (!rc)
 		rc = map_persist_gone(bs, take_gone_cid, st);
@@ -374,12 +382,10 @@ static void remark(struct array_state *st, struct batch *b)
 		if (v)
 			map_persist_remark(v, b->chk[i].idx);
 	}
-	for (size_t i = 0; i < b->nvol; i++) {
-		struct volume *v = vol_of_vid(a, b->vol[i].vid);
-
-		if (v)
-			vol_record_mark(v);
-	}
+	for (size_t i = 0; i < b->nvol; i++)
+		if (b->volp[i])
+			vol_record_mark(b->volp[i]);
+	st->inflight = NULL;
 	/* a cut that stopped early left marks it cleared the store's flag of */
 	atomic_store(&a->bs->recs_marked, true);
 	pthread_mutex_unlock(&a->vol_mu);
@@ -396,8 +402,9 @@ static void settle(struct array_state *st, struct batch *b)
 	struct array *a = st->a;
 
 	pthread_mutex_lock(&a->vol_mu);
+	st->inflight = NULL;
 	for (size_t i = 0; i < b->nvol; i++) {
-		struct volume *v = vol_of_vid(a, b->vol[i].vid);
+		struct volume *v = b->volp[i];
 
 		if (!v)
 			continue;
@@ -1138,6 +1145,11 @@ static void vol_left(struct array *a, struct volume *v)
 	 * start; never worse than that */
 	if (GROW(st->gone, st->ngone, st->capgone) == 0)
 		st->gone[st->ngone++] = v->pvid;
+	/* the commit in flight no longer settles or remarks it (freed next) */
+	if (st->inflight)
+		for (size_t i = 0; i < st->inflight->nvol; i++)
+			if (st->inflight->volp[i] == v)
+				st->inflight->volp[i] = NULL;
 }
 
 /* array_core.c calls them under a->vol_mu (array_internal.h) */

@@ -553,6 +553,11 @@ int map_persist_collect(struct volume *v, int (*fn)(void *ctx, uint64_t idx), vo
 	uint64_t nchunks = (v->nblocks + VOL_PCHUNK - 1) / VOL_PCHUNK;
 
 	for (uint64_t w = 0; w < v->pdirty_words; w++) {
+		/* most words of most volumes are clear at a cut: a plain load
+		 * skips them (no mutation runs during the cut, so nothing sets a
+		 * bit between the load and the exchange) */
+		if (!atomic_load_explicit(&v->pdirty[w], memory_order_relaxed))
+			continue;
 		uint64_t bits = atomic_exchange_explicit(&v->pdirty[w], 0, memory_order_relaxed);
 
 		for (uint64_t m = bits; m; m &= m - 1) {
