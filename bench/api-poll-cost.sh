@@ -9,18 +9,9 @@ build=${1:-build}
 nvol=${VOLUMES:-100}
 # shellcheck source=tests/api/run-api-target.sh
 source tests/api/run-api-target.sh
-work=$(mktemp -d /tmp/lunlab-api-poll-cost.XXXXXX)
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs); $(git rev-parse --short HEAD 2>/dev/null)"
-api_start "$build/target/lunlab-target" "$build/handlers" "$work" --quiet --lun size=1G,model=unlimited || exit 1
-trap '[[ -n ${LL_PID:-} ]] && ll_stop_lunlab; rm -rf "$work"' EXIT
+api_bench_start "$build" api-poll-cost --lun size=1G,model=unlimited
 for (( i = 0; i < nvol; i++ )); do
     curl -sk -u "$API_USER:$API_PASSWORD" -o /dev/null -w '%{http_code}\n' \
         -d "{\"vol-name\": \"poll-$i\", \"vol-size\": \"1g\"}" "https://$API/api/json/v2/types/volumes"
 done | sort | uniq -c | sed 's/^/POST volumes: /'
-LUNLAB_PID=$LL_PID LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWORD \
-    /usr/bin/python3 bench/api_poll_cost.py
-rc=$?
-echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-api_stop || rc=1
-LL_PID=
-exit $rc
+api_bench_run bench/api_poll_cost.py

@@ -10,6 +10,7 @@
 #include "target/api/xms_alerts.h"
 #include "target/api/xms_cluster_spec.h"
 #include "target/api/xms_engine.h"
+#include "target/api/xms_folders.h"
 #include "target/api/xms_inventory.h"
 #include "target/api/xms_hw_store.h"
 #include "target/api/xms_perf_history.h"
@@ -47,6 +48,8 @@ static const struct xms_type *const xms_all_types[] = {
 	&xms_type_dae_psus,
 	&xms_type_ssds,
 	&xms_type_tags,
+	&xms_type_volume_folders,
+	&xms_type_ig_folders,
 };
 
 /* sys-psnt-serial-number: stable per name */

@@ -10,6 +10,7 @@
 #include "target/api/xms_common.h"
 #include "target/api/xms_resources.h"
 #include "target/api/xms_scsi.h"
+#include "target/api/xms_tags.h"
 #include "target/lu/lu_table.h"
 
 /* XMS's hardware-platform names the brick generation: "X1" or "X2" for the
@@ -57,6 +58,7 @@ static void one(struct json_object *arr, struct xms_cluster *c, uint64_t now_ms)
 	json_object_object_add(o, "index", json_object_new_int64((int64_t)c->index));
 	json_object_object_add(o, "guid", json_object_new_string(c->guid));
 	json_object_object_add(o, "sys-id", xms_cluster_oid(c));
+	xms_tag_list_show(&c->attrs, o); /* its Cluster tags */
 	json_object_object_add(o, "xms-id", xms_oid(xms_ids_xms_guid(), "xms", 1));
 	json_object_object_add(o, "sys-sw-version", json_object_new_string(XMS_SYS_SW_VERSION));
 	json_object_object_add(o, "sys-psnt-serial-number", json_object_new_string(c->serial));

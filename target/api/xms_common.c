@@ -1,5 +1,6 @@
 /* xms_common.c — see xms_common.h. */
 #include "target/api/xms_common.h"
+#include "target/api/xms_folders.h"
 #include "target/api/xms_tags.h"
 
 #include <json-c/json.h>
@@ -193,6 +194,10 @@ bool xms_attrs_field(struct xms_ctx *x, unsigned set, struct xms_attrs *a)
 				      : strcmp(t, "consistency-groups") == 0 ? XMS_TAG_CG
 									     : XMS_TAG_VOLUME;
 		if (!xms_tag_list_field(x, k, &n))
+			return false;
+		/* XMS 3's folder of a new volume or group: its tag (xms_folders.h) */
+		if (x->req->method == API_POST && (strcmp(t, "volumes") == 0 || k == XMS_TAG_IG) &&
+		    !xms_folder_field(x, k, &n))
 			return false;
 	}
 	*a = n;

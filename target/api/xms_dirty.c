@@ -9,7 +9,7 @@ const char *xms_kind_name(enum xms_kind k)
 {
 	static const char *const names[XMS_KINDS] = { "clusters",         "volumes",          "snapshot-sets",
 						      "consistency-groups", "initiator-groups", "initiators",
-						      "lun-maps",         "tags" };
+						      "lun-maps",         "tags",             "inventory-tags" };
 
 	return (unsigned)k < XMS_KINDS ? names[k] : "";
 }

@@ -33,6 +33,7 @@ enum xms_kind {
 	XMS_KIND_INITIATOR,
 	XMS_KIND_LUNMAP,
 	XMS_KIND_TAG,
+	XMS_KIND_INV_TAGGED,         /* tags on inventory objects (xms_model.h) */
 	XMS_KINDS
 };
 

@@ -26,7 +26,9 @@
 #include "target/api/xms_events.h"
 #include "target/api/xms_hw_store.h"
 #include "target/api/xms_perf.h"
+#include "target/api/xms_resources.h"
 #include "target/api/xms_scsi.h"
+#include "target/api/xms_tags.h"
 #include "target/iscsi/portal.h"
 #include "target/iscsi/target.h"
 #include "target/lu/lu_table.h"
@@ -157,12 +159,120 @@ static void ssd_name(const struct brick *b, unsigned n, char *out, size_t cap)
 	snprintf(out, cap, "wwn-0x5000c5%010" PRIx64, hash_of(b->c, "ssd-wwn", n, 7) & (uint64_t)0xffffffffffu);
 }
 
+/* ---- tags on components (the records are the model's: xms_model.h) ---- */
+
+/* the tag kind of a component kind; -1: one lunlab does not let be tagged */
+static int tag_kind_of(const char *what)
+{
+	return strcmp(what, "brick") == 0 ? XMS_TAG_BRICK
+	       : strcmp(what, "sc") == 0  ? XMS_TAG_SC
+	       : strcmp(what, "ssd") == 0 ? XMS_TAG_SSD
+	       : strcmp(what, "bbu") == 0 ? XMS_TAG_BBU
+					  : -1;
+}
+
+static struct xms_inv_tagged *tagged_of(uint64_t cluster, int kind, unsigned n)
+{
+	for (size_t i = 0; kind >= 0 && i < g_xms.inv_tagged.n; i++) {
+		struct xms_inv_tagged *t = &g_xms.inv_tagged.v[i];
+		if (t->cluster == cluster && t->kind == kind && t->n == n)
+			return t;
+	}
+	return NULL;
+}
+
+/* Component n of kind k in brick b: its name, index and guid into out
+ * (cluster and n too); false: b has no such component. */
+static bool inv_ref_of(const struct brick *b, enum xms_tag_kind k, unsigned n, struct xms_inv_ref *out)
+{
+	const char *what = k == XMS_TAG_BRICK ? "brick" : k == XMS_TAG_SC ? "sc" : k == XMS_TAG_SSD ? "ssd" : "bbu";
+	unsigned count = k == XMS_TAG_BRICK ? 1 : k == XMS_TAG_SC ? XMS_INV_SCS : k == XMS_TAG_SSD ? b->ssds : XMS_INV_BBUS;
+
+	if (n < 1 || n > count)
+		return false;
+	out->cluster = b->c->index;
+	out->kind = k;
+	out->n = n;
+	switch (k) {
+	case XMS_TAG_BRICK:
+		snprintf(out->name, sizeof(out->name), "X1");
+		out->index = brick_index(b);
+		break;
+	case XMS_TAG_SC:
+		sc_name(n, out->name, sizeof(out->name));
+		out->index = sc_index(b, n);
+		break;
+	case XMS_TAG_SSD:
+		ssd_name(b, n, out->name, sizeof(out->name));
+		out->index = b->ssd_base + n;
+		break;
+	default:
+		snprintf(out->name, sizeof(out->name), "X1-BBU%u", n);
+		out->index = b->pos * XMS_INV_BBUS + n;
+		break;
+	}
+	guid_of(b->c, what, n, out->guid);
+	return true;
+}
+
+bool xms_inv_lookup(enum xms_tag_kind k, uint64_t cluster, const char *name, uint64_t index, struct xms_inv_ref *out)
+{
+	struct brick *bs;
+	size_t nb = bricks_of(&bs);
+	bool found = false;
+
+	/* the targets: one per portal, every cluster's (xms_ports.c) */
+	for (int t = 0; k == XMS_TAG_TARGET && !found && t < g_target.nportals; t++) {
+		out->cluster = 0;
+		out->kind = k;
+		out->n = (unsigned)t + 1;
+		out->index = (uint64_t)t + 1;
+		xms_inv_target_name(t, out->name, sizeof(out->name));
+		xms_target_guid(out->guid, t);
+		found = name ? strcmp(out->name, name) == 0 : out->index == index;
+	}
+	for (size_t i = 0; !found && k != XMS_TAG_TARGET && xms_tag_kind_inventory(k) && i < nb; i++) {
+		const struct brick *b = &bs[i];
+		for (unsigned n = 1; !found && inv_ref_of(b, k, n, out); n++)
+			found = name ? (!cluster || cluster == b->c->index) && strcmp(out->name, name) == 0
+				     : out->index == index;
+	}
+	free(bs);
+	return found;
+}
+
+struct xms_attrs *xms_inv_tags_of(const struct xms_inv_ref *r, bool make)
+{
+	struct xms_inv_tagged *t = tagged_of(r->cluster, (int)r->kind, r->n);
+
+	if (!t && make && (t = xms_inv_tagged_add(&g_xms))) {
+		t->cluster = r->cluster;
+		t->kind = (uint8_t)r->kind;
+		t->n = r->n;
+		snprintf(t->name, sizeof(t->name), "%s", r->name);
+		snprintf(t->obj_guid, sizeof(t->obj_guid), "%s", r->guid);
+		t->obj_index = r->index;
+	}
+	return t ? &t->attrs : NULL;
+}
+
+void xms_inv_target_tags(int target, struct json_object *o)
+{
+	struct xms_inv_tagged *t = tagged_of(0, XMS_TAG_TARGET, (unsigned)target + 1);
+
+	if (t)
+		xms_tag_list_show(&t->attrs, o);
+	else
+		json_object_object_add(o, "tag-list", json_object_new_array());
+}
+
 /* the properties every component has; name, index, guid, its identity */
 static struct json_object *component(const struct brick *b, const char *what, unsigned n, const char *name,
 				     uint64_t index, const char *id_key)
 {
 	struct json_object *o = json_object_new_object();
 	char guid[XMS_GUID_LEN + 1];
+	struct xms_inv_tagged *t = tagged_of(b->c->index, tag_kind_of(what), n);
 
 	guid_of(b->c, what, n, guid);
 	json_object_object_add(o, "name", json_object_new_string(name));
@@ -172,7 +282,18 @@ static struct json_object *component(const struct brick *b, const char *what, un
 		json_object_object_add(o, id_key, xms_oid(guid, name, index));
 	json_object_object_add(o, "sys-id", xms_cluster_oid(b->c));
 	json_object_object_add(o, "brick-id", brick_oid(b));
-	json_object_object_add(o, "tag-list", json_object_new_array());
+	if (t) {
+		/* the record follows the object's index and guid as shown (they
+		 * derive from the clusters' order and names) */
+		if (t->obj_index != index || strcmp(t->obj_guid, guid) != 0) {
+			t->obj_index = index;
+			snprintf(t->obj_guid, sizeof(t->obj_guid), "%s", guid);
+			xms_model_changed(&g_xms, XMS_KIND_INV_TAGGED, t->index);
+		}
+		xms_tag_list_show(&t->attrs, o);
+	} else {
+		json_object_object_add(o, "tag-list", json_object_new_array());
+	}
 	return o;
 }
 

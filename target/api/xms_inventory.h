@@ -23,6 +23,8 @@
 #include <stdint.h>
 
 #include "target/api/xms_engine.h"
+#include "target/api/xms_model.h"
+#include "target/api/xms_tag_model.h"
 
 #define XMS_INV_SCS 2            /* storage controllers per brick */
 #define XMS_INV_XENVS_PER_SC 2
@@ -60,6 +62,23 @@ bool xms_inv_is_failed(uint64_t cluster, enum xms_inv_component kind, unsigned n
 struct json_object *xms_inv_failed_json(void);
 /* Tests: every component healthy. */
 void xms_inv_reset(void);
+
+/* Tags on the inventory (xms_tags.c): a brick, storage controller, SSD or
+ * BBU by its name in cluster (0: any) or by its index (name NULL); a
+ * target (every cluster's: cluster 0) by its name or index. */
+struct xms_inv_ref {
+	uint64_t cluster, index;
+	enum xms_tag_kind kind;
+	unsigned n;                  /* its number in the cluster */
+	char name[XMS_NAME_MAX + 1];
+	char guid[XMS_GUID_LEN + 1];
+};
+bool xms_inv_lookup(enum xms_tag_kind k, uint64_t cluster, const char *name, uint64_t index, struct xms_inv_ref *out);
+/* r's tags (its record in the model); make: a record made when it has none
+ * (NULL: out of memory); else NULL when it carries no tag */
+struct xms_attrs *xms_inv_tags_of(const struct xms_inv_ref *r, bool make);
+/* target t's (from 0) "tag-list" added to o */
+void xms_inv_target_tags(int target, struct json_object *o);
 
 extern const struct xms_type xms_type_bricks;
 extern const struct xms_type xms_type_scs;

@@ -99,6 +99,10 @@ struct xms_initiator *xms_initiator_add(struct xms_model *m)
 }
 struct xms_lunmap *xms_lunmap_add(struct xms_model *m) { return added(m, XMS_KIND_LUNMAP, ADD(m->lunmaps)); }
 struct xms_tag *xms_tag_add(struct xms_model *m) { return added(m, XMS_KIND_TAG, ADD(m->tags)); }
+struct xms_inv_tagged *xms_inv_tagged_add(struct xms_model *m)
+{
+	return added(m, XMS_KIND_INV_TAGGED, ADD(m->inv_tagged));
+}
 
 struct xms_cluster *xms_cluster_get(struct xms_model *m, uint64_t i) { return GET(m->clusters, i); }
 struct xms_volume *xms_volume_get(struct xms_model *m, uint64_t i) { return GET(m->volumes, i); }
@@ -438,6 +442,18 @@ void xms_tag_del(struct xms_model *m, uint64_t index)
 	DEL(m->tags, index);
 }
 
+void xms_inv_tagged_prune(struct xms_model *m)
+{
+	for (size_t i = m->inv_tagged.n; i-- > 0;) {
+		uint64_t index = m->inv_tagged.v[i].index;
+
+		if (m->inv_tagged.v[i].attrs.ntags)
+			continue;
+		xms_model_changed(m, XMS_KIND_INV_TAGGED, index);
+		DEL(m->inv_tagged, index);
+	}
+}
+
 static void wipe(void *p, size_t n)
 {
 	volatile unsigned char *c = p;
@@ -462,6 +478,7 @@ void xms_model_free(struct xms_model *m)
 	free(m->initiators.v);
 	free(m->lunmaps.v);
 	free(m->tags.v);
+	free(m->inv_tagged.v);
 	xms_names_free(&m->names);
 	xms_dirty_free(&m->dirty);
 	memset(m, 0, sizeof(*m));
@@ -537,6 +554,7 @@ static struct json_object *cluster_json(const struct xms_cluster *c)
 	PUT_STR(o, "chap-authentication-mode", xms_chap_mode_name(c->chap_auth));
 	PUT_STR(o, "chap-discovery-mode", xms_chap_mode_name(c->chap_discovery));
 	PUT_STR(o, "serial", c->serial);
+	put_attrs(o, &c->attrs);
 	return o;
 }
 
@@ -632,6 +650,20 @@ static struct json_object *tag_json(const struct xms_tag *t)
 	return o;
 }
 
+static struct json_object *inv_tagged_json(const struct xms_inv_tagged *t)
+{
+	struct json_object *o = json_object_new_object();
+
+	head(o, t->index, t->guid, t->name);
+	PUT_STR(o, "obj-guid", t->obj_guid);
+	PUT_U64(o, "obj-index", t->obj_index);
+	PUT_U64(o, "cluster", t->cluster);
+	PUT_U64(o, "kind", t->kind);
+	PUT_U64(o, "n", t->n);
+	put_attrs(o, &t->attrs);
+	return o;
+}
+
 /* the object of kind k at position i of its array */
 static struct json_object *nth_json(const struct xms_model *m, enum xms_kind k, size_t i)
 {
@@ -644,6 +676,7 @@ static struct json_object *nth_json(const struct xms_model *m, enum xms_kind k, 
 	case XMS_KIND_INITIATOR: return initiator_json(&m->initiators.v[i]);
 	case XMS_KIND_LUNMAP: return lunmap_json(&m->lunmaps.v[i]);
 	case XMS_KIND_TAG: return tag_json(&m->tags.v[i]);
+	case XMS_KIND_INV_TAGGED: return inv_tagged_json(&m->inv_tagged.v[i]);
 	default: return NULL;
 	}
 }
@@ -662,6 +695,7 @@ static void kind_array(const struct xms_model *m, enum xms_kind k, const void **
 	case XMS_KIND_INITIATOR: KA(m->initiators); break;
 	case XMS_KIND_LUNMAP: KA(m->lunmaps); break;
 	case XMS_KIND_TAG: KA(m->tags); break;
+	case XMS_KIND_INV_TAGGED: KA(m->inv_tagged); break;
 	default: *v = NULL, *n = 0, *size = 1, *next = 0; break;
 	}
 #undef KA
@@ -943,6 +977,7 @@ int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err,
 		rd_mode(&r, o, "chap-authentication-mode", &x->chap_auth);
 		rd_mode(&r, o, "chap-discovery-mode", &x->chap_discovery);
 		rd_str(&r, o, "serial", x->serial, sizeof(x->serial), false);
+		rd_attrs(&r, o, &x->attrs);
 	});
 	EACH(&r, doc, "volumes", m->volumes, {
 		rd_str(&r, o, "name", x->name, sizeof(x->name), true);
@@ -1008,6 +1043,17 @@ int xms_model_from_json(struct xms_model *m, struct json_object *doc, char *err,
 			x->kind = (uint8_t)rd_u64(&r, o, "kind");
 			rd_str(&r, o, "color", x->color, sizeof(x->color), false);
 			x->created_ms = (int64_t)rd_u64(&r, o, "created-ms");
+		});
+	/* models stored before inventory objects were tagged have none */
+	if (json_object_object_get_ex(doc, "inventory-tags", NULL))
+		EACH(&r, doc, "inventory-tags", m->inv_tagged, {
+			rd_str(&r, o, "name", x->name, sizeof(x->name), true);
+			rd_str(&r, o, "obj-guid", x->obj_guid, sizeof(x->obj_guid), true);
+			x->obj_index = rd_u64(&r, o, "obj-index");
+			x->cluster = rd_u64(&r, o, "cluster");
+			x->kind = (uint8_t)rd_u64(&r, o, "kind");
+			x->n = (uint32_t)rd_u64(&r, o, "n");
+			rd_attrs(&r, o, &x->attrs);
 		});
 	if (!r.bad && xms_tags_check(m, err, errlen) < 0)
 		r.bad = true;

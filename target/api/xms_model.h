@@ -48,6 +48,7 @@ struct xms_cluster {
 	uint32_t lb_size;            /* default logical block size of new volumes */
 	enum xms_chap_mode chap_auth, chap_discovery;
 	char serial[32];             /* sys-psnt-serial-number */
+	struct xms_attrs attrs;      /* its Cluster tags */
 	struct xms_perf_sample perf; /* runtime only: the last readings of its volumes' counters */
 	/* runtime only, from --cluster at every start (xms_cluster_spec.h):
 	 * 0 no limit */
@@ -136,6 +137,24 @@ struct xms_tag {
 	int64_t created_ms;          /* milliseconds since the epoch */
 };
 
+/* Tags on an inventory object (a brick, storage controller, SSD or BBU:
+ * xms_inventory.h).  The inventory is not model data (it follows from each
+ * cluster's profile), so what tags an object is kept here, under the
+ * object's identity in its cluster (kind and number, stable across
+ * restarts), with its name, guid and index as the inventory last showed
+ * them.  A record lives while the object carries a tag. */
+struct xms_inv_tagged {
+	uint64_t index;
+	char guid[XMS_GUID_LEN + 1]; /* the record's */
+	char name[XMS_NAME_MAX + 1]; /* the object's: "X1-SC1", "wwn-0x..." */
+	char obj_guid[XMS_GUID_LEN + 1];
+	uint64_t obj_index;
+	uint64_t cluster;
+	uint8_t kind;                /* enum xms_tag_kind: XMS_TAG_BRICK, _SC, _SSD, _BBU */
+	uint32_t n;                  /* its number in the cluster, from 1 */
+	struct xms_attrs attrs;      /* its tags */
+};
+
 /* one dynamic array per type */
 #define XMS_ARRAY(T) struct { T *v; size_t n, cap; uint64_t next; }
 
@@ -148,6 +167,7 @@ struct xms_model {
 	XMS_ARRAY(struct xms_initiator) initiators;
 	XMS_ARRAY(struct xms_lunmap) lunmaps;
 	XMS_ARRAY(struct xms_tag) tags;
+	XMS_ARRAY(struct xms_inv_tagged) inv_tagged;
 	/* The cluster the operation under way addresses (0: every cluster).
 	 * Names and initiator IQNs are unique per cluster, as on an XMS that
 	 * manages several: lookups by name (and so by a name-or-index ref) and
@@ -177,6 +197,7 @@ struct xms_ig *xms_ig_add(struct xms_model *m);
 struct xms_initiator *xms_initiator_add(struct xms_model *m);
 struct xms_lunmap *xms_lunmap_add(struct xms_model *m);
 struct xms_tag *xms_tag_add(struct xms_model *m);
+struct xms_inv_tagged *xms_inv_tagged_add(struct xms_model *m);
 
 /* Names and clusters: an object's name, cluster (and an initiator's
  * port-address, a map's volume and group) are set through these and only
@@ -207,6 +228,7 @@ void xms_ig_del(struct xms_model *m, uint64_t index);
 void xms_initiator_del(struct xms_model *m, uint64_t index);
 void xms_lunmap_del(struct xms_model *m, uint64_t index);
 void xms_tag_del(struct xms_model *m, uint64_t index);  /* the tag only: xms_tags.c untags */
+void xms_inv_tagged_prune(struct xms_model *m);  /* the records whose object carries no tag */
 
 /* Lookups by index or by name (NULL when absent).  By name and by port:
  * within m->scope (see there); by index: any cluster. */

@@ -96,6 +96,7 @@ static void list_targets(struct xms_ctx *x, struct json_object *arr)
 		json_object_object_add(o, "port-address", json_object_new_string(g_target.iqn));
 		json_object_object_add(o, "port-state", json_object_new_string(portal_is_down(i) ? "down" : "up"));
 		json_object_object_add(o, "tg-id", xms_tg_oid());
+		xms_inv_target_tags(i, o);
 		if (port_cluster()) {
 			json_object_object_add(o, "sys-id", xms_cluster_oid(port_cluster()));
 			xms_inv_target_ids(port_cluster(), i, o);

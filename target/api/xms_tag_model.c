@@ -115,6 +115,12 @@ void xms_tag_entity_changed(struct xms_model *m, enum xms_tag_kind k, uint64_t i
 
 	if ((unsigned)k < XMS_TAG_MODEL_KINDS)
 		xms_model_changed(m, (enum xms_kind)as_kind[k], index);
+	else if (k == XMS_TAG_CLUSTER)
+		xms_model_changed(m, XMS_KIND_CLUSTER, index);
+	else if (xms_tag_kind_inventory(k))
+		for (size_t i = 0; i < m->inv_tagged.n; i++) /* index is the object's: its record's */
+			if (m->inv_tagged.v[i].kind == k && m->inv_tagged.v[i].obj_index == index)
+				xms_model_changed(m, XMS_KIND_INV_TAGGED, m->inv_tagged.v[i].index);
 }
 
 bool xms_tag_entity_at(struct xms_model *m, enum xms_tag_kind k, size_t i, struct xms_tag_entity *out)
@@ -130,9 +136,34 @@ bool xms_tag_entity_at(struct xms_model *m, enum xms_tag_kind k, size_t i, struc
 		ENTITY(m->cgs, m->cgs.v[i].cluster);
 	case XMS_TAG_SNAPSET:
 		ENTITY(m->snapsets, m->snapsets.v[i].cluster);
+	case XMS_TAG_CLUSTER:
+		ENTITY(m->clusters, m->clusters.v[i].index);
+	case XMS_TAG_BRICK:
+	case XMS_TAG_SC:
+	case XMS_TAG_SSD:
+	case XMS_TAG_BBU:
+	case XMS_TAG_TARGET:
+		/* the tagged ones: their records (xms_model.h) */
+		for (size_t j = 0, seen = 0; j < m->inv_tagged.n; j++) {
+			struct xms_inv_tagged *t = &m->inv_tagged.v[j];
+			if (t->kind != k || seen++ != i)
+				continue;
+			out->index = t->obj_index;
+			out->name = t->name;
+			out->guid = t->obj_guid;
+			out->cluster = t->cluster;
+			out->attrs = &t->attrs;
+			return true;
+		}
+		return false;
 	default:
 		return false;
 	}
+}
+
+bool xms_tag_kind_inventory(int k)
+{
+	return k == XMS_TAG_BRICK || k == XMS_TAG_SC || k == XMS_TAG_SSD || k == XMS_TAG_BBU || k == XMS_TAG_TARGET;
 }
 
 bool xms_attrs_has_tag(const struct xms_attrs *a, uint64_t tag)
@@ -189,7 +220,18 @@ int xms_tags_check(struct xms_model *m, char *err, size_t errlen)
 			}
 		}
 	}
-	for (int k = 0; k < XMS_TAG_MODEL_KINDS; k++) {
+	for (size_t i = 0; i < m->inv_tagged.n; i++) {
+		const struct xms_inv_tagged *t = &m->inv_tagged.v[i];
+		/* a target is every cluster's (lunlab serves them all through the
+		 * same ports): its record names no cluster */
+		if (!xms_tag_kind_inventory(t->kind) || !t->n ||
+		    (t->kind == XMS_TAG_TARGET ? t->cluster != 0 : !xms_cluster_get(m, t->cluster))) {
+			snprintf(err, errlen, "inventory-tags[%zu]: want kind X-Brick, StorageController, SSD, "
+				 "BatteryBackupUnit or Target, n >= 1 and a cluster that exists (none for a Target)", i);
+			return -1;
+		}
+	}
+	for (int k = 0; k < XMS_TAG_KINDS; k++) {
 		struct xms_tag_entity e;
 
 		for (size_t i = 0; xms_tag_entity_at(m, (enum xms_tag_kind)k, i, &e); i++) {

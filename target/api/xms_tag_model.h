@@ -23,7 +23,7 @@ enum xms_tag_kind {
 	XMS_TAG_INITIATOR,
 	XMS_TAG_CG,
 	XMS_TAG_SNAPSET,
-	XMS_TAG_MODEL_KINDS,         /* the ones above tag objects lunlab has */
+	XMS_TAG_MODEL_KINDS,         /* the ones above, and Cluster, tag objects lunlab has */
 	XMS_TAG_SCHEDULER = XMS_TAG_MODEL_KINDS,
 	XMS_TAG_CLUSTER,
 	XMS_TAG_BRICK,
@@ -54,7 +54,9 @@ struct xms_tag *xms_tag_by_name(struct xms_model *m, const char *name);
 int xms_tag_depth(const struct xms_model *m, const struct xms_tag *t);
 
 /* The objects of a model kind, one by one (i from 0 while it returns true):
- * index, name, guid, cluster (0: none) and its attrs. */
+ * index, name, guid, cluster (0: none; a cluster's own index for a
+ * cluster) and its attrs.  Kinds with no objects in the model (the
+ * inventory's, schedulers) have none: false at once. */
 struct xms_tag_entity {
 	uint64_t index, cluster;
 	const char *name, *guid;
@@ -64,6 +66,11 @@ bool xms_tag_entity_at(struct xms_model *m, enum xms_tag_kind k, size_t i, struc
 /* the object of kind k and index whose tag list changed: marked for the
  * store (xms_dirty.h) */
 void xms_tag_entity_changed(struct xms_model *m, enum xms_tag_kind k, uint64_t index);
+
+/* the kinds whose objects are the inventory's (tagged through its
+ * records, xms_model.h's xms_inv_tagged): X-Brick, StorageController, SSD,
+ * BatteryBackupUnit, and Target (the ports, xms_ports.c) */
+bool xms_tag_kind_inventory(int k);
 
 /* attrs' tag list */
 bool xms_attrs_has_tag(const struct xms_attrs *a, uint64_t tag);

@@ -20,6 +20,7 @@
 #include "target/api/api_json.h"
 #include "target/api/json_text.h"
 #include "target/api/xms_common.h"
+#include "target/api/xms_inventory.h"
 
 #define COLOR_MAX 15
 
@@ -419,8 +420,31 @@ static void post_tag(struct xms_ctx *x)
 	xms_reply_created(x, "tags", t->index);
 }
 
-/* the entity and entity-details of a (un)tagging of t: false after answering */
-static bool assignment(struct xms_ctx *x, const struct xms_tag *t, struct xms_tag_entity *e)
+/* An inventory object (xms_inventory.h) as an entity: its tags are its
+ * record in the model, made for a tagging (make) and not for an untagging
+ * (a refusal changes nothing).  false after answering. */
+static bool inventory_entity(struct xms_ctx *x, enum xms_tag_kind k, const char *name, uint64_t index, bool make,
+			     struct xms_tag_entity *e)
+{
+	static struct xms_inv_ref ref; /* e's name and guid point here (one request at a time: the model lock) */
+
+	if (!(name && xms_inv_lookup(k, g_xms.scope, name, 0, &ref)) && !(index && xms_inv_lookup(k, 0, NULL, index, &ref)))
+		return api_error(x->rsp, 400, XMS_ERR_NOT_FOUND);
+	e->index = ref.index;
+	e->cluster = ref.cluster;
+	e->name = ref.name;
+	e->guid = ref.guid;
+	e->attrs = xms_inv_tags_of(&ref, make);
+	if (!e->attrs && make)
+		return api_error(x->rsp, 500, "out of memory");
+	if (!e->attrs)
+		return api_errorf(x->rsp, 400, "%s: %.128s does not carry the tag", XMS_ERR_NOT_FOUND, ref.name);
+	return true;
+}
+
+/* the entity and entity-details of a (un)tagging of t (make: a tagging):
+ * false after answering */
+static bool assignment(struct xms_ctx *x, const struct xms_tag *t, bool make, struct xms_tag_entity *e)
 {
 	const char *entity, *name;
 	char tn[XMS_TAG_NAME_MAX + 1];
@@ -439,12 +463,15 @@ static bool assignment(struct xms_ctx *x, const struct xms_tag *t, struct xms_ta
 				  xms_tag_entity(t->kind), entity);
 	if (!t->parent)
 		return api_errorf(x->rsp, 400, "Command Syntax Error: %.200s is a root tag: it tags no object itself", tn);
-	if (k >= XMS_TAG_MODEL_KINDS)
+	if (k >= XMS_TAG_MODEL_KINDS && k != XMS_TAG_CLUSTER && !xms_tag_kind_inventory(k))
 		return api_errorf(x->rsp, 400,
 				  "Command Syntax Error: entity: lunlab tags volumes, snapshots, initiator groups, "
-				  "initiators, consistency groups and snapshot sets, not %s objects", entity);
+				  "initiators, consistency groups, snapshot sets, clusters, X-Bricks, storage controllers, "
+				  "SSDs, BBUs and targets, not %s objects", entity);
 	if (!json_object_object_get_ex(x->body, "entity-details", &d) || !ref_of(d, &name, &index))
 		return api_error(x->rsp, 400, "Command Syntax Error: entity-details: want the object's name, index or id");
+	if (xms_tag_kind_inventory(k))
+		return inventory_entity(x, (enum xms_tag_kind)k, name, index, make, e);
 	if (!entity_ref((enum xms_tag_kind)k, name, index, e))
 		return api_error(x->rsp, 400, not_found_of((enum xms_tag_kind)k));
 	return true;
@@ -465,7 +492,7 @@ static void put_tag(struct xms_ctx *x, uint64_t index)
 	if (wants_assignment(x)) {
 		struct xms_tag_entity e;
 
-		if (!assignment(x, t, &e))
+		if (!assignment(x, t, true, &e))
 			return;
 		if (!xms_attrs_has_tag(e.attrs, t->index)) {
 			if (e.attrs->ntags == XMS_TAGS_PER_OBJECT) {
@@ -514,13 +541,11 @@ static void put_tag(struct xms_ctx *x, uint64_t index)
 static void del_tag(struct xms_ctx *x, uint64_t index)
 {
 	struct xms_tag *t = xms_tag_get(&g_xms, index);
-	uint64_t *gone;
-	size_t n = 0;
 
 	if (wants_assignment(x)) {
 		struct xms_tag_entity e;
 
-		if (!assignment(x, t, &e))
+		if (!assignment(x, t, false, &e))
 			return;
 		if (!xms_attrs_has_tag(e.attrs, t->index)) {
 			api_errorf(x->rsp, 400, "%s: %.128s does not carry the tag", XMS_ERR_NOT_FOUND, e.name);
@@ -528,6 +553,7 @@ static void del_tag(struct xms_ctx *x, uint64_t index)
 		}
 		xms_attrs_untag(e.attrs, t->index);
 		xms_tag_entity_changed(&g_xms, (enum xms_tag_kind)t->kind, e.index);
+		xms_inv_tagged_prune(&g_xms); /* an inventory object's record goes with its last tag */
 		xms_reply_ok(x);
 		return;
 	}
@@ -535,13 +561,23 @@ static void del_tag(struct xms_ctx *x, uint64_t index)
 		api_errorf(x->rsp, 400, "Command Syntax Error: /%s is a root tag: it cannot be removed", t->caption);
 		return;
 	}
-	/* the tag and every tag under it (Remove-XIOTag: "and any child tags");
-	 * their objects keep everything but the tag */
-	gone = malloc(g_xms.tags.n * sizeof(*gone));
-	if (!gone) {
+	if (!xms_tag_remove(index)) {
 		api_error(x->rsp, 500, "out of memory");
 		return;
 	}
+	xms_reply_ok(x);
+}
+
+bool xms_tag_remove(uint64_t index)
+{
+	uint64_t *gone;
+	size_t n = 0;
+
+	/* the tag and every tag under it (Remove-XIOTag: "and any child tags");
+	 * their objects keep everything but the tag */
+	gone = malloc(g_xms.tags.n * sizeof(*gone));
+	if (!gone)
+		return false;
 	for (size_t i = 0; i < g_xms.tags.n; i++)
 		if (under(&g_xms.tags.v[i], index))
 			gone[n++] = g_xms.tags.v[i].index;
@@ -559,7 +595,8 @@ static void del_tag(struct xms_ctx *x, uint64_t index)
 	for (size_t i = 0; i < n; i++)
 		xms_tag_del(&g_xms, gone[i]);
 	free(gone);
-	xms_reply_ok(x);
+	xms_inv_tagged_prune(&g_xms);
+	return true;
 }
 
 const struct xms_type xms_type_tags = {

@@ -35,4 +35,8 @@ bool xms_tag_list_volumes(struct xms_ctx *x, uint64_t cluster, struct xms_idlist
 void xms_tag_list_show(const struct xms_attrs *a, struct json_object *content);
 void xms_tag_list_text(const struct xms_attrs *a, struct json_text *w);
 
+/* removes tag index and every tag under it, untagging their objects (a
+ * root too: the caller refuses roots); false: out of memory, nothing done */
+bool xms_tag_remove(uint64_t index);
+
 #endif

@@ -13,8 +13,9 @@ POST snapshots {"snap-list": [{"ancestor-vol-id", "snap-vol-name"}],
 "folder-id": ""}; DELETE TYPE/ID or ?name=.  It decodes with Go's
 encoding/json, which fails a whole answer on one field of the wrong type, so
 every field of its Volume, Snapshot, LunMap, Initiator, InitiatorGroup,
-ISCSIPortal and Event structs that lunlab sends is asserted with its Go type.
-Not served (docs/api.md): volume-folders, ig-folders.
+ISCSIPortal, Event, VolumeFolder and IGFolder structs that lunlab sends is
+asserted with its Go type (the folders' performance strings are not sent:
+Go leaves them "").
 """
 import json
 
@@ -52,6 +53,10 @@ INITIATOR = {"chap-discovery-initiator-password": S, "chap-discovery-initiator-u
              "index": I, "port-address": S, "ig-id": LIST, "xms-id": LIST, "name": S, "initiator-id": LIST,
              "port-type": S}
 IG = {"num-of-initiators": I, "index": I, "ig-id": LIST, "num-of-vols": I, "xms-id": LIST, "name": S}
+FOLDER = {"parent-folder-id": LIST, "index": I, "num-of-direct-objs": I, "num-of-subfolders": I, "xms-id": LIST,
+          "subfolder-list": LIST, "folder-id": LIST, "direct-list": LIST, "name": S, "caption": S,
+          "obj-severity": S}
+VOLFOLDER = dict(FOLDER, **{"num-of-vols": I, "vol-size": STRS})
 PORTAL = {"index": I, "port-address": S, "xms-id": LIST, "name": S, "vlan": I, "tar-id": LIST, "ip-port": I,
           "ip-addr": S, "guid": S}
 
@@ -102,9 +107,17 @@ def main():
     for e in evs:
         fields("Event", e, {"entity_details": S, "severity": S, "classification": S, "timestamp": S, "entity": S,
                             "event_code": S, "id": I, "description": S})
-    for t, params in (("volume-folders", None), ("ig-folders", None)):
-        r = query("GET", "/types/" + t, "", params)
-        ok("%s: not served (404)" % t, r.status_code == 404, r.status_code)
+    # GetVolumeFolders / GetIGFolders: refs under "folders"; GetVolumeFolder(id, name) by
+    # either; XMS 3's root folder "/" is always there
+    for t, spec in (("volume-folders", VOLFOLDER), ("ig-folders", FOLDER)):
+        r = query("GET", "/types/" + t)
+        refs = r.json().get("folders", []) if r.status_code == 200 else []
+        ok("Get%s: refs {href, name} under folders, / among them" % t, any(f.get("name") == "/" for f in refs)
+           and all(set(f) >= {"href", "name"} for f in refs), (r.status_code, r.text[:300]))
+        f = query("GET", "/types/" + t, "", {"name": "/"}).json().get("content", {})
+        fields(t + " /", f, spec)
+        byid = query("GET", "/types/" + t, str(f.get("index"))).json().get("content", {})
+        ok("%s: by id the same folder" % t, byid.get("name") == "/" and byid.get("index") == f.get("index"), byid)
     finish("goxtremio")
 
 

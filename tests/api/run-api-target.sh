@@ -59,3 +59,34 @@ api_finish() {
     (( status == 0 )) && rm -rf "$work"
     exit "$status"
 }
+
+# The frame of the API benchmarks (bench/api-*-cost.sh), which measure the target's CPU per
+# request with a Python client:
+# api_bench_start BUILD NAME [lunlab-target args]: a scratch $work, the load printed, BUILD's
+#   lunlab-target started with the API (quiet; with API_BENCH_STATE=1 on a fresh --state-dir in
+#   $work/state), an EXIT trap that stops it and removes $work
+# api_bench_run SCRIPT.py: the client run with the target's PID and the API's address and
+#   user in its environment, the load printed again, the target stopped (its log judged as the
+#   tests judge it); exits with the worse of the two
+api_bench_start() {
+    local build=$1 name=$2 state=()
+    shift 2
+    work=$(mktemp -d "/tmp/lunlab-$name.XXXXXX")
+    echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs); $(git rev-parse --short HEAD 2>/dev/null)"
+    if [[ ${API_BENCH_STATE:-0} == 1 ]]; then
+        mkdir -p "$work/state"
+        state=(--state-dir "$work/state")
+    fi
+    api_start "$build/target/lunlab-target" "$build/handlers" "$work" --quiet "${state[@]}" "$@" || exit 1
+    trap '[[ -n ${LL_PID:-} ]] && ll_stop_lunlab; rm -rf "$work"' EXIT
+}
+api_bench_run() {
+    local rc
+    LUNLAB_PID=$LL_PID LUNLAB_API=$API LUNLAB_API_USER=$API_USER LUNLAB_API_PASSWORD=$API_PASSWORD \
+        /usr/bin/python3 "$1"
+    rc=$?
+    echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+    api_stop || rc=1
+    LL_PID=
+    exit "$rc"
+}

@@ -10,7 +10,8 @@ objects it tags, in the phases tags_api.sh runs against one --state-dir:
            sources of a snapshot set and the volumes of a consistency group; every refusal
            with its exact status and message; a rename seen in the tag-list of what it tags;
            a volume's removal leaving its tags, a tag's removal (with its children) leaving
-           its objects untagged
+           its objects untagged; a Cluster tag on the cluster, tags on a brick, a storage
+           controller, an SSD, a BBU and a target
   restart  (after a clean stop) the tags are back with their index, guid, name and color, and
            so is what they tag; a new tag gets a new index
 Environment as xms_api.py."""
@@ -210,6 +211,49 @@ def make():
     ok("events: the tags made, changed and removed", any(e["entity_details"] == "/Volume/gold" and
                                                          "created tags" in e["description"] for e in ev)
        and any("removed tags '/Volume/services'" in e["description"] for e in ev), ev[-3:])
+    # a Cluster tag on the cluster (XtremIO.Utils' New-XIOTagAssignment -Entity Cluster)
+    make_tag("Cluster", "prod")
+    put_tag("/Cluster/prod", {"entity": "Cluster", "entity-details": "xbrick1", "cluster-id": "xbrick1"},
+            "tag the cluster xbrick1")
+    ok("xbrick1 carries /Cluster/prod", tag_names(content("clusters", "xbrick1")) == ["/Cluster/prod"])
+    ok("/Cluster/prod tags xbrick1", [d[1] for d in tag("/Cluster/prod")["direct-list"]] == ["xbrick1"])
+    expect_err("a cluster that does not exist", req("PUT", "tags", params={"name": "/Cluster/prod"}, json={
+        "entity": "Cluster", "entity-details": "nope"}), 400, "obj_not_found")
+    r = req("DELETE", "tags", params={"name": "/Cluster/prod"}, json={"entity": "Cluster", "entity-details": "xbrick1"})
+    ok("untag the cluster: 200, its tag-list empty", r.status_code == 200
+       and tag_names(content("clusters", "xbrick1")) == [], r.text)
+    put_tag("/Cluster/prod", {"entity": "Cluster", "entity-details": 1}, "tag the cluster by its index")
+    # the inventory: a brick, a storage controller, an SSD and a BBU, by name, index or object id
+    ssd = req("GET", "ssds", params={"full": 1}).json()["ssds"][0]
+    for entity, root, details, kind, name in (
+            ("X-Brick", "rack1", "X1", "bricks", "X1"),
+            ("StorageController", "sc-a", "X1-SC1", "storage-controllers", "X1-SC1"),
+            ("SSD", "hot", ssd["ssd-id"], "ssds", ssd["name"]),
+            ("BatteryBackupUnit", "ups", 1, "bbus", "X1-BBU1"),
+            ("Target", "fast", req("GET", "targets").json()["targets"][0]["name"], "targets",
+             req("GET", "targets").json()["targets"][0]["name"])):
+        make_tag(entity, root)
+        put_tag("/%s/%s" % (entity, root), {"entity": entity, "entity-details": details, "cluster-id": "xbrick1"},
+                "tag %s %s" % (entity, name))
+        ok("%s %s carries /%s/%s" % (kind, name, entity, root),
+           tag_names(content(kind, name)) == ["/%s/%s" % (entity, root)])
+        ok("/%s/%s tags %s" % (entity, root, name), [d[1] for d in tag("/%s/%s" % (entity, root))["direct-list"]]
+           == [name])
+    ok("X1-SC2 carries nothing", tag_names(content("storage-controllers", "X1-SC2")) == [])
+    expect_err("an SSD that does not exist", req("PUT", "tags", params={"name": "/SSD/hot"}, json={
+        "entity": "SSD", "entity-details": "wwn-0xnope"}), 400, "obj_not_found")
+    expect_err("untag a BBU that carries nothing", req("DELETE", "tags", params={"name": "/BatteryBackupUnit/ups"},
+                                                      json={"entity": "BatteryBackupUnit",
+                                                            "entity-details": "X1-BBU2"}),
+               400, "obj_not_found: X1-BBU2 does not carry the tag")
+    make_tag("StorageController", "gone")
+    put_tag("/StorageController/gone", {"entity": "StorageController", "entity-details": "X1-SC2"}, "tag X1-SC2")
+    r = req("DELETE", "tags", params={"name": "/StorageController/gone"},
+            json={"entity": "StorageController", "entity-details": "X1-SC2"})
+    ok("untag X1-SC2: 200, it carries nothing", r.status_code == 200
+       and tag_names(content("storage-controllers", "X1-SC2")) == [], r.text)
+    ok("a removed tag leaves the SC untagged", req("DELETE", "tags", params={"name": "/StorageController/gone"})
+       .status_code == 200 and tag_names(content("storage-controllers", "X1-SC1")) == ["/StorageController/sc-a"])
 
 
 def restart():
@@ -220,6 +264,13 @@ def restart():
     ok("i1 carries esx", tag_names(content("initiators", "i1")) == ["/Initiator/esx"])
     ok("ss1 carries daily", tag_names(content("snapshot-sets", "ss1")) == ["/SnapshotSet/daily"])
     ok("cgt carries prod", tag_names(content("consistency-groups", "cgt")) == ["/ConsistencyGroup/prod"])
+    ok("xbrick1 carries /Cluster/prod", tag_names(content("clusters", "xbrick1")) == ["/Cluster/prod"])
+    ok("the inventory's tags are back", tag_names(content("bricks", "X1")) == ["/X-Brick/rack1"]
+       and tag_names(content("storage-controllers", "X1-SC1")) == ["/StorageController/sc-a"]
+       and tag_names(content("bbus", "X1-BBU1")) == ["/BatteryBackupUnit/ups"]
+       and [d[1] for d in tag("/SSD/hot")["direct-list"]] == [req("GET", "ssds", params={"full": 1}).json()["ssds"][0]["name"]]
+       and tag_names(req("GET", "ssds", params={"full": 1}).json()["ssds"][0]) == ["/SSD/hot"]
+       and tag_names(req("GET", "targets", params={"full": 1}).json()["targets"][0]) == ["/Target/fast"])
     before = max(x["index"] for x in req("GET", "tags", params={"full": 1}).json()["tags"])
     new = make_tag("Volume", "silver")
     ok("a new tag's index is above every one before the restart (none reused)", new and new > before, (new, before))

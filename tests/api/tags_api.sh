@@ -10,6 +10,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=run-api-target.sh
 source "$here/run-api-target.sh"
 
+# every save compared with the whole model: whoever changes a stored field marks it (xms_dirty.h)
+export LUNLAB_XMS_STORE_CHECK=1
 api_scratch tags
 
 phase() {

@@ -1,7 +1,8 @@
 /* fuzz_xms_tags.c — the `tags` resource (target/api/xms_tags.c) and the
  * tag-list of bodies through the XMS routes: the input is a run of requests
  * separated by "\n\x1e", each one selector byte (its method and path: tags,
- * tags/INDEX, tags?name=, initiator-groups, consistency-groups, ...) and a
+ * tags/INDEX, tags?name=, initiator-groups, consistency-groups, the
+ * folders' views of the tags, ...) and a
  * body, against a model holding a cluster, volumes, an initiator group, an
  * initiator, a consistency group, a snapshot set and two tags.
  * Invariants: every answer is 2xx, or an XMS error {"message": one line,
@@ -17,6 +18,7 @@
 #include "target/api/api_router.h"
 #include "target/api/xms_engine.h"
 #include "target/api/xms_events.h"
+#include "target/api/xms_folders.h"
 #include "target/api/xms_model.h"
 #include "target/api/xms_resources.h"
 #include "target/api/xms_tags.h"
@@ -82,6 +84,16 @@ static const struct {
 	{ API_GET, "/api/json/v3/types/consistency-groups", "cg1" },
 	{ API_GET, "/api/json/v2/types/snapshot-sets", "s1" },
 	{ API_GET, "/api/json/v2/types/initiators", "i1" },
+	/* folders, views of the tags (xms_folders.c) */
+	{ API_POST, "/api/json/types/volume-folders", NULL },
+	{ API_PUT, "/api/json/v2/types/volume-folders/2", NULL },
+	{ API_DELETE, "/api/json/v2/types/volume-folders/2", NULL },
+	{ API_POST, "/api/json/v2/types/ig-folders", NULL },
+	{ API_GET, "/api/json/v2/types/volume-folders", "/" },
+	{ API_GET, "/api/json/v3/types/ig-folders", NULL },
+	/* a fourth tag (one of the inventory's kinds, made by a POST first) */
+	{ API_PUT, "/api/json/v2/types/tags/4", NULL },
+	{ API_DELETE, "/api/json/v2/types/tags/4", NULL },
 };
 
 static char *model_text(void)
@@ -139,7 +151,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static bool registered;
 	static const struct xms_type *const types[] = { &xms_type_tags, &xms_type_igs, &xms_type_cgs,
-							 &xms_type_snapsets, &xms_type_initiators };
+							 &xms_type_snapsets, &xms_type_initiators,
+							 &xms_type_volume_folders, &xms_type_ig_folders };
 	const uint8_t *p = data, *end = data + size;
 	char body[4096];
 

@@ -568,6 +568,20 @@ def api_seeds():
     doc["initiator-groups"]["objects"][0]["attrs"] = {"operating-system": "esx", "tag-ids": [4]}
     doc["consistency-groups"]["objects"][0].pop("attrs")
     write("fuzz-xms-model", "model-tags", json.dumps(doc).encode())
+    # a Cluster tag on the cluster and an SSD tag on its SSD 3 (an inventory-tags record)
+    doc["tags"]["objects"] += [{"index": 5, "guid": g, "caption": "Cluster", "parent": 0, "kind": 6, "color": "",
+                                "created-ms": 1796000000004},
+                               {"index": 6, "guid": g, "caption": "prod", "parent": 5, "kind": 6, "color": "",
+                                "created-ms": 1796000000005},
+                               {"index": 7, "guid": g, "caption": "SSD", "parent": 0, "kind": 9, "color": "",
+                                "created-ms": 1796000000006},
+                               {"index": 8, "guid": g, "caption": "hot", "parent": 7, "kind": 9, "color": "",
+                                "created-ms": 1796000000007}]
+    doc["tags"]["next-index"] = 9
+    doc["clusters"]["objects"][0]["attrs"] = {"tag-ids": [6]}
+    doc["inventory-tags"] = typ(2, [{"index": 1, "guid": g, "name": "wwn-0x5000c5aa00000003", "obj-guid": g,
+                                     "obj-index": 3, "cluster": 1, "kind": 9, "n": 3, "attrs": {"tag-ids": [8]}}])
+    write("fuzz-xms-model", "model-inventory-tags", json.dumps(doc).encode())
     empty = {"format": 1}
     for t in ("clusters", "volumes", "snapshot-sets", "consistency-groups", "initiator-groups", "initiators",
               "lun-maps"):
@@ -645,7 +659,10 @@ def xms_tags_seeds():
     """fuzz-xms-tags: requests separated by "\n\x1e", each a selector byte (fuzz_xms_tags.c's
     reqs[]: 0 POST tags, 1 PUT tags/2, 2 PUT tags?name=/Volume/gold, 3 DELETE tags/2, 4 DELETE
     tags?name=/Volume/gold, 5 PUT tags/1, 6 DELETE tags/3, 7 PUT tags/3, 8 POST initiator-groups,
-    9 PUT initiator-groups?name=ig1, 10 POST consistency-groups, 11.. GETs) and a JSON body."""
+    9 PUT initiator-groups?name=ig1, 10 POST consistency-groups, 11..15 GETs, 16 POST v1
+    volume-folders, 17 PUT volume-folders/2, 18 DELETE volume-folders/2, 19 POST ig-folders,
+    20 GET volume-folders?name=/, 21 GET v3 ig-folders, 22 PUT tags/4, 23 DELETE tags/4) and a
+    JSON body."""
     import json
 
     def run(*reqs):
@@ -675,6 +692,35 @@ def xms_tags_seeds():
         (6, {}),
         (1, {"entity": "InitiatorGroup", "entity-details": "ig1"}),
         (8, {"ig-name": "ig3", "tag-list": ["/Volume/gold"]})))
+    # folders (xms_folders.c): XtremIO.Utils' and goxtremio's bodies
+    write("fuzz-xms-tags", "folders", run(
+        (16, {"caption": "db", "parent-folder-id": "/"}),
+        (16, {"caption": "logs", "parent-folder-id": "/db"}),
+        (19, {"caption": "hosts"}),
+        (8, {"ig-name": "ig2", "parent-folder-id": "/hosts", "cluster-id": "xbrick1"}),
+        (17, {"caption": "silver"}),
+        (20, {}),
+        (18, {"folder-name": "/silver", "folder-type": "Volume"}),
+        (21, {})))
+    # tags on a cluster and the inventory (tags 3 and 4: the kind's root and the tag)
+    write("fuzz-xms-tags", "inventory", run(
+        (0, {"entity": "StorageController", "tag-name": "sc"}),
+        (22, {"entity": "StorageController", "entity-details": "X1-SC1", "cluster-id": "xbrick1"}),
+        (22, {"entity": "StorageController", "entity-details": 2}),
+        (23, {"entity": "StorageController", "entity-details": "X1-SC9"}),
+        (23, {"entity": "StorageController", "entity-details": "X1-SC1"}),
+        (0, {"entity": "Cluster", "tag-name": "prod"}),
+        (23, {}),
+        (12, {})))
+    write("fuzz-xms-tags", "folder-refusals", run(
+        (16, {"caption": "a/b"}),
+        (16, {"caption": "x", "parent-folder-id": "/nope"}),
+        (16, {"caption": "x", "parent-folder-id": []}),
+        (19, {"caption": "x", "parent-folder-id": 2}),
+        (8, {"ig-name": "ig3", "parent-folder-id": "/nope"}),
+        (8, {"ig-name": "ig1", "parent-folder-id": "/"}),
+        (17, {}),
+        (21, {})))
 
 
 SETS = (api_seeds, iscsi_seeds, scsi_seeds, cdb_decode_seeds, calib_seeds, profile_seeds, lu_config_seeds,

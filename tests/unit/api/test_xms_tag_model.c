@@ -1,7 +1,8 @@
 /* test_xms_tag_model.c — tags as model data (xms_tag_model.h): the entity
  * words and the object-types shown for them, a tag's full name from its
  * parents (and after a parent's rename), lookups by that name, the objects
- * of a kind with their tags, untagging, and the load-time check that
+ * of a kind with their tags (clusters' and the inventory's records too),
+ * untagging, and the load-time check that
  * refuses a damaged set of tags by naming the bad one. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -124,6 +125,78 @@ static void entities(void **state)
 	assert_string_equal(err, "Volume v1: attrs.tag-ids[1]: no tag of its kind has index 1");
 }
 
+/* clusters carry their tags in their attrs; inventory objects in the
+ * model's records, which the check refuses when they name no inventory
+ * kind, no number or no cluster, and which go with their last tag */
+static void inventory(void **state)
+{
+	struct xms_tag_entity e;
+	struct xms_cluster *c;
+	struct xms_inv_tagged *r;
+	char err[256];
+
+	(void)state;
+	c = xms_cluster_add(&m);
+	snprintf(c->name, sizeof(c->name), "xb1");
+	tag("SSD", 0, XMS_TAG_SSD);                /* 1 */
+	tag("hot", 1, XMS_TAG_SSD);                /* 2 */
+	tag("Cluster", 0, XMS_TAG_CLUSTER);        /* 3 */
+	tag("prod", 3, XMS_TAG_CLUSTER);           /* 4 */
+	c->attrs.tags[0] = 4;
+	c->attrs.ntags = 1;
+	assert_true(xms_tag_entity_at(&m, XMS_TAG_CLUSTER, 0, &e));
+	assert_string_equal(e.name, "xb1");
+	assert_int_equal(e.cluster, c->index);
+	assert_true(xms_attrs_has_tag(e.attrs, 4));
+	r = xms_inv_tagged_add(&m);
+	snprintf(r->name, sizeof(r->name), "wwn-0x1");
+	r->obj_index = 7;
+	r->cluster = 1;
+	r->kind = XMS_TAG_SSD;
+	r->n = 3;
+	r->attrs.tags[0] = 2;
+	r->attrs.ntags = 1;
+	assert_true(xms_tag_entity_at(&m, XMS_TAG_SSD, 0, &e));
+	assert_string_equal(e.name, "wwn-0x1");
+	assert_int_equal(e.index, 7);
+	assert_int_equal(e.cluster, 1);
+	assert_true(xms_attrs_has_tag(e.attrs, 2));
+	assert_false(xms_tag_entity_at(&m, XMS_TAG_SSD, 1, &e));
+	assert_false(xms_tag_entity_at(&m, XMS_TAG_SC, 0, &e)); /* a record is of one kind */
+	assert_true(xms_tag_kind_inventory(XMS_TAG_BBU));
+	assert_false(xms_tag_kind_inventory(XMS_TAG_CLUSTER));
+	assert_int_equal(xms_tags_check(&m, err, sizeof(err)), 0);
+	r->attrs.tags[0] = 4; /* a Cluster tag on an SSD */
+	assert_int_equal(xms_tags_check(&m, err, sizeof(err)), -1);
+	assert_string_equal(err, "SSD wwn-0x1: attrs.tag-ids[0]: no tag of its kind has index 4");
+	r->attrs.tags[0] = 2;
+	r->cluster = 9;
+	assert_int_equal(xms_tags_check(&m, err, sizeof(err)), -1);
+	assert_string_equal(err, "inventory-tags[0]: want kind X-Brick, StorageController, SSD, BatteryBackupUnit or "
+				 "Target, n >= 1 and a cluster that exists (none for a Target)");
+	r->cluster = 1;
+	r->kind = XMS_TAG_VOLUME;
+	assert_int_equal(xms_tags_check(&m, err, sizeof(err)), -1);
+	/* a target is every cluster's: its record names none */
+	tag("Target", 0, XMS_TAG_TARGET);          /* 5 */
+	tag("fast", 5, XMS_TAG_TARGET);            /* 6 */
+	r->kind = XMS_TAG_TARGET;
+	r->attrs.tags[0] = 6;
+	assert_int_equal(xms_tags_check(&m, err, sizeof(err)), -1);
+	r->cluster = 0;
+	assert_int_equal(xms_tags_check(&m, err, sizeof(err)), 0);
+	assert_true(xms_tag_entity_at(&m, XMS_TAG_TARGET, 0, &e));
+	assert_int_equal(e.cluster, 0);
+	r->cluster = 1;
+	r->kind = XMS_TAG_SSD;
+	r->attrs.tags[0] = 2;
+	xms_inv_tagged_prune(&m); /* it carries a tag: kept */
+	assert_int_equal(m.inv_tagged.n, 1);
+	xms_attrs_untag(&r->attrs, 2);
+	xms_inv_tagged_prune(&m);
+	assert_int_equal(m.inv_tagged.n, 0);
+}
+
 static void damaged(void **state)
 {
 	char err[256];
@@ -155,6 +228,7 @@ int main(void)
 		cmocka_unit_test(kinds),
 		cmocka_unit_test_teardown(names, teardown),
 		cmocka_unit_test_teardown(entities, teardown),
+		cmocka_unit_test_teardown(inventory, teardown),
 		cmocka_unit_test_teardown(damaged, teardown),
 	};
 
