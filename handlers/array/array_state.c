@@ -300,7 +300,11 @@ static int cut(struct array_state *st, struct batch *b, char *err, size_t errlen
 	for (struct volume *v = a->vols; v && !rc; v = v->next) {
 		struct store_vol_rec r;
 		uint64_t shrunk_to = 0;        /* slots from here on went (0: none) */
-		bool marked = atomic_exchange(&v->precmark, false), changed = false;
+		/* (a load first: most volumes are not marked, and their line is
+		 * then only read) */
+		bool marked = atomic_load_explicit(&v->precmark, memory_order_relaxed) &&
+			      atomic_exchange(&v->precmark, false);
+		bool changed = false;
 
 		if (marked || !v->pcommitted) {
 			vol_rec(v, &r);

@@ -555,7 +555,8 @@ int map_persist_collect(struct volume *v, int (*fn)(void *ctx, uint64_t idx), vo
 	uint64_t nchunks = (v->nblocks + VOL_PCHUNK - 1) / VOL_PCHUNK;
 
 	/* (a bit set from here on sets pany again after it: the next cut) */
-	if (!atomic_exchange_explicit(&v->pany, false, memory_order_relaxed))
+	if (!atomic_load_explicit(&v->pany, memory_order_relaxed) ||
+	    !atomic_exchange_explicit(&v->pany, false, memory_order_relaxed))
 		return 0;
 	for (uint64_t w = 0; w < v->pdirty_words; w++) {
 		/* most words of most volumes are clear at a cut: a plain load
