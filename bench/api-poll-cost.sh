@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/api-poll-cost.sh [BUILD]: the target's CPU per request for each GET the pollers of
 # bench/api-pollers.sh make, at VOLUMES (100) volumes, with no I/O (bench/api_poll_cost.py;
-# ROUNDS, N as it says).  Starts BUILD's (default build) lunlab-target with the API on
+# ROUNDS, N, EVENTS as it says).  Starts BUILD's (default build) lunlab-target with the API on
 # 127.0.0.1 and stops it (its log judged as the tests do).  A measurement, not a test.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1

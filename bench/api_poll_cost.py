@@ -4,12 +4,16 @@ polls (docs/api.md "Pollers and I/O"), with no I/O and one client: ROUNDS (5) of
 requests of each over one kept connection (its TLS handshake made first), the CPU the
 target's API threads spent (/proc/PID/task/TID/schedstat, ns on a CPU) per request, the
 median round and the spread; GET of a type that does not exist (404 from the router) gives
-what any request costs (TLS, HTTP, authentication, the log line).  Environment LUNLAB_API, LUNLAB_API_USER, LUNLAB_API_PASSWORD,
+what any request costs (TLS, HTTP, authentication, the log line).  EVENTS=N first makes N
+events (renames of one volume: an audit event each) so the ring is full (4096), and adds a
+poller's read of what is new (events?from-date-time= a second after the last one: none).
+Environment LUNLAB_API, LUNLAB_API_USER, LUNLAB_API_PASSWORD,
 LUNLAB_PID; run by bench/api-poll-cost.sh.  A measurement, not a test."""
 import glob
 import os
 import statistics
 import sys
+import time
 
 import requests
 import urllib3
@@ -45,7 +49,17 @@ def main():
     s.auth = (os.environ["LUNLAB_API_USER"], os.environ["LUNLAB_API_PASSWORD"])
     s.verify, s.trust_env = False, False
     s.get(BASE + "xms", timeout=60)  # the connection, its handshake, outside the rounds
-    for path, params, status in GETS:
+    gets = GETS
+    events = int(os.environ.get("EVENTS", "0"))
+    if events:
+        for i in range(events):
+            r = s.put(BASE + "volumes/1", json={"vol-name": "poll-0" if i % 2 else "poll-x"}, timeout=60)
+            if r.status_code != 200:
+                raise SystemExit("PUT volumes/1: %d %s" % (r.status_code, r.text[:200]))
+        since = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(time.time() + 1))
+        gets = GETS + (("events", {"from-date-time": since}, 200),)
+        print("events made: %d" % events)
+    for path, params, status in gets:
         per = []
         for _ in range(ROUNDS):
             c0 = api_cpu()

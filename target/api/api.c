@@ -110,7 +110,8 @@ int api_clusters_setup(const char *const *specs, int n, char *err, size_t errlen
 	restarted = loaded > 0;
 	/* the event log and the alerts of before, with their ids and times */
 	if (xms_log_store_active() &&
-	    (xms_events_load(why, sizeof(why)) < 0 || xms_alerts_load(why, sizeof(why)) < 0)) {
+	    (xms_events_load(why, sizeof(why)) < 0 || xms_alerts_load(why, sizeof(why)) < 0 ||
+	     xms_perf_history_load(why, sizeof(why)) < 0)) {
 		snprintf(err, errlen, "--state-dir: %s", why);
 		goto fail;
 	}

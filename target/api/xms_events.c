@@ -31,6 +31,12 @@ struct event {
 	char details[130];
 	char code[16];
 	char description[384];
+	/* the time index (a bsearch instead of a scan for from-date-time= /
+	 * to-date-time=): events are in id order, their times almost in time
+	 * order (a happening of the SCSI side is told later, with the time it
+	 * happened), so two monotonic bounds: the latest time of this event and
+	 * every older one, and the earliest of this one and every newer one */
+	int64_t max_upto, min_from;
 };
 
 /* the stored form's field names (also what load checks) */
@@ -70,6 +76,55 @@ bool xms_severity_parse(const char *s, enum xms_severity *out)
 		}
 	}
 	return false;
+}
+
+/* the event at logical place i (0 the oldest); under lock */
+static struct event *at(size_t i)
+{
+	return &ring[(head + XMS_EVENTS_MAX - count + i) % XMS_EVENTS_MAX];
+}
+
+/* e, just written at ring[head] and not counted yet, into the time index:
+ * its max_upto from the newest before it, and the min_from of the newer
+ * end lowered where e is earlier (a run that stops at the first event not
+ * later than e: O(1) when times arrive in order); under lock */
+static void time_index_add(struct event *e)
+{
+	e->max_upto = count && at(count - 1)->max_upto > e->sec ? at(count - 1)->max_upto : e->sec;
+	e->min_from = e->sec;
+	/* the slot e takes is the oldest's when the ring is full: not walked */
+	for (size_t i = count; i-- > (count == XMS_EVENTS_MAX ? 1 : 0);) {
+		struct event *o = at(i);
+		if (o->min_from <= e->sec)
+			break;
+		o->min_from = e->sec;
+	}
+}
+
+/* the logical places [*lo, *hi) of the events that may lie in [t0, t1]:
+ * none before the first whose max_upto reaches t0, none from the first
+ * whose min_from is past t1; under lock */
+static void time_range(int64_t t0, int64_t t1, size_t *lo, size_t *hi)
+{
+	size_t a = 0, b = count;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		if (at(m)->max_upto < t0)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	b = count;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		if (at(m)->min_from <= t1)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*hi = a;
 }
 
 /* printable, bounded: text from requests and the wire goes in */
@@ -164,6 +219,7 @@ static void event_v(bool defer, int64_t sec, uint32_t usec, enum xms_severity se
 	safe_copy(e->details, sizeof(e->details), details);
 	safe_copy(e->code, sizeof(e->code), code);
 	safe_copy(e->description, sizeof(e->description), text);
+	time_index_add(e);
 	head = (head + 1) % XMS_EVENTS_MAX;
 	if (count < XMS_EVENTS_MAX)
 		count++;
@@ -295,6 +351,7 @@ static int load_one(const char *key, const void *val, size_t len, void *arg)
 	ev.sec = sec;
 	ev.usec = (uint32_t)usec;
 	ring[head] = ev;
+	time_index_add(&ring[head]);
 	head = (head + 1) % XMS_EVENTS_MAX;
 	if (count < XMS_EVENTS_MAX)
 		count++;
@@ -443,8 +500,12 @@ static void list_events(const struct api_request *req, struct api_response *rsp)
 	jt_key(&w, "events");
 	jt_arr_open(&w);
 	pthread_mutex_lock(&lock);
-	for (size_t i = 0; i < count && listed < limit; i++) {
-		const struct event *e = &ring[(head + XMS_EVENTS_MAX - 1 - i) % XMS_EVENTS_MAX];
+	size_t lo, hi;
+	time_range(t0, t1, &lo, &hi);
+	/* newest first, only the places the times allow (a poller asking for
+	 * what is new since its last poll reads those, not the ring) */
+	for (size_t i = hi; i-- > lo && listed < limit;) {
+		const struct event *e = at(i);
 		if ((sev && *sev && e->sev != want) || (ent && *ent && strcmp(e->entity, ent) != 0) || e->sec < t0 ||
 		    e->sec > t1)
 			continue;

@@ -107,7 +107,17 @@ struct brick {
 	char profile_up[32];
 };
 
+/* exact: the array's figures once its accounting is settled (what a
+ * listing shows); else as they are (the performance sampler wants only the
+ * SSD count and must not wait behind the I/O's compression accounting) */
+static size_t bricks_of_w(struct brick **out, bool exact);
+
 static size_t bricks_of(struct brick **out)
+{
+	return bricks_of_w(out, true);
+}
+
+static size_t bricks_of_w(struct brick **out, bool exact)
 {
 	struct brick *b = calloc(g_xms.clusters.n ? g_xms.clusters.n : 1, sizeof(*b));
 	uint64_t base = 0;
@@ -118,7 +128,9 @@ static size_t bricks_of(struct brick **out)
 	for (size_t i = 0; i < g_xms.clusters.n; i++) {
 		b[i].c = &g_xms.clusters.v[i];
 		b[i].pos = i;
-		xms_scsi_cluster_figures(b[i].c, &b[i].f);
+		const struct lunlab_array_ctl *ctl = xms_scsi_ctl();
+		if (exact || !ctl || ctl->array_figures(b[i].c->name, false, &b[i].f) < 0 || !b[i].f.profile[0])
+			xms_scsi_cluster_figures(b[i].c, &b[i].f);
 		b[i].ssds = b[i].f.ssds;
 		b[i].ssd_base = base;
 		base += b[i].ssds;
@@ -617,6 +629,47 @@ static void list_dae_psus(struct xms_ctx *x, struct json_object *arr)
 		}
 	}
 	free(bs);
+}
+
+size_t xms_inv_units(struct xms_inv_unit **out)
+{
+	struct brick *bs;
+	size_t n = bricks_of_w(&bs, false), total = 0, k = 0;
+	struct xms_inv_unit *u;
+
+	*out = NULL;
+	for (size_t i = 0; i < n; i++)
+		total += XMS_INV_SCS * XMS_INV_XENVS_PER_SC + bs[i].ssds;
+	u = total ? calloc(total, sizeof(*u)) : NULL;
+	for (size_t i = 0; u && i < n; i++) {
+		const struct brick *b = &bs[i];
+		unsigned working = 0;
+
+		for (unsigned d = 1; d <= b->ssds; d++)
+			working += !xms_inv_is_failed(b->c->index, XMS_INV_SSD, d);
+		for (unsigned sc = 1; sc <= XMS_INV_SCS; sc++)
+			for (unsigned e = 1; e <= XMS_INV_XENVS_PER_SC; e++, k++) {
+				unsigned x = (sc - 1) * XMS_INV_XENVS_PER_SC + e;
+
+				u[k].cluster = b->c->index;
+				u[k].index = b->pos * XMS_INV_SCS * XMS_INV_XENVS_PER_SC + x;
+				guid_of(b->c, "xenv", x, u[k].guid);
+				snprintf(u[k].name, sizeof(u[k].name), "X1-SC%u-E%u", sc, e);
+				u[k].failed = xms_inv_is_failed(b->c->index, XMS_INV_SC, sc);
+			}
+		for (unsigned d = 1; d <= b->ssds; d++, k++) {
+			u[k].ssd = true;
+			u[k].cluster = b->c->index;
+			u[k].index = b->ssd_base + d;
+			guid_of(b->c, "ssd", d, u[k].guid);
+			ssd_name(b, d, u[k].name, sizeof(u[k].name));
+			u[k].failed = xms_inv_is_failed(b->c->index, XMS_INV_SSD, d);
+			u[k].working = working;
+		}
+	}
+	free(bs);
+	*out = u;
+	return u ? total : 0;
 }
 
 /* the SSDs' I/O rates: one reading per cluster (xms_perf.h), each SSD

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "target/api/xms_engine.h"
+#include "target/api/xms_ids.h"
 #include "target/api/xms_model.h"
 #include "target/api/xms_tag_model.h"
 
@@ -60,6 +61,18 @@ unsigned xms_inv_find(uint64_t cluster, enum xms_inv_component kind, const char 
 bool xms_inv_is_failed(uint64_t cluster, enum xms_inv_component kind, unsigned n);
 /* Every failed component as JSON [{"cluster", "component", "name", "index"}] */
 struct json_object *xms_inv_failed_json(void);
+/* The XEnvs and SSDs of every cluster's brick as the performance history
+ * reads them (xms_perf_history.h): malloc'd, *out NULL when there are none
+ * or memory ran out. */
+struct xms_inv_unit {
+	bool ssd;                    /* else an XEnv */
+	uint64_t cluster, index;
+	char guid[XMS_GUID_LEN + 1];
+	char name[40];
+	bool failed;                 /* the SSD, or the XEnv's storage controller */
+	unsigned working;            /* SSDs: the working SSDs of its brick */
+};
+size_t xms_inv_units(struct xms_inv_unit **out);
 /* Tests: every component healthy. */
 void xms_inv_reset(void);
 

@@ -10,7 +10,9 @@
 #include "target/api/xms_time.h"
 
 const char *const xms_perf_entity_names[XMS_PERF_ENTITIES] = { "Cluster", "Volume", "InitiatorGroup", "Target",
-							       "Initiator" };
+							       "Initiator", "XEnv", "SSD" };
+
+const char *const xms_perf_agg_names[XMS_PERF_AGGS] = { "avg", "min", "max" };
 
 static const struct {
 	const char *name;
@@ -41,6 +43,7 @@ int xms_perf_query_parse(const struct api_param *p, size_t n, int64_t now_ms, st
 	const char *ent = param(p, n, "entity"), *gran = param(p, n, "granularity");
 	const char *frame = param(p, n, "time-frame"), *from = param(p, n, "from-time");
 	const char *to = param(p, n, "to-time"), *lim = param(p, n, "limit");
+	const char *cname = param(p, n, "cluster-name"), *cid = param(p, n, "cluster-id");
 	int64_t s;
 
 	q->entity = XMS_PERF_CLUSTER;
@@ -49,13 +52,33 @@ int xms_perf_query_parse(const struct api_param *p, size_t n, int64_t now_ms, st
 	q->granularity_ms = 0;
 	q->granularity = "raw";
 	q->limit = XMS_PERF_QUERY_LIMIT_MAX;
+	q->naggs = 0;
+	q->cluster = cname ? cname : cid;
+	for (size_t i = 0; i < n; i++) {
+		unsigned a = 0, k;
+
+		if (!p[i].key || strcmp(p[i].key, "aggregation-type") != 0 || !p[i].value || !*p[i].value)
+			continue;
+		while (a < XMS_PERF_AGGS && strcasecmp(p[i].value, xms_perf_agg_names[a]) != 0)
+			a++;
+		if (a == XMS_PERF_AGGS) {
+			snprintf(err, errlen, "Command Syntax Error: aggregation-type: want avg, min or max");
+			return -1;
+		}
+		for (k = 0; k < q->naggs && q->aggs[k] != (enum xms_perf_agg)a; k++)
+			;
+		if (k == q->naggs)
+			q->aggs[q->naggs++] = (enum xms_perf_agg)a;
+	}
+	if (!q->naggs)
+		q->aggs[q->naggs++] = XMS_PERF_AVG;
 	if (ent) {
 		size_t k = 0;
 		while (k < XMS_PERF_ENTITIES && strcasecmp(ent, xms_perf_entity_names[k]) != 0)
 			k++;
 		if (k == XMS_PERF_ENTITIES) {
-			snprintf(err, errlen, "Command Syntax Error: entity: want Cluster, Volume, InitiatorGroup, Target "
-					      "or Initiator (lunlab keeps no history of others)");
+			snprintf(err, errlen, "Command Syntax Error: entity: want Cluster, Volume, InitiatorGroup, Target, "
+					      "Initiator, XEnv or SSD (lunlab keeps no history of others)");
 			return -1;
 		}
 		q->entity = (enum xms_perf_entity)k;

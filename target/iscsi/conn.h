@@ -199,6 +199,7 @@ struct conn {
 	char peer[64];
 	char local[64];           /* address:port the initiator reached us on */
 	int portal;               /* the --listen portal it came through (portal.h); -1 unknown */
+	unsigned portal_gen;      /* how many times that portal had been set down when it was accepted */
 	/* its portal's and its initiator's counters (path_stats.h), found at
 	 * its first counted command; path_stats_tried: looked for already
 	 * (ini_stats NULL then: beyond the bound) */

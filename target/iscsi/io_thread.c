@@ -141,7 +141,7 @@ static void addr_string(const struct sockaddr_storage *ss, char *out, size_t len
 	}
 }
 
-static void adopt(struct io_thread *t, int fd, int portal)
+static void adopt(struct io_thread *t, int fd, int portal, unsigned portal_gen)
 {
 	struct conn *c = conn_new(fd, t);
 	struct sockaddr_storage ss;
@@ -153,6 +153,7 @@ static void adopt(struct io_thread *t, int fd, int portal)
 		return;
 	}
 	c->portal = portal;
+	c->portal_gen = portal_gen;
 	portal_conn_change(portal, 1);
 	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0)
 		addr_string(&ss, c->peer, sizeof(c->peer));
@@ -185,7 +186,7 @@ static void take_new_conns(struct io_thread *t)
 		}
 		pthread_mutex_unlock(&t->new_lock);
 		for (int i = 0; i < n; i++)
-			adopt(t, fds[i].fd, fds[i].portal);
+			adopt(t, fds[i].fd, fds[i].portal, fds[i].portal_gen);
 	} while (n == 64);
 }
 
@@ -222,12 +223,13 @@ void io_threads_reinstate(const char *initiator, const uint8_t isid[6], uint16_t
 	post_request(&r);
 }
 
-void io_threads_close_portal(int portal, const char *why)
+void io_threads_close_portal(int portal, unsigned portal_gen, const char *why)
 {
 	struct reinstate_req r;
 
 	memset(&r, 0, sizeof(r));
 	r.portal = portal;
+	r.portal_gen = portal_gen;
 	snprintf(r.why, sizeof(r.why), "%s", why);
 	post_request(&r);
 }
@@ -262,7 +264,10 @@ static void take_reinstatements(struct io_thread *t)
 		for (; c; c = nx) {
 			nx = c->list_next;
 			if (r->portal >= 0) {
-				if (c->portal == r->portal && !c->closed)
+				/* a thread adopts new connections before it reads its requests:
+				 * one that came in after the portal was up again is not this
+				 * down's (a login right after an up was closed by it) */
+				if (c->portal == r->portal && c->portal_gen < r->portal_gen && !c->closed)
 					conn_close(c, r->why);
 				continue;
 			}
@@ -513,7 +518,7 @@ int io_threads_start(int n)
 	return 0;
 }
 
-void io_threads_assign(int fd, int portal)
+void io_threads_assign(int fd, int portal, unsigned portal_gen)
 {
 	struct io_thread *t = &threads[atomic_fetch_add(&rr_next, 1) % (unsigned)nthreads];
 	uint64_t one = 1;
@@ -532,6 +537,7 @@ void io_threads_assign(int fd, int portal)
 		t->new_cap = cap;
 	}
 	t->new_fds[t->new_n].fd = fd;
+	t->new_fds[t->new_n].portal_gen = portal_gen;
 	t->new_fds[t->new_n++].portal = portal;
 	pthread_mutex_unlock(&t->new_lock);
 	w = write(t->evfd, &one, sizeof(one));

@@ -25,6 +25,7 @@ struct reinstate_req {
 	uint16_t keep_tsih;
 	uint16_t tpgt;
 	int portal;
+	unsigned portal_gen;     /* with portal: close the connections accepted before this down */
 	unsigned release_rule;  /* > 0: neither of those: let go what this hold rule holds */
 	char why[96];
 };
@@ -33,6 +34,7 @@ struct reinstate_req {
 struct new_conn {
 	int fd;
 	int portal;
+	unsigned portal_gen;
 };
 
 struct io_thread {
@@ -86,16 +88,20 @@ int io_threads_start(int n);
  * while another process holds a copy of it (a fork that has not exec'ed
  * yet), and an event for a freed conn would then still arrive. */
 void io_thread_unwatch(struct conn *c);
-/* Round-robin hand-off of an accepted socket of portal `portal` (-1: none). */
-void io_threads_assign(int fd, int portal);
+/* Round-robin hand-off of an accepted socket of portal `portal` (-1: none),
+ * accepted while the portal's down-count was portal_gen (portal.h). */
+void io_threads_assign(int fd, int portal, unsigned portal_gen);
 void io_threads_stop(void);
 void io_threads_free(void);
 
 /* Session reinstatement (RFC 7143 6.3.5): a new login with the same
  * initiator name and ISID ends the old session, wherever it lives. */
 void io_threads_reinstate(const char *initiator, const uint8_t isid[6], uint16_t tpgt, uint16_t keep_tsih);
-/* A portal was set down: every connection that came in through it closes. */
-void io_threads_close_portal(int portal, const char *why);
+/* A portal was set down (its down-count now portal_gen): every connection
+ * that came in through it before closes.  The request reaches each I/O
+ * thread later than the portal may be up again: a connection accepted after
+ * that (a higher or equal count) is not the down's to close. */
+void io_threads_close_portal(int portal, unsigned portal_gen, const char *why);
 
 /* A fault rule delays this task: it goes to its LU after delay_us
  * (scsi_fault.c), on the task's own I/O thread. */

@@ -142,10 +142,10 @@ static void tune(int fd)
 
 void listener_accept_all(int lfd)
 {
-	listener_accept_portal(lfd, -1);
+	listener_accept_portal(lfd, -1, 0);
 }
 
-void listener_accept_portal(int lfd, int portal)
+void listener_accept_portal(int lfd, int portal, unsigned portal_gen)
 {
 	for (;;) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -155,6 +155,6 @@ void listener_accept_portal(int lfd, int portal)
 			return; /* EAGAIN, or EMFILE: try again on the next wake-up */
 		}
 		tune(fd);
-		io_threads_assign(fd, portal);
+		io_threads_assign(fd, portal, portal_gen);
 	}
 }

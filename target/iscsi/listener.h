@@ -14,7 +14,8 @@ bool listener_portal(int lfd, struct target_portal *p);
 /* Accepts everything pending and hands it to the I/O threads. */
 void listener_accept_all(int lfd);
 /* The same for a socket of portal number `portal` (portal.h; -1: none),
- * which every connection it accepts remembers. */
-void listener_accept_portal(int lfd, int portal);
+ * which every connection it accepts remembers, with the portal's down-count
+ * portal_gen (a later down closes it, an earlier one's late request not). */
+void listener_accept_portal(int lfd, int portal, unsigned portal_gen);
 
 #endif

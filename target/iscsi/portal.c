@@ -21,6 +21,9 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int lfds[TARGET_MAX_PORTALS] = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
 static atomic_bool down[TARGET_MAX_PORTALS];
+/* times each portal was set down (under lock): a connection carries the count
+ * it was accepted under, so a down closes only the connections before it */
+static unsigned downs[TARGET_MAX_PORTALS];
 static atomic_uint conns[TARGET_MAX_PORTALS];
 static int epfd = -1;
 
@@ -79,7 +82,7 @@ void portals_accept(int idx)
 		return;
 	pthread_mutex_lock(&lock);
 	if (lfds[idx] >= 0)
-		listener_accept_portal(lfds[idx], idx);
+		listener_accept_portal(lfds[idx], idx, downs[idx]);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -123,12 +126,13 @@ int portal_set_down(int idx, bool want_down, char *err, size_t errlen)
 			lfds[idx] = -1;
 		}
 		atomic_store(&down[idx], true);
+		unsigned gen = ++downs[idx];
 		pthread_mutex_unlock(&lock);
 		snprintf(why, sizeof(why), "portal %s set down", p->name);
 		target_log("portal %d (%s) down: refusing connections, closing its sessions", idx, p->name);
 		happening_post(HAPPEN_PORTAL_DOWN, (uint64_t)idx, "portal %d (%s) down: connections refused, its sessions closed",
 			       idx + 1, p->name);
-		io_threads_close_portal(idx, why);
+		io_threads_close_portal(idx, gen, why);
 		return 0;
 	}
 	/* up: the very address it had (a port 0 listener got its port then) */

@@ -7,8 +7,11 @@ what came through its portal, the rate fields are there with XMS's types
 (decimal strings), /metrics serves the same counters per initiator and per
 portal, and the performance query answers entity=InitiatorGroup,
 entity=Target and entity=Initiator (an initiator's rows add up to exactly
-what it sent, in every form XtremIO.Utils' Get-XIOPerformanceCounter sends).  Environment as xms_api.py (a fresh target, one --lun LU at
-LUN 0 for every initiator).
+what it sent, in every form XtremIO.Utils' Get-XIOPerformanceCounter sends), and its
+aggregation-type= (min/avg/max against the raw rows), prop=, cluster-name= / cluster-id=
+(two clusters: xbrick1 x2, px1 x1), entity=XEnv (the target's CPU, measured) and entity=SSD
+(the cluster's I/O over its 18 SSDs).  Environment as xms_api.py (a fresh target, one --lun
+LU at LUN 0 for every initiator).
 """
 import os
 import re
@@ -151,13 +154,149 @@ def main():
        r.get("entity") == "Initiator" and r["counters"] == [], r)
     r = pq(entity="Initiator", limit=1).json()
     ok("limit=1: one row", len(r["counters"]) == 1, r)
-    expect_err("entity=SSD: 400 naming the ones kept", q(entity="SSD"), 400,
-               "Command Syntax Error: entity: want Cluster, Volume, InitiatorGroup, Target or Initiator (lunlab "
-               "keeps no history of others)")
+    expect_err("entity=DataProtectionGroup: 400 naming the ones kept", q(entity="DataProtectionGroup"), 400,
+               "Command Syntax Error: entity: want Cluster, Volume, InitiatorGroup, Target, Initiator, XEnv or SSD "
+               "(lunlab keeps no history of others)")
+    aggregations(pq, ia)
+    props_and_clusters(pq)
+    xenvs_and_ssds(pq)
     expect_err("entity=Initiator, granularity=weekly: 400 naming granularity",
                q(entity="Initiator", granularity="weekly"), 400,
                "Command Syntax Error: granularity: want raw, auto, one_minute, ten_minutes, one_hour or one_day")
     finish("perf")
+
+
+SINCE = "2020-01-01 00:00:00"
+IO = ("iops", "rd_iops", "wr_iops", "bw", "rd_bw", "wr_bw", "avg_latency", "rd_latency", "wr_latency")
+
+
+def until(r):
+    """to-time= at the last row's second: a reading the next query takes (a
+    second or more later) stays out, so two queries see the same readings"""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(max(x[0] for x in r["counters"]) // 1000))
+
+
+def aggregations(pq, ia):
+    """aggregation-type= (XtremIO.Utils: one parameter per type): TYPE__counter members in the
+    order asked; a raw row is one interval (min = avg = max); an hour's row has the min and max
+    of its intervals, which are the raw rows of that hour"""
+    time.sleep(1.1)   # one more reading (a query reads at most once a second; not a timing check)
+    raw = pq(entity="Initiator", granularity="raw", **{"obj-list": "a", "from-time": SINCE}).json()
+    to = until(raw)
+    raw = pq(entity="Initiator", granularity="raw", **{"obj-list": "a", "from-time": SINCE, "to-time": to,
+                                                     "aggregation-type": ["avg", "max", "min"]}).json()
+    m = raw["members"]
+    want = ["timestamp", "guid", "name", "index"] + ["%s__%s" % (a, c) for a in ("avg", "max", "min") for c in IO] + \
+        ["lunlab__rd_ios", "lunlab__wr_ios", "lunlab__rd_bytes", "lunlab__wr_bytes"]
+    ok("aggregation-type=avg,max,min: the members in that order", m == want, m)
+    ok("raw: each row one interval, its min, avg and max equal",
+       raw["counters"] and all(r[m.index("min__" + c)] == r[m.index("avg__" + c)] == r[m.index("max__" + c)]
+                               for r in raw["counters"] for c in IO), raw["counters"][-3:])
+    ok("raw rows still add up to a's I/O", sum(r[m.index("lunlab__wr_bytes")] for r in raw["counters"]) == 8192)
+    hour = pq(v=2, form="types", entity="Initiator", granularity="one_hour",
+              **{"obj-list": "a", "from-time": SINCE, "to-time": to,
+                 "aggregation-type": ["max", "MIN", "max"]}).json()
+    hm = hour["members"]
+    ok("aggregation-type=max,MIN,max: max__ then min__ members, no avg__ (a type given twice counts once)",
+       [x for x in hm if "__" in x and not x.startswith("lunlab")] ==
+       ["max__" + c for c in IO] + ["min__" + c for c in IO], hm)
+    ok("the hours' rows hold the raw rows' intervals, more than one in all",
+       sum(len([x for x in raw["counters"] if x[0] // 3600000 == r[0] // 3600000]) for r in hour["counters"]) ==
+       len(raw["counters"]) >= 2, (hour["counters"], raw["counters"]))
+    for r in hour["counters"]:
+        inside = [x for x in raw["counters"] if x[0] // 3600000 == r[0] // 3600000]
+        for c in IO:
+            vals = [x[m.index("avg__" + c)] for x in inside]
+            ok("hour %d %s: max and min of its intervals (%s)" % (r[0] // 3600000, c, vals),
+               r[hm.index("max__" + c)] == max(vals) and r[hm.index("min__" + c)] == min(vals),
+               (r, vals))
+    expect_err("aggregation-type=sum: 400 naming it", pq(entity="Initiator", **{"aggregation-type": "sum"}), 400,
+               "Command Syntax Error: aggregation-type: want avg, min or max")
+
+
+def props_and_clusters(pq):
+    """prop= keeps the members named (one a parameter; the four naming a row stay first, as
+    MTSXtremIO reads members[0] as the time); cluster-name= / cluster-id= keep one cluster's
+    objects (targets are every cluster's)"""
+    r = pq(entity="Initiator", prop=["lunlab__wr_bytes", "avg__wr_iops", "no_such_member"],
+           **{"obj-list": "a"}).json()
+    ok("prop=: the four, then the named members in the answer's order",
+       r["members"] == ["timestamp", "guid", "name", "index", "avg__wr_iops", "lunlab__wr_bytes"], r["members"])
+    ok("prop=: rows of 6 values adding up to a's 8192 bytes written",
+       all(len(x) == 6 for x in r["counters"]) and sum(x[5] for x in r["counters"]) == 8192, r["counters"][-3:])
+    created(req("POST", "volumes", json={"vol-name": "pv2", "vol-size": "16m", "cluster-id": "px1"}))
+    # two readings of pv2 (a query reads the counters at most once a second; not a timing check)
+    time.sleep(1.1)
+    pq(entity="Volume")
+    time.sleep(1.1)
+    names = lambda **p: {x[2] for x in pq(entity="Volume", **p).json()["counters"]}
+    ok("cluster-name=xbrick1: pv's rows, not pv2's", names(**{"cluster-name": "xbrick1"}) == {"pv"})
+    ok("cluster-name=px1: pv2's rows only", names(**{"cluster-name": "px1"}) == {"pv2"})
+    ok("cluster-id=2 (MTSXtremIO's form, an index): pv2's", names(**{"cluster-id": "2"}) == {"pv2"})
+    ok("no cluster named: both", names() == {"pv", "pv2"})
+    ok("cluster-name= empty: as absent", names(**{"cluster-name": ""}) == {"pv", "pv2"})
+    t = pq(entity="Target", **{"cluster-name": "px1"}).json()["counters"]
+    ok("entity=Target&cluster-name=px1: the target (every cluster's)", len({x[2] for x in t}) == 1, t)
+    expect_err("cluster-name=nope: 400 obj_not_found", pq(entity="Volume", **{"cluster-name": "nope"}), 400,
+               "obj_not_found")
+
+
+def proc_cpu_s(pid):
+    with open("/proc/%s/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def xenvs_and_ssds(pq):
+    """entity=XEnv (CoprHD's XtremIOMetricsCollector: v2 types/performance?cluster-name=C
+    &entity=XEnv&time-frame=last_hour&granularity=ten_minutes, members found by name, the
+    controller the name less its last '-' part): the target's CPU time, measured, shared by
+    the 4 XEnvs of a brick; entity=SSD: the cluster's I/O over its SSDs"""
+    pid = os.environ["LUNLAB_TARGET_PID"]
+    r = pq(v=2, form="types", entity="XEnv", granularity="ten_minutes",
+           **{"cluster-name": "xbrick1", "time-frame": "last_hour"}).json()
+    m = r["members"]
+    ok("XEnv: name and avg__cpu_usage members", "name" in m and "avg__cpu_usage" in m, m)
+    scs = {x["name"] for x in req("GET", "storage-controllers", params={"cluster-name": "xbrick1"}).json()
+           ["storage-controllers"]}
+    xn = {x[m.index("name")] for x in r["counters"]}
+    ok("XEnv rows: the 4 XEnvs of xbrick1, each on a listed controller",
+       xn == {"X1-SC1-E1", "X1-SC1-E2", "X1-SC2-E1", "X1-SC2-E2"} and {n.rsplit("-", 1)[0] for n in xn} <= scs,
+       (xn, scs))
+    ok("XEnv: avg__cpu_usage numbers", all(isinstance(x[m.index("avg__cpu_usage")], (int, float))
+                                          for x in r["counters"]), r["counters"][:2])
+    raw = pq(entity="XEnv", granularity="raw", **{"cluster-name": "xbrick1", "from-time": SINCE}).json()
+    m = raw["members"]
+    total = sum(x[m.index("lunlab__cpu_us")] for x in raw["counters"]) / 1e6
+    cpu = proc_cpu_s(pid)
+    # every request so far (TLS handshakes included) used the target's CPU between the readings;
+    # the 4 shares add up to at most what /proc says it used in all (its ticks round down: +2)
+    ok("XEnvs' CPU: measured, above 0 and within the process's own (%.3f s of %.2f s)" % (total, cpu),
+       0 < total <= cpu + 2 / os.sysconf("SC_CLK_TCK"), (total, cpu))
+    by = {}
+    for x in raw["counters"]:
+        by.setdefault(x[2], []).append(x)
+    good = True
+    for rows in by.values():
+        for a, b in zip(rows, rows[1:]):
+            v = b[m.index("lunlab__cpu_us")] / 10.0 / (b[0] - a[0])
+            good = good and b[m.index("avg__cpu_usage")] == int(v * 10 + 0.5) / 10
+    ok("avg__cpu_usage = the row's CPU µs over its interval, in percent to a tenth", good and by)
+    # SSDs: xbrick1 (x2) has 18; each one's counters are the cluster's over the 18 (rounded down),
+    # so its rows add up to the cluster's rows / 18
+    ssd = pq(entity="SSD", **{"cluster-name": "xbrick1", "from-time": SINCE}).json()
+    to = until(ssd)
+    ssd = pq(entity="SSD", **{"cluster-name": "xbrick1", "from-time": SINCE, "to-time": to}).json()
+    cl = pq(entity="Cluster", **{"obj-list": "xbrick1", "from-time": SINCE, "to-time": to}).json()
+    sm = ssd["members"]
+    names = {x[2] for x in ssd["counters"]}
+    inv = {x["name"] for x in req("GET", "ssds", params={"cluster-name": "xbrick1"}).json()["ssds"]}
+    ok("SSD rows: xbrick1's 18 SSDs, named as the inventory", names == inv and len(inv) == 18, (names, inv))
+    for k in ("lunlab__rd_bytes", "lunlab__wr_bytes"):
+        whole = sum(x[sm.index(k)] for x in cl["counters"])
+        each = {n: sum(x[sm.index(k)] for x in ssd["counters"] if x[2] == n) for n in names}
+        ok("%s: each SSD's rows add up to the cluster's %d / 18" % (k, whole),
+           whole == 8192 and set(each.values()) == {whole // 18}, each)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import requests
 
@@ -79,6 +80,24 @@ def names(kind):
 
 INVENTORY_FILE = os.path.join(os.environ.get("LUNLAB_WORK", "/tmp"), "inventory-ids.json")
 LOG_FILE = os.path.join(os.environ.get("LUNLAB_WORK", "/tmp"), "events-alerts.json")
+PERF_FILE = os.path.join(os.environ.get("LUNLAB_WORK", "/tmp"), "perf-history.json")
+
+
+def pv1_rows():
+    """pv1's raw rows of the performance history (xms_perf_history.h), every one kept"""
+    r = req("GET", "performance", params={"entity": "Volume", "obj-list": "pv1", "granularity": "raw",
+                                          "from-time": "2020-01-01 00:00:00"})
+    ok("the performance query: 200", r.status_code == 200, r.text[:200])
+    j = r.json()
+    w = j["members"].index("lunlab__wr_bytes")
+    return [(row[0], row[w]) for row in j["counters"]]
+
+
+def reading():
+    """a reading of the history now (a query reads the counters at most once a second: a
+    second after the last one it does; not a timing check)"""
+    time.sleep(1.1)
+    pv1_rows()
 
 
 def event_log():
@@ -142,6 +161,7 @@ def make():
     created("initiator group h1", req("POST", "initiator-groups", json={"ig-name": "h1"}))
     created("initiator a", req("POST", "initiators", json={"initiator-name": "a", "ig-id": "h1", "port-address": A}))
     created("pv1 at LUN 5", req("POST", "lun-maps", json={"vol-id": "pv1", "ig-id": "h1", "lun": 5}))
+    reading()   # pv1's first, before it is written
     ok("LUN 5 written (seed 7)", scsi("write", url(5), "0", "256", "7")[0] == 0)
     created("snapshot set ss1 of pv1", req("POST", "snapshots", json={"volume-list": ["pv1"],
                                                                      "snapshot-set-name": "ss1",
@@ -174,6 +194,31 @@ def make():
        any(e["description"].endswith("created volumes 'pv1'") for e in events), events[-3:])
     with open(LOG_FILE, "w") as f:
         json.dump({"events": events, "alerts": alerts}, f)
+    reading()
+    rows = pv1_rows()
+    written = sum(w for _, w in rows)
+    ok("performance history: pv1's rows add up to its two writes of 128 KiB", written == 2 * 131072, rows)
+    with open(PERF_FILE, "w") as f:
+        json.dump({"written": written}, f)
+
+
+def perf_kept(started):
+    """the performance history of before the restart is back (--state-dir keeps it, thinned
+    to a reading per 10 s: the rows telescope, so they still add up to what pv1 did), and
+    pv1's counters go on from it: a row after the restart counts what this start did"""
+    with open(PERF_FILE) as f:
+        before = json.load(f)
+    rows = pv1_rows()
+    old = [w for t, w in rows if t < started]
+    ok("after a clean restart: pv1's rows of before add up to its %d bytes written" % before["written"],
+       old and sum(old) == before["written"], rows)
+    ok("the row across the restart counts nothing (no write since)", sum(w for t, w in rows if t >= started) == 0,
+       rows)
+    ok("LUN 5 written again (seed 8, the same data)", scsi("write", url(5), "0", "256", "8")[0] == 0)
+    reading()
+    rows = pv1_rows()
+    ok("after the restart: pv1's new rows add up to that write (128 KiB), not less",
+       sum(w for t, w in rows if t >= started) == 131072, rows)
 
 
 def chap_kept():
@@ -194,6 +239,7 @@ def power_on(label, lun, owed):
 
 
 def restart():
+    started = int(time.time() * 1000)
     with open(LOG_FILE) as f:
         log = json.load(f)
     now = log_kept("after a clean restart", log)
@@ -237,6 +283,7 @@ def restart():
     ok("LUN 5 (pv1) reads what was written last (seed 8)", scsi("verify", url(5), "0", "256", "8")[0] == 0)
     ok("LUN 6 (the snapshot) reads what pv1 held when it was taken (seed 7)",
        scsi("verify", url(6), "0", "256", "7")[0] == 0)
+    perf_kept(started)
     r = req("POST", "snapshots", json={"from-volume-id": "pv1.snap", "to-volume-id": "pv1", "no-backup": True})
     ok("pv1 refreshed from pv1.snap: 201", r.status_code == 201, (r.status_code, r.text))
     ok("LUN 5 (pv1) now reads the snapshot's data (seed 7)", scsi("verify", url(5), "0", "256", "7")[0] == 0)

@@ -21,6 +21,8 @@ with a message holding "vol_already_mapped", which it tolerates.  Its
 snapshot refresh and restore (from-/to-volume-id, no-backup) are left out:
 api-refresh replays them (xms_refresh.c).
 """
+import time
+
 from replay_lib import BASE, USER, PASSWORD, ok, fields, finish, session
 
 S = session()
@@ -146,7 +148,30 @@ def main():
     ok("deleteTag: 200", r.status_code == 200, r.text)
     names = [t["name"] for t in get("/tags")["tags"]]
     ok("the tag is gone, the others stay", "/Volume/coprhd" not in names and "/SnapshotSet/coprhd" in names, names)
+    xenv_cpu()
     finish("coprhd")
+
+
+def xenv_cpu():
+    """XtremIOMetricsCollector.collectXEnvCPUUtilization (controllersvc, CoprHD 3.6.2.6):
+    getXtremIOObjectPerformance(cluster, "XEnv", "time-frame", "last_hour", "granularity",
+    "ten_minutes") = GET XTREMIO_V2_PERFORMANCE_STR + "?cluster-name=C&entity=XEnv&..."; it finds
+    "name" and "avg__cpu_usage" in members, reads counters as String[][] (Double.valueOf), and
+    takes each XEnv's storage controller as its name less the last "-" part"""
+    q = "/performance?cluster-name=%s&entity=XEnv&time-frame=last_hour&granularity=ten_minutes" % C
+    get(q)   # a metering cycle; the next one a second later sees a row per XEnv (a query
+    time.sleep(1.1)   # reads the counters at most once a second: not a timing check)
+    r = get(q)
+    m = r.get("members", [])
+    ok("members hold name and avg__cpu_usage", "name" in m and "avg__cpu_usage" in m, m)
+    rows = r.get("counters", [])
+    ok("counters: rows of scalars (a String[][] to Gson), CPU a number Double.valueOf takes",
+       all(isinstance(x, list) and all(isinstance(v, (str, int, float)) for v in x) for x in rows) and
+       all(float(str(x[m.index("avg__cpu_usage")])) >= 0 for x in rows), rows[:2])
+    scs = {s["name"] for s in get("/storage-controllers?cluster-name=" + C)["storage-controllers"]}
+    xenvs = {x[m.index("name")] for x in rows}
+    ok("each XEnv's controller (its name less the last '-' part) is a storage controller",
+       xenvs and {n[:n.rindex("-")] for n in xenvs} == scs, (xenvs, scs))
 
 
 main()

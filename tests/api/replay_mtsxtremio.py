@@ -30,6 +30,7 @@ It parses no field itself (the objects are returned as they come): each
 answer's content is asserted to be the named object.
 """
 import datetime
+import time
 
 from replay_lib import BASE, USER, PASSWORD, ok, finish, session
 
@@ -100,6 +101,23 @@ def main():
     ev = r.json().get("events", []) if r.status_code == 200 else []
     ok("Get-XIOEvent -FromDateTime: .events, this run's", len(ev) > 0 and
        any("mts-v" in e["description"] for e in ev), r.text[:300])
+    # Get-XIOPerformance -Entity Volume -FromTime -ToTime -Granularity one_hour -ObjectList mts-v
+    # -PropertyList avg__iops,avg__avg_latency -Cluster 1: "performance?entity=..&from-time=..
+    # &to-time=..&granularity=..&obj-list=..&prop=..&prop=..&cluster-id=1" (its order); it takes
+    # members[0] for the timestamp and each member by position
+    frm = (datetime.datetime.utcnow() - datetime.timedelta(hours=1)).strftime("%Y-%m-%d %H:%M:%S")
+    to = (datetime.datetime.utcnow() + datetime.timedelta(hours=1)).strftime("%Y-%m-%d %H:%M:%S")
+    q = ("performance?entity=Volume&from-time=%s&to-time=%s&granularity=one_hour&obj-list=mts-v"
+         "&prop=avg__iops&prop=avg__avg_latency&cluster-id=1" % (frm.replace(" ", "%20"), to.replace(" ", "%20")))
+    rest("GET", q)
+    time.sleep(1.1)   # a second reading (a query reads at most once a second; not a timing check)
+    r = rest("GET", q)
+    j = r.json() if r.status_code == 200 else {}
+    ok("Get-XIOPerformance -PropertyList avg__iops,avg__avg_latency -Cluster 1: members[0] the timestamp, "
+       "then the row's name and the two", j.get("members") == ["timestamp", "guid", "name", "index", "avg__iops",
+                                                               "avg__avg_latency"], r.text[:300])
+    ok("its rows: mts-v's, a value per member", j.get("counters") and
+       all(len(x) == 6 and x[2] == "mts-v" for x in j["counters"]), j.get("counters"))
     # the tags
     r = rest("POST", "tags", json={"entity": "Volume", "tag-name": "DMCPUG"})
     ok("New-XIOTag -Name DMCPUG -Type Volume: 201", r.status_code == 201, r.text)

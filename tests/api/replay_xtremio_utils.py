@@ -28,6 +28,7 @@ Its flows, with HTTP Basic on every request (Get-BasicAuthStringFromCredential):
   links[].href (+ "?cluster-name=") are then read back.
 """
 import re
+import time
 
 from replay_lib import BASE, USER, PASSWORD, ok, fields, finish, session
 
@@ -239,7 +240,30 @@ def main():
         fields("event", e, {"classification": "str", "description": "str", "entity": "str", "id": "int",
                             "severity": "str", "timestamp": "str"})
     tags(ver, cluster)
+    performance(ver, cluster)
     finish("xtremio-utils")
+
+
+def performance(ver, cluster):
+    """Get-XIOPerformanceCounter -EntityType Volume -TimeFrame last_hour -AggregationType avg,max
+    -Cluster C (GetXIOItem.ps1): "/types/performance/?limit=50&entity=Volume&time-frame=last_hour
+    &aggregation-type=avg&aggregation-type=max&cluster-name=C" (limit first, then the name=value
+    pairs, then one aggregation-type per value, the cluster last); _New-Object_fromItemTypeAndContent
+    takes name, guid, timestamp (ms: AddMilliseconds) and index by IndexOf in members, and
+    every other member as a counter, by position"""
+    url = (BASE + "/api/json%s/types/performance/?limit=50&entity=Volume&time-frame=last_hour"
+           "&aggregation-type=avg&aggregation-type=max&cluster-name=%s" % (ver, cluster))
+    get(url)
+    time.sleep(1.1)   # a second reading (a query reads at most once a second; not a timing check)
+    r = get(url)
+    m = r.get("members", [])
+    ok("Get-XIOPerformanceCounter: name, guid, timestamp and index among the members",
+       all(k in m for k in ("name", "guid", "timestamp", "index")), m)
+    ok("-AggregationType avg,max: avg__ and max__ counters", "avg__iops" in m and "max__iops" in m, m)
+    rows = r.get("counters", [])
+    ok("a row per volume of the cluster, a value per member, the timestamp a number of ms",
+       rows and all(len(x) == len(m) and isinstance(x[m.index("timestamp")], int) and
+                    x[m.index("timestamp")] > 10 ** 12 for x in rows), rows[:2])
 
 
 main()

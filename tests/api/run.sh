@@ -54,6 +54,8 @@ extra=()
 # REX-Ray's driver starts only when a SCSI device says vendor XtremIO (docs/identity.md)
 [[ $check == replay-rexray ]] && extra=(--cluster "name=xbrick1,identity=xtremio")
 [[ $check == limits ]] && extra=(--cluster "name=xbrick1" --cluster "name=lim,max_volumes=7,max_snapshots_per_volume=2")
+# two clusters: the performance query's cluster-name= / cluster-id= (perf_api.py)
+[[ $check == perf ]] && extra=(--cluster "name=xbrick1,model=x2" --cluster "name=px1,model=x1")
 [[ $check == inventory ]] && extra=(--cluster "name=x1a,model=x1" --cluster "name=x2a,model=x2,array_capacity=4M,soft_threshold=0")
 api_start "$bin" "$handlers" "$work" --lun size=64M,model=unlimited "${extra[@]}" || { status=1; exit; }
 echo "target: iSCSI $PORTAL, API https://$API"

@@ -3,7 +3,8 @@
  * hands the router), then api_query_parse() (target/api/api_query.c).
  * The same parameters go through the performance query's parser
  * (target/api/xms_perf_query.c: entity=, time-frame=, from-time=,
- * to-time=, granularity=, limit=).
+ * to-time=, granularity=, limit=, aggregation-type=, cluster-name= /
+ * cluster-id=).
  * Invariants: a refused query has a one-line reason naming the parameter;
  * an accepted one stays inside the limits (props, filters, terms, field
  * and value lengths; the performance query's entity, limit and
@@ -71,8 +72,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (strncmp(err, "Command Syntax Error: ", 22) != 0 || strchr(err, '\n'))
 			abort();
 	} else if ((unsigned)pq.entity >= XMS_PERF_ENTITIES || pq.limit == 0 || pq.limit > XMS_PERF_QUERY_LIMIT_MAX ||
-		   !pq.granularity || pq.granularity_ms < 0) {
+		   !pq.granularity || pq.granularity_ms < 0 || pq.naggs == 0 || pq.naggs > XMS_PERF_AGGS ||
+		   (pq.cluster && !*pq.cluster)) {
 		abort();
+	} else {
+		/* each aggregation type once */
+		for (unsigned a = 0; a < pq.naggs; a++) {
+			if ((unsigned)pq.aggs[a] >= XMS_PERF_AGGS)
+				abort();
+			for (unsigned b = 0; b < a; b++)
+				if (pq.aggs[a] == pq.aggs[b])
+					abort();
+		}
 	}
 	free(text);
 	return 0;

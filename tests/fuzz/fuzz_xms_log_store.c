@@ -5,8 +5,11 @@
  * (target/api/xms_events.c, xms_alerts.c, xms_hw_store.c), from an
  * in-memory store holding any records.
  *
+ * Also the performance history's records (api-perf, xms_perf_history_load,
+ * target/api/xms_perf_history.c).
+ *
  * Input: byte 0 picks what is loaded (bit 0: events, else bit 2: hardware
- * faults, else alerts; bit 1: the store itself reports a damaged record
+ * faults, else bit 3: the performance history, else alerts; bit 1: the store itself reports a damaged record
  * after the last one, as SQLite would); the rest is the records, one after another, split at "\n\x1e"
  * (each the value of one key, keys 00..01, 00..02, ... in order; past 8,192
  * records the rest is one record).
@@ -28,6 +31,7 @@
 #include "target/api/xms_events.h"
 #include "target/api/xms_hw_store.h"
 #include "target/api/xms_log_store.h"
+#include "target/api/xms_perf_history.h"
 #include "target/lu/happenings.h"
 
 #define MAX_RECORDS 8192
@@ -155,6 +159,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		xms_event(XMS_SEV_INFO, "audit", "XMS", "fuzz", "LL0101", "after the load");
 		if (nputs != 1 || last_put != want)
 			abort();
+	} else if (data[0] & 8) {
+		/* the records' readings back into the history; a reading after
+		 * it (no cluster, volume or portal: every loaded object gives
+		 * its slot up); loading and sampling store nothing */
+		xms_lock();
+		rc = xms_perf_history_load(err, sizeof(err));
+		if (rc < 0) {
+			one_line(err);
+			if (!store_fails && !strstr(err, "performance record "))
+				abort();
+		}
+		xms_perf_history_sample(1796420000000LL);
+		if (nputs)
+			abort();
+		xms_perf_history_reset();
+		xms_unlock();
 	} else if (data[0] & 4) {
 		/* no cluster is set up: an accepted record names none there
 		 * and is dropped (deleted, nothing failed) */

@@ -520,6 +520,14 @@ def api_seeds():
                                  "&from-time=2026-12-05%2007:00:00&to-time=2026-12-05%2008:00:00",
         "performance-lower": "entity=initiator&time-frame=real_time&granularity=raw&limit=100000",
         "performance-bad": "entity=Initiator&granularity=one_week&from-time=2026-13-05%2007:00:00&limit=0",
+        # aggregation-type (XtremIO.Utils: one per type), prop= (MTSXtremIO's ad-hoc command),
+        # cluster-id= (MTSXtremIO), CoprHD's XEnv query, an SSD's
+        "performance-aggs": "limit=50&entity=Volume&aggregation-type=avg&aggregation-type=max&aggregation-type=MIN"
+                            "&cluster-name=xbrick1&obj-list=v1",
+        "performance-prop": "entity=Target&limit=10&from-time=2015-10-01%2012:00:00&to-time=2015-10-02%2012:00:00"
+                            "&prop=avg__iops&cluster-id=1",
+        "performance-xenv": "cluster-name=xbrick1&entity=XEnv&time-frame=last_hour&granularity=ten_minutes",
+        "performance-ssd-bad": "entity=SSD&aggregation-type=sum&prop=avg__iops",
         "coprhd-export": "full=1&cluster-name=xbrick1&prop=vol-id&prop=lun-mapping-list&prop=naa-name"
                          "&filter=vol-id:eq:cop-v",
     }
@@ -629,6 +637,19 @@ def xms_log_seeds():
     write("fuzz-xms-log-store", "hardware", recs(4, hw(), hw(component="storage-controller", number=2)))
     write("fuzz-xms-log-store", "hardware-bad-number", recs(4, hw(number=0)))
     write("fuzz-xms-log-store", "hardware-store-fails", recs(4, hw(), store_fails=True))
+    # api-perf records (xms_perf_history.h): a volume's readings and an XEnv's, a minute later
+    # the volume's next; readings going back in time; an unknown entity
+    def pf(entity, index, *readings, **kw):
+        return dict({"entity": entity, "index": index, "cluster": 1, "guid": "0123456789abcdef0123456789abcdef",
+                     "name": "%s%d" % (entity.lower(), index), "readings": list(readings)}, **kw)
+    t = 1796420000000
+    write("fuzz-xms-log-store", "perf", recs(8, {"objects": [pf("Volume", 1, [t, 1, 2, 512, 1024, 9000, 8000],
+                                                                  [t + 10000, 3, 4, 1536, 2048, 9900, 8800]),
+                                                               pf("XEnv", 2, [t, 1234])]},
+                                             {"objects": [pf("Volume", 1, [t + 60000, 5, 6, 2560, 3072, 1, 2])]}))
+    write("fuzz-xms-log-store", "perf-back-in-time", recs(8, {"objects": [pf("Target", 1, [t, 0, 0, 0, 0, 0, 0],
+                                                                            [t - 1, 0, 0, 0, 0, 0, 0])]}))
+    write("fuzz-xms-log-store", "perf-bad-entity", recs(8, {"objects": [pf("Brick", 1, [t, 0])]}))
 
 
 def check():

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "target/api/api_router.h"
@@ -115,6 +116,61 @@ static void test_filters(void **state)
 	a = events(p, 1);
 	assert_int_equal(json_object_array_length(a), 3);
 	json_object_put(a);
+}
+
+static void fmt_time(int64_t sec, char out[32])
+{
+	time_t t = (time_t)sec;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, 32, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
+/* from-date-time= / to-date-time= through the time index (a bsearch, not a
+ * scan): with times out of id order (a happening told late, with the time
+ * it happened) and past a full ring, every window lists exactly the events
+ * a scan of every event finds, newest first */
+static void test_time_index(void **state)
+{
+	enum { N = XMS_EVENTS_MAX + 300 };
+	static int64_t secs[N];
+	const int64_t base = 1796000000;
+	char from[32], to[32];
+	struct api_param p[3];
+
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		/* mostly rising, every 7th told 40 s late, every 13th far back */
+		secs[i] = base + i - (i % 7 == 3 ? 40 : 0) - (i % 13 == 5 ? 5000 : 0);
+		xms_event_at(secs[i], 0, XMS_SEV_INFO, "audit", "Volume", "v", "LL0101", "e%d", i);
+	}
+	static const int64_t windows[][2] = { { 0, 20 }, { 300, 345 }, { 4000, 4100 }, { N - 60, N + 10 },
+					      { -6000, -4700 }, { N + 100, N + 200 }, { -1000000, 1000000 } };
+	for (size_t w = 0; w < sizeof(windows) / sizeof(windows[0]); w++) {
+		int64_t t0 = base + windows[w][0], t1 = base + windows[w][1];
+		struct json_object *a;
+		size_t k = 0;
+
+		fmt_time(t0, from);
+		fmt_time(t1, to);
+		p[0] = (struct api_param){ "from-date-time", from };
+		p[1] = (struct api_param){ "to-date-time", to };
+		p[2] = (struct api_param){ "limit", "4096" };
+		a = events(p, 3);
+		/* ids are i + 1; the ring holds the newest XMS_EVENTS_MAX */
+		for (int i = N - 1; i >= N - XMS_EVENTS_MAX; i--) {
+			if (secs[i] < t0 || secs[i] > t1)
+				continue;
+			assert_true(k < json_object_array_length(a));
+			assert_int_equal(json_object_get_int64(json_object_object_get(json_object_array_get_idx(a, k),
+											 "id")),
+					 i + 1);
+			k++;
+		}
+		assert_int_equal(json_object_array_length(a), k);
+		json_object_put(a);
+	}
 }
 
 /* the expected listing, built with json-c as the listing was before it was
@@ -566,6 +622,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_filters, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_time_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listing_bytes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_parameters, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ring_keeps_newest, setup, teardown),

@@ -1,8 +1,10 @@
 /* test_xms_perf_query.c — the performance query's parameters
  * (xms_perf_query.h): the defaults, each entity (Initiator too, and without
  * case), the time frames counted back from now, from-time/to-time as UTC
- * seconds with to-time's whole second, granularities, limit's bounds, and
- * each bad value refused with a message naming its parameter. */
+ * seconds with to-time's whole second, granularities, limit's bounds,
+ * aggregation-type (each type once, in the order first asked, avg alone by
+ * default), cluster-name / cluster-id, and each bad value refused with a
+ * message naming its parameter. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -54,9 +56,42 @@ static void test_entities(void **state)
 	assert_int_equal(parse(&q, err, sizeof(err), "entity", "initiator", NULL, NULL), 0);
 	assert_int_equal(q.entity, XMS_PERF_INITIATOR);
 	assert_string_equal(xms_perf_entity_names[q.entity], "Initiator");
-	assert_int_equal(parse(&q, err, sizeof(err), "entity", "SSD", NULL, NULL), -1);
-	assert_string_equal(err, "Command Syntax Error: entity: want Cluster, Volume, InitiatorGroup, Target or "
-				 "Initiator (lunlab keeps no history of others)");
+	assert_int_equal(parse(&q, err, sizeof(err), "entity", "xenv", NULL, NULL), 0);
+	assert_int_equal(q.entity, XMS_PERF_XENV);
+	assert_string_equal(xms_perf_entity_names[q.entity], "XEnv");
+	assert_int_equal(parse(&q, err, sizeof(err), "entity", "SSD", NULL, NULL), 0);
+	assert_int_equal(q.entity, XMS_PERF_SSD);
+	assert_int_equal(parse(&q, err, sizeof(err), "entity", "DataProtectionGroup", NULL, NULL), -1);
+	assert_string_equal(err, "Command Syntax Error: entity: want Cluster, Volume, InitiatorGroup, Target, "
+				 "Initiator, XEnv or SSD (lunlab keeps no history of others)");
+}
+
+static void test_aggregation_cluster(void **state)
+{
+	struct xms_perf_query q;
+	char err[200];
+	struct api_param p[5] = { { "aggregation-type", "max" }, { "aggregation-type", "AVG" },
+				  { "aggregation-type", "max" }, { "cluster-id", "2" }, { "aggregation-type", "" } };
+
+	(void)state;
+	assert_int_equal(parse(&q, err, sizeof(err), NULL, NULL, NULL, NULL), 0);
+	assert_int_equal(q.naggs, 1);
+	assert_int_equal(q.aggs[0], XMS_PERF_AVG);
+	assert_null(q.cluster);
+	/* XtremIO.Utils sends one parameter per type; a repeat counts once, an empty one not */
+	err[0] = '\0';
+	assert_int_equal(xms_perf_query_parse(p, 5, NOW, &q, err, sizeof(err)), 0);
+	assert_int_equal(q.naggs, 2);
+	assert_int_equal(q.aggs[0], XMS_PERF_MAX);
+	assert_int_equal(q.aggs[1], XMS_PERF_AVG);
+	assert_string_equal(q.cluster, "2");
+	/* cluster-name first, an empty one absent */
+	assert_int_equal(parse(&q, err, sizeof(err), "cluster-id", "1", "cluster-name", "xb"), 0);
+	assert_string_equal(q.cluster, "xb");
+	assert_int_equal(parse(&q, err, sizeof(err), "cluster-name", "", NULL, NULL), 0);
+	assert_null(q.cluster);
+	assert_int_equal(parse(&q, err, sizeof(err), "aggregation-type", "sum", NULL, NULL), -1);
+	assert_string_equal(err, "Command Syntax Error: aggregation-type: want avg, min or max");
 }
 
 static void test_times(void **state)
@@ -111,6 +146,7 @@ int main(void)
 		cmocka_unit_test(test_entities),
 		cmocka_unit_test(test_times),
 		cmocka_unit_test(test_granularity_limit),
+		cmocka_unit_test(test_aggregation_cluster),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
