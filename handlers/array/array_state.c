@@ -35,7 +35,6 @@ struct array_state {
 
 	/* under a->vol_mu: */
 	uint64_t next_vid;
-	bool vols_changed;              /* a volume record differs from meta.db */
 	uint64_t *gone;                 /* vids of deleted volumes, not committed yet */
 	size_t ngone, capgone;
 
@@ -47,6 +46,14 @@ struct array_state {
 	size_t ngone_cids, capgone_cids;
 	bool shared_resync;             /* a commit failed: rewrite the shared chunks it had */
 	uint64_t holds_dropped;         /* ODX holds a crash left in the state, dropped at open */
+	/* LUNLAB_ARRAY_STATE_CHECK=1: every cut also formats the record of
+	 * each volume that is not marked and fails the commit when it differs
+	 * from the committed one (a change nobody marked: the proof that the
+	 * marks are complete, run by the unit and crash tests) */
+	bool check_marks;
+	/* under a->vol_mu: the batch of the commit in flight (its cut taken,
+	 * not settled), whose volume pointers vol_left clears */
+	struct batch *inflight;
 
 	pthread_mutex_t mu;             /* requests and their outcome */
 	pthread_cond_t cv;
@@ -95,7 +102,8 @@ struct batch {
 	size_t nruns, capruns;
 	size_t ngone_cids;              /* st->gone_cids[0 .. this) are deleted by this batch */
 	struct store_vol_rec *vol;      /* volume records to write */
-	size_t nvol, capvol;
+	struct volume **volp;           /* vol[i]'s volume (NULL: it left the list since) */
+	size_t nvol, capvol, capvolp;
 	struct { uint64_t vid, from; } *trunc; /* chunks to drop past a shrunk end */
 	size_t ntrunc, captrunc;
 	uint64_t *dropvid;              /* volumes deleted */
@@ -129,6 +137,7 @@ static void batch_free(struct batch *b)
 	free(b->grp);
 	free(b->runs);
 	free(b->vol);
+	free(b->volp);
 	free(b->trunc);
 	free(b->dropvid);
 }
@@ -257,26 +266,67 @@ static struct volume *vol_of_vid(struct array *a, uint64_t vid)
 	return NULL;
 }
 
-/* Under the freeze: everything that changed since the last cut into b. */
-static int cut(struct array_state *st, struct batch *b)
+/* check_marks: v is not marked, so its record must be the committed one */
+static int check_unmarked(struct array_state *st, const struct volume *v, char *err, size_t errlen)
+{
+	struct store_vol_rec r;
+	const struct store_vol_rec *c = v->pcommitted;
+
+	vol_rec(v, &r);
+	if (!memcmp(&r, c, sizeof(r)))
+		return 0;
+	ll_errf(err, errlen,
+		"%s: volume %llu ('%s'): its record changed without a mark (%s differs from the committed one)",
+		st->dir, (unsigned long long)v->pvid, r.key,
+		strcmp(r.key, c->key) ? "key" : r.size != c->size ? "size" : r.lba_size != c->lba_size ? "block size"
+		: r.flags != c->flags ? "flags" : strcmp(r.info, c->info) ? "snapshot_of" : "vid");
+	return -EPROTO;
+}
+
+/* Under the freeze: everything that changed since the last cut into b.  A
+ * volume's record is formatted only when it is marked (vol_record_mark) or
+ * was never committed: a commit's cost follows the change, not the number
+ * of volumes.  -ENOMEM, or -EPROTO with err (check_marks). */
+static int cut(struct array_state *st, struct batch *b, char *err, size_t errlen)
 {
 	struct array *a = st->a;
 	struct block_store *bs = a->bs;
 	int rc = 0;
 
 	pthread_mutex_lock(&a->vol_mu);
+	/* every mark is set inside the gate or under vol_mu: none comes
+	 * between this and the walk */
+	atomic_store(&bs->recs_marked, false);
 	for (struct volume *v = a->vols; v && !rc; v = v->next) {
 		struct store_vol_rec r;
 		uint64_t shrunk_to = 0;        /* slots from here on went (0: none) */
+		/* (a load first: most volumes are not marked, and their line is
+		 * then only read) */
+		bool marked = atomic_load_explicit(&v->precmark, memory_order_relaxed) &&
+			      atomic_exchange(&v->precmark, false);
+		bool changed = false;
 
-		vol_rec(v, &r);
-		if (!v->pcommitted || memcmp(&r, v->pcommitted, sizeof(r)) != 0) {
-			if ((rc = GROW(b->vol, b->nvol, b->capvol)) != 0)
+		if (marked || !v->pcommitted) {
+			vol_rec(v, &r);
+			changed = !v->pcommitted || memcmp(&r, v->pcommitted, sizeof(r)) != 0;
+		} else if (st->check_marks && (rc = check_unmarked(st, v, err, errlen)) != 0) {
+			break;
+		}
+		if (changed) {
+			/* (out of memory: marked again, for the next commit) */
+			if ((rc = GROW(b->vol, b->nvol, b->capvol)) != 0 ||
+			    (rc = GROW(b->volp, b->nvol, b->capvolp)) != 0) {
+				vol_record_mark(v);
 				break;
+			}
+			b->volp[b->nvol] = v;
 			b->vol[b->nvol++] = r;
 			if (v->pcommitted && r.size < v->pcommitted->size) {
-				if ((rc = GROW(b->trunc, b->ntrunc, b->captrunc)) != 0)
+				if ((rc = GROW(b->trunc, b->ntrunc, b->captrunc)) != 0) {
+					b->nvol--;
+					vol_record_mark(v);
 					break;
+				}
 				b->trunc[b->ntrunc].vid = v->pvid;
 				b->trunc[b->ntrunc++].from = shrunk_to = (v->nblocks + STORE_CHUNK - 1) / STORE_CHUNK;
 			}
@@ -296,7 +346,7 @@ static int cut(struct array_state *st, struct batch *b)
 			break;
 		b->dropvid[b->ndrop++] = st->gone[i];
 	}
-	st->vols_changed = false;
+	st->inflight = b;
 	pthread_mutex_unlock(&a->vol_mu);
 	if (!rc)
 		rc = map_persist_gone(bs, take_gone_cid, st);
@@ -319,7 +369,8 @@ static int cut(struct array_state *st, struct batch *b)
 }
 
 /* The batch could not be written: mark everything in it again (deleted
- * volumes simply stay on the list for the next one). */
+ * volumes simply stay on the list for the next one; a volume whose record
+ * went but that left the list since is in st->gone). */
 static void remark(struct array_state *st, struct batch *b)
 {
 	struct array *a = st->a;
@@ -335,7 +386,12 @@ static void remark(struct array_state *st, struct batch *b)
 		if (v)
 			map_persist_remark(v, b->chk[i].idx);
 	}
-	st->vols_changed = true;
+	for (size_t i = 0; i < b->nvol; i++)
+		if (b->volp[i])
+			vol_record_mark(b->volp[i]);
+	st->inflight = NULL;
+	/* a cut that stopped early left marks it cleared the store's flag of */
+	atomic_store(&a->bs->recs_marked, true);
 	pthread_mutex_unlock(&a->vol_mu);
 	/* the shared chunks' rows of this batch were marked written: the slots
 	 * naming them are marked again above, and the next cut writes the
@@ -350,8 +406,9 @@ static void settle(struct array_state *st, struct batch *b)
 	struct array *a = st->a;
 
 	pthread_mutex_lock(&a->vol_mu);
+	st->inflight = NULL;
 	for (size_t i = 0; i < b->nvol; i++) {
-		struct volume *v = vol_of_vid(a, b->vol[i].vid);
+		struct volume *v = b->volp[i];
 
 		if (!v)
 			continue;
@@ -464,10 +521,11 @@ static int commit(struct array_state *st, char *err, size_t errlen)
 	b.st = st;
 	pthread_mutex_lock(&st->commit_mu);
 	bs_persist_freeze(bs);
-	rc = cut(st, &b);
+	rc = cut(st, &b, err, errlen);
 	bs_persist_thaw(bs);
 	if (rc) {
-		ll_errf(err, errlen, "%s: out of memory collecting a commit", st->dir);
+		if (rc != -EPROTO)
+			ll_errf(err, errlen, "%s: out of memory collecting a commit", st->dir);
 		remark(st, &b);
 		bs_persist_sealed_done(bs, false);
 		goto out;
@@ -514,7 +572,7 @@ static bool nothing_changed(struct array_state *st)
 	bool vc;
 
 	pthread_mutex_lock(&st->a->vol_mu);
-	vc = st->vols_changed || st->ngone;
+	vc = atomic_load(&st->a->bs->recs_marked) || st->ngone;
 	pthread_mutex_unlock(&st->a->vol_mu);
 	return !vc && bs_persist_dirty(st->a->bs) == 0;
 }
@@ -994,10 +1052,8 @@ static void drop_holds(struct array_state *st)
 			;
 		/* the volume list's hooks are not installed yet: its row goes
 		 * here (out of memory: it stays, and goes at the next start) */
-		if (v && !a->vol_hooks && GROW(st->gone, st->ngone, st->capgone) == 0) {
+		if (v && !a->vol_hooks && GROW(st->gone, st->ngone, st->capgone) == 0)
 			st->gone[st->ngone++] = v->pvid;
-			st->vols_changed = true;
-		}
 		pthread_mutex_unlock(&a->vol_mu);
 		if (!v)
 			return;
@@ -1049,11 +1105,22 @@ static struct array_state *state_open(struct array *a, const char *adir, const c
 		goto fail;
 	drop_holds(st);
 	/* from here on every change of a loaded volume is recorded */
-	for (struct volume *v = a->vols; v; v = v->next)
+	for (struct volume *v = a->vols; v; v = v->next) {
+		struct store_vol_rec r;
+
 		if (map_persist_enable(v) < 0) {
 			ll_errf(err, errlen, "out of memory");
 			goto fail;
 		}
+		/* a row this build would write otherwise (a key or flag bits it
+		 * does not know) is rewritten at the first commit, as when every
+		 * commit compared every record */
+		vol_rec(v, &r);
+		if (memcmp(&r, v->pcommitted, sizeof(r)))
+			vol_record_mark(v);
+	}
+	const char *chk = getenv("LUNLAB_ARRAY_STATE_CHECK");
+	st->check_marks = chk && !strcmp(chk, "1");
 	return st;
 fail:
 	/* the volumes loaded so far go with the array; the payload store with
@@ -1069,7 +1136,7 @@ static void vol_joined(struct array *a, struct volume *v)
 	if (!a->state || v->pvid)
 		return;
 	v->pvid = a->state->next_vid++;
-	a->state->vols_changed = true;
+	vol_record_mark(v); /* a new record (and its name, snapshot_of, flags: set before the link) */
 }
 
 static void vol_left(struct array *a, struct volume *v)
@@ -1082,7 +1149,11 @@ static void vol_left(struct array *a, struct volume *v)
 	 * start; never worse than that */
 	if (GROW(st->gone, st->ngone, st->capgone) == 0)
 		st->gone[st->ngone++] = v->pvid;
-	st->vols_changed = true;
+	/* the commit in flight no longer settles or remarks it (freed next) */
+	if (st->inflight)
+		for (size_t i = 0; i < st->inflight->nvol; i++)
+			if (st->inflight->volp[i] == v)
+				st->inflight->volp[i] = NULL;
 }
 
 /* array_core.c calls them under a->vol_mu (array_internal.h) */
@@ -1184,7 +1255,8 @@ int array_volume_set_flags(struct volume *v, uint32_t mask, uint32_t val)
 
 		changed = nf != v->pflags;
 		v->pflags = nf;
-		a->state->vols_changed |= changed;
+		if (changed)
+			vol_record_mark(v);
 	}
 	pthread_mutex_unlock(&a->vol_mu);
 	return changed ? array_sync(a) : 0;

@@ -179,6 +179,9 @@ struct block_store {
 	pthread_rwlock_t gate;           /* mutations: shared; a commit's cut: exclusive */
 	bs_pleaf_ptr *ptop;              /* BLK_MAX_IDS >> BLK_LEAF_SHIFT leaf pointers */
 	_Atomic uint64_t dirty_count;    /* ids marked since the last cut (an estimate) */
+	/* a volume's record was marked since the last cut (volume_internal.h
+	 * precmark): the committer's test for "nothing changed" */
+	_Atomic bool recs_marked;
 };
 
 /* Aggregated figures (docs/accounting.md), bytes unless named otherwise. */

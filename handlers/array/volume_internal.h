@@ -83,6 +83,18 @@ struct volume {
 	struct volume **pprev;           /* the link that points at this one (NULL: not linked), so
 					  * a volume leaves in O(1): 10,000 volumes stopped in 27 s
 					  * when each leave walked the list */
+	/* persistence marks a commit's cut reads for every volume, beside the
+	 * list's link so a cut's walk of the list touches one line per volume
+	 * for them (see the persistence fields below) */
+	/* its record (array_state.c vol_rec: key, size, block size, flags,
+	 * snapshot_of) may differ from pcommitted: set by every change of a
+	 * field the record holds (vol_record_mark), cleared by the cut that
+	 * records it, so a commit formats the changed volumes' records only */
+	_Atomic bool precmark;
+	/* a bit of pdirty was set since the last collect (set after the bit):
+	 * a cut skips the bitmap of a volume nothing wrote, so a commit does
+	 * not read every volume's bitmap (a 1 TiB volume's is 1,024 words) */
+	_Atomic bool pany;
 	/* named volumes: the array's (volume_names.c, snapshot.c), read and
 	 * set under its vol_mu only; the volume layer never looks at them */
 	char *name;                      /* NULL: anonymous, dies with its device */
@@ -127,6 +139,11 @@ int map_persist_enable(struct volume *v);
  * volume is not visited. */
 int map_persist_collect(struct volume *v, int (*fn)(void *ctx, uint64_t idx), void *ctx);
 void map_persist_remark(struct volume *v, uint64_t idx);
+/* v's record changed (a new volume, a resize, its flags; a failed commit's
+ * records): its precmark and the store's recs_marked are set.  Call it
+ * where the change is made, inside the gate or under the array's vol_mu,
+ * so a cut sees the change and its mark together. */
+void vol_record_mark(struct volume *v);
 /* VOL_PCHUNK entries of chunk idx into ids (zeros past the end) */
 void map_chunk_get(const struct volume *v, uint64_t idx, uint32_t *ids);
 /* Loading: chunk idx from the state (no reference is taken: the block

@@ -621,6 +621,9 @@ int volume_resize(struct volume *v, uint64_t new_size)
 		r = map_resize(v, (new_size + B - 1) >> v->bshift);
 	if (!r)
 		v->size = new_size;
+	/* the size is in the volume's state record; marked inside the gate,
+	 * so the cut sees the new size and its mark together */
+	vol_record_mark(v);
 	pthread_rwlock_unlock(&v->resize_lock);
 	bs_mutation_end(v->bs);
 	return r;

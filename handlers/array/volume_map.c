@@ -263,8 +263,10 @@ static void mark_dirty(struct volume *v, uint64_t c)
 		return;
 	uint64_t bit = 1ull << (c % 64);
 
-	if (!(atomic_load_explicit(&v->pdirty[c / 64], memory_order_relaxed) & bit))
+	if (!(atomic_load_explicit(&v->pdirty[c / 64], memory_order_relaxed) & bit)) {
 		atomic_fetch_or_explicit(&v->pdirty[c / 64], bit, memory_order_relaxed);
+		atomic_store_explicit(&v->pany, true, memory_order_relaxed);
+	}
 }
 
 /* The slot of chunk c, its leaf made if needed (leaves are installed by CAS:
@@ -552,7 +554,16 @@ int map_persist_collect(struct volume *v, int (*fn)(void *ctx, uint64_t idx), vo
 {
 	uint64_t nchunks = (v->nblocks + VOL_PCHUNK - 1) / VOL_PCHUNK;
 
+	/* (a bit set from here on sets pany again after it: the next cut) */
+	if (!atomic_load_explicit(&v->pany, memory_order_relaxed) ||
+	    !atomic_exchange_explicit(&v->pany, false, memory_order_relaxed))
+		return 0;
 	for (uint64_t w = 0; w < v->pdirty_words; w++) {
+		/* most words of most volumes are clear at a cut: a plain load
+		 * skips them (no mutation runs during the cut, so nothing sets a
+		 * bit between the load and the exchange) */
+		if (!atomic_load_explicit(&v->pdirty[w], memory_order_relaxed))
+			continue;
 		uint64_t bits = atomic_exchange_explicit(&v->pdirty[w], 0, memory_order_relaxed);
 
 		for (uint64_t m = bits; m; m &= m - 1) {
@@ -563,6 +574,7 @@ int map_persist_collect(struct volume *v, int (*fn)(void *ctx, uint64_t idx), vo
 				continue;
 			if ((rc = fn(ctx, idx)) != 0) {
 				atomic_fetch_or(&v->pdirty[w], m);
+				atomic_store(&v->pany, true);
 				return rc;
 			}
 		}
@@ -572,8 +584,16 @@ int map_persist_collect(struct volume *v, int (*fn)(void *ctx, uint64_t idx), vo
 
 void map_persist_remark(struct volume *v, uint64_t idx)
 {
-	if (v->pdirty && idx / 64 < v->pdirty_words)
+	if (v->pdirty && idx / 64 < v->pdirty_words) {
 		atomic_fetch_or(&v->pdirty[idx / 64], 1ull << (idx % 64));
+		atomic_store(&v->pany, true);
+	}
+}
+
+void vol_record_mark(struct volume *v)
+{
+	atomic_store(&v->precmark, true);
+	atomic_store(&v->bs->recs_marked, true);
 }
 
 void map_chunk_get(const struct volume *v, uint64_t idx, uint32_t *ids)

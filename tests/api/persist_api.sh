@@ -15,6 +15,9 @@ api_scratch persist
 # every save of the model compares the stored records with the whole model (xms_store.h): a
 # change the model did not mark fails the request that made it
 export LUNLAB_XMS_STORE_CHECK=1
+# and every array commit checks that no volume record changed without its mark (array_state.c):
+# named volumes made, resized, snapshotted, refreshed and deleted, killed among them
+export LUNLAB_ARRAY_STATE_CHECK=1
 
 phase() {
     local name=$1

@@ -10,8 +10,12 @@
 # gets SIGTERM and must exit 0, and the state is checked once more.
 # CRASH_SEED (default: random) makes a run repeatable; CRASH_THREADS (4), CRASH_BLOCKS (128);
 # CRASH_CHUNKS=1: the client copies whole 4 MiB map chunks too (shared maps; CRASH_BLOCKS 512).
+# The target runs with LUNLAB_ARRAY_STATE_CHECK=1 (unless the caller set it): every commit also
+# checks that no volume record changed without its mark (docs/persistence.md); a commit refused so
+# fails the client's syncs, and a line of it in the target's log fails the test.
 # Exit: 0 pass, 1 fail, 77 skipped (no lunlab-target in this build).
 set -uo pipefail
+export LUNLAB_ARRAY_STATE_CHECK=${LUNLAB_ARRAY_STATE_CHECK:-1}
 
 if (( $# < 3 )); then
     echo "usage: $0 TARGET_BIN HANDLER_DIR CRASH_CLIENT [KILLS]" >&2
@@ -115,5 +119,6 @@ trc=$?
 tpid=
 (( trc == 0 )) || fail "lunlab-target exited $trc on SIGTERM"
 out=$("$bin" --check-state "$state" --handler-path "$handler_dir" 2>&1) || fail "final --check-state: $out"
+! grep -m 3 "without a mark" "$log" || fail "a volume record changed without its mark (LUNLAB_ARRAY_STATE_CHECK)"
 echo "$out" | tail -n 2
 echo "PASS: crash test ($kills kills)"

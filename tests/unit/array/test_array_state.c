@@ -963,10 +963,173 @@ static void test_shrink_through_runs(void **state)
 	free(back);
 }
 
+/* The size (KiB) and flags meta.db holds for the volume with key `key` (-1: no row) */
+static void row_of(const char *mdb, const char *key, int *size_kib, int *flags)
+{
+	char sql[256];
+
+	snprintf(sql, sizeof(sql), "SELECT size / 1024 FROM volumes WHERE key = '%s'", key);
+	*size_kib = db_count(mdb, sql);
+	snprintf(sql, sizeof(sql), "SELECT flags FROM volumes WHERE key = '%s'", key);
+	*flags = db_count(mdb, sql);
+}
+
+/* in a child: a failure exits with the line, never returns to cmocka */
+#define CHILD_OK(cond)                                                                                        \
+	do {                                                                                                   \
+		if (!(cond))                                                                                   \
+			_exit(__LINE__ % 200 + 1);                                                             \
+	} while (0)
+
+/* One change of test_record_marks, in a child on array a13: made, synced,
+ * then SIGKILL (no last commit at a close), so what meta.db holds after it
+ * is what array_sync committed. */
+static void marks_step(int step)
+{
+	struct array *a = open_array("a13", "x2");
+	struct volume *lu = open_vol(a, "lu:m", step >= 3 ? 2 * VOL : VOL), *nv = NULL;
+	char *err = NULL;
+	uint64_t entries;
+	static uint8_t buf[B];
+
+	memset(buf, 0x5a, sizeof(buf));
+	switch (step) {
+	case 0: /* new volumes: 50 LUs' own and a named one */
+		for (int i = 0; i < 50; i++) {
+			char key[32];
+
+			snprintf(key, sizeof(key), "lu:filler%d", i);
+			array_volume_close(open_vol(a, key, VOL));
+		}
+		CHILD_OK(volume_attach(a, "named", VOL, 512, &nv, &err) == 0);
+		break;
+	case 1: { /* a read-only snapshot: its flags and snapshot_of */
+		const char *src[] = { "named" }, *dst[] = { "snap" };
+
+		CHILD_OK(array_snapshot(a, src, dst, 1, true, &entries, &err) == 0);
+		break;
+	}
+	case 2: /* a grow changes no block: only the mark makes the commit write it */
+		CHILD_OK(volume_resize(lu, 2 * VOL) == 0);
+		break;
+	case 3: /* a shrink */
+		CHILD_OK(volume_attach(a, "named", VOL, 512, &nv, &err) == 0);
+		CHILD_OK(volume_resize(nv, VOL / 2) == 0);
+		break;
+	case 4: /* the saved mode pages' flags (set_flags syncs itself) */
+		CHILD_OK(array_volume_set_flags(lu, STORE_VOL_WCE_OFF, STORE_VOL_WCE_OFF) == 0);
+		break;
+	case 5:
+		CHILD_OK(array_volume_set_flags(lu, STORE_VOL_SWP | STORE_VOL_WCE_OFF, STORE_VOL_SWP) == 0);
+		break;
+	case 6: { /* an ODX hold's hidden volume, left by the crash */
+		struct vol_hold *h = NULL;
+		struct vol_range r = { 0, B };
+
+		CHILD_OK(wr(lu, 0, buf, sizeof(buf)) == 0);
+		CHILD_OK(volume_hold_create(lu, &r, 1, &h) == 0);
+		break;
+	}
+	case 7: /* the open dropped the hold: the sync deletes its row */
+		break;
+	case 8: /* a delete */
+		CHILD_OK(array_volume_delete(a, "named", &err) == 0);
+		break;
+	case 9: /* a change nobody marked: the check refuses the commit */
+		pthread_mutex_lock(&a->vol_mu);
+		lu->pflags ^= STORE_VOL_SWP;
+		pthread_mutex_unlock(&a->vol_mu);
+		CHILD_OK(wr(lu, B, buf, sizeof(buf)) == 0); /* something to commit */
+		CHILD_OK(array_sync(a) != 0);
+		pthread_mutex_lock(&a->vol_mu);
+		lu->pflags ^= STORE_VOL_SWP;
+		pthread_mutex_unlock(&a->vol_mu);
+		break;
+	}
+	CHILD_OK(array_sync(a) == 0);
+	kill(getpid(), SIGKILL);
+	_exit(99);
+}
+
+/* A commit records only the volumes marked changed (array_state.c cut):
+ * every path that changes what a volume's row holds marks it, and each
+ * change alone is in meta.db once array_sync returned - a crash right
+ * after it finds it there.  The test binary runs with
+ * LUNLAB_ARRAY_STATE_CHECK=1 (main), so every cut here (and in the other
+ * tests) also compares each unmarked volume's record with the committed
+ * one; a change made behind the marks' back fails the commit (step 9). */
+static void test_record_marks(void **state)
+{
+	char mdb[600], sql[128], out[512], err[512], adir[512];
+	int kib, flags, ws;
+
+	(void)state;
+	snprintf(adir, sizeof(adir), "%s/arrays/a13", dir);
+	snprintf(mdb, sizeof(mdb), "%s/meta.db", adir);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM volumes WHERE flags & %u", STORE_VOL_HOLD);
+	for (int step = 0; step < 10; step++) {
+		pid_t p = fork();
+
+		if (p == 0)
+			marks_step(step);
+		assert_int_equal(waitpid(p, &ws, 0), p);
+		if (!WIFSIGNALED(ws) || WTERMSIG(ws) != SIGKILL)
+			fail_msg("step %d: the child exited %d (a failure near line %d mod 200)", step,
+				 WIFEXITED(ws) ? WEXITSTATUS(ws) : -1, WIFEXITED(ws) ? WEXITSTATUS(ws) - 1 : -1);
+		switch (step) {
+		case 0:
+			row_of(mdb, "vol:named", &kib, &flags);
+			assert_int_equal(kib, VOL / 1024);
+			assert_int_equal(flags, STORE_VOL_NAMED);
+			assert_int_equal(db_count(mdb, "SELECT count(*) FROM volumes"), 52);
+			break;
+		case 1:
+			row_of(mdb, "vol:snap", &kib, &flags);
+			assert_int_equal(flags, STORE_VOL_NAMED | STORE_VOL_READONLY);
+			assert_int_equal(db_count(mdb, "SELECT count(*) FROM volumes WHERE key = 'vol:snap' AND info = 'named'"), 1);
+			break;
+		case 2:
+			row_of(mdb, "lu:m", &kib, &flags);
+			assert_int_equal(kib, 2 * VOL / 1024);
+			break;
+		case 3:
+			row_of(mdb, "vol:named", &kib, &flags);
+			assert_int_equal(kib, VOL / 2 / 1024);
+			break;
+		case 4:
+			row_of(mdb, "lu:m", &kib, &flags);
+			assert_int_equal(flags, STORE_VOL_WCE_OFF);
+			break;
+		case 5:
+		case 9:
+			row_of(mdb, "lu:m", &kib, &flags);
+			assert_int_equal(flags, STORE_VOL_SWP);
+			break;
+		case 6:
+			assert_int_equal(db_count(mdb, sql), 1);
+			break;
+		case 7:
+			assert_int_equal(db_count(mdb, sql), 0);
+			break;
+		case 8:
+			assert_int_equal(db_count(mdb, "SELECT count(*) FROM volumes WHERE key = 'vol:named'"), 0);
+			assert_int_equal(db_count(mdb, "SELECT count(*) FROM volumes"), 52);
+			break;
+		}
+	}
+	assert_int_equal(array_state_check(adir, out, sizeof(out), err, sizeof(err)), 0);
+	if (!strstr(out, "52 volume(s) (1 named, 51 a LU's own)"))
+		fail_msg("%s", out);
+}
+
 int main(void)
 
 {
+	/* every cut also checks that no volume's record changed unmarked
+	 * (array_state.c check_marks) */
+	setenv("LUNLAB_ARRAY_STATE_CHECK", "1", 1);
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_record_marks),
 		cmocka_unit_test(test_survives_close),
 		cmocka_unit_test(test_shared_chunks_survive_close),
 		cmocka_unit_test(test_misaligned_shared_survive_close),
