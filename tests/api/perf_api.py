@@ -140,6 +140,11 @@ def main():
     r = pq(entity="Initiator").json()
     ok("entity=Initiator (every initiator): a's and b's rows", sums(r, "a") == (1, 1, 8192, 8192) and
        sums(r, "b") == (0, 1, 0, 16384), (sums(r, "a"), sums(r, "b")))
+    # a group's rows are its initiators' summed at each reading (the sampler sums the groups
+    # in one pass over the initiators): g1's add up to a's I/O, g2's to b's
+    r = pq(entity="InitiatorGroup").json()
+    ok("entity=InitiatorGroup: g1's rows add up to a's I/O, g2's to b's",
+       sums(r, "g1") == (1, 1, 8192, 8192) and sums(r, "g2") == (0, 1, 0, 16384), (sums(r, "g1"), sums(r, "g2")))
     # XtremIO.Utils' Get-XIOPerformanceCounter -EntityType Initiator -EntityName b -Start -End
     # -Granularity one_minute: v2, types/performance, limit first, dates as it formats them
     frm = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(time.time() - 3600))
