@@ -478,20 +478,6 @@ static uint64_t target_of(struct xms_ctx *x, uint64_t index)
 	return found;
 }
 
-/* the cluster a cluster-name / cluster-id names: by name, or a decimal index */
-static const struct xms_cluster *scope_cluster(const char *ref)
-{
-	const struct xms_cluster *c = xms_cluster_by_name(&g_xms, ref);
-	char *end;
-	unsigned long long i;
-
-	if (c || *ref < '1' || *ref > '9')
-		return c;
-	errno = 0;
-	i = strtoull(ref, &end, 10);
-	return errno || *end ? NULL : xms_cluster_get(&g_xms, i);
-}
-
 static int version_of(const char *path)
 {
 	if (strncmp(path, V3_BASE, strlen(V3_BASE)) == 0)
@@ -563,7 +549,7 @@ static void handle(const struct api_request *req, struct api_response *rsp)
 	xms_lock();
 	g_xms.scope = 0;
 	if (x.cluster) {
-		const struct xms_cluster *c = scope_cluster(x.cluster);
+		const struct xms_cluster *c = xms_cluster_ref(&g_xms, x.cluster);
 		if (!c) {
 			api_error(rsp, 400, "obj_not_found");
 			xms_unlock();

@@ -268,6 +268,16 @@ static bool as_index(const char *ref, uint64_t *out)
 	return true;
 }
 
+struct xms_cluster *xms_cluster_ref(struct xms_model *m, const char *ref)
+{
+	uint64_t i;
+	struct xms_cluster *c = xms_cluster_by_name(m, ref);
+
+	if (!c && as_index(ref, &i))
+		c = xms_cluster_get(m, i);
+	return c;
+}
+
 struct xms_volume *xms_volume_ref(struct xms_model *m, const char *ref)
 {
 	uint64_t i;

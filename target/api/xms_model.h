@@ -260,6 +260,7 @@ struct xms_lunmap *xms_lunmap_find(struct xms_model *m, uint64_t vol, uint64_t i
 
 /* A name of a volume, IG, ... given as "NAME" or as a decimal index:
  * XMS clients use both for *-id fields. */
+struct xms_cluster *xms_cluster_ref(struct xms_model *m, const char *ref);
 struct xms_volume *xms_volume_ref(struct xms_model *m, const char *ref);
 struct xms_ig *xms_ig_ref(struct xms_model *m, const char *ref);
 struct xms_cg *xms_cg_ref(struct xms_model *m, const char *ref);

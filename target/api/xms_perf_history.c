@@ -762,21 +762,6 @@ static bool listed(const struct api_request *req, const char *name)
 	return !any;
 }
 
-/* the cluster cluster-name= / cluster-id= names: by name, or a decimal
- * index (as every list takes it) */
-static const struct xms_cluster *named_cluster(const char *ref)
-{
-	const struct xms_cluster *c = xms_cluster_by_name(&g_xms, ref);
-	char *end;
-	unsigned long long i;
-
-	if (c || *ref < '1' || *ref > '9')
-		return c;
-	errno = 0;
-	i = strtoull(ref, &end, 10);
-	return errno || *end ? NULL : xms_cluster_get(&g_xms, i);
-}
-
 static void query(const struct api_request *req, struct api_response *rsp)
 {
 	int64_t now = wall_ms();
@@ -800,7 +785,7 @@ static void query(const struct api_request *req, struct api_response *rsp)
 	members_of(req, &q, mem, keep);
 	xms_lock();
 	if (q.cluster) {
-		const struct xms_cluster *c = named_cluster(q.cluster);
+		const struct xms_cluster *c = xms_cluster_ref(&g_xms, q.cluster);
 		if (!c) {
 			xms_unlock();
 			json_object_put(o);
