@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """`volume-folders` and `ig-folders` (target/api/xms_folders.h, docs/api.md "volume-folders,
 ig-folders"): XMS 3's folders as views of the Volume and InitiatorGroup tags, in the phases
-folders_api.sh runs against one --state-dir:
+restart_api.sh runs against one --state-dir:
 
   make     the root "/" there from the start (v1, v2, v3 paths; the list under "folders"); a
            folder made with XtremIO.Utils' POST {"caption", "parent-folder-id"} is the tag

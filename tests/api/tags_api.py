@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The `tags` resource (target/api/xms_tags.h, docs/api.md "Tags") and the tag-list of the
-objects it tags, in the phases tags_api.sh runs against one --state-dir:
+objects it tags, in the phases restart_api.sh runs against one --state-dir:
 
   make     tags made with their missing parents (CoprHD's "/Volume/P", MTSXtremIO's bare
            "MyVols"), listed and read with the fields XtremIO.Utils' Tag reads; volumes,
