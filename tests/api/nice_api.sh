@@ -4,7 +4,7 @@
 # open, the performance sampler xms-perf-hist) run N nice steps below the target's own nice,
 # read from /proc/PID/task/TID/stat; the I/O threads (the main and iSCSI threads, the
 # handlers' tcmu-w*) keep the target's nice.  Three targets in turn: --api-nice 7, no option
-# (the default, 10), --api-nice 0 (as before: every thread alike); 20 is refused.
+# (the default, 10), --api-nice 0 (as before: every thread alike); 20, -1 and non-numbers are refused.
 # Nothing here is timed.  Exit 0 pass, 1 fail.
 set -uo pipefail
 bin=$1 handlers=$2
@@ -64,11 +64,14 @@ check_threads api-nice-7 7 --api-nice 7
 check_threads default 10
 check_threads api-nice-0 0 --api-nice 0
 
-out=$("$bin" --api-nice 20 --api 127.0.0.1:0 2>&1)
-rc=$?
-if (( rc == 2 )) && [[ $out == *"api-nice"* && $out == *"0..19"* ]]; then
-    echo "ok: --api-nice 20 refused: $out"
-else
-    echo "FAIL: --api-nice 20: exit $rc, '$out' (want 2 and a message naming --api-nice and 0..19)"
-    status=1
-fi
+# out of range and not numbers: exit 2 and the exact one-line refusal naming the option
+for bad in 20 -1 x 1x "" 99999999999999999999; do
+    out=$("$bin" --api-nice "$bad" --api 127.0.0.1:0 2>&1)
+    rc=$?
+    if (( rc == 2 )) && [[ $out == "lunlab-target: --api-nice $bad: want a number 0..19" ]]; then
+        echo "ok: --api-nice '$bad' refused: $out"
+    else
+        echo "FAIL: --api-nice '$bad': exit $rc, '$out' (want 2 and 'lunlab-target: --api-nice $bad: want a number 0..19')"
+        status=1
+    fi
+done
