@@ -36,10 +36,33 @@ uint32_t bs_physical_size(const struct block_store *bs, uint32_t csize)
 	return rounded > bs->block ? bs->block : (uint32_t)rounded;
 }
 
+void *bs_meta_calloc(size_t n, size_t size)
+{
+	payload_mapping_begin();
+	void *p = calloc(n, size);
+	payload_mapping_end();
+	return p;
+}
+
+void *bs_meta_realloc(void *p, size_t size)
+{
+	payload_mapping_begin();
+	void *q = realloc(p, size);
+	payload_mapping_end();
+	return q;
+}
+
+void bs_meta_free(void *p)
+{
+	payload_mapping_begin();
+	free(p);
+	payload_mapping_end();
+}
+
 static int table_alloc(struct block_store *bs, struct bs_shard *s, uint32_t cap)
 {
-	s->hash = calloc(cap, sizeof(*s->hash));
-	s->id = calloc(cap, sizeof(*s->id));
+	s->hash = bs_meta_calloc(cap, sizeof(*s->hash));
+	s->id = bs_meta_calloc(cap, sizeof(*s->id));
 	if (!s->hash || !s->id) {
 		free(s->hash);
 		free(s->id);
@@ -150,7 +173,7 @@ static int ensure_records(struct block_store *bs, uint32_t first, uint32_t n)
 		_Atomic(blk_leaf_ptr *) *tp = &bs->top[id >> (BLK_MID_SHIFT + BLK_LEAF_SHIFT)];
 		blk_leaf_ptr *mid = atomic_load(tp);
 		if (!mid) {
-			blk_leaf_ptr *fresh = calloc(1u << BLK_MID_SHIFT, sizeof(*fresh));
+			blk_leaf_ptr *fresh = bs_meta_calloc(1u << BLK_MID_SHIFT, sizeof(*fresh));
 			if (!fresh)
 				return -ENOMEM;
 			if (atomic_compare_exchange_strong(tp, &mid, fresh)) {
@@ -163,7 +186,7 @@ static int ensure_records(struct block_store *bs, uint32_t first, uint32_t n)
 		blk_leaf_ptr *lp = &mid[(id >> BLK_LEAF_SHIFT) & ((1u << BLK_MID_SHIFT) - 1)];
 		struct blk *leaf = atomic_load(lp);
 		if (!leaf) {
-			struct blk *fresh = calloc(1u << BLK_LEAF_SHIFT, sizeof(*fresh));
+			struct blk *fresh = bs_meta_calloc(1u << BLK_LEAF_SHIFT, sizeof(*fresh));
 			if (!fresh)
 				return -ENOMEM;
 			if (atomic_compare_exchange_strong(lp, &leaf, fresh))
@@ -175,7 +198,7 @@ static int ensure_records(struct block_store *bs, uint32_t first, uint32_t n)
 			bs_pleaf_ptr *pp = &bs->ptop[id >> BLK_LEAF_SHIFT];
 			struct bs_pleaf *pl = atomic_load(pp);
 			if (!pl) {
-				struct bs_pleaf *fresh = calloc(1, sizeof(*fresh));
+				struct bs_pleaf *fresh = bs_meta_calloc(1, sizeof(*fresh));
 				if (!fresh)
 					return -ENOMEM;
 				if (atomic_compare_exchange_strong(pp, &pl, fresh))
@@ -298,8 +321,8 @@ static int grow(struct block_store *bs, struct bs_shard *s)
 		s->id[i] = oi[j];
 		s->hash[i] = oh[j];
 	}
-	free(oh);
-	free(oi);
+	bs_meta_free(oh);
+	bs_meta_free(oi);
 	atomic_fetch_sub(&bs->meta_bytes, (uint64_t)ocap * (sizeof(uint64_t) + sizeof(uint32_t)));
 	return 0;
 }
@@ -323,7 +346,7 @@ static int backlog_reserve(struct block_store *bs, struct bs_shard *s)
 			return 0;
 	}
 	uint32_t ncap = s->backlog_cap ? s->backlog_cap * 2 : BACKLOG_MIN;
-	uint32_t *nb = realloc(s->backlog, ncap * sizeof(*nb));
+	uint32_t *nb = bs_meta_realloc(s->backlog, ncap * sizeof(*nb));
 	if (!nb)
 		return -ENOMEM;
 	atomic_fetch_add(&bs->meta_bytes, (uint64_t)(ncap - s->backlog_cap) * sizeof(*nb));

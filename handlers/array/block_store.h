@@ -198,6 +198,13 @@ struct bs_figures {
 /* block is a power of two (512..32768), alloc_unit in 1..block.  NULL when
  * out of memory. */
 struct block_store *bs_create(uint32_t block, uint32_t alloc_unit);
+/* calloc and realloc for the store's metadata that grows on the write path
+ * (dedup tables, block records, backlogs, volume maps): bracketed so that
+ * the payload filler does not hold up the mprotect or mmap they may make
+ * (payload_mapping_begin in payload.h) */
+void *bs_meta_calloc(size_t n, size_t size);
+void *bs_meta_realloc(void *p, size_t size);
+void bs_meta_free(void *p); /* a large block's free is a munmap */
 /* Frees every block still stored; nothing may use the store any more
  * (an accountant must have let go of it). */
 void bs_destroy(struct block_store *bs);

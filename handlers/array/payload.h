@@ -41,6 +41,22 @@ struct payload_store *payload_open(uint32_t block_bytes);
  * populates the memory just ahead of the slots stored so far) has done what
  * it aims at now; at once when it never started. */
 void payload_mem_settle(struct payload_store *ps);
+/* The memory backend's filler populates payload memory with the process's
+ * mapping lock (the kernel's mmap_lock) held for reading, call after call.
+ * A thread that changes the process's mappings meanwhile (malloc growing a
+ * thread's arena calls mprotect a page or a few at a time, a large one mmap)
+ * needs that lock for writing, and the kernel lets the filler's next call
+ * take it first for up to a few milliseconds: measured on 4 MiB QD1 first
+ * writes, the write path's metadata allocations (dedup tables, block
+ * records, map chunks) waited 6.6 ms on average, 144 times in 2 s
+ * (`perf lock contention`, docs/accounting.md "First writes").  An
+ * allocation on the write path is bracketed by these: the filler finishes
+ * the piece it is populating (at most FILL_PIECE) and starts no other until
+ * every bracket has closed.  Process-wide, like the lock; cheap when no
+ * filler runs (one atomic add each). */
+void payload_mapping_begin(void);
+void payload_mapping_end(void);
+
 /* Every payload must have been freed (the block store frees what it holds)
  * or, for a persistent backend, be kept by it. */
 static inline void payload_close(struct payload_store *ps)

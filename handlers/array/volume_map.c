@@ -61,7 +61,7 @@ uint32_t map_chunk_mapped(const struct map_chunk *c)
 
 static struct map_chunk *chunk_new(struct block_store *bs)
 {
-	struct map_chunk *c = calloc(1, sizeof(*c));
+	struct map_chunk *c = bs_meta_calloc(1, sizeof(*c));
 	if (c) {
 		atomic_init(&c->shares, 1);
 		atomic_fetch_add(&bs->map_chunk_bytes, sizeof(*c));
@@ -98,7 +98,7 @@ static void chunk_free(struct block_store *bs, struct map_chunk *c)
 static int index_grow(struct block_store *bs)
 {
 	uint64_t cap = bs->map_index_cap, ncap = cap ? cap * 2 : 1024;
-	struct map_chunk **nt = calloc(ncap, sizeof(*nt));
+	struct map_chunk **nt = bs_meta_calloc(ncap, sizeof(*nt));
 
 	if (!nt)
 		return -ENOMEM;
@@ -109,7 +109,7 @@ static int index_grow(struct block_store *bs)
 			nt[m->ihash & (ncap - 1)] = m;
 		}
 	}
-	free(bs->map_index);
+	bs_meta_free(bs->map_index);
 	bs->map_index = nt;
 	bs->map_index_cap = ncap;
 	atomic_fetch_add(&bs->map_index_bytes, (ncap - cap) * sizeof(*nt));
@@ -276,7 +276,7 @@ static map_slot *slot_make(struct volume *v, uint64_t c)
 	_Atomic(map_slot *) *lp = &v->leaves[c / MAP_LEAF_CHUNKS];
 	map_slot *leaf = atomic_load_explicit(lp, memory_order_acquire);
 	if (!leaf) {
-		map_slot *fresh = calloc(MAP_LEAF_CHUNKS, sizeof(*fresh));
+		map_slot *fresh = bs_meta_calloc(MAP_LEAF_CHUNKS, sizeof(*fresh));
 		if (!fresh)
 			return NULL;
 		if (atomic_compare_exchange_strong(lp, &leaf, fresh)) {
@@ -535,7 +535,7 @@ static int pdirty_fit(struct volume *v, uint64_t nblocks)
 
 	if (n == v->pdirty_words)
 		return 0;
-	_Atomic uint64_t *nb = realloc(v->pdirty, (n ? n : 1) * sizeof(*nb));
+	_Atomic uint64_t *nb = bs_meta_realloc(v->pdirty, (n ? n : 1) * sizeof(*nb));
 	if (!nb)
 		return -ENOMEM;
 	for (uint64_t i = v->pdirty_words; i < n; i++)
@@ -643,7 +643,7 @@ int map_resize(struct volume *v, uint64_t new_nblocks)
 		}
 	}
 	if (n != v->nleaves) {
-		_Atomic(map_slot *) *nl = realloc(v->leaves, n * sizeof(*nl));
+		_Atomic(map_slot *) *nl = bs_meta_realloc(v->leaves, n * sizeof(*nl));
 		if (!nl)
 			return -ENOMEM;
 		for (uint64_t i = v->nleaves; i < n; i++)

@@ -5,7 +5,9 @@
  * payload left keeps it; writers on one segment at once never see each
  * other's bytes; once a store holds 8 MiB, the filler makes the slots just
  * ahead of the highest one resident (as many bytes as the store holds, at
- * most 32 MiB) and no further, a smaller store gets nothing ahead, and a
+ * most 32 MiB) and no further, populates nothing while an allocation of the
+ * write path is bracketed (payload_mapping_begin) and runs 10 nice levels
+ * below the process, a smaller store gets nothing ahead, and a
  * child forked meanwhile goes on without it.  Segments from the hugetlb pool
  * (when it has room): data reads back, the pages count in the process's
  * HugetlbPages while the segment lives and leave it when the segment
@@ -16,11 +18,14 @@
  * segment was given back (a hugetlb segment is unmapped then). */
 #include "array_test_util.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "handlers/array/block_store.h"
@@ -129,6 +134,77 @@ static void test_filler_populates_ahead(void **state)
 	assert_int_equal(resident_range(end, 11 * MiB), 11 * MiB / 4096);
 	/* past the window, nothing */
 	assert_int_equal(resident_range(end + 14 * MiB, 4 * MiB), 0);
+	free_ids(ps, at, n);
+	payload_close(ps);
+}
+
+/* the nice of this process's thread named name (-100: none such) */
+static int thread_nice(const char *name)
+{
+	char path[320], comm[32], line[1024];
+	int nice = -100;
+	DIR *d = opendir("/proc/self/task");
+	assert_non_null(d);
+	pid_t self = getpid();
+	for (struct dirent *e; (e = readdir(d));) {
+		const char *tid = e->d_name;
+		if (tid[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", (int)self, tid);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		bool match = fgets(comm, sizeof(comm), f) && strncmp(comm, name, strlen(name)) == 0;
+		fclose(f);
+		if (!match)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)self, tid);
+		f = fopen(path, "r");
+		assert_non_null(f);
+		assert_non_null(fgets(line, sizeof(line), f));
+		fclose(f);
+		/* after the comm's ')': state is field 3, nice field 19 */
+		const char *p = strrchr(line, ')');
+		assert_non_null(p);
+		int field = 2;
+		for (p++; *p && field < 19; p++)
+			if (*p == ' ')
+				field++;
+		nice = atoi(p);
+	}
+	closedir(d);
+	return nice;
+}
+
+/* While an allocation of the write path is bracketed (payload_mapping_begin),
+ * the filler populates nothing; once it closes, the filler does what it
+ * aims at.  The filler runs 10 nice levels below the process. */
+static void test_filler_waits_for_mapping_changes(void **state)
+{
+	(void)state;
+	struct payload_store *ps = payload_open(B);
+	const uint32_t n = 12 * MiB / B;
+	void **at = malloc(n * sizeof(*at));
+	uint8_t buf[B];
+	assert_non_null(at);
+	payload_mapping_begin();
+	for (uint32_t id = 0; id < n; id++) {
+		fill(buf, id);
+		at[id] = payload_put(ps, id, buf);
+		assert_non_null(at[id]);
+	}
+	unsigned char *end = (unsigned char *)at[0] + (size_t)n * B;
+	/* the filler has started (the store passed 8 MiB) and waits */
+	const struct timespec pause = {.tv_nsec = 50 * 1000 * 1000};
+	nanosleep(&pause, NULL);
+	assert_int_equal(resident_range(end, 16 * MiB), 0);
+	errno = 0;
+	int nice = getpriority(PRIO_PROCESS, 0);
+	assert_int_equal(errno, 0);
+	assert_int_equal(thread_nice("lunlab-fill"), nice + 10 > 19 ? 19 : nice + 10);
+	payload_mapping_end();
+	payload_mem_settle(ps);
+	assert_int_equal(resident_range(end, 11 * MiB), 11 * MiB / 4096);
 	free_ids(ps, at, n);
 	payload_close(ps);
 }
@@ -411,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_empty_segment_given_back),
 		cmocka_unit_test(test_concurrent_churn),
 		cmocka_unit_test(test_filler_populates_ahead),
+		cmocka_unit_test(test_filler_waits_for_mapping_changes),
 		cmocka_unit_test(test_small_store_no_filler),
 		cmocka_unit_test(test_fork_with_filler),
 		cmocka_unit_test(test_hugetlb_segments),
