@@ -48,8 +48,9 @@ void payload_mem_settle(struct payload_store *ps);
  * needs that lock for writing, and the kernel lets the filler's next call
  * take it first for up to a few milliseconds: measured on 4 MiB QD1 first
  * writes, the write path's metadata allocations (dedup tables, block
- * records, map chunks) waited 6.6 ms on average, 144 times in 2 s
- * (`perf lock contention`, docs/accounting.md "First writes").  An
+ * records, map chunks) waited 6.6 ms on average, 144 times in a traced
+ * 2 s run (`perf lock contention`; tracing magnifies it; docs/accounting.md
+ * "The mapping lock").  An
  * allocation on the write path is bracketed by these: the filler finishes
  * the piece it is populating (at most FILL_PIECE) and starts no other until
  * every bracket has closed.  Process-wide, like the lock; cheap when no
