@@ -27,8 +27,10 @@
 # HUGEPAGES_WARM=1 touches every page of that pool once before the rounds (a pool reserved at boot
 # after its first use); without it the rounds also pay the host's first backing of each page.
 # A BASE_BUILD of the same build with LUNLAB_HUGEPAGES=off in its environment compares the two.
+# PREALLOC_MIB=N starts BUILD's targets (not BASE_BUILD's) with --prealloc-mib N: that much payload
+# memory populated before the target listens (make it more than a first-write run writes).
 # usage: bench/first-writes.sh [BUILD_DIR]   env: ROUNDS (5), DURATION s (5), SIZE (64G),
-#        BASE_BUILD, HUGEPAGES.  ~ROUNDS x 2.5 x DURATION s (+ the same again with BASE_BUILD).
+#        BASE_BUILD, HUGEPAGES, PREALLOC_MIB.  ~ROUNDS x 2.5 x DURATION s (+ the same again with BASE_BUILD).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source ci/lib/target-ctl.sh
@@ -37,6 +39,7 @@ base=${BASE_BUILD:-}
 rounds=${ROUNDS:-5}
 dur=${DURATION:-5}
 size=${SIZE:-64G}
+prealloc=${PREALLOC_MIB:-}
 for b in "$build" ${base:+"$base"}; do
 	for x in "$b/target/lunlab-target" "$build/client/lunlab-bench"; do
 		[[ -x $x ]] || { echo "first-writes.sh: $x missing; build first (meson setup $b && ninja -C $b)" >&2; exit 2; }
@@ -140,8 +143,10 @@ scale() {
 lunlab() {
 	local r=$1 sys=$2 b=$3 url t0 t1 c0 c1 m0 m1 f0 f1 p0 p1 first over note rss kind
 	: >"$work/lunlab.log"
+	local pre=()
+	[[ -z $prealloc || $b != "$build" ]] || pre=(--prealloc-mib "$prealloc")
 	ll_start_lunlab "$b/target/lunlab-target" "$work/lunlab.log" --quiet --iqn "$iqn" \
-		--handler-path "$b/handlers" --lun "size=$size,model=unlimited" >/dev/null
+		--handler-path "$b/handlers" --lun "size=$size,model=unlimited" "${pre[@]}" >/dev/null
 	url="iscsi://127.0.0.1:$LL_PORT/$iqn/0"
 	t0=$(date +%s.%N) c0=$(cpu_ticks "$LL_PID") m0=$(machine) f0=$(fill_ticks "$LL_PID") p0=$(min_faults "$LL_PID")
 	read -r -a first < <(scale "$url" "$dur")

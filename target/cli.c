@@ -50,6 +50,7 @@ const struct cli_optdef cli_options[] = {
 	{ "handler-threads", CLI_HANDLER_THREADS, CLI_K_UINT, 1, 1024 },
 	{ "no-hugepages", CLI_NO_HUGEPAGES, CLI_K_FLAG, 0, 0 },
 	{ "api-nice", CLI_API_NICE, CLI_K_UINT, 0, API_NICE_MAX },
+	{ "prealloc-mib", CLI_PREALLOC_MIB, CLI_K_UINT, 0, 4194304 },
 	{ NULL, CLI_NOPTS, CLI_K_TEXT, 0, 0 },
 };
 
@@ -92,6 +93,10 @@ static void usage(FILE *f)
 		"                         every LU (default: 4 per CPU, 8..256)\n"
 		"  --no-hugepages         keep the array's payloads on 4 KiB pages (default: from\n"
 		"                         the hugetlb pool, vm.nr_hugepages, while it has room)\n"
+		"  --prealloc-mib N       populate N MiB of each array's payload memory before\n"
+		"                         listening, so first writes into it run as fast as\n"
+		"                         overwrites (default 0: memory is taken as data is\n"
+		"                         written); not with --state-dir\n"
 		"  --portal-group N       TargetPortalGroupTag (default 1)\n"
 		"  --max-sessions N       refuse logins beyond N sessions (default 1024)\n"
 		"  --login-timeout S      close a connection not logged in after S seconds\n"
@@ -484,6 +489,7 @@ bool cli_set(struct cli *c, enum cli_opt id, const char *v, char *err, size_t er
 	case CLI_IO_THREADS: c->io_threads = (int)u; break;
 	case CLI_HANDLER_THREADS: c->handler_threads = (unsigned)u; break;
 	case CLI_API_NICE: c->api_nice = (unsigned)u; break;
+	case CLI_PREALLOC_MIB: c->prealloc_mib = (unsigned)u; break;
 	case CLI_PORTAL_GROUP: c->portal_group = u; break;
 	case CLI_MAX_SESSIONS: c->max_sessions = u; break;
 	case CLI_LOGIN_TIMEOUT: c->login_timeout = (long)u; break;
@@ -562,6 +568,7 @@ static const struct option long_opts[] = {
 	{ "handler-threads", required_argument, NULL, CLI_HANDLER_THREADS },
 	{ "no-hugepages", no_argument, NULL, CLI_NO_HUGEPAGES },
 	{ "api-nice", required_argument, NULL, CLI_API_NICE },
+	{ "prealloc-mib", required_argument, NULL, CLI_PREALLOC_MIB },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };

@@ -53,6 +53,7 @@ enum cli_opt {
 	CLI_HANDLER_THREADS,
 	CLI_NO_HUGEPAGES,
 	CLI_API_NICE,
+	CLI_PREALLOC_MIB,
 	CLI_NOPTS
 };
 
@@ -106,6 +107,7 @@ struct cli {
 	int io_threads;
 	unsigned handler_threads; /* the tcmu host's worker pool; 0: its default */
 	bool no_hugepages;        /* --no-hugepages: array payloads never from the hugetlb pool */
+	unsigned prealloc_mib;    /* --prealloc-mib N: payload memory populated when an array opens */
 	unsigned portal_group;
 	unsigned max_sessions;
 	long login_timeout;     /* seconds, -1 = not given */

@@ -325,6 +325,16 @@ int main(int argc, char **argv)
 		cli_free(&cli);
 		return rc;
 	}
+	if (cli.state_dir && cli.prealloc_mib) {
+		/* the payloads of an array with a state directory live in its file */
+		if (cli.line[CLI_PREALLOC_MIB])
+			fprintf(stderr, "lunlab-target: %s:%u: prealloc-mib: not with state-dir (the payloads are in the state directory's file)\n",
+				cli.config, cli.line[CLI_PREALLOC_MIB]);
+		else
+			fprintf(stderr, "lunlab-target: --prealloc-mib: not with --state-dir (the payloads are in the state directory's file)\n");
+		cli_free(&cli);
+		return 2;
+	}
 	if (cli.state_dir) {
 		char serr[1024], *abs;
 
@@ -389,6 +399,11 @@ int main(int argc, char **argv)
 	 * opens; the environment is what reaches it under tcmu-runner too */
 	if (cli.no_hugepages)
 		setenv("LUNLAB_HUGEPAGES", "off", 1);
+	if (cli.prealloc_mib) {
+		char mib[16];
+		snprintf(mib, sizeof(mib), "%u", cli.prealloc_mib);
+		setenv("LUNLAB_PREALLOC_MIB", mib, 1);
+	}
 	if (load_handlers(cli.handler_path, &err) < 0) {
 		if (cli.line[CLI_HANDLER_PATH])
 			fprintf(stderr, "lunlab-target: %s:%u: handler-path: loading handlers from %s: %s\n",

@@ -439,6 +439,49 @@ static const struct payload_ops mem_ops = {
 	.close = mem_close,
 };
 
+/* LUNLAB_PREALLOC_MIB=N (lunlab-target --prealloc-mib N): bytes of slots to
+ * populate when the store opens, so that first writes into them cost what
+ * overwrites do (docs/accounting.md "Preallocated payload memory"); 0 when
+ * unset.  A value that is not a number of MiB up to what the store can hold
+ * is named on stderr and ignored: the handler under tcmu-runner cannot
+ * refuse to start, lunlab-target refuses it before it gets here. */
+static uint64_t prealloc_bytes(uint64_t total)
+{
+	const char *e = getenv("LUNLAB_PREALLOC_MIB");
+	if (!e || !*e)
+		return 0;
+	uint64_t mib = 0;
+	const char *c = e;
+	for (; *c >= '0' && *c <= '9' && mib <= total >> 20; c++)
+		mib = mib * 10 + (uint64_t)(*c - '0');
+	if (*c || mib > total >> 20) {
+		fprintf(stderr, "lunlab: LUNLAB_PREALLOC_MIB=%s: want a number of MiB 0..%llu; ignored\n", e,
+			(unsigned long long)(total >> 20));
+		return 0;
+	}
+	return mib << 20;
+}
+
+/* Populate the first bytes of slots (whole steps, segment by segment)
+ * before the store is used; the filler then starts past them. */
+static void prealloc(struct mem_store *m, uint64_t bytes)
+{
+	uint64_t at = 0;
+
+	while (at < bytes) {
+		uint64_t end = at + FILL_STEP < bytes ? at + FILL_STEP : bytes;
+		uint64_t seg_end = (at / m->seg_bytes + 1) * m->seg_bytes;
+		end = end < seg_end ? end : seg_end;
+		if (populate(m, at, end))
+			break; /* the kernel cannot (no MADV_POPULATE_WRITE, no memory) */
+		at = end;
+	}
+	m->filled = at;
+	if (at)
+		fprintf(stderr, "lunlab: array payloads: %llu MiB of memory populated at open (LUNLAB_PREALLOC_MIB)%s\n",
+			(unsigned long long)(at >> 20), at < bytes ? ", less than asked: the kernel refused the rest" : "");
+}
+
 struct payload_store *payload_open(uint32_t block_bytes)
 {
 	/* the segment table (16384 entries) is mapped, not allocated: only the
@@ -459,5 +502,8 @@ struct payload_store *payload_open(uint32_t block_bytes)
 	m->next = stores;
 	stores = m;
 	pthread_mutex_unlock(&stores_mu);
+	uint64_t pre = prealloc_bytes((uint64_t)NSEGS * m->seg_bytes);
+	if (pre)
+		prealloc(m, pre);
 	return &m->ps;
 }

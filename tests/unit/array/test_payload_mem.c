@@ -7,7 +7,8 @@
  * ahead of the highest one resident (as many bytes as the store holds, at
  * most 32 MiB) and no further, populates nothing while an allocation of the
  * write path is bracketed (payload_mapping_begin) and runs 10 nice levels
- * below the process, a smaller store gets nothing ahead, and a
+ * below the process, LUNLAB_PREALLOC_MIB makes the first slots resident at
+ * open (a bad value is ignored), a smaller store gets nothing ahead, and a
  * child forked meanwhile goes on without it.  Segments from the hugetlb pool
  * (when it has room): data reads back, the pages count in the process's
  * HugetlbPages while the segment lives and leave it when the segment
@@ -215,6 +216,37 @@ static void test_filler_waits_for_mapping_changes(void **state)
 	assert_int_equal(resident_range(end, 11 * MiB), 11 * MiB / 4096);
 	free_ids(ps, at, n);
 	payload_close(ps);
+}
+
+/* LUNLAB_PREALLOC_MIB=N: the first N MiB of slots are resident when the
+ * store opens and nothing past them (a store this small has no filler); a
+ * value that is not a number of MiB is ignored (nothing populated). */
+static void test_prealloc(void **state)
+{
+	(void)state;
+	uint8_t buf[B];
+	fill(buf, 0);
+	setenv("LUNLAB_PREALLOC_MIB", "8", 1);
+	struct payload_store *ps = payload_open(B);
+	void *at0 = payload_put(ps, 0, buf);
+	assert_non_null(at0);
+	assert_int_equal(resident_range(at0, 8 * MiB), 8 * MiB / 4096);
+	assert_int_equal(resident_range((unsigned char *)at0 + 8 * MiB, 8 * MiB), 0);
+	assert_memory_equal(at0, buf, B);
+	payload_free(ps, 0, at0);
+	payload_close(ps);
+
+	const char *bad[] = { "8x", "-1", "99999999999999999999", " 8" };
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		setenv("LUNLAB_PREALLOC_MIB", bad[i], 1);
+		ps = payload_open(B);
+		at0 = payload_put(ps, 0, buf);
+		assert_non_null(at0);
+		assert_int_equal(resident_range((unsigned char *)at0 + B, 4 * MiB), 0);
+		payload_free(ps, 0, at0);
+		payload_close(ps);
+	}
+	unsetenv("LUNLAB_PREALLOC_MIB");
 }
 
 static void test_small_store_no_filler(void **state)
@@ -496,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_concurrent_churn),
 		cmocka_unit_test(test_filler_populates_ahead),
 		cmocka_unit_test(test_filler_waits_for_mapping_changes),
+		cmocka_unit_test(test_prealloc),
 		cmocka_unit_test(test_small_store_no_filler),
 		cmocka_unit_test(test_fork_with_filler),
 		cmocka_unit_test(test_hugetlb_segments),

@@ -112,6 +112,21 @@ static void command_line(void **state)
 	char *argv9[] = { "lunlab-target", "--api-nice", "20", NULL };
 	assert_int_equal(cli_parse(3, argv9, &c), -1);
 	cli_free(&c);
+
+	/* payload memory populated at open: none unless told, 4 TiB at most, numbers only */
+	assert_int_equal(cli_parse(1, argv2, &c), 0);
+	assert_int_equal(c.prealloc_mib, 0);
+	cli_free(&c);
+	char *argv10[] = { "lunlab-target", "--prealloc-mib", "4194304", NULL };
+	assert_int_equal(cli_parse(3, argv10, &c), 0);
+	assert_int_equal(c.prealloc_mib, 4194304);
+	cli_free(&c);
+	char *argv11[] = { "lunlab-target", "--prealloc-mib", "4194305", NULL };
+	assert_int_equal(cli_parse(3, argv11, &c), -1);
+	cli_free(&c);
+	char *argv12[] = { "lunlab-target", "--prealloc-mib", "1x", NULL };
+	assert_int_equal(cli_parse(3, argv12, &c), -1);
+	cli_free(&c);
 }
 
 /* --login-timeout / --stall-timeout: -1 when not given (the environment or

@@ -70,7 +70,8 @@ static void values(void **state)
 		"state-dir: /var/lib/lunlab\n"
 		"handler-threads: 24\n"
 		"no-hugepages: true\n"
-		"api-nice: 15\n";
+		"api-nice: 15\n"
+		"prealloc-mib: 512\n";
 	struct cli c;
 	char err[512];
 
@@ -103,6 +104,7 @@ static void values(void **state)
 	assert_int_equal(c.handler_threads, 24);
 	assert_true(c.no_hugepages);
 	assert_int_equal(c.api_nice, 15);
+	assert_int_equal(c.prealloc_mib, 512);
 	assert_int_equal(c.line[CLI_STATE_DIR], 37);
 	assert_int_equal(c.nluns, 3);
 	assert_true(c.luns[0].size == 2ull << 30);
@@ -173,7 +175,7 @@ struct bad {
 };
 
 #define KNOWN "listen, iqn, lun, handler-path, io-threads, portal-group, max-sessions, login-timeout, " \
-	      "stall-timeout, alias, allow-initiator, auth-file, trace, quiet, state-dir, check-state, api, api-cert, api-key, api-metrics-open, cluster, fault, alua, handler-threads, no-hugepages, api-nice"
+	      "stall-timeout, alias, allow-initiator, auth-file, trace, quiet, state-dir, check-state, api, api-cert, api-key, api-metrics-open, cluster, fault, alua, handler-threads, no-hugepages, api-nice, prealloc-mib"
 
 static const struct bad bads[] = {
 	/* unknown key */

@@ -52,8 +52,10 @@ refused() {
 }
 f=$work/bad.yaml
 refused $'iqn: iqn.2026-11.org.lunlab:x\nlistn:\n  - 127.0.0.1:3260\n' \
-    "lunlab-target: $f:2: listn: unknown key (known: listen, iqn, lun, handler-path, io-threads, portal-group, max-sessions, login-timeout, stall-timeout, alias, allow-initiator, auth-file, trace, quiet, state-dir, check-state, api, api-cert, api-key, api-metrics-open, cluster, fault, alua, handler-threads, no-hugepages, api-nice)"
+    "lunlab-target: $f:2: listn: unknown key (known: listen, iqn, lun, handler-path, io-threads, portal-group, max-sessions, login-timeout, stall-timeout, alias, allow-initiator, auth-file, trace, quiet, state-dir, check-state, api, api-cert, api-key, api-metrics-open, cluster, fault, alua, handler-threads, no-hugepages, api-nice, prealloc-mib)"
 refused $'io-threads: 0\n' "lunlab-target: $f:1: io-threads: '0': want a number 1..256"
+refused $'prealloc-mib: 64\nstate-dir: '"$work"$'/state\n' \
+    "lunlab-target: $f:1: prealloc-mib: not with state-dir (the payloads are in the state directory's file)"
 refused $'lun:\n  - size: 1G\n    block: 4096\n    block: 512\n' \
     "lunlab-target: $f:4: lun[0].block: duplicate key (first at line 3)"
 refused $'lun:\n  - size: 1G\n  - size: 1G\n    array: b\n    model: x9\n' \
@@ -122,6 +124,7 @@ listen:
   - 127.0.0.1:@PORT@
 iqn: $iqn
 io-threads: 1
+prealloc-mib: 16
 lun:
   - size: 64M
     serial: cfg-lun-0
@@ -133,6 +136,11 @@ EOF
 if start --handler-path "$handler_dir" --config "$work/cfg.yaml"; then
     grep -q "target $iqn, 2 LUN(s), 1 I/O thread(s)" "$work/log" && ok "file's iqn, LUNs, io-threads" ||
         fail "start line: $(grep 'LUN(s)' "$work/log")"
+    # prealloc-mib: each of the two arrays populated 16 MiB before the target listened
+    n=$(grep -c '^lunlab: array payloads: 16 MiB of memory populated at open (LUNLAB_PREALLOC_MIB)$' "$work/log")
+    rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status")
+    [[ $n == 2 && $rss -ge 32768 ]] && ok "prealloc-mib 16: two arrays populated, RSS $rss KiB" ||
+        fail "prealloc-mib 16: $n lines, RSS $rss KiB; log: $(grep 'array payloads' "$work/log")"
     for lun in 0 1; do
         out=$(iscsi-inq "iscsi://127.0.0.1:$port/$iqn/$lun" 2>&1)
         [[ $out == *"Peripheral Device Type:DIRECT_ACCESS"* && $out == *"Vendor:LUNLAB"* ]] &&
