@@ -267,6 +267,15 @@ static int populate(struct mem_store *m, uint64_t from, uint64_t to)
 	return rc;
 }
 
+/* The end of the populate step that starts at from: a step later, but not
+ * past to or the end of from's segment (populate works in one segment). */
+static uint64_t step_end(const struct mem_store *m, uint64_t from, uint64_t to)
+{
+	uint64_t end = from + FILL_STEP, seg_end = (from / m->seg_bytes + 1) * m->seg_bytes;
+	end = end < to ? end : to;
+	return end < seg_end ? end : seg_end;
+}
+
 static void *filler(void *arg)
 {
 	struct mem_store *m = arg;
@@ -296,9 +305,7 @@ static void *filler(void *arg)
 			continue;
 		}
 		from &= ~(uint64_t)(FILL_STEP - 1);
-		uint64_t end = from + FILL_STEP, seg_end = (from / m->seg_bytes + 1) * m->seg_bytes;
-		end = end < to ? end : to;
-		end = end < seg_end ? end : seg_end;
+		uint64_t end = step_end(m, from, to);
 		pthread_mutex_unlock(&m->fill_mu);
 		int rc = populate(m, from, end);
 		pthread_mutex_lock(&m->fill_mu);
@@ -469,9 +476,7 @@ static void prealloc(struct mem_store *m, uint64_t bytes)
 	uint64_t at = 0;
 
 	while (at < bytes) {
-		uint64_t end = at + FILL_STEP < bytes ? at + FILL_STEP : bytes;
-		uint64_t seg_end = (at / m->seg_bytes + 1) * m->seg_bytes;
-		end = end < seg_end ? end : seg_end;
+		uint64_t end = step_end(m, at, bytes);
 		if (populate(m, at, end))
 			break; /* the kernel cannot (no MADV_POPULATE_WRITE, no memory) */
 		at = end;

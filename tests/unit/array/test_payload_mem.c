@@ -146,12 +146,11 @@ static int thread_nice(const char *name)
 	int nice = -100;
 	DIR *d = opendir("/proc/self/task");
 	assert_non_null(d);
-	pid_t self = getpid();
 	for (struct dirent *e; (e = readdir(d));) {
 		const char *tid = e->d_name;
 		if (tid[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", (int)self, tid);
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", tid);
 		FILE *f = fopen(path, "r");
 		if (!f)
 			continue;
@@ -159,7 +158,7 @@ static int thread_nice(const char *name)
 		fclose(f);
 		if (!match)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)self, tid);
+		snprintf(path, sizeof(path), "/proc/self/task/%s/stat", tid);
 		f = fopen(path, "r");
 		assert_non_null(f);
 		assert_non_null(fgets(line, sizeof(line), f));

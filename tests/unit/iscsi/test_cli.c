@@ -44,6 +44,13 @@ static void lun_specs(void **state)
 	assert_false(cli_parse_lun("size=1G,model=a;b", &l, err, sizeof(err)));
 }
 
+/* cli_parse of "lunlab-target OPT VAL" into *c; its result */
+static int parse_opt(struct cli *c, const char *opt, const char *val)
+{
+	char *argv[] = { "lunlab-target", (char *)opt, (char *)val, NULL };
+	return cli_parse(3, argv, c);
+}
+
 static void command_line(void **state)
 {
 	char *argv[] = { "lunlab-target", "--listen", "127.0.0.1:3999", "--iqn", "iqn.x:y",
@@ -80,12 +87,10 @@ static void command_line(void **state)
 	assert_int_equal(cli_parse(1, argv2, &c), 0);
 	assert_int_equal(c.handler_threads, 0);
 	cli_free(&c);
-	char *argv4[] = { "lunlab-target", "--handler-threads", "12", NULL };
-	assert_int_equal(cli_parse(3, argv4, &c), 0);
+	assert_int_equal(parse_opt(&c, "--handler-threads", "12"), 0);
 	assert_int_equal(c.handler_threads, 12);
 	cli_free(&c);
-	char *argv5[] = { "lunlab-target", "--handler-threads", "1025", NULL };
-	assert_int_equal(cli_parse(3, argv5, &c), -1);
+	assert_int_equal(parse_opt(&c, "--handler-threads", "1025"), -1);
 	cli_free(&c);
 
 	/* the hugetlb pool: used unless told not to */
@@ -101,31 +106,25 @@ static void command_line(void **state)
 	assert_int_equal(cli_parse(1, argv2, &c), 0);
 	assert_int_equal(c.api_nice, 10);
 	cli_free(&c);
-	char *argv7[] = { "lunlab-target", "--api-nice", "0", NULL };
-	assert_int_equal(cli_parse(3, argv7, &c), 0);
+	assert_int_equal(parse_opt(&c, "--api-nice", "0"), 0);
 	assert_int_equal(c.api_nice, 0);
 	cli_free(&c);
-	char *argv8[] = { "lunlab-target", "--api-nice", "19", NULL };
-	assert_int_equal(cli_parse(3, argv8, &c), 0);
+	assert_int_equal(parse_opt(&c, "--api-nice", "19"), 0);
 	assert_int_equal(c.api_nice, 19);
 	cli_free(&c);
-	char *argv9[] = { "lunlab-target", "--api-nice", "20", NULL };
-	assert_int_equal(cli_parse(3, argv9, &c), -1);
+	assert_int_equal(parse_opt(&c, "--api-nice", "20"), -1);
 	cli_free(&c);
 
 	/* payload memory populated at open: none unless told, 4 TiB at most, numbers only */
 	assert_int_equal(cli_parse(1, argv2, &c), 0);
 	assert_int_equal(c.prealloc_mib, 0);
 	cli_free(&c);
-	char *argv10[] = { "lunlab-target", "--prealloc-mib", "4194304", NULL };
-	assert_int_equal(cli_parse(3, argv10, &c), 0);
+	assert_int_equal(parse_opt(&c, "--prealloc-mib", "4194304"), 0);
 	assert_int_equal(c.prealloc_mib, 4194304);
 	cli_free(&c);
-	char *argv11[] = { "lunlab-target", "--prealloc-mib", "4194305", NULL };
-	assert_int_equal(cli_parse(3, argv11, &c), -1);
+	assert_int_equal(parse_opt(&c, "--prealloc-mib", "4194305"), -1);
 	cli_free(&c);
-	char *argv12[] = { "lunlab-target", "--prealloc-mib", "1x", NULL };
-	assert_int_equal(cli_parse(3, argv12, &c), -1);
+	assert_int_equal(parse_opt(&c, "--prealloc-mib", "1x"), -1);
 	cli_free(&c);
 }
 
