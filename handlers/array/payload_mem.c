@@ -53,6 +53,7 @@
 
 #include "handlers/array/block_store.h"
 #include "handlers/array/payload.h"
+#include "lunlab/size_parse.h"
 
 #define SEG_SHIFT 14u /* 16384 ids per segment: 64 MiB of 4 KiB blocks */
 #define SEG_IDS (1u << SEG_SHIFT)
@@ -449,24 +450,24 @@ static const struct payload_ops mem_ops = {
 /* LUNLAB_PREALLOC_MIB=N (lunlab-target --prealloc-mib N): bytes of slots to
  * populate when the store opens, so that first writes into them cost what
  * overwrites do (docs/accounting.md "Preallocated payload memory"); 0 when
- * unset.  A value that is not a number of MiB up to what the store can hold
- * is named on stderr and ignored: the handler under tcmu-runner cannot
+ * unset.  A value that breaks the size rule (lunlab/size_parse.h: a bare
+ * number counts MiB) or asks for more than the store can hold is named on
+ * stderr and ignored: the handler under tcmu-runner cannot
  * refuse to start, lunlab-target refuses it before it gets here. */
 static uint64_t prealloc_bytes(uint64_t total)
 {
 	const char *e = getenv("LUNLAB_PREALLOC_MIB");
+	uint64_t bytes;
+
 	if (!e || !*e)
 		return 0;
-	uint64_t mib = 0;
-	const char *c = e;
-	for (; *c >= '0' && *c <= '9' && mib <= total >> 20; c++)
-		mib = mib * 10 + (uint64_t)(*c - '0');
-	if (*c || mib > total >> 20) {
-		fprintf(stderr, "lunlab: LUNLAB_PREALLOC_MIB=%s: want a number of MiB 0..%llu; ignored\n", e,
-			(unsigned long long)(total >> 20));
+	/* the project's one size rule (a bare number counts MiB here) */
+	if (!ll_size_parse(e, 20, &bytes) || bytes > total) {
+		fprintf(stderr, "lunlab: LUNLAB_PREALLOC_MIB=%s: want " LL_SIZE_RULE ", MiB without one, at most %llu MiB; ignored\n",
+			e, (unsigned long long)(total >> 20));
 		return 0;
 	}
-	return mib << 20;
+	return bytes & ~(uint64_t)4095; /* whole pages */
 }
 
 /* Populate the first bytes of slots (whole steps, segment by segment)

@@ -217,29 +217,61 @@ static void test_filler_waits_for_mapping_changes(void **state)
 	payload_close(ps);
 }
 
+/* payload_open with stderr caught: the store, and its first line in line */
+static struct payload_store *open_caught(char *line, size_t len)
+{
+	FILE *t = tmpfile();
+	assert_non_null(t);
+	fflush(stderr);
+	int saved = dup(2);
+	assert_true(saved >= 0);
+	assert_true(dup2(fileno(t), 2) >= 0);
+	struct payload_store *ps = payload_open(B);
+	fflush(stderr);
+	assert_true(dup2(saved, 2) >= 0);
+	close(saved);
+	rewind(t);
+	if (!fgets(line, (int)len, t))
+		line[0] = 0;
+	fclose(t);
+	return ps;
+}
+
 /* LUNLAB_PREALLOC_MIB=N: the first N MiB of slots are resident when the
- * store opens and nothing past them (a store this small has no filler); a
- * value that is not a number of MiB is ignored (nothing populated). */
+ * store opens and nothing past them (a store this small has no filler), and
+ * the store says so; a value with a suffix counts as the size rule says; a
+ * value that breaks the rule, or asks for more than a store holds, is named
+ * in one exact line and ignored (nothing populated). */
 static void test_prealloc(void **state)
 {
 	(void)state;
 	uint8_t buf[B];
+	char line[512], want[512];
 	fill(buf, 0);
-	setenv("LUNLAB_PREALLOC_MIB", "8", 1);
-	struct payload_store *ps = payload_open(B);
-	void *at0 = payload_put(ps, 0, buf);
-	assert_non_null(at0);
-	assert_int_equal(resident_range(at0, 8 * MiB), 8 * MiB / 4096);
-	assert_int_equal(resident_range((unsigned char *)at0 + 8 * MiB, 8 * MiB), 0);
-	assert_memory_equal(at0, buf, B);
-	payload_free(ps, 0, at0);
-	payload_close(ps);
+	const char *good[] = { "8", "8M", "8192K" };
+	for (unsigned i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		setenv("LUNLAB_PREALLOC_MIB", good[i], 1);
+		struct payload_store *ps = open_caught(line, sizeof(line));
+		assert_string_equal(line, "lunlab: array payloads: 8 MiB of memory populated at open (LUNLAB_PREALLOC_MIB)\n");
+		void *at0 = payload_put(ps, 0, buf);
+		assert_non_null(at0);
+		assert_int_equal(resident_range(at0, 8 * MiB), 8 * MiB / 4096);
+		assert_int_equal(resident_range((unsigned char *)at0 + 8 * MiB, 8 * MiB), 0);
+		assert_memory_equal(at0, buf, B);
+		payload_free(ps, 0, at0);
+		payload_close(ps);
+	}
 
-	const char *bad[] = { "8x", "-1", "99999999999999999999", " 8" };
+	/* 2^28 ids of 4 KiB: 1 TiB, 1048576 MiB */
+	const char *bad[] = { "8x", "-1", "99999999999999999999", " 8", "1048577", "2T" };
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		setenv("LUNLAB_PREALLOC_MIB", bad[i], 1);
-		ps = payload_open(B);
-		at0 = payload_put(ps, 0, buf);
+		struct payload_store *ps = open_caught(line, sizeof(line));
+		snprintf(want, sizeof(want),
+			 "lunlab: LUNLAB_PREALLOC_MIB=%s: want a number with an optional K, M, G, T or P suffix "
+			 "(powers of 1024), MiB without one, at most 1048576 MiB; ignored\n", bad[i]);
+		assert_string_equal(line, want);
+		void *at0 = payload_put(ps, 0, buf);
 		assert_non_null(at0);
 		assert_int_equal(resident_range((unsigned char *)at0 + B, 4 * MiB), 0);
 		payload_free(ps, 0, at0);

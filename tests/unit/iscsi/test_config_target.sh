@@ -56,6 +56,16 @@ refused $'iqn: iqn.2026-11.org.lunlab:x\nlistn:\n  - 127.0.0.1:3260\n' \
 refused $'io-threads: 0\n' "lunlab-target: $f:1: io-threads: '0': want a number 1..256"
 refused $'prealloc-mib: 64\nstate-dir: '"$work"$'/state\n' \
     "lunlab-target: $f:1: prealloc-mib: not with state-dir (the payloads are in the state directory's file)"
+refused $'prealloc-mib: 1x\n' "lunlab-target: $f:1: prealloc-mib: '1x': want a number 0..4194304"
+# the same refusals on the command line: exit 2, exactly one line
+for args in "--prealloc-mib 1x|lunlab-target: --prealloc-mib 1x: want a number 0..4194304" \
+    "--prealloc-mib 4194305|lunlab-target: --prealloc-mib 4194305: want a number 0..4194304" \
+    "--prealloc-mib 64 --state-dir $work/state|lunlab-target: --prealloc-mib: not with --state-dir (the payloads are in the state directory's file)"; do
+    want=${args#*|}
+    read -r -a argv <<<"${args%%|*}"
+    out=$(timeout 10 "$bin" --listen 127.0.0.1:0 --handler-path "$handler_dir" "${argv[@]}" 2>&1); rc=$?
+    [[ $rc == 2 && $out == "$want" ]] && ok "refused: $out" || fail "${args%%|*}: want exit 2 and [$want], got exit $rc and [$out]"
+done
 refused $'lun:\n  - size: 1G\n    block: 4096\n    block: 512\n' \
     "lunlab-target: $f:4: lun[0].block: duplicate key (first at line 3)"
 refused $'lun:\n  - size: 1G\n  - size: 1G\n    array: b\n    model: x9\n' \
