@@ -1,9 +1,9 @@
 #!/bin/bash
 # bench/first-writes.sh: writes into never-written space against overwrites of the same range,
-# and one iperf3 stream over loopback, alternately in one run (not a test: a measurement; issue
-# 25 item 1, docs/accounting.md "First writes").
+# one iperf3 stream over loopback and the machine's own price of fresh memory, alternately in one
+# run (not a test: a measurement; issue 25 item 1, docs/accounting.md "First writes").
 #
-# Each round, in turn (odd rounds lunlab first, even rounds iperf3 first):
+# Each round, in turn (odd rounds lunlab first, even rounds the references first):
 #   first  a fresh lunlab-target, one LU of SIZE (64G), profile unlimited; lunlab-bench scale
 #          --vms 1 --bs 4m --qd 1 --write --data unique for DURATION s: every write lands in
 #          never-written space (the LU is far larger than what the run writes)
@@ -13,13 +13,18 @@
 #          range they wrote, as a single run of DURATION/2 did on a busy machine; a round where
 #          one did is marked 'overran')
 #   iperf3 one TCP stream over 127.0.0.1 for DURATION s (iperf3 -s -1 / iperf3 -c -J)
+#   memory one thread storing 4 MiB blocks into never-touched memory for DURATION s, no target
+#          (bench/fresh_memory.py): what any program that stores new bytes gets here; its price
+#          per 256 MiB shows where the memory the host still backs ends (on this project's VMs
+#          after about 2.5-6.25 GiB, then 8-15x dearer: docs/accounting.md "The host's price of
+#          fresh memory")
 # With BASE_BUILD=DIR (another build of lunlab, e.g. before a change) the first/over pair also
 # runs on it each round, so a change is measured against its base in the same run.
 # Prints every run, the machine's state (cores, load, CPU busy during each run: other work on
 # the machine shows there), counts that its other work moves far less than a rate (the target's
 # CPU per MiB stored; the payload filler's CPU per MiB, i.e. the kernel's price of the fresh pages; the
 # target's minor faults per MiB: 256 when every 4 KiB page stored is a new one), the medians,
-# the per-round ratios and the goals:
+# the per-round ratios (first writes against each reference) and the goals:
 #   first writes >= 85% of the same LU's overwrite speed, >= 50% of one iperf3 loopback stream.
 # HUGEPAGES=N (root): reserve N 2 MiB pages in the kernel's hugetlb pool (vm.nr_hugepages) for the
 # run and put the old value back at the end; the target maps payload segments from the pool while
@@ -27,10 +32,12 @@
 # HUGEPAGES_WARM=1 touches every page of that pool once before the rounds (a pool reserved at boot
 # after its first use); without it the rounds also pay the host's first backing of each page.
 # A BASE_BUILD of the same build with LUNLAB_HUGEPAGES=off in its environment compares the two.
-# PREALLOC_MIB=N starts BUILD's targets (not BASE_BUILD's) with --prealloc-mib N: that much payload
-# memory populated before the target listens (make it more than a first-write run writes).
+# PREALLOC_MIB=N starts BUILD's targets (not BASE_BUILD's, even where both are one directory) with
+# --prealloc-mib N: that much payload memory populated before the target listens (make it more
+# than a first-write run writes; past the host's cheap memory a start can take tens of seconds:
+# LL_START_TIMEOUT=S, 60 by default, is how long the bench waits for it).
 # usage: bench/first-writes.sh [BUILD_DIR]   env: ROUNDS (5), DURATION s (5), SIZE (64G),
-#        BASE_BUILD, HUGEPAGES, PREALLOC_MIB.  ~ROUNDS x 2.5 x DURATION s (+ the same again with BASE_BUILD).
+#        BASE_BUILD, HUGEPAGES, PREALLOC_MIB.  ~ROUNDS x 3.5 x DURATION s (+ 1.5 x DURATION per round with BASE_BUILD).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source ci/lib/target-ctl.sh
@@ -126,8 +133,11 @@ cpu = (int(c1) - int(c0)) * 1000 / hz / mib if mib else 0  # the target's, per M
 print("\t".join([r, s, run, f"{float(mbps):.1f}", ios, f"{cores:.2f}", f"{busy:.2f}", note or "-",
                  f"{fill:.3f}", f"{faults:.1f}", f"{cpu:.3f}"]))
 PY
-	tail -n 1 "$results" | awk -F'\t' '{ printf "  %-6s %-6s %9.1f MB/s %5d I/Os  target %.2f cores  machine busy %3.0f%%", $2, $3, $4, $5, $6, $7 * 100
-		if ($2 != "iperf3") printf "  filler %.2f ms/MiB  %5.0f faults/MiB", $9, $10
+	tail -n 1 "$results" | awk -F'\t' '{ target = $2 != "iperf3" && $2 != "memory"
+		printf "  %-6s %-6s %9.1f MB/s %5d I/Os  ", $2, $3, $4, $5
+		printf target ? "target %.2f cores" : "%17s", target ? $6 : ""
+		printf "  machine busy %3.0f%%", $7 * 100
+		if (target) printf "  filler %.2f ms/MiB  %5.0f faults/MiB", $9, $10
 		printf "  %s\n", $8 == "-" ? "" : $8 }'
 }
 
@@ -144,9 +154,14 @@ lunlab() {
 	local r=$1 sys=$2 b=$3 url t0 t1 c0 c1 m0 m1 f0 f1 p0 p1 first over note rss kind
 	: >"$work/lunlab.log"
 	local pre=()
-	[[ -z $prealloc || $b != "$build" ]] || pre=(--prealloc-mib "$prealloc")
+	# by role, not by path: BASE_BUILD may be BUILD itself (the same code with and without it)
+	[[ -z $prealloc || $sys != lunlab ]] || pre=(--prealloc-mib "$prealloc")
+	# (the start's time: what --prealloc-mib costs before the target listens)
+	local s0 started
+	s0=$(date +%s.%N)
 	ll_start_lunlab "$b/target/lunlab-target" "$work/lunlab.log" --quiet --iqn "$iqn" \
 		--handler-path "$b/handlers" --lun "size=$size,model=unlimited" "${pre[@]}" >/dev/null
+	started=$(python3 -c "print(f'{$(date +%s.%N) - $s0:.1f}')")
 	url="iscsi://127.0.0.1:$LL_PORT/$iqn/0"
 	t0=$(date +%s.%N) c0=$(cpu_ticks "$LL_PID") m0=$(machine) f0=$(fill_ticks "$LL_PID") p0=$(min_faults "$LL_PID")
 	read -r -a first < <(scale "$url" "$dur")
@@ -158,7 +173,7 @@ lunlab() {
 	kind=$({ grep -o 'memory from the hugetlb pool\|memory from 4 KiB pages' "$work/lunlab.log" || true; } |
 		sed 's/memory from //' | sort -u | paste -sd+ -)
 	record "$r" "$sys" first "${first[0]}" "${first[1]}" "$t0" "$t1" "$c0" "$c1" "$m0" "$m1" \
-		"target RSS ${rss} MiB after $((first[1] * 4)) MiB written, payloads in ${kind:-4 KiB pages}" "$f0" "$f1" "$p0" "$p1"
+		"target RSS ${rss} MiB after $((first[1] * 4)) MiB written, payloads in ${kind:-4 KiB pages}, started in ${started} s" "$f0" "$f1" "$p0" "$p1"
 	t0=$(date +%s.%N) c0=$(cpu_ticks "$LL_PID") m0=$(machine) f0=$(fill_ticks "$LL_PID") p0=$(min_faults "$LL_PID")
 	# three pieces: MB/s their mean (equal durations), I/Os their sum; the largest piece's
 	# I/Os say whether one ran past the first run's range
@@ -197,8 +212,23 @@ iperf() {
 		"$m0" "$m1" ""
 }
 
+# memory ROUND: the machine's own price of fresh memory, no target (bench/fresh_memory.py: one
+# thread storing 4 MiB blocks into never-touched memory for DURATION s); its profile (ms per MiB
+# of each 256 MiB) goes to memory.tsv for the summary
+memory() {
+	local r=$1 out t0 t1 m0 m1
+	t0=$(date +%s.%N) m0=$(machine)
+	out=$(python3 bench/fresh_memory.py "$dur")
+	t1=$(date +%s.%N) m1=$(machine)
+	jq -r --arg r "$r" '[$r, .mb_s, .cpu_ms_per_mib, (.per_step | map(tostring) | join(" "))] | @tsv' \
+		<<<"$out" >>"$work/memory.tsv"
+	record "$r" memory fresh "$(jq .mb_s <<<"$out")" "$(jq '.bytes / 4194304 | floor' <<<"$out")" "$t0" "$t1" 0 0 \
+		"$m0" "$m1" "$(jq -r '"\(.cpu_ms_per_mib) ms of CPU per MiB"' <<<"$out")"
+}
+
 echo "first writes: 4 MiB QD1 unique writes into a fresh ${size} unlimited LU (${dur} s) against overwrites of"
-echo "the same range (${half} s) and one iperf3 stream over loopback (${dur} s); $rounds rounds"
+echo "the same range (${half} s), one iperf3 stream over loopback (${dur} s) and one thread storing 4 MiB"
+echo "blocks into fresh memory without a target (${dur} s, bench/fresh_memory.py); $rounds rounds"
 echo "machine: $(nproc) cores, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 for ((r = 1; r <= rounds; r++)); do
 	echo "round $r"
@@ -206,7 +236,9 @@ for ((r = 1; r <= rounds; r++)); do
 		lunlab "$r" lunlab "$build"
 		[[ -z $base ]] || lunlab "$r" base "$base"
 		iperf "$r"
+		memory "$r"
 	else
+		memory "$r"
 		iperf "$r"
 		[[ -z $base ]] || lunlab "$r" base "$base"
 		lunlab "$r" lunlab "$build"
@@ -215,9 +247,10 @@ done
 echo "load at the end $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
-python3 - "$results" <<'PY'
+python3 - "$results" "$work/memory.tsv" <<'PY'
 import statistics, sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+mem = [l.rstrip("\n").split("\t") for l in open(sys.argv[2])]
 rounds = sorted({int(r[0]) for r in rows})
 def get(r, s, run):
     v = [float(x[3]) for x in rows if int(x[0]) == r and x[1] == s and x[2] == run]
@@ -228,6 +261,21 @@ print(f"median of {len(rounds)} rounds (MB/s = 10^6 bytes/s); machine busy durin
       f"median {statistics.median(busy):.0%}, max {max(busy):.0%}")
 ip = [get(r, "iperf3", "stream") for r in rounds]
 print(f"  iperf3 one loopback stream      {statistics.median(ip):9.1f} MB/s")
+fm = [get(r, "memory", "fresh") for r in rounds]
+print(f"  fresh memory, one thread        {statistics.median(fm):9.1f} MB/s   CPU "
+      f"{statistics.median(float(m[2]) for m in mem):.2f} ms/MiB (per round: "
+      + " ".join(f"{x:.0f}" for x in fm) + " MB/s)")
+# where the machine's price changes: a step (256 MiB) costing over twice the first GiB's
+# median ends the memory the host still backs
+for m in mem:
+    steps = [float(x) for x in m[3].split()] if len(m) > 3 and m[3] else []
+    if not steps:
+        continue
+    warm = statistics.median(steps[:4])
+    cut = next((i for i, x in enumerate(steps) if x > 2 * warm), None)
+    past = f"then {statistics.median(steps[cut:]):.2f} ms/MiB" if cut is not None else "no dearer step"
+    print(f"    round {m[0]}: {warm:.2f} ms/MiB for the first "
+          f"{(cut if cut is not None else len(steps)) / 4:.2f} GiB, {past} ({len(steps) / 4:.2f} GiB stored)")
 for s in systems:
     fw = [get(r, s, "first") for r in rounds]
     ow = [get(r, s, "over") for r in rounds]
@@ -248,6 +296,9 @@ for s in systems:
           + (f"  ({overran} round(s) overran the first run's range)" if overran else ""))
     print(f"  {s:<7} first / overwrite       {m_over:9.2f}   per round: " + " ".join(f"{x:.2f}" for x in over_ratio))
     print(f"  {s:<7} first / iperf3          {m_ip:9.2f}   per round: " + " ".join(f"{x:.2f}" for x in ip_ratio))
+    fm_ratio = [f / m for f, m in zip(fw, fm) if f and m]
+    print(f"  {s:<7} first / fresh memory    {statistics.median(fm_ratio):9.2f}   per round: "
+          + " ".join(f"{x:.2f}" for x in fm_ratio))
     if s == "lunlab":
         g1, g2 = m_over >= 0.85, m_ip >= 0.50
         print(f"  goals: first writes >= 85% of overwrites: {'MET' if g1 else 'NOT MET'}; "
