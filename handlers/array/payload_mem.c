@@ -470,18 +470,86 @@ static uint64_t prealloc_bytes(uint64_t total)
 	return bytes & ~(uint64_t)4095; /* whole pages */
 }
 
-/* Populate the first bytes of slots (whole steps, segment by segment)
- * before the store is used; the filler then starts past them. */
+/* The preallocation's work, shared by its threads: steps are taken in turn
+ * from next, so every thread gets cheap and dear memory alike. */
+struct prealloc_work {
+	struct mem_store *m;
+	uint64_t bytes;
+	_Atomic uint64_t next;     /* the next step to take */
+	_Atomic uint64_t failed;   /* the lowest step the kernel refused; bytes if none */
+};
+
+static void *prealloc_worker(void *arg)
+{
+	struct prealloc_work *w = arg;
+	struct mem_store *m = w->m;
+
+	for (;;) {
+		uint64_t at = atomic_fetch_add(&w->next, FILL_STEP);
+		if (at >= w->bytes || at >= atomic_load(&w->failed))
+			break;
+		uint64_t stop = at + FILL_STEP < w->bytes ? at + FILL_STEP : w->bytes;
+		/* no seg_mu: the store is not yet anyone's (payload_open has
+		 * not returned, the filler has not started) and its segments
+		 * were mapped before the threads started; other stores' writers
+		 * may be running, so their allocations still go first.  A step
+		 * may span two segments (one that is not a whole number of
+		 * steps): each part in its own mapping. */
+		for (uint64_t p = at, end; p < stop; p = end) {
+			end = step_end(m, p, stop);
+			unsigned char *base = atomic_load_explicit(&m->segs[p / m->seg_bytes].base, memory_order_relaxed);
+			for (uint64_t q = p; q < end; q += FILL_PIECE) {
+				uint64_t n = end - q < FILL_PIECE ? end - q : FILL_PIECE;
+				wait_mapping_changes();
+				if (madvise(base + q % m->seg_bytes, n, MADV_POPULATE_WRITE) != 0) {
+					uint64_t f = atomic_load(&w->failed);
+					while (at < f && !atomic_compare_exchange_weak(&w->failed, &f, at))
+						;
+					return NULL;
+				}
+			}
+		}
+	}
+	return NULL;
+}
+
+#define PREALLOC_THREADS_MAX 8
+
+/* Populate the first bytes of slots before the store is used; the filler
+ * then starts past them.  On as many threads as the machine has cores (at
+ * most PREALLOC_THREADS_MAX), the calling thread one of them: nothing else
+ * of this store runs yet, and where the host has taken free memory back, a
+ * fresh page costs the vCPU that touches it 3-6.5 ms per MiB
+ * (docs/accounting.md "The host's price of fresh memory"), so one thread
+ * took 11-40 s to start with 14 GiB; two take their share each. */
 static void prealloc(struct mem_store *m, uint64_t bytes)
 {
-	uint64_t at = 0;
+	struct prealloc_work w = {.m = m};
+	atomic_init(&w.next, 0);
 
-	while (at < bytes) {
-		uint64_t end = step_end(m, at, bytes);
-		if (populate(m, at, end))
-			break; /* the kernel cannot (no MADV_POPULATE_WRITE, no memory) */
-		at = end;
-	}
+	/* every segment mapped first, by this thread alone */
+	uint64_t mapped = 0;
+	pthread_mutex_lock(&m->seg_mu);
+	while (mapped < bytes && seg_map(m, &m->segs[mapped / m->seg_bytes]))
+		mapped += m->seg_bytes;
+	pthread_mutex_unlock(&m->seg_mu);
+	w.bytes = mapped < bytes ? mapped : bytes;
+	atomic_init(&w.failed, w.bytes);
+
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t steps = (w.bytes + FILL_STEP - 1) / FILL_STEP;
+	unsigned want = cores > PREALLOC_THREADS_MAX ? PREALLOC_THREADS_MAX : cores > 1 ? (unsigned)cores : 1;
+	want = steps < want ? (unsigned)steps : want;
+	pthread_t th[PREALLOC_THREADS_MAX];
+	unsigned started = 0;
+	while (started + 1 < want && pthread_create(&th[started], NULL, prealloc_worker, &w) == 0)
+		started++;
+	prealloc_worker(&w);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+
+	/* what is populated from the start without a gap */
+	uint64_t at = atomic_load(&w.failed);
 	m->filled = at;
 	if (at)
 		fprintf(stderr, "lunlab: array payloads: %llu MiB of memory populated at open (LUNLAB_PREALLOC_MIB)%s\n",

@@ -8,7 +8,7 @@
  * most 32 MiB) and no further, populates nothing while an allocation of the
  * write path is bracketed (payload_mapping_begin) and runs 10 nice levels
  * below the process, LUNLAB_PREALLOC_MIB makes the first slots resident at
- * open (a bad value is ignored), a smaller store gets nothing ahead, and a
+ * open, across segments (a bad value is ignored), a smaller store gets nothing ahead, and a
  * child forked meanwhile goes on without it.  Segments from the hugetlb pool
  * (when it has room): data reads back, the pages count in the process's
  * HugetlbPages while the segment lives and leave it when the segment
@@ -262,16 +262,35 @@ static void test_prealloc(void **state)
 		payload_close(ps);
 	}
 
+	/* past one segment (64 MiB): populated on several threads, every
+	 * step of both segments resident and nothing past the 96 MiB asked
+	 * (the filler, which starts at the put into the second segment, can
+	 * reach 97 MiB at most: ahead of 64 MiB by up to 32, whole steps) */
+	setenv("LUNLAB_PREALLOC_MIB", "96", 1);
+	struct payload_store *ps = open_caught(line, sizeof(line));
+	assert_string_equal(line, "lunlab: array payloads: 96 MiB of memory populated at open (LUNLAB_PREALLOC_MIB)\n");
+	void *at0 = payload_put(ps, 0, buf);
+	assert_non_null(at0);
+	assert_int_equal(resident_range(at0, 64 * MiB), 64 * MiB / 4096);
+	void *at1 = payload_put(ps, SEG_IDS, buf);
+	assert_non_null(at1);
+	assert_int_equal(resident_range(at1, 32 * MiB), 32 * MiB / 4096);
+	assert_int_equal(resident_range((unsigned char *)at1 + 34 * MiB, 8 * MiB), 0);
+	assert_memory_equal(at1, buf, B);
+	payload_free(ps, SEG_IDS, at1);
+	payload_free(ps, 0, at0);
+	payload_close(ps);
+
 	/* 2^28 ids of 4 KiB: 1 TiB, 1048576 MiB */
 	const char *bad[] = { "8x", "-1", "99999999999999999999", " 8", "1048577", "2T" };
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		setenv("LUNLAB_PREALLOC_MIB", bad[i], 1);
-		struct payload_store *ps = open_caught(line, sizeof(line));
+		ps = open_caught(line, sizeof(line));
 		snprintf(want, sizeof(want),
 			 "lunlab: LUNLAB_PREALLOC_MIB=%s: want a number with an optional K, M, G, T or P suffix "
 			 "(powers of 1024), MiB without one, at most 1048576 MiB; ignored\n", bad[i]);
 		assert_string_equal(line, want);
-		void *at0 = payload_put(ps, 0, buf);
+		at0 = payload_put(ps, 0, buf);
 		assert_non_null(at0);
 		assert_int_equal(resident_range((unsigned char *)at0 + B, 4 * MiB), 0);
 		payload_free(ps, 0, at0);
