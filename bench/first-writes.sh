@@ -216,14 +216,16 @@ iperf() {
 # thread storing 4 MiB blocks into never-touched memory for DURATION s); its profile (ms per MiB
 # of each 256 MiB) goes to memory.tsv for the summary
 memory() {
-	local r=$1 out t0 t1 m0 m1
+	local r=$1 out t0 t1 m0 m1 row mbs cpu blocks
 	t0=$(date +%s.%N) m0=$(machine)
 	out=$(python3 bench/fresh_memory.py "$dur")
 	t1=$(date +%s.%N) m1=$(machine)
-	jq -r --arg r "$r" '[$r, .mb_s, .cpu_ms_per_mib, (.per_step | map(tostring) | join(" "))] | @tsv' \
-		<<<"$out" >>"$work/memory.tsv"
-	record "$r" memory fresh "$(jq .mb_s <<<"$out")" "$(jq '.bytes / 4194304 | floor' <<<"$out")" "$t0" "$t1" 0 0 \
-		"$m0" "$m1" "$(jq -r '"\(.cpu_ms_per_mib) ms of CPU per MiB"' <<<"$out")"
+	# round, MB/s, CPU ms per MiB, the price per 256 MiB; and the 4 MiB blocks stored
+	row=$(jq -r --arg r "$r" '[$r, .mb_s, .cpu_ms_per_mib, (.per_step | map(tostring) | join(" ")),
+		(.bytes / 4194304 | floor)] | @tsv' <<<"$out")
+	cut -f1-4 <<<"$row" >>"$work/memory.tsv"
+	IFS=$'\t' read -r _ mbs cpu _ blocks <<<"$row"
+	record "$r" memory fresh "$mbs" "$blocks" "$t0" "$t1" 0 0 "$m0" "$m1" "$cpu ms of CPU per MiB"
 }
 
 echo "first writes: 4 MiB QD1 unique writes into a fresh ${size} unlimited LU (${dur} s) against overwrites of"

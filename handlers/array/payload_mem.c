@@ -242,6 +242,20 @@ static unsigned char *seg_map(struct mem_store *m, struct mem_seg *g)
 	return base;
 }
 
+/* MADV_POPULATE_WRITE over [from, to) of the segment mapped at base, in
+ * pieces, each after the write path's allocations are done
+ * (payload_mapping_begin): 0, or -1 at the first piece the kernel refuses. */
+static int populate_pieces(const struct mem_store *m, unsigned char *base, uint64_t from, uint64_t to)
+{
+	for (uint64_t at = from; at < to; at += FILL_PIECE) {
+		uint64_t n = to - at < FILL_PIECE ? to - at : FILL_PIECE;
+		wait_mapping_changes();
+		if (madvise(base + at % m->seg_bytes, n, MADV_POPULATE_WRITE) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Populate the slots' memory [from, to) (one segment): 0, or -1 when the
  * kernel cannot (no MADV_POPULATE_WRITE before Linux 5.14, out of memory):
  * the filler then stops and writers fault as they did without it.  A
@@ -255,14 +269,7 @@ static int populate(struct mem_store *m, uint64_t from, uint64_t to)
 	pthread_mutex_lock(&m->seg_mu);
 	if (!g->returned || atomic_load(&g->live)) {
 		unsigned char *base = seg_map(m, g);
-		/* in pieces, each after the write path's allocations are done
-		 * (payload_mapping_begin) */
-		for (uint64_t at = from; rc == 0 && at < to; at += FILL_PIECE) {
-			uint64_t n = to - at < FILL_PIECE ? to - at : FILL_PIECE;
-			wait_mapping_changes();
-			if (!base || madvise(base + at % m->seg_bytes, n, MADV_POPULATE_WRITE) != 0)
-				rc = -1;
-		}
+		rc = base ? populate_pieces(m, base, from, to) : -1;
 	}
 	pthread_mutex_unlock(&m->seg_mu);
 	return rc;
@@ -498,15 +505,11 @@ static void *prealloc_worker(void *arg)
 		for (uint64_t p = at, end; p < stop; p = end) {
 			end = step_end(m, p, stop);
 			unsigned char *base = atomic_load_explicit(&m->segs[p / m->seg_bytes].base, memory_order_relaxed);
-			for (uint64_t q = p; q < end; q += FILL_PIECE) {
-				uint64_t n = end - q < FILL_PIECE ? end - q : FILL_PIECE;
-				wait_mapping_changes();
-				if (madvise(base + q % m->seg_bytes, n, MADV_POPULATE_WRITE) != 0) {
-					uint64_t f = atomic_load(&w->failed);
-					while (at < f && !atomic_compare_exchange_weak(&w->failed, &f, at))
-						;
-					return NULL;
-				}
+			if (populate_pieces(m, base, p, end)) {
+				uint64_t f = atomic_load(&w->failed);
+				while (at < f && !atomic_compare_exchange_weak(&w->failed, &f, at))
+					;
+				return NULL;
 			}
 		}
 	}
