@@ -32,16 +32,24 @@ def main() -> int:
     if len(sys.argv) < 2:
         print(__doc__.split("\n\n")[-1], file=sys.stderr)
         return 2
-    try:
-        duration = float(sys.argv[1])
-        block = int(sys.argv[2]) if len(sys.argv) > 2 else 4 << 20
-        limit = int(sys.argv[3]) if len(sys.argv) > 3 else 16 * GIB
-    except ValueError as e:
-        print(f"fresh_memory.py: {e}", file=sys.stderr)
-        return 2
-    if duration <= 0 or block <= 0 or block % 4096 or limit < block:
-        print("fresh_memory.py: want DURATION > 0, BLOCK a multiple of 4096, LIMIT >= BLOCK",
-              file=sys.stderr)
+    def arg(i, name, kind, default, ok, want):
+        """argument i, or default; None (after one line naming it) when bad"""
+        text = sys.argv[i] if len(sys.argv) > i else None
+        try:
+            v = default if text is None else kind(text)
+        except ValueError:
+            v = None
+        if v is None or v != v or not ok(v):  # (v != v: a float NaN)
+            print(f"fresh_memory.py: {name} '{text}': want {want}", file=sys.stderr)
+            return None
+        return v
+
+    duration = arg(1, "DURATION", float, None, lambda v: 0 < v < 1e6, "seconds, more than 0 and under 1000000")
+    block = duration and arg(2, "BLOCK", int, 4 << 20, lambda v: 0 < v <= GIB and v % 4096 == 0,
+                             "bytes, a multiple of 4096 up to 1 GiB")
+    limit = block and arg(3, "LIMIT", int, 16 * GIB, lambda v: block <= v <= 1 << 46,
+                          f"bytes, at least BLOCK ({block}) and at most 64 TiB")
+    if not limit:
         return 2
     limit -= limit % block
     # reserved, not committed: only the pages written are ever taken
